@@ -1,0 +1,92 @@
+"""The hash chain: canonical encoding of an event and its SHA-256 link to the previous one.
+
+Encoding (exactly RFC 8785, the JSON Canonicalization Scheme, for the values we allow):
+
+* the hashed document is a JSON object with exactly these members: ``id`` (the UUID in
+  lower-case 8-4-4-4-12 form), ``stream``, ``version``, ``type``, ``schema_version``,
+  ``occurred_at``, ``recorded_at``, ``actor``, ``source``, ``payload`` (the payload in
+  the normal form the catalogue returns, as stored) and ``prev_hash``. ``position`` and
+  ``hash`` are not part of it: the position is the store's, and the hash is the result;
+* timestamps are UTC strings ``YYYY-MM-DDTHH:MM:SS.ffffffZ`` (always six fraction digits);
+* members are sorted by key, no insignificant white space, strings UTF-8 with only the
+  escapes JSON requires (``"``, ``\\``, control characters as ``\\b \\f \\n \\r \\t`` or
+  ``\\u00xx``), no escaping of non-ASCII;
+* numbers are integers only (the catalogue refuses floats and integers beyond 2**53 - 1),
+  written in plain decimal - so RFC 8785's number formatting never comes into play;
+* keys are ASCII (schema field names), so sorting by code point equals RFC 8785's
+  sorting by UTF-16 code unit.
+
+Under those restrictions ``json.dumps(sort_keys=True, separators=(",", ":"),
+ensure_ascii=False)`` produces RFC 8785 output byte for byte; ``tests/audit/
+test_chain.py`` checks it against the reference implementation (``rfc8785``).
+
+``hash = sha256(canonical bytes).hexdigest()`` (64 lower-case hex digits). The first
+event of a stream has ``prev_hash`` = :data:`GENESIS_HASH`, 64 zeros; every later event
+has the ``hash`` of the event before it in the same stream.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime
+from typing import Any
+from uuid import UUID
+
+GENESIS_HASH = "0" * 64
+
+_encoder = json.JSONEncoder(
+    ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False
+)
+
+
+def canonical_json(value: Any) -> bytes:
+    """RFC 8785 bytes of ``value`` (dicts, lists, str, int, bool, None only)."""
+    return _encoder.encode(value).encode("utf-8")
+
+
+def format_timestamp(moment: datetime) -> str:
+    if moment.tzinfo is None:
+        raise ValueError("naive datetime: timestamps must be timezone-aware")
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_timestamp(text: str) -> datetime:
+    """Parse an RFC 3339 timestamp that carries an offset (``Z`` or ``+hh:mm``)."""
+    moment = datetime.fromisoformat(text)
+    if moment.tzinfo is None:
+        raise ValueError(f"{text!r} has no UTC offset")
+    return moment.astimezone(UTC)
+
+
+def hashed_document(
+    *,
+    id: UUID,
+    stream: str,
+    version: int,
+    type: str,
+    schema_version: int,
+    occurred_at: datetime,
+    recorded_at: datetime,
+    actor: str,
+    source: str,
+    payload: dict[str, Any],
+    prev_hash: str,
+) -> dict[str, Any]:
+    return {
+        "id": str(id),
+        "stream": stream,
+        "version": version,
+        "type": type,
+        "schema_version": schema_version,
+        "occurred_at": format_timestamp(occurred_at),
+        "recorded_at": format_timestamp(recorded_at),
+        "actor": actor,
+        "source": source,
+        "payload": payload,
+        "prev_hash": prev_hash,
+    }
+
+
+def event_hash(**fields: Any) -> str:
+    """SHA-256 of the canonical document of an event (see :func:`hashed_document`)."""
+    return hashlib.sha256(canonical_json(hashed_document(**fields))).hexdigest()

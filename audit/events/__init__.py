@@ -1,0 +1,21 @@
+"""The event catalogue: every event type, its payload schema per version, and upcasters.
+
+Pure Python (msgspec, no Django) so that the rules engine and offline replay can use it.
+"""
+from .registry import (
+    REGISTRY,
+    EventType,
+    PayloadError,
+    current_version,
+    upcast,
+    validate_payload,
+)
+
+__all__ = [
+    "REGISTRY",
+    "EventType",
+    "PayloadError",
+    "current_version",
+    "upcast",
+    "validate_payload",
+]

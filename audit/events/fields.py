@@ -1,0 +1,39 @@
+"""Field types shared by the payload schemas.
+
+Cards are two characters, rank then suit: ranks ``2``-``9``, ``T`` (ten), ``J``, ``Q``,
+``K``, ``A``; suits ``S`` spades, ``H`` hearts, ``D`` diamonds, ``C`` clubs. So ``AS`` is
+the ace of spades, ``TD`` the ten of diamonds, ``9H`` the nine of hearts.
+
+Money is always a whole number of the currency's minor unit (cents for EUR, haléře for
+CZK), never a float; the currency is the ISO 4217 code stated by the table's
+``table.opened`` event, or by the event itself where it carries a ``currency`` field.
+JSON integers beyond 2**53 - 1 are refused so every reader (JavaScript included) sees
+the same number.
+"""
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+
+MAX_SAFE_INT = 2**53 - 1
+
+Card = Annotated[str, msgspec.Meta(pattern=r"^[2-9TJQKA][SHDC]$", description="rank+suit, e.g. AS, TD, 9H")]
+Money = Annotated[int, msgspec.Meta(ge=0, le=MAX_SAFE_INT, description="minor units")]
+SignedMoney = Annotated[int, msgspec.Meta(ge=-MAX_SAFE_INT, le=MAX_SAFE_INT, description="minor units, + paid to the player, - taken by the house")]
+Count = Annotated[int, msgspec.Meta(ge=0, le=MAX_SAFE_INT)]
+Denomination = Annotated[int, msgspec.Meta(ge=1, le=MAX_SAFE_INT, description="chip value in minor units")]
+RoundNo = Annotated[int, msgspec.Meta(ge=1, le=MAX_SAFE_INT)]
+Box = Annotated[int, msgspec.Meta(ge=1, le=99, description="betting box (seat) on the layout, 1 = first to the dealer's left")]
+HandNo = Annotated[int, msgspec.Meta(ge=0, le=31, description="0 = the original hand, 1.. = hands made by splitting")]
+Ident = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._:@/-]*$")]
+Text = Annotated[str, msgspec.Meta(min_length=1, max_length=2000)]
+Currency = Annotated[str, msgspec.Meta(pattern=r"^[A-Z]{3}$", description="ISO 4217")]
+GamingDay = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-\d{2}-\d{2}$", description="YYYY-MM-DD")]
+Sha256Hex = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}$")]
+ParamName = Annotated[str, msgspec.Meta(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
+Face = Literal["up", "down"]
+
+
+class Payload(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """Base of every payload: undeclared fields are a sender bug and are refused."""

@@ -1,0 +1,131 @@
+"""The registry of event types: name -> payload schema per version, plus upcasters.
+
+``validate_payload`` is the only door into the store: it refuses an unknown type, an
+unknown field, a missing field or a wrong type with a message naming the field, and
+returns the payload in its normal form (defaults filled in), which is what is stored and
+hashed. Stored payloads keep the version they were written in; ``upcast`` lifts them to
+the current version when they are read.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from . import catalogue as c
+
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+class PayloadError(ValueError):
+    """An event refused by the catalogue; ``field`` is a dotted path such as
+    ``payload.settlements[0].net``."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+@dataclass(frozen=True)
+class EventType:
+    name: str
+    schemas: Mapping[int, type[msgspec.Struct]]
+    # upcasters[v] turns a version-v payload into version v+1
+    upcasters: Mapping[int, Upcaster] = field(default_factory=dict)
+
+    @property
+    def version(self) -> int:
+        return max(self.schemas)
+
+
+def _bet_placed_v1_to_v2(payload: dict[str, Any]) -> dict[str, Any]:
+    return {**payload, "parent": None}
+
+
+_TYPES = [
+    EventType("table.opened", {1: c.TableOpened}),
+    EventType("table.closed", {1: c.TableClosed}),
+    EventType("dealer.assigned", {1: c.DealerAssigned}),
+    EventType("inventory.counted", {1: c.InventoryCounted}),
+    EventType("chips.filled", {1: c.ChipsFilled}),
+    EventType("chips.credited", {1: c.ChipsCredited}),
+    EventType("buyin.recorded", {1: c.BuyinRecorded}),
+    EventType("drop.counted", {1: c.DropCounted}),
+    EventType("shoe.shuffled", {1: c.ShoeShuffled}),
+    EventType("shoe.cut", {1: c.ShoeCut}),
+    EventType("card.burned", {1: c.CardBurned}),
+    EventType("round.started", {1: c.RoundStarted}),
+    EventType(
+        "bet.placed", {1: c.BetPlacedV1, 2: c.BetPlaced}, upcasters={1: _bet_placed_v1_to_v2}
+    ),
+    EventType("betting.closed", {1: c.BettingClosed}),
+    EventType("card.dealt", {1: c.CardDealt}),
+    EventType("decision.made", {1: c.DecisionMade}),
+    EventType("cashout.offered", {1: c.CashoutOffered}),
+    EventType("cashout.accepted", {1: c.CashoutAccepted}),
+    EventType("card.revealed", {1: c.CardRevealed}),
+    EventType("round.settled", {1: c.RoundSettled}),
+    EventType("round.voided", {1: c.RoundVoided}),
+    EventType("correction.recorded", {1: c.CorrectionRecorded}),
+]
+
+REGISTRY: dict[str, EventType] = {t.name: t for t in _TYPES}
+
+_AT = re.compile(r" - at `\$(?P<path>[^`]*)`$")
+_FIELD = re.compile(r"field `(?P<name>[^`]+)`")
+
+
+def _explain(error: msgspec.ValidationError) -> PayloadError:
+    text = str(error)
+    path = "payload"
+    at = _AT.search(text)
+    if at:
+        path += at.group("path")
+        text = text[: at.start()]
+    named = _FIELD.search(text)
+    if named and ("missing required" in text or "unknown field" in text):
+        path = f"{path}.{named.group('name')}"
+    return PayloadError(path, text)
+
+
+def _event_type(type_name: str) -> EventType:
+    try:
+        return REGISTRY[type_name]
+    except KeyError:
+        raise PayloadError("type", f"unknown event type {type_name!r}") from None
+
+
+def current_version(type_name: str) -> int:
+    return _event_type(type_name).version
+
+
+def validate_payload(type_name: str, schema_version: int | None, payload: object) -> tuple[int, dict[str, Any]]:
+    """Check ``payload`` against its schema; return (schema_version, normal form)."""
+    event_type = _event_type(type_name)
+    version = event_type.version if schema_version is None else schema_version
+    schema = event_type.schemas.get(version) if isinstance(version, int) and not isinstance(version, bool) else None
+    if schema is None:
+        known = ", ".join(str(v) for v in sorted(event_type.schemas))
+        raise PayloadError("schema_version", f"{type_name} has no schema version {version!r} (known: {known})")
+    if not isinstance(payload, dict):
+        raise PayloadError("payload", f"expected an object, got {type(payload).__name__}")
+    try:
+        value = msgspec.convert(payload, schema, strict=True)
+    except msgspec.ValidationError as error:
+        raise _explain(error) from None
+    normal: dict[str, Any] = msgspec.to_builtins(value)
+    return version, normal
+
+
+def upcast(type_name: str, schema_version: int, payload: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    """Lift a stored payload to the current version of its type."""
+    event_type = _event_type(type_name)
+    version = schema_version
+    while version < event_type.version:
+        payload = event_type.upcasters[version](payload)
+        version += 1
+    return version, payload

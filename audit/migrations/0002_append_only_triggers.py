@@ -1,0 +1,19 @@
+"""Make the event table append-only in the database itself (see audit.immutability)."""
+from django.db import migrations
+
+from audit import immutability
+
+
+def install(apps, schema_editor):
+    for sql in immutability.statements(immutability.INSTALL, schema_editor.connection.vendor):
+        schema_editor.execute(sql)
+
+
+def remove(apps, schema_editor):
+    for sql in immutability.statements(immutability.REMOVE, schema_editor.connection.vendor):
+        schema_editor.execute(sql)
+
+
+class Migration(migrations.Migration):
+    dependencies = [("audit", "0001_initial")]
+    operations = [migrations.RunPython(install, remove)]

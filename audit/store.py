@@ -1,0 +1,303 @@
+"""Appending to and reading from the event store.
+
+Writes go through :func:`events_append` (one stream) or :func:`streams_append` (several
+streams in one transaction, for bulk ingest). Both validate every event against the
+catalogue before touching the database, then append atomically: all of the batch or
+none of it.
+
+Global order. ``position`` comes from the table's identity sequence. A sequence hands
+out numbers at INSERT time, not at COMMIT, so two concurrent transactions could commit
+in the opposite order of their positions, and a subscriber reading ``position > N``
+would skip the one that committed late. To rule that out every append first takes one
+transaction-scoped lock (PostgreSQL: ``pg_advisory_xact_lock``; SQLite: ``BEGIN
+IMMEDIATE``, the database's single writer lock) and keeps it until its COMMIT has
+become visible. Appends therefore allocate positions and commit one after another, so a
+position that a reader sees is never followed by a smaller one committing later. The
+cost is that appends are serialised; each holds the lock only for its own INSERT.
+"""
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from django.db import IntegrityError, connection, transaction
+
+from .chain import GENESIS_HASH, event_hash, format_timestamp
+from .errors import IdConflict, InvalidEvent, VersionConflict
+from .events import PayloadError, upcast, validate_payload
+from .models import Event
+
+# an arbitrary constant: the key of the advisory lock every append takes
+APPEND_LOCK_KEY = 0x6A61636B  # "jack"
+STREAM_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_LABEL_MAX = 128
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    """An event as a sender offers it. ``recorded_at`` and ``hash`` are given only when
+    restoring an export: the store then keeps that server time and checks the hash."""
+
+    id: uuid.UUID
+    type: str
+    payload: Any
+    occurred_at: datetime
+    actor: str
+    source: str
+    schema_version: int | None = None
+    recorded_at: datetime | None = None
+    hash: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Checked:
+    id: uuid.UUID
+    type: str
+    schema_version: int
+    payload: dict[str, Any]
+    occurred_at: datetime
+    actor: str
+    source: str
+    recorded_at: datetime | None
+    hash: str | None
+
+
+def check_stream(stream: object) -> str:
+    if not isinstance(stream, str) or not STREAM_PATTERN.match(stream):
+        raise PayloadError(
+            "stream", f"{stream!r} is not a table code (letters, digits, . _ -; at most 64)"
+        )
+    return stream
+
+
+def _check_label(name: str, value: object) -> str:
+    if not isinstance(value, str) or not value or len(value) > _LABEL_MAX:
+        raise PayloadError(name, f"expected a non-empty string of at most {_LABEL_MAX} characters")
+    return value
+
+
+def _check_time(name: str, value: object) -> datetime:
+    if not isinstance(value, datetime) or value.tzinfo is None:
+        raise PayloadError(name, "expected a timezone-aware timestamp")
+    return value.astimezone(UTC)
+
+
+def check_event(event: NewEvent) -> _Checked:
+    """Validate one event; raise :class:`PayloadError` naming the field."""
+    if not isinstance(event.id, uuid.UUID):
+        raise PayloadError("id", "expected a UUID")
+    schema_version, payload = validate_payload(event.type, event.schema_version, event.payload)
+    return _Checked(
+        id=event.id,
+        type=event.type,
+        schema_version=schema_version,
+        payload=payload,
+        occurred_at=_check_time("occurred_at", event.occurred_at),
+        actor=_check_label("actor", event.actor),
+        source=_check_label("source", event.source),
+        recorded_at=None if event.recorded_at is None else _check_time("recorded_at", event.recorded_at),
+        hash=event.hash,
+    )
+
+
+def check_batch(events: Sequence[NewEvent]) -> list[_Checked]:
+    checked = []
+    ids: set[uuid.UUID] = set()
+    for index, event in enumerate(events):
+        try:
+            item = check_event(event)
+        except PayloadError as error:
+            raise InvalidEvent(index, error.field, error.message) from None
+        if item.id in ids:
+            raise InvalidEvent(index, "id", f"{item.id} appears twice in the batch")
+        ids.add(item.id)
+        checked.append(item)
+    return checked
+
+
+@dataclass(frozen=True, slots=True)
+class StreamBatch:
+    stream: str
+    expected_version: int
+    events: Sequence[NewEvent]
+
+
+def events_append(
+    *, stream: str, expected_version: int, events: Sequence[NewEvent], now: datetime | None = None
+) -> list[Event]:
+    """Append ``events`` to ``stream`` after ``expected_version``, all or nothing.
+
+    A retry of a batch that is stored already (same ids, same content) returns the stored
+    events and writes nothing. Raises :class:`InvalidEvent`, :class:`VersionConflict` or
+    :class:`IdConflict`.
+    """
+    return streams_append([StreamBatch(stream, expected_version, events)], now=now)[0]
+
+
+def streams_append(batches: Sequence[StreamBatch], *, now: datetime | None = None) -> list[list[Event]]:
+    """Append several streams' batches in one transaction, inserting rows in the order
+    given (so positions follow it). All of them, or none."""
+    checked = []
+    for batch in batches:
+        try:
+            check_stream(batch.stream)
+        except PayloadError as error:
+            raise InvalidEvent(0, error.field, error.message) from None
+        if isinstance(batch.expected_version, bool) or not isinstance(batch.expected_version, int) or batch.expected_version < 0:
+            raise InvalidEvent(0, "expected_version", "expected a whole number >= 0")
+        checked.append(check_batch(batch.events))
+    recorded_at = (now or datetime.now(UTC)).astimezone(UTC)
+    try:
+        with transaction.atomic():
+            _take_append_lock()
+            results = []
+            rows: list[Event] = []
+            for batch, items in zip(batches, checked):
+                stored = _stored_retry(batch.stream, items)
+                if stored is not None:
+                    results.append(stored)
+                    continue
+                new_rows = _build_rows(batch.stream, batch.expected_version, items, recorded_at)
+                rows.extend(new_rows)
+                results.append(new_rows)
+            Event.objects.bulk_create(rows)
+    except IntegrityError:
+        # Another writer got past the lock (it does not take it, or runs on another
+        # database node): the unique constraints decided. Say which.
+        for batch in batches:
+            current = stream_version(batch.stream)
+            if current != batch.expected_version:
+                raise VersionConflict(batch.stream, batch.expected_version, current) from None
+        raise
+    return results
+
+
+def _take_append_lock() -> None:
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [APPEND_LOCK_KEY])
+    # SQLite: the connection opens transactions with BEGIN IMMEDIATE (settings), which
+    # takes the database's one write lock at once.
+
+
+def _same_content(row: Event, item: _Checked, stream: str) -> str | None:
+    """The name of the first field where a stored row differs from an offered event."""
+    for name, stored, offered in (
+        ("stream", row.stream, stream),
+        ("type", row.type, item.type),
+        ("schema_version", row.schema_version, item.schema_version),
+        ("payload", row.payload, item.payload),
+        ("occurred_at", row.occurred_at, item.occurred_at),
+        ("actor", row.actor, item.actor),
+        ("source", row.source, item.source),
+    ):
+        if stored != offered:
+            return name
+    return None
+
+
+def _stored_retry(stream: str, items: list[_Checked]) -> list[Event] | None:
+    """The stored events if this batch is a retry of a stored one; None if it is new."""
+    if not items:
+        return None
+    stored = {row.event_id: row for row in Event.objects.filter(event_id__in=[i.id for i in items])}
+    if not stored:
+        return None
+    for item in items:
+        row = stored.get(item.id)
+        if row is None:
+            raise IdConflict(
+                str(next(iter(stored))), "batch: the batch mixes stored and new events"
+            )
+        differs = _same_content(row, item, stream)
+        if differs:
+            raise IdConflict(str(item.id), differs)
+    return [stored[item.id] for item in items]
+
+
+def stream_head(stream: str) -> tuple[int, str]:
+    """(version, hash) of the stream's last event; (0, GENESIS_HASH) for a new stream."""
+    last = (
+        Event.objects.filter(stream=stream).order_by("-version").values_list("version", "hash").first()
+    )
+    return last if last is not None else (0, GENESIS_HASH)
+
+
+def stream_version(stream: str) -> int:
+    return stream_head(stream)[0]
+
+
+def _build_rows(stream: str, expected: int, items: list[_Checked], recorded_at: datetime) -> list[Event]:
+    current, prev_hash = stream_head(stream)
+    if current != expected:
+        raise VersionConflict(stream, expected, current)
+    rows = []
+    for offset, item in enumerate(items):
+        version = expected + 1 + offset
+        when = item.recorded_at or recorded_at
+        digest = event_hash(
+            id=item.id, stream=stream, version=version, type=item.type,
+            schema_version=item.schema_version, occurred_at=item.occurred_at,
+            recorded_at=when, actor=item.actor, source=item.source,
+            payload=item.payload, prev_hash=prev_hash,
+        )
+        if item.hash is not None and item.hash != digest:
+            raise InvalidEvent(
+                offset, "hash", f"does not match the event's content (computed {digest})"
+            )
+        rows.append(Event(
+            event_id=item.id, stream=stream, version=version, type=item.type,
+            schema_version=item.schema_version, occurred_at=item.occurred_at,
+            recorded_at=when, actor=item.actor, source=item.source,
+            payload=item.payload, prev_hash=prev_hash, hash=digest,
+        ))
+        prev_hash = digest
+    return rows
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+def envelope(event: Event, *, as_stored: bool = False) -> dict[str, Any]:
+    """The event as the API and exports show it. Payloads are upcast to the current
+    schema version unless ``as_stored`` (exports keep the stored form, which the hash
+    covers)."""
+    schema_version, payload = event.schema_version, event.payload
+    if not as_stored:
+        schema_version, payload = upcast(event.type, schema_version, payload)
+    return {
+        "id": str(event.event_id),
+        "stream": event.stream,
+        "version": event.version,
+        "position": event.position,
+        "type": event.type,
+        "schema_version": schema_version,
+        "occurred_at": format_timestamp(event.occurred_at),
+        "recorded_at": format_timestamp(event.recorded_at),
+        "actor": event.actor,
+        "source": event.source,
+        "payload": payload,
+        "prev_hash": event.prev_hash,
+        "hash": event.hash,
+    }
+
+
+def stream_events(stream: str, *, from_version: int = 1, limit: int | None = None) -> Iterable[Event]:
+    rows = Event.objects.filter(stream=stream, version__gte=from_version).order_by("version")
+    return rows[:limit] if limit is not None else rows
+
+
+def feed_after(position: int, *, limit: int) -> list[Event]:
+    """The global feed: events with a position above ``position``, in position order."""
+    return list(Event.objects.filter(position__gt=position).order_by("position")[:limit])
+
+
+def iter_events(*, stream: str | None = None, chunk_size: int = 2000) -> Iterator[Event]:
+    """Every event (or one stream's) in position order, in constant memory."""
+    rows = Event.objects.order_by("position")
+    if stream is not None:
+        rows = rows.filter(stream=stream)
+    return rows.iterator(chunk_size=chunk_size)

@@ -1,0 +1,20 @@
+"""Test settings: the project's settings, with database backends whose ``flush`` (run by
+Django between transactional tests) may empty the append-only event table.
+
+Only flush is changed: a raw UPDATE, DELETE or TRUNCATE in a test still hits the
+triggers, which is what tests/audit/test_immutability.py proves.
+"""
+from casino.settings import *  # noqa: F403
+from casino.settings import DATABASES
+
+_TEST_BACKENDS = {
+    "django.db.backends.sqlite3": "tests.backends.sqlite",
+    "django.db.backends.postgresql": "tests.backends.postgresql",
+}
+DATABASES["default"]["ENGINE"] = _TEST_BACKENDS[DATABASES["default"]["ENGINE"]]
+DATABASES["default"]["CONN_MAX_AGE"] = 0
+DATABASES["default"].pop("CONN_HEALTH_CHECKS", None)
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+CELERY_TASK_ALWAYS_EAGER = True
+CELERY_BROKER_URL = ""
