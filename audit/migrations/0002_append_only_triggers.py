@@ -6,12 +6,12 @@ from audit import immutability
 
 def install(apps, schema_editor):
     for sql in immutability.statements(immutability.INSTALL, schema_editor.connection.vendor):
-        schema_editor.execute(sql)
+        schema_editor.execute(sql, params=None)
 
 
 def remove(apps, schema_editor):
     for sql in immutability.statements(immutability.REMOVE, schema_editor.connection.vendor):
-        schema_editor.execute(sql)
+        schema_editor.execute(sql, params=None)
 
 
 class Migration(migrations.Migration):

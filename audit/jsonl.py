@@ -1,0 +1,266 @@
+"""JSON Lines exchange: export the store, and ingest such a file back.
+
+A line is one envelope (see ``audit.store.envelope``): ``id``, ``stream``, ``version``,
+``position``, ``type``, ``schema_version``, ``occurred_at``, ``recorded_at``, ``actor``,
+``source``, ``payload``, ``prev_hash``, ``hash``. Exports carry payloads as stored (not
+upcast), so every line can be re-hashed by anyone.
+
+Ingest accepts the same lines. ``id``, ``stream``, ``type``, ``occurred_at``, ``actor``,
+``source`` and ``payload`` are required. ``version`` (when given) must follow on from the
+stream's previous line or its stored head; without it events go to the end of the
+stream. ``recorded_at`` and ``hash`` come together or not at all: given, the event is a
+restore - the server time is kept and the hash must match; absent, the event is new and
+is stamped now. ``position`` and ``prev_hash`` are the store's and are ignored on input
+(the chain is recomputed and, for restores, checked through ``hash``).
+
+Ingest reads the file twice so that memory stays flat: the first pass validates every
+line and marks a stream bad if any of its lines is; the second appends the good streams
+in file order, in transactions of ``chunk`` lines. Nothing of a bad stream is stored.
+Lines whose id is stored already with the same content are skipped, so ingesting a file
+twice stores it once.
+"""
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from .chain import parse_timestamp
+from .errors import InvalidEvent, StoreError
+from .events import PayloadError
+from .models import Event
+from .store import NewEvent, StreamBatch, check_event, check_stream, envelope, iter_events, stream_version, streams_append
+
+_REQUIRED = ("id", "stream", "type", "occurred_at", "actor", "source", "payload")
+_OPTIONAL = ("version", "position", "schema_version", "recorded_at", "prev_hash", "hash")
+_KNOWN = frozenset(_REQUIRED + _OPTIONAL)
+
+
+def export_events(out: IO[str], *, stream: str | None = None) -> int:
+    """Write every event (or one stream's) in position order; return how many."""
+    count = 0
+    for event in iter_events(stream=stream):
+        out.write(json.dumps(envelope(event, as_stored=True), ensure_ascii=False, sort_keys=True, separators=(",", ":")))
+        out.write("\n")
+        count += 1
+    return count
+
+
+@dataclass(frozen=True)
+class Line:
+    number: int
+    stream: str
+    version: int | None
+    event: NewEvent
+
+
+@dataclass(frozen=True)
+class BadLine:
+    number: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"line {self.number}: {self.reason}"
+
+
+def parse_line(number: int, text: str, *, validate: bool = True) -> Line:
+    """Parse and (unless told not to) validate one line; raise :class:`PayloadError`
+    naming the field."""
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise PayloadError("line", f"not JSON: {error.msg} at column {error.colno}") from None
+    if not isinstance(raw, dict):
+        raise PayloadError("line", "expected a JSON object")
+    unknown = sorted(set(raw) - _KNOWN)
+    if unknown:
+        raise PayloadError(unknown[0], "unknown envelope field")
+    for name in _REQUIRED:
+        if name not in raw:
+            raise PayloadError(name, "missing")
+    stream = check_stream(raw["stream"])
+    version = raw.get("version")
+    if version is not None and (isinstance(version, bool) or not isinstance(version, int) or version < 1):
+        raise PayloadError("version", "expected a whole number >= 1")
+    if ("recorded_at" in raw) != ("hash" in raw):
+        raise PayloadError("hash" if "recorded_at" in raw else "recorded_at", "recorded_at and hash come together")
+    event = NewEvent(
+        id=_uuid(raw["id"]),
+        type=_text("type", raw["type"]),
+        schema_version=raw.get("schema_version"),
+        payload=raw["payload"],
+        occurred_at=_time("occurred_at", raw["occurred_at"]),
+        actor=raw["actor"],
+        source=raw["source"],
+        recorded_at=_time("recorded_at", raw["recorded_at"]) if "recorded_at" in raw else None,
+        hash=_text("hash", raw["hash"]) if "hash" in raw else None,
+    )
+    if validate:
+        check_event(event)
+    return Line(number, stream, version, event)
+
+
+def _uuid(value: Any) -> uuid.UUID:
+    try:
+        return uuid.UUID(value)
+    except (TypeError, ValueError, AttributeError):
+        raise PayloadError("id", f"{value!r} is not a UUID") from None
+
+
+def _text(name: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise PayloadError(name, "expected a string")
+    return value
+
+
+def _time(name: str, value: Any):
+    try:
+        return parse_timestamp(_text(name, value))
+    except ValueError as error:
+        raise PayloadError(name, f"not an RFC 3339 timestamp with offset: {error}") from None
+
+
+@dataclass
+class IngestReport:
+    lines: int = 0
+    stored: int = 0
+    already_stored: int = 0
+    bad_lines: list[BadLine] = field(default_factory=list)
+    failed_streams: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.bad_lines and not self.failed_streams
+
+
+def _lines(source: IO[str]) -> Iterator[tuple[int, str]]:
+    for number, text in enumerate(source, start=1):
+        if text.strip():
+            yield number, text
+
+
+@dataclass
+class _StreamState:
+    next_version: int | None = None  # the version the next line must carry, if known
+    bad: bool = False
+
+
+def _first_pass(source: IO[str], report: IngestReport) -> dict[str, _StreamState]:
+    streams: dict[str, _StreamState] = {}
+    seen_ids: set[uuid.UUID] = set()
+    for number, text in _lines(source):
+        report.lines += 1
+        try:
+            line = parse_line(number, text)
+        except PayloadError as error:
+            report.bad_lines.append(BadLine(number, str(error)))
+            stream = _stream_of(text)
+            if stream is not None:
+                streams.setdefault(stream, _StreamState()).bad = True
+            continue
+        state = streams.setdefault(line.stream, _StreamState())
+        if line.event.id in seen_ids:
+            report.bad_lines.append(BadLine(number, f"id: {line.event.id} appears twice in the file"))
+            state.bad = True
+        seen_ids.add(line.event.id)
+        if line.version is not None:
+            if state.next_version is not None and line.version != state.next_version:
+                report.bad_lines.append(BadLine(
+                    number, f"version: {line.version} does not follow the stream's previous line (expected {state.next_version})"
+                ))
+                state.bad = True
+            state.next_version = line.version + 1
+        elif state.next_version is not None:
+            state.next_version += 1
+    return streams
+
+
+def _stream_of(text: str) -> str | None:
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    stream = raw.get("stream") if isinstance(raw, dict) else None
+    return stream if isinstance(stream, str) else None
+
+
+def ingest_file(
+    path: str, *, chunk: int = 5000, progress: Callable[[int], None] | None = None
+) -> IngestReport:
+    report = IngestReport()
+    with open(path, encoding="utf-8") as source:
+        streams = _first_pass(source, report)
+    bad = {name for name, state in streams.items() if state.bad}
+    for name in sorted(bad):
+        report.failed_streams[name] = "has bad lines: nothing of it was stored"
+    heads: dict[str, int] = {}
+    buffer: list[Line] = []
+    with open(path, encoding="utf-8") as source:
+        for number, text in _lines(source):
+            try:
+                # validated in the first pass, and again by the store
+                line = parse_line(number, text, validate=False)
+            except PayloadError:
+                continue
+            if line.stream in bad:
+                continue
+            buffer.append(line)
+            if len(buffer) >= chunk:
+                _flush(buffer, heads, report)
+                if progress is not None:
+                    progress(len(buffer))
+                buffer = []
+        if buffer:
+            _flush(buffer, heads, report)
+            if progress is not None:
+                progress(len(buffer))
+    return report
+
+
+def _flush(buffer: list[Line], heads: dict[str, int], report: IngestReport) -> None:
+    stored = set(
+        Event.objects.filter(event_id__in=[line.event.id for line in buffer]).values_list("event_id", flat=True)
+    )
+    per_stream: dict[str, list[Line]] = {}
+    for line in buffer:
+        if line.stream in report.failed_streams:
+            continue
+        if line.event.id in stored:
+            report.already_stored += 1
+            heads.pop(line.stream, None)  # re-read the head after a stored stretch
+            continue
+        per_stream.setdefault(line.stream, []).append(line)
+    batches = []
+    for stream, lines in per_stream.items():
+        if stream not in heads:
+            heads[stream] = stream_version(stream)
+        first = lines[0].version
+        expected = heads[stream] if first is None else first - 1
+        batches.append((StreamBatch(stream, expected, [line.event for line in lines]), lines))
+    try:
+        streams_append([batch for batch, _ in batches])
+    except StoreError:
+        # attribute the failure: append stream by stream, each on its own
+        for batch, lines in batches:
+            _append_one(batch, lines, heads, report)
+        return
+    for batch, lines in batches:
+        heads[batch.stream] = batch.expected_version + len(lines)
+        report.stored += len(lines)
+
+
+def _append_one(batch: StreamBatch, lines: list[Line], heads: dict[str, int], report: IngestReport) -> None:
+    try:
+        streams_append([batch])
+    except InvalidEvent as error:
+        line = lines[error.index]
+        report.bad_lines.append(BadLine(line.number, f"{error.field}: {error.message}"))
+        report.failed_streams[batch.stream] = f"line {line.number} refused; the stream was not stored from there on"
+    except StoreError as error:
+        report.bad_lines.append(BadLine(lines[0].number, str(error)))
+        report.failed_streams[batch.stream] = f"line {lines[0].number} refused; the stream was not stored from there on"
+    else:
+        heads[batch.stream] = batch.expected_version + len(lines)
+        report.stored += len(lines)
