@@ -1,16 +1,65 @@
-"""One place where application errors become HTTP responses."""
+"""One place where application errors become HTTP responses.
+
+Every error body has the same shape: ``{"code": ..., "detail": ...}``, plus ``"errors"``
+- a flat map from a field's path to its messages - when the request was invalid:
+
+    {"code": "invalid_request", "detail": "events[2].occurred_at: ...",
+     "errors": {"events[2].occurred_at": ["..."], "expected_version": ["..."]}}
+
+Paths use dots for members and ``[i]`` for list items (0-based), the same notation as
+:class:`audit.errors.InvalidEvent`, so a client handles a malformed envelope (found by a
+serializer) and an invalid payload (found by the store) alike.
+"""
 from __future__ import annotations
 
 from typing import Any
 
-from rest_framework import status
+from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from audit.errors import StoreError
 
 
+def flatten_errors(detail: Any, path: str = "") -> dict[str, list[str]]:
+    """DRF's nested error detail as ``{"events[2].payload": ["..."]}``."""
+    flat: dict[str, list[str]] = {}
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            if key == api_settings.NON_FIELD_ERRORS_KEY:
+                sub = path
+            elif isinstance(key, int):  # a ListSerializer's errors, by item index
+                sub = f"{path}[{key}]"
+            else:
+                sub = f"{path}.{key}" if path else str(key)
+            for name, messages in flatten_errors(value, sub).items():
+                flat.setdefault(name, []).extend(messages)
+    elif isinstance(detail, list):
+        if all(not isinstance(item, (dict, list)) for item in detail):
+            flat[path or api_settings.NON_FIELD_ERRORS_KEY] = [str(item) for item in detail]
+        else:
+            for index, item in enumerate(detail):
+                if item:  # a ListSerializer reports {} for the items that are valid
+                    for name, messages in flatten_errors(item, f"{path}[{index}]").items():
+                        flat.setdefault(name, []).extend(messages)
+    else:
+        flat[path or api_settings.NON_FIELD_ERRORS_KEY] = [str(detail)]
+    return flat
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, StoreError):
         return Response(exc.as_dict(), status=exc.http_status)
-    return drf_exception_handler(exc, context)
+    if isinstance(exc, ValidationError):
+        errors = flatten_errors(exc.detail)
+        first = next(iter(errors.items()), ("request", ["invalid"]))
+        return Response(
+            {"code": "invalid_request", "detail": f"{first[0]}: {first[1][0]}", "errors": errors},
+            status=exc.status_code,
+        )
+    response = drf_exception_handler(exc, context)
+    if response is not None and isinstance(exc, APIException) and isinstance(response.data, dict):
+        detail = response.data.get("detail")
+        response.data.setdefault("code", getattr(detail, "code", None) or exc.default_code)
+    return response

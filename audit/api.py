@@ -1,0 +1,394 @@
+"""The event store over REST: append a batch to a table's stream, read a stream from a
+version, follow the global feed. See docs/api.md.
+
+The views only parse and authorise: :mod:`audit.store` validates payloads, appends and
+reads; :mod:`casino.api_errors` turns every error (a :class:`audit.errors.StoreError` or
+a serializer's ValidationError) into the response.
+
+Serializers here check the *envelope* strictly - no unknown keys, no coercion of a
+number into a string or of a string into a number, timestamps with an offset. The
+*payload* is checked by the event catalogue inside the store, so an ingest file and
+the API refuse the same events with the same messages.
+"""
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from django.conf import settings
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
+from rest_framework import serializers, status
+from rest_framework.parsers import JSONParser
+from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.utils.urls import replace_query_param
+from rest_framework.views import APIView
+
+from . import store
+from .chain import parse_timestamp
+from .devices import device_of
+from .errors import BatchTooLarge
+from .models import Event
+
+# the largest version or position a query may name (a signed 64-bit integer)
+_BIGINT_MAX = 2**63 - 1
+_RFC3339 = re.compile(
+    r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$"
+)
+STREAM_REGEX = store.STREAM_PATTERN.pattern.removeprefix("^").removesuffix("$")
+
+
+# --- strict input fields ---------------------------------------------------------------------
+
+class StrictCharField(serializers.CharField):
+    """A string, and only a string (DRF's CharField would turn 5 into "5")."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return str(super().to_internal_value(data))
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON integer, and only that (not "5", 5.0 or true)."""
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return int(super().to_internal_value(data))
+
+
+class StrictUUIDField(serializers.UUIDField):
+    """A UUID written as a string (DRF's UUIDField would also take an integer)."""
+
+    def to_internal_value(self, data: Any) -> uuid.UUID:
+        if not isinstance(data, str):
+            self.fail("invalid", value=data)
+        value: uuid.UUID = super().to_internal_value(data)
+        return value
+
+
+class TimestampField(serializers.DateTimeField):
+    """An RFC 3339 timestamp with its UTC offset (``Z`` or ``+hh:mm``). A timestamp
+    without one is refused, not read in the server's time zone."""
+
+    default_error_messages = {
+        "invalid": "Expected an RFC 3339 timestamp with a UTC offset, such as "
+        "2026-11-29T21:04:05.123+01:00 or 2026-11-29T20:04:05Z.",
+    }
+
+    def to_internal_value(self, value: Any) -> Any:
+        if not isinstance(value, str) or not _RFC3339.match(value):
+            self.fail("invalid")
+        try:
+            return parse_timestamp(value)
+        except ValueError:
+            self.fail("invalid")
+
+
+@extend_schema_field(OpenApiTypes.OBJECT)
+class PayloadField(serializers.JSONField):
+    """Any JSON here; the event catalogue checks it against the type's schema."""
+
+
+class StrictSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    """Refuses keys it does not declare, naming each one."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        unknown: dict[str, list[str]] = {}
+        if isinstance(data, Mapping):
+            unknown = {str(key): ["Unknown field."] for key in data if key not in self.fields}
+        try:
+            value = super().to_internal_value(data)
+        except serializers.ValidationError as error:
+            detail = error.detail if isinstance(error.detail, dict) else {"non_field_errors": error.detail}
+            raise serializers.ValidationError({**unknown, **detail}) from None
+        if unknown:
+            raise serializers.ValidationError(unknown)
+        return value
+
+
+# --- requests --------------------------------------------------------------------------------
+
+class NewEventSerializer(StrictSerializer):
+    id = StrictUUIDField(help_text="chosen by the sender; sending it again is a safe retry")
+    type = StrictCharField(max_length=64, help_text="an event type of the catalogue, e.g. card.dealt")
+    schema_version = StrictIntegerField(
+        min_value=1, max_value=32767, required=False,
+        help_text="the payload's schema version; the type's current version if omitted",
+    )
+    occurred_at = TimestampField(help_text="the table's clock, RFC 3339 with a UTC offset")
+    actor = StrictCharField(max_length=128, help_text="who recorded it: dealer, user")
+    source = StrictCharField(max_length=128, help_text="what recorded it: device, terminal")
+    payload = PayloadField(help_text="the type's fields (see the catalogue)")
+
+
+class AppendRequestSerializer(StrictSerializer):
+    expected_version = StrictIntegerField(
+        min_value=0, max_value=_BIGINT_MAX,
+        help_text="the stream's current version, which the batch follows (0 for a new stream)",
+    )
+    events = NewEventSerializer(many=True, allow_empty=False)
+
+
+class StreamQuerySerializer(serializers.Serializer):  # type: ignore[type-arg]
+    from_version = serializers.IntegerField(
+        min_value=1, max_value=_BIGINT_MAX, default=1, help_text="the first version to return"
+    )
+    limit = serializers.IntegerField(
+        min_value=1, required=False,
+        help_text="events per page; at most EVENT_PAGE_MAX (larger values are capped)",
+    )
+
+
+class FeedQuerySerializer(serializers.Serializer):  # type: ignore[type-arg]
+    after = serializers.IntegerField(
+        min_value=0, max_value=_BIGINT_MAX, default=0,
+        help_text="return events with a greater position (the last_position of the previous page)",
+    )
+    limit = serializers.IntegerField(
+        min_value=1, required=False,
+        help_text="events per page; at most EVENT_PAGE_MAX (larger values are capped)",
+    )
+
+
+# --- responses (documentation only: the views return audit.store.envelope dicts) ------------
+
+class EnvelopeSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    id = serializers.UUIDField()
+    stream = serializers.CharField()
+    version = serializers.IntegerField(min_value=1)
+    position = serializers.IntegerField(min_value=1)
+    type = serializers.CharField()
+    schema_version = serializers.IntegerField(help_text="always the type's current version (upcast)")
+    occurred_at = serializers.DateTimeField()
+    recorded_at = serializers.DateTimeField()
+    actor = serializers.CharField()
+    source = serializers.CharField()
+    payload = PayloadField()
+    prev_hash = serializers.CharField(help_text="64 hex digits; 64 zeros for a stream's first event")
+    hash = serializers.CharField(help_text="SHA-256 of the canonical envelope (audit/chain.py)")
+
+
+class AppendResponseSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    stream = serializers.CharField()
+    events = EnvelopeSerializer(many=True)
+
+
+class StreamPageSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    stream = serializers.CharField()
+    events = EnvelopeSerializer(many=True)
+    next = serializers.URLField(allow_null=True, help_text="the next page; null at the stream's end")
+
+
+class FeedPageSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    events = EnvelopeSerializer(many=True)
+    last_position = serializers.IntegerField(
+        help_text="the last event's position, or `after` if the page is empty: the next `after`"
+    )
+    next = serializers.URLField(
+        allow_null=True, help_text="the next page; null when caught up (poll again later)"
+    )
+
+
+class ErrorSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    code = serializers.CharField()
+    detail = serializers.CharField()
+
+
+class InvalidSerializer(ErrorSerializer):
+    errors = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text='field path -> messages, e.g. {"events[2].payload.amount": ["Expected `int`, got `str`"]}',
+    )
+
+
+class ConflictSerializer(ErrorSerializer):
+    stream = serializers.CharField(required=False, help_text="version_conflict only")
+    expected_version = serializers.IntegerField(required=False, help_text="version_conflict only")
+    current_version = serializers.IntegerField(required=False, help_text="version_conflict only")
+    id = serializers.UUIDField(required=False, help_text="id_conflict only: the event id")
+
+
+_AUTH_ERRORS = {
+    401: OpenApiResponse(ErrorSerializer, description="no or bad credentials"),
+    403: OpenApiResponse(ErrorSerializer, description="not allowed for this account"),
+}
+_STREAM_PARAMETER = OpenApiParameter(
+    "stream", str, OpenApiParameter.PATH, pattern=store.STREAM_PATTERN.pattern,
+    description="the table's code",
+)
+
+
+# --- permissions -----------------------------------------------------------------------------
+
+class MayAppend(BasePermission):
+    """A device account appends only to its own table's stream; a person needs
+    ``audit.append_event``."""
+
+    message = "Appending events needs the permission audit.append_event."
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        stream = view.kwargs["stream"]
+        device = device_of(request.user)
+        if device is not None:
+            self.message = (
+                f"This device account records table {device.stream!r}; "
+                f"it may not append to {stream!r}."
+            )
+            return device.stream == stream
+        return bool(request.user.has_perm("audit.append_event"))
+
+
+class MayReadStream(BasePermission):
+    """A device account reads only its own table's stream; a person needs
+    ``audit.view_event``."""
+
+    message = "Reading events needs the permission audit.view_event."
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        stream = view.kwargs["stream"]
+        device = device_of(request.user)
+        if device is not None:
+            self.message = (
+                f"This device account records table {device.stream!r}; "
+                f"it may not read {stream!r}."
+            )
+            return device.stream == stream
+        return bool(request.user.has_perm("audit.view_event"))
+
+
+class MayReadFeed(BasePermission):
+    """The global feed spans every table: persons with ``audit.view_event`` only."""
+
+    message = "Reading the event feed needs the permission audit.view_event."
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        if device_of(request.user) is not None:
+            self.message = (
+                "A device account may read only its own table's stream, "
+                "not the feed of every table."
+            )
+            return False
+        return bool(request.user.has_perm("audit.view_event"))
+
+
+# --- views -----------------------------------------------------------------------------------
+
+def _page_limit(requested: int | None) -> int:
+    cap: int = settings.EVENT_PAGE_MAX
+    return cap if requested is None else min(requested, cap)
+
+
+def _query(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:  # type: ignore[type-arg]
+    query = serializer_class(data=request.query_params)
+    query.is_valid(raise_exception=True)
+    return dict(query.validated_data)
+
+
+def _next_link(request: Request, **params: int) -> str:
+    url = request.build_absolute_uri()
+    for name, value in params.items():
+        url = replace_query_param(url, name, value)
+    return url
+
+
+def _envelopes(rows: list[Event]) -> list[dict[str, Any]]:
+    return [store.envelope(row) for row in rows]
+
+
+class StreamEventsView(APIView):
+    parser_classes = [JSONParser]
+
+    def get_permissions(self) -> list[BasePermission]:
+        may = MayAppend() if self.request.method == "POST" else MayReadStream()
+        return [IsAuthenticated(), may]
+
+    @extend_schema(
+        operation_id="stream_events_append",
+        summary="Append a batch of events to a table's stream",
+        description=(
+            "All of the batch or nothing. `expected_version` must equal the stream's "
+            "current version. Sending a stored batch again (same ids, same content) "
+            "returns the stored events with 201 and writes nothing, so a client may "
+            "retry after a lost response. At most EVENT_BATCH_MAX events (413 otherwise, "
+            "checked before any validation)."
+        ),
+        parameters=[_STREAM_PARAMETER],
+        request=AppendRequestSerializer,
+        responses={
+            201: OpenApiResponse(AppendResponseSerializer, description="stored (or already stored: a retry)"),
+            400: OpenApiResponse(InvalidSerializer, description="an invalid request or event; nothing stored"),
+            **_AUTH_ERRORS,
+            409: OpenApiResponse(ConflictSerializer, description="version_conflict or id_conflict"),
+            413: OpenApiResponse(ErrorSerializer, description="more than EVENT_BATCH_MAX events"),
+        },
+    )
+    def post(self, request: Request, stream: str) -> Response:
+        data = request.data
+        events = data.get("events") if isinstance(data, dict) else None
+        if isinstance(events, list) and len(events) > settings.EVENT_BATCH_MAX:
+            raise BatchTooLarge(len(events), settings.EVENT_BATCH_MAX)
+        body = AppendRequestSerializer(data=data)
+        body.is_valid(raise_exception=True)
+        stored = store.events_append(
+            stream=stream,
+            expected_version=body.validated_data["expected_version"],
+            events=[store.NewEvent(**event) for event in body.validated_data["events"]],
+        )
+        return Response({"stream": stream, "events": _envelopes(stored)}, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        operation_id="stream_events_read",
+        summary="Read a table's stream from a version",
+        description="Events in version order, payloads upcast to their type's current schema.",
+        parameters=[_STREAM_PARAMETER, StreamQuerySerializer],
+        responses={
+            200: StreamPageSerializer,
+            400: OpenApiResponse(InvalidSerializer, description="a bad query parameter"),
+            **_AUTH_ERRORS,
+        },
+    )
+    def get(self, request: Request, stream: str) -> Response:
+        query = _query(StreamQuerySerializer, request)
+        limit = _page_limit(query.get("limit"))
+        rows = list(store.stream_events(stream, from_version=query["from_version"], limit=limit + 1))
+        page = rows[:limit]
+        next_link = (
+            _next_link(request, from_version=page[-1].version + 1, limit=limit)
+            if len(rows) > limit else None
+        )
+        return Response({"stream": stream, "events": _envelopes(page), "next": next_link})
+
+
+class FeedView(APIView):
+    permission_classes = [IsAuthenticated, MayReadFeed]
+
+    @extend_schema(
+        operation_id="events_feed",
+        summary="The global feed of every stream, after a position",
+        description=(
+            "Events in position order. Positions may have gaps (a rolled-back append "
+            "used numbers that never appear) but an event never arrives late: once you "
+            "have seen position P, no event with a smaller position commits afterwards. "
+            "So a subscriber needs only the last position it processed."
+        ),
+        parameters=[FeedQuerySerializer],
+        responses={
+            200: FeedPageSerializer,
+            400: OpenApiResponse(InvalidSerializer, description="a bad query parameter"),
+            **_AUTH_ERRORS,
+        },
+    )
+    def get(self, request: Request) -> Response:
+        query = _query(FeedQuerySerializer, request)
+        limit = _page_limit(query.get("limit"))
+        rows = store.feed_after(query["after"], limit=limit + 1)
+        page = rows[:limit]
+        last_position = page[-1].position if page else query["after"]
+        next_link = _next_link(request, after=last_position, limit=limit) if len(rows) > limit else None
+        return Response({"events": _envelopes(page), "last_position": last_position, "next": next_link})
