@@ -1,0 +1,49 @@
+"""Cards and decks.
+
+A card is two characters, rank then suit, as in the event catalogue
+(``audit/events/fields.py``): ranks ``2``-``9``, ``T``, ``J``, ``Q``, ``K``, ``A``; suits
+``S``, ``H``, ``D``, ``C``. Suits never matter to the game; ranks matter only where a rule
+set splits by rank (seed 004).
+
+>>> VALUE["KD"], VALUE["AS"], VALUE["7C"]
+(10, 1, 7)
+>>> len(deck())
+52
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+RANKS = "23456789TJQKA"
+SUITS = "SHDC"
+TEN_RANKS = frozenset("TJQK")
+
+
+def _rank_value(rank: str) -> int:
+    if rank == "A":
+        return 1  # an ace counts 1 here; hands add 10 when that does not bust them
+    if rank in TEN_RANKS:
+        return 10
+    return int(rank)
+
+
+# every card's value, ace as 1: the one lookup the hot path does per card
+VALUE: dict[str, int] = {rank + suit: _rank_value(rank) for rank in RANKS for suit in SUITS}
+
+
+def is_card(text: object) -> bool:
+    return isinstance(text, str) and text in VALUE
+
+
+def rank(card: str) -> str:
+    return card[0]
+
+
+def deck() -> tuple[str, ...]:
+    """One 52-card deck in a fixed order (rank-major)."""
+    return tuple(rank + suit for rank in RANKS for suit in SUITS)
+
+
+def composition(decks: int) -> Counter[str]:
+    """How many of each card a fresh shoe of ``decks`` decks holds."""
+    return Counter({card: decks for card in VALUE})
