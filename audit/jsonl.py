@@ -219,11 +219,22 @@ def ingest_file(
     return report
 
 
+def _runs(lines: list[Line]) -> list[list[Line]]:
+    """Split into runs of consecutive lines of one stream, keeping file order."""
+    runs: list[list[Line]] = []
+    for line in lines:
+        if runs and runs[-1][0].stream == line.stream:
+            runs[-1].append(line)
+        else:
+            runs.append([line])
+    return runs
+
+
 def _flush(buffer: list[Line], heads: dict[str, int], report: IngestReport) -> None:
     stored = set(
         Event.objects.filter(event_id__in=[line.event.id for line in buffer]).values_list("event_id", flat=True)
     )
-    per_stream: dict[str, list[Line]] = {}
+    fresh = []
     for line in buffer:
         if line.stream in report.failed_streams:
             continue
@@ -231,24 +242,27 @@ def _flush(buffer: list[Line], heads: dict[str, int], report: IngestReport) -> N
             report.already_stored += 1
             heads.pop(line.stream, None)  # re-read the head after a stored stretch
             continue
-        per_stream.setdefault(line.stream, []).append(line)
+        fresh.append(line)
     batches = []
-    for stream, lines in per_stream.items():
+    for run in _runs(fresh):
+        stream = run[0].stream
         if stream not in heads:
             heads[stream] = stream_version(stream)
-        first = lines[0].version
+        first = run[0].version
         expected = heads[stream] if first is None else first - 1
-        batches.append((StreamBatch(stream, expected, [line.event for line in lines]), lines))
+        batches.append((StreamBatch(stream, expected, [line.event for line in run]), run))
+        heads[stream] = expected + len(run)
     try:
         streams_append([batch for batch, _ in batches])
     except StoreError:
-        # attribute the failure: append stream by stream, each on its own
-        for batch, lines in batches:
-            _append_one(batch, lines, heads, report)
+        # attribute the failure: append run by run, each on its own
+        for stream in {batch.stream for batch, _ in batches}:
+            heads.pop(stream, None)
+        for batch, run in batches:
+            if batch.stream not in report.failed_streams:
+                _append_one(batch, run, heads, report)
         return
-    for batch, lines in batches:
-        heads[batch.stream] = batch.expected_version + len(lines)
-        report.stored += len(lines)
+    report.stored += len(fresh)
 
 
 def _append_one(batch: StreamBatch, lines: list[Line], heads: dict[str, int], report: IngestReport) -> None:

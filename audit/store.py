@@ -154,14 +154,21 @@ def streams_append(batches: Sequence[StreamBatch], *, now: datetime | None = Non
     try:
         with transaction.atomic():
             _take_append_lock()
+            stored = _stored_rows([item.id for items in checked for item in items])
+            heads: dict[str, tuple[int, str]] = {}
             results = []
             rows: list[Event] = []
             for batch, items in zip(batches, checked):
-                stored = _stored_retry(batch.stream, items)
-                if stored is not None:
-                    results.append(stored)
+                if stored and any(item.id in stored for item in items):
+                    results.append(_retry_result(batch.stream, items, stored))
                     continue
-                new_rows = _build_rows(batch.stream, batch.expected_version, items, recorded_at)
+                if batch.stream not in heads:
+                    heads[batch.stream] = stream_head(batch.stream)
+                new_rows = _build_rows(
+                    batch.stream, batch.expected_version, items, recorded_at, heads[batch.stream]
+                )
+                if new_rows:
+                    heads[batch.stream] = (new_rows[-1].version, new_rows[-1].hash)
                 rows.extend(new_rows)
                 results.append(new_rows)
             Event.objects.bulk_create(rows)
@@ -200,18 +207,20 @@ def _same_content(row: Event, item: _Checked, stream: str) -> str | None:
     return None
 
 
-def _stored_retry(stream: str, items: list[_Checked]) -> list[Event] | None:
-    """The stored events if this batch is a retry of a stored one; None if it is new."""
-    if not items:
-        return None
-    stored = {row.event_id: row for row in Event.objects.filter(event_id__in=[i.id for i in items])}
-    if not stored:
-        return None
+def _stored_rows(ids: list[uuid.UUID]) -> dict[uuid.UUID, Event]:
+    if not ids:
+        return {}
+    return {row.event_id: row for row in Event.objects.filter(event_id__in=ids)}
+
+
+def _retry_result(stream: str, items: list[_Checked], stored: dict[uuid.UUID, Event]) -> list[Event]:
+    """The stored events of a batch that is a retry; refuse it if it is not one."""
     for item in items:
         row = stored.get(item.id)
         if row is None:
             raise IdConflict(
-                str(next(iter(stored))), "batch: the batch mixes stored and new events"
+                str(next(i.id for i in items if i.id in stored)),
+                "batch: the batch mixes stored and new events",
             )
         differs = _same_content(row, item, stream)
         if differs:
@@ -231,8 +240,10 @@ def stream_version(stream: str) -> int:
     return stream_head(stream)[0]
 
 
-def _build_rows(stream: str, expected: int, items: list[_Checked], recorded_at: datetime) -> list[Event]:
-    current, prev_hash = stream_head(stream)
+def _build_rows(
+    stream: str, expected: int, items: list[_Checked], recorded_at: datetime, head: tuple[int, str]
+) -> list[Event]:
+    current, prev_hash = head
     if current != expected:
         raise VersionConflict(stream, expected, current)
     rows = []
