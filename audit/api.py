@@ -325,7 +325,10 @@ class StreamEventsView(APIView):
             400: OpenApiResponse(InvalidSerializer, description="an invalid request or event; nothing stored"),
             **_AUTH_ERRORS,
             409: OpenApiResponse(ConflictSerializer, description="version_conflict or id_conflict"),
-            413: OpenApiResponse(ErrorSerializer, description="more than EVENT_BATCH_MAX events"),
+            413: OpenApiResponse(
+                ErrorSerializer,
+                description="more than EVENT_BATCH_MAX events, or a body over DATA_UPLOAD_MAX_MEMORY_SIZE",
+            ),
         },
     )
     def post(self, request: Request, stream: str) -> Response:

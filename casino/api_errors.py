@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import RequestDataTooBig
+from rest_framework import status
 from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
@@ -57,6 +59,13 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return Response(
             {"code": "invalid_request", "detail": f"{first[0]}: {first[1][0]}", "errors": errors},
             status=exc.status_code,
+        )
+    if isinstance(exc, RequestDataTooBig):
+        # raised while DRF reads the body; Django alone would answer a bare 400 page
+        return Response(
+            {"code": "request_too_large", "detail": "The request body is larger than "
+             "DATA_UPLOAD_MAX_MEMORY_SIZE allows."},
+            status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
         )
     response = drf_exception_handler(exc, context)
     if response is not None and isinstance(exc, APIException) and isinstance(response.data, dict):

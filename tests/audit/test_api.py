@@ -296,6 +296,17 @@ def test_a_batch_over_the_limit_gets_413_before_any_validation(pit_boss: APIClie
     assert post(pit_boss, T1, {"expected_version": 0, "events": rounds(3)}).status_code == 201
 
 
+def test_a_body_over_the_upload_limit_gets_413(pit_boss: APIClient, settings: Any) -> None:
+    """A body over DATA_UPLOAD_MAX_MEMORY_SIZE is refused with 413 and a JSON body, not
+    with Django's bare 400 page."""
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    response = post(pit_boss, T1, {"expected_version": 0, "events": rounds(10)})
+
+    assert response.status_code == 413
+    assert response.json()["code"] == "request_too_large"
+    assert Event.objects.count() == 0
+
+
 # --- reading a stream ------------------------------------------------------------------------
 
 def test_a_stream_is_read_from_a_version_page_by_page(pit_boss: APIClient) -> None:
