@@ -9,6 +9,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from .events.examples import EXAMPLES  # noqa: F401 - re-exported for tests
 from .store import NewEvent
 
 T0 = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
@@ -61,3 +62,4 @@ def round_events(round_no: int, *, boxes: int = 3, at: datetime = T0, rng_seed: 
         for box in range(1, boxes + 1)
     ]})
     return ev
+

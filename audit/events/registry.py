@@ -75,7 +75,7 @@ _TYPES = [
 
 REGISTRY: dict[str, EventType] = {t.name: t for t in _TYPES}
 
-_AT = re.compile(r" - at `\$(?P<path>[^`]*)`$")
+_AT = re.compile(r" - at (?P<key>`key` in )?`\$(?P<path>[^`]*)`$")
 _FIELD = re.compile(r"field `(?P<name>[^`]+)`")
 
 
@@ -85,7 +85,7 @@ def _explain(error: msgspec.ValidationError) -> PayloadError:
     at = _AT.search(text)
     if at:
         path += at.group("path")
-        text = text[: at.start()]
+        text = text[: at.start()] + (" (in a key)" if at.group("key") else "")
     named = _FIELD.search(text)
     if named and ("missing required" in text or "unknown field" in text):
         path = f"{path}.{named.group('name')}"

@@ -1,0 +1,127 @@
+"""The catalogue refuses every kind of malformed event, naming the field."""
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from audit.errors import InvalidEvent
+from audit.events import REGISTRY, PayloadError, current_version, upcast, validate_payload
+from audit.models import Event
+from audit.events.examples import EXAMPLES
+from audit.samples import sample_event
+from audit.store import events_append
+
+DESIGN_TYPES = {
+    "table.opened", "table.closed", "dealer.assigned", "inventory.counted", "chips.filled",
+    "chips.credited", "buyin.recorded", "drop.counted", "shoe.shuffled", "shoe.cut",
+    "card.burned", "round.started", "bet.placed", "betting.closed", "card.dealt",
+    "decision.made", "cashout.offered", "cashout.accepted", "card.revealed", "round.settled",
+    "round.voided", "correction.recorded",
+}
+
+
+def test_every_event_type_of_the_design_is_registered():
+    assert DESIGN_TYPES <= set(REGISTRY)
+    assert set(EXAMPLES) == set(REGISTRY)
+
+
+@pytest.mark.parametrize("type_name", sorted(EXAMPLES))
+def test_example_payload_validates_and_round_trips_through_json(type_name):
+    """Each type's example is valid, and its normal form survives JSON unchanged."""
+    version, normal = validate_payload(type_name, None, EXAMPLES[type_name])
+    assert version == current_version(type_name)
+    assert json.loads(json.dumps(normal)) == normal
+    assert validate_payload(type_name, version, json.loads(json.dumps(normal)))[1] == normal
+
+
+@pytest.mark.parametrize("type_name", sorted(EXAMPLES))
+def test_every_missing_field_is_named(type_name):
+    """Dropping any field without a default is refused, naming that field."""
+    schema = REGISTRY[type_name].schemas[current_version(type_name)]
+    fields = schema.__struct_fields__
+    required = fields[: len(fields) - len(schema.__struct_defaults__)]  # defaults come last
+    assert required
+    for name in required:
+        payload = {k: v for k, v in EXAMPLES[type_name].items() if k != name}
+        with pytest.raises(PayloadError) as caught:
+            validate_payload(type_name, None, payload)
+        assert caught.value.field == f"payload.{name}"
+
+
+@pytest.mark.parametrize("type_name", sorted(EXAMPLES))
+def test_unknown_field_is_named(type_name):
+    with pytest.raises(PayloadError) as caught:
+        validate_payload(type_name, None, {**EXAMPLES[type_name], "tip": 5})
+    assert caught.value.field == "payload.tip"
+    assert "unknown field" in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("type_name", "field", "value", "path", "says"),
+    [
+        ("bet.placed", "amount", "2500", "payload.amount", "Expected `int`, got `str`"),
+        ("bet.placed", "amount", 25.0, "payload.amount", "Expected `int`, got `float`"),
+        ("bet.placed", "amount", True, "payload.amount", "Expected `int`, got `bool`"),
+        ("bet.placed", "amount", -1, "payload.amount", ">= 0"),
+        ("bet.placed", "amount", 2**53, "payload.amount", "<= 9007199254740991"),
+        ("bet.placed", "kind", "side", "payload.kind", "Invalid enum value 'side'"),
+        ("bet.placed", "box", 0, "payload.box", ">= 1"),
+        ("card.dealt", "card", "10H", "payload.card", "matching regex"),
+        ("card.dealt", "card", "as", "payload.card", "matching regex"),
+        ("card.dealt", "face", "sideways", "payload.face", "Invalid enum value"),
+        ("table.opened", "currency", "eur", "payload.currency", "matching regex"),
+        ("table.opened", "gaming_day", "29/11/2026", "payload.gaming_day", "matching regex"),
+        ("round.settled", "settlements", [{"bet": "x", "outcome": "win", "net": "1"}],
+         "payload.settlements[0].net", "Expected `int`, got `str`"),
+        ("round.settled", "settlements", [{"bet": "x", "outcome": "win"}],
+         "payload.settlements[0].net", "missing required field"),
+        ("inventory.counted", "chips", [{"denomination": 0, "count": 1}],
+         "payload.chips[0].denomination", ">= 1"),
+        ("table.opened", "rules", {"Decks!": 6}, "payload.rules", "(in a key)"),
+        ("table.opened", "rules", {"decks": 6.5}, "payload.rules", "got `float`"),
+    ],
+)
+def test_wrong_types_and_values_are_refused_naming_the_field(type_name, field, value, path, says):
+    with pytest.raises(PayloadError) as caught:
+        validate_payload(type_name, None, {**EXAMPLES[type_name], field: value})
+    assert caught.value.field.startswith(path), caught.value
+    assert says in caught.value.message
+
+
+def test_unknown_type_and_schema_version_are_refused():
+    with pytest.raises(PayloadError) as caught:
+        validate_payload("card.teleported", None, {})
+    assert caught.value.field == "type"
+    with pytest.raises(PayloadError) as caught:
+        validate_payload("bet.placed", 9, EXAMPLES["bet.placed"])
+    assert caught.value.field == "schema_version" and "known: 1, 2" in caught.value.message
+    with pytest.raises(PayloadError) as caught:
+        validate_payload("bet.placed", None, ["not", "an", "object"])
+    assert caught.value.field == "payload"
+
+
+def test_older_version_is_validated_by_its_own_schema_and_upcast_on_read():
+    v1 = {k: v for k, v in EXAMPLES["bet.placed"].items() if k != "parent"}
+    assert validate_payload("bet.placed", 1, v1) == (1, v1)
+    with pytest.raises(PayloadError):
+        validate_payload("bet.placed", 2, v1)  # v2 requires parent
+    assert upcast("bet.placed", 1, v1) == (2, {**v1, "parent": None})
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("bad", [
+    {"type": "card.teleported"},
+    {"payload": {**EXAMPLES["bet.placed"], "tip": 1}},
+    {"payload": {k: v for k, v in EXAMPLES["bet.placed"].items() if k != "amount"}},
+    {"payload": {**EXAMPLES["bet.placed"], "amount": "25"}},
+    {"schema_version": 7},
+])
+def test_invalid_event_in_a_batch_stores_nothing(bad):
+    good = sample_event("bet.placed", EXAMPLES["bet.placed"])
+    batch = [sample_event("round.started", EXAMPLES["round.started"]), replace(good, **bad)]
+    with pytest.raises(InvalidEvent) as caught:
+        events_append(stream="T1", expected_version=0, events=batch)
+    assert caught.value.index == 1
+    assert Event.objects.count() == 0
