@@ -10,16 +10,22 @@ number into a string or of a string into a number, timestamps with an offset. Th
 *payload* is checked by the event catalogue inside the store, so an ingest file and
 the API refuse the same events with the same messages.
 """
+
 from __future__ import annotations
 
 import re
 import uuid
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import serializers, status
 from rest_framework.parsers import JSONParser
 from rest_framework.permissions import BasePermission, IsAuthenticated
@@ -36,13 +42,12 @@ from .models import Event
 
 # the largest version or position a query may name (a signed 64-bit integer)
 _BIGINT_MAX = 2**63 - 1
-_RFC3339 = re.compile(
-    r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$"
-)
+_RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$")
 STREAM_REGEX = store.STREAM_PATTERN.pattern.removeprefix("^").removesuffix("$")
 
 
 # --- strict input fields ---------------------------------------------------------------------
+
 
 class StrictCharField(serializers.CharField):
     """A string, and only a string (DRF's CharField would turn 5 into "5")."""
@@ -76,7 +81,7 @@ class TimestampField(serializers.DateTimeField):
     """An RFC 3339 timestamp with its UTC offset (``Z`` or ``+hh:mm``). A timestamp
     without one is refused, not read in the server's time zone."""
 
-    default_error_messages = {
+    default_error_messages: ClassVar[dict[str, str]] = {
         "invalid": "Expected an RFC 3339 timestamp with a UTC offset, such as "
         "2026-11-29T21:04:05.123+01:00 or 2026-11-29T20:04:05Z.",
     }
@@ -95,7 +100,7 @@ class PayloadField(serializers.JSONField):
     """Any JSON here; the event catalogue checks it against the type's schema."""
 
 
-class StrictSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class StrictSerializer(serializers.Serializer):
     """Refuses keys it does not declare, naming each one."""
 
     def to_internal_value(self, data: Any) -> Any:
@@ -105,7 +110,11 @@ class StrictSerializer(serializers.Serializer):  # type: ignore[type-arg]
         try:
             value = super().to_internal_value(data)
         except serializers.ValidationError as error:
-            detail = error.detail if isinstance(error.detail, dict) else {"non_field_errors": error.detail}
+            detail = (
+                error.detail
+                if isinstance(error.detail, dict)
+                else {"non_field_errors": error.detail}
+            )
             raise serializers.ValidationError({**unknown, **detail}) from None
         if unknown:
             raise serializers.ValidationError(unknown)
@@ -114,11 +123,16 @@ class StrictSerializer(serializers.Serializer):  # type: ignore[type-arg]
 
 # --- requests --------------------------------------------------------------------------------
 
+
 class NewEventSerializer(StrictSerializer):
     id = StrictUUIDField(help_text="chosen by the sender; sending it again is a safe retry")
-    type = StrictCharField(max_length=64, help_text="an event type of the catalogue, e.g. card.dealt")
+    type = StrictCharField(
+        max_length=64, help_text="an event type of the catalogue, e.g. card.dealt"
+    )
     schema_version = StrictIntegerField(
-        min_value=1, max_value=32767, required=False,
+        min_value=1,
+        max_value=32767,
+        required=False,
         help_text="the payload's schema version; the type's current version if omitted",
     )
     occurred_at = TimestampField(help_text="the table's clock, RFC 3339 with a UTC offset")
@@ -129,63 +143,75 @@ class NewEventSerializer(StrictSerializer):
 
 class AppendRequestSerializer(StrictSerializer):
     expected_version = StrictIntegerField(
-        min_value=0, max_value=_BIGINT_MAX,
+        min_value=0,
+        max_value=_BIGINT_MAX,
         help_text="the stream's current version, which the batch follows (0 for a new stream)",
     )
     events = NewEventSerializer(many=True, allow_empty=False)
 
 
-class StreamQuerySerializer(serializers.Serializer):  # type: ignore[type-arg]
+class StreamQuerySerializer(serializers.Serializer):
     from_version = serializers.IntegerField(
         min_value=1, max_value=_BIGINT_MAX, default=1, help_text="the first version to return"
     )
     limit = serializers.IntegerField(
-        min_value=1, required=False,
+        min_value=1,
+        required=False,
         help_text="events per page; at most EVENT_PAGE_MAX (larger values are capped)",
     )
 
 
-class FeedQuerySerializer(serializers.Serializer):  # type: ignore[type-arg]
+class FeedQuerySerializer(serializers.Serializer):
     after = serializers.IntegerField(
-        min_value=0, max_value=_BIGINT_MAX, default=0,
+        min_value=0,
+        max_value=_BIGINT_MAX,
+        default=0,
         help_text="return events with a greater position (the last_position of the previous page)",
     )
     limit = serializers.IntegerField(
-        min_value=1, required=False,
+        min_value=1,
+        required=False,
         help_text="events per page; at most EVENT_PAGE_MAX (larger values are capped)",
     )
 
 
 # --- responses (documentation only: the views return audit.store.envelope dicts) ------------
 
-class EnvelopeSerializer(serializers.Serializer):  # type: ignore[type-arg]
+
+class EnvelopeSerializer(serializers.Serializer):
     id = serializers.UUIDField()
     stream = serializers.CharField()
     version = serializers.IntegerField(min_value=1)
     position = serializers.IntegerField(min_value=1)
     type = serializers.CharField()
-    schema_version = serializers.IntegerField(help_text="always the type's current version (upcast)")
+    schema_version = serializers.IntegerField(
+        help_text="always the type's current version (upcast)"
+    )
     occurred_at = serializers.DateTimeField()
     recorded_at = serializers.DateTimeField()
     actor = serializers.CharField()
     source = serializers.CharField()
     payload = PayloadField()
-    prev_hash = serializers.CharField(help_text="64 hex digits; 64 zeros for a stream's first event")
+    prev_hash = serializers.CharField(
+        help_text="64 hex digits; 64 zeros for a stream's first event"
+    )
     hash = serializers.CharField(help_text="SHA-256 of the canonical envelope (audit/chain.py)")
 
 
-class AppendResponseSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class AppendResponseSerializer(serializers.Serializer):
     stream = serializers.CharField()
     events = EnvelopeSerializer(many=True)
 
 
-class StreamPageSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class StreamPageSerializer(serializers.Serializer):
     stream = serializers.CharField()
     events = EnvelopeSerializer(many=True)
-    next = serializers.URLField(allow_null=True, help_text="the next page; null at the stream's end")
+    next = serializers.URLField(
+        allow_null=True, help_text="the next page; null at the stream's end"
+    )
 
 
-class FeedPageSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class FeedPageSerializer(serializers.Serializer):
     events = EnvelopeSerializer(many=True)
     last_position = serializers.IntegerField(
         help_text="the last event's position, or `after` if the page is empty: the next `after`"
@@ -195,7 +221,7 @@ class FeedPageSerializer(serializers.Serializer):  # type: ignore[type-arg]
     )
 
 
-class ErrorSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class ErrorSerializer(serializers.Serializer):
     code = serializers.CharField()
     detail = serializers.CharField()
 
@@ -203,7 +229,8 @@ class ErrorSerializer(serializers.Serializer):  # type: ignore[type-arg]
 class InvalidSerializer(ErrorSerializer):
     errors = serializers.DictField(
         child=serializers.ListField(child=serializers.CharField()),
-        help_text='field path -> messages, e.g. {"events[2].payload.amount": ["Expected `int`, got `str`"]}',
+        help_text='field path -> messages, e.g. {"events[2].payload.amount": '
+        '["Expected `int`, got `str`"]}',
     )
 
 
@@ -219,12 +246,16 @@ _AUTH_ERRORS = {
     403: OpenApiResponse(ErrorSerializer, description="not allowed for this account"),
 }
 _STREAM_PARAMETER = OpenApiParameter(
-    "stream", str, OpenApiParameter.PATH, pattern=store.STREAM_PATTERN.pattern,
+    "stream",
+    str,
+    OpenApiParameter.PATH,
+    pattern=store.STREAM_PATTERN.pattern,
     description="the table's code",
 )
 
 
 # --- permissions -----------------------------------------------------------------------------
+
 
 class MayAppend(BasePermission):
     """A device account appends only to its own table's stream; a person needs
@@ -255,8 +286,7 @@ class MayReadStream(BasePermission):
         device = device_of(request.user)
         if device is not None:
             self.message = (
-                f"This device account records table {device.stream!r}; "
-                f"it may not read {stream!r}."
+                f"This device account records table {device.stream!r}; it may not read {stream!r}."
             )
             return device.stream == stream
         return bool(request.user.has_perm("audit.view_event"))
@@ -279,12 +309,13 @@ class MayReadFeed(BasePermission):
 
 # --- views -----------------------------------------------------------------------------------
 
+
 def _page_limit(requested: int | None) -> int:
     cap: int = settings.EVENT_PAGE_MAX
     return cap if requested is None else min(requested, cap)
 
 
-def _query(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:  # type: ignore[type-arg]
+def _query(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
     query = serializer_class(data=request.query_params)
     query.is_valid(raise_exception=True)
     return dict(query.validated_data)
@@ -302,7 +333,7 @@ def _envelopes(rows: list[Event]) -> list[dict[str, Any]]:
 
 
 class StreamEventsView(APIView):
-    parser_classes = [JSONParser]
+    parser_classes = (JSONParser,)
 
     def get_permissions(self) -> list[BasePermission]:
         may = MayAppend() if self.request.method == "POST" else MayReadStream()
@@ -321,13 +352,18 @@ class StreamEventsView(APIView):
         parameters=[_STREAM_PARAMETER],
         request=AppendRequestSerializer,
         responses={
-            201: OpenApiResponse(AppendResponseSerializer, description="stored (or already stored: a retry)"),
-            400: OpenApiResponse(InvalidSerializer, description="an invalid request or event; nothing stored"),
+            201: OpenApiResponse(
+                AppendResponseSerializer, description="stored (or already stored: a retry)"
+            ),
+            400: OpenApiResponse(
+                InvalidSerializer, description="an invalid request or event; nothing stored"
+            ),
             **_AUTH_ERRORS,
             409: OpenApiResponse(ConflictSerializer, description="version_conflict or id_conflict"),
             413: OpenApiResponse(
                 ErrorSerializer,
-                description="more than EVENT_BATCH_MAX events, or a body over DATA_UPLOAD_MAX_MEMORY_SIZE",
+                description="more than EVENT_BATCH_MAX events, "
+                "or a body over DATA_UPLOAD_MAX_MEMORY_SIZE",
             ),
         },
     )
@@ -343,7 +379,9 @@ class StreamEventsView(APIView):
             expected_version=body.validated_data["expected_version"],
             events=[store.NewEvent(**event) for event in body.validated_data["events"]],
         )
-        return Response({"stream": stream, "events": _envelopes(stored)}, status=status.HTTP_201_CREATED)
+        return Response(
+            {"stream": stream, "events": _envelopes(stored)}, status=status.HTTP_201_CREATED
+        )
 
     @extend_schema(
         operation_id="stream_events_read",
@@ -359,17 +397,20 @@ class StreamEventsView(APIView):
     def get(self, request: Request, stream: str) -> Response:
         query = _query(StreamQuerySerializer, request)
         limit = _page_limit(query.get("limit"))
-        rows = list(store.stream_events(stream, from_version=query["from_version"], limit=limit + 1))
+        rows = list(
+            store.stream_events(stream, from_version=query["from_version"], limit=limit + 1)
+        )
         page = rows[:limit]
         next_link = (
             _next_link(request, from_version=page[-1].version + 1, limit=limit)
-            if len(rows) > limit else None
+            if len(rows) > limit
+            else None
         )
         return Response({"stream": stream, "events": _envelopes(page), "next": next_link})
 
 
 class FeedView(APIView):
-    permission_classes = [IsAuthenticated, MayReadFeed]
+    permission_classes = (IsAuthenticated, MayReadFeed)
 
     @extend_schema(
         operation_id="events_feed",
@@ -393,5 +434,9 @@ class FeedView(APIView):
         rows = store.feed_after(query["after"], limit=limit + 1)
         page = rows[:limit]
         last_position = page[-1].position if page else query["after"]
-        next_link = _next_link(request, after=last_position, limit=limit) if len(rows) > limit else None
-        return Response({"events": _envelopes(page), "last_position": last_position, "next": next_link})
+        next_link = (
+            _next_link(request, after=last_position, limit=limit) if len(rows) > limit else None
+        )
+        return Response(
+            {"events": _envelopes(page), "last_position": last_position, "next": next_link}
+        )

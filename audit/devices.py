@@ -1,6 +1,7 @@
 """Device accounts: the users that table devices (shoe readers, dealer terminals)
 authenticate as. A device may append to, and read, its own table's stream only; the
 API's permission classes (audit.api) enforce that."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -10,6 +10,7 @@ Paths use dots for members and ``[i]`` for list items (0-based), the same notati
 :class:`audit.errors.InvalidEvent`, so a client handles a malformed envelope (found by a
 serializer) and an invalid payload (found by the store) alike.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -63,8 +64,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, RequestDataTooBig):
         # raised while DRF reads the body; Django alone would answer a bare 400 page
         return Response(
-            {"code": "request_too_large", "detail": "The request body is larger than "
-             "DATA_UPLOAD_MAX_MEMORY_SIZE allows."},
+            {
+                "code": "request_too_large",
+                "detail": "The request body is larger than DATA_UPLOAD_MAX_MEMORY_SIZE allows.",
+            },
             status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
         )
     response = drf_exception_handler(exc, context)

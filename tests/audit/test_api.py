@@ -1,4 +1,5 @@
 """The event store's REST API: append, stream read, global feed, auth and roles, schema."""
+
 from __future__ import annotations
 
 import io
@@ -29,7 +30,10 @@ FEED = "/api/events"
 
 # --- helpers ---------------------------------------------------------------------------------
 
-def event(type_: str = "round.started", payload: dict[str, Any] | None = None, **envelope: Any) -> dict[str, Any]:
+
+def event(
+    type_: str = "round.started", payload: dict[str, Any] | None = None, **envelope: Any
+) -> dict[str, Any]:
     """One event as a client sends it (JSON-ready)."""
     body: dict[str, Any] = {
         "id": str(uuid.uuid4()),
@@ -44,10 +48,20 @@ def event(type_: str = "round.started", payload: dict[str, Any] | None = None, *
 
 
 def bet(amount: Any = 500, **extra: Any) -> dict[str, Any]:
-    return event("bet.placed", {
-        "round": 1, "bet": "b1", "box": 1, "hand": 0, "player": None, "amount": amount,
-        "kind": "main", "parent": None, **extra,
-    })
+    return event(
+        "bet.placed",
+        {
+            "round": 1,
+            "bet": "b1",
+            "box": 1,
+            "hand": 0,
+            "player": None,
+            "amount": amount,
+            "kind": "main",
+            "parent": None,
+            **extra,
+        },
+    )
 
 
 def rounds(count: int, first: int = 1) -> list[dict[str, Any]]:
@@ -84,6 +98,7 @@ def device_t1() -> APIClient:
 
 # --- append: 201 -----------------------------------------------------------------------------
 
+
 def test_append_stores_the_batch_and_returns_its_envelopes_with_201(device_t1: APIClient) -> None:
     """The response holds the stored envelopes: versions after the expected one, the
     hash chain, UTC timestamps, the schema's current version when none was given."""
@@ -109,12 +124,17 @@ def test_a_person_with_append_permission_appends_to_any_table(pit_boss: APIClien
     assert post(pit_boss, T2, {"expected_version": 0, "events": rounds(1)}).status_code == 201
 
 
-def test_a_retry_returns_the_stored_events_with_201_and_stores_nothing(device_t1: APIClient) -> None:
+def test_a_retry_returns_the_stored_events_with_201_and_stores_nothing(
+    device_t1: APIClient,
+) -> None:
     """Sending a stored batch again answers exactly as the first time (201), even after the
     stream has moved on, and writes nothing."""
     batch = {"expected_version": 0, "events": rounds(2)}
     first = post(device_t1, T1, batch)
-    assert post(device_t1, T1, {"expected_version": 2, "events": rounds(1, first=3)}).status_code == 201
+    assert (
+        post(device_t1, T1, {"expected_version": 2, "events": rounds(1, first=3)}).status_code
+        == 201
+    )
 
     retry = post(device_t1, T1, batch)
 
@@ -126,38 +146,59 @@ def test_a_retry_returns_the_stored_events_with_201_and_stores_nothing(device_t1
 # --- append: 400 -----------------------------------------------------------------------------
 
 INVALID = {
-    "bad uuid": (
-        lambda: [event(), event(id="not-a-uuid")], "events[1].id", "valid UUID"),
-    "uuid as a number": (
-        lambda: [event(id=12345)], "events[0].id", "valid UUID"),
+    "bad uuid": (lambda: [event(), event(id="not-a-uuid")], "events[1].id", "valid UUID"),
+    "uuid as a number": (lambda: [event(id=12345)], "events[0].id", "valid UUID"),
     "naive timestamp": (
-        lambda: [event(occurred_at="2026-11-29T21:04:05")], "events[0].occurred_at", "UTC offset"),
+        lambda: [event(occurred_at="2026-11-29T21:04:05")],
+        "events[0].occurred_at",
+        "UTC offset",
+    ),
     "timestamp not a string": (
-        lambda: [event(occurred_at=1764446645)], "events[0].occurred_at", "UTC offset"),
-    "unknown type": (
-        lambda: [event("card.teleported")], "events[0].type", "unknown event type"),
+        lambda: [event(occurred_at=1764446645)],
+        "events[0].occurred_at",
+        "UTC offset",
+    ),
+    "unknown type": (lambda: [event("card.teleported")], "events[0].type", "unknown event type"),
     "unknown payload field": (
         lambda: [event(payload={"round": 1, "shoe": "S1", "colour": "red"})],
-        "events[0].payload.colour", "unknown field"),
+        "events[0].payload.colour",
+        "unknown field",
+    ),
     "wrong payload type": (
-        lambda: [event(), event(), bet(amount="500")], "events[2].payload.amount",
-        "Expected `int`, got `str`"),
+        lambda: [event(), event(), bet(amount="500")],
+        "events[2].payload.amount",
+        "Expected `int`, got `str`",
+    ),
     "missing payload field": (
-        lambda: [event(payload={"round": 1})], "events[0].payload.shoe", "missing required"),
+        lambda: [event(payload={"round": 1})],
+        "events[0].payload.shoe",
+        "missing required",
+    ),
     "payload not an object": (
-        lambda: [event(payload=[1, 2])], "events[0].payload", "expected an object"),
+        lambda: [event(payload=[1, 2])],
+        "events[0].payload",
+        "expected an object",
+    ),
     "unknown schema version": (
-        lambda: [event(schema_version=9)], "events[0].schema_version", "no schema version 9"),
-    "unknown envelope key": (
-        lambda: [event(colour="red")], "events[0].colour", "Unknown field"),
+        lambda: [event(schema_version=9)],
+        "events[0].schema_version",
+        "no schema version 9",
+    ),
+    "unknown envelope key": (lambda: [event(colour="red")], "events[0].colour", "Unknown field"),
     "missing envelope field": (
-        lambda: [{k: v for k, v in event().items() if k != "actor"}], "events[0].actor", "required"),
-    "actor not a string": (
-        lambda: [event(actor=7)], "events[0].actor", "valid string"),
+        lambda: [{k: v for k, v in event().items() if k != "actor"}],
+        "events[0].actor",
+        "required",
+    ),
+    "actor not a string": (lambda: [event(actor=7)], "events[0].actor", "valid string"),
     "same id twice": (
-        lambda: [event(id="6a2f41a6-0000-4000-8000-000000000001"),
-                 event(id="6a2f41a6-0000-4000-8000-000000000001")],
-        "events[1].id", "appears twice"),
+        lambda: [
+            event(id="6a2f41a6-0000-4000-8000-000000000001"),
+            event(id="6a2f41a6-0000-4000-8000-000000000001"),
+        ],
+        "events[1].id",
+        "appears twice",
+    ),
 }
 
 
@@ -188,8 +229,15 @@ def test_an_invalid_event_is_refused_with_400_naming_the_field_and_nothing_is_st
         ({"expected_version": 0, "events": rounds(1), "stream": "T9"}, "stream"),
         ([1, 2, 3], "non_field_errors"),
     ],
-    ids=["version as string", "negative version", "no version", "empty batch", "events not a list",
-         "unknown body key", "body not an object"],
+    ids=[
+        "version as string",
+        "negative version",
+        "no version",
+        "empty batch",
+        "events not a list",
+        "unknown body key",
+        "body not an object",
+    ],
 )
 def test_an_invalid_request_body_is_refused_with_400_naming_the_field(
     pit_boss: APIClient, body: Any, field: str
@@ -209,6 +257,7 @@ def test_malformed_json_is_refused_with_400(pit_boss: APIClient) -> None:
 
 
 # --- append: 401, 403 ------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(("method", "url"), [("post", T1), ("get", T1), ("get", FEED)])
 def test_anonymous_requests_get_401_with_a_token_challenge(method: str, url: str) -> None:
@@ -239,7 +288,9 @@ def test_a_device_may_not_append_to_another_table(device_t1: APIClient) -> None:
 def test_a_device_is_bound_to_its_table_even_with_permissions() -> None:
     """The device rule wins over any permission given to the device's user by mistake."""
     device = device_ensure(stream="T1")
-    device.account.user.user_permissions.add(*Permission.objects.filter(content_type__app_label="audit"))
+    device.account.user.user_permissions.add(
+        *Permission.objects.filter(content_type__app_label="audit")
+    )
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {device.token}")
     assert post(client, T2, {"expected_version": 0, "events": rounds(1)}).status_code == 403
@@ -258,6 +309,7 @@ def test_a_person_without_the_append_permission_gets_403() -> None:
 
 
 # --- append: 409, 413 ------------------------------------------------------------------------
+
 
 def test_a_stale_expected_version_gets_409_with_the_current_version(device_t1: APIClient) -> None:
     """Optimistic concurrency: the second writer learns where the stream is."""
@@ -285,10 +337,14 @@ def test_the_same_id_with_other_content_gets_409(device_t1: APIClient) -> None:
     assert Event.objects.count() == 1
 
 
-def test_a_batch_over_the_limit_gets_413_before_any_validation(pit_boss: APIClient, settings: Any) -> None:
+def test_a_batch_over_the_limit_gets_413_before_any_validation(
+    pit_boss: APIClient, settings: Any
+) -> None:
     """The count is checked first: a huge batch is not validated event by event."""
     settings.EVENT_BATCH_MAX = 3
-    response = post(pit_boss, T1, {"expected_version": 0, "events": [{"junk": i} for i in range(4)]})
+    response = post(
+        pit_boss, T1, {"expected_version": 0, "events": [{"junk": i} for i in range(4)]}
+    )
 
     assert response.status_code == 413
     assert response.json()["code"] == "batch_too_large"
@@ -308,6 +364,7 @@ def test_a_body_over_the_upload_limit_gets_413(pit_boss: APIClient, settings: An
 
 
 # --- reading a stream ------------------------------------------------------------------------
+
 
 def test_a_stream_is_read_from_a_version_page_by_page(pit_boss: APIClient) -> None:
     """Version order; `next` leads to the following page and is null on the last one."""
@@ -353,8 +410,12 @@ def test_reading_needs_the_view_permission() -> None:
     assert client.get(FEED).status_code == 403
 
 
-@pytest.mark.parametrize("query", [{"limit": 0}, {"limit": "ten"}, {"from_version": 0}, {"from_version": 2**64}])
-def test_bad_stream_query_parameters_get_400_naming_them(pit_boss: APIClient, query: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    "query", [{"limit": 0}, {"limit": "ten"}, {"from_version": 0}, {"from_version": 2**64}]
+)
+def test_bad_stream_query_parameters_get_400_naming_them(
+    pit_boss: APIClient, query: dict[str, Any]
+) -> None:
     """Query parameters are checked too, and a huge number never reaches the database."""
     response = pit_boss.get(T1, query)
     assert response.status_code == 400
@@ -368,6 +429,7 @@ def test_an_invalid_table_code_is_not_found(pit_boss: APIClient) -> None:
 
 # --- the global feed -------------------------------------------------------------------------
 
+
 def test_the_feed_follows_positions_across_streams_page_by_page(pit_boss: APIClient) -> None:
     """Position order across tables; each page's last_position is the next `after`."""
     start = store.feed_after(0, limit=10**6)
@@ -377,7 +439,11 @@ def test_the_feed_follows_positions_across_streams_page_by_page(pit_boss: APICli
     post(pit_boss, T1, {"expected_version": 2, "events": rounds(1, first=3)})
 
     page = pit_boss.get(FEED, {"after": after, "limit": 3}).json()
-    assert [(e["stream"], e["version"]) for e in page["events"]] == [("T1", 1), ("T1", 2), ("T2", 1)]
+    assert [(e["stream"], e["version"]) for e in page["events"]] == [
+        ("T1", 1),
+        ("T1", 2),
+        ("T2", 1),
+    ]
     assert page["last_position"] == page["events"][-1]["position"]
     assert f"after={page['last_position']}" in page["next"]
 
@@ -408,6 +474,7 @@ def test_a_device_may_not_read_the_feed(device_t1: APIClient) -> None:
 
 # --- create_device ---------------------------------------------------------------------------
 
+
 def _create_device(*args: str) -> str:
     out = io.StringIO()
     call_command("create_device", *args, stdout=out, stderr=io.StringIO())
@@ -423,7 +490,12 @@ def test_create_device_prints_a_token_that_appends_to_its_table() -> None:
     assert not account.user.has_usable_password()
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
-    assert post(client, "/api/streams/T7/events", {"expected_version": 0, "events": rounds(1)}).status_code == 201
+    assert (
+        post(
+            client, "/api/streams/T7/events", {"expected_version": 0, "events": rounds(1)}
+        ).status_code
+        == 201
+    )
 
 
 def test_create_device_is_idempotent() -> None:
@@ -446,6 +518,7 @@ def test_create_device_refuses_a_clash() -> None:
 
 
 # --- OpenAPI ---------------------------------------------------------------------------------
+
 
 def test_the_schema_is_valid_openapi_with_the_event_paths() -> None:
     """/api/schema/ serves a valid OpenAPI 3 document describing the three operations."""

@@ -1,6 +1,7 @@
 """``python manage.py create_device TABLE_CODE [--username NAME]``: create a table
 device's account and print its API token (only the token, on stdout, so a script can
 capture it). Idempotent: for an existing device it prints the same token."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -15,7 +16,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("table_code", help="the table's code, i.e. its stream")
-        parser.add_argument("--username", help="the device's user name (default: device-TABLE_CODE)")
+        parser.add_argument(
+            "--username", help="the device's user name (default: device-TABLE_CODE)"
+        )
 
     def handle(self, *args: Any, table_code: str, username: str | None, **options: Any) -> None:
         try:
