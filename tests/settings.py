@@ -5,7 +5,7 @@ Only flush is changed: a raw UPDATE, DELETE or TRUNCATE in a test still hits the
 triggers, which is what tests/audit/test_immutability.py proves.
 """
 from casino.settings import *  # noqa: F403
-from casino.settings import DATABASES
+from casino.settings import BASE_DIR, DATABASES
 
 _TEST_BACKENDS = {
     "django.db.backends.sqlite3": "tests.backends.sqlite",
@@ -13,8 +13,10 @@ _TEST_BACKENDS = {
 }
 DATABASES["default"]["ENGINE"] = _TEST_BACKENDS[DATABASES["default"]["ENGINE"]]
 DATABASES["default"]["CONN_MAX_AGE"] = 0
+if DATABASES["default"]["ENGINE"] == "tests.backends.sqlite":
+    # a file, not memory, so that a real Celery worker (another process) sees the test data
+    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "var" / "test.sqlite3")}
 DATABASES["default"].pop("CONN_HEALTH_CHECKS", None)
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CELERY_TASK_ALWAYS_EAGER = True
-CELERY_BROKER_URL = ""

@@ -1,0 +1,69 @@
+"""The Celery wiring with a real broker (Redis) and a real worker process."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from audit.samples import round_events
+from audit.store import events_append
+from audit.tasks import verify_chains_task
+from casino.celery import app
+
+from ..audit.tampering import tamper
+
+ROOT = Path(__file__).resolve().parents[2]
+BROKER = os.environ.get("CELERY_TEST_BROKER", "redis://127.0.0.1:6379/15")
+
+
+def _database_url() -> str:
+    db = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{db['NAME']}"
+    host = db.get("HOST") or "127.0.0.1"
+    auth = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
+    return f"postgresql://{auth}@{host}:{db.get('PORT') or 5432}/{db['NAME']}"
+
+
+@pytest.fixture
+def worker():
+    queue = f"test-{uuid.uuid4().hex[:8]}"
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "casino.settings", "DATABASE_URL": _database_url(),
+           "CELERY_BROKER_URL": BROKER, "CELERY_RESULT_BACKEND": BROKER}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "casino", "worker", "--pool=solo", "-Q", queue,
+         "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "WARNING"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    saved = {k: app.conf[k] for k in ("task_always_eager", "broker_url", "result_backend")}
+    app.conf.update(task_always_eager=False, broker_url=BROKER, result_backend=BROKER)
+    try:
+        yield queue
+    finally:
+        app.conf.update(saved)
+        process.terminate()
+        try:
+            output, _ = process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            output, _ = process.communicate()
+        if process.returncode not in (0, -15):
+            print(output)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_verify_task_on_a_real_worker_gives_what_eager_mode_gives(worker):
+    """A verify run by a worker process through the broker finds the same problem as the
+    same task run eagerly in this process."""
+    for stream in ("T1", "T2"):
+        events_append(stream=stream, expected_version=0, events=round_events(1))
+    tamper("DELETE FROM audit_event WHERE stream = 'T2' AND version = 7")
+    eager = verify_chains_task.apply().get()
+    remote = verify_chains_task.apply_async(queue=worker).get(timeout=90)
+    assert remote == eager
+    assert remote["events"] == 49 and len(remote["problems"]) == 1

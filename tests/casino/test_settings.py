@@ -1,0 +1,63 @@
+"""Settings come from the environment, with development defaults and production guards."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import pytest
+
+from casino.gaming_day import gaming_day
+
+ROOT = Path(__file__).resolve().parents[2]
+_PRINT = "from django.conf import settings as s; print(s.DEBUG, s.DATABASES['default']['ENGINE'], s.CELERY_TASK_ALWAYS_EAGER, s.GAMING_DAY_CUTOFF_HOUR, s.TIME_ZONE, s.ALLOWED_HOSTS)"
+
+
+def _settings(**env: str) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items()
+             if k not in {"DATABASE_URL", "DEBUG", "SECRET_KEY", "CELERY_BROKER_URL", "ALLOWED_HOSTS",
+                          "TIME_ZONE", "GAMING_DAY_CUTOFF_HOUR"}}
+    code = f"import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'casino.settings'; django.setup(); {_PRINT}"
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**clean, **env},
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_defaults_are_sqlite_eager_debug():
+    run = _settings()
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split()[:5] == ["True", "django.db.backends.sqlite3", "True", "6", "Europe/Rome"]
+
+
+def test_environment_overrides():
+    run = _settings(DATABASE_URL="postgresql://u@db:5432/casino", CELERY_BROKER_URL="redis://r:6379/0",
+                    GAMING_DAY_CUTOFF_HOUR="4", TIME_ZONE="Europe/Prague", ALLOWED_HOSTS="a.example,b.example",
+                    DEBUG="false", SECRET_KEY="x" * 50)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split()[:5] == ["False", "django.db.backends.postgresql", "False", "4", "Europe/Prague"]
+    assert "a.example" in run.stdout and "b.example" in run.stdout
+
+
+def test_production_refuses_the_development_secret():
+    run = _settings(DEBUG="false")
+    assert run.returncode != 0
+    assert "SECRET_KEY is the development default" in run.stderr
+
+
+@pytest.mark.parametrize(("name", "value", "says"), [
+    ("GAMING_DAY_CUTOFF_HOUR", "25", "GAMING_DAY_CUTOFF_HOUR=25: expected 0..23"),
+    ("GAMING_DAY_CUTOFF_HOUR", "six", "expected a whole number"),
+    ("DEBUG", "maybe", "DEBUG='maybe'"),
+])
+def test_bad_values_are_refused_naming_the_variable(name, value, says):
+    run = _settings(**{name: value})
+    assert run.returncode != 0 and says in run.stderr
+
+
+def test_gaming_day_cut_off():
+    """Before the cut-off hour, local time belongs to the previous day's gaming day."""
+    assert gaming_day(datetime(2026, 11, 29, 4, 0, tzinfo=UTC), cutoff_hour=6, tz="Europe/Rome") == date(2026, 11, 28)
+    assert gaming_day(datetime(2026, 11, 29, 5, 0, tzinfo=UTC), cutoff_hour=6, tz="Europe/Rome") == date(2026, 11, 29)
+    with pytest.raises(ValueError):
+        gaming_day(datetime(2026, 11, 29, 5, 0), cutoff_hour=6, tz="Europe/Rome")
