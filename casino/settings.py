@@ -11,7 +11,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from .env import env_bool, env_int, env_list, env_str
+from .env import env_bool, env_int, env_json, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    "casino",
     "audit",
     "tables",
     "ledger",
@@ -129,7 +130,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 32 * 1024 * 1024
 
 # Celery: with no broker configured, tasks run eagerly in-process.
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "")
-CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", "")
+CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", "") or None
+# JSON, e.g. {"data_folder_in": ...} for kombu's filesystem transport; {} for Redis/AMQP
+CELERY_BROKER_TRANSPORT_OPTIONS = env_json("CELERY_BROKER_TRANSPORT_OPTIONS", {})
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TIMEZONE = TIME_ZONE

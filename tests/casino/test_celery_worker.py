@@ -1,6 +1,7 @@
 """The Celery wiring with a real broker (Redis) and a real worker process."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -18,7 +19,27 @@ from casino.celery import app
 from ..audit.tampering import tamper
 
 ROOT = Path(__file__).resolve().parents[2]
-BROKER = os.environ.get("CELERY_TEST_BROKER", "redis://127.0.0.1:6379/15")
+REDIS = "redis://127.0.0.1:6379/15"
+
+
+def _broker(tmp_path: Path) -> tuple[str, str, dict]:
+    """CELERY_TEST_BROKER if set (CI sets Redis); else Redis if it answers; else kombu's
+    filesystem transport, so a laptop without Redis still runs a real worker process."""
+    wanted = os.environ.get("CELERY_TEST_BROKER")
+    if wanted is None:
+        import redis
+
+        try:
+            redis.Redis.from_url(REDIS, socket_connect_timeout=1).ping()
+            wanted = REDIS
+        except redis.RedisError:
+            wanted = "filesystem://"
+    if wanted != "filesystem://":
+        return wanted, wanted, {}
+    folder = tmp_path / "broker"
+    folder.mkdir()
+    options = {"data_folder_in": str(folder), "data_folder_out": str(folder)}
+    return wanted, f"file://{tmp_path}", options
 
 
 def _database_url() -> str:
@@ -31,17 +52,21 @@ def _database_url() -> str:
 
 
 @pytest.fixture
-def worker():
+def worker(tmp_path):
     queue = f"test-{uuid.uuid4().hex[:8]}"
+    broker, backend, transport = _broker(tmp_path)
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "casino.settings", "DATABASE_URL": _database_url(),
-           "CELERY_BROKER_URL": BROKER, "CELERY_RESULT_BACKEND": BROKER}
+           "CELERY_BROKER_URL": broker, "CELERY_RESULT_BACKEND": backend,
+           "CELERY_BROKER_TRANSPORT_OPTIONS": json.dumps(transport)}
     process = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "casino", "worker", "--pool=solo", "-Q", queue,
          "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "WARNING"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
-    saved = {k: app.conf[k] for k in ("task_always_eager", "broker_url", "result_backend")}
-    app.conf.update(task_always_eager=False, broker_url=BROKER, result_backend=BROKER)
+    keys = ("task_always_eager", "broker_url", "result_backend", "broker_transport_options")
+    saved = {k: app.conf[k] for k in keys}
+    app.conf.update(task_always_eager=False, broker_url=broker, result_backend=backend,
+                    broker_transport_options=transport)
     try:
         yield queue
     finally:
