@@ -1,0 +1,552 @@
+"""Replay: a fold over one table's events.
+
+``replay(events)`` reads the events of a stream in order, one pure handler per event
+type (the dict ``HANDLERS``), and returns a :class:`ReplayResult`: every round with its
+bets, the settlements the rules give and the ones the record holds, and the findings.
+The same handlers serve a live projection (``Replay.apply`` one event at a time), the
+offline command and the audit. Events are plain dicts in the store's envelope format;
+the hot path reads them as they are (payloads are validated by the store on the way in,
+and by :mod:`.jsonl` when a file is read).
+
+Checks, in the order an event meets them: envelope (duplicate id, stream version gaps),
+corrections that strike an event, the shoe (next card of the recorded order, or a card
+the shoe can still hold; burns after a shuffle; the cut card; reshuffles), the round
+(deal order of the hole-card policy, legality of each decision and stake, the dealer's
+play) and finally, after the last event so that corrections count, each settlement.
+
+Two conventions keep one error from cascading into many: where the shoe's order is
+recorded, a card that differs from it is reported and the shoe's card is played on; an
+illegal decision is reported and has no effect on the play. A card dealt to the hand
+whose turn it is means "hit", a card dealt past it means the hands before it stood.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from audit.events import REGISTRY, upcast
+
+from .findings import Finding, Illegal
+from .presets import PRESETS
+from .rules import RuleSet
+from .shoes import ShoeTrack, commitment, cut
+from .table_round import DEALER_SPOT, DONE, INSURANCE, PLAY, Round, Settlement
+
+Event = Mapping[str, Any]
+_CURRENT = {name: kind.version for name, kind in REGISTRY.items()}
+
+
+@dataclass(slots=True)
+class RoundResult:
+    """One round as replayed: its bets (id -> (box, hand, kind, amount)), what the rules
+    give (``expected``) and what the record says (``recorded``, corrections applied)."""
+
+    number: int
+    shoe: str
+    bets: dict[str, tuple[int, int, str, int]] = field(default_factory=dict)
+    expected: dict[str, Settlement] = field(default_factory=dict)
+    recorded: dict[str, tuple[str, int]] | None = None
+    voided: bool = False
+    settled: bool = False
+    cards: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayResult:
+    stream: str | None
+    rules: str | None
+    rounds: tuple[RoundResult, ...]
+    findings: tuple[Finding, ...]
+    events: int
+
+    @property
+    def clean(self) -> bool:
+        return not self.findings
+
+
+class Replay:
+    """The fold's accumulator for one stream; ``apply`` is the fold step."""
+
+    def __init__(self, rules: RuleSet | None = None, *, struck: Iterable[str] = ()) -> None:
+        self.rules = rules
+        self.min_bet: int | None = None
+        self.max_bet: int | None = None
+        self.stream: str | None = None
+        self.shoe: ShoeTrack | None = None
+        self.round: Round | None = None
+        self.result: RoundResult | None = None
+        self.rounds: dict[int, RoundResult] = {}
+        self.findings: list[Finding] = []
+        self.seen: set[str] = set()
+        self.version = 0
+        self.count = 0
+        self.carried: dict[str, tuple[int, int]] = {}
+        self.pending: dict[str, tuple[int, int]] = {}
+        self.reshuffle: str | None = None
+        self.struck = set(struck)
+        self.corrections: list[tuple[int | None, list[dict[str, Any]], str | None]] = []
+        self.event_id: str | None = None
+
+    # --- helpers ----------------------------------------------------------------------------
+
+    def find(self, kind: str, message: str, **where: Any) -> None:
+        self.findings.append(Finding(kind=kind, message=message, event=self.event_id, **where))
+
+    def illegal(self, error: Illegal, round: int | None = None) -> None:
+        number = round if round is not None else (self.round.number if self.round is not None else None)
+        self.findings.append(error.finding(number, self.event_id))
+
+    def open_round(self, payload: Mapping[str, Any], what: str) -> Round | None:
+        current = self.round
+        number = payload["round"]
+        if current is None or current.number != number:
+            self.find("unexpected_event", f"A {what} names round {number}, which is not the round in play.", round=number)
+            return None
+        return current
+
+    # --- the fold step -----------------------------------------------------------------------
+
+    def apply(self, event: Event) -> None:
+        self.count += 1
+        event_id = event.get("id")
+        self.event_id = event_id
+        if event_id is not None:
+            if event_id in self.seen:
+                self.find("duplicate_event", f"Event {event_id} appears twice in the record.")
+                return
+            self.seen.add(event_id)
+            if event_id in self.struck:
+                return
+        version = event.get("version")
+        if version is not None:
+            if version <= self.version:
+                self.find("duplicate_event", f"Version {version} of the stream appears twice.", expected=str(self.version + 1), recorded=str(version))
+                return
+            if version != self.version + 1:
+                self.find("missing_event", f"Versions {self.version + 1} to {version - 1} of the stream are missing.", expected=str(self.version + 1), recorded=str(version))
+            self.version = version
+        kind = event["type"]
+        handler = HANDLERS.get(kind)
+        if handler is None:
+            return
+        payload = event["payload"]
+        schema = event.get("schema_version")
+        if schema is not None and schema != _CURRENT[kind]:
+            payload = upcast(kind, schema, dict(payload))[1]
+        if self.rules is None and kind not in _NO_RULES_NEEDED:
+            self.find("missing_event", "No table.opened names the rule set, so the round cannot be checked.")
+            self.rules = PRESETS["hoyle"]
+        handler(self, payload)
+
+    def result_(self) -> ReplayResult:
+        self._close_open_round()
+        self._apply_corrections()
+        for result in self.rounds.values():
+            self._compare(result)
+        return ReplayResult(
+            stream=self.stream,
+            rules=self.rules.name if self.rules is not None else None,
+            rounds=tuple(self.rounds.values()),
+            findings=tuple(self.findings),
+            events=self.count,
+        )
+
+    # --- end of the record --------------------------------------------------------------------
+
+    def _close_open_round(self) -> None:
+        if self.round is not None:
+            number = self.round.number
+            self.event_id = None
+            self.find("missing_event", f"Round {number} was never settled or voided.", round=number)
+            self.round = None
+
+    def _apply_corrections(self) -> None:
+        for number, settlements, corrects in self.corrections:
+            if corrects is not None and corrects not in self.seen:
+                self.find("invalid_correction", f"A correction names event {corrects}, which is not in the record.", round=number, recorded=corrects)
+            if not settlements:
+                continue
+            result = self.rounds.get(number) if number is not None else None
+            if result is None:
+                self.find("invalid_correction", f"A correction gives settlements for round {number}, which was not played.", round=number)
+                continue
+            recorded = result.recorded if result.recorded is not None else {}
+            for item in settlements:
+                if item["bet"] not in result.bets:
+                    self.find("invalid_correction", f"A correction settles bet {item['bet']}, which round {number} never took.", round=number, bet=item["bet"])
+                    continue
+                recorded[item["bet"]] = (item["outcome"], item["net"])
+            result.recorded = recorded
+
+    def _compare(self, result: RoundResult) -> None:
+        recorded = result.recorded
+        if recorded is None:
+            return
+        number = result.number
+        for bet_id, expected in result.expected.items():
+            got = recorded.get(bet_id)
+            box, hand, kind, amount = result.bets[bet_id]
+            if got is None:
+                if result.voided:
+                    continue
+                self.findings.append(Finding("missing_settlement", f"Bet {bet_id} on box {box} ({kind}, {amount}) has no settlement in round {number}.", round=number, box=box, hand=hand, bet=bet_id, expected=f"{expected.outcome} {expected.net:+d}"))
+            elif got != (expected.outcome, expected.net):
+                self.findings.append(Finding("wrong_payout", _payout_sentence(bet_id, box, kind, amount, expected, got), round=number, box=box, hand=hand, bet=bet_id, expected=f"{expected.outcome} {expected.net:+d}", recorded=f"{got[0]} {got[1]:+d}"))
+        for bet_id in recorded:
+            if bet_id not in result.expected:
+                self.findings.append(Finding("unknown_bet", f"Round {number} settles bet {bet_id}, which was never placed.", round=number, bet=bet_id))
+
+
+def _payout_sentence(bet: str, box: int, kind: str, amount: int, expected: Settlement, got: tuple[str, int]) -> str:
+    return (
+        f"Bet {bet} ({kind}, {amount} on box {box}) should be {expected.outcome} "
+        f"{expected.net:+d} but was recorded {got[0]} {got[1]:+d}."
+    )
+
+
+# --- handlers: one per event type ---------------------------------------------------------
+
+Handler = Callable[[Replay, Mapping[str, Any]], None]
+
+
+def on_table_opened(state: Replay, p: Mapping[str, Any]) -> None:
+    base = PRESETS.get(p["ruleset"])
+    if base is None:
+        state.find("missing_event", f"Rule set {p['ruleset']!r} is not known to the engine; replay uses hoyle.")
+        base = PRESETS["hoyle"]
+    try:
+        state.rules = base.with_overrides(p.get("rules") or {})
+    except ValueError as error:
+        state.find("missing_event", f"The table's rule overrides are unusable: {error}.")
+        state.rules = base
+    state.min_bet = p["min_bet"]
+    state.max_bet = p["max_bet"]
+    state.stream = p["table"]
+
+
+def on_shoe_shuffled(state: Replay, p: Mapping[str, Any]) -> None:
+    order = p["order"]
+    if order is not None and p["commitment"] is not None and commitment(order) != p["commitment"]:
+        state.find("shoe_procedure", f"Shoe {p['shoe']}'s recorded order does not match its commitment.")
+    if order is not None and sorted(order) != sorted(ShoeTrack(p["shoe"], p["decks"], None).remaining.elements()):  # type: ignore[union-attr]
+        state.find("shoe_procedure", f"Shoe {p['shoe']}'s recorded order is not {p['decks']} whole decks.")
+    if state.round is not None:
+        state.find("missing_event", f"The shoe was reshuffled while round {state.round.number} was still open.", round=state.round.number)
+        state.round = None
+    state.shoe = ShoeTrack(p["shoe"], p["decks"], order)
+    state.reshuffle = None
+
+
+def on_shoe_cut(state: Replay, p: Mapping[str, Any]) -> None:
+    shoe = state.shoe
+    if shoe is None or shoe.id != p["shoe"]:
+        state.find("shoe_procedure", f"Shoe {p['shoe']} was cut but never shuffled.")
+        return
+    if shoe.order is not None:
+        shoe.order = cut(shoe.order, p["position"])
+    shoe.cut_card = p["cut_card"]
+    rules = state.rules
+    if rules is not None and rules.penetration is not None:
+        low, high = rules.penetration
+        behind = shoe.size - p["cut_card"]
+        if not low <= behind <= high:
+            state.find("shoe_procedure", f"The cut card leaves {behind} cards unplayed; this game puts it {low}-{high} from the end.", expected=f"{low}-{high}", recorded=str(behind))
+
+
+def on_card_burned(state: Replay, p: Mapping[str, Any]) -> None:
+    shoe = state.shoe
+    if shoe is None:
+        state.find("shoe_procedure", "A card was burned before any shuffle.")
+        return
+    _, error = shoe.draw(p["card"])
+    if error is not None:
+        state.illegal(error, p["round"])
+    if p["round"] is None:
+        if shoe.rounds:
+            state.find("shoe_procedure", "A card was burned between rounds, not after the shuffle.", recorded=p["card"])
+        shoe.burns += 1
+    elif p["reason"] == "exposed" and state.rules is not None and state.rules.reshuffle_after_exposed:
+        state.reshuffle = "a card was exposed"
+
+
+def on_round_started(state: Replay, p: Mapping[str, Any]) -> None:
+    rules = state.rules
+    assert rules is not None
+    number = p["round"]
+    if state.round is not None:
+        state.find("missing_event", f"Round {state.round.number} was never settled before round {number} started.", round=state.round.number)
+        state.round = None
+    if number in state.rounds:
+        state.find("duplicate_event", f"Round {number} was started twice.", round=number)
+    shoe = state.shoe
+    if shoe is None or shoe.id != p["shoe"]:
+        state.find("shoe_procedure", f"Round {number} deals from shoe {p['shoe']}, which was not shuffled.", round=number)
+        shoe = state.shoe = ShoeTrack(p["shoe"], rules.decks, None)
+        shoe.burns = rules.burn_on_shuffle
+    if shoe.rounds == 0 and shoe.burns != rules.burn_on_shuffle:
+        state.find("shoe_procedure", f"{shoe.burns} cards were burned after the shuffle; this game burns {rules.burn_on_shuffle}.", round=number, expected=str(rules.burn_on_shuffle), recorded=str(shoe.burns))
+    if state.reshuffle is not None:
+        state.find("shoe_procedure", f"Round {number} was dealt without a reshuffle after {state.reshuffle}.", round=number)
+        state.reshuffle = None
+    shoe.rounds += 1
+    state.round = Round(rules, number, p["shoe"], min_bet=state.min_bet, max_bet=state.max_bet)
+    result = state.result = RoundResult(number, p["shoe"])
+    state.rounds[number] = result
+    state.pending = state.carried
+    state.carried = {}
+
+
+def on_bet_placed(state: Replay, p: Mapping[str, Any]) -> None:
+    current = state.open_round(p, "bet")
+    if current is None:
+        return
+    bet_id = p["bet"]
+    kind = p["kind"]
+    parent = p["parent"]
+    box = p["box"]
+    try:
+        if kind == "main" and parent is not None:
+            carried = state.pending.pop(parent, None)
+            if carried is None:
+                raise Illegal("illegal_bet", f"Bet {bet_id} claims to carry bet {parent}, which was not left on the layout.", box=box, bet=bet_id)
+            if carried != (box, p["amount"]):
+                raise Illegal("illegal_bet", f"Bet {bet_id} carries bet {parent} as {p['amount']} on box {box}, but {carried[1]} was left on box {carried[0]}.", box=box, bet=bet_id, expected=f"{carried[1]} on box {carried[0]}", recorded=f"{p['amount']} on box {box}")
+            current.place_bet(bet_id, box, p["hand"], p["player"], p["amount"], kind, None)
+        else:
+            current.place_bet(bet_id, box, p["hand"], p["player"], p["amount"], kind, parent)
+    except Illegal as error:
+        state.illegal(error)
+        if error.kind == "duplicate_event":
+            return
+        # the stake is on the table all the same: settle it by the rules
+        current.place_bet(bet_id, box, p["hand"], p["player"], p["amount"], kind, parent, verify=False)
+    assert state.result is not None
+    state.result.bets[bet_id] = (box, p["hand"], kind, p["amount"])
+
+
+def on_betting_closed(state: Replay, p: Mapping[str, Any]) -> None:
+    current = state.open_round(p, "betting.closed")
+    if current is None:
+        return
+    for bet_id, (box, amount) in state.pending.items():
+        state.find("missing_event", f"The pushed stake of bet {bet_id} ({amount} on box {box}) was not left on the layout for round {current.number}.", round=current.number, box=box, bet=bet_id)
+    state.pending = {}
+    current.close_betting()
+
+
+def on_card_dealt(state: Replay, p: Mapping[str, Any]) -> None:
+    current = state.open_round(p, "card")
+    shoe = state.shoe
+    if current is None or shoe is None:
+        return
+    card, error = shoe.draw(p["card"])
+    if error is not None:
+        state.illegal(error)
+    assert card is not None
+    box = p["box"] or 0
+    hand = p["hand"] or 0
+    if current.phase == INSURANCE:
+        current.close_insurance()
+    target = (box, hand)
+    if current.phase == PLAY and current.next_target() is None:
+        _implied(state, current, target)
+    try:
+        current.verify_deal(box, hand)
+    except Illegal as error:
+        state.illegal(error)
+        return
+    current.deal(card, box, hand, verify=False)
+    assert state.result is not None
+    state.result.cards += 1
+
+
+def _implied(state: Replay, current: Round, target: tuple[int, int]) -> None:
+    """A card reached a hand without a decision said: a hit for the hand whose turn it
+    is, stands for the hands it passed. A card for a hand already played changes nothing
+    here (verify_deal reports it)."""
+    hand = current.current
+    assert hand is not None
+    if target == (hand.box, hand.number):
+        _decide(state, current, hand.box, hand.number, "hit", None)
+        return
+    later = {(h.box, h.number) for h in current.queue[current.turn + 1:]}
+    if target != DEALER_SPOT and target not in later:
+        return
+    while current.phase == PLAY and current.next_target() is None:
+        hand = current.current
+        assert hand is not None
+        if (hand.box, hand.number) == target:
+            break
+        _decide(state, current, hand.box, hand.number, "stand", None)
+
+
+def _decide(state: Replay, current: Round, box: int, hand: int, action: str, bet: str | None) -> bool:
+    try:
+        current.verify_decide(box, hand, action, bet)
+    except Illegal as error:
+        state.illegal(error)
+        if action == "stand" and current.phase == PLAY:
+            current.decide(box, hand, "stand", verify=False)  # the hand got no more cards all the same
+        return False
+    current.decide(box, hand, action, bet, verify=False)
+    return True
+
+
+def on_decision_made(state: Replay, p: Mapping[str, Any]) -> None:
+    current = state.open_round(p, "decision")
+    if current is None:
+        return
+    action = p["action"]
+    if action in ("insurance", "no_insurance", "even_money"):
+        try:
+            current.bet_decision(p["bet"] or "", action)
+        except Illegal as error:
+            state.illegal(error)
+        return
+    if current.phase == INSURANCE:
+        current.close_insurance()
+    _decide(state, current, p["box"], p["hand"], action, p["bet"]) if action != "stand" else _stand(state, current, p)
+
+
+def _stand(state: Replay, current: Round, p: Mapping[str, Any]) -> None:
+    try:
+        current.verify_decide(p["box"], p["hand"], "stand", p["bet"])
+    except Illegal as error:
+        state.illegal(error)
+        return
+    current.decide(p["box"], p["hand"], "stand", p["bet"], verify=False)
+
+
+def on_cashout_offered(state: Replay, p: Mapping[str, Any]) -> None:
+    current = state.open_round(p, "cash-out offer")
+    if current is None:
+        return
+    if current.phase == INSURANCE:
+        current.close_insurance()
+    try:
+        current.offer_cashout(p["bet"], p["amount"])
+    except Illegal as error:
+        state.illegal(error)
+
+
+def on_cashout_accepted(state: Replay, p: Mapping[str, Any]) -> None:
+    current = state.open_round(p, "cash-out")
+    if current is None:
+        return
+    try:
+        current.verify_accept(p["bet"], p["amount"])
+    except Illegal as error:
+        state.illegal(error)
+        if p["bet"] not in current.bets:
+            return
+    current.accept_cashout(p["bet"], p["amount"], verify=False)
+
+
+def on_card_revealed(state: Replay, p: Mapping[str, Any]) -> None:
+    current = state.open_round(p, "reveal")
+    if current is None:
+        return
+    try:
+        current.reveal(p["card"])
+    except Illegal as error:
+        state.illegal(error)
+
+
+def _end_round(state: Replay, current: Round) -> RoundResult:
+    result = state.result
+    assert result is not None
+    result.expected = {s.bet: s for s in current.settle()}
+    state.round = None
+    shoe = state.shoe
+    if shoe is not None and shoe.cut_card_out:
+        state.reshuffle = "the cut card came out"
+    return result
+
+
+def on_round_settled(state: Replay, p: Mapping[str, Any]) -> None:
+    current = state.open_round(p, "settlement")
+    if current is None:
+        if p["round"] in state.rounds and state.rounds[p["round"]].voided:
+            state.rounds[p["round"]].recorded = {s["bet"]: (s["outcome"], s["net"]) for s in p["settlements"]}
+        return
+    for error in current.unfinished():
+        state.illegal(error)
+    current.finish()
+    result = _end_round(state, current)
+    result.settled = True
+    result.recorded = {s["bet"]: (s["outcome"], s["net"]) for s in p["settlements"]}
+    for settlement in result.expected.values():
+        if settlement.outcome == "carried":
+            box, _, _, amount = result.bets[settlement.bet]
+            state.carried[settlement.bet] = (box, amount)
+
+
+def on_round_voided(state: Replay, p: Mapping[str, Any]) -> None:
+    number = p["round"]
+    current = state.round
+    if current is not None and current.number == number:
+        current.voided = True
+        _end_round(state, current).voided = True
+        return
+    result = state.rounds.get(number)
+    if result is None:
+        state.find("unexpected_event", f"Round {number} was voided but never played.", round=number)
+        return
+    # voided after its settlement: every stake goes back, cash-outs stand
+    result.voided = True
+    result.expected = {
+        bet: s if s.outcome == "cashed_out" else Settlement(bet, "push", 0) for bet, s in result.expected.items()
+    }
+    for bet in result.expected:
+        state.carried.pop(bet, None)
+
+
+def on_correction_recorded(state: Replay, p: Mapping[str, Any]) -> None:
+    state.corrections.append((p["round"], list(p["settlements"]), p["corrects"]))
+
+
+def _ignore(state: Replay, p: Mapping[str, Any]) -> None:
+    return None
+
+
+HANDLERS: dict[str, Handler] = {
+    "table.opened": on_table_opened,
+    "shoe.shuffled": on_shoe_shuffled,
+    "shoe.cut": on_shoe_cut,
+    "card.burned": on_card_burned,
+    "round.started": on_round_started,
+    "bet.placed": on_bet_placed,
+    "betting.closed": on_betting_closed,
+    "card.dealt": on_card_dealt,
+    "decision.made": on_decision_made,
+    "cashout.offered": on_cashout_offered,
+    "cashout.accepted": on_cashout_accepted,
+    "card.revealed": on_card_revealed,
+    "round.settled": on_round_settled,
+    "round.voided": on_round_voided,
+    "correction.recorded": on_correction_recorded,
+}
+for _name in REGISTRY:
+    HANDLERS.setdefault(_name, _ignore)
+_NO_RULES_NEEDED = frozenset(name for name, handler in HANDLERS.items() if handler is _ignore) | {"table.opened", "correction.recorded"}
+
+
+def struck_events(events: Iterable[Event]) -> set[str]:
+    """Ids of events that an authorised correction strikes (``corrects`` with no
+    settlements): replay skips them, as if the dealer had never recorded them."""
+    return {
+        e["payload"]["corrects"]
+        for e in events
+        if e["type"] == "correction.recorded" and e["payload"]["corrects"] is not None and not e["payload"]["settlements"]
+    }
+
+
+def replay(events: Iterable[Event], rules: RuleSet | None = None) -> ReplayResult:
+    """Fold one stream's events; ``rules`` stands in for a missing ``table.opened``."""
+    events = events if isinstance(events, list) else list(events)
+    state = Replay(rules, struck=struck_events(events))
+    apply = state.apply
+    for event in events:
+        apply(event)
+    return state.result_()

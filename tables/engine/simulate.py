@@ -1,0 +1,120 @@
+"""Whole tables dealt by the engine: shuffles, cuts, burns and rounds until the cut
+card, then a new shoe - for tests, the benchmark and simulations.
+
+Every random choice comes from one ``random.Random(seed)`` made here from the seed the
+caller gives; the shoes' seeds are derived from it and recorded in ``shoe.shuffled``.
+"""
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from .dealing import Choices, ShoeCursor, Stake, deal_round
+from .envelope import EnvelopeWriter
+from .rules import RuleSet
+from .shoes import Shoe, commitment
+from .table_round import Bet, HandView, Policy, Settlement
+
+
+def random_policy(rng: random.Random) -> Policy:
+    """A player who picks any legal action: the widest test of the rules."""
+
+    def choose(view: HandView) -> str:
+        return rng.choice(sorted(view.legal))
+
+    return choose
+
+
+def random_choices(rng: random.Random, *, offers: bool = True) -> Choices:
+    """Players who take insurance, even money, opt-ins and cash-outs at random; the
+    cash-out offer is a stand-in amount (half to all of the stake), not an expected value."""
+
+    def insure(bet: Bet, rules: RuleSet) -> int:
+        if rng.random() < 0.5:
+            return 0
+        half = bet.amount // 2 if rules.insurance_stake == "up_to_half" else -1
+        return max(1, rng.randint(1, half)) if half > 0 else (bet.amount + (1 if rules.rounding in ("up", "half_up") else 0)) // 2
+
+    def offer(view: HandView, bet: Bet) -> int | None:
+        return rng.randint(bet.amount // 2, bet.amount) if offers and rng.random() < 0.5 else None
+
+    return Choices(
+        insure=insure,
+        even_money=lambda bet: rng.random() < 0.5,
+        opt_in=lambda bet, kind: rng.random() < 0.6,
+        offer=offer,
+        accept=lambda bet, amount: rng.random() < 0.4,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class DealtTable:
+    events: list[dict[str, Any]]
+    settlements: dict[int, list[Settlement]]
+
+
+def deal_table(
+    rules: RuleSet,
+    *,
+    seed: str,
+    rounds: int,
+    boxes: int = 3,
+    table: str = "T1",
+    start: datetime,
+    policy: Policy | None = None,
+    choices: Choices | None = None,
+    bettors: int = 1,
+    hashed: bool = True,
+    order_known: bool = True,
+) -> DealtTable:
+    """Deal ``rounds`` rounds of ``boxes`` boxes (``bettors`` per box where the game
+    takes several) and return the table's events in the envelope format."""
+    rng = random.Random(seed)
+    policy = policy or random_policy(rng)
+    choices = choices or random_choices(rng)
+    writer = EnvelopeWriter(table, start=start, name=f"{table}:{seed}", hashed=hashed)
+    events: list[dict[str, Any]] = []
+    write: Callable[[str, dict[str, Any]], None] = lambda kind, payload: events.append(writer.write(kind, payload))
+    write("table.opened", {"table": table, "ruleset": rules.name, "min_bet": rules.min_bet, "max_bet": rules.max_bet, "currency": "EUR", "gaming_day": start.date().isoformat(), "rules": {}})
+    settled: dict[int, list[Settlement]] = {}
+    shoe_no = 0
+    cursor: ShoeCursor | None = None
+    cut_card = 0
+    carried: list[Stake] = []
+    several = rules.back_betting or rules.dealer_plays_basic_strategy
+    low = rules.min_bet
+    high = min(rules.max_bet, max(low, 1) * 20)
+    for number in range(1, rounds + 1):
+        if cursor is None or cursor.pos >= cut_card:
+            shoe_no += 1
+            shoe = Shoe.shuffled(f"{table}-S{shoe_no}", decks=rules.decks, seed=f"{seed}/{shoe_no}")
+            assert shoe.order is not None
+            write("shoe.shuffled", {"shoe": shoe.id, "decks": rules.decks, "method": "rng", "order": list(shoe.order) if order_known else None, "commitment": commitment(shoe.order), "seed": shoe.seed})
+            size = 52 * rules.decks
+            behind = rng.randint(*rules.penetration) if rules.penetration else max(size // 4, 20)
+            cut_card = size - behind
+            write("shoe.cut", {"shoe": shoe.id, "position": 0, "cut_card": cut_card})
+            cursor = ShoeCursor(shoe)
+            for _ in range(rules.burn_on_shuffle):
+                write("card.burned", {"shoe": shoe.id, "round": None, "card": cursor.next(), "face": "down", "reason": "after_shuffle"})
+        stakes = list(carried)
+        taken = {s.box for s in stakes}
+        for box in range(1, boxes + 1):
+            for k in range(bettors if several else 1):
+                if k == 0 and box in taken:
+                    continue
+                stakes.append(Stake(f"r{number}b{box}p{k}", box, rng.randint(low, high), player=f"P{box}{k}"))
+        dealt = deal_round(rules, cursor, number, stakes, policy, choices=choices)
+        for kind, payload in dealt.events:
+            write(kind, payload)
+        settled[number] = dealt.settlements
+        assert dealt.round is not None
+        carried = [
+            Stake(f"r{number + 1}c{i}", bet.box, bet.amount, player=bet.player, parent=s.bet)
+            for i, s in enumerate(dealt.settlements)
+            if s.outcome == "carried" and (bet := dealt.round.bets[s.bet]).kind != "insurance"
+        ]
+    return DealtTable(events, settled)

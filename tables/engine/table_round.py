@@ -1,0 +1,711 @@
+"""One round at the table: its bets, hands and dealer, and every operation on them.
+
+Each operation comes as pokerkit's triad: ``verify_x`` raises :class:`Illegal` with the
+reason, ``can_x`` answers yes or no, ``x`` verifies, performs and appends a frozen
+:class:`Operation` to ``log``. The dealer (``dealing.py``) drives a round through these
+operations to produce legal events; replay (``replay.py``) drives the same operations
+from recorded events, so what one produces the other accepts.
+
+Phases: betting -> initial deal -> insurance window (ace up, where offered) -> peek
+(``peek``/``peek_ace``) -> the hands' play, box by box -> the dealer -> settled.
+The round moves on by itself once a phase has nothing left to do.
+
+A round is mutable while it is played (a replay folds thousands of events a second
+through it); what leaves it - operations, settlements - is frozen.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
+
+from .cards import VALUE
+from .findings import Illegal
+from .money import apply_ratio
+from .rules import RuleSet
+from .strategy import Strategy, chart_for
+
+BETTING, DEAL, INSURANCE, PLAY, DEALER, DONE = range(6)
+PHASES = ("betting", "initial deal", "insurance", "play", "dealer", "done")
+DEALER_SPOT = (0, 0)  # the dealer's place in a deal order; boxes are numbered from 1
+ACTIONS = ("hit", "stand", "double", "split", "surrender")
+# how far the dealer plays once the hands are done
+NO_CARDS, CHECK_ONLY, DRAW = range(3)
+
+
+class Operation(NamedTuple):
+    """One step of the round, as the round took it."""
+
+    name: str
+    box: int | None = None
+    hand: int | None = None
+    value: str | int | None = None
+    bet: str | None = None
+
+
+class Settlement(NamedTuple):
+    bet: str
+    outcome: str
+    net: int
+
+
+class Bet:
+    __slots__ = ("id", "box", "hand", "player", "amount", "kind", "parent", "cashout", "offer", "even_money", "insured", "doubled", "split")
+
+    def __init__(self, id: str, box: int, hand: int, player: str | None, amount: int, kind: str, parent: str | None) -> None:
+        self.id = id
+        self.box = box
+        self.hand = hand
+        self.player = player
+        self.amount = amount
+        self.kind = kind
+        self.parent = parent
+        self.cashout: int | None = None
+        self.offer: int | None = None
+        self.even_money = False
+        self.insured = False
+        self.doubled = False
+        self.split: set[int] = set()
+
+
+class Hand:
+    __slots__ = ("box", "number", "cards", "hard", "ace", "from_split", "doubled", "surrendered", "done", "awaiting", "decided")
+
+    def __init__(self, box: int, number: int, *, from_split: bool = False) -> None:
+        self.box = box
+        self.number = number
+        self.cards: list[str] = []
+        self.hard = 0
+        self.ace = False
+        self.from_split = from_split
+        self.doubled = False
+        self.surrendered = False
+        self.done = False
+        self.awaiting = False  # a decision (hit, double, split) owes it a card
+        self.decided = False
+
+    def add(self, card: str) -> None:
+        self.cards.append(card)
+        value = VALUE[card]
+        self.hard += value
+        if value == 1:
+            self.ace = True
+
+    @property
+    def best(self) -> int:
+        return self.hard + 10 if self.ace and self.hard <= 11 else self.hard
+
+    @property
+    def soft(self) -> bool:
+        return self.ace and self.hard <= 11
+
+    @property
+    def bust(self) -> bool:
+        return self.hard > 21
+
+    def natural(self, rules: RuleSet) -> bool:
+        return (
+            len(self.cards) == 2
+            and self.ace
+            and self.hard == 11
+            and (not self.from_split or rules.split_21_is_natural)
+        )
+
+    def label(self) -> str:
+        return f"box {self.box}" + (f" hand {self.number}" if self.number else "")
+
+
+class HandView(NamedTuple):
+    """What a player policy sees when its hand is to decide."""
+
+    rules: RuleSet
+    box: int
+    hand: int
+    cards: tuple[str, ...]
+    up: str
+    legal: frozenset[str]
+    split_done: bool
+
+
+Policy = Callable[[HandView], str]
+
+
+class Round:
+    __slots__ = (
+        "rules", "number", "shoe", "strategy", "min_bet", "max_bet", "phase", "bets", "box_bets",
+        "hands", "box_hands", "queue", "turn", "targets", "dealt", "dealer", "dealer_hard",
+        "dealer_ace", "revealed", "peeked", "dealer_mode", "log", "voided",
+    )
+
+    def __init__(
+        self,
+        rules: RuleSet,
+        number: int,
+        shoe: str,
+        *,
+        strategy: Strategy | None = None,
+        min_bet: int | None = None,
+        max_bet: int | None = None,
+    ) -> None:
+        self.rules = rules
+        self.number = number
+        self.shoe = shoe
+        self.strategy: Strategy = strategy or chart_for(rules.double_after_split)
+        self.min_bet = rules.min_bet if min_bet is None else min_bet
+        self.max_bet = rules.max_bet if max_bet is None else max_bet
+        self.phase = BETTING
+        self.bets: dict[str, Bet] = {}
+        self.box_bets: dict[int, list[Bet]] = {}
+        self.hands: dict[tuple[int, int], Hand] = {}
+        self.box_hands: dict[int, list[Hand]] = {}
+        self.queue: list[Hand] = []
+        self.turn = 0
+        self.targets: list[tuple[int, int]] = []
+        self.dealt = 0
+        self.dealer: list[str] = []
+        self.dealer_hard = 0
+        self.dealer_ace = False
+        self.revealed = False
+        self.peeked = False
+        self.dealer_mode = DRAW
+        self.log: list[Operation] = []
+        self.voided = False
+
+    # --- state questions ----------------------------------------------------------------
+
+    @property
+    def up(self) -> str | None:
+        return self.dealer[0] if self.dealer else None
+
+    @property
+    def dealer_best(self) -> int:
+        return self.dealer_hard + 10 if self.dealer_ace and self.dealer_hard <= 11 else self.dealer_hard
+
+    @property
+    def dealer_natural(self) -> bool:
+        return len(self.dealer) == 2 and self.dealer_ace and self.dealer_hard == 11
+
+    def dealer_must_draw(self) -> bool:
+        best = self.dealer_best
+        if best < 17:
+            return True
+        return (
+            best == 17
+            and self.rules.dealer_hits_soft_17
+            and self.dealer_ace
+            and self.dealer_hard <= 11
+        )
+
+    @property
+    def current(self) -> Hand | None:
+        return self.queue[self.turn] if self.phase == PLAY and self.turn < len(self.queue) else None
+
+    def next_target(self) -> tuple[int, int] | None:
+        """Where the next card must go, or None when the next step is not a card."""
+        phase = self.phase
+        if phase == DEAL:
+            return self.targets[self.dealt]
+        if phase == PLAY:
+            hand = self.queue[self.turn]
+            if hand.awaiting or len(hand.cards) < 2:
+                return (hand.box, hand.number)
+            return None
+        if phase == DEALER and self._dealer_wants_card():
+            return DEALER_SPOT
+        return None
+
+    def next_face(self) -> str:
+        """The face the next card is dealt with."""
+        if self.phase == DEAL and self.dealt == len(self.targets) - 1 and self.rules.hole_card != "none":
+            return "down"
+        hand = self.current
+        if hand is not None and hand.doubled:
+            return self.rules.double_card_face
+        return "up"
+
+    def _dealer_wants_card(self) -> bool:
+        if self.dealer_mode == DRAW:
+            return self.dealer_must_draw()
+        if self.dealer_mode == CHECK_ONLY:
+            return len(self.dealer) < 2
+        return False
+
+    def hand(self, box: int, number: int) -> Hand:
+        try:
+            return self.hands[(box, number)]
+        except KeyError:
+            raise Illegal("illegal_decision", f"Box {box} has no hand {number} in round {self.number}.", box=box, hand=number) from None
+
+    def decider(self, box: int) -> Bet | None:
+        """The bet that plays a box: the highest main stake (seed 002), first placed on a tie."""
+        best: Bet | None = None
+        for bet in self.box_bets.get(box, ()):
+            if bet.kind == "main" and (best is None or bet.amount > best.amount):
+                best = bet
+        return best
+
+    # --- bets -------------------------------------------------------------------------------
+
+    def verify_place_bet(self, id: str, box: int, hand: int, amount: int, kind: str, parent: str | None) -> None:
+        rules = self.rules
+        if id in self.bets:
+            raise Illegal("duplicate_event", f"Bet {id} was placed twice.", bet=id)
+        if kind in ("main", "behind"):
+            if self.phase != BETTING:
+                raise Illegal("illegal_bet", f"A {kind} bet on box {box} came after betting closed.", box=box, bet=id)
+            if not 1 <= box <= rules.boxes:
+                raise Illegal("illegal_bet", f"Box {box} is not on a layout of {rules.boxes} boxes.", box=box, bet=id)
+            if hand != 0:
+                raise Illegal("illegal_bet", f"A {kind} bet must be on the original hand, not hand {hand}.", box=box, hand=hand, bet=id)
+            if kind == "main":
+                if not self.min_bet <= amount <= self.max_bet:
+                    raise Illegal("illegal_bet", f"A bet of {amount} on box {box} is outside the table limits {self.min_bet}-{self.max_bet}.", box=box, bet=id, expected=f"{self.min_bet}-{self.max_bet}", recorded=str(amount))
+                if self.box_bets.get(box) and not (rules.back_betting or rules.dealer_plays_basic_strategy):
+                    raise Illegal("illegal_bet", f"Box {box} already has a bet and this game takes one bettor per box.", box=box, bet=id)
+            else:
+                if not rules.back_betting:
+                    raise Illegal("illegal_bet", "This game takes no bets behind a box.", box=box, bet=id)
+                base = self.bets.get(parent or "")
+                if base is None or base.box != box or base.kind != "main":
+                    raise Illegal("illegal_bet", f"A bet behind box {box} must name a main bet on that box.", box=box, bet=id)
+            return
+        base = self.bets.get(parent or "")
+        if base is None:
+            raise Illegal("illegal_bet", f"A {kind} stake must name the bet it belongs to.", box=box, hand=hand, bet=id)
+        if base.cashout is not None:
+            raise Illegal("illegal_bet", f"Bet {base.id} was cashed out and can take no more stakes.", box=box, hand=hand, bet=id)
+        if kind == "insurance":
+            if self.phase != INSURANCE or not rules.insurance:
+                raise Illegal("illegal_bet", "Insurance was taken when none was offered.", box=box, bet=id)
+            if base.kind not in ("main", "behind") or base.insured or base.even_money:
+                raise Illegal("illegal_bet", f"Bet {base.id} cannot be insured (again).", box=box, bet=id)
+            half = apply_ratio(base.amount, (1, 2), rules.rounding)
+            if rules.insurance_stake == "half" and amount != half:
+                raise Illegal("illegal_bet", f"Insurance must be half the stake, {half}, not {amount}.", box=box, bet=id, expected=str(half), recorded=str(amount))
+            if rules.insurance_stake == "up_to_half" and not 1 <= 2 * amount <= base.amount:
+                raise Illegal("illegal_bet", f"Insurance of {amount} is more than half the stake of {base.amount}.", box=box, bet=id, expected=f"<= {base.amount // 2}", recorded=str(amount))
+            return
+        if amount != base.amount:
+            raise Illegal("illegal_bet", f"A {kind} stake must equal the stake it doubles or splits, {base.amount}, not {amount}.", box=box, hand=hand, bet=id, expected=str(base.amount), recorded=str(amount))
+        target = self.hands.get((box, hand))
+        if kind == "double":
+            if target is None or base.box != box or base.hand != hand or not target.doubled or target.done or base.doubled:
+                raise Illegal("illegal_bet", f"A double stake on box {box} hand {hand} where that hand was not doubled (or is already played).", box=box, hand=hand, bet=id)
+            return
+        if kind == "split":
+            if target is None or base.box != box or not target.from_split or len(target.cards) > 1 or hand in base.split or self.hands.get((box, base.hand)) is None:
+                raise Illegal("illegal_bet", f"A split stake on box {box} hand {hand} where no split made that hand.", box=box, hand=hand, bet=id)
+            return
+        raise Illegal("illegal_bet", f"A {kind} bet is not a stake this game takes now.", box=box, bet=id)
+
+    def can_place_bet(self, id: str, box: int, hand: int, amount: int, kind: str, parent: str | None) -> bool:
+        try:
+            self.verify_place_bet(id, box, hand, amount, kind, parent)
+        except Illegal:
+            return False
+        return True
+
+    def place_bet(self, id: str, box: int, hand: int, player: str | None, amount: int, kind: str, parent: str | None, *, verify: bool = True) -> Bet:
+        if verify:
+            self.verify_place_bet(id, box, hand, amount, kind, parent)
+        bet = Bet(id, box, hand, player, amount, kind, parent)
+        self.bets[id] = bet
+        if kind == "main" or kind == "behind":
+            self.box_bets.setdefault(box, []).append(bet)
+        else:
+            base = self.bets[parent] if parent in self.bets else None
+            if base is not None:
+                if kind == "insurance":
+                    base.insured = True
+                elif kind == "double":
+                    base.doubled = True
+                elif kind == "split":
+                    base.split.add(hand)
+        self.log.append(Operation("bet", box, hand, amount, id))
+        return bet
+
+    def close_betting(self) -> None:
+        boxes = sorted(self.box_bets)
+        for box in boxes:
+            hand = Hand(box, 0)
+            self.hands[(box, 0)] = hand
+            self.box_hands[box] = [hand]
+        first = [(box, 0) for box in boxes]
+        if self.rules.hole_card == "none":
+            self.targets = first + [DEALER_SPOT] + first
+        else:
+            self.targets = first + [DEALER_SPOT] + first + [DEALER_SPOT]
+        self.phase = DEAL if boxes else DONE
+        self.log.append(Operation("close"))
+
+    # --- cards ------------------------------------------------------------------------------
+
+    def verify_deal(self, box: int, hand: int) -> None:
+        expected = self.next_target()
+        if expected == (box, hand):
+            return
+        where = "the dealer" if (box, hand) == DEALER_SPOT else f"box {box} hand {hand}"
+        if self.phase in (DEALER, DONE) and (box, hand) == DEALER_SPOT:
+            raise Illegal("dealer_procedure", f"The dealer drew a card on {self.dealer_best} where the rules say the dealer's hand is finished.", expected="stand", recorded="draw")
+        if box and box not in self.box_bets:
+            raise Illegal("misdeal", f"A card was dealt to box {box}, which has no bet.", box=box, hand=hand)
+        wanted = "no card" if expected is None else ("the dealer" if expected == DEALER_SPOT else f"box {expected[0]} hand {expected[1]}")
+        raise Illegal("deal_order", f"A card went to {where} where the deal order gives it to {wanted}.", box=box or None, hand=hand if box else None, expected=wanted, recorded=where)
+
+    def deal(self, card: str, box: int, hand: int, *, verify: bool = True) -> None:
+        if verify:
+            self.verify_deal(box, hand)
+        if (box, hand) == DEALER_SPOT:
+            self.dealer.append(card)
+            value = VALUE[card]
+            self.dealer_hard += value
+            if value == 1:
+                self.dealer_ace = True
+        else:
+            target = self.hands[(box, hand)]
+            target.add(card)
+            target.awaiting = False
+            for bet in self.box_bets.get(box, ()):
+                bet.offer = None
+            self._after_card(target)
+        self.log.append(Operation("card", box, hand, card))
+        if self.phase == DEAL:
+            self.dealt += 1
+            if self.dealt == len(self.targets):
+                self._after_deal()
+        elif self.phase == PLAY:
+            self._advance()
+        elif self.phase == DEALER and not self._dealer_wants_card():
+            self.phase = DONE
+
+    def _after_card(self, hand: Hand) -> None:
+        if self.phase == DEAL:
+            if len(hand.cards) == 2 and hand.best == 21:
+                hand.done = True
+            return
+        if (
+            hand.hard > 21
+            or hand.best == 21
+            or hand.doubled
+            or (hand.from_split and hand.cards[0][0] == "A" and self.rules.split_aces_one_card and len(hand.cards) == 2)
+        ):
+            hand.done = True
+
+    def _after_deal(self) -> None:
+        up = self.dealer[0]
+        if VALUE[up] == 1 and (self.rules.insurance or self.rules.even_money):
+            self.phase = INSURANCE
+            return
+        self._after_insurance()
+
+    def close_insurance(self) -> None:
+        if self.phase == INSURANCE:
+            self.log.append(Operation("close_insurance"))
+            self._after_insurance()
+
+    def _after_insurance(self) -> None:
+        up_value = VALUE[self.dealer[0]]
+        policy = self.rules.hole_card
+        if (policy == "peek" and up_value in (1, 10)) or (policy == "peek_ace" and up_value == 1):
+            self.peeked = True
+            if self.dealer_natural:
+                self.phase = DONE
+                return
+        self.queue = [hand for box in sorted(self.box_hands) for hand in self.box_hands[box]]
+        self.turn = 0
+        self.phase = PLAY
+        self._advance()
+
+    def _advance(self) -> None:
+        queue = self.queue
+        while self.turn < len(queue) and queue[self.turn].done:
+            self.turn += 1
+        if self.turn == len(queue):
+            self._start_dealer()
+
+    def _start_dealer(self) -> None:
+        rules = self.rules
+        live = [hand for hand in self.hands.values() if not hand.bust and not hand.surrendered]
+        if rules.dealer_completes_when_all_bust or any(not hand.natural(rules) for hand in live):
+            self.dealer_mode = DRAW
+        elif live or (not self.peeked and any(bet.insured for bet in self.bets.values())):
+            self.dealer_mode = CHECK_ONLY
+        else:
+            self.dealer_mode = NO_CARDS
+        self.phase = DEALER
+        if not self._dealer_wants_card():
+            self.phase = DONE
+
+    def verify_reveal(self, card: str) -> None:
+        if self.rules.hole_card == "none" or len(self.dealer) < 2:
+            raise Illegal("unexpected_event", "A hole card was revealed in a game that deals none.", recorded=card)
+        if self.dealer[1] != card:
+            raise Illegal("card_out_of_sequence", f"The dealer revealed {card} but the hole card dealt was {self.dealer[1]}.", expected=self.dealer[1], recorded=card)
+        if self.revealed:
+            raise Illegal("duplicate_event", "The hole card was revealed twice.", recorded=card)
+
+    def reveal(self, card: str, *, verify: bool = True) -> None:
+        if verify:
+            self.verify_reveal(card)
+        self.revealed = True
+        self.log.append(Operation("reveal", value=card))
+
+    # --- decisions ----------------------------------------------------------------------------
+
+    def _verify_turn(self, hand: Hand, action: str) -> None:
+        if self.phase != PLAY or self.queue[self.turn] is not hand:
+            raise Illegal("illegal_decision", f"{action.capitalize()} on {hand.label()} when it was not that hand's turn.", box=hand.box, hand=hand.number, recorded=action)
+        if hand.awaiting or len(hand.cards) < 2:
+            raise Illegal("illegal_decision", f"{action.capitalize()} on {hand.label()} before it had its cards.", box=hand.box, hand=hand.number, recorded=action)
+
+    def _rule_check(self, hand: Hand, action: str) -> str | None:
+        """Why the rule set refuses ``action`` on ``hand`` now (None: it allows it)."""
+        rules = self.rules
+        if action in ("hit", "stand"):
+            return None
+        first_two = len(hand.cards) == 2 and not hand.decided
+        if action == "double":
+            if not first_two:
+                return "a hand may double only on its first two cards"
+            if hand.from_split and not rules.double_after_split:
+                return "this game does not double after a split"
+            if hand.from_split and hand.cards[0][0] == "A" and rules.split_aces_one_card:
+                return "split aces take one card each"
+            if rules.double_hard_only and hand.soft:
+                return "this game doubles only hard totals"
+            if rules.double_on is not None and hand.best not in rules.double_on:
+                allowed = ", ".join(str(v) for v in sorted(rules.double_on))
+                return f"this game doubles only on {allowed}, not on {hand.best}"
+            return None
+        if action == "split":
+            if not first_two:
+                return "only a first pair may split"
+            one, two = hand.cards
+            if rules.split_by == "rank" and one[0] != two[0]:
+                return f"this game splits identical ranks only, not {one[0]} and {two[0]}"
+            if VALUE[one] != VALUE[two]:
+                return "the two cards are not a pair"
+            if VALUE[one] in rules.no_split_values:
+                return f"this game never splits {VALUE[one]}s"
+            if rules.max_split_hands is not None and len(self.box_hands[hand.box]) >= rules.max_split_hands:
+                return f"this game allows at most {rules.max_split_hands} hands from one"
+            if one[0] == "A" and hand.from_split and not rules.resplit_aces:
+                return "this game does not split aces again"
+            if hand.from_split and hand.cards[0][0] == "A" and rules.split_aces_one_card and not rules.resplit_aces:
+                return "split aces take one card each"
+            return None
+        if action == "surrender":
+            if rules.surrender in ("none", "cash_out"):
+                return "this game offers no surrender"
+            if not first_two or hand.from_split:
+                return "only an original hand of two cards may surrender"
+            if rules.surrender == "vs_non_ace" and VALUE[self.dealer[0]] == 1:
+                return "surrender is not offered against an ace"
+            return None
+        return f"{action} is not a play of a hand"
+
+    def live_action(self, hand: Hand) -> str:
+        """What the live game of seed 000 does with ``hand``: its basic strategy, within
+        the house rules (below 11 a hand draws, at 17 or more it stands)."""
+        rules = self.rules
+        best = hand.best
+        if best >= rules.live_stand_from:
+            return "stand"
+        legal = frozenset(a for a in ("hit", "stand", "double", "split") if self._rule_check(hand, a) is None)
+        action = self.strategy.action(tuple(hand.cards), self.dealer[0], legal, split_done=hand.from_split)
+        if action == "stand" and best < rules.live_must_hit_below:
+            return "hit"
+        return action
+
+    def verify_decide(self, box: int, hand_no: int, action: str, bet: str | None = None) -> None:
+        hand = self.hand(box, hand_no)
+        self._verify_turn(hand, action)
+        if hand.done:
+            raise Illegal("illegal_decision", f"{action.capitalize()} on {hand.label()}, which was already finished.", box=box, hand=hand_no, recorded=action)
+        reason = self._rule_check(hand, action)
+        if reason is not None:
+            raise Illegal("illegal_decision", f"{hand.label().capitalize()} chose to {action} on {' '.join(hand.cards)}, but {reason}.", box=box, hand=hand_no, recorded=action)
+        rules = self.rules
+        if rules.dealer_plays_basic_strategy:
+            wanted = self.live_action(hand)
+            if wanted != action:
+                raise Illegal("illegal_decision", f"{hand.label().capitalize()} was played {action} on {' '.join(hand.cards)} against {self.dealer[0]}; the basic strategy says {wanted}.", box=box, hand=hand_no, expected=wanted, recorded=action)
+        elif bet is not None and rules.back_betting:
+            decider = self.decider(box)
+            if decider is not None and decider.id != bet:
+                raise Illegal("illegal_decision", f"Bet {bet} decided box {box}, but bet {decider.id} has the highest stake and plays the box.", box=box, hand=hand_no, bet=bet, expected=decider.id, recorded=bet)
+
+    def can_decide(self, box: int, hand_no: int, action: str) -> bool:
+        try:
+            self.verify_decide(box, hand_no, action)
+        except Illegal:
+            return False
+        return True
+
+    def legal_actions(self, hand: Hand) -> frozenset[str]:
+        return frozenset(a for a in ACTIONS if self.can_decide(hand.box, hand.number, a))
+
+    def decide(self, box: int, hand_no: int, action: str, bet: str | None = None, *, verify: bool = True) -> None:
+        if verify:
+            self.verify_decide(box, hand_no, action, bet)
+        hand = self.hands[(box, hand_no)]
+        for stake in self.box_bets.get(box, ()):
+            stake.offer = None
+        if action == "hit":
+            hand.awaiting = True
+        elif action == "stand":
+            hand.done = True
+        elif action == "double":
+            hand.doubled = True
+            hand.awaiting = True
+        elif action == "split":
+            number = max(h.number for h in self.box_hands[box]) + 1
+            second = Hand(box, number, from_split=True)
+            second.add(hand.cards.pop())
+            first = Hand(box, hand_no, from_split=True)
+            first.add(hand.cards[0])
+            first.awaiting = True
+            self.hands[(box, hand_no)] = first
+            self.hands[(box, number)] = second
+            hands = self.box_hands[box]
+            hands[hands.index(hand)] = first
+            hands.append(second)
+            at = self.queue.index(hand)
+            self.queue[at] = first
+            self.queue.insert(at + 1, second)
+            hand = first
+        elif action == "surrender":
+            hand.surrendered = True
+            hand.done = True
+        if action != "split":  # the two new hands start undecided (double after split)
+            hand.decided = True
+        self.log.append(Operation(action, box, hand_no, None, bet))
+        if hand.done:
+            self._advance()
+
+    # --- per-bet decisions: insurance, even money, cash-outs -------------------------------
+
+    def verify_bet_decision(self, bet_id: str, action: str) -> None:
+        bet = self.bets.get(bet_id)
+        if bet is None or bet.kind not in ("main", "behind"):
+            raise Illegal("illegal_decision", f"{action.replace('_', ' ').capitalize()} names bet {bet_id}, which is no main bet of the round.", bet=bet_id, recorded=action)
+        if self.phase != INSURANCE:
+            raise Illegal("illegal_decision", f"{action.replace('_', ' ').capitalize()} for bet {bet_id} when the dealer's up card offered none.", box=bet.box, bet=bet_id, recorded=action)
+        if action == "insurance" and not self.rules.insurance:
+            raise Illegal("illegal_decision", "This game offers no insurance.", box=bet.box, bet=bet_id, recorded=action)
+        if action == "even_money":
+            hand = self.hands[(bet.box, 0)]
+            if not self.rules.even_money:
+                raise Illegal("illegal_decision", "This game offers no even money.", box=bet.box, bet=bet_id, recorded=action)
+            if not hand.natural(self.rules) or bet.even_money:
+                raise Illegal("illegal_decision", f"Even money for bet {bet_id}, whose hand is no blackjack.", box=bet.box, bet=bet_id, recorded=action)
+
+    def bet_decision(self, bet_id: str, action: str, *, verify: bool = True) -> None:
+        if verify:
+            self.verify_bet_decision(bet_id, action)
+        if action == "even_money":
+            self.bets[bet_id].even_money = True
+        self.log.append(Operation(action, bet=bet_id))
+
+    def verify_offer(self, bet_id: str, amount: int) -> None:
+        rules = self.rules
+        bet = self.bets.get(bet_id)
+        if rules.surrender != "cash_out":
+            raise Illegal("illegal_decision", "A cash-out was offered in a game that has none.", bet=bet_id, recorded=str(amount))
+        if bet is None or bet.kind not in ("main", "split", "behind") or bet.cashout is not None:
+            raise Illegal("illegal_decision", f"A cash-out was offered on bet {bet_id}, which is not a live stake of a hand.", bet=bet_id, recorded=str(amount))
+        hand = self.hands.get((bet.box, bet.hand))
+        if hand is None or self.current is not hand or hand.done or hand.doubled or len(hand.cards) < 2 or hand.awaiting:
+            raise Illegal("illegal_decision", f"A cash-out was offered on bet {bet_id} when its hand was not waiting for a decision.", box=bet.box, hand=bet.hand, bet=bet_id, recorded=str(amount))
+        if not rules.live_must_hit_below <= hand.best < rules.live_stand_from:
+            raise Illegal("illegal_decision", f"A cash-out was offered on {hand.label()} at {hand.best}; offers are made only from {rules.live_must_hit_below} to {rules.live_stand_from - 1}.", box=bet.box, hand=bet.hand, bet=bet_id, recorded=str(hand.best))
+
+    def offer_cashout(self, bet_id: str, amount: int, *, verify: bool = True) -> None:
+        if verify:
+            self.verify_offer(bet_id, amount)
+        self.bets[bet_id].offer = amount
+        self.log.append(Operation("offer", value=amount, bet=bet_id))
+
+    def verify_accept(self, bet_id: str, amount: int) -> None:
+        bet = self.bets.get(bet_id)
+        if bet is None or bet.offer is None:
+            raise Illegal("illegal_decision", f"Bet {bet_id} took a cash-out that was not on offer.", bet=bet_id, recorded=str(amount))
+        if bet.offer != amount:
+            raise Illegal("wrong_payout", f"Bet {bet_id} was offered {bet.offer} to cash out but the record says it took {amount}.", box=bet.box, hand=bet.hand, bet=bet_id, expected=str(bet.offer), recorded=str(amount))
+
+    def accept_cashout(self, bet_id: str, amount: int, *, verify: bool = True) -> None:
+        if verify:
+            self.verify_accept(bet_id, amount)
+        bet = self.bets[bet_id]
+        bet.cashout = amount
+        bet.offer = None
+        self.log.append(Operation("cashout", value=amount, bet=bet_id))
+
+    # --- the end -----------------------------------------------------------------------------
+
+    def unfinished(self) -> Iterator[Illegal]:
+        """What was still owed when the round was settled: cards to hands, dealer draws."""
+        if self.phase in (BETTING, DEAL):
+            yield Illegal("misdeal", f"Round {self.number} was settled before its cards were all dealt.")
+            return
+        if self.phase == PLAY:
+            for hand in self.queue[self.turn:]:
+                if hand.awaiting or len(hand.cards) < 2:
+                    yield Illegal("misdeal", f"{hand.label().capitalize()} was owed a card when the round was settled.", box=hand.box, hand=hand.number)
+        if self.phase in (PLAY, INSURANCE):
+            return
+        if self.phase == DEALER and self._dealer_wants_card():
+            yield Illegal("dealer_procedure", f"The dealer stood on {self.dealer_best} where the rules say draw.", expected="draw", recorded="stand")
+
+    def finish(self) -> None:
+        """Close whatever is still open (a hand that stood without saying so)."""
+        if self.phase == INSURANCE:
+            self._after_insurance()
+        while self.phase == PLAY:
+            hand = self.queue[self.turn]
+            if hand.awaiting or len(hand.cards) < 2:
+                hand.awaiting = False
+            hand.done = True
+            self._advance()
+
+    def settle(self) -> list[Settlement]:
+        """Every bet's outcome and net in minor units (+ paid by the house, - taken)."""
+        return [self.settle_bet(bet) for bet in self.bets.values()]
+
+    def settle_bet(self, bet: Bet) -> Settlement:
+        rules = self.rules
+        amount = bet.amount
+        if bet.cashout is not None:
+            return Settlement(bet.id, "cashed_out", bet.cashout - amount)
+        if self.voided:
+            return Settlement(bet.id, "push", 0)
+        dealer_natural = self.dealer_natural
+        if bet.kind == "insurance":
+            if dealer_natural:
+                return Settlement(bet.id, "win", apply_ratio(amount, rules.insurance_pays, rules.rounding))
+            return Settlement(bet.id, "lose", -amount)
+        if bet.even_money:
+            return Settlement(bet.id, "even_money", amount)
+        hand = self.hands.get((bet.box, bet.hand))
+        if hand is None:
+            return Settlement(bet.id, "push", 0)
+        push = "carried" if rules.push_carries_over else "push"
+        if hand.surrendered:
+            back = apply_ratio(amount, rules.surrender_returns, rules.rounding)
+            return Settlement(bet.id, "surrender", back - amount)
+        if hand.hard > 21:
+            return Settlement(bet.id, "lose", -amount)
+        if hand.natural(rules):
+            if dealer_natural:
+                return Settlement(bet.id, push, 0)
+            return Settlement(bet.id, "natural", apply_ratio(amount, rules.natural_pays, rules.rounding))
+        if dealer_natural:
+            if bet.kind in ("double", "split") and rules.dealer_natural_takes == "original":
+                return Settlement(bet.id, "push", 0)
+            return Settlement(bet.id, "lose", -amount)
+        dealer = self.dealer_best
+        mine = hand.best
+        if dealer > 21 or mine > dealer:
+            return Settlement(bet.id, "win", amount)
+        if mine < dealer:
+            return Settlement(bet.id, "lose", -amount)
+        return Settlement(bet.id, push, 0)
