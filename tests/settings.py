@@ -15,6 +15,7 @@ DATABASES["default"]["ENGINE"] = _TEST_BACKENDS[DATABASES["default"]["ENGINE"]]
 DATABASES["default"]["CONN_MAX_AGE"] = 0
 if DATABASES["default"]["ENGINE"] == "tests.backends.sqlite":
     # a file, not memory, so that a real Celery worker (another process) sees the test data
+    (BASE_DIR / "var").mkdir(exist_ok=True)
     DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "var" / "test.sqlite3")}
 DATABASES["default"].pop("CONN_HEALTH_CHECKS", None)
 
