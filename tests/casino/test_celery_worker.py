@@ -14,7 +14,7 @@ from django.db import connection
 from audit.samples import round_events
 from audit.store import events_append
 from audit.tasks import verify_chains_task
-from casino.celery import app
+from celery import Celery
 
 from ..audit.tampering import tamper
 
@@ -63,14 +63,13 @@ def worker(tmp_path):
          "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "WARNING"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
-    keys = ("task_always_eager", "broker_url", "result_backend", "broker_transport_options")
-    saved = {k: app.conf[k] for k in keys}
-    app.conf.update(task_always_eager=False, broker_url=broker, result_backend=backend,
-                    broker_transport_options=transport)
+    # a client of its own, so the project's app (eager in tests) is left as it is
+    client = Celery("test-client", broker=broker, backend=backend)
+    client.conf.broker_transport_options = transport
     try:
-        yield queue
+        yield lambda name: client.send_task(name, queue=queue)
     finally:
-        app.conf.update(saved)
+        client.close()
         process.terminate()
         try:
             output, _ = process.communicate(timeout=30)
@@ -89,6 +88,6 @@ def test_verify_task_on_a_real_worker_gives_what_eager_mode_gives(worker):
         events_append(stream=stream, expected_version=0, events=round_events(1))
     tamper("DELETE FROM audit_event WHERE stream = 'T2' AND version = 7")
     eager = verify_chains_task.apply().get()
-    remote = verify_chains_task.apply_async(queue=worker).get(timeout=90)
+    remote = worker(verify_chains_task.name).get(timeout=90)
     assert remote == eager
     assert remote["events"] == 49 and len(remote["problems"]) == 1
