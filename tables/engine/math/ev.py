@@ -1,0 +1,259 @@
+"""Expected values of stand, hit, double, split and surrender.
+
+A :class:`Position` is one dealer up card and the composition the rest of the round is
+drawn from (the up card and every seen card removed). Values are per unit of the hand's
+initial stake, the player's net result: +1 a win, -1 a loss, -2 a lost double.
+
+What is exact and what is approximated:
+
+* the dealer's odds are exact for the composition (:mod:`.dealer`);
+* the player's draws are taken from the same composition, *without* removing the
+  player's own hit cards, and the dealer's odds are not recomputed after each of them
+  (the usual "fixed composition" approximation: for a six-deck shoe it moves a hand's
+  value by about 1e-4, for a single deck by up to a few 1e-3);
+* split hands are valued from the pre-split composition, every split hand alike; the
+  value of resplitting (up to ``max_split_hands``) is exact for that model: a recursion
+  over (hands so far, hands still waiting for their second card);
+* a dealer natural: where the dealer peeked (``hole_card`` peek / peek_ace) the values
+  are conditioned on its absence and the natural costs the original stake only; with
+  no peek it takes every stake on the layout when ``dealer_natural_takes`` is ``all``
+  and the original stake only when it is ``original``;
+* insurance and even money are never taken.
+
+Two ways to play the rest of a hand: optimally (``policy=None``: the best of hit and
+stand at every later card, from these same values) or by a :class:`Policy` - the
+rule set's chart, which is how the house edge and the cash-out offers are computed.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Protocol
+
+from .composition import Composition
+from .dealer import BUST, NATURAL, dealer_odds, given_no_natural
+from .rulesview import PlayRules
+
+STAND, HIT, DOUBLE, SPLIT, SURRENDER = "stand", "hit", "double", "split", "surrender"
+ACTIONS = (STAND, HIT, DOUBLE, SPLIT, SURRENDER)
+HIT_STAND = frozenset({HIT, STAND})
+
+
+class Policy(Protocol):
+    """How a strategy plays a hand: one of ``legal`` for hard total ``hard`` (aces as
+    one), ``soft`` if an ace counts 11, ``pair`` the value of a two-card pair or 0."""
+
+    def decide(self, up: int, hard: int, soft: bool, pair: int, legal: frozenset[str]) -> str: ...
+
+
+def best_total(hard: int, ace: bool) -> tuple[int, bool]:
+    """(best total, soft?) of a hand of hard total ``hard`` holding an ace or not."""
+    if ace and hard + 10 <= 21:
+        return hard + 10, True
+    return hard, False
+
+
+class Position:
+    """One up card against one composition; every value memoised inside."""
+
+    def __init__(self, play: PlayRules, up: int, comp: Composition) -> None:
+        self.play = play
+        self.up = up
+        self.comp = comp
+        n = sum(comp)
+        if n <= 0:
+            raise ValueError("the composition is empty")
+        full = dealer_odds(up, comp, hits_soft_17=play.hits_soft_17)
+        self.p_natural = p = full[NATURAL]
+        peeked = play.peeks(up)
+        if p > 0.0 and p < 1.0 and (peeked or not play.natural_takes_all):
+            odds = given_no_natural(full)
+            self._a, self._b = -p, 1.0 - p
+        else:
+            odds = full
+            self._a, self._b = 0.0, 1.0
+        self.odds = odds
+        give_up = -float(1 - play.surrender_returns)
+        self.surrender_value = self._a + self._b * give_up if peeked else give_up
+        self.q = [c / n for c in comp]
+        # stand values by best total (0..21); a bust is -1
+        stand = []
+        for t in range(22):
+            win = odds[BUST] + sum(odds[k] for k in range(5) if 17 + k < t)
+            lose = odds[NATURAL] + sum(odds[k] for k in range(5) if 17 + k > t)
+            stand.append(win - lose)
+        self.stand_by_total = stand
+        self.natural_in_split = float(play.natural_pays) * (1.0 - odds[NATURAL])
+        self._hs: dict[int, tuple[list[float], list[float], list[float], list[float]]] = {}
+        self._split: dict[tuple[int, int], float] = {}
+
+    # -- the two spaces -----------------------------------------------------------
+    def final(self, inner: float) -> float:
+        """A value computed against ``self.odds`` as the hand's overall value."""
+        return self._a + self._b * inner
+
+    def natural_value(self) -> float:
+        """A player natural, paid ``natural_pays`` unless the dealer has one too."""
+        return float(self.play.natural_pays) * (1.0 - self.p_natural)
+
+    # -- legality -------------------------------------------------------------------
+    def legal(self, hard: int, ace: bool, ncards: int, pair: int, *, after_split: bool) -> frozenset[str]:
+        play = self.play
+        best, soft = best_total(hard, ace)
+        out = set()
+        if play.must_hit_below is None or best >= play.must_hit_below:
+            out.add(STAND)
+        if play.stand_from is None or best < play.stand_from:
+            out.add(HIT)
+            if ncards == 2 and play.can_double(hard, soft, after_split=after_split):
+                out.add(DOUBLE)
+        if ncards == 2 and not after_split:
+            if pair and play.can_split(pair):
+                out.add(SPLIT)
+            if play.surrender_offered(self.up):
+                out.add(SURRENDER)
+        if not out:
+            out.add(STAND)
+        return frozenset(out)
+
+    # -- hit and stand --------------------------------------------------------------
+    def _hit_stand(self, policy: Policy | None) -> tuple[list[float], list[float], list[float], list[float]]:
+        """(value, hit value) by hard total, for hands without and with an ace, when
+        the hand may only hit or stand from here on."""
+        key = id(policy) if policy is not None else 0
+        cached = self._hs.get(key)
+        if cached is not None:
+            return cached
+        play, q, stand = self.play, self.q, self.stand_by_total
+        value = ([-1.0] * 32, [-1.0] * 32)
+        hitv = ([-1.0] * 32, [-1.0] * 32)
+        for hard in range(21, 1, -1):
+            for ace in (1, 0):
+                h = 0.0
+                for i in range(10):
+                    nxt = hard + i + 1
+                    if nxt <= 21:
+                        h += q[i] * value[1 if (ace or i == 0) else 0][nxt]
+                    else:
+                        h -= q[i]
+                best, soft = best_total(hard, bool(ace))
+                s = stand[best]
+                may_stand = play.must_hit_below is None or best >= play.must_hit_below
+                may_hit = play.stand_from is None or best < play.stand_from
+                if not may_hit:
+                    v = s
+                elif not may_stand:
+                    v = h
+                elif policy is None:
+                    v = h if h > s else s
+                else:
+                    v = h if policy.decide(self.up, hard, soft, 0, HIT_STAND) == HIT else s
+                value[ace][hard] = v
+                hitv[ace][hard] = h
+        result = (value[0], value[1], hitv[0], hitv[1])
+        self._hs[key] = result
+        return result
+
+    def stand(self, hard: int, ace: bool) -> float:
+        return self.stand_by_total[best_total(hard, ace)[0]] if hard <= 21 else -1.0
+
+    def hit(self, hard: int, ace: bool, policy: Policy | None = None) -> float:
+        """Take a card, then play on (optimally, or by ``policy``)."""
+        table = self._hit_stand(policy)
+        return table[3 if ace else 2][hard]
+
+    def play_on(self, hard: int, ace: bool, policy: Policy | None = None) -> float:
+        """A hand of 3+ cards (or one that may only hit or stand): its value."""
+        if hard > 21:
+            return -1.0
+        table = self._hit_stand(policy)
+        return table[1 if ace else 0][hard]
+
+    def double(self, hard: int, ace: bool) -> float:
+        """Twice the value of exactly one more card, then stand."""
+        total = 0.0
+        for i in range(10):
+            nxt = hard + i + 1
+            total += self.q[i] * (self.stand(nxt, ace or i == 0) if nxt <= 21 else -1.0)
+        return 2.0 * total
+
+    # -- split ----------------------------------------------------------------------
+    def _after_split(self, v: int, c: int, policy: Policy | None) -> float:
+        """A split hand holding ``v`` that receives ``c`` (no resplit): its value."""
+        play = self.play
+        hard, ace = v + c, v == 1 or c == 1
+        if v == 1 and play.split_aces_one_card:
+            if c == 10 and play.split_21_is_natural:
+                return self.natural_in_split
+            return self.stand(hard, ace)
+        legal = self.legal(hard, ace, 2, 0, after_split=True)
+        values = {}
+        if STAND in legal:
+            values[STAND] = self.stand(hard, ace)
+        if HIT in legal:
+            values[HIT] = self.hit(hard, ace, policy)
+        if DOUBLE in legal:
+            values[DOUBLE] = self.double(hard, ace)
+        if policy is None:
+            return max(values.values())
+        best, soft = best_total(hard, ace)
+        choice = policy.decide(self.up, hard, soft, v if c == v else 0, frozenset(values))
+        return values.get(choice, values.get(STAND, values.get(HIT, -1.0)))
+
+    def split(self, v: int, policy: Policy | None = None) -> float:
+        """Both (all) hands of a split pair of value ``v``, summed."""
+        key = (v, id(policy) if policy is not None else 0)
+        cached = self._split.get(key)
+        if cached is not None:
+            return cached
+        play, q = self.play, self.q
+        p = q[v - 1]
+        x = sum(q[c - 1] * self._after_split(v, c, policy) for c in range(1, 11) if c != v)
+        y = self._after_split(v, v, policy)
+        if policy is None:
+            want = True
+        else:
+            best, soft = best_total(2 * v, v == 1)
+            want = policy.decide(self.up, 2 * v, soft, v, frozenset({SPLIT, HIT, STAND})) == SPLIT
+
+        @lru_cache(maxsize=None)
+        def expect(hands: int, waiting: int) -> float:
+            if waiting == 0:
+                return 0.0
+            base = x + (1.0 - p) * expect(hands, waiting - 1)
+            keep = p * (y + expect(hands, waiting - 1))
+            if want and play.can_resplit(v, hands):
+                again = p * expect(hands + 1, waiting + 1)
+                if policy is not None or again > keep:
+                    return base + again
+            return base + keep
+
+        value = expect(2, 2)
+        self._split[key] = value
+        return value
+
+    # -- a whole hand ----------------------------------------------------------------
+    def values(
+        self, hard: int, ace: bool, ncards: int, pair: int, *, after_split: bool = False,
+        policy: Policy | None = None, legal: frozenset[str] | None = None,
+    ) -> dict[str, float]:
+        """Every legal action's value for a hand (not a natural), in the final space."""
+        if legal is None:
+            legal = self.legal(hard, ace, ncards, pair, after_split=after_split)
+        out: dict[str, float] = {}
+        compute: dict[str, Callable[[], float]] = {
+            STAND: lambda: self.final(self.stand(hard, ace)),
+            HIT: lambda: self.final(self.hit(hard, ace, policy)),
+            DOUBLE: lambda: self.final(self.double(hard, ace)),
+            SPLIT: lambda: self.final(self.split(pair, policy)),
+            SURRENDER: lambda: self.surrender_value,
+        }
+        for action in ACTIONS:
+            if action in legal:
+                out[action] = compute[action]()
+        return out
+
+
+def best(values: dict[str, float]) -> str:
+    """The action of highest value (ties: the first in ACTIONS order)."""
+    return max(values, key=lambda a: (values[a], -ACTIONS.index(a)))
