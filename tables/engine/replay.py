@@ -35,6 +35,7 @@ from .table_round import DEALER_SPOT, DONE, INSURANCE, PLAY, Round, Settlement
 
 Event = Mapping[str, Any]
 _CURRENT = {name: kind.version for name, kind in REGISTRY.items()}
+_UPCAST = frozenset(name for name, version in _CURRENT.items() if version > 1)
 
 
 @dataclass(slots=True)
@@ -112,18 +113,19 @@ class Replay:
         event_id = event.get("id")
         self.event_id = event_id
         if event_id is not None:
-            if event_id in self.seen:
+            seen = self.seen
+            if event_id in seen:
                 self.find("duplicate_event", f"Event {event_id} appears twice in the record.")
                 return
-            self.seen.add(event_id)
-            if event_id in self.struck:
+            seen.add(event_id)
+            if self.struck and event_id in self.struck:
                 return
         version = event.get("version")
         if version is not None:
-            if version <= self.version:
-                self.find("duplicate_event", f"Version {version} of the stream appears twice.", expected=str(self.version + 1), recorded=str(version))
-                return
             if version != self.version + 1:
+                if version <= self.version:
+                    self.find("duplicate_event", f"Version {version} of the stream appears twice.", expected=str(self.version + 1), recorded=str(version))
+                    return
                 self.find("missing_event", f"Versions {self.version + 1} to {version - 1} of the stream are missing.", expected=str(self.version + 1), recorded=str(version))
             self.version = version
         kind = event["type"]
@@ -131,9 +133,10 @@ class Replay:
         if handler is None:
             return
         payload = event["payload"]
-        schema = event.get("schema_version")
-        if schema is not None and schema != _CURRENT[kind]:
-            payload = upcast(kind, schema, dict(payload))[1]
+        if kind in _UPCAST:
+            schema = event.get("schema_version")
+            if schema is not None and schema != _CURRENT[kind]:
+                payload = upcast(kind, schema, dict(payload))[1]
         if self.rules is None and kind not in _NO_RULES_NEEDED:
             self.find("missing_event", "No table.opened names the rule set, so the round cannot be checked.")
             self.rules = PRESETS["hoyle"]
@@ -336,29 +339,35 @@ def on_betting_closed(state: Replay, p: Mapping[str, Any]) -> None:
 
 
 def on_card_dealt(state: Replay, p: Mapping[str, Any]) -> None:
-    current = state.open_round(p, "card")
-    shoe = state.shoe
-    if current is None or shoe is None:
+    current = state.round
+    if current is None or current.number != p["round"]:
+        state.open_round(p, "card")
         return
+    shoe = state.shoe
+    assert shoe is not None
     card, error = shoe.draw(p["card"])
     if error is not None:
         state.illegal(error)
     assert card is not None
     box = p["box"] or 0
     hand = p["hand"] or 0
+    target = (box, hand)
     if current.phase == INSURANCE:
         current.close_insurance()
-    target = (box, hand)
-    if current.phase == PLAY and current.next_target() is None:
+    expected = current.next_target()
+    if expected is None and current.phase == PLAY:
         _implied(state, current, target)
-    try:
-        current.verify_deal(box, hand)
-    except Illegal as error:
-        state.illegal(error)
+        expected = current.next_target()
+    if expected != target:
+        try:
+            current.verify_deal(box, hand)
+        except Illegal as illegal:
+            state.illegal(illegal)
         return
     current.deal(card, box, hand, verify=False)
-    assert state.result is not None
-    state.result.cards += 1
+    result = state.result
+    assert result is not None
+    result.cards += 1
 
 
 def _implied(state: Replay, current: Round, target: tuple[int, int]) -> None:

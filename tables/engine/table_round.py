@@ -42,6 +42,10 @@ class Operation(NamedTuple):
     bet: str | None = None
 
 
+# NamedTuple's own __new__ is a Python function; the hot path builds them directly
+_new_op = tuple.__new__
+
+
 class Settlement(NamedTuple):
     bet: str
     outcome: str
@@ -133,7 +137,7 @@ class Round:
     __slots__ = (
         "rules", "number", "shoe", "strategy", "min_bet", "max_bet", "phase", "bets", "box_bets",
         "hands", "box_hands", "queue", "turn", "targets", "dealt", "dealer", "dealer_hard",
-        "dealer_ace", "revealed", "peeked", "dealer_mode", "log", "voided",
+        "dealer_ace", "revealed", "peeked", "dealer_mode", "log", "voided", "cashouts",
     )
 
     def __init__(
@@ -169,6 +173,7 @@ class Round:
         self.dealer_mode = DRAW
         self.log: list[Operation] = []
         self.voided = False
+        self.cashouts = rules.surrender == "cash_out"
 
     # --- state questions ----------------------------------------------------------------
 
@@ -320,7 +325,7 @@ class Round:
                     base.doubled = True
                 elif kind == "split":
                     base.split.add(hand)
-        self.log.append(Operation("bet", box, hand, amount, id))
+        self.log.append(_new_op(Operation, ("bet", box, hand, amount, id)))
         return bet
 
     def close_betting(self) -> None:
@@ -354,34 +359,40 @@ class Round:
     def deal(self, card: str, box: int, hand: int, *, verify: bool = True) -> None:
         if verify:
             self.verify_deal(box, hand)
-        if (box, hand) == DEALER_SPOT:
+        value = VALUE[card]
+        phase = self.phase
+        if box == 0:
             self.dealer.append(card)
-            value = VALUE[card]
             self.dealer_hard += value
             if value == 1:
                 self.dealer_ace = True
         else:
             target = self.hands[(box, hand)]
-            target.add(card)
+            target.cards.append(card)
+            target.hard += value
+            if value == 1:
+                target.ace = True
             target.awaiting = False
-            for bet in self.box_bets.get(box, ()):
-                bet.offer = None
-            self._after_card(target)
-        self.log.append(Operation("card", box, hand, card))
-        if self.phase == DEAL:
+            if self.cashouts:
+                for bet in self.box_bets.get(box, ()):
+                    bet.offer = None
+            if phase == DEAL:
+                if len(target.cards) == 2 and target.ace and target.hard == 11:
+                    target.done = True
+            else:
+                self._after_card(target)
+        self.log.append(_new_op(Operation, ("card", box, hand, card, None)))
+        if phase == DEAL:
             self.dealt += 1
             if self.dealt == len(self.targets):
                 self._after_deal()
-        elif self.phase == PLAY:
-            self._advance()
-        elif self.phase == DEALER and not self._dealer_wants_card():
+        elif phase == PLAY:
+            if self.queue[self.turn].done:
+                self._advance()
+        elif phase == DEALER and not self._dealer_wants_card():
             self.phase = DONE
 
     def _after_card(self, hand: Hand) -> None:
-        if self.phase == DEAL:
-            if len(hand.cards) == 2 and hand.best == 21:
-                hand.done = True
-            return
         if (
             hand.hard > 21
             or hand.best == 21
@@ -424,13 +435,23 @@ class Round:
 
     def _start_dealer(self) -> None:
         rules = self.rules
-        live = [hand for hand in self.hands.values() if not hand.bust and not hand.surrendered]
-        if rules.dealer_completes_when_all_bust or any(not hand.natural(rules) for hand in live):
-            self.dealer_mode = DRAW
-        elif live or (not self.peeked and any(bet.insured for bet in self.bets.values())):
-            self.dealer_mode = CHECK_ONLY
+        mode = NO_CARDS
+        if rules.dealer_completes_when_all_bust:
+            mode = DRAW
         else:
-            self.dealer_mode = NO_CARDS
+            for hand in self.hands.values():
+                if hand.hard > 21 or hand.surrendered:
+                    continue
+                if not hand.natural(rules):
+                    mode = DRAW
+                    break
+                mode = CHECK_ONLY
+            if mode == NO_CARDS and not self.peeked:
+                for bet in self.bets.values():
+                    if bet.insured:
+                        mode = CHECK_ONLY
+                        break
+        self.dealer_mode = mode
         self.phase = DEALER
         if not self._dealer_wants_card():
             self.phase = DONE
@@ -548,8 +569,9 @@ class Round:
         if verify:
             self.verify_decide(box, hand_no, action, bet)
         hand = self.hands[(box, hand_no)]
-        for stake in self.box_bets.get(box, ()):
-            stake.offer = None
+        if self.cashouts:
+            for stake in self.box_bets.get(box, ()):
+                stake.offer = None
         if action == "hit":
             hand.awaiting = True
         elif action == "stand":
@@ -578,7 +600,7 @@ class Round:
             hand.done = True
         if action != "split":  # the two new hands start undecided (double after split)
             hand.decided = True
-        self.log.append(Operation(action, box, hand_no, None, bet))
+        self.log.append(_new_op(Operation, (action, box, hand_no, None, bet)))
         if hand.done:
             self._advance()
 

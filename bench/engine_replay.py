@@ -1,0 +1,44 @@
+"""Benchmark: replay of pre-generated rounds of three boxes, from memory, by the engine
+alone (no database, no JSON parsing, no payload validation). Prints rounds/s per preset.
+
+    .venv/bin/python bench/engine_replay.py [--rounds 5000] [--repeat 3] [--preset NAME ...]
+
+Target (issue 3): 20,000 rounds/s on one core.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from datetime import UTC, datetime
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from tables.engine.presets import PRESETS  # noqa: E402
+from tables.engine.replay import replay  # noqa: E402
+from tables.engine.simulate import deal_table  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5000)
+    parser.add_argument("--repeat", type=int, default=3, help="best of N runs")
+    parser.add_argument("--preset", action="append", choices=sorted(PRESETS))
+    args = parser.parse_args()
+    start = datetime(2026, 11, 29, tzinfo=UTC)
+    print(f"{'preset':<24}{'rounds':>8}{'events':>9}{'rounds/s':>11}{'events/s':>11}")
+    for name in args.preset or list(PRESETS):
+        table = deal_table(PRESETS[name], seed=f"bench-{name}", rounds=args.rounds, boxes=3, start=start, hashed=False)
+        events = table.events
+        best = float("inf")
+        for _ in range(args.repeat):
+            began = time.perf_counter()
+            result = replay(events)
+            best = min(best, time.perf_counter() - began)
+        assert not result.findings, result.findings[:3]
+        print(f"{name:<24}{args.rounds:>8}{len(events):>9}{args.rounds / best:>11,.0f}{len(events) / best:>11,.0f}")
+
+
+if __name__ == "__main__":
+    main()
