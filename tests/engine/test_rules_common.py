@@ -120,7 +120,7 @@ def test_dealer_bust_pays_every_live_hand(name: str) -> None:
     still standing is paid even money."""
     rules = PRESETS[name]
     stake = max(100, rules.min_bet)
-    table = Table(rules, layout(rules, ["TS 2H", "TC 7D", "9H 8C"], "TD 6S", draws="KC"))
+    table = Table(rules, layout(rules, ["TS 2H", "TC 7D", "9H 8C"], "6S TD", draws="KC"))
     dealt = table.deal([stake, stake, stake], "stand", "stand")
     assert nets(dealt) == {"r1b1": ("win", stake), "r1b2": ("win", stake), "r1b3": ("win", stake)}
 
