@@ -120,8 +120,8 @@ def edit(events: list[dict[str, Any]], index: int, **payload: Any) -> list[dict[
     return out
 
 
-def find(events: list[dict[str, Any]], kind: str, nth: int = 0, **match: Any) -> int:
-    hits = [i for i, e in enumerate(events) if e["type"] == kind and all(e["payload"].get(k) == v for k, v in match.items())]
+def find(events: list[dict[str, Any]], type_: str, nth: int = 0, **match: Any) -> int:
+    hits = [i for i, e in enumerate(events) if e["type"] == type_ and all(e["payload"].get(k) == v for k, v in match.items())]
     return hits[nth]
 
 
@@ -135,3 +135,17 @@ def rewrap(events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 def insert_before_last(events: Sequence[dict[str, Any]], kind: str, payload: dict[str, Any]) -> list[dict[str, Any]]:
     spliced = list(events[:-1]) + [{"type": kind, "payload": payload}] + [events[-1]]
     return rewrap(spliced)
+
+
+def first_legal(rules: RuleSet, player: str, dealer: str) -> frozenset[str]:
+    """The actions the rule set allows a fresh hand of ``player`` against ``dealer``'s up card."""
+    seen: list[frozenset[str]] = []
+
+    def policy(view: HandView) -> str:
+        if not seen:
+            seen.append(view.legal)
+        return "stand"
+
+    table = Table(rules, layout(rules, [player], dealer, draws="TC TC TC"))
+    deal_round(rules, table.cursor, 1, [Stake("b", 1, max(100, rules.min_bet))], policy)
+    return seen[0] if seen else frozenset()

@@ -1,0 +1,153 @@
+"""Seed 000, house rules: the live "common hand" game (preset it-live)."""
+from __future__ import annotations
+
+from tables.engine.dealing import Choices, Stake
+from tables.engine.presets import PRESETS
+from tables.engine.replay import replay
+
+from .helpers import Table, actions_of, edit, find, insert_before_last, kinds, layout, nets, rewrap, targets
+
+RULES = PRESETS["it-live"]
+
+
+def test_deal_order_without_hole_card() -> None:
+    """Seed 000 (000:91): one card face up to each hand, one to the dealer last, a second
+    card face up to the hands only; the dealer's second card comes after the hands."""
+    table = Table(RULES, layout(RULES, ["TS 9H", "TC 8D"], "7D TH"))
+    dealt = table.deal([100, 100])
+    assert targets(dealt) == [(1, 0, "up"), (2, 0, "up"), (None, None, "up"), (1, 0, "up"), (2, 0, "up"), (None, None, "up")]
+    assert not any(kind == "card.revealed" for kind, _ in dealt.events)
+    assert table.replay().findings == ()
+
+
+def test_the_dealer_plays_every_hand_by_basic_strategy() -> None:
+    """Seed 000 (000:92): the dealer plays each hand by the basic strategy, whatever the
+    players would like; a decision against the strategy is an illegal decision."""
+    table = Table(RULES, layout(RULES, ["TS 6H"], "7D TH", play="2C 9C"))
+    dealt = table.deal([100], "stand")  # the policy is not asked: 16 v 7 hits
+    assert actions_of(dealt)[:1] == ["hit"]
+    events = edit(table.events, find(table.events, "decision.made"), action="stand")
+    assert kinds(replay(events).findings) == ["illegal_decision"]
+
+
+def test_a_hand_of_17_or_more_stands_and_below_11_draws() -> None:
+    """Seed 000 (000:110-111): a hand of 17 or more gets no more cards - soft 17 too, which
+    the chart would double against a 3 - and a hand below 11 must draw."""
+    table = Table(RULES, layout(RULES, ["AS 6H", "2S 3H"], "3D TH", play="4C TC", draws="5C"))
+    dealt = table.deal([100, 100])
+    assert actions_of(dealt) == ["stand", "hit", "hit", "stand"]
+    assert table.replay().findings == ()
+
+
+def test_doubles_are_opt_in_stakes_and_the_hand_gets_one_card() -> None:
+    """Seed 000 (000:112-115): where the strategy doubles the hand gets exactly one card;
+    each player chooses to double its own stake or not."""
+    table = Table(RULES, layout(RULES, ["6S 5H"], "6D TD", play="TC", draws="9D"))
+    stakes = [Stake("a", 1, 100, player="A"), Stake("b", 1, 100, player="B")]
+    dealt = table.deal(stakes, choices=Choices(opt_in=lambda bet, kind: bet.id == "a"))
+    assert actions_of(dealt) == ["double"]
+    assert nets(dealt) == {"a": ("win", 100), "b": ("win", 100), "a-d": ("win", 100)}
+    assert table.replay().findings == ()
+
+
+def test_second_split_hand_is_opt_in_and_split_once_without_double() -> None:
+    """Seed 000 (000:117-122): the dealer splits, every player plays the first hand and may
+    stake the second; a split hand may not split again nor double (11 after the split
+    is hit, the second 8-8 plays as 16)."""
+    table = Table(RULES, layout(RULES, ["8S 8H"], "6D TD", play="3C TC 8C", draws="9D"))
+    stakes = [Stake("a", 1, 100, player="A"), Stake("b", 1, 100, player="B")]
+    dealt = table.deal(stakes, choices=Choices(opt_in=lambda bet, kind: bet.id == "a"))
+    assert actions_of(dealt) == ["split", "hit", "stand"]
+    assert nets(dealt) == {"a": ("win", 100), "b": ("win", 100), "a-s1": ("win", 100)}
+    result = table.replay()
+    assert result.findings == ()
+    hit = find(table.events, "decision.made", 1)
+    assert kinds(replay(edit(table.events, hit, action="double")).findings) == ["illegal_decision"]
+
+
+def test_split_aces_take_one_card_and_21_is_not_a_natural() -> None:
+    """Seed 000 (000:123-124): split aces get one card each; two cards making 21 after a
+    split are 21, paid even money, not a blackjack."""
+    table = Table(RULES, layout(RULES, ["AS AH"], "6D TD", play="KC 9C", draws="4D"))
+    dealt = table.deal([Stake("a", 1, 100)], choices=Choices(opt_in=lambda bet, kind: True))
+    assert actions_of(dealt) == ["split"]
+    assert nets(dealt) == {"a": ("win", 100), "a-s1": ("push", 0)}
+    assert table.replay().findings == ()
+
+
+def test_natural_pays_3_to_2_rounded_down() -> None:
+    """Seed 000 (000:100): a blackjack pays 3:2; on an odd stake the half minor unit stays
+    with the house (rounding policy "down")."""
+    table = Table(RULES, layout(RULES, ["AS KH"], "9D 8D"))
+    dealt = table.deal([15])
+    assert nets(dealt) == {"r1b1": ("natural", 22)}
+
+
+def test_insurance_is_exactly_half_the_stake() -> None:
+    """Seed 000 (000:127): insurance is half the original stake, paid 2:1; any other
+    amount is an illegal bet (and its recorded payout then a wrong one)."""
+    table = Table(RULES, layout(RULES, ["TS 9H"], "AD KD"))
+    table.deal([100], choices=Choices(insure=lambda bet, rules: 50))
+    assert table.replay().findings == ()
+    index = find(table.events, "bet.placed", kind="insurance")
+    assert kinds(replay(edit(table.events, index, amount=40)).findings) == ["illegal_bet", "wrong_payout"]
+
+
+def test_dealer_completes_the_round_when_every_hand_busts() -> None:
+    """Seed 000 (000:133, house rule 4): the dealer plays out the hand even when every
+    player has busted."""
+    table = Table(RULES, layout(RULES, ["TS 6H"], "7D 5D", play="KC", draws="9C"))
+    dealt = table.deal([100])
+    assert dealt.round is not None and dealt.round.dealer == ["7D", "5D", "9C"]
+    assert nets(dealt) == {"r1b1": ("lose", -100)}
+    assert table.replay().findings == ()
+
+
+def test_cash_out_offers_only_between_11_and_16() -> None:
+    """Seed 000 (000:107-111): a cash-out is offered on hands of 11-16; the player leaves
+    the hand with the amount; an offer on a hand below 11 is illegal."""
+    table = Table(RULES, layout(RULES, ["TS 3H"], "7D TD", play="2C 5C"))
+    offer = Choices(offer=lambda view, bet: 60, accept=lambda bet, amount: True)
+    dealt = table.deal([100], choices=offer)
+    assert nets(dealt) == {"r1b1": ("cashed_out", -40)}
+    assert table.replay().findings == ()
+    low = Table(RULES, layout(RULES, ["4S 6H"], "7D TD", play="9C"))
+    low.deal([100])
+    at = find(low.events, "decision.made")
+    spliced = rewrap(low.events[:at] + [{"type": "cashout.offered", "payload": {"round": 1, "bet": "r1b1", "amount": 60}}] + low.events[at:])
+    assert kinds(replay(spliced).findings) == ["illegal_decision"]
+
+
+def test_a_cash_out_is_kept_when_the_round_is_voided() -> None:
+    """Seed 000 (000:109): a cash-out taken stands even when the dealer voids the round;
+    every other stake goes back."""
+    table = Table(RULES, layout(RULES, ["TS 3H", "TC 8H"], "7D TD", play="2C 5C"))
+    offer = Choices(offer=lambda view, bet: 60 if view.box == 1 else None, accept=lambda bet, amount: True)
+    table.deal([100, 100], choices=offer)
+    voided = rewrap(table.events[:-1] + [{"type": "round.voided", "payload": {"round": 1, "reason": "cards left in the discard holder", "authorised_by": "pit1"}}])
+    result = replay(voided)
+    assert result.findings == ()
+    expected = {bet: (s.outcome, s.net) for bet, s in result.rounds[0].expected.items()}
+    assert expected == {"r1b1": ("cashed_out", -40), "r1b2": ("push", 0)}
+
+
+def test_an_exposed_card_forces_a_reshuffle() -> None:
+    """Seed 000 (000:132, house rule 3): a card exposed from the shoe is burned, the round
+    finished and the whole shoe reshuffled; a next round from the same shoe is a finding."""
+    table = Table(RULES, layout(RULES, ["TS 9H"], "7D TD") + " " + layout(RULES, ["TC 9C"], "7H TH"), known=False)
+    table.deal([100])
+    table.deal([100])
+    settled = find(table.events, "round.settled")
+    burn = {"type": "card.burned", "payload": {"shoe": "S1", "round": 1, "card": "5S", "face": "up", "reason": "exposed"}}
+    spliced = rewrap(table.events[:settled] + [burn] + table.events[settled:])
+    assert kinds(replay(spliced).findings) == ["shoe_procedure"]
+
+
+def test_a_card_drawn_by_mistake_at_17_is_a_procedure_error() -> None:
+    """Seed 000 (000:134, house rule 5): the dealer at 17-21 drawing a card is a dealer
+    procedure error (the card is burned and does not count)."""
+    table = Table(RULES, layout(RULES, ["TS 9H"], "7D TD", draws="4C"))
+    dealt = table.deal([100])
+    assert nets(dealt) == {"r1b1": ("win", 100)}
+    events = insert_before_last(table.events, "card.dealt", {"round": 1, "box": None, "hand": None, "card": "4C", "face": "up"})
+    assert kinds(replay(events).findings) == ["dealer_procedure"]
