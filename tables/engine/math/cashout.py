@@ -1,0 +1,134 @@
+"""Seed 000's cash-out offer, and the replay check of a recorded one.
+
+The live game (seed 000, house rules) offers a hand between 11 and 16 an immediate
+payment "creata dal sistema su base statistica" in place of playing on. Here:
+
+1. the hand's *expected return* per unit of its stake is computed from the cards left
+   in the shoe (every card seen - the hand's, the up card, other hands', burned cards
+   shown face up - removed), the hand playing on by the rule set's chart exactly as
+   the live dealer will play it (:mod:`.ev`, with its stated approximations; no
+   dealer hole card in seed 000, so a dealer natural is still possible and takes
+   every stake, or the original one, as ``dealer_natural_takes`` says). Where the
+   chart says double, the hand gets one card; the player's stake is valued undoubled
+   (the option to add a stake is not part of the offer). Where it says split, the
+   offer is for the player's stake on the first hand (the second is an opt-in stake);
+2. that return is rounded half-even to 9 decimals (``RETURN_QUANTUM``) and made an
+   exact fraction, so the offer never depends on float formatting;
+3. ``fair value = stake x expected return``; the offer is
+   ``fair value x (1 - margin)`` rounded to a whole minor unit by the rule set's
+   ``rounding`` policy (:func:`tables.engine.money.apply_ratio`). ``margin`` is the
+   house's share, a fraction such as ``(1, 20)`` for 5%.
+
+The margin is not (yet) a RuleSet parameter: pass it, or it is read from a
+``cashout_margin`` attribute of the rule set if the engine adds one.
+
+>>> from ..presets import PRESETS
+>>> from .composition import remaining
+>>> seen = ["TS", "6H", "9D"]
+>>> offer = cashout_offer(["TS", "6H"], "9D", remaining(6, seen), stake=1000,
+...                       rules=PRESETS["it-live"], margin=(1, 50))
+>>> offer.amount <= offer.fair_value
+True
+>>> check_offer(offer.amount, ["TS", "6H"], "9D", remaining(6, seen), stake=1000,
+...             rules=PRESETS["it-live"], margin=(1, 50))
+True
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..cards import VALUE
+from ..money import apply_ratio
+from ..rules import RuleSet
+from .composition import Composition
+from .ev import DOUBLE, SPLIT, Position, best_total
+from .rulesview import PlayRules
+from .strategy import chart_for
+
+RETURN_QUANTUM = 10**9  # expected returns are kept to 9 decimals
+
+Margin = Fraction | tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Offer:
+    amount: int  # minor units, what the player is offered
+    fair_value: Fraction  # stake x expected return, before the margin
+    expected_return: Fraction  # per unit of stake, 9 decimals
+    margin: Fraction
+    action: str  # what the chart does next with the hand
+
+
+def offer_due(cards: Sequence[str], rules: RuleSet) -> bool:
+    """Does this hand get an offer? Seed 000: not below ``live_must_hit_below`` (11),
+    not from ``live_stand_from`` (17) on, and only in a game that offers cash-outs."""
+    if rules.surrender != "cash_out":
+        return False
+    hard = sum(VALUE[c] for c in cards)
+    best, _soft = best_total(hard, any(VALUE[c] == 1 for c in cards))
+    return rules.live_must_hit_below <= best < rules.live_stand_from
+
+
+def expected_return(
+    cards: Sequence[str], up: str, remaining: Composition, rules: RuleSet, *, split_done: bool = False
+) -> tuple[float, str]:
+    """(expected return per unit of the hand's stake, the chart's next action)."""
+    play = PlayRules.of(rules)
+    chart = chart_for(rules)
+    values = [VALUE[c] for c in cards]
+    hard, ace = sum(values), 1 in values
+    position = Position(play, VALUE[up], remaining)
+    if hard > 21:
+        return 0.0, "bust"
+    if len(values) == 2 and not split_done and best_total(hard, ace)[0] == 21:
+        return 1.0 + position.natural_value(), "natural"
+    pair = values[0] if len(values) == 2 and values[0] == values[1] and not split_done else 0
+    legal = position.legal(hard, ace, len(values), pair, after_split=split_done)
+    action = chart.decide(position.up, hard, ace, pair, legal)
+    if action == DOUBLE:
+        value = position.final(position.double(hard, ace) / 2.0)
+    elif action == SPLIT:
+        value = position.final(position.split(pair, chart) / 2.0)
+    else:
+        value = position.values(hard, ace, len(values), pair, after_split=split_done,
+                                policy=chart, legal=frozenset({action}))[action]
+    return max(1.0 + value, 0.0), action
+
+
+def _margin(rules: RuleSet, margin: Margin | None) -> Fraction:
+    if margin is None:
+        margin = getattr(rules, "cashout_margin", None)
+        if margin is None:
+            raise ValueError(f"rule set {rules.name!r} states no cashout_margin: pass margin")
+    value = Fraction(*margin) if isinstance(margin, tuple) else Fraction(margin)
+    if not 0 <= value < 1:
+        raise ValueError("the cash-out margin must be in [0, 1)")
+    return value
+
+
+def cashout_offer(
+    cards: Sequence[str], up: str, remaining: Composition, *, stake: int, rules: RuleSet,
+    margin: Margin | None = None, split_done: bool = False,
+) -> Offer:
+    """The offer for a hand of ``cards`` against ``up`` with ``remaining`` cards left,
+    for ``stake`` minor units on it."""
+    if stake < 0:
+        raise ValueError("stake must be >= 0")
+    cut = _margin(rules, margin)
+    value, action = expected_return(cards, up, remaining, rules, split_done=split_done)
+    quantised = Fraction(round(value * RETURN_QUANTUM), RETURN_QUANTUM)
+    share = quantised * (1 - cut)
+    amount = apply_ratio(stake, (share.numerator, share.denominator), rules.rounding)
+    return Offer(amount, quantised * stake, quantised, cut, action)
+
+
+def check_offer(
+    recorded: int, cards: Sequence[str], up: str, remaining: Composition, *, stake: int,
+    rules: RuleSet, margin: Margin | None = None, split_done: bool = False,
+) -> bool:
+    """Is ``recorded`` (a ``cashout.offered`` amount) the offer this module computes?"""
+    offer = cashout_offer(cards, up, remaining, stake=stake, rules=rules, margin=margin,
+                          split_done=split_done)
+    return offer.amount == recorded

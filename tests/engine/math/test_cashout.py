@@ -1,0 +1,90 @@
+"""Seed 000's cash-out offers and their replay check."""
+import dataclasses
+from fractions import Fraction
+
+import pytest
+
+from tables.engine.math.cashout import RETURN_QUANTUM, cashout_offer, check_offer, expected_return, offer_due
+from tables.engine.math.composition import remaining
+from tables.engine.math.ev import Position
+from tables.engine.math.rulesview import PlayRules
+from tables.engine.presets import PRESETS
+
+LIVE = PRESETS["it-live"]
+HANDS = [
+    (["TS", "2H"], "2D", ["7C", "KD"]),
+    (["8S", "8H"], "TD", []),
+    (["5S", "6H"], "AD", ["QC", "QH", "4S"]),
+    (["9S", "4H", "2C"], "7D", ["3C"]),
+    (["AS", "4H"], "5D", []),
+    (["TC", "6D"], "9H", ["2S", "2C", "3D", "4H", "5C"]),
+]
+
+
+@pytest.mark.parametrize(("cards", "up", "others"), HANDS)
+@pytest.mark.parametrize("stake", [1, 999, 1000, 12345])
+def test_offer_is_the_rounded_fair_value_less_the_margin(cards: list[str], up: str, others: list[str], stake: int) -> None:
+    """offer = floor(stake x expected return x (1 - margin)) for it-live's rounding
+    ``down``, with the expected return kept to 9 decimals; never above the fair value."""
+    left = remaining(6, cards + [up] + others)
+    offer = cashout_offer(cards, up, left, stake=stake, rules=LIVE, margin=(1, 40))
+    value, _action = expected_return(cards, up, left, LIVE)
+    quantised = Fraction(round(value * RETURN_QUANTUM), RETURN_QUANTUM)
+    assert offer.expected_return == quantised
+    exact = quantised * stake * (1 - Fraction(1, 40))
+    assert offer.amount == exact.numerator // exact.denominator
+    assert offer.amount <= offer.fair_value
+    assert 0 <= offer.amount <= 3 * stake
+
+
+def test_check_offer_accepts_the_right_amount_and_flags_any_other() -> None:
+    """The replay check is true for the computed amount and false one unit off."""
+    cards, up = ["TC", "6D"], "9H"
+    left = remaining(6, cards + [up])
+    offer = cashout_offer(cards, up, left, stake=5000, rules=LIVE, margin=(3, 100))
+    kwargs = dict(stake=5000, rules=LIVE, margin=(3, 100))
+    assert check_offer(offer.amount, cards, up, left, **kwargs)  # type: ignore[arg-type]
+    assert not check_offer(offer.amount + 1, cards, up, left, **kwargs)  # type: ignore[arg-type]
+    assert not check_offer(offer.amount - 1, cards, up, left, **kwargs)  # type: ignore[arg-type]
+    # a different shoe is a different offer (here: two tens fewer left)
+    other = remaining(6, cards + [up, "KS", "KH"])
+    assert cashout_offer(cards, up, other, stake=5000, rules=LIVE, margin=(3, 100)).amount != offer.amount
+
+
+def test_value_is_the_hands_expected_value_played_by_the_chart() -> None:
+    """16 against a ten: the chart hits, and the return is 1 + the value of hitting on by
+    the chart (no hole card: a dealer natural takes the stake)."""
+    cards, up = ["TC", "6D"], "TH"
+    left = remaining(6, cards + [up])
+    value, action = expected_return(cards, up, left, LIVE)
+    position = Position(PlayRules.of(LIVE), 10, left)
+    assert action == "hit"
+    from tables.engine.math.strategy import chart_for
+
+    assert value == pytest.approx(1 + position.final(position.hit(16, False, chart_for(LIVE))), abs=1e-15)
+    assert 0.2 < value < 0.6
+
+
+def test_rounding_policy_and_margin() -> None:
+    """``up`` rounding is never below ``down``; a larger margin never raises the offer;
+    without a margin argument or a cashout_margin parameter the offer is refused."""
+    cards, up = ["9S", "4H"], "8D"
+    left = remaining(6, cards + [up])
+    down = cashout_offer(cards, up, left, stake=777, rules=LIVE, margin=(1, 20))
+    up_rules = dataclasses.replace(LIVE, rounding="up")
+    rounded_up = cashout_offer(cards, up, left, stake=777, rules=up_rules, margin=(1, 20))
+    assert rounded_up.amount in (down.amount, down.amount + 1)
+    assert cashout_offer(cards, up, left, stake=777, rules=LIVE, margin=(1, 10)).amount <= down.amount
+    with pytest.raises(ValueError, match="cashout_margin"):
+        cashout_offer(cards, up, left, stake=777, rules=LIVE)
+
+
+def test_offer_due_follows_the_house_rules() -> None:
+    """Seed 000: no offer below 11 or from 17 on; soft totals count as the best total."""
+    assert offer_due(["TS", "2H"], LIVE)
+    assert offer_due(["5S", "6H"], LIVE)
+    assert not offer_due(["5S", "4H"], LIVE)
+    assert not offer_due(["TS", "7H"], LIVE)
+    assert not offer_due(["AS", "6H"], LIVE)  # soft 17
+    assert offer_due(["AS", "2H"], LIVE)  # soft 13
+    assert not offer_due(["TS", "2H"], PRESETS["hoyle"])  # no cash-out game
