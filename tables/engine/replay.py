@@ -372,12 +372,20 @@ def on_card_dealt(state: Replay, p: Mapping[str, Any]) -> None:
 
 def _implied(state: Replay, current: Round, target: tuple[int, int]) -> None:
     """A card reached a hand without a decision said: a hit for the hand whose turn it
-    is, stands for the hands it passed. A card for a hand already played changes nothing
-    here (verify_deal reports it)."""
+    is, stands for the hands it passed."""
     hand = current.current
     assert hand is not None
     if target == (hand.box, hand.number):
         _decide(state, current, hand.box, hand.number, "hit", None)
+        return
+    _stand_until(state, current, target)
+
+
+def _stand_until(state: Replay, current: Round, target: tuple[int, int]) -> None:
+    """An event for a later hand (or the dealer) while a hand waits for its decision:
+    the hands passed over stood. An event for a hand already played changes nothing
+    here (the caller's check reports it)."""
+    if current.phase != PLAY or current.next_target() is not None:
         return
     later = {(h.box, h.number) for h in current.queue[current.turn + 1:]}
     if target != DEALER_SPOT and target not in later:
@@ -415,7 +423,11 @@ def on_decision_made(state: Replay, p: Mapping[str, Any]) -> None:
         return
     if current.phase == INSURANCE:
         current.close_insurance()
-    _decide(state, current, p["box"], p["hand"], action, p["bet"]) if action != "stand" else _stand(state, current, p)
+    _stand_until(state, current, (p["box"], p["hand"]))
+    if action == "stand":
+        _stand(state, current, p)
+    else:
+        _decide(state, current, p["box"], p["hand"], action, p["bet"])
 
 
 def _stand(state: Replay, current: Round, p: Mapping[str, Any]) -> None:
@@ -433,6 +445,9 @@ def on_cashout_offered(state: Replay, p: Mapping[str, Any]) -> None:
         return
     if current.phase == INSURANCE:
         current.close_insurance()
+    bet = current.bets.get(p["bet"])
+    if bet is not None:
+        _stand_until(state, current, (bet.box, bet.hand))
     try:
         current.offer_cashout(p["bet"], p["amount"])
     except Illegal as error:

@@ -1,0 +1,47 @@
+"""``manage.py strategy --ruleset NAME [--set PARAM=VALUE ...] [--json]``: the rule set's
+basic-strategy chart, generated from its rules (tables/engine/math/strategy.py)."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from tables.engine.math.overrides import OverrideError, apply_assignments
+from tables.engine.math.strategy import chart_for
+from tables.engine.presets import preset
+from tables.engine.rules import RuleSet
+
+
+def add_ruleset_arguments(parser: CommandParser) -> None:
+    parser.add_argument("--ruleset", required=True, help="a preset name, e.g. it-live")
+    parser.add_argument("--set", dest="assignments", action="append", default=[], metavar="PARAM=VALUE",
+                        help="change one rule-set parameter (repeatable), e.g. --set decks=2")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def load_ruleset(name: str, assignments: list[str]) -> RuleSet:
+    try:
+        rules = preset(name)
+    except KeyError as error:
+        raise CommandError(str(error.args[0]), returncode=2) from None
+    try:
+        return apply_assignments(rules, assignments)
+    except OverrideError as error:
+        raise CommandError(f"--set {error}", returncode=2) from None
+
+
+class Command(BaseCommand):
+    help = "Print the basic-strategy chart of a rule set, computed from its rules."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        add_ruleset_arguments(parser)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        rules = load_ruleset(options["ruleset"], options["assignments"])
+        chart = chart_for(rules)
+        if options["json"]:
+            payload = {"ruleset": rules.name, "rules": rules.as_overrides(), "chart": chart.as_dict()}
+            self.stdout.write(json.dumps(payload, indent=2))
+        else:
+            self.stdout.write(chart.format())

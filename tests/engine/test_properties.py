@@ -1,0 +1,129 @@
+"""Laws that hold for every dealt table (hypothesis): money is conserved, replay is
+deterministic, a legal round replays clean, and one tampering gives exactly its finding."""
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tables.engine.cards import VALUE
+from tables.engine.presets import PRESETS
+from tables.engine.replay import Replay, replay
+from tables.engine.simulate import DealtTable, deal_table
+from tables.engine.table_round import ACTIONS
+
+from .helpers import edit, kinds
+
+START = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+tables = st.builds(
+    lambda name, seed, rounds, boxes: (name, deal_table(PRESETS[name], seed=str(seed), rounds=rounds, boxes=boxes, start=START, bettors=2, hashed=False)),
+    st.sampled_from(sorted(PRESETS)),
+    st.integers(0, 10**9),
+    st.integers(1, 6),
+    st.integers(1, 5),
+)
+
+
+def _bets(table: DealtTable) -> dict[str, dict[str, Any]]:
+    return {e["payload"]["bet"]: e["payload"] for e in table.events if e["type"] == "bet.placed"}
+
+
+@FAST
+@given(tables)
+def test_money_is_conserved_in_every_round(dealt: tuple[str, DealtTable]) -> None:
+    """Every chip is either back with its player, carried on the layout, or the house's:
+    players + house + layout is the same before and after each round, no bet loses more
+    than its stake, and a carried stake is exactly what the next round finds."""
+    _, table = dealt
+    bets = _bets(table)
+    players = house = layout = 0
+    for number, settlements in sorted(table.settlements.items()):
+        before = players + house + layout
+        carried_in = {b["bet"]: b for b in bets.values() if b["round"] == number and b["kind"] == "main" and b["parent"] is not None}
+        for bet in bets.values():
+            if bet["round"] == number and bet["bet"] not in carried_in:
+                players -= bet["amount"]
+                layout += bet["amount"]
+        assert {s.bet for s in settlements} == {b for b, p in bets.items() if p["round"] == number}
+        for s in settlements:
+            amount = bets[s.bet]["amount"]
+            assert isinstance(s.net, int) and s.net >= -amount
+            house -= s.net
+            if s.outcome == "carried":
+                assert s.net == 0
+                continue
+            layout -= amount
+            players += amount + s.net
+        assert players + house + layout == before
+        assert layout == sum(bets[s.bet]["amount"] for s in settlements if s.outcome == "carried")
+
+
+@FAST
+@given(tables)
+def test_every_dealt_round_replays_clean_and_replay_is_deterministic(dealt: tuple[str, DealtTable]) -> None:
+    """A table the engine dealt replays with no finding, recomputing the dealer's own
+    settlements; replaying it twice gives the same result."""
+    _, table = dealt
+    first, second = replay(table.events), replay(table.events)
+    assert first.findings == ()
+    assert first == second
+    for played in first.rounds:
+        assert {b: (s.outcome, s.net) for b, s in played.expected.items()} == {s.bet: (s.outcome, s.net) for s in table.settlements[played.number]}
+
+
+@FAST
+@given(tables, st.data())
+def test_one_changed_card_gives_exactly_card_out_of_sequence(dealt: tuple[str, DealtTable], data: st.DataObject) -> None:
+    """Changing one dealt card of a shoe whose order is recorded gives one finding,
+    card_out_of_sequence, and nothing else (replay plays on with the shoe's card)."""
+    _, table = dealt
+    cards = [i for i, e in enumerate(table.events) if e["type"] == "card.dealt"]
+    index = data.draw(st.sampled_from(cards))
+    original = table.events[index]["payload"]["card"]
+    other = data.draw(st.sampled_from(sorted(c for c in VALUE if c != original)))
+    assert kinds(replay(edit(table.events, index, card=other)).findings) == ["card_out_of_sequence"]
+
+
+@FAST
+@given(tables, st.data())
+def test_one_illegal_decision_gives_exactly_illegal_decision(dealt: tuple[str, DealtTable], data: st.DataObject) -> None:
+    """Replacing one hit or stand with an action the rules refuse at that moment gives one
+    finding, illegal_decision, and nothing else (an illegal decision changes no play)."""
+    _, table = dealt
+    events = table.events
+    choices = [i for i, e in enumerate(events) if e["type"] == "decision.made" and e["payload"]["action"] in ("hit", "stand")]
+    if not choices:
+        return
+    index = data.draw(st.sampled_from(choices))
+    state = Replay()
+    for event in events[:index]:
+        state.apply(event)
+    p = events[index]["payload"]
+    assert state.round is not None
+    state.round.close_insurance()  # a hand's decision closes the insurance window, as in replay
+    refused = [a for a in ACTIONS if not state.round.can_decide(p["box"], p["hand"], a)]
+    if not refused:
+        return
+    action = data.draw(st.sampled_from(refused))
+    assert kinds(replay(edit(events, index, action=action)).findings) == ["illegal_decision"]
+
+
+@FAST
+@given(tables, st.data())
+def test_one_changed_payout_gives_exactly_wrong_payout(dealt: tuple[str, DealtTable], data: st.DataObject) -> None:
+    """Changing the net of one recorded settlement gives one finding, wrong_payout, for
+    that bet."""
+    _, table = dealt
+    events = table.events
+    settled = [i for i, e in enumerate(events) if e["type"] == "round.settled" and e["payload"]["settlements"]]
+    index = data.draw(st.sampled_from(settled))
+    settlements = [dict(s) for s in events[index]["payload"]["settlements"]]
+    which = data.draw(st.integers(0, len(settlements) - 1))
+    settlements[which]["net"] += data.draw(st.integers(-500, 500).filter(bool))
+    found = replay(edit(events, index, settlements=settlements)).findings
+    assert kinds(found) == ["wrong_payout"]
+    assert found[0].bet == settlements[which]["bet"]
