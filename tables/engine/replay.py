@@ -118,8 +118,6 @@ class Replay:
                 self.find("duplicate_event", f"Event {event_id} appears twice in the record.")
                 return
             seen.add(event_id)
-            if self.struck and event_id in self.struck:
-                return
         version = event.get("version")
         if version is not None:
             if version != self.version + 1:
@@ -128,6 +126,8 @@ class Replay:
                     return
                 self.find("missing_event", f"Versions {self.version + 1} to {version - 1} of the stream are missing.", expected=str(self.version + 1), recorded=str(version))
             self.version = version
+        if self.struck and event_id in self.struck:
+            return
         kind = event["type"]
         handler = HANDLERS.get(kind)
         if handler is None:
