@@ -56,8 +56,9 @@ def best_total(hard: int, ace: bool) -> tuple[int, bool]:
 class Position:
     """One up card against one composition; every value memoised inside."""
 
-    def __init__(self, play: PlayRules, up: int, comp: Composition) -> None:
+    def __init__(self, play: PlayRules, up: int, comp: Composition, *, exact_next_card: bool = False) -> None:
         self.play = play
+        self.exact_next_card = exact_next_card
         self.up = up
         self.comp = comp
         n = sum(comp)
@@ -66,7 +67,8 @@ class Position:
         full = dealer_odds(up, comp, hits_soft_17=play.hits_soft_17)
         self.p_natural = p = full[NATURAL]
         peeked = play.peeks(up)
-        if p > 0.0 and p < 1.0 and (peeked or not play.natural_takes_all):
+        self._conditioned = peeked or not play.natural_takes_all
+        if p > 0.0 and p < 1.0 and self._conditioned:
             odds = given_no_natural(full)
             self._a, self._b = -p, 1.0 - p
         else:
@@ -76,16 +78,37 @@ class Position:
         give_up = -float(1 - play.surrender_returns)
         self.surrender_value = self._a + self._b * give_up if peeked else give_up
         self.q = [c / n for c in comp]
-        # stand values by best total (0..21); a bust is -1
-        stand = []
-        for t in range(22):
-            win = odds[BUST] + sum(odds[k] for k in range(5) if 17 + k < t)
-            lose = odds[NATURAL] + sum(odds[k] for k in range(5) if 17 + k > t)
-            stand.append(win - lose)
-        self.stand_by_total = stand
+        if odds is not full and n > 1:
+            # the player's cards are drawn knowing the hole card does not complete a
+            # natural: P(k) = n_k / (n - 1) for the completing value k, and
+            # P(c) = n_c (n - n_k - 1) / ((n - 1)(n - n_k)) for every other value
+            k = 10 if up == 1 else 1
+            n_k = comp[k - 1]
+            self.q = [
+                c / (n - 1) if i == k - 1 else c * (n - n_k - 1) / ((n - 1) * (n - n_k))
+                for i, c in enumerate(comp)
+            ]
+        self.stand_by_total = _stand_table(odds)
+        self._after: dict[int, list[float]] = {}
         self.natural_in_split = float(play.natural_pays) * (1.0 - odds[NATURAL])
         self._hs: dict[int, tuple[list[float], list[float], list[float], list[float]]] = {}
         self._split: dict[tuple[int, int], float] = {}
+
+    def stand_after(self, card: int) -> list[float]:
+        """Stand values by best total once the player has drawn ``card`` (a value): the
+        dealer's odds recomputed without it (with ``exact_next_card``)."""
+        if not self.exact_next_card:
+            return self.stand_by_total
+        table = self._after.get(card)
+        if table is None:
+            comp = list(self.comp)
+            comp[card - 1] -= 1
+            full = dealer_odds(self.up, tuple(comp), hits_soft_17=self.play.hits_soft_17)
+            if self._conditioned and 0.0 < full[NATURAL] < 1.0:
+                full = given_no_natural(full)
+            table = _stand_table(full)
+            self._after[card] = table
+        return table
 
     # -- the two spaces -----------------------------------------------------------
     def final(self, inner: float) -> float:
@@ -158,9 +181,38 @@ class Position:
         return self.stand_by_total[best_total(hard, ace)[0]] if hard <= 21 else -1.0
 
     def hit(self, hard: int, ace: bool, policy: Policy | None = None) -> float:
-        """Take a card, then play on (optimally, or by ``policy``)."""
+        """Take a card, then play on (optimally, or by ``policy``). With
+        ``exact_next_card`` the stand after that card is valued against the dealer's
+        odds without it; later cards use the fixed composition."""
         table = self._hit_stand(policy)
-        return table[3 if ace else 2][hard]
+        if not self.exact_next_card:
+            return table[3 if ace else 2][hard]
+        play = self.play
+        total = 0.0
+        for i in range(10):
+            if not self.q[i]:
+                continue
+            card = i + 1
+            nxt = hard + card
+            if nxt > 21:
+                total -= self.q[i]
+                continue
+            has_ace = ace or card == 1
+            best, soft = best_total(nxt, has_ace)
+            s = self.stand_after(card)[best]
+            h = table[3 if has_ace else 2][nxt]
+            may_stand = play.must_hit_below is None or best >= play.must_hit_below
+            may_hit = play.stand_from is None or best < play.stand_from
+            if not may_hit:
+                v = s
+            elif not may_stand:
+                v = h
+            elif policy is None:
+                v = h if h > s else s
+            else:
+                v = h if policy.decide(self.up, nxt, soft, 0, HIT_STAND) == HIT else s
+            total += self.q[i] * v
+        return total
 
     def play_on(self, hard: int, ace: bool, policy: Policy | None = None) -> float:
         """A hand of 3+ cards (or one that may only hit or stand): its value."""
@@ -173,8 +225,13 @@ class Position:
         """Twice the value of exactly one more card, then stand."""
         total = 0.0
         for i in range(10):
+            if not self.q[i]:
+                continue
             nxt = hard + i + 1
-            total += self.q[i] * (self.stand(nxt, ace or i == 0) if nxt <= 21 else -1.0)
+            if nxt > 21:
+                total -= self.q[i]
+            else:
+                total += self.q[i] * self.stand_after(i + 1)[best_total(nxt, ace or i == 0)[0]]
         return 2.0 * total
 
     # -- split ----------------------------------------------------------------------
@@ -252,6 +309,16 @@ class Position:
             if action in legal:
                 out[action] = compute[action]()
         return out
+
+
+def _stand_table(odds: tuple[float, ...]) -> list[float]:
+    """Stand values by best total 0..21 against dealer ``odds``."""
+    stand = []
+    for t in range(22):
+        win = odds[BUST] + sum(odds[k] for k in range(5) if 17 + k < t)
+        lose = odds[NATURAL] + sum(odds[k] for k in range(5) if 17 + k > t)
+        stand.append(win - lose)
+    return stand
 
 
 def best(values: dict[str, float]) -> str:
