@@ -17,11 +17,11 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from tables.engine.cards import deck  # noqa: E402
-from tables.engine.math import dealer, deals, house_edge, strategy  # noqa: E402
-from tables.engine.math.cashout import cashout_offer, offer_due  # noqa: E402
-from tables.engine.math.composition import remaining  # noqa: E402
-from tables.engine.presets import PRESETS  # noqa: E402
+from tables.engine.cards import deck
+from tables.engine.math import dealer, deals, house_edge, strategy
+from tables.engine.math.cashout import cashout_offer, offer_due
+from tables.engine.math.composition import remaining
+from tables.engine.presets import PRESETS
 
 
 def clear() -> None:

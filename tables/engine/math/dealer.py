@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from .composition import Composition
 
@@ -60,7 +60,7 @@ def _status(up: int, counts: Sequence[int], size: int, hits_soft_17: bool) -> in
 Table = tuple[tuple[int, int, tuple[tuple[int, tuple[int, ...]], ...]], ...]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _table(up: int, hits_soft_17: bool) -> Table:
     """Every finishing multiset for ``up``, grouped by (outcome, size):
     ``((outcome, size, ((orderings, flat factor indices), ...)), ...)``."""

@@ -27,7 +27,7 @@ rule set's chart, which is how the house edge and the cash-out offers are comput
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cache
 from typing import Protocol
 
 from .composition import Composition
@@ -168,7 +168,7 @@ class Position:
                 elif not may_stand:
                     v = h
                 elif policy is None:
-                    v = h if h > s else s
+                    v = max(s, h)
                 else:
                     v = h if policy.decide(self.up, hard, soft, 0, HIT_STAND) == HIT else s
                 value[ace][hard] = v
@@ -208,7 +208,7 @@ class Position:
             elif not may_stand:
                 v = h
             elif policy is None:
-                v = h if h > s else s
+                v = max(s, h)
             else:
                 v = h if policy.decide(self.up, nxt, soft, 0, HIT_STAND) == HIT else s
             total += self.q[i] * v
@@ -253,7 +253,7 @@ class Position:
             values[DOUBLE] = self.double(hard, ace)
         if policy is None:
             return max(values.values())
-        best, soft = best_total(hard, ace)
+        _best, soft = best_total(hard, ace)
         choice = policy.decide(self.up, hard, soft, v if c == v else 0, frozenset(values))
         return values.get(choice, values.get(STAND, values.get(HIT, -1.0)))
 
@@ -270,10 +270,10 @@ class Position:
         if policy is None:
             want = True
         else:
-            best, soft = best_total(2 * v, v == 1)
+            _best, soft = best_total(2 * v, v == 1)
             want = policy.decide(self.up, 2 * v, soft, v, frozenset({SPLIT, HIT, STAND})) == SPLIT
 
-        @lru_cache(maxsize=None)
+        @cache
         def expect(hands: int, waiting: int) -> float:
             if waiting == 0:
                 return 0.0

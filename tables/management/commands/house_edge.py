@@ -28,8 +28,8 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(payload, indent=2))
             return
         lines = [
-            f"House edge of {rules.name} ({rules.decks} decks), played by its basic strategy: "
-            f"{100 * result.house_edge:.4f}%",
+            (f"House edge of {rules.name} ({rules.decks} decks), played by its basic strategy: "
+            f"{100 * result.house_edge:.4f}%"),
             f"  (each first deal played by its own best action: {100 * result.optimal_house_edge:.4f}%)",
             f"  dealer natural on a first deal: {100 * result.dealer_natural:.4f}%",
             "",

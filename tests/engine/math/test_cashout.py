@@ -4,7 +4,13 @@ from fractions import Fraction
 
 import pytest
 
-from tables.engine.math.cashout import RETURN_QUANTUM, cashout_offer, check_offer, expected_return, offer_due
+from tables.engine.math.cashout import (
+    RETURN_QUANTUM,
+    cashout_offer,
+    check_offer,
+    expected_return,
+    offer_due,
+)
 from tables.engine.math.composition import remaining
 from tables.engine.math.ev import Position
 from tables.engine.math.rulesview import PlayRules
@@ -42,7 +48,7 @@ def test_check_offer_accepts_the_right_amount_and_flags_any_other() -> None:
     cards, up = ["TC", "6D"], "9H"
     left = remaining(6, cards + [up])
     offer = cashout_offer(cards, up, left, stake=5000, rules=LIVE, margin=(3, 100))
-    kwargs = dict(stake=5000, rules=LIVE, margin=(3, 100))
+    kwargs = {"stake": 5000, "rules": LIVE, "margin": (3, 100)}
     assert check_offer(offer.amount, cards, up, left, **kwargs)  # type: ignore[arg-type]
     assert not check_offer(offer.amount + 1, cards, up, left, **kwargs)  # type: ignore[arg-type]
     assert not check_offer(offer.amount - 1, cards, up, left, **kwargs)  # type: ignore[arg-type]

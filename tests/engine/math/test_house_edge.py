@@ -23,8 +23,8 @@ from tables.engine.rules import RuleSet
 def rules(**changes: object) -> RuleSet:
     """Six decks, S17, peek, double any two, DAS, resplit to four hands (not aces),
     one card to split aces, 3:2, no surrender - the usual base of the tables."""
-    base: dict[str, object] = dict(name="base", decks=6, hole_card="peek", double_after_split=True,
-                                   max_split_hands=4, surrender="none")
+    base: dict[str, object] = {"name": "base", "decks": 6, "hole_card": "peek", "double_after_split": True,
+                                   "max_split_hands": 4, "surrender": "none"}
     base.update(changes)
     return RuleSet(**base)  # type: ignore[arg-type]
 
@@ -37,16 +37,16 @@ def edge(**changes: object) -> float:
 @pytest.mark.parametrize(
     ("changes", "player_return", "tolerance"),
     [
-        (dict(decks=1), 0.001839, 1.5e-4),
-        (dict(decks=1, double_after_split=False), 0.000423, 1.5e-4),
-        (dict(decks=2, dealer_hits_soft_17=True), -0.003797, 1e-4),
-        (dict(decks=2, dealer_hits_soft_17=True, double_after_split=False), -0.005252, 1e-4),
-        (dict(decks=5, dealer_hits_soft_17=True), -0.005918, 1e-4),
-        (dict(decks=5, dealer_hits_soft_17=True, double_after_split=False), -0.007366, 1e-4),
-        (dict(dealer_hits_soft_17=True, hole_card="none"), -0.0072705, 1e-4),
-        (dict(dealer_hits_soft_17=True, hole_card="none", double_after_split=False), -0.0086975, 1e-4),
-        (dict(decks=8, dealer_hits_soft_17=True, hole_card="none"), -0.007562, 1e-4),
-        (dict(decks=8, dealer_hits_soft_17=True, hole_card="none", double_after_split=False), -0.0089865, 1e-4),
+        ({"decks": 1}, 0.001839, 1.5e-4),
+        ({"decks": 1, "double_after_split": False}, 0.000423, 1.5e-4),
+        ({"decks": 2, "dealer_hits_soft_17": True}, -0.003797, 1e-4),
+        ({"decks": 2, "dealer_hits_soft_17": True, "double_after_split": False}, -0.005252, 1e-4),
+        ({"decks": 5, "dealer_hits_soft_17": True}, -0.005918, 1e-4),
+        ({"decks": 5, "dealer_hits_soft_17": True, "double_after_split": False}, -0.007366, 1e-4),
+        ({"dealer_hits_soft_17": True, "hole_card": "none"}, -0.0072705, 1e-4),
+        ({"dealer_hits_soft_17": True, "hole_card": "none", "double_after_split": False}, -0.0086975, 1e-4),
+        ({"decks": 8, "dealer_hits_soft_17": True, "hole_card": "none"}, -0.007562, 1e-4),
+        ({"decks": 8, "dealer_hits_soft_17": True, "hole_card": "none", "double_after_split": False}, -0.0089865, 1e-4),
     ],
 )
 def test_matches_wizard_of_odds_appendix_9(changes: dict[str, object], player_return: float, tolerance: float) -> None:
@@ -72,18 +72,18 @@ def test_six_deck_s17_das_base_game() -> None:
 @pytest.mark.parametrize(
     ("changes", "effect", "tolerance", "source"),
     [
-        (dict(dealer_hits_soft_17=True), 0.21, 0.03, "H17: +0.20 blackjackreview, +0.22 Wizard"),
-        (dict(natural_pays=(6, 5)), 1.36, 0.03, "6:5 naturals, blackjackreview (six decks)"),
-        (dict(natural_pays=(2, 1)), -2.3, 0.05, "2:1 naturals, blackjackreview"),
-        (dict(double_after_split=False), 0.14, 0.02, "no DAS, blackjackreview"),
-        (dict(surrender="late"), -0.08, 0.02, "late surrender, blackjackreview"),
-        (dict(resplit_aces=True), -0.07, 0.02, "resplit aces, blackjackreview"),
-        (dict(max_split_hands=2), 0.04, 0.02, "no resplitting, blackjackreview"),
-        (dict(double_on=frozenset({10, 11})), 0.18, 0.03, "double 10-11 only, Griffin multi-deck"),
-        (dict(double_on=frozenset({9, 10, 11})), 0.09, 0.02, "double 9-11 only, Griffin multi-deck"),
-        (dict(decks=2), -0.20, 0.03, "two decks, blackjackreview"),
-        (dict(decks=4), -0.05, 0.02, "four decks, blackjackreview"),
-        (dict(decks=8), 0.02, 0.015, "eight decks, blackjackreview"),
+        ({"dealer_hits_soft_17": True}, 0.21, 0.03, "H17: +0.20 blackjackreview, +0.22 Wizard"),
+        ({"natural_pays": (6, 5)}, 1.36, 0.03, "6:5 naturals, blackjackreview (six decks)"),
+        ({"natural_pays": (2, 1)}, -2.3, 0.05, "2:1 naturals, blackjackreview"),
+        ({"double_after_split": False}, 0.14, 0.02, "no DAS, blackjackreview"),
+        ({"surrender": "late"}, -0.08, 0.02, "late surrender, blackjackreview"),
+        ({"resplit_aces": True}, -0.07, 0.02, "resplit aces, blackjackreview"),
+        ({"max_split_hands": 2}, 0.04, 0.02, "no resplitting, blackjackreview"),
+        ({"double_on": frozenset({10, 11})}, 0.18, 0.03, "double 10-11 only, Griffin multi-deck"),
+        ({"double_on": frozenset({9, 10, 11})}, 0.09, 0.02, "double 9-11 only, Griffin multi-deck"),
+        ({"decks": 2}, -0.20, 0.03, "two decks, blackjackreview"),
+        ({"decks": 4}, -0.05, 0.02, "four decks, blackjackreview"),
+        ({"decks": 8}, 0.02, 0.015, "eight decks, blackjackreview"),
     ],
 )
 def test_single_rule_changes(changes: dict[str, object], effect: float, tolerance: float, source: str) -> None:
