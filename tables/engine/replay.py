@@ -21,12 +21,14 @@ whose turn it is means "hit", a card dealt past it means the hands before it sto
 """
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from audit.events import REGISTRY, upcast
 
+from .cards import composition
 from .findings import Finding, Illegal
 from .presets import PRESETS
 from .rules import RuleSet
@@ -50,7 +52,6 @@ class RoundResult:
     recorded: dict[str, tuple[str, int]] | None = None
     voided: bool = False
     settled: bool = False
-    cards: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,38 +110,53 @@ class Replay:
     # --- the fold step -----------------------------------------------------------------------
 
     def apply(self, event: Event) -> None:
-        self.count += 1
-        event_id = event.get("id")
-        self.event_id = event_id
-        if event_id is not None:
-            seen = self.seen
-            if event_id in seen:
-                self.find("duplicate_event", f"Event {event_id} appears twice in the record.")
-                return
-            seen.add(event_id)
-        version = event.get("version")
-        if version is not None:
-            if version != self.version + 1:
-                if version <= self.version:
-                    self.find("duplicate_event", f"Version {version} of the stream appears twice.", expected=str(self.version + 1), recorded=str(version))
-                    return
-                self.find("missing_event", f"Versions {self.version + 1} to {version - 1} of the stream are missing.", expected=str(self.version + 1), recorded=str(version))
-            self.version = version
-        if self.struck and event_id in self.struck:
-            return
-        kind = event["type"]
-        handler = HANDLERS.get(kind)
-        if handler is None:
-            return
-        payload = event["payload"]
-        if kind in _UPCAST:
-            schema = event.get("schema_version")
-            if schema is not None and schema != _CURRENT[kind]:
-                payload = upcast(kind, schema, dict(payload))[1]
-        if self.rules is None and kind not in _NO_RULES_NEEDED:
-            self.find("missing_event", "No table.opened names the rule set, so the round cannot be checked.")
-            self.rules = PRESETS["hoyle"]
-        handler(self, payload)
+        """Fold one event (a live projection calls this per event)."""
+        self.run((event,))
+
+    def run(self, events: Iterable[Event]) -> None:
+        """Fold events in order: the envelope checks, then the type's handler. One loop
+        with its lookups held in locals - the replay's hot path."""
+        seen = self.seen
+        struck = self.struck
+        handlers = HANDLERS
+        upcasts = _UPCAST
+        for event in events:
+            self.count += 1
+            event_id = event.get("id")
+            self.event_id = event_id
+            if event_id is not None:
+                if event_id in seen:
+                    self.find("duplicate_event", f"Event {event_id} appears twice in the record.")
+                    continue
+                seen.add(event_id)
+            version = event.get("version")
+            if version is not None:
+                if version != self.version + 1 and not self._version_ok(version):
+                    continue
+                self.version = version
+            if struck and event_id in struck:
+                continue
+            kind = event["type"]
+            handler = handlers.get(kind)
+            if handler is None:
+                continue
+            payload = event["payload"]
+            if kind in upcasts:
+                schema = event.get("schema_version")
+                if schema is not None and schema != _CURRENT[kind]:
+                    payload = upcast(kind, schema, dict(payload))[1]
+            if self.rules is None and kind not in _NO_RULES_NEEDED:
+                self.find("missing_event", "No table.opened names the rule set, so the round cannot be checked.")
+                self.rules = PRESETS["hoyle"]
+            handler(self, payload)
+
+    def _version_ok(self, version: int) -> bool:
+        """A version that does not follow the last: a repeat (skipped) or a gap."""
+        if version <= self.version:
+            self.find("duplicate_event", f"Version {version} of the stream appears twice.", expected=str(self.version + 1), recorded=str(version))
+            return False
+        self.find("missing_event", f"Versions {self.version + 1} to {version - 1} of the stream are missing.", expected=str(self.version + 1), recorded=str(version))
+        return True
 
     def result_(self) -> ReplayResult:
         self._close_open_round()
@@ -232,7 +248,7 @@ def on_shoe_shuffled(state: Replay, p: Mapping[str, Any]) -> None:
     order = p["order"]
     if order is not None and p["commitment"] is not None and commitment(order) != p["commitment"]:
         state.find("shoe_procedure", f"Shoe {p['shoe']}'s recorded order does not match its commitment.")
-    if order is not None and sorted(order) != sorted(ShoeTrack(p["shoe"], p["decks"], None).remaining.elements()):  # type: ignore[union-attr]
+    if order is not None and Counter(order) != composition(p["decks"]):
         state.find("shoe_procedure", f"Shoe {p['shoe']}'s recorded order is not {p['decks']} whole decks.")
     if state.round is not None:
         state.find("missing_event", f"The shoe was reshuffled while round {state.round.number} was still open.", round=state.round.number)
@@ -301,8 +317,9 @@ def on_round_started(state: Replay, p: Mapping[str, Any]) -> None:
 
 
 def on_bet_placed(state: Replay, p: Mapping[str, Any]) -> None:
-    current = state.open_round(p, "bet")
-    if current is None:
+    current = state.round
+    if current is None or current.number != p["round"]:
+        state.open_round(p, "bet")
         return
     bet_id = p["bet"]
     kind = p["kind"]
@@ -345,10 +362,16 @@ def on_card_dealt(state: Replay, p: Mapping[str, Any]) -> None:
         return
     shoe = state.shoe
     assert shoe is not None
-    card, error = shoe.draw(p["card"])
-    if error is not None:
-        state.illegal(error)
-    assert card is not None
+    card = p["card"]
+    order = shoe.order
+    pos = shoe.pos
+    if order is not None and pos < len(order) and order[pos] == card:
+        shoe.pos = pos + 1  # the common case of ShoeTrack.draw, inline
+    else:
+        drawn, error = shoe.draw(card)
+        if error is not None:
+            state.illegal(error)
+        card = drawn or card
     box = p["box"] or 0
     hand = p["hand"] or 0
     target = (box, hand)
@@ -365,9 +388,6 @@ def on_card_dealt(state: Replay, p: Mapping[str, Any]) -> None:
             state.illegal(illegal)
         return
     current.deal(card, box, hand, verify=False)
-    result = state.result
-    assert result is not None
-    result.cards += 1
 
 
 def _implied(state: Replay, current: Round, target: tuple[int, int]) -> None:
@@ -385,7 +405,8 @@ def _stand_until(state: Replay, current: Round, target: tuple[int, int]) -> None
     """An event for a later hand (or the dealer) while a hand waits for its decision:
     the hands passed over stood. An event for a hand already played changes nothing
     here (the caller's check reports it)."""
-    if current.phase != PLAY or current.next_target() is not None:
+    hand = current.current
+    if hand is None or (hand.box, hand.number) == target or current.next_target() is not None:
         return
     later = {(h.box, h.number) for h in current.queue[current.turn + 1:]}
     if target != DEALER_SPOT and target not in later:
@@ -411,8 +432,9 @@ def _decide(state: Replay, current: Round, box: int, hand: int, action: str, bet
 
 
 def on_decision_made(state: Replay, p: Mapping[str, Any]) -> None:
-    current = state.open_round(p, "decision")
-    if current is None:
+    current = state.round
+    if current is None or current.number != p["round"]:
+        state.open_round(p, "decision")
         return
     action = p["action"]
     if action in ("insurance", "no_insurance", "even_money"):
@@ -483,7 +505,7 @@ def _end_round(state: Replay, current: Round) -> RoundResult:
     result.expected = {s.bet: s for s in current.settle()}
     state.round = None
     shoe = state.shoe
-    if shoe is not None and shoe.cut_card_out:
+    if shoe is not None and shoe.cut_card is not None and shoe.pos >= shoe.cut_card:
         state.reshuffle = "the cut card came out"
     return result
 
@@ -494,16 +516,18 @@ def on_round_settled(state: Replay, p: Mapping[str, Any]) -> None:
         if p["round"] in state.rounds and state.rounds[p["round"]].voided:
             state.rounds[p["round"]].recorded = {s["bet"]: (s["outcome"], s["net"]) for s in p["settlements"]}
         return
-    for error in current.unfinished():
-        state.illegal(error)
-    current.finish()
+    if current.phase != DONE:
+        for error in current.unfinished():
+            state.illegal(error)
+        current.finish()
     result = _end_round(state, current)
     result.settled = True
     result.recorded = {s["bet"]: (s["outcome"], s["net"]) for s in p["settlements"]}
-    for settlement in result.expected.values():
-        if settlement.outcome == "carried":
-            box, _, _, amount = result.bets[settlement.bet]
-            state.carried[settlement.bet] = (box, amount)
+    if current.rules.push_carries_over:
+        for settlement in result.expected.values():
+            if settlement.outcome == "carried":
+                box, _, _, amount = result.bets[settlement.bet]
+                state.carried[settlement.bet] = (box, amount)
 
 
 def on_round_voided(state: Replay, p: Mapping[str, Any]) -> None:
@@ -570,7 +594,5 @@ def replay(events: Iterable[Event], rules: RuleSet | None = None) -> ReplayResul
     """Fold one stream's events; ``rules`` stands in for a missing ``table.opened``."""
     events = events if isinstance(events, list) else list(events)
     state = Replay(rules, struck=struck_events(events))
-    apply = state.apply
-    for event in events:
-        apply(event)
+    state.run(events)
     return state.result_()

@@ -389,8 +389,13 @@ class Round:
         elif phase == PLAY:
             if self.queue[self.turn].done:
                 self._advance()
-        elif phase == DEALER and not self._dealer_wants_card():
-            self.phase = DONE
+        elif phase == DEALER:
+            if self.dealer_mode == DRAW:
+                best = self.dealer_hard + 10 if self.dealer_ace and self.dealer_hard <= 11 else self.dealer_hard
+                if best > 17 or (best == 17 and not (self.rules.dealer_hits_soft_17 and self.dealer_ace and self.dealer_hard <= 11)):
+                    self.phase = DONE
+            elif not self._dealer_wants_card():
+                self.phase = DONE
 
     def _after_card(self, hand: Hand) -> None:
         if (
@@ -697,37 +702,37 @@ class Round:
         rules = self.rules
         amount = bet.amount
         if bet.cashout is not None:
-            return Settlement(bet.id, "cashed_out", bet.cashout - amount)
+            return _new_op(Settlement, (bet.id, "cashed_out", bet.cashout - amount))
         if self.voided:
-            return Settlement(bet.id, "push", 0)
+            return _new_op(Settlement, (bet.id, "push", 0))
         dealer_natural = self.dealer_natural
         if bet.kind == "insurance":
             if dealer_natural:
-                return Settlement(bet.id, "win", apply_ratio(amount, rules.insurance_pays, rules.rounding))
-            return Settlement(bet.id, "lose", -amount)
+                return _new_op(Settlement, (bet.id, "win", apply_ratio(amount, rules.insurance_pays, rules.rounding)))
+            return _new_op(Settlement, (bet.id, "lose", -amount))
         if bet.even_money:
-            return Settlement(bet.id, "even_money", amount)
+            return _new_op(Settlement, (bet.id, "even_money", amount))
         hand = self.hands.get((bet.box, bet.hand))
         if hand is None:
-            return Settlement(bet.id, "push", 0)
+            return _new_op(Settlement, (bet.id, "push", 0))
         push = "carried" if rules.push_carries_over else "push"
         if hand.surrendered:
             back = apply_ratio(amount, rules.surrender_returns, rules.rounding)
-            return Settlement(bet.id, "surrender", back - amount)
+            return _new_op(Settlement, (bet.id, "surrender", back - amount))
         if hand.hard > 21:
-            return Settlement(bet.id, "lose", -amount)
+            return _new_op(Settlement, (bet.id, "lose", -amount))
         if hand.natural(rules):
             if dealer_natural:
-                return Settlement(bet.id, push, 0)
-            return Settlement(bet.id, "natural", apply_ratio(amount, rules.natural_pays, rules.rounding))
+                return _new_op(Settlement, (bet.id, push, 0))
+            return _new_op(Settlement, (bet.id, "natural", apply_ratio(amount, rules.natural_pays, rules.rounding)))
         if dealer_natural:
             if bet.kind in ("double", "split") and rules.dealer_natural_takes == "original":
-                return Settlement(bet.id, "push", 0)
-            return Settlement(bet.id, "lose", -amount)
+                return _new_op(Settlement, (bet.id, "push", 0))
+            return _new_op(Settlement, (bet.id, "lose", -amount))
         dealer = self.dealer_best
         mine = hand.best
         if dealer > 21 or mine > dealer:
-            return Settlement(bet.id, "win", amount)
+            return _new_op(Settlement, (bet.id, "win", amount))
         if mine < dealer:
-            return Settlement(bet.id, "lose", -amount)
-        return Settlement(bet.id, push, 0)
+            return _new_op(Settlement, (bet.id, "lose", -amount))
+        return _new_op(Settlement, (bet.id, push, 0))
