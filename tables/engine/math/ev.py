@@ -123,6 +123,10 @@ class Position:
     def legal(self, hard: int, ace: bool, ncards: int, pair: int, *, after_split: bool) -> frozenset[str]:
         play = self.play
         best, soft = best_total(hard, ace)
+        if play.stand_from is not None and best >= play.stand_from:
+            # seed 000: from 17 on a hand gets no card - not even by splitting a pair
+            # (as the engine's live_action: 9,9 stands)
+            return frozenset({STAND})
         out = set()
         if play.must_hit_below is None or best >= play.must_hit_below:
             out.add(STAND)

@@ -70,17 +70,17 @@ class PlayRules:
     def can_double(self, hard: int, soft: bool, *, after_split: bool) -> bool:
         """May a two-card hand of hard total ``hard`` (soft: an ace counts 11) double?
 
-        ``double_on`` lists totals; a soft hand qualifies on either of its totals
-        (A-8 is 9 or 19) unless ``double_hard_only``. Reading taken here, to be
-        confirmed by the engine's own legality check.
+        As the engine's legality check (table_round.py ``_rule_check``): ``double_on``
+        lists *best* totals (a soft A-8 is 19, not 9), ``double_hard_only`` refuses
+        soft hands, and a split hand doubles only with ``double_after_split``.
         """
         if after_split and not self.double_after_split:
             return False
+        if soft and self.double_hard_only:
+            return False
         if self.double_on is None:
-            return not (soft and self.double_hard_only)
-        if soft:
-            return not self.double_hard_only and (hard in self.double_on or hard + 10 in self.double_on)
-        return hard in self.double_on
+            return True
+        return (hard + 10 if soft else hard) in self.double_on
 
     def can_split(self, value: int) -> bool:
         """May a first-two-card pair of ``value`` split (ranks aside, see split_by_rank)?"""

@@ -105,9 +105,10 @@ def test_known_cells_across_rule_sets() -> None:
 
 def test_live_game_rules_shape_the_chart() -> None:
     """Seed 000 (it-live): a hand of 17 or more gets no card, so soft 17 and 18 stand
-    against everything; below 11 a hand never stands; without DAS 4,4 never splits."""
+    against everything and 9,9 never splits (as the engine's live_action); below 11 a
+    hand never stands; without DAS 4,4 never splits."""
     chart = chart_for(PRESETS["it-live"])
-    assert set(chart.soft[17]) == set(chart.soft[18]) == {"S"}
+    assert set(chart.soft[17]) == set(chart.soft[18]) == set(chart.pairs[9]) == {"S"}
     for total in range(4, 11):
         assert "S" not in chart.hard[total] and "Ds" not in chart.hard[total]
     assert "P" not in chart.pairs[4]
