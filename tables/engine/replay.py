@@ -33,7 +33,7 @@ from .findings import Finding, Illegal
 from .presets import PRESETS
 from .rules import RuleSet
 from .shoes import ShoeTrack, commitment, cut
-from .table_round import DEALER_SPOT, DONE, INSURANCE, PLAY, Round, Settlement
+from .table_round import BETTING, DEALER_SPOT, DONE, INSURANCE, PLAY, Round, Settlement
 
 Event = Mapping[str, Any]
 _CURRENT = {name: kind.version for name, kind in REGISTRY.items()}
@@ -375,6 +375,9 @@ def on_card_dealt(state: Replay, p: Mapping[str, Any]) -> None:
     box = p["box"] or 0
     hand = p["hand"] or 0
     target = (box, hand)
+    if current.phase == BETTING:
+        state.find("missing_event", f"Round {current.number} was dealt without betting.closed.", round=current.number)
+        current.close_betting()
     if current.phase == INSURANCE:
         current.close_insurance()
     expected = current.next_target()
@@ -517,9 +520,8 @@ def on_round_settled(state: Replay, p: Mapping[str, Any]) -> None:
             state.rounds[p["round"]].recorded = {s["bet"]: (s["outcome"], s["net"]) for s in p["settlements"]}
         return
     if current.phase != DONE:
-        for error in current.unfinished():
+        for error in current.close():
             state.illegal(error)
-        current.finish()
     result = _end_round(state, current)
     result.settled = True
     result.recorded = {s["bet"]: (s["outcome"], s["net"]) for s in p["settlements"]}

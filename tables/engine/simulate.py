@@ -14,6 +14,7 @@ from typing import Any
 
 from .dealing import Choices, ShoeCursor, Stake, deal_round
 from .envelope import EnvelopeWriter
+from .money import apply_ratio
 from .rules import RuleSet
 from .shoes import Shoe, commitment
 from .table_round import Bet, HandView, Policy, Settlement
@@ -35,8 +36,9 @@ def random_choices(rng: random.Random, *, offers: bool = True) -> Choices:
     def insure(bet: Bet, rules: RuleSet) -> int:
         if rng.random() < 0.5:
             return 0
-        half = bet.amount // 2 if rules.insurance_stake == "up_to_half" else -1
-        return max(1, rng.randint(1, half)) if half > 0 else (bet.amount + (1 if rules.rounding in ("up", "half_up") else 0)) // 2
+        if rules.insurance_stake == "half":
+            return apply_ratio(bet.amount, (1, 2), rules.rounding)
+        return rng.randint(1, bet.amount // 2) if bet.amount >= 2 else 0
 
     def offer(view: HandView, bet: Bet) -> int | None:
         return rng.randint(bet.amount // 2, bet.amount) if offers and rng.random() < 0.5 else None

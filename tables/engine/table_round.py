@@ -15,7 +15,7 @@ through it); what leaves it - operations, settlements - is frozen.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import NamedTuple
 
 from .cards import VALUE
@@ -669,30 +669,28 @@ class Round:
 
     # --- the end -----------------------------------------------------------------------------
 
-    def unfinished(self) -> Iterator[Illegal]:
-        """What was still owed when the round was settled: cards to hands, dealer draws."""
+    def close(self) -> list[Illegal]:
+        """Close the round for settlement: what was still owed is returned (a card to a
+        hand, a dealer draw), and whatever is still open is closed (a hand that stood
+        without saying so, an insurance window)."""
+        owed: list[Illegal] = []
         if self.phase in (BETTING, DEAL):
-            yield Illegal("misdeal", f"Round {self.number} was settled before its cards were all dealt.")
-            return
+            owed.append(Illegal("misdeal", f"Round {self.number} was settled before its cards were all dealt."))
+            return owed
         if self.phase == PLAY:
             for hand in self.queue[self.turn:]:
                 if hand.awaiting or len(hand.cards) < 2:
-                    yield Illegal("misdeal", f"{hand.label().capitalize()} was owed a card when the round was settled.", box=hand.box, hand=hand.number)
-        if self.phase in (PLAY, INSURANCE):
-            return
-        if self.phase == DEALER and self._dealer_wants_card():
-            yield Illegal("dealer_procedure", f"The dealer stood on {self.dealer_best} where the rules say draw.", expected="draw", recorded="stand")
-
-    def finish(self) -> None:
-        """Close whatever is still open (a hand that stood without saying so)."""
+                    owed.append(Illegal("misdeal", f"{hand.label().capitalize()} was owed a card when the round was settled.", box=hand.box, hand=hand.number))
         if self.phase == INSURANCE:
             self._after_insurance()
         while self.phase == PLAY:
             hand = self.queue[self.turn]
-            if hand.awaiting or len(hand.cards) < 2:
-                hand.awaiting = False
+            hand.awaiting = False
             hand.done = True
             self._advance()
+        if self.phase == DEALER and self._dealer_wants_card():
+            owed.append(Illegal("dealer_procedure", f"The dealer stood on {self.dealer_best} where the rules say draw.", expected="draw", recorded="stand"))
+        return owed
 
     def settle(self) -> list[Settlement]:
         """Every bet's outcome and net in minor units (+ paid by the house, - taken)."""

@@ -113,3 +113,23 @@ def test_every_finding_kind_is_documented() -> None:
         pass
     else:  # pragma: no cover
         raise AssertionError("an unknown kind was accepted")
+
+
+def test_a_dealer_who_stands_on_16_is_a_procedure_error() -> None:
+    """Every seed: the dealer must draw on 16; a round settled with the dealer on 16 is a
+    dealer procedure finding, and the stakes are recomputed against the 16 that stood."""
+    table = Table(RULES, layout(RULES, ["TS 9H"], "TD 6S", draws="3C"))
+    table.deal([STAKE])
+    draw = find(table.events, "card.dealt", 4)
+    assert table.events[draw]["payload"]["card"] == "3C"
+    found = replay(rewrap(table.events[:draw] + table.events[draw + 1:])).findings
+    assert kinds(found) == ["dealer_procedure", "wrong_payout"]
+    assert found[1].expected == f"win +{STAKE}" and found[1].recorded == "push +0"
+
+
+def test_cards_without_betting_closed() -> None:
+    """A round dealt without betting.closed is missing that event; the round is checked
+    all the same."""
+    table = _table()
+    closed = find(table.events, "betting.closed")
+    assert kinds(replay(rewrap(table.events[:closed] + table.events[closed + 1:])).findings) == ["missing_event"]
