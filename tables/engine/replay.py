@@ -89,6 +89,9 @@ class Replay:
         self.struck = set(struck)
         self.corrections: list[tuple[int | None, list[dict[str, Any]], str | None]] = []
         self.event_id: str | None = None
+        # the live game's strategy decisions, memoised for the rule set in force
+        self.memo_rules: RuleSet | None = None
+        self.memo: dict[tuple[object, ...], str] = {}
 
     # --- helpers ----------------------------------------------------------------------------
 
@@ -309,7 +312,9 @@ def on_round_started(state: Replay, p: Mapping[str, Any]) -> None:
         state.find("shoe_procedure", f"Round {number} was dealt without a reshuffle after {state.reshuffle}.", round=number)
         state.reshuffle = None
     shoe.rounds += 1
-    state.round = Round(rules, number, p["shoe"], min_bet=state.min_bet, max_bet=state.max_bet)
+    if state.memo_rules is not rules:
+        state.memo_rules, state.memo = rules, {}
+    state.round = Round(rules, number, p["shoe"], min_bet=state.min_bet, max_bet=state.max_bet, memo=state.memo)
     result = state.result = RoundResult(number, p["shoe"])
     state.rounds[number] = result
     state.pending = state.carried

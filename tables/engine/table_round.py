@@ -137,7 +137,7 @@ class Round:
     __slots__ = (
         "rules", "number", "shoe", "strategy", "min_bet", "max_bet", "phase", "bets", "box_bets",
         "hands", "box_hands", "queue", "turn", "targets", "dealt", "dealer", "dealer_hard",
-        "dealer_ace", "revealed", "peeked", "dealer_mode", "log", "voided", "cashouts",
+        "dealer_ace", "revealed", "peeked", "dealer_mode", "log", "voided", "cashouts", "memo",
     )
 
     def __init__(
@@ -149,8 +149,11 @@ class Round:
         strategy: Strategy | None = None,
         min_bet: int | None = None,
         max_bet: int | None = None,
+        memo: dict[tuple[object, ...], str] | None = None,
     ) -> None:
         self.rules = rules
+        # live-game decisions already worked out, shared by the rounds of one rule set
+        self.memo: dict[tuple[object, ...], str] = {} if memo is None else memo
         self.number = number
         self.shoe = shoe
         self.strategy: Strategy = strategy or chart_for(rules.double_after_split)
@@ -531,15 +534,21 @@ class Round:
 
     def live_action(self, hand: Hand) -> str:
         """What the live game of seed 000 does with ``hand``: its basic strategy, within
-        the house rules (below 11 a hand draws, at 17 or more it stands)."""
+        the house rules (below 11 a hand draws, at 17 or more it stands). Memoised on
+        everything the answer depends on besides the rule set and strategy, which are
+        fixed for the memo's lifetime (one rule set of one replay)."""
         rules = self.rules
         best = hand.best
         if best >= rules.live_stand_from:
             return "stand"
-        legal = frozenset(a for a in ("hit", "stand", "double", "split") if self._rule_check(hand, a) is None)
-        action = self.strategy.action(tuple(hand.cards), self.dealer[0], legal, split_done=hand.from_split)
-        if action == "stand" and best < rules.live_must_hit_below:
-            return "hit"
+        key = (tuple([card[0] for card in hand.cards]), self.dealer[0][0], hand.from_split, hand.decided, len(self.box_hands[hand.box]))
+        action = self.memo.get(key)
+        if action is None:
+            legal = frozenset(a for a in ("hit", "stand", "double", "split") if self._rule_check(hand, a) is None)
+            action = self.strategy.action(tuple(hand.cards), self.dealer[0], legal, split_done=hand.from_split)
+            if action == "stand" and best < rules.live_must_hit_below:
+                action = "hit"
+            self.memo[key] = action
         return action
 
     def verify_decide(self, box: int, hand_no: int, action: str, bet: str | None = None) -> None:
