@@ -72,11 +72,12 @@ class Bet:
 
 
 class Hand:
-    __slots__ = ("box", "number", "cards", "hard", "ace", "from_split", "doubled", "surrendered", "done", "awaiting", "decided")
+    __slots__ = ("box", "number", "cards", "hard", "ace", "from_split", "origin", "doubled", "surrendered", "done", "awaiting", "decided")
 
-    def __init__(self, box: int, number: int, *, from_split: bool = False) -> None:
+    def __init__(self, box: int, number: int, *, from_split: bool = False, origin: int | None = None) -> None:
         self.box = box
         self.number = number
+        self.origin = origin  # the hand a split took this one from (None: not split off)
         self.cards: list[str] = []
         self.hard = 0
         self.ace = False
@@ -300,7 +301,7 @@ class Round:
                 raise Illegal("illegal_bet", f"A double stake on box {box} hand {hand} where that hand was not doubled (or is already played).", box=box, hand=hand, bet=id)
             return
         if kind == "split":
-            if target is None or base.box != box or not target.from_split or len(target.cards) > 1 or hand in base.split or self.hands.get((box, base.hand)) is None:
+            if target is None or base.box != box or target.origin != base.hand or len(target.cards) > 1 or hand in base.split:
                 raise Illegal("illegal_bet", f"A split stake on box {box} hand {hand} where no split made that hand.", box=box, hand=hand, bet=id)
             return
         raise Illegal("illegal_bet", f"A {kind} bet is not a stake this game takes now.", box=box, bet=id)
@@ -595,7 +596,7 @@ class Round:
             hand.awaiting = True
         elif action == "split":
             number = max(h.number for h in self.box_hands[box]) + 1
-            second = Hand(box, number, from_split=True)
+            second = Hand(box, number, from_split=True, origin=hand_no)
             second.add(hand.cards.pop())
             first = Hand(box, hand_no, from_split=True)
             first.add(hand.cards[0])
