@@ -28,6 +28,7 @@ KINDS: MappingProxyType[str, str] = MappingProxyType(
         "duplicate_event": "the same event (id or stream version) recorded twice",
         "unexpected_event": "an event that belongs to no open round or comes after its end",
         "invalid_correction": "a correction that names no known event or bet",
+        "unknown_rule_set": "no table.opened, or a rule set or override the engine does not know (replay uses a stand-in)",
     }
 )
 

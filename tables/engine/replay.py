@@ -149,7 +149,7 @@ class Replay:
                 if schema is not None and schema != _CURRENT[kind]:
                     payload = upcast(kind, schema, dict(payload))[1]
             if self.rules is None and kind not in _NO_RULES_NEEDED:
-                self.find("missing_event", "No table.opened names the rule set, so the round cannot be checked.")
+                self.find("unknown_rule_set", "No table.opened names the rule set; replay uses hoyle.")
                 self.rules = PRESETS["hoyle"]
             handler(self, payload)
 
@@ -235,12 +235,12 @@ Handler = Callable[[Replay, Mapping[str, Any]], None]
 def on_table_opened(state: Replay, p: Mapping[str, Any]) -> None:
     base = PRESETS.get(p["ruleset"])
     if base is None:
-        state.find("missing_event", f"Rule set {p['ruleset']!r} is not known to the engine; replay uses hoyle.")
+        state.find("unknown_rule_set", f"Rule set {p['ruleset']!r} is not known to the engine; replay uses hoyle.", recorded=p["ruleset"])
         base = PRESETS["hoyle"]
     try:
         state.rules = base.with_overrides(p.get("rules") or {})
     except ValueError as error:
-        state.find("missing_event", f"The table's rule overrides are unusable: {error}.")
+        state.find("unknown_rule_set", f"The table's rule overrides are unusable ({error}); replay uses {base.name} as it is.")
         state.rules = base
     state.min_bet = p["min_bet"]
     state.max_bet = p["max_bet"]
@@ -284,9 +284,9 @@ def on_card_burned(state: Replay, p: Mapping[str, Any]) -> None:
     _, error = shoe.draw(p["card"])
     if error is not None:
         state.illegal(error, p["round"])
-    if p["round"] is None:
+    if p["round"] is None and p["reason"] == "after_shuffle":
         if shoe.rounds:
-            state.find("shoe_procedure", "A card was burned between rounds, not after the shuffle.", recorded=p["card"])
+            state.find("shoe_procedure", "A card was burned as an after-shuffle burn, but rounds were already dealt from this shoe.", recorded=p["card"])
         shoe.burns += 1
     elif p["reason"] == "exposed" and state.rules is not None and state.rules.reshuffle_after_exposed:
         state.reshuffle = "a card was exposed"

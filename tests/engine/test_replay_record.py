@@ -133,3 +133,11 @@ def test_cards_without_betting_closed() -> None:
     table = _table()
     closed = find(table.events, "betting.closed")
     assert kinds(replay(rewrap(table.events[:closed] + table.events[closed + 1:])).findings) == ["missing_event"]
+
+
+def test_an_unknown_rule_set_is_a_finding() -> None:
+    """A table.opened naming a rule set the engine does not know is reported; the rounds
+    are still checked with a stand-in."""
+    table = _table()
+    events = edit(table.events, 0, ruleset="martian-21")
+    assert kinds(replay(events).findings) == ["unknown_rule_set"]
