@@ -23,19 +23,30 @@ from __future__ import annotations
 
 import json
 import uuid
+from datetime import datetime
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO
+
+import msgspec
 
 from .chain import parse_timestamp
 from .errors import InvalidEvent, StoreError
 from .events import PayloadError
+from .events.registry import explain
 from .models import Event
-from .store import NewEvent, StreamBatch, check_event, check_stream, envelope, iter_events, stream_version, streams_append
+from .store import (
+    CheckedBatch,
+    CheckedEvent,
+    NewEvent,
+    append_checked,
+    check_event,
+    check_stream,
+    envelope,
+    iter_events,
+    stream_version,
+)
 
-_REQUIRED = ("id", "stream", "type", "occurred_at", "actor", "source", "payload")
-_OPTIONAL = ("version", "position", "schema_version", "recorded_at", "prev_hash", "hash")
-_KNOWN = frozenset(_REQUIRED + _OPTIONAL)
 
 
 def export_events(out: IO[str], *, stream: str | None = None) -> int:
@@ -53,7 +64,7 @@ class Line:
     number: int
     stream: str
     version: int | None
-    event: NewEvent
+    event: CheckedEvent
 
 
 @dataclass(frozen=True)
@@ -65,61 +76,48 @@ class BadLine:
         return f"line {self.number}: {self.reason}"
 
 
-def parse_line(number: int, text: str, *, validate: bool = True) -> Line:
-    """Parse and (unless told not to) validate one line; raise :class:`PayloadError`
-    naming the field."""
+class _Envelope(msgspec.Struct, forbid_unknown_fields=True):
+    """One input line. The payload stays JSON text until its type's schema decodes it."""
+
+    id: uuid.UUID
+    stream: str
+    type: str
+    occurred_at: datetime
+    actor: str
+    source: str
+    payload: msgspec.Raw
+    version: int | None = None
+    position: int | None = None
+    schema_version: int | None = None
+    recorded_at: datetime | None = None
+    prev_hash: str | None = None
+    hash: str | None = None
+
+
+_decode_envelope = msgspec.json.Decoder(_Envelope).decode
+
+
+def parse_line(number: int, text: str | bytes) -> Line:
+    """Parse and validate one line; raise :class:`PayloadError` naming the field."""
     try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise PayloadError("line", f"not JSON: {error.msg} at column {error.colno}") from None
-    if not isinstance(raw, dict):
-        raise PayloadError("line", "expected a JSON object")
-    unknown = sorted(set(raw) - _KNOWN)
-    if unknown:
-        raise PayloadError(unknown[0], "unknown envelope field")
-    for name in _REQUIRED:
-        if name not in raw:
-            raise PayloadError(name, "missing")
-    stream = check_stream(raw["stream"])
-    version = raw.get("version")
-    if version is not None and (isinstance(version, bool) or not isinstance(version, int) or version < 1):
+        raw = _decode_envelope(text)
+    except msgspec.ValidationError as error:
+        explained = explain(error)  # it names paths from "payload"; here the root is the line
+        field = explained.field.removeprefix("payload").removeprefix(".") or "line"
+        raise PayloadError(field, explained.message) from None
+    except msgspec.DecodeError as error:
+        raise PayloadError("line", f"not JSON: {error}") from None
+    stream = check_stream(raw.stream)
+    if raw.version is not None and raw.version < 1:
         raise PayloadError("version", "expected a whole number >= 1")
-    if ("recorded_at" in raw) != ("hash" in raw):
-        raise PayloadError("hash" if "recorded_at" in raw else "recorded_at", "recorded_at and hash come together")
+    if (raw.recorded_at is None) != (raw.hash is None):
+        raise PayloadError("hash" if raw.hash is None else "recorded_at", "recorded_at and hash come together")
     event = NewEvent(
-        id=_uuid(raw["id"]),
-        type=_text("type", raw["type"]),
-        schema_version=raw.get("schema_version"),
-        payload=raw["payload"],
-        occurred_at=_time("occurred_at", raw["occurred_at"]),
-        actor=raw["actor"],
-        source=raw["source"],
-        recorded_at=_time("recorded_at", raw["recorded_at"]) if "recorded_at" in raw else None,
-        hash=_text("hash", raw["hash"]) if "hash" in raw else None,
+        id=raw.id, type=raw.type, schema_version=raw.schema_version, payload=raw.payload,
+        occurred_at=raw.occurred_at, actor=raw.actor, source=raw.source,
+        recorded_at=raw.recorded_at, hash=raw.hash,
     )
-    if validate:
-        check_event(event)
-    return Line(number, stream, version, event)
-
-
-def _uuid(value: Any) -> uuid.UUID:
-    try:
-        return uuid.UUID(value)
-    except (TypeError, ValueError, AttributeError):
-        raise PayloadError("id", f"{value!r} is not a UUID") from None
-
-
-def _text(name: str, value: Any) -> str:
-    if not isinstance(value, str):
-        raise PayloadError(name, "expected a string")
-    return value
-
-
-def _time(name: str, value: Any):
-    try:
-        return parse_timestamp(_text(name, value))
-    except ValueError as error:
-        raise PayloadError(name, f"not an RFC 3339 timestamp with offset: {error}") from None
+    return Line(number, stream, raw.version, check_event(event))
 
 
 @dataclass
@@ -200,8 +198,8 @@ def ingest_file(
     with open(path, encoding="utf-8") as source:
         for number, text in _lines(source):
             try:
-                # validated in the first pass, and again by the store
-                line = parse_line(number, text, validate=False)
+                # validated again: the file is read anew, and only what is read now is stored
+                line = parse_line(number, text)
             except PayloadError:
                 continue
             if line.stream in bad:
@@ -250,10 +248,10 @@ def _flush(buffer: list[Line], heads: dict[str, int], report: IngestReport) -> N
             heads[stream] = stream_version(stream)
         first = run[0].version
         expected = heads[stream] if first is None else first - 1
-        batches.append((StreamBatch(stream, expected, [line.event for line in run]), run))
+        batches.append((CheckedBatch(stream, expected, [line.event for line in run]), run))
         heads[stream] = expected + len(run)
     try:
-        streams_append([batch for batch, _ in batches])
+        append_checked([batch for batch, _ in batches], returning=False)
     except StoreError:
         # attribute the failure: append run by run, each on its own
         for stream in {batch.stream for batch, _ in batches}:
@@ -265,9 +263,9 @@ def _flush(buffer: list[Line], heads: dict[str, int], report: IngestReport) -> N
     report.stored += len(fresh)
 
 
-def _append_one(batch: StreamBatch, lines: list[Line], heads: dict[str, int], report: IngestReport) -> None:
+def _append_one(batch: CheckedBatch, lines: list[Line], heads: dict[str, int], report: IngestReport) -> None:
     try:
-        streams_append([batch])
+        append_checked([batch], returning=False)
     except InvalidEvent as error:
         line = lines[error.index]
         report.bad_lines.append(BadLine(line.number, f"{error.field}: {error.message}"))

@@ -24,11 +24,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+import msgspec
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Q
 
 from .chain import GENESIS_HASH, event_hash, format_timestamp
 from .errors import IdConflict, InvalidEvent, VersionConflict
-from .events import PayloadError, upcast, validate_payload
+from .events import PayloadError, upcast, validate_payload, validate_payload_json
+from .inserts import Row, insert_rows
 from .models import Event
 
 # an arbitrary constant: the key of the advisory lock every append takes
@@ -54,7 +57,7 @@ class NewEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class _Checked:
+class CheckedEvent:
     id: uuid.UUID
     type: str
     schema_version: int
@@ -86,12 +89,16 @@ def _check_time(name: str, value: object) -> datetime:
     return value.astimezone(UTC)
 
 
-def check_event(event: NewEvent) -> _Checked:
-    """Validate one event; raise :class:`PayloadError` naming the field."""
+def check_event(event: NewEvent) -> CheckedEvent:
+    """Validate one event; raise :class:`PayloadError` naming the field. The payload may
+    be a dict or, straight from a file or request body, ``msgspec.Raw`` JSON."""
     if not isinstance(event.id, uuid.UUID):
         raise PayloadError("id", "expected a UUID")
-    schema_version, payload = validate_payload(event.type, event.schema_version, event.payload)
-    return _Checked(
+    if isinstance(event.payload, msgspec.Raw):
+        schema_version, payload = validate_payload_json(event.type, event.schema_version, event.payload)
+    else:
+        schema_version, payload = validate_payload(event.type, event.schema_version, event.payload)
+    return CheckedEvent(
         id=event.id,
         type=event.type,
         schema_version=schema_version,
@@ -104,7 +111,7 @@ def check_event(event: NewEvent) -> _Checked:
     )
 
 
-def check_batch(events: Sequence[NewEvent]) -> list[_Checked]:
+def check_batch(events: Sequence[NewEvent]) -> list[CheckedEvent]:
     checked = []
     ids: set[uuid.UUID] = set()
     for index, event in enumerate(events):
@@ -126,6 +133,24 @@ class StreamBatch:
     events: Sequence[NewEvent]
 
 
+@dataclass(frozen=True, slots=True)
+class CheckedBatch:
+    stream: str
+    expected_version: int
+    items: list[CheckedEvent]
+
+
+def check_stream_batch(batch: StreamBatch) -> CheckedBatch:
+    try:
+        check_stream(batch.stream)
+    except PayloadError as error:
+        raise InvalidEvent(0, error.field, error.message) from None
+    expected = batch.expected_version
+    if isinstance(expected, bool) or not isinstance(expected, int) or expected < 0:
+        raise InvalidEvent(0, "expected_version", "expected a whole number >= 0")
+    return CheckedBatch(batch.stream, expected, check_batch(batch.events))
+
+
 def events_append(
     *, stream: str, expected_version: int, events: Sequence[NewEvent], now: datetime | None = None
 ) -> list[Event]:
@@ -138,49 +163,79 @@ def events_append(
     return streams_append([StreamBatch(stream, expected_version, events)], now=now)[0]
 
 
-def streams_append(batches: Sequence[StreamBatch], *, now: datetime | None = None) -> list[list[Event]]:
+def streams_append(
+    batches: Sequence[StreamBatch], *, now: datetime | None = None, returning: bool = True
+) -> list[list[Event]]:
     """Append several streams' batches in one transaction, inserting rows in the order
-    given (so positions follow it). All of them, or none."""
-    checked = []
-    for batch in batches:
-        try:
-            check_stream(batch.stream)
-        except PayloadError as error:
-            raise InvalidEvent(0, error.field, error.message) from None
-        if isinstance(batch.expected_version, bool) or not isinstance(batch.expected_version, int) or batch.expected_version < 0:
-            raise InvalidEvent(0, "expected_version", "expected a whole number >= 0")
-        checked.append(check_batch(batch.events))
+    given (so positions follow it). All of them, or none. With ``returning=False`` the
+    stored events are not read back (bulk ingest) and empty lists are returned."""
+    return append_checked([check_stream_batch(b) for b in batches], now=now, returning=returning)
+
+
+def append_checked(
+    batches: Sequence[CheckedBatch], *, now: datetime | None = None, returning: bool = True
+) -> list[list[Event]]:
+    """:func:`streams_append` for batches that :func:`check_stream_batch` has passed.
+
+    The rows are built (chained and hashed) before the append lock is taken, from the
+    stream heads as they are then; under the lock one query confirms that no stream has
+    moved on since, and the rows are written. So the lock is held for that query, the
+    write and the commit only.
+    """
     recorded_at = (now or datetime.now(UTC)).astimezone(UTC)
-    try:
-        with transaction.atomic():
-            _take_append_lock()
-            stored = _stored_rows([item.id for items in checked for item in items])
-            heads: dict[str, tuple[int, str]] = {}
-            results = []
-            rows: list[Event] = []
-            for batch, items in zip(batches, checked):
-                if stored and any(item.id in stored for item in items):
-                    results.append(_retry_result(batch.stream, items, stored))
-                    continue
-                if batch.stream not in heads:
-                    heads[batch.stream] = stream_head(batch.stream)
-                new_rows = _build_rows(
-                    batch.stream, batch.expected_version, items, recorded_at, heads[batch.stream]
-                )
-                if new_rows:
-                    heads[batch.stream] = (new_rows[-1].version, new_rows[-1].hash)
-                rows.extend(new_rows)
-                results.append(new_rows)
-            Event.objects.bulk_create(rows)
-    except IntegrityError:
-        # Another writer got past the lock (it does not take it, or runs on another
-        # database node): the unique constraints decided. Say which.
-        for batch in batches:
-            current = stream_version(batch.stream)
-            if current != batch.expected_version:
-                raise VersionConflict(batch.stream, batch.expected_version, current) from None
-        raise
-    return results
+    stored = _stored_rows([item.id for batch in batches for item in batch.items])
+    results: list[list[Event] | None] = []
+    heads: dict[str, tuple[int, str]] = {}
+    first_seen: dict[str, tuple[int, int]] = {}  # stream -> (expected version, head version)
+    rows: list[Row] = []
+    spans: list[tuple[str, int, int]] = []
+    for batch in batches:
+        if stored and any(item.id in stored for item in batch.items):
+            results.append(_retry_result(batch.stream, batch.items, stored))
+            continue
+        if batch.stream not in heads:
+            heads[batch.stream] = stream_head(batch.stream)
+            first_seen[batch.stream] = (batch.expected_version, heads[batch.stream][0])
+        new_rows = _build_rows(batch.stream, batch.expected_version, batch.items, recorded_at, heads[batch.stream])
+        if new_rows:
+            heads[batch.stream] = (new_rows[-1].version, new_rows[-1].hash)
+            spans.append((batch.stream, new_rows[0].version, new_rows[-1].version))
+        rows.extend(new_rows)
+        results.append(None)
+    if rows:
+        try:
+            with transaction.atomic():
+                _take_append_lock()
+                _confirm_heads({s: v for s, (_, v) in first_seen.items()}, first_seen)
+                insert_rows(rows)
+        except IntegrityError:
+            # Another writer got past the lock (it does not take it, or runs on another
+            # database node), or stored the same ids: the unique constraints decided.
+            for stream, (expected, _) in first_seen.items():
+                current = stream_version(stream)
+                if current != expected:
+                    raise VersionConflict(stream, expected, current) from None
+            raise
+    if not returning:
+        return [[] for _ in results]
+    fetched = iter(_fetch(stream, low, high) for stream, low, high in spans)
+    return [r if r is not None else (next(fetched) if batch.items else []) for r, batch in zip(results, batches)]
+
+
+def _confirm_heads(head_versions: dict[str, int], first_seen: dict[str, tuple[int, int]]) -> None:
+    """Under the lock: no stream may have grown since its rows were built."""
+    moved = Q()
+    for stream, version in head_versions.items():
+        moved |= Q(stream=stream, version=version + 1)
+    if head_versions and Event.objects.filter(moved).exists():
+        for stream, (expected, _) in first_seen.items():
+            current = stream_version(stream)
+            if current != head_versions[stream]:
+                raise VersionConflict(stream, expected, current)
+
+
+def _fetch(stream: str, low: int, high: int) -> list[Event]:
+    return list(Event.objects.filter(stream=stream, version__gte=low, version__lte=high).order_by("version"))
 
 
 def _take_append_lock() -> None:
@@ -191,7 +246,7 @@ def _take_append_lock() -> None:
     # takes the database's one write lock at once.
 
 
-def _same_content(row: Event, item: _Checked, stream: str) -> str | None:
+def _same_content(row: Event, item: CheckedEvent, stream: str) -> str | None:
     """The name of the first field where a stored row differs from an offered event."""
     for name, stored, offered in (
         ("stream", row.stream, stream),
@@ -213,7 +268,7 @@ def _stored_rows(ids: list[uuid.UUID]) -> dict[uuid.UUID, Event]:
     return {row.event_id: row for row in Event.objects.filter(event_id__in=ids)}
 
 
-def _retry_result(stream: str, items: list[_Checked], stored: dict[uuid.UUID, Event]) -> list[Event]:
+def _retry_result(stream: str, items: list[CheckedEvent], stored: dict[uuid.UUID, Event]) -> list[Event]:
     """The stored events of a batch that is a retry; refuse it if it is not one."""
     for item in items:
         row = stored.get(item.id)
@@ -241,8 +296,8 @@ def stream_version(stream: str) -> int:
 
 
 def _build_rows(
-    stream: str, expected: int, items: list[_Checked], recorded_at: datetime, head: tuple[int, str]
-) -> list[Event]:
+    stream: str, expected: int, items: list[CheckedEvent], recorded_at: datetime, head: tuple[int, str]
+) -> list[Row]:
     current, prev_hash = head
     if current != expected:
         raise VersionConflict(stream, expected, current)
@@ -260,11 +315,9 @@ def _build_rows(
             raise InvalidEvent(
                 offset, "hash", f"does not match the event's content (computed {digest})"
             )
-        rows.append(Event(
-            event_id=item.id, stream=stream, version=version, type=item.type,
-            schema_version=item.schema_version, occurred_at=item.occurred_at,
-            recorded_at=when, actor=item.actor, source=item.source,
-            payload=item.payload, prev_hash=prev_hash, hash=digest,
+        rows.append(Row(
+            item.id, stream, version, item.type, item.schema_version, item.occurred_at,
+            when, item.actor, item.source, item.payload, prev_hash, digest,
         ))
         prev_hash = digest
     return rows

@@ -9,6 +9,7 @@ from .registry import (
     current_version,
     upcast,
     validate_payload,
+    validate_payload_json,
 )
 
 __all__ = [
@@ -18,4 +19,5 @@ __all__ = [
     "current_version",
     "upcast",
     "validate_payload",
+    "validate_payload_json",
 ]

@@ -79,7 +79,7 @@ _AT = re.compile(r" - at (?P<key>`key` in )?`\$(?P<path>[^`]*)`$")
 _FIELD = re.compile(r"field `(?P<name>[^`]+)`")
 
 
-def _explain(error: msgspec.ValidationError) -> PayloadError:
+def explain(error: msgspec.ValidationError) -> PayloadError:
     text = str(error)
     path = "payload"
     at = _AT.search(text)
@@ -107,18 +107,51 @@ def validate_payload(type_name: str, schema_version: int | None, payload: object
     """Check ``payload`` against its schema; return (schema_version, normal form)."""
     event_type = _event_type(type_name)
     version = event_type.version if schema_version is None else schema_version
-    schema = event_type.schemas.get(version) if isinstance(version, int) and not isinstance(version, bool) else None
-    if schema is None:
-        known = ", ".join(str(v) for v in sorted(event_type.schemas))
-        raise PayloadError("schema_version", f"{type_name} has no schema version {version!r} (known: {known})")
+    schema = _schema(event_type, type_name, version)
     if not isinstance(payload, dict):
         raise PayloadError("payload", f"expected an object, got {type(payload).__name__}")
     try:
         value = msgspec.convert(payload, schema, strict=True)
     except msgspec.ValidationError as error:
-        raise _explain(error) from None
+        raise explain(error) from None
+    return version, _normal(value)
+
+
+def validate_payload_json(
+    type_name: str, schema_version: int | None, raw: bytes | msgspec.Raw
+) -> tuple[int, dict[str, Any]]:
+    """:func:`validate_payload` for a payload still in JSON text: decoded straight into
+    its schema, which is several times faster than decoding and then converting."""
+    event_type = _event_type(type_name)
+    version = event_type.version if schema_version is None else schema_version
+    schema = _schema(event_type, type_name, version)
+    try:
+        value = msgspec.json.decode(raw, type=schema)
+    except msgspec.ValidationError as error:
+        raise explain(error) from None
+    except msgspec.DecodeError as error:
+        raise PayloadError("payload", f"not JSON: {error}") from None
+    return version, _normal(value)
+
+
+def _schema(event_type: EventType, type_name: str, version: object) -> type[msgspec.Struct]:
+    schema = event_type.schemas.get(version) if isinstance(version, int) and not isinstance(version, bool) else None  # type: ignore[arg-type]
+    if schema is None:
+        known = ", ".join(str(v) for v in sorted(event_type.schemas))
+        raise PayloadError("schema_version", f"{type_name} has no schema version {version!r} (known: {known})")
+    return schema
+
+
+def _normal(value: msgspec.Struct) -> dict[str, Any]:
     normal: dict[str, Any] = msgspec.to_builtins(value)
-    return version, normal
+    try:
+        _check_text.encode(normal)
+    except UnicodeEncodeError:
+        raise PayloadError("payload", "contains text that is not valid Unicode (a lone surrogate)") from None
+    return normal
+
+
+_check_text = msgspec.json.Encoder()
 
 
 def upcast(type_name: str, schema_version: int, payload: dict[str, Any]) -> tuple[int, dict[str, Any]]:

@@ -1,0 +1,159 @@
+"""Benchmark: appending rounds of 25 events to the event store.
+
+    python bench/store_append.py                 # SQLite and PostgreSQL, default sizes
+    python bench/store_append.py --db postgres --rounds 8000
+
+(a) bulk ingest of a JSON Lines file (``ingest_file``: parse, validate, hash, insert);
+(b) four writer processes on four tables, one round (25 events) per transaction through
+``events_append``.
+
+Each scenario runs in a fresh process on a fresh database (a temporary SQLite file, or
+the PostgreSQL database ``bench_blackjack``, dropped and re-created) and prints events
+per second and that process's peak resident memory. Not a test: it prints figures.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
+PG_BENCH = "postgresql://postgres@127.0.0.1:5432/bench_blackjack"
+
+
+def _setup_django(url: str) -> None:
+    os.environ["DATABASE_URL"] = url
+    os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings"
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+
+
+def _peak_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _fresh_database(kind: str, folder: Path) -> str:
+    if kind == "sqlite":
+        for old in folder.glob("bench.sqlite3*"):
+            old.unlink()
+        url = f"sqlite:///{folder / 'bench.sqlite3'}"
+    else:
+        import psycopg
+
+        with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+            conn.execute("DROP DATABASE IF EXISTS bench_blackjack")
+            conn.execute("CREATE DATABASE bench_blackjack")
+        url = PG_BENCH
+    env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "casino.settings"}
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    return url
+
+
+def _write_file(path: Path, rounds: int, tables: int) -> int:
+    _setup_django(f"sqlite:///{path}.unused")
+    from audit.samples import round_events
+
+    count = 0
+    with path.open("w") as out:
+        for r in range(rounds):
+            stream = f"T{r % tables + 1:02d}"
+            for event in round_events(r // tables + 1, rng_seed=r):
+                out.write(json.dumps({
+                    "id": str(event.id), "stream": stream, "type": event.type,
+                    "occurred_at": event.occurred_at.isoformat(), "actor": event.actor,
+                    "source": "bench", "payload": event.payload,
+                }) + "\n")
+                count += 1
+    return count
+
+
+def role_ingest(url: str, path: str) -> None:
+    _setup_django(url)
+    from audit.jsonl import ingest_file
+
+    started = time.perf_counter()
+    report = ingest_file(path)
+    elapsed = time.perf_counter() - started
+    assert report.ok, report.bad_lines[:3]
+    print(json.dumps({"events": report.stored, "seconds": elapsed, "peak_mib": _peak_mib()}))
+
+
+def role_writer(url: str, stream: str, rounds: int) -> None:
+    _setup_django(url)
+    from audit.samples import round_events
+    from audit.store import events_append
+
+    batches = [round_events(r + 1, rng_seed=r) for r in range(rounds)]
+    started = time.perf_counter()
+    for r, batch in enumerate(batches):
+        events_append(stream=stream, expected_version=25 * r, events=batch)
+    elapsed = time.perf_counter() - started
+    print(json.dumps({"events": 25 * rounds, "seconds": elapsed, "peak_mib": _peak_mib(),
+                      "start": started, "end": started + elapsed}))
+
+
+def _run(*args: str) -> dict:
+    done = subprocess.run([sys.executable, __file__, *args], cwd=ROOT, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(done.stderr)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def bench(kind: str, rounds: int, writer_rounds: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        data = folder / "rounds.jsonl"
+        _write_file(data, rounds, tables=8)
+        url = _fresh_database(kind, folder)
+        a = _run("--role", "ingest", "--url", url, "--file", str(data))
+        print(f"{kind:8} (a) bulk ingest   {a['events']:>8} events  {a['events'] / a['seconds']:>9,.0f} events/s"
+              f"  peak {a['peak_mib']:.0f} MiB")
+        url = _fresh_database(kind, folder)
+        procs = [
+            subprocess.Popen([sys.executable, __file__, "--role", "writer", "--url", url,
+                              "--stream", f"W{i}", "--rounds", str(writer_rounds)],
+                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for i in range(4)
+        ]
+        results = []
+        for proc in procs:
+            out, err = proc.communicate()
+            if proc.returncode != 0:
+                raise SystemExit(err)
+            results.append(json.loads(out.strip().splitlines()[-1]))
+        events = sum(r["events"] for r in results)
+        wall = max(r["end"] for r in results) - min(r["start"] for r in results)
+        print(f"{kind:8} (b) 4 writers      {events:>8} events  {events / wall:>9,.0f} events/s"
+              f"  ({events / 25 / wall:,.0f} rounds/s, one per transaction)"
+              f"  peak {max(r['peak_mib'] for r in results):.0f} MiB per writer")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--db", choices=["sqlite", "postgres", "both"], default="both")
+    parser.add_argument("--rounds", type=int, default=8000, help="rounds in the ingest file")
+    parser.add_argument("--writer-rounds", type=int, default=400, help="rounds per writer in (b)")
+    parser.add_argument("--role", help=argparse.SUPPRESS)
+    parser.add_argument("--url", help=argparse.SUPPRESS)
+    parser.add_argument("--file", help=argparse.SUPPRESS)
+    parser.add_argument("--stream", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.role == "ingest":
+        return role_ingest(args.url, args.file)
+    if args.role == "writer":
+        return role_writer(args.url, args.stream, args.rounds)
+    for kind in (["sqlite", "postgres"] if args.db == "both" else [args.db]):
+        bench(kind, args.rounds, args.writer_rounds)
+
+
+if __name__ == "__main__":
+    main()
