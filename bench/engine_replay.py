@@ -16,9 +16,9 @@ from datetime import UTC, datetime
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from tables.engine.presets import PRESETS  # noqa: E402
-from tables.engine.replay import replay  # noqa: E402
-from tables.engine.simulate import deal_table  # noqa: E402
+from tables.engine.presets import PRESETS
+from tables.engine.replay import replay
+from tables.engine.simulate import deal_table
 
 
 def main() -> None:

@@ -16,7 +16,18 @@ from .findings import Illegal
 from .rules import RuleSet
 from .shoes import Shoe
 from .strategy import Strategy
-from .table_round import DEALER, DEALER_SPOT, DONE, INSURANCE, PLAY, Bet, HandView, Policy, Round, Settlement
+from .table_round import (
+    DEALER,
+    DEALER_SPOT,
+    DONE,
+    INSURANCE,
+    PLAY,
+    Bet,
+    HandView,
+    Policy,
+    Round,
+    Settlement,
+)
 
 Payload = dict[str, Any]
 Emitted = tuple[str, Payload]
@@ -25,7 +36,7 @@ Emitted = tuple[str, Payload]
 class ShoeCursor:
     """A shoe being dealt: the order and how far into it the dealer is."""
 
-    __slots__ = ("shoe", "pos")
+    __slots__ = ("pos", "shoe")
 
     def __init__(self, shoe: Shoe, pos: int = 0) -> None:
         if shoe.order is None:
@@ -109,11 +120,12 @@ def deal_round(
     stakes: Sequence[Stake],
     policy: Policy,
     *,
-    choices: Choices = Choices(),
+    choices: Choices | None = None,
     strategy: Strategy | None = None,
     min_bet: int | None = None,
     max_bet: int | None = None,
 ) -> DealtRound:
+    choices = choices or Choices()
     out = DealtRound()
     emit = out.events.append
     r = Round(rules, number, shoe.shoe.id, strategy=strategy, min_bet=min_bet, max_bet=max_bet)

@@ -167,12 +167,12 @@ def _parse(name: str, value: RuleValue, current: object) -> object:
         return value
     if isinstance(current, bool):
         if not isinstance(value, bool):
-            raise ValueError(f"{name}: expected true or false")
+            raise ValueError(f"{name}: expected true or false")  # noqa: TRY004 - one error type for every bad override
         return value
     if isinstance(current, int):
         if not isinstance(value, int) or isinstance(value, bool):
-            raise ValueError(f"{name}: expected an integer")
+            raise ValueError(f"{name}: expected an integer")  # noqa: TRY004
         return value
     if not isinstance(value, str):
-        raise ValueError(f"{name}: expected a string")
+        raise ValueError(f"{name}: expected a string")  # noqa: TRY004
     return value

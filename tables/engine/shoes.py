@@ -59,7 +59,7 @@ class Shoe:
 class ShoeTrack:
     """The shoe as replay follows it: where the recorded order is, or what is left."""
 
-    __slots__ = ("id", "decks", "order", "pos", "remaining", "cut_card", "burns", "rounds")
+    __slots__ = ("burns", "cut_card", "decks", "id", "order", "pos", "remaining", "rounds")
 
     def __init__(self, id: str, decks: int, order: list[str] | tuple[str, ...] | None) -> None:
         self.id = id

@@ -53,7 +53,7 @@ class Settlement(NamedTuple):
 
 
 class Bet:
-    __slots__ = ("id", "box", "hand", "player", "amount", "kind", "parent", "cashout", "offer", "even_money", "insured", "doubled", "split")
+    __slots__ = ("amount", "box", "cashout", "doubled", "even_money", "hand", "id", "insured", "kind", "offer", "parent", "player", "split")
 
     def __init__(self, id: str, box: int, hand: int, player: str | None, amount: int, kind: str, parent: str | None) -> None:
         self.id = id
@@ -72,7 +72,7 @@ class Bet:
 
 
 class Hand:
-    __slots__ = ("box", "number", "cards", "hard", "ace", "from_split", "origin", "doubled", "surrendered", "done", "awaiting", "decided")
+    __slots__ = ("ace", "awaiting", "box", "cards", "decided", "done", "doubled", "from_split", "hard", "number", "origin", "surrendered")
 
     def __init__(self, box: int, number: int, *, from_split: bool = False, origin: int | None = None) -> None:
         self.box = box
@@ -136,9 +136,31 @@ Policy = Callable[[HandView], str]
 
 class Round:
     __slots__ = (
-        "rules", "number", "shoe", "strategy", "min_bet", "max_bet", "phase", "bets", "box_bets",
-        "hands", "box_hands", "queue", "turn", "targets", "dealt", "dealer", "dealer_hard",
-        "dealer_ace", "revealed", "peeked", "dealer_mode", "log", "voided", "cashouts", "memo",
+        "bets",
+        "box_bets",
+        "box_hands",
+        "cashouts",
+        "dealer",
+        "dealer_ace",
+        "dealer_hard",
+        "dealer_mode",
+        "dealt",
+        "hands",
+        "log",
+        "max_bet",
+        "memo",
+        "min_bet",
+        "number",
+        "peeked",
+        "phase",
+        "queue",
+        "revealed",
+        "rules",
+        "shoe",
+        "strategy",
+        "targets",
+        "turn",
+        "voided",
     )
 
     def __init__(
@@ -321,7 +343,7 @@ class Round:
         if kind == "main" or kind == "behind":
             self.box_bets.setdefault(box, []).append(bet)
         else:
-            base = self.bets[parent] if parent in self.bets else None
+            base = self.bets.get(parent or "")
             if base is not None:
                 if kind == "insurance":
                     base.insured = True

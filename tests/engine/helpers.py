@@ -14,6 +14,7 @@ from tables.engine.shoes import Shoe, commitment
 from tables.engine.table_round import HandView
 
 START = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+NO_CHOICES = Choices()
 BURN = ["2D", "3D", "4D", "5D", "6D", "7D"]
 
 
@@ -73,7 +74,7 @@ class Table:
         self.events.append(event)
         return event
 
-    def deal(self, stakes: Sequence[Stake] | Sequence[int] = (100,), *actions: str, choices: Choices = Choices()) -> DealtRound:
+    def deal(self, stakes: Sequence[Stake] | Sequence[int] = (100,), *actions: str, choices: Choices = NO_CHOICES) -> DealtRound:
         number = len(self.rounds) + 1
         bets = [s if isinstance(s, Stake) else Stake(f"r{number}b{i + 1}", i + 1, s) for i, s in enumerate(stakes)]
         dealt = deal_round(self.rules, self.cursor, number, bets, scripted(*actions), choices=choices)

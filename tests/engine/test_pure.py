@@ -20,7 +20,7 @@ def test_engine_imports_without_django() -> None:
         "assert not any(n == 'django' or n.startswith('django.') for n in sys.modules if sys.modules[n] is not None)\n"
     )
     root = ENGINE.parents[1]
-    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
 
 

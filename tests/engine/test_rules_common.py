@@ -5,7 +5,6 @@ import pytest
 
 from tables.engine.hands import is_bust, is_natural, total
 from tables.engine.presets import PRESETS
-
 from tables.engine.replay import replay
 
 from .helpers import Table, insert_before_last, kinds, layout, nets

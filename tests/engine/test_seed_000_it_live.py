@@ -5,7 +5,18 @@ from tables.engine.dealing import Choices, Stake
 from tables.engine.presets import PRESETS
 from tables.engine.replay import replay
 
-from .helpers import Table, actions_of, edit, find, insert_before_last, kinds, layout, nets, rewrap, targets
+from .helpers import (
+    Table,
+    actions_of,
+    edit,
+    find,
+    insert_before_last,
+    kinds,
+    layout,
+    nets,
+    rewrap,
+    targets,
+)
 
 RULES = PRESETS["it-live"]
 

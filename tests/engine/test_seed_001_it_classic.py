@@ -5,7 +5,16 @@ from tables.engine.dealing import Choices, Stake
 from tables.engine.presets import PRESETS
 from tables.engine.replay import replay
 
-from .helpers import Table, actions_of, first_legal, insert_before_last, kinds, layout, nets, targets
+from .helpers import (
+    Table,
+    actions_of,
+    first_legal,
+    insert_before_last,
+    kinds,
+    layout,
+    nets,
+    targets,
+)
 
 RULES = PRESETS["it-classic"]
 
