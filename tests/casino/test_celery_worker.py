@@ -38,7 +38,8 @@ def _broker(tmp_path: Path) -> tuple[str, str, dict]:
         return wanted, wanted, {}
     folder = tmp_path / "broker"
     folder.mkdir()
-    options = {"data_folder_in": str(folder), "data_folder_out": str(folder)}
+    options = {"data_folder_in": str(folder), "data_folder_out": str(folder),
+               "control_folder": str(folder / "control")}
     return wanted, f"file://{tmp_path}", options
 
 
