@@ -125,3 +125,11 @@ def test_invalid_event_in_a_batch_stores_nothing(bad):
         events_append(stream="T1", expected_version=0, events=batch)
     assert caught.value.index == 1
     assert Event.objects.count() == 0
+
+
+def test_docs_list_every_event_type():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "events.md").read_text()
+    for name, event_type in REGISTRY.items():
+        assert f"### `{name}` (schema version {event_type.version})" in text
