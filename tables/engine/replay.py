@@ -488,13 +488,17 @@ def on_cashout_accepted(state: Replay, p: Mapping[str, Any]) -> None:
     current = state.open_round(p, "cash-out")
     if current is None:
         return
+    amount = p["amount"]
     try:
-        current.verify_accept(p["bet"], p["amount"])
+        current.verify_accept(p["bet"], amount)
     except Illegal as error:
         state.illegal(error)
-        if p["bet"] not in current.bets:
+        bet = current.bets.get(p["bet"])
+        if bet is None:
             return
-    current.accept_cashout(p["bet"], p["amount"], verify=False)
+        if bet.offer is not None:
+            amount = bet.offer  # the system's offer is what the player could take
+    current.accept_cashout(p["bet"], amount, verify=False)
 
 
 def on_card_revealed(state: Replay, p: Mapping[str, Any]) -> None:

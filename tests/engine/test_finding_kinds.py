@@ -1,0 +1,73 @@
+"""Each documented finding kind, produced by the tampering that should produce it."""
+from __future__ import annotations
+
+from tables.engine.dealing import Choices, Stake
+from tables.engine.presets import PRESETS
+from tables.engine.replay import replay
+
+from .helpers import Table, edit, find, kinds, layout
+
+HOYLE = PRESETS["hoyle"]
+LIVE = PRESETS["it-live"]
+
+
+def _hoyle() -> Table:
+    table = Table(HOYLE, layout(HOYLE, ["TS 9H", "TC 7C"], "7D TD"))
+    table.deal([1000, 1000])
+    return table
+
+
+def test_a_card_to_the_wrong_box_is_deal_order() -> None:
+    """Seed 004 (004:27): the first card goes to the first box; a first card recorded on
+    the second box is out of the deal order."""
+    table = _hoyle()
+    found = kinds(replay(edit(table.events, find(table.events, "card.dealt"), box=2)).findings)
+    assert found[0] == "deal_order"
+
+
+def test_a_card_to_a_box_without_a_bet_is_a_misdeal() -> None:
+    """A card dealt to a box that has no bet is a misdeal."""
+    table = _hoyle()
+    found = kinds(replay(edit(table.events, find(table.events, "card.dealt"), box=5)).findings)
+    assert found[0] == "misdeal"
+
+
+def test_the_same_bet_id_twice_is_a_duplicate() -> None:
+    """A bet id placed twice in a round is a duplicate_event."""
+    table = _hoyle()
+    second = find(table.events, "bet.placed", 1)
+    assert kinds(replay(edit(table.events, second, bet="r1b1")).findings)[0] == "duplicate_event"
+
+
+def test_a_revealed_hole_card_that_was_not_dealt() -> None:
+    """Seed 004 (004:43): the dealer turns over the card dealt face down; another card
+    revealed is out of sequence."""
+    table = _hoyle()
+    index = find(table.events, "card.revealed")
+    assert kinds(replay(edit(table.events, index, card="2S")).findings) == ["card_out_of_sequence"]
+
+
+def test_an_event_for_another_round_is_unexpected() -> None:
+    """A card for a round that is not in play is an unexpected_event."""
+    table = _hoyle()
+    index = find(table.events, "card.dealt", 2)
+    found = kinds(replay(edit(table.events, index, round=7)).findings)
+    assert found[0] == "unexpected_event"
+
+
+def test_a_shuffle_whose_order_breaks_its_commitment() -> None:
+    """A recorded order that does not hash to the recorded commitment is a shoe
+    procedure finding."""
+    table = _hoyle()
+    index = find(table.events, "shoe.shuffled")
+    assert kinds(replay(edit(table.events, index, commitment="0" * 64)).findings) == ["shoe_procedure"]
+
+
+def test_a_cash_out_taken_for_another_amount_than_offered() -> None:
+    """Seed 000 (000:108-109): the player takes the offer shown; a cash-out recorded for
+    another amount is a wrong payout."""
+    table = Table(LIVE, layout(LIVE, ["TS 3H"], "7D TD", play="2C 5C"))
+    table.deal([Stake("a", 1, 100)], choices=Choices(offer=lambda view, bet: 60, accept=lambda bet, amount: True))
+    index = find(table.events, "cashout.accepted")
+    found = kinds(replay(edit(table.events, index, amount=90)).findings)
+    assert found == ["wrong_payout"]
