@@ -22,8 +22,10 @@ RULES = PRESETS["it-live"]
 
 
 def test_deal_order_without_hole_card() -> None:
-    """Seed 000 (000:91): one card face up to each hand, one to the dealer last, a second
-    card face up to the hands only; the dealer's second card comes after the hands."""
+    """Seed 000 (000:7, 000:91): six decks; one card face up to each hand, one to the
+    dealer last, a second card face up to the hands only; the dealer's second card comes
+    after the hands."""
+    assert RULES.decks == 6 and RULES.hole_card == "none"
     table = Table(RULES, layout(RULES, ["TS 9H", "TC 8D"], "7D TH"))
     dealt = table.deal([100, 100])
     assert targets(dealt) == [(1, 0, "up"), (2, 0, "up"), (None, None, "up"), (1, 0, "up"), (2, 0, "up"), (None, None, "up")]

@@ -106,3 +106,12 @@ def test_a_player_may_take_several_boxes() -> None:
     dealt = table.deal([Stake("a", 1, 100, player="P"), Stake("b", 2, 100, player="P")])
     assert nets(dealt) == {"a": ("win", 100), "b": ("push", 0)}
     assert table.replay().findings == ()
+
+
+def test_the_ten_or_eleven_double_variant() -> None:
+    """Seed 001 (001:29): "A volte il raddoppio è ammesso solo quando il totale delle due
+    carte è di 10 o 11 punti" - the variant, as an override of double_on."""
+    variant = RULES.with_overrides({"double_on": "10,11"})
+    assert "double" in first_legal(variant, "6S 4H", "6D TD")
+    assert "double" not in first_legal(variant, "5S 4H", "6D TD")
+    assert "double" in first_legal(RULES, "5S 4H", "6D TD")
