@@ -127,3 +127,36 @@ def test_one_changed_payout_gives_exactly_wrong_payout(dealt: tuple[str, DealtTa
     found = replay(edit(events, index, settlements=settlements)).findings
     assert kinds(found) == ["wrong_payout"]
     assert found[0].bet == settlements[which]["bet"]
+
+
+@FAST
+@given(tables, st.data())
+def test_replay_reports_rather_than_raises_on_any_tampering(dealt: tuple[str, DealtTable], data: st.DataObject) -> None:
+    """Dropped, repeated, swapped or altered events give findings, never an exception: a
+    damaged record is what an audit is for."""
+    _, table = dealt
+    events = list(table.events)
+    for _ in range(data.draw(st.integers(1, 3))):
+        j = data.draw(st.integers(1, len(events) - 1))
+        how = data.draw(st.sampled_from(["drop", "repeat", "swap", "card", "action", "amount", "hand"]))
+        payload = dict(events[j]["payload"])
+        if how == "drop":
+            del events[j]
+            continue
+        if how == "repeat":
+            events.insert(j, events[data.draw(st.integers(0, len(events) - 1))])
+            continue
+        if how == "swap" and j + 1 < len(events):
+            events[j], events[j + 1] = events[j + 1], events[j]
+            continue
+        if how == "card" and payload.get("card") is not None:
+            payload["card"] = data.draw(st.sampled_from(sorted(VALUE)))
+        elif how == "action" and "action" in payload:
+            payload["action"] = data.draw(st.sampled_from(["hit", "stand", "double", "split", "surrender", "insurance", "no_insurance", "even_money"]))
+        elif how == "amount" and "amount" in payload:
+            payload["amount"] = data.draw(st.integers(0, 1000))
+        elif how == "hand" and payload.get("hand") is not None:
+            payload["hand"] = data.draw(st.integers(0, 3))
+        events[j] = {**events[j], "payload": payload}
+    result = replay(events)
+    assert isinstance(result.findings, tuple)
