@@ -123,8 +123,9 @@ class Replay:
         struck = self.struck
         handlers = HANDLERS
         upcasts = _UPCAST
+        count = 0
         for event in events:
-            self.count += 1
+            count += 1
             event_id = event.get("id")
             self.event_id = event_id
             if event_id is not None:
@@ -152,6 +153,7 @@ class Replay:
                 self.find("unknown_rule_set", "No table.opened names the rule set; replay uses hoyle.")
                 self.rules = PRESETS["hoyle"]
             handler(self, payload)
+        self.count += count
 
     def _version_ok(self, version: int) -> bool:
         """A version that does not follow the last: a repeat (skipped) or a gap."""
