@@ -31,14 +31,6 @@ def _rank_value(rank: str) -> int:
 VALUE: dict[str, int] = {rank + suit: _rank_value(rank) for rank in RANKS for suit in SUITS}
 
 
-def is_card(text: object) -> bool:
-    return isinstance(text, str) and text in VALUE
-
-
-def rank(card: str) -> str:
-    return card[0]
-
-
 def deck() -> tuple[str, ...]:
     """One 52-card deck in a fixed order (rank-major)."""
     return tuple(rank + suit for rank in RANKS for suit in SUITS)

@@ -108,11 +108,6 @@ class DealtRound:
     round: Round | None = None
 
 
-def stand_policy(view: HandView) -> str:
-    """The simplest legal player: always stands."""
-    return "stand"
-
-
 def deal_round(
     rules: RuleSet,
     shoe: ShoeCursor,

@@ -100,7 +100,3 @@ class ShoeTrack:
             return card, Illegal("impossible_card", f"{card} was dealt but shoe {self.id} of {self.decks} decks holds no more of it.", recorded=card)
         remaining[card] = left - 1
         return card, None
-
-    @property
-    def cut_card_out(self) -> bool:
-        return self.cut_card is not None and self.pos >= self.cut_card
