@@ -1,12 +1,19 @@
 """Replay: a fold over one table's events.
 
-``replay(events)`` reads the events of a stream in order, one pure handler per event
-type (the dict ``HANDLERS``), and returns a :class:`ReplayResult`: every round with its
+``replay(events)`` reads the events of a stream in order, one handler per event type
+(the dict ``HANDLERS``), and returns a :class:`ReplayResult`: every round with its
 bets, the settlements the rules give and the ones the record holds, and the findings.
 The same handlers serve a live projection (``Replay.apply`` one event at a time), the
 offline command and the audit. Events are plain dicts in the store's envelope format;
 the hot path reads them as they are (payloads are validated by the store on the way in,
 and by :mod:`.jsonl` when a file is read).
+
+STYLE.md's fold is ``mutate(state, event) -> state``; here a handler is
+``(accumulator, payload) -> None`` and changes the accumulator in place, because
+copying a round's state per event would cost more than the whole replay's budget
+(20,000 rounds a second). Handlers touch nothing but the accumulator - no I/O, no clock,
+no randomness - so ``replay`` stays a pure function of its events (a test proves it
+deterministic).
 
 Checks, in the order an event meets them: envelope (duplicate id, stream version gaps),
 corrections that strike an event, the shoe (next card of the recorded order, or a card
