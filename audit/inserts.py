@@ -41,24 +41,40 @@ def _json(value: dict[str, Any]) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+def db_values(row: Row, vendor: str) -> tuple[object, ...]:
+    """The row's column values as the driver takes them, in ``COLUMNS`` order."""
+    payload = _json(row.payload)
+    if vendor == "sqlite":
+        return (row.event_id.hex, row.stream, row.version, row.type, row.schema_version,
+                _sqlite_datetime(row.occurred_at), _sqlite_datetime(row.recorded_at), row.actor,
+                row.source, payload, row.prev_hash, row.hash)
+    return (str(row.event_id), row.stream, row.version, row.type, row.schema_version,
+            row.occurred_at.isoformat(), row.recorded_at.isoformat(), row.actor, row.source,
+            payload, row.prev_hash, row.hash)
+
+
 def insert_rows(rows: Sequence[Row]) -> None:
-    if not rows:
+    vendor = connection.vendor
+    insert_values([db_values(row, vendor) for row in rows])
+
+
+def insert_values(values: Sequence[Sequence[object]]) -> None:
+    """Write rows already in :func:`db_values` form."""
+    if not values:
         return
     table = Event._meta.db_table
     if connection.vendor == "postgresql":
-        _copy_postgresql(table, rows)
+        sql = f"COPY {table} ({', '.join(COLUMNS)}) FROM STDIN"
+        with connection.cursor() as cursor:
+            with cursor.cursor.copy(sql) as copy:  # the psycopg 3 cursor under Django's wrapper
+                for row in values:
+                    copy.write_row(row)
     elif connection.vendor == "sqlite":
-        _executemany_sqlite(table, rows)
+        sql = f"INSERT INTO {table} ({', '.join(COLUMNS)}) VALUES ({', '.join(['%s'] * len(COLUMNS))})"
+        with connection.cursor() as cursor:
+            cursor.executemany(sql, values)
     else:  # pragma: no cover - other vendors are refused by the migrations
         raise NotImplementedError(connection.vendor)
-
-
-def _copy_postgresql(table: str, rows: Sequence[Row]) -> None:
-    sql = f"COPY {table} ({', '.join(COLUMNS)}) FROM STDIN"
-    with connection.cursor() as cursor:
-        with cursor.cursor.copy(sql) as copy:  # the psycopg 3 cursor under Django's wrapper
-            for row in rows:
-                copy.write_row(row._replace(payload=_json(row.payload)))
 
 
 def _sqlite_datetime(moment: datetime) -> str:
@@ -66,16 +82,3 @@ def _sqlite_datetime(moment: datetime) -> str:
     if moment.utcoffset():
         moment = moment.astimezone(UTC)
     return str(moment.replace(tzinfo=None))
-
-
-def _executemany_sqlite(table: str, rows: Sequence[Row]) -> None:
-    adapt = _sqlite_datetime
-    sql = f"INSERT INTO {table} ({', '.join(COLUMNS)}) VALUES ({', '.join(['%s'] * len(COLUMNS))})"
-    values = [
-        (row.event_id.hex, row.stream, row.version, row.type, row.schema_version,
-         adapt(row.occurred_at), adapt(row.recorded_at), row.actor, row.source,
-         _json(row.payload), row.prev_hash, row.hash)
-        for row in rows
-    ]
-    with connection.cursor() as cursor:
-        cursor.executemany(sql, values)

@@ -183,7 +183,7 @@ def append_checked(
     write and the commit only.
     """
     recorded_at = (now or datetime.now(UTC)).astimezone(UTC)
-    stored = _stored_rows([item.id for batch in batches for item in batch.items])
+    stored = stored_rows([item.id for batch in batches for item in batch.items])
     results: list[list[Event] | None] = []
     heads: dict[str, tuple[int, str]] = {}
     first_seen: dict[str, tuple[int, int]] = {}  # stream -> (expected version, head version)
@@ -205,7 +205,7 @@ def append_checked(
     if rows:
         try:
             with transaction.atomic():
-                _take_append_lock()
+                take_append_lock()
                 _confirm_heads({s: v for s, (_, v) in first_seen.items()}, first_seen)
                 insert_rows(rows)
         except IntegrityError:
@@ -238,7 +238,7 @@ def _fetch(stream: str, low: int, high: int) -> list[Event]:
     return list(Event.objects.filter(stream=stream, version__gte=low, version__lte=high).order_by("version"))
 
 
-def _take_append_lock() -> None:
+def take_append_lock() -> None:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [APPEND_LOCK_KEY])
@@ -246,7 +246,7 @@ def _take_append_lock() -> None:
     # takes the database's one write lock at once.
 
 
-def _same_content(row: Event, item: CheckedEvent, stream: str) -> str | None:
+def same_content(row: Event, item: CheckedEvent, stream: str) -> str | None:
     """The name of the first field where a stored row differs from an offered event."""
     for name, stored, offered in (
         ("stream", row.stream, stream),
@@ -262,10 +262,21 @@ def _same_content(row: Event, item: CheckedEvent, stream: str) -> str | None:
     return None
 
 
-def _stored_rows(ids: list[uuid.UUID]) -> dict[uuid.UUID, Event]:
+def stored_rows(ids: list[uuid.UUID]) -> dict[uuid.UUID, Event]:
+    """The stored events among ``ids``. Usually none are, so first ask only which ids
+    exist - on PostgreSQL as one array parameter, which the driver does not have to
+    splice into the query text one placeholder at a time."""
     if not ids:
         return {}
-    return {row.event_id: row for row in Event.objects.filter(event_id__in=ids)}
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT event_id FROM {Event._meta.db_table} WHERE event_id = ANY(%s)", [ids])
+            found = [row[0] for row in cursor.fetchall()]
+    else:
+        found = list(Event.objects.filter(event_id__in=ids).values_list("event_id", flat=True))
+    if not found:
+        return {}
+    return {row.event_id: row for row in Event.objects.filter(event_id__in=found)}
 
 
 def _retry_result(stream: str, items: list[CheckedEvent], stored: dict[uuid.UUID, Event]) -> list[Event]:
@@ -277,7 +288,7 @@ def _retry_result(stream: str, items: list[CheckedEvent], stored: dict[uuid.UUID
                 str(next(i.id for i in items if i.id in stored)),
                 "batch: the batch mixes stored and new events",
             )
-        differs = _same_content(row, item, stream)
+        differs = same_content(row, item, stream)
         if differs:
             raise IdConflict(str(item.id), differs)
     return [stored[item.id] for item in items]
@@ -295,6 +306,24 @@ def stream_version(stream: str) -> int:
     return stream_head(stream)[0]
 
 
+def chain_row(stream: str, version: int, item: CheckedEvent, recorded_at: datetime, prev_hash: str) -> Row:
+    """The stored row of ``item`` at ``version``, linked to ``prev_hash`` and hashed.
+    A restore's claimed hash must match (``PayloadError`` on ``hash`` otherwise)."""
+    when = item.recorded_at or recorded_at
+    digest = event_hash(
+        id=item.id, stream=stream, version=version, type=item.type,
+        schema_version=item.schema_version, occurred_at=item.occurred_at,
+        recorded_at=when, actor=item.actor, source=item.source,
+        payload=item.payload, prev_hash=prev_hash,
+    )
+    if item.hash is not None and item.hash != digest:
+        raise PayloadError("hash", f"does not match the event's content (computed {digest})")
+    return Row(
+        item.id, stream, version, item.type, item.schema_version, item.occurred_at,
+        when, item.actor, item.source, item.payload, prev_hash, digest,
+    )
+
+
 def _build_rows(
     stream: str, expected: int, items: list[CheckedEvent], recorded_at: datetime, head: tuple[int, str]
 ) -> list[Row]:
@@ -303,23 +332,12 @@ def _build_rows(
         raise VersionConflict(stream, expected, current)
     rows = []
     for offset, item in enumerate(items):
-        version = expected + 1 + offset
-        when = item.recorded_at or recorded_at
-        digest = event_hash(
-            id=item.id, stream=stream, version=version, type=item.type,
-            schema_version=item.schema_version, occurred_at=item.occurred_at,
-            recorded_at=when, actor=item.actor, source=item.source,
-            payload=item.payload, prev_hash=prev_hash,
-        )
-        if item.hash is not None and item.hash != digest:
-            raise InvalidEvent(
-                offset, "hash", f"does not match the event's content (computed {digest})"
-            )
-        rows.append(Row(
-            item.id, stream, version, item.type, item.schema_version, item.occurred_at,
-            when, item.actor, item.source, item.payload, prev_hash, digest,
-        ))
-        prev_hash = digest
+        try:
+            row = chain_row(stream, expected + 1 + offset, item, recorded_at, prev_hash)
+        except PayloadError as error:
+            raise InvalidEvent(offset, error.field, error.message) from None
+        rows.append(row)
+        prev_hash = row.hash
     return rows
 
 

@@ -78,10 +78,17 @@ def _write_file(path: Path, rounds: int, tables: int) -> int:
 
 def role_ingest(url: str, path: str) -> None:
     _setup_django(url)
-    from audit.jsonl import ingest_file
+    from audit.ingest import ingest_file
 
     started = time.perf_counter()
-    report = ingest_file(path)
+    if os.environ.get("BENCH_PROFILE"):  # a cProfile of the ingest, for finding hot spots
+        import cProfile
+
+        with cProfile.Profile() as profile:
+            report = ingest_file(path)
+        profile.dump_stats(os.environ["BENCH_PROFILE"])
+    else:
+        report = ingest_file(path)
     elapsed = time.perf_counter() - started
     assert report.ok, report.bad_lines[:3]
     print(json.dumps({"events": report.stored, "seconds": elapsed, "peak_mib": _peak_mib()}))

@@ -4,7 +4,7 @@ import os
 
 from django.core.management.base import BaseCommand, CommandError
 
-from audit.jsonl import ingest_file
+from audit.ingest import ingest_file
 
 from ._progress import progress_bar
 
