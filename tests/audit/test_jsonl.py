@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from audit.jsonl import ingest_file
+from audit.ingest import ingest_file
 from audit.models import Event
 from audit.samples import round_events, table_opened
 from audit.store import events_append, stream_version
