@@ -9,7 +9,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from .events.examples import EXAMPLES  # noqa: F401 - re-exported for tests
+from .events.examples import EXAMPLES
 from .store import NewEvent
 
 T0 = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
@@ -32,7 +32,7 @@ def table_opened(table: str = "T1", *, at: datetime = T0) -> NewEvent:
 def round_events(round_no: int, *, boxes: int = 3, at: datetime = T0, rng_seed: int = 0) -> list[NewEvent]:
     """25 events for three boxes: start, bets, deal, decisions, reveal, settle."""
     seq = iter(range(10_000))
-    card = lambda: _CARDS[(round_no * 31 + rng_seed * 7 + next(seq) * 11) % 52]  # noqa: E731
+    card = lambda: _CARDS[(round_no * 31 + rng_seed * 7 + next(seq) * 11) % 52]
     tick = iter(timedelta(seconds=s) for s in range(10_000))
     ev: list[NewEvent] = []
 

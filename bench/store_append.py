@@ -5,7 +5,7 @@
 
 (a) bulk ingest of a JSON Lines file (``ingest_file``: parse, validate, hash, insert);
 (b) four writer processes on four tables, one round (25 events) per transaction through
-``events_append``.
+``events_append``; (c) ``verify`` of what (a) stored.
 
 Each scenario runs in a fresh process on a fresh database (a temporary SQLite file, or
 the PostgreSQL database ``bench_blackjack``, dropped and re-created) and prints events
@@ -94,6 +94,17 @@ def role_ingest(url: str, path: str) -> None:
     print(json.dumps({"events": report.stored, "seconds": elapsed, "peak_mib": _peak_mib()}))
 
 
+def role_verify(url: str) -> None:
+    _setup_django(url)
+    from audit.verify import verify_chains
+
+    started = time.perf_counter()
+    report = verify_chains()
+    elapsed = time.perf_counter() - started
+    assert report.ok, report.problems[:3]
+    print(json.dumps({"events": report.events, "seconds": elapsed, "peak_mib": _peak_mib()}))
+
+
 def role_writer(url: str, stream: str, rounds: int) -> None:
     _setup_django(url)
     from audit.samples import round_events
@@ -109,7 +120,7 @@ def role_writer(url: str, stream: str, rounds: int) -> None:
 
 
 def _run(*args: str) -> dict:
-    done = subprocess.run([sys.executable, __file__, *args], cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, __file__, *args], check=False, cwd=ROOT, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(done.stderr)
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -124,6 +135,9 @@ def bench(kind: str, rounds: int, writer_rounds: int) -> None:
         a = _run("--role", "ingest", "--url", url, "--file", str(data))
         print(f"{kind:8} (a) bulk ingest   {a['events']:>8} events  {a['events'] / a['seconds']:>9,.0f} events/s"
               f"  peak {a['peak_mib']:.0f} MiB")
+        v = _run("--role", "verify", "--url", url)
+        print(f"{kind:8} (c) verify         {v['events']:>8} events  {v['events'] / v['seconds']:>9,.0f} events/s"
+              f"  peak {v['peak_mib']:.0f} MiB (rows streamed in chunks)")
         url = _fresh_database(kind, folder)
         procs = [
             subprocess.Popen([sys.executable, __file__, "--role", "writer", "--url", url,
@@ -156,6 +170,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.role == "ingest":
         return role_ingest(args.url, args.file)
+    if args.role == "verify":
+        return role_verify(args.url)
     if args.role == "writer":
         return role_writer(args.url, args.stream, args.rounds)
     for kind in (["sqlite", "postgres"] if args.db == "both" else [args.db]):

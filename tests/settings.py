@@ -4,7 +4,7 @@ Django between transactional tests) may empty the append-only event table.
 Only flush is changed: a raw UPDATE, DELETE or TRUNCATE in a test still hits the
 triggers, which is what tests/audit/test_immutability.py proves.
 """
-from casino.settings import *  # noqa: F403
+from casino.settings import *
 from casino.settings import BASE_DIR, DATABASES
 
 _TEST_BACKENDS = {

@@ -8,8 +8,8 @@ import pytest
 
 from audit.errors import InvalidEvent
 from audit.events import REGISTRY, PayloadError, current_version, upcast, validate_payload
-from audit.models import Event
 from audit.events.examples import EXAMPLES
+from audit.models import Event
 from audit.samples import sample_event
 from audit.store import events_append
 

@@ -6,9 +6,17 @@ import uuid
 from datetime import UTC, datetime, timedelta, timezone
 
 import rfc8785
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from audit.chain import GENESIS_HASH, canonical_json, event_hash, format_timestamp, hashed_document, parse_timestamp
+from audit.chain import (
+    GENESIS_HASH,
+    canonical_json,
+    event_hash,
+    format_timestamp,
+    hashed_document,
+    parse_timestamp,
+)
 
 MAX = 2**53 - 1
 keys = st.text(alphabet=st.characters(codec="ascii", exclude_categories=("Cs",)), max_size=8)

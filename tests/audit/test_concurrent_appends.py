@@ -26,7 +26,7 @@ def _race(writers):
         try:
             barrier.wait()
             outcomes[index] = work()
-        except Exception as error:  # noqa: BLE001 - the outcome is what is asserted
+        except Exception as error:
             outcomes[index] = error
         finally:
             connections.close_all()
@@ -48,8 +48,8 @@ def test_two_writers_at_the_same_expected_version_exactly_one_wins(postgres_only
         first, second = round_events(2 * attempt + 1), round_events(2 * attempt + 2)
         start = Event.objects.filter(stream="T1").count()
         outcomes = _race([
-            lambda: events_append(stream="T1", expected_version=start, events=first),
-            lambda: events_append(stream="T1", expected_version=start, events=second),
+            lambda v=start, e=first: events_append(stream="T1", expected_version=v, events=e),
+            lambda v=start, e=second: events_append(stream="T1", expected_version=v, events=e),
         ])
         winners = [o for o in outcomes if isinstance(o, list)]
         losers = [o for o in outcomes if isinstance(o, VersionConflict)]

@@ -9,12 +9,12 @@ import uuid
 from pathlib import Path
 
 import pytest
+from celery import Celery
 from django.db import connection
 
 from audit.samples import round_events
 from audit.store import events_append
 from audit.tasks import verify_chains_task
-from celery import Celery
 
 from ..audit.tampering import tamper
 

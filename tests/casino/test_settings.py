@@ -20,7 +20,7 @@ def _settings(**env: str) -> subprocess.CompletedProcess:
              if k not in {"DATABASE_URL", "DEBUG", "SECRET_KEY", "CELERY_BROKER_URL", "ALLOWED_HOSTS",
                           "TIME_ZONE", "GAMING_DAY_CUTOFF_HOUR"}}
     code = f"import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'casino.settings'; django.setup(); {_PRINT}"
-    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**clean, **env},
+    return subprocess.run([sys.executable, "-c", code], check=False, cwd=ROOT, env={**clean, **env},
                           capture_output=True, text=True, timeout=60)
 
 
