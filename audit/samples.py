@@ -9,7 +9,6 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from .events.examples import EXAMPLES
 from .store import NewEvent
 
 T0 = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
