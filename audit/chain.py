@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 from uuid import UUID
 
@@ -44,7 +45,10 @@ def canonical_json(value: Any) -> bytes:
     return _encoder.encode(value)
 
 
+@lru_cache(maxsize=8192)
 def format_timestamp(moment: datetime) -> str:
+    """``YYYY-MM-DDTHH:MM:SS.ffffffZ`` in UTC. Cached: a batch shares its recorded_at,
+    and a table's events often share a second."""
     if moment.tzinfo is None:
         raise ValueError("naive datetime: timestamps must be timezone-aware")
     if moment.utcoffset():

@@ -6,14 +6,15 @@ would store them, so rows read back through the ORM are identical.
 """
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, NamedTuple
 
+import msgspec
 from django.db import connection
 
+from .chain import format_timestamp
 from .models import Event
 
 COLUMNS = (
@@ -37,8 +38,11 @@ class Row(NamedTuple):
     hash: str
 
 
+_encode = msgspec.json.Encoder().encode
+
+
 def _json(value: dict[str, Any]) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _encode(value).decode()
 
 
 def db_values(row: Row, vendor: str) -> tuple[object, ...]:
@@ -49,8 +53,8 @@ def db_values(row: Row, vendor: str) -> tuple[object, ...]:
                 _sqlite_datetime(row.occurred_at), _sqlite_datetime(row.recorded_at), row.actor,
                 row.source, payload, row.prev_hash, row.hash)
     return (str(row.event_id), row.stream, row.version, row.type, row.schema_version,
-            row.occurred_at.isoformat(), row.recorded_at.isoformat(), row.actor, row.source,
-            payload, row.prev_hash, row.hash)
+            format_timestamp(row.occurred_at), format_timestamp(row.recorded_at), row.actor,
+            row.source, payload, row.prev_hash, row.hash)
 
 
 def insert_rows(rows: Sequence[Row]) -> None:
@@ -78,7 +82,8 @@ def insert_values(values: Sequence[Sequence[object]]) -> None:
 
 
 def _sqlite_datetime(moment: datetime) -> str:
-    """What Django's SQLite backend stores for an aware datetime (USE_TZ): naive UTC text."""
-    if moment.utcoffset():
-        moment = moment.astimezone(UTC)
-    return str(moment.replace(tzinfo=None))
+    """What Django's SQLite backend stores for an aware datetime (USE_TZ): naive UTC text,
+    ``YYYY-MM-DD HH:MM:SS.ffffff`` (Django drops a zero fraction; its reader takes both,
+    and the text still sorts in time order)."""
+    text = format_timestamp(moment)
+    return f"{text[:10]} {text[11:-1]}"
