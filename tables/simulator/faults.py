@@ -1,0 +1,107 @@
+"""The faults the simulator can plant, and how they are asked for.
+
+Each kind is an error a real table makes (or an attack on the record) and names the
+one finding an audit must report for it, and which check reports it:
+
+* ``replay`` - the rules engine's replay (``tables.engine.replay``), a finding kind of
+  ``tables.engine.findings.KINDS``;
+* ``reconcile`` - the chip reconciliation of :mod:`.reconcile` (the engine's replay does
+  not look at chips);
+* ``verify`` - the hash chain: ``audit.verify.verify_chains`` / ``manage.py verify`` in
+  the store, :func:`.chains.verify_lines` for a file.
+
+Asking: ``KIND=RATE`` (a probability per round; per table and gaming day for
+``chip_variance``) or ``KIND@TABLE:ROUND`` (at that round of that table, or the first
+round after it where the fault can be planted - a short pay needs a winning bet).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from types import MappingProxyType
+
+
+@dataclass(frozen=True, slots=True)
+class FaultKind:
+    name: str
+    finding: str  # the finding kind the audit must report
+    check: str  # replay | reconcile | verify
+    what: str
+
+
+_KINDS = (
+    FaultKind("short_pay", "wrong_payout", "replay", "a winning bet is paid less than the rules give"),
+    FaultKind("overpay", "wrong_payout", "replay", "a winning bet is paid more than the rules give"),
+    FaultKind("natural_even_money", "wrong_payout", "replay", "a natural is paid 1:1 as a plain win"),
+    FaultKind("dealer_draws_17", "dealer_procedure", "replay", "the dealer draws a card on a standing 17 (the card is burned, the round settled on 17)"),
+    FaultKind("dealer_stands_16", "dealer_procedure", "replay", "the dealer stands on 16 and the round is settled on it; the cards stay in the shoe"),
+    FaultKind("card_out_of_sequence", "card_out_of_sequence", "replay", "a player's card is recorded as another card than the shoe's recorded order holds"),
+    FaultKind("impossible_card", "impossible_card", "replay", "a player's card is recorded as a card the (hand-shuffled) shoe holds no more of"),
+    FaultKind("missing_event", "missing_event", "replay", "the round's betting.closed is never recorded"),
+    FaultKind("duplicate_event", "duplicate_event", "replay", "a bet.placed is recorded twice (a retry under a new id)"),
+    FaultKind("chip_variance", "chip_variance", "reconcile", "the closing inventory count is short by some chips"),
+    FaultKind("fill_twice", "duplicate_slip", "reconcile", "a fill slip is recorded twice"),
+    FaultKind("tamper", "altered", "verify", "a stored bet.placed's player is changed behind the application's back"),
+)
+
+KINDS: MappingProxyType[str, FaultKind] = MappingProxyType({k.name: k for k in _KINDS})
+# faults that change one round's events; at most one of them per round
+ROUND_KINDS = frozenset(
+    ("short_pay", "overpay", "natural_even_money", "dealer_draws_17", "dealer_stands_16",
+     "card_out_of_sequence", "impossible_card", "missing_event", "duplicate_event", "tamper")
+)
+
+
+class FaultError(ValueError):
+    """A fault request that cannot be understood; the message says what."""
+
+
+@dataclass(frozen=True, slots=True)
+class FaultAt:
+    kind: str
+    table: str
+    round: int
+
+
+def _kind(name: str) -> str:
+    if name not in KINDS:
+        raise FaultError(f"unknown fault kind {name!r} (known: {', '.join(KINDS)})")
+    return name
+
+
+def parse_rate(text: str) -> tuple[str, float]:
+    """``KIND=RATE`` -> (kind, rate); rate is a probability in [0, 1].
+
+    >>> parse_rate("short_pay=0.01")
+    ('short_pay', 0.01)
+    """
+    name, sep, value = text.partition("=")
+    if not sep:
+        raise FaultError(f"--fault-rate {text!r}: expected KIND=RATE, e.g. short_pay=0.01")
+    kind = _kind(name.strip())
+    try:
+        rate = float(value)
+    except ValueError:
+        raise FaultError(f"--fault-rate {text!r}: {value!r} is not a number") from None
+    if not 0.0 <= rate <= 1.0 or rate != rate:
+        raise FaultError(f"--fault-rate {text!r}: a rate is a probability between 0 and 1")
+    return kind, rate
+
+
+_AT = re.compile(r"^(?P<kind>[a-z_0-9]+)@(?P<table>[A-Za-z0-9][A-Za-z0-9._-]{0,63}):(?P<round>\d+)$")
+
+
+def parse_at(text: str) -> FaultAt:
+    """``KIND@TABLE:ROUND`` -> :class:`FaultAt`.
+
+    >>> parse_at("tamper@BJ-02:17")
+    FaultAt(kind='tamper', table='BJ-02', round=17)
+    """
+    match = _AT.match(text.strip())
+    if match is None:
+        raise FaultError(f"--fault {text!r}: expected KIND@TABLE:ROUND, e.g. short_pay@BJ-01:12")
+    kind = _kind(match["kind"])
+    number = int(match["round"])
+    if number < 1:
+        raise FaultError(f"--fault {text!r}: rounds are numbered from 1")
+    return FaultAt(kind, match["table"], number)
