@@ -102,6 +102,8 @@ def test_one_stream_and_since_options(two_tables):
     assert code == 1
     code, _, err = _run_verify("--since", "yesterday-ish")
     assert code == 1 and "--since" in err
+    code, _, err = _run_verify("--stream", "T7")
+    assert code == 2 and "no events in that stream" in err
 
 
 def test_since_anchors_on_the_event_before_the_window(two_tables):

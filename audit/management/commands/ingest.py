@@ -21,7 +21,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, file, chunk, **options):
         if not os.path.isfile(file):
-            raise CommandError(f"{file}: no such file", returncode=2)
+            raise CommandError(f"{file}: not a readable file", returncode=2)
         with progress_bar(total=None, unit="ev", desc="ingest") as bar:
             report = ingest_file(file, chunk=chunk, progress=bar.update)
         for bad in report.bad_lines:

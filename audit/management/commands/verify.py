@@ -37,6 +37,8 @@ class Command(BaseCommand):
     def handle(self, *args, stream=None, since=None, **options):
         since_at = _since(since) if since else None
         total = Event.objects.filter(**({"stream": stream} if stream else {})).count()
+        if stream and not total:
+            raise CommandError(f"--stream {stream!r}: the store has no events in that stream", returncode=2)
         with progress_bar(total=total, unit="ev", desc="verify") as bar:
             report = verify_chains(stream=stream, since=since_at, progress=bar.update)
         for problem in report.problems:
