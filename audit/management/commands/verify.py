@@ -17,7 +17,7 @@ def _since(text: str) -> datetime:
     if moment is None:
         day = parse_date(text)
         if day is None:
-            raise CommandError(f"--since {text!r}: expected YYYY-MM-DD or an ISO 8601 timestamp")
+            raise CommandError(f"--since {text!r}: expected YYYY-MM-DD or an ISO 8601 timestamp", returncode=2)
         moment = datetime.combine(day, time.min)
     if timezone.is_naive(moment):
         moment = timezone.make_aware(moment)
