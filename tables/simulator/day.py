@@ -121,7 +121,7 @@ class TableSim:
         self.shuffler: random.Random = random.Random(0) if config.seeded else random.SystemRandom()
         self.live = spec.live
         self.limits = Limits(spec.min_bet, spec.max_bet, chip_step(self.rules))
-        self.strategy = strategy_for(self.rules)
+        self.strategy = None if spec.live else strategy_for(self.rules)  # the live dealer plays the engine's chart
         self.seats: Seated | Crowd = Crowd(self) if self.live else Seated(self)
         self.memo: dict[tuple[object, ...], str] = {}
         # the stream

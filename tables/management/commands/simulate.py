@@ -1,0 +1,127 @@
+"""``manage.py simulate``: realistic gaming days as events, into a JSON Lines file or
+straight into the event store, with faults planted on demand and a manifest of them.
+The work is ``tables.simulator`` (docs/simulator.md)."""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from datetime import datetime
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils import timezone
+from tqdm import tqdm
+
+from casino.gaming_day import gaming_day
+from tables.simulator.config import SimConfig
+from tables.simulator.faults import KINDS, FaultError, parse_at, parse_rate
+from tables.simulator.run import FileSink, simulate
+
+
+def _bad(message: str) -> CommandError:
+    return CommandError(f"simulate: {message}", returncode=2)
+
+
+class Command(BaseCommand):
+    help = "Simulate gaming days of blackjack tables as events, with faults planted on demand."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--tables", type=int, default=7, help="how many tables (default 7: one per preset)")
+        parser.add_argument("--preset", action="append", metavar="NAME", help="rule set(s) the tables deal, in turn (default: every preset)")
+        size = parser.add_mutually_exclusive_group()
+        size.add_argument("--rounds", type=int, help="rounds per table and gaming day")
+        size.add_argument("--hours", type=float, help="hours of play per gaming day at --pace (default 8)")
+        parser.add_argument("--pace", type=int, default=60, help="rounds an hour (default 60)")
+        parser.add_argument("--days", type=int, default=1, help="gaming days (default 1)")
+        parser.add_argument("--seed", help="make the run reproducible: the same seed gives the same bytes")
+        parser.add_argument("--start", help="when the first day opens (ISO 8601; default: today 12:00 UTC, or 2026-11-29 with --seed)")
+        parser.add_argument("--seats", type=int, help="occupied boxes per table, fixed (default: players come and go)")
+        parser.add_argument("--live-bets", type=int, default=2000, help="bets per round on it-live tables (default 2000)")
+        parser.add_argument("--prefix", default="BJ-", help="table code prefix (default BJ-)")
+        out = parser.add_mutually_exclusive_group()
+        out.add_argument("--out", metavar="FILE", help="write JSON Lines here ('-' for stdout)")
+        out.add_argument("--into-store", action="store_true", help="append straight into the event store")
+        parser.add_argument("--fault-rate", action="append", default=[], metavar="KIND=RATE",
+                            help=f"plant KIND with probability RATE per round; kinds: {', '.join(KINDS)}")
+        parser.add_argument("--fault", action="append", default=[], metavar="KIND@TABLE:ROUND",
+                            help="plant KIND at that round of that table (or the first round after it that allows it)")
+        parser.add_argument("--manifest", metavar="FILE", help="write the JSON manifest of planted faults here")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        config = self._config(options)
+        if not options["out"] and not options["into_store"]:
+            raise _bad("say where the events go: --out FILE or --into-store")
+        total = config.tables * config.rounds_per_day * config.days
+        began = time.perf_counter()
+        with tqdm(total=total, unit="round", desc="simulate", file=sys.stderr, disable=None, unit_scale=True) as bar:
+            if options["into_store"]:
+                manifest = self._into_store(config, bar.update)
+                where = "the event store"
+            else:
+                manifest = self._to_file(config, options["out"], bar.update)
+                where = options["out"]
+        took = time.perf_counter() - began
+        if options["manifest"]:
+            with open(options["manifest"], "w", encoding="utf-8") as out:
+                json.dump(manifest, out, indent=2, ensure_ascii=False)
+                out.write("\n")
+        report = self.stderr if options["out"] == "-" else self.stdout
+        report.write(
+            f"{manifest['rounds']} rounds, {manifest['events']} events on {config.tables} tables into {where} "
+            f"in {took:.1f} s ({manifest['rounds'] / took:,.0f} rounds/s); {len(manifest['faults'])} faults planted"
+        )
+        for missed in manifest["not_planted"]:
+            self.stderr.write(f"simulate: {missed['kind']}@{missed['table']}:{missed['round']} was not planted: {missed['reason']}")
+
+    def _config(self, options: dict[str, Any]) -> SimConfig:
+        try:
+            rates = dict(parse_rate(text) for text in options["fault_rate"])
+            at = tuple(parse_at(text) for text in options["fault"])
+            start = self._start(options["start"])
+            return SimConfig(
+                tables=options["tables"],
+                presets=tuple(options["preset"]) if options["preset"] else SimConfig.presets,
+                rounds=options["rounds"],
+                hours=options["hours"] if options["hours"] is not None else 8.0,
+                pace=options["pace"],
+                days=options["days"],
+                seed=options["seed"],
+                start=start,
+                gaming_day=gaming_day(start) if start is not None else None,
+                seats=options["seats"],
+                live_bets=options["live_bets"],
+                rates=rates,
+                at=at,
+                prefix=options["prefix"],
+            )
+        except FaultError as error:
+            raise _bad(str(error)) from None
+
+    def _start(self, text: str | None) -> datetime | None:
+        if text is None:
+            return None
+        try:
+            moment = datetime.fromisoformat(text)
+        except ValueError:
+            raise FaultError(f"--start {text!r}: expected an ISO 8601 timestamp such as 2026-11-29T14:00:00+01:00") from None
+        return timezone.make_aware(moment) if timezone.is_naive(moment) else moment
+
+    def _to_file(self, config: SimConfig, path: str, progress: Any) -> dict[str, Any]:
+        if path == "-":
+            return simulate(config, FileSink(sys.stdout.buffer, config), progress=progress)
+        try:
+            out = open(path, "wb")  # noqa: SIM115 - closed below, after the run
+        except OSError as error:
+            raise CommandError(f"simulate: {path}: {error.strerror}") from None
+        with out:
+            return simulate(config, FileSink(out, config), progress=progress)
+
+    def _into_store(self, config: SimConfig, progress: Any) -> dict[str, Any]:
+        from tables.simulator.store import StoreSink, StreamExists
+
+        try:
+            sink = StoreSink(config)
+        except StreamExists as error:
+            raise CommandError(f"simulate: {error}") from None
+        return simulate(config, sink, progress=progress)

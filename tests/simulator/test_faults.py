@@ -1,0 +1,69 @@
+"""Each planted fault is found by the audit exactly where the manifest says, and nothing
+else is reported: replay for the game, reconciliation for chips, the chain for
+tampering."""
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from tables.simulator.config import SimConfig
+from tables.simulator.faults import KINDS, parse_at
+
+from .helpers import audit, expected, run
+
+# table per fault kind: 01 is it-live (no chips), 07 the single deck
+_TABLE = {
+    "short_pay": 2, "overpay": 3, "natural_even_money": 5, "dealer_draws_17": 4, "dealer_stands_16": 6,
+    "card_out_of_sequence": 3, "impossible_card": 7, "missing_event": 1, "duplicate_event": 1,
+    "chip_variance": 3, "fill_twice": 4, "tamper": 5,
+}
+
+
+@pytest.fixture(scope="module")
+def placed() -> tuple[bytes, dict]:
+    at = tuple(parse_at(f"{kind}@BJ-{_TABLE[kind]:02d}:{3 + 4 * i}") for i, kind in enumerate(KINDS))
+    return run(SimConfig(tables=7, rounds=70, seed="placed", live_bets=60, at=at))
+
+
+def test_every_kind_was_planted_once(placed: tuple[bytes, dict]) -> None:
+    _, manifest = placed
+    assert manifest["not_planted"] == []
+    assert Counter(f["kind"] for f in manifest["faults"]) == Counter(list(KINDS))
+    for fault in manifest["faults"]:
+        assert fault["table"] == f"BJ-{_TABLE[fault['kind']]:02d}"
+        assert fault["event"]["id"] and fault["event"]["version"] >= 1
+        if fault["round"] is not None:
+            assert fault["round"] >= fault["requested_round"]
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_a_planted_fault_is_found_where_the_manifest_says(placed: tuple[bytes, dict], kind: str) -> None:
+    data, manifest = placed
+    fault = next(f for f in manifest["faults"] if f["kind"] == kind)
+    found = audit(data)
+    one = expected({"faults": [fault]})
+    assert sum(found[k] for k in one) == 1 and all(found[k] == 1 for k in one), (found, one)
+    assert KINDS[kind].finding in {k[2] for k in one}
+
+
+def test_nothing_else_is_reported(placed: tuple[bytes, dict]) -> None:
+    data, manifest = placed
+    assert audit(data) == expected(manifest)
+
+
+def test_faults_at_a_rate_are_each_found_and_nothing_else() -> None:
+    rates = {kind: 0.03 for kind in KINDS}
+    rates["chip_variance"] = 0.5
+    data, manifest = run(SimConfig(tables=7, rounds=80, seed="rates", live_bets=40, rates=rates))
+    planted = Counter(f["kind"] for f in manifest["faults"])
+    assert len(planted) >= 9, planted
+    found = audit(data)
+    want = expected(manifest)
+    # a chain check stops at a stream's first bad line: one tampering per stream shows
+    tampered = {f["table"] for f in manifest["faults"] if f["kind"] == "tamper"}
+    for stream in tampered:
+        firsts = sorted((k for k in want if k[0] == "verify" and k[1] == stream), key=lambda k: int(k[3]))
+        for later in firsts[1:]:
+            del want[later]
+    assert found == want
