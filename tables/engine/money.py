@@ -39,14 +39,15 @@ def apply_ratio(amount: int, ratio: Ratio, rounding: Rounding) -> int:
     return whole
 
 
-def parse_ratio(text: str) -> Ratio:
-    """``"3:2"`` -> (3, 2); refuses zero or negative terms.
+def parse_ratio(text: str, *, zero: bool = False) -> Ratio:
+    """``"3:2"`` -> (3, 2); refuses negative terms, and zero ones unless ``zero`` lets the
+    first term be 0 (a share that may be none, such as a cash-out margin).
 
-    >>> parse_ratio("6:5")
-    (6, 5)
+    >>> parse_ratio("6:5"), parse_ratio("0:1", zero=True)
+    ((6, 5), (0, 1))
     """
     left, sep, right = text.partition(":")
-    if not sep or not left.isdigit() or not right.isdigit() or int(left) < 1 or int(right) < 1:
+    if not sep or not left.isdigit() or not right.isdigit() or int(left) < (0 if zero else 1) or int(right) < 1:
         raise ValueError(f"{text!r} is not a ratio such as 3:2")
     return int(left), int(right)
 

@@ -45,6 +45,11 @@ IT_LIVE = RuleSet(
     max_bet=2**53 - 1,  # default: set per table
     boxes=7,  # default: 000 gives no number of hands
     rounding="down",  # default: the house pays to the minor unit below
+    # default: 000:108 "un'offerta di resa creata dal sistema su base statistica" states no
+    # margin; the house default is 2% (1:50) of the hand's fair value, a round figure of
+    # the order of the game's own house edge (1.12%: `manage.py house_edge --ruleset
+    # it-live`). A table sets its own with the override cashout_margin=N:D.
+    cashout_margin=(1, 50),
 )
 
 IT_CLASSIC = RuleSet(
@@ -83,6 +88,7 @@ IT_CLASSIC = RuleSet(
     max_bet=2**53 - 1,  # 001:11 - set per table
     boxes=7,  # 001:7 "sei o sette spazi per le puntate"
     rounding="down",  # default
+    cashout_margin=(0, 1),  # default: no cash-out in this game
 )
 
 IT_SABOT = RuleSet(
@@ -121,6 +127,7 @@ IT_SABOT = RuleSet(
     max_bet=2**53 - 1,  # 002:3-4 - set per table
     boxes=7,  # 002:23-24 "Il gioco prosegue di casella in casella fino alla settima."
     rounding="down",  # default
+    cashout_margin=(0, 1),  # default: no cash-out in this game
 )
 
 EU_ONLINE = RuleSet(
@@ -159,6 +166,7 @@ EU_ONLINE = RuleSet(
     max_bet=2**53 - 1,  # default: set per table
     boxes=7,  # default
     rounding="down",  # default
+    cashout_margin=(0, 1),  # default: no cash-out in this game
 )
 
 HOYLE = RuleSet(
@@ -197,6 +205,7 @@ HOYLE = RuleSet(
     max_bet=50_000,  # 004:19 - 500 USD in cents
     boxes=7,  # default
     rounding="down",  # default
+    cashout_margin=(0, 1),  # default: no cash-out in this game
 )
 
 # Not from a seed: the standard six-deck Las Vegas Strip shoe game (S17, double any two,

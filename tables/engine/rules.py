@@ -13,7 +13,10 @@ Parameters added to RULES.md's list, each because a seed needs it:
   must draw, a hand of 17 or more gets no more cards (and no cash-out offer);
 * ``reshuffle_after_exposed`` - seed 000 house rule 3: an exposed card is burned, the
   round finished and the whole shoe reshuffled;
-* ``boxes`` - how many betting boxes the layout has (seed 001: six or seven).
+* ``boxes`` - how many betting boxes the layout has (seed 001: six or seven);
+* ``cashout_margin`` - seed 000's cash-out offer is "creata dal sistema su base
+  statistica" (000:108): the house's share taken off the hand's fair value, a ratio
+  such as ``(1, 50)`` for 2% (``(0, 1)``: none). ``tables.engine.math.cashout`` reads it.
 """
 from __future__ import annotations
 
@@ -77,6 +80,8 @@ class RuleSet:
     max_bet: int = 2**53 - 1
     boxes: int = 7
     rounding: Rounding = "down"
+    # the house's share of a cash-out offer's fair value (seed 000); (0, 1): none
+    cashout_margin: Ratio = (0, 1)
 
     def __post_init__(self) -> None:
         _check(self)
@@ -142,6 +147,9 @@ def _check(rules: RuleSet) -> None:
     for ratio in (rules.natural_pays, rules.insurance_pays, rules.surrender_returns):
         if ratio[0] < 1 or ratio[1] < 1:
             raise ValueError("ratios need positive terms")
+    share, whole = rules.cashout_margin
+    if not 0 <= share < whole:
+        raise ValueError("cashout_margin must be a share below 1, such as 1:50 (0:1: none)")
 
 
 def _parse(name: str, value: RuleValue, current: object) -> object:
@@ -154,6 +162,8 @@ def _parse(name: str, value: RuleValue, current: object) -> object:
         return int(low), int(high)
     if name in ("natural_pays", "insurance_pays", "surrender_returns"):
         return parse_ratio(str(value))
+    if name == "cashout_margin":
+        return parse_ratio(str(value), zero=True)
     if name in ("double_on", "no_split_values"):
         if value is None:
             return None if name == "double_on" else frozenset()

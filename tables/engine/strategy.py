@@ -1,10 +1,16 @@
 """Basic strategy behind an interface.
 
 The live game of seed 000 plays every hand "seguendo le regole della basic strategy"
-(000:92). For now the strategy is a static chart (:class:`ChartStrategy`, the usual
-multi-deck stand-on-soft-17 chart with and without double after split). A computed
-strategy - built later under ``tables/engine/math/`` - replaces it by implementing the
-same :class:`Strategy` protocol; nothing else in the engine changes.
+(000:92). The strategy it plays is the one generated from the rule set by the
+mathematics (``tables.engine.math.strategy.ComputedStrategy``): :func:`computed_strategy`
+makes it once per rule set and process, and :class:`~.table_round.Round` uses it unless a
+``strategy=`` is given. Anything with the :class:`Strategy` protocol's ``action`` can
+stand in for it.
+
+:class:`ChartStrategy` is the typed-in multi-deck stand-on-soft-17 chart (with and
+without double after split) the engine played before the mathematics existed; it stays
+as a fixture for tests that want a fixed, hand-checkable chart, and is no longer any
+rule set's default.
 
 Chart codes: ``H`` hit, ``S`` stand, ``D`` double or else hit, ``Ds`` double or else
 stand, ``P`` split, ``R`` surrender or else hit.
@@ -23,6 +29,7 @@ from typing import Protocol
 
 from .cards import VALUE
 from .hands import total
+from .rules import RuleSet
 
 UP_COLUMNS = (2, 3, 4, 5, 6, 7, 8, 9, 10, 1)  # dealer up card: 2..10, ace (value 1)
 
@@ -139,3 +146,22 @@ CHART_NO_DAS = ChartStrategy(das=False)
 
 def chart_for(double_after_split: bool) -> ChartStrategy:
     return CHART if double_after_split else CHART_NO_DAS
+
+
+_COMPUTED: dict[RuleSet, Strategy] = {}
+
+
+def computed_strategy(rules: RuleSet) -> Strategy:
+    """The basic strategy generated from ``rules`` (the live game's default), made once
+    per rule set and process: the first call for a rule set computes its chart
+    (0.2-0.6 s), later ones find it here.
+
+    The mathematics imports the engine (cards, rules), so it is imported here only when
+    first needed, never while the engine's modules are loading.
+    """
+    found = _COMPUTED.get(rules)
+    if found is None:
+        from .math.strategy import ComputedStrategy
+
+        found = _COMPUTED[rules] = ComputedStrategy(rules)
+    return found

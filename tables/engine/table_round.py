@@ -22,7 +22,7 @@ from .cards import VALUE
 from .findings import Illegal
 from .money import apply_ratio
 from .rules import RuleSet
-from .strategy import Strategy, chart_for
+from .strategy import Strategy, computed_strategy
 
 BETTING, DEAL, INSURANCE, PLAY, DEALER, DONE = range(6)
 PHASES = ("betting", "initial deal", "insurance", "play", "dealer", "done")
@@ -145,6 +145,7 @@ class Round:
         "dealer_hard",
         "dealer_mode",
         "dealt",
+        "given_strategy",
         "hands",
         "log",
         "max_bet",
@@ -157,7 +158,6 @@ class Round:
         "revealed",
         "rules",
         "shoe",
-        "strategy",
         "targets",
         "turn",
         "voided",
@@ -179,7 +179,9 @@ class Round:
         self.memo: dict[tuple[object, ...], str] = {} if memo is None else memo
         self.number = number
         self.shoe = shoe
-        self.strategy: Strategy = strategy or chart_for(rules.double_after_split)
+        # the live game's basic strategy: the one generated from the rules unless given
+        # (resolved on first use, so rounds of other games never compute a chart)
+        self.given_strategy = strategy
         self.min_bet = rules.min_bet if min_bet is None else min_bet
         self.max_bet = rules.max_bet if max_bet is None else max_bet
         self.phase = BETTING
@@ -202,6 +204,13 @@ class Round:
         self.cashouts = rules.surrender == "cash_out"
 
     # --- state questions ----------------------------------------------------------------
+
+    @property
+    def strategy(self) -> Strategy:
+        """The strategy the live game plays: the one given, else the rule set's computed
+        basic strategy (``strategy.computed_strategy``, made once per rule set)."""
+        given = self.given_strategy
+        return given if given is not None else computed_strategy(self.rules)
 
     @property
     def up(self) -> str | None:

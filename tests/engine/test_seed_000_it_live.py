@@ -164,3 +164,61 @@ def test_a_card_drawn_by_mistake_at_17_is_a_procedure_error() -> None:
     assert nets(dealt) == {"r1b1": ("win", 100)}
     events = insert_before_last(table.events, "card.dealt", {"round": 1, "box": None, "hand": None, "card": "4C", "face": "up"})
     assert kinds(replay(events).findings) == ["dealer_procedure"]
+
+
+def test_the_strategy_is_the_one_generated_from_the_rules() -> None:
+    """Seed 000 (000:92-94, issue 4 item 6): the basic strategy the dealer follows is the
+    one computed from it-live's rules (no hole card, so a dealer ten or ace may still turn
+    a natural that takes every stake), not a typed-in chart. Where the usual peek-game
+    chart doubles or splits against a ten or an ace, it-live's strategy hits: 11 v T,
+    8,8 v T, 8,8 v A, A,A v A. Each plays clean; the old chart's play is against the
+    strategy and an illegal decision."""
+    cases = [
+        (["6S 5H"], "TD 7C", "9C", ["hit", "stand"], "double"),  # 11 v T: 20, then stands
+        (["8S 8H"], "TD 7C", "4C", ["hit", "stand"], "split"),  # 8,8 v T: 20
+        (["8S 8H"], "AD 6C", "3C", ["hit", "stand"], "split"),  # 8,8 v A: 19
+        (["AS AH"], "AD 6C", "8C", ["hit", "stand"], "split"),  # A,A v A: soft 20
+    ]
+    for players, dealer, play, plays, old_chart in cases:
+        table = Table(RULES, layout(RULES, players, dealer, play=play))
+        dealt = table.deal([100])
+        assert actions_of(dealt) == plays, (players, dealer)
+        assert table.replay().findings == ()
+        events = edit(table.events, find(table.events, "decision.made"), action=old_chart)
+        found = replay(events).findings
+        assert kinds(found) == ["illegal_decision"], (players, dealer)
+        assert found[0].expected == "hit" and found[0].recorded == old_chart
+
+
+def test_small_pairs_against_a_two_or_three_hit_without_double_after_split() -> None:
+    """Seed 000 (000:122, no double after a split): 2,2 and 3,3 against a 2 or 3 and 6,6
+    against a 2 are hit, split from a 4 on (6,6 from a 3) - the no-double-after-split
+    cells of the computed strategy."""
+    for players, dealer, wanted in (
+        (["2S 2H"], "2D TC", "hit"),
+        (["3S 3H"], "3D TC", "hit"),
+        (["6S 6H"], "2D TC", "hit"),
+        (["2S 2H"], "4D TC", "split"),
+        (["6S 6H"], "3D TC", "split"),
+    ):
+        table = Table(RULES, layout(RULES, players, dealer))
+        dealt = table.deal([100])
+        assert actions_of(dealt)[0] == wanted, (players, dealer)
+        assert table.replay().findings == ()
+
+
+def test_the_cash_out_margin_is_a_rule_set_parameter() -> None:
+    """Seed 000 (000:108): the offer is "creata dal sistema su base statistica"; the seed
+    states no margin, so it-live takes the house default of 2% (1:50) and a table may set
+    its own (``cashout_margin`` override); every other game has none (0:1)."""
+    assert RULES.cashout_margin == (1, 50)
+    assert RULES.with_overrides({"cashout_margin": "3:100"}).cashout_margin == (3, 100)
+    assert RULES.with_overrides({"cashout_margin": "0:1"}).cashout_margin == (0, 1)
+    assert RULES.as_overrides()["cashout_margin"] == "1:50"
+    assert all(p.cashout_margin == (0, 1) for n, p in PRESETS.items() if n != "it-live")
+    for bad in ("1:1", "3:2", "x"):
+        try:
+            RULES.with_overrides({"cashout_margin": bad})
+        except ValueError:
+            continue
+        raise AssertionError(f"{bad} accepted as a margin")

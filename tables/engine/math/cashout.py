@@ -17,10 +17,14 @@ payment "creata dal sistema su base statistica" in place of playing on. Here:
 3. ``fair value = stake x expected return``; the offer is
    ``fair value x (1 - margin)`` rounded to a whole minor unit by the rule set's
    ``rounding`` policy (:func:`tables.engine.money.apply_ratio`). ``margin`` is the
-   house's share, a fraction such as ``(1, 20)`` for 5%.
+   house's share, a fraction such as ``(1, 20)`` for 5%: the rule set's
+   ``cashout_margin`` (it-live: 2%, a house default - seed 000 states none) unless a
+   ``margin`` argument is given.
 
-The margin is not (yet) a RuleSet parameter: pass it, or it is read from a
-``cashout_margin`` attribute of the rule set if the engine adds one.
+The engine's dealer makes its offers with :func:`cashout_offer`
+(``Round.system_offer``) and replay checks every recorded ``cashout.offered`` with
+:func:`check_offer`; ``remaining`` is then the cards left in the shoe (every card dealt
+or burned since the shuffle removed - in seed 000 every one of them is face up).
 
 >>> from ..presets import PRESETS
 >>> from .composition import remaining
@@ -99,9 +103,7 @@ def expected_return(
 
 def _margin(rules: RuleSet, margin: Margin | None) -> Fraction:
     if margin is None:
-        margin = getattr(rules, "cashout_margin", None)
-        if margin is None:
-            raise ValueError(f"rule set {rules.name!r} states no cashout_margin: pass margin")
+        margin = rules.cashout_margin
     value = Fraction(*margin) if isinstance(margin, tuple) else Fraction(margin)
     if not 0 <= value < 1:
         raise ValueError("the cash-out margin must be in [0, 1)")

@@ -73,7 +73,7 @@ def test_value_is_the_hands_expected_value_played_by_the_chart() -> None:
 
 def test_rounding_policy_and_margin() -> None:
     """``up`` rounding is never below ``down``; a larger margin never raises the offer;
-    without a margin argument or a cashout_margin parameter the offer is refused."""
+    without a margin argument the rule set's cashout_margin applies (it-live: 2%)."""
     cards, up = ["9S", "4H"], "8D"
     left = remaining(6, cards + [up])
     down = cashout_offer(cards, up, left, stake=777, rules=LIVE, margin=(1, 20))
@@ -81,8 +81,12 @@ def test_rounding_policy_and_margin() -> None:
     rounded_up = cashout_offer(cards, up, left, stake=777, rules=up_rules, margin=(1, 20))
     assert rounded_up.amount in (down.amount, down.amount + 1)
     assert cashout_offer(cards, up, left, stake=777, rules=LIVE, margin=(1, 10)).amount <= down.amount
-    with pytest.raises(ValueError, match="cashout_margin"):
-        cashout_offer(cards, up, left, stake=777, rules=LIVE)
+    assert LIVE.cashout_margin == (1, 50)
+    assert cashout_offer(cards, up, left, stake=777, rules=LIVE) == cashout_offer(cards, up, left, stake=777, rules=LIVE, margin=(1, 50))
+    five = dataclasses.replace(LIVE, cashout_margin=(1, 20))
+    assert cashout_offer(cards, up, left, stake=777, rules=five) == down
+    with pytest.raises(ValueError, match="margin"):
+        cashout_offer(cards, up, left, stake=777, rules=LIVE, margin=(1, 1))
 
 
 def test_offer_due_follows_the_house_rules() -> None:
