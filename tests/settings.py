@@ -4,6 +4,8 @@ Django between transactional tests) may empty the append-only event table.
 Only flush is changed: a raw UPDATE, DELETE or TRUNCATE in a test still hits the
 triggers, which is what tests/audit/test_immutability.py proves.
 """
+import os
+
 from casino.settings import *
 from casino.settings import BASE_DIR, DATABASES
 
@@ -16,7 +18,10 @@ DATABASES["default"]["CONN_MAX_AGE"] = 0
 if DATABASES["default"]["ENGINE"] == "tests.backends.sqlite":
     # a file, not memory, so that a real Celery worker (another process) sees the test data
     (BASE_DIR / "var").mkdir(exist_ok=True)
-    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "var" / "test.sqlite3")}
+    # one file per test process, so that test runs side by side do not share it
+    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "var" / f"test-{os.getpid()}.sqlite3")}
+else:
+    DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{os.getpid()}"}
 DATABASES["default"].pop("CONN_HEALTH_CHECKS", None)
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -1,0 +1,53 @@
+"""Real headless Chromium (Debian's package, /usr/bin/chromium) driven by Playwright,
+against Django's live test server. Screenshots go to artifacts/ (kept by CI)."""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
+# Chromium as root, in a machine with no network beyond this one: no sandbox, and none of
+# the background connections that would only be refused.
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"no Chromium at {CHROMIUM}: run deploy/install-system-packages.sh as root")
+    # Playwright's sync API runs an event loop in this thread; the test's own ORM calls
+    # happen between its steps, never during them.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser, request):
+    context = browser.new_context(viewport={"width": 1300, "height": 900})
+    page = context.new_page()
+    yield page
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"), full_page=True)
+    context.close()
+
+
+@pytest.fixture
+def logged_in(page, live_server, django_user_model):
+    """A page logged in to the admin as a superuser."""
+    django_user_model.objects.create_superuser("boss", "boss@example.com", "a-long-test-password")
+    page.goto(f"{live_server.url}/admin/login/")
+    page.fill("#id_username", "boss")
+    page.fill("#id_password", "a-long-test-password")
+    page.click("input[type=submit]")
+    page.wait_for_selector("#user-tools")
+    return page
