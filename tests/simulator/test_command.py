@@ -1,0 +1,63 @@
+"""The command: a file, a manifest, and exit status 2 with a line saying what for bad
+arguments."""
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_command_writes_the_file_and_the_manifest(tmp_path: Path) -> None:
+    out = tmp_path / "day.jsonl"
+    manifest = tmp_path / "m.json"
+    stdout = io.StringIO()
+    call_command("simulate", "--tables", "2", "--rounds", "5", "--seed", "c", "--live-bets", "10",
+                 "--out", str(out), "--manifest", str(manifest), "--fault", "overpay@BJ-02:2", stdout=stdout, stderr=io.StringIO())
+    lines = out.read_bytes().splitlines()
+    data = json.loads(manifest.read_text())
+    assert len(lines) == data["events"] and data["rounds"] == 10
+    assert [f["kind"] for f in data["faults"]] == ["overpay"]
+    assert "10 rounds" in stdout.getvalue()
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--fault-rate", "bogus=0.1"], "unknown fault kind 'bogus'"),
+    (["--fault-rate", "short_pay=1.5"], "a rate is a probability between 0 and 1"),
+    (["--fault-rate", "short_pay=lots"], "is not a number"),
+    (["--fault-rate", "short_pay"], "expected KIND=RATE"),
+    (["--fault", "short_pay@BJ-01"], "expected KIND@TABLE:ROUND"),
+    (["--fault", "nope@BJ-01:3"], "unknown fault kind 'nope'"),
+    (["--fault", "short_pay@BJ-99:3"], "no table BJ-99"),
+    (["--fault", "short_pay@BJ-01:999"], "plays 5 rounds"),
+    (["--fault", "fill_twice@BJ-01:2"], "live table"),
+    (["--preset", "baccarat"], "unknown preset 'baccarat'"),
+    (["--tables", "0"], "--tables must be at least 1"),
+    (["--start", "yesterday"], "--start 'yesterday'"),
+])
+def test_bad_arguments_exit_2_saying_what(tmp_path: Path, args: list[str], says: str) -> None:
+    with pytest.raises(CommandError, match=says.replace("(", r"\(")) as caught:
+        call_command("simulate", "--rounds", "5", "--out", str(tmp_path / "x.jsonl"), *args)
+    assert caught.value.returncode == 2
+
+
+def test_no_output_named_exits_2() -> None:
+    with pytest.raises(CommandError, match="--out FILE or --into-store") as caught:
+        call_command("simulate", "--rounds", "5")
+    assert caught.value.returncode == 2
+
+
+def test_from_the_shell_a_bad_kind_exits_2_with_one_line(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "manage.py", "simulate", "--rounds", "3", "--out", str(tmp_path / "x.jsonl"), "--fault-rate", "misdeal=0.1"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 2
+    assert "unknown fault kind 'misdeal'" in done.stderr
+    assert not (tmp_path / "x.jsonl").exists()
