@@ -32,7 +32,8 @@ from .faults import KINDS, ROUND_KINDS, FaultAt
 from .players import HI_LO_CARD, Limits, Player, strategy_for
 
 Event = tuple[str, dict[str, Any], int, str]
-CASHOUT_MARGIN = (1, 20)  # the house keeps 5% of a hand's value on a cash-out (not a rule-set parameter yet)
+# the house's share of a hand's value on a cash-out, where the engine's rule set has none
+CASHOUT_MARGIN = (1, 50)
 _HOUR = 3_600_000_000
 
 
@@ -90,7 +91,7 @@ class Crowd:
         dealt = len(round.dealer) + sum(len(h.cards) for h in round.hands.values())
         seen = table.order[: table.round_pos + dealt]
         value = cashout_offer(hand.cards, round.dealer[0], remaining(rules.decks, seen), stake=0, rules=rules,
-                              margin=CASHOUT_MARGIN, split_done=hand.from_split)
+                              margin=getattr(rules, "cashout_margin", CASHOUT_MARGIN), split_done=hand.from_split)
         share = value.expected_return * (1 - value.margin)
         ratio = (share.numerator, share.denominator) if share else (0, 1)
         rounding = rules.rounding

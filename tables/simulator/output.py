@@ -14,6 +14,7 @@ table, so one seed gives the same bytes every time.
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 import uuid
 from collections.abc import Iterable
@@ -34,26 +35,38 @@ class Ids:
         self.rng = random.Random(f"{root}/{stream}/ids")
 
     def next(self) -> uuid.UUID:
-        return uuid.UUID(int=self.rng.getrandbits(128), version=4)
+        return uuid.UUID(uuid4_text(self.rng.getrandbits(128)))
 
 
 class Clock:
-    """Microseconds after the start -> the chain's timestamp text (cached per second)."""
+    """Microseconds after the start -> the chain's timestamp text. The text up to the
+    minute is cached, so consecutive events cost a little string formatting only."""
 
     def __init__(self, start: datetime) -> None:
         self.start = start
-        self.second = -1
+        self.minute = -1
         self.prefix = ""
+        # the start's offset into its minute, so the minute cache follows the wall clock
+        self.skew = (start.second * 1_000_000 + start.microsecond)
 
     def datetime(self, us: int) -> datetime:
         return self.start + timedelta(microseconds=us)
 
     def text(self, us: int) -> str:
-        second, micro = divmod(us, 1_000_000)
-        if second != self.second:
-            self.second = second
-            self.prefix = format_timestamp(self.start + timedelta(seconds=second))[:-8]  # up to the seconds and "."
-        return f"{self.prefix}.{micro:06d}Z"
+        minute, rest = divmod(us + self.skew, 60_000_000)
+        if minute != self.minute:
+            self.minute = minute
+            moment = self.start.replace(second=0, microsecond=0) + timedelta(minutes=minute)
+            self.prefix = format_timestamp(moment)[:17]  # YYYY-MM-DDTHH:MM:
+        second, micro = divmod(rest, 1_000_000)
+        return f"{self.prefix}{second:02d}.{micro:06d}Z"
+
+
+def uuid4_text(bits: int) -> str:
+    """``str(uuid.UUID(int=bits, version=4))`` without building the object."""
+    bits = (bits & ~(0xC000 << 48) | (0x8000 << 48)) & ~(0xF000 << 64) | (4 << 76)
+    h = f"{bits:032x}"
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 class JsonlWriter:
@@ -74,28 +87,30 @@ class JsonlWriter:
         encode = canonical_json
         sha = hashlib.sha256
         write = self.out.write
+        bits = ids.rng.getrandbits
         position = self.position
         version = first_version - 1
+        quoted = json.dumps(stream)
+        # the hashed document's members in RFC 8785 (sorted) order; every text but the
+        # payload is the simulator's own ASCII (ids, labels, timestamps), written as is
         for type, payload, us, actor in events:
             version += 1
             position += 1
-            event_id = str(uuid.UUID(int=ids.rng.getrandbits(128), version=4))
+            event_id = uuid4_text(bits(128))
             stamp = text(us)
-            document = {
-                "actor": actor, "id": event_id, "occurred_at": stamp, "payload": payload, "prev_hash": prev,
-                "recorded_at": stamp, "schema_version": SCHEMA[type], "source": SOURCE, "stream": stream,
-                "type": type, "version": version,
-            }
-            raw = encode(document)
-            digest = sha(raw).hexdigest()
+            head = f'{{"actor":"{actor}","id":"{event_id}","occurred_at":"{stamp}","payload":'.encode()
+            tail = (f',"prev_hash":"{prev}","recorded_at":"{stamp}","schema_version":{SCHEMA[type]},'
+                    f'"source":"{SOURCE}","stream":{quoted},"type":"{type}","version":{version}').encode()
+            body = encode(payload)
+            digest = sha(head + body + tail + b"}").hexdigest()
             if marks and version in marks:
                 mark = marks[version]
                 mark["event"]["id"] = event_id
                 altered = mark.get("altered_payload")
                 if altered is not None:  # tampering: the line changes, its hash stays
-                    raw = encode({**document, "payload": altered})
+                    body = encode(altered)
                     mark["line"] = position
-            write(raw[:-1] + b',"hash":"' + digest.encode() + b'","position":' + str(position).encode() + b"}\n")
+            write(b"".join((head, body, tail, b',"hash":"', digest.encode(), b'","position":', str(position).encode(), b"}\n")))
             prev = digest
         self.streams[stream] = (ids, prev)
         self.lines += position - self.position
