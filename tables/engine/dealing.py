@@ -14,7 +14,7 @@ from typing import Any
 
 from .findings import Illegal
 from .rules import RuleSet
-from .shoes import Shoe
+from .shoes import LeftCounter, Shoe
 from .strategy import Strategy
 from .table_round import (
     DEALER,
@@ -36,13 +36,21 @@ Emitted = tuple[str, Payload]
 class ShoeCursor:
     """A shoe being dealt: the order and how far into it the dealer is."""
 
-    __slots__ = ("pos", "shoe")
+    __slots__ = ("counter", "pos", "shoe")
 
     def __init__(self, shoe: Shoe, pos: int = 0) -> None:
         if shoe.order is None:
             raise ValueError("dealing needs a shoe with a known order")
         self.shoe = shoe
         self.pos = pos
+        self.counter: LeftCounter | None = None
+
+    def left_by_value(self) -> tuple[int, ...]:
+        """The cards still in the shoe (every card dealt or burned so far is out), as ten
+        counts by value: what the system's cash-out offers are computed from."""
+        if self.counter is None:
+            self.counter = LeftCounter(self.order)
+        return self.counter.at(self.pos)
 
     @property
     def order(self) -> tuple[str, ...]:
@@ -90,8 +98,13 @@ class Choices:
 
     ``insure(bet, rules)`` -> the insurance stake (0: none); ``even_money(bet)``;
     ``opt_in(bet, "double" | "split")`` for stakes that are a player's own choice (the
-    live game, bettors behind); ``offer(view, bet)`` -> the system's cash-out offer or
-    None; ``accept(bet, amount)``.
+    live game, bettors behind); ``cash_out(view, bet)`` -> whether the system offers
+    the bet a cash-out now, for the amount it computes (``Round.system_offer``, from
+    the cards left in the shoe); ``accept(bet, amount)``.
+
+    ``offer(view, bet)`` -> an amount to offer instead of the system's (None: none). It
+    exists to record a wrong offer on purpose: replay reports any amount other than the
+    system's as ``wrong_cashout_offer``.
     """
 
     insure: Callable[[Bet, RuleSet], int] = _no_insurance
@@ -99,6 +112,7 @@ class Choices:
     opt_in: Callable[[Bet, str], bool] = _never
     offer: Callable[[HandView, Bet], int | None] = _no_offer
     accept: Callable[[Bet, int], bool] = _never
+    cash_out: Callable[[HandView, Bet], bool] = _never
 
 
 @dataclass(slots=True)
@@ -151,7 +165,7 @@ def deal_round(
             r.close_insurance()
             continue
         if r.phase == PLAY:
-            _play_hand(r, rules, policy, choices, emit)
+            _play_hand(r, rules, policy, choices, emit, shoe)
             continue
         raise AssertionError(f"round stuck in phase {r.phase}")  # pragma: no cover
     if rules.hole_card != "none" and len(r.dealer) == 2 and not revealed:
@@ -181,7 +195,7 @@ def _insurance(r: Round, rules: RuleSet, choices: Choices, emit: Callable[[Emitt
             emit(("bet.placed", _bet_payload(r.number, f"{bet.id}-i", bet.box, 0, bet.player, amount, "insurance", bet.id)))
 
 
-def _play_hand(r: Round, rules: RuleSet, policy: Policy, choices: Choices, emit: Callable[[Emitted], None]) -> None:
+def _play_hand(r: Round, rules: RuleSet, policy: Policy, choices: Choices, emit: Callable[[Emitted], None], shoe: ShoeCursor) -> None:
     hand = r.current
     assert hand is not None and r.up is not None
     on_hand = [b for b in r.bets.values() if b.box == hand.box and b.hand == hand.number and b.kind in ("main", "behind", "split") and b.cashout is None]
@@ -189,12 +203,15 @@ def _play_hand(r: Round, rules: RuleSet, policy: Policy, choices: Choices, emit:
         view = HandView(rules, hand.box, hand.number, tuple(hand.cards), r.up, frozenset(), hand.from_split)
         for bet in on_hand:
             offer = choices.offer(view, bet)
-            if offer is None:
+            system = offer is None and choices.cash_out(view, bet)
+            if offer is None and not system:
                 continue
             try:
-                r.verify_offer(bet.id, offer)
+                r.verify_offer(bet.id, offer or 0)
             except Illegal:
                 break
+            if offer is None:
+                offer = r.system_offer(bet.id, shoe.left_by_value())
             r.offer_cashout(bet.id, offer)
             emit(("cashout.offered", {"round": r.number, "bet": bet.id, "amount": offer}))
             if choices.accept(bet, offer):

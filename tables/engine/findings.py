@@ -14,6 +14,7 @@ from typing import Any
 KINDS: MappingProxyType[str, str] = MappingProxyType(
     {
         "wrong_payout": "a bet's recorded settlement differs from the one the rules give",
+        "wrong_cashout_offer": "a cash-out offer differs from the one the system computes from the hand's expected value (seed 000)",
         "missing_settlement": "a bet of a settled round has no settlement recorded",
         "unknown_bet": "a settlement or correction names a bet the round never took",
         "illegal_decision": "a decision the rule set does not allow for that hand at that moment",

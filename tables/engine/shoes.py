@@ -15,10 +15,56 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .cards import VALUE, composition, deck
 from .findings import Illegal
+
+
+def value_counts(cards: Iterable[str]) -> list[int]:
+    """Ten counts by card value - aces first, ten-value cards last - the composition the
+    mathematics (``tables.engine.math.composition``) works with.
+
+    >>> value_counts(["AS", "KD", "TC", "5H"])
+    [1, 0, 0, 0, 1, 0, 0, 0, 0, 2]
+    """
+    counts = [0] * 10
+    value = VALUE
+    for card in cards:
+        counts[value[card] - 1] += 1
+    return counts
+
+
+def left_in(order: Sequence[str], pos: int) -> tuple[int, ...]:
+    """The cards still in a shoe of known ``order`` once ``pos`` of them are out (dealt or
+    burned), as ten counts by value: what a cash-out offer is computed from.
+
+    >>> left_in(("AS", "KD", "TC", "5H"), 1)
+    (0, 0, 0, 0, 1, 0, 0, 0, 0, 2)
+    """
+    return tuple(value_counts(order[pos:]))
+
+
+class LeftCounter:
+    """``left_in(order, pos)`` kept up to date as ``pos`` only moves forward: each call
+    counts only the cards drawn since the last one (a replay or a dealer asks at every
+    cash-out offer, and a shoe holds up to 624 cards)."""
+
+    __slots__ = ("counted", "counts", "order")
+
+    def __init__(self, order: Sequence[str]) -> None:
+        self.order = order
+        self.counts = value_counts(order)
+        self.counted = 0
+
+    def at(self, pos: int) -> tuple[int, ...]:
+        counts = self.counts
+        value = VALUE
+        for card in self.order[self.counted:pos]:
+            counts[value[card] - 1] -= 1
+        self.counted = max(self.counted, pos)
+        return tuple(counts)
 
 
 def commitment(order: tuple[str, ...] | list[str]) -> str:
@@ -59,7 +105,7 @@ class Shoe:
 class ShoeTrack:
     """The shoe as replay follows it: where the recorded order is, or what is left."""
 
-    __slots__ = ("burns", "cut_card", "decks", "id", "order", "pos", "remaining", "rounds")
+    __slots__ = ("burns", "cut_card", "decks", "id", "left_counter", "order", "pos", "remaining", "rounds")
 
     def __init__(self, id: str, decks: int, order: list[str] | tuple[str, ...] | None) -> None:
         self.id = id
@@ -70,10 +116,35 @@ class ShoeTrack:
         self.cut_card: int | None = None
         self.burns = 0
         self.rounds = 0
+        self.left_counter: LeftCounter | None = None
 
     @property
     def size(self) -> int:
         return 52 * self.decks
+
+    def left_by_value(self) -> tuple[int, ...]:
+        """The cards still in the shoe as ten counts by value (see :func:`left_in`): with
+        a recorded order, the cards from the current position on (counted incrementally);
+        without one, every card the shoe can still hold.
+
+        >>> track = ShoeTrack("S1", 1, None)
+        >>> _ = track.draw("AS"), track.draw("KD")
+        >>> track.left_by_value()
+        (3, 4, 4, 4, 4, 4, 4, 4, 4, 15)
+        """
+        order = self.order
+        if order is None:
+            remaining = self.remaining
+            assert remaining is not None
+            counts = [0] * 10
+            value = VALUE
+            for card, count in remaining.items():
+                counts[value[card] - 1] += count
+            return tuple(counts)
+        counter = self.left_counter
+        if counter is None or counter.order is not order:  # first call, or a cut since
+            counter = self.left_counter = LeftCounter(order)
+        return counter.at(self.pos)
 
     def draw(self, card: str | None) -> tuple[str | None, Illegal | None]:
         """Take the next card; return the card the shoe gave (the recorded order's, where

@@ -30,8 +30,9 @@ def random_policy(rng: random.Random) -> Policy:
 
 
 def random_choices(rng: random.Random, *, offers: bool = True) -> Choices:
-    """Players who take insurance, even money, opt-ins and cash-outs at random; the
-    cash-out offer is a stand-in amount (half to all of the stake), not an expected value."""
+    """Players who take insurance, even money, opt-ins and cash-outs at random; with
+    ``offers`` the system offers half the eligible bets a cash-out, for the amount it
+    computes (``Round.system_offer``)."""
 
     def insure(bet: Bet, rules: RuleSet) -> int:
         if rng.random() < 0.5:
@@ -40,14 +41,14 @@ def random_choices(rng: random.Random, *, offers: bool = True) -> Choices:
             return apply_ratio(bet.amount, (1, 2), rules.rounding)
         return rng.randint(1, bet.amount // 2) if bet.amount >= 2 else 0
 
-    def offer(view: HandView, bet: Bet) -> int | None:
-        return rng.randint(bet.amount // 2, bet.amount) if offers and rng.random() < 0.5 else None
+    def cash_out(view: HandView, bet: Bet) -> bool:
+        return offers and rng.random() < 0.5
 
     return Choices(
         insure=insure,
         even_money=lambda bet: rng.random() < 0.5,
         opt_in=lambda bet, kind: rng.random() < 0.6,
-        offer=offer,
+        cash_out=cash_out,
         accept=lambda bet, amount: rng.random() < 0.4,
     )
 

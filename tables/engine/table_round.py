@@ -15,7 +15,7 @@ through it); what leaves it - operations, settlements - is frozen.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from .cards import VALUE
@@ -686,6 +686,25 @@ class Round:
             raise Illegal("illegal_decision", f"A cash-out was offered on bet {bet_id} when its hand was not waiting for a decision.", box=bet.box, hand=bet.hand, bet=bet_id, recorded=str(amount))
         if not rules.live_must_hit_below <= hand.best < rules.live_stand_from:
             raise Illegal("illegal_decision", f"A cash-out was offered on {hand.label()} at {hand.best}; offers are made only from {rules.live_must_hit_below} to {rules.live_stand_from - 1}.", box=bet.box, hand=bet.hand, bet=bet_id, recorded=str(hand.best))
+
+    def system_offer(self, bet_id: str, left: Sequence[int]) -> int:
+        """The cash-out the system offers bet ``bet_id`` now (seed 000: "creata dal sistema
+        su base statistica", 000:108): ``tables.engine.math.cashout.cashout_offer`` for
+        the bet's hand against the up card, from ``left`` - the cards still in the shoe
+        as ten counts by value, aces first (``ShoeTrack.left_by_value``,
+        ``shoes.left_in``) - for the bet's stake, less the rule set's ``cashout_margin``,
+        rounded by its policy. The dealer makes its offers with it; replay checks each
+        recorded offer against it.
+        Raises ValueError when ``left`` is empty (no card to value the hand with)."""
+        from .math.cashout import cashout_offer
+
+        bet = self.bets[bet_id]
+        hand = self.hands[(bet.box, bet.hand)]
+        offer = cashout_offer(
+            hand.cards, self.dealer[0], tuple(left), stake=bet.amount, rules=self.rules,
+            margin=self.rules.cashout_margin, split_done=hand.from_split,
+        )
+        return offer.amount
 
     def offer_cashout(self, bet_id: str, amount: int, *, verify: bool = True) -> None:
         if verify:

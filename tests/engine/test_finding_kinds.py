@@ -67,7 +67,24 @@ def test_a_cash_out_taken_for_another_amount_than_offered() -> None:
     """Seed 000 (000:108-109): the player takes the offer shown; a cash-out recorded for
     another amount is a wrong payout."""
     table = Table(LIVE, layout(LIVE, ["TS 3H"], "7D TD", play="2C 5C"))
-    table.deal([Stake("a", 1, 100)], choices=Choices(offer=lambda view, bet: 60, accept=lambda bet, amount: True))
+    table.deal([Stake("a", 1, 100)], choices=Choices(cash_out=lambda view, bet: True, accept=lambda bet, amount: True))
+    assert table.replay().findings == ()
     index = find(table.events, "cashout.accepted")
     found = kinds(replay(edit(table.events, index, amount=90)).findings)
     assert found == ["wrong_payout"]
+
+
+def test_an_offer_other_than_the_systems_is_a_wrong_cashout_offer() -> None:
+    """Seed 000 (000:108): the offer is "creata dal sistema su base statistica" - the
+    hand's expected value from the cards left in the shoe, less it-live's margin. An offer
+    of any other amount is a wrong_cashout_offer naming both amounts; taken, it still
+    settles at the amount offered (what the player was shown)."""
+    table = Table(LIVE, layout(LIVE, ["TS 3H"], "7D TD", play="2C 5C"))
+    dealt = table.deal([Stake("a", 1, 1000)], choices=Choices(offer=lambda view, bet: 600, accept=lambda bet, amount: True))
+    assert dealt.round is not None
+    result = table.replay()
+    assert kinds(result.findings) == ["wrong_cashout_offer"]
+    finding = result.findings[0]
+    assert (finding.bet, finding.recorded, finding.box, finding.hand) == ("a", "600", 1, 0)
+    assert finding.expected is not None and int(finding.expected) != 600
+    assert result.rounds[0].expected["a"].net == -400

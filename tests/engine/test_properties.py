@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from tables.engine.cards import VALUE
@@ -160,3 +160,39 @@ def test_replay_reports_rather_than_raises_on_any_tampering(dealt: tuple[str, De
         events[j] = {**events[j], "payload": payload}
     result = replay(events)
     assert isinstance(result.findings, tuple)
+
+
+live_tables = st.builds(
+    lambda seed, rounds, boxes: deal_table(PRESETS["it-live"], seed=str(seed), rounds=rounds, boxes=boxes, start=START, bettors=2, hashed=False),
+    st.integers(0, 10**9),
+    st.integers(2, 8),
+    st.integers(2, 5),
+)
+
+
+@FAST
+@given(live_tables, st.data())
+def test_one_changed_cash_out_offer_gives_exactly_wrong_cashout_offer(table: DealtTable, data: st.DataObject) -> None:
+    """Seed 000 (000:108): changing the amount of one system cash-out offer - and, where
+    the player took it, the amount taken and the settlement with it, as a wrong offer
+    would run through the record - gives one finding, wrong_cashout_offer, for that bet."""
+    events = table.events
+    offers = [i for i, e in enumerate(events) if e["type"] == "cashout.offered"]
+    assume(offers)
+    index = data.draw(st.sampled_from(offers))
+    p = events[index]["payload"]
+    delta = data.draw(st.integers(-p["amount"], 500).filter(bool))
+    changed = edit(events, index, amount=p["amount"] + delta)
+    for j in range(index + 1, len(events)):
+        e = changed[j]
+        if e["type"] == "cashout.offered" and e["payload"]["bet"] == p["bet"]:
+            break  # not taken: a later offer replaced it
+        if e["type"] == "cashout.accepted" and e["payload"]["bet"] == p["bet"]:
+            changed = edit(changed, j, amount=p["amount"] + delta)
+        elif e["type"] == "round.settled":
+            settlements = [dict(s, net=s["net"] + delta) if s["bet"] == p["bet"] and s["outcome"] == "cashed_out" else s for s in e["payload"]["settlements"]]
+            changed = edit(changed, j, settlements=settlements)
+            break
+    found = replay(changed).findings
+    assert kinds(found) == ["wrong_cashout_offer"]
+    assert found[0].bet == p["bet"] and found[0].recorded == str(p["amount"] + delta) and found[0].expected == str(p["amount"])

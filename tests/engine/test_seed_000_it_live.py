@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 from tables.engine.dealing import Choices, Stake
+from tables.engine.math.cashout import cashout_offer
+from tables.engine.math.composition import remaining
 from tables.engine.presets import PRESETS
 from tables.engine.replay import replay
 
@@ -117,12 +119,17 @@ def test_dealer_completes_the_round_when_every_hand_busts() -> None:
 
 
 def test_cash_out_offers_only_between_11_and_16() -> None:
-    """Seed 000 (000:107-111): a cash-out is offered on hands of 11-16; the player leaves
+    """Seed 000 (000:107-111): a cash-out is offered on hands of 11-16, for an amount the
+    system computes "su base statistica" (000:108): the hand's expected value from the
+    cards left in the shoe, less it-live's 2% margin, rounded down - 13 against a 7 with
+    three cards out is worth 0.73 of the stake, so 100 is offered 71. The player leaves
     the hand with the amount; an offer on a hand below 11 is illegal."""
     table = Table(RULES, layout(RULES, ["TS 3H"], "7D TD", play="2C 5C"))
-    offer = Choices(offer=lambda view, bet: 60, accept=lambda bet, amount: True)
+    offer = Choices(cash_out=lambda view, bet: True, accept=lambda bet, amount: True)
     dealt = table.deal([100], choices=offer)
-    assert nets(dealt) == {"r1b1": ("cashed_out", -40)}
+    fair = cashout_offer(["TS", "3H"], "7D", remaining(6, ["TS", "7D", "3H"]), stake=100, rules=RULES, margin=(0, 1))
+    assert fair.amount == 73
+    assert nets(dealt) == {"r1b1": ("cashed_out", 71 - 100)}
     assert table.replay().findings == ()
     low = Table(RULES, layout(RULES, ["4S 6H"], "7D TD", play="9C"))
     low.deal([100])
@@ -135,13 +142,13 @@ def test_a_cash_out_is_kept_when_the_round_is_voided() -> None:
     """Seed 000 (000:109): a cash-out taken stands even when the dealer voids the round;
     every other stake goes back."""
     table = Table(RULES, layout(RULES, ["TS 3H", "TC 8H"], "7D TD", play="2C 5C"))
-    offer = Choices(offer=lambda view, bet: 60 if view.box == 1 else None, accept=lambda bet, amount: True)
+    offer = Choices(cash_out=lambda view, bet: view.box == 1, accept=lambda bet, amount: True)
     table.deal([100, 100], choices=offer)
     voided = rewrap(table.events[:-1] + [{"type": "round.voided", "payload": {"round": 1, "reason": "cards left in the discard holder", "authorised_by": "pit1"}}])
     result = replay(voided)
     assert result.findings == ()
     expected = {bet: (s.outcome, s.net) for bet, s in result.rounds[0].expected.items()}
-    assert expected == {"r1b1": ("cashed_out", -40), "r1b2": ("push", 0)}
+    assert expected == {"r1b1": ("cashed_out", 71 - 100), "r1b2": ("push", 0)}
 
 
 def test_an_exposed_card_forces_a_reshuffle() -> None:

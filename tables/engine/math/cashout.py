@@ -42,6 +42,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 from ..cards import VALUE
 from ..money import apply_ratio
@@ -119,11 +120,20 @@ def cashout_offer(
     if stake < 0:
         raise ValueError("stake must be >= 0")
     cut = _margin(rules, margin)
-    value, action = expected_return(cards, up, remaining, rules, split_done=split_done)
-    quantised = Fraction(round(value * RETURN_QUANTUM), RETURN_QUANTUM)
+    quantised, action = _quantised_return(tuple(cards), up, tuple(remaining), rules, split_done)
     share = quantised * (1 - cut)
     amount = apply_ratio(stake, (share.numerator, share.denominator), rules.rounding)
     return Offer(amount, quantised * stake, quantised, cut, action)
+
+
+@lru_cache(maxsize=4096)
+def _quantised_return(
+    cards: tuple[str, ...], up: str, remaining: Composition, rules: RuleSet, split_done: bool
+) -> tuple[Fraction, str]:
+    """The expected return kept to 9 decimals, memoised: every bettor on a hand of the
+    live game (thousands at once) is offered from the same return."""
+    value, action = expected_return(cards, up, remaining, rules, split_done=split_done)
+    return Fraction(round(value * RETURN_QUANTUM), RETURN_QUANTUM), action
 
 
 def check_offer(
