@@ -2,7 +2,7 @@
 written as hash-chained JSON Lines to a file. Prints rounds/s and events/s per preset
 and for one run over every non-live preset.
 
-    .venv/bin/python bench/simulate_speed.py [--rounds 3000] [--preset NAME ...] [--profile]
+    .venv/bin/python bench/simulate_speed.py [--rounds 3000] [--preset NAME ...] [--jobs N] [--profile]
 
 Target (issue 5): 20,000 three-box rounds/s.
 """
@@ -19,19 +19,19 @@ import timeit
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from tables.engine.presets import PRESETS  # noqa: E402
-from tables.simulator.config import SimConfig  # noqa: E402
-from tables.simulator.players import strategy_for  # noqa: E402
-from tables.simulator.run import FileSink, simulate  # noqa: E402
+from tables.engine.presets import PRESETS
+from tables.simulator.config import SimConfig
+from tables.simulator.players import strategy_for
+from tables.simulator.run import simulate_file
 
 NON_LIVE = tuple(name for name, rules in PRESETS.items() if not rules.dealer_plays_basic_strategy)
 
 
-def measure(presets: tuple[str, ...], rounds: int, tables: int) -> tuple[float, int, int, int]:
+def measure(presets: tuple[str, ...], rounds: int, tables: int, jobs: int = 1) -> tuple[float, int, int, int]:
     config = SimConfig(tables=tables, presets=presets, rounds=rounds, seed="bench", seats=3)
     with tempfile.NamedTemporaryFile(suffix=".jsonl") as out:
         began = time.perf_counter()
-        manifest = simulate(config, FileSink(out, config))
+        manifest = simulate_file(config, out, jobs=jobs)
         out.flush()
         took = time.perf_counter() - began
         size = os.path.getsize(out.name)
@@ -43,6 +43,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3000, help="rounds per table")
     parser.add_argument("--preset", action="append", choices=NON_LIVE)
     parser.add_argument("--profile", action="store_true", help="profile one run over every preset instead")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes for the run over every preset (default: the CPUs)")
     args = parser.parse_args()
     presets = tuple(args.preset or NON_LIVE)
     for name in presets:  # the computed basic strategies, once per process, outside the timing
@@ -58,8 +59,10 @@ def main() -> None:
     for name in presets:
         took, rounds, events, size = measure((name,), args.rounds, 1)
         print(f"{name:<24}{rounds:>8}{events:>9}{size / 1e6:>7.1f}{rounds / took:>11,.0f}{events / took:>11,.0f}")
-    took, rounds, events, size = measure(presets, args.rounds, len(presets))
-    print(f"{'all of them':<24}{rounds:>8}{events:>9}{size / 1e6:>7.1f}{rounds / took:>11,.0f}{events / took:>11,.0f}")
+    for jobs in sorted({1, args.jobs}):
+        took, rounds, events, size = measure(presets, args.rounds, len(presets), jobs)
+        label = f"all of them, {jobs} job{'s' if jobs > 1 else ''}"
+        print(f"{label:<24}{rounds:>8}{events:>9}{size / 1e6:>7.1f}{rounds / took:>11,.0f}{events / took:>11,.0f}")
 
 
 if __name__ == "__main__":

@@ -146,5 +146,5 @@ def limits_for(rules: RuleSet, index: int) -> tuple[int, int]:
 
 def chip_step(rules: RuleSet) -> int:
     """Every stake is a multiple of this, so every payout is whole chips (see chips.py)."""
-    n, d = rules.natural_pays
+    _, d = rules.natural_pays
     return 500 if d not in (1, 2) else 100

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator
-from fractions import Fraction
 from typing import Any
 
 from tables.engine.cards import RANKS, VALUE, deck
@@ -25,7 +24,7 @@ from tables.engine.money import apply_ratio
 from tables.engine.shoes import Shoe, commitment, cut
 from tables.engine.table_round import Bet, Hand, Round
 
-from .chips import Tray, chip_list, chips_of, par_for
+from .chips import Tray, chip_list, par_for
 from .config import SimConfig, TableSpec, chip_step
 from .dealer import deal_round
 from .faults import KINDS, ROUND_KINDS, FaultAt

@@ -18,7 +18,18 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from tables.engine.rules import RuleSet
-from tables.engine.table_round import DEALER, DEALER_SPOT, DONE, DRAW, INSURANCE, PLAY, Bet, Hand, Round, Settlement
+from tables.engine.table_round import (
+    DEALER,
+    DEALER_SPOT,
+    DONE,
+    DRAW,
+    INSURANCE,
+    PLAY,
+    Bet,
+    Hand,
+    Round,
+    Settlement,
+)
 
 Emitted = tuple[str, dict[str, Any]]
 

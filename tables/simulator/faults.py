@@ -83,7 +83,7 @@ def parse_rate(text: str) -> tuple[str, float]:
         rate = float(value)
     except ValueError:
         raise FaultError(f"--fault-rate {text!r}: {value!r} is not a number") from None
-    if not 0.0 <= rate <= 1.0 or rate != rate:
+    if not 0.0 <= rate <= 1.0:  # NaN fails this too
         raise FaultError(f"--fault-rate {text!r}: a rate is a probability between 0 and 1")
     return kind, rate
 

@@ -80,10 +80,7 @@ def reconcile(events: Iterable[Mapping[str, Any]]) -> list[ReconFinding]:
         elif kind == "drop.counted":
             target = days.setdefault(p["gaming_day"], _Day())
             target.drop = (target.drop or 0) + p["cash"] + p["markers"]
-        elif kind == "round.settled":
-            for s in p["settlements"]:
-                day.nets[s["bet"]] = s["net"]
-        elif kind == "correction.recorded":
+        elif kind == "round.settled" or kind == "correction.recorded":
             for s in p["settlements"]:
                 day.nets[s["bet"]] = s["net"]
     for name, day in days.items():

@@ -6,12 +6,18 @@ A sink takes each table's events chunk by chunk (``write``) and finishes (``fini
 """
 from __future__ import annotations
 
+import dataclasses
+import multiprocessing
+import os
+import tempfile
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from typing import IO, Any, Protocol
 
-from .config import SimConfig
+from .config import SimConfig, TableSpec
 from .day import Event, TableSim
 from .output import JsonlWriter
+from .players import strategy_for
 
 MANIFEST_FORMAT = 1
 
@@ -36,31 +42,86 @@ class FileSink:
         return self.writer.lines
 
 
+def _table(config: SimConfig, spec: TableSpec, sink: Sink, progress: Callable[[int], None] | None) -> tuple[TableSim, dict[str, Any]]:
+    sim = TableSim(config, spec)
+    version = 1
+    done = 0
+    for chunk in sim.run():
+        if chunk:
+            sink.write(spec.code, version, chunk, sim.marks)
+            version += len(chunk)
+        if progress is not None and sim.number != done:
+            progress(sim.number - done)
+            done = sim.number
+    return sim, {"table": spec.code, "ruleset": spec.rules.name, "min_bet": spec.min_bet, "max_bet": spec.max_bet,
+                 "live": spec.live, "rounds": sim.number, "events": version - 1}
+
+
 def simulate(config: SimConfig, sink: Sink, *, progress: Callable[[int], None] | None = None) -> dict[str, Any]:
     """Run the simulation into ``sink``; return the manifest."""
     faults: list[dict[str, Any]] = []
     missed: list[dict[str, Any]] = []
     tables = []
-    rounds = 0
-    events = 0
     for spec in config.table_specs():
-        sim = TableSim(config, spec)
-        version = 1
-        done = 0
-        for chunk in sim.run():
-            if chunk:
-                sink.write(spec.code, version, chunk, sim.marks)
-                version += len(chunk)
-            if progress is not None and sim.number != done:
-                progress(sim.number - done)
-                done = sim.number
-        rounds += sim.number
-        events += version - 1
+        sim, table = _table(config, spec, sink, progress)
         faults.extend(sim.planted)
         missed.extend(sim.not_planted)
-        tables.append({"table": spec.code, "ruleset": spec.rules.name, "min_bet": spec.min_bet, "max_bet": spec.max_bet,
-                       "live": spec.live, "rounds": sim.number, "events": version - 1})
+        tables.append(table)
     sink.finish(faults)
+    return _manifest(config, tables, faults, missed)
+
+
+def _worker(config: SimConfig, index: int, folder: str) -> tuple[str, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
+    spec = config.table_specs()[index]
+    path = os.path.join(folder, f"{index:05d}.jsonl")
+    with open(path, "wb") as out:
+        sim, table = _table(config, spec, FileSink(out, config), None)
+    return path, table, sim.planted, sim.not_planted
+
+
+def simulate_file(config: SimConfig, out: IO[bytes], *, jobs: int = 1, progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+    """:func:`simulate` into a file, the tables dealt by ``jobs`` processes at once. The
+    bytes are the same whatever ``jobs`` is: tables are independent streams, each written
+    whole in table order, and positions are renumbered as the parts are joined."""
+    if jobs <= 1 or config.tables == 1:
+        return simulate(config, FileSink(out, config), progress=progress)
+    if config.start is None:  # one clock for every worker
+        config = dataclasses.replace(config, start=config.clock_start)
+    specs = config.table_specs()
+    for spec in specs:  # computed once here, inherited by the forked workers
+        if not spec.live:
+            strategy_for(spec.rules)
+    faults: list[dict[str, Any]] = []
+    missed: list[dict[str, Any]] = []
+    tables = []
+    position = 0
+    marker = b',"position":'
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    with tempfile.TemporaryDirectory(prefix="simulate-") as folder, \
+            ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        parts = [pool.submit(_worker, config, spec.index, folder) for spec in specs]
+        for part in parts:
+            path, table, planted, not_planted = part.result()
+            offset = position
+            with open(path, "rb") as lines:
+                for line in lines:
+                    position += 1
+                    out.write(line[: line.rindex(marker)] + marker + str(position).encode() + b"}\n")
+            os.unlink(path)
+            for fault in planted:
+                if "line" in fault:
+                    fault["line"] += offset
+            faults.extend(planted)
+            missed.extend(not_planted)
+            tables.append(table)
+            if progress is not None:
+                progress(table["rounds"])
+    return _manifest(config, tables, faults, missed)
+
+
+def _manifest(config: SimConfig, tables: list[dict[str, Any]], faults: list[dict[str, Any]], missed: list[dict[str, Any]]) -> dict[str, Any]:
+    rounds = sum(t["rounds"] for t in tables)
+    events = sum(t["events"] for t in tables)
     return {
         "format": MANIFEST_FORMAT,
         "seed": config.seed,

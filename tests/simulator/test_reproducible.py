@@ -39,3 +39,16 @@ def test_an_unseeded_run_records_no_shoe_seed_and_a_seeded_one_does() -> None:
     assert shuffles and all(p["seed"] and p["order"] for p in shuffles)
     shuffles = [e["payload"] for e in events_of(unseeded) if e["type"] == "shoe.shuffled"]
     assert shuffles and all(p["seed"] is None and p["order"] for p in shuffles)
+
+
+def test_tables_dealt_in_parallel_give_the_same_bytes() -> None:
+    import io
+
+    from tables.simulator.run import simulate_file
+
+    config = _config("jobs", at=(parse_at("tamper@BJ-04:3"), parse_at("short_pay@BJ-06:2")))
+    alone, manifest_alone = run(config)
+    out = io.BytesIO()
+    manifest_jobs = simulate_file(config, out, jobs=2)
+    assert out.getvalue() == alone
+    assert manifest_jobs == manifest_alone

@@ -18,8 +18,8 @@ from audit.verify import verify_chains
 from tables.engine.replay import replay
 from tables.simulator.config import SimConfig
 from tables.simulator.reconcile import reconcile
-from tables.simulator.store import StoreSink
 from tables.simulator.run import simulate
+from tables.simulator.store import StoreSink
 
 from .helpers import expected, run
 

@@ -16,7 +16,7 @@ from tqdm import tqdm
 from casino.gaming_day import gaming_day
 from tables.simulator.config import SimConfig
 from tables.simulator.faults import KINDS, FaultError, parse_at, parse_rate
-from tables.simulator.run import FileSink, simulate
+from tables.simulator.run import simulate, simulate_file
 
 
 def _bad(message: str) -> CommandError:
@@ -47,9 +47,14 @@ class Command(BaseCommand):
         parser.add_argument("--fault", action="append", default=[], metavar="KIND@TABLE:ROUND",
                             help="plant KIND at that round of that table (or the first round after it that allows it)")
         parser.add_argument("--manifest", metavar="FILE", help="write the JSON manifest of planted faults here")
+        parser.add_argument("--jobs", type=int, default=1, help="tables dealt by this many processes at once (file output; default 1)")
 
     def handle(self, *args: Any, **options: Any) -> None:
         config = self._config(options)
+        if options["jobs"] < 1:
+            raise _bad("--jobs must be at least 1")
+        if options["jobs"] > 1 and options["into_store"]:
+            raise _bad("--jobs works with --out only (the store takes one writer per stream anyway)")
         if not options["out"] and not options["into_store"]:
             raise _bad("say where the events go: --out FILE or --into-store")
         total = config.tables * config.rounds_per_day * config.days
@@ -59,7 +64,7 @@ class Command(BaseCommand):
                 manifest = self._into_store(config, bar.update)
                 where = "the event store"
             else:
-                manifest = self._to_file(config, options["out"], bar.update)
+                manifest = self._to_file(config, options["out"], options["jobs"], bar.update)
                 where = options["out"]
         took = time.perf_counter() - began
         if options["manifest"]:
@@ -107,15 +112,15 @@ class Command(BaseCommand):
             raise FaultError(f"--start {text!r}: expected an ISO 8601 timestamp such as 2026-11-29T14:00:00+01:00") from None
         return timezone.make_aware(moment) if timezone.is_naive(moment) else moment
 
-    def _to_file(self, config: SimConfig, path: str, progress: Any) -> dict[str, Any]:
+    def _to_file(self, config: SimConfig, path: str, jobs: int, progress: Any) -> dict[str, Any]:
         if path == "-":
-            return simulate(config, FileSink(sys.stdout.buffer, config), progress=progress)
+            return simulate_file(config, sys.stdout.buffer, jobs=jobs, progress=progress)
         try:
             out = open(path, "wb")  # noqa: SIM115 - closed below, after the run
         except OSError as error:
             raise CommandError(f"simulate: {path}: {error.strerror}") from None
         with out:
-            return simulate(config, FileSink(out, config), progress=progress)
+            return simulate_file(config, out, jobs=jobs, progress=progress)
 
     def _into_store(self, config: SimConfig, progress: Any) -> dict[str, Any]:
         from tables.simulator.store import StoreSink, StreamExists
