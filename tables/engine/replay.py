@@ -19,7 +19,7 @@ Checks, in the order an event meets them: envelope (duplicate id, stream version
 corrections that strike an event, the shoe (next card of the recorded order, or a card
 the shoe can still hold; burns after a shuffle; the cut card; reshuffles), the round
 (deal order of the hole-card policy, legality of each decision and stake, the dealer's
-play) and finally, after the last event so that corrections count, each settlement.
+play, each cash-out offer against the one the system computes) and finally, after the last event so that corrections count, each settlement.
 
 Two conventions keep one error from cascading into many: where the shoe's order is
 recorded, a card that differs from it is reported and the shoe's card is played on; an
@@ -638,7 +638,7 @@ def struck_events(events: Iterable[Event]) -> set[str]:
 
 def replay(events: Iterable[Event], rules: RuleSet | None = None, *, check_offers: bool = True) -> ReplayResult:
     """Fold one stream's events; ``rules`` stands in for a missing ``table.opened``.
-    ``check_offers=False`` skips valuing cash-out offers (about 1 ms each, cold)."""
+    ``check_offers=False`` skips valuing cash-out offers (0.5-1 ms each, cold)."""
     events = events if isinstance(events, list) else list(events)
     state = Replay(rules, struck=struck_events(events), check_offers=check_offers)
     state.run(events)

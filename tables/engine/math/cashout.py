@@ -48,6 +48,7 @@ from ..cards import VALUE
 from ..money import apply_ratio
 from ..rules import RuleSet
 from .composition import Composition
+from .dealer import dealer_odds
 from .ev import DOUBLE, SPLIT, Position, best_total
 from .rulesview import PlayRules
 from .strategy import chart_for
@@ -134,6 +135,13 @@ def _quantised_return(
     live game (thousands at once) is offered from the same return."""
     value, action = expected_return(cards, up, remaining, rules, split_done=split_done)
     return Fraction(round(value * RETURN_QUANTUM), RETURN_QUANTUM), action
+
+
+def clear_caches() -> None:
+    """Forget every memoised valuation (the returns here, the dealer's odds per
+    composition): what a replay in a fresh process starts from (benchmarks use it)."""
+    _quantised_return.cache_clear()
+    dealer_odds.cache_clear()
 
 
 def check_offer(
