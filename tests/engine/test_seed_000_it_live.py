@@ -1,11 +1,14 @@
 """Seed 000, house rules: the live "common hand" game (preset it-live)."""
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from tables.engine.dealing import Choices, Stake
 from tables.engine.math.cashout import cashout_offer
 from tables.engine.math.composition import remaining
 from tables.engine.presets import PRESETS
 from tables.engine.replay import replay
+from tables.engine.simulate import deal_table
 
 from .helpers import (
     Table,
@@ -229,3 +232,13 @@ def test_the_cash_out_margin_is_a_rule_set_parameter() -> None:
         except ValueError:
             continue
         raise AssertionError(f"{bad} accepted as a margin")
+
+
+def test_offers_are_checked_from_the_cards_left_with_or_without_the_shoes_order() -> None:
+    """Seed 000 (000:108): replay values each offer from the cards left in the shoe -
+    from the recorded order where the shuffle recorded one, else from every card dealt
+    so far - and a table the engine dealt replays clean either way."""
+    for known in (True, False):
+        table = deal_table(RULES, seed="offers", rounds=30, start=datetime(2026, 11, 29, tzinfo=UTC), bettors=2, hashed=False, order_known=known)
+        assert sum(e["type"] == "cashout.offered" for e in table.events) > 10
+        assert replay(table.events).findings == ()
