@@ -90,28 +90,36 @@ class JsonlWriter:
         bits = ids.rng.getrandbits
         position = self.position
         version = first_version - 1
+        # The hashed document's members in RFC 8785 (sorted) order. Every text but the
+        # payload is the simulator's own ASCII (ids, labels, timestamps, the table code),
+        # which JSON writes as it is; the payload goes through the canonical encoder.
         quoted = json.dumps(stream)
-        # the hashed document's members in RFC 8785 (sorted) order; every text but the
-        # payload is the simulator's own ASCII (ids, labels, timestamps), written as is
+        kinds = {t: (f'"schema_version":{v},"source":"{SOURCE}","stream":{quoted},"type":"{t}","version":').encode()
+                 for t, v in SCHEMA.items()}
+        actors: dict[str, bytes] = {}
+        prev_b = prev.encode()
         for type, payload, us, actor in events:
             version += 1
             position += 1
             event_id = uuid4_text(bits(128))
-            stamp = text(us)
-            head = f'{{"actor":"{actor}","id":"{event_id}","occurred_at":"{stamp}","payload":'.encode()
-            tail = (f',"prev_hash":"{prev}","recorded_at":"{stamp}","schema_version":{SCHEMA[type]},'
-                    f'"source":"{SOURCE}","stream":{quoted},"type":"{type}","version":{version}').encode()
+            stamp = text(us).encode()
+            who = actors.get(actor)
+            if who is None:
+                who = actors[actor] = actor.encode()
             body = encode(payload)
-            digest = sha(head + body + tail + b"}").hexdigest()
+            document = b'{"actor":"%s","id":"%s","occurred_at":"%s","payload":%s,"prev_hash":"%s","recorded_at":"%s",%s%d}' % (
+                who, event_id.encode(), stamp, body, prev_b, stamp, kinds[type], version)
+            digest = sha(document).hexdigest().encode()
             if marks and version in marks:
                 mark = marks[version]
                 mark["event"]["id"] = event_id
                 altered = mark.get("altered_payload")
                 if altered is not None:  # tampering: the line changes, its hash stays
-                    body = encode(altered)
+                    document = document.replace(body, encode(altered), 1)
                     mark["line"] = position
-            write(b"".join((head, body, tail, b',"hash":"', digest.encode(), b'","position":', str(position).encode(), b"}\n")))
-            prev = digest
+            write(b'%s,"hash":"%s","position":%d}\n' % (document[:-1], digest, position))
+            prev_b = digest
+        prev = prev_b.decode()
         self.streams[stream] = (ids, prev)
         self.lines += position - self.position
         self.position = position

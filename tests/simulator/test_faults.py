@@ -10,7 +10,7 @@ import pytest
 from tables.simulator.config import SimConfig
 from tables.simulator.faults import KINDS, parse_at
 
-from .helpers import audit, expected, run
+from .helpers import audit, events_of, expected, run
 
 # table per fault kind: 01 is it-live (no chips), 07 the single deck
 _TABLE = {
@@ -26,6 +26,11 @@ def placed() -> tuple[bytes, dict]:
     return run(SimConfig(tables=7, rounds=70, seed="placed", live_bets=60, at=at))
 
 
+@pytest.fixture(scope="module")
+def found(placed: tuple[bytes, dict]) -> Counter:
+    return audit(placed[0])
+
+
 def test_every_kind_was_planted_once(placed: tuple[bytes, dict]) -> None:
     _, manifest = placed
     assert manifest["not_planted"] == []
@@ -38,18 +43,24 @@ def test_every_kind_was_planted_once(placed: tuple[bytes, dict]) -> None:
 
 
 @pytest.mark.parametrize("kind", list(KINDS))
-def test_a_planted_fault_is_found_where_the_manifest_says(placed: tuple[bytes, dict], kind: str) -> None:
-    data, manifest = placed
+def test_a_planted_fault_is_found_where_the_manifest_says(placed: tuple[bytes, dict], found: Counter, kind: str) -> None:
+    _, manifest = placed
     fault = next(f for f in manifest["faults"] if f["kind"] == kind)
-    found = audit(data)
     one = expected({"faults": [fault]})
     assert sum(found[k] for k in one) == 1 and all(found[k] == 1 for k in one), (found, one)
     assert KINDS[kind].finding in {k[2] for k in one}
 
 
-def test_nothing_else_is_reported(placed: tuple[bytes, dict]) -> None:
+def test_the_manifest_names_the_event_by_version_and_id(placed: tuple[bytes, dict]) -> None:
     data, manifest = placed
-    assert audit(data) == expected(manifest)
+    by_place = {(e["stream"], e["version"]): e for e in events_of(data)}
+    for fault in manifest["faults"]:
+        event = by_place[(fault["table"], fault["event"]["version"])]
+        assert (event["id"], event["type"]) == (fault["event"]["id"], fault["event"]["type"])
+
+
+def test_nothing_else_is_reported(placed: tuple[bytes, dict], found: Counter) -> None:
+    assert found == expected(placed[1])
 
 
 def test_faults_at_a_rate_are_each_found_and_nothing_else() -> None:
