@@ -181,7 +181,7 @@ def _play_hand(r: Round, rules: RuleSet, seats: Seats, by_hand: dict[tuple[int, 
         deciding: str | None = None
     else:
         assert decider is not None
-        legal = r.legal_actions(hand)
+        legal = _legal(r, hand)
         action = seats.decide(decider, hand, r.dealer[0], legal)
         deciding = decider.id if rules.back_betting else None
     r.decide(box, number, action, deciding, verify=False)
@@ -198,6 +198,23 @@ def _play_hand(r: Round, rules: RuleSet, seats: Seats, by_hand: dict[tuple[int, 
         placed = r.place_bet(stake_id, box, new, bet.player, bet.amount, action, bet.id, verify=False)
         by_hand.setdefault((box, new), []).append(placed)
         emit(("bet.placed", _bet(r.number, stake_id, box, new, bet.player, bet.amount, action, bet.id)))
+
+
+_ALWAYS = frozenset(("hit", "stand"))
+_OPTIONS = ("double", "split", "surrender")
+
+
+def _legal(r: Round, hand: Hand) -> frozenset[str]:
+    """``r.legal_actions(hand)`` for the hand whose turn it is, without its five
+    verify-and-raise calls (a quarter of the dealing time): hit and stand are always
+    open to it, the rest is the rule set's own check. Falls back to the public call if
+    the engine renames its check (a request to the engine: a non-raising legal_actions)."""
+    check = getattr(r, "_rule_check", None)
+    if check is None:  # pragma: no cover
+        return r.legal_actions(hand)
+    if len(hand.cards) > 2 or hand.decided:
+        return _ALWAYS
+    return _ALWAYS | frozenset(a for a in _OPTIONS if check(hand, a) is None)
 
 
 def _root(r: Round, bet: Bet) -> str:
