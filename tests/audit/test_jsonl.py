@@ -22,12 +22,12 @@ pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _fill() -> None:
-    events_append(stream="T1", expected_version=0, events=[table_opened("T1")])
-    events_append(stream="T2", expected_version=0, events=[table_opened("T2")])
+def _fill(first: str = "T1", second: str = "T2") -> None:
+    events_append(stream=first, expected_version=0, events=[table_opened(first)])
+    events_append(stream=second, expected_version=0, events=[table_opened(second)])
     for r in range(4):
-        events_append(stream="T1", expected_version=1 + 25 * r, events=round_events(r + 1))
-        events_append(stream="T2", expected_version=1 + 25 * r, events=round_events(r + 1, rng_seed=3))
+        events_append(stream=first, expected_version=1 + 25 * r, events=round_events(r + 1))
+        events_append(stream=second, expected_version=1 + 25 * r, events=round_events(r + 1, rng_seed=3))
 
 
 def _export(tmp_path: Path, name: str = "events.jsonl", *args: str) -> Path:
@@ -168,3 +168,36 @@ def test_missing_file_exits_2():
     with pytest.raises(CommandError) as caught:
         call_command("ingest", "/nonexistent.jsonl")
     assert caught.value.returncode == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_planning_in_two_processes_stores_what_one_process_stores(tmp_path):
+    """The same file, planned by two processes, gives the same chain, the same positions
+    order and the same refusals - an id repeated across streams planned apart included."""
+    import zlib
+
+    # T1 and T4 are planned by different processes (crc32 of the code, modulo 2)
+    assert zlib.crc32(b"T1") % 2 != zlib.crc32(b"T4") % 2
+    _fill("T1", "T4")
+    rows = [json.loads(l) for l in _export(tmp_path).read_text().splitlines()]
+    hashes = list(Event.objects.order_by("position").values_list("hash", flat=True))
+    t1 = [i for i, r in enumerate(rows) if r["stream"] == "T1"]
+    t2 = [i for i, r in enumerate(rows) if r["stream"] == "T4"]
+    good = tmp_path / "good.jsonl"
+    good.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    _empty_store()
+    report = ingest_file(str(good), processes=2, chunk=40)
+    assert report.ok and report.stored == 202
+    assert list(Event.objects.order_by("position").values_list("hash", flat=True)) == hashes
+    # a repeated id in the other stream, and a bad payload: both streams are refused
+    bad_rows = [dict(r) for r in rows]
+    bad_rows[t2[10]] = {**bad_rows[t2[10]], "id": bad_rows[t1[3]]["id"]}
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("".join(json.dumps(r) + "\n" for r in bad_rows))
+    _empty_store()
+    one = ingest_file(str(bad), processes=1)
+    _empty_store()
+    two = ingest_file(str(bad), processes=2)
+    assert [b.number for b in two.bad_lines] == [b.number for b in one.bad_lines] == [t2[10] + 1], (two.bad_lines, one.bad_lines)
+    assert set(two.failed_streams) == set(one.failed_streams)
+    assert Event.objects.filter(stream__in=two.failed_streams).count() == 0
