@@ -41,7 +41,7 @@ class Seated:
 
     def __init__(self, table: TableSim) -> None:
         self.table = table
-        self.players: dict[str, Player] = {}
+        self.players = table.people
 
     def decide(self, bet: Bet, hand: Hand, up: str, legal: frozenset[str]) -> str:
         return self.players[bet.player or ""].decide(hand.cards, up, legal, hand.from_split)
@@ -121,7 +121,9 @@ class TableSim:
         self.shuffler: random.Random = random.Random(0) if config.seeded else random.SystemRandom()
         self.live = spec.live
         self.limits = Limits(spec.min_bet, spec.max_bet, chip_step(self.rules))
-        self.strategy = None if spec.live else strategy_for(self.rules)  # the live dealer plays the engine's chart
+        # the players' computed basic strategy (the live game's dealer plays the engine's own)
+        self.strategy = strategy_for(self.rules) if not spec.live else None
+        self.people: dict[str, Player] = {}  # every player who sat or bet at the table, by id
         self.seats: Seated | Crowd = Crowd(self) if self.live else Seated(self)
         self.memo: dict[tuple[object, ...], str] = {}
         # the stream
@@ -292,8 +294,9 @@ class TableSim:
     def new_player(self, box: int, kind: str | None = None) -> Player:
         self.player_no += 1
         kind = kind or self.rng.choice(("basic", "basic", "casual", "casual", "casual", "counter"))
+        assert self.strategy is not None
         player = Player(f"P{self.spec.index + 1:02d}-{self.player_no:05d}", kind, box, self.rng, self.strategy, self.limits)
-        self.seats.players[player.id] = player  # type: ignore[union-attr]
+        self.people[player.id] = player
         return player
 
     def seat_players(self) -> None:
@@ -427,9 +430,9 @@ class TableSim:
                     main = mains[self.rng.randrange(len(mains))]
                     back.box = main[1]
                     stakes.append((f"r{number}-k{k}", main[1], back.stake(limits, tc), back.id, "behind", main[0]))
-        seated = self.seats.players  # type: ignore[union-attr]
+        people = self.people
         for stake in stakes:
-            player = seated[stake[3]]  # type: ignore[index]
+            player = people[stake[3] or ""]
             if stake[5] is None or stake[4] == "behind":  # a carried stake is on the layout already
                 if player.stack < 3 * stake[2]:
                     self.buy_in(player, stake[2])
@@ -491,7 +494,7 @@ class TableSim:
                     self.tray.pay(net)
                 elif net < 0:
                     self.tray.take(-net)
-                player = self.seats.players.get(bet.player)  # type: ignore[union-attr]
+                player = self.people.get(bet.player or "")
                 if player is not None:
                     if bet.kind not in ("main", "behind"):
                         player.stack -= bet.amount
