@@ -11,6 +11,7 @@ The only module of the simulator that imports Django.
 """
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from django.db import connection, transaction
@@ -47,8 +48,9 @@ class StoreSink:
         when = self.clock.datetime
         batch: list[NewEvent] = []
         expected = first_version - 1
+        id_texts = ids.take(len(events))
         for offset, (type, payload, us, actor) in enumerate(events):
-            event_id = ids.next()
+            event_id = uuid.UUID(id_texts[offset])
             version = first_version + offset
             if marks and version in marks:
                 marks[version]["event"]["id"] = str(event_id)
