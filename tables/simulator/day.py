@@ -89,7 +89,10 @@ class Crowd:
         rules = table.rules
         dealt = len(round.dealer) + sum(len(h.cards) for h in round.hands.values())
         seen = table.order[: table.round_pos + dealt]
-        value = cashout_offer(hand.cards, round.dealer[0], remaining(rules.decks, seen), stake=0, rules=rules,
+        left = remaining(rules.decks, seen)
+        if table.left_adjust is not None:  # replay's view of a shoe with an impossible card in it
+            left = tuple(a + b for a, b in zip(left, table.left_adjust, strict=True))
+        value = cashout_offer(hand.cards, round.dealer[0], left, stake=0, rules=rules,
                               margin=getattr(rules, "cashout_margin", CASHOUT_MARGIN), split_done=hand.from_split)
         share = value.expected_return * (1 - value.margin)
         ratio = (share.numerator, share.denominator) if share else (0, 1)
@@ -143,6 +146,9 @@ class TableSim:
         self.shoe_id = ""
         self.shuffled: dict[str, Any] | None = None
         self.shoe_faults: set[str] = set()
+        # cards by value that replay still counts in the shoe after an impossible card
+        # (it cannot take out a card the shoe does not hold), for the live game's offers
+        self.left_adjust: list[int] | None = None
         self.running = 0
         # the game
         self.number = 0
@@ -395,6 +401,7 @@ class TableSim:
         self.pos = 0
         self.shoe_id = shoe
         self.shoe_faults = set()
+        self.left_adjust = None
         self.running = 0
         for _ in range(rules.burn_on_shuffle):
             self.emit("card.burned", {"shoe": shoe, "round": None, "card": self.order[self.pos], "face": "down", "reason": "after_shuffle"},
@@ -555,11 +562,15 @@ class TableSim:
             for card in self.order[: self.round_pos]:
                 counts[card] = counts.get(card, 0) + 1
             pos = self.round_pos
+            # on the live table, replay values cash-out offers from the shoe as it counts
+            # it: no offer may follow the impossible card within its round
+            offers = [i for i, (t, _) in enumerate(events) if t == "cashout.offered"]
+            last_offer = offers[-1] if offers else -1
             for i, (t, p) in enumerate(events):
                 if t != "card.dealt":
                     continue
                 card = p["card"]
-                if p["box"] is not None:
+                if p["box"] is not None and i > last_offer:
                     value = VALUE[card]
                     gone = [c for c in sorted(VALUE) if VALUE[c] == value and c != card and counts.get(c, 0) >= decks]
                     if gone:
@@ -569,6 +580,8 @@ class TableSim:
                         # the shoe was shuffled by hand: its order is not on record
                         self.shuffled.update(method="hand", order=None, commitment=None, seed=None)
                         self.shoe_faults.add("hidden")
+                        self.left_adjust = [0] * 10
+                        self.left_adjust[value - 1] = 1
                         self.plant(kind, base + i, "card.dealt", round=number, recorded=gone[0], requested=requested)
                         return True
                 counts[card] = counts.get(card, 0) + 1
@@ -581,7 +594,12 @@ class TableSim:
             self.plant(kind, base + i, events[i][0], round=number, requested=requested, missing="betting.closed")
             return True
         if kind == "duplicate_event":
-            i = next(i for i, (t, p) in enumerate(events) if t == "bet.placed")
+            # not a pushed stake placed again: its second copy would claim a carried bet
+            # that is no longer on the layout (illegal_bet) before it is seen as a repeat
+            fresh = [i for i, (t, p) in enumerate(events) if t == "bet.placed" and not (p["kind"] == "main" and p["parent"])]
+            if not fresh:
+                return False
+            i = fresh[0]
             events.insert(i + 1, ("bet.placed", dict(events[i][1])))
             self.plant(kind, base + i + 1, "bet.placed", round=number, bet=events[i][1]["bet"], requested=requested)
             return True

@@ -78,3 +78,24 @@ def test_faults_at_a_rate_are_each_found_and_nothing_else() -> None:
         for later in firsts[1:]:
             del want[later]
     assert found == want
+
+
+def test_faults_on_the_live_table_leave_its_cash_out_offers_right() -> None:
+    """Replay values every cash-out offer from the shoe as it counts it; a card the
+    shoe cannot hold (which replay cannot take out) or a dealer's wrong play must not
+    make the offers after it look wrong."""
+    at = tuple(parse_at(f"{kind}@BJ-01:{n}") for kind, n in (
+        ("card_out_of_sequence", 2), ("dealer_stands_16", 4), ("dealer_draws_17", 6), ("impossible_card", 30),
+        ("duplicate_event", 8), ("missing_event", 9), ("short_pay", 10), ("tamper", 12)))
+    data, manifest = run(SimConfig(tables=1, rounds=120, seed="live", live_bets=40, at=at))
+    assert manifest["not_planted"] == [] and len(manifest["faults"]) == len(at)
+    assert audit(data) == expected(manifest)
+
+
+def test_a_pushed_stake_placed_again_is_not_the_one_duplicated() -> None:
+    """On it-sabot a pushed stake comes back as a bet naming the carried one; recorded
+    twice it would be an illegal carry, not a repeat - so the repeat is a fresh bet."""
+    rates = {"duplicate_event": 0.5}
+    data, manifest = run(SimConfig(tables=1, presets=("it-sabot",), rounds=80, seed="sabot", rates=rates))
+    assert len(manifest["faults"]) > 20
+    assert audit(data) == expected(manifest)
