@@ -1,6 +1,7 @@
 """What to simulate: tables, rule sets, size, seed, clock and faults."""
 from __future__ import annotations
 
+import re
 import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
@@ -112,6 +113,8 @@ class SimConfig:
             out.append("--seats must be 1-7")
         if self.live_bets < 1:
             out.append("--live-bets must be at least 1")
+        if not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,50}$", self.prefix):
+            out.append(f"--prefix {self.prefix!r}: a table code is letters, digits and . _ - (starting with a letter or digit)")
         for kind, rate in self.rates.items():
             if kind not in KINDS:
                 out.append(f"unknown fault kind {kind!r}")

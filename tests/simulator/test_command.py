@@ -41,6 +41,7 @@ def test_the_command_writes_the_file_and_the_manifest(tmp_path: Path) -> None:
     (["--tables", "0"], "--tables must be at least 1"),
     (["--start", "yesterday"], "--start 'yesterday'"),
     (["--jobs", "0"], "--jobs must be at least 1"),
+    (["--prefix", "T 1"], "--prefix 'T 1'"),
 ])
 def test_bad_arguments_exit_2_saying_what(tmp_path: Path, args: list[str], says: str) -> None:
     with pytest.raises(CommandError, match=says.replace("(", r"\(")) as caught:
