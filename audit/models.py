@@ -49,3 +49,99 @@ class DeviceAccount(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} -> {self.stream}"
+
+
+class ReplayRun(models.Model):
+    """One replay: of a table's gaming day, of one stream, or of a whole day (a parent
+    run whose children are the per-table runs a Celery chord gathers). Its counters
+    move while it runs, so the admin and ``replay_day`` show its progress."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    class Mode(models.TextChoices):
+        INCREMENTAL = "incremental"
+        FULL = "full"
+
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE, related_name="children")
+    mode = models.CharField(max_length=16, choices=Mode.choices)
+    # what started it: command, task, append (kept current after an append), api
+    trigger = models.CharField(max_length=16, default="task")
+    stream = models.CharField(max_length=64, blank=True, help_text="blank: every table of the day")
+    gaming_day = models.DateField(null=True, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    tables_total = models.PositiveIntegerField(default=0)
+    tables_done = models.PositiveIntegerField(default=0)
+    events = models.PositiveBigIntegerField(default=0, help_text="events folded")
+    rounds = models.PositiveBigIntegerField(default=0, help_text="rounds replayed")
+    findings = models.PositiveIntegerField(default=0, help_text="findings this run produced")
+    findings_new = models.PositiveIntegerField(default=0)
+    findings_superseded = models.PositiveIntegerField(default=0)
+    summary = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+
+    def __str__(self) -> str:
+        what = self.stream or "every table"
+        day = f" {self.gaming_day}" if self.gaming_day else ""
+        return f"replay #{self.pk} {what}{day} ({self.mode}, {self.status})"
+
+
+class Finding(models.Model):
+    """What replay found wrong, kept with its handling. Rows are created and updated by
+    :mod:`audit.findings` only: a status change there is also an event in the stream
+    ``audit.findings``. ``fingerprint`` names the finding across replays, so running
+    replay again finds the same row instead of adding one."""
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        ACKNOWLEDGED = "acknowledged"
+        RESOLVED = "resolved"
+
+    class Severity(models.TextChoices):
+        HIGH = "high"
+        MEDIUM = "medium"
+        LOW = "low"
+
+    fingerprint = models.CharField(max_length=64, unique=True)
+    kind = models.CharField(max_length=32, db_index=True)
+    severity = models.CharField(max_length=8, choices=Severity.choices, db_index=True)
+    stream = models.CharField(max_length=64, verbose_name="table")
+    gaming_day = models.DateField(null=True, blank=True)
+    round = models.PositiveBigIntegerField(null=True, blank=True)
+    box = models.PositiveSmallIntegerField(null=True, blank=True)
+    hand = models.PositiveSmallIntegerField(null=True, blank=True)
+    bet = models.CharField(max_length=64, blank=True)
+    expected = models.CharField(max_length=200, blank=True)
+    recorded = models.CharField(max_length=200, blank=True)
+    message = models.TextField()
+    # the event that showed it, where one did
+    event_id = models.UUIDField(null=True, blank=True)
+    event_version = models.PositiveBigIntegerField(null=True, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN, db_index=True)
+    note = models.TextField(blank=True, help_text="why, at the last status change")
+    status_changed_by = models.CharField(max_length=150, blank=True)
+    status_changed_at = models.DateTimeField(null=True, blank=True)
+    # the version of the status change's event in the stream audit.findings
+    status_event_version = models.PositiveBigIntegerField(null=True, blank=True)
+    run = models.ForeignKey(ReplayRun, on_delete=models.PROTECT, related_name="produced", help_text="the replay that first produced it")
+    last_seen_run = models.ForeignKey(ReplayRun, on_delete=models.PROTECT, related_name="+")
+    superseded_by = models.ForeignKey(
+        ReplayRun, null=True, blank=True, on_delete=models.PROTECT, related_name="superseded",
+        help_text="a later replay that no longer produces it",
+    )
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["stream", "gaming_day", "round", "id"]
+        indexes = [models.Index(fields=["stream", "gaming_day", "round"], name="audit_finding_where")]
+
+    def __str__(self) -> str:
+        where = f" round {self.round}" if self.round is not None else ""
+        return f"{self.kind} on {self.stream}{where}"

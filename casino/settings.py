@@ -138,6 +138,11 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Event store ingestion and feeds, rounds, findings. See docs/api.md.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "ENUM_NAME_OVERRIDES": {
+        "RoundStatusEnum": "tables.models.Round.Status",
+        "FindingStatusEnum": "audit.models.Finding.Status",
+        "FindingSeverityEnum": "audit.models.Finding.Severity",
+    },
 }
 
 # The largest batch one append may carry; a larger one is refused with HTTP 413.
@@ -145,6 +150,11 @@ EVENT_BATCH_MAX = env_int("EVENT_BATCH_MAX", 1000, low=1, high=100_000)
 # The largest page of the global feed and of a stream read.
 EVENT_PAGE_MAX = env_int("EVENT_PAGE_MAX", 1000, low=1, high=100_000)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 32 * 1024 * 1024
+# After an append commits, bring the table's read models and findings up to date (a
+# Celery task, eager without a broker). Off for a bulk load followed by replay_day.
+PROJECT_ON_APPEND = env_bool("PROJECT_ON_APPEND", True)
+# Findings per page of GET /api/findings and rounds per page of GET /api/rounds.
+BACK_OFFICE_PAGE_MAX = env_int("BACK_OFFICE_PAGE_MAX", 500, low=1, high=10_000)
 
 # Celery: with no broker configured, tasks run eagerly in-process.
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "")

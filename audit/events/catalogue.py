@@ -224,3 +224,21 @@ class CorrectionRecorded(Payload):
     settlements: list[Settlement]
     reason: Text
     authorised_by: Ident
+
+
+# --- the back-office: what people do with replay's findings ----------------------------------
+# Appended to the stream ``audit.findings`` (not a table's stream): who (the envelope's
+# ``actor`` and ``by``), when (``occurred_at``) and why (``note``).
+
+class FindingStatusChanged(Payload):
+    # the finding's stable fingerprint (audit.models.Finding.fingerprint)
+    finding: Sha256Hex
+    # where the finding is, so the record reads on its own
+    table: Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")]
+    kind: Ident
+    # the status before the change
+    previous: Literal["open", "acknowledged", "resolved"]
+    # the person who changed it (a user name)
+    by: Text
+    # why; required to resolve, optional otherwise
+    note: Text | None

@@ -35,4 +35,11 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "correction.recorded": {"round": 1, "corrects": None,
                             "settlements": [{"bet": "r1-b3", "outcome": "win", "net": 2500}],
                             "reason": "short pay corrected", "authorised_by": "PB-7"},
+    "finding.acknowledged": {"finding": "b" * 64, "table": "BJ-01", "kind": "wrong_payout",
+                             "previous": "open", "by": "alice", "note": "looking into it with the dealer"},
+    "finding.resolved": {"finding": "b" * 64, "table": "BJ-01", "kind": "wrong_payout",
+                         "previous": "acknowledged", "by": "alice",
+                         "note": "short pay of 1250 refunded to the player, slip R-88"},
+    "finding.reopened": {"finding": "b" * 64, "table": "BJ-01", "kind": "wrong_payout",
+                         "previous": "resolved", "by": "bob", "note": "the refund slip was never booked"},
 }

@@ -71,6 +71,9 @@ _TYPES = [
     EventType("round.settled", {1: c.RoundSettled}),
     EventType("round.voided", {1: c.RoundVoided}),
     EventType("correction.recorded", {1: c.CorrectionRecorded}),
+    EventType("finding.acknowledged", {1: c.FindingStatusChanged}),
+    EventType("finding.resolved", {1: c.FindingStatusChanged}),
+    EventType("finding.reopened", {1: c.FindingStatusChanged}),
 ]
 
 REGISTRY: dict[str, EventType] = {t.name: t for t in _TYPES}

@@ -1,0 +1,210 @@
+"""Findings: what replay found, kept and handled by people.
+
+Services (HackSoft style, keyword-only): :func:`findings_record` stores one replay's
+findings for the part of a table's gaming day that replay owned; :func:`finding_acknowledge`,
+:func:`finding_resolve` and :func:`finding_reopen` change a finding's status and append
+the change as an event to the stream ``audit.findings`` in the same transaction (Zulip's
+actions: ``transaction.atomic(durable=True)``, the audit record written with the change).
+
+Severity comes from the kind (:data:`SEVERITY`): **high** where money or the record
+itself is wrong (a payout, a settlement, a card the shoe cannot hold, a missing or
+duplicated event, a correction that corrects nothing); **medium** where the dealer or
+the table broke procedure but the money follows the rules (decisions, stakes, deal
+order, the dealer's play, the shoe's burns and cut, misdeals, an unknown rule set);
+**low** where an event is out of place but changes nothing (unexpected_event).
+
+A finding's **fingerprint** (SHA-256 of table, gaming day, kind, round, box, hand, bet,
+expected, recorded, the event that showed it, the message and its rank among identical
+ones) is what names it across replays: replaying again finds the same rows. A finding
+that a later replay of the same part no longer produces is not deleted: it is marked
+``superseded_by`` that run (and un-marked should a later replay produce it again).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections import Counter
+from collections.abc import Iterable
+from datetime import UTC, date, datetime
+
+from django.db import transaction
+from django.db.models import Q, QuerySet
+
+from .errors import StoreError, VersionConflict
+from .models import Finding, ReplayRun
+from .store import NewEvent, events_append, stream_version
+
+FINDINGS_STREAM = "audit.findings"
+
+SEVERITY: dict[str, str] = {
+    "wrong_payout": "high",
+    "missing_settlement": "high",
+    "unknown_bet": "high",
+    "impossible_card": "high",
+    "card_out_of_sequence": "high",
+    "missing_event": "high",
+    "duplicate_event": "high",
+    "invalid_correction": "high",
+    "illegal_decision": "medium",
+    "illegal_bet": "medium",
+    "dealer_procedure": "medium",
+    "deal_order": "medium",
+    "shoe_procedure": "medium",
+    "misdeal": "medium",
+    "unknown_rule_set": "medium",
+    "unexpected_event": "low",
+}
+
+
+def severity_of(kind: str) -> str:
+    return SEVERITY.get(kind, "medium")
+
+
+class FindingError(StoreError):
+    """A status change that the finding's status does not allow (HTTP 409)."""
+
+    http_status = 409
+    code = "finding_status"
+
+
+class NoteRequired(StoreError):
+    code = "note_required"
+
+    def __init__(self) -> None:
+        super().__init__("Resolving a finding needs a note saying how it was resolved.")
+
+    def as_dict(self) -> dict[str, object]:
+        return {**super().as_dict(), "errors": {"note": [str(self)]}}
+
+
+# --- recording replay's findings ------------------------------------------------------------
+
+def fingerprint(*, stream: str, gaming_day: date | None, finding: object, rank: int) -> str:
+    f = finding
+    key = [stream, gaming_day.isoformat() if gaming_day else None, f.kind, f.round, f.box, f.hand,  # type: ignore[attr-defined]
+           f.bet, f.expected, f.recorded, f.event, f.message, rank]  # type: ignore[attr-defined]
+    return hashlib.sha256(json.dumps(key, separators=(",", ":")).encode()).hexdigest()
+
+
+def findings_record(
+    *,
+    stream: str,
+    gaming_day: date,
+    owned_from: int,
+    owned_rounds: Iterable[int],
+    findings: Iterable[tuple[object, int | None]],
+    run: ReplayRun,
+    now: datetime | None = None,
+) -> tuple[int, int, int]:
+    """Store the findings one replay produced for the part of ``stream``'s gaming day it
+    owned (versions from ``owned_from``, and ``owned_rounds``); supersede the stored
+    ones of that part it no longer produces. Returns (produced, new, superseded).
+    Runs inside the caller's transaction (the replay's)."""
+    now = now or datetime.now(UTC)
+    ranks: Counter[tuple[object, ...]] = Counter()
+    produced: dict[str, tuple[object, int | None]] = {}
+    for finding, version in findings:
+        f = finding
+        key = (f.kind, f.round, f.box, f.hand, f.bet, f.expected, f.recorded, f.event, f.message)  # type: ignore[attr-defined]
+        ranks[key] += 1
+        produced[fingerprint(stream=stream, gaming_day=gaming_day, finding=f, rank=ranks[key])] = (f, version)
+    existing = {
+        row.fingerprint: row
+        for row in Finding.objects.filter(stream=stream, gaming_day=gaming_day).filter(
+            Q(event_version__gte=owned_from) | Q(round__in=list(owned_rounds)) | Q(fingerprint__in=list(produced))
+            | Q(event_version__isnull=True, round__isnull=True)
+        )
+    }
+    new = []
+    for print_, (f, version) in produced.items():
+        row = existing.get(print_)
+        if row is None:
+            new.append(Finding(
+                fingerprint=print_, kind=f.kind, severity=severity_of(f.kind), stream=stream,  # type: ignore[attr-defined]
+                gaming_day=gaming_day, round=f.round, box=f.box, hand=f.hand, bet=f.bet or "",  # type: ignore[attr-defined]
+                expected=(f.expected or "")[:200], recorded=(f.recorded or "")[:200], message=f.message,  # type: ignore[attr-defined]
+                event_id=uuid.UUID(f.event) if f.event else None, event_version=version,  # type: ignore[attr-defined]
+                run=run, last_seen_run=run, created_at=now,
+            ))
+    Finding.objects.bulk_create(new, batch_size=1000)
+    seen = [p for p in produced if p in existing]
+    Finding.objects.filter(fingerprint__in=seen).update(last_seen_run=run, superseded_by=None)
+    gone = [p for p, row in existing.items() if p not in produced and row.superseded_by_id is None]
+    Finding.objects.filter(fingerprint__in=gone).update(superseded_by=run)
+    return len(produced), len(new), len(gone)
+
+
+# --- people's actions -----------------------------------------------------------------------
+
+# status -> the statuses it may move to, and the event type of each move
+_MOVES = {
+    Finding.Status.OPEN: {Finding.Status.ACKNOWLEDGED: "finding.acknowledged", Finding.Status.RESOLVED: "finding.resolved"},
+    Finding.Status.ACKNOWLEDGED: {Finding.Status.RESOLVED: "finding.resolved", Finding.Status.OPEN: "finding.reopened"},
+    Finding.Status.RESOLVED: {Finding.Status.OPEN: "finding.reopened"},
+}
+
+
+def _change(*, finding_id: int, to: str, user: object, note: str | None, now: datetime | None) -> Finding:
+    username = getattr(user, "get_username", lambda: str(user))()
+    note = (note or "").strip() or None
+    if to == Finding.Status.RESOLVED and note is None:
+        raise NoteRequired
+    now = now or datetime.now(UTC)
+    for attempt in range(5):
+        try:
+            with transaction.atomic(durable=True):
+                finding = Finding.objects.select_for_update().get(pk=finding_id)
+                moves = _MOVES[Finding.Status(finding.status)]
+                if to not in moves:
+                    raise FindingError(f"Finding {finding.pk} is {finding.status}; it cannot become {to}.")
+                event = NewEvent(
+                    id=uuid.uuid4(), type=moves[to], occurred_at=now, actor=f"user:{username}"[:128], source="back-office",
+                    payload={"finding": finding.fingerprint, "table": finding.stream, "kind": finding.kind,
+                             "previous": finding.status, "by": username, "note": note},
+                )
+                stored = events_append(stream=FINDINGS_STREAM, expected_version=stream_version(FINDINGS_STREAM), events=[event], now=now)
+                finding.status = to
+                finding.note = note or ""
+                finding.status_changed_by = username
+                finding.status_changed_at = now
+                finding.status_event_version = stored[0].version
+                finding.save(update_fields=["status", "note", "status_changed_by", "status_changed_at", "status_event_version"])
+                return finding
+        except VersionConflict:
+            if attempt == 4:
+                raise
+    raise AssertionError("unreachable")
+
+
+def finding_acknowledge(*, finding_id: int, user: object, note: str | None = None, now: datetime | None = None) -> Finding:
+    """Someone is looking into it. An event ``finding.acknowledged`` records who and why."""
+    return _change(finding_id=finding_id, to=Finding.Status.ACKNOWLEDGED, user=user, note=note, now=now)
+
+
+def finding_resolve(*, finding_id: int, user: object, note: str, now: datetime | None = None) -> Finding:
+    """Dealt with; the note says how (required). An event ``finding.resolved``."""
+    return _change(finding_id=finding_id, to=Finding.Status.RESOLVED, user=user, note=note, now=now)
+
+
+def finding_reopen(*, finding_id: int, user: object, note: str | None = None, now: datetime | None = None) -> Finding:
+    """Back to open. An event ``finding.reopened``."""
+    return _change(finding_id=finding_id, to=Finding.Status.OPEN, user=user, note=note, now=now)
+
+
+# --- reads (selectors) -----------------------------------------------------------------------
+
+def findings_list(*, table: str | None = None, day: date | None = None, kind: str | None = None,
+                  severity: str | None = None, status: str | None = None, round: int | None = None,
+                  superseded: bool | None = False) -> QuerySet[Finding]:
+    """Findings by table, day, kind, severity, status; current ones only unless
+    ``superseded`` is True (only superseded) or None (both)."""
+    filters: dict[str, object] = {}
+    for name, value in (("stream", table), ("gaming_day", day), ("kind", kind), ("severity", severity),
+                        ("status", status), ("round", round)):
+        if value is not None:
+            filters[name] = value
+    findings = Finding.objects.filter(**filters)
+    if superseded is not None:
+        findings = findings.filter(superseded_by__isnull=not superseded)
+    return findings.order_by("stream", "gaming_day", "round", "id")

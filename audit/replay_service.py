@@ -1,0 +1,149 @@
+"""Replay as a service: fold a table's gaming day through the rules engine, write the
+read models (:mod:`tables.projections`) and store the findings (:mod:`audit.findings`),
+all in one transaction per table, and keep a :class:`audit.models.ReplayRun` of it.
+
+- :func:`replay_table` - one table (stream), one gaming day or every day of it;
+  incremental (only what is new since the last replay, refolded from the last shuffle
+  checkpoint) or full. Idempotent: a second run finds nothing new and changes nothing.
+- :func:`replay_day_start` / :func:`replay_day_finish` - a whole gaming day: a parent run,
+  one task per table (``audit.tasks.replay_table_day``) gathered by a Celery chord into
+  ``audit.tasks.replay_day_summary``.
+
+The Celery tasks in :mod:`audit.tasks` only call these.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from datetime import UTC, date, datetime
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Count, F
+
+from .models import Event, Finding, ReplayRun
+
+
+def run_start(*, mode: str, trigger: str, stream: str = "", gaming_day: date | None = None,
+              parent: ReplayRun | None = None, tables_total: int = 1) -> ReplayRun:
+    return ReplayRun.objects.create(
+        mode=mode, trigger=trigger, stream=stream, gaming_day=gaming_day, parent=parent,
+        tables_total=tables_total, started_at=datetime.now(UTC),
+    )
+
+
+def day_streams(day: date) -> list[str]:
+    """The tables that opened on gaming day ``day``."""
+    return sorted(set(
+        Event.objects.filter(type="table.opened", payload__gaming_day=day.isoformat())
+        .exclude(stream__startswith="audit.").values_list("stream", flat=True)
+    ))
+
+
+def replay_table(*, stream: str, day: date | None = None, full: bool = False, trigger: str = "task",
+                 parent_id: int | None = None, run: ReplayRun | None = None) -> dict[str, Any]:
+    """Replay one table: its gaming day ``day`` (every day when None). Returns the
+    run's summary; the run's counters are saved when it ends, and a parent day run's
+    ``tables_done`` moves by one."""
+    from tables.projections import project_stream, stream_lock
+
+    from .findings import findings_record
+
+    mode = ReplayRun.Mode.FULL if full else ReplayRun.Mode.INCREMENTAL
+    parent = ReplayRun.objects.filter(pk=parent_id).first() if parent_id else None
+    run = run or run_start(mode=mode, trigger=trigger, stream=stream, gaming_day=day, parent=parent)
+    try:
+        produced = new = superseded = events = rounds = 0
+        with stream_lock(stream):
+            for fold in project_stream(stream, full=full, day=day):
+                owned = [n for n in fold.rounds if fold.owns_round(n)]
+                counts = findings_record(
+                    stream=stream, gaming_day=fold.segment.gaming_day, owned_from=fold.owned_from,
+                    owned_rounds=owned, findings=fold.findings, run=run,
+                )
+                produced, new, superseded = produced + counts[0], new + counts[1], superseded + counts[2]
+                events += fold.events
+                rounds += len(owned)
+    except Exception as error:
+        ReplayRun.objects.filter(pk=run.pk).update(status=ReplayRun.Status.FAILED, error=repr(error)[:2000],
+                                                   finished_at=datetime.now(UTC))
+        raise
+    summary = {
+        "run": run.pk, "stream": stream, "gaming_day": day.isoformat() if day else None, "mode": mode,
+        "events": events, "rounds": rounds, "findings": produced, "new": new, "superseded": superseded,
+        "open_by_kind": open_by_kind(stream=stream, day=day),
+    }
+    ReplayRun.objects.filter(pk=run.pk).update(
+        status=ReplayRun.Status.DONE, finished_at=datetime.now(UTC), tables_done=1, events=events,
+        rounds=rounds, findings=produced, findings_new=new, findings_superseded=superseded, summary=summary,
+    )
+    if parent is not None:
+        ReplayRun.objects.filter(pk=parent.pk).update(
+            tables_done=F("tables_done") + 1, events=F("events") + events, rounds=F("rounds") + rounds,
+            findings=F("findings") + produced, findings_new=F("findings_new") + new,
+            findings_superseded=F("findings_superseded") + superseded,
+        )
+    return summary
+
+
+def open_by_kind(*, stream: str | None = None, day: date | None = None) -> dict[str, int]:
+    """Current findings (not superseded) by kind."""
+    query = Finding.objects.filter(superseded_by__isnull=True)
+    if stream:
+        query = query.filter(stream=stream)
+    if day:
+        query = query.filter(gaming_day=day)
+    return dict(sorted(query.values_list("kind").annotate(n=Count("id")).values_list("kind", "n")))
+
+
+def replay_day_start(*, day: date, full: bool = False, streams: list[str] | None = None,
+                     trigger: str = "task") -> tuple[ReplayRun, list[str]]:
+    """The parent run of a whole day and the tables it will replay."""
+    streams = day_streams(day) if streams is None else streams
+    parent = run_start(mode=ReplayRun.Mode.FULL if full else ReplayRun.Mode.INCREMENTAL, trigger=trigger,
+                       gaming_day=day, tables_total=len(streams))
+    return parent, streams
+
+
+def replay_day_finish(*, parent_id: int, results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The chord's end: gather the tables' summaries into the day's."""
+    kinds: Counter[str] = Counter()
+    for result in results:
+        kinds.update(result["open_by_kind"])
+    summary = {
+        "run": parent_id,
+        "tables": sorted(r["stream"] for r in results),
+        "events": sum(r["events"] for r in results),
+        "rounds": sum(r["rounds"] for r in results),
+        "findings": sum(r["findings"] for r in results),
+        "new": sum(r["new"] for r in results),
+        "superseded": sum(r["superseded"] for r in results),
+        "open_by_kind": dict(sorted(kinds.items())),
+    }
+    with transaction.atomic():
+        ReplayRun.objects.filter(pk=parent_id).update(
+            status=ReplayRun.Status.DONE, finished_at=datetime.now(UTC), summary=summary,
+        )
+    return summary
+
+
+def replay_day_launch(*, day: date, full: bool = False, trigger: str = "task", queue: str | None = None,
+                      streams: list[str] | None = None) -> ReplayRun:
+    """Start a whole day's replay: the parent run, then a chord of one
+    ``replay_table_day`` task per table into ``replay_day_summary`` (on ``queue`` if
+    given). Eagerly (no broker) it has run to the end when this returns."""
+    from celery import chord
+
+    from casino.celery import app
+
+    # the project's app by name: a shared task's proxy follows the current app, which
+    # another Celery app made in this thread (a client) would have replaced
+    table_task = app.tasks["audit.tasks.replay_table_day"]
+    summary_task = app.tasks["audit.tasks.replay_day_summary"]
+    parent, streams = replay_day_start(day=day, full=full, streams=streams, trigger=trigger)
+    options = {"queue": queue} if queue else {}
+    header = [table_task.si(s, day.isoformat(), full, parent.pk, trigger).set(**options) for s in streams]
+    if header:
+        chord(header, app=app)(summary_task.s(parent.pk).set(**options))
+    else:
+        replay_day_finish(parent_id=parent.pk, results=[])
+    return parent

@@ -1,0 +1,68 @@
+"""Seeded tables dealt by the rules engine, appended to the store, with faults planted."""
+from __future__ import annotations
+
+import copy
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, date, datetime
+from typing import Any
+
+from audit.chain import parse_timestamp
+from audit.store import NewEvent, events_append, stream_version
+from tables.engine.presets import PRESETS
+from tables.engine.simulate import deal_table
+
+START = datetime(2026, 11, 29, 14, 0, tzinfo=UTC)
+DAY = date(2026, 11, 29)
+
+
+def dealt(preset: str = "hoyle", *, rounds: int = 40, table: str = "T1", seed: str = "bo") -> list[dict[str, Any]]:
+    """A table's day as the engine deals it: legal, so replay finds nothing."""
+    return copy.deepcopy(deal_table(PRESETS[preset], seed=seed, rounds=rounds, table=table, start=START).events)
+
+
+def new_event(envelope: dict[str, Any]) -> NewEvent:
+    return NewEvent(
+        id=uuid.UUID(envelope["id"]), type=envelope["type"], payload=envelope["payload"],
+        occurred_at=parse_timestamp(envelope["occurred_at"]), actor=envelope["actor"], source=envelope["source"],
+        schema_version=envelope["schema_version"],
+    )
+
+
+def append(stream: str, events: Sequence[dict[str, Any]], *, chunk: int | None = None) -> None:
+    """Append ``events`` to ``stream`` after its head, ``chunk`` at a time."""
+    size = chunk or len(events)
+    for start in range(0, len(events), size):
+        part = events[start:start + size]
+        events_append(stream=stream, expected_version=stream_version(stream), events=[new_event(e) for e in part])
+
+
+def plant_short_pay(events: list[dict[str, Any]], *, skip: int = 3) -> dict[str, Any]:
+    """Alter one ``round.settled`` before it is stored: a main bet's win recorded one
+    unit short. The record stays legal-looking; only replay can tell. Returns where."""
+    for event in events:
+        if event["type"] != "round.settled" or event["payload"]["round"] <= skip:
+            continue
+        for settlement in event["payload"]["settlements"]:
+            if settlement["outcome"] == "win" and settlement["net"] > 1:
+                right = settlement["net"]
+                settlement["net"] = right - 1
+                return {"round": event["payload"]["round"], "bet": settlement["bet"], "outcome": "win",
+                        "right": right, "wrong": right - 1}
+    raise AssertionError("no winning bet to short-pay")
+
+
+def correction(stream: str, fault: dict[str, Any], *, net: int | None = None) -> NewEvent:
+    """The authorised correction of a planted short pay (to ``net``, the right amount by default)."""
+    return NewEvent(
+        id=uuid.uuid4(), type="correction.recorded", occurred_at=datetime(2026, 11, 29, 23, 0, tzinfo=UTC),
+        actor="user:pb", source="back-office",
+        payload={"round": fault["round"], "corrects": None,
+                 "settlements": [{"bet": fault["bet"], "outcome": fault["outcome"],
+                                  "net": fault["right"] if net is None else net}],
+                 "reason": "short pay corrected", "authorised_by": "PB-7"},
+    )
+
+
+def append_correction(stream: str, fault: dict[str, Any], **kwargs: Any) -> None:
+    events_append(stream=stream, expected_version=stream_version(stream), events=[correction(stream, fault, **kwargs)])
