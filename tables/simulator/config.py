@@ -11,6 +11,11 @@ from tables.engine.rules import RuleSet
 
 from .faults import KINDS, FaultAt, FaultError
 
+class ConfigError(FaultError):
+    """A simulation that cannot be run as asked; the message says what (a FaultError
+    too, so one ``except`` takes every bad argument)."""
+
+
 # with --seed and no --start, the clock starts here, so a seed alone fixes the output
 SEEDED_START = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 LIVE = "it-live"
@@ -52,7 +57,7 @@ class SimConfig:
     def __post_init__(self) -> None:
         problems = self.problems()
         if problems:
-            raise FaultError(problems[0])
+            raise ConfigError(problems[0])
 
     # --- derived ------------------------------------------------------------------------
 
