@@ -30,6 +30,8 @@ PG_BENCH = "postgresql://postgres@127.0.0.1:5432/bench_blackjack"
 
 def _setup_django(url: str) -> None:
     os.environ["DATABASE_URL"] = url
+    # the store alone: no read models brought up to date after each append
+    os.environ["PROJECT_ON_APPEND"] = "false"
     os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings"
     sys.path.insert(0, str(ROOT))
     import django
