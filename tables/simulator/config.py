@@ -11,6 +11,7 @@ from tables.engine.rules import RuleSet
 
 from .faults import KINDS, FaultAt, FaultError
 
+
 class ConfigError(FaultError):
     """A simulation that cannot be run as asked; the message says what (a FaultError
     too, so one ``except`` takes every bad argument)."""

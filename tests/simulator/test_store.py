@@ -21,7 +21,7 @@ from tables.simulator.reconcile import reconcile
 from tables.simulator.run import simulate
 from tables.simulator.store import StoreSink
 
-from .helpers import expected, run
+from .helpers import events_of, expected, run
 
 pytestmark = pytest.mark.django_db
 
@@ -42,7 +42,7 @@ def test_a_simulated_file_ingests_cleanly_and_verifies(tmp_path: Path) -> None:
     assert report.stored == manifest["events"] == Event.objects.count()
     assert verify_chains().ok
     # the store kept the file's hashes: the export is the file, line for line but positions
-    lines = {json.loads(line)["id"]: json.loads(line) for line in data.decode().splitlines()}
+    lines = {event["id"]: event for event in events_of(data)}
     for stream in _stored().values():
         for event in stream:
             assert event["hash"] == lines[event["id"]]["hash"]
