@@ -49,6 +49,20 @@ def test_bad_arguments_exit_2_saying_what(tmp_path: Path, args: list[str], says:
     assert caught.value.returncode == 2
 
 
+def test_check_audits_the_file_against_the_manifest(tmp_path: Path) -> None:
+    stdout = io.StringIO()
+    call_command("simulate", "--tables", "3", "--rounds", "12", "--seed", "chk", "--live-bets", "10",
+                 "--out", str(tmp_path / "f.jsonl"), "--fault", "short_pay@BJ-02:2", "--fault", "tamper@BJ-03:3",
+                 "--fault", "fill_twice@BJ-02:4", "--check", stdout=stdout, stderr=io.StringIO())
+    assert "found the 3 planted faults where planted, and nothing else" in stdout.getvalue()
+
+
+def test_check_needs_a_file() -> None:
+    with pytest.raises(CommandError, match="use it with --out FILE") as caught:
+        call_command("simulate", "--rounds", "5", "--into-store", "--check")
+    assert caught.value.returncode == 2
+
+
 def test_no_output_named_exits_2() -> None:
     with pytest.raises(CommandError, match="--out FILE or --into-store") as caught:
         call_command("simulate", "--rounds", "5")
@@ -63,3 +77,16 @@ def test_from_the_shell_a_bad_kind_exits_2_with_one_line(tmp_path: Path) -> None
     assert done.returncode == 2
     assert "unknown fault kind 'misdeal'" in done.stderr
     assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_check_reports_a_fault_the_audit_did_not_find() -> None:
+    from tables.simulator.check import check_lines
+    from tables.simulator.config import SimConfig
+
+    from .helpers import run
+
+    data, manifest = run(SimConfig(tables=2, rounds=4, seed="miss", live_bets=5))
+    claimed = {"kind": "overpay", "table": "BJ-02", "finding": {"kind": "wrong_payout", "check": "replay", "round": 2}}
+    result = check_lines(data.split(b"\n"), {**manifest, "faults": [claimed]})
+    assert not result.ok
+    assert dict(result.missed) == {("replay", "BJ-02", "wrong_payout", "2"): 1} and not result.unexpected

@@ -47,12 +47,16 @@ class Command(BaseCommand):
         parser.add_argument("--fault", action="append", default=[], metavar="KIND@TABLE:ROUND",
                             help="plant KIND at that round of that table (or the first round after it that allows it)")
         parser.add_argument("--manifest", metavar="FILE", help="write the JSON manifest of planted faults here")
+        parser.add_argument("--check", action="store_true",
+                            help="audit the file afterwards (replay, chip reconciliation, chain) against the manifest; exit 1 on a difference")
         parser.add_argument("--jobs", type=int, default=1, help="tables dealt by this many processes at once (file output; default 1)")
 
     def handle(self, *args: Any, **options: Any) -> None:
         config = self._config(options)
         if options["jobs"] < 1:
             raise _bad("--jobs must be at least 1")
+        if options["check"] and (options["into_store"] or options["out"] in (None, "-")):
+            raise _bad("--check audits a file: use it with --out FILE")
         if options["jobs"] > 1 and options["into_store"]:
             raise _bad("--jobs works with --out only (the store takes one writer per stream anyway)")
         if not options["out"] and not options["into_store"]:
@@ -78,6 +82,21 @@ class Command(BaseCommand):
         )
         for missed in manifest["not_planted"]:
             self.stderr.write(f"simulate: {missed['kind']}@{missed['table']}:{missed['round']} was not planted: {missed['reason']}")
+        if options["check"]:
+            self._check(options["out"], manifest)
+
+    def _check(self, path: str, manifest: dict[str, Any]) -> None:
+        from tables.simulator.check import check_file
+
+        result = check_file(path, manifest)
+        if result.ok:
+            self.stdout.write(f"check: the audit found the {sum(result.expected.values())} planted faults where planted, and nothing else")
+            return
+        for (check, table, kind, where), n in sorted(result.missed.items()):
+            self.stderr.write(f"check: missed {n} x {kind} ({check}) at {table} {where}")
+        for (check, table, kind, where), n in sorted(result.unexpected.items()):
+            self.stderr.write(f"check: unexpected {n} x {kind} ({check}) at {table} {where}")
+        raise CommandError("simulate: the audit and the manifest differ", returncode=1)
 
     def _config(self, options: dict[str, Any]) -> SimConfig:
         try:
