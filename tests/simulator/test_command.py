@@ -54,7 +54,7 @@ def test_check_audits_the_file_against_the_manifest(tmp_path: Path) -> None:
     call_command("simulate", "--tables", "3", "--rounds", "12", "--seed", "chk", "--live-bets", "10",
                  "--out", str(tmp_path / "f.jsonl"), "--fault", "short_pay@BJ-02:2", "--fault", "tamper@BJ-03:3",
                  "--fault", "fill_twice@BJ-02:4", "--check", stdout=stdout, stderr=io.StringIO())
-    assert "found the 3 planted faults where planted, and nothing else" in stdout.getvalue()
+    assert "exactly what the 3 planted faults must show (3 findings" in stdout.getvalue()
 
 
 def test_check_needs_a_file() -> None:

@@ -90,7 +90,10 @@ class Command(BaseCommand):
 
         result = check_file(path, manifest)
         if result.ok:
-            self.stdout.write(f"check: the audit found the {sum(result.expected.values())} planted faults where planted, and nothing else")
+            self.stdout.write(
+                f"check: the audit reports exactly what the {len(manifest['faults'])} planted faults must show "
+                f"({sum(result.expected.values())} findings; a chain shows only its first tampering), and nothing else"
+            )
             return
         for (check, table, kind, where), n in sorted(result.missed.items()):
             self.stderr.write(f"check: missed {n} x {kind} ({check}) at {table} {where}")
