@@ -118,6 +118,9 @@ class Fold:
 
     segment: Segment
     owned_from: int
+    # rows of rounds touched by an event from this version on are rewritten; rounds
+    # the fold owns but no new event touched are left as they are (they cannot differ)
+    changed_from: int
     last_version: int
     events: int
     result: ReplayResult
@@ -143,7 +146,9 @@ def _events(stream: str, low: int, high: int) -> Iterator[dict[str, Any]]:
 
 def checkpoint(segment: Segment, version: int) -> tuple[int, int]:
     """(context, checkpoint) for refolding from ``version``: the last shuffle at or
-    before it, and the shuffle before that one (the day's start where there is none)."""
+    before it, and where the fold must start - the shuffle before that one in a game
+    whose pushes carry over to the next round (the day's start where there is none),
+    the checkpoint itself otherwise."""
     shuffles = list(
         Event.objects.filter(
             stream=segment.stream, type="shoe.shuffled", version__gte=segment.first, version__lte=version
@@ -151,12 +156,28 @@ def checkpoint(segment: Segment, version: int) -> tuple[int, int]:
     )
     point = shuffles[0] if shuffles else segment.first
     context = shuffles[1] if len(shuffles) > 1 else segment.first
+    if not _carries_over(segment):
+        context = point
     return context, point
 
 
-def fold_day(segment: Segment, *, owned_from: int | None = None) -> Fold:
+def _carries_over(segment: Segment) -> bool:
+    from tables.engine.presets import PRESETS
+
+    opened = segment.opened or {}
+    base = PRESETS.get(opened.get("ruleset", ""))
+    if base is None:
+        return True  # unknown: be safe
+    try:
+        return bool(base.with_overrides(opened.get("rules") or {}).push_carries_over)
+    except ValueError:
+        return True
+
+
+def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: int | None = None) -> Fold:
     """Fold one gaming day through the engine, owning everything from the checkpoint of
-    ``owned_from`` (the whole day when None)."""
+    ``owned_from`` (the whole day when None); ``changed_from``: the first version not
+    folded before (every owned round is rewritten when None)."""
     if owned_from is None or owned_from <= segment.first:
         context = point = segment.first
     else:
@@ -216,15 +237,17 @@ def fold_day(segment: Segment, *, owned_from: int | None = None) -> Fold:
                     if card["face"] == "down" and card["revealed_version"] is None:
                         card["revealed_version"] = version
                         break
-        elif kind == "correction.recorded" and payload["round"] in rounds:
-            corrected = rounds[payload["round"]]
+        elif isinstance(payload, dict) and payload.get("round") in rounds:
+            # an event about an earlier round: a correction, a late void or settlement
+            named = rounds[payload["round"]]
             if version is not None:
-                corrected.versions.append(version)
-            corrected.corrected = corrected.corrected or bool(payload["settlements"])
+                named.versions.append(version)
+            if kind == "correction.recorded":
+                named.corrected = named.corrected or bool(payload["settlements"])
     open_round = state.round.number if state.round is not None else None
     result = state.result_()
-    fold = Fold(segment, point, segment.last, len(events), result, [s for s in shoes if s.version >= point],
-                rounds, [])
+    fold = Fold(segment, point, point if changed_from is None else max(point, changed_from), segment.last,
+                len(events), result, [s for s in shoes if s.version >= point], rounds, [])
     still_playing = open_round is not None and not _closed(segment)
     for finding in result.findings:
         version = versions.get(finding.event) if finding.event is not None else None
@@ -282,23 +305,26 @@ def write_fold(fold: Fold) -> m.Table:
         opened = segment.opened
         table.ruleset, table.currency = opened["ruleset"], opened["currency"]
         table.min_bet, table.max_bet = opened["min_bet"], opened["max_bet"]
-    m.Round.objects.filter(table=table, gaming_day=segment.gaming_day, first_version__gte=fold.owned_from).delete()
-    m.Shoe.objects.filter(table=table, shuffled_version__gte=fold.owned_from, shuffled_version__lte=segment.last).delete()
-    shoe_rows = {
-        id(s): m.Shoe(table=table, gaming_day=segment.gaming_day, shoe=s.shoe, shuffled_version=s.version,
-                      decks=s.decks, method=s.method, order_known=s.order_known, seed=s.seed,
-                      cut_card=s.cut_card, rounds=s.rounds)
-        for s in fold.shoes
-    }
-    m.Shoe.objects.bulk_create(shoe_rows.values())
+    # shoes: upserted (rounds left as they are keep pointing at their shoe)
+    shoe_rows = {}
+    for s in fold.shoes:
+        shoe_rows[id(s)], _ = m.Shoe.objects.update_or_create(
+            table=table, shuffled_version=s.version,
+            defaults={"gaming_day": segment.gaming_day, "shoe": s.shoe, "decks": s.decks, "method": s.method,
+                      "order_known": s.order_known, "seed": s.seed, "cut_card": s.cut_card, "rounds": s.rounds},
+        )
     old_shoes = {
         s.shuffled_version: s
         for s in m.Shoe.objects.filter(table=table, shuffled_version__gte=segment.first, shuffled_version__lt=fold.owned_from)
     }
+    owned = {n: t for n, t in fold.rounds.items() if t.first_version >= fold.owned_from}
+    touched = {n for n, t in owned.items() if t.first_version >= fold.changed_from or any(v >= fold.changed_from for v in t.versions)}
+    stale = m.Round.objects.filter(table=table, gaming_day=segment.gaming_day, first_version__gte=fold.owned_from)
+    stale.exclude(number__in=[n for n in owned if n not in touched]).delete()
     round_rows, children = [], []
     for result in fold.result.rounds:
         track = fold.rounds.get(result.number)
-        if track is None or track.first_version < fold.owned_from or track.engine is None:
+        if track is None or result.number not in touched or track.engine is None:
             continue
         shoe = None
         if track.shoe is not None:
@@ -344,12 +370,33 @@ def write_fold(fold: Fold) -> m.Table:
             ))
     m.Round.objects.bulk_update([row for row, _, _ in children], ["dealer_total"], batch_size=1000)
     m.Hand.objects.bulk_create(hands, batch_size=1000)
-    m.Bet.objects.bulk_create(bets, batch_size=1000)
+    insert_plain(m.Bet, _BET_COLUMNS, [tuple(getattr(b, c) for c in _BET_COLUMNS) for b in bets])
     _write_day(table, segment)
     if segment.first <= table.projected_version + 1:
         table.projected_version = max(table.projected_version, segment.last)
     table.save()
     return table
+
+
+_BET_COLUMNS = ("round_id", "bet", "box", "hand", "kind", "amount", "player", "parent", "recorded_outcome",
+                "recorded_net", "expected_outcome", "expected_net", "matches")
+
+
+def insert_plain(model: Any, columns: tuple[str, ...], values: list[tuple[Any, ...]]) -> None:
+    """Rows of plain values (ints, text, None, booleans) written by PostgreSQL's COPY or
+    SQLite's executemany: a live game's day has hundreds of thousands of bets, and the
+    ORM's bulk_create spends most of its time preparing each value (as audit.inserts)."""
+    if not values:
+        return
+    table = model._meta.db_table
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            with cursor.cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+                for row in values:
+                    copy.write_row(row)
+        else:
+            marks = ", ".join(["%s"] * len(columns))
+            cursor.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", values)
 
 
 def _latest_opening(table: m.Table) -> int:
@@ -417,7 +464,7 @@ def project_stream(stream: str, *, full: bool = False, day: date | None = None, 
         if not full and segment.last <= done:
             continue
         owned_from = None if full or segment.first > done else _refold_from(table, segment, done)
-        fold = fold_day(segment, owned_from=owned_from)
+        fold = fold_day(segment, owned_from=owned_from, changed_from=None if owned_from is None else done + 1)
         if write:
             table = write_fold(fold)
         folds.append(fold)
