@@ -115,6 +115,9 @@ def test_a_pit_boss_acknowledges_and_resolves_and_each_change_is_an_event(fault,
     replay_table(stream="T1")
     finding.refresh_from_db()
     assert finding.status == "open" and finding.superseded_by is not None and Finding.objects.count() == 1
+    assert pit_boss.get("/api/findings").json()["count"] == 0
+    superseded = pit_boss.get("/api/findings", {"superseded": "true"}).json()["results"]
+    assert [f["id"] for f in superseded] == [finding.pk] and superseded[0]["superseded_by"] is not None
 
 
 def test_other_staff_read_findings_but_may_not_change_them(fault, staff):
