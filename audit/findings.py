@@ -192,6 +192,21 @@ def finding_reopen(*, finding_id: int, user: object, note: str | None = None, no
     return _change(finding_id=finding_id, to=Finding.Status.OPEN, user=user, note=note, now=now)
 
 
+def findings_acknowledge_bulk(*, finding_ids: Iterable[int], user: object, note: str | None = None,
+                              now: datetime | None = None) -> tuple[list[Finding], list[tuple[int, str]]]:
+    """Acknowledge several findings (the admin's bulk action): each in its own
+    transaction with its own event, so one that may not be acknowledged (already
+    acknowledged or resolved) is reported and the others go through. Returns
+    (acknowledged, [(id, why not)])."""
+    done, refused = [], []
+    for finding_id in finding_ids:
+        try:
+            done.append(finding_acknowledge(finding_id=finding_id, user=user, note=note, now=now))
+        except (FindingError, Finding.DoesNotExist) as error:
+            refused.append((finding_id, str(error) or "no such finding"))
+    return done, refused
+
+
 # --- reads (selectors) -----------------------------------------------------------------------
 
 def findings_list(*, table: str | None = None, day: date | None = None, kind: str | None = None,

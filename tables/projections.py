@@ -61,15 +61,20 @@ class Segment:
     opened: dict[str, Any] | None  # the table.opened payload, None if the day has none
 
 
-def segments(stream: str) -> list[Segment]:
-    """The stream's gaming days, in order, up to its current head."""
+def segments(stream: str, *, known: list[tuple[int, dict[str, Any] | None]] | None = None,
+             after: int = 0) -> list[Segment]:
+    """The stream's gaming days, in order, up to its current head. ``known``: the
+    starts (version, ``table.opened`` payload) of the days already projected, up to
+    version ``after``; only later versions are searched for a ``table.opened`` (an
+    index range, not the whole stream)."""
     head = Event.objects.filter(stream=stream).order_by("-version").values_list("version", flat=True).first()
     if head is None:
         return []
-    opened = list(
-        Event.objects.filter(stream=stream, type="table.opened").order_by("version").values_list("version", "payload")
+    starts: list[tuple[int, dict[str, Any] | None]] = list(known or [])
+    starts += list(
+        Event.objects.filter(stream=stream, version__gt=after, type="table.opened")
+        .order_by("version").values_list("version", "payload")
     )
-    starts: list[tuple[int, dict[str, Any] | None]] = list(opened)
     if not starts or starts[0][0] > 1:
         starts.insert(0, (1, None))
     result = []
@@ -83,6 +88,18 @@ def segments(stream: str) -> list[Segment]:
             day = gaming_day_of(moment)
         result.append(Segment(stream, day, first, last, payload))
     return result
+
+
+def _known_starts(table: m.Table | None) -> tuple[list[tuple[int, dict[str, Any] | None]], int]:
+    """The day starts of a projected table (read back from their events) and the
+    version up to which they are known."""
+    if table is None or not table.projected_version:
+        return [], 0
+    firsts = list(m.TableDay.objects.filter(table=table).order_by("first_version").values_list("first_version", flat=True))
+    payloads = dict(
+        Event.objects.filter(stream=table.stream, version__in=firsts, type="table.opened").values_list("version", "payload")
+    )
+    return [(v, payloads.get(v)) for v in firsts], table.projected_version
 
 
 # --- the fold -------------------------------------------------------------------------------
@@ -248,7 +265,7 @@ def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: i
     result = state.result_()
     fold = Fold(segment, point, point if changed_from is None else max(point, changed_from), segment.last,
                 len(events), result, [s for s in shoes if s.version >= point], rounds, [])
-    still_playing = open_round is not None and not _closed(segment)
+    still_playing = open_round is not None and not _closed(segment, rounds[open_round].first_version if open_round in rounds else segment.first)
     for finding in result.findings:
         version = versions.get(finding.event) if finding.event is not None else None
         if still_playing and finding.kind == "missing_event" and finding.event is None and finding.round == open_round:
@@ -261,9 +278,10 @@ def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: i
     return fold
 
 
-def _closed(segment: Segment) -> bool:
+def _closed(segment: Segment, since: int) -> bool:
+    """Whether the day was closed after version ``since`` (the round left open)."""
     return Event.objects.filter(
-        stream=segment.stream, type="table.closed", version__gte=segment.first, version__lte=segment.last
+        stream=segment.stream, type="table.closed", version__gte=since, version__lte=segment.last
     ).exists()
 
 
@@ -458,7 +476,8 @@ def project_stream(stream: str, *, full: bool = False, day: date | None = None, 
     table = m.Table.objects.filter(stream=stream).first()
     done = 0 if full or table is None else table.projected_version
     folds = []
-    for segment in segments(stream):
+    known, after = ([], 0) if full else _known_starts(table)
+    for segment in segments(stream, known=known, after=after):
         if day is not None and segment.gaming_day != day:
             continue
         if not full and segment.last <= done:

@@ -141,7 +141,20 @@ def findings_of_round(round_: m.Round, *, superseded: bool = False) -> QuerySet[
     return findings.order_by("id")
 
 
-def table_days(*, table: str | None = None) -> QuerySet[m.TableDay]:
-    """Tables' gaming days with their counts (rounds, bets, handle, nets)."""
+def table_days(*, table: str | None = None, day: date | None = None) -> QuerySet[m.TableDay]:
+    """Tables' gaming days with their counts (rounds, bets, handle, nets) and
+    ``findings`` / ``open_findings``: current (not superseded) findings, and those
+    still open."""
     days = m.TableDay.objects.select_related("table")
-    return days.filter(table__stream=table) if table else days
+    if table:
+        days = days.filter(table__stream=table)
+    if day:
+        days = days.filter(gaming_day=day)
+    current = Finding.objects.filter(
+        stream=OuterRef("table__stream"), gaming_day=OuterRef("gaming_day"), superseded_by__isnull=True
+    ).order_by().values("gaming_day")
+    count = current.annotate(n=Count("id")).values("n")
+    still_open = current.filter(status=Finding.Status.OPEN).annotate(n=Count("id")).values("n")
+    return days.annotate(
+        findings=Coalesce(Subquery(count[:1]), 0), open_findings=Coalesce(Subquery(still_open[:1]), 0),
+    ).order_by("table__stream", "gaming_day")

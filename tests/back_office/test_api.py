@@ -149,3 +149,20 @@ def test_pit_boss_group_may_change_findings_in_the_admin_other_staff_may_not(fau
     assert pit.has_perm("audit.change_finding") and pit.has_perm("tables.view_round")
     assert not other.has_perm("audit.change_finding")
     assert Finding in site._registry
+
+
+def test_bulk_acknowledge_goes_through_for_each_it_may_and_says_why_not_for_the_others(fault):
+    from audit.findings import finding_acknowledge, findings_acknowledge_bulk
+    from tables.selectors import table_days
+
+    pit = get_user_model().objects.create_user("gina", is_staff=True)
+    finding = Finding.objects.get()
+    (day,) = table_days(table="T1")
+    assert (day.rounds, day.findings, day.open_findings) == (25, 1, 1)
+    finding_acknowledge(finding_id=finding.pk, user=pit, note="first")
+    done, refused = findings_acknowledge_bulk(finding_ids=[finding.pk, 999999], user=pit, note="bulk")
+    assert done == [] and [r[0] for r in refused] == [finding.pk, 999999]
+    assert "acknowledged" in refused[0][1]
+    (day,) = table_days(table="T1", day=DAY)
+    assert (day.findings, day.open_findings) == (1, 0)
+    assert Event.objects.filter(stream=FINDINGS_STREAM).count() == 1
