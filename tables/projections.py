@@ -451,14 +451,17 @@ def stream_lock(stream: str) -> Iterator[None]:
 
 def _refold_from(table: m.Table | None, segment: Segment, done: int) -> int:
     """The first version an incremental fold of ``segment`` must own: the first new
-    one, or earlier where a new correction names an earlier round or event."""
+    one, or earlier where a new correction or a late void names an earlier round (or
+    a correction an earlier event)."""
     start = max(done + 1, segment.first)
     if table is None:
         return segment.first
-    corrections = Event.objects.filter(
-        stream=segment.stream, type="correction.recorded", version__gte=start, version__lte=segment.last
+    late = Event.objects.filter(
+        stream=segment.stream, type__in=("correction.recorded", "round.voided"), version__gte=start,
+        version__lte=segment.last,
     ).values_list("payload", flat=True)
-    for payload in corrections:
+    for payload in late:
+        payload = {"corrects": None, **payload}
         if payload["round"] is not None:
             first = m.Round.objects.filter(table=table, gaming_day=segment.gaming_day, number=payload["round"]).values_list("first_version", flat=True).first()
             if first is not None:

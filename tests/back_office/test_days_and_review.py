@@ -53,11 +53,14 @@ def test_each_gaming_day_is_replayed_on_its_own(settings):
     assert first_difference(live, rebuilt) is None
 
 
-def test_a_late_void_rewrites_the_round_it_names(django_capture_on_commit_callbacks):
-    """A round voided after later rounds were dealt: the incremental fold rewrites that
-    round (every stake back, the settlement recorded now differs) and equals a rebuild."""
+@pytest.mark.parametrize("rounds", [20, 90])
+def test_a_late_void_rewrites_the_round_it_names(rounds, django_capture_on_commit_callbacks):
+    """A round voided after later rounds were dealt - in the same shoe, or shoes later:
+    the incremental fold rewrites that round (every stake back) and equals a rebuild."""
     with django_capture_on_commit_callbacks(execute=True):
-        append("T1", dealt("hoyle", rounds=20), chunk=40)
+        append("T1", dealt("hoyle", rounds=rounds), chunk=40)
+    assert (m.Shoe.objects.count() > 1) == (rounds == 90)
+    with django_capture_on_commit_callbacks(execute=True):
         events_append(stream="T1", expected_version=stream_version("T1"), events=[NewEvent(
             id=uuid.uuid4(), type="round.voided", occurred_at=datetime(2026, 11, 29, 22, tzinfo=UTC),
             actor="user:pb", source="back-office",
