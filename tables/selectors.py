@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
@@ -158,3 +159,28 @@ def table_days(*, table: str | None = None, day: date | None = None) -> QuerySet
     return days.annotate(
         findings=Coalesce(Subquery(count[:1]), 0), open_findings=Coalesce(Subquery(still_open[:1]), 0),
     ).order_by("table__stream", "gaming_day")
+
+
+def day_summary(day: date) -> dict[str, Any]:
+    """A gaming day in figures, per table and in all: rounds, bets, handle, the house's
+    result as recorded and as the rules give it (minor units; + the house won), and the
+    current findings by kind."""
+    tables = []
+    for row in table_days(day=day):
+        tables.append({
+            "table": row.table.stream, "ruleset": row.table.ruleset, "currency": row.table.currency,
+            "rounds": row.rounds, "bets": row.bets, "handle": row.handle,
+            "house_result": -row.recorded_net, "house_result_recomputed": -row.expected_net,
+            "findings": row.findings, "open_findings": row.open_findings,
+        })
+    kinds = (
+        Finding.objects.filter(gaming_day=day, superseded_by__isnull=True)
+        .values_list("kind").annotate(n=Count("id")).values_list("kind", "n")
+    )
+    return {
+        "gaming_day": day.isoformat(),
+        "tables": tables,
+        "rounds": sum(t["rounds"] for t in tables),
+        "bets": sum(t["bets"] for t in tables),
+        "findings_by_kind": dict(sorted(kinds)),
+    }

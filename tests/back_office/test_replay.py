@@ -114,3 +114,16 @@ def test_replay_day_command_prints_the_summary(short_paid):
     out = io.StringIO()
     call_command("replay_day", "--stream", "T1", "--full", stdout=out)
     assert "T1: 30 rounds replayed, 1 findings (0 new, 0 superseded)" in out.getvalue()
+
+
+def test_a_day_in_figures(short_paid):
+    from tables.selectors import day_summary
+
+    replay_day_task.delay(DAY.isoformat()).get()
+    summary = day_summary(DAY)
+    assert [t["table"] for t in summary["tables"]] == ["T1", "T2"]
+    assert summary["rounds"] == 60 and summary["bets"] == m.Bet.objects.count()
+    assert summary["findings_by_kind"] == {"wrong_payout": 1}
+    t1 = summary["tables"][0]
+    assert t1["house_result"] - t1["house_result_recomputed"] == 1  # the unit short-paid stayed with the house
+    assert t1["handle"] == sum(m.Bet.objects.filter(round__table__stream="T1").values_list("amount", flat=True))
