@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 
 from audit.chain import event_hash
@@ -159,6 +159,19 @@ def table_days(*, table: str | None = None, day: date | None = None) -> QuerySet
     return days.annotate(
         findings=Coalesce(Subquery(count[:1]), 0), open_findings=Coalesce(Subquery(still_open[:1]), 0),
     ).order_by("table__stream", "gaming_day")
+
+
+def tables_list() -> QuerySet[m.Table]:
+    """Tables with ``day_count``, ``round_count``, ``bet_count`` (over their gaming days)
+    and ``finding_count`` (current, not superseded, findings)."""
+    current = (
+        Finding.objects.filter(stream=OuterRef("stream"), superseded_by__isnull=True)
+        .order_by().values("stream").annotate(n=Count("id")).values("n")
+    )
+    return m.Table.objects.annotate(
+        day_count=Count("days"), round_count=Coalesce(Sum("days__rounds"), 0),
+        bet_count=Coalesce(Sum("days__bets"), 0), finding_count=Coalesce(Subquery(current[:1]), 0),
+    ).order_by("stream")
 
 
 def day_summary(day: date) -> dict[str, Any]:

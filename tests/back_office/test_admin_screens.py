@@ -1,0 +1,102 @@
+"""The pit bosses' admin screens render (round review, findings, tables, gaming days),
+and only users who may change findings get the bulk acknowledge action."""
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import Group, Permission, User
+from django.test import Client
+from django.urls import reverse
+
+from audit.models import Event, Finding
+from audit.replay_service import replay_table
+from tables import models as m
+
+from .helpers import DAY, append, dealt, plant_short_pay
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def fault(settings) -> dict:
+    settings.PROJECT_ON_APPEND = False
+    events = dealt("hoyle", rounds=8)
+    fault = plant_short_pay(events)
+    append("T1", events)
+    replay_table(stream="T1")
+    return fault
+
+
+def _staff(name: str, *, pit_boss: bool) -> Client:
+    user = User.objects.create_user(name, password="a-long-test-password", is_staff=True)
+    if pit_boss:
+        user.groups.add(Group.objects.get(name="pit_boss"))
+    else:  # other staff: view permissions only
+        user.user_permissions.add(*Permission.objects.filter(
+            codename__in=["view_round", "view_finding", "view_table", "view_tableday", "view_shoe", "view_event"]))
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_the_round_review_shows_cards_payouts_findings_and_chain(admin_client, fault):
+    round_ = m.Round.objects.get(number=fault["round"])
+    response = admin_client.get(reverse("admin:tables_round_change", args=[round_.pk]))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "admin/tables/round/review.html" in [t.name for t in response.templates]
+    # cards as cards, red and black, a face-down hole card drawn as a back on the timeline
+    assert 'class="playing-card red' in html and 'class="playing-card black' in html
+    assert any(s in html for s in "♠♥♦♣")
+    assert 'playing-card back' in html
+    # the short pay: recorded and recomputed side by side, highlighted
+    assert f'id="bet-{fault["bet"]}"' in html
+    row = html.split(f'id="bet-{fault["bet"]}"')[1].split("</tr>")[0]
+    assert "mismatch" in html.split(f'id="bet-{fault["bet"]}"')[0].rsplit("<tr", 1)[1]
+    assert f"win {fault['wrong']}" in row and f"win {fault['right']}" in row
+    finding = Finding.objects.get()
+    assert finding.message in html and "wrong_payout" in html
+    assert html.count('class="event"') == len(round_.versions)
+    assert "BROKEN" not in html
+    assert 'id="previous-round"' in html and 'id="next-round"' in html and 'id="shoe"' in html
+
+
+def test_lists_render_with_counts_and_links(admin_client, fault):
+    round_ = m.Round.objects.get(number=fault["round"])
+    review = reverse("admin:tables_round_change", args=[round_.pk])
+    findings = admin_client.get(reverse("admin:audit_finding_changelist"), {"kind": "wrong_payout",
+                                                                            "severity": "high", "status": "open",
+                                                                            "stream": "T1",
+                                                                            "gaming_day": DAY.isoformat()})
+    assert findings.status_code == 200
+    assert review in findings.content.decode()
+    assert admin_client.get(reverse("admin:audit_finding_change", args=[Finding.objects.get().pk])).status_code == 200
+    tables = admin_client.get(reverse("admin:tables_table_changelist")).content.decode()
+    assert '<td class="field-round_count">8</td>' in tables
+    assert '<td class="field-bet_count">' in tables
+    days = admin_client.get(reverse("admin:tables_tableday_changelist")).content.decode()
+    assert 'class="field-finding_count"' in days and ">1</a>" in days
+    rounds = admin_client.get(reverse("admin:tables_round_changelist")).content.decode()
+    assert 'class="field-mismatched_count">1<' in rounds
+    assert admin_client.get(reverse("admin:tables_shoe_change", args=[round_.shoe_id])).status_code == 200
+
+
+def test_only_who_may_change_findings_gets_the_acknowledge_action(fault):
+    url = reverse("admin:audit_finding_changelist")
+    finding = Finding.objects.get()
+    staff = _staff("clerk", pit_boss=False)
+    page = staff.get(url)
+    assert page.status_code == 200 and 'value="acknowledge"' not in page.content.decode()
+    staff.post(url, {"action": "acknowledge", "_selected_action": [finding.pk]})
+    assert Finding.objects.get().status == "open"
+
+    boss = _staff("boss", pit_boss=True)
+    assert 'value="acknowledge"' in boss.get(url).content.decode()
+    response = boss.post(url, {"action": "acknowledge", "_selected_action": [finding.pk]}, follow=True)
+    assert "Acknowledged 1 finding" in response.content.decode()
+    finding.refresh_from_db()
+    assert (finding.status, finding.status_changed_by) == ("acknowledged", "boss")
+    assert Event.objects.filter(stream="audit.findings", type="finding.acknowledged").count() == 1
+    # twice: refused, reported, no second event
+    response = boss.post(url, {"action": "acknowledge", "_selected_action": [finding.pk]}, follow=True)
+    assert "not acknowledged" in response.content.decode()
+    assert Event.objects.filter(stream="audit.findings").count() == 1

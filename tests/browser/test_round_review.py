@@ -1,0 +1,105 @@
+"""The pit boss's round review and findings list, in a real browser: a table dealt by the
+engine with one short pay planted, appended and replayed."""
+from __future__ import annotations
+
+import importlib
+
+import pytest
+from django.contrib.auth.models import Group, Permission
+
+from audit.models import Event, Finding
+from audit.replay_service import replay_table
+from tables import models as m
+from tests.back_office.helpers import append, dealt, plant_short_pay
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PASSWORD = "a-long-test-password"
+
+
+def _pit_boss_group() -> Group:
+    """The group as tables/0002_pit_boss_group makes it (an earlier transactional test's
+    flush removes the migration's rows; the permissions come back with post_migrate)."""
+    migration = importlib.import_module("tables.migrations.0002_pit_boss_group")
+    group, _ = Group.objects.get_or_create(name=migration.GROUP)
+    for app_label, codename in migration.PERMISSIONS:
+        group.permissions.add(Permission.objects.get(content_type__app_label=app_label, codename=codename))
+    return group
+
+
+@pytest.fixture
+def pit_boss(page, live_server, django_user_model):
+    """A page logged in to the admin as a member of the pit_boss group (not a superuser)."""
+    user = django_user_model.objects.create_user("pitboss", password=PASSWORD, is_staff=True)
+    user.groups.add(_pit_boss_group())
+    page.goto(f"{live_server.url}/admin/login/")
+    page.fill("#id_username", "pitboss")
+    page.fill("#id_password", PASSWORD)
+    page.click("input[type=submit]")
+    page.wait_for_selector("#user-tools")
+    return page
+
+
+def test_a_pit_boss_reviews_a_short_paid_round_and_acknowledges_its_finding(pit_boss, live_server, settings):
+    settings.PROJECT_ON_APPEND = False
+    events = dealt("hoyle", rounds=10)
+    fault = plant_short_pay(events)
+    append("T1", events)
+    replay_table(stream="T1")
+    round_ = m.Round.objects.get(number=fault["round"])
+    dealer_first = round_.hands.get(box=0).cards[0]["card"]
+    finding = Finding.objects.get()
+    page = pit_boss
+
+    # from the findings list, filtered, to the round's review
+    page.goto(f"{live_server.url}/admin/audit/finding/?kind=wrong_payout&status=open")
+    assert page.locator("#result_list tbody tr").count() == 1
+    page.click("#result_list a.round-review")
+    assert page.url.endswith(f"/admin/tables/round/{round_.pk}/change/")
+    assert f"round {fault['round']}" in page.locator("h1").inner_text()
+
+    # cards: the dealer's up card as rank and suit, red or black; every card has a colour
+    card = page.locator(f"#dealer .playing-card[data-card='{dealer_first}']")
+    rank, suit = dealer_first[:-1], dealer_first[-1]
+    assert card.locator(".rank").inner_text() == {"T": "10"}.get(rank, rank)
+    assert card.locator(".suit").inner_text() == {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}[suit]
+    assert "red" in card.get_attribute("class") if suit in "HD" else "black" in card.get_attribute("class")
+    assert page.locator("#cards .playing-card.red, #cards .playing-card.black").count() >= 6
+    # the hole card was dealt face down: a back on the timeline
+    assert page.locator("#timeline .playing-card.back").count() >= 1
+
+    # the payouts side by side, the short one highlighted
+    row = page.locator(f"#payouts tr#bet-{fault['bet']}")
+    assert "mismatch" in row.get_attribute("class")
+    assert row.locator("td.recorded").inner_text().strip() == f"win {fault['wrong']}"
+    assert row.locator("td.recomputed").inner_text().strip() == f"win {fault['right']}"
+    assert page.locator("#payouts tr.mismatch").count() == 1
+
+    # the finding and an intact chain
+    findings = page.locator("#findings").inner_text()
+    assert "wrong_payout" in findings and finding.message in findings and "Open" in findings
+    assert "intact" in page.locator("#chain-summary").inner_text()
+    page.screenshot(path=str(_artifacts() / "round_review.png"), full_page=True)
+
+    # bulk acknowledge from the list
+    page.goto(f"{live_server.url}/admin/audit/finding/")
+    page.check(f"#result_list input[name=_selected_action][value='{finding.pk}']")
+    page.select_option("select[name=action]", "acknowledge")
+    page.click("button[name=index]")
+    page.wait_for_selector("ul.messagelist")
+    assert "Acknowledged 1 finding" in page.locator("ul.messagelist").inner_text()
+    assert "Acknowledged" in page.locator("#result_list td.field-status").first.inner_text()
+    finding.refresh_from_db()
+    assert (finding.status, finding.status_changed_by) == ("acknowledged", "pitboss")
+    assert Event.objects.filter(stream="audit.findings", type="finding.acknowledged").count() == 1
+
+    # the review shows the new status
+    page.goto(f"{live_server.url}/admin/tables/round/{round_.pk}/change/")
+    assert "Acknowledged" in page.locator("#findings td.status").inner_text()
+
+
+def _artifacts():
+    from tests.browser.conftest import ARTIFACTS
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
