@@ -21,7 +21,7 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db.models import QuerySet
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -69,6 +69,35 @@ def _timeline_card(event: Any) -> dict[str, Any] | None:
     return {**card_face(code), "back": event.payload.get("face") == "down" or event.type == "card.burned"}
 
 
+def _where(payload: dict[str, Any]) -> str:
+    box = payload.get("box")
+    if box is None:
+        return "dealer" if "box" in payload else ""
+    return f"box {box}" + (f" hand {payload['hand']}" if payload.get("hand") else "")
+
+
+def _timeline_detail(event: Any) -> str:
+    """A short reading of an event's payload for the timeline (the event page has it all)."""
+    p = event.payload if isinstance(event.payload, dict) else {}
+    if event.type == "bet.placed":
+        return f"{p.get('bet')} {p.get('kind')} {p.get('amount')} on {_where(p)}" + (
+            f" ({p['player']})" if p.get("player") else "")
+    if event.type == "card.dealt":
+        return f"to {_where(p) or 'dealer'}, face {p.get('face')}"
+    if event.type == "decision.made":
+        return f"{_where(p)}: {p.get('action')}"
+    if event.type in ("round.settled", "correction.recorded"):
+        text = ", ".join(f"{s.get('bet')} {s.get('outcome')} {s.get('net'):+}" for s in p.get("settlements") or []
+                         if isinstance(s, dict) and isinstance(s.get("net"), int))
+        extra = f" - {p['reason']} ({p.get('authorised_by')})" if p.get("reason") else ""
+        return text + extra
+    if event.type == "round.voided":
+        return f"{p.get('reason')} ({p.get('authorised_by')})"
+    if event.type in ("cashout.offered", "cashout.accepted"):
+        return f"{p.get('bet')} {p.get('amount')}"
+    return ""
+
+
 def review_context(review: selectors.RoundReview) -> dict[str, Any]:
     """What the round-review template shows, shaped from :func:`selectors.round_review`."""
     round_ = review.round
@@ -79,7 +108,9 @@ def review_context(review: selectors.RoundReview) -> dict[str, Any]:
         {"hand": hand, "cards": _hand_cards(hand), "bets": bets_of.get((hand.box, hand.number), [])}
         for hand in review.hands
     ]
-    events = [{"reviewed": e, "card": _timeline_card(e.event)} for e in review.events]
+    events = [
+        {"reviewed": e, "card": _timeline_card(e.event), "detail": _timeline_detail(e.event)} for e in review.events
+    ]
 
     def round_url(other: m.Round | None) -> str | None:
         return reverse("admin:tables_round_change", args=[other.pk]) if other else None
@@ -174,6 +205,19 @@ class ShoeAdmin(ReadOnly):
     list_filter = ("gaming_day", "table")
 
 
+class WithFindings(admin.SimpleListFilter):
+    title = "findings"
+    parameter_name = "with_findings"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("yes", "with findings"), ("no", "without findings")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[m.Round]) -> QuerySet[m.Round]:
+        if self.value() in ("yes", "no"):
+            return queryset.filter(findings__gt=0) if self.value() == "yes" else queryset.filter(findings=0)
+        return queryset
+
+
 @admin.register(m.Round)
 class RoundAdmin(ReadOnly):
     """The list of rounds, and each round's review page (its change view)."""
@@ -181,7 +225,7 @@ class RoundAdmin(ReadOnly):
     list_display = ("__str__", "table", "gaming_day", "number", "status", "handle", "recorded_net",
                     "expected_net", "corrected", "finding_count", "mismatched_count")
     list_display_links = ("__str__",)
-    list_filter = ("status", "gaming_day", "table")
+    list_filter = (WithFindings, "status", "gaming_day", "table")
     review_template = "admin/tables/round/review.html"
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[m.Round]:
@@ -234,7 +278,10 @@ class FindingAdmin(ReadOnly):
     actions = ("acknowledge",)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Finding]:
-        return super().get_queryset(request).select_related("superseded_by")
+        round_pk = m.Round.objects.filter(
+            table__stream=OuterRef("stream"), gaming_day=OuterRef("gaming_day"), number=OuterRef("round"),
+        ).values("pk")[:1]
+        return super().get_queryset(request).select_related("superseded_by").annotate(round_pk=Subquery(round_pk))
 
     def get_readonly_fields(self, request: HttpRequest, obj: object = None) -> list[str]:
         return [f.name for f in self.opts.fields] + ["round_link"]
@@ -246,10 +293,7 @@ class FindingAdmin(ReadOnly):
     def round_link(self, obj: Finding) -> str:
         if obj.round is None:
             return "-"
-        pk = (
-            m.Round.objects.filter(table__stream=obj.stream, gaming_day=obj.gaming_day, number=obj.round)
-            .values_list("pk", flat=True).first()
-        )
+        pk = getattr(obj, "round_pk", None)
         if pk is None:
             return str(obj.round)
         return format_html('<a class="round-review" href="{}">round {}</a>',

@@ -11,6 +11,7 @@ from audit.models import Event, Finding
 from audit.replay_service import replay_table
 from tables import models as m
 
+from ..audit.tampering import tamper
 from .helpers import DAY, append, dealt, plant_short_pay
 
 pytestmark = pytest.mark.django_db
@@ -75,6 +76,9 @@ def test_lists_render_with_counts_and_links(admin_client, fault):
     assert '<td class="field-bet_count">' in tables
     days = admin_client.get(reverse("admin:tables_tableday_changelist")).content.decode()
     assert 'class="field-finding_count"' in days and ">1</a>" in days
+    day_rounds = admin_client.get(reverse("admin:tables_round_changelist"),
+                                  {"table__id__exact": round_.table_id, "gaming_day": DAY.isoformat()})
+    assert day_rounds.status_code == 200 and day_rounds.context["cl"].result_count == 8
     rounds = admin_client.get(reverse("admin:tables_round_changelist")).content.decode()
     assert 'class="field-mismatched_count">1<' in rounds
     assert admin_client.get(reverse("admin:tables_shoe_change", args=[round_.shoe_id])).status_code == 200
@@ -100,3 +104,31 @@ def test_only_who_may_change_findings_gets_the_acknowledge_action(fault):
     response = boss.post(url, {"action": "acknowledge", "_selected_action": [finding.pk]}, follow=True)
     assert "not acknowledged" in response.content.decode()
     assert Event.objects.filter(stream="audit.findings").count() == 1
+
+
+def test_the_review_shows_a_tampered_event_broken_and_reads_the_timeline(admin_client, fault):
+    round_ = m.Round.objects.get(number=fault["round"])
+    settled = Event.objects.get(stream="T1", version=round_.last_version)
+    tamper(f"UPDATE audit_event SET actor = 'forger' WHERE position = {settled.position}")
+    html = admin_client.get(reverse("admin:tables_round_change", args=[round_.pk])).content.decode()
+    assert "BROKEN" in html and "content does not match its hash" in html
+    assert f"{fault['bet']} win {fault['wrong']:+}" in html  # the round.settled line of the timeline
+    assert "face down" in html
+
+
+def test_the_rounds_list_filters_rounds_with_findings(admin_client, fault):
+    url = reverse("admin:tables_round_changelist")
+    with_ = admin_client.get(url, {"with_findings": "yes"}).context["cl"].queryset
+    assert [r.number for r in with_] == [fault["round"]]
+    without = admin_client.get(url, {"with_findings": "no"}).context["cl"].queryset
+    assert fault["round"] not in [r.number for r in without] and len(without) == 7
+
+
+def test_a_round_without_bets_findings_or_neighbours_renders(admin_client, settings):
+    settings.PROJECT_ON_APPEND = False
+    append("T1", dealt("hoyle", rounds=1))
+    replay_table(stream="T1")
+    round_ = m.Round.objects.get()
+    html = admin_client.get(reverse("admin:tables_round_change", args=[round_.pk])).content.decode()
+    assert "Findings (0)" in html and 'id="previous-round"' not in html and 'id="next-round"' not in html
+    assert admin_client.get(reverse("admin:tables_round_change", args=[round_.pk + 99])).status_code in (302, 404)
