@@ -36,7 +36,7 @@ from django.db.models import Sum
 from audit.models import Event
 from casino.gaming_day import gaming_day as gaming_day_of
 from tables.engine.findings import Finding as EngineFinding
-from tables.engine.replay import Replay, ReplayResult, struck_events
+from tables.engine.replay import Replay, ReplayResult, RoundResult, struck_events
 from tables.engine.table_round import ACTIONS
 from tables.engine.table_round import Hand as EngineHand
 from tables.engine.table_round import Round as EngineRound
@@ -191,6 +191,37 @@ def _carries_over(segment: Segment) -> bool:
         return True
 
 
+@dataclass(slots=True)
+class _Live:
+    """A fold kept in memory after it ran, so the next incremental fold of the same day
+    in this process (eager mode: one per append) goes on from its head instead of
+    refolding from the shuffle. Valid only while the stream's event at ``version``
+    still has ``head_hash`` (the chain makes that hash stand for the whole prefix)."""
+
+    database: str
+    version: int
+    head_hash: str
+    point: int
+    state: Replay
+    rounds: dict[int, RoundTrack]
+    shoes: list[ShoeTrack]
+    shoe: ShoeTrack | None
+
+
+_LIVE: dict[tuple[str, int], _Live] = {}
+_LIVE_MAX = 64  # days kept in memory, at most
+
+
+def _live_for(segment: Segment, point: int, changed_from: int | None) -> _Live | None:
+    live = _LIVE.get((segment.stream, segment.first))
+    if live is None or changed_from is None or live.version != changed_from - 1 or live.point > point:
+        return None
+    if live.database != connection.settings_dict["NAME"]:
+        return None
+    head = Event.objects.filter(stream=segment.stream, version=live.version).values_list("hash", flat=True).first()
+    return live if head == live.head_hash else None
+
+
 def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: int | None = None) -> Fold:
     """Fold one gaming day through the engine, owning everything from the checkpoint of
     ``owned_from`` (the whole day when None); ``changed_from``: the first version not
@@ -199,22 +230,32 @@ def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: i
         context = point = segment.first
     else:
         context, point = checkpoint(segment, owned_from)
+    live = _live_for(segment, point, changed_from) if owned_from is not None and owned_from >= (changed_from or 0) else None
     events: list[dict[str, Any]] = []
-    if context > segment.first and segment.opened is not None:
-        # the day's rule set, folded without its version (the versions in between are skipped)
-        opening = next(_events(segment.stream, segment.first, segment.first))
-        opening.pop("version")
-        events.append(opening)
-        versions_seed = {opening["id"]: segment.first}
+    if live is not None:
+        assert changed_from is not None
+        events.extend(_events(segment.stream, changed_from, segment.last))
+        new_ids = {e["id"] for e in events}
+        struck = struck_events(events)
+        if struck - new_ids:
+            live = None  # strikes an event folded before: refold
+            events = []
+    if live is not None:
+        state, rounds, shoes, shoe = live.state, live.rounds, live.shoes, live.shoe
+        state.struck.update(struck)
+        prefix = -1
     else:
-        versions_seed = {}
-    prefix = len(events)
-    events.extend(_events(segment.stream, context, segment.last))
-    state = Replay(struck=struck_events(events))
-    rounds: dict[int, RoundTrack] = {}
-    shoes: list[ShoeTrack] = []
-    versions: dict[str, int] = dict(versions_seed)
-    shoe: ShoeTrack | None = None
+        if context > segment.first and segment.opened is not None:
+            # the day's rule set, folded without its version (the versions in between are skipped)
+            opening = next(_events(segment.stream, segment.first, segment.first))
+            opening.pop("version")
+            events.append(opening)
+        prefix = len(events)
+        events.extend(_events(segment.stream, context, segment.last))
+        state = Replay(struck=struck_events(events))
+        rounds = {}
+        shoes = []
+        shoe = None
     for index, event in enumerate(events):
         if index == prefix:
             state.version = context - 1
@@ -223,8 +264,6 @@ def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: i
         state.apply(event)
         after = state.round
         kind, payload, version = event["type"], event["payload"], event.get("version")
-        if version is not None:
-            versions[event["id"]] = version
         if kind == "shoe.shuffled":
             shoe = ShoeTrack(payload["shoe"], version or 0, payload["decks"], payload["method"],
                              payload["order"] is not None, payload["seed"] or "")
@@ -262,7 +301,34 @@ def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: i
             if kind == "correction.recorded":
                 named.corrected = named.corrected or bool(payload["settlements"])
     open_round = state.round.number if state.round is not None else None
+    # keep the fold for the next one: drop what is before the checkpoint's context
+    # (a refold would not have it either), then let result_() work on copies of what
+    # it changes (the open round, the findings list, corrected settlements)
+    for number in [n for n, t in rounds.items() if t.first_version < context]:
+        del rounds[number]
+        state.rounds.pop(number, None)
+    shoes[:] = [s for s in shoes if s.version >= context]
+    state.corrections = [c for c in state.corrections if c[0] is None or c[0] in state.rounds]
+    state.seen.clear()  # the store refuses a repeated id; replay's own check adds nothing here
+    saved_round, saved_result, saved_findings = state.round, state.result, len(state.findings)
+    originals = dict(state.rounds)
+    for number, kept in originals.items():
+        copied = RoundResult(kept.number, kept.shoe, kept.bets, kept.expected,
+                             None if kept.recorded is None else dict(kept.recorded), kept.voided, kept.settled)
+        state.rounds[number] = copied
     result = state.result_()
+    state.round, state.result = saved_round, saved_result
+    del state.findings[saved_findings:]
+    state.rounds.update(originals)
+    _LIVE.pop((segment.stream, segment.first), None)
+    if events and events[-1].get("version") == segment.last and _LIVE_MAX > 0:
+        while len(_LIVE) >= _LIVE_MAX:
+            _LIVE.pop(next(iter(_LIVE)))
+        _LIVE[(segment.stream, segment.first)] = _Live(
+            connection.settings_dict["NAME"], segment.last, _head_hash(segment.stream, segment.last), point,
+            state, rounds, shoes, shoe,
+        )
+    versions = _versions_of(segment.stream, result.findings, segment.first if prefix > 0 else None, events)
     fold = Fold(segment, point, point if changed_from is None else max(point, changed_from), segment.last,
                 len(events), result, [s for s in shoes if s.version >= point], rounds, [])
     still_playing = open_round is not None and not _closed(segment, rounds[open_round].first_version if open_round in rounds else segment.first)
@@ -276,6 +342,24 @@ def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: i
             continue
         fold.findings.append((finding, version))
     return fold
+
+
+def _head_hash(stream: str, version: int) -> str:
+    return Event.objects.filter(stream=stream, version=version).values_list("hash", flat=True).get()
+
+
+def _versions_of(stream: str, findings: Any, opening_version: int | None, events: list[dict[str, Any]]) -> dict[str, int]:
+    """The stream versions of the events that showed ``findings``."""
+    ids = {f.event for f in findings if f.event is not None}
+    versions = {e["id"]: e["version"] for e in events if e["id"] in ids and e.get("version") is not None}
+    if opening_version is not None and events and events[0]["id"] in ids:
+        versions[events[0]["id"]] = opening_version
+    missing = ids - set(versions)
+    if missing:
+        versions.update(
+            (str(i), v) for i, v in Event.objects.filter(stream=stream, event_id__in=list(missing)).values_list("event_id", "version")
+        )
+    return versions
 
 
 def _closed(segment: Segment, since: int) -> bool:

@@ -13,11 +13,17 @@ from .helpers import DAY, append, dealt
 pytestmark = pytest.mark.django_db
 
 
+@pytest.mark.parametrize("kept", [True, False], ids=["fold-kept-in-memory", "refold-from-shuffle"])
 @pytest.mark.parametrize("preset", ["hoyle", "it-sabot", "it-live"])
-def test_live_projection_equals_a_rebuild_from_scratch(preset, django_capture_on_commit_callbacks):
+def test_live_projection_equals_a_rebuild_from_scratch(preset, kept, django_capture_on_commit_callbacks, monkeypatch):
     """Appended in chunks that cut rounds and shoes anywhere, each followed (on commit) by
-    an incremental fold from the last shuffle, the read models equal a full rebuild row
-    by row (it-sabot's pushes carry over to the next round, across shoes too)."""
+    an incremental fold - going on from the previous fold kept in memory, or refolding
+    from the last shuffle as another process would - the read models equal a full
+    rebuild row by row (it-sabot's pushes carry over to the next round, across shoes too)."""
+    import tables.projections
+
+    monkeypatch.setattr(tables.projections, "_LIVE_MAX", 64 if kept else 0)
+    tables.projections._LIVE.clear()
     events = dealt(preset, rounds=45, table="T1")
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         append("T1", events, chunk=61)
