@@ -10,6 +10,7 @@ from django.urls import reverse
 from audit.models import Event, Finding
 from audit.replay_service import replay_table
 from tables import models as m
+from tables.admin import _hand_cards, card_face
 
 from ..audit.tampering import tamper
 from .helpers import DAY, append, dealt, plant_short_pay
@@ -132,3 +133,28 @@ def test_a_round_without_bets_findings_or_neighbours_renders(admin_client, setti
     html = admin_client.get(reverse("admin:tables_round_change", args=[round_.pk])).content.decode()
     assert "Findings (0)" in html and 'id="previous-round"' not in html and 'id="next-round"' not in html
     assert admin_client.get(reverse("admin:tables_round_change", args=[round_.pk + 99])).status_code in (302, 404)
+
+
+def test_staff_without_the_round_view_permission_cannot_open_a_review(fault):
+    user = User.objects.create_user("cashier", password="a-long-test-password", is_staff=True)
+    user.user_permissions.add(Permission.objects.get(codename="view_finding"))
+    client = Client()
+    client.force_login(user)
+    round_ = m.Round.objects.get(number=fault["round"])
+    assert client.get(reverse("admin:tables_round_change", args=[round_.pk])).status_code == 403
+    assert client.get(reverse("admin:audit_finding_changelist")).status_code == 200
+
+
+def test_cards_are_drawn_with_rank_suit_colour_and_a_back_until_revealed():
+    assert card_face("TD") == {"code": "TD", "rank": "10", "suit": "♦", "colour": "red"}
+    assert card_face("AS")["suit"] == "♠" and card_face("AS")["colour"] == "black"
+    assert card_face("KH")["colour"] == "red" and card_face("2C") == {"code": "2C", "rank": "2", "suit": "♣",
+                                                                         "colour": "black"}
+    hand = m.Hand(box=0, number=0, total=10, soft=False, bust=False, cards=[
+        {"card": "QH", "face": "up", "version": 3, "revealed_version": None},
+        {"card": "6S", "face": "down", "version": 5, "revealed_version": None},
+    ])
+    up, down = _hand_cards(hand)
+    assert not up["back"] and down["back"]
+    hand.cards[1]["revealed_version"] = 9
+    assert not _hand_cards(hand)[1]["back"] and _hand_cards(hand)[1]["hole"]

@@ -80,6 +80,11 @@ def test_a_pit_boss_reviews_a_short_paid_round_and_acknowledges_its_finding(pit_
     assert "wrong_payout" in findings and finding.message in findings and "Open" in findings
     assert "intact" in page.locator("#chain-summary").inner_text()
     page.screenshot(path=str(_artifacts() / "round_review.png"), full_page=True)
+    # the next round of the table, and back
+    page.click("#next-round")
+    assert f"round {fault['round'] + 1}" in page.locator("h1").inner_text()
+    page.click("#previous-round")
+    assert page.url.endswith(f"/admin/tables/round/{round_.pk}/change/")
 
     # bulk acknowledge from the list
     page.goto(f"{live_server.url}/admin/audit/finding/")
@@ -89,6 +94,7 @@ def test_a_pit_boss_reviews_a_short_paid_round_and_acknowledges_its_finding(pit_
     page.wait_for_selector("ul.messagelist")
     assert "Acknowledged 1 finding" in page.locator("ul.messagelist").inner_text()
     assert "Acknowledged" in page.locator("#result_list td.field-status").first.inner_text()
+    page.screenshot(path=str(_artifacts() / "findings_acknowledged.png"), full_page=True)
     finding.refresh_from_db()
     assert (finding.status, finding.status_changed_by) == ("acknowledged", "pitboss")
     assert Event.objects.filter(stream="audit.findings", type="finding.acknowledged").count() == 1
