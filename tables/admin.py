@@ -135,6 +135,10 @@ def review_context(review: selectors.RoundReview) -> dict[str, Any]:
     }
 
 
+# filter by the gaming days there are (not by "today", "past 7 days")
+GAMING_DAY = ("gaming_day", admin.AllValuesFieldListFilter)
+
+
 class ReadOnly(admin.ModelAdmin):
     def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
@@ -177,7 +181,7 @@ class TableAdmin(ReadOnly):
 class TableDayAdmin(ReadOnly):
     list_display = ("table", "gaming_day", "round_count", "bets", "handle", "recorded_net", "expected_net",
                     "finding_count", "open_finding_count")
-    list_filter = ("gaming_day", "table")
+    list_filter = (GAMING_DAY, "table")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[m.TableDay]:
         return selectors.table_days()
@@ -225,7 +229,7 @@ class RoundAdmin(ReadOnly):
     list_display = ("__str__", "table", "gaming_day", "number", "status", "handle", "recorded_net",
                     "expected_net", "corrected", "finding_count", "mismatched_count")
     list_display_links = ("__str__",)
-    list_filter = (WithFindings, "status", "gaming_day", "table")
+    list_filter = (WithFindings, "status", GAMING_DAY, "table")
     review_template = "admin/tables/round/review.html"
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[m.Round]:
@@ -271,9 +275,9 @@ class ReplayRunAdmin(ReadOnly):
 class FindingAdmin(ReadOnly):
     """Findings, read-only but for the bulk action *acknowledge* (pit bosses only)."""
 
-    list_display = ("id", "kind", "severity", "stream", "gaming_day", "round_link", "bet", "expected", "recorded",
-                    "status", "status_changed_by", "superseded_by")
-    list_filter = ("stream", "gaming_day", "kind", "severity", "status")
+    list_display = ("id", "kind", "severity", "status", "stream", "gaming_day", "round_link", "bet", "expected",
+                    "recorded", "status_changed_by", "superseded_by")
+    list_filter = ("stream", GAMING_DAY, "kind", "severity", "status")
     search_fields = ("bet", "message", "fingerprint")
     actions = ("acknowledge",)
 
