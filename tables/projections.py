@@ -462,17 +462,17 @@ def write_fold(fold: Fold) -> m.Table:
                 or (result.voided and got is None)
             )
             placed = engine_bets.get(bet_id)
-            bets.append(m.Bet(
-                round=row, bet=bet_id, box=box, hand=hand, kind=kind, amount=amount,
-                player=(placed.player or "") if placed is not None else "",
-                parent=(placed.parent or "") if placed is not None else "",
-                recorded_outcome=got[0] if got else "", recorded_net=got[1] if got else None,
-                expected_outcome=expected.outcome if expected else "",
-                expected_net=expected.net if expected else None, matches=matches,
+            # a plain row in _BET_COLUMNS order (no model instances: a live day has 600,000)
+            bets.append((
+                row.pk, bet_id, box, hand, kind, amount,
+                (placed.player or "") if placed is not None else "",
+                (placed.parent or "") if placed is not None else "",
+                got[0] if got else "", got[1] if got else None,
+                expected.outcome if expected else "", expected.net if expected else None, matches,
             ))
     m.Round.objects.bulk_update([row for row, _, _ in children], ["dealer_total"], batch_size=1000)
     m.Hand.objects.bulk_create(hands, batch_size=1000)
-    insert_plain(m.Bet, _BET_COLUMNS, [tuple(getattr(b, c) for c in _BET_COLUMNS) for b in bets])
+    insert_plain(m.Bet, _BET_COLUMNS, bets)
     _write_day(table, segment)
     if segment.first <= table.projected_version + 1:
         table.projected_version = max(table.projected_version, segment.last)
