@@ -23,6 +23,7 @@ service :func:`project_stream` does both under a per-stream lock. See docs/back-
 """
 from __future__ import annotations
 
+import itertools
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -209,7 +210,7 @@ class _Live:
 
 
 _LIVE: dict[tuple[str, int], _Live] = {}
-_LIVE_MAX = 64  # days kept in memory, at most
+_LIVE_MAX = 16  # days kept in memory, at most (each from its last shuffle on)
 
 
 def _live_for(segment: Segment, point: int, changed_from: int | None) -> _Live | None:
@@ -231,34 +232,39 @@ def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: i
     else:
         context, point = checkpoint(segment, owned_from)
     live = _live_for(segment, point, changed_from) if owned_from is not None and owned_from >= (changed_from or 0) else None
-    events: list[dict[str, Any]] = []
     if live is not None:
         assert changed_from is not None
-        events.extend(_events(segment.stream, changed_from, segment.last))
-        new_ids = {e["id"] for e in events}
-        struck = struck_events(events)
-        if struck - new_ids:
+        struck = _struck(segment.stream, changed_from, segment.last)
+        if Event.objects.filter(stream=segment.stream, event_id__in=list(struck), version__lt=changed_from).exists():
             live = None  # strikes an event folded before: refold
-            events = []
+    opening_id = None
     if live is not None:
         state, rounds, shoes, shoe = live.state, live.rounds, live.shoes, live.shoe
         state.struck.update(struck)
+        events: Iterator[dict[str, Any]] = _events(segment.stream, changed_from, segment.last)
         prefix = -1
     else:
+        head: list[dict[str, Any]] = []
         if context > segment.first and segment.opened is not None:
             # the day's rule set, folded without its version (the versions in between are skipped)
             opening = next(_events(segment.stream, segment.first, segment.first))
             opening.pop("version")
-            events.append(opening)
-        prefix = len(events)
-        events.extend(_events(segment.stream, context, segment.last))
-        state = Replay(struck=struck_events(events))
+            opening_id = opening["id"]
+            head.append(opening)
+        prefix = len(head)
+        # streamed, not held: a live game's day is close to a million events
+        events = itertools.chain(head, _events(segment.stream, context, segment.last))
+        state = Replay(struck=_struck(segment.stream, context, segment.last))
         rounds = {}
         shoes = []
         shoe = None
+    count = 0
+    last_folded = None
     for index, event in enumerate(events):
+        count += 1
         if index == prefix:
             state.version = context - 1
+        last_folded = event.get("version", last_folded)
         before = state.round
         logged = len(before.log) if before is not None else 0
         state.apply(event)
@@ -320,17 +326,33 @@ def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: i
     state.round, state.result = saved_round, saved_result
     del state.findings[saved_findings:]
     state.rounds.update(originals)
+    versions = _versions_of(segment.stream, result.findings, opening_id, segment.first)
+    fold = Fold(segment, point, point if changed_from is None else max(point, changed_from), segment.last,
+                count, result, [s for s in shoes if s.version >= point], dict(rounds), [])
     _LIVE.pop((segment.stream, segment.first), None)
-    if events and events[-1].get("version") == segment.last and _LIVE_MAX > 0:
+    if last_folded == segment.last and _LIVE_MAX > 0:
+        # keep only what the next fold can need: from the last shuffle on (the one
+        # before it too, where pushes carry over)
+        shuffles = [s.version for s in shoes]
+        keep_from = (shuffles[-2] if len(shuffles) > 1 else context) if _carries_over(segment) else (shuffles[-1] if shuffles else context)
+        for number in [n for n, t in rounds.items() if t.first_version < keep_from]:
+            del rounds[number]
+            state.rounds.pop(number, None)
+        shoes[:] = [s for s in shoes if s.version >= keep_from]
+        state.corrections = [c for c in state.corrections if c[0] is None or c[0] in state.rounds]
+        # findings the next fold still owns stay (a refold from the checkpoint would find them again)
+        live_point = shuffles[-1] if shuffles else point
+        state.findings = [
+            f for f in state.findings
+            if (f.event is not None and versions.get(f.event, 0) >= live_point)
+            or (f.event is None and f.round is not None and f.round in rounds)
+        ]
         while len(_LIVE) >= _LIVE_MAX:
             _LIVE.pop(next(iter(_LIVE)))
         _LIVE[(segment.stream, segment.first)] = _Live(
-            connection.settings_dict["NAME"], segment.last, _head_hash(segment.stream, segment.last), point,
-            state, rounds, shoes, shoe,
+            connection.settings_dict["NAME"], segment.last, _head_hash(segment.stream, segment.last),
+            shuffles[-1] if shuffles else point, state, rounds, shoes, shoe,
         )
-    versions = _versions_of(segment.stream, result.findings, segment.first if prefix > 0 else None, events)
-    fold = Fold(segment, point, point if changed_from is None else max(point, changed_from), segment.last,
-                len(events), result, [s for s in shoes if s.version >= point], rounds, [])
     still_playing = open_round is not None and not _closed(segment, rounds[open_round].first_version if open_round in rounds else segment.first)
     for finding in result.findings:
         version = versions.get(finding.event) if finding.event is not None else None
@@ -348,18 +370,25 @@ def _head_hash(stream: str, version: int) -> str:
     return Event.objects.filter(stream=stream, version=version).values_list("hash", flat=True).get()
 
 
-def _versions_of(stream: str, findings: Any, opening_version: int | None, events: list[dict[str, Any]]) -> dict[str, int]:
+def _versions_of(stream: str, findings: Any, opening_id: str | None, opening_version: int) -> dict[str, int]:
     """The stream versions of the events that showed ``findings``."""
     ids = {f.event for f in findings if f.event is not None}
-    versions = {e["id"]: e["version"] for e in events if e["id"] in ids and e.get("version") is not None}
-    if opening_version is not None and events and events[0]["id"] in ids:
-        versions[events[0]["id"]] = opening_version
-    missing = ids - set(versions)
+    versions = {opening_id: opening_version} if opening_id in ids else {}
+    missing = [i for i in ids if i not in versions]
     if missing:
         versions.update(
-            (str(i), v) for i, v in Event.objects.filter(stream=stream, event_id__in=list(missing)).values_list("event_id", "version")
+            (str(i), v) for i, v in Event.objects.filter(stream=stream, event_id__in=missing).values_list("event_id", "version")
         )
     return versions
+
+
+def _struck(stream: str, low: int, high: int) -> set[str]:
+    """Ids of the events that corrections in versions ``low``..``high`` strike
+    (``corrects`` with no settlements: replay skips them)."""
+    payloads = Event.objects.filter(
+        stream=stream, type="correction.recorded", version__gte=low, version__lte=high
+    ).values_list("payload", flat=True)
+    return struck_events({"type": "correction.recorded", "payload": p} for p in payloads)
 
 
 def _closed(segment: Segment, since: int) -> bool:

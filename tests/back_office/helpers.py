@@ -29,12 +29,23 @@ def new_event(envelope: dict[str, Any]) -> NewEvent:
     )
 
 
-def append(stream: str, events: Sequence[dict[str, Any]], *, chunk: int | None = None) -> None:
-    """Append ``events`` to ``stream`` after its head, ``chunk`` at a time."""
+def append(stream: str, events: Sequence[dict[str, Any]], *, chunk: int | None = None, project: bool = False) -> int:
+    """Append ``events`` to ``stream`` after its head, ``chunk`` at a time. With
+    ``project``, each chunk's on-commit callbacks (the projection task) run right after
+    it, as they would outside a test transaction; returns how many ran."""
+    from django.test import TestCase
+
     size = chunk or len(events)
+    ran = 0
     for start in range(0, len(events), size):
         part = events[start:start + size]
-        events_append(stream=stream, expected_version=stream_version(stream), events=[new_event(e) for e in part])
+        if project:
+            with TestCase.captureOnCommitCallbacks(execute=True) as callbacks:
+                events_append(stream=stream, expected_version=stream_version(stream), events=[new_event(e) for e in part])
+            ran += len(callbacks)
+        else:
+            events_append(stream=stream, expected_version=stream_version(stream), events=[new_event(e) for e in part])
+    return ran
 
 
 def plant_short_pay(events: list[dict[str, Any]], *, skip: int = 3) -> dict[str, Any]:

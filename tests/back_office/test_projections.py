@@ -25,9 +25,7 @@ def test_live_projection_equals_a_rebuild_from_scratch(preset, kept, django_capt
     monkeypatch.setattr(tables.projections, "_LIVE_MAX", 64 if kept else 0)
     tables.projections._LIVE.clear()
     events = dealt(preset, rounds=45, table="T1")
-    with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        append("T1", events, chunk=61)
-    assert len(callbacks) == -(-len(events) // 61)
+    assert append("T1", events, chunk=61, project=True) == -(-len(events) // 61)
     assert m.Round.objects.count() == 45
     assert m.Shoe.objects.count() >= 2
     live, rebuilt = rebuild("T1")
@@ -51,9 +49,8 @@ def test_nothing_is_enqueued_for_an_append_that_rolls_back(django_capture_on_com
 
 
 def test_rebuild_command_proves_equality_and_names_the_first_difference(capsys, django_capture_on_commit_callbacks):
-    with django_capture_on_commit_callbacks(execute=True):
-        append("T1", dealt(rounds=12), chunk=50)
-        append("T2", dealt("it-classic", rounds=12, table="T2"), chunk=50)
+    append("T1", dealt(rounds=12), chunk=50, project=True)
+    append("T2", dealt("it-classic", rounds=12, table="T2"), chunk=50, project=True)
     call_command("rebuild_projections")
     assert "equal to the live projection" in capsys.readouterr().out
     call_command("rebuild_projections", "--stream", "T2")
@@ -72,8 +69,7 @@ def test_a_round_holds_the_engines_hands_cards_and_settlements(django_capture_on
     """hoyle peeks: the dealer's hole card is dealt face down and revealed later; every
     box's cards and decisions are there; every bet's recorded and recomputed settlement
     agree on a legal record."""
-    with django_capture_on_commit_callbacks(execute=True):
-        append("T1", dealt("hoyle", rounds=20), chunk=100)
+    append("T1", dealt("hoyle", rounds=20), chunk=100, project=True)
     rounds = list(m.Round.objects.filter(table__stream="T1", gaming_day=DAY).order_by("number"))
     assert [r.number for r in rounds] == list(range(1, 21))
     assert all(r.status == "settled" and r.recorded_net == r.expected_net for r in rounds)

@@ -92,16 +92,34 @@ def test_incremental_replays_while_a_day_is_recorded_give_the_full_replays_findi
     of one full replay at the end."""
     events = dealt("hoyle", rounds=40, table="T1")
     fault = plant_short_pay(events, skip=25)
-    from django.test import TestCase
-
-    with TestCase.captureOnCommitCallbacks(execute=True):
-        append("T1", events, chunk=37)
+    append("T1", events, chunk=37, project=True)
     live = _findings()
     assert [(f[1], f[5], f[8]) for f in live] == [("wrong_payout", fault["round"], fault["bet"])]
     replay_table(stream="T1", full=True)
     assert _findings() == live
     runs = ReplayRun.objects.filter(trigger="append")
     assert runs.count() == -(-len(events) // 37) and all(r.status == "done" for r in runs)
+
+
+@pytest.mark.parametrize("kept", [True, False], ids=["fold-kept-in-memory", "refold-from-shuffle"])
+def test_findings_of_events_survive_incremental_replays(kept, monkeypatch, django_capture_on_commit_callbacks):
+    """A card that is not the shoe's next (found at its event) and a short pay (found
+    at the end): replayed after every chunk, the current findings are a full replay's."""
+    import tables.projections
+
+    monkeypatch.setattr(tables.projections, "_LIVE_MAX", 16 if kept else 0)
+    tables.projections._LIVE.clear()
+    events = dealt("hoyle", rounds=60, table="T1")
+    plant_short_pay(events, skip=40)
+    dealt_cards = [e for e in events if e["type"] == "card.dealt"]
+    victim = dealt_cards[len(dealt_cards) // 3]
+    victim["payload"]["card"] = "AS" if victim["payload"]["card"] != "AS" else "KD"
+    append("T1", events, chunk=23, project=True)
+    current = sorted(Finding.objects.filter(superseded_by__isnull=True).values_list("fingerprint", flat=True))
+    kinds = sorted(Finding.objects.filter(superseded_by__isnull=True).values_list("kind", flat=True))
+    assert "card_out_of_sequence" in kinds and "wrong_payout" in kinds
+    replay_table(stream="T1", full=True)
+    assert sorted(Finding.objects.filter(superseded_by__isnull=True).values_list("fingerprint", flat=True)) == current
 
 
 def test_replay_day_command_prints_the_summary(short_paid):
