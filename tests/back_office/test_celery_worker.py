@@ -3,53 +3,23 @@ answers, else CELERY_TEST_BROKER or kombu's filesystem transport): one task per 
 gathered by a chord, with the same findings as the same replay run eagerly here."""
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import time
-import uuid
 
 import pytest
-from celery import Celery
 
 from audit.models import Finding, ReplayRun
 from audit.tasks import replay_day_task
 from casino.celery import app
-from tests.casino.test_celery_worker import ROOT, _broker, _database_url
+from tests.celery_worker import celery_worker
 
 from .helpers import DAY, append, dealt, plant_short_pay
 
 
 @pytest.fixture
 def worker(tmp_path):
-    """A worker process on a queue of its own (as tests/casino/test_celery_worker.py),
-    and a function that sends it a task with arguments."""
-    queue = f"test-{uuid.uuid4().hex[:8]}"
-    broker, backend, transport = _broker(tmp_path)
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "casino.settings", "DATABASE_URL": _database_url(),
-           "CELERY_BROKER_URL": broker, "CELERY_RESULT_BACKEND": backend, "PROJECT_ON_APPEND": "false",
-           "CELERY_BROKER_TRANSPORT_OPTIONS": json.dumps(transport)}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "casino", "worker", "--pool=solo", "-Q", queue,
-         "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "WARNING"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-    # not the current app: the project's (eager here) must stay the one shared tasks use
-    client = Celery("test-client", broker=broker, backend=backend, set_as_current=False)
-    client.conf.broker_transport_options = transport
-    try:
-        yield lambda name, *args: client.send_task(name, args=args, queue=queue)
-    finally:
-        client.close()
-        process.terminate()
-        try:
-            output, _ = process.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            output, _ = process.communicate()
-        if process.returncode not in (0, -15):
-            print(output)
+    """A worker process on a queue of its own, and ``send(task_name, *args)``."""
+    with celery_worker(tmp_path, PROJECT_ON_APPEND="false") as send:
+        yield send
 
 
 def _findings() -> list[tuple]:
