@@ -11,7 +11,6 @@ from ..audit.tampering import tamper
 from ..celery_worker import celery_worker
 
 
-
 @pytest.fixture
 def worker(tmp_path):
     with celery_worker(tmp_path) as send:
