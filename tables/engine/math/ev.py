@@ -151,7 +151,7 @@ class Position:
         cached = self._hs.get(key)
         if cached is not None:
             return cached
-        play, q, stand = self.play, self.q, self.stand_by_total
+        q, stand = self.q, self.stand_by_total
         value = ([-1.0] * 32, [-1.0] * 32)
         hitv = ([-1.0] * 32, [-1.0] * 32)
         for hard in range(21, 1, -1):
@@ -164,18 +164,7 @@ class Position:
                     else:
                         h -= q[i]
                 best, soft = best_total(hard, bool(ace))
-                s = stand[best]
-                may_stand = play.must_hit_below is None or best >= play.must_hit_below
-                may_hit = play.stand_from is None or best < play.stand_from
-                if not may_hit:
-                    v = s
-                elif not may_stand:
-                    v = h
-                elif policy is None:
-                    v = max(s, h)
-                else:
-                    v = h if policy.decide(self.up, hard, soft, 0, HIT_STAND) == HIT else s
-                value[ace][hard] = v
+                value[ace][hard] = self._hit_or_stand(stand[best], h, best, hard, soft, policy)
                 hitv[ace][hard] = h
         result = (value[0], value[1], hitv[0], hitv[1])
         self._hs[key] = result
@@ -191,7 +180,6 @@ class Position:
         table = self._hit_stand(policy)
         if not self.exact_next_card:
             return table[3 if ace else 2][hard]
-        play = self.play
         total = 0.0
         for i in range(10):
             if not self.q[i]:
@@ -203,20 +191,21 @@ class Position:
                 continue
             has_ace = ace or card == 1
             best, soft = best_total(nxt, has_ace)
-            s = self.stand_after(card)[best]
             h = table[3 if has_ace else 2][nxt]
-            may_stand = play.must_hit_below is None or best >= play.must_hit_below
-            may_hit = play.stand_from is None or best < play.stand_from
-            if not may_hit:
-                v = s
-            elif not may_stand:
-                v = h
-            elif policy is None:
-                v = max(s, h)
-            else:
-                v = h if policy.decide(self.up, nxt, soft, 0, HIT_STAND) == HIT else s
-            total += self.q[i] * v
+            total += self.q[i] * self._hit_or_stand(self.stand_after(card)[best], h, best, nxt, soft, policy)
         return total
+
+    def _hit_or_stand(self, s: float, h: float, best: int, hard: int, soft: bool, policy: Policy | None) -> float:
+        """The value of a hand worth ``s`` standing and ``h`` hitting, given what the
+        rules allow at its total (the live game's limits) and the policy (best if None)."""
+        play = self.play
+        if play.stand_from is not None and best >= play.stand_from:
+            return s
+        if play.must_hit_below is not None and best < play.must_hit_below:
+            return h
+        if policy is None:
+            return max(s, h)
+        return h if policy.decide(self.up, hard, soft, 0, HIT_STAND) == HIT else s
 
     def play_on(self, hard: int, ace: bool, policy: Policy | None = None) -> float:
         """A hand of 3+ cards (or one that may only hit or stand): its value."""
