@@ -6,27 +6,8 @@ from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
 
-from .chain import event_hash
 from .models import DeviceAccount, Event
-
-
-def _chain_state(event: Event) -> tuple[bool, str]:
-    """Whether the stored event still matches its hash and links to its predecessor."""
-    computed = event_hash(
-        id=event.event_id, stream=event.stream, version=event.version, type=event.type,
-        schema_version=event.schema_version, occurred_at=event.occurred_at,
-        recorded_at=event.recorded_at, actor=event.actor, source=event.source,
-        payload=event.payload, prev_hash=event.prev_hash,
-    )
-    if computed != event.hash:
-        return False, f"content does not match its hash (computed {computed[:16]}...)"
-    if event.version > 1:
-        before = Event.objects.filter(stream=event.stream, version=event.version - 1).values_list("hash", flat=True).first()
-        if before is None:
-            return False, f"version {event.version - 1} of the stream is missing"
-        if before != event.prev_hash:
-            return False, "prev_hash is not the hash of the event before it"
-    return True, "content matches its hash and links to the event before it"
+from .verify import chain_state
 
 
 @admin.register(Event)
@@ -61,9 +42,11 @@ class EventAdmin(admin.ModelAdmin):
 
     @admin.display(description="chain")
     def chain(self, obj: Event) -> str:
-        ok, why = _chain_state(obj)
-        colour = "#1a7f37" if ok else "#cf222e"
-        return format_html('<strong style="color:{}">{}</strong> - {}', colour, "intact" if ok else "BROKEN", why)
+        before = Event.objects.filter(stream=obj.stream, version=obj.version - 1).values_list("hash", flat=True).first()
+        ok, why = chain_state(obj, before)
+        if ok:
+            return format_html('<strong style="color:#1a7f37">intact</strong> - content matches its hash and links to the event before it')
+        return format_html('<strong style="color:#cf222e">BROKEN</strong> - {}', why)
 
     @admin.display(description="in the stream")
     def neighbours(self, obj: Event) -> str:

@@ -257,11 +257,13 @@ _STREAM_PARAMETER = OpenApiParameter(
 # --- permissions -----------------------------------------------------------------------------
 
 
-class MayAppend(BasePermission):
-    """A device account appends only to its own table's stream; a person needs
-    ``audit.append_event``."""
+class _OwnStreamOrPermission(BasePermission):
+    """A device account may act on its own table's stream only; a person needs
+    ``permission``."""
 
-    message = "Appending events needs the permission audit.append_event."
+    permission: ClassVar[str]
+    verb: ClassVar[str]
+    denied: ClassVar[str]
 
     def has_permission(self, request: Request, view: APIView) -> bool:
         stream = view.kwargs["stream"]
@@ -269,27 +271,23 @@ class MayAppend(BasePermission):
         if device is not None:
             self.message = (
                 f"This device account records table {device.stream!r}; "
-                f"it may not append to {stream!r}."
+                f"it may not {self.verb} {stream!r}."
             )
             return device.stream == stream
-        return bool(request.user.has_perm("audit.append_event"))
+        self.message = self.denied
+        return bool(request.user.has_perm(self.permission))
 
 
-class MayReadStream(BasePermission):
-    """A device account reads only its own table's stream; a person needs
-    ``audit.view_event``."""
+class MayAppend(_OwnStreamOrPermission):
+    permission = "audit.append_event"
+    verb = "append to"
+    denied = "Appending events needs the permission audit.append_event."
 
-    message = "Reading events needs the permission audit.view_event."
 
-    def has_permission(self, request: Request, view: APIView) -> bool:
-        stream = view.kwargs["stream"]
-        device = device_of(request.user)
-        if device is not None:
-            self.message = (
-                f"This device account records table {device.stream!r}; it may not read {stream!r}."
-            )
-            return device.stream == stream
-        return bool(request.user.has_perm("audit.view_event"))
+class MayReadStream(_OwnStreamOrPermission):
+    permission = "audit.view_event"
+    verb = "read"
+    denied = "Reading events needs the permission audit.view_event."
 
 
 class MayReadFeed(BasePermission):

@@ -136,3 +136,21 @@ def verify_chains(
             continue
         cur.version, cur.position, cur.hash = row[1], row[2], row[12]
     return report
+
+
+def chain_state(event: Event, previous_hash: str | None) -> tuple[bool, str]:
+    """Whether a stored event still matches its hash and links to the one before it
+    (``previous_hash``: that event's stored hash, None if it is missing)."""
+    computed = event_hash(
+        id=event.event_id, stream=event.stream, version=event.version, type=event.type,
+        schema_version=event.schema_version, occurred_at=event.occurred_at, recorded_at=event.recorded_at,
+        actor=event.actor, source=event.source, payload=event.payload, prev_hash=event.prev_hash,
+    )
+    if computed != event.hash:
+        return False, "content does not match its hash"
+    if event.version > 1:
+        if previous_hash is None:
+            return False, f"version {event.version - 1} of the stream is missing"
+        if previous_hash != event.prev_hash:
+            return False, "prev_hash is not the hash of the event before it"
+    return True, "intact"

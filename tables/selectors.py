@@ -16,8 +16,8 @@ from typing import Any
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 
-from audit.chain import event_hash
 from audit.models import Event, Finding
+from audit.verify import chain_state
 
 from . import models as m
 
@@ -79,24 +79,6 @@ class RoundReview:
     @property
     def chain_ok(self) -> bool:
         return all(e.chain_ok for e in self.events)
-
-
-def chain_state(event: Event, previous_hash: str | None) -> tuple[bool, str]:
-    """Whether a stored event still matches its hash and links to the one before it
-    (``previous_hash``: that event's stored hash, None if it is missing)."""
-    computed = event_hash(
-        id=event.event_id, stream=event.stream, version=event.version, type=event.type,
-        schema_version=event.schema_version, occurred_at=event.occurred_at, recorded_at=event.recorded_at,
-        actor=event.actor, source=event.source, payload=event.payload, prev_hash=event.prev_hash,
-    )
-    if computed != event.hash:
-        return False, "content does not match its hash"
-    if event.version > 1:
-        if previous_hash is None:
-            return False, f"version {event.version - 1} of the stream is missing"
-        if previous_hash != event.prev_hash:
-            return False, "prev_hash is not the hash of the event before it"
-    return True, "intact"
 
 
 def round_events(round_: m.Round) -> list[ReviewedEvent]:

@@ -6,7 +6,7 @@ import importlib
 
 import pytest
 
-MODULES = ["cards", "hands", "money", "rules", "strategy", "shoes"]
+MODULES = ["cards", "hands", "money", "rules", "shoes"]
 
 
 @pytest.mark.parametrize("name", MODULES)
