@@ -35,7 +35,7 @@ from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from . import store
-from .chain import parse_timestamp
+from .record.chain import parse_timestamp
 from .devices import device_of
 from .errors import BatchTooLarge
 from .models import Event

@@ -12,7 +12,7 @@ from django.db import transaction
 from rest_framework.authtoken.models import Token
 
 from .errors import StoreError
-from .events import PayloadError
+from .record.events import PayloadError
 from .models import DeviceAccount
 from .store import check_stream
 

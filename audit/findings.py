@@ -6,12 +6,8 @@ findings for the part of a table's gaming day that replay owned; :func:`finding_
 the change as an event to the stream ``audit.findings`` in the same transaction (Zulip's
 actions: ``transaction.atomic(durable=True)``, the audit record written with the change).
 
-Severity comes from the kind (:data:`SEVERITY`): **high** where money or the record
-itself is wrong (a payout, a settlement, a card the shoe cannot hold, a missing or
-duplicated event, a correction that corrects nothing); **medium** where the dealer or
-the table broke procedure but the money follows the rules (decisions, stakes, deal
-order, the dealer's play, the shoe's burns and cut, misdeals, an unknown rule set);
-**low** where an event is out of place but changes nothing (unexpected_event).
+Severity comes from the kind, as the one findings vocabulary declares it
+(:mod:`audit.record.findings`).
 
 A finding's **fingerprint** (SHA-256 of table, gaming day, kind, round, box, hand, bet,
 expected, recorded, the event that showed it, the message and its rank among identical
@@ -33,32 +29,14 @@ from django.db.models import Q, QuerySet
 
 from .errors import StoreError, VersionConflict
 from .models import Finding, ReplayRun
+from .record.findings import KINDS
 from .store import NewEvent, events_append, stream_version
 
 FINDINGS_STREAM = "audit.findings"
 
-SEVERITY: dict[str, str] = {
-    "wrong_payout": "high",
-    "missing_settlement": "high",
-    "unknown_bet": "high",
-    "impossible_card": "high",
-    "card_out_of_sequence": "high",
-    "missing_event": "high",
-    "duplicate_event": "high",
-    "invalid_correction": "high",
-    "illegal_decision": "medium",
-    "illegal_bet": "medium",
-    "dealer_procedure": "medium",
-    "deal_order": "medium",
-    "shoe_procedure": "medium",
-    "misdeal": "medium",
-    "unknown_rule_set": "medium",
-    "unexpected_event": "low",
-}
-
-
 def severity_of(kind: str) -> str:
-    return SEVERITY.get(kind, "medium")
+    """The kind's severity in the one vocabulary (a kind outside it is refused)."""
+    return KINDS[kind].severity
 
 
 class FindingError(StoreError):

@@ -15,11 +15,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from casino.back_office_api import MayChangeFindings, MayViewFindings, Pages, StrictQuery, query
-from tables.engine.findings import KINDS
 
 from . import findings as service
 from .api import STREAM_REGEX, ErrorSerializer, InvalidSerializer, StrictCharField, StrictSerializer
 from .models import Finding
+from .record.findings import KINDS
 
 _AUTH_ERRORS = {
     401: OpenApiResponse(ErrorSerializer, description="no or bad credentials"),

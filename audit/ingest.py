@@ -37,7 +37,7 @@ import msgspec
 from django.db import IntegrityError, connection, connections, transaction
 from django.db.models import Q
 
-from .events import PayloadError
+from .record.events import PayloadError
 from .inserts import db_values, insert_values
 from .jsonl import BadLine, Line, parse_line, read_lines, stream_of
 from .models import Event

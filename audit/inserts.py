@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 import msgspec
 from django.db import connection
 
-from .chain import format_timestamp
+from .record.chain import format_timestamp
 from .models import Event
 
 COLUMNS = (

@@ -25,8 +25,8 @@ from typing import IO
 
 import msgspec
 
-from .events import PayloadError
-from .events.registry import explain
+from .record.events import PayloadError
+from .record.events.registry import explain
 from .store import CheckedEvent, NewEvent, check_event, check_stream, envelope, iter_events
 
 

@@ -105,6 +105,7 @@ class Finding(models.Model):
         RESOLVED = "resolved"
 
     class Severity(models.TextChoices):
+        CRITICAL = "critical"
         HIGH = "high"
         MEDIUM = "medium"
         LOW = "low"

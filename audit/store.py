@@ -29,9 +29,9 @@ import msgspec
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 
-from .chain import GENESIS_HASH, event_hash, format_timestamp
+from .record.chain import GENESIS_HASH, event_hash, format_timestamp
 from .errors import IdConflict, InvalidEvent, VersionConflict
-from .events import PayloadError, upcast, validate_payload, validate_payload_json
+from .record.events import PayloadError, upcast, validate_payload, validate_payload_json
 from .inserts import Row, insert_rows
 from .models import Event
 from .subscribers import after_append

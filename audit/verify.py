@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from .chain import GENESIS_HASH, event_hash
-from .events import PayloadError, validate_payload
+from .record.chain import GENESIS_HASH, event_hash
+from .record.events import PayloadError, validate_payload
 from .models import Event
 
 _COLUMNS = (

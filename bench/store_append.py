@@ -64,7 +64,7 @@ def _fresh_database(kind: str, folder: Path) -> str:
 
 def _write_file(path: Path, rounds: int, tables: int) -> int:
     _setup_django(f"sqlite:///{path}.unused")
-    from audit.samples import round_events
+    from tests.samples import round_events
 
     count = 0
     with path.open("w") as out:
@@ -111,7 +111,7 @@ def role_verify(url: str) -> None:
 
 def role_writer(url: str, stream: str, rounds: int) -> None:
     _setup_django(url)
-    from audit.samples import round_events
+    from tests.samples import round_events
     from audit.store import events_append
 
     batches = [round_events(r + 1, rng_seed=r) for r in range(rounds)]

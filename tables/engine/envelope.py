@@ -11,8 +11,8 @@ import uuid
 from datetime import datetime, timedelta
 from typing import Any
 
-from audit.chain import GENESIS_HASH, event_hash, format_timestamp
-from audit.events import current_version
+from audit.record.chain import GENESIS_HASH, event_hash, format_timestamp
+from audit.record.events import current_version
 
 _NAMESPACE = uuid.UUID("6b1f0c2e-5a39-4c1e-9d43-7a1e0b3c2d10")
 

@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from audit.events import PayloadError, validate_payload
+from audit.record.events import PayloadError, validate_payload
 
 from .replay import ReplayResult, replay
 from .rules import RuleSet

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from audit.events import REGISTRY, upcast
+from audit.record.events import REGISTRY, upcast
 
 from .cards import composition
 from .findings import Finding, Illegal

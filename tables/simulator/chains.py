@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from audit.chain import GENESIS_HASH, event_hash, parse_timestamp
+from audit.record.chain import GENESIS_HASH, event_hash, parse_timestamp
 
 
 @dataclass(frozen=True)

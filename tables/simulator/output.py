@@ -20,8 +20,8 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import IO, Any
 
-from audit.chain import GENESIS_HASH, canonical_json, format_timestamp
-from audit.events import REGISTRY
+from audit.record.chain import GENESIS_HASH, canonical_json, format_timestamp
+from audit.record.events import REGISTRY
 
 SCHEMA = {name: kind.version for name, kind in REGISTRY.items()}
 SOURCE = "simulator"

@@ -1,23 +1,21 @@
-"""Straight into the event store, and tampering with it behind the application's back.
+"""Straight into the event store.
 
 :class:`StoreSink` appends each table's events through ``audit.store.events_append``
-(validated, hash-chained, the store's own clock as ``recorded_at``), in batches. The
-``tamper`` fault is planted afterwards as an attacker with database superuser rights
-would: an UPDATE of the stored payload with the append-only triggers out of the way
-(PostgreSQL ``SET LOCAL session_replication_role = replica``; SQLite drops the triggers
-and puts them back), which ``manage.py verify`` must then report as ``altered``.
+(validated, hash-chained, the store's own clock as ``recorded_at``), in batches.
+
+The ``tamper`` fault changes a stored event as an attacker with database superuser
+rights would. Nothing in the installed package can get past the append-only triggers,
+so the sink plants it only through a ``tamper(event_id, payload)`` it is handed (the
+test suite's, in ``tests/audit/tampering.py``); without one it refuses the fault.
 
 The only module of the simulator that imports Django.
 """
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from typing import Any
 
-from django.db import connection, transaction
-
-from audit import immutability
-from audit.models import Event
 from audit.store import NewEvent, events_append, stream_version
 
 from .config import SimConfig
@@ -29,8 +27,19 @@ class StreamExists(Exception):
     """The store holds one of the simulated tables' streams already."""
 
 
+class TamperRefused(Exception):
+    """A tamper fault was asked for, and the sink was given no way to plant it."""
+
+
 class StoreSink:
-    def __init__(self, config: SimConfig, *, batch: int = 2000) -> None:
+    def __init__(self, config: SimConfig, *, batch: int = 2000,
+                 tamper: Callable[[str, dict[str, Any]], None] | None = None) -> None:
+        if tamper is None and ("tamper" in config.rates or any(f.kind == "tamper" for f in config.at)):
+            raise TamperRefused(
+                "the tamper fault changes a stored event behind the database's back, which this program "
+                "cannot do: plant it in a file (--out FILE), where its line's hash no longer matches"
+            )
+        self.tamper = tamper
         self.config = config
         self.clock = Clock(config.clock_start)
         self.batch = batch
@@ -67,21 +76,5 @@ class StoreSink:
         for fault in faults:
             altered = fault.get("altered_payload")
             if altered is not None:
-                tamper(fault["event"]["id"], altered)
-
-
-def tamper(event_id: str, payload: dict[str, Any]) -> None:
-    """Change a stored event's payload past the database's append-only triggers."""
-    vendor = connection.vendor
-    with transaction.atomic(), connection.cursor() as cursor:
-        if vendor == "postgresql":
-            cursor.execute("SET LOCAL session_replication_role = replica")
-        else:
-            for sql in immutability.statements(immutability.REMOVE, vendor):
-                cursor.execute(sql)
-        changed = Event.objects.filter(event_id=event_id).update(payload=payload)
-        if vendor != "postgresql":
-            for sql in immutability.statements(immutability.INSTALL, vendor):
-                cursor.execute(sql)
-    if changed != 1:
-        raise LookupError(f"no stored event {event_id} to tamper with")
+                assert self.tamper is not None  # refused in __init__ otherwise
+                self.tamper(fault["event"]["id"], altered)

@@ -2,20 +2,46 @@
 superuser rights would: PostgreSQL's replica mode, or SQLite's triggers dropped."""
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import connection, transaction
 
 from audit import immutability
+from audit.models import Event
 
 
-def tamper(*statements: str) -> None:
-    with transaction.atomic(), connection.cursor() as cursor:
+def _open() -> None:
+    with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             cursor.execute("SET LOCAL session_replication_role = replica")
         else:
             for sql in immutability.statements(immutability.REMOVE, "sqlite"):
                 cursor.execute(sql)
-        for sql in statements:
-            cursor.execute(sql)
-        if connection.vendor == "sqlite":
+
+
+def _close() -> None:
+    if connection.vendor == "sqlite":
+        with connection.cursor() as cursor:
             for sql in immutability.statements(immutability.INSTALL, "sqlite"):
                 cursor.execute(sql)
+
+
+def tamper(*statements: str) -> None:
+    """Run SQL statements (UPDATE, DELETE ...) on the event table past its triggers."""
+    with transaction.atomic():
+        _open()
+        with connection.cursor() as cursor:
+            for sql in statements:
+                cursor.execute(sql)
+        _close()
+
+
+def tamper_payload(event_id: str, payload: dict[str, Any]) -> None:
+    """Change a stored event's payload past the triggers (the simulator's ``tamper``
+    fault in the store)."""
+    with transaction.atomic():
+        _open()
+        changed = Event.objects.filter(event_id=event_id).update(payload=payload)
+        _close()
+    if changed != 1:
+        raise LookupError(f"no stored event {event_id} to tamper with")

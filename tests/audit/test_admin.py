@@ -5,7 +5,7 @@ import pytest
 from django.urls import reverse
 
 from audit.models import Event
-from audit.samples import round_events
+from tests.samples import round_events
 from audit.store import events_append
 
 from .tampering import tamper

@@ -7,10 +7,10 @@ from dataclasses import replace
 import pytest
 
 from audit.errors import InvalidEvent
-from audit.events import REGISTRY, PayloadError, current_version, upcast, validate_payload
-from audit.events.examples import EXAMPLES
+from audit.record.events import REGISTRY, PayloadError, current_version, upcast, validate_payload
+from tests.event_examples import EXAMPLES
 from audit.models import Event
-from audit.samples import sample_event
+from tests.samples import sample_event
 from audit.store import events_append
 
 DESIGN_TYPES = {

@@ -9,7 +9,7 @@ import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from audit.chain import (
+from audit.record.chain import (
     GENESIS_HASH,
     canonical_json,
     event_hash,

@@ -8,7 +8,7 @@ from django.db import connection, connections
 
 from audit.errors import VersionConflict
 from audit.models import Event
-from audit.samples import round_events, table_opened
+from tests.samples import round_events, table_opened
 from audit.store import events_append
 
 

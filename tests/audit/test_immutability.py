@@ -5,7 +5,7 @@ import pytest
 from django.db import DatabaseError, connection, transaction
 
 from audit.models import Event
-from audit.samples import round_events
+from tests.samples import round_events
 from audit.store import events_append
 
 pytestmark = pytest.mark.django_db

@@ -8,10 +8,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from audit.chain import GENESIS_HASH, event_hash
+from audit.record.chain import GENESIS_HASH, event_hash
 from audit.errors import IdConflict, InvalidEvent, VersionConflict
 from audit.models import Event
-from audit.samples import round_events, table_opened
+from tests.samples import round_events, table_opened
 from audit.store import envelope, events_append, feed_after, stream_head, stream_version
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 
 from audit.models import Event
-from audit.samples import round_events
+from tests.samples import round_events
 from audit.store import events_append
 from audit.verify import verify_chains
 
@@ -79,7 +79,7 @@ def test_reordered_events_are_found(two_tables):
 
 def test_forged_event_with_a_recomputed_hash_breaks_the_link(two_tables):
     """A row re-hashed after editing still breaks the next event's prev_hash link."""
-    from audit.chain import event_hash
+    from audit.record.chain import event_hash
 
     row = Event.objects.get(stream="T2", version=30)
     forged = {**row.payload, "round": 99}

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from typing import Any
 
-from audit.chain import parse_timestamp
+from audit.record.chain import parse_timestamp
 from audit.store import NewEvent, events_append, stream_version
 from tables.engine.presets import PRESETS
 from tables.engine.simulate import deal_table

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from audit.samples import round_events
+from tests.samples import round_events
 from audit.store import events_append
 from tests.audit.tampering import tamper
 

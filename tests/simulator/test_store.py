@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from audit.ingest import ingest_file
 from audit.models import Event
@@ -17,9 +17,12 @@ from audit.store import envelope
 from audit.verify import verify_chains
 from tables.engine.replay import replay
 from tables.simulator.config import SimConfig
+from tables.simulator.faults import parse_at
 from tables.simulator.reconcile import reconcile
 from tables.simulator.run import simulate
 from tables.simulator.store import StoreSink
+
+from tests.audit.tampering import tamper_payload
 
 from .helpers import events_of, expected, run
 
@@ -50,7 +53,7 @@ def test_a_simulated_file_ingests_cleanly_and_verifies(tmp_path: Path) -> None:
 
 def test_a_tampered_line_is_refused_by_ingest(tmp_path: Path) -> None:
     data, manifest = run(SimConfig(tables=2, rounds=10, seed="t", live_bets=10, at=(
-        __import__("tables.simulator.faults", fromlist=["parse_at"]).parse_at("tamper@BJ-02:4"),)))
+        parse_at("tamper@BJ-02:4"),)))
     path = tmp_path / "day.jsonl"
     path.write_bytes(data)
     fault = manifest["faults"][0]
@@ -60,15 +63,12 @@ def test_a_tampered_line_is_refused_by_ingest(tmp_path: Path) -> None:
 
 
 def test_into_the_store_with_faults_each_found_where_the_manifest_says(tmp_path: Path) -> None:
-    manifest_path = tmp_path / "manifest.json"
-    out = io.StringIO()
-    call_command(
-        "simulate", "--into-store", "--tables", "7", "--rounds", "40", "--seed", "store", "--live-bets", "25",
-        "--fault", "tamper@BJ-02:5", "--fault", "short_pay@BJ-03:4", "--fault", "dealer_stands_16@BJ-05:2",
-        "--fault", "duplicate_event@BJ-01:7", "--fault", "chip_variance@BJ-04:1", "--fault", "tamper@BJ-06:30",
-        "--manifest", str(manifest_path), stdout=out, stderr=io.StringIO(),
-    )
-    manifest = json.loads(manifest_path.read_text())
+    """Each fault planted into the store is found where the manifest says; tampering goes
+    through the test suite's helper (the installed package cannot get past the triggers)."""
+    at = tuple(parse_at(f) for f in ("tamper@BJ-02:5", "short_pay@BJ-03:4", "dealer_stands_16@BJ-05:2",
+                                     "duplicate_event@BJ-01:7", "chip_variance@BJ-04:1", "tamper@BJ-06:30"))
+    config = SimConfig(tables=7, rounds=40, seed="store", live_bets=25, at=at)
+    manifest = simulate(config, StoreSink(config, tamper=tamper_payload))
     assert len(manifest["faults"]) == 6 and manifest["not_planted"] == []
     assert Event.objects.count() == manifest["events"]
     report = verify_chains()
@@ -87,6 +87,16 @@ def test_into_the_store_with_faults_each_found_where_the_manifest_says(tmp_path:
     for fault in tampered:
         row = Event.objects.get(event_id=fault["event"]["id"])
         assert row.payload["player"] == fault["altered"]["player"]
+
+
+def test_tampering_into_the_store_is_refused_by_the_command() -> None:
+    """``simulate --into-store`` cannot plant a tamper fault: exit 2, a line saying why,
+    nothing written."""
+    with pytest.raises(CommandError, match="tamper") as caught:
+        call_command("simulate", "--into-store", "--rounds", "5", "--fault", "tamper@BJ-02:2",
+                     stdout=io.StringIO(), stderr=io.StringIO())
+    assert caught.value.returncode == 2
+    assert Event.objects.count() == 0
 
 
 def test_a_stream_already_in_the_store_is_refused() -> None:

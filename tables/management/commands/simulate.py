@@ -145,10 +145,10 @@ class Command(BaseCommand):
             return simulate_file(config, out, jobs=jobs, progress=progress)
 
     def _into_store(self, config: SimConfig, progress: Any) -> dict[str, Any]:
-        from tables.simulator.store import StoreSink, StreamExists
+        from tables.simulator.store import StoreSink, StreamExists, TamperRefused
 
         try:
             sink = StoreSink(config)
-        except StreamExists as error:
-            raise CommandError(f"simulate: {error}") from None
+        except (StreamExists, TamperRefused) as error:
+            raise _bad(str(error)) from None
         return simulate(config, sink, progress=progress)

@@ -1,0 +1,144 @@
+"""The findings vocabulary: every kind of thing the system can find wrong, declared once.
+
+Each kind has a **severity**, an **owner** (the check that finds it) and a sentence a
+pit boss, an accountant or a compliance officer understands. The rules engine, the
+ledger's reconciliation and the chain verifier report findings only of their own kinds;
+the findings table, the admin, the API, the docs and the simulator's fault registry all
+read this one table, and a test fails when a kind lacks any of it.
+
+Severity:
+
+- **critical** - the record itself is damaged (a hash that no longer matches, a broken
+  link, a hole in a stream): nothing read from that point on can be trusted;
+- **high** - money is wrong, or the record misses or repeats what the money rests on
+  (a payout, a settlement, a card the shoe cannot hold, a chip count);
+- **medium** - the dealer or the table broke procedure but the money follows the rules
+  (decisions, stakes, deal order, the dealer's play, the shoe's burns and cut);
+- **low** - an event out of place that changes nothing.
+
+Owners: ``engine`` (replay of the rounds, :mod:`tables.engine.replay`), ``ledger`` (the
+reconciliation of chips and cash, :mod:`ledger`), ``integrity`` (the chain verifier,
+:mod:`audit.record.verify`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Literal
+
+Severity = Literal["critical", "high", "medium", "low"]
+Owner = Literal["engine", "ledger", "integrity"]
+SEVERITIES: tuple[Severity, ...] = ("critical", "high", "medium", "low")
+OWNERS: tuple[Owner, ...] = ("engine", "ledger", "integrity")
+
+
+@dataclass(frozen=True, slots=True)
+class FindingKind:
+    name: str
+    severity: Severity
+    owner: Owner
+    sentence: str
+
+
+_KINDS = (
+    # --- the rules engine's replay ---------------------------------------------------------
+    FindingKind("wrong_payout", "high", "engine",
+                "a bet's recorded settlement differs from the one the rules give"),
+    FindingKind("wrong_cashout_offer", "high", "engine",
+                "a cash-out offer differs from the one the system computes from the hand's expected value (seed 000)"),
+    FindingKind("missing_settlement", "high", "engine",
+                "a bet of a settled round has no settlement recorded"),
+    FindingKind("unknown_bet", "high", "engine",
+                "a settlement or correction names a bet the round never took"),
+    FindingKind("card_out_of_sequence", "high", "engine",
+                "a card is not the next card of the shoe's recorded order"),
+    FindingKind("impossible_card", "high", "engine",
+                "a card the shoe cannot hold any more (or a shoe already empty)"),
+    FindingKind("missing_event", "high", "engine",
+                "an event the record must contain is not there (version gap, unsettled round)"),
+    FindingKind("duplicate_event", "high", "engine",
+                "the same event (id or stream version) recorded twice"),
+    FindingKind("invalid_correction", "high", "engine",
+                "a correction that names no known event or bet"),
+    FindingKind("illegal_decision", "medium", "engine",
+                "a decision the rule set does not allow for that hand at that moment"),
+    FindingKind("illegal_bet", "medium", "engine",
+                "a stake the rule set or the moment does not allow (limits, kind, amount)"),
+    FindingKind("dealer_procedure", "medium", "engine",
+                "the dealer drew or stood where the rules dictate otherwise"),
+    FindingKind("deal_order", "medium", "engine",
+                "a card went to another place than the deal order of the rule set says"),
+    FindingKind("shoe_procedure", "medium", "engine",
+                "burns, cut card, commitment or reshuffle not as the rule set says"),
+    FindingKind("misdeal", "medium", "engine",
+                "a card to a box without a bet, or a hand dealt a wrong number of cards"),
+    FindingKind("unknown_rule_set", "medium", "engine",
+                "no table.opened, or a rule set or override the engine does not know (replay uses a stand-in)"),
+    FindingKind("unexpected_event", "low", "engine",
+                "an event that belongs to no open round or comes after its end"),
+    # --- the ledger's reconciliation of chips and cash ---------------------------------
+    FindingKind("chip_variance", "high", "ledger",
+                "a table's chip count differs from what its opening count, fills, credits and play say it holds"),
+    FindingKind("duplicate_slip", "high", "ledger",
+                "the same fill or credit slip recorded more than once"),
+    # --- the chain verifier: the record itself ----------------------------------------------
+    FindingKind("altered", "critical", "integrity",
+                "a stored event's content no longer matches its hash"),
+    FindingKind("broken_link", "critical", "integrity",
+                "an event's prev_hash is not the hash of the event before it in its stream"),
+    FindingKind("gap", "critical", "integrity",
+                "versions of a stream are missing between two stored events"),
+    FindingKind("bad_start", "critical", "integrity",
+                "a stream does not start at version 1"),
+    FindingKind("reordered", "critical", "integrity",
+                "an event's global position is not after the one before it in its stream"),
+    FindingKind("invalid", "critical", "integrity",
+                "a stored event breaks its type's schema"),
+)
+
+KINDS: MappingProxyType[str, FindingKind] = MappingProxyType({k.name: k for k in _KINDS})
+
+
+def kinds_of(owner: Owner) -> frozenset[str]:
+    """The names of the kinds ``owner`` reports."""
+    return frozenset(name for name, kind in KINDS.items() if kind.owner == owner)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One finding, as a check reports it. ``kind`` is one of :data:`KINDS`; ``round``,
+    ``box``, ``hand`` and ``bet`` say where (None where it does not apply);
+    ``expected`` and ``recorded`` are short texts (a card, an amount, an action);
+    ``message`` is one sentence a person understands; ``event`` is the id of the event
+    that showed it, when one did."""
+
+    kind: str
+    message: str
+    round: int | None = None
+    box: int | None = None
+    hand: int | None = None
+    bet: str | None = None
+    expected: str | None = None
+    recorded: str | None = None
+    event: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown finding kind {self.kind!r}")
+
+    @property
+    def severity(self) -> Severity:
+        return KINDS[self.kind].severity
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "round": self.round,
+            "box": self.box,
+            "hand": self.hand,
+            "bet": self.bet,
+            "expected": self.expected,
+            "recorded": self.recorded,
+            "event": self.event,
+            "message": self.message,
+        }

@@ -1,0 +1,54 @@
+"""The pure packages - the record core (``audit.record``) and the rules engine
+(``tables.engine``) - import nothing from Django."""
+from __future__ import annotations
+
+import ast
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+# each pure package, and the packages its modules may import from this project
+PURE = {"tables.engine": ("tables.engine", "audit.record"), "audit.record": ("audit.record",)}
+
+
+@pytest.mark.parametrize("package", sorted(PURE))
+def test_imports_without_django(package: str) -> None:
+    """Every module of the package imports in a fresh interpreter where Django cannot be
+    imported."""
+    code = (
+        "import sys, pkgutil, importlib\n"
+        "sys.modules['django'] = None\n"  # any 'import django...' now raises ImportError
+        "sys.modules['rest_framework'] = None\n"
+        f"import {package} as p\n"
+        f"for m in pkgutil.walk_packages(p.__path__, '{package}.'):\n"
+        "    importlib.import_module(m.name)\n"
+        "assert not any(n == 'django' or n.startswith('django.') for n in sys.modules if sys.modules[n] is not None)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("package", sorted(PURE))
+def test_imports_point_down_only(package: str) -> None:
+    """No module of the package has an import statement naming django, rest_framework
+    or a part of this project above it (the engine may import the record core; the
+    record core only itself)."""
+    allowed = PURE[package]
+    folder = ROOT.joinpath(*package.split("."))
+    for path in folder.rglob("*.py"):
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            for name in names:
+                top = name.split(".")[0]
+                if top in {"django", "rest_framework"}:
+                    raise AssertionError(f"{path} imports {name}")
+                if top in {"casino", "tables", "ledger", "audit"}:
+                    assert name.startswith(allowed), f"{path} imports {name}"
