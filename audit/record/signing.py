@@ -1,0 +1,140 @@
+"""Signed tree heads: the record's Merkle root, its size and a time, signed with Ed25519.
+
+A signed tree head (STH) says "the first ``size`` events of the record have Merkle root
+``root`` (:mod:`.merkle`), as of ``timestamp``", signed by the casino's key ``key_id``.
+Published outside the database (a file, the regulator's package), it lets anyone holding
+the public key prove later that the record only grew from it - a cut tail, a deleted
+stream, a re-hashed history or a forged event at the head no longer pass.
+
+What is signed is the canonical JSON (:mod:`.chain`) of ``{"key_id", "root", "size",
+"timestamp"}`` (root as 64 hex digits, timestamp as the chain's UTC text). ``key_id`` is
+the first 16 hex digits of SHA-256 of the raw 32-byte public key, so a verifier can pick
+the right key from several (rotation: a new key gets a new id; old heads keep verifying
+with the old public key, which stays published).
+
+Signatures use pyca ``cryptography`` (Ed25519, RFC 8032); keys are PEM (PKCS#8 private,
+SubjectPublicKeyInfo public) files.
+"""
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from .chain import canonical_json, format_timestamp, parse_timestamp
+from .merkle import TreeHead
+
+
+class UnusableKey(ValueError):
+    """A key file that cannot be used; the message says why."""
+
+
+def public_bytes(key: Ed25519PublicKey) -> bytes:
+    return key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+
+
+def key_id(key: Ed25519PublicKey) -> str:
+    return hashlib.sha256(public_bytes(key)).hexdigest()[:16]
+
+
+def public_pem(key: Ed25519PublicKey) -> str:
+    return key.public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    ).decode("ascii")
+
+
+def load_private_key(pem: bytes) -> Ed25519PrivateKey:
+    try:
+        key = serialization.load_pem_private_key(pem, password=None)
+    except (ValueError, TypeError) as error:
+        raise UnusableKey(f"not an unencrypted PEM private key: {error}") from None
+    if not isinstance(key, Ed25519PrivateKey):
+        raise UnusableKey(f"an Ed25519 key is needed, not {type(key).__name__}")
+    return key
+
+
+def load_public_key(pem: bytes) -> Ed25519PublicKey:
+    try:
+        key = serialization.load_pem_public_key(pem)
+    except (ValueError, TypeError) as error:
+        raise UnusableKey(f"not a PEM public key: {error}") from None
+    if not isinstance(key, Ed25519PublicKey):
+        raise UnusableKey(f"an Ed25519 key is needed, not {type(key).__name__}")
+    return key
+
+
+def new_private_key_pem() -> bytes:
+    """A fresh Ed25519 private key as unencrypted PKCS#8 PEM (protect the file)."""
+    return Ed25519PrivateKey.generate().private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SignedTreeHead:
+    size: int
+    root: bytes
+    timestamp: datetime
+    key_id: str
+    signature: bytes
+
+    @property
+    def head(self) -> TreeHead:
+        return TreeHead(self.size, self.root)
+
+    def signed_bytes(self) -> bytes:
+        return _signed_bytes(self.size, self.root, self.timestamp, self.key_id)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "size": self.size,
+            "root": self.root.hex(),
+            "timestamp": format_timestamp(self.timestamp),
+            "key_id": self.key_id,
+            "signature": self.signature.hex(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SignedTreeHead:
+        """Read a head as :meth:`as_dict` wrote it; ValueError naming the member that is wrong."""
+        try:
+            size = data["size"]
+            if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+                raise ValueError("size: expected a whole number >= 0")
+            root = bytes.fromhex(str(data["root"]))
+            if len(root) != 32:
+                raise ValueError("root: expected 64 hex digits")
+            signature = bytes.fromhex(str(data["signature"]))
+            return cls(size, root, parse_timestamp(str(data["timestamp"])), str(data["key_id"]), signature)
+        except KeyError as missing:
+            raise ValueError(f"{missing.args[0]}: missing") from None
+
+
+def _signed_bytes(size: int, root: bytes, timestamp: datetime, key: str) -> bytes:
+    return canonical_json({"key_id": key, "root": root.hex(), "size": size, "timestamp": format_timestamp(timestamp)})
+
+
+def sign_head(head: TreeHead, *, timestamp: datetime, private_key: Ed25519PrivateKey) -> SignedTreeHead:
+    kid = key_id(private_key.public_key())
+    signature = private_key.sign(_signed_bytes(head.size, head.root, timestamp, kid))
+    return SignedTreeHead(head.size, head.root, timestamp, kid, signature)
+
+
+def verify_head(sth: SignedTreeHead, public_keys: Mapping[str, Ed25519PublicKey]) -> str | None:
+    """Why the head's signature does not hold (None: it holds). ``public_keys`` by key id."""
+    key = public_keys.get(sth.key_id)
+    if key is None:
+        return f"signed by key {sth.key_id}, which is not among the published keys ({', '.join(sorted(public_keys)) or 'none'})"
+    if key_id(key) != sth.key_id:
+        return f"the key published as {sth.key_id} has id {key_id(key)}"
+    try:
+        key.verify(sth.signature, sth.signed_bytes())
+    except InvalidSignature:
+        return "the signature does not match the head (size, root, time or key id changed, or a forged signature)"
+    return None
