@@ -1,6 +1,28 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+
+def _grant_to_app_role(sender: AppConfig, using: str = "default", **kwargs: object) -> None:
+    """After a migration run as the owner role, grant the application role what it may
+    do on the tables as they now are (audit.roles)."""
+    from django.conf import settings
+    from django.db import connections
+
+    from .roles import grant_sql
+
+    app_role = getattr(settings, "DATABASE_APP_ROLE", "")
+    connection = connections[using]
+    if not app_role or connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        for sql in grant_sql(app=app_role):
+            cursor.execute(sql)
 
 
 class AuditConfig(AppConfig):
     name = "audit"
     verbose_name = "Audit: event store, integrity, findings"
+
+    def ready(self) -> None:
+        # once per migrate run: after the last app's migrations (this app's signal only)
+        post_migrate.connect(_grant_to_app_role, sender=self, dispatch_uid="audit.grant_to_app_role")

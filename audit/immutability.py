@@ -1,42 +1,68 @@
-"""SQL that makes the event table append-only, per database vendor.
+"""SQL that makes the event table append-only, per database vendor, and the check that the
+protection is still in place.
 
 Row triggers refuse UPDATE and DELETE; on PostgreSQL a statement trigger also refuses
-TRUNCATE, which row triggers do not see. Only a database superuser can get past them
-(PostgreSQL: ``session_replication_role = replica``; SQLite: dropping the trigger or
-editing the file) - which is exactly the tampering ``manage.py verify`` detects.
+TRUNCATE, which row triggers do not see. On PostgreSQL the triggers are enabled ALWAYS,
+so they fire in ``session_replication_role = replica`` too (an ordinary trigger does
+not). Who can still get past them:
+
+- the application's own database role cannot: it does not own the table or the trigger
+  function (:mod:`audit.roles`), so it cannot drop, disable or replace them, and it holds
+  no UPDATE, DELETE or TRUNCATE privilege on the table;
+- the owner role (which runs migrations) and a superuser can - which is what the chain
+  verifier, the signed tree heads and :func:`protection_problems` (run by ``manage.py
+  verify``) are there to detect.
 """
+from __future__ import annotations
+
+import re
+from typing import Any
 
 TABLE = "audit_event"
-
-INSTALL = {
-    "sqlite": [
-        f"CREATE TRIGGER {TABLE}_no_update BEFORE UPDATE ON {TABLE} "
-        f"BEGIN SELECT RAISE(ABORT, '{TABLE} is append-only: UPDATE refused'); END",
-        f"CREATE TRIGGER {TABLE}_no_delete BEFORE DELETE ON {TABLE} "
-        f"BEGIN SELECT RAISE(ABORT, '{TABLE} is append-only: DELETE refused'); END",
-    ],
-    "postgresql": [
-        f"""CREATE OR REPLACE FUNCTION {TABLE}_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+FUNCTION = f"{TABLE}_refuse"
+# the body of the trigger function, as shipped; verify compares the stored one with it
+FUNCTION_BODY = f"""
         BEGIN
             RAISE EXCEPTION '{TABLE} is append-only: % refused', TG_OP
                 USING ERRCODE = 'insufficient_privilege';
-        END $$""",
+        END """
+PG_TRIGGERS = (f"{TABLE}_no_update_delete", f"{TABLE}_no_truncate")
+SQLITE_TRIGGERS = {
+    f"{TABLE}_no_update": f"CREATE TRIGGER {TABLE}_no_update BEFORE UPDATE ON {TABLE} "
+    f"BEGIN SELECT RAISE(ABORT, '{TABLE} is append-only: UPDATE refused'); END",
+    f"{TABLE}_no_delete": f"CREATE TRIGGER {TABLE}_no_delete BEFORE DELETE ON {TABLE} "
+    f"BEGIN SELECT RAISE(ABORT, '{TABLE} is append-only: DELETE refused'); END",
+}
+
+INSTALL = {
+    "sqlite": list(SQLITE_TRIGGERS.values()),
+    "postgresql": [
+        f"CREATE OR REPLACE FUNCTION {FUNCTION}() RETURNS trigger LANGUAGE plpgsql AS $${FUNCTION_BODY}$$",
         f"CREATE TRIGGER {TABLE}_no_update_delete BEFORE UPDATE OR DELETE ON {TABLE} "
-        f"FOR EACH ROW EXECUTE FUNCTION {TABLE}_refuse()",
+        f"FOR EACH ROW EXECUTE FUNCTION {FUNCTION}()",
         f"CREATE TRIGGER {TABLE}_no_truncate BEFORE TRUNCATE ON {TABLE} "
-        f"FOR EACH STATEMENT EXECUTE FUNCTION {TABLE}_refuse()",
+        f"FOR EACH STATEMENT EXECUTE FUNCTION {FUNCTION}()",
     ],
 }
 
+# fire in replica mode too (migration 0005; new installs get it from 0002 + 0005)
+ALWAYS = {
+    "sqlite": [],
+    "postgresql": [f"ALTER TABLE {TABLE} ENABLE ALWAYS TRIGGER {name}" for name in PG_TRIGGERS],
+}
+# back to ordinary triggers (0005's reverse)
+ORIGIN = {
+    "sqlite": [],
+    "postgresql": [f"ALTER TABLE {TABLE} ENABLE TRIGGER {name}" for name in PG_TRIGGERS],
+}
+
+# 0002's reverse: only the table's owner can run these
 REMOVE = {
-    "sqlite": [
-        f"DROP TRIGGER IF EXISTS {TABLE}_no_update",
-        f"DROP TRIGGER IF EXISTS {TABLE}_no_delete",
-    ],
+    "sqlite": [f"DROP TRIGGER IF EXISTS {name}" for name in SQLITE_TRIGGERS],
     "postgresql": [
         f"DROP TRIGGER IF EXISTS {TABLE}_no_update_delete ON {TABLE}",
         f"DROP TRIGGER IF EXISTS {TABLE}_no_truncate ON {TABLE}",
-        f"DROP FUNCTION IF EXISTS {TABLE}_refuse()",
+        f"DROP FUNCTION IF EXISTS {FUNCTION}()",
     ],
 }
 
@@ -49,3 +75,45 @@ def statements(kind: dict[str, list[str]], vendor: str) -> list[str]:
             f"no append-only triggers for database vendor {vendor!r}: "
             "only SQLite and PostgreSQL are supported"
         ) from None
+
+
+def _squash(sql: str) -> str:
+    return re.sub(r"\s+", " ", sql).strip()
+
+
+def protection_problems(connection: Any) -> list[str]:
+    """What is wrong with the event table's protection on ``connection``: a trigger
+    missing, disabled (or only firing in one replication mode), a trigger function whose
+    body is not the shipped one. Empty when the protection is as shipped."""
+    with connection.cursor() as cursor:
+        if connection.vendor == "sqlite":
+            cursor.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = %s", [TABLE])
+            found = dict(cursor.fetchall())
+            problems = []
+            for name, sql in SQLITE_TRIGGERS.items():
+                if name not in found:
+                    problems.append(f"trigger {name} on {TABLE} is missing")
+                elif _squash(found[name]) != _squash(sql):
+                    problems.append(f"trigger {name} on {TABLE} is not the shipped one: {_squash(found[name])}")
+            return problems
+        cursor.execute(
+            """SELECT t.tgname, t.tgenabled, p.proname, p.prosrc
+               FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid
+               WHERE t.tgrelid = to_regclass(%s) AND NOT t.tgisinternal""",
+            [TABLE],
+        )
+        rows = {name: (enabled, function, body) for name, enabled, function, body in cursor.fetchall()}
+    problems = []
+    modes = {"O": "enabled only outside replica mode", "D": "disabled", "R": "enabled only in replica mode"}
+    for name in PG_TRIGGERS:
+        if name not in rows:
+            problems.append(f"trigger {name} on {TABLE} is missing")
+            continue
+        enabled, function, body = rows[name]
+        if enabled != "A":
+            problems.append(f"trigger {name} on {TABLE} is {modes.get(enabled, enabled)}, not enabled always")
+        if function != FUNCTION:
+            problems.append(f"trigger {name} on {TABLE} runs {function}(), not {FUNCTION}()")
+        elif _squash(body) != _squash(FUNCTION_BODY):
+            problems.append(f"function {FUNCTION}() is not the shipped one: {_squash(body)[:200]}")
+    return sorted(set(problems))

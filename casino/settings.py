@@ -84,6 +84,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     )
     DATABASES["default"]["CONN_MAX_AGE"] = 0
 
+# PostgreSQL least privilege (audit.roles): the role the web, worker and beat processes
+# connect as. Set it where migrations run (as the owner role) so each migration ends by
+# granting this role what it may do; blank on SQLite and in development.
+DATABASE_APP_ROLE = env_str("DATABASE_APP_ROLE", "")
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -1,5 +1,6 @@
 """Changing stored events behind the triggers' back, as an attacker with database
-superuser rights would: PostgreSQL's replica mode, or SQLite's triggers dropped."""
+superuser (or table owner) rights would: the triggers disabled on PostgreSQL (they fire
+in replica mode too), dropped on SQLite - and put back afterwards."""
 from __future__ import annotations
 
 from typing import Any
@@ -13,17 +14,17 @@ from audit.models import Event
 def _open() -> None:
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            cursor.execute("SET LOCAL session_replication_role = replica")
+            cursor.execute(f"ALTER TABLE {immutability.TABLE} DISABLE TRIGGER USER")
         else:
             for sql in immutability.statements(immutability.REMOVE, "sqlite"):
                 cursor.execute(sql)
 
 
 def _close() -> None:
-    if connection.vendor == "sqlite":
-        with connection.cursor() as cursor:
-            for sql in immutability.statements(immutability.INSTALL, "sqlite"):
-                cursor.execute(sql)
+    with connection.cursor() as cursor:
+        restore = immutability.ALWAYS if connection.vendor == "postgresql" else immutability.INSTALL
+        for sql in immutability.statements(restore, connection.vendor):
+            cursor.execute(sql)
 
 
 def tamper(*statements: str) -> None:

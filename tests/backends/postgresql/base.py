@@ -8,8 +8,13 @@ class DatabaseOperations(operations.DatabaseOperations):
         sql = super().sql_flush(style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade)
         if immutability.TABLE not in tables:
             return sql
-        # Triggers do not fire in replica mode; SET LOCAL ends with the flush's transaction.
-        return ["SET LOCAL session_replication_role = replica", *sql]
+        # The triggers fire always (replica mode too): switch them off around the flush,
+        # inside its own transaction, as only the table's owner or a superuser can.
+        return [
+            f"ALTER TABLE {immutability.TABLE} DISABLE TRIGGER USER",
+            *sql,
+            *immutability.statements(immutability.ALWAYS, "postgresql"),
+        ]
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
