@@ -6,7 +6,7 @@ from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
 
-from .models import DeviceAccount, Event
+from .models import AccessRecord, DeviceAccount, Event
 from .verify import chain_state
 
 
@@ -72,3 +72,27 @@ class EventAdmin(admin.ModelAdmin):
 class DeviceAccountAdmin(admin.ModelAdmin):
     list_display = ("user", "stream", "description")
     search_fields = ("user__username", "stream")
+
+
+@admin.register(AccessRecord)
+class AccessRecordAdmin(admin.ModelAdmin):
+    """Who read what, when, from where, with what outcome: searched by compliance, never
+    changed (the database refuses an UPDATE; the rows are sealed into the record)."""
+
+    list_display = ("at", "principal", "method", "path", "what", "status", "address")
+    list_filter = ("method", "status", "principal")
+    search_fields = ("principal", "path", "query", "what", "address")
+    date_hierarchy = "at"
+    ordering = ("-id",)
+    show_full_result_count = False
+    list_per_page = 100
+    readonly_fields = ("at", "principal", "method", "path", "query", "what", "status", "address")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

@@ -67,6 +67,26 @@ REMOVE = {
 }
 
 
+# the access log (audit.access): rows are never changed; removing old rows is the owner's
+# retention purge, so only UPDATE is refused here (the application role may not DELETE)
+ACCESS_TABLE = "audit_access"
+ACCESS_INSTALL = {
+    "sqlite": [
+        f"CREATE TRIGGER {ACCESS_TABLE}_no_update BEFORE UPDATE ON {ACCESS_TABLE} "
+        f"BEGIN SELECT RAISE(ABORT, '{ACCESS_TABLE} is append-only: UPDATE refused'); END",
+    ],
+    "postgresql": [
+        f"CREATE TRIGGER {ACCESS_TABLE}_no_update BEFORE UPDATE ON {ACCESS_TABLE} "
+        f"FOR EACH ROW EXECUTE FUNCTION {FUNCTION}()",
+        f"ALTER TABLE {ACCESS_TABLE} ENABLE ALWAYS TRIGGER {ACCESS_TABLE}_no_update",
+    ],
+}
+ACCESS_REMOVE = {
+    "sqlite": [f"DROP TRIGGER IF EXISTS {ACCESS_TABLE}_no_update"],
+    "postgresql": [f"DROP TRIGGER IF EXISTS {ACCESS_TABLE}_no_update ON {ACCESS_TABLE}"],
+}
+
+
 def statements(kind: dict[str, list[str]], vendor: str) -> list[str]:
     try:
         return kind[vendor]

@@ -146,3 +146,29 @@ class Finding(models.Model):
     def __str__(self) -> str:
         where = f" round {self.round}" if self.round is not None else ""
         return f"{self.kind} on {self.stream}{where}"
+
+
+class AccessRecord(models.Model):
+    """One read of the back-office by a person: who, what, when, from where, outcome
+    (audit.access). Rows are only inserted: a trigger refuses UPDATE, the application's
+    database role holds no UPDATE or DELETE on the table (audit.roles), and batches of
+    rows are sealed into the event store (``access.sealed`` in the stream
+    ``audit.access``), so the Merkle tree covers them."""
+
+    at = models.DateTimeField(db_index=True)
+    principal = models.CharField(max_length=160, db_index=True, help_text="user:NAME, or anonymous")
+    method = models.CharField(max_length=8)
+    path = models.CharField(max_length=500)
+    query = models.CharField(max_length=1000, blank=True)
+    # the view and its arguments, e.g. "admin:tables_round_change BJ-01/2026-11-29/12"
+    what = models.CharField(max_length=300, blank=True)
+    status = models.PositiveSmallIntegerField()
+    address = models.CharField(max_length=64, blank=True, help_text="the client's address")
+
+    class Meta:
+        db_table = "audit_access"
+        ordering = ["-id"]
+        verbose_name = "access record"
+
+    def __str__(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M:%S} {self.principal} {self.method} {self.path} -> {self.status}"

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import re
 
+from .immutability import ACCESS_TABLE
 from .immutability import TABLE as EVENT_TABLE
 
 # tables the application may only read and append to
-APPEND_ONLY = (EVENT_TABLE,)
+APPEND_ONLY = (EVENT_TABLE, ACCESS_TABLE)
 _ROLE = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
 

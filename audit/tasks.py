@@ -57,3 +57,12 @@ def replay_stream_task(stream: str) -> dict:
     """Bring a table's projections and findings up to date after an append (enqueued
     on commit by :mod:`audit.subscribers`)."""
     return replay_service.replay_table(stream=stream, trigger="append")
+
+
+@shared_task(name="audit.tasks.seal_access_log")
+def seal_access_log_task() -> dict:
+    """Seal the access log's new rows into the record (periodic, see CELERY_BEAT_SCHEDULE)."""
+    from .access import access_seal
+
+    sealed = access_seal()
+    return {"sealed": None if sealed is None else sealed.payload}

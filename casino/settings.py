@@ -48,6 +48,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # every read of /admin/ and /api/ by a person, after the view answered (audit.access)
+    "audit.access.AccessLogMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -161,6 +163,12 @@ PROJECT_ON_APPEND = env_bool("PROJECT_ON_APPEND", True)
 # Findings per page of GET /api/findings and rounds per page of GET /api/rounds.
 BACK_OFFICE_PAGE_MAX = env_int("BACK_OFFICE_PAGE_MAX", 500, low=1, high=10_000)
 
+# The access log (audit.access): rows older than this many days may be purged by the
+# owner role (manage.py access_log --purge); at least 90 (AGCO Registrar's Standards 6.1).
+ACCESS_LOG_RETENTION_DAYS = env_int("ACCESS_LOG_RETENTION_DAYS", 400, low=90, high=36_500)
+# Take the client's address from X-Forwarded-For (only behind a proxy that sets it).
+TRUST_X_FORWARDED_FOR = env_bool("TRUST_X_FORWARDED_FOR", False)
+
 # Celery: with no broker configured, tasks run eagerly in-process.
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "")
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", "") or None
@@ -173,6 +181,10 @@ CELERY_BEAT_SCHEDULE = {
     "verify-event-chains": {
         "task": "audit.tasks.verify_chains",
         "schedule": env_int("VERIFY_EVERY_SECONDS", 3600, low=60, high=7 * 86400),
+    },
+    "seal-access-log": {
+        "task": "audit.tasks.seal_access_log",
+        "schedule": env_int("ACCESS_SEAL_EVERY_SECONDS", 300, low=10, high=86400),
     },
 }
 

@@ -42,4 +42,6 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                          "note": "short pay of 1250 refunded to the player, slip R-88"},
     "finding.reopened": {"finding": "b" * 64, "table": "BJ-01", "kind": "wrong_payout",
                          "previous": "resolved", "by": "bob", "note": "the refund slip was never booked"},
+    "access.sealed": {"first": 1, "last": 250, "count": 250, "digest": "c" * 64},
+    "access.purged": {"through": 250, "count": 250, "before": "2026-03-01T06:00:00.000000Z"},
 }

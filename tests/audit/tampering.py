@@ -14,16 +14,23 @@ from audit.models import Event
 def _open() -> None:
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            cursor.execute(f"ALTER TABLE {immutability.TABLE} DISABLE TRIGGER USER")
+            for table in (immutability.TABLE, immutability.ACCESS_TABLE):
+                cursor.execute(f"ALTER TABLE {table} DISABLE TRIGGER USER")
         else:
-            for sql in immutability.statements(immutability.REMOVE, "sqlite"):
+            for sql in (*immutability.statements(immutability.REMOVE, "sqlite"),
+                        *immutability.statements(immutability.ACCESS_REMOVE, "sqlite")):
                 cursor.execute(sql)
 
 
 def _close() -> None:
     with connection.cursor() as cursor:
-        restore = immutability.ALWAYS if connection.vendor == "postgresql" else immutability.INSTALL
-        for sql in immutability.statements(restore, connection.vendor):
+        if connection.vendor == "postgresql":
+            restore = [*immutability.statements(immutability.ALWAYS, "postgresql"),
+                       f"ALTER TABLE {immutability.ACCESS_TABLE} ENABLE ALWAYS TRIGGER {immutability.ACCESS_TABLE}_no_update"]
+        else:
+            restore = [*immutability.statements(immutability.INSTALL, "sqlite"),
+                       *immutability.statements(immutability.ACCESS_INSTALL, "sqlite")]
+        for sql in restore:
             cursor.execute(sql)
 
 

@@ -242,3 +242,25 @@ class FindingStatusChanged(Payload):
     by: Text
     # why; required to resolve, optional otherwise
     note: Text | None
+
+
+# --- the back-office's access log (audit.access), sealed into the record --------------------
+# Appended to the stream ``audit.access`` by the server only.
+
+class AccessSealed(Payload):
+    """Rows ``first`` .. ``last`` of the access log (``count`` of them: ids may skip) hash
+    to ``digest``: SHA-256 over each row's canonical JSON and a newline, in id order."""
+
+    first: Count
+    last: Count
+    count: Count
+    digest: Sha256Hex
+
+
+class AccessPurged(Payload):
+    """The owner's retention purge removed every access-log row up to id ``through``
+    (``count`` rows, all recorded before ``before``): their seals are no longer checkable."""
+
+    through: Count
+    count: Count
+    before: Annotated[str, msgspec.Meta(min_length=20, max_length=32)]

@@ -74,6 +74,8 @@ _TYPES = [
     EventType("finding.acknowledged", {1: c.FindingStatusChanged}),
     EventType("finding.resolved", {1: c.FindingStatusChanged}),
     EventType("finding.reopened", {1: c.FindingStatusChanged}),
+    EventType("access.sealed", {1: c.AccessSealed}),
+    EventType("access.purged", {1: c.AccessPurged}),
 ]
 
 REGISTRY: dict[str, EventType] = {t.name: t for t in _TYPES}
