@@ -46,6 +46,9 @@ import msgspec
 from .catalogue import ChipCount
 from .fields import Box, Currency, GamingDay, Ident, Money, Payload, Text
 
+# The classes repeat ``frozen=True`` (already the base's) so that mypy, which reads msgspec
+# Structs as dataclasses, sees them frozen too.
+
 # A shift's label as the shift plan names it: its start time ("06:00") or a name ("swing").
 Shift = Annotated[str, msgspec.Meta(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]*$",
                                     description="the shift's label, e.g. 06:00 or swing")]
@@ -55,7 +58,7 @@ Team = Annotated[list[Ident], msgspec.Meta(min_length=1, max_length=16)]
 
 # --- inventory slips ---------------------------------------------------------------------------
 
-class InventoryCountedV2(Payload, omit_defaults=True):
+class InventoryCountedV2(Payload, frozen=True, omit_defaults=True):
     """v2 adds the slip's gaming day, shift and number (v1 reads as v2 with them None)."""
 
     kind: Literal["opening", "closing"]
@@ -69,7 +72,7 @@ class InventoryCountedV2(Payload, omit_defaults=True):
 
 # --- fills and credits -------------------------------------------------------------------------
 
-class SlipRequested(Payload):
+class SlipRequested(Payload, frozen=True):
     """``fill.requested`` / ``credit.requested``: the floor supervisor asks the cage."""
 
     slip: Ident
@@ -77,7 +80,7 @@ class SlipRequested(Payload):
     requested_by: Ident  # the floor supervisor
 
 
-class FillIssued(Payload):
+class FillIssued(Payload, frozen=True):
     """The cage issues a fill's chips; a runner or security officer carries them."""
 
     slip: Ident
@@ -86,7 +89,7 @@ class FillIssued(Payload):
     carried_by: Ident  # runner or security officer
 
 
-class ChipsFilledV2(Payload, omit_defaults=True):
+class ChipsFilledV2(Payload, frozen=True, omit_defaults=True):
     """The table-side step of a fill: the chips are received and verified at the table
     and go into the tray. v2 names the dealer and the supervisor (None when read from v1)."""
 
@@ -96,7 +99,7 @@ class ChipsFilledV2(Payload, omit_defaults=True):
     supervisor: Ident | None = None
 
 
-class ChipsCreditedV2(Payload, omit_defaults=True):
+class ChipsCreditedV2(Payload, frozen=True, omit_defaults=True):
     """The table-side step of a credit: the chips leave the tray for the cage. v2 names
     the dealer and the supervisor (None when read from v1)."""
 
@@ -106,7 +109,7 @@ class ChipsCreditedV2(Payload, omit_defaults=True):
     supervisor: Ident | None = None
 
 
-class CreditReceived(Payload):
+class CreditReceived(Payload, frozen=True):
     """The cage receives a credit's chips from the runner or security officer."""
 
     slip: Ident
@@ -115,7 +118,7 @@ class CreditReceived(Payload):
     carried_by: Ident  # runner or security officer
 
 
-class SlipVoided(Payload):
+class SlipVoided(Payload, frozen=True):
     """``fill.voided`` / ``credit.voided``: the slip is cancelled, both its parts kept.
     ``reason`` is required by the standards; a void recorded without one is a finding
     (``void_without_reason``), not a refused event, because the void happened."""
@@ -128,7 +131,7 @@ class SlipVoided(Payload):
 
 # --- the drop box ------------------------------------------------------------------------------
 
-class DropRemoved(Payload):
+class DropRemoved(Payload, frozen=True):
     """Security takes the drop box (or one shift's compartment of it) off the table."""
 
     gaming_day: GamingDay
@@ -138,7 +141,7 @@ class DropRemoved(Payload):
     witnessed_by: Ident
 
 
-class DropCountedV2(Payload, omit_defaults=True):
+class DropCountedV2(Payload, frozen=True, omit_defaults=True):
     """The count team's count of one box (or compartment), per instrument. v2 adds the
     shift, the chips found in the box and the rest of the team (v1 reads as v2 with them
     None)."""
@@ -153,7 +156,7 @@ class DropCountedV2(Payload, omit_defaults=True):
     team: Team | None = None  # the other members of the count team
 
 
-class DropPosted(Payload):
+class DropPosted(Payload, frozen=True):
     """Accounting posts the count to the books (the amounts as posted)."""
 
     gaming_day: GamingDay
@@ -167,7 +170,7 @@ class DropPosted(Payload):
 
 # --- markers -----------------------------------------------------------------------------------
 
-class MarkerIssued(Payload):
+class MarkerIssued(Payload, frozen=True):
     """Credit extended at the table: chips from the tray to the player, the marker slip
     into the drop box."""
 
@@ -180,7 +183,7 @@ class MarkerIssued(Payload):
     dealer: Ident
 
 
-class MarkerRedeemed(Payload):
+class MarkerRedeemed(Payload, frozen=True):
     """The player pays a marker (in part or in full) at the cage."""
 
     marker: Ident
