@@ -411,36 +411,43 @@ def on_credit_requested(state: Fold, p: Mapping[str, Any]) -> None:
 
 
 def on_fill_issued(state: Fold, p: Mapping[str, Any]) -> None:
-    slip = _step(state, p, "fill", "issued", {"issued_by": p["issued_by"], "carried_by": p["carried_by"]})
+    slip = _step(state, p, "fill", "issued", {"issued_by": p["cashier"], "carried_by": p["carried_by"]})
     if slip is not None:
         value = chip_value(slip.steps["issued"][1])
         state.post(f"fill {slip.number} issued", j.moves((j.CAGE, j.transit(state.table), value)))
 
 
-def on_chips_filled(state: Fold, p: Mapping[str, Any]) -> None:
-    slip = _step(state, p, "fill", "received", {"dealer": p.get("dealer"), "supervisor": p.get("supervisor")})
+def _table_step(state: Fold, p: Mapping[str, Any], kind: str) -> None:
+    """The tray changes: a fill's chips come in from transit (from the cage, if the record
+    never issued them), a credit's go out to transit (to the cage, for a record of
+    version 1, which has no cage step)."""
+    step = "received" if kind == "fill" else "released"
+    slip = _step(state, p, kind, step, {"dealer": p.get("dealer"), "supervisor": p.get("supervisor")})
     if slip is None:
         return
-    chips = slip.steps["received"][1]
+    chips = slip.steps[step][1]
     value = chip_value(chips)
-    state.at(state.key()).fills += value
-    source = j.transit(state.table) if "issued" in slip.steps else j.CAGE
-    state.post(f"fill {slip.number} received", (j.Line(source, -value), *state.tray_lines(chips, 1)))
+    figures = state.at(state.key())
+    if kind == "fill":
+        figures.fills += value
+        other = j.transit(state.table) if "issued" in slip.steps else j.CAGE
+        state.post(f"fill {slip.number} received", (j.Line(other, -value), *state.tray_lines(chips, 1)))
+    else:
+        figures.credits += value
+        other = j.CAGE if slip.legacy else j.transit(state.table)
+        state.post(f"credit {slip.number} released", (*state.tray_lines(chips, -1), j.Line(other, value)))
+
+
+def on_chips_filled(state: Fold, p: Mapping[str, Any]) -> None:
+    _table_step(state, p, "fill")
 
 
 def on_chips_credited(state: Fold, p: Mapping[str, Any]) -> None:
-    slip = _step(state, p, "credit", "released", {"dealer": p.get("dealer"), "supervisor": p.get("supervisor")})
-    if slip is None:
-        return
-    chips = slip.steps["released"][1]
-    value = chip_value(chips)
-    state.at(state.key()).credits += value
-    target = j.CAGE if slip.legacy else j.transit(state.table)
-    state.post(f"credit {slip.number} released", (*state.tray_lines(chips, -1), j.Line(target, value)))
+    _table_step(state, p, "credit")
 
 
 def on_credit_received(state: Fold, p: Mapping[str, Any]) -> None:
-    slip = _step(state, p, "credit", "received", {"received_by": p["received_by"], "carried_by": p["carried_by"]})
+    slip = _step(state, p, "credit", "received", {"received_by": p["cashier"], "carried_by": p["carried_by"]})
     if slip is not None:
         value = chip_value(slip.steps["received"][1])
         state.post(f"credit {slip.number} received", j.moves((j.transit(state.table), j.CAGE, value)))

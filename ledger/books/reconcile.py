@@ -141,39 +141,31 @@ def reconcile(
         findings.append(LedgerFinding(kind, message, expected=expected, recorded=recorded, table=figures.table,
                                       gaming_day=figures.gaming_day, shift=figures.shift))
 
-    def beyond(amount: int) -> str:
-        return ("; from " + money(thresholds.regulator_from) + " it goes to the regulator"
-                if abs(amount) >= thresholds.regulator_from else "")
+    def unexplained(kind: str, actual: int | None, explained: int, says: str) -> int | None:
+        """What ``explained`` leaves of ``actual``; a finding beyond the threshold."""
+        if actual is None:
+            return None
+        left = actual - explained
+        if abs(left) > thresholds.report_above:
+            regulator = (f"; from {money(thresholds.regulator_from)} it goes to the regulator"
+                         if abs(left) >= thresholds.regulator_from else "")
+            find(kind, f"{where}: {says} {format_signed(actual, currency)}, the record explains "
+                 f"{format_signed(explained, currency)}: a variance of {format_signed(left, currency)} "
+                 f"(above {money(thresholds.report_above)}{regulator}).",
+                 format_signed(explained, currency), format_signed(actual, currency))
+        return left
 
     recorded = figures.recorded_win
     chip_win = figures.chip_win
     known = chip_known(figures)
-    chip_variance = None
-    if chip_win is not None:
-        explained = recorded + sum(k.effect for k in known)
-        chip_variance = chip_win - explained
-        if abs(chip_variance) > thresholds.report_above:
-            find("chip_variance",
-                 f"{where}: the chips say the table won {format_signed(chip_win, currency)}, the record explains "
-                 f"{format_signed(explained, currency)}: a variance of {format_signed(chip_variance, currency)} "
-                 f"(above {money(thresholds.report_above)}{beyond(chip_variance)}).",
-                 format_signed(explained, currency), format_signed(chip_win, currency))
-
-    differences = list(replay_differences)
+    chip_variance = unexplained("chip_variance", chip_win, recorded + sum(k.effect for k in known),
+                             "the chips say the table won")
     replay_known = tuple(
-        Known(d.kind, d.amount, d.amount, f"{d.kind}" + (f" bet {d.bet}" if d.bet else "") + (f" round {d.round}" if d.round else ""))
-        for d in differences
+        Known(d.kind, d.amount, d.amount, d.kind + (f" bet {d.bet}" if d.bet else "") + (f" round {d.round}" if d.round else ""))
+        for d in replay_differences
     )
-    replay_variance = None
-    if replayed_win is not None:
-        explained = recorded + sum(k.effect for k in replay_known)
-        replay_variance = replayed_win - explained
-        if abs(replay_variance) > thresholds.report_above:
-            find("replay_variance",
-                 f"{where}: replay gives a win of {format_signed(replayed_win, currency)}, the record with replay's "
-                 f"findings {format_signed(explained, currency)}: {format_signed(replay_variance, currency)} unexplained"
-                 f"{beyond(replay_variance)}.",
-                 format_signed(replayed_win, currency), format_signed(explained, currency))
+    replay_variance = unexplained("replay_variance", replayed_win, recorded + sum(k.effect for k in replay_known),
+                               "replay gives a win of")
 
     theory = None
     if edge is not None and variance is not None:

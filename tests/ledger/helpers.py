@@ -58,7 +58,7 @@ class Table:
             if step == "requested":
                 self.add("fill.requested", {"slip": slip, "chips": chip_list(chips), "requested_by": "PB-1"})
             elif step == "issued":
-                self.add("fill.issued", {"slip": slip, "chips": chip_list(chips), "issued_by": "CA-1", "carried_by": "SEC-1"})
+                self.add("fill.issued", {"slip": slip, "chips": chip_list(chips), "cashier": "CA-1", "carried_by": "SEC-1"})
             else:
                 self.add("chips.filled", {"slip": slip, "chips": chip_list(received or chips), "dealer": "D-1",
                                           "supervisor": "PB-1"})
@@ -70,7 +70,7 @@ class Table:
             elif step == "released":
                 self.add("chips.credited", {"slip": slip, "chips": chip_list(chips), "dealer": "D-1", "supervisor": "PB-1"})
             else:
-                self.add("credit.received", {"slip": slip, "chips": chip_list(chips), "received_by": "CA-1",
+                self.add("credit.received", {"slip": slip, "chips": chip_list(chips), "cashier": "CA-1",
                                              "carried_by": "SEC-1"})
 
     def void(self, kind: str, slip: str, reason: str | None = "requested by mistake") -> None:

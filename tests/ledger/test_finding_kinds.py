@@ -159,7 +159,7 @@ def test_replay_variance_unexplained_is_a_finding_and_the_engine_s_difference_ex
     assert short_pay.amount == -5_000
     unexplained = reconcile(figures, replayed_win=figures.recorded_win - 5_000)
     assert [f.kind for f in unexplained.findings] == ["replay_variance"]
-    assert unexplained.findings[0].expected == "+EUR 3,950.00" and unexplained.findings[0].recorded == "+EUR 4,000.00"
+    assert unexplained.findings[0].expected == "+EUR 4,000.00" and unexplained.findings[0].recorded == "+EUR 3,950.00"
     explained = reconcile(figures, replayed_win=figures.recorded_win - 5_000, replay_differences=[short_pay])
     assert explained.findings == () and explained.replay_variance == 0
     assert explained.replay_known[0].amount == -5_000

@@ -29,7 +29,7 @@ says who wrote the event.
 
 The older versions of the four changed types stay in ``catalogue.py`` under their names
 (``InventoryCounted``, ``ChipsFilled``, ``ChipsCredited``, ``DropCounted``, all v1); the new
-versions here carry ``V2`` and the registry upcasts v1 payloads to them, the new members
+versions here carry ``V2`` (one ``TableStepV2`` for both table-side steps) and the registry upcasts v1 payloads to them, the new members
 ``None``. Those new members are the only fields of the catalogue besides ``table.opened``'s
 ``rules`` with a default (``None``), and these four classes leave a ``None`` member out of
 the normal form (``omit_defaults``): a sender that stamps the current version on a payload
@@ -80,42 +80,27 @@ class SlipRequested(Payload, frozen=True):
     requested_by: Ident  # the floor supervisor
 
 
-class FillIssued(Payload, frozen=True):
-    """The cage issues a fill's chips; a runner or security officer carries them."""
+class CageStep(Payload, frozen=True):
+    """``fill.issued`` / ``credit.received``, the cage's step of a fill or credit: the
+    cashier issues a fill's chips or receives a credit's, handed to or by the runner or
+    security officer who carries them."""
 
     slip: Ident
     chips: list[ChipCount]
-    issued_by: Ident  # the cage cashier
+    cashier: Ident
     carried_by: Ident  # runner or security officer
 
 
-class ChipsFilledV2(Payload, frozen=True, omit_defaults=True):
-    """The table-side step of a fill: the chips are received and verified at the table
-    and go into the tray. v2 names the dealer and the supervisor (None when read from v1)."""
+class TableStepV2(Payload, frozen=True, omit_defaults=True):
+    """``chips.filled`` / ``chips.credited`` v2, the table-side step of a fill or credit:
+    the moment the tray changes (a fill's chips received and verified at the table, a
+    credit's chips leaving it). v2 names the dealer and the supervisor (None when read
+    from v1)."""
 
     slip: Ident
     chips: list[ChipCount]
     dealer: Ident | None = None
     supervisor: Ident | None = None
-
-
-class ChipsCreditedV2(Payload, frozen=True, omit_defaults=True):
-    """The table-side step of a credit: the chips leave the tray for the cage. v2 names
-    the dealer and the supervisor (None when read from v1)."""
-
-    slip: Ident
-    chips: list[ChipCount]
-    dealer: Ident | None = None
-    supervisor: Ident | None = None
-
-
-class CreditReceived(Payload, frozen=True):
-    """The cage receives a credit's chips from the runner or security officer."""
-
-    slip: Ident
-    chips: list[ChipCount]
-    received_by: Ident  # the cage cashier
-    carried_by: Ident  # runner or security officer
 
 
 class SlipVoided(Payload, frozen=True):

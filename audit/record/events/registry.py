@@ -66,8 +66,8 @@ _TYPES = [
     EventType(
         "inventory.counted", {1: c.InventoryCounted, 2: k.InventoryCountedV2}, upcasters={1: _inventory_v1_to_v2}
     ),
-    EventType("chips.filled", {1: c.ChipsFilled, 2: k.ChipsFilledV2}, upcasters={1: _table_step_v1_to_v2}),
-    EventType("chips.credited", {1: c.ChipsCredited, 2: k.ChipsCreditedV2}, upcasters={1: _table_step_v1_to_v2}),
+    EventType("chips.filled", {1: c.ChipsFilled, 2: k.TableStepV2}, upcasters={1: _table_step_v1_to_v2}),
+    EventType("chips.credited", {1: c.ChipsCredited, 2: k.TableStepV2}, upcasters={1: _table_step_v1_to_v2}),
     EventType("buyin.recorded", {1: c.BuyinRecorded}),
     EventType("drop.counted", {1: c.DropCounted, 2: k.DropCountedV2}, upcasters={1: _drop_counted_v1_to_v2}),
     EventType("shoe.shuffled", {1: c.ShoeShuffled}),
@@ -91,10 +91,10 @@ _TYPES = [
     EventType("finding.reopened", {1: c.FindingStatusChanged}),
     # --- custody (custody.py): slips' lifecycles, the drop from removal to posting, markers
     EventType("fill.requested", {1: k.SlipRequested}),
-    EventType("fill.issued", {1: k.FillIssued}),
+    EventType("fill.issued", {1: k.CageStep}),
     EventType("fill.voided", {1: k.SlipVoided}),
     EventType("credit.requested", {1: k.SlipRequested}),
-    EventType("credit.received", {1: k.CreditReceived}),
+    EventType("credit.received", {1: k.CageStep}),
     EventType("credit.voided", {1: k.SlipVoided}),
     EventType("drop.removed", {1: k.DropRemoved}),
     EventType("drop.posted", {1: k.DropPosted}),
