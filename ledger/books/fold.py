@@ -169,7 +169,8 @@ class Fold:
             where = f"gaming day {day}" + (f", shift {shift}" if shift else "")
             if drop.counted is None:
                 self.event_id = drop.removed or drop.post_event
-                self.find("drop_not_counted", f"The drop box of {where} was removed but its count is not on record.",
+                self.find("drop_not_counted", f"The drop box of {where} was {'removed' if drop.removed else 'posted'} "
+                          "but its count is not on record.",
                           key=(day, shift))
             elif drop.posted is None and not drop.legacy:
                 self.event_id = drop.count_event

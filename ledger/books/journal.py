@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 CAGE = "cage"
 PLAYERS = "players"
@@ -52,8 +53,10 @@ class UnbalancedEntry(ValueError):
     """An entry whose lines do not sum to zero, or with an amount that is not an integer."""
 
 
-@dataclass(frozen=True, slots=True)
-class Line:
+class Line(NamedTuple):
+    """One line of an entry (a named tuple: entries are made per stake and settlement,
+    and a tuple is several times quicker to make than a frozen dataclass)."""
+
     account: str
     amount: int  # + value arrives at the account, - value leaves it
 
@@ -72,10 +75,11 @@ class Entry:
     lines: tuple[Line, ...]
 
     def __post_init__(self) -> None:
-        for line in self.lines:
-            if not isinstance(line.amount, int) or isinstance(line.amount, bool):
-                raise UnbalancedEntry(f"{self.memo}: {line.account} has a non-integer amount {line.amount!r}")
-        total = sum(line.amount for line in self.lines)
+        total = 0
+        for _, amount in self.lines:
+            if type(amount) is not int:  # not a float, not a bool (a subclass of int)
+                raise UnbalancedEntry(f"{self.memo}: a non-integer amount {amount!r}")
+            total += amount
         if total != 0:
             raise UnbalancedEntry(f"{self.memo}: the lines sum to {total}, not 0")
 
