@@ -19,13 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import date
 from fractions import Fraction
 
 from audit.record.money import format_money, format_signed
 
 from .figures import Figures
 from .findings import LedgerFinding
-from .stats import Z95, Theoretical, hold, theoretical
+from .stats import Z95, TableDay, Theoretical, hold, theoretical
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,4 +185,18 @@ def reconcile(
         chip_win=chip_win, recorded_win=recorded, replayed_win=replayed_win, theoretical=theory, drop=figures.drop,
         chip_known=tuple(known), replay_known=replay_known, chip_variance=chip_variance,
         replay_variance=replay_variance, findings=tuple(findings),
+    )
+
+
+def table_day(result: Reconciliation, *, game: str, pit: str) -> TableDay:
+    """A reconciled period as a row of the statistics: its actual win, its drop (0 where
+    none was counted) and its theoretical win (0 where no edge was given)."""
+    theory = result.theoretical
+    return TableDay(
+        table=result.table, gaming_day=date.fromisoformat(result.gaming_day), game=game, pit=pit,
+        currency=result.currency, drop=result.drop or 0, win=result.actual_win,
+        handle=theory.handle if theory is not None else 0,
+        theoretical=theory.mean if theory is not None else Fraction(0),
+        theoretical_variance=theory.variance if theory is not None else Fraction(0),
+        shift=result.shift,
     )

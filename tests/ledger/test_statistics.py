@@ -22,8 +22,9 @@ from ledger.books.stats import (
     year_to_date,
 )
 
+from ledger.books import fold, reconcile, table_day
+
 from .helpers import worked_example
-from ledger.books import fold, reconcile
 
 
 def test_the_worked_example_holds_44_4_percent() -> None:
@@ -33,6 +34,16 @@ def test_the_worked_example_holds_44_4_percent() -> None:
     assert result.chip_win == 400_000 and result.drop == 900_000
     assert result.hold == Fraction(4, 9)
     assert percent(result.hold) == "44.4%" and basis_points(Fraction(4, 9)) == 4444
+
+
+def test_a_reconciled_day_is_a_row_of_the_statistics() -> None:
+    books = fold(worked_example().events)
+    result = reconcile(books.day("2026-11-29"), edge=Fraction(1, 200), variance=Fraction(13, 10))
+    row = table_day(result, game="hoyle", pit="P1")
+    assert (row.table, row.gaming_day, row.drop, row.win, row.handle) == ("BJ-01", date(2026, 11, 29), 900_000, 400_000, 600_000)
+    assert row.theoretical == 3_000 and row.theoretical_variance == Fraction(13, 10) * 140_000_000_000
+    totals = aggregate([row], ("pit",))[("P1",)]
+    assert percent(totals.hold) == "44.4%" and percent(totals.theoretical_hold) == "0.3%"
 
 
 def test_hold_has_no_value_without_a_drop_and_rounds_half_away_from_zero() -> None:
