@@ -1,5 +1,5 @@
-"""The pure packages - the record core (``audit.record``) and the rules engine
-(``tables.engine``) - import nothing from Django."""
+"""The pure packages - the record core (``audit.record``), the rules engine
+(``tables.engine``) and the ledger's books (``ledger.books``) - import nothing from Django."""
 from __future__ import annotations
 
 import ast
@@ -11,7 +11,11 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 # each pure package, and the packages its modules may import from this project
-PURE = {"tables.engine": ("tables.engine", "audit.record"), "audit.record": ("audit.record",)}
+PURE = {
+    "tables.engine": ("tables.engine", "audit.record"),
+    "audit.record": ("audit.record",),
+    "ledger.books": ("ledger.books", "audit.record"),
+}
 
 
 @pytest.mark.parametrize("package", sorted(PURE))

@@ -8,7 +8,7 @@ import pytest
 
 from audit.errors import InvalidEvent
 from audit.record.events import REGISTRY, PayloadError, current_version, upcast, validate_payload
-from tests.event_examples import EXAMPLES
+from tests.event_examples import EXAMPLES, V1_EXAMPLES
 from audit.models import Event
 from tests.samples import sample_event
 from audit.store import events_append
@@ -108,6 +108,59 @@ def test_older_version_is_validated_by_its_own_schema_and_upcast_on_read():
     with pytest.raises(PayloadError):
         validate_payload("bet.placed", 2, v1)  # v2 requires parent
     assert upcast("bet.placed", 1, v1) == (2, {**v1, "parent": None})
+
+
+V1_READ_AS_V2 = {
+    "inventory.counted": {"gaming_day": None, "shift": None, "slip": None},
+    "chips.filled": {"dealer": None, "supervisor": None},
+    "chips.credited": {"dealer": None, "supervisor": None},
+    "drop.counted": {"shift": None, "chips": None, "team": None},
+}
+
+
+@pytest.mark.parametrize("type_name", sorted(V1_READ_AS_V2))
+def test_a_v1_custody_payload_stays_valid_and_reads_as_v2_with_the_new_members_none(type_name):
+    """The chip and cash types that custody gave a v2 still take their v1 payloads; read,
+    they are the v2 payload with every new member None, and valid as v2."""
+    v1 = V1_EXAMPLES[type_name]
+    assert validate_payload(type_name, 1, v1) == (1, v1)
+    version, lifted = upcast(type_name, 1, dict(v1))
+    assert (version, lifted) == (2, {**v1, **V1_READ_AS_V2[type_name]})
+    assert set(lifted) == set(REGISTRY[type_name].schemas[2].__struct_fields__)
+    validate_payload(type_name, 2, lifted)
+
+
+@pytest.mark.parametrize("type_name", sorted(V1_READ_AS_V2))
+def test_a_v1_shaped_payload_stamped_v2_is_stored_and_hashed_as_sent(type_name):
+    """A sender of before the custody work that stamps the current version on a v1-shaped
+    payload is accepted, and its normal form (what is hashed) is what it sent: a null
+    member that v2 added is left out, so its hash does not change on the way in."""
+    v1 = V1_EXAMPLES[type_name]
+    assert validate_payload(type_name, 2, v1) == (2, v1)
+    assert validate_payload(type_name, 2, {**v1, **V1_READ_AS_V2[type_name]}) == (2, v1)
+
+
+def test_every_type_with_an_older_version_has_a_v1_example():
+    """Each type whose schema moved on has a v1 example, so its upcaster is tested."""
+    assert set(V1_EXAMPLES) == {name for name, t in REGISTRY.items() if t.version > 1}
+
+
+@pytest.mark.parametrize(
+    ("type_name", "field", "value", "path", "says"),
+    [
+        ("drop.counted", "team", [], "payload.team", "length >= 1"),
+        ("drop.counted", "chips", -1, "payload.chips", ">= 0"),
+        ("inventory.counted", "shift", "06 00", "payload.shift", "matching regex"),
+        ("marker.redeemed", "method", "iou", "payload.method", "Invalid enum value"),
+        ("fill.voided", "reason", "", "payload.reason", "length >= 1"),
+        ("marker.issued", "amount", 10.5, "payload.amount", "got `float`"),
+    ],
+)
+def test_custody_fields_are_bounded(type_name, field, value, path, says):
+    with pytest.raises(PayloadError) as caught:
+        validate_payload(type_name, None, {**EXAMPLES[type_name], field: value})
+    assert caught.value.field.startswith(path), caught.value
+    assert says in caught.value.message
 
 
 @pytest.mark.django_db

@@ -16,6 +16,7 @@ from typing import Any
 import msgspec
 
 from . import catalogue as c
+from . import custody as k
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -46,15 +47,29 @@ def _bet_placed_v1_to_v2(payload: dict[str, Any]) -> dict[str, Any]:
     return {**payload, "parent": None}
 
 
+def _inventory_v1_to_v2(payload: dict[str, Any]) -> dict[str, Any]:
+    return {**payload, "gaming_day": None, "shift": None, "slip": None}
+
+
+def _table_step_v1_to_v2(payload: dict[str, Any]) -> dict[str, Any]:
+    return {**payload, "dealer": None, "supervisor": None}
+
+
+def _drop_counted_v1_to_v2(payload: dict[str, Any]) -> dict[str, Any]:
+    return {**payload, "shift": None, "chips": None, "team": None}
+
+
 _TYPES = [
     EventType("table.opened", {1: c.TableOpened}),
     EventType("table.closed", {1: c.TableClosed}),
     EventType("dealer.assigned", {1: c.DealerAssigned}),
-    EventType("inventory.counted", {1: c.InventoryCounted}),
-    EventType("chips.filled", {1: c.ChipsFilled}),
-    EventType("chips.credited", {1: c.ChipsCredited}),
+    EventType(
+        "inventory.counted", {1: c.InventoryCounted, 2: k.InventoryCountedV2}, upcasters={1: _inventory_v1_to_v2}
+    ),
+    EventType("chips.filled", {1: c.ChipsFilled, 2: k.TableStepV2}, upcasters={1: _table_step_v1_to_v2}),
+    EventType("chips.credited", {1: c.ChipsCredited, 2: k.TableStepV2}, upcasters={1: _table_step_v1_to_v2}),
     EventType("buyin.recorded", {1: c.BuyinRecorded}),
-    EventType("drop.counted", {1: c.DropCounted}),
+    EventType("drop.counted", {1: c.DropCounted, 2: k.DropCountedV2}, upcasters={1: _drop_counted_v1_to_v2}),
     EventType("shoe.shuffled", {1: c.ShoeShuffled}),
     EventType("shoe.cut", {1: c.ShoeCut}),
     EventType("card.burned", {1: c.CardBurned}),
@@ -76,6 +91,17 @@ _TYPES = [
     EventType("finding.reopened", {1: c.FindingStatusChanged}),
     EventType("access.sealed", {1: c.AccessSealed}),
     EventType("access.purged", {1: c.AccessPurged}),
+    # --- custody (custody.py): slips' lifecycles, the drop from removal to posting, markers
+    EventType("fill.requested", {1: k.SlipRequested}),
+    EventType("fill.issued", {1: k.CageStep}),
+    EventType("fill.voided", {1: k.SlipVoided}),
+    EventType("credit.requested", {1: k.SlipRequested}),
+    EventType("credit.received", {1: k.CageStep}),
+    EventType("credit.voided", {1: k.SlipVoided}),
+    EventType("drop.removed", {1: k.DropRemoved}),
+    EventType("drop.posted", {1: k.DropPosted}),
+    EventType("marker.issued", {1: k.MarkerIssued}),
+    EventType("marker.redeemed", {1: k.MarkerRedeemed}),
 ]
 
 REGISTRY: dict[str, EventType] = {t.name: t for t in _TYPES}

@@ -1,0 +1,63 @@
+"""The project's one money formatter: integer minor units as text a person reads.
+
+``format_money(123450, "EUR") == "EUR 1,234.50"``: the ISO 4217 code, a space, the
+major units with ``,`` between thousands, ``.`` and the minor units with as many digits
+as ISO 4217 gives the currency (EUR, USD, GBP, CZK 2; JPY, KRW 0; KWD, BHD 3); a minus
+sign in front for a negative amount (``-EUR 25.00``). ``format_signed`` is the variant
+for house results, which always shows the sign of a non-zero amount (``+EUR 40.00``).
+
+Pure integer arithmetic (``divmod``), never a float: every layer - the admin, the API's
+CSV, the demo's summary, the engine's and the ledger's messages - formats money here.
+"""
+from __future__ import annotations
+
+import re
+
+# ISO 4217 minor units where they are not 2 (ISO 4217 list one, "minor unit" column).
+# Every other code - the great majority, EUR, USD, GBP, CZK among them - has 2.
+_EXPONENTS: dict[str, int] = {
+    # no minor unit
+    "BIF": 0, "CLP": 0, "DJF": 0, "GNF": 0, "ISK": 0, "JPY": 0, "KMF": 0, "KRW": 0,
+    "PYG": 0, "RWF": 0, "UGX": 0, "UYI": 0, "VND": 0, "VUV": 0, "XAF": 0, "XOF": 0,
+    "XPF": 0,
+    # thousandths
+    "BHD": 3, "IQD": 3, "JOD": 3, "KWD": 3, "LYD": 3, "OMR": 3, "TND": 3,
+    # ten-thousandths (units of account)
+    "CLF": 4, "UYW": 4,
+}
+_CODE = re.compile(r"^[A-Z]{3}$")
+
+
+def minor_unit_digits(currency: str) -> int:
+    """How many digits the currency's minor unit has (ISO 4217): 2 for EUR, 0 for JPY."""
+    if not _CODE.match(currency):
+        raise ValueError(f"currency {currency!r} is not an ISO 4217 code (three capital letters)")
+    return _EXPONENTS.get(currency, 2)
+
+
+def format_money(amount_minor: int, currency: str) -> str:
+    """``amount_minor`` of ``currency`` as ``EUR 1,234.50`` / ``-EUR 25.00`` / ``JPY 1,235``.
+
+    >>> format_money(123450, "EUR"), format_money(-2500, "EUR"), format_money(123400, "CZK")
+    ('EUR 1,234.50', '-EUR 25.00', 'CZK 1,234.00')
+    >>> format_money(1235, "JPY"), format_money(1234567, "KWD"), format_money(5, "USD")
+    ('JPY 1,235', 'KWD 1,234.567', 'USD 0.05')
+    """
+    if not isinstance(amount_minor, int) or isinstance(amount_minor, bool):
+        raise TypeError(f"money is an integer number of minor units, not {type(amount_minor).__name__}")
+    digits = minor_unit_digits(currency)
+    sign = "-" if amount_minor < 0 else ""
+    if digits == 0:
+        return f"{sign}{currency} {abs(amount_minor):,}"
+    major, minor = divmod(abs(amount_minor), 10**digits)
+    return f"{sign}{currency} {major:,}.{minor:0{digits}d}"
+
+
+def format_signed(amount_minor: int, currency: str) -> str:
+    """A house result (or any difference): ``+EUR 40.00``, ``-EUR 40.00``, ``EUR 0.00``.
+
+    >>> format_signed(4000, "EUR"), format_signed(-4000, "EUR"), format_signed(0, "EUR")
+    ('+EUR 40.00', '-EUR 40.00', 'EUR 0.00')
+    """
+    text = format_money(amount_minor, currency)
+    return f"+{text}" if amount_minor > 0 else text

@@ -1,0 +1,699 @@
+"""The ledger's fold: one table's stream (envelope dicts in version order) -> its books.
+
+``fold(events)`` posts every stake, payout, buy-in, marker, fill, credit, count and drop
+as balanced entries (:mod:`.journal`), adds up the figures per gaming day and shift
+(:class:`.figures.Figures`), follows the custody of every slip, marker and drop box, and
+reports the custody findings. The reconciliation (:mod:`.reconcile`) and the statistics
+(:mod:`.stats`) work on what it returns.
+
+Where an event belongs: the gaming day is the one of the last ``table.opened`` (a count or
+a drop that names its own gaming day and shift belongs to those). The shift is the one
+the last opening count of the day opened - so a shift's figures are exactly what happened
+between its opener and its closer; at a table that counts no inventory (a live game) it is
+the shift plan's shift at the event's time.
+
+Conventions shared with the rules engine's replay: an event id seen twice is read once,
+and an event that an authorised correction strikes (``corrects`` without settlements) is
+skipped, both without a finding here (replay reports them). A bet placed twice (the same
+bet id) counts once; the first settlement of a bet is the recorded one, corrections change
+it. Handlers change the accumulator in place (no I/O, no clock, no randomness), as the
+engine's do.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from audit.record.chain import parse_timestamp
+from audit.record.money import format_money
+
+from . import journal as j
+from .figures import Drop, Figures, Marker, Slip, chip_value
+from .findings import LedgerFinding
+from .shifts import WHOLE_DAY, ShiftPlan
+
+Event = Mapping[str, Any]
+Key = tuple[str, str]  # (gaming day, shift)
+
+
+def _chips(items: Iterable[Mapping[str, int]]) -> dict[int, int]:
+    out: dict[int, int] = {}
+    for item in items:
+        out[item["denomination"]] = out.get(item["denomination"], 0) + item["count"]
+    return {d: n for d, n in out.items() if n}
+
+
+class Fold:
+    """The accumulator for one table's stream; :meth:`apply` is the fold step."""
+
+    def __init__(self, *, plan: ShiftPlan = WHOLE_DAY, struck: Iterable[str] = ()) -> None:
+        self.plan = plan
+        self.struck = set(struck)
+        self.table = ""
+        self.currency = "XXX"
+        self.day = ""
+        self.opened_shift: dict[str, str] = {}  # gaming day -> shift of its last opener
+        self.event: Event = {}
+        self.event_id: str | None = None
+        self.seen: set[str] = set()
+        self.figures: dict[Key, Figures] = {}
+        self.entries: list[j.Entry] = []
+        self.balances: dict[str, int] = {}
+        self.tray_denominations: set[int] = set()
+        self.counted_before = False
+        self.last_count: tuple[str, dict[int, int], str | None] | None = None  # kind, chips, event
+        self.slips: dict[str, Slip] = {}
+        self.markers: dict[str, Marker] = {}
+        self.drops: dict[tuple[str, str | None], Drop] = {}
+        self.bets: dict[str, tuple[int, Key, int]] = {}  # bet -> stake, where, round
+        self.settled: dict[str, tuple[int, Key]] = {}  # bet -> recorded net, where
+        self.round_bets: dict[int, list[str]] = {}
+        self.days_closed: set[str] = set()
+        self.findings: list[LedgerFinding] = []
+
+    # --- where ------------------------------------------------------------------------------
+
+    def money(self, amount: int) -> str:
+        return format_money(amount, self.currency)
+
+    def chips_text(self, chips: dict[int, int]) -> str:
+        parts = ", ".join(f"{n} x {self.money(d)}" for d, n in sorted(chips.items()))
+        return f"{self.money(chip_value(chips))} ({parts or 'no chips'})"
+
+    def key(self) -> Key:
+        shift = self.opened_shift.get(self.day)
+        return (self.day, shift if shift is not None else self.clock_shift())
+
+    def clock_shift(self) -> str:
+        """The shift plan's shift at the event's time."""
+        labels = self.plan.labels
+        return labels[0] if len(labels) == 1 else self.plan.shift_of(self._moment())
+
+    def _moment(self) -> datetime:
+        moment = self.event.get("occurred_at")
+        if isinstance(moment, datetime):
+            return moment
+        if isinstance(moment, str):
+            return parse_timestamp(moment)
+        raise ValueError(f"event {self.event_id}: no occurred_at to find its shift by")
+
+    def at(self, key: Key) -> Figures:
+        figures = self.figures.get(key)
+        if figures is None:
+            figures = self.figures[key] = Figures(self.table, key[0], key[1], self.currency)
+        return figures
+
+    def find(self, kind: str, message: str, *, key: tuple[str, str | None] | None = None, **where: Any) -> None:
+        day, shift = key if key is not None else self.key()
+        self.findings.append(LedgerFinding(kind, message, event=self.event_id, table=self.table,
+                                           gaming_day=day, shift=shift, **where))
+
+    def post(self, memo: str, lines: tuple[j.Line, ...], key: tuple[str, str | None] | None = None) -> None:
+        if not lines:
+            return
+        day, shift = key if key is not None else self.key()
+        self.entries.append(j.Entry(self.table, day, shift, self.event_id, memo, lines))
+        balances = self.balances
+        for line in lines:
+            balances[line.account] = balances.get(line.account, 0) + line.amount
+
+    def tray_lines(self, chips: dict[int, int], sign: int) -> list[j.Line]:
+        self.tray_denominations.update(chips)
+        return [j.Line(j.tray(self.table, d), sign * d * n) for d, n in sorted(chips.items())]
+
+    # --- the fold step ---------------------------------------------------------------------
+
+    def apply(self, event: Event) -> None:
+        event_id = event.get("id")
+        if event_id is not None:
+            event_id = str(event_id)
+            if event_id in self.seen or event_id in self.struck:
+                return
+            self.seen.add(event_id)
+        handler = HANDLERS.get(event["type"])
+        if handler is None:
+            return
+        self.event = event
+        self.event_id = event_id
+        if not self.table:
+            self.table = str(event.get("stream") or "")
+        handler(self, event["payload"])
+
+    def end_of_day(self, day: str) -> None:
+        """Slips of ``day`` that are under way and neither complete nor voided."""
+        if day in self.days_closed or not day:
+            return
+        self.days_closed.add(day)
+        event_id, self.event_id = self.event_id, None
+        for slip in self.slips.values():
+            if slip.gaming_day != day or slip.voided or slip.complete or "requested" not in slip.steps:
+                continue
+            done = [step for step in slip.order if step in slip.steps]
+            missing = [step for step in slip.order if step not in slip.steps]
+            self.find("slip_unfinished",
+                      f"{slip.kind.capitalize()} slip {slip.number} was {', '.join(done)} but never "
+                      f"{', '.join(missing)} by the end of gaming day {day}.",
+                      key=(day, slip.shift), slip=slip.number, expected=", ".join(slip.order), recorded=", ".join(done))
+        self.event_id = event_id
+
+    def finish(self) -> None:
+        """The checks that need the whole record: every day's slips, and every drop box
+        removed but not counted, or counted (with the custody members) but not posted."""
+        for day in sorted({key[0] for key in self.figures} | {s.gaming_day for s in self.slips.values()}):
+            self.end_of_day(day)
+        self.event_id = None
+        days_with_drop = {day for day, _ in self.drops}
+        for (day, shift), drop in self.drops.items():
+            where = f"gaming day {day}" + (f", shift {shift}" if shift else "")
+            if drop.counted is None:
+                self.event_id = drop.removed or drop.post_event
+                self.find("drop_not_counted", f"The drop box of {where} was {'removed' if drop.removed else 'posted'} "
+                          "but its count is not on record.",
+                          key=(day, shift))
+            elif drop.posted is None and not drop.legacy:
+                self.event_id = drop.count_event
+                self.find("drop_not_posted", f"The drop of {where} was counted ({self.money(sum(drop.counted))}) "
+                          "but never posted to the books.", key=(day, shift), expected=self.money(sum(drop.counted)))
+        self.event_id = None
+        for (day, shift), figures in self.figures.items():
+            book = figures.buyins_cash + figures.markers_issued
+            if day not in days_with_drop and book and figures.closer is not None:
+                self.find("drop_not_counted", f"Gaming day {day}, shift {shift}: {self.money(book)} went into the drop "
+                          "box, but no drop of the day was removed or counted.", key=(day, shift),
+                          expected=self.money(book))
+                days_with_drop.add(day)
+
+
+# --- the table and its rounds ----------------------------------------------------------------
+
+Handler = Callable[[Fold, Mapping[str, Any]], None]
+
+
+def on_table_opened(state: Fold, p: Mapping[str, Any]) -> None:
+    if state.day and p["gaming_day"] != state.day:
+        state.end_of_day(state.day)
+    state.table = p["table"] if not state.table else state.table
+    state.currency = p["currency"]
+    state.day = p["gaming_day"]
+
+
+def on_table_closed(state: Fold, p: Mapping[str, Any]) -> None:
+    state.end_of_day(p["gaming_day"])
+
+
+def on_round_started(state: Fold, p: Mapping[str, Any]) -> None:
+    state.at(state.key()).rounds += 1
+
+
+def on_bet_placed(state: Fold, p: Mapping[str, Any]) -> None:
+    bet = p["bet"]
+    if bet in state.bets:
+        return
+    amount = p["amount"]
+    key = state.key()
+    state.bets[bet] = (amount, key, p["round"])
+    state.round_bets.setdefault(p["round"], []).append(bet)
+    figures = state.at(key)
+    figures.handle += amount
+    figures.stake_squares += amount * amount
+    figures.bets += 1
+    state.post(f"stake {bet}", j.moves((j.PLAYERS, j.layout(state.table), amount)), key)
+
+
+def _settle(state: Fold, bet: str, net: int, payer: str, memo: str) -> None:
+    """The stake comes off the layout; the player gets it back with their net; the payer
+    (the tray at the table, the cage for a correction) pays a win or takes a loss."""
+    stake = state.bets[bet][0] if bet in state.bets else 0
+    lines = [j.Line(j.layout(state.table), -stake), j.Line(j.PLAYERS, stake + net), j.Line(payer, -net)]
+    state.post(memo, tuple(line for line in lines if line.amount))
+
+
+def on_round_settled(state: Fold, p: Mapping[str, Any]) -> None:
+    key = state.key()
+    figures = state.at(key)
+    tray = j.tray(state.table, None)
+    for item in p["settlements"]:
+        bet = item["bet"]
+        if bet in state.settled:
+            continue
+        net = item["net"]
+        state.settled[bet] = (net, key)
+        figures.settled_win -= net
+        _settle(state, bet, net, tray, f"settle {bet} ({item['outcome']})")
+
+
+def on_round_voided(state: Fold, p: Mapping[str, Any]) -> None:
+    """Stakes still on the layout go back to the players and out of the handle."""
+    for bet in state.round_bets.get(p["round"], []):
+        if bet in state.settled:
+            continue
+        stake, key, _ = state.bets[bet]
+        state.settled[bet] = (0, key)
+        figures = state.at(key)
+        figures.handle -= stake
+        figures.stake_squares -= stake * stake
+        figures.bets -= 1
+        state.post(f"void {bet}", j.moves((j.layout(state.table), j.PLAYERS, stake)), key)
+
+
+def on_correction_recorded(state: Fold, p: Mapping[str, Any]) -> None:
+    """A correction's difference is paid or taken at the cage (the refund of a short pay),
+    not from the tray: the chip count does not see it, so it is a known difference between
+    chip-count win and recorded win."""
+    for item in p["settlements"]:
+        bet = item["bet"]
+        net = item["net"]
+        if bet in state.settled:
+            old, key = state.settled[bet]
+            delta = net - old
+            state.settled[bet] = (net, key)
+            state.at(key).corrections -= delta
+            state.post(f"correct {bet} ({item['outcome']})", j.moves((j.CAGE, j.PLAYERS, delta)), key)
+        else:
+            key = state.bets[bet][1] if bet in state.bets else state.key()
+            state.settled[bet] = (net, key)
+            state.at(key).corrections -= net
+            _settle(state, bet, net, j.CAGE, f"correct {bet} ({item['outcome']}), never settled before")
+
+
+# --- buy-ins and markers ---------------------------------------------------------------------
+
+def _marker_in(state: Fold, amount: int, memo: str) -> None:
+    """Chips from the tray to the player; the marker slip (the player's promise) into the
+    drop box."""
+    table = state.table
+    key = state.key()
+    state.at(key).markers_issued += amount
+    state.post(memo, j.moves((j.tray(table, None), j.PLAYERS, amount), (j.WORLD, j.drop_box(table, "markers"), amount)), key)
+
+
+def on_buyin_recorded(state: Fold, p: Mapping[str, Any]) -> None:
+    amount = p["amount"]
+    if p["method"] == "marker":
+        _marker_in(state, amount, f"marker buy-in box {p['box']}")
+        return
+    table = state.table
+    key = state.key()
+    state.at(key).buyins_cash += amount
+    state.post(f"cash buy-in box {p['box']}",
+               j.moves((j.tray(table, None), j.PLAYERS, amount), (j.WORLD, j.drop_box(table, "cash"), amount)), key)
+
+
+def on_marker_issued(state: Fold, p: Mapping[str, Any]) -> None:
+    number = p["marker"]
+    if number in state.markers:
+        state.find("duplicate_slip", f"Marker {number} is recorded as issued twice; it counts once.",
+                   slip=number, recorded=state.money(p["amount"]))
+        state.at(state.key()).duplicates.append((number, p["amount"]))
+        return
+    state.markers[number] = Marker(number, p["player"], p["amount"], event=state.event_id)
+    _marker_in(state, p["amount"], f"marker {number}")
+
+
+def on_marker_redeemed(state: Fold, p: Mapping[str, Any]) -> None:
+    number = p["marker"]
+    marker = state.markers.get(number)
+    if marker is not None:
+        marker.redeemed += p["amount"]
+    state.post(f"marker {number} redeemed ({p['method']})", j.moves((j.MARKERS_RECEIVABLE, j.CAGE, p["amount"])))
+
+
+# --- inventory counts --------------------------------------------------------------------------
+
+def on_inventory_counted(state: Fold, p: Mapping[str, Any]) -> None:
+    """Set the tray's books to the count: each denomination to its counted chips, the
+    unsorted chips of play sorted away, and what is left over or short to over/short (the
+    table's first count in the record is its imprest, from the cage)."""
+    chips = _chips(p["chips"])
+    kind = p["kind"]
+    day = p.get("gaming_day") or state.day
+    if kind == "opening":
+        if day != state.day and state.day:
+            state.end_of_day(state.day)
+        state.day = day
+        shift = p.get("shift") or state.clock_shift()
+        state.opened_shift[day] = shift
+        previous = state.last_count
+        if previous is not None and previous[0] == "closing" and previous[1] != chips:
+            state.find("opener_mismatch",
+                       f"The opener of gaming day {day}, shift {shift} is {state.chips_text(chips)}; "
+                       f"the closer before it was {state.chips_text(previous[1])}.",
+                       key=(day, shift), slip=p.get("slip"),
+                       expected=state.chips_text(previous[1]), recorded=state.chips_text(chips))
+        key = (day, shift)
+        figures = state.at(key)
+        if figures.opener is None:
+            figures.opener, figures.opener_chips = chip_value(chips), chips
+    else:
+        key = (day, p.get("shift") or state.key()[1])
+        figures = state.at(key)
+        figures.closer, figures.closer_chips = chip_value(chips), chips
+    state.last_count = (kind, chips, state.event_id)
+    table = state.table
+    lines = [j.Line(j.tray(table, d), d * chips.get(d, 0) - state.balances.get(j.tray(table, d), 0))
+             for d in sorted(state.tray_denominations | set(chips))]
+    lines.append(j.Line(j.tray(table, None), -state.balances.get(j.tray(table, None), 0)))
+    state.tray_denominations.update(chips)
+    rest = -sum(line.amount for line in lines)
+    lines.append(j.Line(j.CAGE if not state.counted_before else j.over_short(table), rest))
+    memo = f"{kind} count" + (" (imprest brought forward)" if not state.counted_before else "")
+    state.counted_before = True
+    state.post(memo, tuple(line for line in lines if line.amount), key)
+
+
+# --- fills and credits -------------------------------------------------------------------------
+
+def _slip(state: Fold, number: str, kind: str) -> Slip:
+    slip = state.slips.get(number)
+    if slip is None:
+        day, shift = state.key()
+        slip = state.slips[number] = Slip(number, kind, day, shift)
+    return slip
+
+
+def _step(state: Fold, p: Mapping[str, Any], kind: str, step: str, people: dict[str, str | None]) -> Slip | None:
+    """Record a step of a slip; None when the step is a repeat (a duplicate slip, counted
+    once). Reports a step with no request and chips that differ from the slip's first step."""
+    number = p["slip"]
+    slip = _slip(state, number, kind)
+    chips = _chips(p["chips"])
+    if step in slip.steps:
+        state.find("duplicate_slip", f"{kind.capitalize()} slip {number} is recorded {step} twice; it counts once.",
+                   slip=number, recorded=state.chips_text(chips))
+        state.at(state.key()).duplicates.append((number, chip_value(chips)))
+        return None
+    legacy = step == slip.table_step and not any(people.values())
+    if step != "requested" and "requested" not in slip.steps and not legacy and not slip.legacy:
+        if not any(s != "requested" for s in slip.steps):
+            state.find("slip_without_request",
+                       f"{kind.capitalize()} slip {number} was {step} with no request from a floor supervisor on record.",
+                       slip=number, recorded=state.chips_text(chips))
+    if slip.steps:
+        first_step, (_, reference) = next(iter(slip.steps.items()))
+        if reference != chips:
+            state.find("slip_mismatch", f"{kind.capitalize()} slip {number} was {first_step} for {state.chips_text(reference)} "
+                       f"but {step} {state.chips_text(chips)}.", slip=number,
+                       expected=state.chips_text(reference), recorded=state.chips_text(chips))
+    elif legacy:
+        slip.legacy = True
+    slip.steps[step] = (state.event_id, chips)
+    slip.people.update(people)
+    return slip
+
+
+def on_fill_requested(state: Fold, p: Mapping[str, Any]) -> None:
+    _step(state, p, "fill", "requested", {"requested_by": p["requested_by"]})
+
+
+def on_credit_requested(state: Fold, p: Mapping[str, Any]) -> None:
+    _step(state, p, "credit", "requested", {"requested_by": p["requested_by"]})
+
+
+def on_fill_issued(state: Fold, p: Mapping[str, Any]) -> None:
+    slip = _step(state, p, "fill", "issued", {"issued_by": p["cashier"], "carried_by": p["carried_by"]})
+    if slip is not None:
+        value = chip_value(slip.steps["issued"][1])
+        state.post(f"fill {slip.number} issued", j.moves((j.CAGE, j.transit(state.table), value)))
+
+
+def _table_step(state: Fold, p: Mapping[str, Any], kind: str) -> None:
+    """The tray changes: a fill's chips come in from transit (from the cage, if the record
+    never issued them), a credit's go out to transit (to the cage, for a record of
+    version 1, which has no cage step)."""
+    step = "received" if kind == "fill" else "released"
+    slip = _step(state, p, kind, step, {"dealer": p.get("dealer"), "supervisor": p.get("supervisor")})
+    if slip is None:
+        return
+    chips = slip.steps[step][1]
+    value = chip_value(chips)
+    figures = state.at(state.key())
+    if kind == "fill":
+        figures.fills += value
+        other = j.transit(state.table) if "issued" in slip.steps else j.CAGE
+        state.post(f"fill {slip.number} received", (j.Line(other, -value), *state.tray_lines(chips, 1)))
+    else:
+        figures.credits += value
+        other = j.CAGE if slip.legacy else j.transit(state.table)
+        state.post(f"credit {slip.number} released", (*state.tray_lines(chips, -1), j.Line(other, value)))
+
+
+def on_chips_filled(state: Fold, p: Mapping[str, Any]) -> None:
+    _table_step(state, p, "fill")
+
+
+def on_chips_credited(state: Fold, p: Mapping[str, Any]) -> None:
+    _table_step(state, p, "credit")
+
+
+def on_credit_received(state: Fold, p: Mapping[str, Any]) -> None:
+    slip = _step(state, p, "credit", "received", {"received_by": p["cashier"], "carried_by": p["carried_by"]})
+    if slip is not None:
+        value = chip_value(slip.steps["received"][1])
+        state.post(f"credit {slip.number} received", j.moves((j.transit(state.table), j.CAGE, value)))
+
+
+def _void(state: Fold, p: Mapping[str, Any], kind: str) -> None:
+    number = p["slip"]
+    slip = _slip(state, number, kind)
+    if slip.voided:
+        return
+    if p["reason"] is None:
+        state.find("void_without_reason", f"{kind.capitalize()} slip {number} was voided without a reason.", slip=number)
+    if slip.table_step in slip.steps:
+        state.find("void_after_receipt",
+                   f"{kind.capitalize()} slip {number} was voided after its chips had moved at the table; they stay counted.",
+                   slip=number, recorded=state.chips_text(slip.steps[slip.table_step][1]))
+        return
+    slip.voided = True
+    slip.void_reason = p["reason"]
+    slip.people["voided_by"] = p["voided_by"]
+    slip.people["void_witnessed_by"] = p["witnessed_by"]
+    if kind == "fill" and "issued" in slip.steps:  # the chips go back to the cage
+        value = chip_value(slip.steps["issued"][1])
+        state.post(f"fill {number} voided", j.moves((j.transit(state.table), j.CAGE, value)))
+
+
+def on_fill_voided(state: Fold, p: Mapping[str, Any]) -> None:
+    _void(state, p, "fill")
+
+
+def on_credit_voided(state: Fold, p: Mapping[str, Any]) -> None:
+    _void(state, p, "credit")
+
+
+# --- the drop ----------------------------------------------------------------------------------
+
+def _drop(state: Fold, p: Mapping[str, Any]) -> Drop:
+    where = (p["gaming_day"], p.get("shift"))
+    drop = state.drops.get(where)
+    if drop is None:
+        drop = state.drops[where] = Drop(*where)
+    return drop
+
+
+def _book_drop(state: Fold, day: str, shift: str | None) -> tuple[int, int]:
+    """Cash and markers the table's record put into the box (or compartment)."""
+    cash = markers = 0
+    for (d, s), figures in state.figures.items():
+        if d == day and (shift is None or s == shift):
+            cash += figures.buyins_cash
+            markers += figures.markers_issued
+    return cash, markers
+
+
+def on_drop_removed(state: Fold, p: Mapping[str, Any]) -> None:
+    _drop(state, p).removed = state.event_id
+
+
+def on_drop_counted(state: Fold, p: Mapping[str, Any]) -> None:
+    """The count replaces the box's book contents: what the record says went in against
+    what the team found goes to over/short (chips found came from players' hands). A
+    count without the custody members (version 1) is also its posting: the contents go to
+    the cage and the markers to markers receivable at once."""
+    drop = _drop(state, p)
+    if drop.counted is not None:
+        return
+    cash, markers, chips = p["cash"], p["markers"], p.get("chips") or 0
+    drop.counted = (cash, markers, chips)
+    drop.count_event = state.event_id
+    drop.legacy = p.get("shift") is None and p.get("chips") is None and p.get("team") is None
+    table = state.table
+    book_cash, book_markers = _book_drop(state, drop.gaming_day, drop.shift)
+    key = (drop.gaming_day, drop.shift)
+    state.post("drop counted", j.moves(
+        (j.over_short(table), j.drop_box(table, "cash"), cash - book_cash),
+        (j.over_short(table), j.drop_box(table, "markers"), markers - book_markers),
+        (j.PLAYERS, j.drop_box(table, "chips"), chips),
+    ), key)
+    if drop.legacy:
+        _post_drop(state, key, (cash, markers, chips))
+
+
+def _post_drop(state: Fold, key: tuple[str, str | None], amounts: tuple[int, int, int]) -> None:
+    table = state.table
+    cash, markers, chips = amounts
+    state.post("drop posted", j.moves(
+        (j.drop_box(table, "cash"), j.CAGE, cash),
+        (j.drop_box(table, "chips"), j.CAGE, chips),
+        (j.drop_box(table, "markers"), j.MARKERS_RECEIVABLE, markers),
+    ), key)
+
+
+def on_drop_posted(state: Fold, p: Mapping[str, Any]) -> None:
+    drop = _drop(state, p)
+    if drop.posted is not None:
+        return
+    posted = (p["cash"], p["markers"], p["chips"])
+    drop.posted = posted
+    drop.post_event = state.event_id
+    key = (drop.gaming_day, drop.shift)
+    if drop.counted is not None and drop.counted != posted:
+        names = ("cash", "markers", "chips")
+        differ = ", ".join(f"{name} {state.money(c)} counted, {state.money(q)} posted"
+                           for name, c, q in zip(names, drop.counted, posted) if c != q)
+        state.find("drop_mismatch", f"The drop of gaming day {drop.gaming_day}" + (f", shift {drop.shift}" if drop.shift else "")
+                   + f" was posted as counted but for: {differ}.", key=key,
+                   expected=state.money(sum(drop.counted)), recorded=state.money(sum(posted)))
+    _post_drop(state, key, posted)
+
+
+HANDLERS: dict[str, Handler] = {
+    "table.opened": on_table_opened,
+    "table.closed": on_table_closed,
+    "round.started": on_round_started,
+    "bet.placed": on_bet_placed,
+    "round.settled": on_round_settled,
+    "round.voided": on_round_voided,
+    "correction.recorded": on_correction_recorded,
+    "buyin.recorded": on_buyin_recorded,
+    "marker.issued": on_marker_issued,
+    "marker.redeemed": on_marker_redeemed,
+    "inventory.counted": on_inventory_counted,
+    "fill.requested": on_fill_requested,
+    "fill.issued": on_fill_issued,
+    "chips.filled": on_chips_filled,
+    "fill.voided": on_fill_voided,
+    "credit.requested": on_credit_requested,
+    "chips.credited": on_chips_credited,
+    "credit.received": on_credit_received,
+    "credit.voided": on_credit_voided,
+    "drop.removed": on_drop_removed,
+    "drop.counted": on_drop_counted,
+    "drop.posted": on_drop_posted,
+}
+
+
+def struck_events(events: Iterable[Event]) -> set[str]:
+    """Ids of events an authorised correction strikes (``corrects`` with no settlements),
+    as the engine's replay reads them: they are skipped, as if never recorded."""
+    return {
+        str(e["payload"]["corrects"])
+        for e in events
+        if e["type"] == "correction.recorded" and e["payload"]["corrects"] is not None and not e["payload"]["settlements"]
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Books:
+    """One table's books: every entry, the figures per gaming day and shift, the custody
+    of slips, markers and drops, and the custody findings."""
+
+    table: str
+    currency: str
+    entries: tuple[j.Entry, ...]
+    shifts: Mapping[Key, Figures]
+    slips: Mapping[str, Slip]
+    markers: Mapping[str, Marker]
+    drops: Mapping[tuple[str, str | None], Drop]
+    findings: tuple[LedgerFinding, ...]
+
+    def days(self) -> list[str]:
+        """The gaming days with figures, in order."""
+        return sorted({day for day, _ in self.shifts})
+
+    def shifts_of(self, day: str) -> list[Figures]:
+        """The day's shifts in the order they were first met."""
+        out = [f for (d, _), f in self.shifts.items() if d == day]
+        return out
+
+    def shift(self, day: str, shift: str) -> Figures:
+        for figures in self.shifts_of(day):
+            if figures.shift == shift:
+                return figures
+        raise KeyError(f"{self.table} has no shift {shift!r} on gaming day {day}")
+
+    def day(self, day: str) -> Figures:
+        """The whole gaming day: its first opener and last closer, the sums of the shifts'
+        flows, every drop count of the day, and what the tray changed between shifts."""
+        shifts = self.shifts_of(day)
+        if not shifts:
+            raise KeyError(f"{self.table} has no figures for gaming day {day}")
+        total = Figures(self.table, day, None, self.currency)
+        counted = [f for f in shifts if f.opener is not None or f.closer is not None]
+        if counted:
+            first = next((f for f in counted if f.opener is not None), None)
+            last = next((f for f in reversed(counted) if f.closer is not None), None)
+            if first is not None:
+                total.opener, total.opener_chips = first.opener, first.opener_chips
+            if last is not None:
+                total.closer, total.closer_chips = last.closer, last.closer_chips
+            for before, after in zip(counted, counted[1:]):
+                if before.closer is not None and after.opener is not None:
+                    total.between_shifts += after.opener - before.closer
+        for f in shifts:
+            for name in ("fills", "credits", "buyins_cash", "markers_issued", "handle", "stake_squares",
+                         "settled_win", "corrections", "rounds", "bets"):
+                setattr(total, name, getattr(total, name) + getattr(f, name))
+            total.duplicates.extend(f.duplicates)
+        drops = [d.counted for (d_day, _), d in self.drops.items() if d_day == day and d.counted is not None]
+        if drops:
+            total.drop_cash = sum(c for c, _, _ in drops)
+            total.drop_markers = sum(m for _, m, _ in drops)
+            total.drop_chips = sum(ch for _, _, ch in drops)
+        return total
+
+    def trial_balance(self, day: str | None = None, shift: str | None = None) -> dict[str, int]:
+        """Balances by the entries of the table (of one gaming day, of one shift)."""
+        return j.trial_balance(e for e in self.entries
+                               if (day is None or e.gaming_day == day) and (shift is None or e.shift == shift))
+
+
+def _drops_to_shifts(state: Fold) -> None:
+    """Each shift's drop: its own compartment's count, or the whole day's count where the
+    day had one shift (a day of several shifts with one box is reconciled by the day)."""
+    per_day: dict[str, list[Figures]] = {}
+    for (day, _), figures in state.figures.items():
+        per_day.setdefault(day, []).append(figures)
+    for day, shifts in per_day.items():
+        whole = state.drops.get((day, None))
+        for figures in shifts:
+            drop = state.drops.get((day, figures.shift))
+            if drop is None and len(shifts) == 1:
+                drop = whole
+            if drop is not None and drop.counted is not None:
+                figures.drop_cash, figures.drop_markers, figures.drop_chips = drop.counted
+
+
+def fold(events: Iterable[Event], *, plan: ShiftPlan = WHOLE_DAY, final: bool = True) -> Books:
+    """Fold one table's events (envelope dicts in version order). ``final``: the record
+    is complete for its days - slips still under way and drops not counted or posted are
+    findings (a live projection passes False)."""
+    events = events if isinstance(events, list) else list(events)
+    state = Fold(plan=plan, struck=struck_events(events))
+    for event in events:
+        state.apply(event)
+    if final:
+        state.finish()
+    _drops_to_shifts(state)
+    return Books(
+        table=state.table,
+        currency=state.currency,
+        entries=tuple(state.entries),
+        shifts=dict(state.figures),
+        slips=dict(state.slips),
+        markers=dict(state.markers),
+        drops=dict(state.drops),
+        findings=tuple(state.findings),
+    )

@@ -1,0 +1,202 @@
+"""The four-way reconciliation of one table's shift or gaming day.
+
+- **chip-count win** = closer - opener + credits - fills + drop (13 Miss. Code R. 7-3.3(a));
+- **recorded win** = the house result of the settlements as recorded, corrections applied;
+- **replayed win** = the house result of the settlements the rules engine recomputes
+  (given by the caller, with the engine's differences and their amounts);
+- **theoretical win** = handle x house edge (the edge given by the caller), with its
+  standard deviation sigma x sqrt(sum of stake^2) and its 95% interval.
+
+House results are positive when the house won. Known differences are explained, each
+with its amount: a correction (paid or taken at the cage, so the chips never see it), a
+duplicate slip (counted once - it explains nothing but is named), what the tray changed
+between two shifts of the day (an ``opener_mismatch`` already), and on the replay side
+each of the engine's differences. What is left unexplained beyond the thresholds is a
+finding: ``chip_variance`` (chips against the record), ``replay_variance`` (the record
+against replay); an actual win outside its interval is ``win_outside_interval``.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date
+from fractions import Fraction
+
+from audit.record.money import format_money, format_signed
+
+from .figures import Figures
+from .findings import LedgerFinding
+from .stats import Z95, TableDay, Theoretical, hold, theoretical
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    """When an unexplained variance is a finding (N.J.A.C. 13:69D-1.21(e): a report above
+    $25, a copy to the regulator from $100), in the table currency's minor units, and the
+    interval's z (1.96: 95%)."""
+
+    report_above: int = 2_500
+    regulator_from: int = 10_000
+    z: Fraction = Z95
+
+
+@dataclass(frozen=True, slots=True)
+class Known:
+    """A known difference: ``effect`` is how much of the difference it explains (house
+    result), ``amount`` the amount it names (a duplicate slip explains 0 and names its
+    value)."""
+
+    kind: str
+    amount: int
+    effect: int
+    what: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayDifference:
+    """One of the engine's findings with money in it: ``amount`` is the replayed house
+    result minus the recorded one for that bet (see :func:`replay_difference`)."""
+
+    kind: str
+    amount: int
+    bet: str | None = None
+    round: int | None = None
+    event: str | None = None
+
+
+def replay_difference(kind: str, *, expected_net: int, recorded_net: int, bet: str | None = None,
+                      round: int | None = None, event: str | None = None) -> ReplayDifference:
+    """A bet's difference from the player's nets the engine gives (``expected_net``) and
+    records (``recorded_net``): the house's result moves the other way to the player's."""
+    return ReplayDifference(kind, recorded_net - expected_net, bet, round, event)
+
+
+@dataclass(frozen=True, slots=True)
+class Reconciliation:
+    table: str
+    gaming_day: str
+    shift: str | None
+    currency: str
+    chip_win: int | None
+    recorded_win: int
+    replayed_win: int | None
+    theoretical: Theoretical | None
+    drop: int | None
+    chip_known: tuple[Known, ...]
+    replay_known: tuple[Known, ...]
+    # what the known differences leave unexplained (None where a win is missing)
+    chip_variance: int | None
+    replay_variance: int | None
+    findings: tuple[LedgerFinding, ...]
+
+    @property
+    def hold(self) -> Fraction | None:
+        """Win-to-drop of the chip-count win."""
+        return hold(self.chip_win, self.drop) if self.chip_win is not None and self.drop else None
+
+    @property
+    def actual_win(self) -> int:
+        """The chip-count win where the table counts chips, else the recorded win."""
+        return self.chip_win if self.chip_win is not None else self.recorded_win
+
+
+def chip_known(figures: Figures) -> list[Known]:
+    """The known differences between a period's chip-count win and its recorded win."""
+    def money(amount: int) -> str:
+        return format_money(amount, figures.currency)
+
+    known = []
+    if figures.corrections:
+        known.append(Known("correction", figures.corrections, -figures.corrections,
+                           f"corrections changed the recorded win by {format_signed(figures.corrections, figures.currency)}, "
+                           "paid or taken at the cage"))
+    for slip, value in figures.duplicates:
+        known.append(Known("duplicate_slip", value, 0, f"slip {slip} ({money(value)}) recorded twice, counted once"))
+    if figures.between_shifts:
+        known.append(Known("between_shifts", figures.between_shifts, figures.between_shifts,
+                           f"the tray changed by {format_signed(figures.between_shifts, figures.currency)} between shifts"))
+    return known
+
+
+def reconcile(
+    figures: Figures,
+    *,
+    replayed_win: int | None = None,
+    replay_differences: Iterable[ReplayDifference] = (),
+    edge: Fraction | int | None = None,
+    variance: Fraction | int | None = None,
+    thresholds: Thresholds = Thresholds(),
+) -> Reconciliation:
+    """Reconcile one period's figures (a shift, or a whole day: :meth:`.fold.Books.shift`,
+    :meth:`.fold.Books.day`). ``edge`` and ``variance`` are the rule set's house edge and
+    variance of one round's result per unit staked, exact (``Fraction``)."""
+    currency = figures.currency
+
+    def money(amount: int) -> str:
+        return format_money(amount, currency)
+
+    where = f"{figures.table}, gaming day {figures.gaming_day}" + (f", shift {figures.shift}" if figures.shift else "")
+    findings: list[LedgerFinding] = []
+
+    def find(kind: str, message: str, expected: str, recorded: str) -> None:
+        findings.append(LedgerFinding(kind, message, expected=expected, recorded=recorded, table=figures.table,
+                                      gaming_day=figures.gaming_day, shift=figures.shift))
+
+    def unexplained(kind: str, actual: int | None, explained: int, says: str) -> int | None:
+        """What ``explained`` leaves of ``actual``; a finding beyond the threshold."""
+        if actual is None:
+            return None
+        left = actual - explained
+        if abs(left) > thresholds.report_above:
+            regulator = (f"; from {money(thresholds.regulator_from)} it goes to the regulator"
+                         if abs(left) >= thresholds.regulator_from else "")
+            find(kind, f"{where}: {says} {format_signed(actual, currency)}, the record explains "
+                 f"{format_signed(explained, currency)}: a variance of {format_signed(left, currency)} "
+                 f"(above {money(thresholds.report_above)}{regulator}).",
+                 format_signed(explained, currency), format_signed(actual, currency))
+        return left
+
+    recorded = figures.recorded_win
+    chip_win = figures.chip_win
+    known = chip_known(figures)
+    chip_variance = unexplained("chip_variance", chip_win, recorded + sum(k.effect for k in known),
+                             "the chips say the table won")
+    replay_known = tuple(
+        Known(d.kind, d.amount, d.amount, d.kind + (f" bet {d.bet}" if d.bet else "") + (f" round {d.round}" if d.round else ""))
+        for d in replay_differences
+    )
+    replay_variance = unexplained("replay_variance", replayed_win, recorded + sum(k.effect for k in replay_known),
+                               "replay gives a win of")
+
+    theory = None
+    if edge is not None and variance is not None:
+        theory = theoretical(figures.handle, figures.stake_squares, edge, variance)
+        actual = chip_win if chip_win is not None else recorded
+        if figures.handle and not theory.contains(actual, thresholds.z):
+            low, high = theory.interval(thresholds.z)
+            find("win_outside_interval",
+                 f"{where}: the table won {format_signed(actual, currency)} on a handle of {money(figures.handle)}; "
+                 f"the theoretical win is {format_signed(theory.win, currency)} (SD {money(theory.sd)}), "
+                 f"its 95% interval {format_signed(low, currency)} to {format_signed(high, currency)}.",
+                 f"{format_signed(low, currency)} to {format_signed(high, currency)}", format_signed(actual, currency))
+
+    return Reconciliation(
+        table=figures.table, gaming_day=figures.gaming_day, shift=figures.shift, currency=currency,
+        chip_win=chip_win, recorded_win=recorded, replayed_win=replayed_win, theoretical=theory, drop=figures.drop,
+        chip_known=tuple(known), replay_known=replay_known, chip_variance=chip_variance,
+        replay_variance=replay_variance, findings=tuple(findings),
+    )
+
+
+def table_day(result: Reconciliation, *, game: str, pit: str) -> TableDay:
+    """A reconciled period as a row of the statistics: its actual win, its drop (0 where
+    none was counted) and its theoretical win (0 where no edge was given)."""
+    theory = result.theoretical
+    return TableDay(
+        table=result.table, gaming_day=date.fromisoformat(result.gaming_day), game=game, pit=pit,
+        currency=result.currency, drop=result.drop or 0, win=result.actual_win,
+        handle=theory.handle if theory is not None else 0,
+        theoretical=theory.mean if theory is not None else Fraction(0),
+        theoretical_variance=theory.variance if theory is not None else Fraction(0),
+        shift=result.shift,
+    )

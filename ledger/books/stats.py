@@ -1,0 +1,283 @@
+"""Statistics of table games (COMAR 36.05.03.25): hold, theoretical win and hold, the 95%
+interval of a win, aggregation by table, game, pit and casino, by shift, day, month to date
+and year to date, and the comparison with the same period of the year before.
+
+Exact arithmetic only: amounts are integers of minor units, rates (hold, the house edge,
+the variance per unit staked) are :class:`~fractions.Fraction`; a percentage becomes text
+(one decimal) only to be shown. The interval is computed without a square root where it
+decides anything: ``value`` is inside ``mean +- z * sd`` exactly when
+``(value - mean)**2 <= z**2 * variance``.
+
+    >>> percent(hold(4_000, 9_000)), basis_points(hold(4_000, 9_000))
+    ('44.4%', 4444)
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date
+from fractions import Fraction
+
+Z95 = Fraction(196, 100)  # the two-sided 95% point of the normal distribution
+
+
+def exact(rate: Fraction | int) -> Fraction:
+    """A rate as an exact fraction; a float is refused (``Fraction(str(x))`` makes one of
+    a float's decimal text, deliberately)."""
+    if isinstance(rate, bool) or not isinstance(rate, (Fraction, int)):
+        raise TypeError(f"a rate near money is an exact Fraction or an int, not {type(rate).__name__}")
+    return Fraction(rate)
+
+
+def hold(win: int, drop: int) -> Fraction | None:
+    """Win-to-drop (COMAR 36.05.03.25): ``win / drop``; None without a drop."""
+    return Fraction(win, drop) if drop else None
+
+
+def basis_points(value: Fraction) -> int:
+    """A rate in hundredths of a percent, rounded half away from zero."""
+    scaled = value * 10_000
+    whole = math.floor(abs(scaled) + Fraction(1, 2))
+    return whole if scaled >= 0 else -whole
+
+
+def percent(value: Fraction | None, digits: int = 1) -> str:
+    """``44.4%``; ``-`` where there is no rate (no drop). Rounded half away from zero.
+
+    >>> percent(Fraction(1, 8)), percent(Fraction(-1, 3)), percent(None)
+    ('12.5%', '-33.3%', '-')
+    """
+    if value is None:
+        return "-"
+    scaled = abs(value) * 100 * 10**digits
+    whole = math.floor(scaled + Fraction(1, 2))
+    sign = "-" if value < 0 and whole else ""
+    text = f"{whole // 10**digits}" + (f".{whole % 10**digits:0{digits}d}" if digits else "")
+    return f"{sign}{text}%"
+
+
+def _ceil_sqrt(value: Fraction) -> int:
+    root = math.isqrt(math.floor(value))
+    return root if root * root >= value else root + 1
+
+
+def standard_deviation(variance: Fraction) -> int:
+    """The square root of ``variance`` (minor units squared) to the nearest minor unit."""
+    root = math.isqrt(math.floor(variance))
+    return root + 1 if variance > root * root + root + Fraction(1, 4) else root
+
+
+def inside(value: int, mean: Fraction, variance: Fraction, z: Fraction = Z95) -> bool:
+    """Whether ``value`` lies within ``mean +- z * sqrt(variance)`` (exactly)."""
+    return (value - mean) ** 2 <= z * z * variance
+
+
+def interval(mean: Fraction, variance: Fraction, z: Fraction = Z95) -> tuple[int, int]:
+    """``mean +- z * sqrt(variance)`` rounded outwards to whole minor units."""
+    half = _ceil_sqrt(z * z * variance)
+    return math.floor(mean - half), math.ceil(mean + half)
+
+
+@dataclass(frozen=True, slots=True)
+class Theoretical:
+    """Theoretical win of a set of stakes: ``handle * edge``, with the variance of the
+    result ``variance_per_unit * sum(stake**2)`` (each round's result is independent; the
+    variance of one round's result per unit staked is the game's, given by the caller)."""
+
+    handle: int
+    stake_squares: int
+    edge: Fraction
+    variance_per_unit: Fraction
+
+    @property
+    def mean(self) -> Fraction:
+        return self.handle * self.edge
+
+    @property
+    def win(self) -> int:
+        """The theoretical win to the nearest minor unit."""
+        return round(self.mean)
+
+    @property
+    def variance(self) -> Fraction:
+        return self.variance_per_unit * self.stake_squares
+
+    @property
+    def sd(self) -> int:
+        """SD = sigma x sqrt(sum of stake^2), to the nearest minor unit."""
+        return standard_deviation(self.variance)
+
+    def interval(self, z: Fraction = Z95) -> tuple[int, int]:
+        return interval(self.mean, self.variance, z)
+
+    def contains(self, win: int, z: Fraction = Z95) -> bool:
+        return inside(win, self.mean, self.variance, z)
+
+
+def theoretical(handle: int, stake_squares: int, edge: Fraction | int, variance_per_unit: Fraction | int) -> Theoretical:
+    return Theoretical(handle, stake_squares, exact(edge), exact(variance_per_unit))
+
+
+# --- aggregation -------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class TableDay:
+    """One table's figures for one gaming day (or one shift of it) as statistics read
+    them: ``game`` is the rule set, ``pit`` where the table stands; ``win`` the actual win
+    (the chip-count win where the table counts chips, else the recorded win);
+    ``theoretical`` and ``theoretical_variance`` the theoretical win's mean and variance."""
+
+    table: str
+    gaming_day: date
+    game: str
+    pit: str
+    currency: str
+    drop: int
+    win: int
+    handle: int
+    theoretical: Fraction
+    theoretical_variance: Fraction
+    shift: str | None = None
+
+    @property
+    def month(self) -> tuple[int, int]:
+        return (self.gaming_day.year, self.gaming_day.month)
+
+    @property
+    def year(self) -> int:
+        return self.gaming_day.year
+
+
+@dataclass(frozen=True, slots=True)
+class Totals:
+    """Sums over table-days; rates computed from the sums (never averaged)."""
+
+    currency: str
+    rows: int = 0
+    drop: int = 0
+    win: int = 0
+    handle: int = 0
+    theoretical: Fraction = Fraction(0)
+    theoretical_variance: Fraction = Fraction(0)
+
+    @property
+    def hold(self) -> Fraction | None:
+        return hold(self.win, self.drop)
+
+    @property
+    def theoretical_hold(self) -> Fraction | None:
+        return self.theoretical / self.drop if self.drop else None
+
+    def interval(self, z: Fraction = Z95) -> tuple[int, int]:
+        return interval(self.theoretical, self.theoretical_variance, z)
+
+    def inside(self, z: Fraction = Z95) -> bool:
+        """Whether the win lies within the 95% interval around the theoretical win."""
+        return inside(self.win, self.theoretical, self.theoretical_variance, z)
+
+
+def total(rows: Iterable[TableDay], currency: str | None = None) -> Totals:
+    """The sums of ``rows``; rows of different currencies cannot be added."""
+    sums = Totals(currency or "")
+    for row in rows:
+        if sums.currency and row.currency != sums.currency:
+            raise ValueError(f"cannot add {row.currency} ({row.table}, {row.gaming_day}) to {sums.currency}")
+        sums = Totals(row.currency, sums.rows + 1, sums.drop + row.drop, sums.win + row.win, sums.handle + row.handle,
+                      sums.theoretical + row.theoretical, sums.theoretical_variance + row.theoretical_variance)
+    return sums
+
+
+DIMENSIONS = ("table", "game", "pit", "shift", "gaming_day", "month", "year")
+
+
+def aggregate(rows: Iterable[TableDay], by: Sequence[str] = ()) -> dict[tuple[object, ...], Totals]:
+    """Totals per group: ``by`` names dimensions of :data:`DIMENSIONS` (``()`` is the whole
+    casino, ``("pit",)`` per pit, ``("game", "month")`` per rule set and month)."""
+    unknown = [name for name in by if name not in DIMENSIONS]
+    if unknown:
+        raise ValueError(f"cannot aggregate by {unknown} (known: {', '.join(DIMENSIONS)})")
+    groups: dict[tuple[object, ...], list[TableDay]] = {}
+    for row in rows:
+        groups.setdefault(tuple(getattr(row, name) for name in by), []).append(row)
+    return {key: total(group) for key, group in sorted(groups.items(), key=lambda item: tuple(map(str, item[0])))}
+
+
+# --- periods -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Period:
+    """Gaming days ``start`` to ``end``, both included."""
+
+    name: str
+    start: date
+    end: date
+
+    def contains(self, day: date) -> bool:
+        return self.start <= day <= self.end
+
+    def year_before(self) -> Period:
+        """The same days one year earlier (29 February becomes the 28th)."""
+        return Period(f"{self.name}, a year before", _year_before(self.start), _year_before(self.end))
+
+
+def _year_before(day: date) -> date:
+    try:
+        return day.replace(year=day.year - 1)
+    except ValueError:  # 29 February
+        return day.replace(year=day.year - 1, day=28)
+
+
+def day(of: date) -> Period:
+    return Period("day", of, of)
+
+
+def month_to_date(of: date) -> Period:
+    return Period("month to date", of.replace(day=1), of)
+
+
+def year_to_date(of: date) -> Period:
+    return Period("year to date", of.replace(month=1, day=1), of)
+
+
+def within(rows: Iterable[TableDay], period: Period) -> list[TableDay]:
+    return [row for row in rows if period.contains(row.gaming_day)]
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """A group's totals in a period and in the same period a year before."""
+
+    key: tuple[object, ...]
+    period: Period
+    now: Totals
+    before: Totals
+
+    @property
+    def drop_change(self) -> int:
+        return self.now.drop - self.before.drop
+
+    @property
+    def win_change(self) -> int:
+        return self.now.win - self.before.win
+
+    @property
+    def hold_change_bp(self) -> int | None:
+        """Change of the hold in basis points (None where either has no drop)."""
+        if self.now.hold is None or self.before.hold is None:
+            return None
+        return basis_points(self.now.hold - self.before.hold)
+
+
+def compare(rows: Sequence[TableDay], period: Period, by: Sequence[str] = ()) -> list[Comparison]:
+    """Per group: the period's totals beside the same period a year before."""
+    now = aggregate(within(rows, period), by)
+    before = aggregate(within(rows, period.year_before()), by)
+    return [Comparison(key, period, totals, before.get(key, Totals(totals.currency))) for key, totals in now.items()]
+
+
+def statistical_report(rows: Sequence[TableDay], as_of: date, by: Sequence[str] = ("table",)) -> list[Comparison]:
+    """Drop, win and win-to-drop per group for the day, month to date and year to date of
+    ``as_of``, each beside the same period a year before (COMAR 36.05.03.25)."""
+    return [c for period in (day(as_of), month_to_date(as_of), year_to_date(as_of)) for c in compare(rows, period, by)]
+
