@@ -51,15 +51,14 @@ def _envelopes(
         rows = rows.filter(stream=stream)
     if since is not None:
         rows = rows.filter(recorded_at__gte=since)
-    count = 0
-    for (stream_, version, position, event_id, type_, schema_version, occurred_at, recorded_at,
-         actor, source, payload, prev_hash, hash_) in rows.values_list(*_COLUMNS).iterator(chunk_size=chunk_size):
+    for count, (stream_, version, position, event_id, type_, schema_version, occurred_at, recorded_at,
+                actor, source, payload, prev_hash, hash_) in enumerate(
+            rows.values_list(*_COLUMNS).iterator(chunk_size=chunk_size), start=1):
         yield Envelope(
             id=event_id, stream=stream_, version=version, position=position, type=type_,
             schema_version=schema_version, occurred_at=occurred_at, recorded_at=recorded_at,
             actor=actor, source=source, payload=payload, prev_hash=prev_hash, hash=hash_,
         )
-        count += 1
         if progress is not None and count % chunk_size == 0:
             progress(chunk_size)
 

@@ -128,7 +128,7 @@ class StreamChain:
     benchmarks of the game that never look at the chain.
     """
 
-    __slots__ = ("stream", "version", "head", "hashed", "_tails", "_quoted")
+    __slots__ = ("_quoted", "_tails", "hashed", "head", "stream", "version")
 
     def __init__(self, stream: str, *, version: int = 0, head: str = GENESIS_HASH, hashed: bool = True) -> None:
         self.stream = stream

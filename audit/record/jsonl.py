@@ -42,7 +42,7 @@ from .events.registry import explain
 
 _Aware = Annotated[datetime, msgspec.Meta(tz=True)]
 _Count = Annotated[int, msgspec.Meta(ge=1)]
-_Text = TypeVar("_Text", str, bytes)
+_Text = TypeVar("_Text", bound=str | bytes)
 
 
 class LineError(ValueError):

@@ -15,7 +15,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from audit.record.jsonl import LineError, NotChained, checked_payload, decode_fields, decode_line, numbered
+from audit.record.jsonl import (
+    LineError,
+    NotChained,
+    checked_payload,
+    decode_fields,
+    decode_line,
+    numbered,
+)
 from audit.record.verify import Problem, verify
 
 from .replay import ReplayResult, replay

@@ -14,7 +14,15 @@ from hypothesis import strategies as st
 from audit.record.chain import GENESIS_HASH, event_hash, format_timestamp
 from audit.record.envelope import Envelope, StreamChain, seal
 from audit.record.events import PayloadError, current_version, validate_payload
-from audit.record.jsonl import LineError, NotChained, decode_fields, decode_line, decode_lines, encode_line, with_position
+from audit.record.jsonl import (
+    LineError,
+    NotChained,
+    decode_fields,
+    decode_line,
+    decode_lines,
+    encode_line,
+    with_position,
+)
 from tests.event_examples import EXAMPLES
 
 T0 = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
@@ -51,9 +59,8 @@ def test_a_stream_chain_numbers_links_and_hashes_as_the_chain_defines() -> None:
 def test_a_restored_event_whose_claimed_hash_differs_is_refused() -> None:
     """seal() with a claimed hash that is not the computed one raises on ``hash``."""
     first = _chain(1)[0]
-    fields = dict(id=first.id, stream="T1", version=1, type=first.type, schema_version=first.schema_version,
-                  occurred_at=first.occurred_at, recorded_at=first.recorded_at, actor=first.actor,
-                  source=first.source, payload=first.payload, prev_hash=GENESIS_HASH, position=first.position)
+    fields = {f: getattr(first, f) for f in first.__struct_fields__ if f != "hash"}
+    assert fields["version"] == 1 and fields["prev_hash"] == GENESIS_HASH
     assert seal(**fields, claimed=first.hash) == first
     with pytest.raises(PayloadError) as caught:
         seal(**fields, claimed="f" * 64)
