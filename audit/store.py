@@ -33,7 +33,7 @@ from .record.chain import GENESIS_HASH
 from .record.envelope import Envelope, seal
 from .errors import IdConflict, InvalidEvent, VersionConflict
 from .record.events import PayloadError, upcast, validate_payload, validate_payload_json
-from .inserts import Row, insert_rows
+from .inserts import insert_rows
 from .models import Event
 from .subscribers import after_append
 
@@ -190,7 +190,7 @@ def append_checked(
     results: list[list[Event] | None] = []
     heads: dict[str, tuple[int, str]] = {}
     first_seen: dict[str, tuple[int, int]] = {}  # stream -> (expected version, head version)
-    rows: list[Row] = []
+    rows: list[Envelope] = []
     spans: list[tuple[str, int, int]] = []
     for batch in batches:
         if stored and any(item.id in stored for item in batch.items):
@@ -311,24 +311,20 @@ def stream_version(stream: str) -> int:
     return stream_head(stream)[0]
 
 
-def chain_row(stream: str, version: int, item: CheckedEvent, recorded_at: datetime, prev_hash: str) -> Row:
+def chain_row(stream: str, version: int, item: CheckedEvent, recorded_at: datetime, prev_hash: str) -> Envelope:
     """The stored row of ``item`` at ``version``, linked to ``prev_hash`` and hashed.
     A restore's claimed hash must match (``PayloadError`` on ``hash`` otherwise)."""
-    sealed = seal(
+    return seal(Envelope(
         id=item.id, stream=stream, version=version, type=item.type,
         schema_version=item.schema_version, occurred_at=item.occurred_at,
         recorded_at=item.recorded_at or recorded_at, actor=item.actor, source=item.source,
-        payload=item.payload, prev_hash=prev_hash, claimed=item.hash,
-    )
-    return Row(
-        sealed.id, stream, version, sealed.type, sealed.schema_version, sealed.occurred_at,
-        sealed.recorded_at, sealed.actor, sealed.source, sealed.payload, prev_hash, sealed.hash,
-    )
+        payload=item.payload, prev_hash=prev_hash, hash="",
+    ), claimed=item.hash)
 
 
 def _build_rows(
     stream: str, expected: int, items: list[CheckedEvent], recorded_at: datetime, head: tuple[int, str]
-) -> list[Row]:
+) -> list[Envelope]:
     current, prev_hash = head
     if current != expected:
         raise VersionConflict(stream, expected, current)

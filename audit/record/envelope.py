@@ -4,8 +4,8 @@
 ``version``, ``position``, ``type``, ``schema_version``, ``occurred_at``,
 ``recorded_at``, ``actor``, ``source``, ``payload``, ``prev_hash``, ``hash``).
 
-:func:`seal` is the one builder of envelopes: it links an event to the hash before it
-and hashes it, as :mod:`.chain` defines the hash (and checks a restored event's claimed
+:func:`seal` is the one builder of envelopes: it hashes an event linked to the hash
+before it, as :mod:`.chain` defines the hash (and checks a restored event's claimed
 hash). :class:`StreamChain` holds one stream's head (its last version and hash) and
 seals the next events onto it. The store, the engine's writer and the simulator all
 build through them. :meth:`StreamChain.lines` is the fast path for a whole run of
@@ -81,37 +81,14 @@ class Envelope(msgspec.Struct, frozen=True, kw_only=True):
         return out
 
 
-def seal(
-    *,
-    id: UUID,
-    stream: str,
-    version: int,
-    type: str,
-    schema_version: int,
-    occurred_at: datetime,
-    recorded_at: datetime,
-    actor: str,
-    source: str,
-    payload: dict[str, Any],
-    prev_hash: str,
-    position: int | None = None,
-    claimed: str | None = None,
-) -> Envelope:
-    """The envelope of an event at ``version``, linked to ``prev_hash`` and hashed. A
-    ``claimed`` hash (a restored event's) must be the one computed: :class:`PayloadError`
-    on ``hash`` otherwise."""
-    digest = event_hash(
-        id=id, stream=stream, version=version, type=type, schema_version=schema_version,
-        occurred_at=occurred_at, recorded_at=recorded_at, actor=actor, source=source,
-        payload=payload, prev_hash=prev_hash,
-    )
+def seal(envelope: Envelope, *, claimed: str | None = None) -> Envelope:
+    """The envelope hashed: linked to its ``prev_hash`` at its ``version``, its ``hash``
+    computed from its content. A ``claimed`` hash (a restored event's) must be the one
+    computed: :class:`PayloadError` on ``hash`` otherwise."""
+    digest = envelope.computed_hash()
     if claimed is not None and claimed != digest:
         raise PayloadError("hash", f"does not match the event's content (computed {digest})")
-    return Envelope(
-        id=id, stream=stream, version=version, position=position, type=type,
-        schema_version=schema_version, occurred_at=occurred_at, recorded_at=recorded_at,
-        actor=actor, source=source, payload=payload, prev_hash=prev_hash, hash=digest,
-    )
+    return msgspec.structs.replace(envelope, hash=digest)
 
 
 # One new event for :meth:`StreamChain.lines`: (id as lower-case 8-4-4-4-12 text, type,
@@ -151,20 +128,17 @@ class StreamChain:
         payload: dict[str, Any],
         position: int | None = None,
     ) -> Envelope:
-        """The next event of the stream (see :func:`seal`); it becomes the head."""
-        if not self.hashed:
-            self.version += 1
-            return Envelope(
-                id=id, stream=self.stream, version=self.version, position=position, type=type,
-                schema_version=schema_version, occurred_at=occurred_at, recorded_at=recorded_at,
-                actor=actor, source=source, payload=payload, prev_hash=GENESIS_HASH, hash="",
-            )
-        envelope = seal(
+        """The next event of the stream: its version follows the head's, it links to the
+        head's hash and is hashed (see :func:`seal`), and it becomes the head."""
+        envelope = Envelope(
             id=id, stream=self.stream, version=self.version + 1, position=position, type=type,
             schema_version=schema_version, occurred_at=occurred_at, recorded_at=recorded_at,
-            actor=actor, source=source, payload=payload, prev_hash=self.head,
+            actor=actor, source=source, payload=payload, prev_hash=self.head, hash="",
         )
-        self.version, self.head = envelope.version, envelope.hash
+        self.version += 1
+        if self.hashed:
+            envelope = seal(envelope)
+            self.head = envelope.hash
         return envelope
 
     def lines(self, events: Iterable[LineEvent], *, source: str, position: int) -> list[bytes]:

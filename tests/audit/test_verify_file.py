@@ -7,9 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
-from django.core.management import CommandError, call_command
+from django.core.management import call_command
 
 from audit.store import events_append
+from tests.commands import run_command
 from tests.samples import round_events
 
 from .tampering import tamper
@@ -18,14 +19,7 @@ pytestmark = pytest.mark.django_db
 
 
 def _verify(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    try:
-        call_command("verify", *args, stdout=out, stderr=err)
-        code = 0
-    except CommandError as error:
-        code = error.returncode
-        err.write(str(error))
-    return code, out.getvalue(), err.getvalue()
+    return run_command("verify", *args)
 
 
 @pytest.fixture

@@ -1,14 +1,13 @@
 """``manage.py replay FILE.jsonl``: the offline replay a regulator runs on an export."""
 from __future__ import annotations
 
-import io
 import json
 import pathlib
 
 import pytest
-from django.core.management import call_command
 
 from tables.engine.jsonl import UnusableInput, replay_lines
+from tests.commands import run_command
 
 from .helpers import edit, find
 from .test_replay_record import _table
@@ -20,13 +19,7 @@ def _write(path: pathlib.Path, events: list[dict]) -> pathlib.Path:
 
 
 def _run(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    try:
-        call_command("replay", *args, stdout=out, stderr=err)
-        code = 0
-    except SystemExit as exit:
-        code = int(exit.code or 0)
-    return code, out.getvalue(), err.getvalue()
+    return run_command("replay", *args)
 
 
 def test_a_clean_file_exits_0_with_every_bet(tmp_path: pathlib.Path) -> None:
