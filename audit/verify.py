@@ -18,9 +18,10 @@ from .store import envelope_of
 
 __all__ = ["Problem", "Report", "chain_state", "verify_chains"]
 
+# the columns in the order of Envelope's fields, so that a row is an Envelope's arguments
 _COLUMNS = (
-    "stream", "version", "position", "event_id", "type", "schema_version", "occurred_at",
-    "recorded_at", "actor", "source", "payload", "prev_hash", "hash",
+    "event_id", "stream", "version", "type", "schema_version", "occurred_at", "recorded_at",
+    "actor", "source", "payload", "prev_hash", "hash", "position",
 )
 
 
@@ -51,14 +52,8 @@ def _envelopes(
         rows = rows.filter(stream=stream)
     if since is not None:
         rows = rows.filter(recorded_at__gte=since)
-    for count, (stream_, version, position, event_id, type_, schema_version, occurred_at, recorded_at,
-                actor, source, payload, prev_hash, hash_) in enumerate(
-            rows.values_list(*_COLUMNS).iterator(chunk_size=chunk_size), start=1):
-        yield Envelope(
-            id=event_id, stream=stream_, version=version, position=position, type=type_,
-            schema_version=schema_version, occurred_at=occurred_at, recorded_at=recorded_at,
-            actor=actor, source=source, payload=payload, prev_hash=prev_hash, hash=hash_,
-        )
+    for count, row in enumerate(rows.values_list(*_COLUMNS).iterator(chunk_size=chunk_size), start=1):
+        yield Envelope(*row)
         if progress is not None and count % chunk_size == 0:
             progress(chunk_size)
 

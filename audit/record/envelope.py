@@ -31,10 +31,11 @@ from .chain import GENESIS_HASH, canonical_json, event_hash, format_timestamp
 from .events import PayloadError, current_version
 
 
-class Envelope(msgspec.Struct, frozen=True, kw_only=True):
+class Envelope(msgspec.Struct, frozen=True):
     """One event as the record keeps it. ``position`` is the store's global order (None
     where there is none, e.g. a line offered for ingest); every other member is part of
-    the hashed document but ``hash`` itself. Timestamps are timezone-aware."""
+    the hashed document but ``hash`` itself. Timestamps are timezone-aware. Build it
+    with keywords; the store's reader alone builds it from a row in field order."""
 
     id: UUID
     stream: str

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from uuid import UUID
 
 from .chain import GENESIS_HASH
 from .envelope import Envelope
@@ -93,7 +94,7 @@ class _Stream:
     start: int  # the version checking started after
     broken: bool = False
     line: int | None = None
-    event_id: str = ""
+    last: UUID | None = None  # the id of the last event checked
 
 
 # the first envelope given of a stream -> where that stream's check starts
@@ -119,7 +120,8 @@ class Verifier:
         self._streams: dict[str, _Stream] = {}
 
     def check(self, envelope: Envelope, line: int | None = None) -> Problem | None:
-        """The envelope's problem, if it has one (it is also kept for the report)."""
+        """The envelope's problem, if it has one (it is also kept for the report). One
+        method, its checks inline: it runs once per event of the store."""
         self.events += 1
         state = self._streams.get(envelope.stream)
         if state is None:
@@ -127,46 +129,45 @@ class Verifier:
             state = self._streams[envelope.stream] = _Stream(head.version, head.hash, head.position, head.version)
         if state.broken:
             return None
-        found = self._problem(state, envelope)
-        if found is None:
-            state.version, state.hash = envelope.version, envelope.hash
-            state.position = envelope.position or state.position
-            state.line, state.event_id = line, str(envelope.id)
-            return None
-        kind, detail = found
-        problem = Problem(envelope.stream, envelope.version, envelope.position, str(envelope.id), kind, detail, line)
-        self.problems.append(problem)
-        state.broken = True
-        return problem
-
-    def _problem(self, state: _Stream, envelope: Envelope) -> tuple[str, str] | None:
         version = envelope.version
         if version != state.version + 1:
             if state.version == state.start:
-                return "bad_start", f"the stream starts at version {version}, not {state.version + 1}"
+                return self._found(state, envelope, line, "bad_start",
+                                   f"the stream starts at version {version}, not {state.version + 1}")
             if version > state.version + 1:
-                return "gap", f"versions {state.version + 1}..{version - 1} are missing"
-            return "gap", f"version {version} comes after version {state.version}, not {state.version + 1}"
+                return self._found(state, envelope, line, "gap", f"versions {state.version + 1}..{version - 1} are missing")
+            return self._found(state, envelope, line, "gap",
+                               f"version {version} comes after version {state.version}, not {state.version + 1}")
         position = envelope.position
         if position is not None and state.position and position <= state.position:
-            return "reordered", f"position {position} is not after the previous event's {state.position}"
+            return self._found(state, envelope, line, "reordered",
+                               f"position {position} is not after the previous event's {state.position}")
         if envelope.prev_hash != state.hash:
-            return "broken_link", (f"prev_hash {envelope.prev_hash[:12]}... is not the previous event's "
-                                   f"hash {state.hash[:12]}...")
+            return self._found(state, envelope, line, "broken_link", (
+                f"prev_hash {envelope.prev_hash[:12]}... is not the previous event's hash {state.hash[:12]}..."))
         computed = envelope.computed_hash()
         if computed != envelope.hash:
-            return "altered", (f"the content does not match its hash (stored {envelope.hash[:12]}..., "
-                               f"computed {computed[:12]}...)")
-        known = self.heads.get(envelope.stream)
-        if known is not None and known[0] == version and known[1] != envelope.hash:
-            return "head_mismatch", (f"its hash {envelope.hash[:12]}... is not the known head's "
-                                     f"{known[1][:12]}... at this version")
+            return self._found(state, envelope, line, "altered", (
+                f"the content does not match its hash (stored {envelope.hash[:12]}..., computed {computed[:12]}...)"))
+        known = self.heads.get(envelope.stream) if self.heads else None
+        if known is not None and known[0] == version and known[1] != computed:
+            return self._found(state, envelope, line, "head_mismatch", (
+                f"its hash {computed[:12]}... is not the known head's {known[1][:12]}... at this version"))
         if self.check_payloads:
             try:
                 validate_payload(envelope.type, envelope.schema_version, envelope.payload)
             except PayloadError as error:
-                return "invalid", f"the payload breaks its schema: {error}"
+                return self._found(state, envelope, line, "invalid", f"the payload breaks its schema: {error}")
+        state.version, state.hash, state.line, state.last = version, computed, line, envelope.id
+        if position is not None:
+            state.position = position
         return None
+
+    def _found(self, state: _Stream, envelope: Envelope, line: int | None, kind: str, detail: str) -> Problem:
+        problem = Problem(envelope.stream, envelope.version, envelope.position, str(envelope.id), kind, detail, line)
+        self.problems.append(problem)
+        state.broken = True
+        return problem
 
     def finish(self) -> Report:
         """The report: every stream's problem, and each known head the record ends before."""
@@ -177,7 +178,7 @@ class Verifier:
                                              f"no event of the stream is there; its known head is version {version}"))
             elif not state.broken and state.version < version:
                 self.problems.append(Problem(
-                    stream, state.version, None, state.event_id, "truncated",
+                    stream, state.version, None, str(state.last or ""), "truncated",
                     f"the known head is version {version} (hash {digest[:12]}...)", state.line))
         return Report(len(self._streams), self.events, self.problems)
 
