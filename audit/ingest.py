@@ -39,7 +39,8 @@ from django.db.models import Q
 
 from .record.events import PayloadError
 from .inserts import db_values, insert_values
-from .jsonl import BadLine, Line, parse_line, read_lines, stream_of
+from .jsonl import BadLine, Line, parse_line
+from .record.jsonl import numbered, stream_of
 from .models import Event
 from .store import chain_row, same_content, stored_rows, stream_head, take_append_lock
 
@@ -135,21 +136,11 @@ def _spooled(spool: IO[bytes]):
         yield decode(spool.read(size))
 
 
-class _StreamOnly(msgspec.Struct):
-    stream: str = ""
-
-
-_decode_stream = msgspec.json.Decoder(_StreamOnly).decode
-
-
 def _part_of(text: bytes, parts: int) -> int:
     """Which planning process takes this line: by its stream, so each chain stays whole
     in one process; lines without a readable stream go to the first."""
-    try:
-        stream = _decode_stream(text).stream
-    except msgspec.MsgspecError:
-        return 0
-    return zlib.crc32(stream.encode()) % parts
+    stream = stream_of(text)
+    return 0 if stream is None else zlib.crc32(stream.encode()) % parts
 
 
 @dataclass
@@ -167,7 +158,7 @@ def _plan_part(path: str, part: int, parts: int, spool_path: str, now: datetime,
         planner = _Planner(spool, report, now)
         with open(path, "rb") as source:
             buffer: list[Line] = []
-            for number, text in read_lines(source):
+            for number, text in numbered(source):
                 if parts > 1 and _part_of(text, parts) != part:
                     continue
                 report.lines += 1

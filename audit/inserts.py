@@ -6,36 +6,21 @@ would store them, so rows read back through the ORM are identical.
 """
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any
 
 import msgspec
 from django.db import connection
 
 from .record.chain import format_timestamp
+from .record.envelope import Envelope
 from .models import Event
 
 COLUMNS = (
     "event_id", "stream", "version", "type", "schema_version", "occurred_at", "recorded_at",
     "actor", "source", "payload", "prev_hash", "hash",
 )
-
-
-class Row(NamedTuple):
-    event_id: uuid.UUID
-    stream: str
-    version: int
-    type: str
-    schema_version: int
-    occurred_at: datetime
-    recorded_at: datetime
-    actor: str
-    source: str
-    payload: dict[str, Any]
-    prev_hash: str
-    hash: str
 
 
 _encode = msgspec.json.Encoder().encode
@@ -45,19 +30,20 @@ def _json(value: dict[str, Any]) -> str:
     return _encode(value).decode()
 
 
-def db_values(row: Row, vendor: str) -> tuple[object, ...]:
-    """The row's column values as the driver takes them, in ``COLUMNS`` order."""
+def db_values(row: Envelope, vendor: str) -> tuple[object, ...]:
+    """A sealed envelope's column values as the driver takes them, in ``COLUMNS`` order
+    (``position`` is the database's to give)."""
     payload = _json(row.payload)
     if vendor == "sqlite":
-        return (row.event_id.hex, row.stream, row.version, row.type, row.schema_version,
+        return (row.id.hex, row.stream, row.version, row.type, row.schema_version,
                 _sqlite_datetime(row.occurred_at), _sqlite_datetime(row.recorded_at), row.actor,
                 row.source, payload, row.prev_hash, row.hash)
-    return (str(row.event_id), row.stream, row.version, row.type, row.schema_version,
+    return (str(row.id), row.stream, row.version, row.type, row.schema_version,
             format_timestamp(row.occurred_at), format_timestamp(row.recorded_at), row.actor,
             row.source, payload, row.prev_hash, row.hash)
 
 
-def insert_rows(rows: Sequence[Row]) -> None:
+def insert_rows(rows: Sequence[Envelope]) -> None:
     vendor = connection.vendor
     insert_values([db_values(row, vendor) for row in rows])
 

@@ -29,10 +29,11 @@ import msgspec
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 
-from .record.chain import GENESIS_HASH, event_hash, format_timestamp
+from .record.chain import GENESIS_HASH
+from .record.envelope import Envelope, seal
 from .errors import IdConflict, InvalidEvent, VersionConflict
 from .record.events import PayloadError, upcast, validate_payload, validate_payload_json
-from .inserts import Row, insert_rows
+from .inserts import insert_rows
 from .models import Event
 from .subscribers import after_append
 
@@ -189,7 +190,7 @@ def append_checked(
     results: list[list[Event] | None] = []
     heads: dict[str, tuple[int, str]] = {}
     first_seen: dict[str, tuple[int, int]] = {}  # stream -> (expected version, head version)
-    rows: list[Row] = []
+    rows: list[Envelope] = []
     spans: list[tuple[str, int, int]] = []
     for batch in batches:
         if stored and any(item.id in stored for item in batch.items):
@@ -310,27 +311,20 @@ def stream_version(stream: str) -> int:
     return stream_head(stream)[0]
 
 
-def chain_row(stream: str, version: int, item: CheckedEvent, recorded_at: datetime, prev_hash: str) -> Row:
+def chain_row(stream: str, version: int, item: CheckedEvent, recorded_at: datetime, prev_hash: str) -> Envelope:
     """The stored row of ``item`` at ``version``, linked to ``prev_hash`` and hashed.
     A restore's claimed hash must match (``PayloadError`` on ``hash`` otherwise)."""
-    when = item.recorded_at or recorded_at
-    digest = event_hash(
+    return seal(Envelope(
         id=item.id, stream=stream, version=version, type=item.type,
         schema_version=item.schema_version, occurred_at=item.occurred_at,
-        recorded_at=when, actor=item.actor, source=item.source,
-        payload=item.payload, prev_hash=prev_hash,
-    )
-    if item.hash is not None and item.hash != digest:
-        raise PayloadError("hash", f"does not match the event's content (computed {digest})")
-    return Row(
-        item.id, stream, version, item.type, item.schema_version, item.occurred_at,
-        when, item.actor, item.source, item.payload, prev_hash, digest,
-    )
+        recorded_at=item.recorded_at or recorded_at, actor=item.actor, source=item.source,
+        payload=item.payload, prev_hash=prev_hash, hash="",
+    ), claimed=item.hash)
 
 
 def _build_rows(
     stream: str, expected: int, items: list[CheckedEvent], recorded_at: datetime, head: tuple[int, str]
-) -> list[Row]:
+) -> list[Envelope]:
     current, prev_hash = head
     if current != expected:
         raise VersionConflict(stream, expected, current)
@@ -347,28 +341,25 @@ def _build_rows(
 
 # --- reading ---------------------------------------------------------------------------------
 
+def envelope_of(event: Event) -> Envelope:
+    """A stored event as the record core's value (payload as stored)."""
+    return Envelope(
+        id=event.event_id, stream=event.stream, version=event.version, position=event.position,
+        type=event.type, schema_version=event.schema_version, occurred_at=event.occurred_at,
+        recorded_at=event.recorded_at, actor=event.actor, source=event.source,
+        payload=event.payload, prev_hash=event.prev_hash, hash=event.hash,
+    )
+
+
 def envelope(event: Event, *, as_stored: bool = False) -> dict[str, Any]:
     """The event as the API and exports show it. Payloads are upcast to the current
     schema version unless ``as_stored`` (exports keep the stored form, which the hash
     covers)."""
-    schema_version, payload = event.schema_version, event.payload
+    value = envelope_of(event)
     if not as_stored:
-        schema_version, payload = upcast(event.type, schema_version, payload)
-    return {
-        "id": str(event.event_id),
-        "stream": event.stream,
-        "version": event.version,
-        "position": event.position,
-        "type": event.type,
-        "schema_version": schema_version,
-        "occurred_at": format_timestamp(event.occurred_at),
-        "recorded_at": format_timestamp(event.recorded_at),
-        "actor": event.actor,
-        "source": event.source,
-        "payload": payload,
-        "prev_hash": event.prev_hash,
-        "hash": event.hash,
-    }
+        schema_version, payload = upcast(event.type, event.schema_version, event.payload)
+        value = msgspec.structs.replace(value, schema_version=schema_version, payload=payload)
+    return value.as_dict()
 
 
 def stream_events(stream: str, *, from_version: int = 1, limit: int | None = None) -> Iterable[Event]:

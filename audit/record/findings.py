@@ -116,6 +116,10 @@ _KINDS = (
                 "an event's global position is not after the one before it in its stream"),
     FindingKind("invalid", "critical", "integrity",
                 "a stored event breaks its type's schema"),
+    FindingKind("truncated", "critical", "integrity",
+                "a stream ends before the head recorded elsewhere (a signed head, an earlier export): its tail was cut off"),
+    FindingKind("head_mismatch", "critical", "integrity",
+                "the event at a head recorded elsewhere has another hash: the chain was rewritten and re-hashed"),
 )
 
 KINDS: MappingProxyType[str, FindingKind] = MappingProxyType({k.name: k for k in _KINDS})

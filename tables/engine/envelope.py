@@ -1,9 +1,10 @@
 """Events in the store's envelope format, for what the engine deals.
 
-An :class:`EnvelopeWriter` numbers one stream's events (``version``, ``position``),
-stamps them from a clock it is given (time comes from outside), derives each id from a
-name it is given (so a dealt table is reproducible to the byte) and links the hash
-chain with ``audit.chain`` - the same canonical encoding the store uses.
+An :class:`EnvelopeWriter` stamps one stream's events from a clock it is given (time
+comes from outside) and derives each id from a name it is given (so a dealt table is
+reproducible to the byte); numbering, linking and hashing are the record core's
+(``audit.record.envelope.StreamChain``), the very builder the store uses. ``position``
+is the version: a dealt table is one stream on its own.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import uuid
 from datetime import datetime, timedelta
 from typing import Any
 
-from audit.record.chain import GENESIS_HASH, event_hash, format_timestamp
+from audit.record.envelope import StreamChain
 from audit.record.events import current_version
 
 _NAMESPACE = uuid.UUID("6b1f0c2e-5a39-4c1e-9d43-7a1e0b3c2d10")
@@ -29,44 +30,20 @@ class EnvelopeWriter:
         source: str = "engine",
         hashed: bool = True,
     ) -> None:
-        self.stream = stream
+        self.chain = StreamChain(stream, hashed=hashed)
         self.clock = start
         self.step = step
         self.name = name or stream
         self.actor = actor
         self.source = source
-        self.hashed = hashed
-        self.version = 0
-        self.prev_hash = GENESIS_HASH
 
     def write(self, type: str, payload: dict[str, Any]) -> dict[str, Any]:
-        self.version += 1
-        event_id = uuid.uuid5(_NAMESPACE, f"{self.name}:{self.version}")
+        """The next event, as the envelope dict replay and the export take."""
+        version = self.chain.version + 1
         moment = self.clock
         self.clock = moment + self.step
-        schema_version = current_version(type)
-        digest = ""
-        if self.hashed:
-            digest = event_hash(
-                id=event_id, stream=self.stream, version=self.version, type=type,
-                schema_version=schema_version, occurred_at=moment, recorded_at=moment,
-                actor=self.actor, source=self.source, payload=payload, prev_hash=self.prev_hash,
-            )
-        stamp = format_timestamp(moment)
-        envelope = {
-            "id": str(event_id),
-            "stream": self.stream,
-            "version": self.version,
-            "position": self.version,
-            "type": type,
-            "schema_version": schema_version,
-            "occurred_at": stamp,
-            "recorded_at": stamp,
-            "actor": self.actor,
-            "source": self.source,
-            "payload": payload,
-            "prev_hash": self.prev_hash,
-            "hash": digest,
-        }
-        self.prev_hash = digest
-        return envelope
+        return self.chain.seal(
+            id=uuid.uuid5(_NAMESPACE, f"{self.name}:{version}"), type=type,
+            schema_version=current_version(type), occurred_at=moment, recorded_at=moment,
+            actor=self.actor, source=self.source, payload=payload, position=version,
+        ).as_dict()

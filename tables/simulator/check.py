@@ -8,15 +8,15 @@ expected from it.
 """
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tables.engine.jsonl import replay_lines
+from audit.record.jsonl import decode_lines
+from audit.record.verify import verify
+from tables.engine.jsonl import replay_events
 
-from .chains import verify_lines
 from .faults import KINDS
 from .reconcile import reconcile_all
 
@@ -41,15 +41,18 @@ class Check:
         return self.found == self.expected
 
 
-def found_in(lines: list[str]) -> Counter[Key]:
-    """Every finding of replay, reconciliation and the chain check in ``lines``."""
+def found_in(lines: Iterable[str | bytes]) -> Counter[Key]:
+    """Every finding of replay, reconciliation and the chain check in ``lines``, each
+    decoded once by the record core's codec and checked by its chain verifier."""
+    envelopes = list(decode_lines(lines))
+    events = [envelope.as_dict() for _, envelope in envelopes]
     found: Counter[Key] = Counter()
-    for result in replay_lines(lines):
+    for result in replay_events(events):
         for f in result.findings:
             found[("replay", str(result.stream), f.kind, str(f.round))] += 1
-    for r in reconcile_all(json.loads(line) for line in lines):
+    for r in reconcile_all(events):
         found[("reconcile", r.stream, r.kind, r.gaming_day)] += 1
-    for p in verify_lines(lines):
+    for p in verify(envelopes, check_payloads=False).problems:
         found[("verify", p.stream, p.kind, str(p.version))] += 1
     return found
 
@@ -74,9 +77,7 @@ def expected_of(manifest: Mapping[str, Any]) -> Counter[Key]:
 
 
 def check_lines(lines: Iterable[str | bytes], manifest: Mapping[str, Any]) -> Check:
-    text = [line.decode() if isinstance(line, bytes) else line for line in lines]
-    text = [line for line in text if line.strip()]
-    return Check(found_in(text), expected_of(manifest))
+    return Check(found_in(lines), expected_of(manifest))
 
 
 def check_file(path: str, manifest: Mapping[str, Any]) -> Check:

@@ -1,26 +1,23 @@
 """Events in the store's envelope, as JSON Lines.
 
-A line is the envelope ``manage.py export_events`` writes and ``ingest`` reads: ``id``,
-``stream``, ``version``, ``position``, ``type``, ``schema_version``, ``occurred_at``,
-``recorded_at``, ``actor``, ``source``, ``payload``, ``prev_hash``, ``hash``. The hash is
-``audit.chain``'s: SHA-256 of the RFC 8785 document of every member but ``position`` and
-``hash`` (the line is that document with ``hash`` and ``position`` appended, so it is
-encoded once). ``recorded_at`` is the table's clock: the file is a restore, and ingest
-keeps that time and checks every hash.
+A line is the envelope ``manage.py export_events`` writes and ``ingest`` reads, byte for
+byte in the same encoding (the record core's: ``audit.record.jsonl``), and hash-chained
+by the record core's builder (``audit.record.envelope.StreamChain``). ``recorded_at`` is
+the table's clock: the file is a restore, and ingest keeps that time and checks every
+hash.
 
 Ids are version-4 UUIDs drawn from a ``random.Random`` seeded from the run's seed and the
 table, so one seed gives the same bytes every time.
 """
 from __future__ import annotations
 
-import hashlib
-import json
 import random
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import IO, Any
 
-from audit.record.chain import GENESIS_HASH, canonical_json, format_timestamp
+from audit.record.chain import canonical_json, format_timestamp
+from audit.record.envelope import StreamChain
 from audit.record.events import REGISTRY
 
 SCHEMA = {name: kind.version for name, kind in REGISTRY.items()}
@@ -73,7 +70,9 @@ class Clock:
 
 
 class JsonlWriter:
-    """Writes streams as JSON Lines; ``position`` counts lines across the file."""
+    """Writes streams as JSON Lines; ``position`` counts lines across the file. The
+    envelopes are built by the record core's one builder, through its fast path for a
+    run of new events (``StreamChain.lines``)."""
 
     def __init__(self, out: IO[bytes], start: datetime, root: str) -> None:
         self.out = out
@@ -81,49 +80,31 @@ class JsonlWriter:
         self.root = root
         self.position = 0
         self.lines = 0
-        self.streams: dict[str, tuple[Ids, str]] = {}
+        self.streams: dict[str, tuple[Ids, StreamChain]] = {}
 
     def write(self, stream: str, first_version: int, events: Iterable[tuple[str, dict[str, Any], int, str]],
               marks: dict[int, dict[str, Any]]) -> None:
-        ids, prev = self.streams.get(stream) or (Ids(self.root, stream), GENESIS_HASH)
+        ids, chain = self.streams.get(stream) or (Ids(self.root, stream), StreamChain(stream))
+        assert chain.version == first_version - 1, "a stream's chunks come in version order"
         text = self.clock.text
-        encode = canonical_json
-        sha = hashlib.sha256
-        write = self.out.write
         events = events if isinstance(events, list) else list(events)
-        id_texts = iter(ids.take(len(events)))
-        position = self.position
-        version = first_version - 1
-        # The hashed document's members in RFC 8785 (sorted) order. Every text but the
-        # payload is the simulator's own ASCII (ids, labels, timestamps, the table code),
-        # which JSON writes as it is; the payload goes through the canonical encoder.
-        quoted = json.dumps(stream)
-        kinds = {t: (f'"schema_version":{v},"source":"{SOURCE}","stream":{quoted},"type":"{t}","version":').encode()
-                 for t, v in SCHEMA.items()}
-        actors: dict[str, bytes] = {}
-        prev_b = prev.encode()
-        for type, payload, us, actor in events:
-            version += 1
-            position += 1
-            event_id = next(id_texts)
-            stamp = text(us).encode()
-            who = actors.get(actor)
-            if who is None:
-                who = actors[actor] = actor.encode()
-            body = encode(payload)
-            document = b'{"actor":"%s","id":"%s","occurred_at":"%s","payload":%s,"prev_hash":"%s","recorded_at":"%s",%s%d}' % (
-                who, event_id.encode(), stamp, body, prev_b, stamp, kinds[type], version)
-            digest = sha(document).hexdigest().encode()
-            if marks and version in marks:
-                mark = marks[version]
-                mark["event"]["id"] = event_id
+        id_texts = ids.take(len(events))
+        rows = []
+        for event_id, (type, payload, us, actor) in zip(id_texts, events):
+            stamp = text(us)  # the table's clock is the server's too: the file is a restore
+            rows.append((event_id, type, payload, stamp, stamp, actor))
+        lines = chain.lines(rows, source=SOURCE, position=self.position)
+        if marks:
+            for version, mark in marks.items():
+                index = version - first_version
+                if not 0 <= index < len(lines):
+                    continue
+                mark["event"]["id"] = id_texts[index]
                 altered = mark.get("altered_payload")
                 if altered is not None:  # tampering: the line changes, its hash stays
-                    document = document.replace(body, encode(altered), 1)
-                    mark["line"] = position
-            write(b'%s,"hash":"%s","position":%d}\n' % (document[:-1], digest, position))
-            prev_b = digest
-        prev = prev_b.decode()
-        self.streams[stream] = (ids, prev)
-        self.lines += position - self.position
-        self.position = position
+                    lines[index] = lines[index].replace(canonical_json(events[index][1]), canonical_json(altered), 1)
+                    mark["line"] = self.position + index + 1
+        self.out.write(b"".join(lines))
+        self.streams[stream] = (ids, chain)
+        self.lines += len(lines)
+        self.position += len(lines)

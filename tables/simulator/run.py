@@ -14,6 +14,8 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import IO, Any, Protocol
 
+from audit.record.jsonl import with_position
+
 from .config import SimConfig, TableSpec
 from .day import Event, TableSim
 from .output import JsonlWriter
@@ -95,7 +97,6 @@ def simulate_file(config: SimConfig, out: IO[bytes], *, jobs: int = 1, progress:
     missed: list[dict[str, Any]] = []
     tables = []
     position = 0
-    marker = b',"position":'
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     with tempfile.TemporaryDirectory(prefix="simulate-") as folder, \
             ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
@@ -106,7 +107,7 @@ def simulate_file(config: SimConfig, out: IO[bytes], *, jobs: int = 1, progress:
             with open(path, "rb") as lines:
                 for line in lines:
                     position += 1
-                    out.write(line[: line.rindex(marker)] + marker + str(position).encode() + b"}\n")
+                    out.write(with_position(line, position))
             os.unlink(path)
             for fault in planted:
                 if "line" in fault:

@@ -1,16 +1,14 @@
 """``verify`` re-hashes every chain and names the first bad event of each stream."""
 from __future__ import annotations
 
-import io
-
 import pytest
-from django.core.management import CommandError, call_command
 from django.db import connection
 
 from audit.models import Event
-from tests.samples import round_events
 from audit.store import events_append
 from audit.verify import verify_chains
+from tests.commands import run_command
+from tests.samples import round_events
 
 from .tampering import tamper
 
@@ -25,14 +23,7 @@ def two_tables():
 
 
 def _run_verify(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    try:
-        call_command("verify", *args, stdout=out, stderr=err)
-        code = 0
-    except CommandError as error:
-        code = error.returncode
-        err.write(str(error))
-    return code, out.getvalue(), err.getvalue()
+    return run_command("verify", *args)
 
 
 def test_intact_store_verifies_clean(two_tables):

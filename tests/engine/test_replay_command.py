@@ -1,14 +1,13 @@
 """``manage.py replay FILE.jsonl``: the offline replay a regulator runs on an export."""
 from __future__ import annotations
 
-import io
 import json
 import pathlib
 
 import pytest
-from django.core.management import call_command
 
 from tables.engine.jsonl import UnusableInput, replay_lines
+from tests.commands import run_command
 
 from .helpers import edit, find
 from .test_replay_record import _table
@@ -20,13 +19,7 @@ def _write(path: pathlib.Path, events: list[dict]) -> pathlib.Path:
 
 
 def _run(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    try:
-        call_command("replay", *args, stdout=out, stderr=err)
-        code = 0
-    except SystemExit as exit:
-        code = int(exit.code or 0)
-    return code, out.getvalue(), err.getvalue()
+    return run_command("replay", *args)
 
 
 def test_a_clean_file_exits_0_with_every_bet(tmp_path: pathlib.Path) -> None:
@@ -38,19 +31,49 @@ def test_a_clean_file_exits_0_with_every_bet(tmp_path: pathlib.Path) -> None:
     assert "1 rounds, 2 bets, 0 findings" in out and "r1b1" in out and "Clean" in out
 
 
-def test_findings_exit_1_and_json_names_them(tmp_path: pathlib.Path) -> None:
-    """A tampered payout: exit 1; --json gives the finding with expected and recorded."""
+def test_a_tampered_file_is_refused_unless_the_chain_check_is_skipped(tmp_path: pathlib.Path) -> None:
+    """A payout changed in the file breaks its line's hash: replay refuses the file, exit
+    1, naming the line, stream, version and ``altered``, and reports no round. With
+    --no-verify-chain it says on stderr that the chain was not checked and replays the
+    file as before: exit 1, and --json gives the wrong payout with expected and recorded."""
     events = _table().events
     settled = find(events, "round.settled")
     wrong = [{"bet": "r1b1", "outcome": "win", "net": 999}, {"bet": "r1b2", "outcome": "push", "net": 0}]
     path = _write(tmp_path / "t.jsonl", edit(events, settled, settlements=wrong))
-    code, out, _ = _run(str(path), "--json")
+    code, out, err = _run(str(path), "--json")
+    assert code == 1 and out == ""
+    assert f"line {settled + 1}: T1: first bad event is version {settled + 1}" in err
+    assert "altered" in err and "not replayed" in err
+    code, out, err = _run(str(path), "--json", "--no-verify-chain")
     assert code == 1
+    assert "hash chains were not checked" in err
     report = json.loads(out)
     assert report["findings"] == 1
     finding = report["streams"][0]["findings"][0]
     assert finding["kind"] == "wrong_payout" and finding["bet"] == "r1b1"
     assert finding["expected"] == "win +1000" and finding["recorded"] == "win +999"
+
+
+def test_a_removed_line_is_refused_as_a_gap(tmp_path: pathlib.Path) -> None:
+    """A line taken out of the file leaves a hole in the versions: exit 1, the gap named."""
+    events = _table().events
+    path = _write(tmp_path / "t.jsonl", events[:6] + events[7:])
+    code, _, err = _run(str(path))
+    assert code == 1 and "line 7: T1: first bad event is version 8" in err and "gap" in err
+
+
+def test_a_file_without_hash_chains_replays_only_when_told_to_skip_the_check(tmp_path: pathlib.Path) -> None:
+    """Hand-written lines without version, recorded_at, prev_hash and hash are not an
+    envelope to verify: exit 2 naming the first line and the flag; with
+    --no-verify-chain they replay clean."""
+    chained = ("version", "recorded_at", "prev_hash", "hash", "position", "schema_version")
+    events = [{k: v for k, v in e.items() if k not in chained} for e in _table().events]
+    path = _write(tmp_path / "hand.jsonl", events)
+    code, out, err = _run(str(path))
+    assert code == 2 and "line 1: version: missing" in err and "--no-verify-chain" in err
+    assert out == ""
+    code, out, _ = _run(str(path), "--no-verify-chain")
+    assert code == 0 and "1 rounds, 2 bets, 0 findings" in out
 
 
 def test_unusable_input_exits_2_naming_the_line(tmp_path: pathlib.Path) -> None:

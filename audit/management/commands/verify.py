@@ -1,5 +1,10 @@
+"""``manage.py verify``: re-hash the chains of the store, or of a JSON Lines file
+(``--file``, offline). Both run the record core's one chain verifier: exit 0 intact, 1
+with one line per problem (a stream's first bad event, naming the line for a file), 2
+when the input cannot be used (an unreadable file, a line that is not an envelope)."""
 from __future__ import annotations
 
+import sys
 from datetime import datetime, time
 
 from django.core.management.base import BaseCommand, CommandError
@@ -7,6 +12,8 @@ from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
 from audit.models import Event
+from audit.record.jsonl import LineError
+from audit.record.verify import Report, verify_lines
 from audit.verify import verify_chains
 
 from ._progress import progress_bar
@@ -24,27 +31,53 @@ def _since(text: str) -> datetime:
     return moment
 
 
+def _verify_file(path: str) -> Report:
+    try:
+        if path == "-":
+            return verify_lines(sys.stdin.buffer)
+        with open(path, "rb") as lines:  # binary: lines split at newlines only
+            return verify_lines(lines)
+    except OSError as error:
+        raise CommandError(f"{path}: {error.strerror or error}", returncode=2) from None
+    except LineError as error:
+        raise CommandError(f"{path}: not an envelope at {error}", returncode=2) from None
+
+
 class Command(BaseCommand):
     help = (
-        "Re-hash every stream's chain; report the first bad event of each stream "
-        "(gap, reordering, alteration). Exits 1 if any problem is found."
+        "Re-hash every stream's chain, in the store or in a JSON Lines file (--file); report "
+        "the first bad event of each stream (gap, reordering, alteration ...). Exits 1 if any "
+        "problem is found, 2 if the file cannot be read or a line is not an envelope."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--stream", help="verify one table's stream only")
-        parser.add_argument("--since", help="only events recorded since this date (YYYY-MM-DD, TIME_ZONE) or timestamp")
+        parser.add_argument("--file", help="verify this JSON Lines file ('-' for stdin) instead of the store")
+        parser.add_argument("--stream", help="verify one table's stream only (the store)")
+        parser.add_argument("--since", help="only events recorded since this date (YYYY-MM-DD, TIME_ZONE) or timestamp (the store)")
 
-    def handle(self, *args, stream=None, since=None, **options):
+    def handle(self, *args, file=None, stream=None, since=None, **options):
+        if file is not None:
+            if stream or since:
+                raise CommandError("--stream and --since apply to the store, not to --file", returncode=2)
+            report = _verify_file(file)
+            self._report(report, where=f"{file}: ")
+            return
         since_at = _since(since) if since else None
         total = Event.objects.filter(**({"stream": stream} if stream else {})).count()
         if stream and not total:
             raise CommandError(f"--stream {stream!r}: the store has no events in that stream", returncode=2)
         with progress_bar(total=total, unit="ev", desc="verify") as bar:
             report = verify_chains(stream=stream, since=since_at, progress=bar.update)
+        self._report(report, where="")
+
+    def _report(self, report: Report, *, where: str) -> None:
         for problem in report.problems:
-            self.stderr.write(str(problem))
+            self.stderr.write(f"{where}{problem}")
+        if not report.events and report.ok:
+            self.stdout.write(f"{where}no events to verify")
+            return
         summary = (
-            f"verified {report.events} events in {report.streams} streams: "
+            f"{where}verified {report.events} events in {report.streams} streams: "
             + ("all chains intact" if report.ok else f"{len(report.problems)} stream(s) with problems")
         )
         if not report.ok:

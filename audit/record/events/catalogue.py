@@ -31,6 +31,9 @@ from .fields import (
 
 RuleValue = int | bool | str | None
 
+# Every schema repeats ``frozen=True``: msgspec inherits it from Payload anyway, but mypy
+# (without a plugin) reads a subclass that does not say it as a non-frozen dataclass.
+
 
 class ChipCount(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
     denomination: Denomination
@@ -39,7 +42,7 @@ class ChipCount(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only
 
 # --- the table and its people -------------------------------------------------------------
 
-class TableOpened(Payload):
+class TableOpened(Payload, frozen=True):
     table: Ident
     ruleset: Ident
     min_bet: Money
@@ -50,34 +53,34 @@ class TableOpened(Payload):
     rules: dict[ParamName, RuleValue] = {}
 
 
-class TableClosed(Payload):
+class TableClosed(Payload, frozen=True):
     gaming_day: GamingDay
 
 
-class DealerAssigned(Payload):
+class DealerAssigned(Payload, frozen=True):
     dealer: Ident
 
 
 # --- chips and cash --------------------------------------------------------------------------
 
-class InventoryCounted(Payload):
+class InventoryCounted(Payload, frozen=True):
     kind: Literal["opening", "closing"]
     chips: list[ChipCount]
     counted_by: Ident
     witnessed_by: Ident
 
 
-class ChipsFilled(Payload):
+class ChipsFilled(Payload, frozen=True):
     slip: Ident
     chips: list[ChipCount]
 
 
-class ChipsCredited(Payload):
+class ChipsCredited(Payload, frozen=True):
     slip: Ident
     chips: list[ChipCount]
 
 
-class BuyinRecorded(Payload):
+class BuyinRecorded(Payload, frozen=True):
     box: Box | None
     player: Ident | None
     method: Literal["cash", "marker"]
@@ -85,7 +88,7 @@ class BuyinRecorded(Payload):
     currency: Currency
 
 
-class DropCounted(Payload):
+class DropCounted(Payload, frozen=True):
     gaming_day: GamingDay
     cash: Money
     markers: Money
@@ -95,7 +98,7 @@ class DropCounted(Payload):
 
 # --- the shoe --------------------------------------------------------------------------------
 
-class ShoeShuffled(Payload):
+class ShoeShuffled(Payload, frozen=True):
     shoe: Ident
     decks: Annotated[int, msgspec.Meta(ge=1, le=12)]
     method: Literal["hand", "machine", "continuous", "rng"]
@@ -107,7 +110,7 @@ class ShoeShuffled(Payload):
     seed: Text | None
 
 
-class ShoeCut(Payload):
+class ShoeCut(Payload, frozen=True):
     shoe: Ident
     # how many cards the cut moved from the front to the back (0 for a machine)
     position: Count
@@ -115,7 +118,7 @@ class ShoeCut(Payload):
     cut_card: Count
 
 
-class CardBurned(Payload):
+class CardBurned(Payload, frozen=True):
     shoe: Ident
     round: RoundNo | None
     card: Card | None  # None when burned unseen
@@ -125,12 +128,12 @@ class CardBurned(Payload):
 
 # --- a round ---------------------------------------------------------------------------------
 
-class RoundStarted(Payload):
+class RoundStarted(Payload, frozen=True):
     round: RoundNo
     shoe: Ident
 
 
-class BetPlacedV1(Payload):
+class BetPlacedV1(Payload, frozen=True):
     round: RoundNo
     bet: Ident
     box: Box
@@ -140,7 +143,7 @@ class BetPlacedV1(Payload):
     kind: Literal["main", "insurance", "double", "split", "behind"]
 
 
-class BetPlaced(Payload):
+class BetPlaced(Payload, frozen=True):
     """v2: ``parent`` ties a double, split, insurance or behind stake to the bet it
     belongs to, which the live game (thousands of players on one hand) needs."""
 
@@ -154,11 +157,11 @@ class BetPlaced(Payload):
     parent: Ident | None
 
 
-class BettingClosed(Payload):
+class BettingClosed(Payload, frozen=True):
     round: RoundNo
 
 
-class CardDealt(Payload):
+class CardDealt(Payload, frozen=True):
     round: RoundNo
     box: Box | None  # None: to the dealer
     hand: HandNo | None  # None for the dealer
@@ -166,7 +169,7 @@ class CardDealt(Payload):
     face: Face
 
 
-class DecisionMade(Payload):
+class DecisionMade(Payload, frozen=True):
     round: RoundNo
     box: Box
     hand: HandNo
@@ -178,19 +181,19 @@ class DecisionMade(Payload):
     bet: Ident | None
 
 
-class CashoutOffered(Payload):
+class CashoutOffered(Payload, frozen=True):
     round: RoundNo
     bet: Ident
     amount: Money
 
 
-class CashoutAccepted(Payload):
+class CashoutAccepted(Payload, frozen=True):
     round: RoundNo
     bet: Ident
     amount: Money
 
 
-class CardRevealed(Payload):
+class CardRevealed(Payload, frozen=True):
     round: RoundNo
     card: Card
 
@@ -205,18 +208,18 @@ class Settlement(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_onl
     net: SignedMoney
 
 
-class RoundSettled(Payload):
+class RoundSettled(Payload, frozen=True):
     round: RoundNo
     settlements: list[Settlement]
 
 
-class RoundVoided(Payload):
+class RoundVoided(Payload, frozen=True):
     round: RoundNo
     reason: Text
     authorised_by: Ident
 
 
-class CorrectionRecorded(Payload):
+class CorrectionRecorded(Payload, frozen=True):
     round: RoundNo | None
     # the id of the event this corrects, if it corrects one event
     corrects: Ident | None
@@ -230,7 +233,7 @@ class CorrectionRecorded(Payload):
 # Appended to the stream ``audit.findings`` (not a table's stream): who (the envelope's
 # ``actor`` and ``by``), when (``occurred_at``) and why (``note``).
 
-class FindingStatusChanged(Payload):
+class FindingStatusChanged(Payload, frozen=True):
     # the finding's stable fingerprint (audit.models.Finding.fingerprint)
     finding: Sha256Hex
     # where the finding is, so the record reads on its own
@@ -247,7 +250,7 @@ class FindingStatusChanged(Payload):
 # --- the back-office's access log (audit.access), sealed into the record --------------------
 # Appended to the stream ``audit.access`` by the server only.
 
-class AccessSealed(Payload):
+class AccessSealed(Payload, frozen=True):
     """Rows ``first`` .. ``last`` of the access log (``count`` of them: ids may skip) hash
     to ``digest``: SHA-256 over each row's canonical JSON and a newline, in id order."""
 
@@ -257,7 +260,7 @@ class AccessSealed(Payload):
     digest: Sha256Hex
 
 
-class AccessPurged(Payload):
+class AccessPurged(Payload, frozen=True):
     """The owner's retention purge removed every access-log row up to id ``through``
     (``count`` rows, all recorded before ``before``): their seals are no longer checkable."""
 

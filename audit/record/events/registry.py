@@ -166,7 +166,7 @@ def validate_payload_json(
 
 
 def _schema(event_type: EventType, type_name: str, version: object) -> type[msgspec.Struct]:
-    schema = event_type.schemas.get(version) if isinstance(version, int) and not isinstance(version, bool) else None  # type: ignore[arg-type]
+    schema = event_type.schemas.get(version) if isinstance(version, int) and not isinstance(version, bool) else None
     if schema is None:
         known = ", ".join(str(v) for v in sorted(event_type.schemas))
         raise PayloadError("schema_version", f"{type_name} has no schema version {version!r} (known: {known})")

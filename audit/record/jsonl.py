@@ -1,0 +1,179 @@
+"""JSON Lines: one envelope per line - the one codec every reader and writer of a file uses.
+
+**Encoding** (:func:`encode_line`): the envelope's export form (see
+:meth:`.envelope.Envelope.as_dict`) as RFC 8785 JSON - members sorted by key at every
+level, no insignificant white space, UTF-8 without escaping non-ASCII - and a newline.
+That is what ``export_events`` writes and the simulator writes.
+
+**Decoding** is strict, and every error names the line and the member, e.g.
+``line 12: payload.settlements[0].net: Expected `int`, got `str```
+(:class:`LineError`). A line must be one JSON object; a member it does not know is
+refused; no value is coerced (``"3"`` is not 3, ``true`` is not 1); timestamps are
+RFC 3339 with an offset (``Z`` or ``+hh:mm``; one without is refused); ``id`` is a UUID.
+
+- :func:`decode_fields` reads the members as offered for ingest. Required: ``id``,
+  ``stream``, ``type``, ``occurred_at``, ``actor``, ``source``, ``payload`` (an object,
+  kept as JSON text until its schema reads it). Optional: ``version``, ``position``,
+  ``schema_version`` (whole numbers >= 1), ``recorded_at``, ``prev_hash``, ``hash``;
+  ``recorded_at`` and ``hash`` come together or not at all.
+- :func:`decode_line` reads a hash-chained envelope: all of the above, and ``version``,
+  ``schema_version``, ``recorded_at``, ``prev_hash`` and ``hash`` are required too
+  (``position`` stays optional); the payload is decoded into its type's schema at that
+  schema version (unknown type or version, unknown, missing or mistyped field refused)
+  and kept in the catalogue's normal form, which is what the hash covers. A line that
+  lacks a member of the chain raises :class:`NotChained`.
+
+Neither checks what only the store decides (a table code's pattern, label lengths, the
+chain itself): the store's checks and :mod:`.verify` do.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+from typing import Annotated, Any, TypeVar
+from uuid import UUID
+
+import msgspec
+
+from .chain import canonical_json
+from .envelope import Envelope
+from .events import PayloadError, validate_payload_json
+from .events.registry import explain
+
+_Aware = Annotated[datetime, msgspec.Meta(tz=True)]
+_Count = Annotated[int, msgspec.Meta(ge=1)]
+_Text = TypeVar("_Text", bound=str | bytes)
+
+
+class LineError(ValueError):
+    """A line that is not an envelope. ``line`` is its number (None when unknown),
+    ``field`` the member (a dotted path such as ``payload.settlements[0].net``, or
+    ``line`` for the line as a whole)."""
+
+    def __init__(self, line: int | None, field: str, message: str) -> None:
+        self.line = line
+        self.field = field
+        self.message = message
+        super().__init__(str(self))
+
+    @property
+    def reason(self) -> str:
+        """The error without its line number: ``field: message``."""
+        return f"{self.field}: {self.message}"
+
+    def __str__(self) -> str:
+        return self.reason if self.line is None else f"line {self.line}: {self.reason}"
+
+
+class NotChained(LineError):
+    """A line without the members of the hash chain (it may be fine for ingest)."""
+
+
+class Fields(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A line's members as offered; the payload still JSON text."""
+
+    id: UUID
+    stream: str
+    type: str
+    occurred_at: _Aware
+    actor: str
+    source: str
+    payload: msgspec.Raw
+    version: _Count | None = None
+    position: _Count | None = None
+    schema_version: _Count | None = None
+    recorded_at: _Aware | None = None
+    prev_hash: str | None = None
+    hash: str | None = None
+
+
+_decode_fields = msgspec.json.Decoder(Fields).decode
+_CHAINED = ("version", "schema_version", "recorded_at", "prev_hash", "hash")
+
+
+def decode_fields(text: str | bytes, line: int | None = None) -> Fields:
+    """The members of a line offered for ingest (see the module's docstring)."""
+    try:
+        fields = _decode_fields(text)
+    except msgspec.ValidationError as error:
+        explained = explain(error)  # it names paths from "payload"; here the root is the line
+        raise LineError(line, explained.field.removeprefix("payload").removeprefix(".") or "line",
+                        explained.message) from None
+    except msgspec.DecodeError as error:
+        raise LineError(line, "line", f"not JSON: {error}") from None
+    if (fields.recorded_at is None) != (fields.hash is None):
+        raise LineError(line, "hash" if fields.hash is None else "recorded_at", "recorded_at and hash come together")
+    return fields
+
+
+def checked_payload(fields: Fields, line: int | None = None) -> tuple[int, dict[str, Any]]:
+    """(schema version, payload in normal form): the line's payload decoded into its
+    type's schema (the current version when the line names none)."""
+    try:
+        return validate_payload_json(fields.type, fields.schema_version, fields.payload)
+    except PayloadError as error:
+        raise LineError(line, error.field, error.message) from None
+
+
+def decode_line(text: str | bytes, line: int | None = None) -> Envelope:
+    """A hash-chained envelope (see the module's docstring)."""
+    fields = decode_fields(text, line)
+    missing = [name for name in _CHAINED if getattr(fields, name) is None]
+    if missing:
+        raise NotChained(line, missing[0], f"missing: the line is not hash-chained (that needs {', '.join(_CHAINED)})")
+    schema_version, payload = checked_payload(fields, line)
+    assert fields.version is not None and fields.recorded_at is not None  # checked above
+    assert fields.prev_hash is not None and fields.hash is not None
+    return Envelope(
+        id=fields.id, stream=fields.stream, version=fields.version, position=fields.position,
+        type=fields.type, schema_version=schema_version, occurred_at=fields.occurred_at,
+        recorded_at=fields.recorded_at, actor=fields.actor, source=fields.source, payload=payload,
+        prev_hash=fields.prev_hash, hash=fields.hash,
+    )
+
+
+def encode_line(envelope: Envelope) -> bytes:
+    """The envelope as one line of the export format, newline included."""
+    return canonical_json(envelope.as_dict()) + b"\n"
+
+
+def numbered(lines: Iterable[_Text]) -> Iterator[tuple[int, _Text]]:
+    """(line number, text) of every line that is not blank, numbered from 1."""
+    for number, text in enumerate(lines, start=1):
+        if text.strip():
+            yield number, text
+
+
+def decode_lines(lines: Iterable[str | bytes]) -> Iterator[tuple[int, Envelope]]:
+    """(line number, envelope) of every line that is not blank; :class:`LineError` at
+    the first that is not an envelope."""
+    for number, text in numbered(lines):
+        yield number, decode_line(text, number)
+
+
+class _StreamOnly(msgspec.Struct):
+    stream: str | None = None
+
+
+_decode_stream = msgspec.json.Decoder(_StreamOnly).decode
+
+
+def stream_of(text: str | bytes) -> str | None:
+    """The ``stream`` of a line that is not an envelope, if it has a readable one."""
+    try:
+        return _decode_stream(text).stream
+    except msgspec.MsgspecError:
+        return None
+
+
+_POSITION = b',"position":'
+_AFTER_POSITION = b',"prev_hash":"'
+
+
+def with_position(line: bytes, position: int) -> bytes:
+    """An encoded line with another ``position`` (files joined from parts). The
+    envelope's ``position`` is the member just before its ``prev_hash``, the last
+    member with that name in the line: the payload comes before both."""
+    end = line.rindex(_AFTER_POSITION)
+    start = line.rindex(_POSITION, 0, end)
+    return b"%s%s%d%s" % (line[:start], _POSITION, position, line[end:])
