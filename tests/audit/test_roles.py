@@ -121,3 +121,20 @@ def test_the_protection_check_on_sqlite_names_a_dropped_trigger(db) -> None:
 def test_role_names_that_are_not_plain_are_refused() -> None:
     with pytest.raises(ValueError, match="plain role name"):
         create_roles_sql(owner="owner; DROP TABLE x", app="app", database="db")
+
+
+def test_verify_fails_when_the_protection_is_not_as_shipped(db) -> None:
+    """manage.py verify: exit 1 naming a dropped or disabled trigger, even when every
+    chain is intact."""
+    call_command("verify", stdout=io.StringIO(), stderr=io.StringIO())
+    with transaction.atomic(), connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("ALTER TABLE audit_event DISABLE TRIGGER audit_event_no_update_delete")
+        else:
+            cursor.execute("DROP TRIGGER audit_event_no_update")
+        err = io.StringIO()
+        with pytest.raises(CommandError) as caught:
+            call_command("verify", stdout=io.StringIO(), stderr=err)
+        transaction.set_rollback(True)
+    assert caught.value.returncode == 1
+    assert "protection: trigger audit_event_no_update" in err.getvalue()

@@ -8,9 +8,12 @@ import sys
 from datetime import datetime, time
 
 from django.core.management.base import BaseCommand, CommandError
+from django.db import connection
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
+from audit.access import access_seals_problems
+from audit.immutability import protection_problems
 from audit.models import Event
 from audit.record.jsonl import LineError
 from audit.record.verify import Report, verify_lines
@@ -46,8 +49,10 @@ def _verify_file(path: str) -> Report:
 class Command(BaseCommand):
     help = (
         "Re-hash every stream's chain, in the store or in a JSON Lines file (--file); report "
-        "the first bad event of each stream (gap, reordering, alteration ...). Exits 1 if any "
-        "problem is found, 2 if the file cannot be read or a line is not an envelope."
+        "the first bad event of each stream (gap, reordering, alteration ...). In the store it also "
+        "checks that the append-only triggers are in place as shipped and that the access log still "
+        "matches its seals. Exits 1 if any problem is found, 2 if the file cannot be read or a line "
+        "is not an envelope."
     )
 
     def add_arguments(self, parser):
@@ -68,11 +73,23 @@ class Command(BaseCommand):
             raise CommandError(f"--stream {stream!r}: the store has no events in that stream", returncode=2)
         with progress_bar(total=total, unit="ev", desc="verify") as bar:
             report = verify_chains(stream=stream, since=since_at, progress=bar.update)
-        self._report(report, where="")
+        # what protects the record, and the access log's seals, are checked with the chains
+        guards = [f"protection: {p}" for p in protection_problems(connection)]
+        if stream is None:
+            guards += [f"access log: {p}" for p in access_seals_problems()]
+        self._report(report, where="", guards=guards)
 
-    def _report(self, report: Report, *, where: str) -> None:
+    def _report(self, report: Report, *, where: str, guards: list[str] = ()) -> None:
+        for guard in guards:
+            self.stderr.write(guard)
         for problem in report.problems:
             self.stderr.write(f"{where}{problem}")
+        if guards:
+            raise CommandError(
+                f"{len(guards)} problem(s) with what protects the record"
+                + (f"; {len(report.problems)} stream(s) with problems" if report.problems else ""),
+                returncode=1,
+            )
         if not report.events and report.ok:
             self.stdout.write(f"{where}no events to verify")
             return
