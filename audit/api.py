@@ -91,8 +91,8 @@ class TimestampField(serializers.DateTimeField):
             self.fail("invalid")
         try:
             return parse_timestamp(value)
-        except ValueError:
-            self.fail("invalid")
+        except ValueError as error:  # a date that does not exist, or one out of range
+            raise serializers.ValidationError(str(error)) from None
 
 
 @extend_schema_field(OpenApiTypes.OBJECT)

@@ -29,7 +29,7 @@ import msgspec
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 
-from .record.chain import GENESIS_HASH
+from .record.chain import GENESIS_HASH, utc
 from .record.envelope import Envelope, seal
 from .errors import IdConflict, InvalidEvent, VersionConflict
 from .record.events import PayloadError, upcast, validate_payload, validate_payload_json
@@ -89,7 +89,10 @@ def _check_label(name: str, value: object) -> str:
 def _check_time(name: str, value: object) -> datetime:
     if not isinstance(value, datetime) or value.tzinfo is None:
         raise PayloadError(name, "expected a timezone-aware timestamp")
-    return value.astimezone(UTC)
+    try:
+        return utc(value)
+    except ValueError as error:
+        raise PayloadError(name, str(error)) from None
 
 
 def check_event(event: NewEvent) -> CheckedEvent:

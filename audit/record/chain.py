@@ -57,12 +57,32 @@ def format_timestamp(moment: datetime) -> str:
     return moment.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
+# the moments the record can hold: every timestamp is kept in UTC, and a year outside
+# these cannot be written as YYYY (or, at the edges, cannot be moved to UTC at all)
+EARLIEST = datetime(1900, 1, 1, tzinfo=UTC)
+LATEST = datetime(9998, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)
+
+
+def utc(moment: datetime) -> datetime:
+    """``moment`` in UTC; ValueError for a naive one or one outside EARLIEST..LATEST."""
+    if moment.tzinfo is None:
+        raise ValueError("naive datetime: timestamps must be timezone-aware")
+    try:
+        moved = moment.astimezone(UTC)
+    except OverflowError:
+        moved = None
+    if moved is None or not EARLIEST <= moved <= LATEST:
+        raise ValueError(f"{moment.isoformat()} is outside the supported range (years 1900 to 9998, UTC)")
+    return moved
+
+
 def parse_timestamp(text: str) -> datetime:
-    """Parse an RFC 3339 timestamp that carries an offset (``Z`` or ``+hh:mm``)."""
+    """Parse an RFC 3339 timestamp that carries an offset (``Z`` or ``+hh:mm``), within
+    the supported range (:func:`utc`)."""
     moment = datetime.fromisoformat(text)
     if moment.tzinfo is None:
         raise ValueError(f"{text!r} has no UTC offset")
-    return moment.astimezone(UTC)
+    return utc(moment)
 
 
 def hashed_document(

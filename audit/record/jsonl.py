@@ -35,7 +35,7 @@ from uuid import UUID
 
 import msgspec
 
-from .chain import canonical_json
+from .chain import canonical_json, utc
 from .envelope import Envelope
 from .events import PayloadError, validate_payload_json
 from .events.registry import explain
@@ -103,6 +103,13 @@ def decode_fields(text: str | bytes, line: int | None = None) -> Fields:
         raise LineError(line, "line", f"not JSON: {error}") from None
     if (fields.recorded_at is None) != (fields.hash is None):
         raise LineError(line, "hash" if fields.hash is None else "recorded_at", "recorded_at and hash come together")
+    for name in ("occurred_at", "recorded_at"):
+        moment = getattr(fields, name)
+        if moment is not None:
+            try:
+                utc(moment)
+            except ValueError as error:
+                raise LineError(line, name, str(error)) from None
     return fields
 
 
