@@ -1,13 +1,17 @@
 """Signed tree heads: the record's Merkle root, its size and a time, signed with Ed25519.
 
 A signed tree head (STH) says "the first ``size`` events of the record have Merkle root
-``root`` (:mod:`.merkle`), as of ``timestamp``", signed by the casino's key ``key_id``.
+``root`` (:mod:`.merkle`), and each stream's last event among them is version ``v`` with
+hash ``h`` (``streams``), as of ``timestamp``", signed by the casino's key ``key_id``.
+The stream heads let a verifier name the stream a cut tail, a deleted stream or a
+re-hashed chain belongs to (the root alone says only that something differs).
 Published outside the database (a file, the regulator's package), it lets anyone holding
 the public key prove later that the record only grew from it - a cut tail, a deleted
 stream, a re-hashed history or a forged event at the head no longer pass.
 
 What is signed is the canonical JSON (:mod:`.chain`) of ``{"key_id", "root", "size",
-"timestamp"}`` (root as 64 hex digits, timestamp as the chain's UTC text). ``key_id`` is
+"streams", "timestamp"}`` (root as 64 hex digits, streams as ``{name: [version, hash]}``,
+timestamp as the chain's UTC text). ``key_id`` is
 the first 16 hex digits of SHA-256 of the raw 32-byte public key, so a verifier can pick
 the right key from several (rotation: a new key gets a new id; old heads keep verifying
 with the old public key, which stays published).
@@ -19,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -76,6 +80,9 @@ def new_private_key_pem() -> bytes:
     )
 
 
+StreamHeads = Mapping[str, tuple[int, str]]
+
+
 @dataclass(frozen=True, slots=True)
 class SignedTreeHead:
     size: int
@@ -83,18 +90,20 @@ class SignedTreeHead:
     timestamp: datetime
     key_id: str
     signature: bytes
+    streams: StreamHeads = field(default_factory=dict)
 
     @property
     def head(self) -> TreeHead:
         return TreeHead(self.size, self.root)
 
     def signed_bytes(self) -> bytes:
-        return _signed_bytes(self.size, self.root, self.timestamp, self.key_id)
+        return _signed_bytes(self.size, self.root, self.streams, self.timestamp, self.key_id)
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "size": self.size,
             "root": self.root.hex(),
+            "streams": {name: [version, digest] for name, (version, digest) in sorted(self.streams.items())},
             "timestamp": format_timestamp(self.timestamp),
             "key_id": self.key_id,
             "signature": self.signature.hex(),
@@ -111,19 +120,31 @@ class SignedTreeHead:
             if len(root) != 32:
                 raise ValueError("root: expected 64 hex digits")
             signature = bytes.fromhex(str(data["signature"]))
-            return cls(size, root, parse_timestamp(str(data["timestamp"])), str(data["key_id"]), signature)
+            streams = {}
+            for name, head in dict(data.get("streams") or {}).items():
+                version, digest = head
+                if isinstance(version, bool) or not isinstance(version, int) or not isinstance(digest, str):
+                    raise ValueError(f"streams.{name}: expected [version, hash]")
+                streams[str(name)] = (version, digest)
+            return cls(size, root, parse_timestamp(str(data["timestamp"])), str(data["key_id"]), signature, streams)
         except KeyError as missing:
             raise ValueError(f"{missing.args[0]}: missing") from None
 
 
-def _signed_bytes(size: int, root: bytes, timestamp: datetime, key: str) -> bytes:
-    return canonical_json({"key_id": key, "root": root.hex(), "size": size, "timestamp": format_timestamp(timestamp)})
+def _signed_bytes(size: int, root: bytes, streams: StreamHeads, timestamp: datetime, key: str) -> bytes:
+    return canonical_json({
+        "key_id": key, "root": root.hex(), "size": size,
+        "streams": {name: [version, digest] for name, (version, digest) in streams.items()},
+        "timestamp": format_timestamp(timestamp),
+    })
 
 
-def sign_head(head: TreeHead, *, timestamp: datetime, private_key: Ed25519PrivateKey) -> SignedTreeHead:
+def sign_head(head: TreeHead, *, timestamp: datetime, private_key: Ed25519PrivateKey,
+              streams: StreamHeads | None = None) -> SignedTreeHead:
     kid = key_id(private_key.public_key())
-    signature = private_key.sign(_signed_bytes(head.size, head.root, timestamp, kid))
-    return SignedTreeHead(head.size, head.root, timestamp, kid, signature)
+    heads = dict(streams or {})
+    signature = private_key.sign(_signed_bytes(head.size, head.root, heads, timestamp, kid))
+    return SignedTreeHead(head.size, head.root, timestamp, kid, signature, heads)
 
 
 def verify_head(sth: SignedTreeHead, public_keys: Mapping[str, Ed25519PublicKey]) -> str | None:

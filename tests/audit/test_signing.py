@@ -27,11 +27,12 @@ def test_a_signed_head_verifies_with_its_public_key(key) -> None:
 
 @pytest.mark.parametrize("change", [
     {"size": 13}, {"root": b"\x08" * 32}, {"timestamp": T.replace(second=1)},
-    {"signature": bytes(64)},
+    {"signature": bytes(64)}, {"streams": {"BJ-01": (41, "e" * 64)}}, {"streams": {}},
 ])
 def test_any_change_to_a_signed_head_is_refused(key, change) -> None:
-    """A head whose size, root, time or signature changed does not verify."""
-    sth = signing.sign_head(TreeHead(12, b"\x07" * 32), timestamp=T, private_key=key)
+    """A head whose size, root, stream heads, time or signature changed does not verify."""
+    sth = signing.sign_head(TreeHead(12, b"\x07" * 32), timestamp=T, private_key=key,
+                            streams={"BJ-01": (40, "e" * 64)})
     forged = dataclasses.replace(sth, **change)
     assert "does not match" in (signing.verify_head(forged, {sth.key_id: key.public_key()}) or "")
 
@@ -49,7 +50,8 @@ def test_a_head_signed_by_another_key_is_refused(key) -> None:
 
 def test_a_head_round_trips_through_its_dict(key) -> None:
     """as_dict / from_dict give back the same head, which still verifies."""
-    sth = signing.sign_head(TreeHead(99, b"\xab" * 32), timestamp=T, private_key=key)
+    sth = signing.sign_head(TreeHead(99, b"\xab" * 32), timestamp=T, private_key=key,
+                            streams={"BJ-02": (7, "d" * 64), "BJ-01": (9, "f" * 64)})
     again = signing.SignedTreeHead.from_dict(sth.as_dict())
     assert again == sth
     assert signing.verify_head(again, {sth.key_id: signing.load_public_key(signing.public_pem(key.public_key()).encode())}) is None
