@@ -14,7 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from casino.back_office_api import MayChangeFindings, MayViewFindings, Pages, StrictQuery, query
+from .api_common import MayChangeFindings, MayViewFindings, Pages, StrictQuery, query
 
 from . import findings as service
 from .api import STREAM_REGEX, ErrorSerializer, InvalidSerializer, StrictCharField, StrictSerializer

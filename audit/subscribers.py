@@ -20,14 +20,12 @@ log = logging.getLogger(__name__)
 def after_append(streams: Iterable[str]) -> None:
     if not getattr(settings, "PROJECT_ON_APPEND", True):
         return
-    from casino.celery import app
+    from celery import current_app
 
-    from .tasks import replay_stream_task
-
-    # the project's app by name, not the shared task's proxy: the proxy resolves the
-    # *current* app, which is thread-local, and a thread of its own would get Celery's
-    # unconfigured default app (a broker at localhost, not eager)
-    task = app.tasks[replay_stream_task.name]
+    # the project's app (casino.celery makes it every thread's default) and the task by
+    # name: audit does not import the app that defines it
+    app = current_app._get_current_object()
+    task = app.tasks["tables.tasks.replay_stream"]
     for stream in sorted(set(streams)):
         if stream.startswith("audit."):
             continue

@@ -35,7 +35,7 @@ from django.db import connection, transaction
 from django.db.models import Sum
 
 from audit.models import Event
-from casino.gaming_day import gaming_day as gaming_day_of
+from audit.gaming_day import gaming_day as gaming_day_of
 from tables.engine.findings import Finding as EngineFinding
 from tables.engine.replay import Replay, ReplayResult, RoundResult, struck_events
 from tables.engine.table_round import ACTIONS

@@ -8,7 +8,7 @@ from django.test import Client
 from django.urls import reverse
 
 from audit.models import Event, Finding
-from audit.replay_service import replay_table
+from tables.replay_service import replay_table
 from tables import models as m
 from tables.admin import _hand_cards, card_face
 

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from audit.models import Finding, ReplayRun
-from audit.tasks import replay_day_task
+from tables.tasks import replay_day_task
 from casino.celery import app
 from tests.celery_worker import celery_worker
 
@@ -35,7 +35,7 @@ def test_a_day_replayed_by_a_worker_gives_what_eager_mode_gives(worker, settings
         events = dealt(preset, rounds=25, table=table, seed=f"w{index}")
         faults.append((table, plant_short_pay(events)))
         append(table, events)
-    parent_id = worker("audit.tasks.replay_day", DAY.isoformat(), True).get(timeout=90)
+    parent_id = worker("tables.tasks.replay_day", DAY.isoformat(), True).get(timeout=90)
     deadline = time.monotonic() + 90
     while ReplayRun.objects.get(pk=parent_id).status == "running":
         assert time.monotonic() < deadline, "the chord did not finish"

@@ -10,7 +10,7 @@ import pytest
 from django.core.management import call_command
 
 from audit.models import Finding, ReplayRun
-from audit.replay_service import replay_table
+from tables.replay_service import replay_table
 from audit.store import NewEvent, events_append, stream_version
 from tables import models as m
 from tables import selectors

@@ -9,8 +9,8 @@ import pytest
 from django.core.management import call_command
 
 from audit.models import Finding, ReplayRun
-from audit.replay_service import replay_table
-from audit.tasks import replay_day_task
+from tables.replay_service import replay_table
+from tables.tasks import replay_day_task
 from tables import models as m
 from tables.projections import snapshot
 

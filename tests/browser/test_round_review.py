@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth.models import Group, Permission
 
 from audit.models import Event, Finding
-from audit.replay_service import replay_table
+from tables.replay_service import replay_table
 from tables import models as m
 from tests.back_office.helpers import append, dealt, plant_short_pay
 

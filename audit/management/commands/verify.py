@@ -9,7 +9,7 @@ from django.utils.dateparse import parse_date, parse_datetime
 from audit.models import Event
 from audit.verify import verify_chains
 
-from ._progress import progress_bar
+from audit.progress import progress_bar
 
 
 def _since(text: str) -> datetime:

@@ -1,15 +1,17 @@
 """Replay as a service: fold a table's gaming day through the rules engine, write the
 read models (:mod:`tables.projections`) and store the findings (:mod:`audit.findings`),
 all in one transaction per table, and keep a :class:`audit.models.ReplayRun` of it.
+It lives in ``tables`` because it drives the rules engine and the projections; audit
+keeps the findings table and its services, and knows nothing of replay.
 
 - :func:`replay_table` - one table (stream), one gaming day or every day of it;
   incremental (only what is new since the last replay, refolded from the last shuffle
   checkpoint) or full. Idempotent: a second run finds nothing new and changes nothing.
 - :func:`replay_day_start` / :func:`replay_day_finish` - a whole gaming day: a parent run,
-  one task per table (``audit.tasks.replay_table_day``) gathered by a Celery chord into
-  ``audit.tasks.replay_day_summary``.
+  one task per table (``tables.tasks.replay_table_day``) gathered by a Celery chord into
+  ``tables.tasks.replay_day_summary``.
 
-The Celery tasks in :mod:`audit.tasks` only call these.
+The Celery tasks in :mod:`tables.tasks` only call these.
 """
 from __future__ import annotations
 
@@ -20,7 +22,10 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Count, F
 
-from .models import Event, Finding, ReplayRun
+from audit.findings import findings_record
+from audit.models import Event, Finding, ReplayRun
+
+from . import projections
 
 
 def run_start(*, mode: str, trigger: str, stream: str = "", gaming_day: date | None = None,
@@ -44,17 +49,13 @@ def replay_table(*, stream: str, day: date | None = None, full: bool = False, tr
     """Replay one table: its gaming day ``day`` (every day when None). Returns the
     run's summary; the run's counters are saved when it ends, and a parent day run's
     ``tables_done`` moves by one."""
-    from tables.projections import project_stream, stream_lock
-
-    from .findings import findings_record
-
     mode = ReplayRun.Mode.FULL if full else ReplayRun.Mode.INCREMENTAL
     parent = ReplayRun.objects.filter(pk=parent_id).first() if parent_id else None
     run = run or run_start(mode=mode, trigger=trigger, stream=stream, gaming_day=day, parent=parent)
     try:
         produced = new = superseded = events = rounds = 0
-        with stream_lock(stream):
-            for fold in project_stream(stream, full=full, day=day):
+        with projections.stream_lock(stream):
+            for fold in projections.project_stream(stream, full=full, day=day):
                 owned = [n for n in fold.rounds if fold.owns_round(n)]
                 counts = findings_record(
                     stream=stream, gaming_day=fold.segment.gaming_day, owned_from=fold.owned_from,
@@ -131,14 +132,14 @@ def replay_day_launch(*, day: date, full: bool = False, trigger: str = "task", q
     """Start a whole day's replay: the parent run, then a chord of one
     ``replay_table_day`` task per table into ``replay_day_summary`` (on ``queue`` if
     given). Eagerly (no broker) it has run to the end when this returns."""
-    from celery import chord
+    from celery import chord, current_app
 
-    from casino.celery import app
-
-    # the project's app by name: a shared task's proxy follows the current app, which
+    # the project's app (casino.celery makes it the default of every thread), and its
+    # tasks by name: a shared task's proxy follows the thread's current app, which
     # another Celery app made in this thread (a client) would have replaced
-    table_task = app.tasks["audit.tasks.replay_table_day"]
-    summary_task = app.tasks["audit.tasks.replay_day_summary"]
+    app = current_app._get_current_object()
+    table_task = app.tasks["tables.tasks.replay_table_day"]
+    summary_task = app.tasks["tables.tasks.replay_day_summary"]
     parent, streams = replay_day_start(day=day, full=full, streams=streams, trigger=trigger)
     options = {"queue": queue} if queue else {}
     header = [table_task.si(s, day.isoformat(), full, parent.pk, trigger).set(**options) for s in streams]
