@@ -162,6 +162,8 @@ CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", "") or None
 # JSON, e.g. {"data_folder_in": ...} for kombu's filesystem transport; {} for Redis/AMQP
 CELERY_BROKER_TRANSPORT_OPTIONS = env_json("CELERY_BROKER_TRANSPORT_OPTIONS", {})
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+# the queue tasks go to unless sent to another (workers serve it unless told -Q)
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "celery")
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE = {

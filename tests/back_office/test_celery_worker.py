@@ -3,6 +3,8 @@ answers, else CELERY_TEST_BROKER or kombu's filesystem transport): one task per 
 gathered by a chord, with the same findings as the same replay run eagerly here."""
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 
 import pytest
@@ -10,7 +12,7 @@ import pytest
 from audit.models import Finding, ReplayRun
 from tables.tasks import replay_day_task
 from casino.celery import app
-from tests.celery_worker import celery_worker
+from tests.celery_worker import ROOT, celery_worker
 
 from .helpers import DAY, append, dealt, plant_short_pay
 
@@ -50,3 +52,28 @@ def test_a_day_replayed_by_a_worker_gives_what_eager_mode_gives(worker, settings
     eager = ReplayRun.objects.get(pk=app.tasks[replay_day_task.name].apply(args=[DAY.isoformat(), True]).get())
     assert eager.summary["open_by_kind"] == parent.summary["open_by_kind"] == {"wrong_payout": 3}
     assert _findings() == remote
+
+
+@pytest.mark.broker
+@pytest.mark.django_db(transaction=True)
+def test_the_replay_day_command_runs_its_chord_on_a_worker_through_a_broker(worker, settings):
+    """manage.py replay_day in a process with CELERY_BROKER_URL set sends the day's chord
+    to the worker (its tasks are registered in every process, not only in workers), follows
+    the parent run and prints the summary."""
+    settings.PROJECT_ON_APPEND = False
+    faults = {}
+    for index, table in enumerate(("T1", "T2")):
+        events = dealt("hoyle", rounds=20, table=table, seed=f"c{index}")
+        faults[table] = plant_short_pay(events)
+        append(table, events)
+    done = subprocess.run(
+        [sys.executable, "manage.py", "replay_day", "--day", DAY.isoformat(), "--timeout", "120"],
+        cwd=ROOT, env=worker.env, capture_output=True, text=True, timeout=180, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "T1: 20 rounds replayed, 1 findings (1 new, 0 superseded)" in done.stdout
+    assert "T2: 20 rounds replayed, 1 findings (1 new, 0 superseded)" in done.stdout
+    assert "findings by kind: wrong_payout 2" in done.stdout
+    parent = ReplayRun.objects.get(parent__isnull=True)
+    assert (parent.trigger, parent.status, parent.tables_done) == ("command", "done", 2)
+    assert sorted(Finding.objects.values_list("stream", "round")) == [(t, f["round"]) for t, f in sorted(faults.items())]
