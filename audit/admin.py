@@ -21,7 +21,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
 
 from .findings import findings_acknowledge_bulk
-from .models import DeviceAccount, Event, Finding, ReplayRun
+from .models import DeviceAccount, Event, Finding, ReplayRun, SubscriberPosition
 from .verify import chain_state
 
 # filter by the gaming days there are (not by "today", "past 7 days")
@@ -112,6 +112,13 @@ class EventAdmin(admin.ModelAdmin):
 class DeviceAccountAdmin(admin.ModelAdmin):
     list_display = ("user", "stream", "description")
     search_fields = ("user__username", "stream")
+
+
+@admin.register(SubscriberPosition)
+class SubscriberPositionAdmin(ReadOnlyAdmin):
+    """How far each subscriber of the feed has got, and its last failure."""
+
+    list_display = ("name", "position", "updated_at", "failed_at", "error")
 
 
 @admin.register(ReplayRun)

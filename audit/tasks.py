@@ -5,6 +5,7 @@ import logging
 
 from celery import shared_task
 
+from .subscribers import catch_up, catch_up_all
 from .verify import verify_chains
 
 log = logging.getLogger(__name__)
@@ -21,3 +22,15 @@ def verify_chains_task(stream: str | None = None) -> dict:
         "events": report.events,
         "problems": [str(p) for p in report.problems],
     }
+
+
+@shared_task(name="audit.tasks.catch_up")
+def catch_up_task(name: str | None = None, upto: int | None = None) -> dict:
+    """Bring one subscriber of the feed (every one when ``name`` is None: the periodic
+    run, see CELERY_BEAT_SCHEDULE) up to the feed's head. Sent on commit after an
+    append with the head then (``upto``). Idempotent: a subscriber already there does
+    nothing."""
+    if name is None:
+        return {done.name: done.position for done in catch_up_all()}
+    done = catch_up(name, upto=upto)
+    return {done.name: done.position}

@@ -150,8 +150,9 @@ EVENT_BATCH_MAX = env_int("EVENT_BATCH_MAX", 1000, low=1, high=100_000)
 # The largest page of the global feed and of a stream read.
 EVENT_PAGE_MAX = env_int("EVENT_PAGE_MAX", 1000, low=1, high=100_000)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 32 * 1024 * 1024
-# After an append commits, bring the table's read models and findings up to date (a
-# Celery task, eager without a broker). Off for a bulk load followed by replay_day.
+# After an append or an ingest commits, the feed's subscribers (the read models and
+# findings) catch up (a Celery task, eager without a broker). Off: nothing is sent after
+# an append; the periodic catch-up or manage.py catch_up brings them up.
 PROJECT_ON_APPEND = env_bool("PROJECT_ON_APPEND", True)
 # Findings per page of GET /api/findings and rounds per page of GET /api/rounds.
 BACK_OFFICE_PAGE_MAX = env_int("BACK_OFFICE_PAGE_MAX", 500, low=1, high=10_000)
@@ -170,6 +171,12 @@ CELERY_BEAT_SCHEDULE = {
     "verify-event-chains": {
         "task": "audit.tasks.verify_chains",
         "schedule": env_int("VERIFY_EVERY_SECONDS", 3600, low=60, high=7 * 86400),
+    },
+    # every subscriber of the feed, from its own position: what a failure, a restart or
+    # PROJECT_ON_APPEND=false left behind
+    "catch-up-subscribers": {
+        "task": "audit.tasks.catch_up",
+        "schedule": env_int("CATCH_UP_EVERY_SECONDS", 60, low=5, high=86400),
     },
 }
 

@@ -34,9 +34,3 @@ def replay_day_task(self, day: str, full: bool = False, trigger: str = "task") -
     queue = None if self.request.is_eager else (self.request.delivery_info or {}).get("routing_key")
     parent = replay_service.replay_day_launch(day=date.fromisoformat(day), full=full, trigger=trigger, queue=queue)
     return parent.pk
-
-
-@shared_task(name="tables.tasks.replay_stream")
-def replay_stream_task(stream: str) -> dict:
-    """Bring a table's projections and findings up to date after an append."""
-    return replay_service.replay_table(stream=stream, trigger="append")

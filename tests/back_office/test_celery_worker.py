@@ -10,8 +10,8 @@ import time
 import pytest
 
 from audit.models import Finding, ReplayRun
-from tables.tasks import replay_day_task
 from casino.celery import app
+from tables.tasks import replay_day_task
 from tests.celery_worker import ROOT, celery_worker
 
 from .helpers import DAY, append, dealt, plant_short_pay
@@ -77,3 +77,32 @@ def test_the_replay_day_command_runs_its_chord_on_a_worker_through_a_broker(work
     parent = ReplayRun.objects.get(parent__isnull=True)
     assert (parent.trigger, parent.status, parent.tables_done) == ("command", "done", 2)
     assert sorted(Finding.objects.values_list("stream", "round")) == [(t, f["round"]) for t, f in sorted(faults.items())]
+
+
+@pytest.mark.broker
+@pytest.mark.django_db(transaction=True)
+def test_after_an_ingest_a_worker_brings_the_read_models_up(worker, tmp_path):
+    """manage.py ingest in a process with a broker publishes once it has committed; the
+    worker runs the projections' subscriber; the rounds and the planted fault's finding
+    are there without any replay_day."""
+    from audit.models import SubscriberPosition
+    from audit.subscribers import feed_head
+    from tables import models as m
+
+    from .test_feed import write_jsonl
+
+    events = dealt("hoyle", rounds=20, table="T1")
+    fault = plant_short_pay(events)
+    path = write_jsonl(tmp_path / "day.jsonl", events, dealt("it-classic", rounds=20, table="T2"))
+    done = subprocess.run([sys.executable, "manage.py", "ingest", str(path)], cwd=ROOT,
+                          env={**worker.env, "PROJECT_ON_APPEND": "true"}, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    head = feed_head()
+    deadline = time.monotonic() + 90
+    while SubscriberPosition.objects.filter(name="tables.projections", position=head).count() == 0:
+        assert time.monotonic() < deadline, "the worker did not catch up"
+        time.sleep(0.2)
+    assert m.Round.objects.filter(table__stream="T1").count() == m.Round.objects.filter(table__stream="T2").count() == 20
+    assert list(Finding.objects.values_list("stream", "round", "bet")) == [("T1", fault["round"], fault["bet"])]
+    assert set(ReplayRun.objects.values_list("trigger", flat=True)) == {"feed"}

@@ -9,10 +9,10 @@ import pytest
 from django.core.management import call_command
 
 from audit.models import Finding, ReplayRun
-from tables.replay_service import replay_table
-from tables.tasks import replay_day_task
 from tables import models as m
 from tables.projections import snapshot
+from tables.replay_service import replay_table
+from tables.tasks import replay_day_task
 
 from .helpers import DAY, append, append_correction, dealt, plant_short_pay
 
@@ -97,7 +97,7 @@ def test_incremental_replays_while_a_day_is_recorded_give_the_full_replays_findi
     assert [(f[1], f[5], f[8]) for f in live] == [("wrong_payout", fault["round"], fault["bet"])]
     replay_table(stream="T1", full=True)
     assert _findings() == live
-    runs = ReplayRun.objects.filter(trigger="append")
+    runs = ReplayRun.objects.filter(trigger="feed")
     assert runs.count() == -(-len(events) // 37) and all(r.status == "done" for r in runs)
 
 

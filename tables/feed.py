@@ -1,0 +1,41 @@
+"""The read models' subscriber of the global feed (``tables.projections``): for every
+table whose stream a batch of new events touches, bring its projections and findings up
+to date (:func:`tables.replay_service.replay_table`, incremental). Registered in
+:class:`tables.apps.TablesConfig`; the feed itself is audit's (:mod:`audit.subscribers`).
+
+Streams under ``audit.`` (the back-office's own, such as ``audit.findings``) are not
+tables and are skipped. A table that fails does not stop the others; the batch then
+fails as a whole (naming the tables), so the subscriber keeps its position and the next
+run retries - the tables already done find nothing new.
+"""
+from __future__ import annotations
+
+import logging
+
+from audit.subscribers import Batch, Subscriber
+
+from . import replay_service
+
+NAME = "tables.projections"
+log = logging.getLogger(__name__)
+
+
+class ProjectionFailed(Exception):
+    pass
+
+
+def project_batch(batch: Batch) -> None:
+    failed = []
+    for stream in batch.streams():
+        if stream.startswith("audit."):
+            continue
+        try:
+            replay_service.replay_table(stream=stream, trigger="feed")
+        except Exception as error:
+            log.exception("projecting %s failed", stream)
+            failed.append(f"{stream}: {error!r}")
+    if failed:
+        raise ProjectionFailed("; ".join(failed))
+
+
+SUBSCRIBER = Subscriber(NAME, project_batch)
