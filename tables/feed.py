@@ -1,6 +1,7 @@
 """The read models' subscriber of the global feed (``tables.projections``): for every
 table whose stream a batch of new events touches, bring its projections and findings up
-to date (:func:`tables.replay_service.replay_table`, incremental). Registered in
+to date (:func:`tables.replay_service.replay_table`, incremental, going on from the
+folds this process kept of those days: :data:`CACHE`). Registered in
 :class:`tables.apps.TablesConfig`; the feed itself is audit's (:mod:`audit.subscribers`).
 
 Streams under ``audit.`` (the back-office's own, such as ``audit.findings``) are not
@@ -15,9 +16,13 @@ import logging
 from audit.subscribers import Batch, Subscriber
 
 from . import replay_service
+from .fold import FoldCache
 
 NAME = "tables.projections"
 log = logging.getLogger(__name__)
+# this process's folds of the days it projected last, so that the next batch of a
+# live table folds only its new events (see tables.fold.FoldCache)
+CACHE = FoldCache(16)
 
 
 class ProjectionFailed(Exception):
@@ -30,7 +35,7 @@ def project_batch(batch: Batch) -> None:
         if stream.startswith("audit."):
             continue
         try:
-            replay_service.replay_table(stream=stream, trigger="feed")
+            replay_service.replay_table(stream=stream, trigger="feed", cache=CACHE)
         except Exception as error:
             log.exception("projecting %s failed", stream)
             failed.append(f"{stream}: {error!r}")

@@ -1,6 +1,7 @@
 """Replay as a service: fold a table's gaming day through the rules engine, write the
-read models (:mod:`tables.projections`) and store the findings (:mod:`audit.findings`),
-all in one transaction per table, and keep a :class:`audit.models.ReplayRun` of it.
+read models (:mod:`tables.projections`) and store the findings (:mod:`audit.findings`)
+in one short transaction per table (the fold itself runs outside it), and keep a
+:class:`audit.models.ReplayRun` of it.
 It lives in ``tables`` because it drives the rules engine and the projections; audit
 keeps the findings table and its services, and knows nothing of replay.
 
@@ -26,6 +27,7 @@ from audit.findings import findings_record
 from audit.models import Event, Finding, ReplayRun
 
 from . import projections
+from .fold import FoldCache
 
 
 def run_start(*, mode: str, trigger: str, stream: str = "", gaming_day: date | None = None,
@@ -45,29 +47,35 @@ def day_streams(day: date) -> list[str]:
 
 
 def replay_table(*, stream: str, day: date | None = None, full: bool = False, trigger: str = "task",
-                 parent_id: int | None = None, run: ReplayRun | None = None) -> dict[str, Any]:
-    """Replay one table: its gaming day ``day`` (every day when None). Returns the
-    run's summary; the run's counters are saved when it ends, and a parent day run's
-    ``tables_done`` moves by one."""
+                 parent_id: int | None = None, run: ReplayRun | None = None,
+                 cache: FoldCache | None = None) -> dict[str, Any]:
+    """Replay one table: its gaming day ``day`` (every day when None). The fold runs
+    outside any transaction; the read models and the findings it owns are written
+    together in one short transaction (:func:`tables.projections.project_stream`).
+    ``cache``: folds kept from earlier runs in this process (the feed's subscriber).
+    Returns the run's summary; the run's counters are saved when it ends, and a parent
+    day run's ``tables_done`` moves by one."""
     mode = ReplayRun.Mode.FULL if full else ReplayRun.Mode.INCREMENTAL
     parent = ReplayRun.objects.filter(pk=parent_id).first() if parent_id else None
     run = run or run_start(mode=mode, trigger=trigger, stream=stream, gaming_day=day, parent=parent)
+    totals = Counter[str]()
+
+    def record(fold: projections.Fold) -> None:
+        owned = [n for n in fold.rounds if fold.owns_round(n)]
+        produced, new, superseded = findings_record(
+            stream=stream, gaming_day=fold.segment.gaming_day, owned_from=fold.owned_from,
+            owned_rounds=owned, findings=fold.findings, run=run,
+        )
+        totals.update(findings=produced, new=new, superseded=superseded, events=fold.events, rounds=len(owned))
+
     try:
-        produced = new = superseded = events = rounds = 0
-        with projections.stream_lock(stream):
-            for fold in projections.project_stream(stream, full=full, day=day):
-                owned = [n for n in fold.rounds if fold.owns_round(n)]
-                counts = findings_record(
-                    stream=stream, gaming_day=fold.segment.gaming_day, owned_from=fold.owned_from,
-                    owned_rounds=owned, findings=fold.findings, run=run,
-                )
-                produced, new, superseded = produced + counts[0], new + counts[1], superseded + counts[2]
-                events += fold.events
-                rounds += len(owned)
+        projections.project_stream(stream, full=full, day=day, cache=cache, record=record)
     except Exception as error:
         ReplayRun.objects.filter(pk=run.pk).update(status=ReplayRun.Status.FAILED, error=repr(error)[:2000],
                                                    finished_at=datetime.now(UTC))
         raise
+    events, rounds, produced = totals["events"], totals["rounds"], totals["findings"]
+    new, superseded = totals["new"], totals["superseded"]
     summary = {
         "run": run.pk, "stream": stream, "gaming_day": day.isoformat() if day else None, "mode": mode,
         "events": events, "rounds": rounds, "findings": produced, "new": new, "superseded": superseded,

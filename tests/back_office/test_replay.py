@@ -105,10 +105,10 @@ def test_incremental_replays_while_a_day_is_recorded_give_the_full_replays_findi
 def test_findings_of_events_survive_incremental_replays(kept, monkeypatch, django_capture_on_commit_callbacks):
     """A card that is not the shoe's next (found at its event) and a short pay (found
     at the end): replayed after every chunk, the current findings are a full replay's."""
-    import tables.projections
+    import tables.feed
+    from tables.fold import FoldCache
 
-    monkeypatch.setattr(tables.projections, "_LIVE_MAX", 16 if kept else 0)
-    tables.projections._LIVE.clear()
+    monkeypatch.setattr(tables.feed, "CACHE", FoldCache(16 if kept else 0))
     events = dealt("hoyle", rounds=60, table="T1")
     plant_short_pay(events, skip=40)
     dealt_cards = [e for e in events if e["type"] == "card.dealt"]
