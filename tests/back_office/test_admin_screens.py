@@ -13,19 +13,9 @@ from tables.admin import _hand_cards, card_face
 from tables.replay_service import replay_table
 
 from ..audit.tampering import tamper
-from .helpers import DAY, append, dealt, plant_short_pay
+from .helpers import DAY, append, dealt
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def fault(settings) -> dict:
-    settings.PROJECT_ON_APPEND = False
-    events = dealt("hoyle", rounds=8)
-    fault = plant_short_pay(events)
-    append("T1", events)
-    replay_table(stream="T1")
-    return fault
 
 
 def _review(round_: m.Round) -> str:

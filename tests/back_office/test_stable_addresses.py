@@ -8,28 +8,17 @@ from django.core.management import call_command
 
 from audit.models import Finding
 from tables import models as m
-from tables.replay_service import replay_table
 
-from .helpers import DAY, append, dealt, plant_short_pay
+from .helpers import DAY
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def short_paid(settings) -> dict:
-    settings.PROJECT_ON_APPEND = False
-    events = dealt("hoyle", rounds=12)
-    fault = plant_short_pay(events)
-    append("T1", events)
-    replay_table(stream="T1")
-    return fault
-
-
 @pytest.mark.parametrize("how", ["rebuild_projections", "replay_day --full"])
-def test_an_old_round_link_opens_the_same_round_after_the_read_models_are_rebuilt(admin_client, short_paid, how):
+def test_an_old_round_link_opens_the_same_round_after_the_read_models_are_rebuilt(admin_client, fault, how):
     """The links the findings list, the round list and the review give before a rebuild
     open the same round, table day and shoe after it, though every row has a new id."""
-    number = short_paid["round"]
+    number = fault["round"]
     before = m.Round.objects.get(number=number)
     findings = admin_client.get("/admin/audit/finding/").content.decode()
     link = f"/admin/tables/round/T1/{DAY.isoformat()}/{number}/"
@@ -61,7 +50,7 @@ def test_an_old_round_link_opens_the_same_round_after_the_read_models_are_rebuil
     assert Finding.objects.get().round == number
 
 
-def test_a_key_that_names_nothing_is_not_found(admin_client, short_paid):
+def test_a_key_that_names_nothing_is_not_found(admin_client, fault):
     for url in (f"/admin/tables/round/T1/{DAY.isoformat()}/999/", "/admin/tables/round/T9/2026-11-29/1/",
                 "/admin/tables/round/T1/2026-13-45/1/", "/admin/tables/tableday/T1/2026-01-01/",
                 "/admin/tables/shoe/T1/999999/"):
