@@ -247,7 +247,15 @@ class Replay:
             if (f.event is not None and seen.get(f.event, -1) >= before)
             or (f.event is None and f.round is not None and f.round in rounds)
         ]
-        self.seen = {event_id: version for event_id, version in seen.items() if version >= before}
+        # the ids came in fold order, so the ones before the checkpoint are the first ones
+        # (a live day holds a shoe's worth: do not rebuild the whole dict every time)
+        old = []
+        for event_id, version in seen.items():
+            if version >= before:
+                break
+            old.append(event_id)
+        for event_id in old:
+            del seen[event_id]
 
     def checkpoint(self) -> Checkpoint:
         """Hand the fold over, to go on with it later (:meth:`resume`), e.g. when the
