@@ -21,8 +21,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from audit.api import STREAM_REGEX, EnvelopeSerializer, ErrorSerializer, InvalidSerializer
-from audit.store import envelope
 from audit.api_common import Pages, PersonWith, StrictQuery, query
+from audit.store import envelope
 
 from . import models as m
 from . import selectors

@@ -24,7 +24,7 @@ class Command(BaseCommand):
         for name in [subscriber] if subscriber else names:
             try:
                 done = catch_up(name)
-            except Exception as error:
+            except Exception as error:  # noqa: BLE001 - any failure of a subscriber is reported, the others go on
                 failed.append(name)
                 self.stderr.write(f"{name}: failed ({error!r}); it stays where it was and is retried next time")
                 continue

@@ -5,7 +5,6 @@ import os
 from django.core.management.base import BaseCommand, CommandError
 
 from audit.ingest import ingest_file
-
 from audit.progress import progress_bar
 
 

@@ -7,9 +7,8 @@ from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
 from audit.models import Event
-from audit.verify import verify_chains
-
 from audit.progress import progress_bar
+from audit.verify import verify_chains
 
 
 def _since(text: str) -> datetime:
