@@ -1,13 +1,53 @@
+"""The admin of the event store, replay's runs and findings.
+
+- **Events** and device accounts.
+- **Replay runs**, read-only, so that a day's progress is visible while its chord runs.
+- **Findings**: filtered by table, gaming day, kind, severity and status, each linking
+  to its round's review - by the round's natural key (table, gaming day, number) and the
+  URL name of the rounds' admin, so that the link survives a rebuild of the read models
+  and audit imports nothing of the app that shows rounds. The bulk action *acknowledge*
+  calls :func:`audit.findings.findings_acknowledge_bulk` (one event per finding) and is
+  offered only to users who may change findings (the ``pit_boss`` group). Findings are
+  otherwise read-only: they change only through :mod:`audit.findings`.
+"""
 from __future__ import annotations
 
 import json
 
-from django.contrib import admin
-from django.urls import reverse
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
 
-from .models import AccessRecord, DeviceAccount, Event
+from .findings import findings_acknowledge_bulk
+from .models import AccessRecord, DeviceAccount, Event, Finding, ReplayRun, SubscriberPosition
 from .verify import chain_state
+
+# filter by the gaming days there are (not by "today", "past 7 days")
+GAMING_DAY = ("gaming_day", admin.AllValuesFieldListFilter)
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Shown, never added, changed or deleted here."""
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+def round_review_url(*, table: str, day: str, number: int) -> str | None:
+    """The admin address of a round's review, by its natural key; None where no admin
+    shows rounds (the URL name is the rounds' admin's, ``admin:tables_round_key``)."""
+    try:
+        return reverse("admin:tables_round_key", kwargs={"table": table, "day": day, "number": number})
+    except NoReverseMatch:
+        return None
 
 
 @admin.register(Event)
@@ -72,6 +112,60 @@ class EventAdmin(admin.ModelAdmin):
 class DeviceAccountAdmin(admin.ModelAdmin):
     list_display = ("user", "stream", "description")
     search_fields = ("user__username", "stream")
+
+
+@admin.register(SubscriberPosition)
+class SubscriberPositionAdmin(ReadOnlyAdmin):
+    """How far each subscriber of the feed has got, and its last failure."""
+
+    list_display = ("name", "position", "updated_at", "failed_at", "error")
+
+
+@admin.register(ReplayRun)
+class ReplayRunAdmin(ReadOnlyAdmin):
+    list_display = ("id", "stream", "gaming_day", "mode", "trigger", "status", "tables_done", "tables_total",
+                    "events", "rounds", "findings", "findings_new", "findings_superseded", "started_at", "finished_at")
+    list_filter = ("status", "mode", "trigger", "gaming_day")
+
+
+@admin.register(Finding)
+class FindingAdmin(ReadOnlyAdmin):
+    """Findings, read-only but for the bulk action *acknowledge* (pit bosses only)."""
+
+    list_display = ("id", "kind", "severity", "status", "stream", "gaming_day", "round_link", "bet", "expected",
+                    "recorded", "status_changed_by", "superseded_by")
+    list_filter = ("stream", GAMING_DAY, "kind", "severity", "status")
+    search_fields = ("bet", "message", "fingerprint")
+    actions = ("acknowledge",)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Finding]:
+        return super().get_queryset(request).select_related("superseded_by")
+
+    def get_readonly_fields(self, request: HttpRequest, obj: object = None) -> list[str]:
+        return [f.name for f in self.opts.fields] + ["round_link"]
+
+    def has_acknowledge_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("audit.change_finding")
+
+    @admin.display(description="round", ordering="round")
+    def round_link(self, obj: Finding) -> str:
+        if obj.round is None:
+            return "-"
+        url = None if obj.gaming_day is None else round_review_url(
+            table=obj.stream, day=obj.gaming_day.isoformat(), number=obj.round)
+        if url is None:
+            return str(obj.round)
+        return format_html('<a class="round-review" href="{}">round {}</a>', url, obj.round)
+
+    @admin.action(description="Acknowledge the selected findings", permissions=["acknowledge"])
+    def acknowledge(self, request: HttpRequest, queryset: QuerySet[Finding]) -> None:
+        done, refused = findings_acknowledge_bulk(
+            finding_ids=list(queryset.order_by("id").values_list("id", flat=True)), user=request.user,
+        )
+        if done:
+            self.message_user(request, f"Acknowledged {len(done)} finding(s).", messages.SUCCESS)
+        for finding_id, why in refused:
+            self.message_user(request, f"Finding {finding_id} not acknowledged: {why}", messages.WARNING)
 
 
 @admin.register(AccessRecord)

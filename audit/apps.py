@@ -24,5 +24,8 @@ class AuditConfig(AppConfig):
     verbose_name = "Audit: event store, integrity, findings"
 
     def ready(self) -> None:
+        # register the tasks in every process, not only in a worker (where Celery's
+        # autodiscovery imports them)
+        from . import tasks  # noqa: F401
         # once per migrate run: after the last app's migrations (this app's signal only)
         post_migrate.connect(_grant_to_app_role, sender=self, dispatch_uid="audit.grant_to_app_role")

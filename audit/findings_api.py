@@ -14,10 +14,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from casino.back_office_api import MayChangeFindings, MayViewFindings, Pages, StrictQuery, query
-
 from . import findings as service
 from .api import STREAM_REGEX, ErrorSerializer, InvalidSerializer, StrictCharField, StrictSerializer
+from .api_common import MayChangeFindings, MayViewFindings, Pages, StrictQuery, query
 from .models import Finding
 from .record.findings import KINDS
 

@@ -43,6 +43,7 @@ from .jsonl import BadLine, Line, parse_line
 from .record.jsonl import numbered, stream_of
 from .models import Event
 from .store import chain_row, same_content, stored_rows, stream_head, take_append_lock
+from .subscribers import publish
 
 _FRAME = struct.Struct("<I")
 
@@ -230,6 +231,9 @@ def ingest_file(
         finally:
             for handle in handles:
                 handle.close()
+    if report.stored:
+        # the feed's subscribers follow (once committed, if a caller's transaction is open)
+        transaction.on_commit(publish)
     return report
 
 

@@ -51,6 +51,26 @@ class DeviceAccount(models.Model):
         return f"{self.user} -> {self.stream}"
 
 
+class SubscriberPosition(models.Model):
+    """How far one subscriber of the global feed (a read model, replay) has got: the
+    last position it processed. Moved only forward, by compare-and-set (``UPDATE ...
+    WHERE position = <the one it started from>``), after the subscriber has processed
+    what lies between; a subscriber that fails keeps its position and is retried."""
+
+    name = models.CharField(max_length=100, unique=True)
+    position = models.PositiveBigIntegerField(default=0)
+    updated_at = models.DateTimeField(null=True, blank=True)
+    # the last failure, until the next success: what and since when
+    error = models.TextField(blank=True)
+    failed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return f"{self.name} at {self.position}"
+
+
 class ReplayRun(models.Model):
     """One replay: of a table's gaming day, of one stream, or of a whole day (a parent
     run whose children are the per-table runs a Celery chord gathers). Its counters
@@ -67,7 +87,7 @@ class ReplayRun(models.Model):
 
     parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE, related_name="children")
     mode = models.CharField(max_length=16, choices=Mode.choices)
-    # what started it: command, task, append (kept current after an append), api
+    # what started it: command, task, feed (the projections' subscriber of the feed), api
     trigger = models.CharField(max_length=16, default="task")
     stream = models.CharField(max_length=64, blank=True, help_text="blank: every table of the day")
     gaming_day = models.DateField(null=True, blank=True)

@@ -22,7 +22,6 @@ import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import partial
 from typing import Any
 
 import msgspec
@@ -35,7 +34,7 @@ from .errors import IdConflict, InvalidEvent, VersionConflict
 from .record.events import PayloadError, upcast, validate_payload, validate_payload_json
 from .inserts import insert_rows
 from .models import Event
-from .subscribers import after_append
+from .subscribers import publish
 
 # an arbitrary constant: the key of the advisory lock every append takes
 APPEND_LOCK_KEY = 0x6A61636B  # "jack"
@@ -214,8 +213,8 @@ def append_checked(
                 take_append_lock()
                 _confirm_heads({s: v for s, (_, v) in first_seen.items()}, first_seen)
                 insert_rows(rows)
-                # read models and findings follow, once the events are committed
-                transaction.on_commit(partial(after_append, [span[0] for span in spans]))
+                # the feed's subscribers (read models, replay) follow once it is committed
+                transaction.on_commit(publish)
         except IntegrityError:
             # Another writer got past the lock (it does not take it, or runs on another
             # database node), or stored the same ids: the unique constraints decided.

@@ -1,42 +1,168 @@
-"""What happens after an append commits: the read models and findings of the tables
-appended to are brought up to date by a Celery task (eager in development, a worker
-with a broker). :func:`audit.store.append_checked` registers :func:`after_append` with
-``transaction.on_commit``, so nothing is enqueued for an append that rolls back.
+"""The global feed's subscribers: read models, replays and reconciliations follow the
+store; the store knows nothing of them.
 
-``PROJECT_ON_APPEND`` (default on) turns it off, e.g. for a bulk ingest followed by one
-``replay_day``. Streams under ``audit.`` (the back-office's own, such as
-``audit.findings``) are not tables and are skipped.
+- **Registering.** An app registers its subscribers from its ``AppConfig.ready()``:
+  ``register(Subscriber("tables.projections", handle))``. Audit imports no app above it.
+- **Publishing.** After an append commits (the API, :func:`audit.store.events_append`,
+  the findings' actions) and after a bulk ingest, the store calls :func:`publish`
+  (``transaction.on_commit``: nothing is published for an append that rolls back). It
+  enqueues, per subscriber, the Celery task ``audit.tasks.catch_up`` with the feed's
+  head, "appended up to position N" (eagerly in-process without a broker; on a worker
+  with one). ``PROJECT_ON_APPEND=false`` publishes nothing: the periodic task
+  (``CATCH_UP_EVERY_SECONDS``) or ``manage.py catch_up`` brings the subscribers up.
+- **Following.** :func:`catch_up` reads the feed after the subscriber's position
+  (``position > N``, in order: the store hands positions out in commit order under its
+  append lock, so nothing can commit behind a position already seen), hands it to the
+  subscriber a batch at a time, and after each batch moves the position by
+  compare-and-set. A subscriber that fails keeps its position: the next publish, run or
+  periodic task retries it. So a subscriber catches up after a crash, a restart or a
+  bulk ingest, and a handler must be idempotent (it may see a batch twice).
 """
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from django.conf import settings
+from django.db.models import Max
+
+from .models import Event, SubscriberPosition
 
 log = logging.getLogger(__name__)
 
 
-def after_append(streams: Iterable[str]) -> None:
-    if not getattr(settings, "PROJECT_ON_APPEND", True):
-        return
-    from casino.celery import app
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """The events with a position in ``after`` < position <= ``upto``."""
 
-    from .tasks import replay_stream_task
+    after: int
+    upto: int
 
-    # the project's app by name, not the shared task's proxy: the proxy resolves the
-    # *current* app, which is thread-local, and a thread of its own would get Celery's
-    # unconfigured default app (a broker at localhost, not eager)
-    task = app.tasks[replay_stream_task.name]
-    for stream in sorted(set(streams)):
-        if stream.startswith("audit."):
+    def streams(self) -> list[str]:
+        """The streams the batch touches, sorted."""
+        rows = Event.objects.filter(position__gt=self.after, position__lte=self.upto)
+        return sorted(set(rows.order_by().values_list("stream", flat=True).distinct()))
+
+    def events(self, *, chunk_size: int = 2000) -> Iterator[Event]:
+        """The batch's events in position order, in constant memory."""
+        rows = Event.objects.filter(position__gt=self.after, position__lte=self.upto).order_by("position")
+        return rows.iterator(chunk_size=chunk_size)
+
+
+@dataclass(frozen=True, slots=True)
+class Subscriber:
+    """``handle(batch)`` processes a batch or raises (the position then stays).
+    ``batch_size``: the most positions a batch spans; None: up to the head in one (a
+    subscriber that reads only which streams moved)."""
+
+    name: str
+    handle: Callable[[Batch], None]
+    batch_size: int | None = None
+
+
+_REGISTRY: dict[str, Subscriber] = {}
+
+
+def register(subscriber: Subscriber) -> None:
+    """Add (or replace, by name) a subscriber; call from ``AppConfig.ready()``."""
+    _REGISTRY[subscriber.name] = subscriber
+
+
+def registered() -> list[Subscriber]:
+    return [_REGISTRY[name] for name in sorted(_REGISTRY)]
+
+
+def subscriber(name: str) -> Subscriber:
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise LookupError(f"no subscriber {name!r}; registered: {', '.join(sorted(_REGISTRY)) or 'none'}") from None
+
+
+def feed_head() -> int:
+    """The position of the last event stored (0 for an empty store)."""
+    return Event.objects.aggregate(head=Max("position"))["head"] or 0
+
+
+def position_of(name: str) -> int:
+    row, _ = SubscriberPosition.objects.get_or_create(name=name)
+    return row.position
+
+
+@dataclass(frozen=True, slots=True)
+class CaughtUp:
+    name: str
+    start: int  # the position it started from
+    position: int  # the position it reached
+    batches: int
+
+
+def catch_up(name: str, *, upto: int | None = None) -> CaughtUp:
+    """Bring subscriber ``name`` up to the feed's head. ``upto``: the head a publisher
+    saw; a subscriber already there has nothing to do (with a broker, the tasks of a
+    burst of appends find their work done by the first). Raises what the subscriber
+    raised, its position kept at the last batch it finished; the failure is recorded on
+    its row until a later success."""
+    follower = subscriber(name)
+    start = position = position_of(name)
+    if upto is not None and position >= upto:
+        return CaughtUp(name, start, position, 0)
+    head = feed_head()
+    batches = 0
+    while position < head:
+        end = head if follower.batch_size is None else min(head, position + follower.batch_size)
+        try:
+            follower.handle(Batch(position, end))
+        except Exception as error:
+            SubscriberPosition.objects.filter(name=name).update(error=repr(error)[:2000], failed_at=datetime.now(UTC))
+            raise
+        batches += 1
+        moved = SubscriberPosition.objects.filter(name=name, position=position).update(
+            position=end, updated_at=datetime.now(UTC), error="", failed_at=None,
+        )
+        if not moved:
+            # another run of the same subscriber got further first: go on from where it is
+            # (what this one did twice was idempotent)
+            position = max(position_of(name), position)
             continue
+        position = end
+    return CaughtUp(name, start, position, batches)
+
+
+def catch_up_all() -> list[CaughtUp]:
+    """Every registered subscriber; one that fails is logged and the others go on.
+    Raises nothing (the periodic task and the after-append path call it)."""
+    done = []
+    for follower in registered():
+        try:
+            done.append(catch_up(follower.name))
+        except Exception:
+            log.exception("subscriber %s failed; it keeps its position and is retried", follower.name)
+    return done
+
+
+def publish() -> None:
+    """The store's "appended up to position N" (on commit). Enqueues one catch-up per
+    subscriber; without ``PROJECT_ON_APPEND`` nothing. A subscriber's failure is logged,
+    never raised: the events are committed and the caller's append succeeded."""
+    if not settings.PROJECT_ON_APPEND or not _REGISTRY:
+        return
+    from celery import current_app
+
+    # the project's app (casino.celery makes it every thread's default) and the task by
+    # name, so that this module needs neither the app's module nor the tasks'
+    app = current_app._get_current_object()
+    task = app.tasks["audit.tasks.catch_up"]
+    head = feed_head()
+    for follower in registered():
         try:
             if app.conf.task_always_eager:
                 # apply(), not delay(): the eager path of apply_async flips a process-wide
                 # flag ("a join would block") and restores it racily across threads
-                task.apply(args=[stream], throw=True)
+                task.apply(args=[follower.name, head], throw=True)
             else:
-                task.delay(stream)
-        except Exception:  # the append has committed: a failed projection must not undo it for the caller
-            log.exception("bringing the projections of %s up to date failed; replay_day will redo it", stream)
+                task.delay(follower.name, head)
+        except Exception:
+            log.exception("subscriber %s failed after an append; it keeps its position and is retried", follower.name)

@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import logging
-from datetime import date
 
 from celery import shared_task
 
-from . import replay_service
+from .subscribers import catch_up, catch_up_all
 from .verify import verify_chains
 
 log = logging.getLogger(__name__)
@@ -25,38 +24,16 @@ def verify_chains_task(stream: str | None = None) -> dict:
     }
 
 
-@shared_task(name="audit.tasks.replay_table_day")
-def replay_table_day_task(stream: str, day: str | None = None, full: bool = False,
-                          parent_id: int | None = None, trigger: str = "task") -> dict:
-    """Replay one table's gaming day (every day when ``day`` is None): projections and
-    findings. Incremental unless ``full``; running it twice changes nothing."""
-    return replay_service.replay_table(
-        stream=stream, day=date.fromisoformat(day) if day else None, full=full, trigger=trigger,
-        parent_id=parent_id,
-    )
-
-
-@shared_task(name="audit.tasks.replay_day_summary")
-def replay_day_summary_task(results: list[dict], parent_id: int) -> dict:
-    """The chord's body: the day's summary from every table's."""
-    return replay_service.replay_day_finish(parent_id=parent_id, results=results)
-
-
-@shared_task(bind=True, name="audit.tasks.replay_day")
-def replay_day_task(self, day: str, full: bool = False, trigger: str = "task") -> int:
-    """Replay every table of gaming day ``day``: one task per table, gathered by a chord.
-    Returns the parent run's id (its status becomes ``done`` when the chord ends)."""
-    # the sub-tasks go to the queue this task came from (a worker may serve only that one)
-    queue = None if self.request.is_eager else (self.request.delivery_info or {}).get("routing_key")
-    parent = replay_service.replay_day_launch(day=date.fromisoformat(day), full=full, trigger=trigger, queue=queue)
-    return parent.pk
-
-
-@shared_task(name="audit.tasks.replay_stream")
-def replay_stream_task(stream: str) -> dict:
-    """Bring a table's projections and findings up to date after an append (enqueued
-    on commit by :mod:`audit.subscribers`)."""
-    return replay_service.replay_table(stream=stream, trigger="append")
+@shared_task(name="audit.tasks.catch_up")
+def catch_up_task(name: str | None = None, upto: int | None = None) -> dict:
+    """Bring one subscriber of the feed (every one when ``name`` is None: the periodic
+    run, see CELERY_BEAT_SCHEDULE) up to the feed's head. Sent on commit after an
+    append with the head then (``upto``). Idempotent: a subscriber already there does
+    nothing."""
+    if name is None:
+        return {done.name: done.position for done in catch_up_all()}
+    done = catch_up(name, upto=upto)
+    return {done.name: done.position}
 
 
 @shared_task(name="audit.tasks.seal_access_log")

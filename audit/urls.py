@@ -1,8 +1,16 @@
-"""The event store's API, mounted at /api/ (see docs/api.md)."""
+"""The event store's and the findings' API, mounted at /api/ (see docs/api.md and
+docs/back-office.md)."""
 
 from django.urls import path, re_path
 
 from .api import STREAM_REGEX, FeedView, StreamEventsView
+from .findings_api import (
+    FindingAcknowledgeView,
+    FindingDetailView,
+    FindingListView,
+    FindingReopenView,
+    FindingResolveView,
+)
 
 urlpatterns = [
     re_path(
@@ -11,4 +19,9 @@ urlpatterns = [
         name="stream-events",
     ),
     path("events", FeedView.as_view(), name="events-feed"),
+    path("findings", FindingListView.as_view(), name="findings"),
+    re_path(r"^findings/(?P<pk>[0-9]{1,18})$", FindingDetailView.as_view(), name="finding"),
+    re_path(r"^findings/(?P<pk>[0-9]{1,18})/acknowledge$", FindingAcknowledgeView.as_view(), name="finding-acknowledge"),
+    re_path(r"^findings/(?P<pk>[0-9]{1,18})/resolve$", FindingResolveView.as_view(), name="finding-resolve"),
+    re_path(r"^findings/(?P<pk>[0-9]{1,18})/reopen$", FindingReopenView.as_view(), name="finding-reopen"),
 ]

@@ -7,4 +7,11 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
 
 app = Celery("casino")
 app.config_from_object("django.conf:settings", namespace="CELERY")
+# every thread's app, not only this one's: the apps below casino find it through
+# celery.current_app (they do not import casino), and a thread of its own (a threaded
+# server's request, a test's second connection) would otherwise get Celery's unconfigured
+# fallback app
+app.set_default()
+# the apps' tasks.py modules; each app also imports its own in AppConfig.ready(), so a
+# process that is not a worker (manage.py replay_day with a broker) knows them too
 app.autodiscover_tasks()

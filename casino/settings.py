@@ -157,8 +157,9 @@ EVENT_BATCH_MAX = env_int("EVENT_BATCH_MAX", 1000, low=1, high=100_000)
 # The largest page of the global feed and of a stream read.
 EVENT_PAGE_MAX = env_int("EVENT_PAGE_MAX", 1000, low=1, high=100_000)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 32 * 1024 * 1024
-# After an append commits, bring the table's read models and findings up to date (a
-# Celery task, eager without a broker). Off for a bulk load followed by replay_day.
+# After an append or an ingest commits, the feed's subscribers (the read models and
+# findings) catch up (a Celery task, eager without a broker). Off: nothing is sent after
+# an append; the periodic catch-up or manage.py catch_up brings them up.
 PROJECT_ON_APPEND = env_bool("PROJECT_ON_APPEND", True)
 # Findings per page of GET /api/findings and rounds per page of GET /api/rounds.
 BACK_OFFICE_PAGE_MAX = env_int("BACK_OFFICE_PAGE_MAX", 500, low=1, high=10_000)
@@ -175,6 +176,8 @@ CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", "") or None
 # JSON, e.g. {"data_folder_in": ...} for kombu's filesystem transport; {} for Redis/AMQP
 CELERY_BROKER_TRANSPORT_OPTIONS = env_json("CELERY_BROKER_TRANSPORT_OPTIONS", {})
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+# the queue tasks go to unless sent to another (workers serve it unless told -Q)
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "celery")
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE = {
@@ -185,6 +188,12 @@ CELERY_BEAT_SCHEDULE = {
     "seal-access-log": {
         "task": "audit.tasks.seal_access_log",
         "schedule": env_int("ACCESS_SEAL_EVERY_SECONDS", 300, low=10, high=86400),
+    },
+    # every subscriber of the feed, from its own position: what a failure, a restart or
+    # PROJECT_ON_APPEND=false left behind
+    "catch-up-subscribers": {
+        "task": "audit.tasks.catch_up",
+        "schedule": env_int("CATCH_UP_EVERY_SECONDS", 60, low=5, high=86400),
     },
 }
 

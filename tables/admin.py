@@ -1,4 +1,4 @@
-"""The admin of the read models, replay's runs and findings: the pit bosses' screens.
+"""The admin of the read models: the pit bosses' screens.
 
 - **Round review** (the Round's change view, ``admin/tables/round/review.html``): the
   round's events as a timeline with their hash-chain state, the dealer's and each box's
@@ -6,30 +6,36 @@
   hand, the payout recorded and the one the rules give side by side, the round's
   findings, and links to the previous and next round and to the shoe. The data comes
   from :func:`tables.selectors.round_review`; this module only shapes it for display.
-- **Findings**: filtered by table, gaming day, kind, severity and status, each linking
-  to its round's review; the bulk action *acknowledge* calls
-  :func:`audit.findings.findings_acknowledge_bulk` (one event per finding) and is offered
-  only to users who may change findings (the ``pit_boss`` group). Findings are otherwise
-  read-only: they change only through :mod:`audit.findings`.
 - **Tables** and **gaming days** with their counts of rounds, bets and findings.
+- Findings and replay runs are audit's (``audit.admin``).
 
-Everything else is read-only: projections are rebuilt from events.
+Addresses are natural keys, never surrogate ids (a rebuild of the read models gives
+every row a new id): a round is ``/admin/tables/round/<table>/<gaming day>/<number>/``,
+a table's day ``/admin/tables/tableday/<table>/<gaming day>/``, a shoe
+``/admin/tables/shoe/<table>/<version of its shoe.shuffled>/``, a table
+``/admin/tables/table/<table>/``. Every link these pages make uses them.
+
+Everything is read-only: projections are rebuilt from events.
 """
 from __future__ import annotations
 
+import re
+from datetime import date
 from typing import Any
 
-from django.contrib import admin, messages
+from django.contrib import admin
+from django.contrib.admin.utils import quote, unquote
+from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import PermissionDenied
-from django.db.models import OuterRef, QuerySet, Subquery
+from django.db.models import Model, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
-from django.urls import reverse
+from django.urls import URLPattern, re_path, reverse
 from django.utils.html import format_html
 from django.utils.http import urlencode
 
-from audit.findings import findings_acknowledge_bulk
-from audit.models import Finding, ReplayRun
+from audit.admin import GAMING_DAY, ReadOnlyAdmin, round_review_url
+from audit.store import STREAM_PATTERN
 
 from . import models as m
 from . import selectors
@@ -98,6 +104,17 @@ def _timeline_detail(event: Any) -> str:
     return ""
 
 
+def round_url(round_: m.Round) -> str:
+    """The review of a round, by its natural key."""
+    url = round_review_url(table=round_.table.stream, day=round_.gaming_day.isoformat(), number=round_.number)
+    assert url is not None  # this module is the rounds' admin
+    return url
+
+
+def shoe_url(shoe: m.Shoe) -> str:
+    return reverse("admin:tables_shoe_key", kwargs={"table": shoe.table.stream, "version": shoe.shuffled_version})
+
+
 def review_context(review: selectors.RoundReview) -> dict[str, Any]:
     """What the round-review template shows, shaped from :func:`selectors.round_review`."""
     round_ = review.round
@@ -111,10 +128,6 @@ def review_context(review: selectors.RoundReview) -> dict[str, Any]:
     events = [
         {"reviewed": e, "card": _timeline_card(e.event), "detail": _timeline_detail(e.event)} for e in review.events
     ]
-
-    def round_url(other: m.Round | None) -> str | None:
-        return reverse("admin:tables_round_change", args=[other.pk]) if other else None
-
     return {
         "review": review,
         "round": round_,
@@ -126,41 +139,101 @@ def review_context(review: selectors.RoundReview) -> dict[str, Any]:
         "findings": [
             {"finding": f, "url": reverse("admin:audit_finding_change", args=[f.pk])} for f in review.findings
         ],
-        "previous_url": round_url(review.previous),
-        "next_url": round_url(review.next),
-        "shoe_url": reverse("admin:tables_shoe_change", args=[review.shoe.pk]) if review.shoe else None,
+        "previous_url": round_url(review.previous) if review.previous else None,
+        "next_url": round_url(review.next) if review.next else None,
+        "shoe_url": shoe_url(review.shoe) if review.shoe else None,
         "findings_url": reverse("admin:audit_finding_changelist") + "?" + urlencode(
             {"stream": round_.table.stream, "gaming_day": round_.gaming_day.isoformat(), "round": round_.number}
         ),
     }
 
 
-# filter by the gaming days there are (not by "today", "past 7 days")
-GAMING_DAY = ("gaming_day", admin.AllValuesFieldListFilter)
+# the tables' list filter by table code (a parameter ?table__stream=T1 that a rebuild
+# does not invalidate, unlike the table's id)
+TABLE = ("table__stream", admin.AllValuesFieldListFilter)
+_DAY = r"\d{4}-\d{2}-\d{2}"
+# a table's code inside a URL pattern (the store's pattern unanchored; not audit.api's
+# copy of it, which would load the REST framework into every process at start)
+STREAM_REGEX = STREAM_PATTERN.pattern.removeprefix("^").removesuffix("$")
 
 
-class ReadOnly(admin.ModelAdmin):
-    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
+class _NaturalKeyChangeList(ChangeList):
+    def url_for_result(self, result: Model) -> str:
+        return self.model_admin.url_of(result)  # type: ignore[attr-defined,no-any-return]
 
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
 
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
+class NaturalKeyAdmin(ReadOnlyAdmin):
+    """A read model's admin that addresses its rows by their natural key: the key's own
+    URL (``key_pattern``, named ``admin:<app>_<model>_key``) opens the row, the change
+    URL takes the key too (``.../T1/2026-11-29/change/``), and the list links by it. A
+    numeric id is still understood (Django's own pages, such as the history, use it).
+    """
+
+    key_pattern: str = ""  # a regex with one named group per part of the key, in order
+
+    def key_of(self, obj: Any) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def filter_of(self, key: dict[str, str]) -> dict[str, Any]:
+        """The queryset filter of a parsed key; ValueError if a part is malformed."""
+        raise NotImplementedError
+
+    def url_of(self, obj: Any) -> str:
+        info = (self.opts.app_label, self.opts.model_name)
+        return reverse("admin:{}_{}_key".format(*info), kwargs=self.key_of(obj), current_app=self.admin_site.name)
+
+    def get_urls(self) -> list[URLPattern]:
+        info = (self.opts.app_label, self.opts.model_name)
+        view = self.admin_site.admin_view(self.key_view)
+        return [re_path(rf"^{self.key_pattern}/$", view, name="{}_{}_key".format(*info)), *super().get_urls()]
+
+    def key_view(self, request: HttpRequest, **key: str) -> HttpResponse:
+        object_id = "/".join(quote(part) for part in key.values())
+        if self.get_object(request, unquote(object_id)) is None:
+            # (Django's change view would redirect to the index with a message: a
+            # link that names nothing is a 404)
+            raise Http404(f"No {self.opts.verbose_name} {'/'.join(key.values())}.")
+        return self.change_view(request, object_id)
+
+    def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
+        return _NaturalKeyChangeList
+
+    def get_object(self, request: HttpRequest, object_id: str, from_field: str | None = None) -> Any:
+        match = re.fullmatch(self.key_pattern, object_id)
+        if match is None:
+            return super().get_object(request, object_id, from_field) if object_id.isdigit() else None
+        try:
+            lookup = self.filter_of(match.groupdict())
+        except ValueError:
+            return None
+        return self.get_queryset(request).filter(**lookup).first()
 
 
 @admin.register(m.Table)
-class TableAdmin(ReadOnly):
+class TableAdmin(NaturalKeyAdmin):
     list_display = ("stream", "ruleset", "currency", "min_bet", "max_bet", "day_count", "round_count",
                     "bet_count", "finding_count", "projected_version")
+    key_pattern = rf"(?P<table>{STREAM_REGEX})"
+
+    def key_of(self, obj: m.Table) -> dict[str, Any]:
+        return {"table": obj.stream}
+
+    def filter_of(self, key: dict[str, str]) -> dict[str, Any]:
+        return {"stream": key["table"]}
+
+    def get_object(self, request: HttpRequest, object_id: str, from_field: str | None = None) -> Any:
+        # a table's code may be all digits: the code first, the id only when no table has it
+        found = self.get_queryset(request).filter(stream=object_id).first()
+        if found is None and object_id.isdigit():
+            found = self.get_queryset(request).filter(pk=int(object_id)).first()
+        return found
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[m.Table]:
         return selectors.tables_list()
 
     @admin.display(description="gaming days", ordering="day_count")
     def day_count(self, obj: m.Table) -> str:
-        url = reverse("admin:tables_tableday_changelist") + "?" + urlencode({"table__id__exact": obj.pk})
+        url = reverse("admin:tables_tableday_changelist") + "?" + urlencode({"table__stream": obj.stream})
         return format_html('<a href="{}">{}</a>', url, obj.day_count)  # type: ignore[attr-defined]
 
     @admin.display(description="rounds", ordering="round_count")
@@ -178,10 +251,17 @@ class TableAdmin(ReadOnly):
 
 
 @admin.register(m.TableDay)
-class TableDayAdmin(ReadOnly):
+class TableDayAdmin(NaturalKeyAdmin):
     list_display = ("table", "gaming_day", "round_count", "bets", "handle", "recorded_net", "expected_net",
                     "finding_count", "open_finding_count")
-    list_filter = (GAMING_DAY, "table")
+    list_filter = (GAMING_DAY, TABLE)
+    key_pattern = rf"(?P<table>{STREAM_REGEX})/(?P<day>{_DAY})"
+
+    def key_of(self, obj: m.TableDay) -> dict[str, Any]:
+        return {"table": obj.table.stream, "day": obj.gaming_day.isoformat()}
+
+    def filter_of(self, key: dict[str, str]) -> dict[str, Any]:
+        return {"table__stream": key["table"], "gaming_day": date.fromisoformat(key["day"])}
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[m.TableDay]:
         return selectors.table_days()
@@ -189,7 +269,7 @@ class TableDayAdmin(ReadOnly):
     @admin.display(description="rounds", ordering="rounds")
     def round_count(self, obj: m.TableDay) -> str:
         url = reverse("admin:tables_round_changelist") + "?" + urlencode(
-            {"table__id__exact": obj.table_id, "gaming_day": obj.gaming_day.isoformat()})
+            {"table__stream": obj.table.stream, "gaming_day": obj.gaming_day.isoformat()})
         return format_html('<a href="{}">{}</a>', url, obj.rounds)
 
     @admin.display(description="findings", ordering="findings")
@@ -204,9 +284,19 @@ class TableDayAdmin(ReadOnly):
 
 
 @admin.register(m.Shoe)
-class ShoeAdmin(ReadOnly):
+class ShoeAdmin(NaturalKeyAdmin):
     list_display = ("table", "gaming_day", "shoe", "shuffled_version", "decks", "method", "cut_card", "rounds")
-    list_filter = ("gaming_day", "table")
+    list_filter = ("gaming_day", TABLE)
+    key_pattern = rf"(?P<table>{STREAM_REGEX})/(?P<version>[0-9]{{1,18}})"
+
+    def key_of(self, obj: m.Shoe) -> dict[str, Any]:
+        return {"table": obj.table.stream, "version": obj.shuffled_version}
+
+    def filter_of(self, key: dict[str, str]) -> dict[str, Any]:
+        return {"table__stream": key["table"], "shuffled_version": int(key["version"])}
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[m.Shoe]:
+        return super().get_queryset(request).select_related("table")
 
 
 class WithFindings(admin.SimpleListFilter):
@@ -223,14 +313,22 @@ class WithFindings(admin.SimpleListFilter):
 
 
 @admin.register(m.Round)
-class RoundAdmin(ReadOnly):
+class RoundAdmin(NaturalKeyAdmin):
     """The list of rounds, and each round's review page (its change view)."""
 
     list_display = ("__str__", "table", "gaming_day", "number", "status", "handle", "recorded_net",
                     "expected_net", "corrected", "finding_count", "mismatched_count")
     list_display_links = ("__str__",)
-    list_filter = (WithFindings, "status", GAMING_DAY, "table")
+    list_filter = (WithFindings, "status", GAMING_DAY, TABLE)
     review_template = "admin/tables/round/review.html"
+    key_pattern = rf"(?P<table>{STREAM_REGEX})/(?P<day>{_DAY})/(?P<number>[0-9]{{1,18}})"
+
+    def key_of(self, obj: m.Round) -> dict[str, Any]:
+        return {"table": obj.table.stream, "day": obj.gaming_day.isoformat(), "number": obj.number}
+
+    def filter_of(self, key: dict[str, str]) -> dict[str, Any]:
+        return {"table__stream": key["table"], "gaming_day": date.fromisoformat(key["day"]),
+                "number": int(key["number"])}
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[m.Round]:
         return selectors.rounds_list()
@@ -245,9 +343,9 @@ class RoundAdmin(ReadOnly):
 
     def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
                     extra_context: dict[str, Any] | None = None) -> HttpResponse:
-        round_ = self.get_object(request, object_id)
+        round_ = self.get_object(request, unquote(object_id))
         if round_ is None:
-            raise Http404(f"No round with id {object_id!r}.")
+            raise Http404(f"No round {object_id!r}.")
         if not self.has_view_permission(request, round_):
             raise PermissionDenied
         context = {
@@ -262,53 +360,3 @@ class RoundAdmin(ReadOnly):
         }
         request.current_app = self.admin_site.name
         return TemplateResponse(request, self.review_template, context)
-
-
-@admin.register(ReplayRun)
-class ReplayRunAdmin(ReadOnly):
-    list_display = ("id", "stream", "gaming_day", "mode", "trigger", "status", "tables_done", "tables_total",
-                    "events", "rounds", "findings", "findings_new", "findings_superseded", "started_at", "finished_at")
-    list_filter = ("status", "mode", "trigger", "gaming_day")
-
-
-@admin.register(Finding)
-class FindingAdmin(ReadOnly):
-    """Findings, read-only but for the bulk action *acknowledge* (pit bosses only)."""
-
-    list_display = ("id", "kind", "severity", "status", "stream", "gaming_day", "round_link", "bet", "expected",
-                    "recorded", "status_changed_by", "superseded_by")
-    list_filter = ("stream", GAMING_DAY, "kind", "severity", "status")
-    search_fields = ("bet", "message", "fingerprint")
-    actions = ("acknowledge",)
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Finding]:
-        round_pk = m.Round.objects.filter(
-            table__stream=OuterRef("stream"), gaming_day=OuterRef("gaming_day"), number=OuterRef("round"),
-        ).values("pk")[:1]
-        return super().get_queryset(request).select_related("superseded_by").annotate(round_pk=Subquery(round_pk))
-
-    def get_readonly_fields(self, request: HttpRequest, obj: object = None) -> list[str]:
-        return [f.name for f in self.opts.fields] + ["round_link"]
-
-    def has_acknowledge_permission(self, request: HttpRequest) -> bool:
-        return request.user.has_perm("audit.change_finding")
-
-    @admin.display(description="round", ordering="round")
-    def round_link(self, obj: Finding) -> str:
-        if obj.round is None:
-            return "-"
-        pk = getattr(obj, "round_pk", None)
-        if pk is None:
-            return str(obj.round)
-        return format_html('<a class="round-review" href="{}">round {}</a>',
-                           reverse("admin:tables_round_change", args=[pk]), obj.round)
-
-    @admin.action(description="Acknowledge the selected findings", permissions=["acknowledge"])
-    def acknowledge(self, request: HttpRequest, queryset: QuerySet[Finding]) -> None:
-        done, refused = findings_acknowledge_bulk(
-            finding_ids=list(queryset.order_by("id").values_list("id", flat=True)), user=request.user,
-        )
-        if done:
-            self.message_user(request, f"Acknowledged {len(done)} finding(s).", messages.SUCCESS)
-        for finding_id, why in refused:
-            self.message_user(request, f"Finding {finding_id} not acknowledged: {why}", messages.WARNING)

@@ -21,8 +21,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from audit.api import STREAM_REGEX, EnvelopeSerializer, ErrorSerializer, InvalidSerializer
+from audit.api_common import Pages, PersonWith, StrictQuery, query
 from audit.store import envelope
-from casino.back_office_api import MayViewRounds, Pages, StrictQuery, query
 
 from . import models as m
 from . import selectors
@@ -31,6 +31,11 @@ _AUTH_ERRORS = {
     401: OpenApiResponse(ErrorSerializer, description="no or bad credentials"),
     403: OpenApiResponse(ErrorSerializer, description="a device account, or a person without the permission"),
 }
+
+
+class MayViewRounds(PersonWith):
+    perm = "tables.view_round"
+    staff_reads = True
 
 
 class RoundQuery(StrictQuery):

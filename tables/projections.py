@@ -1,401 +1,44 @@
-"""Projections: the read models of ``tables.models``, built from the event store by the
-rules engine's own fold (:class:`tables.engine.replay.Replay`, the same handlers that
-audit a table), never by a second reading of the events.
+"""Projections: the read models of ``tables.models``, written from the folds of
+:mod:`tables.fold` (the rules engine's own fold of each gaming day), never from a second
+reading of the events.
 
-The unit is a table's **gaming day**: the stream's versions from a ``table.opened`` to
-the event before the next one (round numbers start again each day, so the engine folds
-one day at a time). A fold starts at a **checkpoint**, a ``shoe.shuffled``: the engine's
-state there depends only on the rule set (the day's ``table.opened``, folded first) and,
-for a game whose pushes carry over to the next round, on the previous shoe's last round.
-So an incremental fold starts one shoe earlier (the *context*) and **owns** what starts
-at the checkpoint: those shoes, rounds, hands and bets are deleted and written again,
-everything before stays. A full fold owns the whole day.
+**The fold outside any lock.** :func:`project_stream` folds what is new in a stream with
+no transaction open and no lock held (a live table's day is close to a million events),
+then writes the rows it owns in one short transaction guarded by a compare-and-set of
+the table's ``projected_version``: the write goes ahead only while that is still the
+version the fold started from (PostgreSQL: the UPDATE of the table's row also makes a
+second writer wait for the first's commit and then see its version; SQLite: one writer
+at a time). A fold that finds the version moved on is stale, and:
 
-What the engine gives, per round: the bets (``RoundResult.bets``), the settlements the
-rules give and the ones recorded (corrections applied), and the round object
-(``table_round.Round``) with its hands, the dealer's cards and its operation log
-(decisions). The only thing taken from the events directly is what the engine does not
-interpret: a card's face (up or down), the version of each event of a round, and the
-rule set, limits and gaming day of ``table.opened``.
+- if the projection that won already reaches the stream's head the stale fold saw, the
+  later writer wins: the stale fold's rows are the same folds of the same events, so
+  it writes nothing;
+- otherwise it folds again from the winner's state, so the events only it saw are not
+  left for a later run (a subscriber's next batch would bring them, but then the read
+  models would lag an append that has been published).
 
-:func:`fold_day` is pure apart from reading events; :func:`write_fold` writes; the
-service :func:`project_stream` does both under a per-stream lock. See docs/back-office.md.
+So two projections of the same table racing end in the rows one gives. See
+docs/back-office.md.
 """
 from __future__ import annotations
 
-import itertools
-import zlib
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+import json
+from collections.abc import Callable
 from datetime import date
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Sum
 
 from audit.models import Event
-from casino.gaming_day import gaming_day as gaming_day_of
-from tables.engine.findings import Finding as EngineFinding
-from tables.engine.replay import Replay, ReplayResult, RoundResult, struck_events
-from tables.engine.table_round import ACTIONS
 from tables.engine.table_round import Hand as EngineHand
-from tables.engine.table_round import Round as EngineRound
 
 from . import models as m
+from .fold import Fold, FoldCache, RoundTrack, Segment, _known_starts, fold_day, segments
 
-# the key space of the per-stream projection lock (PostgreSQL advisory lock, two int4 keys)
-_LOCK_CLASS = 0x72706C79  # "rply"
-_EVENT_FIELDS = ("event_id", "version", "type", "schema_version", "payload", "occurred_at")
-
-
-# --- the stream's gaming days --------------------------------------------------------------
-
-@dataclass(frozen=True, slots=True)
-class Segment:
-    """One gaming day of a stream: versions ``first``..``last`` (inclusive)."""
-
-    stream: str
-    gaming_day: date
-    first: int
-    last: int
-    opened: dict[str, Any] | None  # the table.opened payload, None if the day has none
-
-
-def segments(stream: str, *, known: list[tuple[int, dict[str, Any] | None]] | None = None,
-             after: int = 0) -> list[Segment]:
-    """The stream's gaming days, in order, up to its current head. ``known``: the
-    starts (version, ``table.opened`` payload) of the days already projected, up to
-    version ``after``; only later versions are searched for a ``table.opened`` (an
-    index range, not the whole stream)."""
-    head = Event.objects.filter(stream=stream).order_by("-version").values_list("version", flat=True).first()
-    if head is None:
-        return []
-    starts: list[tuple[int, dict[str, Any] | None]] = list(known or [])
-    starts += list(
-        Event.objects.filter(stream=stream, version__gt=after, type="table.opened")
-        .order_by("version").values_list("version", "payload")
-    )
-    if not starts or starts[0][0] > 1:
-        starts.insert(0, (1, None))
-    result = []
-    for index, (first, payload) in enumerate(starts):
-        last = starts[index + 1][0] - 1 if index + 1 < len(starts) else head
-        if payload is not None:
-            day = date.fromisoformat(payload["gaming_day"])
-        else:
-            moment = Event.objects.filter(stream=stream, version=first).values_list("occurred_at", flat=True).first()
-            assert moment is not None
-            day = gaming_day_of(moment)
-        result.append(Segment(stream, day, first, last, payload))
-    return result
-
-
-def _known_starts(table: m.Table | None) -> tuple[list[tuple[int, dict[str, Any] | None]], int]:
-    """The day starts of a projected table (read back from their events) and the
-    version up to which they are known."""
-    if table is None or not table.projected_version:
-        return [], 0
-    firsts = list(m.TableDay.objects.filter(table=table).order_by("first_version").values_list("first_version", flat=True))
-    payloads = dict(
-        Event.objects.filter(stream=table.stream, version__in=firsts, type="table.opened").values_list("version", "payload")
-    )
-    return [(v, payloads.get(v)) for v in firsts], table.projected_version
-
-
-# --- the fold -------------------------------------------------------------------------------
-
-@dataclass(slots=True)
-class ShoeTrack:
-    shoe: str
-    version: int
-    decks: int
-    method: str
-    order_known: bool
-    seed: str
-    cut_card: int | None = None
-    rounds: int = 0
-
-
-@dataclass(slots=True)
-class RoundTrack:
-    number: int
-    shoe: ShoeTrack | None
-    first_version: int
-    started_at: Any
-    engine: EngineRound
-    versions: list[int] = field(default_factory=list)
-    cards: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # box -> dealt cards in order
-    corrected: bool = False
-
-
-@dataclass(slots=True)
-class Fold:
-    """What one fold of a gaming day gives: the engine's result and, for the part this
-    fold owns (versions from ``owned_from``), the shoes and rounds to write."""
-
-    segment: Segment
-    owned_from: int
-    # rows of rounds touched by an event from this version on are rewritten; rounds
-    # the fold owns but no new event touched are left as they are (they cannot differ)
-    changed_from: int
-    last_version: int
-    events: int
-    result: ReplayResult
-    shoes: list[ShoeTrack]
-    rounds: dict[int, RoundTrack]
-    # findings of the owned part, each with the version of the event that showed it
-    findings: list[tuple[EngineFinding, int | None]]
-
-    def owns_round(self, number: int | None) -> bool:
-        track = self.rounds.get(number) if number is not None else None
-        return track is not None and track.first_version >= self.owned_from
-
-
-def _events(stream: str, low: int, high: int) -> Iterator[dict[str, Any]]:
-    rows = (
-        Event.objects.filter(stream=stream, version__gte=low, version__lte=high)
-        .order_by("version").values_list(*_EVENT_FIELDS)
-    )
-    for event_id, version, type_, schema_version, payload, occurred_at in rows.iterator(chunk_size=5000):
-        yield {"id": str(event_id), "version": version, "type": type_, "schema_version": schema_version,
-               "payload": payload, "occurred_at": occurred_at}
-
-
-def checkpoint(segment: Segment, version: int) -> tuple[int, int]:
-    """(context, checkpoint) for refolding from ``version``: the last shuffle at or
-    before it, and where the fold must start - the shuffle before that one in a game
-    whose pushes carry over to the next round (the day's start where there is none),
-    the checkpoint itself otherwise."""
-    shuffles = list(
-        Event.objects.filter(
-            stream=segment.stream, type="shoe.shuffled", version__gte=segment.first, version__lte=version
-        ).order_by("-version").values_list("version", flat=True)[:2]
-    )
-    point = shuffles[0] if shuffles else segment.first
-    context = shuffles[1] if len(shuffles) > 1 else segment.first
-    if not _carries_over(segment):
-        context = point
-    return context, point
-
-
-def _carries_over(segment: Segment) -> bool:
-    from tables.engine.presets import PRESETS
-
-    opened = segment.opened or {}
-    base = PRESETS.get(opened.get("ruleset", ""))
-    if base is None:
-        return True  # unknown: be safe
-    try:
-        return bool(base.with_overrides(opened.get("rules") or {}).push_carries_over)
-    except ValueError:
-        return True
-
-
-@dataclass(slots=True)
-class _Live:
-    """A fold kept in memory after it ran, so the next incremental fold of the same day
-    in this process (eager mode: one per append) goes on from its head instead of
-    refolding from the shuffle. Valid only while the stream's event at ``version``
-    still has ``head_hash`` (the chain makes that hash stand for the whole prefix)."""
-
-    database: str
-    version: int
-    head_hash: str
-    point: int
-    state: Replay
-    rounds: dict[int, RoundTrack]
-    shoes: list[ShoeTrack]
-    shoe: ShoeTrack | None
-
-
-_LIVE: dict[tuple[str, int], _Live] = {}
-_LIVE_MAX = 16  # days kept in memory, at most (each from its last shuffle on)
-
-
-def _live_for(segment: Segment, point: int, changed_from: int | None) -> _Live | None:
-    live = _LIVE.get((segment.stream, segment.first))
-    if live is None or changed_from is None or live.version != changed_from - 1 or live.point > point:
-        return None
-    if live.database != connection.settings_dict["NAME"]:
-        return None
-    head = Event.objects.filter(stream=segment.stream, version=live.version).values_list("hash", flat=True).first()
-    return live if head == live.head_hash else None
-
-
-def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: int | None = None) -> Fold:
-    """Fold one gaming day through the engine, owning everything from the checkpoint of
-    ``owned_from`` (the whole day when None); ``changed_from``: the first version not
-    folded before (every owned round is rewritten when None)."""
-    if owned_from is None or owned_from <= segment.first:
-        context = point = segment.first
-    else:
-        context, point = checkpoint(segment, owned_from)
-    live = _live_for(segment, point, changed_from) if owned_from is not None and owned_from >= (changed_from or 0) else None
-    if live is not None:
-        assert changed_from is not None
-        struck = _struck(segment.stream, changed_from, segment.last)
-        if Event.objects.filter(stream=segment.stream, event_id__in=list(struck), version__lt=changed_from).exists():
-            live = None  # strikes an event folded before: refold
-    opening_id = None
-    if live is not None:
-        state, rounds, shoes, shoe = live.state, live.rounds, live.shoes, live.shoe
-        state.struck.update(struck)
-        events: Iterator[dict[str, Any]] = _events(segment.stream, changed_from, segment.last)
-        prefix = -1
-    else:
-        head: list[dict[str, Any]] = []
-        if context > segment.first and segment.opened is not None:
-            # the day's rule set, folded without its version (the versions in between are skipped)
-            opening = next(_events(segment.stream, segment.first, segment.first))
-            opening.pop("version")
-            opening_id = opening["id"]
-            head.append(opening)
-        prefix = len(head)
-        # streamed, not held: a live game's day is close to a million events
-        events = itertools.chain(head, _events(segment.stream, context, segment.last))
-        state = Replay(struck=_struck(segment.stream, context, segment.last))
-        rounds = {}
-        shoes = []
-        shoe = None
-    count = 0
-    last_folded = None
-    for index, event in enumerate(events):
-        count += 1
-        if index == prefix:
-            state.version = context - 1
-        last_folded = event.get("version", last_folded)
-        before = state.round
-        logged = len(before.log) if before is not None else 0
-        state.apply(event)
-        after = state.round
-        kind, payload, version = event["type"], event["payload"], event.get("version")
-        if kind == "shoe.shuffled":
-            shoe = ShoeTrack(payload["shoe"], version or 0, payload["decks"], payload["method"],
-                             payload["order"] is not None, payload["seed"] or "")
-            shoes.append(shoe)
-        elif kind == "shoe.cut" and shoe is not None and shoe.shoe == payload["shoe"]:
-            shoe.cut_card = payload["cut_card"]
-        if after is not None and after is not before:
-            own_shoe = shoe if shoe is not None and shoe.shoe == after.shoe else None
-            if own_shoe is not None:
-                own_shoe.rounds += 1
-            rounds[after.number] = RoundTrack(after.number, own_shoe, version or 0, event["occurred_at"], after)
-        touched = after if after is not None else before
-        track = rounds.get(touched.number) if touched is not None else None
-        if track is not None and track.engine is touched:
-            if version is not None:
-                track.versions.append(version)
-            if kind == "card.dealt":
-                new_ops = touched.log[logged:] if touched is before else touched.log
-                for op in new_ops:
-                    if op.name == "card":
-                        card = {"card": op.value, "face": payload["face"], "version": version, "revealed_version": None}
-                        if op.value != payload["card"]:
-                            card["recorded"] = payload["card"]
-                        track.cards.setdefault(op.box or 0, []).append(card)
-            elif kind == "card.revealed":
-                for card in track.cards.get(0, ()):
-                    if card["face"] == "down" and card["revealed_version"] is None:
-                        card["revealed_version"] = version
-                        break
-        elif isinstance(payload, dict) and payload.get("round") in rounds:
-            # an event about an earlier round: a correction, a late void or settlement
-            named = rounds[payload["round"]]
-            if version is not None:
-                named.versions.append(version)
-            if kind == "correction.recorded":
-                named.corrected = named.corrected or bool(payload["settlements"])
-    open_round = state.round.number if state.round is not None else None
-    # keep the fold for the next one: drop what is before the checkpoint's context
-    # (a refold would not have it either), then let result_() work on copies of what
-    # it changes (the open round, the findings list, corrected settlements)
-    for number in [n for n, t in rounds.items() if t.first_version < context]:
-        del rounds[number]
-        state.rounds.pop(number, None)
-    shoes[:] = [s for s in shoes if s.version >= context]
-    state.corrections = [c for c in state.corrections if c[0] is None or c[0] in state.rounds]
-    state.seen.clear()  # the store refuses a repeated id; replay's own check adds nothing here
-    saved_round, saved_result, saved_findings = state.round, state.result, len(state.findings)
-    originals = dict(state.rounds)
-    for number, kept in originals.items():
-        copied = RoundResult(kept.number, kept.shoe, kept.bets, kept.expected,
-                             None if kept.recorded is None else dict(kept.recorded), kept.voided, kept.settled)
-        state.rounds[number] = copied
-    result = state.result_()
-    state.round, state.result = saved_round, saved_result
-    del state.findings[saved_findings:]
-    state.rounds.update(originals)
-    versions = _versions_of(segment.stream, result.findings, opening_id, segment.first)
-    fold = Fold(segment, point, point if changed_from is None else max(point, changed_from), segment.last,
-                count, result, [s for s in shoes if s.version >= point], dict(rounds), [])
-    _LIVE.pop((segment.stream, segment.first), None)
-    if last_folded == segment.last and _LIVE_MAX > 0:
-        # keep only what the next fold can need: from the last shuffle on (the one
-        # before it too, where pushes carry over)
-        shuffles = [s.version for s in shoes]
-        keep_from = (shuffles[-2] if len(shuffles) > 1 else context) if _carries_over(segment) else (shuffles[-1] if shuffles else context)
-        for number in [n for n, t in rounds.items() if t.first_version < keep_from]:
-            del rounds[number]
-            state.rounds.pop(number, None)
-        shoes[:] = [s for s in shoes if s.version >= keep_from]
-        state.corrections = [c for c in state.corrections if c[0] is None or c[0] in state.rounds]
-        # findings the next fold still owns stay (a refold from the checkpoint would find them again)
-        live_point = shuffles[-1] if shuffles else point
-        state.findings = [
-            f for f in state.findings
-            if (f.event is not None and versions.get(f.event, 0) >= live_point)
-            or (f.event is None and f.round is not None and f.round in rounds)
-        ]
-        while len(_LIVE) >= _LIVE_MAX:
-            _LIVE.pop(next(iter(_LIVE)))
-        _LIVE[(segment.stream, segment.first)] = _Live(
-            connection.settings_dict["NAME"], segment.last, _head_hash(segment.stream, segment.last),
-            shuffles[-1] if shuffles else point, state, rounds, shoes, shoe,
-        )
-    still_playing = open_round is not None and not _closed(segment, rounds[open_round].first_version if open_round in rounds else segment.first)
-    for finding in result.findings:
-        version = versions.get(finding.event) if finding.event is not None else None
-        if still_playing and finding.kind == "missing_event" and finding.event is None and finding.round == open_round:
-            continue  # the round in play at the head of the record: not missing, only not over yet
-        if version is not None and version < point:
-            continue  # the context's, owned by an earlier fold
-        if version is None and finding.round is not None and not fold.owns_round(finding.round):
-            continue
-        fold.findings.append((finding, version))
-    return fold
-
-
-def _head_hash(stream: str, version: int) -> str:
-    return Event.objects.filter(stream=stream, version=version).values_list("hash", flat=True).get()
-
-
-def _versions_of(stream: str, findings: Any, opening_id: str | None, opening_version: int) -> dict[str, int]:
-    """The stream versions of the events that showed ``findings``."""
-    ids = {f.event for f in findings if f.event is not None}
-    versions = {opening_id: opening_version} if opening_id in ids else {}
-    missing = [i for i in ids if i not in versions]
-    if missing:
-        versions.update(
-            (str(i), v) for i, v in Event.objects.filter(stream=stream, event_id__in=missing).values_list("event_id", "version")
-        )
-    return versions
-
-
-def _struck(stream: str, low: int, high: int) -> set[str]:
-    """Ids of the events that corrections in versions ``low``..``high`` strike
-    (``corrects`` with no settlements: replay skips them)."""
-    payloads = Event.objects.filter(
-        stream=stream, type="correction.recorded", version__gte=low, version__lte=high
-    ).values_list("payload", flat=True)
-    return struck_events({"type": "correction.recorded", "payload": p} for p in payloads)
-
-
-def _closed(segment: Segment, since: int) -> bool:
-    """Whether the day was closed after version ``since`` (the round left open)."""
-    return Event.objects.filter(
-        stream=segment.stream, type="table.closed", version__gte=since, version__lte=segment.last
-    ).exists()
+# attempts of a projection whose folds keep going stale (each a fold of what the
+# winner left, so a few at most unless appends never pause)
+_ATTEMPTS = 20
 
 
 # --- writing --------------------------------------------------------------------------------
@@ -412,10 +55,7 @@ def _hands(track: RoundTrack, round_row: m.Round) -> list[m.Hand]:
     for card in engine.dealer:
         dealer.add(card)
     rows = [_hand_row(dealer, round_row, 0, list(track.cards.get(0, [])), [])]
-    actions: dict[tuple[int, int], list[str]] = {}
-    for op in engine.log:
-        if op.name in ACTIONS and op.box is not None and op.hand is not None:
-            actions.setdefault((op.box, op.hand), []).append(op.name)
+    actions = engine.hand_actions()
     pools = {box: list(cards) for box, cards in track.cards.items() if box}
     for (box, number), hand in sorted(engine.hands.items()):
         pool = pools.get(box, [])
@@ -429,7 +69,8 @@ def _hands(track: RoundTrack, round_row: m.Round) -> list[m.Hand]:
 
 
 def write_fold(fold: Fold) -> m.Table:
-    """Replace what ``fold`` owns in the read models. Call inside :func:`stream_lock`."""
+    """Replace what ``fold`` owns in the read models. Call inside the transaction of
+    :func:`project_stream`'s write, after its compare-and-set."""
     segment = fold.segment
     table, _ = m.Table.objects.get_or_create(stream=segment.stream)
     if segment.opened is not None and segment.first >= _latest_opening(table):
@@ -550,18 +191,6 @@ def _write_day(table: m.Table, segment: Segment) -> None:
 
 # --- the service ----------------------------------------------------------------------------
 
-@contextmanager
-def stream_lock(stream: str) -> Iterator[None]:
-    """One transaction per stream's projection, one at a time: PostgreSQL's advisory
-    lock on the stream; SQLite's BEGIN IMMEDIATE (settings) takes the write lock."""
-    with transaction.atomic():
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                key = zlib.crc32(stream.encode()) - 2**31
-                cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_LOCK_CLASS, key])
-        yield
-
-
 def _refold_from(table: m.Table | None, segment: Segment, done: int) -> int:
     """The first version an incremental fold of ``segment`` must own: the first new
     one, or earlier where a new correction or a late void names an earlier round (or
@@ -586,10 +215,10 @@ def _refold_from(table: m.Table | None, segment: Segment, done: int) -> int:
     return start
 
 
-def project_stream(stream: str, *, full: bool = False, day: date | None = None, write: bool = True) -> list[Fold]:
-    """Fold what is new in ``stream`` (everything with ``full``; one gaming day with
-    ``day``) and write the read models. Call inside :func:`stream_lock`."""
-    table = m.Table.objects.filter(stream=stream).first()
+def fold_stream(stream: str, table: m.Table | None, *, full: bool = False, day: date | None = None,
+                cache: FoldCache | None = None) -> list[Fold]:
+    """Fold what is new in ``stream`` since ``table`` (its projection as read; every day
+    from its first event with ``full``; one gaming day with ``day``). Reads only."""
     done = 0 if full or table is None else table.projected_version
     folds = []
     known, after = ([], 0) if full else _known_starts(table)
@@ -599,16 +228,63 @@ def project_stream(stream: str, *, full: bool = False, day: date | None = None, 
         if not full and segment.last <= done:
             continue
         owned_from = None if full or segment.first > done else _refold_from(table, segment, done)
-        fold = fold_day(segment, owned_from=owned_from, changed_from=None if owned_from is None else done + 1)
-        if write:
-            table = write_fold(fold)
-        folds.append(fold)
+        folds.append(fold_day(segment, owned_from=owned_from, changed_from=None if owned_from is None else done + 1,
+                              cache=cache))
     return folds
 
 
-def project_stream_now(stream: str, *, full: bool = False) -> list[Fold]:
-    with stream_lock(stream):
-        return project_stream(stream, full=full)
+class StaleProjection(Exception):
+    """A projection whose folds went stale attempt after attempt."""
+
+
+def _claimed(stream: str, table: m.Table | None, *, fresh: bool) -> bool:
+    """In the write's transaction: whether the projection is still the one the fold
+    started from (``table``, None: none yet), claiming it. ``fresh``: drop its rows."""
+    if table is None:
+        try:
+            with transaction.atomic():
+                m.Table.objects.create(stream=stream)
+        except IntegrityError:  # another projection created it first
+            return False
+        return True
+    # a no-op UPDATE, for its WHERE: the compare-and-set (and, on PostgreSQL, the row
+    # lock that makes a second writer wait for this one's commit and then see it)
+    if not m.Table.objects.filter(pk=table.pk, projected_version=table.projected_version).update(
+            projected_version=table.projected_version):
+        return False
+    if fresh:
+        table.delete()
+        m.Table.objects.create(stream=stream)
+    return True
+
+
+def project_stream(stream: str, *, full: bool = False, day: date | None = None, cache: FoldCache | None = None,
+                   record: Callable[[Fold], None] | None = None, fresh: bool = False) -> list[Fold]:
+    """Fold what is new in ``stream`` (everything with ``full``; one gaming day with
+    ``day``) outside any transaction, then write the read models in one short
+    transaction guarded by the compare-and-set of ``projected_version`` (see the module's
+    docstring for a stale fold). ``record(fold)`` runs in that transaction after each
+    fold's rows are written (the replay service stores the findings there). ``fresh``:
+    drop the table's rows first (a rebuild). Returns the folds written; none when a
+    projection that won a race already covers them."""
+    for _ in range(_ATTEMPTS):
+        table = m.Table.objects.filter(stream=stream).first()
+        folds = fold_stream(stream, table, full=full or fresh, day=day, cache=cache)
+        if not folds and not fresh:
+            return []
+        head = max(fold.last_version for fold in folds) if folds else 0
+        with transaction.atomic():
+            if _claimed(stream, table, fresh=fresh):
+                for fold in folds:
+                    write_fold(fold)
+                    if record is not None:
+                        record(fold)
+                return folds
+        if not fresh and not full:
+            now = m.Table.objects.filter(stream=stream).values_list("projected_version", flat=True).first()
+            if now is not None and now >= head:
+                return []  # the winner reaches as far as this fold did: the later writer wins
+    raise StaleProjection(f"the projection of {stream} went stale {_ATTEMPTS} times")
 
 
 # --- rebuild and compare --------------------------------------------------------------------
@@ -634,8 +310,6 @@ def snapshot(stream: str | None = None) -> dict[str, list[tuple[Any, ...]]]:
 
 def _plain(value: Any) -> Any:
     if isinstance(value, (list, dict)):
-        import json
-
         return json.dumps(value, sort_keys=True)
     return value
 
@@ -664,9 +338,7 @@ def rebuild(stream: str | None = None) -> tuple[dict[str, list[tuple[Any, ...]]]
     )
     live = snapshot(stream)
     for name in sorted(streams):
-        with stream_lock(name):
-            m.Table.objects.filter(stream=name).delete()
-            project_stream(name, full=True)
+        project_stream(name, fresh=True)
     if stream is None:
         m.Table.objects.exclude(stream__in=streams).delete()
     return live, snapshot(stream)

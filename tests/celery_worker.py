@@ -11,7 +11,7 @@ import os
 import subprocess
 import sys
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -52,14 +52,28 @@ def database_url() -> str:
     return f"postgresql://{auth}@{host}:{db.get('PORT') or 5432}/{db['NAME']}"
 
 
+class Sender:
+    """``send(task_name, *args)`` to the worker's queue; ``env``: the environment of a
+    process of the project (``manage.py ...``) that sends its tasks to this worker."""
+
+    def __init__(self, client: Celery, queue: str, env: dict[str, str]) -> None:
+        self.client, self.queue, self.env = client, queue, env
+
+    def __call__(self, name: str, *args: object) -> AsyncResult:
+        return self.client.send_task(name, args=args, queue=self.queue)
+
+
 @contextmanager
-def celery_worker(tmp_path: Path, **env: str) -> Iterator[Callable[..., AsyncResult]]:
+def celery_worker(tmp_path: Path, **env: str) -> Iterator[Sender]:
     """Run a worker; yield ``send(task_name, *args)``. ``env`` adds settings for it."""
     queue = f"test-{uuid.uuid4().hex[:8]}"
     broker, backend, transport = _broker(tmp_path)
+    # the worker's queue is its default one too, so that what it sends on (a chord's
+    # body) and what a project process sends with this environment reach it
     environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "casino.settings", "DATABASE_URL": database_url(),
                    "CELERY_BROKER_URL": broker, "CELERY_RESULT_BACKEND": backend,
-                   "CELERY_BROKER_TRANSPORT_OPTIONS": json.dumps(transport), **env}
+                   "CELERY_BROKER_TRANSPORT_OPTIONS": json.dumps(transport),
+                   "CELERY_TASK_DEFAULT_QUEUE": queue, **env}
     process = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "casino", "worker", "--pool=solo", "-Q", queue,
          "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "WARNING"],
@@ -69,7 +83,7 @@ def celery_worker(tmp_path: Path, **env: str) -> Iterator[Callable[..., AsyncRes
     client = Celery("test-client", broker=broker, backend=backend, set_as_current=False)
     client.conf.broker_transport_options = transport
     try:
-        yield lambda name, *args: client.send_task(name, args=args, queue=queue)
+        yield Sender(client, queue, environment)
     finally:
         client.close()
         process.terminate()

@@ -21,6 +21,13 @@ the shoe can still hold; burns after a shuffle; the cut card; reshuffles), the r
 (deal order of the hole-card policy, legality of each decision and stake, the dealer's
 play, each cash-out offer against the one the system computes) and finally, after the last event so that corrections count, each settlement.
 
+The fold's public face, for a caller that folds a stream over time (the read models):
+``apply`` an event; ``in_play`` (the round being dealt); ``view()``, the result as if
+the record ended here, without changing the fold, so folding goes on after it;
+``skip_to`` (start at a checkpoint), ``strike`` (more struck events), ``forget`` (drop
+what came before a checkpoint, to keep a long fold small), and ``checkpoint()`` /
+``Replay.resume()`` to hand a fold over and go on with it later.
+
 Two conventions keep one error from cascading into many: where the shoe's order is
 recorded, a card that differs from it is reported and the shoe's card is played on; an
 illegal decision is reported and has no effect on the play. A card dealt to the hand
@@ -30,7 +37,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from audit.record.events import REGISTRY, upcast
@@ -89,7 +96,12 @@ class Replay:
         self.result: RoundResult | None = None
         self.rounds: dict[int, RoundResult] = {}
         self.findings: list[Finding] = []
-        self.seen: set[str] = set()
+        # every event id folded, with its stream version (to find repeats, and to forget
+        # what came before a checkpoint)
+        self.seen: dict[str, int] = {}
+        # the version at which each round started
+        self.started: dict[int, int] = {}
+        self.spent = False  # handed over by checkpoint(): folds nothing more
         self.version = 0
         self.count = 0
         self.carried: dict[str, tuple[int, int]] = {}
@@ -128,6 +140,8 @@ class Replay:
     def run(self, events: Iterable[Event]) -> None:
         """Fold events in order: the envelope checks, then the type's handler. One loop
         with its lookups held in locals - the replay's hot path."""
+        if self.spent:
+            raise RuntimeError("this fold was handed over by checkpoint(); fold on with Replay.resume(it)")
         seen = self.seen
         struck = self.struck
         handlers = HANDLERS
@@ -137,12 +151,12 @@ class Replay:
             count += 1
             event_id = event.get("id")
             self.event_id = event_id
+            version = event.get("version")
             if event_id is not None:
                 if event_id in seen:
                     self.find("duplicate_event", f"Event {event_id} appears twice in the record.")
                     continue
-                seen.add(event_id)
-            version = event.get("version")
+                seen[event_id] = self.version if version is None else version
             if version is not None:
                 if version != self.version + 1 and not self._version_ok(version):
                     continue
@@ -172,63 +186,147 @@ class Replay:
         self.find("missing_event", f"Versions {self.version + 1} to {version - 1} of the stream are missing.", expected=str(self.version + 1), recorded=str(version))
         return True
 
-    def result_(self) -> ReplayResult:
-        self._close_open_round()
-        self._apply_corrections()
-        for result in self.rounds.values():
-            self._compare(result)
+    # --- the public fold API ----------------------------------------------------------------
+
+    @property
+    def in_play(self) -> Round | None:
+        """The round being dealt, or None between rounds."""
+        return self.round
+
+    def skip_to(self, version: int) -> None:
+        """The next versioned event folded is ``version``: the versions before it are
+        left out on purpose (a fold that starts at a checkpoint), not missing."""
+        self.version = version - 1
+
+    def strike(self, ids: Iterable[str]) -> None:
+        """Skip the events with these ids when they come (struck by a correction)."""
+        self.struck.update(ids)
+
+    def view(self) -> ReplayResult:
+        """The result as if the record ended here - a round in play reported as never
+        settled, corrections applied, every settlement compared - without changing the
+        fold, so that folding can go on after it."""
+        findings = list(self.findings)
+        rounds = dict(self.rounds)
+        event_id = self.event_id
+        if self.round is not None:
+            number = self.round.number
+            event_id = None
+            findings.append(Finding("missing_event", f"Round {number} was never settled or voided.", round=number))
+        self._apply_corrections(rounds, findings, event_id)
+        for result in rounds.values():
+            _compare(result, findings)
         return ReplayResult(
             stream=self.stream,
             rules=self.rules.name if self.rules is not None else None,
-            rounds=tuple(self.rounds.values()),
-            findings=tuple(self.findings),
+            rounds=tuple(rounds.values()),
+            findings=tuple(findings),
             events=self.count,
         )
 
+    def result_(self) -> ReplayResult:
+        """The result at the end of the record (:meth:`view`)."""
+        return self.view()
+
+    def forget(self, before: int) -> None:
+        """Leave out of the fold what came before stream version ``before`` (a
+        checkpoint, such as a shuffle), so that a fold kept going - a live table's day,
+        a batch at a time - holds only what it still reports: the rounds that started
+        before it (never the one in play), the corrections that name a round the fold no
+        longer holds (or never held), the findings its events showed, and their ids (a
+        repeat of one of them is no longer found)."""
+        in_play = self.round.number if self.round is not None else None
+        for number in [n for n, v in self.started.items() if v < before and n != in_play]:
+            del self.started[number]
+            self.rounds.pop(number, None)
+        rounds = self.rounds
+        self.corrections = [c for c in self.corrections if c[0] is None or c[0] in rounds]
+        seen = self.seen
+        self.findings = [
+            f for f in self.findings
+            if (f.event is not None and seen.get(f.event, -1) >= before)
+            or (f.event is None and f.round is not None and f.round in rounds)
+        ]
+        # the ids came in fold order, so the ones before the checkpoint are the first ones
+        # (a live day holds a shoe's worth: do not rebuild the whole dict every time)
+        old = []
+        for event_id, version in seen.items():
+            if version >= before:
+                break
+            old.append(event_id)
+        for event_id in old:
+            del seen[event_id]
+
+    def checkpoint(self) -> Checkpoint:
+        """Hand the fold over, to go on with it later (:meth:`resume`), e.g. when the
+        table's next events come. Nothing is copied: this Replay folds nothing more, and
+        the checkpoint resumes once."""
+        self.spent = True
+        return Checkpoint(self)
+
+    @classmethod
+    def resume(cls, checkpoint: Checkpoint) -> Replay:
+        """The fold a checkpoint holds, ready to fold the events after it."""
+        replay = checkpoint.take()
+        replay.spent = False
+        return replay
+
     # --- end of the record --------------------------------------------------------------------
 
-    def _close_open_round(self) -> None:
-        if self.round is not None:
-            number = self.round.number
-            self.event_id = None
-            self.find("missing_event", f"Round {number} was never settled or voided.", round=number)
-            self.round = None
-
-    def _apply_corrections(self) -> None:
+    def _apply_corrections(self, rounds: dict[int, RoundResult], findings: list[Finding], event: str | None) -> None:
+        """Apply the corrections to ``rounds`` (a round a correction settles is replaced
+        by a copy), their findings into ``findings``."""
         for number, settlements, corrects in self.corrections:
             if corrects is not None and corrects not in self.seen:
-                self.find("invalid_correction", f"A correction names event {corrects}, which is not in the record.", round=number, recorded=corrects)
+                findings.append(Finding("invalid_correction", f"A correction names event {corrects}, which is not in the record.", round=number, recorded=corrects, event=event))
             if not settlements:
                 continue
-            result = self.rounds.get(number) if number is not None else None
-            if result is None:
-                self.find("invalid_correction", f"A correction gives settlements for round {number}, which was not played.", round=number)
+            result = rounds.get(number) if number is not None else None
+            if number is None or result is None:
+                findings.append(Finding("invalid_correction", f"A correction gives settlements for round {number}, which was not played.", round=number, event=event))
                 continue
-            recorded = result.recorded if result.recorded is not None else {}
+            recorded = dict(result.recorded) if result.recorded is not None else {}
             for item in settlements:
                 if item["bet"] not in result.bets:
-                    self.find("invalid_correction", f"A correction settles bet {item['bet']}, which round {number} never took.", round=number, bet=item["bet"])
+                    findings.append(Finding("invalid_correction", f"A correction settles bet {item['bet']}, which round {number} never took.", round=number, bet=item["bet"], event=event))
                     continue
                 recorded[item["bet"]] = (item["outcome"], item["net"])
-            result.recorded = recorded
+            rounds[number] = replace(result, recorded=recorded)
 
-    def _compare(self, result: RoundResult) -> None:
-        recorded = result.recorded
-        if recorded is None:
-            return
-        number = result.number
-        for bet_id, expected in result.expected.items():
-            got = recorded.get(bet_id)
-            box, hand, kind, amount = result.bets[bet_id]
-            if got is None:
-                if result.voided:
-                    continue
-                self.findings.append(Finding("missing_settlement", f"Bet {bet_id} on box {box} ({kind}, {amount}) has no settlement in round {number}.", round=number, box=box, hand=hand, bet=bet_id, expected=f"{expected.outcome} {expected.net:+d}"))
-            elif got != (expected.outcome, expected.net):
-                self.findings.append(Finding("wrong_payout", _payout_sentence(bet_id, box, kind, amount, expected, got), round=number, box=box, hand=hand, bet=bet_id, expected=f"{expected.outcome} {expected.net:+d}", recorded=f"{got[0]} {got[1]:+d}"))
-        for bet_id in recorded:
-            if bet_id not in result.expected:
-                self.findings.append(Finding("unknown_bet", f"Round {number} settles bet {bet_id}, which was never placed.", round=number, bet=bet_id))
+
+class Checkpoint:
+    """A fold handed over by :meth:`Replay.checkpoint`; opaque. It resumes once."""
+
+    __slots__ = ("_replay",)
+
+    def __init__(self, replay: Replay) -> None:
+        self._replay: Replay | None = replay
+
+    def take(self) -> Replay:
+        replay, self._replay = self._replay, None
+        if replay is None:
+            raise RuntimeError("this checkpoint was resumed already")
+        return replay
+
+
+def _compare(result: RoundResult, findings: list[Finding]) -> None:
+    """Each recorded settlement of ``result`` against the rules'; differences into ``findings``."""
+    recorded = result.recorded
+    if recorded is None:
+        return
+    number = result.number
+    for bet_id, expected in result.expected.items():
+        got = recorded.get(bet_id)
+        box, hand, kind, amount = result.bets[bet_id]
+        if got is None:
+            if result.voided:
+                continue
+            findings.append(Finding("missing_settlement", f"Bet {bet_id} on box {box} ({kind}, {amount}) has no settlement in round {number}.", round=number, box=box, hand=hand, bet=bet_id, expected=f"{expected.outcome} {expected.net:+d}"))
+        elif got != (expected.outcome, expected.net):
+            findings.append(Finding("wrong_payout", _payout_sentence(bet_id, box, kind, amount, expected, got), round=number, box=box, hand=hand, bet=bet_id, expected=f"{expected.outcome} {expected.net:+d}", recorded=f"{got[0]} {got[1]:+d}"))
+    for bet_id in recorded:
+        if bet_id not in result.expected:
+            findings.append(Finding("unknown_bet", f"Round {number} settles bet {bet_id}, which was never placed.", round=number, bet=bet_id))
 
 
 def _payout_sentence(bet: str, box: int, kind: str, amount: int, expected: Settlement, got: tuple[str, int]) -> str:
@@ -328,6 +426,7 @@ def on_round_started(state: Replay, p: Mapping[str, Any]) -> None:
     state.round = Round(rules, number, p["shoe"], min_bet=state.min_bet, max_bet=state.max_bet, memo=state.memo)
     result = state.result = RoundResult(number, p["shoe"])
     state.rounds[number] = result
+    state.started[number] = state.version
     state.pending = state.carried
     state.carried = {}
 
@@ -642,4 +741,4 @@ def replay(events: Iterable[Event], rules: RuleSet | None = None, *, check_offer
     events = events if isinstance(events, list) else list(events)
     state = Replay(rules, struck=struck_events(events), check_offers=check_offers)
     state.run(events)
-    return state.result_()
+    return state.view()

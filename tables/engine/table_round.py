@@ -269,6 +269,19 @@ class Round:
             return len(self.dealer) < 2
         return False
 
+    def dealt_cards(self) -> list[tuple[int, int, str]]:
+        """Every card dealt, in order, as (box, hand, card); box 0 is the dealer."""
+        return [(op.box or 0, op.hand or 0, str(op.value)) for op in self.log if op.name == "card"]
+
+    def hand_actions(self) -> dict[tuple[int, int], list[str]]:
+        """Each hand's decisions in the order taken (hit, stand, double, split,
+        surrender), by (box, hand)."""
+        actions: dict[tuple[int, int], list[str]] = {}
+        for op in self.log:
+            if op.name in ACTIONS and op.box is not None and op.hand is not None:
+                actions.setdefault((op.box, op.hand), []).append(op.name)
+        return actions
+
     def hand(self, box: int, number: int) -> Hand:
         try:
             return self.hands[(box, number)]

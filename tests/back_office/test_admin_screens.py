@@ -8,24 +8,19 @@ from django.test import Client
 from django.urls import reverse
 
 from audit.models import Event, Finding
-from audit.replay_service import replay_table
 from tables import models as m
 from tables.admin import _hand_cards, card_face
+from tables.replay_service import replay_table
 
 from ..audit.tampering import tamper
-from .helpers import DAY, append, dealt, plant_short_pay
+from .helpers import DAY, append, dealt
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def fault(settings) -> dict:
-    settings.PROJECT_ON_APPEND = False
-    events = dealt("hoyle", rounds=8)
-    fault = plant_short_pay(events)
-    append("T1", events)
-    replay_table(stream="T1")
-    return fault
+def _review(round_: m.Round) -> str:
+    """A round's review by its natural key."""
+    return f"/admin/tables/round/{round_.table.stream}/{round_.gaming_day.isoformat()}/{round_.number}/"
 
 
 def _staff(name: str, *, pit_boss: bool) -> Client:
@@ -42,7 +37,7 @@ def _staff(name: str, *, pit_boss: bool) -> Client:
 
 def test_the_round_review_shows_cards_payouts_findings_and_chain(admin_client, fault):
     round_ = m.Round.objects.get(number=fault["round"])
-    response = admin_client.get(reverse("admin:tables_round_change", args=[round_.pk]))
+    response = admin_client.get(_review(round_))
     assert response.status_code == 200
     html = response.content.decode()
     assert "admin/tables/round/review.html" in [t.name for t in response.templates]
@@ -64,7 +59,7 @@ def test_the_round_review_shows_cards_payouts_findings_and_chain(admin_client, f
 
 def test_lists_render_with_counts_and_links(admin_client, fault):
     round_ = m.Round.objects.get(number=fault["round"])
-    review = reverse("admin:tables_round_change", args=[round_.pk])
+    review = _review(round_)
     findings = admin_client.get(reverse("admin:audit_finding_changelist"), {"kind": "wrong_payout",
                                                                             "severity": "high", "status": "open",
                                                                             "stream": "T1",
@@ -78,11 +73,18 @@ def test_lists_render_with_counts_and_links(admin_client, fault):
     days = admin_client.get(reverse("admin:tables_tableday_changelist")).content.decode()
     assert 'class="field-finding_count"' in days and ">1</a>" in days
     day_rounds = admin_client.get(reverse("admin:tables_round_changelist"),
-                                  {"table__id__exact": round_.table_id, "gaming_day": DAY.isoformat()})
+                                  {"table__stream": "T1", "gaming_day": DAY.isoformat()})
     assert day_rounds.status_code == 200 and day_rounds.context["cl"].result_count == 8
     rounds = admin_client.get(reverse("admin:tables_round_changelist")).content.decode()
     assert 'class="field-mismatched_count">1<' in rounds
-    assert admin_client.get(reverse("admin:tables_shoe_change", args=[round_.shoe_id])).status_code == 200
+    shoe = admin_client.get(f"/admin/tables/shoe/T1/{round_.shoe.shuffled_version}/")
+    assert shoe.status_code == 200 and shoe.context["original"] == round_.shoe
+    day = admin_client.get(f"/admin/tables/tableday/T1/{DAY.isoformat()}/")
+    assert day.status_code == 200 and day.context["original"].rounds == 8
+    assert admin_client.get("/admin/tables/table/T1/").context["original"].stream == "T1"
+    # every link of the lists is a natural key
+    assert f'href="/admin/tables/tableday/T1/{DAY.isoformat()}/"' in days
+    assert f'href="/admin/tables/round/T1/{DAY.isoformat()}/{round_.number}/"' in rounds
 
 
 def test_only_who_may_change_findings_gets_the_acknowledge_action(fault):
@@ -111,7 +113,7 @@ def test_the_review_shows_a_tampered_event_broken_and_reads_the_timeline(admin_c
     round_ = m.Round.objects.get(number=fault["round"])
     settled = Event.objects.get(stream="T1", version=round_.last_version)
     tamper(f"UPDATE audit_event SET actor = 'forger' WHERE position = {settled.position}")
-    html = admin_client.get(reverse("admin:tables_round_change", args=[round_.pk])).content.decode()
+    html = admin_client.get(_review(round_)).content.decode()
     assert "BROKEN" in html and "content does not match its hash" in html
     assert f"{fault['bet']} win {fault['wrong']:+}" in html  # the round.settled line of the timeline
     assert "face down" in html
@@ -130,9 +132,9 @@ def test_a_round_without_bets_findings_or_neighbours_renders(admin_client, setti
     append("T1", dealt("hoyle", rounds=1))
     replay_table(stream="T1")
     round_ = m.Round.objects.get()
-    html = admin_client.get(reverse("admin:tables_round_change", args=[round_.pk])).content.decode()
+    html = admin_client.get(_review(round_)).content.decode()
     assert "Findings (0)" in html and 'id="previous-round"' not in html and 'id="next-round"' not in html
-    assert admin_client.get(reverse("admin:tables_round_change", args=[round_.pk + 99])).status_code in (302, 404)
+    assert admin_client.get(f"/admin/tables/round/T1/{DAY.isoformat()}/99/").status_code == 404
 
 
 def test_staff_without_the_round_view_permission_cannot_open_a_review(fault):
@@ -141,7 +143,7 @@ def test_staff_without_the_round_view_permission_cannot_open_a_review(fault):
     client = Client()
     client.force_login(user)
     round_ = m.Round.objects.get(number=fault["round"])
-    assert client.get(reverse("admin:tables_round_change", args=[round_.pk])).status_code == 403
+    assert client.get(_review(round_)).status_code == 403
     assert client.get(reverse("admin:audit_finding_changelist")).status_code == 200
 
 

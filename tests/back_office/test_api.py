@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 from audit.devices import device_ensure
 from audit.findings import FINDINGS_STREAM
 from audit.models import Event, Finding
-from audit.replay_service import replay_table
+from tables.replay_service import replay_table
 
 from .helpers import DAY, append, append_correction, dealt, plant_short_pay
 

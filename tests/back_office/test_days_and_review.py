@@ -10,13 +10,13 @@ import pytest
 from django.core.management import call_command
 
 from audit.models import Finding, ReplayRun
-from audit.replay_service import replay_table
 from audit.store import NewEvent, events_append, stream_version
 from tables import models as m
 from tables import selectors
 from tables.engine.presets import PRESETS
 from tables.engine.simulate import deal_table
 from tables.projections import first_difference, rebuild
+from tables.replay_service import replay_table
 
 from ..audit.tampering import tamper
 from .helpers import DAY, START, append, dealt, plant_short_pay

@@ -20,12 +20,13 @@ def test_live_projection_equals_a_rebuild_from_scratch(preset, kept, django_capt
     an incremental fold - going on from the previous fold kept in memory, or refolding
     from the last shuffle as another process would - the read models equal a full
     rebuild row by row (it-sabot's pushes carry over to the next round, across shoes too)."""
-    import tables.projections
+    import tables.feed
+    from tables.fold import FoldCache
 
-    monkeypatch.setattr(tables.projections, "_LIVE_MAX", 64 if kept else 0)
-    tables.projections._LIVE.clear()
+    monkeypatch.setattr(tables.feed, "CACHE", FoldCache(64 if kept else 0))
     events = dealt(preset, rounds=45, table="T1")
     assert append("T1", events, chunk=61, project=True) == -(-len(events) // 61)
+    assert len(tables.feed.CACHE) == (1 if kept else 0)  # the day's fold, kept at its head
     assert m.Round.objects.count() == 45
     assert m.Shoe.objects.count() >= 2
     live, rebuilt = rebuild("T1")

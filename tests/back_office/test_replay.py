@@ -9,10 +9,10 @@ import pytest
 from django.core.management import call_command
 
 from audit.models import Finding, ReplayRun
-from audit.replay_service import replay_table
-from audit.tasks import replay_day_task
 from tables import models as m
 from tables.projections import snapshot
+from tables.replay_service import replay_table
+from tables.tasks import replay_day_task
 
 from .helpers import DAY, append, append_correction, dealt, plant_short_pay
 
@@ -97,7 +97,7 @@ def test_incremental_replays_while_a_day_is_recorded_give_the_full_replays_findi
     assert [(f[1], f[5], f[8]) for f in live] == [("wrong_payout", fault["round"], fault["bet"])]
     replay_table(stream="T1", full=True)
     assert _findings() == live
-    runs = ReplayRun.objects.filter(trigger="append")
+    runs = ReplayRun.objects.filter(trigger="feed")
     assert runs.count() == -(-len(events) // 37) and all(r.status == "done" for r in runs)
 
 
@@ -105,10 +105,10 @@ def test_incremental_replays_while_a_day_is_recorded_give_the_full_replays_findi
 def test_findings_of_events_survive_incremental_replays(kept, monkeypatch, django_capture_on_commit_callbacks):
     """A card that is not the shoe's next (found at its event) and a short pay (found
     at the end): replayed after every chunk, the current findings are a full replay's."""
-    import tables.projections
+    import tables.feed
+    from tables.fold import FoldCache
 
-    monkeypatch.setattr(tables.projections, "_LIVE_MAX", 16 if kept else 0)
-    tables.projections._LIVE.clear()
+    monkeypatch.setattr(tables.feed, "CACHE", FoldCache(16 if kept else 0))
     events = dealt("hoyle", rounds=60, table="T1")
     plant_short_pay(events, skip=40)
     dealt_cards = [e for e in events if e["type"] == "card.dealt"]

@@ -8,8 +8,8 @@ import pytest
 from django.contrib.auth.models import Group, Permission
 
 from audit.models import Event, Finding
-from audit.replay_service import replay_table
 from tables import models as m
+from tables.replay_service import replay_table
 from tests.back_office.helpers import append, dealt, plant_short_pay
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -55,7 +55,8 @@ def test_a_pit_boss_reviews_a_short_paid_round_and_acknowledges_its_finding(pit_
     page.goto(f"{live_server.url}/admin/audit/finding/?kind=wrong_payout&status=open")
     assert page.locator("#result_list tbody tr").count() == 1
     page.click("#result_list a.round-review")
-    assert page.url.endswith(f"/admin/tables/round/{round_.pk}/change/")
+    review = f"/admin/tables/round/T1/{round_.gaming_day.isoformat()}/{round_.number}/"
+    assert page.url.endswith(review)
     assert f"round {fault['round']}" in page.locator("h1").inner_text()
 
     # cards: the dealer's up card as rank and suit, red or black; every card has a colour
@@ -84,7 +85,7 @@ def test_a_pit_boss_reviews_a_short_paid_round_and_acknowledges_its_finding(pit_
     page.click("#next-round")
     assert f"round {fault['round'] + 1}" in page.locator("h1").inner_text()
     page.click("#previous-round")
-    assert page.url.endswith(f"/admin/tables/round/{round_.pk}/change/")
+    assert page.url.endswith(review)
 
     # bulk acknowledge from the list
     page.goto(f"{live_server.url}/admin/audit/finding/")
@@ -100,7 +101,7 @@ def test_a_pit_boss_reviews_a_short_paid_round_and_acknowledges_its_finding(pit_
     assert Event.objects.filter(stream="audit.findings", type="finding.acknowledged").count() == 1
 
     # the review shows the new status
-    page.goto(f"{live_server.url}/admin/tables/round/{round_.pk}/change/")
+    page.goto(f"{live_server.url}{review}")
     assert "Acknowledged" in page.locator("#findings td.status").inner_text()
 
 

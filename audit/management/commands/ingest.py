@@ -5,8 +5,7 @@ import os
 from django.core.management.base import BaseCommand, CommandError
 
 from audit.ingest import ingest_file
-
-from ._progress import progress_bar
+from audit.progress import progress_bar
 
 
 class Command(BaseCommand):

@@ -15,11 +15,10 @@ from django.utils.dateparse import parse_date, parse_datetime
 from audit.access import access_seals_problems
 from audit.immutability import protection_problems
 from audit.models import Event
+from audit.progress import progress_bar
 from audit.record.jsonl import LineError
 from audit.record.verify import Report, verify_lines
 from audit.verify import verify_chains
-
-from ._progress import progress_bar
 
 
 def _since(text: str) -> datetime:

@@ -13,7 +13,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 from tqdm import tqdm
 
-from casino.gaming_day import gaming_day
+from audit.gaming_day import gaming_day
 from tables.simulator.config import SimConfig
 from tables.simulator.faults import KINDS, FaultError, parse_at, parse_rate
 from tables.simulator.run import simulate, simulate_file

@@ -18,7 +18,7 @@ def remove(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('audit', '0005_triggers_fire_always'),
+        ('audit', '0006_triggers_fire_always'),
     ]
 
     operations = [

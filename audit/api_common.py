@@ -1,5 +1,7 @@
-"""What the back-office's REST modules (``tables.api``, ``audit.findings_api``) share:
-who may read and change, pagination, strict query parameters."""
+"""What the back-office's REST modules (``audit.findings_api`` and the apps above audit,
+such as ``tables.api``) share: who may read and change, pagination, strict query
+parameters. It lives here, at the bottom of the Django apps, so that every app can use
+it and audit imports nothing above it."""
 from __future__ import annotations
 
 from typing import Any
@@ -11,10 +13,10 @@ from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from audit.devices import device_of
+from .devices import device_of
 
 
-class _PersonWith(BasePermission):
+class PersonWith(BasePermission):
     """A person (never a device account) with ``perm``; ``staff_reads``: any staff
     member may also read (GET)."""
 
@@ -32,17 +34,12 @@ class _PersonWith(BasePermission):
         return bool(user.has_perm(self.perm))
 
 
-class MayViewRounds(_PersonWith):
-    perm = "tables.view_round"
-    staff_reads = True
-
-
-class MayViewFindings(_PersonWith):
+class MayViewFindings(PersonWith):
     perm = "audit.view_finding"
     staff_reads = True
 
 
-class MayChangeFindings(_PersonWith):
+class MayChangeFindings(PersonWith):
     """Pit bosses (the ``pit_boss`` group has ``audit.change_finding``)."""
 
     perm = "audit.change_finding"

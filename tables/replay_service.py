@@ -1,15 +1,18 @@
 """Replay as a service: fold a table's gaming day through the rules engine, write the
-read models (:mod:`tables.projections`) and store the findings (:mod:`audit.findings`),
-all in one transaction per table, and keep a :class:`audit.models.ReplayRun` of it.
+read models (:mod:`tables.projections`) and store the findings (:mod:`audit.findings`)
+in one short transaction per table (the fold itself runs outside it), and keep a
+:class:`audit.models.ReplayRun` of it.
+It lives in ``tables`` because it drives the rules engine and the projections; audit
+keeps the findings table and its services, and knows nothing of replay.
 
 - :func:`replay_table` - one table (stream), one gaming day or every day of it;
   incremental (only what is new since the last replay, refolded from the last shuffle
   checkpoint) or full. Idempotent: a second run finds nothing new and changes nothing.
 - :func:`replay_day_start` / :func:`replay_day_finish` - a whole gaming day: a parent run,
-  one task per table (``audit.tasks.replay_table_day``) gathered by a Celery chord into
-  ``audit.tasks.replay_day_summary``.
+  one task per table (``tables.tasks.replay_table_day``) gathered by a Celery chord into
+  ``tables.tasks.replay_day_summary``.
 
-The Celery tasks in :mod:`audit.tasks` only call these.
+The Celery tasks in :mod:`tables.tasks` only call these.
 """
 from __future__ import annotations
 
@@ -20,7 +23,11 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Count, F
 
-from .models import Event, Finding, ReplayRun
+from audit.findings import findings_record
+from audit.models import Event, Finding, ReplayRun
+
+from . import projections
+from .fold import FoldCache
 
 
 def run_start(*, mode: str, trigger: str, stream: str = "", gaming_day: date | None = None,
@@ -40,33 +47,35 @@ def day_streams(day: date) -> list[str]:
 
 
 def replay_table(*, stream: str, day: date | None = None, full: bool = False, trigger: str = "task",
-                 parent_id: int | None = None, run: ReplayRun | None = None) -> dict[str, Any]:
-    """Replay one table: its gaming day ``day`` (every day when None). Returns the
-    run's summary; the run's counters are saved when it ends, and a parent day run's
-    ``tables_done`` moves by one."""
-    from tables.projections import project_stream, stream_lock
-
-    from .findings import findings_record
-
+                 parent_id: int | None = None, run: ReplayRun | None = None,
+                 cache: FoldCache | None = None) -> dict[str, Any]:
+    """Replay one table: its gaming day ``day`` (every day when None). The fold runs
+    outside any transaction; the read models and the findings it owns are written
+    together in one short transaction (:func:`tables.projections.project_stream`).
+    ``cache``: folds kept from earlier runs in this process (the feed's subscriber).
+    Returns the run's summary; the run's counters are saved when it ends, and a parent
+    day run's ``tables_done`` moves by one."""
     mode = ReplayRun.Mode.FULL if full else ReplayRun.Mode.INCREMENTAL
     parent = ReplayRun.objects.filter(pk=parent_id).first() if parent_id else None
     run = run or run_start(mode=mode, trigger=trigger, stream=stream, gaming_day=day, parent=parent)
+    totals = Counter[str]()
+
+    def record(fold: projections.Fold) -> None:
+        owned = [n for n in fold.rounds if fold.owns_round(n)]
+        produced, new, superseded = findings_record(
+            stream=stream, gaming_day=fold.segment.gaming_day, owned_from=fold.owned_from,
+            owned_rounds=owned, findings=fold.findings, run=run,
+        )
+        totals.update(findings=produced, new=new, superseded=superseded, events=fold.events, rounds=len(owned))
+
     try:
-        produced = new = superseded = events = rounds = 0
-        with stream_lock(stream):
-            for fold in project_stream(stream, full=full, day=day):
-                owned = [n for n in fold.rounds if fold.owns_round(n)]
-                counts = findings_record(
-                    stream=stream, gaming_day=fold.segment.gaming_day, owned_from=fold.owned_from,
-                    owned_rounds=owned, findings=fold.findings, run=run,
-                )
-                produced, new, superseded = produced + counts[0], new + counts[1], superseded + counts[2]
-                events += fold.events
-                rounds += len(owned)
+        projections.project_stream(stream, full=full, day=day, cache=cache, record=record)
     except Exception as error:
         ReplayRun.objects.filter(pk=run.pk).update(status=ReplayRun.Status.FAILED, error=repr(error)[:2000],
                                                    finished_at=datetime.now(UTC))
         raise
+    events, rounds, produced = totals["events"], totals["rounds"], totals["findings"]
+    new, superseded = totals["new"], totals["superseded"]
     summary = {
         "run": run.pk, "stream": stream, "gaming_day": day.isoformat() if day else None, "mode": mode,
         "events": events, "rounds": rounds, "findings": produced, "new": new, "superseded": superseded,
@@ -131,14 +140,14 @@ def replay_day_launch(*, day: date, full: bool = False, trigger: str = "task", q
     """Start a whole day's replay: the parent run, then a chord of one
     ``replay_table_day`` task per table into ``replay_day_summary`` (on ``queue`` if
     given). Eagerly (no broker) it has run to the end when this returns."""
-    from celery import chord
+    from celery import chord, current_app
 
-    from casino.celery import app
-
-    # the project's app by name: a shared task's proxy follows the current app, which
+    # the project's app (casino.celery makes it the default of every thread), and its
+    # tasks by name: a shared task's proxy follows the thread's current app, which
     # another Celery app made in this thread (a client) would have replaced
-    table_task = app.tasks["audit.tasks.replay_table_day"]
-    summary_task = app.tasks["audit.tasks.replay_day_summary"]
+    app = current_app._get_current_object()
+    table_task = app.tasks["tables.tasks.replay_table_day"]
+    summary_task = app.tasks["tables.tasks.replay_day_summary"]
     parent, streams = replay_day_start(day=day, full=full, streams=streams, trigger=trigger)
     options = {"queue": queue} if queue else {}
     header = [table_task.si(s, day.isoformat(), full, parent.pk, trigger).set(**options) for s in streams]

@@ -6,11 +6,10 @@ from datetime import UTC, date, datetime
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from audit import replay_service
+from audit.gaming_day import gaming_day
 from audit.models import Event, ReplayRun
-from casino.gaming_day import gaming_day
-
-from ._progress import progress_bar
+from audit.progress import progress_bar
+from tables import replay_service
 
 
 class Command(BaseCommand):

@@ -16,5 +16,5 @@ def origin(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("audit", "0004_finding_severity_critical")]
+    dependencies = [("audit", "0005_subscriberposition")]
     operations = [migrations.RunPython(always, origin)]

@@ -1,0 +1,46 @@
+"""The read models' subscriber of the global feed (``tables.projections``): for every
+table whose stream a batch of new events touches, bring its projections and findings up
+to date (:func:`tables.replay_service.replay_table`, incremental, going on from the
+folds this process kept of those days: :data:`CACHE`). Registered in
+:class:`tables.apps.TablesConfig`; the feed itself is audit's (:mod:`audit.subscribers`).
+
+Streams under ``audit.`` (the back-office's own, such as ``audit.findings``) are not
+tables and are skipped. A table that fails does not stop the others; the batch then
+fails as a whole (naming the tables), so the subscriber keeps its position and the next
+run retries - the tables already done find nothing new.
+"""
+from __future__ import annotations
+
+import logging
+
+from audit.subscribers import Batch, Subscriber
+
+from . import replay_service
+from .fold import FoldCache
+
+NAME = "tables.projections"
+log = logging.getLogger(__name__)
+# this process's folds of the days it projected last, so that the next batch of a
+# live table folds only its new events (see tables.fold.FoldCache)
+CACHE = FoldCache(16)
+
+
+class ProjectionFailed(Exception):
+    pass
+
+
+def project_batch(batch: Batch) -> None:
+    failed = []
+    for stream in batch.streams():
+        if stream.startswith("audit."):
+            continue
+        try:
+            replay_service.replay_table(stream=stream, trigger="feed", cache=CACHE)
+        except Exception as error:
+            log.exception("projecting %s failed", stream)
+            failed.append(f"{stream}: {error!r}")
+    if failed:
+        raise ProjectionFailed("; ".join(failed))
+
+
+SUBSCRIBER = Subscriber(NAME, project_batch)

@@ -1,0 +1,404 @@
+"""The fold of a table's gaming day, from the event store, by the rules engine's own
+fold (:class:`tables.engine.replay.Replay`, the same handlers that audit a table) through
+its public face only: ``apply``, ``in_play``, ``view``, ``skip_to``, ``strike``,
+``forget`` and ``checkpoint`` / ``resume``. :mod:`tables.projections` writes what it gives.
+
+The unit is a table's **gaming day**: the stream's versions from a ``table.opened`` to
+the event before the next one (round numbers start again each day, so the engine folds
+one day at a time). A fold starts at a **checkpoint**, a ``shoe.shuffled``: the engine's
+state there depends only on the rule set (the day's ``table.opened``, folded first) and,
+for a game whose pushes carry over to the next round, on the previous shoe's last round.
+So an incremental fold starts one shoe earlier (the *context*) and **owns** what starts
+at the checkpoint: those shoes, rounds, hands and bets are deleted and written again,
+everything before stays. A full fold owns the whole day.
+
+What the engine gives, per round: the bets (``RoundResult.bets``), the settlements the
+rules give and the ones recorded (corrections applied), and the round
+(``table_round.Round``) with its hands, the dealer's cards, the cards it dealt and each
+hand's decisions. The only thing taken from the events directly is what the engine does
+not interpret: a card's face (up or down), the version of each event of a round, and the
+rule set, limits and gaming day of ``table.opened``.
+
+:func:`fold_day` reads events and the read models but writes nothing and holds no lock
+or transaction: a day of a live table (close to a million events) folds while appends
+and other projections go on. A :class:`FoldCache` keeps folds in memory so that the
+next fold of the same day goes on from where the last one stopped.
+"""
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from django.db import connection
+
+from audit.gaming_day import gaming_day as gaming_day_of
+from audit.models import Event
+from tables.engine.findings import Finding as EngineFinding
+from tables.engine.replay import Checkpoint, Replay, ReplayResult, struck_events
+from tables.engine.table_round import Round as EngineRound
+
+from . import models as m
+
+_EVENT_FIELDS = ("event_id", "version", "type", "schema_version", "payload", "occurred_at")
+
+
+# --- the stream's gaming days --------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One gaming day of a stream: versions ``first``..``last`` (inclusive)."""
+
+    stream: str
+    gaming_day: date
+    first: int
+    last: int
+    opened: dict[str, Any] | None  # the table.opened payload, None if the day has none
+
+
+def segments(stream: str, *, known: list[tuple[int, dict[str, Any] | None]] | None = None,
+             after: int = 0) -> list[Segment]:
+    """The stream's gaming days, in order, up to its current head. ``known``: the
+    starts (version, ``table.opened`` payload) of the days already projected, up to
+    version ``after``; only later versions are searched for a ``table.opened`` (an
+    index range, not the whole stream)."""
+    head = Event.objects.filter(stream=stream).order_by("-version").values_list("version", flat=True).first()
+    if head is None:
+        return []
+    starts: list[tuple[int, dict[str, Any] | None]] = list(known or [])
+    starts += list(
+        Event.objects.filter(stream=stream, version__gt=after, type="table.opened")
+        .order_by("version").values_list("version", "payload")
+    )
+    if not starts or starts[0][0] > 1:
+        starts.insert(0, (1, None))
+    result = []
+    for index, (first, payload) in enumerate(starts):
+        last = starts[index + 1][0] - 1 if index + 1 < len(starts) else head
+        if payload is not None:
+            day = date.fromisoformat(payload["gaming_day"])
+        else:
+            moment = Event.objects.filter(stream=stream, version=first).values_list("occurred_at", flat=True).first()
+            assert moment is not None
+            day = gaming_day_of(moment)
+        result.append(Segment(stream, day, first, last, payload))
+    return result
+
+
+def _known_starts(table: m.Table | None) -> tuple[list[tuple[int, dict[str, Any] | None]], int]:
+    """The day starts of a projected table (read back from their events) and the
+    version up to which they are known."""
+    if table is None or not table.projected_version:
+        return [], 0
+    firsts = list(m.TableDay.objects.filter(table=table).order_by("first_version").values_list("first_version", flat=True))
+    payloads = dict(
+        Event.objects.filter(stream=table.stream, version__in=firsts, type="table.opened").values_list("version", "payload")
+    )
+    return [(v, payloads.get(v)) for v in firsts], table.projected_version
+
+
+# --- the fold -------------------------------------------------------------------------------
+
+@dataclass(slots=True)
+class ShoeTrack:
+    shoe: str
+    version: int
+    decks: int
+    method: str
+    order_known: bool
+    seed: str
+    cut_card: int | None = None
+    rounds: int = 0
+
+
+@dataclass(slots=True)
+class RoundTrack:
+    number: int
+    shoe: ShoeTrack | None
+    first_version: int
+    started_at: Any
+    engine: EngineRound
+    versions: list[int] = field(default_factory=list)
+    cards: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # box -> dealt cards in order
+    corrected: bool = False
+
+
+@dataclass(slots=True)
+class Fold:
+    """What one fold of a gaming day gives: the engine's result and, for the part this
+    fold owns (versions from ``owned_from``), the shoes and rounds to write."""
+
+    segment: Segment
+    owned_from: int
+    # rows of rounds touched by an event from this version on are rewritten; rounds
+    # the fold owns but no new event touched are left as they are (they cannot differ)
+    changed_from: int
+    last_version: int
+    events: int
+    result: ReplayResult
+    shoes: list[ShoeTrack]
+    rounds: dict[int, RoundTrack]
+    # findings of the owned part, each with the version of the event that showed it
+    findings: list[tuple[EngineFinding, int | None]]
+
+    def owns_round(self, number: int | None) -> bool:
+        track = self.rounds.get(number) if number is not None else None
+        return track is not None and track.first_version >= self.owned_from
+
+
+def _events(stream: str, low: int, high: int) -> Iterator[dict[str, Any]]:
+    rows = (
+        Event.objects.filter(stream=stream, version__gte=low, version__lte=high)
+        .order_by("version").values_list(*_EVENT_FIELDS)
+    )
+    for event_id, version, type_, schema_version, payload, occurred_at in rows.iterator(chunk_size=5000):
+        yield {"id": str(event_id), "version": version, "type": type_, "schema_version": schema_version,
+               "payload": payload, "occurred_at": occurred_at}
+
+
+def checkpoint(segment: Segment, version: int) -> tuple[int, int]:
+    """(context, checkpoint) for refolding from ``version``: the last shuffle at or
+    before it, and where the fold must start - the shuffle before that one in a game
+    whose pushes carry over to the next round (the day's start where there is none),
+    the checkpoint itself otherwise."""
+    shuffles = list(
+        Event.objects.filter(
+            stream=segment.stream, type="shoe.shuffled", version__gte=segment.first, version__lte=version
+        ).order_by("-version").values_list("version", flat=True)[:2]
+    )
+    point = shuffles[0] if shuffles else segment.first
+    context = shuffles[1] if len(shuffles) > 1 else segment.first
+    if not _carries_over(segment):
+        context = point
+    return context, point
+
+
+def _carries_over(segment: Segment) -> bool:
+    from tables.engine.presets import PRESETS
+
+    opened = segment.opened or {}
+    base = PRESETS.get(opened.get("ruleset", ""))
+    if base is None:
+        return True  # unknown: be safe
+    try:
+        return bool(base.with_overrides(opened.get("rules") or {}).push_carries_over)
+    except ValueError:
+        return True
+
+
+# --- the fold kept in memory ---------------------------------------------------------------
+
+@dataclass(slots=True)
+class _Kept:
+    """A fold of a day handed over at its head (version ``version``, whose event had
+    ``head_hash``), from its checkpoint ``point`` on."""
+
+    database: str
+    version: int
+    head_hash: str
+    point: int
+    fold: Checkpoint
+    rounds: dict[int, RoundTrack]
+    shoes: list[ShoeTrack]
+    shoe: ShoeTrack | None
+
+
+class FoldCache:
+    """Folds kept in memory after they ran, so that the next incremental fold of the same
+    day in this process (eagerly: one after every append) goes on from its head instead
+    of refolding from the last shuffle. At most ``size`` days, each from its last shuffle
+    on (the one before too, where pushes carry over). A kept fold is used once (taken
+    out), and only while the stream's event at the version it folded still has the hash
+    it folded: the chain makes that hash stand for the whole prefix. Owned by the
+    projections' subscriber (:mod:`tables.feed`); thread-safe."""
+
+    def __init__(self, size: int = 16) -> None:
+        self.size = size
+        self._days: dict[tuple[str, int], _Kept] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._days)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._days.clear()
+
+    def take(self, segment: Segment, point: int, changed_from: int) -> _Kept | None:
+        with self._lock:
+            kept = self._days.pop((segment.stream, segment.first), None)
+        if kept is None or kept.version != changed_from - 1 or kept.point > point:
+            return None
+        if kept.database != connection.settings_dict["NAME"]:
+            return None
+        return kept if _head_hash(segment.stream, kept.version) == kept.head_hash else None
+
+    def put(self, segment: Segment, kept: _Kept) -> None:
+        if self.size <= 0:
+            return
+        with self._lock:
+            self._days.pop((segment.stream, segment.first), None)
+            while len(self._days) >= self.size:
+                self._days.pop(next(iter(self._days)))
+            self._days[(segment.stream, segment.first)] = kept
+
+
+def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: int | None = None,
+             cache: FoldCache | None = None) -> Fold:
+    """Fold one gaming day through the engine, owning everything from the checkpoint of
+    ``owned_from`` (the whole day when None); ``changed_from``: the first version not
+    folded before (every owned round is rewritten when None). With a ``cache``, go on
+    from the fold kept there when it is that day's up to ``changed_from``, and keep this
+    one there afterwards."""
+    if owned_from is None or owned_from <= segment.first:
+        context = point = segment.first
+    else:
+        context, point = checkpoint(segment, owned_from)
+    kept = None
+    if cache is not None and changed_from is not None and owned_from is not None and owned_from >= changed_from:
+        kept = cache.take(segment, point, changed_from)
+    if kept is not None:
+        assert changed_from is not None
+        struck = _struck(segment.stream, changed_from, segment.last)
+        if Event.objects.filter(stream=segment.stream, event_id__in=list(struck), version__lt=changed_from).exists():
+            kept = None  # strikes an event folded before: refold
+    opening_id = None
+    if kept is not None:
+        assert changed_from is not None
+        state = Replay.resume(kept.fold)
+        state.strike(struck)
+        rounds, shoes, shoe = kept.rounds, kept.shoes, kept.shoe
+        events: Iterator[dict[str, Any]] = _events(segment.stream, changed_from, segment.last)
+        prefix = -1
+    else:
+        head: list[dict[str, Any]] = []
+        if context > segment.first and segment.opened is not None:
+            # the day's rule set, folded without its version (the versions in between are skipped)
+            opening = next(_events(segment.stream, segment.first, segment.first))
+            opening.pop("version")
+            opening_id = opening["id"]
+            head.append(opening)
+        prefix = len(head)
+        # streamed, not held: a live game's day is close to a million events
+        events = itertools.chain(head, _events(segment.stream, context, segment.last))
+        state = Replay(struck=_struck(segment.stream, context, segment.last))
+        rounds = {}
+        shoes = []
+        shoe = None
+    count = 0
+    last_folded = None
+    for index, event in enumerate(events):
+        count += 1
+        if index == prefix:
+            state.skip_to(context)
+        kind, payload, version = event["type"], event["payload"], event.get("version")
+        last_folded = version if version is not None else last_folded
+        before = state.in_play
+        dealt = len(before.dealt_cards()) if kind == "card.dealt" and before is not None else 0
+        state.apply(event)
+        after = state.in_play
+        if kind == "shoe.shuffled":
+            shoe = ShoeTrack(payload["shoe"], version or 0, payload["decks"], payload["method"],
+                             payload["order"] is not None, payload["seed"] or "")
+            shoes.append(shoe)
+        elif kind == "shoe.cut" and shoe is not None and shoe.shoe == payload["shoe"]:
+            shoe.cut_card = payload["cut_card"]
+        if after is not None and after is not before:
+            own_shoe = shoe if shoe is not None and shoe.shoe == after.shoe else None
+            if own_shoe is not None:
+                own_shoe.rounds += 1
+            rounds[after.number] = RoundTrack(after.number, own_shoe, version or 0, event["occurred_at"], after)
+        touched = after if after is not None else before
+        track = rounds.get(touched.number) if touched is not None else None
+        if track is not None and track.engine is touched:
+            assert touched is not None
+            if version is not None:
+                track.versions.append(version)
+            if kind == "card.dealt":
+                for box, _, card_code in touched.dealt_cards()[dealt if touched is before else 0:]:
+                    card = {"card": card_code, "face": payload["face"], "version": version, "revealed_version": None}
+                    if card_code != payload["card"]:
+                        card["recorded"] = payload["card"]
+                    track.cards.setdefault(box, []).append(card)
+            elif kind == "card.revealed":
+                for card in track.cards.get(0, ()):
+                    if card["face"] == "down" and card["revealed_version"] is None:
+                        card["revealed_version"] = version
+                        break
+        elif isinstance(payload, dict) and payload.get("round") in rounds:
+            # an event about an earlier round: a correction, a late void or settlement
+            named = rounds[payload["round"]]
+            if version is not None:
+                named.versions.append(version)
+            if kind == "correction.recorded":
+                named.corrected = named.corrected or bool(payload["settlements"])
+    in_play = state.in_play
+    open_round = in_play.number if in_play is not None else None
+    # what is before the checkpoint's context is not this fold's (a refold would not have it either)
+    for number in [n for n, t in rounds.items() if t.first_version < context]:
+        del rounds[number]
+    shoes[:] = [s for s in shoes if s.version >= context]
+    state.forget(context)
+    result = state.view()
+    versions = _versions_of(segment.stream, result.findings, opening_id, segment.first)
+    fold = Fold(segment, point, point if changed_from is None else max(point, changed_from), segment.last,
+                count, result, [s for s in shoes if s.version >= point], dict(rounds), [])
+    if cache is not None and last_folded == segment.last:
+        # keep only what the next fold can need: from the last shuffle on (the one
+        # before it too, where pushes carry over)
+        shuffles = [s.version for s in shoes]
+        keep_from = (shuffles[-2] if len(shuffles) > 1 else context) if _carries_over(segment) else (shuffles[-1] if shuffles else context)
+        for number in [n for n, t in rounds.items() if t.first_version < keep_from]:
+            del rounds[number]
+        shoes[:] = [s for s in shoes if s.version >= keep_from]
+        state.forget(keep_from)
+        cache.put(segment, _Kept(
+            connection.settings_dict["NAME"], segment.last, _head_hash(segment.stream, segment.last),
+            shuffles[-1] if shuffles else point, state.checkpoint(), rounds, shoes, shoe,
+        ))
+    still_playing = open_round is not None and not _closed(segment, rounds[open_round].first_version if open_round in rounds else segment.first)
+    for finding in result.findings:
+        version = versions.get(finding.event) if finding.event is not None else None
+        if still_playing and finding.kind == "missing_event" and finding.event is None and finding.round == open_round:
+            continue  # the round in play at the head of the record: not missing, only not over yet
+        if version is not None and version < point:
+            continue  # the context's, owned by an earlier fold
+        if version is None and finding.round is not None and not fold.owns_round(finding.round):
+            continue
+        fold.findings.append((finding, version))
+    return fold
+
+
+def _head_hash(stream: str, version: int) -> str:
+    return Event.objects.filter(stream=stream, version=version).values_list("hash", flat=True).get()
+
+
+def _versions_of(stream: str, findings: Any, opening_id: str | None, opening_version: int) -> dict[str, int]:
+    """The stream versions of the events that showed ``findings``."""
+    ids = {f.event for f in findings if f.event is not None}
+    versions = {opening_id: opening_version} if opening_id in ids else {}
+    missing = [i for i in ids if i not in versions]
+    if missing:
+        versions.update(
+            (str(i), v) for i, v in Event.objects.filter(stream=stream, event_id__in=missing).values_list("event_id", "version")
+        )
+    return versions
+
+
+def _struck(stream: str, low: int, high: int) -> set[str]:
+    """Ids of the events that corrections in versions ``low``..``high`` strike
+    (``corrects`` with no settlements: replay skips them)."""
+    payloads = Event.objects.filter(
+        stream=stream, type="correction.recorded", version__gte=low, version__lte=high
+    ).values_list("payload", flat=True)
+    return struck_events({"type": "correction.recorded", "payload": p} for p in payloads)
+
+
+def _closed(segment: Segment, since: int) -> bool:
+    """Whether the day was closed after version ``since`` (the round left open)."""
+    return Event.objects.filter(
+        stream=segment.stream, type="table.closed", version__gte=since, version__lte=segment.last
+    ).exists()
