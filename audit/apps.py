@@ -27,5 +27,10 @@ class AuditConfig(AppConfig):
         # register the tasks in every process, not only in a worker (where Celery's
         # autodiscovery imports them)
         from . import tasks  # noqa: F401
+        from .digests import SUBSCRIBER as MERKLE
+        from .subscribers import register
+
+        # the record's Merkle tree follows the feed like any read model
+        register(MERKLE)
         # once per migrate run: after the last app's migrations (this app's signal only)
         post_migrate.connect(_grant_to_app_role, sender=self, dispatch_uid="audit.grant_to_app_role")

@@ -192,3 +192,36 @@ class AccessRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.at:%Y-%m-%d %H:%M:%S} {self.principal} {self.method} {self.path} -> {self.status}"
+
+
+class MerkleState(models.Model):
+    """The Merkle tree of the whole record as far as the subscriber ``audit.merkle`` has
+    folded it (audit.digests): its size, the position of its last leaf, the perfect
+    subtrees of its frontier and each stream's head among its leaves. One row."""
+
+    name = models.CharField(max_length=32, primary_key=True, default="record")
+    size = models.PositiveBigIntegerField(default=0)
+    position = models.PositiveBigIntegerField(default=0)
+    frontier = models.JSONField(default=list, help_text="[[leaves, hash hex], ...], largest first")
+    streams = models.JSONField(default=dict, help_text="{stream: [version, hash]}")
+    updated_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"Merkle tree of {self.size} events"
+
+
+class MerkleBlock(models.Model):
+    """The root of one aligned block of leaves (``audit.digests.BLOCK`` of them): proofs
+    read these instead of re-hashing every event, and verify names the first block that
+    differs."""
+
+    index = models.PositiveBigIntegerField(primary_key=True)
+    first_position = models.PositiveBigIntegerField()
+    last_position = models.PositiveBigIntegerField()
+    hash = models.CharField(max_length=64)
+
+    class Meta:
+        ordering = ["index"]
+
+    def __str__(self) -> str:
+        return f"block {self.index} (positions {self.first_position}..{self.last_position})"

@@ -43,3 +43,12 @@ def seal_access_log_task() -> dict:
 
     sealed = access_seal()
     return {"sealed": None if sealed is None else sealed.payload}
+
+
+@shared_task(name="audit.tasks.sign_digest")
+def sign_digest_task() -> dict:
+    """Sign a tree head of the record (periodic, see CELERY_BEAT_SCHEDULE)."""
+    from .digests import digest_sign
+
+    sth, _ = digest_sign()
+    return {"size": sth.size, "root": sth.root.hex(), "key_id": sth.key_id}

@@ -8,7 +8,7 @@ cannot prove (a cut tail, a consistent re-hash), are the core verifier's.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 
 from .models import Event
@@ -64,10 +64,15 @@ def verify_chains(
     since: datetime | None = None,
     chunk_size: int = 5000,
     progress: Callable[[int], None] | None = None,
+    heads: Mapping[str, tuple[int, str]] | None = None,
 ) -> Report:
     """Verify every stream (or one), or only the events recorded since ``since`` (each
-    stream's first one linked to the stored event before it)."""
-    return verify(_envelopes(stream, since, chunk_size, progress), start=_anchor(since) if since else None)
+    stream's first one linked to the stored event before it); ``heads``: known stream
+    heads (a signed head's), which name a cut tail or a re-hashed chain."""
+    if heads and stream is not None:
+        heads = {name: head for name, head in heads.items() if name == stream}
+    return verify(_envelopes(stream, since, chunk_size, progress), start=_anchor(since) if since else None,
+                  heads=heads)
 
 
 _SAYS = {

@@ -170,6 +170,14 @@ ACCESS_LOG_RETENTION_DAYS = env_int("ACCESS_LOG_RETENTION_DAYS", 400, low=90, hi
 # Take the client's address from X-Forwarded-For (only behind a proxy that sets it).
 TRUST_X_FORWARDED_FOR = env_bool("TRUST_X_FORWARDED_FOR", False)
 
+# Signed tree heads of the record (audit.digests): the Ed25519 private key (PEM, outside
+# the database; in development a missing one is made), the public keys heads may also be
+# signed with (rotated-out keys, comma-separated paths), and where signed heads are
+# written for the casino to publish.
+DIGEST_SIGNING_KEY = env_str("DIGEST_SIGNING_KEY", str(BASE_DIR / "var" / "digest-signing-key.pem"))
+DIGEST_TRUSTED_KEYS = env_list("DIGEST_TRUSTED_KEYS", [])
+DIGEST_PUBLISH_DIR = env_str("DIGEST_PUBLISH_DIR", str(BASE_DIR / "var" / "digests"))
+
 # Celery: with no broker configured, tasks run eagerly in-process.
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "")
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", "") or None
@@ -184,6 +192,11 @@ CELERY_BEAT_SCHEDULE = {
     "verify-event-chains": {
         "task": "audit.tasks.verify_chains",
         "schedule": env_int("VERIFY_EVERY_SECONDS", 3600, low=60, high=7 * 86400),
+    },
+    # a signed tree head of the record: each gaming day (after its cut-off) and this often
+    "sign-record-digest": {
+        "task": "audit.tasks.sign_digest",
+        "schedule": env_int("DIGEST_EVERY_SECONDS", 3600, low=60, high=7 * 86400),
     },
     "seal-access-log": {
         "task": "audit.tasks.seal_access_log",

@@ -9,3 +9,24 @@ def on_postgres(db) -> None:
     """Skip (with the reason) unless the suite runs against PostgreSQL."""
     if connection.vendor != "postgresql":
         pytest.skip("PostgreSQL only: run with DATABASE_URL=postgresql://...")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def digest_signing_key() -> None:
+    """The test process's signing key for tree heads (production refuses to make one)."""
+    from pathlib import Path
+
+    from django.conf import settings
+
+    from audit.digests import write_new_key
+
+    if not Path(settings.DIGEST_SIGNING_KEY).exists():
+        write_new_key(Path(settings.DIGEST_SIGNING_KEY))
+
+
+@pytest.fixture(autouse=True)
+def _clean_publish_dir(settings) -> None:
+    """No published head outlives the test that signed it (verify reads the folder)."""
+    import shutil
+
+    shutil.rmtree(settings.DIGEST_PUBLISH_DIR, ignore_errors=True)

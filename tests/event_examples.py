@@ -47,6 +47,10 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                          "previous": "resolved", "by": "bob", "note": "the refund slip was never booked"},
     "access.sealed": {"first": 1, "last": 250, "count": 250, "digest": "c" * 64},
     "access.purged": {"through": 250, "count": 250, "before": "2026-03-01T06:00:00.000000Z"},
+    "digest.signed": {"size": 4096, "root": "d" * 64, "timestamp": "2026-11-30T06:05:00.000000Z",
+                      "key_id": "0123456789abcdef", "signature": "e" * 128,
+                      "streams": {"BJ-01": [2048, "f" * 64], "audit.findings": [3, "a" * 64]},
+                      "previous_size": 1024, "previous_root": "c" * 64, "consistency": ["b" * 64, "9" * 64]},
     # --- custody: slips' lifecycles, the drop from removal to posting, markers
     "fill.requested": {"slip": "F-1001", "chips": [{"denomination": 500, "count": 20}], "requested_by": "PB-7"},
     "fill.issued": {"slip": "F-1001", "chips": [{"denomination": 500, "count": 20}], "cashier": "CA-3",

@@ -26,3 +26,7 @@ DATABASES["default"].pop("CONN_HEALTH_CHECKS", None)
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CELERY_TASK_ALWAYS_EAGER = True
+
+# signed tree heads: a key and a publish folder of this test process's own
+DIGEST_SIGNING_KEY = str(BASE_DIR / "var" / f"test-digest-key-{os.getpid()}.pem")
+DIGEST_PUBLISH_DIR = str(BASE_DIR / "var" / f"test-digests-{os.getpid()}")

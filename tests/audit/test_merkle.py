@@ -200,3 +200,13 @@ def test_a_leaf_binds_the_event_and_its_place() -> None:
     leaf = merkle.event_leaf(**base)
     for key, value in (("stream", "BJ-02"), ("version", 8), ("position", 1235), ("event_hash", "b" * 64)):
         assert merkle.event_leaf(**{**base, key: value}) != leaf
+
+
+@given(st.text(min_size=1, max_size=20), st.integers(1, 2**53 - 1), st.integers(1, 2**53 - 1),
+       st.sampled_from(["a" * 64, "0123456789abcdef" * 4, "not hex"]))
+def test_the_fast_leaf_is_the_canonical_one(stream: str, version: int, position: int, digest: str) -> None:
+    """event_leaf's direct encoding equals hashing leaf_data's canonical JSON."""
+    canonical = merkle.leaf_hash(merkle.leaf_data(stream=stream, version=version, position=position, event_hash=digest))
+    assert merkle.event_leaf(stream=stream, version=version, position=position, event_hash=digest) == canonical
+    plain = merkle.leaf_hash(merkle.leaf_data(stream="BJ-01.a_b", version=version, position=position, event_hash="f" * 64))
+    assert merkle.event_leaf(stream="BJ-01.a_b", version=version, position=position, event_hash="f" * 64) == plain

@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
 from audit.access import access_seals_problems
+from audit.digests import DigestError, head_problems, signed_heads_to_check
 from audit.immutability import protection_problems
 from audit.models import Event
 from audit.progress import progress_bar
@@ -49,8 +50,9 @@ class Command(BaseCommand):
     help = (
         "Re-hash every stream's chain, in the store or in a JSON Lines file (--file); report "
         "the first bad event of each stream (gap, reordering, alteration ...). In the store it also "
-        "checks that the append-only triggers are in place as shipped and that the access log still "
-        "matches its seals. Exits 1 if any problem is found, 2 if the file cannot be read or a line "
+        "checks that the append-only triggers are in place as shipped, the store against every signed "
+        "tree head it knows (a cut tail, a deleted stream, a re-hashed or moved event) and that the "
+        "access log still matches its seals. Exits 1 if any problem is found, 2 if the file cannot be read or a line "
         "is not an envelope."
     )
 
@@ -58,8 +60,11 @@ class Command(BaseCommand):
         parser.add_argument("--file", help="verify this JSON Lines file ('-' for stdin) instead of the store")
         parser.add_argument("--stream", help="verify one table's stream only (the store)")
         parser.add_argument("--since", help="only events recorded since this date (YYYY-MM-DD, TIME_ZONE) or timestamp (the store)")
+        parser.add_argument("--head", action="append", metavar="FILE",
+                            help="also check the store against this published signed head (repeatable; the latest "
+                                 "stored head and DIGEST_PUBLISH_DIR/latest.json are always checked)")
 
-    def handle(self, *args, file=None, stream=None, since=None, **options):
+    def handle(self, *args, file=None, stream=None, since=None, head=None, **options):
         if file is not None:
             if stream or since:
                 raise CommandError("--stream and --since apply to the store, not to --file", returncode=2)
@@ -70,12 +75,28 @@ class Command(BaseCommand):
         total = Event.objects.filter(**({"stream": stream} if stream else {})).count()
         if stream and not total:
             raise CommandError(f"--stream {stream!r}: the store has no events in that stream", returncode=2)
-        with progress_bar(total=total, unit="ev", desc="verify") as bar:
-            report = verify_chains(stream=stream, since=since_at, progress=bar.update)
-        # what protects the record, and the access log's seals, are checked with the chains
+        try:
+            signed = signed_heads_to_check(head or ())
+        except DigestError as error:
+            raise CommandError(str(error), returncode=2) from None
+        # what protects the record, the signed heads and the access log's seals are
+        # checked with the chains
         guards = [f"protection: {p}" for p in protection_problems(connection)]
+        trusted = []
+        for sth, source in signed:
+            problems = head_problems(sth, source=source) if stream is None else []
+            guards += [f"signed head: {p}" for p in problems]
+            if not any("signature" in str(p) for p in problems):
+                trusted.append(sth)
+        latest = max(trusted, key=lambda sth: sth.size) if trusted else None
+        with progress_bar(total=total, unit="ev", desc="verify") as bar:
+            report = verify_chains(stream=stream, since=since_at, progress=bar.update,
+                                   heads=latest.streams if latest is not None and since_at is None else None)
         if stream is None:
             guards += [f"access log: {p}" for p in access_seals_problems()]
+            if not signed and total:
+                self.stdout.write("no signed head yet: a cut tail or a consistent re-hash shows only against one "
+                                  "(manage.py digest signs one)")
         self._report(report, where="", guards=guards)
 
     def _report(self, report: Report, *, where: str, guards: list[str] = ()) -> None:

@@ -267,3 +267,35 @@ class AccessPurged(Payload, frozen=True):
     through: Count
     count: Count
     before: Annotated[str, msgspec.Meta(min_length=20, max_length=32)]
+
+
+# --- signed tree heads of the record (audit.digests) ----------------------------------------
+# Appended to the stream ``audit.digests`` by the server only (manage.py digest, the beat).
+
+StreamCode = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")]
+HexKeyId = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{16}$")]
+HexSignature = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{128}$")]
+Timestamp = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$")]
+
+
+class StreamHead(msgspec.Struct, array_like=True, frozen=True, forbid_unknown_fields=True):
+    """A stream's last event as ``[version, hash]``."""
+
+    version: Count
+    hash: Sha256Hex
+
+
+class DigestSigned(Payload, frozen=True):
+    """A signed tree head (audit.record.signing): the record's first ``size`` events have
+    Merkle root ``root`` and these stream heads, signed by key ``key_id``; with the head
+    signed before it and the consistency proof from it (the record only grew)."""
+
+    size: Count
+    root: Sha256Hex
+    timestamp: Timestamp
+    key_id: HexKeyId
+    signature: HexSignature
+    streams: dict[StreamCode, StreamHead]
+    previous_size: Count | None
+    previous_root: Sha256Hex | None
+    consistency: list[Sha256Hex]

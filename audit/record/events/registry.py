@@ -91,6 +91,7 @@ _TYPES = [
     EventType("finding.reopened", {1: c.FindingStatusChanged}),
     EventType("access.sealed", {1: c.AccessSealed}),
     EventType("access.purged", {1: c.AccessPurged}),
+    EventType("digest.signed", {1: c.DigestSigned}),
     # --- custody (custody.py): slips' lifecycles, the drop from removal to posting, markers
     EventType("fill.requested", {1: k.SlipRequested}),
     EventType("fill.issued", {1: k.CageStep}),

@@ -1,0 +1,366 @@
+"""Signed tree heads of the record: the Merkle tree (RFC 9162) over every event, kept up
+to date by a feed subscriber, signed with Ed25519, stored as events, published as files,
+and checked by ``manage.py verify``.
+
+- **The tree** (:mod:`audit.record.merkle`): leaf ``i`` is the ``i``-th event by global
+  position, binding its hash, stream, version and position. The subscriber
+  ``audit.merkle`` folds each new batch of the feed into :class:`audit.models.MerkleState`
+  (size, last position, the frontier's perfect subtrees, each stream's head) and saves
+  the root of every aligned block of :data:`BLOCK` leaves (:class:`audit.models.MerkleBlock`),
+  so proofs need not re-hash the whole record.
+- **Signing** (:func:`digest_sign`, ``manage.py digest``, a daily beat task): the current
+  head - size, root, the stream heads, a time - signed with the key in
+  ``DIGEST_SIGNING_KEY`` (a PEM file outside the database); appended as ``digest.signed`` to
+  the stream ``audit.digests`` with the consistency proof from the head before it, and
+  written to ``DIGEST_PUBLISH_DIR`` (``head-<size>.json`` and ``latest.json``, each with
+  the public key) for the casino to publish, hand to the regulator, or keep elsewhere.
+- **Checking** (:func:`head_problems`, run by ``manage.py verify``): the store against a
+  signed head - the stored one, a published file, or both. A head whose signature fails
+  with the trusted keys is itself a problem. The first ``size`` events are re-read in
+  position order and their root recomputed: a cut tail, a deleted stream, an event
+  inserted, swapped, re-hashed or moved to another position changes it, and the first
+  block that differs from the saved blocks names the positions; the chain verifier, given
+  the head's stream heads, names the stream and version of a cut tail (``truncated``) or a
+  rewritten chain (``head_mismatch``).
+- **Proofs**: :func:`inclusion_proof_of` (an event, or a round's events, against the
+  latest head) and :func:`consistency_between` (two sizes).
+
+What a signed head cannot show: an event forged at the head *after* the last head was
+signed - until the next head covers it. Signing often (``DIGEST_EVERY_SECONDS``) keeps
+that window short; the record of who appended each event is the other guard.
+"""
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+
+from .errors import VersionConflict
+from .models import Event, MerkleBlock, MerkleState
+from .record import merkle, signing
+from .record.chain import format_timestamp
+from .store import NewEvent, events_append, stream_version
+from .subscribers import Batch, Subscriber
+
+BLOCK = 1024
+DIGEST_STREAM = "audit.digests"
+SUBSCRIBER_NAME = "audit.merkle"
+_COLUMNS = ("position", "stream", "version", "hash")
+
+
+class DigestError(Exception):
+    """Signing or checking cannot go on (no key, an unusable key, nothing to sign)."""
+
+
+# --- the tree -----------------------------------------------------------------------------------
+
+def _rows_after(position: int, upto: int | None = None, *, limit: int | None = None) -> Iterator[tuple[int, str, int, str]]:
+    rows = Event.objects.filter(position__gt=position).order_by("position")
+    if upto is not None:
+        rows = rows.filter(position__lte=upto)
+    query = rows.values_list(*_COLUMNS)
+    if limit is not None:
+        query = query[:limit]
+    return query.iterator(chunk_size=5000)
+
+
+def _leaf(row: tuple[int, str, int, str]) -> bytes:
+    position, stream, version, digest = row
+    return merkle.event_leaf(stream=stream, version=version, position=position, event_hash=digest)
+
+
+def tree_state() -> MerkleState:
+    state, _ = MerkleState.objects.get_or_create(name="record")
+    return state
+
+
+def _frontier(state: MerkleState) -> merkle.Frontier:
+    return merkle.Frontier.resume(state.size, [(n, bytes.fromhex(h)) for n, h in state.frontier])
+
+
+def _block_start(index: int) -> int:
+    """The position before block ``index``'s first leaf (0 for the first block)."""
+    if index == 0:
+        return 0
+    before = MerkleBlock.objects.filter(index=index - 1).values_list("last_position", flat=True).first()
+    if before is None:
+        raise DigestError(f"the tree's block {index - 1} is missing: run manage.py digest --rebuild")
+    return before
+
+
+def tree_advance(upto: int | None = None) -> MerkleState:
+    """Fold the events after the tree's last leaf (up to position ``upto``) into it.
+    Idempotent, and safe to run twice at once: the state moves by compare-and-set, and
+    a run that loses starts again from the winner's state."""
+    for _ in range(10):
+        state = tree_state()
+        frontier = _frontier(state)
+        streams = dict(state.streams)
+        block_index = state.size // BLOCK
+        # the leaves of the block in progress, re-read: a block's root is saved when it fills
+        pending = [_leaf(row) for row in _rows_after(_block_start(block_index), limit=state.size % BLOCK)] \
+            if state.size % BLOCK else []
+        first_position = None
+        position = state.position
+        blocks = []
+        for row in _rows_after(state.position, upto):
+            leaf = _leaf(row)
+            frontier.append(leaf)
+            pending.append(leaf)
+            position = row[0]
+            if len(pending) == 1:
+                first_position = row[0]
+            streams[row[1]] = [row[2], row[3]]
+            if len(pending) == BLOCK:
+                if first_position is None:  # the block began before this run
+                    first_position = _first_position_of_block(block_index)
+                blocks.append(MerkleBlock(index=block_index, first_position=first_position, last_position=position,
+                                          hash=merkle.root_of(pending).hex()))
+                block_index += 1
+                pending = []
+                first_position = None
+        if frontier.size == state.size:
+            return state
+        with transaction.atomic():
+            moved = MerkleState.objects.filter(name=state.name, size=state.size).update(
+                size=frontier.size, position=position, streams=streams, updated_at=datetime.now(UTC),
+                frontier=[[n, h.hex()] for n, h in frontier.perfect_subtrees()],
+            )
+            if not moved:
+                continue
+            MerkleBlock.objects.bulk_create(blocks, ignore_conflicts=True)
+        return tree_state()
+    raise DigestError("the Merkle tree kept moving under this run; try again")
+
+
+def _first_position_of_block(index: int) -> int:
+    after = _block_start(index)
+    first = next(_rows_after(after, limit=1), None)
+    assert first is not None
+    return first[0]
+
+
+def _advance_batch(batch: Batch) -> None:
+    tree_advance(batch.upto)
+
+
+SUBSCRIBER = Subscriber(SUBSCRIBER_NAME, _advance_batch)
+
+
+def _leaves(start: int, end: int) -> list[bytes]:
+    """The leaf hashes of leaves ``start`` .. ``end - 1``, read from the events."""
+    block = start // BLOCK
+    skip = start - block * BLOCK
+    rows = list(_rows_after(_block_start(block), limit=end - block * BLOCK))
+    return [_leaf(row) for row in rows[skip:]]
+
+
+def subtree(start: int, end: int) -> bytes:
+    """MTH of leaves ``start`` .. ``end - 1`` (the :data:`audit.record.merkle.Subtrees`
+    a proof asks for): whole aligned blocks from their saved roots, the rest from events."""
+    size = end - start
+    if size <= BLOCK or start % BLOCK or size % BLOCK or size & (size - 1):
+        if size > BLOCK:
+            k = merkle.split_point(size)
+            return merkle.node_hash(subtree(start, start + k), subtree(start + k, end))
+        return merkle.root_of(_leaves(start, end))
+    hashes = MerkleBlock.objects.filter(index__gte=start // BLOCK, index__lt=end // BLOCK).order_by("index")
+    roots = [bytes.fromhex(h) for h in hashes.values_list("hash", flat=True)]
+    if len(roots) != size // BLOCK:
+        return merkle.root_of(_leaves(start, end))
+    return merkle.root_of(roots)  # a perfect tree of block roots: their MTH is the range's
+
+
+# --- keys ---------------------------------------------------------------------------------------
+
+def signing_key() -> signing.Ed25519PrivateKey:
+    """The key in ``DIGEST_SIGNING_KEY``. In development (DEBUG) a missing one is made;
+    in production it must exist."""
+    path = Path(settings.DIGEST_SIGNING_KEY)
+    if not path.exists():
+        if not settings.DEBUG:
+            raise DigestError(f"DIGEST_SIGNING_KEY {path} does not exist: make one with manage.py digest --new-key {path}")
+        write_new_key(path)
+    try:
+        return signing.load_private_key(path.read_bytes())
+    except (OSError, signing.UnusableKey) as error:
+        raise DigestError(f"DIGEST_SIGNING_KEY {path}: {error}") from None
+
+
+def write_new_key(path: Path) -> signing.Ed25519PrivateKey:
+    """A new private key at ``path`` (readable by its owner only); refuses to overwrite."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pem = signing.new_private_key_pem()
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "wb") as out:
+        out.write(pem)
+    return signing.load_private_key(pem)
+
+
+def trusted_keys() -> dict[str, signing.Ed25519PublicKey]:
+    """The public keys a head may be signed with, by key id: ``DIGEST_TRUSTED_KEYS``
+    (rotated-out keys stay there), and the signing key's own."""
+    keys = {}
+    for name in settings.DIGEST_TRUSTED_KEYS:
+        try:
+            key = signing.load_public_key(Path(name).read_bytes())
+        except (OSError, signing.UnusableKey) as error:
+            raise DigestError(f"DIGEST_TRUSTED_KEYS {name}: {error}") from None
+        keys[signing.key_id(key)] = key
+    if Path(settings.DIGEST_SIGNING_KEY).exists():
+        own = signing_key().public_key()
+        keys.setdefault(signing.key_id(own), own)
+    return keys
+
+
+# --- signing ------------------------------------------------------------------------------------
+
+def _head_of(payload: dict[str, Any]) -> signing.SignedTreeHead:
+    return signing.SignedTreeHead.from_dict(payload)
+
+
+def latest_signed() -> signing.SignedTreeHead | None:
+    payload = (Event.objects.filter(stream=DIGEST_STREAM, type="digest.signed")
+               .order_by("-version").values_list("payload", flat=True).first())
+    return None if payload is None else _head_of(payload)
+
+
+def digest_sign(*, now: datetime | None = None) -> tuple[signing.SignedTreeHead, Event]:
+    """Bring the tree up to the feed's head, sign it, append the head and publish it."""
+    key = signing_key()
+    now = now or datetime.now(UTC)
+    for _ in range(5):
+        state = tree_advance()
+        if state.size == 0:
+            raise DigestError("the record holds no events: there is nothing to sign")
+        previous = latest_signed()
+        if previous is not None and previous.size > state.size:
+            raise DigestError(f"the last signed head covers {previous.size} events but the record has {state.size}")
+        root = _frontier(state).root
+        streams = {name: (version, digest) for name, (version, digest) in state.streams.items()}
+        sth = signing.sign_head(merkle.TreeHead(state.size, root), timestamp=now, private_key=key, streams=streams)
+        consistency = [] if previous is None else merkle.consistency_proof(previous.size, state.size, subtree)
+        payload = {**sth.as_dict(), "previous_size": previous.size if previous else None,
+                   "previous_root": previous.root.hex() if previous else None,
+                   "consistency": [node.hex() for node in consistency]}
+        try:
+            stored = events_append(stream=DIGEST_STREAM, expected_version=stream_version(DIGEST_STREAM), now=now,
+                                   events=[NewEvent(id=uuid.uuid4(), type="digest.signed", payload=payload,
+                                                    occurred_at=now, actor="server:digest", source="back-office")])
+        except VersionConflict:
+            continue
+        publish(sth, key.public_key())
+        return sth, stored[0]
+    raise DigestError("another signer kept appending heads; try again")
+
+
+def publish(sth: signing.SignedTreeHead, public_key: signing.Ed25519PublicKey) -> Path:
+    """Write the head, with its public key, where the casino publishes heads."""
+    folder = Path(settings.DIGEST_PUBLISH_DIR)
+    folder.mkdir(parents=True, exist_ok=True)
+    text = json.dumps({**sth.as_dict(), "public_key": signing.public_pem(public_key)}, indent=2, sort_keys=True) + "\n"
+    path = folder / f"head-{sth.size:012d}.json"
+    path.write_text(text)
+    (folder / "latest.json").write_text(text)
+    return path
+
+
+def read_head_file(path: str | Path) -> signing.SignedTreeHead:
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as error:
+        raise DigestError(f"{path}: not a signed head file ({error})") from None
+    try:
+        return _head_of(data)
+    except (ValueError, TypeError) as error:
+        raise DigestError(f"{path}: not a signed head file ({error})") from None
+
+
+# --- checking -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class HeadProblem:
+    detail: str
+
+    def __str__(self) -> str:
+        return self.detail
+
+
+def head_problems(sth: signing.SignedTreeHead, *, source: str) -> list[HeadProblem]:
+    """The store against one signed head (``source`` says where the head came from)."""
+    label = f"the signed head of {format_timestamp(sth.timestamp)} ({source}, {sth.size} events)"
+    why = signing.verify_head(sth, trusted_keys())
+    if why is not None:
+        return [HeadProblem(f"{label}: its signature does not hold: {why}")]
+    frontier = merkle.Frontier()
+    block, pending, first = 0, [], None
+    saved = dict(MerkleBlock.objects.values_list("index", "hash"))
+    differs: str | None = None
+    for row in _rows_after(0, limit=sth.size):
+        leaf = _leaf(row)
+        frontier.append(leaf)
+        pending.append(leaf)
+        first = row[0] if first is None else first
+        if len(pending) == BLOCK:
+            if differs is None and block in saved and merkle.root_of(pending).hex() != saved[block]:
+                differs = f"positions {first}..{row[0]} (block {block}) differ from the tree built as they were appended"
+            block, pending, first = block + 1, [], None
+    if frontier.size < sth.size:
+        return [HeadProblem(f"{label}: the record now holds only {frontier.size} of the events it covers "
+                            "(events removed, or the table emptied)")]
+    if frontier.root != sth.root:
+        where = differs or "the changed events lie in the last, unfinished block or the saved blocks were changed too"
+        return [HeadProblem(f"{label}: the first {sth.size} events no longer have its Merkle root "
+                            f"(an event changed, inserted, removed, re-hashed or moved): {where}")]
+    return []
+
+
+def signed_heads_to_check(extra: Sequence[str] = ()) -> list[tuple[signing.SignedTreeHead, str]]:
+    """The heads ``verify`` checks: the latest stored one, the latest published file (if
+    the publish folder has one) and any given files."""
+    heads = []
+    stored = latest_signed()
+    if stored is not None:
+        heads.append((stored, "stored in audit.digests"))
+    published = Path(settings.DIGEST_PUBLISH_DIR) / "latest.json"
+    for path in ([str(published)] if published.exists() else []) + list(extra):
+        heads.append((read_head_file(path), path))
+    unique: dict[tuple[int, bytes], tuple[signing.SignedTreeHead, str]] = {}
+    for sth, source in heads:
+        unique.setdefault((sth.size, sth.root), (sth, source))
+    return list(unique.values())
+
+
+# --- proofs -------------------------------------------------------------------------------------
+
+def leaf_index(event: Event) -> int:
+    return Event.objects.filter(position__lt=event.position).count()
+
+
+def inclusion_proof_of(events: Sequence[Event], sth: signing.SignedTreeHead | None = None) -> dict[str, Any]:
+    """Inclusion proofs of ``events`` (one, or a round's) in the tree of a signed head
+    (the latest stored one by default), with what a verifier needs to check them."""
+    sth = sth or latest_signed()
+    if sth is None:
+        raise DigestError("no head has been signed yet: run manage.py digest")
+    proofs = []
+    for event in events:
+        index = leaf_index(event)
+        if index >= sth.size:
+            raise DigestError(f"event {event.event_id} (position {event.position}) came after the latest signed head "
+                              f"({sth.size} events): sign a new one first")
+        leaf = _leaf((event.position, event.stream, event.version, event.hash))
+        proofs.append({
+            "event": str(event.event_id), "stream": event.stream, "version": event.version,
+            "position": event.position, "hash": event.hash, "index": index, "leaf": leaf.hex(),
+            "path": [node.hex() for node in merkle.inclusion_proof(index, sth.size, subtree)],
+        })
+    return {"head": sth.as_dict(), "proofs": proofs}
