@@ -155,7 +155,7 @@ def access_seal(*, now: datetime | None = None) -> Event | None:
 
         try:
             with transaction.atomic():
-                return events_append(stream=ACCESS_STREAM, expected_version=stream_version(ACCESS_STREAM),
+                return events_append(principal="server:access-log", stream=ACCESS_STREAM, expected_version=stream_version(ACCESS_STREAM),
                                      events=[event], now=now)[0]
         except VersionConflict:
             continue  # another sealer got there first: seal what is left after it
@@ -203,7 +203,7 @@ def access_purge(*, retention_days: int | None = None, now: datetime | None = No
         return 0
     with transaction.atomic():
         count, _ = AccessRecord.objects.filter(pk__lte=through).delete()
-        events_append(stream=ACCESS_STREAM, expected_version=stream_version(ACCESS_STREAM), events=[NewEvent(
+        events_append(principal="server:access-log", stream=ACCESS_STREAM, expected_version=stream_version(ACCESS_STREAM), events=[NewEvent(
             id=uuid.uuid4(), type="access.purged", occurred_at=now, actor="server:access-log", source="back-office",
             payload={"through": through, "count": count, "before": format_timestamp(before)},
         )], now=now)

@@ -36,21 +36,26 @@ from rest_framework.views import APIView
 
 from . import store
 from .record.chain import parse_timestamp
-from .devices import device_of
+from .devices import SERVER_STREAM_PREFIX, check_device_actors, device_of, principal_of
 from .errors import BatchTooLarge
 from .models import Event
 
 # the largest version or position a query may name (a signed 64-bit integer)
 _BIGINT_MAX = 2**63 - 1
-_RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$")
-STREAM_REGEX = store.STREAM_PATTERN.pattern.removeprefix("^").removesuffix("$")
+_RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})\Z")
+STREAM_REGEX = store.STREAM_REGEX
 
 
 # --- strict input fields ---------------------------------------------------------------------
 
 
 class StrictCharField(serializers.CharField):
-    """A string, and only a string (DRF's CharField would turn 5 into "5")."""
+    """A string, and only a string (DRF's CharField would turn 5 into "5"), taken as
+    sent (DRF's would trim white space: a newline is refused by the store, not dropped)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("trim_whitespace", False)
+        super().__init__(**kwargs)
 
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
@@ -249,7 +254,7 @@ _STREAM_PARAMETER = OpenApiParameter(
     "stream",
     str,
     OpenApiParameter.PATH,
-    pattern=store.STREAM_PATTERN.pattern,
+    pattern=f"^{store.STREAM_REGEX}$",  # the schema's (ECMA) dialect
     description="the table's code",
 )
 
@@ -279,9 +284,22 @@ class _OwnStreamOrPermission(BasePermission):
 
 
 class MayAppend(_OwnStreamOrPermission):
+    """Appending: a device to its own table's stream, a person with the permission - and
+    nobody, through the API, to a server stream (``audit.*``: the findings' trail, the
+    digests, the access log, written by the server's own services only)."""
+
     permission = "audit.append_event"
     verb = "append to"
     denied = "Appending events needs the permission audit.append_event."
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        if view.kwargs["stream"].startswith(SERVER_STREAM_PREFIX):
+            self.message = (
+                f"{view.kwargs['stream']!r} is a server stream: it is written by the back-office's own "
+                "services, never through the API."
+            )
+            return False
+        return super().has_permission(request, view)
 
 
 class MayReadStream(_OwnStreamOrPermission):
@@ -372,10 +390,13 @@ class StreamEventsView(APIView):
             raise BatchTooLarge(len(events), settings.EVENT_BATCH_MAX)
         body = AppendRequestSerializer(data=data)
         body.is_valid(raise_exception=True)
+        events = [store.NewEvent(**event) for event in body.validated_data["events"]]
+        check_device_actors(request.user, events)
         stored = store.events_append(
             stream=stream,
             expected_version=body.validated_data["expected_version"],
-            events=[store.NewEvent(**event) for event in body.validated_data["events"]],
+            events=events,
+            principal=principal_of(request.user),
         )
         return Response(
             {"stream": stream, "events": _envelopes(stored)}, status=status.HTTP_201_CREATED

@@ -5,6 +5,9 @@ API's permission classes (audit.api) enforce that."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -19,6 +22,41 @@ from .store import check_stream
 
 class DeviceError(StoreError):
     code = "device_error"
+
+
+# streams the server's own services write (findings' trail, digests, access log, alerts)
+SERVER_STREAM_PREFIX = "audit."
+
+
+class ActorNotAllowed(StoreError):
+    """A device named an actor its table may not use (HTTP 403)."""
+
+    http_status = 403
+    code = "actor_not_allowed"
+
+    def __init__(self, index: int, actor: str, allowed: tuple[str, ...]) -> None:
+        super().__init__(
+            f"events[{index}].actor: a table device may record only actors starting with "
+            f"{', '.join(allowed)} (and itself as device:<its user>), not {actor!r}"
+        )
+        self.index = index
+
+    def as_dict(self) -> dict[str, object]:
+        return {**super().as_dict(), "errors": {f"events[{self.index}].actor": [str(self)]}}
+
+
+def check_device_actors(user: object, events: list[Any]) -> None:
+    """A table device speaks for its table's people (dealers) and itself, never for a
+    person of the back-office: refuse any other actor (``DEVICE_ACTOR_PREFIXES``)."""
+    device = device_of(user)
+    if device is None:
+        return
+    allowed = tuple(settings.DEVICE_ACTOR_PREFIXES)
+    own = f"device:{user.get_username()}"  # type: ignore[attr-defined]
+    for index, event in enumerate(events):
+        actor = event.actor
+        if actor != own and not (isinstance(actor, str) and actor.startswith(allowed) and not actor.startswith("device:")):
+            raise ActorNotAllowed(index, actor, allowed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +76,13 @@ def device_of(user: AbstractBaseUser | object) -> DeviceAccount | None:
     return getattr(user, "device_account", None)
 
 
+def principal_of(user: AbstractBaseUser | object) -> str:
+    """Who appends, as the server authenticated them: ``device:<user>`` for a table
+    device, ``user:<user>`` for a person (the store records and seals it)."""
+    name = user.get_username()  # type: ignore[union-attr]
+    return f"device:{name}" if device_of(user) is not None else f"user:{name}"
+
+
 def device_ensure(*, stream: str, username: str | None = None) -> Device:
     """The device account ``username`` of table ``stream`` and its API token, created if
     missing. Running it again returns the same account and token. Refuses (DeviceError)
@@ -46,6 +91,8 @@ def device_ensure(*, stream: str, username: str | None = None) -> Device:
         check_stream(stream)
     except PayloadError as error:
         raise DeviceError(error.message) from None
+    if stream.startswith(SERVER_STREAM_PREFIX):
+        raise DeviceError(f"{stream!r} is a server stream (audit.*): no device may record it")
     username = username or default_username(stream)
     user_model = get_user_model()
     with transaction.atomic():

@@ -252,7 +252,7 @@ def digest_sign(*, now: datetime | None = None) -> tuple[signing.SignedTreeHead,
                    "previous_root": previous.root.hex() if previous else None,
                    "consistency": [node.hex() for node in consistency]}
         try:
-            stored = events_append(stream=DIGEST_STREAM, expected_version=stream_version(DIGEST_STREAM), now=now,
+            stored = events_append(principal="server:digest", stream=DIGEST_STREAM, expected_version=stream_version(DIGEST_STREAM), now=now,
                                    events=[NewEvent(id=uuid.uuid4(), type="digest.signed", payload=payload,
                                                     occurred_at=now, actor="server:digest", source="back-office")])
         except VersionConflict:

@@ -141,7 +141,8 @@ def _change(*, finding_id: int, to: str, user: object, note: str | None, now: da
                     payload={"finding": finding.fingerprint, "table": finding.stream, "kind": finding.kind,
                              "previous": finding.status, "by": username, "note": note},
                 )
-                stored = events_append(stream=FINDINGS_STREAM, expected_version=stream_version(FINDINGS_STREAM), events=[event], now=now)
+                stored = events_append(stream=FINDINGS_STREAM, expected_version=stream_version(FINDINGS_STREAM), events=[event], now=now,
+                                       principal=f"user:{username}"[:160])
                 finding.status = to
                 finding.note = note or ""
                 finding.status_changed_by = username

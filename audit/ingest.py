@@ -21,6 +21,7 @@ that appears twice in the file), about 150 bytes per line.
 """
 from __future__ import annotations
 
+import getpass
 import heapq
 import multiprocessing
 import os
@@ -71,8 +72,8 @@ class _Stream:
 class _Planner:
     """Pass 1: validate, chain and hash every line; spool the rows."""
 
-    def __init__(self, spool: IO[bytes], report: IngestReport, now: datetime) -> None:
-        self.spool, self.report, self.now = spool, report, now
+    def __init__(self, spool: IO[bytes], report: IngestReport, now: datetime, principal: str) -> None:
+        self.spool, self.report, self.now, self.principal = spool, report, now, principal
         self.streams: dict[str, _Stream] = {}
         self.seen: dict[uuid.UUID, tuple[int, str]] = {}  # id -> (line, stream)
         self.encode = msgspec.msgpack.Encoder().encode
@@ -125,7 +126,7 @@ class _Planner:
             self.bad(line.number, str(error), line.stream)
             return
         state.version, state.hash = version, row.hash
-        frame = self.encode((line.number, line.stream, version, db_values(row, self.vendor)))
+        frame = self.encode((line.number, line.stream, version, db_values(row, self.vendor, self.principal)))
         self.spool.write(_FRAME.pack(len(frame)))
         self.spool.write(frame)
 
@@ -153,10 +154,11 @@ class _Part:
     ids: dict[bytes, tuple[int, str]]  # only when planning in several processes
 
 
-def _plan_part(path: str, part: int, parts: int, spool_path: str, now: datetime, chunk: int) -> _Part:
+def _plan_part(path: str, part: int, parts: int, spool_path: str, now: datetime, chunk: int,
+               principal: str) -> _Part:
     report = IngestReport()
     with open(spool_path, "wb") as spool:
-        planner = _Planner(spool, report, now)
+        planner = _Planner(spool, report, now, principal)
         with open(path, "rb") as source:
             buffer: list[Line] = []
             for number, text in numbered(source):
@@ -175,12 +177,13 @@ def _plan_part(path: str, part: int, parts: int, spool_path: str, now: datetime,
     return _Part(report, {name for name, state in planner.streams.items() if state.bad}, ids)
 
 
-def _plan_in_processes(path: str, parts: int, spools: list[str], now: datetime, chunk: int) -> list[_Part]:
+def _plan_in_processes(path: str, parts: int, spools: list[str], now: datetime, chunk: int,
+                       principal: str) -> list[_Part]:
     # each process opens its own database connection; none may be inherited open
     connections.close_all()
     context = multiprocessing.get_context("fork")
     with context.Pool(parts) as pool:
-        return pool.starmap(_plan_part, [(path, k, parts, spools[k], now, chunk) for k in range(parts)])
+        return pool.starmap(_plan_part, [(path, k, parts, spools[k], now, chunk, principal) for k in range(parts)])
 
 
 def _merge(parts: list[_Part]) -> tuple[IngestReport, set[str]]:
@@ -206,11 +209,14 @@ def _merge(parts: list[_Part]) -> tuple[IngestReport, set[str]]:
 
 def ingest_file(
     path: str, *, chunk: int = 5000, progress: Callable[[int], None] | None = None,
-    now: datetime | None = None, processes: int | None = None,
+    now: datetime | None = None, processes: int | None = None, principal: str | None = None,
 ) -> IngestReport:
     """Ingest ``path``. Planning runs in ``processes`` processes (default: two on a file
     over 4 MB when the machine has two cores, else one; always one inside a transaction,
-    whose uncommitted rows other processes could not see, and in a daemon process)."""
+    whose uncommitted rows other processes could not see, and in a daemon process).
+    ``principal``: who ingests (stored and sealed with each row; default
+    ``ingest:<the operating-system user>``)."""
+    principal = principal or f"ingest:{getpass.getuser()}"
     now = (now or datetime.now(UTC)).astimezone(UTC)
     parts = processes or (min(2, os.cpu_count() or 1) if os.path.getsize(path) > 4 * 2**20 else 1)
     if connection.in_atomic_block or multiprocessing.current_process().daemon:
@@ -218,9 +224,9 @@ def ingest_file(
     with tempfile.TemporaryDirectory(prefix="ingest-") as folder:
         spools = [os.path.join(folder, f"plan-{k}") for k in range(parts)]
         if parts == 1:
-            results = [_plan_part(path, 0, 1, spools[0], now, chunk)]
+            results = [_plan_part(path, 0, 1, spools[0], now, chunk, principal)]
         else:
-            results = _plan_in_processes(path, parts, spools, now, chunk)
+            results = _plan_in_processes(path, parts, spools, now, chunk, principal)
         report, bad = _merge(results)
         for stream in sorted(bad):
             report.failed_streams[stream] = "has bad lines: nothing of it was stored"

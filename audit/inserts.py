@@ -16,10 +16,11 @@ from django.db import connection
 from .record.chain import format_timestamp
 from .record.envelope import Envelope
 from .models import Event
+from .seals import seal_of
 
 COLUMNS = (
     "event_id", "stream", "version", "type", "schema_version", "occurred_at", "recorded_at",
-    "actor", "source", "payload", "prev_hash", "hash",
+    "actor", "source", "payload", "prev_hash", "hash", "principal", "seal",
 )
 
 
@@ -30,22 +31,23 @@ def _json(value: dict[str, Any]) -> str:
     return _encode(value).decode()
 
 
-def db_values(row: Envelope, vendor: str) -> tuple[object, ...]:
+def db_values(row: Envelope, vendor: str, principal: str) -> tuple[object, ...]:
     """A sealed envelope's column values as the driver takes them, in ``COLUMNS`` order
-    (``position`` is the database's to give)."""
+    (``position`` is the database's to give), with who appended it and the store's seal."""
     payload = _json(row.payload)
+    seal = seal_of(row.hash, principal)
     if vendor == "sqlite":
         return (row.id.hex, row.stream, row.version, row.type, row.schema_version,
                 _sqlite_datetime(row.occurred_at), _sqlite_datetime(row.recorded_at), row.actor,
-                row.source, payload, row.prev_hash, row.hash)
+                row.source, payload, row.prev_hash, row.hash, principal, seal)
     return (str(row.id), row.stream, row.version, row.type, row.schema_version,
             format_timestamp(row.occurred_at), format_timestamp(row.recorded_at), row.actor,
-            row.source, payload, row.prev_hash, row.hash)
+            row.source, payload, row.prev_hash, row.hash, principal, seal)
 
 
-def insert_rows(rows: Sequence[Envelope]) -> None:
+def insert_rows(rows: Sequence[Envelope], principal: str) -> None:
     vendor = connection.vendor
-    insert_values([db_values(row, vendor) for row in rows])
+    insert_values([db_values(row, vendor, principal) for row in rows])
 
 
 def insert_values(values: Sequence[Sequence[object]]) -> None:

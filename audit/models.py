@@ -23,6 +23,13 @@ class Event(models.Model):
     payload = models.JSONField(editable=False)
     prev_hash = models.CharField(max_length=64, editable=False)
     hash = models.CharField(max_length=64, editable=False)
+    # who appended it, as the server authenticated them (the actor is the client's word);
+    # NULL for events stored before principals were recorded. Nullable, without a default,
+    # so that adding the columns is a plain ALTER TABLE ... ADD COLUMN on SQLite too (its
+    # table rebuild would drop the append-only triggers)
+    principal = models.CharField(max_length=160, null=True, editable=False)
+    # the store's HMAC of hash and principal (audit.seals): a row written past it has none
+    seal = models.CharField(max_length=64, null=True, editable=False)
 
     class Meta:
         db_table = "audit_event"

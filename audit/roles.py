@@ -26,7 +26,7 @@ from .immutability import TABLE as EVENT_TABLE
 
 # tables the application may only read and append to
 APPEND_ONLY = (EVENT_TABLE, ACCESS_TABLE)
-_ROLE = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+_ROLE = re.compile(r"^[a-z_][a-z0-9_]{0,62}\Z")
 
 
 def check_role_name(name: str) -> str:

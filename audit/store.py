@@ -38,7 +38,10 @@ from .subscribers import publish
 
 # an arbitrary constant: the key of the advisory lock every append takes
 APPEND_LOCK_KEY = 0x6A61636B  # "jack"
-STREAM_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+# a table's code: the pattern inside a URL pattern, and anchored (\Z: "$" would let a
+# trailing newline through)
+STREAM_REGEX = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
+STREAM_PATTERN = re.compile(rf"^{STREAM_REGEX}\Z")
 _LABEL_MAX = 128
 
 
@@ -79,9 +82,18 @@ def check_stream(stream: object) -> str:
     return stream
 
 
+# An actor or a source is an identifier, not text: ASCII letters, digits and . _ : @ / + -,
+# starting with a letter or digit. That refuses control characters (a newline or an ANSI
+# escape that would forge a log line), format characters (bidi overrides, zero-width
+# joiners that make two names look alike) and every non-ASCII confusable by construction.
+LABEL_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@/+-]{0,%d}" % (_LABEL_MAX - 1))
+
+
 def _check_label(name: str, value: object) -> str:
-    if not isinstance(value, str) or not value or len(value) > _LABEL_MAX:
-        raise PayloadError(name, f"expected a non-empty string of at most {_LABEL_MAX} characters")
+    if not isinstance(value, str) or not LABEL_PATTERN.fullmatch(value):
+        raise PayloadError(name, (
+            f"expected an identifier of at most {_LABEL_MAX} characters: ASCII letters, digits and . _ : @ / + - "
+            "(no spaces, control, format or non-ASCII characters)"))
     return value
 
 
@@ -156,8 +168,12 @@ def check_stream_batch(batch: StreamBatch) -> CheckedBatch:
     return CheckedBatch(batch.stream, expected, check_batch(batch.events))
 
 
+SERVER = "server:back-office"
+
+
 def events_append(
-    *, stream: str, expected_version: int, events: Sequence[NewEvent], now: datetime | None = None
+    *, stream: str, expected_version: int, events: Sequence[NewEvent], now: datetime | None = None,
+    principal: str = SERVER,
 ) -> list[Event]:
     """Append ``events`` to ``stream`` after ``expected_version``, all or nothing.
 
@@ -165,22 +181,27 @@ def events_append(
     events and writes nothing. Raises :class:`InvalidEvent`, :class:`VersionConflict` or
     :class:`IdConflict`.
     """
-    return streams_append([StreamBatch(stream, expected_version, events)], now=now)[0]
+    return streams_append([StreamBatch(stream, expected_version, events)], now=now, principal=principal)[0]
 
 
 def streams_append(
-    batches: Sequence[StreamBatch], *, now: datetime | None = None, returning: bool = True
+    batches: Sequence[StreamBatch], *, now: datetime | None = None, returning: bool = True,
+    principal: str = SERVER,
 ) -> list[list[Event]]:
     """Append several streams' batches in one transaction, inserting rows in the order
     given (so positions follow it). All of them, or none. With ``returning=False`` the
     stored events are not read back (bulk ingest) and empty lists are returned."""
-    return append_checked([check_stream_batch(b) for b in batches], now=now, returning=returning)
+    return append_checked([check_stream_batch(b) for b in batches], now=now, returning=returning,
+                          principal=principal)
 
 
 def append_checked(
-    batches: Sequence[CheckedBatch], *, now: datetime | None = None, returning: bool = True
+    batches: Sequence[CheckedBatch], *, now: datetime | None = None, returning: bool = True,
+    principal: str = SERVER,
 ) -> list[list[Event]]:
     """:func:`streams_append` for batches that :func:`check_stream_batch` has passed.
+    ``principal``: who appends, as the server authenticated them (``device:<user>``,
+    ``user:<user>``, ``server:<service>``); stored and sealed with each row (audit.seals).
 
     The rows are built (chained and hashed) before the append lock is taken, from the
     stream heads as they are then; under the lock one query confirms that no stream has
@@ -212,7 +233,7 @@ def append_checked(
             with transaction.atomic():
                 take_append_lock()
                 _confirm_heads({s: v for s, (_, v) in first_seen.items()}, first_seen)
-                insert_rows(rows)
+                insert_rows(rows, principal)
                 # the feed's subscribers (read models, replay) follow once it is committed
                 transaction.on_commit(publish)
         except IntegrityError:

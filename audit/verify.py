@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 
 from .models import Event
+from .seals import seal_holds
 from .record.envelope import Envelope
 from .record.verify import Head, Problem, Report, Start, Verifier, verify
 from .store import envelope_of
@@ -45,15 +46,30 @@ def _anchor(since: datetime) -> Start:
 
 
 def _envelopes(
-    stream: str | None, since: datetime | None, chunk_size: int, progress: Callable[[int], None] | None
+    stream: str | None, since: datetime | None, chunk_size: int, progress: Callable[[int], None] | None,
+    unsealed: list[Problem],
 ) -> Iterator[Envelope]:
+    """The rows as envelopes; each row's server seal is checked on the way (a stream's
+    rows from before seals existed have none, and may not follow a sealed one)."""
     rows = Event.objects.order_by("stream", "version")
     if stream is not None:
         rows = rows.filter(stream=stream)
     if since is not None:
         rows = rows.filter(recorded_at__gte=since)
-    for count, row in enumerate(rows.values_list(*_COLUMNS).iterator(chunk_size=chunk_size), start=1):
-        yield Envelope(*row)
+    sealed: set[str] = set()
+    reported: set[str] = set()
+    for count, row in enumerate(rows.values_list(*_COLUMNS, "principal", "seal").iterator(chunk_size=chunk_size), start=1):
+        envelope = Envelope(*row[:13])
+        principal, seal = row[13], row[14]
+        name = envelope.stream
+        if seal:
+            sealed.add(name)
+        if (seal or name in sealed) and name not in reported and not seal_holds(envelope.hash, principal, seal):
+            reported.add(name)
+            unsealed.append(Problem(name, envelope.version, envelope.position, str(envelope.id), "unsealed", (
+                "it has no server seal, though the stream's events before it have one" if not seal
+                else f"its server seal does not hold for its hash and principal {principal!r}")))
+        yield envelope
         if progress is not None and count % chunk_size == 0:
             progress(chunk_size)
 
@@ -71,8 +87,10 @@ def verify_chains(
     heads (a signed head's), which name a cut tail or a re-hashed chain."""
     if heads and stream is not None:
         heads = {name: head for name, head in heads.items() if name == stream}
-    return verify(_envelopes(stream, since, chunk_size, progress), start=_anchor(since) if since else None,
-                  heads=heads)
+    unsealed: list[Problem] = []
+    report = verify(_envelopes(stream, since, chunk_size, progress, unsealed),
+                    start=_anchor(since) if since else None, heads=heads)
+    return Report(report.streams, report.events, report.problems + unsealed)
 
 
 _SAYS = {

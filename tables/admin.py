@@ -35,7 +35,7 @@ from django.utils.html import format_html
 from django.utils.http import urlencode
 
 from audit.admin import GAMING_DAY, ReadOnlyAdmin, round_review_url
-from audit.store import STREAM_PATTERN
+from audit.store import STREAM_REGEX
 
 from . import models as m
 from . import selectors
@@ -152,9 +152,6 @@ def review_context(review: selectors.RoundReview) -> dict[str, Any]:
 # does not invalidate, unlike the table's id)
 TABLE = ("table__stream", admin.AllValuesFieldListFilter)
 _DAY = r"\d{4}-\d{2}-\d{2}"
-# a table's code inside a URL pattern (the store's pattern unanchored; not audit.api's
-# copy of it, which would load the REST framework into every process at start)
-STREAM_REGEX = STREAM_PATTERN.pattern.removeprefix("^").removesuffix("$")
 
 
 class _NaturalKeyChangeList(ChangeList):

@@ -116,6 +116,8 @@ _KINDS = (
                 "an event's global position is not after the one before it in its stream"),
     FindingKind("invalid", "critical", "integrity",
                 "a stored event breaks its type's schema"),
+    FindingKind("unsealed", "critical", "integrity",
+                "a stored event the application did not write: its server seal is missing or wrong (a row added or changed past the store)"),
     FindingKind("truncated", "critical", "integrity",
                 "a stream ends before the head recorded elsewhere (a signed head, an earlier export): its tail was cut off"),
     FindingKind("head_mismatch", "critical", "integrity",

@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from .chain import canonical_json
 
 EMPTY_ROOT = hashlib.sha256(b"").digest()
-_PLAIN = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
-_HEX = re.compile(r"^[0-9a-f]{64}$")
+_PLAIN = re.compile(r"^[A-Za-z0-9._-]{1,64}\Z")
+_HEX = re.compile(r"^[0-9a-f]{64}\Z")
 _LEAF = b"\x00"
 _NODE = b"\x01"
 

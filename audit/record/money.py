@@ -25,7 +25,7 @@ _EXPONENTS: dict[str, int] = {
     # ten-thousandths (units of account)
     "CLF": 4, "UYW": 4,
 }
-_CODE = re.compile(r"^[A-Z]{3}$")
+_CODE = re.compile(r"^[A-Z]{3}\Z")
 
 
 def minor_unit_digits(currency: str) -> int:

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,31}$")
-_HOURS = re.compile(r"^(\d{1,2})h$")
+_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,31}\Z")
+_HOURS = re.compile(r"^(\d{1,2})h\Z")
 _DAY = 24 * 60
 
 

@@ -1,11 +1,14 @@
 """What to simulate: tables, rule sets, size, seed, clock and faults."""
 from __future__ import annotations
 
+import msgspec
+
 import re
 import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
+from audit.record.events.fields import Text
 from tables.engine.presets import PRESETS
 from tables.engine.rules import RuleSet
 
@@ -103,6 +106,11 @@ class SimConfig:
 
     def problems(self) -> list[str]:
         out = []
+        if self.seed is not None:
+            try:  # it is recorded in every shoe.shuffled, as the catalogue's free text
+                msgspec.convert(f"{self.seed}/{self.prefix}", Text)
+            except msgspec.ValidationError:
+                out.append(f"--seed {self.seed!r}: control or format characters cannot be recorded")
         unknown = [p for p in self.presets if p not in PRESETS]
         if unknown:
             out.append(f"unknown preset {unknown[0]!r} (known: {', '.join(PRESETS)})")

@@ -88,7 +88,7 @@ def parse_rate(text: str) -> tuple[str, float]:
     return kind, rate
 
 
-_AT = re.compile(r"^(?P<kind>[a-z_0-9]+)@(?P<table>[A-Za-z0-9][A-Za-z0-9._-]{0,63}):(?P<round>\d+)$")
+_AT = re.compile(r"^(?P<kind>[a-z_0-9]+)@(?P<table>[A-Za-z0-9][A-Za-z0-9._-]{0,63}):(?P<round>\d+)\Z")
 
 
 def parse_at(text: str) -> FaultAt:

@@ -66,11 +66,11 @@ class StoreSink:
             batch.append(NewEvent(id=event_id, type=type, payload=payload, occurred_at=when(us), actor=actor,
                                   source=SOURCE, schema_version=SCHEMA[type]))
             if len(batch) >= self.batch:
-                events_append(stream=stream, expected_version=expected, events=batch)
+                events_append(stream=stream, expected_version=expected, events=batch, principal="server:simulator")
                 expected += len(batch)
                 batch = []
         if batch:
-            events_append(stream=stream, expected_version=expected, events=batch)
+            events_append(stream=stream, expected_version=expected, events=batch, principal="server:simulator")
 
     def finish(self, faults: list[dict[str, Any]]) -> None:
         for fault in faults:

@@ -57,7 +57,8 @@ def test_a_signed_head_is_stored_published_and_verifies(record) -> None:
     assert head.payload["size"] == published["size"] == 2 * 76
     assert published["root"] == head.payload["root"] and "BEGIN PUBLIC KEY" in published["public_key"]
     assert head.payload["streams"]["T1"] == [76, record["T1"][-1].hash]
-    assert verify()[0] == 0
+    code, text = verify()
+    assert code == 0, text
 
 
 def test_the_tree_kept_on_the_feed_is_the_tree_of_the_record(record) -> None:
@@ -205,3 +206,33 @@ def test_new_key_writes_a_private_key_once(tmp_path) -> None:
     assert (tmp_path / "k.pem").stat().st_mode & 0o777 == 0o600
     with pytest.raises(CommandError, match="never overwritten"):
         call_command("digest", "--new-key", str(tmp_path / "k.pem"), stdout=io.StringIO())
+
+
+def test_an_event_forged_at_the_head_after_the_last_signed_head_is_unsealed(record) -> None:
+    """Past the last signed head nothing is covered yet; an event inserted there with a
+    correct chain hash (computed with the project's own function) still lacks the
+    store's seal, and verify names it. A real append after the head verifies."""
+    events_append(stream="T1", expected_version=76, events=round_events(4)[:1])
+    head = Event.objects.filter(stream="T1").order_by("-version").first()
+    forged = {"box": 1, "player": "P-forged", "method": "cash", "amount": 500000, "currency": "EUR"}
+    from audit.record.chain import event_hash
+
+    digest = event_hash(id="00000000-0000-4000-8000-000000000002", stream="T1", version=78, type="buyin.recorded",
+                        schema_version=1, occurred_at=head.occurred_at, recorded_at=head.recorded_at,
+                        actor="dealer:D1", source="test", payload=forged, prev_hash=head.hash)
+    assert verify()[0] == 0
+    tamper(
+        "INSERT INTO audit_event (event_id, stream, version, type, schema_version, occurred_at, recorded_at, actor, "
+        "source, payload, prev_hash, hash, principal, seal) VALUES ('00000000-0000-4000-8000-000000000002', 'T1', 78, "
+        f"'buyin.recorded', 1, '{head.occurred_at.isoformat()}', '{head.recorded_at.isoformat()}', 'dealer:D1', "
+        f"'test', '{json.dumps(forged)}', '{head.hash}', '{digest}', 'device:device-T1', '{'0' * 64}')"
+    )
+    code, text = verify()
+    assert code == 1
+    assert "T1: first bad event is version 78" in text and "unsealed: its server seal does not hold" in text
+
+
+def test_each_event_records_who_appended_it(record) -> None:
+    """The server's principal, not the client's actor: a service, a device, an ingest."""
+    assert {e.principal for e in record["T1"]} == {"server:back-office"}
+    assert Event.objects.get(stream=digests.DIGEST_STREAM).principal == "server:digest"

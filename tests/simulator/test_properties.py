@@ -14,17 +14,19 @@ from tables.simulator.faults import KINDS, FaultAt
 from .helpers import audit, expected, run
 
 _SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# seeds a shoe can record (free text without control or format characters)
+SEEDS = st.text(st.characters(blacklist_categories=("Cc", "Cf", "Cs")), min_size=1, max_size=8)
 
 
 @_SETTINGS
-@given(seed=st.text(min_size=1, max_size=8), preset=st.sampled_from(sorted(PRESETS)), seats=st.one_of(st.none(), st.integers(1, 7)))
+@given(seed=SEEDS, preset=st.sampled_from(sorted(PRESETS)), seats=st.one_of(st.none(), st.integers(1, 7)))
 def test_any_seed_and_rule_set_replays_clean(seed: str, preset: str, seats: int | None) -> None:
     data, _ = run(SimConfig(tables=1, presets=(preset,), rounds=25, seed=seed, seats=seats, live_bets=10))
     assert audit(data) == Counter()
 
 
 @_SETTINGS
-@given(seed=st.text(min_size=1, max_size=8), preset=st.sampled_from(sorted(PRESETS)),
+@given(seed=SEEDS, preset=st.sampled_from(sorted(PRESETS)),
        kind=st.sampled_from(sorted(KINDS)), at=st.integers(1, 30))
 def test_any_single_fault_is_found_where_planted_and_alone(seed: str, preset: str, kind: str, at: int) -> None:
     if PRESETS[preset].dealer_plays_basic_strategy and kind in ("chip_variance", "fill_twice"):

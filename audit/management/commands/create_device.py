@@ -24,7 +24,7 @@ class Command(BaseCommand):
         try:
             device = device_ensure(stream=table_code, username=username)
         except DeviceError as error:
-            raise CommandError(str(error)) from None
+            raise CommandError(str(error), returncode=2) from None
         what = "created" if device.created else "exists"
         self.stderr.write(f"device {device.account.user} for table {table_code} {what}; token:")
         self.stdout.write(device.token)

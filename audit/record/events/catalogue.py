@@ -237,7 +237,7 @@ class FindingStatusChanged(Payload, frozen=True):
     # the finding's stable fingerprint (audit.models.Finding.fingerprint)
     finding: Sha256Hex
     # where the finding is, so the record reads on its own
-    table: Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")]
+    table: Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z")]
     kind: Ident
     # the status before the change
     previous: Literal["open", "acknowledged", "resolved"]
@@ -272,10 +272,10 @@ class AccessPurged(Payload, frozen=True):
 # --- signed tree heads of the record (audit.digests) ----------------------------------------
 # Appended to the stream ``audit.digests`` by the server only (manage.py digest, the beat).
 
-StreamCode = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")]
-HexKeyId = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{16}$")]
-HexSignature = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{128}$")]
-Timestamp = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$")]
+StreamCode = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z")]
+HexKeyId = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{16}\Z")]
+HexSignature = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{128}\Z")]
+Timestamp = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z\Z")]
 
 
 class StreamHead(msgspec.Struct, array_like=True, frozen=True, forbid_unknown_fields=True):

@@ -50,7 +50,7 @@ from .fields import Box, Currency, GamingDay, Ident, Money, Payload, Text
 # Structs as dataclasses, sees them frozen too.
 
 # A shift's label as the shift plan names it: its start time ("06:00") or a name ("swing").
-Shift = Annotated[str, msgspec.Meta(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]*$",
+Shift = Annotated[str, msgspec.Meta(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]*\Z",
                                     description="the shift's label, e.g. 06:00 or swing")]
 # the count team: at least one person
 Team = Annotated[list[Ident], msgspec.Meta(min_length=1, max_length=16)]

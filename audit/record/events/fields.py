@@ -18,7 +18,7 @@ import msgspec
 
 MAX_SAFE_INT = 2**53 - 1
 
-Card = Annotated[str, msgspec.Meta(pattern=r"^[2-9TJQKA][SHDC]$", description="rank+suit, e.g. AS, TD, 9H")]
+Card = Annotated[str, msgspec.Meta(pattern=r"^[2-9TJQKA][SHDC]\Z", description="rank+suit, e.g. AS, TD, 9H")]
 Money = Annotated[int, msgspec.Meta(ge=0, le=MAX_SAFE_INT, description="minor units")]
 SignedMoney = Annotated[int, msgspec.Meta(ge=-MAX_SAFE_INT, le=MAX_SAFE_INT, description="minor units, + paid to the player, - taken by the house")]
 Count = Annotated[int, msgspec.Meta(ge=0, le=MAX_SAFE_INT)]
@@ -26,12 +26,18 @@ Denomination = Annotated[int, msgspec.Meta(ge=1, le=MAX_SAFE_INT, description="c
 RoundNo = Annotated[int, msgspec.Meta(ge=1, le=MAX_SAFE_INT)]
 Box = Annotated[int, msgspec.Meta(ge=1, le=99, description="betting box (seat) on the layout, 1 = first to the dealer's left")]
 HandNo = Annotated[int, msgspec.Meta(ge=0, le=31, description="0 = the original hand, 1.. = hands made by splitting")]
-Ident = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._:@/-]*$")]
-Text = Annotated[str, msgspec.Meta(min_length=1, max_length=2000)]
-Currency = Annotated[str, msgspec.Meta(pattern=r"^[A-Z]{3}$", description="ISO 4217")]
-GamingDay = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-\d{2}-\d{2}$", description="YYYY-MM-DD")]
-Sha256Hex = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}$")]
-ParamName = Annotated[str, msgspec.Meta(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
+Ident = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._:@/-]*\Z")]
+# Free text (a note, a reason): any Unicode but control characters (tab and newlines
+# aside) and the format characters that change how text reads - bidi overrides and
+# isolates, zero-width spaces and joiners, the byte-order mark.
+Text = Annotated[str, msgspec.Meta(
+    min_length=1, max_length=2000,
+    pattern="^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]*\\Z",
+)]
+Currency = Annotated[str, msgspec.Meta(pattern=r"^[A-Z]{3}\Z", description="ISO 4217")]
+GamingDay = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-\d{2}-\d{2}\Z", description="YYYY-MM-DD")]
+Sha256Hex = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}\Z")]
+ParamName = Annotated[str, msgspec.Meta(pattern=r"^[a-z][a-z0-9_]{0,63}\Z")]
 Face = Literal["up", "down"]
 
 

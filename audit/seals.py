@@ -1,0 +1,41 @@
+"""Server seals: the store's own mark on every row it writes.
+
+Each event row carries ``principal`` - who appended it as the server authenticated them
+(``device:<user>``, ``user:<user>``, ``server:<service>``, ``ingest:<who ran it>``), beside
+the client's own ``actor`` - and ``seal``, an HMAC-SHA256 of the event's hash and that
+principal under a key derived from ``SECRET_KEY`` (which lives with the application, never
+in the database). A row added or changed past the store - by a database superuser, say,
+who can even compute a correct chain hash with the project's own function - has no valid
+seal: ``verify`` reports it as ``unsealed``, naming the stream, version and position. That
+also covers an event forged at the head *after* the last signed tree head, which the
+heads alone cannot show. ``SECRET_KEY_FALLBACKS`` keep old seals valid after a rotation.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+from functools import lru_cache
+
+from django.conf import settings
+
+_SALT = b"audit.event.seal"
+
+
+@lru_cache(maxsize=8)
+def _key(secret: str) -> bytes:
+    return hashlib.sha256(_SALT + secret.encode()).digest()
+
+
+def seal_of(event_hash: str, principal: str, *, secret: str | None = None) -> str:
+    key = _key(secret if secret is not None else settings.SECRET_KEY)
+    return hmac.new(key, f"{event_hash}|{principal}".encode(), hashlib.sha256).hexdigest()
+
+
+def seal_holds(event_hash: str, principal: str | None, seal: str | None) -> bool:
+    """Whether ``seal`` was made by this application (its key, or a rotated-out one)."""
+    if not seal or principal is None:
+        return False
+    for secret in (settings.SECRET_KEY, *getattr(settings, "SECRET_KEY_FALLBACKS", ())):
+        if hmac.compare_digest(seal_of(event_hash, principal, secret=secret), seal):
+            return True
+    return False
