@@ -11,6 +11,8 @@ from typing import Annotated, Literal
 import msgspec
 
 from .fields import (
+    Action,
+    BetKind,
     Box,
     Card,
     Count,
@@ -21,6 +23,7 @@ from .fields import (
     HandNo,
     Ident,
     Money,
+    Outcome,
     ParamName,
     Payload,
     RoundNo,
@@ -137,7 +140,7 @@ class BetPlacedV1(Payload):
     hand: HandNo
     player: Ident | None
     amount: Money
-    kind: Literal["main", "insurance", "double", "split", "behind"]
+    kind: BetKind
 
 
 class BetPlaced(Payload):
@@ -150,7 +153,7 @@ class BetPlaced(Payload):
     hand: HandNo
     player: Ident | None
     amount: Money
-    kind: Literal["main", "insurance", "double", "split", "behind"]
+    kind: BetKind
     parent: Ident | None
 
 
@@ -170,9 +173,7 @@ class DecisionMade(Payload):
     round: RoundNo
     box: Box
     hand: HandNo
-    action: Literal[
-        "hit", "stand", "double", "split", "surrender", "insurance", "no_insurance", "even_money"
-    ]
+    action: Action
     # the bet that took the decision where it is one player's (insurance, even money,
     # the live game's opt-ins); None where the box's hand is decided as a whole
     bet: Ident | None
@@ -197,9 +198,7 @@ class CardRevealed(Payload):
 
 class Settlement(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
     bet: Ident
-    outcome: Literal[
-        "win", "natural", "lose", "push", "surrender", "carried", "cashed_out", "even_money"
-    ]
+    outcome: Outcome
     # what the player ends with relative to the stake: + paid by the house, - taken by it,
     # 0 a push (stake returned, or carried to the next round)
     net: SignedMoney
