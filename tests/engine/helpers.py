@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from audit.record.events.fields import HandAction
-from tables.engine.dealing import DealtRound, OptIn, Seats, ShoeCursor, Stake, SystemOffer, deal_round
+from tables.engine.dealing import DealerMistake, DealtRound, OptIn, Seats, ShoeCursor, Stake, SystemOffer, deal_round
 from tables.engine.envelope import EnvelopeWriter
 from tables.engine.findings import Finding
 from tables.engine.replay import ReplayResult, replay
@@ -120,10 +120,11 @@ class Table:
         self.events.append(event)
         return event
 
-    def deal(self, stakes: Sequence[Stake] | Sequence[int] = (100,), *actions: str, choices: Choices = NO_CHOICES) -> DealtRound:
+    def deal(self, stakes: Sequence[Stake] | Sequence[int] = (100,), *actions: str, choices: Choices = NO_CHOICES,
+             mistake: DealerMistake | None = None) -> DealtRound:
         number = len(self.rounds) + 1
         bets = [s if isinstance(s, Stake) else Stake(f"r{number}b{i + 1}", i + 1, s) for i, s in enumerate(stakes)]
-        dealt = deal_round(self.rules, self.cursor, number, bets, choices.scripted(*actions))
+        dealt = deal_round(self.rules, self.cursor, number, bets, choices.scripted(*actions), mistake=mistake)
         for kind, payload in dealt.events:
             self.write(kind, payload)
         self.rounds.append(dealt)
