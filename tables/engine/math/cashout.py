@@ -21,10 +21,12 @@ payment "creata dal sistema su base statistica" in place of playing on. Here:
    ``cashout_margin`` (it-live: 2%, a house default - seed 000 states none) unless a
    ``margin`` argument is given.
 
-The engine's dealer makes its offers with :func:`cashout_offer`
-(``Round.system_offer``) and replay checks every recorded ``cashout.offered`` with
-:func:`check_offer`; ``remaining`` is then the cards left in the shoe (every card dealt
-or burned since the shuffle removed - in seed 000 every one of them is face up).
+The engine's dealer makes its offers, and replay checks every recorded
+``cashout.offered``, with :func:`offer_share` (``Round.offer_ratio``: the hand valued
+once for all its bets; ``Round.system_offer``: a stake times it, rounded as
+:func:`cashout_offer` rounds it); ``remaining`` is then the cards left in the shoe
+(every card dealt or burned since the shuffle removed - in seed 000 every one of them
+is face up).
 
 >>> from ..presets import PRESETS
 >>> from .composition import remaining
