@@ -604,11 +604,12 @@ class Round:
         """What ``hand`` may do now (``can_decide`` for each action, without raising):
         nothing unless it is its turn with its cards dealt; in the live game the one play
         its basic strategy makes; else hit, stand and what the rule set ``allowed``."""
-        if self.phase != PLAY or self.queue[self.turn] is not hand or hand.awaiting or len(hand.cards) < 2 or hand.done:
+        cards = len(hand.cards)
+        if self.phase != PLAY or self.queue[self.turn] is not hand or hand.awaiting or cards < 2 or hand.done:
             return frozenset()
         if self.rules.dealer_plays_basic_strategy:
             return frozenset((self.live_action(hand),))
-        if len(hand.cards) > 2 or hand.decided:  # every option is for a first two cards
+        if cards > 2 or hand.decided:  # every option is for a first two cards
             return ALWAYS
         allowed = self.allowed
         return ALWAYS | frozenset(a for a in OPTIONS if allowed(hand, a) is None)
