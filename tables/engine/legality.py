@@ -29,10 +29,15 @@ False
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from .rules import RuleSet
 
+# The round asks these at every decision of a dealt or replayed hand: the parameters are
+# positional as well as named, so that hot path passes them by position.
 
-def double_refusal(rules: RuleSet, *, first_two: bool, from_split: bool, split_ace: bool, soft: bool, best: int) -> str | None:
+
+def double_refusal(rules: RuleSet, first_two: bool, from_split: bool, split_ace: bool, soft: bool, best: int) -> str | None:
     """Why ``rules`` refuse a hand of these facts a double (None: they allow it)."""
     if not first_two:
         return "a hand may double only on its first two cards"
@@ -44,13 +49,17 @@ def double_refusal(rules: RuleSet, *, first_two: bool, from_split: bool, split_a
         return "this game doubles only hard totals"
     double_on = rules.double_on
     if double_on is not None and best not in double_on:
-        allowed = ", ".join(str(v) for v in sorted(double_on))
-        return f"this game doubles only on {allowed}, not on {best}"
+        return f"this game doubles only on {_listed(double_on)}, not on {best}"
     return None
 
 
+@lru_cache(maxsize=64)
+def _listed(totals: frozenset[int]) -> str:
+    return ", ".join(str(v) for v in sorted(totals))
+
+
 def split_refusal(
-    rules: RuleSet, *, first_two: bool, pair: int, hands: int, from_split: bool, ranks: tuple[str, str] | None = None,
+    rules: RuleSet, first_two: bool, pair: int, hands: int, from_split: bool, ranks: tuple[str, str] | None = None,
 ) -> str | None:
     """Why ``rules`` refuse a hand of these facts a split (None: they allow it). Without
     ``ranks`` a game that splits by rank is asked about the values only."""
@@ -69,7 +78,7 @@ def split_refusal(
     return None
 
 
-def surrender_refusal(rules: RuleSet, *, first_two: bool, from_split: bool, up: int) -> str | None:
+def surrender_refusal(rules: RuleSet, first_two: bool, from_split: bool, up: int) -> str | None:
     """Why ``rules`` refuse a hand of these facts a surrender (None: they allow it)."""
     if rules.surrender in ("none", "cash_out"):  # seed 000's cash-out is an offer, not an action
         return "this game offers no surrender"

@@ -533,14 +533,13 @@ class Round:
         raising and whatever the turn (``verify_decide`` checks the turn as well)."""
         if action == "hit" or action == "stand":
             return None
-        rules = self.rules
         cards = hand.cards
         first_two = len(cards) == 2 and not hand.decided
         if action == "double":
-            return double_refusal(
-                rules, first_two=first_two, from_split=hand.from_split,
-                split_ace=hand.from_split and cards[0][0] == "A", soft=hand.soft, best=hand.best,
-            )
+            hard = hand.hard
+            soft = hand.ace and hard <= 11
+            split_ace = hand.from_split and cards[0][0] == "A"
+            return double_refusal(self.rules, first_two, hand.from_split, split_ace, soft, hard + 10 if soft else hard)
         if action == "split":
             pair, ranks = 0, None
             if first_two:
@@ -548,12 +547,9 @@ class Round:
                 ranks = (one[0], two[0])
                 if VALUE[one] == VALUE[two]:
                     pair = VALUE[one]
-            return split_refusal(
-                rules, first_two=first_two, pair=pair, hands=len(self.box_hands[hand.box]),
-                from_split=hand.from_split, ranks=ranks,
-            )
+            return split_refusal(self.rules, first_two, pair, len(self.box_hands[hand.box]), hand.from_split, ranks)
         if action == "surrender":
-            return surrender_refusal(rules, first_two=first_two, from_split=hand.from_split, up=VALUE[self.dealer[0]])
+            return surrender_refusal(self.rules, first_two, hand.from_split, VALUE[self.dealer[0]])
         return f"{action} is not a play of a hand"
 
     def live_action(self, hand: Hand) -> HandAction:
