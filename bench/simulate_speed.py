@@ -20,8 +20,8 @@ import timeit
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from tables.engine.presets import PRESETS
+from tables.engine.strategy import computed_strategy
 from tables.simulator.config import SimConfig
-from tables.simulator.players import strategy_for
 from tables.simulator.run import simulate_file
 
 NON_LIVE = tuple(name for name, rules in PRESETS.items() if not rules.dealer_plays_basic_strategy)
@@ -52,7 +52,7 @@ def main() -> None:
     args = parser.parse_args()
     presets = tuple(args.preset or NON_LIVE)
     for name in presets:  # the computed basic strategies, once per process, outside the timing
-        strategy_for(PRESETS[name])
+        computed_strategy(PRESETS[name])
     if args.profile:
         profile = cProfile.Profile()
         profile.runcall(measure, presets, args.rounds // 2, len(presets))

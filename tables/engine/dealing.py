@@ -1,20 +1,33 @@
-"""Dealing: a rule set, a shoe, the bets and the players' choices in; the legal events
-of one round out, as (type, payload) pairs in the catalogue's payload format.
+"""Dealing: a rule set, a shoe, the stakes and the people at the table in; the events of
+one round out, as (type, payload) pairs in the catalogue's payload format.
 
-The round is driven through the same operations replay uses (``table_round.Round``),
-so what is dealt here replays without a finding. The deal order, burns, faces, the
-dealer's play and the settlement all come from the rule set; the only inputs are the
-shoe's order and the choices, which come from outside (policies are plain callables).
+The round is driven through the same operations replay uses (``table_round.Round``):
+every card goes where its ``next_target`` says, every decision is one of its
+``legal_actions``, the live game's play is its ``live_action``, the offers are its
+``system_offer`` and the settlement is its ``settle`` - so what is dealt here replays
+without a finding. The deal order, burns, faces, the dealer's play and the settlement
+all come from the rule set; the only inputs are the shoe's order and the choices of the
+people at the table (:class:`Seats`, which see the cards).
+
+What the dealer decides itself is not verified again (``verify=False``): only the
+stakes placed from outside are. Bets are indexed by hand as they are placed, so a live
+round with thousands of bets stays linear.
+
+A dealer's mistake can be dealt on purpose (:class:`DealerMistake`: the simulator plants
+procedure errors so); the round is then closed and settled exactly as replay closes and
+settles it, so the mistake shows as a ``dealer_procedure`` finding and nothing else.
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, NamedTuple
 
-from .findings import Illegal
+from audit.record.events.fields import BetKind, HandAction
+
+from .money import Ratio, apply_ratio
 from .rules import RuleSet
-from .shoes import LeftCounter, Shoe
+from .shoes import Shoe, ShoeTrack
 from .strategy import Strategy
 from .table_round import (
     DEALER,
@@ -23,41 +36,51 @@ from .table_round import (
     INSURANCE,
     PLAY,
     Bet,
-    HandView,
-    Policy,
+    Hand,
+    LiveMemo,
     Round,
     Settlement,
 )
 
 Payload = dict[str, Any]
 Emitted = tuple[str, Payload]
+OptIn = Literal["double", "split"]
+# the system's cash-out offer for a bet on the hand being offered (valued once per hand)
+SystemOffer = Callable[[Bet], int]
 
 
 class ShoeCursor:
-    """A shoe being dealt: the order and how far into it the dealer is."""
+    """A shoe being dealt: the order and how far into it the dealer is.
 
-    __slots__ = ("counter", "pos", "shoe")
+    ``track`` is the shoe as replay will follow it (a ``ShoeTrack``), for the cash-out
+    offers: by default the shoe's recorded order; a caller that records the shoe
+    otherwise (a hand shuffle, no order on record) sets one fed the cards as recorded,
+    and the cursor draws every later card into it."""
+
+    __slots__ = ("order", "pos", "shoe", "track")
 
     def __init__(self, shoe: Shoe, pos: int = 0) -> None:
         if shoe.order is None:
             raise ValueError("dealing needs a shoe with a known order")
         self.shoe = shoe
+        self.order: tuple[str, ...] = shoe.order
         self.pos = pos
-        self.counter: LeftCounter | None = None
+        self.track: ShoeTrack | None = None
 
     def left_by_value(self) -> tuple[int, ...]:
-        """The cards still in the shoe (every card dealt or burned so far is out), as ten
-        counts by value: what the system's cash-out offers are computed from."""
-        if self.counter is None:
-            self.counter = LeftCounter(self.order)
-        return self.counter.at(self.pos)
-
-    @property
-    def order(self) -> tuple[str, ...]:
-        assert self.shoe.order is not None
-        return self.shoe.order
+        """The cards still in the shoe as replay counts them (``ShoeTrack.left_by_value``,
+        every card dealt or burned so far drawn from ``track``): what the system's
+        cash-out offers are computed from."""
+        track = self.track
+        if track is None:
+            track = self.track = ShoeTrack(self.shoe.id, self.shoe.decks, self.order)
+        draw = track.draw
+        for card in self.order[track.pos:self.pos]:
+            draw(card)
+        return track.left_by_value()
 
     def next(self) -> str:
+        """The next card (IndexError: the shoe is empty)."""
         card = self.order[self.pos]
         self.pos += 1
         return card
@@ -67,8 +90,7 @@ class ShoeCursor:
         return len(self.order) - self.pos
 
 
-@dataclass(frozen=True, slots=True)
-class Stake:
+class Stake(NamedTuple):
     """A bet offered before betting closes. ``parent``: for ``behind``, the main bet it
     rides on; for ``main``, the pushed bet of the last round it carries (seed 002)."""
 
@@ -76,43 +98,66 @@ class Stake:
     box: int
     amount: int
     player: str | None = None
-    kind: str = "main"
+    kind: BetKind = "main"
     parent: str | None = None
 
 
-def _never(*_: object) -> bool:
-    return False
+class Seats:
+    """The people at the table, as the dealer asks them. Every question has the answer
+    of a table where nobody takes the option; a table's players override what they
+    decide. All of them see the round's objects (the hand's cards, the bet's stake).
 
-
-def _no_insurance(bet: Bet, rules: RuleSet) -> int:
-    return 0
-
-
-def _no_offer(view: HandView, bet: Bet) -> int | None:
-    return None
-
-
-@dataclass(frozen=True, slots=True)
-class Choices:
-    """Everything besides a hand's play that players (or the system) decide.
-
-    ``insure(bet, rules)`` -> the insurance stake (0: none); ``even_money(bet)``;
-    ``opt_in(bet, "double" | "split")`` for stakes that are a player's own choice (the
-    live game, bettors behind); ``cash_out(view, bet)`` -> whether the system offers
-    the bet a cash-out now, for the amount it computes (``Round.system_offer``, from
-    the cards left in the shoe); ``accept(bet, amount)``.
-
-    ``offer(view, bet)`` -> an amount to offer instead of the system's (None: none). It
-    exists to record a wrong offer on purpose: replay reports any amount other than the
-    system's as ``wrong_cashout_offer``.
+    * ``decide(bet, hand, up, legal)``: the play of ``hand`` (one of ``legal``) for
+      ``bet``, the stake that plays the box - not asked in the live game, whose dealer
+      plays every hand by the basic strategy;
+    * ``insure(bet)``: the insurance stake against an ace (0: none);
+    * ``even_money(bet)``: take even money on a natural against an ace;
+    * ``opt_in(bet, "double" | "split")``: add a stake where that is the player's own
+      choice (the live game, bets behind a box);
+    * ``offer(bet, hand, up, system)``: the cash-out offered to ``bet`` now (None: none);
+      asked only while the round allows offers on the hand. ``system(bet)`` is the
+      system's offer (``Round.system_offer``, from the cards left in the shoe); any
+      other amount is recorded as a wrong offer (replay: ``wrong_cashout_offer``);
+    * ``accept(bet, amount)``: take the cash-out offered.
     """
 
-    insure: Callable[[Bet, RuleSet], int] = _no_insurance
-    even_money: Callable[[Bet], bool] = _never
-    opt_in: Callable[[Bet, str], bool] = _never
-    offer: Callable[[HandView, Bet], int | None] = _no_offer
-    accept: Callable[[Bet, int], bool] = _never
-    cash_out: Callable[[HandView, Bet], bool] = _never
+    def decide(self, bet: Bet, hand: Hand, up: str, legal: frozenset[HandAction]) -> HandAction:
+        return "stand"
+
+    def insure(self, bet: Bet) -> int:
+        return 0
+
+    def even_money(self, bet: Bet) -> bool:
+        return False
+
+    def opt_in(self, bet: Bet, action: OptIn) -> bool:
+        return False
+
+    def offer(self, bet: Bet, hand: Hand, up: str, system: SystemOffer) -> int | None:
+        return None
+
+    def accept(self, bet: Bet, amount: int) -> bool:
+        return False
+
+
+NOBODY = Seats()
+
+
+class DealerMistake:
+    """Where the dealer's own play goes wrong on purpose (the simulator plants procedure
+    errors with it); by default never.
+
+    * ``stops(round)``: asked before each card the rules still owe the dealer - stop
+      here? The round is then closed as replay closes it (the owed draw is its finding);
+    * ``draws(round)``: asked once the dealer's hand is finished - draw one more card?
+      The card is dealt from the shoe (so the shoe stays in order), burned by the pit,
+      and the round settled without it."""
+
+    def stops(self, round: Round) -> bool:
+        return False
+
+    def draws(self, round: Round) -> bool:
+        return False
 
 
 @dataclass(slots=True)
@@ -120,6 +165,7 @@ class DealtRound:
     events: list[Emitted] = field(default_factory=list)
     settlements: list[Settlement] = field(default_factory=list)
     round: Round | None = None
+    mistaken: bool = False  # the ``DealerMistake`` asked for was dealt
 
 
 def deal_round(
@@ -127,123 +173,157 @@ def deal_round(
     shoe: ShoeCursor,
     number: int,
     stakes: Sequence[Stake],
-    policy: Policy,
+    seats: Seats = NOBODY,
     *,
-    choices: Choices | None = None,
     strategy: Strategy | None = None,
     min_bet: int | None = None,
     max_bet: int | None = None,
+    memo: LiveMemo | None = None,
+    mistake: DealerMistake | None = None,
 ) -> DealtRound:
-    choices = choices or Choices()
+    """Deal round ``number`` from ``shoe`` (which moves on by the cards dealt; IndexError
+    when it runs out mid-round). ``stakes``: ``main`` bets and ``behind`` bets; ``memo``:
+    the live game's decisions already worked out, shared by rounds of one rule set."""
     out = DealtRound()
     emit = out.events.append
-    r = Round(rules, number, shoe.shoe.id, strategy=strategy, min_bet=min_bet, max_bet=max_bet)
+    r = Round(rules, number, shoe.shoe.id, strategy=strategy, min_bet=min_bet, max_bet=max_bet, memo=memo)
     out.round = r
     emit(("round.started", {"round": number, "shoe": shoe.shoe.id}))
-    for stake in stakes:
-        parent = stake.parent if stake.kind == "behind" else None
-        r.place_bet(stake.bet, stake.box, 0, stake.player, stake.amount, stake.kind, parent)
-        emit(("bet.placed", _bet_payload(number, stake.bet, stake.box, 0, stake.player, stake.amount, stake.kind, stake.parent)))
+    by_hand: dict[tuple[int, int], list[Bet]] = {}
+    place = r.place_bet
+    for bet_id, box, amount, player, kind, parent in stakes:
+        bet = place(bet_id, box, 0, player, amount, kind, parent if kind == "behind" else None)
+        by_hand.setdefault((box, 0), []).append(bet)
+        emit(("bet.placed", _bet(number, bet_id, box, 0, player, amount, kind, parent)))
     r.close_betting()
     emit(("betting.closed", {"round": number}))
+    hole = rules.hole_card != "none"
     revealed = False
+    deal = r.deal
+    order = shoe.order
     while r.phase != DONE:
         target = r.next_target()
         if target is not None:
-            if target == DEALER_SPOT and r.phase == DEALER and not revealed and len(r.dealer) == 2 and rules.hole_card != "none":
-                r.reveal(r.dealer[1])
-                emit(("card.revealed", {"round": number, "card": r.dealer[1]}))
-                revealed = True
+            if target == DEALER_SPOT and r.phase == DEALER:
+                if mistake is not None and mistake.stops(r):
+                    out.mistaken = True
+                    break
+                if hole and not revealed and len(r.dealer) == 2:
+                    r.reveal(r.dealer[1], verify=False)
+                    emit(("card.revealed", {"round": number, "card": r.dealer[1]}))
+                    revealed = True
             face = r.next_face()
-            card = shoe.next()
-            r.deal(card, *target)
-            dealer = target == DEALER_SPOT
-            emit(("card.dealt", {"round": number, "box": None if dealer else target[0], "hand": None if dealer else target[1], "card": card, "face": face}))
+            card = order[shoe.pos]  # shoe.next(), inline: the loop's commonest step
+            shoe.pos += 1
+            deal(card, target[0], target[1], verify=False)
+            if target == DEALER_SPOT:
+                emit(("card.dealt", {"round": number, "box": None, "hand": None, "card": card, "face": face}))
+            else:
+                emit(("card.dealt", {"round": number, "box": target[0], "hand": target[1], "card": card, "face": face}))
             continue
-        if r.phase == INSURANCE:
-            _insurance(r, rules, choices, emit)
+        phase = r.phase
+        if phase == INSURANCE:
+            _insurance(r, rules, seats, emit)
             r.close_insurance()
-            continue
-        if r.phase == PLAY:
-            _play_hand(r, rules, policy, choices, emit, shoe)
-            continue
-        raise AssertionError(f"round stuck in phase {r.phase}")  # pragma: no cover
-    if rules.hole_card != "none" and len(r.dealer) == 2 and not revealed:
-        r.reveal(r.dealer[1])
+        elif phase == PLAY:
+            _play_hand(r, rules, seats, by_hand, emit, shoe)
+        else:  # pragma: no cover - the engine's round always has a next step
+            raise AssertionError(f"round stuck in phase {phase}")
+    if out.mistaken:
+        r.close()  # what replay does at the settlement: the owed draw is its finding
+    if hole and len(r.dealer) >= 2 and not revealed:
+        r.reveal(r.dealer[1], verify=False)
         emit(("card.revealed", {"round": number, "card": r.dealer[1]}))
+    if mistake is not None and not out.mistaken and r.phase == DONE and shoe.left > 0 and mistake.draws(r):
+        emit(("card.dealt", {"round": number, "box": None, "hand": None, "card": shoe.next(), "face": "up"}))
+        out.mistaken = True
     out.settlements = r.settle()
     emit(("round.settled", {"round": number, "settlements": [{"bet": s.bet, "outcome": s.outcome, "net": s.net} for s in out.settlements]}))
     return out
 
 
-def _bet_payload(number: int, bet: str, box: int, hand: int, player: str | None, amount: int, kind: str, parent: str | None) -> Payload:
+def _bet(number: int, bet: str, box: int, hand: int, player: str | None, amount: int, kind: BetKind, parent: str | None) -> Payload:
     return {"round": number, "bet": bet, "box": box, "hand": hand, "player": player, "amount": amount, "kind": kind, "parent": parent}
 
 
-def _insurance(r: Round, rules: RuleSet, choices: Choices, emit: Callable[[Emitted], None]) -> None:
-    for bet in [b for b in r.bets.values() if b.kind in ("main", "behind")]:
-        hand = r.hands[(bet.box, 0)]
-        if rules.even_money and hand.natural(rules) and choices.even_money(bet):
-            r.bet_decision(bet.id, "even_money")
-            emit(("decision.made", {"round": r.number, "box": bet.box, "hand": 0, "action": "even_money", "bet": bet.id}))
+def _insurance(r: Round, rules: RuleSet, seats: Seats, emit: Callable[[Emitted], None]) -> None:
+    number = r.number
+    for bet in [b for b in r.bets.values() if b.kind == "main" or b.kind == "behind"]:
+        box = bet.box
+        if rules.even_money and r.hands[(box, 0)].natural(rules) and seats.even_money(bet):
+            r.bet_decision(bet.id, "even_money", verify=False)
+            emit(("decision.made", {"round": number, "box": box, "hand": 0, "action": "even_money", "bet": bet.id}))
             continue
-        amount = choices.insure(bet, rules) if rules.insurance else 0
-        if amount and r.can_place_bet(f"{bet.id}-i", bet.box, 0, amount, "insurance", bet.id):
-            r.bet_decision(bet.id, "insurance")
-            emit(("decision.made", {"round": r.number, "box": bet.box, "hand": 0, "action": "insurance", "bet": bet.id}))
-            r.place_bet(f"{bet.id}-i", bet.box, 0, bet.player, amount, "insurance", bet.id)
-            emit(("bet.placed", _bet_payload(r.number, f"{bet.id}-i", bet.box, 0, bet.player, amount, "insurance", bet.id)))
+        amount = seats.insure(bet) if rules.insurance else 0
+        if amount and r.can_place_bet(f"{bet.id}-i", box, 0, amount, "insurance", bet.id):
+            r.bet_decision(bet.id, "insurance", verify=False)
+            emit(("decision.made", {"round": number, "box": box, "hand": 0, "action": "insurance", "bet": bet.id}))
+            r.place_bet(f"{bet.id}-i", box, 0, bet.player, amount, "insurance", bet.id, verify=False)
+            emit(("bet.placed", _bet(number, f"{bet.id}-i", box, 0, bet.player, amount, "insurance", bet.id)))
 
 
-def _play_hand(r: Round, rules: RuleSet, policy: Policy, choices: Choices, emit: Callable[[Emitted], None], shoe: ShoeCursor) -> None:
+def _system_offer(r: Round, hand: Hand, shoe: ShoeCursor) -> SystemOffer:
+    """``Round.system_offer`` for the bets on ``hand``, the hand valued once, when first
+    asked."""
+    ratio: Ratio | None = None
+    rounding = r.rules.rounding
+
+    def system(bet: Bet) -> int:
+        nonlocal ratio
+        if ratio is None:
+            ratio = r.offer_ratio(hand, shoe.left_by_value())
+        return apply_ratio(bet.amount, ratio, rounding)
+
+    return system
+
+
+def _play_hand(r: Round, rules: RuleSet, seats: Seats, by_hand: dict[tuple[int, int], list[Bet]], emit: Callable[[Emitted], None], shoe: ShoeCursor) -> None:
     hand = r.current
-    assert hand is not None and r.up is not None
-    on_hand = [b for b in r.bets.values() if b.box == hand.box and b.hand == hand.number and b.kind in ("main", "behind", "split") and b.cashout is None]
-    if rules.surrender == "cash_out":
-        view = HandView(rules, hand.box, hand.number, tuple(hand.cards), r.up, frozenset(), hand.from_split)
+    assert hand is not None
+    box, number = hand.box, hand.number
+    on_hand = [b for b in by_hand.get((box, number), ()) if b.kind != "insurance" and b.kind != "double" and b.cashout is None]
+    if r.cashouts and r.offers_open(hand):
+        system = _system_offer(r, hand, shoe)
         for bet in on_hand:
-            offer = choices.offer(view, bet)
-            system = offer is None and choices.cash_out(view, bet)
-            if offer is None and not system:
+            amount = seats.offer(bet, hand, r.dealer[0], system)
+            if amount is None:
                 continue
-            try:
-                r.verify_offer(bet.id, offer or 0)
-            except Illegal:
-                break
-            if offer is None:
-                offer = r.system_offer(bet.id, shoe.left_by_value())
-            r.offer_cashout(bet.id, offer)
-            emit(("cashout.offered", {"round": r.number, "bet": bet.id, "amount": offer}))
-            if choices.accept(bet, offer):
-                r.accept_cashout(bet.id, offer)
-                emit(("cashout.accepted", {"round": r.number, "bet": bet.id, "amount": offer}))
-    decider = r.decider(hand.box)
+            r.offer_cashout(bet.id, amount, verify=False)
+            emit(("cashout.offered", {"round": r.number, "bet": bet.id, "amount": amount}))
+            if seats.accept(bet, amount):
+                r.accept_cashout(bet.id, amount, verify=False)
+                emit(("cashout.accepted", {"round": r.number, "bet": bet.id, "amount": amount}))
+        on_hand = [b for b in on_hand if b.cashout is None]
+    decider = r.decider(box)
+    action: HandAction
     if rules.dealer_plays_basic_strategy:
         action = r.live_action(hand)
         deciding: str | None = None
     else:
+        assert decider is not None
         legal = r.legal_actions(hand)
-        action = policy(HandView(rules, hand.box, hand.number, tuple(hand.cards), r.up, legal, hand.from_split))
-        deciding = decider.id if rules.back_betting and decider is not None else None
-    box, number = hand.box, hand.number
-    r.decide(box, number, action, deciding)
+        action = seats.decide(decider, hand, r.dealer[0], legal)
+        if action not in legal:
+            raise ValueError(f"{hand.label()} on {' '.join(hand.cards)} cannot {action} (legal: {', '.join(sorted(legal))})")
+        deciding = decider.id if rules.back_betting else None
+    r.decide(box, number, action, deciding, verify=False)
     emit(("decision.made", {"round": r.number, "box": box, "hand": number, "action": action, "bet": deciding}))
-    if action not in ("double", "split"):
+    if action != "double" and action != "split":
         return
     new = max(h.number for h in r.box_hands[box]) if action == "split" else number
+    root = decider.id if decider is not None and not rules.dealer_plays_basic_strategy else None
     for bet in on_hand:
-        if bet.cashout is not None:
+        mandatory = root is not None and (bet.id == root or (bet.kind == "split" and _root(r, bet) == root))
+        if not mandatory and not seats.opt_in(bet, action):
             continue
-        mandatory = not rules.dealer_plays_basic_strategy and decider is not None and (bet.id == decider.id or (bet.kind == "split" and bet.parent is not None and _root(r, bet) == decider.id))
-        if not mandatory and not choices.opt_in(bet, action):
-            continue
-        kind = action
-        stake_id = f"{bet.id}-d" if kind == "double" else f"{bet.id}-s{new}"
-        r.place_bet(stake_id, box, new, bet.player, bet.amount, kind, bet.id)
-        emit(("bet.placed", _bet_payload(r.number, stake_id, box, new, bet.player, bet.amount, kind, bet.id)))
+        stake_id = f"{bet.id}-d" if action == "double" else f"{bet.id}-s{new}"
+        placed = r.place_bet(stake_id, box, new, bet.player, bet.amount, action, bet.id, verify=False)
+        by_hand.setdefault((box, new), []).append(placed)
+        emit(("bet.placed", _bet(r.number, stake_id, box, new, bet.player, bet.amount, action, bet.id)))
 
 
 def _root(r: Round, bet: Bet) -> str:
     while bet.parent is not None and bet.parent in r.bets:
         bet = r.bets[bet.parent]
     return bet.id
+

@@ -41,13 +41,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from audit.record.events import REGISTRY, upcast
+from audit.record.events.fields import HandAction
 
 from .cards import composition
 from .findings import Finding, Illegal
 from .presets import PRESETS
 from .rules import RuleSet
 from .shoes import ShoeTrack, commitment, cut
-from .table_round import BETTING, DEALER_SPOT, DONE, INSURANCE, PLAY, Round, Settlement
+from .table_round import BETTING, DEALER_SPOT, DONE, INSURANCE, PLAY, LiveMemo, Round, Settlement
 
 Event = Mapping[str, Any]
 _CURRENT = {name: kind.version for name, kind in REGISTRY.items()}
@@ -112,7 +113,7 @@ class Replay:
         self.event_id: str | None = None
         # the live game's strategy decisions, memoised for the rule set in force
         self.memo_rules: RuleSet | None = None
-        self.memo: dict[tuple[object, ...], str] = {}
+        self.memo: LiveMemo = {}
 
     # --- helpers ----------------------------------------------------------------------------
 
@@ -537,7 +538,7 @@ def _stand_until(state: Replay, current: Round, target: tuple[int, int]) -> None
         _decide(state, current, hand.box, hand.number, "stand", None)
 
 
-def _decide(state: Replay, current: Round, box: int, hand: int, action: str, bet: str | None) -> bool:
+def _decide(state: Replay, current: Round, box: int, hand: int, action: HandAction, bet: str | None) -> bool:
     try:
         current.verify_decide(box, hand, action, bet)
     except Illegal as error:

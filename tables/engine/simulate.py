@@ -12,45 +12,49 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from .dealing import Choices, ShoeCursor, Stake, deal_round
+from audit.record.events.fields import HandAction
+
+from .dealing import OptIn, Seats, ShoeCursor, Stake, SystemOffer, deal_round
 from .envelope import EnvelopeWriter
 from .money import apply_ratio
 from .rules import RuleSet
 from .shoes import Shoe, commitment
-from .table_round import Bet, HandView, Policy, Settlement
+from .table_round import Bet, Hand, Settlement
 
 
-def random_policy(rng: random.Random) -> Policy:
-    """A player who picks any legal action: the widest test of the rules."""
+class RandomSeats(Seats):
+    """Players who pick any legal action (the widest test of the rules) and take
+    insurance, even money, opt-ins and cash-outs at random; with ``offers`` the system
+    offers half the eligible bets a cash-out, for the amount it computes
+    (``Round.system_offer``)."""
 
-    def choose(view: HandView) -> str:
-        return rng.choice(sorted(view.legal))
+    def __init__(self, rng: random.Random, rules: RuleSet, *, offers: bool = True) -> None:
+        self.rng = rng
+        self.rules = rules
+        self.offers = offers
 
-    return choose
+    def decide(self, bet: Bet, hand: Hand, up: str, legal: frozenset[HandAction]) -> HandAction:
+        return self.rng.choice(sorted(legal))
 
-
-def random_choices(rng: random.Random, *, offers: bool = True) -> Choices:
-    """Players who take insurance, even money, opt-ins and cash-outs at random; with
-    ``offers`` the system offers half the eligible bets a cash-out, for the amount it
-    computes (``Round.system_offer``)."""
-
-    def insure(bet: Bet, rules: RuleSet) -> int:
+    def insure(self, bet: Bet) -> int:
+        rng, rules = self.rng, self.rules
         if rng.random() < 0.5:
             return 0
         if rules.insurance_stake == "half":
             return apply_ratio(bet.amount, (1, 2), rules.rounding)
         return rng.randint(1, bet.amount // 2) if bet.amount >= 2 else 0
 
-    def cash_out(view: HandView, bet: Bet) -> bool:
-        return offers and rng.random() < 0.5
+    def even_money(self, bet: Bet) -> bool:
+        return self.rng.random() < 0.5
 
-    return Choices(
-        insure=insure,
-        even_money=lambda bet: rng.random() < 0.5,
-        opt_in=lambda bet, kind: rng.random() < 0.6,
-        cash_out=cash_out,
-        accept=lambda bet, amount: rng.random() < 0.4,
-    )
+    def opt_in(self, bet: Bet, action: OptIn) -> bool:
+        return self.rng.random() < 0.6
+
+    def offer(self, bet: Bet, hand: Hand, up: str, system: SystemOffer) -> int | None:
+        return system(bet) if self.offers and self.rng.random() < 0.5 else None
+
+    def accept(self, bet: Bet, amount: int) -> bool:
+        return self.rng.random() < 0.4
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,17 +71,16 @@ def deal_table(
     boxes: int = 3,
     table: str = "T1",
     start: datetime,
-    policy: Policy | None = None,
-    choices: Choices | None = None,
+    seats: Seats | None = None,
     bettors: int = 1,
     hashed: bool = True,
     order_known: bool = True,
 ) -> DealtTable:
     """Deal ``rounds`` rounds of ``boxes`` boxes (``bettors`` per box where the game
-    takes several) and return the table's events in the envelope format."""
+    takes several; by default :class:`RandomSeats`) and return the table's events in
+    the envelope format."""
     rng = random.Random(seed)
-    policy = policy or random_policy(rng)
-    choices = choices or random_choices(rng)
+    seats = seats or RandomSeats(rng, rules)
     writer = EnvelopeWriter(table, start=start, name=f"{table}:{seed}", hashed=hashed)
     events: list[dict[str, Any]] = []
     write: Callable[[str, dict[str, Any]], None] = lambda kind, payload: events.append(writer.write(kind, payload))
@@ -110,7 +113,7 @@ def deal_table(
                 if k == 0 and box in taken:
                     continue
                 stakes.append(Stake(f"r{number}b{box}p{k}", box, rng.randint(low, high), player=f"P{box}{k}"))
-        dealt = deal_round(rules, cursor, number, stakes, policy, choices=choices)
+        dealt = deal_round(rules, cursor, number, stakes, seats)
         for kind, payload in dealt.events:
             write(kind, payload)
         settled[number] = dealt.settlements

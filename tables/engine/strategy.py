@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Protocol
 
+from audit.record.events.fields import HandAction
+
 from .rules import RuleSet
 
 
@@ -20,7 +22,7 @@ class Strategy(Protocol):
 
     def action(
         self, cards: Sequence[str], up: str, legal: Collection[str], *, split_done: bool
-    ) -> str: ...
+    ) -> HandAction: ...
 
 
 _COMPUTED: dict[RuleSet, Strategy] = {}

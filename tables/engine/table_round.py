@@ -15,27 +15,51 @@ through it); what leaves it - operations, settlements - is frozen.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from collections.abc import Sequence
+from enum import IntEnum
+from typing import Literal, NamedTuple
+
+from audit.record.events.fields import BetDecision, BetKind, HandAction, Outcome
 
 from .cards import VALUE
 from .findings import Illegal
-from .money import apply_ratio
+from .legality import double_refusal, split_refusal, surrender_refusal
+from .money import Ratio, apply_ratio
 from .rules import RuleSet
 from .strategy import Strategy, computed_strategy
 
-BETTING, DEAL, INSURANCE, PLAY, DEALER, DONE = range(6)
-PHASES = ("betting", "initial deal", "insurance", "play", "dealer", "done")
+
+class Phase(IntEnum):
+    """Where a round is; it moves on by itself once a phase has nothing left to do."""
+
+    BETTING = 0
+    DEAL = 1  # the initial deal
+    INSURANCE = 2
+    PLAY = 3
+    DEALER = 4
+    DONE = 5
+
+
+BETTING, DEAL, INSURANCE, PLAY, DEALER, DONE = Phase
 DEALER_SPOT = (0, 0)  # the dealer's place in a deal order; boxes are numbered from 1
-ACTIONS = ("hit", "stand", "double", "split", "surrender")
+ACTIONS: tuple[HandAction, ...] = ("hit", "stand", "double", "split", "surrender")
+# hitting and standing are open to every hand whose turn it is; the rest is the rule set's
+ALWAYS: frozenset[HandAction] = frozenset(("hit", "stand"))
+OPTIONS: tuple[HandAction, ...] = ("double", "split", "surrender")
+_LIVE_OPTIONS: tuple[HandAction, ...] = ("double", "split")  # seed 000 has no surrender
 # how far the dealer plays once the hands are done
 NO_CARDS, CHECK_ONLY, DRAW = range(3)
+
+# the live game's decisions already worked out, by what they depend on (``live_action``)
+LiveMemo = dict[tuple[object, ...], HandAction]
+# what a round's log records: a stake, a card, a hand's action, a bet's decision ...
+OperationName = Literal[HandAction, BetDecision, "bet", "close", "card", "close_insurance", "reveal", "offer", "cashout"]
 
 
 class Operation(NamedTuple):
     """One step of the round, as the round took it."""
 
-    name: str
+    name: OperationName
     box: int | None = None
     hand: int | None = None
     value: str | int | None = None
@@ -48,14 +72,14 @@ _new_op = tuple.__new__
 
 class Settlement(NamedTuple):
     bet: str
-    outcome: str
+    outcome: Outcome
     net: int
 
 
 class Bet:
     __slots__ = ("amount", "box", "cashout", "doubled", "even_money", "hand", "id", "insured", "kind", "offer", "parent", "player", "split")
 
-    def __init__(self, id: str, box: int, hand: int, player: str | None, amount: int, kind: str, parent: str | None) -> None:
+    def __init__(self, id: str, box: int, hand: int, player: str | None, amount: int, kind: BetKind, parent: str | None) -> None:
         self.id = id
         self.box = box
         self.hand = hand
@@ -119,21 +143,6 @@ class Hand:
         return f"box {self.box}" + (f" hand {self.number}" if self.number else "")
 
 
-class HandView(NamedTuple):
-    """What a player policy sees when its hand is to decide."""
-
-    rules: RuleSet
-    box: int
-    hand: int
-    cards: tuple[str, ...]
-    up: str
-    legal: frozenset[str]
-    split_done: bool
-
-
-Policy = Callable[[HandView], str]
-
-
 class Round:
     __slots__ = (
         "bets",
@@ -172,11 +181,11 @@ class Round:
         strategy: Strategy | None = None,
         min_bet: int | None = None,
         max_bet: int | None = None,
-        memo: dict[tuple[object, ...], str] | None = None,
+        memo: LiveMemo | None = None,
     ) -> None:
         self.rules = rules
         # live-game decisions already worked out, shared by the rounds of one rule set
-        self.memo: dict[tuple[object, ...], str] = {} if memo is None else memo
+        self.memo: LiveMemo = {} if memo is None else memo
         self.number = number
         self.shoe = shoe
         # the live game's basic strategy: the one generated from the rules unless given
@@ -298,7 +307,7 @@ class Round:
 
     # --- bets -------------------------------------------------------------------------------
 
-    def verify_place_bet(self, id: str, box: int, hand: int, amount: int, kind: str, parent: str | None) -> None:
+    def verify_place_bet(self, id: str, box: int, hand: int, amount: int, kind: BetKind, parent: str | None) -> None:
         rules = self.rules
         if id in self.bets:
             raise Illegal("duplicate_event", f"Bet {id} was placed twice.", bet=id)
@@ -350,14 +359,14 @@ class Round:
             return
         raise Illegal("illegal_bet", f"A {kind} bet is not a stake this game takes now.", box=box, bet=id)
 
-    def can_place_bet(self, id: str, box: int, hand: int, amount: int, kind: str, parent: str | None) -> bool:
+    def can_place_bet(self, id: str, box: int, hand: int, amount: int, kind: BetKind, parent: str | None) -> bool:
         try:
             self.verify_place_bet(id, box, hand, amount, kind, parent)
         except Illegal:
             return False
         return True
 
-    def place_bet(self, id: str, box: int, hand: int, player: str | None, amount: int, kind: str, parent: str | None, *, verify: bool = True) -> Bet:
+    def place_bet(self, id: str, box: int, hand: int, player: str | None, amount: int, kind: BetKind, parent: str | None, *, verify: bool = True) -> Bet:
         if verify:
             self.verify_place_bet(id, box, hand, amount, kind, parent)
         bet = Bet(id, box, hand, player, amount, kind, parent)
@@ -531,53 +540,32 @@ class Round:
         if hand.awaiting or len(hand.cards) < 2:
             raise Illegal("illegal_decision", f"{action.capitalize()} on {hand.label()} before it had its cards.", box=hand.box, hand=hand.number, recorded=action)
 
-    def _rule_check(self, hand: Hand, action: str) -> str | None:
-        """Why the rule set refuses ``action`` on ``hand`` now (None: it allows it)."""
-        rules = self.rules
-        if action in ("hit", "stand"):
+    def allowed(self, hand: Hand, action: str) -> str | None:
+        """Why the rule set refuses ``action`` on ``hand`` now (None: it allows it): the
+        rules of :mod:`.legality` asked with this hand's facts. It answers without
+        raising and whatever the turn (``verify_decide`` checks the turn as well)."""
+        if action == "hit" or action == "stand":
             return None
-        first_two = len(hand.cards) == 2 and not hand.decided
+        cards = hand.cards
+        first_two = len(cards) == 2 and not hand.decided
         if action == "double":
-            if not first_two:
-                return "a hand may double only on its first two cards"
-            if hand.from_split and not rules.double_after_split:
-                return "this game does not double after a split"
-            if hand.from_split and hand.cards[0][0] == "A" and rules.split_aces_one_card:
-                return "split aces take one card each"
-            if rules.double_hard_only and hand.soft:
-                return "this game doubles only hard totals"
-            if rules.double_on is not None and hand.best not in rules.double_on:
-                allowed = ", ".join(str(v) for v in sorted(rules.double_on))
-                return f"this game doubles only on {allowed}, not on {hand.best}"
-            return None
+            hard = hand.hard
+            soft = hand.ace and hard <= 11
+            split_ace = hand.from_split and cards[0][0] == "A"
+            return double_refusal(self.rules, first_two, hand.from_split, split_ace, soft, hard + 10 if soft else hard)
         if action == "split":
-            if not first_two:
-                return "only a first pair may split"
-            one, two = hand.cards
-            if rules.split_by == "rank" and one[0] != two[0]:
-                return f"this game splits identical ranks only, not {one[0]} and {two[0]}"
-            if VALUE[one] != VALUE[two]:
-                return "the two cards are not a pair"
-            if VALUE[one] in rules.no_split_values:
-                return f"this game never splits {VALUE[one]}s"
-            if rules.max_split_hands is not None and len(self.box_hands[hand.box]) >= rules.max_split_hands:
-                return f"this game allows at most {rules.max_split_hands} hands from one"
-            if one[0] == "A" and hand.from_split and not rules.resplit_aces:
-                return "this game does not split aces again"
-            if hand.from_split and hand.cards[0][0] == "A" and rules.split_aces_one_card and not rules.resplit_aces:
-                return "split aces take one card each"
-            return None
+            pair, ranks = 0, None
+            if first_two:
+                one, two = cards
+                ranks = (one[0], two[0])
+                if VALUE[one] == VALUE[two]:
+                    pair = VALUE[one]
+            return split_refusal(self.rules, first_two, pair, len(self.box_hands[hand.box]), hand.from_split, ranks)
         if action == "surrender":
-            if rules.surrender in ("none", "cash_out"):
-                return "this game offers no surrender"
-            if not first_two or hand.from_split:
-                return "only an original hand of two cards may surrender"
-            if rules.surrender == "vs_non_ace" and VALUE[self.dealer[0]] == 1:
-                return "surrender is not offered against an ace"
-            return None
+            return surrender_refusal(self.rules, first_two, hand.from_split, VALUE[self.dealer[0]])
         return f"{action} is not a play of a hand"
 
-    def live_action(self, hand: Hand) -> str:
+    def live_action(self, hand: Hand) -> HandAction:
         """What the live game of seed 000 does with ``hand``: its basic strategy, within
         the house rules (below 11 a hand draws, at 17 or more it stands). Memoised on
         everything the answer depends on besides the rule set and strategy, which are
@@ -589,7 +577,7 @@ class Round:
         key = (tuple([card[0] for card in hand.cards]), self.dealer[0][0], hand.from_split, hand.decided, len(self.box_hands[hand.box]))
         action = self.memo.get(key)
         if action is None:
-            legal = frozenset(a for a in ("hit", "stand", "double", "split") if self._rule_check(hand, a) is None)
+            legal = ALWAYS | frozenset(a for a in _LIVE_OPTIONS if self.allowed(hand, a) is None)
             action = self.strategy.action(tuple(hand.cards), self.dealer[0], legal, split_done=hand.from_split)
             if action == "stand" and best < rules.live_must_hit_below:
                 action = "hit"
@@ -601,7 +589,7 @@ class Round:
         self._verify_turn(hand, action)
         if hand.done:
             raise Illegal("illegal_decision", f"{action.capitalize()} on {hand.label()}, which was already finished.", box=box, hand=hand_no, recorded=action)
-        reason = self._rule_check(hand, action)
+        reason = self.allowed(hand, action)
         if reason is not None:
             raise Illegal("illegal_decision", f"{hand.label().capitalize()} chose to {action} on {' '.join(hand.cards)}, but {reason}.", box=box, hand=hand_no, recorded=action)
         rules = self.rules
@@ -621,10 +609,21 @@ class Round:
             return False
         return True
 
-    def legal_actions(self, hand: Hand) -> frozenset[str]:
-        return frozenset(a for a in ACTIONS if self.can_decide(hand.box, hand.number, a))
+    def legal_actions(self, hand: Hand) -> frozenset[HandAction]:
+        """What ``hand`` may do now (``can_decide`` for each action, without raising):
+        nothing unless it is its turn with its cards dealt; in the live game the one play
+        its basic strategy makes; else hit, stand and what the rule set ``allowed``."""
+        cards = len(hand.cards)
+        if self.phase != PLAY or self.queue[self.turn] is not hand or hand.awaiting or cards < 2 or hand.done:
+            return frozenset()
+        if self.rules.dealer_plays_basic_strategy:
+            return frozenset((self.live_action(hand),))
+        if cards > 2 or hand.decided:  # every option is for a first two cards
+            return ALWAYS
+        allowed = self.allowed
+        return ALWAYS | frozenset(a for a in OPTIONS if allowed(hand, a) is None)
 
-    def decide(self, box: int, hand_no: int, action: str, bet: str | None = None, *, verify: bool = True) -> None:
+    def decide(self, box: int, hand_no: int, action: HandAction, bet: str | None = None, *, verify: bool = True) -> None:
         if verify:
             self.verify_decide(box, hand_no, action, bet)
         hand = self.hands[(box, hand_no)]
@@ -680,12 +679,23 @@ class Round:
             if not hand.natural(self.rules) or bet.even_money:
                 raise Illegal("illegal_decision", f"Even money for bet {bet_id}, whose hand is no blackjack.", box=bet.box, bet=bet_id, recorded=action)
 
-    def bet_decision(self, bet_id: str, action: str, *, verify: bool = True) -> None:
+    def bet_decision(self, bet_id: str, action: BetDecision, *, verify: bool = True) -> None:
         if verify:
             self.verify_bet_decision(bet_id, action)
         if action == "even_money":
             self.bets[bet_id].even_money = True
         self.log.append(Operation(action, bet=bet_id))
+
+    def _waiting(self, hand: Hand) -> bool:
+        """Is ``hand`` the one whose turn it is, with its cards, before its decision?"""
+        return self.current is hand and not (hand.done or hand.doubled or hand.awaiting) and len(hand.cards) >= 2
+
+    def offers_open(self, hand: Hand) -> bool:
+        """May the system offer the bets on ``hand`` a cash-out now (``verify_offer`` for
+        the hand, without raising): a game with cash-outs, the hand waiting for its
+        decision at a total from ``live_must_hit_below`` to ``live_stand_from`` - 1."""
+        rules = self.rules
+        return self.cashouts and self._waiting(hand) and rules.live_must_hit_below <= hand.best < rules.live_stand_from
 
     def verify_offer(self, bet_id: str, amount: int) -> None:
         rules = self.rules
@@ -695,29 +705,33 @@ class Round:
         if bet is None or bet.kind not in ("main", "split", "behind") or bet.cashout is not None:
             raise Illegal("illegal_decision", f"A cash-out was offered on bet {bet_id}, which is not a live stake of a hand.", bet=bet_id, recorded=str(amount))
         hand = self.hands.get((bet.box, bet.hand))
-        if hand is None or self.current is not hand or hand.done or hand.doubled or len(hand.cards) < 2 or hand.awaiting:
+        if hand is None or not self._waiting(hand):
             raise Illegal("illegal_decision", f"A cash-out was offered on bet {bet_id} when its hand was not waiting for a decision.", box=bet.box, hand=bet.hand, bet=bet_id, recorded=str(amount))
-        if not rules.live_must_hit_below <= hand.best < rules.live_stand_from:
+        if not self.offers_open(hand):
             raise Illegal("illegal_decision", f"A cash-out was offered on {hand.label()} at {hand.best}; offers are made only from {rules.live_must_hit_below} to {rules.live_stand_from - 1}.", box=bet.box, hand=bet.hand, bet=bet_id, recorded=str(hand.best))
 
-    def system_offer(self, bet_id: str, left: Sequence[int]) -> int:
-        """The cash-out the system offers bet ``bet_id`` now (seed 000: "creata dal sistema
-        su base statistica", 000:108): ``tables.engine.math.cashout.cashout_offer`` for
-        the bet's hand against the up card, from ``left`` - the cards still in the shoe
-        as ten counts by value, aces first (``ShoeTrack.left_by_value``,
-        ``shoes.left_in``) - for the bet's stake, less the rule set's ``cashout_margin``,
-        rounded by its policy. The dealer makes its offers with it; replay checks each
-        recorded offer against it.
+    def offer_ratio(self, hand: Hand, left: Sequence[int]) -> Ratio:
+        """The share of a stake on ``hand`` the system offers now (seed 000: "creata dal
+        sistema su base statistica", 000:108): ``tables.engine.math.cashout.offer_share``
+        for the hand against the up card, from ``left`` - the cards still in the shoe as
+        ten counts by value, aces first (``ShoeTrack.left_by_value``, ``shoes.left_in``) -
+        less the rule set's ``cashout_margin``. The same for every bet on the hand, so a
+        dealer with thousands of bets on it values the hand once.
         Raises ValueError when ``left`` is empty (no card to value the hand with)."""
-        from .math.cashout import cashout_offer
+        from .math.cashout import offer_share
 
+        rules = self.rules
+        share = offer_share(hand.cards, self.dealer[0], tuple(left), rules=rules, margin=rules.cashout_margin, split_done=hand.from_split)
+        return share.numerator, share.denominator
+
+    def system_offer(self, bet_id: str, left: Sequence[int]) -> int:
+        """The cash-out the system offers bet ``bet_id`` now: its stake times the hand's
+        ``offer_ratio``, rounded by the rule set's policy. The dealer makes its offers
+        with it; replay checks each recorded offer against it.
+        Raises ValueError when ``left`` is empty (no card to value the hand with)."""
         bet = self.bets[bet_id]
-        hand = self.hands[(bet.box, bet.hand)]
-        offer = cashout_offer(
-            hand.cards, self.dealer[0], tuple(left), stake=bet.amount, rules=self.rules,
-            margin=self.rules.cashout_margin, split_done=hand.from_split,
-        )
-        return offer.amount
+        ratio = self.offer_ratio(self.hands[(bet.box, bet.hand)], left)
+        return apply_ratio(bet.amount, ratio, self.rules.rounding)
 
     def offer_cashout(self, bet_id: str, amount: int, *, verify: bool = True) -> None:
         if verify:

@@ -1,10 +1,11 @@
 """The audit of a simulated file against its manifest: what replay, the chip
 reconciliation and the chain check find, next to what the manifest says they must.
 
-Findings are compared as ``(check, table, kind, where)`` - ``where`` is the round for
-replay, the gaming day for reconciliation, the stream version for the chain. A chain
-check stops at a stream's first bad event, so only the first tampering of a stream is
-expected from it.
+Findings are compared as ``(check, table, kind, where)``: ``check`` is the owner of the
+finding kind in the findings vocabulary - ``engine`` (replay; ``where`` is the round),
+``ledger`` (the chip reconciliation; the gaming day) or ``integrity`` (the chain check;
+the stream version). A chain check stops at a stream's first bad event, so only the
+first tampering of a stream is expected from it.
 """
 from __future__ import annotations
 
@@ -49,11 +50,11 @@ def found_in(lines: Iterable[str | bytes]) -> Counter[Key]:
     found: Counter[Key] = Counter()
     for result in replay_events(events):
         for f in result.findings:
-            found[("replay", str(result.stream), f.kind, str(f.round))] += 1
+            found[("engine", str(result.stream), f.kind, str(f.round))] += 1
     for r in reconcile_all(events):
-        found[("reconcile", r.stream, r.kind, r.gaming_day)] += 1
+        found[("ledger", r.stream, r.kind, r.gaming_day)] += 1
     for p in verify(envelopes, check_payloads=False).problems:
-        found[("verify", p.stream, p.kind, str(p.version))] += 1
+        found[("integrity", p.stream, p.kind, str(p.version))] += 1
     return found
 
 
@@ -64,15 +65,15 @@ def expected_of(manifest: Mapping[str, Any]) -> Counter[Key]:
     for fault in manifest["faults"]:
         finding = fault["finding"]
         check = KINDS[fault["kind"]].check
-        if check == "verify":
+        if check == "integrity":
             version = int(finding["version"])
             if fault["table"] not in first_tamper or version < first_tamper[fault["table"]]:
                 first_tamper[fault["table"]] = version
             continue
-        where = str(finding["round"]) if check == "replay" else str(finding["gaming_day"])
+        where = str(finding["round"]) if check == "engine" else str(finding["gaming_day"])
         want[(check, fault["table"], finding["kind"], where)] += 1
     for table, version in first_tamper.items():
-        want[("verify", table, "altered", str(version))] += 1
+        want[("integrity", table, "altered", str(version))] += 1
     return want
 
 

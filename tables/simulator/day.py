@@ -14,36 +14,35 @@ shuffle, for an impossible card) can still change its ``shoe.shuffled``.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
-from tables.engine.cards import RANKS, VALUE, deck
-from tables.engine.math.cashout import cashout_offer
-from tables.engine.math.composition import remaining
+from audit.record.events.fields import HandAction
+from tables.engine.cards import deck
+from tables.engine.dealing import OptIn, Seats, ShoeCursor, Stake, SystemOffer, deal_round
 from tables.engine.money import apply_ratio
 from tables.engine.shoes import Shoe, commitment, cut
-from tables.engine.table_round import Bet, Hand, Round
+from tables.engine.strategy import Strategy, computed_strategy
+from tables.engine.table_round import Bet, Hand, LiveMemo
 
 from .chips import Tray, chip_list, par_for
 from .config import SimConfig, TableSpec, chip_step
-from .dealer import deal_round
 from .faults import KINDS, ROUND_KINDS, FaultAt
-from .players import HI_LO_CARD, Limits, Player, strategy_for
+from .planting import PLANTERS, DealtEvents
+from .players import HI_LO_CARD, Limits, Player
 
 Event = tuple[str, dict[str, Any], int, str]
-# the house's share of a hand's value on a cash-out, where the engine's rule set has none
-CASHOUT_MARGIN = (1, 50)
 _HOUR = 3_600_000_000
 
 
-class Seated:
-    """The :class:`.dealer.Seats` of a table with a chip tray: players by id."""
+class Seated(Seats):
+    """The people at a table with a chip tray, by player id; no cash-outs here."""
 
     def __init__(self, table: TableSim) -> None:
         self.table = table
         self.players = table.people
 
-    def decide(self, bet: Bet, hand: Hand, up: str, legal: frozenset[str]) -> str:
+    def decide(self, bet: Bet, hand: Hand, up: str, legal: frozenset[HandAction]) -> HandAction:
         return self.players[bet.player or ""].decide(hand.cards, up, legal, hand.from_split)
 
     def insure(self, bet: Bet) -> int:
@@ -52,59 +51,32 @@ class Seated:
     def even_money(self, bet: Bet) -> bool:
         return self.players[bet.player or ""].even_money()
 
-    def opt_in(self, bet: Bet, action: str) -> bool:
+    def opt_in(self, bet: Bet, action: OptIn) -> bool:
         return self.players[bet.player or ""].follows(action)
 
-    def offer(self, round: Round, hand: Hand) -> None:
-        return None
 
-    def accept(self, bet: Bet, amount: int) -> bool:
-        return False
-
-
-class Crowd:
-    """The live game's bettors: they share the hands, opt in to doubles and split hands,
-    insure now and then and take a cash-out offer sometimes."""
+class Crowd(Seats):
+    """The live game's bettors: they share the hands (the dealer plays them), opt in to
+    doubles and split hands, insure now and then and take a cash-out offer sometimes."""
 
     def __init__(self, table: TableSim) -> None:
         self.table = table
         self.rng = table.rng
-
-    def decide(self, bet: Bet, hand: Hand, up: str, legal: frozenset[str]) -> str:  # pragma: no cover - the dealer plays
-        raise AssertionError("the live game's dealer plays every hand")
 
     def insure(self, bet: Bet) -> int:
         if self.rng.random() < 0.1:
             return apply_ratio(bet.amount, (1, 2), self.table.rules.rounding)
         return 0
 
-    def even_money(self, bet: Bet) -> bool:
-        return False
-
-    def opt_in(self, bet: Bet, action: str) -> bool:
+    def opt_in(self, bet: Bet, action: OptIn) -> bool:
         return self.rng.random() < 0.5
 
-    def offer(self, round: Round, hand: Hand) -> Callable[[Bet], int | None]:
-        table = self.table
-        rules = table.rules
-        dealt = len(round.dealer) + sum(len(h.cards) for h in round.hands.values())
-        seen = table.order[: table.round_pos + dealt]
-        left = remaining(rules.decks, seen)
-        if table.left_adjust is not None:  # replay's view of a shoe with an impossible card in it
-            left = tuple(a + b for a, b in zip(left, table.left_adjust, strict=True))
-        value = cashout_offer(hand.cards, round.dealer[0], left, stake=0, rules=rules,
-                              margin=getattr(rules, "cashout_margin", CASHOUT_MARGIN), split_done=hand.from_split)
-        share = value.expected_return * (1 - value.margin)
-        ratio = (share.numerator, share.denominator) if share else (0, 1)
-        rounding = rules.rounding
-        rng = self.rng
-
-        def amount(bet: Bet) -> int | None:
-            if rng.random() < 0.5:
-                return None  # this player has offers switched off
-            return apply_ratio(bet.amount, ratio, rounding) if ratio[0] else 0
-
-        return amount
+    def offer(self, bet: Bet, hand: Hand, up: str, system: SystemOffer) -> int | None:
+        """The system's offer, on a hand's first two cards, to the half of the bettors
+        who have offers switched on."""
+        if len(hand.cards) != 2 or self.rng.random() < 0.5:
+            return None
+        return system(bet)
 
     def accept(self, bet: Bet, amount: int) -> bool:
         return self.rng.random() < 0.2
@@ -124,11 +96,11 @@ class TableSim:
         self.shuffler: random.Random = random.Random(0) if config.seeded else random.SystemRandom()
         self.live = spec.live
         self.limits = Limits(spec.min_bet, spec.max_bet, chip_step(self.rules))
-        # the players' computed basic strategy (the live game's dealer plays the engine's own)
-        self.strategy = strategy_for(self.rules) if not spec.live else None
+        # the players' computed basic strategy (the live game's dealer plays it too)
+        self.strategy: Strategy | None = computed_strategy(self.rules) if not spec.live else None
         self.people: dict[str, Player] = {}  # every player who sat or bet at the table, by id
-        self.seats: Seated | Crowd = Crowd(self) if self.live else Seated(self)
-        self.memo: dict[tuple[object, ...], str] = {}
+        self.seats: Seats = Crowd(self) if self.live else Seated(self)
+        self.memo: LiveMemo = {}
         # the stream
         self.version = 0  # events handed out so far
         self.buffer: list[Event] = []
@@ -137,8 +109,9 @@ class TableSim:
         self.marks: dict[int, dict[str, Any]] = {}
         self.pending = sorted((f for f in config.at if f.table == spec.code), key=lambda f: (f.round, f.kind))
         self.not_planted: list[dict[str, Any]] = []
-        # the shoe
+        # the shoe: its order, the dealer's place in it and the cards out before the round
         self.order: tuple[str, ...] = ()
+        self.cursor: ShoeCursor | None = None
         self.pos = 0
         self.round_pos = 0
         self.cut_card = 0
@@ -146,14 +119,11 @@ class TableSim:
         self.shoe_id = ""
         self.shuffled: dict[str, Any] | None = None
         self.shoe_faults: set[str] = set()
-        # cards by value that replay still counts in the shoe after an impossible card
-        # (it cannot take out a card the shoe does not hold), for the live game's offers
-        self.left_adjust: list[int] | None = None
         self.running = 0
         # the game
         self.number = 0
         self.dealer = ""
-        self.carried: list[tuple[str, int, int, str | None, str, str | None]] = []
+        self.carried: list[Stake] = []
         self.players: dict[int, Player] = {}
         self.back: list[Player] = []
         self.player_no = 0
@@ -308,7 +278,7 @@ class TableSim:
     def seat_players(self) -> None:
         rng = self.rng
         boxes = self.rules.boxes
-        carried_boxes = {s[1] for s in self.carried}
+        carried_boxes = {s.box for s in self.carried}
         for box in list(self.players):
             if box not in carried_boxes and rng.random() < 1 / 40:
                 del self.players[box]
@@ -398,15 +368,14 @@ class TableSim:
         self.cut_card = size - behind
         self.emit("shoe.cut", {"shoe": shoe, "position": position, "cut_card": self.cut_card}, f"dealer:{self.dealer}")
         self.order = cut(order, position)
-        self.pos = 0
+        self.cursor = cursor = ShoeCursor(Shoe(shoe, rules.decks, self.order, seed))
         self.shoe_id = shoe
         self.shoe_faults = set()
-        self.left_adjust = None
         self.running = 0
         for _ in range(rules.burn_on_shuffle):
-            self.emit("card.burned", {"shoe": shoe, "round": None, "card": self.order[self.pos], "face": "down", "reason": "after_shuffle"},
+            self.emit("card.burned", {"shoe": shoe, "round": None, "card": cursor.next(), "face": "down", "reason": "after_shuffle"},
                       f"dealer:{self.dealer}")
-            self.pos += 1
+        self.pos = cursor.pos
 
     def true_count(self) -> float:
         left = (len(self.order) - self.pos) / 52
@@ -414,36 +383,36 @@ class TableSim:
 
     # --- a round ------------------------------------------------------------------------
 
-    def stakes(self, number: int) -> list[tuple[str, int, int, str | None, str, str | None]]:
+    def stakes(self, number: int) -> list[Stake]:
         if self.live:
             rng = self.rng
             amounts = (100, 100, 200, 500, 500, 1_000, 2_000, 2_500, 5_000, 10_000)
             boxes = self.rules.boxes
-            return [(f"r{number}-{i}", i % boxes + 1, amounts[rng.randrange(10)], f"L{i:06d}", "main", None)
+            return [Stake(f"r{number}-{i}", i % boxes + 1, amounts[rng.randrange(10)], f"L{i:06d}")
                     for i in range(self.config.live_bets)]
         stakes = list(self.carried)
-        carried_players = {s[3] for s in stakes}
+        carried_players = {s.player for s in stakes}
         limits = self.limits
         tc = self.true_count()
         for box in sorted(self.players):
             player = self.players[box]
             if player.id in carried_players:
                 continue
-            stakes.append((f"r{number}-b{box}", box, player.stake(limits, tc), player.id, "main", None))
+            stakes.append(Stake(f"r{number}-b{box}", box, player.stake(limits, tc), player.id))
         if self.rules.back_betting and self.players:
-            mains = [s for s in stakes if s[4] == "main"]
+            mains = [s for s in stakes if s.kind == "main"]
             for k, back in enumerate(self.back):
                 if back.id not in carried_players and self.rng.random() < 0.3:
                     main = mains[self.rng.randrange(len(mains))]
-                    back.box = main[1]
-                    stakes.append((f"r{number}-k{k}", main[1], back.stake(limits, tc), back.id, "behind", main[0]))
+                    back.box = main.box
+                    stakes.append(Stake(f"r{number}-k{k}", main.box, back.stake(limits, tc), back.id, "behind", main.bet))
         people = self.people
         for stake in stakes:
-            player = people[stake[3] or ""]
-            if stake[5] is None or stake[4] == "behind":  # a carried stake is on the layout already
-                if player.stack < 3 * stake[2]:
-                    self.buy_in(player, stake[2])
-                player.stack -= stake[2]
+            player = people[stake.player or ""]
+            if stake.parent is None or stake.kind == "behind":  # a carried stake is on the layout already
+                if player.stack < 3 * stake.amount:
+                    self.buy_in(player, stake.amount)
+                player.stack -= stake.amount
         return stakes
 
     def play_round(self, step: int) -> None:
@@ -451,14 +420,17 @@ class TableSim:
         number = self.number
         stakes = self.stakes(number)
         faults = self.round_faults(number)
-        dealer_fault = next((k for k, _ in faults if k in ("dealer_draws_17", "dealer_stands_16")), None)
+        # a fault of the dealer's own play is dealt as the dealer's mistake
+        mistaken = next((f for f in faults if PLANTERS[f[0]].mistake is not None), None)
         while True:
+            cursor = self.cursor
+            assert cursor is not None
             try:
                 self.round_pos = self.pos
                 dealt = deal_round(
-                    self.rules, self.order, self.pos, self.shoe_id, number, stakes, self.seats,
+                    self.rules, cursor, number, stakes, self.seats,
                     min_bet=self.spec.min_bet, max_bet=self.spec.max_bet, memo=self.memo,
-                    dealer_fault={"dealer_draws_17": "draw17", "dealer_stands_16": "stand16"}.get(dealer_fault or ""),
+                    mistake=PLANTERS[mistaken[0]].mistake if mistaken is not None else None,
                 )
                 break
             except IndexError:  # the shoe ran out mid-round (a small deck): deal it again from a new one
@@ -466,17 +438,15 @@ class TableSim:
         events = dealt.events
         r = dealt.round
         assert r is not None
+        record = DealtEvents(events, r, number, self.version + len(self.buffer) + 1, dealt.mistaken)
         planted: tuple[str, FaultAt | None] | None = None
-        base = self.version + len(self.buffer) + 1
-        if dealer_fault is not None and dealt.dealer_fault:
-            planted = next(f for f in faults if f[0] == dealer_fault)
-            index = next(i for i in range(len(events) - 1, -1, -1) if events[i][0] == "card.dealt") if dealer_fault == "dealer_draws_17" else len(events) - 1
-            self.plant(dealer_fault, base + index, events[index][0], round=number, requested=planted[1])
+        if mistaken is not None and dealt.mistaken:
+            PLANTERS[mistaken[0]].plant(self, mistaken[0], record, mistaken[1])
+            planted = mistaken
         else:
             for kind, requested in faults:
-                if kind in ("dealer_draws_17", "dealer_stands_16"):
-                    continue
-                if self.plant_in_round(kind, events, r, number, base, requested):
+                planter = PLANTERS[kind]
+                if planter.mistake is None and planter.plant(self, kind, record, requested):
                     planted = (kind, requested)
                     break
         if planted is not None and planted[1] is not None:
@@ -508,106 +478,12 @@ class TableSim:
                     if s["outcome"] != "carried":
                         player.stack += bet.amount + net
         count = self.running
-        for card in self.order[self.round_pos:dealt.pos]:
+        for card in self.order[self.round_pos:cursor.pos]:
             count += HI_LO_CARD[card]
         self.running = count
-        self.pos = dealt.pos
+        self.pos = cursor.pos
         self.carried = [
-            (f"r{number + 1}-c{i}", bets[s.bet].box, bets[s.bet].amount, bets[s.bet].player, "main", s.bet)
+            Stake(f"r{number + 1}-c{i}", bets[s.bet].box, bets[s.bet].amount, bets[s.bet].player, "main", s.bet)
             for i, s in enumerate(dealt.settlements)
             if s.outcome == "carried" and bets[s.bet].kind != "insurance"
         ]
-
-    # --- faults inside a round ----------------------------------------------------------
-
-    def plant_in_round(self, kind: str, events: list[tuple[str, dict[str, Any]]], r: Round, number: int, base: int, requested: FaultAt | None) -> bool:
-        rng = self.fault_rng
-        if kind in ("short_pay", "overpay", "natural_even_money"):
-            settled = events[-1][1]
-            want = ("natural",) if kind == "natural_even_money" else ("win", "natural")
-            choices = [i for i, s in enumerate(settled["settlements"]) if s["outcome"] in want and s["net"] > 0]
-            if not choices:
-                return False
-            i = choices[rng.randrange(len(choices))]
-            items = [dict(s) for s in settled["settlements"]]
-            item = items[i]
-            expected = f"{item['outcome']} {item['net']:+d}"
-            if kind == "short_pay":
-                item["net"] -= 500 if item["net"] > 500 else 50
-            elif kind == "overpay":
-                item["net"] += 500
-            else:
-                item["outcome"], item["net"] = "win", r.bets[item["bet"]].amount
-            events[-1] = ("round.settled", {"round": number, "settlements": items})
-            self.plant(kind, base + len(events) - 1, "round.settled", round=number, bet=item["bet"], expected=expected,
-                       recorded=f"{item['outcome']} {item['net']:+d}", requested=requested)
-            return True
-        if kind == "card_out_of_sequence":
-            if "hidden" in self.shoe_faults:
-                return False
-            cards = [i for i, (t, p) in enumerate(events) if t == "card.dealt" and p["box"] is not None]
-            i = cards[rng.randrange(len(cards))]
-            payload = dict(events[i][1])
-            card = payload["card"]
-            payload["card"] = RANKS[(RANKS.index(card[0]) + 1) % 13] + card[1]
-            events[i] = ("card.dealt", payload)
-            self.shoe_faults.add("sequence")
-            self.plant(kind, base + i, "card.dealt", round=number, expected=card, recorded=payload["card"], requested=requested)
-            return True
-        if kind == "impossible_card":
-            if self.shoe_faults or self.shuffled is None:
-                return False
-            decks = self.rules.decks
-            counts: dict[str, int] = {}
-            for card in self.order[: self.round_pos]:
-                counts[card] = counts.get(card, 0) + 1
-            pos = self.round_pos
-            # on the live table, replay values cash-out offers from the shoe as it counts
-            # it: no offer may follow the impossible card within its round
-            offers = [i for i, (t, _) in enumerate(events) if t == "cashout.offered"]
-            last_offer = offers[-1] if offers else -1
-            for i, (t, p) in enumerate(events):
-                if t != "card.dealt":
-                    continue
-                card = p["card"]
-                if p["box"] is not None and i > last_offer:
-                    value = VALUE[card]
-                    gone = [c for c in sorted(VALUE) if VALUE[c] == value and c != card and counts.get(c, 0) >= decks]
-                    if gone:
-                        payload = dict(p)
-                        payload["card"] = gone[0]
-                        events[i] = ("card.dealt", payload)
-                        # the shoe was shuffled by hand: its order is not on record
-                        self.shuffled.update(method="hand", order=None, commitment=None, seed=None)
-                        self.shoe_faults.add("hidden")
-                        self.left_adjust = [0] * 10
-                        self.left_adjust[value - 1] = 1
-                        self.plant(kind, base + i, "card.dealt", round=number, recorded=gone[0], requested=requested)
-                        return True
-                counts[card] = counts.get(card, 0) + 1
-                pos += 1
-            return False
-        if kind == "missing_event":
-            i = next(i for i, (t, _) in enumerate(events) if t == "betting.closed")
-            del events[i]
-            # nothing carries the missing event's version: the manifest names the one after it
-            self.plant(kind, base + i, events[i][0], round=number, requested=requested, missing="betting.closed")
-            return True
-        if kind == "duplicate_event":
-            # not a pushed stake placed again: its second copy would claim a carried bet
-            # that is no longer on the layout (illegal_bet) before it is seen as a repeat
-            fresh = [i for i, (t, p) in enumerate(events) if t == "bet.placed" and not (p["kind"] == "main" and p["parent"])]
-            if not fresh:
-                return False
-            i = fresh[0]
-            events.insert(i + 1, ("bet.placed", dict(events[i][1])))
-            self.plant(kind, base + i + 1, "bet.placed", round=number, bet=events[i][1]["bet"], requested=requested)
-            return True
-        if kind == "tamper":
-            i = next(i for i, (t, p) in enumerate(events) if t == "bet.placed")
-            record = self.plant(kind, base + i, "bet.placed", round=number, requested=requested, stream=self.code, version=base + i)
-            altered = dict(events[i][1])
-            altered["player"] = "P-" + format(rng.getrandbits(32), "08x")
-            record["altered_payload"] = altered
-            return True
-        raise AssertionError(kind)  # pragma: no cover

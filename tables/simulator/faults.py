@@ -1,14 +1,18 @@
 """The faults the simulator can plant, and how they are asked for.
 
 Each kind is an error a real table makes (or an attack on the record) and names the
-one finding an audit must report for it, and which check reports it:
+one finding an audit must report for it. Which check reports it is that finding's
+``owner`` in the findings vocabulary (:mod:`audit.record.findings`):
 
-* ``replay`` - the rules engine's replay (``tables.engine.replay``), a finding kind of
-  ``tables.engine.findings.KINDS``;
-* ``reconcile`` - the chip reconciliation of :mod:`.reconcile` (the engine's replay does
+* ``engine`` - the rules engine's replay (``tables.engine.replay``);
+* ``ledger`` - the chip reconciliation of :mod:`.reconcile` (the engine's replay does
   not look at chips);
-* ``verify`` - the hash chain: ``audit.verify.verify_chains`` / ``manage.py verify`` in
-  the store, :func:`.chains.verify_lines` for a file.
+* ``integrity`` - the hash chain: ``audit.verify.verify_chains`` / ``manage.py verify``
+  in the store, ``manage.py verify --file`` (``audit.record.verify``) for a file.
+
+A kind is planted at one moment of a table's day: in a ``round`` (at most one such
+fault per round; each has its planter in :mod:`.planting`), at a ``fill`` or at the
+``closing`` count.
 
 Asking: ``KIND=RATE`` (a probability per round; per table and gaming day for
 ``chip_variance``) or ``KIND@TABLE:ROUND`` (at that round of that table, or the first
@@ -19,37 +23,45 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Literal
+
+from audit.record.findings import KINDS as FINDINGS
+from audit.record.findings import Owner
+
+Moment = Literal["round", "fill", "closing"]
 
 
 @dataclass(frozen=True, slots=True)
 class FaultKind:
     name: str
     finding: str  # the finding kind the audit must report
-    check: str  # replay | reconcile | verify
+    moment: Moment
     what: str
+
+    @property
+    def check(self) -> Owner:
+        """The check that reports the fault: the owner of its finding kind."""
+        return FINDINGS[self.finding].owner
 
 
 _KINDS = (
-    FaultKind("short_pay", "wrong_payout", "replay", "a winning bet is paid less than the rules give"),
-    FaultKind("overpay", "wrong_payout", "replay", "a winning bet is paid more than the rules give"),
-    FaultKind("natural_even_money", "wrong_payout", "replay", "a natural is paid 1:1 as a plain win"),
-    FaultKind("dealer_draws_17", "dealer_procedure", "replay", "the dealer draws a card on a standing 17 (the card is burned, the round settled on 17)"),
-    FaultKind("dealer_stands_16", "dealer_procedure", "replay", "the dealer stands on 16 and the round is settled on it; the cards stay in the shoe"),
-    FaultKind("card_out_of_sequence", "card_out_of_sequence", "replay", "a player's card is recorded as another card than the shoe's recorded order holds"),
-    FaultKind("impossible_card", "impossible_card", "replay", "a player's card is recorded as a card the (hand-shuffled) shoe holds no more of"),
-    FaultKind("missing_event", "missing_event", "replay", "the round's betting.closed is never recorded"),
-    FaultKind("duplicate_event", "duplicate_event", "replay", "a bet.placed is recorded twice (a retry under a new id)"),
-    FaultKind("chip_variance", "chip_variance", "reconcile", "the closing inventory count is short by some chips"),
-    FaultKind("fill_twice", "duplicate_slip", "reconcile", "a fill slip is recorded twice"),
-    FaultKind("tamper", "altered", "verify", "a stored bet.placed's player is changed behind the application's back"),
+    FaultKind("short_pay", "wrong_payout", "round", "a winning bet is paid less than the rules give"),
+    FaultKind("overpay", "wrong_payout", "round", "a winning bet is paid more than the rules give"),
+    FaultKind("natural_even_money", "wrong_payout", "round", "a natural is paid 1:1 as a plain win"),
+    FaultKind("dealer_draws_17", "dealer_procedure", "round", "the dealer draws a card on a standing 17 (the card is burned, the round settled on 17)"),
+    FaultKind("dealer_stands_16", "dealer_procedure", "round", "the dealer stands on 16 and the round is settled on it; the cards stay in the shoe"),
+    FaultKind("card_out_of_sequence", "card_out_of_sequence", "round", "a player's card is recorded as another card than the shoe's recorded order holds"),
+    FaultKind("impossible_card", "impossible_card", "round", "a player's card is recorded as a card the (hand-shuffled) shoe holds no more of"),
+    FaultKind("missing_event", "missing_event", "round", "the round's betting.closed is never recorded"),
+    FaultKind("duplicate_event", "duplicate_event", "round", "a bet.placed is recorded twice (a retry under a new id)"),
+    FaultKind("chip_variance", "chip_variance", "closing", "the closing inventory count is short by some chips"),
+    FaultKind("fill_twice", "duplicate_slip", "fill", "a fill slip is recorded twice"),
+    FaultKind("tamper", "altered", "round", "a stored bet.placed's player is changed behind the application's back"),
 )
 
 KINDS: MappingProxyType[str, FaultKind] = MappingProxyType({k.name: k for k in _KINDS})
 # faults that change one round's events; at most one of them per round
-ROUND_KINDS = frozenset(
-    ("short_pay", "overpay", "natural_even_money", "dealer_draws_17", "dealer_stands_16",
-     "card_out_of_sequence", "impossible_card", "missing_event", "duplicate_event", "tamper")
-)
+ROUND_KINDS = frozenset(k.name for k in _KINDS if k.moment == "round")
 
 
 class FaultError(ValueError):

@@ -1,7 +1,8 @@
 """The people at a simulated table: how they bet, play and take insurance.
 
-* ``basic`` plays the rule set's computed basic strategy
-  (``tables.engine.math.strategy.ComputedStrategy``) and bets a steady amount;
+* ``basic`` plays the rule set's computed basic strategy (the engine's
+  ``tables.engine.strategy.computed_strategy``, made once per rule set and process) and
+  bets a steady amount;
 * ``casual`` plays it too but makes mistakes (a random legal action now and then),
   takes insurance and bets by mood;
 * ``counter`` plays basic strategy, counts Hi-Lo and raises the bet with the true count
@@ -17,24 +18,15 @@ from __future__ import annotations
 import random
 from collections.abc import Collection, Sequence
 
+from audit.record.events.fields import HandAction
 from tables.engine.cards import VALUE
-from tables.engine.math.strategy import ComputedStrategy
 from tables.engine.money import apply_ratio
 from tables.engine.rules import RuleSet
+from tables.engine.strategy import Strategy
 
 # Hi-Lo tags by card value (ace = 1)
 HI_LO = {1: -1, 2: 1, 3: 1, 4: 1, 5: 1, 6: 1, 7: 0, 8: 0, 9: 0, 10: -1}
 HI_LO_CARD = {card: HI_LO[value] for card, value in VALUE.items()}
-
-_STRATEGIES: dict[RuleSet, ComputedStrategy] = {}
-
-
-def strategy_for(rules: RuleSet) -> ComputedStrategy:
-    found = _STRATEGIES.get(rules)
-    if found is None:
-        found = _STRATEGIES[rules] = ComputedStrategy(rules)
-    return found
-
 
 class Limits:
     """A table's limits and the chip step every stake is a multiple of."""
@@ -55,7 +47,7 @@ class Limits:
 class Player:
     __slots__ = ("box", "buyins", "id", "kind", "mood", "rng", "stack", "strategy", "unit")
 
-    def __init__(self, id: str, kind: str, box: int, rng: random.Random, strategy: ComputedStrategy, limits: Limits) -> None:
+    def __init__(self, id: str, kind: str, box: int, rng: random.Random, strategy: Strategy, limits: Limits) -> None:
         self.id = id
         self.kind = kind
         self.box = box
@@ -82,7 +74,7 @@ class Player:
 
     # --- playing -------------------------------------------------------------------------
 
-    def decide(self, cards: Sequence[str], up: str, legal: Collection[str], split_done: bool) -> str:
+    def decide(self, cards: Sequence[str], up: str, legal: Collection[HandAction], split_done: bool) -> HandAction:
         if self.kind == "casual" and self.rng.random() < 0.1:
             return self.rng.choice(sorted(legal))
         return self.strategy.action(cards, up, legal, split_done=split_done)

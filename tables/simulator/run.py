@@ -15,11 +15,11 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import IO, Any, Protocol
 
 from audit.record.jsonl import with_position
+from tables.engine.strategy import computed_strategy
 
 from .config import SimConfig, TableSpec
 from .day import Event, TableSim
 from .output import JsonlWriter
-from .players import strategy_for
 
 MANIFEST_FORMAT = 1
 
@@ -92,7 +92,7 @@ def simulate_file(config: SimConfig, out: IO[bytes], *, jobs: int = 1, progress:
     specs = config.table_specs()
     for spec in specs:  # computed once here, inherited by the forked workers
         if not spec.live:
-            strategy_for(spec.rules)
+            computed_strategy(spec.rules)
     faults: list[dict[str, Any]] = []
     missed: list[dict[str, Any]] = []
     tables = []

@@ -1,20 +1,20 @@
 """Fixed shoes, scripted players and the envelope around them, for the engine's tests."""
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from tables.engine.dealing import Choices, DealtRound, ShoeCursor, Stake, deal_round
+from audit.record.events.fields import HandAction
+from tables.engine.dealing import DealerMistake, DealtRound, OptIn, Seats, ShoeCursor, Stake, SystemOffer, deal_round
 from tables.engine.envelope import EnvelopeWriter
 from tables.engine.findings import Finding
 from tables.engine.replay import ReplayResult, replay
 from tables.engine.rules import RuleSet
 from tables.engine.shoes import Shoe, commitment
-from tables.engine.table_round import HandView
+from tables.engine.table_round import Bet, Hand
 
 START = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
-NO_CHOICES = Choices()
 BURN = ["2D", "3D", "4D", "5D", "6D", "7D"]
 
 
@@ -30,18 +30,64 @@ def layout(rules: RuleSet, players: Sequence[str], dealer: str, play: str = "", 
     return " ".join(first + [second] + play.split() + draws.split())
 
 
-def scripted(*actions: str) -> Any:
-    """A player who makes ``actions`` in order, then stands."""
-    queue = list(actions)
+_NOBODY = Seats()
 
-    def policy(view: HandView) -> str:
-        if queue:
-            action = queue.pop(0)
-            assert action in view.legal, f"{action} is not legal on {view.cards} (legal: {sorted(view.legal)})"
-            return action
+
+class Choices(Seats):
+    """The people at a test table: the hands played as ``script`` says (each action
+    asserted legal), then standing; every other choice from the callable given for it,
+    the protocol's default where none is. ``legal_seen``: what each decision offered."""
+
+    def __init__(
+        self,
+        *,
+        script: Sequence[str] = (),
+        insure: Callable[[Bet], int] = _NOBODY.insure,
+        even_money: Callable[[Bet], bool] = _NOBODY.even_money,
+        opt_in: Callable[[Bet, OptIn], bool] = _NOBODY.opt_in,
+        offer: Callable[[Bet, Hand, str, SystemOffer], int | None] = _NOBODY.offer,
+        accept: Callable[[Bet, int], bool] = _NOBODY.accept,
+    ) -> None:
+        self.script = list(script)
+        self._insure, self._even_money, self._opt_in = insure, even_money, opt_in
+        self._offer, self._accept = offer, accept
+        self.legal_seen: list[frozenset[HandAction]] = []
+
+    def scripted(self, *actions: str) -> Choices:
+        """These choices, with the hands played as ``actions`` say."""
+        return Choices(script=actions, insure=self._insure, even_money=self._even_money, opt_in=self._opt_in,
+                       offer=self._offer, accept=self._accept)
+
+    def decide(self, bet: Bet, hand: Hand, up: str, legal: frozenset[HandAction]) -> HandAction:
+        self.legal_seen.append(legal)
+        if self.script:
+            action = self.script.pop(0)
+            assert action in legal, f"{action} is not legal on {hand.cards} (legal: {sorted(legal)})"
+            return action  # type: ignore[return-value]
         return "stand"
 
-    return policy
+    def insure(self, bet: Bet) -> int:
+        return self._insure(bet)
+
+    def even_money(self, bet: Bet) -> bool:
+        return self._even_money(bet)
+
+    def opt_in(self, bet: Bet, action: OptIn) -> bool:
+        return self._opt_in(bet, action)
+
+    def offer(self, bet: Bet, hand: Hand, up: str, system: SystemOffer) -> int | None:
+        return self._offer(bet, hand, up, system)
+
+    def accept(self, bet: Bet, amount: int) -> bool:
+        return self._accept(bet, amount)
+
+
+NO_CHOICES = Choices()
+
+
+def system_offers(bet: Bet, hand: Hand, up: str, system: SystemOffer) -> int:
+    """Every bet is offered the system's cash-out whenever the round allows one."""
+    return system(bet)
 
 
 def cards(text: str) -> list[str]:
@@ -74,10 +120,11 @@ class Table:
         self.events.append(event)
         return event
 
-    def deal(self, stakes: Sequence[Stake] | Sequence[int] = (100,), *actions: str, choices: Choices = NO_CHOICES) -> DealtRound:
+    def deal(self, stakes: Sequence[Stake] | Sequence[int] = (100,), *actions: str, choices: Choices = NO_CHOICES,
+             mistake: DealerMistake | None = None) -> DealtRound:
         number = len(self.rounds) + 1
         bets = [s if isinstance(s, Stake) else Stake(f"r{number}b{i + 1}", i + 1, s) for i, s in enumerate(stakes)]
-        dealt = deal_round(self.rules, self.cursor, number, bets, scripted(*actions), choices=choices)
+        dealt = deal_round(self.rules, self.cursor, number, bets, choices.scripted(*actions), mistake=mistake)
         for kind, payload in dealt.events:
             self.write(kind, payload)
         self.rounds.append(dealt)
@@ -140,13 +187,7 @@ def insert_before_last(events: Sequence[dict[str, Any]], kind: str, payload: dic
 
 def first_legal(rules: RuleSet, player: str, dealer: str) -> frozenset[str]:
     """The actions the rule set allows a fresh hand of ``player`` against ``dealer``'s up card."""
-    seen: list[frozenset[str]] = []
-
-    def policy(view: HandView) -> str:
-        if not seen:
-            seen.append(view.legal)
-        return "stand"
-
+    seats = Choices()
     table = Table(rules, layout(rules, [player], dealer, draws="TC TC TC"))
-    deal_round(rules, table.cursor, 1, [Stake("b", 1, max(100, rules.min_bet))], policy)
-    return seen[0] if seen else frozenset()
+    deal_round(rules, table.cursor, 1, [Stake("b", 1, max(100, rules.min_bet))], seats)
+    return frozenset(seats.legal_seen[0]) if seats.legal_seen else frozenset()

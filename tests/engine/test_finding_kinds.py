@@ -1,11 +1,11 @@
 """Each documented finding kind, produced by the tampering that should produce it."""
 from __future__ import annotations
 
-from tables.engine.dealing import Choices, Stake
+from tables.engine.dealing import Stake
 from tables.engine.presets import PRESETS
 from tables.engine.replay import replay
 
-from .helpers import Table, edit, find, kinds, layout
+from .helpers import Choices, Table, edit, find, kinds, layout, system_offers
 
 HOYLE = PRESETS["hoyle"]
 LIVE = PRESETS["it-live"]
@@ -67,7 +67,7 @@ def test_a_cash_out_taken_for_another_amount_than_offered() -> None:
     """Seed 000 (000:108-109): the player takes the offer shown; a cash-out recorded for
     another amount is a wrong payout."""
     table = Table(LIVE, layout(LIVE, ["TS 3H"], "7D TD", play="2C 5C"))
-    table.deal([Stake("a", 1, 100)], choices=Choices(cash_out=lambda view, bet: True, accept=lambda bet, amount: True))
+    table.deal([Stake("a", 1, 100)], choices=Choices(offer=system_offers, accept=lambda bet, amount: True))
     assert table.replay().findings == ()
     index = find(table.events, "cashout.accepted")
     found = kinds(replay(edit(table.events, index, amount=90)).findings)
@@ -80,7 +80,7 @@ def test_an_offer_other_than_the_systems_is_a_wrong_cashout_offer() -> None:
     of any other amount is a wrong_cashout_offer naming both amounts; taken, it still
     settles at the amount offered (what the player was shown)."""
     table = Table(LIVE, layout(LIVE, ["TS 3H"], "7D TD", play="2C 5C"))
-    dealt = table.deal([Stake("a", 1, 1000)], choices=Choices(offer=lambda view, bet: 600, accept=lambda bet, amount: True))
+    dealt = table.deal([Stake("a", 1, 1000)], choices=Choices(offer=lambda bet, hand, up, system: 600, accept=lambda bet, amount: True))
     assert dealt.round is not None
     result = table.replay()
     assert kinds(result.findings) == ["wrong_cashout_offer"]

@@ -129,11 +129,11 @@ def test_insurance_pays_two_to_one_independently(name: str) -> None:
     """Every seed (000:127, 001:21, 002:51-56, 003:10, 004:59): insurance against an ace is
     a side bet paid 2:1 when the dealer has a natural and lost otherwise, settled apart
     from the main bet."""
-    from tables.engine.dealing import Choices
+    from .helpers import Choices
 
     rules = PRESETS[name]
     stake = max(100, rules.min_bet)
-    insure = Choices(insure=lambda bet, rules: bet.amount // 2)
+    insure = Choices(insure=lambda bet: bet.amount // 2)
     table = Table(rules, layout(rules, ["TS 9H"], "AD KS"))
     dealt = table.deal([stake], choices=insure)
     assert nets(dealt) == {"r1b1": ("lose", -stake), "r1b1-i": ("win", stake)}

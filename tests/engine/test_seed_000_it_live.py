@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from tables.engine.dealing import Choices, Stake
+from tables.engine.dealing import Stake
 from tables.engine.math.cashout import cashout_offer
 from tables.engine.math.composition import remaining
 from tables.engine.presets import PRESETS
@@ -11,6 +11,7 @@ from tables.engine.replay import replay
 from tables.engine.simulate import deal_table
 
 from .helpers import (
+    Choices,
     Table,
     actions_of,
     edit,
@@ -20,6 +21,7 @@ from .helpers import (
     layout,
     nets,
     rewrap,
+    system_offers,
     targets,
 )
 
@@ -105,7 +107,7 @@ def test_insurance_is_exactly_half_the_stake() -> None:
     """Seed 000 (000:127): insurance is half the original stake, paid 2:1; any other
     amount is an illegal bet (and its recorded payout then a wrong one)."""
     table = Table(RULES, layout(RULES, ["TS 9H"], "AD KD"))
-    table.deal([100], choices=Choices(insure=lambda bet, rules: 50))
+    table.deal([100], choices=Choices(insure=lambda bet: 50))
     assert table.replay().findings == ()
     index = find(table.events, "bet.placed", kind="insurance")
     assert kinds(replay(edit(table.events, index, amount=40)).findings) == ["illegal_bet", "wrong_payout"]
@@ -128,7 +130,7 @@ def test_cash_out_offers_only_between_11_and_16() -> None:
     three cards out is worth 0.73 of the stake, so 100 is offered 71. The player leaves
     the hand with the amount; an offer on a hand below 11 is illegal."""
     table = Table(RULES, layout(RULES, ["TS 3H"], "7D TD", play="2C 5C"))
-    offer = Choices(cash_out=lambda view, bet: True, accept=lambda bet, amount: True)
+    offer = Choices(offer=system_offers, accept=lambda bet, amount: True)
     dealt = table.deal([100], choices=offer)
     fair = cashout_offer(["TS", "3H"], "7D", remaining(6, ["TS", "7D", "3H"]), stake=100, rules=RULES, margin=(0, 1))
     assert fair.amount == 73
@@ -145,7 +147,7 @@ def test_a_cash_out_is_kept_when_the_round_is_voided() -> None:
     """Seed 000 (000:109): a cash-out taken stands even when the dealer voids the round;
     every other stake goes back."""
     table = Table(RULES, layout(RULES, ["TS 3H", "TC 8H"], "7D TD", play="2C 5C"))
-    offer = Choices(cash_out=lambda view, bet: view.box == 1, accept=lambda bet, amount: True)
+    offer = Choices(offer=lambda bet, hand, up, system: system(bet) if hand.box == 1 else None, accept=lambda bet, amount: True)
     table.deal([100, 100], choices=offer)
     voided = rewrap(table.events[:-1] + [{"type": "round.voided", "payload": {"round": 1, "reason": "cards left in the discard holder", "authorised_by": "pit1"}}])
     result = replay(voided)

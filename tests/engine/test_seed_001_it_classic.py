@@ -1,11 +1,12 @@
 """Seed 001: the classic Italian casino game (preset it-classic)."""
 from __future__ import annotations
 
-from tables.engine.dealing import Choices, Stake
+from tables.engine.dealing import Stake
 from tables.engine.presets import PRESETS
 from tables.engine.replay import replay
 
 from .helpers import (
+    Choices,
     Table,
     actions_of,
     first_legal,
@@ -95,7 +96,7 @@ def test_insurance_is_half_the_stake() -> None:
     """Seed 001 (001:21): insurance is half the player's stake, paid 2:1 on a dealer
     blackjack."""
     table = Table(RULES, layout(RULES, ["TS 9H"], "AD KD"))
-    dealt = table.deal([100], choices=Choices(insure=lambda bet, rules: 50))
+    dealt = table.deal([100], choices=Choices(insure=lambda bet: 50))
     assert nets(dealt) == {"r1b1": ("lose", -100), "r1b1-i": ("win", 100)}
     assert table.replay().findings == ()
 

@@ -1,11 +1,11 @@
 """Seed 002: the sabot game with pushes frozen on the layout (preset it-sabot)."""
 from __future__ import annotations
 
-from tables.engine.dealing import Choices, Stake
+from tables.engine.dealing import Stake
 from tables.engine.presets import PRESETS
 from tables.engine.replay import replay
 
-from .helpers import Table, actions_of, edit, find, first_legal, kinds, layout, nets, targets
+from .helpers import Choices, Table, actions_of, edit, find, first_legal, kinds, layout, nets, targets
 
 RULES = PRESETS["it-sabot"]
 
@@ -44,7 +44,7 @@ def test_double_only_on_9_to_11() -> None:
 def test_insurance_up_to_half() -> None:
     """Seed 002 (002:53-54): insurance may not exceed half the stake on the box."""
     table = Table(RULES, layout(RULES, ["TS 9H"], "AD 7D"))
-    dealt = table.deal([100], choices=Choices(insure=lambda bet, rules: 30))
+    dealt = table.deal([100], choices=Choices(insure=lambda bet: 30))
     assert nets(dealt) == {"r1b1": ("win", 100), "r1b1-i": ("lose", -30)}
     assert table.replay().findings == ()
     index = find(table.events, "bet.placed", kind="insurance")

@@ -1,11 +1,10 @@
 """Seed 003: European online blackjack (preset eu-online)."""
 from __future__ import annotations
 
-from tables.engine.dealing import Choices
 from tables.engine.presets import PRESETS
 from tables.engine.replay import replay
 
-from .helpers import Table, actions_of, edit, find, first_legal, kinds, layout, nets, targets
+from .helpers import Choices, Table, actions_of, edit, find, first_legal, kinds, layout, nets, targets
 
 RULES = PRESETS["eu-online"]
 
@@ -98,6 +97,6 @@ def test_insurance_half_against_an_ace() -> None:
     """Seed 003 (003:9-11): against an ace the player without blackjack may insure for
     half the stake, paid 2:1 if the dealer has blackjack."""
     table = Table(RULES, layout(RULES, ["TS 9H"], "AD KD"))
-    dealt = table.deal([100], choices=Choices(insure=lambda bet, rules: 50))
+    dealt = table.deal([100], choices=Choices(insure=lambda bet: 50))
     assert nets(dealt) == {"r1b1": ("lose", -100), "r1b1-i": ("win", 100)}
     assert table.replay().findings == ()

@@ -1,10 +1,10 @@
 """Seed 004: the Czech Hoyle-style shoe game (preset hoyle)."""
 from __future__ import annotations
 
-from tables.engine.dealing import Choices, Stake
+from tables.engine.dealing import Stake
 from tables.engine.presets import PRESETS
 
-from .helpers import Table, actions_of, first_legal, kinds, layout, nets, targets
+from .helpers import Choices, Table, actions_of, first_legal, kinds, layout, nets, targets
 
 RULES = PRESETS["hoyle"]
 STAKE = 1000  # 10 USD in cents: inside the 2-500 USD limits
@@ -72,7 +72,7 @@ def test_double_on_9_to_11_with_the_card_face_down() -> None:
 def test_insurance_up_to_half() -> None:
     """Seed 004 (004:59): any player may insure for up to half the stake, paid 2:1."""
     table = Table(RULES, layout(RULES, ["TS 9H"], "AD KD"))
-    dealt = table.deal([STAKE], choices=Choices(insure=lambda bet, rules: 300))
+    dealt = table.deal([STAKE], choices=Choices(insure=lambda bet: 300))
     assert nets(dealt) == {"r1b1": ("lose", -STAKE), "r1b1-i": ("win", 600)}
     assert table.replay().findings == ()
 

@@ -86,7 +86,7 @@ def test_check_reports_a_fault_the_audit_did_not_find() -> None:
     from .helpers import run
 
     data, manifest = run(SimConfig(tables=2, rounds=4, seed="miss", live_bets=5))
-    claimed = {"kind": "overpay", "table": "BJ-02", "finding": {"kind": "wrong_payout", "check": "replay", "round": 2}}
+    claimed = {"kind": "overpay", "table": "BJ-02", "finding": {"kind": "wrong_payout", "check": "engine", "round": 2}}
     result = check_lines(data.split(b"\n"), {**manifest, "faults": [claimed]})
     assert not result.ok
-    assert dict(result.missed) == {("replay", "BJ-02", "wrong_payout", "2"): 1} and not result.unexpected
+    assert dict(result.missed) == {("engine", "BJ-02", "wrong_payout", "2"): 1} and not result.unexpected

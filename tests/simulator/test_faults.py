@@ -93,3 +93,40 @@ def test_a_pushed_stake_placed_again_is_not_the_one_duplicated() -> None:
     data, manifest = run(SimConfig(tables=1, presets=("it-sabot",), rounds=80, seed="sabot", rates=rates))
     assert len(manifest["faults"]) > 20
     assert audit(data) == expected(manifest)
+
+
+def test_offers_after_an_impossible_card_are_valued_as_replay_counts_the_shoe() -> None:
+    """After an impossible card the shoe is recorded as hand-shuffled and replay counts
+    the card it could not take out as still in the shoe; the dealer's cash-out offers
+    later in that shoe are valued from the same count, so none is a wrong offer."""
+    data, manifest = run(SimConfig(tables=1, rounds=60, seed="li1", live_bets=20, rates={"impossible_card": 0.5}))
+    events = events_of(data)
+    impossible = {f["event"]["version"] for f in manifest["faults"] if f["kind"] == "impossible_card"}
+    assert impossible
+    offers_after = 0
+    shoe_of_fault: int | None = None
+    for e in events:
+        if e["type"] == "shoe.shuffled":
+            shoe_of_fault = None
+        elif e["version"] in impossible:
+            shoe_of_fault = e["version"]
+        elif e["type"] == "cashout.offered" and shoe_of_fault is not None:
+            offers_after += 1
+    assert offers_after > 10
+    assert audit(data) == expected(manifest)
+
+
+def test_every_round_fault_has_one_planter_and_each_check_is_its_findings_owner() -> None:
+    """The planters are a registry by kind: each fault planted in a round has exactly one,
+    the faults of other moments none. A fault's check is the owner its finding kind has
+    in the findings vocabulary (tamper: ``altered``, the chain's)."""
+    from audit.record.findings import KINDS as FINDINGS
+    from tables.simulator.faults import ROUND_KINDS
+    from tables.simulator.planting import PLANTERS
+
+    assert set(PLANTERS) == ROUND_KINDS == {k for k, f in KINDS.items() if f.moment == "round"}
+    assert all(PLANTERS[k].kind == k for k in PLANTERS)
+    for kind in KINDS.values():
+        assert kind.check == FINDINGS[kind.finding].owner
+    assert (KINDS["tamper"].finding, KINDS["tamper"].check) == ("altered", "integrity")
+    assert {k.check for k in KINDS.values()} == {"engine", "ledger", "integrity"}

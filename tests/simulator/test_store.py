@@ -78,9 +78,9 @@ def test_into_the_store_with_faults_each_found_where_the_manifest_says(tmp_path:
     found: Counter[tuple[str, ...]] = Counter()
     for stream, events in _stored().items():
         for f in replay(events).findings:
-            found[("replay", stream, f.kind, str(f.round))] += 1
+            found[("engine", stream, f.kind, str(f.round))] += 1
         for f in reconcile(events):
-            found[("reconcile", stream, f.kind, f.gaming_day)] += 1
+            found[("ledger", stream, f.kind, f.gaming_day)] += 1
     want = expected({"faults": [f for f in manifest["faults"] if f["kind"] != "tamper"]})
     assert found == want
     # the tampered row holds the manifest's player now

@@ -11,6 +11,8 @@ from typing import Annotated, Literal
 import msgspec
 
 from .fields import (
+    Action,
+    BetKind,
     Box,
     Card,
     Count,
@@ -21,6 +23,7 @@ from .fields import (
     HandNo,
     Ident,
     Money,
+    Outcome,
     ParamName,
     Payload,
     RoundNo,
@@ -140,7 +143,7 @@ class BetPlacedV1(Payload, frozen=True):
     hand: HandNo
     player: Ident | None
     amount: Money
-    kind: Literal["main", "insurance", "double", "split", "behind"]
+    kind: BetKind
 
 
 class BetPlaced(Payload, frozen=True):
@@ -153,7 +156,7 @@ class BetPlaced(Payload, frozen=True):
     hand: HandNo
     player: Ident | None
     amount: Money
-    kind: Literal["main", "insurance", "double", "split", "behind"]
+    kind: BetKind
     parent: Ident | None
 
 
@@ -173,9 +176,7 @@ class DecisionMade(Payload, frozen=True):
     round: RoundNo
     box: Box
     hand: HandNo
-    action: Literal[
-        "hit", "stand", "double", "split", "surrender", "insurance", "no_insurance", "even_money"
-    ]
+    action: Action
     # the bet that took the decision where it is one player's (insurance, even money,
     # the live game's opt-ins); None where the box's hand is decided as a whole
     bet: Ident | None
@@ -200,9 +201,7 @@ class CardRevealed(Payload, frozen=True):
 
 class Settlement(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
     bet: Ident
-    outcome: Literal[
-        "win", "natural", "lose", "push", "surrender", "carried", "cashed_out", "even_money"
-    ]
+    outcome: Outcome
     # what the player ends with relative to the stake: + paid by the house, - taken by it,
     # 0 a push (stake returned, or carried to the next round)
     net: SignedMoney

@@ -40,6 +40,17 @@ Sha256Hex = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}\Z")]
 ParamName = Annotated[str, msgspec.Meta(pattern=r"^[a-z][a-z0-9_]{0,63}\Z")]
 Face = Literal["up", "down"]
 
+# The game's words, declared once: the catalogue's payloads, the rules engine and the
+# simulator all use these names.
+BetKind = Literal["main", "insurance", "double", "split", "behind"]
+# what a hand does when it is its turn
+HandAction = Literal["hit", "stand", "double", "split", "surrender"]
+# what one bet decides for itself while the dealer's ace is up
+BetDecision = Literal["insurance", "no_insurance", "even_money"]
+# every action ``decision.made`` records
+Action = Literal[HandAction, BetDecision]
+Outcome = Literal["win", "natural", "lose", "push", "surrender", "carried", "cashed_out", "even_money"]
+
 
 class Payload(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
     """Base of every payload: undeclared fields are a sender bug and are refused."""

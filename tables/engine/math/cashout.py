@@ -21,10 +21,12 @@ payment "creata dal sistema su base statistica" in place of playing on. Here:
    ``cashout_margin`` (it-live: 2%, a house default - seed 000 states none) unless a
    ``margin`` argument is given.
 
-The engine's dealer makes its offers with :func:`cashout_offer`
-(``Round.system_offer``) and replay checks every recorded ``cashout.offered`` with
-:func:`check_offer`; ``remaining`` is then the cards left in the shoe (every card dealt
-or burned since the shuffle removed - in seed 000 every one of them is face up).
+The engine's dealer makes its offers, and replay checks every recorded
+``cashout.offered``, with :func:`offer_share` (``Round.offer_ratio``: the hand valued
+once for all its bets; ``Round.system_offer``: a stake times it, rounded as
+:func:`cashout_offer` rounds it); ``remaining`` is then the cards left in the shoe
+(every card dealt or burned since the shuffle removed - in seed 000 every one of them
+is face up).
 
 >>> from ..presets import PRESETS
 >>> from .composition import remaining
@@ -121,10 +123,21 @@ def cashout_offer(
     if stake < 0:
         raise ValueError("stake must be >= 0")
     cut = _margin(rules, margin)
+    share = offer_share(cards, up, remaining, rules=rules, margin=cut, split_done=split_done)
     quantised, action = _quantised_return(tuple(cards), up, tuple(remaining), rules, split_done)
-    share = quantised * (1 - cut)
     amount = apply_ratio(stake, (share.numerator, share.denominator), rules.rounding)
     return Offer(amount, quantised * stake, quantised, cut, action)
+
+
+def offer_share(
+    cards: Sequence[str], up: str, remaining: Composition, *, rules: RuleSet,
+    margin: Margin | None = None, split_done: bool = False,
+) -> Fraction:
+    """The share of its stake a hand of ``cards`` against ``up`` is offered with
+    ``remaining`` cards left: its expected return less the margin. The same for every
+    stake on the hand; :func:`cashout_offer` is a stake times it, rounded."""
+    quantised, _action = _quantised_return(tuple(cards), up, tuple(remaining), rules, split_done)
+    return quantised * (1 - _margin(rules, margin))
 
 
 @lru_cache(maxsize=4096)

@@ -28,14 +28,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
-from typing import Protocol
+from typing import Final, Protocol
+
+from audit.record.events.fields import HandAction
 
 from .composition import Composition
 from .dealer import BUST, NATURAL, dealer_odds, given_no_natural
 from .rulesview import PlayRules
 
-STAND, HIT, DOUBLE, SPLIT, SURRENDER = "stand", "hit", "double", "split", "surrender"
-ACTIONS = (STAND, HIT, DOUBLE, SPLIT, SURRENDER)
+STAND: Final = "stand"
+HIT: Final = "hit"
+DOUBLE: Final = "double"
+SPLIT: Final = "split"
+SURRENDER: Final = "surrender"
+ACTIONS: tuple[HandAction, ...] = (STAND, HIT, DOUBLE, SPLIT, SURRENDER)
 HIT_STAND = frozenset({HIT, STAND})
 
 

@@ -32,6 +32,8 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from audit.record.events.fields import HandAction
+
 from ..cards import VALUE
 from ..rules import RuleSet
 from .composition import remove, shoe
@@ -44,7 +46,7 @@ HARD_ROWS = tuple(range(4, 22))
 SOFT_ROWS = tuple(range(12, 22))
 PAIR_ROWS = (2, 3, 4, 5, 6, 7, 8, 9, 10, 1)
 
-_PREFERENCES: Mapping[str, tuple[str, ...]] = {
+_PREFERENCES: Mapping[str, tuple[HandAction, ...]] = {
     "H": (HIT, STAND),
     "S": (STAND, HIT),
     "D": (DOUBLE, HIT, STAND),
@@ -95,7 +97,7 @@ class Chart:
             return self.soft[best_value][column]
         return self.hard[min(max(best_value, HARD_ROWS[0]), HARD_ROWS[-1])][column]
 
-    def decide(self, up: int, hard: int, soft: bool, pair: int, legal: frozenset[str]) -> str:
+    def decide(self, up: int, hard: int, soft: bool, pair: int, legal: frozenset[str]) -> HandAction:
         """One of ``legal`` (ev.Policy). ``soft``: the hand holds an ace."""
         if pair:
             code = self.code(up, hard, soft, pair)
@@ -111,7 +113,8 @@ class Chart:
         choice = _first(self.code(up, hard, soft), legal)
         if choice is not None:
             return choice
-        for fallback in (STAND, HIT, DOUBLE, SPLIT, SURRENDER):
+        fallbacks: tuple[HandAction, ...] = (STAND, HIT, DOUBLE, SPLIT, SURRENDER)
+        for fallback in fallbacks:
             if fallback in legal:
                 return fallback
         raise ValueError("no legal action")
@@ -159,7 +162,7 @@ def _label(value: int) -> str:
     return {1: "A", 10: "T"}.get(value, str(value))
 
 
-def _first(code: str, legal: Collection[str]) -> str | None:
+def _first(code: str, legal: Collection[str]) -> HandAction | None:
     for choice in _PREFERENCES[code]:
         if choice in legal:
             return choice
@@ -251,12 +254,12 @@ class ComputedStrategy:
         hard, ace, pair = _hand(cards)
         return self.chart.code(VALUE[up], hard, ace, pair)
 
-    def action(self, cards: Sequence[str], up: str, legal: Collection[str], *, split_done: bool) -> str:
+    def action(self, cards: Sequence[str], up: str, legal: Collection[str], *, split_done: bool) -> HandAction:
         hard, ace, pair = _hand(cards)
         return self.chart.decide(VALUE[up], hard, ace, pair, frozenset(legal))
 
     # the name the issue's brief uses
-    def decide(self, hand_cards: Sequence[str], up_card: str, options: Collection[str]) -> str:
+    def decide(self, hand_cards: Sequence[str], up_card: str, options: Collection[str]) -> HandAction:
         return self.action(hand_cards, up_card, options, split_done=False)
 
 
