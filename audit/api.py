@@ -27,7 +27,6 @@ from drf_spectacular.utils import (
     extend_schema_field,
 )
 from rest_framework import serializers, status
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -35,6 +34,7 @@ from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from . import store
+from .parsers import BoundedJSONParser
 from .record.chain import parse_timestamp
 from .devices import SERVER_STREAM_PREFIX, check_device_actors, device_of, principal_of
 from .errors import BatchTooLarge
@@ -349,7 +349,7 @@ def _envelopes(rows: list[Event]) -> list[dict[str, Any]]:
 
 
 class StreamEventsView(APIView):
-    parser_classes = (JSONParser,)
+    parser_classes = (BoundedJSONParser,)
 
     def get_permissions(self) -> list[BasePermission]:
         may = MayAppend() if self.request.method == "POST" else MayReadStream()

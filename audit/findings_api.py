@@ -8,7 +8,6 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
 from rest_framework.generics import GenericAPIView
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -18,6 +17,7 @@ from . import findings as service
 from .api import STREAM_REGEX, ErrorSerializer, InvalidSerializer, StrictCharField, StrictSerializer
 from .api_common import MayChangeFindings, MayViewFindings, Pages, StrictQuery, query
 from .models import Finding
+from .parsers import BoundedJSONParser
 from .record.findings import KINDS
 
 _AUTH_ERRORS = {
@@ -106,7 +106,7 @@ class FindingDetailView(APIView):
 
 class _StatusChange(APIView):
     permission_classes = (IsAuthenticated, MayChangeFindings)
-    parser_classes = (JSONParser,)
+    parser_classes = (BoundedJSONParser,)
     action = staticmethod(service.finding_acknowledge)
 
     def get_permissions(self) -> list[BasePermission]:

@@ -57,8 +57,10 @@ def insert_values(values: Sequence[Sequence[object]]) -> None:
     table = Event._meta.db_table
     if connection.vendor == "postgresql":
         sql = f"COPY {table} ({', '.join(COLUMNS)}) FROM STDIN"
-        with connection.cursor() as cursor:
-            with cursor.cursor.copy(sql) as copy:  # the psycopg 3 cursor under Django's wrapper
+        # the psycopg 3 cursor under Django's wrapper; its errors wrapped as Django's
+        # (a unique violation is an IntegrityError to the store, as through the ORM)
+        with connection.cursor() as cursor, connection.wrap_database_errors:
+            with cursor.cursor.copy(sql) as copy:
                 for row in values:
                     copy.write_row(row)
     elif connection.vendor == "sqlite":

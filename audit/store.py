@@ -215,19 +215,23 @@ def append_checked(
     first_seen: dict[str, tuple[int, int]] = {}  # stream -> (expected version, head version)
     rows: list[Envelope] = []
     spans: list[tuple[str, int, int]] = []
-    for batch in batches:
-        if stored and any(item.id in stored for item in batch.items):
-            results.append(_retry_result(batch.stream, batch.items, stored))
-            continue
-        if batch.stream not in heads:
-            heads[batch.stream] = stream_head(batch.stream)
-            first_seen[batch.stream] = (batch.expected_version, heads[batch.stream][0])
-        new_rows = _build_rows(batch.stream, batch.expected_version, batch.items, recorded_at, heads[batch.stream])
-        if new_rows:
-            heads[batch.stream] = (new_rows[-1].version, new_rows[-1].hash)
-            spans.append((batch.stream, new_rows[0].version, new_rows[-1].version))
-        rows.extend(new_rows)
-        results.append(None)
+    try:
+        for batch in batches:
+            if stored and any(item.id in stored for item in batch.items):
+                results.append(_retry_result(batch.stream, batch.items, stored))
+                continue
+            if batch.stream not in heads:
+                heads[batch.stream] = stream_head(batch.stream)
+                first_seen[batch.stream] = (batch.expected_version, heads[batch.stream][0])
+            new_rows = _build_rows(batch.stream, batch.expected_version, batch.items, recorded_at, heads[batch.stream])
+            if new_rows:
+                heads[batch.stream] = (new_rows[-1].version, new_rows[-1].hash)
+                spans.append((batch.stream, new_rows[0].version, new_rows[-1].version))
+            rows.extend(new_rows)
+            results.append(None)
+    except VersionConflict as conflict:
+        # the stream moved since the check for stored ids: perhaps by this very batch
+        return _after_conflict(batches, first_seen, conflict, returning)
     if rows:
         try:
             with transaction.atomic():
@@ -236,18 +240,39 @@ def append_checked(
                 insert_rows(rows, principal)
                 # the feed's subscribers (read models, replay) follow once it is committed
                 transaction.on_commit(publish)
-        except IntegrityError:
-            # Another writer got past the lock (it does not take it, or runs on another
-            # database node), or stored the same ids: the unique constraints decided.
-            for stream, (expected, _) in first_seen.items():
-                current = stream_version(stream)
-                if current != expected:
-                    raise VersionConflict(stream, expected, current) from None
-            raise
+        except (IntegrityError, VersionConflict) as conflict:
+            # Another writer got there first: the same batch sent twice at once (a retry
+            # racing its original), the same id sent to two streams, or a writer past the
+            # lock (the unique constraints decided). Answer as if this one came second.
+            return _after_conflict(batches, first_seen, conflict, returning)
     if not returning:
         return [[] for _ in results]
     fetched = iter(_fetch(stream, low, high) for stream, low, high in spans)
     return [r if r is not None else (next(fetched) if batch.items else []) for r, batch in zip(results, batches)]
+
+
+def _after_conflict(
+    batches: Sequence[CheckedBatch], first_seen: dict[str, tuple[int, int]], conflict: Exception, returning: bool,
+) -> list[list[Event]]:
+    """What a losing writer answers: its batches' stored events when they are all stored
+    already with the same content (an idempotent retry); IdConflict when one of its ids is
+    stored with other content or in another stream; otherwise the version conflict."""
+    stored = stored_rows([item.id for batch in batches for item in batch.items])
+    if stored:
+        results = []
+        for batch in batches:
+            if batch.items and not any(item.id in stored for item in batch.items):
+                raise VersionConflict(batch.stream, batch.expected_version, stream_version(batch.stream)) from None
+            results.append(_retry_result(batch.stream, batch.items, stored) if batch.items else [])
+        return results if returning else [[] for _ in results]
+    if isinstance(conflict, VersionConflict):
+        raise conflict
+    for stream, (expected, _) in first_seen.items():
+        current = stream_version(stream)
+        if current != expected:
+            raise VersionConflict(stream, expected, current) from None
+    stream, (expected, head) = next(iter(first_seen.items()))
+    raise VersionConflict(stream, expected, head) from None
 
 
 def _confirm_heads(head_versions: dict[str, int], first_seen: dict[str, tuple[int, int]]) -> None:

@@ -15,7 +15,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import logging
+import sys
+import uuid
+
 from django.core.exceptions import RequestDataTooBig
+from django.db import InterfaceError, OperationalError
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
 from rest_framework import status
 from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.response import Response
@@ -23,6 +30,8 @@ from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from audit.errors import StoreError
+
+log = logging.getLogger(__name__)
 
 
 def flatten_errors(detail: Any, path: str = "") -> dict[str, list[str]]:
@@ -51,6 +60,25 @@ def flatten_errors(detail: Any, path: str = "") -> dict[str, list[str]]:
     return flat
 
 
+# a database that does not answer: the client may retry after this many seconds
+RETRY_AFTER = "5"
+
+
+def database_unavailable() -> dict[str, str]:
+    return {"code": "database_unavailable",
+            "detail": "The database does not answer; nothing was stored. Retry shortly."}
+
+
+def server_error(exc: BaseException | None) -> tuple[dict[str, str], int]:
+    """An unexpected error: logged with an id the client can quote, no trace shown."""
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        return database_unavailable(), 503
+    error_id = uuid.uuid4().hex[:12]
+    log.error("API error %s", error_id, exc_info=exc is not None)
+    return {"code": "server_error", "detail": f"An unexpected error (id {error_id}); it has been logged.",
+            "id": error_id}, 500
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, StoreError):
         return Response(exc.as_dict(), status=exc.http_status)
@@ -74,4 +102,35 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if response is not None and isinstance(exc, APIException) and isinstance(response.data, dict):
         detail = response.data.get("detail")
         response.data.setdefault("code", getattr(detail, "code", None) or exc.default_code)
+    if response is None:
+        body, status_code = server_error(exc)
+        response = Response(body, status=status_code)
+        if status_code == 503:
+            response["Retry-After"] = RETRY_AFTER
     return response
+
+
+# --- Django's own error views, for what never reaches a REST view ----------------------------
+
+def _is_api(request: HttpRequest) -> bool:
+    return request.path.startswith("/api/")
+
+
+def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """404: JSON under /api/ (an unknown endpoint), the admin's page elsewhere."""
+    if _is_api(request):
+        return JsonResponse({"code": "not_found", "detail": f"No API endpoint at {request.path}."}, status=404)
+    return defaults.page_not_found(request, exception)  # type: ignore[arg-type]
+
+
+def server_failed(request: HttpRequest) -> HttpResponse:
+    """500 (or 503 when the database is down): JSON under /api/ with an error id; the
+    admin's page elsewhere. Django calls it inside the ``except`` of what failed."""
+    exc = sys.exc_info()[1]
+    if _is_api(request):
+        body, status_code = server_error(exc)
+        response = JsonResponse(body, status=status_code)
+        if status_code == 503:
+            response["Retry-After"] = RETRY_AFTER
+        return response
+    return defaults.server_error(request)

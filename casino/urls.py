@@ -9,3 +9,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]
+
+# JSON under /api/, the admin's pages elsewhere (casino.api_errors)
+handler404 = "casino.api_errors.not_found"
+handler500 = "casino.api_errors.server_failed"

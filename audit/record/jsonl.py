@@ -101,6 +101,8 @@ def decode_fields(text: str | bytes, line: int | None = None) -> Fields:
                         explained.message) from None
     except msgspec.DecodeError as error:
         raise LineError(line, "line", f"not JSON: {error}") from None
+    except RecursionError:
+        raise LineError(line, "line", "not JSON this reader can follow: nested too deeply") from None
     if (fields.recorded_at is None) != (fields.hash is None):
         raise LineError(line, "hash" if fields.hash is None else "recorded_at", "recorded_at and hash come together")
     for name in ("occurred_at", "recorded_at"):
@@ -169,7 +171,7 @@ def stream_of(text: str | bytes) -> str | None:
     """The ``stream`` of a line that is not an envelope, if it has a readable one."""
     try:
         return _decode_stream(text).stream
-    except msgspec.MsgspecError:
+    except (msgspec.MsgspecError, RecursionError):
         return None
 
 

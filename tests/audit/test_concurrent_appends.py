@@ -96,3 +96,34 @@ def test_a_feed_follower_never_skips_an_event_that_committed_late(postgres_only)
     stored = list(Event.objects.order_by("position").values_list("position", flat=True))
     assert len(stored) == 4 * 20 * 25
     assert collected == stored
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_same_batch_sent_twice_at_once_answers_the_stored_events_both_times(postgres_only):
+    """A retry racing its original: both get the stored events, stored once."""
+    events_append(stream="T1", expected_version=0, events=[table_opened("T1")])
+    for attempt in range(5):
+        batch = round_events(attempt + 1)
+        start = Event.objects.filter(stream="T1").count()
+        outcomes = _race([lambda v=start, e=batch: events_append(stream="T1", expected_version=v, events=e)] * 2)
+        assert all(isinstance(o, list) and len(o) == 25 for o in outcomes), outcomes
+        assert [e.event_id for e in outcomes[0]] == [e.event_id for e in outcomes[1]]
+        assert Event.objects.filter(stream="T1").count() == start + 25
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_same_event_id_sent_to_two_streams_at_once_stores_it_once(postgres_only):
+    """One stream gets it; the other writer gets an id conflict (409), never a raw
+    database error."""
+    from audit.errors import IdConflict
+
+    for attempt in range(6):
+        opened = [table_opened(f"A{attempt}")]
+        same = opened[0]
+        outcomes = _race([
+            lambda s=f"A{attempt}": events_append(stream=s, expected_version=0, events=[same]),
+            lambda s=f"B{attempt}": events_append(stream=s, expected_version=0, events=[same]),
+        ])
+        assert sum(isinstance(o, list) for o in outcomes) == 1, outcomes
+        assert sum(isinstance(o, IdConflict) for o in outcomes) == 1, outcomes
+        assert Event.objects.filter(event_id=same.id).count() == 1

@@ -50,3 +50,65 @@ def test_the_codec_names_the_field_of_a_timestamp_out_of_range() -> None:
     with pytest.raises(LineError) as caught:
         decode_fields(line, 7)
     assert caught.value.line == 7 and caught.value.field == "occurred_at"
+
+
+def test_a_body_nested_too_deeply_is_a_400(pit_boss: APIClient) -> None:
+    """A payload nested 5,000 deep: a parse error, not a RecursionError."""
+    body = '{"expected_version": 0, "events": [' + "[" * 5000 + "]" * 5000 + "]}"
+    response = pit_boss.post(T1, body, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["code"] == "parse_error" and "nested too deeply" in response.json()["detail"]
+
+
+def test_a_line_nested_too_deeply_is_a_bad_line_for_ingest(tmp_path: Path) -> None:
+    path = tmp_path / "deep.jsonl"
+    line = json.dumps({**event(), "stream": "T1"})
+    path.write_text(line.replace('"payload": {', '"payload": {"deep": ' + "[" * 5000 + "]" * 5000 + ", ") + "\n")
+    report = ingest_file(str(path))
+    assert len(report.bad_lines) == 1 and "nested too deeply" in report.bad_lines[0].reason
+
+
+@pytest.mark.parametrize("path", ["/api/nothing-here", "/api/streams/T1/nope", "/api/"])
+def test_an_unknown_api_path_is_a_json_404(pit_boss: APIClient, path: str) -> None:
+    response = pit_boss.get(path)
+    assert response.status_code == 404
+    assert response["Content-Type"] == "application/json"
+    assert response.json()["code"] == "not_found"
+
+
+def test_a_method_the_endpoint_does_not_take_is_a_json_405(pit_boss: APIClient) -> None:
+    response = pit_boss.delete(T1)
+    assert response.status_code == 405 and response.json()["code"] == "method_not_allowed"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_database_that_does_not_answer_is_a_json_503_with_retry_after() -> None:
+    """The database gone (a server restarting): 503 JSON naming it, with Retry-After, for
+    the API - never an HTML 500."""
+    from django.db import connection
+
+    from tests.audit.test_api import _person
+
+    client = APIClient(raise_request_exception=False)  # answer as a server would, not re-raise
+    client.force_login(_person("boss", "append_event", "view_event"))
+    saved = dict(connection.settings_dict)
+    connection.close()
+    if connection.vendor == "postgresql":
+        connection.settings_dict["PORT"] = "1"  # nothing listens there
+    else:
+        connection.settings_dict["NAME"] = str(tmp_dir() / "no-such-dir" / "db.sqlite3")
+    try:
+        response = client.get("/api/events")
+    finally:
+        connection.close()
+        connection.settings_dict.clear()
+        connection.settings_dict.update(saved)
+    assert response.status_code == 503, response.content
+    assert response.json()["code"] == "database_unavailable"
+    assert response["Retry-After"] == "5"
+
+
+def tmp_dir() -> Path:
+    import tempfile
+
+    return Path(tempfile.mkdtemp())
