@@ -62,7 +62,7 @@ def _what(request: HttpRequest) -> str:
 
 
 def _address(request: HttpRequest) -> str:
-    if getattr(settings, "TRUST_X_FORWARDED_FOR", False):
+    if getattr(settings, "TRUST_PROXY_HEADERS", False):
         forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
         if forwarded:
             return forwarded.split(",")[0].strip()[:64]

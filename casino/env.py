@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
+from pathlib import Path
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
@@ -55,3 +57,21 @@ def env_json(name: str, default: Any) -> Any:
         return json.loads(raw)
     except json.JSONDecodeError as error:
         raise ImproperlyConfigured(f"{name}: not JSON ({error.msg})") from None
+
+
+def development_secret_key(path: Path) -> str:
+    """A random secret key for a development checkout, made once and kept in ``path``
+    (``var/``, ignored by git): never a key anyone else knows."""
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_urlsafe(50)
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process made it first
+        return path.read_text().strip()
+    with os.fdopen(descriptor, "w") as out:
+        out.write(key)
+    return key

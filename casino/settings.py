@@ -6,23 +6,37 @@ docs/settings.md for the full list.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from .env import env_bool, env_int, env_json, env_list, env_str
+from .env import development_secret_key, env_bool, env_int, env_json, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
-DEV_SECRET_KEY = "dev-insecure-blackjack-backoffice-change-me"
-DEBUG = env_bool("DEBUG", True)
-SECRET_KEY = env_str("SECRET_KEY", DEV_SECRET_KEY)
-if not DEBUG and SECRET_KEY == DEV_SECRET_KEY:
+# Off unless turned on: `manage.py demo` turns it on for itself (manage.py).
+DEBUG = env_bool("DEBUG", False)
+DEFAULT_SQLITE_URL = f"sqlite:///{BASE_DIR / 'db.sqlite3'}"
+EMBEDDED = "DATABASE_URL" not in os.environ
+# Secret keys that are public: the old development default and the deploy example's.
+KNOWN_SECRET_KEYS = frozenset({"dev-insecure-blackjack-backoffice-change-me", "change-me-to-50-random-characters"})
+SECRET_KEY = env_str("SECRET_KEY", "")
+if not SECRET_KEY and (DEBUG or EMBEDDED):
+    # a laptop: a random key made once for this checkout, never one the world knows
+    SECRET_KEY = development_secret_key(BASE_DIR / "var" / "dev-secret-key")
+if not SECRET_KEY:
     raise ImproperlyConfigured(
-        "DEBUG is off (production mode) but SECRET_KEY is the development default: "
-        "set SECRET_KEY to a long random value"
+        "SECRET_KEY is not set: a deployment (DATABASE_URL set, DEBUG off) needs a long random "
+        "SECRET_KEY of its own (e.g. python -c 'import secrets; print(secrets.token_urlsafe(50))')"
     )
+if not DEBUG and (SECRET_KEY in KNOWN_SECRET_KEYS or len(SECRET_KEY) < 40):
+    raise ImproperlyConfigured(
+        "SECRET_KEY is a known example or shorter than 40 characters: set a long random value of your own"
+    )
+# Previous keys, while sessions and the store's seals made with them are still checked
+SECRET_KEY_FALLBACKS = env_list("SECRET_KEY_FALLBACKS", [])
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
 
 INSTALLED_APPS = [
@@ -36,6 +50,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "casino",
     "audit",
     "tables",
@@ -72,7 +87,6 @@ TEMPLATES = [
     },
 ]
 
-DEFAULT_SQLITE_URL = f"sqlite:///{BASE_DIR / 'db.sqlite3'}"
 DATABASES = {
     "default": dj_database_url.parse(
         env_str("DATABASE_URL", DEFAULT_SQLITE_URL), conn_max_age=60, conn_health_checks=True
@@ -114,20 +128,35 @@ STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "var" / "static")))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
+        # a deployment serves hashed, compressed files made by collectstatic; a checkout
+        # serves them from the apps as they are
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
-        if DEBUG
+        if DEBUG or EMBEDDED
         else "whitenoise.storage.CompressedManifestStaticFilesStorage"
     },
 }
+# without collectstatic on a checkout, WhiteNoise serves the apps' files directly
+WHITENOISE_USE_FINDERS = EMBEDDED
+
+# Sessions: a shift long by default, and gone when the browser closes.
+SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 8 * 3600, low=300, high=30 * 86400)
+SESSION_EXPIRE_AT_BROWSER_CLOSE = env_bool("SESSION_EXPIRE_AT_BROWSER_CLOSE", True)
+SESSION_COOKIE_HTTPONLY = True
+# Trust a proxy's X-Forwarded-Proto and X-Forwarded-For (the access log's address) only
+# when told that one sets them, and strips what a client sent.
+TRUST_PROXY_HEADERS = env_bool("TRUST_PROXY_HEADERS", False)
+if TRUST_PROXY_HEADERS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 if not DEBUG:
     # production: static files from the app (runserver serves them in development)
     MIDDLEWARE.insert(1, "whitenoise.middleware.WhiteNoiseMiddleware")
-    # cookies only over HTTPS; behind a proxy that sets X-Forwarded-Proto
-    SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True
-    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
-    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 3600, low=0, high=63_072_000)
+    # cookies only over HTTPS
+    SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", not EMBEDDED)
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not EMBEDDED)
+    # a year of HTTPS only once a browser has seen it (the embedded default serves plain HTTP)
+    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if EMBEDDED else 31_536_000, low=0, high=63_072_000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
     CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [f"https://{h}" for h in ALLOWED_HOSTS])
 
 REST_FRAMEWORK = {
@@ -146,6 +175,11 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Event store ingestion and feeds, rounds, findings. See docs/api.md.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # the schema for people and devices with a login only; the docs page's assets installed
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {
         "RoundStatusEnum": "tables.models.Round.Status",
         "FindingStatusEnum": "audit.models.Finding.Status",
@@ -172,8 +206,6 @@ BACK_OFFICE_PAGE_MAX = env_int("BACK_OFFICE_PAGE_MAX", 500, low=1, high=10_000)
 # The access log (audit.access): rows older than this many days may be purged by the
 # owner role (manage.py access_log --purge); at least 90 (AGCO Registrar's Standards 6.1).
 ACCESS_LOG_RETENTION_DAYS = env_int("ACCESS_LOG_RETENTION_DAYS", 400, low=90, high=36_500)
-# Take the client's address from X-Forwarded-For (only behind a proxy that sets it).
-TRUST_X_FORWARDED_FOR = env_bool("TRUST_X_FORWARDED_FOR", False)
 
 # Signed tree heads of the record (audit.digests): the Ed25519 private key (PEM, outside
 # the database; in development a missing one is made), the public keys heads may also be

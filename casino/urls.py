@@ -1,13 +1,16 @@
 from django.contrib import admin
+from django.contrib.auth.decorators import login_required
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("audit.urls")),
     path("api/", include("tables.urls")),
-    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/schema/", SpectacularJSONAPIView.as_view(), name="api-schema"),
+    # a page for people: who is not logged in goes to the admin's login first
+    path("api/docs/", login_required(SpectacularSwaggerView.as_view(url_name="api-schema"), login_url="/admin/login/"),
+         name="api-docs"),
 ]
 
 # JSON under /api/, the admin's pages elsewhere (casino.api_errors)

@@ -6,7 +6,10 @@ triggers, which is what tests/audit/test_immutability.py proves.
 """
 import os
 
-from casino.settings import *
+# a key for the tests alone (a deployment's settings refuse to start without their own)
+os.environ.setdefault("SECRET_KEY", "tests-only-" + "k" * 40)
+
+from casino.settings import *  # noqa: E402
 from casino.settings import BASE_DIR, DATABASES
 
 _TEST_BACKENDS = {
@@ -30,3 +33,6 @@ CELERY_TASK_ALWAYS_EAGER = True
 # signed tree heads: a key and a publish folder of this test process's own
 DIGEST_SIGNING_KEY = str(BASE_DIR / "var" / f"test-digest-key-{os.getpid()}.pem")
 DIGEST_PUBLISH_DIR = str(BASE_DIR / "var" / f"test-digests-{os.getpid()}")
+
+# the apps' static files as they are (a deployment's hashed manifest needs collectstatic)
+STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}

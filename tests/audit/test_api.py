@@ -520,9 +520,10 @@ def test_create_device_refuses_a_clash() -> None:
 # --- OpenAPI ---------------------------------------------------------------------------------
 
 
-def test_the_schema_is_valid_openapi_with_the_event_paths() -> None:
-    """/api/schema/ serves a valid OpenAPI 3 document describing the three operations."""
-    response = APIClient().get("/api/schema/", {"format": "json"})
+def test_the_schema_is_valid_openapi_with_the_event_paths(device_t1: APIClient) -> None:
+    """/api/schema/ serves a valid OpenAPI 3 document describing the three operations (to
+    any logged-in caller, a table device included)."""
+    response = device_t1.get("/api/schema/")
 
     assert response.status_code == 200
     schema = json.loads(response.content)
@@ -545,6 +546,6 @@ def test_the_event_api_schema_generates_without_warnings() -> None:
     assert not problems, list(problems)
 
 
-def test_the_docs_page_is_served() -> None:
-    """The browsable docs page (Swagger UI) is routed."""
-    assert APIClient().get("/api/docs/").status_code == 200
+def test_the_docs_page_is_served(pit_boss: APIClient) -> None:
+    """The browsable docs page (Swagger UI) is routed, for who is logged in."""
+    assert pit_boss.get("/api/docs/").status_code == 200

@@ -112,3 +112,18 @@ def tmp_dir() -> Path:
     import tempfile
 
     return Path(tempfile.mkdtemp())
+
+
+def test_the_schema_and_docs_need_a_login_and_use_no_cdn(pit_boss: APIClient) -> None:
+    """Anonymous: the schema is a JSON 401, the docs page sends to the login. Logged in:
+    both answer, and the page loads Swagger from this server, not a CDN."""
+    anonymous = APIClient()
+    schema = anonymous.get("/api/schema/")
+    assert schema.status_code == 401 and "json" in schema["Content-Type"] and schema.json()["code"] == "not_authenticated"
+    docs = anonymous.get("/api/docs/")
+    assert docs.status_code == 302 and docs["Location"].startswith("/admin/login/")
+    assert pit_boss.get("/api/schema/").status_code == 200
+    page = pit_boss.get("/api/docs/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "cdn." not in html and "unpkg" not in html and "/static/drf_spectacular_sidecar/" in html

@@ -24,10 +24,14 @@ def _settings(**env: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=60)
 
 
-def test_defaults_are_sqlite_eager_debug():
+def test_defaults_are_sqlite_eager_and_debug_off():
+    """A fresh checkout runs on SQLite and eager Celery, with debug mode off and a random
+    secret key of its own (made once in var/)."""
     run = _settings()
     assert run.returncode == 0, run.stderr
-    assert run.stdout.split()[:5] == ["True", "django.db.backends.sqlite3", "True", "6", "Europe/Rome"]
+    assert run.stdout.split()[:5] == ["False", "django.db.backends.sqlite3", "True", "6", "Europe/Rome"]
+    key = (ROOT / "var" / "dev-secret-key").read_text()
+    assert len(key) >= 60 and key not in {"dev-insecure-blackjack-backoffice-change-me"}
 
 
 def test_environment_overrides():
@@ -39,10 +43,30 @@ def test_environment_overrides():
     assert "a.example" in run.stdout and "b.example" in run.stdout
 
 
-def test_production_refuses_the_development_secret():
-    run = _settings(DEBUG="false")
+@pytest.mark.parametrize(("env", "says"), [
+    ({"DATABASE_URL": "postgresql://u@db:5432/casino"}, "SECRET_KEY is not set"),
+    ({"DATABASE_URL": "postgresql://u@db:5432/casino", "SECRET_KEY": "change-me-to-50-random-characters"},
+     "known example"),
+    ({"SECRET_KEY": "dev-insecure-blackjack-backoffice-change-me"}, "known example"),
+    ({"DATABASE_URL": "postgresql://u@db:5432/casino", "SECRET_KEY": "short-key"}, "shorter than 40"),
+])
+def test_a_deployment_refuses_a_missing_known_or_short_secret(env, says):
+    """Fail closed: a deployment without its own long random key does not start."""
+    run = _settings(**env)
     assert run.returncode != 0
-    assert "SECRET_KEY is the development default" in run.stderr
+    assert says in run.stderr
+
+
+def test_the_demo_turns_debug_on_for_itself_only():
+    """manage.py demo runs in debug mode (it serves the admin with runserver); any other
+    command does not."""
+    code = ("import manage, os; manage.environment(['manage.py', '{}']); "
+            "print(os.environ.get('DEBUG', 'unset'))")
+    env = {k: v for k, v in os.environ.items() if k != "DEBUG"}
+    for command, debug in (("demo", "true"), ("migrate", "unset")):
+        run = subprocess.run([sys.executable, "-c", code.format(command)], check=True, cwd=ROOT,
+                             capture_output=True, text=True, timeout=60, env=env)
+        assert run.stdout.strip() == debug
 
 
 @pytest.mark.parametrize(("name", "value", "says"), [
