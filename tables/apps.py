@@ -15,3 +15,20 @@ class TablesConfig(AppConfig):
 
         # the read models follow the global feed
         register(SUBSCRIBER)
+        # a failed verification of the record (audit's periodic task) is an alert on the floor
+        from celery.signals import task_success
+
+        task_success.connect(_verify_done, dispatch_uid="tables.floor.verify_done")
+
+
+def _verify_done(sender: object = None, result: object = None, **kwargs: object) -> None:
+    """After ``audit.tasks.verify_chains`` (on the worker, or eagerly): its problems, if
+    any, become the floor's alert. Audit knows nothing of the floor; the task's result is
+    the meeting point."""
+    if getattr(sender, "name", None) != "audit.tasks.verify_chains" or not isinstance(result, dict):
+        return
+    problems = result.get("problems") or []
+    if problems:
+        from .floor import alert_verify_failed
+
+        alert_verify_failed(problems=[str(p) for p in problems])
