@@ -19,6 +19,17 @@ class TablesConfig(AppConfig):
         from celery.signals import task_success
 
         task_success.connect(_verify_done, dispatch_uid="tables.floor.verify_done")
+        # the findings' screens show amounts in each table's currency
+        from audit.admin import currencies_register
+
+        currencies_register(_currencies)
+
+
+def _currencies(tables: list[str]) -> dict[str, str]:
+    from .models import Table
+
+    return {stream: currency for stream, currency in
+            Table.objects.filter(stream__in=tables).values_list("stream", "currency") if currency}
 
 
 def _verify_done(sender: object = None, result: object = None, **kwargs: object) -> None:

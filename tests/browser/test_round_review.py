@@ -8,6 +8,7 @@ import pytest
 from django.contrib.auth.models import Group, Permission
 
 from audit.models import Event, Finding
+from audit.record.money import format_signed
 from tables import models as m
 from tables.replay_service import replay_table
 from tests.back_office.helpers import append, dealt, plant_short_pay
@@ -56,7 +57,8 @@ def test_a_pit_boss_reviews_a_short_paid_round_and_acknowledges_its_finding(pit_
     assert page.locator("#result_list tbody tr").count() == 1
     page.click("#result_list a.round-review")
     review = f"/admin/tables/round/T1/{round_.gaming_day.isoformat()}/{round_.number}/"
-    assert page.url.endswith(review)
+    # opened at the short-paid bet's row
+    assert page.url.endswith(f"{review}?bet={fault['bet']}#bet-{fault['bet']}")
     assert f"round {fault['round']}" in page.locator("h1").inner_text()
 
     # cards: the dealer's up card as rank and suit, red or black; every card has a colour
@@ -72,8 +74,8 @@ def test_a_pit_boss_reviews_a_short_paid_round_and_acknowledges_its_finding(pit_
     # the payouts side by side, the short one highlighted
     row = page.locator(f"#payouts tr#bet-{fault['bet']}")
     assert "mismatch" in row.get_attribute("class")
-    assert row.locator("td.recorded").inner_text().strip() == f"win {fault['wrong']}"
-    assert row.locator("td.recomputed").inner_text().strip() == f"win {fault['right']}"
+    assert row.locator("td.recorded").inner_text().strip() == f"win {format_signed(fault['wrong'], 'EUR')}"
+    assert row.locator("td.recomputed").inner_text().strip() == f"win {format_signed(fault['right'], 'EUR')}"
     assert page.locator("#payouts tr.mismatch").count() == 1
 
     # the finding and an intact chain
@@ -94,7 +96,7 @@ def test_a_pit_boss_reviews_a_short_paid_round_and_acknowledges_its_finding(pit_
     page.click("button[name=index]")
     page.wait_for_selector("ul.messagelist")
     assert "Acknowledged 1 finding" in page.locator("ul.messagelist").inner_text()
-    assert "Acknowledged" in page.locator("#result_list td.field-status").first.inner_text()
+    assert "Acknowledged" in page.locator("#result_list td.field-status_text").first.inner_text()
     page.screenshot(path=str(_artifacts() / "findings_acknowledged.png"), full_page=True)
     finding.refresh_from_db()
     assert (finding.status, finding.status_changed_by) == ("acknowledged", "pitboss")
