@@ -185,14 +185,19 @@ def alerts_from_findings(*, streams: list[str] | None = None, now: datetime | No
 
 
 def alerts_check_silent(*, now: datetime | None = None) -> list[m.Alert]:
-    """An alert for every table playing today's gaming day (its day open: no
-    ``table.closed`` at the head of its stream) whose stream has recorded nothing for
-    longer than ``FLOOR_SILENT_AFTER_SECONDS`` - one per silence (keyed by the version
-    it stopped at). Returns the alerts raised."""
+    """An alert for every table whose latest gaming day - today's or yesterday's (a day
+    runs past midnight, and one left open overnight is what to catch) - is still open
+    (no ``table.closed`` near the head of its stream) and whose stream has recorded
+    nothing for longer than ``FLOOR_SILENT_AFTER_SECONDS``: one per silence (keyed by
+    the version it stopped at). Returns the alerts raised."""
     now = now or datetime.now(UTC)
     today = gaming_day(now)
+    latest: dict[str, m.TableDay] = {}
+    for row in m.TableDay.objects.filter(gaming_day__gte=today - timedelta(days=1)).select_related("table") \
+            .order_by("table__stream", "gaming_day"):
+        latest[row.table.stream] = row
     raised = []
-    for row in m.TableDay.objects.filter(gaming_day=today).select_related("table"):
+    for row in latest.values():
         head = last_event(row.table.stream)
         if head is None or head.closed or now - head.recorded_at <= _silent_after():
             continue
@@ -200,7 +205,7 @@ def alerts_check_silent(*, now: datetime | None = None) -> list[m.Alert]:
         alert, created = m.Alert.objects.get_or_create(
             key=f"silent:{row.table.stream}:{head.version}",
             defaults={"kind": m.Alert.Kind.SILENT_TABLE, "severity": "medium", "stream": row.table.stream,
-                      "gaming_day": today, "raised_at": now,
+                      "gaming_day": row.gaming_day, "raised_at": now,
                       "message": f"Table {row.table.stream} has recorded nothing for {minutes} min (its last "
                                  f"event: {head.type}, version {head.version}, at "
                                  f"{head.recorded_at:%H:%M:%S} UTC); its gaming day is not closed."},
