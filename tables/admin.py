@@ -90,6 +90,10 @@ def _where(payload: dict[str, Any]) -> str:
     return f"box {box}" + (f" hand {payload['hand']}" if payload.get("hand") else "")
 
 
+# settlements a round.settled line of the timeline lists (a live round has thousands)
+SETTLEMENTS_LISTED = 6
+
+
 def _timeline_detail(event: Any, currency: str = "") -> str:
     """A short reading of an event's payload for the timeline (the event page has it all),
     amounts in the table's currency."""
@@ -106,8 +110,11 @@ def _timeline_detail(event: Any, currency: str = "") -> str:
     if event.type == "decision.made":
         return f"{_where(p)}: {p.get('action')}"
     if event.type in ("round.settled", "correction.recorded"):
+        settlements = [s for s in p.get("settlements") or [] if isinstance(s, dict) and isinstance(s.get("net"), int)]
         text = ", ".join(f"{s.get('bet')} {s.get('outcome')} {amount(s.get('net'), True)}"
-                         for s in p.get("settlements") or [] if isinstance(s, dict) and isinstance(s.get("net"), int))
+                         for s in settlements[:SETTLEMENTS_LISTED])
+        if len(settlements) > SETTLEMENTS_LISTED:
+            text += f" and {len(settlements) - SETTLEMENTS_LISTED} more (every one under Payouts)"
         extra = f" - {p['reason']} ({p.get('authorised_by')})" if p.get("reason") else ""
         return text + extra
     if event.type == "round.voided":
@@ -203,9 +210,15 @@ def _page_url(base: str, **params: Any) -> str:
     return base + ("?" + urlencode(kept) if kept else "") + "#payouts"
 
 
+# what the timeline never folds into a run of others: the deal, and the round's milestones
+_OWN_LINE = ("card.", "round.", "shoe.", "betting.", "table.", "correction.")
+
+
 def _family(event_type: str) -> str:
-    """Events that fold together: one type, or the cash-out's offers and acceptances."""
-    return "cashout" if event_type.startswith("cashout.") else event_type
+    """Events that fold together: the players' part of a live round - bets, decisions,
+    cash-out offers and acceptances - in whatever order they came; every other type
+    only with itself."""
+    return event_type if event_type.startswith(_OWN_LINE) else "play"
 
 
 def _timeline(reviewed: list[selectors.ReviewedEvent], *, everything: bool, currency: str = "") -> list[dict[str, Any]]:
