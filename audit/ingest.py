@@ -37,11 +37,11 @@ import msgspec
 from django.db import IntegrityError, connection, connections, transaction
 from django.db.models import Q
 
-from .record.events import PayloadError
 from .inserts import db_values, insert_values
 from .jsonl import BadLine, Line, parse_line
-from .record.jsonl import numbered, stream_of
 from .models import Event
+from .record.events import PayloadError
+from .record.jsonl import numbered, stream_of
 from .store import chain_row, same_content, stored_rows, stream_head, take_append_lock
 from .subscribers import publish
 

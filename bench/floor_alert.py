@@ -224,7 +224,7 @@ def main() -> None:
         print(_summary("settled -> projected", projected[warm]))
         print(_summary("settled -> alert row", to_row))
         print(_summary("settled -> on the floor (poll)", to_floor))
-        print(f"  (the page itself polls every second: a person sees the alert up to 1 s after the last line)")
+        print("  (the page itself polls every second: a person sees the alert up to 1 s after the last line)")
     finally:
         for process in (server, worker):
             process.terminate()

@@ -171,8 +171,8 @@ def summary_lines(day: date, checks: list[FaultCheck], not_planted: list[dict[st
     from tables.selectors import day_summary
 
     summary = day_summary(day)
-    lines = [f"Gaming day {summary['gaming_day']}: {plural(summary['rounds'], 'round')}, "
-             f"{plural(summary['bets'], 'bet')} on {plural(len(summary['tables']), 'table')}", ""]
+    lines = [(f"Gaming day {summary['gaming_day']}: {plural(summary['rounds'], 'round')}, "
+              f"{plural(summary['bets'], 'bet')} on {plural(len(summary['tables']), 'table')}"), ""]
     lines.append(f"  {'table':8} {'rule set':22} {'rounds':>7} {'bets':>8} {'handle':>18} "
                  f"{'house result':>16} {'recomputed':>16} {'hold':>7} {'findings':>8}")
     lines.append(f"  {'':8} {'':22} {'':>7} {'':>8} {'':>18} {'(recorded)':>16} {'':>16} {'':>7} {'':>8}")

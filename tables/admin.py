@@ -35,7 +35,13 @@ from django.urls import URLPattern, re_path, reverse
 from django.utils.html import format_html
 from django.utils.http import urlencode
 
-from audit.admin import GAMING_DAY, ReadOnlyAdmin, finding_actions, finding_amounts, round_review_url
+from audit.admin import (
+    GAMING_DAY,
+    ReadOnlyAdmin,
+    finding_actions,
+    finding_amounts,
+    round_review_url,
+)
 from audit.record.money import format_money, format_signed
 from audit.store import STREAM_PATTERN
 

@@ -105,7 +105,7 @@ def as_summary(results: Sequence[ReplayResult], currencies: Mapping[str, str] | 
         currency = currencies.get(result.stream or "")
         recorded, recomputed = house_results(result)
 
-        def money(amount: int, signed: bool = True) -> str:
+        def money(amount: int, signed: bool = True, currency: str | None = currency) -> str:
             if currency is None:
                 return f"{amount:+d}" if signed else str(amount)
             return format_signed(amount, currency) if signed else format_money(amount, currency)

@@ -16,7 +16,7 @@ from tables import models as m
 from tables.replay_service import replay_table
 
 from ..audit.tampering import tamper
-from .helpers import DAY, append, dealt, plant_short_pay
+from .helpers import DAY, append, dealt
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,6 @@ from tables.engine.simulate import deal_table
 from tests.back_office.helpers import START, append, dealt, plant_short_pay
 
 from .conftest import ARTIFACTS
-from .test_round_review import pit_boss  # noqa: F401 - the fixture: a page logged in as a pit boss
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

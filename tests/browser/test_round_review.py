@@ -2,10 +2,7 @@
 engine with one short pay planted, appended and replayed."""
 from __future__ import annotations
 
-import importlib
-
 import pytest
-from django.contrib.auth.models import Group, Permission
 
 from audit.models import Event, Finding
 from audit.record.money import format_signed
@@ -14,31 +11,6 @@ from tables.replay_service import replay_table
 from tests.back_office.helpers import append, dealt, plant_short_pay
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-PASSWORD = "a-long-test-password"
-
-
-def _pit_boss_group() -> Group:
-    """The group as tables/0002_pit_boss_group makes it (an earlier transactional test's
-    flush removes the migration's rows; the permissions come back with post_migrate)."""
-    migration = importlib.import_module("tables.migrations.0002_pit_boss_group")
-    group, _ = Group.objects.get_or_create(name=migration.GROUP)
-    for app_label, codename in migration.PERMISSIONS:
-        group.permissions.add(Permission.objects.get(content_type__app_label=app_label, codename=codename))
-    return group
-
-
-@pytest.fixture
-def pit_boss(page, live_server, django_user_model):
-    """A page logged in to the admin as a member of the pit_boss group (not a superuser)."""
-    user = django_user_model.objects.create_user("pitboss", password=PASSWORD, is_staff=True)
-    user.groups.add(_pit_boss_group())
-    page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", "pitboss")
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
-    page.wait_for_selector("#user-tools")
-    return page
 
 
 def test_a_pit_boss_reviews_a_short_paid_round_and_acknowledges_its_finding(pit_boss, live_server, settings):

@@ -9,7 +9,6 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from audit.commands import BackOfficeCommand
-
 from audit.devices import DeviceError, device_ensure
 
 

@@ -9,7 +9,13 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from audit.commands import BackOfficeCommand
-from casino.demo import demo_day_build, demo_logins_ensure, planted_faults_found, port_free, summary_lines
+from casino.demo import (
+    demo_day_build,
+    demo_logins_ensure,
+    planted_faults_found,
+    port_free,
+    summary_lines,
+)
 
 
 class Command(BackOfficeCommand):
