@@ -261,7 +261,8 @@ def alert_acknowledge(*, alert_id: int, user: object, note: str | None = None,
     when = now or datetime.now(UTC)
 
     def work() -> m.Alert:
-        alert = m.Alert.objects.select_for_update().select_related("finding").get(pk=alert_id)
+        # (no select_related: FOR UPDATE may not reach the nullable side of an outer join)
+        alert = m.Alert.objects.select_for_update().get(pk=alert_id)
         if alert.acknowledged_at is not None:
             raise AlertError(f"This alert was acknowledged by {alert.acknowledged_by} at "
                              f"{alert.acknowledged_at:%Y-%m-%d %H:%M:%S} UTC.")
