@@ -7,7 +7,8 @@ A fresh database holds a full day of one table (``--rounds`` hoyle rounds, inges
 projected); then a real Celery worker (a process, solo pool) on Redis and a real web
 server (``runserver``, threaded) start, as in production but on one machine. The table's
 device appends each further round over REST as a dealer's terminal would: the round up
-to its last card in one request, then the ``round.settled`` alone - every other one with a winning bet
+to its last card in one request, then - once the worker has projected that, as it has
+in the seconds a dealer takes to settle - the ``round.settled`` alone - every other one with a winning bet
 short-paid. For each settlement the bench times:
 
 - **append**: the device's POST of the ``round.settled`` (what the dealer waits for; the
@@ -151,7 +152,7 @@ def main() -> None:
     from django.test import Client
 
     from audit.models import Event
-    from tables.models import Alert
+    from tables.models import Alert, Table
 
     person, _ = get_user_model().objects.get_or_create(username="floor-bench", defaults={"is_staff": True,
                                                                                          "is_superuser": True})
@@ -187,6 +188,10 @@ def main() -> None:
             _post(stream_url, token, {"expected_version": version,
                                       "events": [{k: e[k] for k in API_KEYS} for e in before_settle]})
             settled_version = version + len(before_settle) + 1
+            # the dealer settles a few seconds after the last card: by then the worker has
+            # projected the round so far (waited for here, not timed)
+            while not Table.objects.filter(stream=TABLE, projected_version__gte=settled_version - 1).exists():
+                time.sleep(0.01)
             sent = time.perf_counter()
             took, status = _post(stream_url, token, {"expected_version": settled_version - 1,
                                                      "events": [{k: settled[k] for k in API_KEYS}]})
@@ -204,8 +209,6 @@ def main() -> None:
                         figures = json.loads(answer.read())
                     if f"round {events[0]['payload']['round']}," in figures["html"]["alerts"]:
                         floor_seen = time.perf_counter() - sent
-                from tables.models import Table
-
                 done = Table.objects.filter(stream=TABLE, projected_version__gte=settled_version).exists()
                 if done and (not short or floor_seen is not None):
                     projected.append(time.perf_counter() - sent)
