@@ -127,3 +127,26 @@ def test_a_live_round_shows_its_short_paid_bet_first_with_its_anchor_and_pages(p
     assert page.locator("#payouts tbody tr").count() == 1
     assert page.locator("#payouts tbody tr").first.get_attribute("id") == f"bet-{fault['bet']}"
     assert page.locator("#timeline tr.event-run").count() >= 1  # the bets' run is one line
+
+
+def test_a_finding_is_resolved_from_its_own_page(pit_boss, live_server, settings):
+    """The finding's page: what it says, the round at the bet, and the handling - resolved
+    here with a note, the trail then naming who and why."""
+    settings.PROJECT_ON_APPEND = True
+    events = dealt("hoyle", rounds=8)
+    plant_short_pay(events)
+    append("T1", events)
+    finding = Finding.objects.get()
+    page = pit_boss
+    page.goto(f"{live_server.url}/admin/audit/finding/{finding.pk}/change/")
+    assert finding.message in page.locator(".finding-summary").inner_text()
+    work = page.locator(f"#work-{finding.pk}")
+    work.locator("input[name=note]").fill("refunded at the table, slip R-12")
+    work.locator("button.finding-resolve").click()
+    page.wait_for_selector("ul.messagelist")
+    assert f"Finding {finding.pk} resolved." in page.locator("ul.messagelist").inner_text()
+    trail = page.locator(f"#work-{finding.pk} ol.trail").inner_text()
+    assert "resolved by pitboss" in trail and "refunded at the table, slip R-12" in trail
+    finding.refresh_from_db()
+    assert (finding.status, finding.note) == ("resolved", "refunded at the table, slip R-12")
+    _shot(page, "finding_page")
