@@ -5,23 +5,35 @@
 - **Findings**: filtered by table, gaming day, kind, severity and status, each linking
   to its round's review - by the round's natural key (table, gaming day, number) and the
   URL name of the rounds' admin, so that the link survives a rebuild of the read models
-  and audit imports nothing of the app that shows rounds. The bulk action *acknowledge*
-  calls :func:`audit.findings.findings_acknowledge_bulk` (one event per finding) and is
-  offered only to users who may change findings (the ``pit_boss`` group). Findings are
-  otherwise read-only: they change only through :mod:`audit.findings`.
+  and audit imports nothing of the app that shows rounds. Pit bosses (``audit.change_finding``)
+  acknowledge, resolve and reopen them with a note - bulk actions on the list, forms on a
+  finding's page and on its round's review - through :mod:`audit.findings` only (one
+  event per change); the page shows the trail. Amounts are money in the table's
+  currency (:func:`currencies_register`: the tables' app says which).
 """
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.helpers import ActionForm
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import HttpRequest
-from django.urls import NoReverseMatch, reverse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
+from django.shortcuts import redirect
+from django.urls import NoReverseMatch, URLPattern, re_path, reverse
 from django.utils.html import format_html
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
+from django.utils.timezone import localtime
 
-from .findings import findings_acknowledge_bulk
+from .findings import ACTIONS, FindingError, NoteRequired, finding_trail, findings_change_bulk
 from .models import AccessRecord, DeviceAccount, Event, Finding, ReplayRun, SubscriberPosition
+from .record.findings import KINDS
+from .record.money import format_money, format_signed
 from .verify import chain_state
 
 # filter by the gaming days there are (not by "today", "past 7 days")
@@ -39,6 +51,64 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
+
+
+# --- money in findings ------------------------------------------------------------------------
+# A finding names its table, not the table's currency; the app that projects tables says
+# which currency each is in (it registers a source from its AppConfig.ready(): audit
+# imports nothing of it). Without one, amounts stay in minor units.
+_CURRENCY_SOURCE: list[Callable[[Iterable[str]], dict[str, str]]] = []
+
+
+def currencies_register(source: Callable[[Iterable[str]], dict[str, str]]) -> None:
+    """``source(tables) -> {table: ISO 4217 code}``; the last registered wins."""
+    _CURRENCY_SOURCE[:] = [source]
+
+
+def currencies_of(tables: Iterable[str]) -> dict[str, str]:
+    return _CURRENCY_SOURCE[0](list(tables)) if _CURRENCY_SOURCE else {}
+
+
+# the kinds whose expected and recorded texts are amounts of money (the engine writes
+# them in minor units: "win +2500", "2500", "500-50000", "<= 1250", "2500 on box 3")
+MONEY_KINDS = frozenset({"wrong_payout", "missing_settlement", "illegal_bet", "wrong_cashout_offer"})
+_OUTCOME = re.compile(r"^(?P<word>[a-z_]+) (?P<net>[+-]\d+)$")
+_RANGE = re.compile(r"^(?P<low>\d+)-(?P<high>\d+)$")
+_AMOUNT = re.compile(r"^(?P<prefix><= )?(?P<amount>\d+)(?P<rest> on box \d+)?$")
+
+
+def amount_text(kind: str, text: str, currency: str | None) -> str:
+    """A finding's expected or recorded text with its amounts as money in ``currency``
+    (``win +2500`` -> ``win +EUR 25.00``); unchanged where it holds no amount, where the
+    kind's texts are not money, or where the currency is unknown."""
+    if not text or currency is None or kind not in MONEY_KINDS:
+        return text
+    if match := _OUTCOME.match(text):
+        return f"{match['word']} {format_signed(int(match['net']), currency)}"
+    if match := _RANGE.match(text):
+        return f"{format_money(int(match['low']), currency)} - {format_money(int(match['high']), currency)}"
+    if match := _AMOUNT.match(text):
+        return f"{match['prefix'] or ''}{format_money(int(match['amount']), currency)}{match['rest'] or ''}"
+    return text
+
+
+def finding_amounts(finding: Finding, currency: str | None) -> str:
+    """``bet r41-23: expected win +EUR 100.00, recorded win +EUR 95.00`` - only what the
+    finding has; a single ``-`` when it has none of them."""
+    parts = []
+    if finding.bet:
+        parts.append(f"bet {finding.bet}")
+    if finding.expected:
+        parts.append(f"expected {amount_text(finding.kind, finding.expected, currency)}")
+    if finding.recorded:
+        parts.append(f"recorded {amount_text(finding.kind, finding.recorded, currency)}")
+    return ", ".join(parts) or "-"
+
+
+def kind_sentence(kind: str) -> str:
+    """What a kind means, in the one vocabulary's words."""
+    found = KINDS.get(kind)
+    return found.sentence if found else kind
 
 
 def round_review_url(*, table: str, day: str, number: int) -> str | None:
@@ -128,44 +198,205 @@ class ReplayRunAdmin(ReadOnlyAdmin):
     list_filter = ("status", "mode", "trigger", "gaming_day")
 
 
+class NoteActionForm(ActionForm):
+    """The list's action bar, with the note the status changes carry."""
+
+    note = forms.CharField(required=False, max_length=2000, label="note",
+                           widget=forms.TextInput(attrs={"placeholder": "note (required to resolve)", "size": 40}))
+
+
+def _back(request: HttpRequest, default: str) -> str:
+    wanted = request.POST.get("next") or default
+    return wanted if url_has_allowed_host_and_scheme(wanted, allowed_hosts={request.get_host()}) else default
+
+
 @admin.register(Finding)
 class FindingAdmin(ReadOnlyAdmin):
-    """Findings, read-only but for the bulk action *acknowledge* (pit bosses only)."""
+    """Findings, worked on screen by pit bosses: acknowledged, resolved (with a note) or
+    reopened - from the list (bulk actions with a note), from a finding's page and from
+    its round's review (forms posting to :meth:`change_status_view`). Every change goes
+    through :mod:`audit.findings` (an event in ``audit.findings``); only users with
+    ``audit.change_finding`` are offered them. The page shows the trail: who, when,
+    from what, and the note."""
 
-    list_display = ("id", "kind", "severity", "status", "stream", "gaming_day", "round_link", "bet", "expected",
-                    "recorded", "status_changed_by", "superseded_by")
+    list_display = ("id", "kind_text", "severity", "status_text", "where", "amounts", "message_text")
+    list_display_links = ("id",)
     list_filter = ("stream", GAMING_DAY, "kind", "severity", "status")
     search_fields = ("bet", "message", "fingerprint")
-    actions = ("acknowledge",)
+    actions = ("acknowledge", "resolve", "reopen")
+    action_form = NoteActionForm
+    change_form_template = "admin/audit/finding/change_form.html"
+
+    class Media:
+        css = {"all": ("audit/findings.css",)}
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Finding]:
         return super().get_queryset(request).select_related("superseded_by")
 
+    def get_fields(self, request: HttpRequest, obj: object = None) -> list[str]:
+        return self.get_readonly_fields(request, obj)
+
     def get_readonly_fields(self, request: HttpRequest, obj: object = None) -> list[str]:
-        return [f.name for f in self.opts.fields] + ["round_link"]
+        # the amounts as money; the rest as stored
+        shown = {"expected": "expected_text", "recorded": "recorded_text"}
+        return [shown.get(f.name, f.name) for f in self.opts.fields] + ["round_link"]
+
+    @admin.display(description="expected")
+    def expected_text(self, obj: Finding) -> str:
+        return amount_text(obj.kind, obj.expected, self.currency_of(obj)) or "-"
+
+    @admin.display(description="recorded")
+    def recorded_text(self, obj: Finding) -> str:
+        return amount_text(obj.kind, obj.recorded, self.currency_of(obj)) or "-"
 
     def has_acknowledge_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("audit.change_finding")
+
+    has_resolve_permission = has_reopen_permission = has_acknowledge_permission
+
+    def get_changelist_instance(self, request: HttpRequest) -> Any:
+        changelist = super().get_changelist_instance(request)
+        # the tables' currencies, once for the page (amounts are formatted in them)
+        self._currencies = currencies_of({f.stream for f in changelist.result_list})
+        return changelist
+
+    def currency_of(self, obj: Finding) -> str | None:
+        known = getattr(self, "_currencies", None)
+        if known is None or obj.stream not in known:
+            known = currencies_of([obj.stream])
+        return known.get(obj.stream)
+
+    @admin.display(description="kind", ordering="kind")
+    def kind_text(self, obj: Finding) -> str:
+        return format_html('<span class="kind" title="{}">{}</span>', kind_sentence(obj.kind), obj.kind)
+
+    @admin.display(description="status", ordering="status")
+    def status_text(self, obj: Finding) -> str:
+        return format_html("{}{}{}", obj.get_status_display(),
+                           format_html('<div class="trail">{} {}</div>', obj.status_changed_by,
+                                       localtime(obj.status_changed_at).strftime("%Y-%m-%d %H:%M"))
+                           if obj.status_changed_at else "",
+                           format_html('<div class="superseded">superseded by run {}</div>', obj.superseded_by_id)
+                           if obj.superseded_by_id else "")
+
+    @admin.display(description="table, gaming day, round", ordering="stream")
+    def where(self, obj: Finding) -> str:
+        day = obj.gaming_day.isoformat() if obj.gaming_day else "-"
+        return format_html('{} <span class="day">{}</span><div>{}</div>', obj.stream, day, self.round_link(obj))
+
+    @admin.display(description="bet: expected / recorded")
+    def amounts(self, obj: Finding) -> str:
+        return finding_amounts(obj, self.currency_of(obj))
+
+    @admin.display(description="message")
+    def message_text(self, obj: Finding) -> str:
+        return obj.message or kind_sentence(obj.kind)
 
     @admin.display(description="round", ordering="round")
     def round_link(self, obj: Finding) -> str:
         if obj.round is None:
             return "-"
-        url = None if obj.gaming_day is None else round_review_url(
-            table=obj.stream, day=obj.gaming_day.isoformat(), number=obj.round)
+        url = finding_round_url(obj)
         if url is None:
             return str(obj.round)
         return format_html('<a class="round-review" href="{}">round {}</a>', url, obj.round)
 
-    @admin.action(description="Acknowledge the selected findings", permissions=["acknowledge"])
-    def acknowledge(self, request: HttpRequest, queryset: QuerySet[Finding]) -> None:
-        done, refused = findings_acknowledge_bulk(
-            finding_ids=list(queryset.order_by("id").values_list("id", flat=True)), user=request.user,
+    def _bulk(self, request: HttpRequest, queryset: QuerySet[Finding], action: str, done_text: str) -> None:
+        note = request.POST.get("note", "").strip() or None
+        if action == "resolve" and note is None:
+            self.message_user(request, "Resolving needs a note saying how: write it in the note box.", messages.ERROR)
+            return
+        done, refused = findings_change_bulk(
+            action=action, finding_ids=list(queryset.order_by("id").values_list("id", flat=True)), user=request.user,
+            note=note,
         )
         if done:
-            self.message_user(request, f"Acknowledged {len(done)} finding(s).", messages.SUCCESS)
+            self.message_user(request, f"{done_text} {len(done)} finding{'' if len(done) == 1 else 's'}.", messages.SUCCESS)
         for finding_id, why in refused:
-            self.message_user(request, f"Finding {finding_id} not acknowledged: {why}", messages.WARNING)
+            self.message_user(request, f"Finding {finding_id} not changed: {why}", messages.WARNING)
+
+    @admin.action(description="Acknowledge the selected findings", permissions=["acknowledge"])
+    def acknowledge(self, request: HttpRequest, queryset: QuerySet[Finding]) -> None:
+        self._bulk(request, queryset, "acknowledge", "Acknowledged")
+
+    @admin.action(description="Resolve the selected findings (with the note)", permissions=["resolve"])
+    def resolve(self, request: HttpRequest, queryset: QuerySet[Finding]) -> None:
+        self._bulk(request, queryset, "resolve", "Resolved")
+
+    @admin.action(description="Reopen the selected findings", permissions=["reopen"])
+    def reopen(self, request: HttpRequest, queryset: QuerySet[Finding]) -> None:
+        self._bulk(request, queryset, "reopen", "Reopened")
+
+    # --- one finding: its page, and the forms that change it ---------------------------------
+
+    def get_urls(self) -> list[URLPattern]:
+        view = self.admin_site.admin_view(self.change_status_view)
+        return [re_path(r"^(?P<pk>[0-9]{1,18})/(?P<action>acknowledge|resolve|reopen)/$", view,
+                        name="audit_finding_status"), *super().get_urls()]
+
+    def change_status_view(self, request: HttpRequest, pk: str, action: str) -> HttpResponse:
+        """POST: acknowledge, resolve or reopen one finding with the form's note; back to
+        ``next`` (the page the form was on) with what happened."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if not request.user.has_perm("audit.change_finding"):
+            raise PermissionDenied("Changing a finding needs the permission audit.change_finding (the pit_boss group).")
+        finding = Finding.objects.filter(pk=int(pk)).first()
+        if finding is None:
+            raise Http404(f"There is no finding {pk}.")
+        try:
+            ACTIONS[action](finding_id=finding.pk, user=request.user, note=request.POST.get("note", "")[:2000])
+        except (FindingError, NoteRequired) as error:
+            self.message_user(request, f"Finding {finding.pk} not changed: {error}", messages.ERROR)
+        else:
+            self.message_user(request, f"Finding {finding.pk} {PAST[action]}.", messages.SUCCESS)
+        return redirect(_back(request, reverse("admin:audit_finding_change", args=[finding.pk])))
+
+    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
+                    extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        finding = Finding.objects.filter(pk=int(object_id)).first() if object_id.isdigit() else None
+        extra = dict(extra_context or {})
+        if finding is not None:
+            extra.update(finding_actions(request, finding, back=request.get_full_path()))
+            extra["round_url"] = finding_round_url(finding)
+            extra["amounts"] = finding_amounts(finding, self.currency_of(finding))
+            extra["kind_sentence"] = kind_sentence(finding.kind)
+        return super().change_view(request, object_id, form_url, extra)
+
+
+# status change -> how a message says it was done
+PAST = {"acknowledge": "acknowledged", "resolve": "resolved", "reopen": "reopened"}
+# status -> the changes it allows, as the forms offer them (audit.findings decides)
+_OFFERED = {Finding.Status.OPEN: ("acknowledge", "resolve"), Finding.Status.ACKNOWLEDGED: ("resolve", "reopen"),
+            Finding.Status.RESOLVED: ("reopen",)}
+
+
+def finding_actions(request: HttpRequest, finding: Finding, *, back: str) -> dict[str, Any]:
+    """What the forms of one finding need (its page, its round's review): the changes its
+    status allows - none for a person without ``audit.change_finding`` - where they post,
+    where they come back to, and the trail of changes so far."""
+    allowed = request.user.has_perm("audit.change_finding")
+    return {
+        "finding": finding,
+        "trail": finding_trail(finding),
+        "may_change": allowed,
+        "offered": [
+            {"action": action, "label": action.capitalize(),
+             "url": reverse("admin:audit_finding_status", kwargs={"pk": finding.pk, "action": action})}
+            for action in (_OFFERED[Finding.Status(finding.status)] if allowed else ())
+        ],
+        "back": back,
+    }
+
+
+def finding_round_url(finding: Finding) -> str | None:
+    """The review of the finding's round, opened at its bet (the page of bets holding it)."""
+    if finding.round is None or finding.gaming_day is None:
+        return None
+    url = round_review_url(table=finding.stream, day=finding.gaming_day.isoformat(), number=finding.round)
+    if url is not None and finding.bet:
+        url += "?" + urlencode({"bet": finding.bet}) + f"#bet-{finding.bet}"
+    return url
 
 
 @admin.register(AccessRecord)

@@ -21,18 +21,21 @@ import hashlib
 import json
 import uuid
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
+from typing import TypeVar
 
 from django.db import transaction
 from django.db.models import Q, QuerySet
 
 from .errors import StoreError, VersionConflict
-from .models import Finding, ReplayRun
+from .models import Event, Finding, ReplayRun
 from .record.findings import KINDS
 from .store import NewEvent, events_append, stream_version
 
 FINDINGS_STREAM = "audit.findings"
+T = TypeVar("T")
 
 def severity_of(kind: str) -> str:
     """The kind's severity in the one vocabulary (a kind outside it is refused)."""
@@ -123,37 +126,63 @@ _MOVES = {
 }
 
 
-def _change(*, finding_id: int, to: str, user: object, note: str | None, now: datetime | None) -> Finding:
-    username = getattr(user, "get_username", lambda: str(user))()
-    note = (note or "").strip() or None
-    if to == Finding.Status.RESOLVED and note is None:
-        raise NoteRequired
-    now = now or datetime.now(UTC)
+def username_of(user: object) -> str:
+    return getattr(user, "get_username", lambda: str(user))()
+
+
+def server_event_append(*, stream: str, type: str, payload: dict[str, object], user: object,
+                        now: datetime) -> Event:
+    """Append one event to one of the server's own streams (``audit.findings``,
+    ``audit.alerts``) at its head, as done by ``user`` (actor ``user:<name>``, source
+    ``back-office``). Call it inside :func:`server_change`, which tries again when
+    another change took the stream's next version first."""
+    event = NewEvent(id=uuid.uuid4(), type=type, occurred_at=now, actor=f"user:{username_of(user)}"[:128],
+                     source="back-office", payload=payload)
+    return events_append(stream=stream, expected_version=stream_version(stream), events=[event], now=now,
+                         principal=f"user:{username_of(user)}"[:160])[0]
+
+
+def server_change(work: Callable[[], T]) -> T:
+    """Run ``work`` - lock a row, append the change's event (:func:`server_event_append`),
+    update the row - in one durable transaction (the audit record written with the
+    change); again, up to five times, when another change took the stream's next
+    version first."""
     for attempt in range(5):
         try:
             with transaction.atomic(durable=True):
-                finding = Finding.objects.select_for_update().get(pk=finding_id)
-                moves = _MOVES[Finding.Status(finding.status)]
-                if to not in moves:
-                    raise FindingError(f"Finding {finding.pk} is {finding.status}; it cannot become {to}.")
-                event = NewEvent(
-                    id=uuid.uuid4(), type=moves[to], occurred_at=now, actor=f"user:{username}"[:128], source="back-office",
-                    payload={"finding": finding.fingerprint, "table": finding.stream, "kind": finding.kind,
-                             "previous": finding.status, "by": username, "note": note},
-                )
-                stored = events_append(stream=FINDINGS_STREAM, expected_version=stream_version(FINDINGS_STREAM), events=[event], now=now,
-                                       principal=f"user:{username}"[:160])
-                finding.status = to
-                finding.note = note or ""
-                finding.status_changed_by = username
-                finding.status_changed_at = now
-                finding.status_event_version = stored[0].version
-                finding.save(update_fields=["status", "note", "status_changed_by", "status_changed_at", "status_event_version"])
-                return finding
+                return work()
         except VersionConflict:
             if attempt == 4:
                 raise
     raise AssertionError("unreachable")
+
+
+def _change(*, finding_id: int, to: str, user: object, note: str | None, now: datetime | None) -> Finding:
+    username = username_of(user)
+    note = (note or "").strip() or None
+    if to == Finding.Status.RESOLVED and note is None:
+        raise NoteRequired
+    when = now or datetime.now(UTC)
+
+    def work() -> Finding:
+        finding = Finding.objects.select_for_update().get(pk=finding_id)
+        moves = _MOVES[Finding.Status(finding.status)]
+        if to not in moves:
+            raise FindingError(f"Finding {finding.pk} is {finding.status}; it cannot become {to}.")
+        stored = server_event_append(
+            stream=FINDINGS_STREAM, type=moves[to], user=user, now=when,
+            payload={"finding": finding.fingerprint, "table": finding.stream, "kind": finding.kind,
+                     "previous": finding.status, "by": username, "note": note},
+        )
+        finding.status = to
+        finding.note = note or ""
+        finding.status_changed_by = username
+        finding.status_changed_at = when
+        finding.status_event_version = stored.version
+        finding.save(update_fields=["status", "note", "status_changed_by", "status_changed_at", "status_event_version"])
+        return finding
+
+    return server_change(work)
 
 
 def finding_acknowledge(*, finding_id: int, user: object, note: str | None = None, now: datetime | None = None) -> Finding:
@@ -171,22 +200,58 @@ def finding_reopen(*, finding_id: int, user: object, note: str | None = None, no
     return _change(finding_id=finding_id, to=Finding.Status.OPEN, user=user, note=note, now=now)
 
 
-def findings_acknowledge_bulk(*, finding_ids: Iterable[int], user: object, note: str | None = None,
-                              now: datetime | None = None) -> tuple[list[Finding], list[tuple[int, str]]]:
-    """Acknowledge several findings (the admin's bulk action): each in its own
-    transaction with its own event, so one that may not be acknowledged (already
-    acknowledged or resolved) is reported and the others go through. Returns
-    (acknowledged, [(id, why not)])."""
+# what a person may do to a finding, by name (the admin's forms and actions)
+ACTIONS: dict[str, Callable[..., Finding]] = {
+    "acknowledge": finding_acknowledge, "resolve": finding_resolve, "reopen": finding_reopen,
+}
+
+
+def findings_change_bulk(*, action: str, finding_ids: Iterable[int], user: object, note: str | None = None,
+                         now: datetime | None = None) -> tuple[list[Finding], list[tuple[int, str]]]:
+    """Acknowledge, resolve or reopen several findings (the admin's bulk actions): each in
+    its own transaction with its own event, so one that may not change (already
+    acknowledged, resolved without a note) is reported and the others go through.
+    Returns (changed, [(id, why not)])."""
+    change = ACTIONS[action]
     done, refused = [], []
     for finding_id in finding_ids:
         try:
-            done.append(finding_acknowledge(finding_id=finding_id, user=user, note=note, now=now))
-        except (FindingError, Finding.DoesNotExist) as error:
+            done.append(change(finding_id=finding_id, user=user, note=note, now=now))
+        except (FindingError, NoteRequired, Finding.DoesNotExist) as error:
             refused.append((finding_id, str(error) or "no such finding"))
     return done, refused
 
 
+def findings_acknowledge_bulk(*, finding_ids: Iterable[int], user: object, note: str | None = None,
+                              now: datetime | None = None) -> tuple[list[Finding], list[tuple[int, str]]]:
+    """Acknowledge several findings (:func:`findings_change_bulk`). Returns
+    (acknowledged, [(id, why not)])."""
+    return findings_change_bulk(action="acknowledge", finding_ids=finding_ids, user=user, note=note, now=now)
+
+
 # --- reads (selectors) -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TrailStep:
+    """One status change of a finding, as its event in ``audit.findings`` records it."""
+
+    at: datetime
+    by: str
+    action: str  # acknowledged, resolved, reopened
+    previous: str
+    note: str
+    version: int
+
+
+def finding_trail(finding: Finding) -> list[TrailStep]:
+    """Every status change of ``finding``, oldest first: who, when, from what, and why."""
+    events = Event.objects.filter(stream=FINDINGS_STREAM, payload__finding=finding.fingerprint).order_by("version")
+    return [
+        TrailStep(at=e.occurred_at, by=e.payload.get("by", ""), action=e.type.removeprefix("finding."),
+                  previous=e.payload.get("previous", ""), note=e.payload.get("note") or "", version=e.version)
+        for e in events
+    ]
+
 
 def findings_list(*, table: str | None = None, day: date | None = None, kind: str | None = None,
                   severity: str | None = None, status: str | None = None, round: int | None = None,

@@ -32,17 +32,17 @@ import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import IO
+from typing import IO, Any
 
 import msgspec
 from django.db import IntegrityError, connection, connections, transaction
 from django.db.models import Q
 
-from .record.events import PayloadError
 from .inserts import db_values, insert_values
 from .jsonl import BadLine, Line, parse_line
-from .record.jsonl import numbered, stream_of
 from .models import Event
+from .record.events import PayloadError
+from .record.jsonl import numbered, stream_of
 from .store import chain_row, same_content, stored_rows, stream_head, take_append_lock
 from .subscribers import publish
 
@@ -154,14 +154,30 @@ class _Part:
     ids: dict[bytes, tuple[int, str]]  # only when planning in several processes
 
 
+# while several processes plan: the line the first of them has reached, in shared memory
+# that the processes inherit (fork), for the parent's progress bar
+_REACHED: Any = None
+_REACH_EVERY = 2000
+
+
+def _reached(number: int) -> None:
+    if _REACHED is not None:
+        _REACHED.value = number
+
+
 def _plan_part(path: str, part: int, parts: int, spool_path: str, now: datetime, chunk: int,
-               principal: str) -> _Part:
+               principal: str, checked: Callable[[int], None] | None = None) -> _Part:
     report = IngestReport()
+    # every process reads every line (and plans its own), so the first one's place is
+    # the whole planning's
+    reached = checked if checked is not None else (_reached if part == 0 else None)
     with open(spool_path, "wb") as spool:
         planner = _Planner(spool, report, now, principal)
         with open(path, "rb") as source:
             buffer: list[Line] = []
             for number, text in numbered(source):
+                if reached is not None and number % _REACH_EVERY == 0:
+                    reached(number)
                 if parts > 1 and _part_of(text, parts) != part:
                     continue
                 report.lines += 1
@@ -178,12 +194,22 @@ def _plan_part(path: str, part: int, parts: int, spool_path: str, now: datetime,
 
 
 def _plan_in_processes(path: str, parts: int, spools: list[str], now: datetime, chunk: int,
-                       principal: str) -> list[_Part]:
+                       principal: str, checked: Callable[[int], None] | None = None) -> list[_Part]:
+    global _REACHED
     # each process opens its own database connection; none may be inherited open
     connections.close_all()
     context = multiprocessing.get_context("fork")
-    with context.Pool(parts) as pool:
-        return pool.starmap(_plan_part, [(path, k, parts, spools[k], now, chunk, principal) for k in range(parts)])
+    _REACHED = context.Value("q", 0, lock=False)
+    try:
+        with context.Pool(parts) as pool:
+            pending = pool.starmap_async(_plan_part, [(path, k, parts, spools[k], now, chunk, principal) for k in range(parts)])
+            while not pending.ready():
+                pending.wait(0.2)
+                if checked is not None:
+                    checked(_REACHED.value)
+            return pending.get()
+    finally:
+        _REACHED = None
 
 
 def _merge(parts: list[_Part]) -> tuple[IngestReport, set[str]]:
@@ -209,13 +235,16 @@ def _merge(parts: list[_Part]) -> tuple[IngestReport, set[str]]:
 
 def ingest_file(
     path: str, *, chunk: int = 5000, progress: Callable[[int], None] | None = None,
-    now: datetime | None = None, processes: int | None = None, principal: str | None = None,
+    now: datetime | None = None, processes: int | None = None, checked: Callable[[int], None] | None = None,
+    principal: str | None = None,
 ) -> IngestReport:
     """Ingest ``path``. Planning runs in ``processes`` processes (default: two on a file
     over 4 MB when the machine has two cores, else one; always one inside a transaction,
     whose uncommitted rows other processes could not see, and in a daemon process).
-    ``principal``: who ingests (stored and sealed with each row; default
-    ``ingest:<the operating-system user>``)."""
+    ``checked(n)``: the first n lines are checked (called as planning goes, and once at
+    its end with every line); ``progress(n)``: n more events were written. ``principal``:
+    who ingests (stored and sealed with each row; default ``ingest:<the operating-system
+    user>``)."""
     principal = principal or f"ingest:{getpass.getuser()}"
     now = (now or datetime.now(UTC)).astimezone(UTC)
     parts = processes or (min(2, os.cpu_count() or 1) if os.path.getsize(path) > 4 * 2**20 else 1)
@@ -224,10 +253,12 @@ def ingest_file(
     with tempfile.TemporaryDirectory(prefix="ingest-") as folder:
         spools = [os.path.join(folder, f"plan-{k}") for k in range(parts)]
         if parts == 1:
-            results = [_plan_part(path, 0, 1, spools[0], now, chunk, principal)]
+            results = [_plan_part(path, 0, 1, spools[0], now, chunk, principal, checked)]
         else:
-            results = _plan_in_processes(path, parts, spools, now, chunk, principal)
+            results = _plan_in_processes(path, parts, spools, now, chunk, principal, checked)
         report, bad = _merge(results)
+        if checked is not None:
+            checked(report.lines)
         for stream in sorted(bad):
             report.failed_streams[stream] = "has bad lines: nothing of it was stored"
         handles = [open(spool, "rb") for spool in spools]  # noqa: SIM115 - closed below

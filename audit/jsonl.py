@@ -17,6 +17,7 @@ through ``hash``).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO
 
@@ -25,12 +26,17 @@ from .record.jsonl import LineError, decode_fields, encode_line
 from .store import CheckedEvent, NewEvent, check_event, check_stream, envelope_of, iter_events
 
 
-def export_events(out: IO[str], *, stream: str | None = None) -> int:
-    """Write every event (or one stream's) in position order; return how many."""
+def export_events(out: IO[str], *, stream: str | None = None, progress: Callable[[int], None] | None = None) -> int:
+    """Write every event (or one stream's) in position order; return how many.
+    ``progress(n)``: n more events written (every thousand, and at the end)."""
     count = 0
     for event in iter_events(stream=stream):
         out.write(encode_line(envelope_of(event)).decode())
         count += 1
+        if progress is not None and not count % 1000:
+            progress(1000)
+    if progress is not None and count % 1000:
+        progress(count % 1000)
     return count
 
 

@@ -99,20 +99,24 @@ class CaughtUp:
     batches: int
 
 
-def catch_up(name: str, *, upto: int | None = None) -> CaughtUp:
+def catch_up(name: str, *, upto: int | None = None, progress: Callable[[int, int], None] | None = None,
+             most: int | None = None) -> CaughtUp:
     """Bring subscriber ``name`` up to the feed's head. ``upto``: the head a publisher
     saw; a subscriber already there has nothing to do (with a broker, the tasks of a
     burst of appends find their work done by the first). Raises what the subscriber
     raised, its position kept at the last batch it finished; the failure is recorded on
-    its row until a later success."""
+    its row until a later success. ``progress(position, head)`` after each batch;
+    ``most``: the most positions a batch spans when the subscriber sets no limit (a
+    command's progress bar moves per batch)."""
     follower = subscriber(name)
     start = position = position_of(name)
     if upto is not None and position >= upto:
         return CaughtUp(name, start, position, 0)
     head = feed_head()
     batches = 0
+    size = follower.batch_size or most
     while position < head:
-        end = head if follower.batch_size is None else min(head, position + follower.batch_size)
+        end = head if size is None else min(head, position + size)
         try:
             follower.handle(Batch(position, end))
         except Exception as error:
@@ -126,8 +130,10 @@ def catch_up(name: str, *, upto: int | None = None) -> CaughtUp:
             # another run of the same subscriber got further first: go on from where it is
             # (what this one did twice was idempotent)
             position = max(position_of(name), position)
-            continue
-        position = end
+        else:
+            position = end
+        if progress is not None:
+            progress(position, head)
     return CaughtUp(name, start, position, batches)
 
 

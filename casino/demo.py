@@ -8,12 +8,14 @@ changes nothing the second time.
 """
 from __future__ import annotations
 
+import io
 import json
 import secrets
+import socket
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -22,10 +24,16 @@ from django.db import transaction
 
 from audit.devices import device_ensure
 from audit.models import Finding
+from audit.record.money import format_money, format_signed
+from tables.floor import hold_text
 
 DEMO_USER = "demo"
-DEMO_TABLE = "DEMO-01"
+# the demo's device token reads (and may append to) a table the demo day fills
+DEMO_TABLE = "BJ-05"
 DEMO_SEED = "2026-11-29"
+# the day the faults' rounds are chosen for; a shorter day gets them at the same share
+# of the day (round 40 of 400 is round 5 of 50)
+DEMO_ROUNDS = 400
 # One fault of every kind replay must find, each at its own table and round (or the
 # first round after it where it can be planted: a short pay needs a winning bet).
 DEMO_FAULTS = (
@@ -64,20 +72,65 @@ def demo_logins_ensure() -> DemoLogins:
     return DemoLogins(DEMO_USER, password, device.token, DEMO_TABLE)
 
 
-def demo_day_build(*, rounds: int, live_bets: int, folder: Path | None = None, out=None) -> dict[str, Any]:
-    """Simulate a gaming day of every preset with the demo's faults, ingest it and replay
-    it; return the manifest of what was planted."""
+def port_free(addr: str) -> str | None:
+    """None when ``addr`` (``host:port`` or ``port``, as runserver takes it) can be served
+    on; else why not (``Address already in use``)."""
+    host, _, port = addr.rpartition(":")
+    try:
+        number = int(port)
+    except ValueError:
+        return f"{port!r} is not a port number"
+    with socket.socket(socket.AF_INET6 if ":" in (host or "") else socket.AF_INET) as probe:
+        try:
+            probe.bind((host.strip("[]") or "127.0.0.1", number))
+        except OSError as error:
+            return error.strerror or str(error)
+    return None
+
+
+def demo_faults(rounds: int) -> list[str]:
+    """The demo's faults at the same share of a day of ``rounds`` rounds as of a day of
+    :data:`DEMO_ROUNDS` (at least round 1)."""
+    faults = []
+    for text in DEMO_FAULTS:
+        at, _, number = text.rpartition(":")
+        faults.append(f"{at}:{max(1, int(number) * rounds // DEMO_ROUNDS)}")
+    return faults
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def demo_day_build(*, rounds: int, live_bets: int, folder: Path | None = None,
+                   out: TextIO | None = None) -> dict[str, Any]:
+    """Simulate a gaming day of every preset with the demo's faults, ingest it, replay it
+    and verify the record - each step one of the product's commands, whose last line
+    goes to ``out``; return the manifest of what was planted."""
     folder = folder or Path(settings.BASE_DIR) / "var" / "demo"
     folder.mkdir(parents=True, exist_ok=True)
     events, manifest = folder / "day.jsonl", folder / "manifest.json"
-    options = dict(stdout=out, stderr=out)
-    call_command("simulate", out=str(events), manifest=str(manifest), seed=DEMO_SEED, rounds=rounds,
-                 live_bets=live_bets, fault=list(DEMO_FAULTS), **options)
-    call_command("ingest", str(events), **options)
+
+    def step(name: str, *args: str, **options: Any) -> str:
+        said, errors = io.StringIO(), io.StringIO()
+        call_command(name, *args, stdout=said, stderr=errors, **options)
+        return said.getvalue()
+
+    def report(line: str) -> None:
+        if out is not None:
+            out.write(f"    {line}\n")
+
+    report("simulate: " + _last_line(step("simulate", out=str(events), manifest=str(manifest), seed=DEMO_SEED,
+                                          rounds=rounds, live_bets=live_bets, fault=demo_faults(rounds))))
+    report("ingest: " + _last_line(step("ingest", str(events))))
     planted = json.loads(manifest.read_text())
     day = planted["faults"][0]["gaming_day"] if planted["faults"] else planted["start"][:10]
-    call_command("replay_day", day=day, **options)
-    call_command("verify", **options)
+    # the feed's subscriber has projected the ingest already; replay_day checks it again
+    # (its findings by kind are the summary's, below)
+    replayed = step("replay_day", day=day).splitlines()[:-1]
+    report(f"replay_day --day {day}: {len(replayed)} tables replayed")
+    report("verify: " + _last_line(step("verify")))
     return planted
 
 
@@ -105,24 +158,35 @@ def planted_faults_found(manifest: dict[str, Any]) -> list[FaultCheck]:
     return checks
 
 
-def money(amount: int, currency: str) -> str:
-    """Minor units as text: 123456 EUR -> '1,234.56 EUR' (two decimals, as EUR and CZK)."""
-    sign = "-" if amount < 0 else ""
-    units, cents = divmod(abs(amount), 100)
-    return f"{sign}{units:,}.{cents:02d} {currency}"
+def plural(count: int, noun: str) -> str:
+    """``1 finding``, ``2 findings``, ``1,470 rounds``."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
-def summary_lines(day: date, checks: list[FaultCheck]) -> list[str]:
+def summary_lines(day: date, checks: list[FaultCheck], not_planted: list[dict[str, Any]] = ()) -> list[str]:
+    """The demo's summary of its day: per table and in all (per currency) the rounds,
+    bets, handle and the house result - recorded (what the settlements say; + the house
+    won) beside recomputed (what the rules give) - and the hold; the findings by kind,
+    once; and which planted faults were found."""
     from tables.selectors import day_summary
 
     summary = day_summary(day)
-    lines = [f"Gaming day {summary['gaming_day']}: {summary['rounds']:,} rounds, {summary['bets']:,} bets", ""]
-    lines.append(f"  {'table':8} {'rule set':22} {'rounds':>7} {'bets':>8} {'handle':>18} {'house result':>16} {'findings':>8}")
+    lines = [(f"Gaming day {summary['gaming_day']}: {plural(summary['rounds'], 'round')}, "
+              f"{plural(summary['bets'], 'bet')} on {plural(len(summary['tables']), 'table')}"), ""]
+    lines.append(f"  {'table':8} {'rule set':22} {'rounds':>7} {'bets':>8} {'handle':>18} "
+                 f"{'house result':>16} {'recomputed':>16} {'hold':>7} {'findings':>8}")
+    lines.append(f"  {'':8} {'':22} {'':>7} {'':>8} {'':>18} {'(recorded)':>16} {'':>16} {'':>7} {'':>8}")
+    totals: dict[str, dict[str, int]] = {}
     for t in summary["tables"]:
-        lines.append(
-            f"  {t['table']:8} {t['ruleset']:22} {t['rounds']:>7,} {t['bets']:>8,} "
-            f"{money(t['handle'], t['currency']):>18} {money(t['house_result'], t['currency']):>16} {t['findings']:>8}"
-        )
+        lines.append(_row(t["table"], t["ruleset"], t, t["currency"]))
+        total = totals.setdefault(t["currency"], {"rounds": 0, "bets": 0, "handle": 0, "house_result": 0,
+                                                  "house_result_recomputed": 0, "findings": 0})
+        for name in total:
+            total[name] += t[name]
+    for currency, total in sorted(totals.items()):
+        lines.append(_row("total", f"day, {currency}", total, currency))
+    lines.append("  (house result: + the house won; recorded is what the settlements say, recomputed what the "
+                 "rules give - they differ by the planted payout faults)")
     kinds = ", ".join(f"{kind} {n}" for kind, n in summary["findings_by_kind"].items()) or "none"
     lines += ["", f"  findings by kind: {kinds}"]
     found = sum(c.found for c in checks)
@@ -130,4 +194,13 @@ def summary_lines(day: date, checks: list[FaultCheck]) -> list[str]:
     for c in checks:
         mark = "found" if c.found else "MISSED"
         lines.append(f"    {mark:6} {c.kind} on {c.table} round {c.round} -> {c.finding}")
+    for missed in not_planted:
+        lines.append(f"    (not planted: {missed['kind']} on {missed['table']} - {missed['reason']})")
     return lines
+
+
+def _row(name: str, ruleset: str, t: dict[str, int], currency: str) -> str:
+    return (f"  {name:8} {ruleset:22} {t['rounds']:>7,} {t['bets']:>8,} {format_money(t['handle'], currency):>18} "
+            f"{format_signed(t['house_result'], currency):>16} "
+            f"{format_signed(t['house_result_recomputed'], currency):>16} "
+            f"{hold_text(t['house_result'], t['handle']):>7} {t['findings']:>8}")

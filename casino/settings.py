@@ -203,6 +203,11 @@ PROJECT_ON_APPEND = env_bool("PROJECT_ON_APPEND", True)
 # Findings per page of GET /api/findings and rounds per page of GET /api/rounds.
 BACK_OFFICE_PAGE_MAX = env_int("BACK_OFFICE_PAGE_MAX", 500, low=1, high=10_000)
 
+# The floor (tables.floor): a table whose gaming day is open and whose stream has recorded
+# nothing for this long raises an alert; the periodic check (celery beat) runs this often.
+FLOOR_SILENT_AFTER_SECONDS = env_int("FLOOR_SILENT_AFTER_SECONDS", 600, low=30, high=86400)
+FLOOR_CHECK_EVERY_SECONDS = env_int("FLOOR_CHECK_EVERY_SECONDS", 30, low=5, high=86400)
+
 # The access log (audit.access): rows older than this many days may be purged by the
 # owner role (manage.py access_log --purge); at least 90 (AGCO Registrar's Standards 6.1).
 ACCESS_LOG_RETENTION_DAYS = env_int("ACCESS_LOG_RETENTION_DAYS", 400, low=90, high=36_500)
@@ -241,6 +246,11 @@ CELERY_BEAT_SCHEDULE = {
     },
     # every subscriber of the feed, from its own position: what a failure, a restart or
     # PROJECT_ON_APPEND=false left behind
+    # the floor's alerts that appends do not bring: silent tables, findings missed
+    "floor-check": {
+        "task": "tables.tasks.floor_check",
+        "schedule": FLOOR_CHECK_EVERY_SECONDS,
+    },
     "catch-up-subscribers": {
         "task": "audit.tasks.catch_up",
         "schedule": env_int("CATCH_UP_EVERY_SECONDS", 60, low=5, high=86400),

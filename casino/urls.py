@@ -1,9 +1,29 @@
+"""The project's URLs. The admin's home page is the floor (tables.floor_views.dashboard);
+Django's own index of every app's screens moves to /admin/apps/; the site's root leads
+to the floor (the admin's "View site" too). The floor's poll lives outside /admin/: the
+page that opened it is the read the access log records, not each second's refresh."""
 from django.contrib import admin
 from django.contrib.auth.decorators import login_required
 from django.urls import include, path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 
+from tables import floor_views
+
+admin.site.site_header = "Blackjack back-office"
+admin.site.site_title = "Blackjack back-office"
+admin.site.index_title = "Every screen"
+admin.site.site_url = "/admin/"
+# the floor links every screen; the lists get the whole width of a 1400 px screen
+admin.site.enable_nav_sidebar = False
+
 urlpatterns = [
+    path("", RedirectView.as_view(pattern_name="floor", permanent=False)),
+    path("admin/", admin.site.admin_view(floor_views.dashboard), name="floor"),
+    path("admin/apps/", admin.site.admin_view(admin.site.index), name="floor-apps"),
+    path("admin/floor/alerts/<int:pk>/acknowledge/", admin.site.admin_view(floor_views.acknowledge),
+         name="floor-acknowledge"),
+    path("floor/figures", admin.site.admin_view(floor_views.figures), name="floor-figures"),
     path("admin/", admin.site.urls),
     path("api/", include("audit.urls")),
     path("api/", include("tables.urls")),

@@ -20,6 +20,7 @@ Everything is read-only: projections are rebuilt from events.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
@@ -34,11 +35,19 @@ from django.urls import URLPattern, re_path, reverse
 from django.utils.html import format_html
 from django.utils.http import urlencode
 
-from audit.admin import GAMING_DAY, ReadOnlyAdmin, round_review_url
+from audit.admin import (
+    GAMING_DAY,
+    ReadOnlyAdmin,
+    finding_actions,
+    finding_amounts,
+    round_review_url,
+)
+from audit.record.money import format_money, format_signed
 from audit.store import STREAM_REGEX
 
 from . import models as m
 from . import selectors
+from .floor import hold_text
 
 # rank and suit of a card as the engine writes it ("TD", "AS") -> what a card shows
 RANKS = {"T": "10"}
@@ -52,13 +61,18 @@ def card_face(code: str) -> dict[str, str]:
     return {"code": code, "rank": RANKS.get(rank, rank), "suit": symbol, "colour": colour}
 
 
-def _hand_cards(hand: m.Hand) -> list[dict[str, Any]]:
+def _hand_cards(hand: m.Hand, *, finished: bool = False) -> list[dict[str, Any]]:
+    """A hand's cards as they were finally seen: the dealer's hole card face up once
+    revealed (a back if it never was); a player's card dealt face down (a double in some
+    games) face up once the round is ``finished`` (settled or voided: it was turned over
+    then). A card dealt face down keeps a mark of it (``hole``)."""
     cards = []
     for card in hand.cards:
         down = card.get("face") == "down"
         revealed = card.get("revealed_version")
+        back = down and revealed is None and (hand.box == 0 or not finished)
         cards.append({
-            **card_face(card["card"]), "back": down and revealed is None, "hole": down,
+            **card_face(card["card"]), "back": back, "hole": down,
             "version": card.get("version"), "revealed_version": revealed, "recorded": card.get("recorded"),
         })
     return cards
@@ -82,25 +96,37 @@ def _where(payload: dict[str, Any]) -> str:
     return f"box {box}" + (f" hand {payload['hand']}" if payload.get("hand") else "")
 
 
-def _timeline_detail(event: Any) -> str:
-    """A short reading of an event's payload for the timeline (the event page has it all)."""
+# settlements a round.settled line of the timeline lists (a live round has thousands)
+SETTLEMENTS_LISTED = 6
+
+
+def _timeline_detail(event: Any, currency: str = "") -> str:
+    """A short reading of an event's payload for the timeline (the event page has it all),
+    amounts in the table's currency."""
     p = event.payload if isinstance(event.payload, dict) else {}
+
+    def amount(value: Any, signed: bool = False) -> str:
+        return money_text(value, currency, signed=signed) if isinstance(value, int) else str(value)
+
     if event.type == "bet.placed":
-        return f"{p.get('bet')} {p.get('kind')} {p.get('amount')} on {_where(p)}" + (
+        return f"{p.get('bet')} {p.get('kind')} {amount(p.get('amount'))} on {_where(p)}" + (
             f" ({p['player']})" if p.get("player") else "")
     if event.type == "card.dealt":
         return f"to {_where(p) or 'dealer'}, face {p.get('face')}"
     if event.type == "decision.made":
         return f"{_where(p)}: {p.get('action')}"
     if event.type in ("round.settled", "correction.recorded"):
-        text = ", ".join(f"{s.get('bet')} {s.get('outcome')} {s.get('net'):+}" for s in p.get("settlements") or []
-                         if isinstance(s, dict) and isinstance(s.get("net"), int))
+        settlements = [s for s in p.get("settlements") or [] if isinstance(s, dict) and isinstance(s.get("net"), int)]
+        text = ", ".join(f"{s.get('bet')} {s.get('outcome')} {amount(s.get('net'), True)}"
+                         for s in settlements[:SETTLEMENTS_LISTED])
+        if len(settlements) > SETTLEMENTS_LISTED:
+            text += f" and {len(settlements) - SETTLEMENTS_LISTED} more (every one under Payouts)"
         extra = f" - {p['reason']} ({p.get('authorised_by')})" if p.get("reason") else ""
         return text + extra
     if event.type == "round.voided":
         return f"{p.get('reason')} ({p.get('authorised_by')})"
     if event.type in ("cashout.offered", "cashout.accepted"):
-        return f"{p.get('bet')} {p.get('amount')}"
+        return f"{p.get('bet')} {amount(p.get('amount'))}"
     return ""
 
 
@@ -115,30 +141,180 @@ def shoe_url(shoe: m.Shoe) -> str:
     return reverse("admin:tables_shoe_key", kwargs={"table": shoe.table.stream, "version": shoe.shuffled_version})
 
 
-def review_context(review: selectors.RoundReview) -> dict[str, Any]:
-    """What the round-review template shows, shaped from :func:`selectors.round_review`."""
+def money_text(amount: int | None, currency: str, *, signed: bool = False) -> str:
+    """An amount of the table's currency as text (``EUR 25.00``; signed: ``+EUR 25.00``);
+    ``-`` for none; minor units where the table's currency is unknown."""
+    if amount is None:
+        return "-"
+    if not currency:
+        return f"{amount:+d}" if signed else str(amount)
+    return format_signed(amount, currency) if signed else format_money(amount, currency)
+
+
+def settlement_text(outcome: str, net: int | None, currency: str) -> str:
+    """``win +EUR 25.00``; ``-`` when there is none."""
+    if not outcome and net is None:
+        return "-"
+    return f"{outcome or '?'} {money_text(net, currency, signed=True)}".strip()
+
+
+def natural_key(text: str) -> tuple[tuple[int, int, str], ...]:
+    """Sort key reading the digits in a text as numbers: r41-16 before r41-156."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", text) if part)
+
+
+# bets per page of a round's review (a live round has thousands)
+BETS_PER_PAGE = 50
+# a run of this many events of one type in a row (a live round's bets) is one line of
+# the timeline, unless every event is asked for (?events=all) or one of them is broken
+FOLD_RUN = 20
+
+
+@dataclass(frozen=True)
+class BetsPage:
+    rows: list[dict[str, Any]]
+    number: int
+    pages: int
+    total: int  # bets listed (all of them, or only the mismatches)
+    first: int  # the position (from 1) of the page's first bet
+    only_mismatches: bool
+
+    @property
+    def last(self) -> int:
+        return self.first + len(self.rows) - 1
+
+
+def bets_page(review: selectors.RoundReview, currency: str, params: Any) -> BetsPage:
+    """The page of a round's bets to show: mismatches and the bets of findings first,
+    then the others in the numeric order of their ids; ``mismatches=1`` keeps only the
+    first; ``bet=<id>`` opens the page holding that bet, else ``bets=<n>`` (from 1)."""
+    named = {f.bet for f in review.findings if f.bet}
+    ordered = sorted(review.bets, key=lambda b: (b.matches, b.bet not in named, natural_key(b.bet)))
+    only = params.get("mismatches") == "1"
+    listed = [b for b in ordered if not b.matches or b.bet in named] if only else ordered
+    pages = max(1, -(-len(listed) // BETS_PER_PAGE))
+    wanted = params.get("bet")
+    place = next((i for i, b in enumerate(listed) if b.bet == wanted), None) if wanted else None
+    if place is not None:
+        number = place // BETS_PER_PAGE + 1
+    else:
+        try:
+            number = min(max(int(params.get("bets", 1)), 1), pages)
+        except ValueError:
+            number = 1
+    start = (number - 1) * BETS_PER_PAGE
+    rows = [{
+        "bet": b, "amount": money_text(b.amount, currency), "finding": b.bet in named,
+        "recorded": settlement_text(b.recorded_outcome, b.recorded_net, currency),
+        "recomputed": settlement_text(b.expected_outcome, b.expected_net, currency),
+    } for b in listed[start:start + BETS_PER_PAGE]]
+    return BetsPage(rows, number, pages, len(listed), start + 1, only)
+
+
+def _page_url(base: str, **params: Any) -> str:
+    kept = {k: v for k, v in params.items() if v not in (None, "", False)}
+    return base + ("?" + urlencode(kept) if kept else "") + "#payouts"
+
+
+# what the timeline never folds into a run of others: the deal, and the round's milestones
+_OWN_LINE = ("card.", "round.", "shoe.", "betting.", "table.", "correction.")
+
+
+def _family(event_type: str) -> str:
+    """Events that fold together: the players' part of a live round - bets, decisions,
+    cash-out offers and acceptances - in whatever order they came; every other type
+    only with itself."""
+    return event_type if event_type.startswith(_OWN_LINE) else "play"
+
+
+def _timeline(reviewed: list[selectors.ReviewedEvent], *, everything: bool, currency: str = "") -> list[dict[str, Any]]:
+    """The timeline's lines: one per event, but a run of FOLD_RUN or more intact events
+    of one family (a live round's bets, its cash-out offers) as one line saying how many
+    of each type and which versions."""
+    lines: list[dict[str, Any]] = []
+    run: list[selectors.ReviewedEvent] = []
+
+    def flush() -> None:
+        if len(run) >= FOLD_RUN and not everything and all(e.chain_ok for e in run):
+            counts: dict[str, int] = {}
+            for e in run:
+                counts[e.event.type] = counts.get(e.event.type, 0) + 1
+            lines.append({"run": True, "types": ", ".join(f"{t} \u00d7 {n}" for t, n in counts.items()),
+                          "count": len(run), "first": run[0].event, "last": run[-1].event})
+        else:
+            lines.extend({"run": False, "reviewed": e, "card": _timeline_card(e.event),
+                          "detail": _timeline_detail(e.event, currency)} for e in run)
+
+    for item in reviewed:
+        if run and _family(item.event.type) != _family(run[0].event.type):
+            flush()
+            run = []
+        run.append(item)
+    flush()
+    return lines
+
+
+def review_context(review: selectors.RoundReview, request: HttpRequest | None = None) -> dict[str, Any]:
+    """What the round-review template shows, shaped from :func:`selectors.round_review`;
+    ``request``: its query (the page of bets, the filter) and who looks (the findings'
+    forms)."""
+    params = request.GET if request is not None else {}
     round_ = review.round
+    currency = round_.table.currency
+    finished = round_.status != m.Round.Status.OPEN
     bets_of: dict[tuple[int, int], list[m.Bet]] = {}
     for bet in review.bets:
         bets_of.setdefault((bet.box, bet.hand), []).append(bet)
-    hands = [
-        {"hand": hand, "cards": _hand_cards(hand), "bets": bets_of.get((hand.box, hand.number), [])}
-        for hand in review.hands
-    ]
-    events = [
-        {"reviewed": e, "card": _timeline_card(e.event), "detail": _timeline_detail(e.event)} for e in review.events
-    ]
+    hands = []
+    for hand in review.hands:
+        mine = sorted(bets_of.get((hand.box, hand.number), []), key=lambda b: natural_key(b.bet))
+        hands.append({
+            "hand": hand, "cards": _hand_cards(hand, finished=finished), "bets": mine[:HAND_BETS_LISTED],
+            "bet_count": len(mine), "more_bets": max(len(mine) - HAND_BETS_LISTED, 0),
+            "staked": money_text(sum(b.amount for b in mine), currency),
+            "bet_amounts": {b.bet: money_text(b.amount, currency) for b in mine[:HAND_BETS_LISTED]},
+        })
+    everything = params.get("events") == "all"
+    base = round_url(round_)
+    page = bets_page(review, currency, params)
+    mismatches = "1" if page.only_mismatches else None
+    back = request.get_full_path() if request is not None else base
+    findings = []
+    for f in review.findings:
+        item = {"finding": f, "url": reverse("admin:audit_finding_change", args=[f.pk]),
+                "amounts": finding_amounts(f, currency),
+                "bet_url": (base + "?" + urlencode({"bet": f.bet}) + f"#bet-{f.bet}") if f.bet else None}
+        if request is not None:
+            item["work"] = finding_actions(request, f, back=back)
+        findings.append(item)
     return {
         "review": review,
         "round": round_,
-        "events": events,
-        "dealer": {"hand": review.dealer, "cards": _hand_cards(review.dealer)} if review.dealer else None,
+        "currency": currency,
+        "figures": {
+            "handle": money_text(round_.handle, currency),
+            "house_recorded": money_text(None if round_.recorded_net is None else -round_.recorded_net, currency,
+                                         signed=True),
+            "house_recomputed": money_text(-round_.expected_net, currency, signed=True),
+        },
+        "events": _timeline(review.events, everything=everything, currency=currency),
+        "event_count": len(review.events),
+        "all_events_url": base + "?" + urlencode({"events": "all"}) + "#timeline",
+        "folded": not everything and any(line["run"] for line in _timeline(review.events, everything=False)),
+        "dealer": {"hand": review.dealer, "cards": _hand_cards(review.dealer, finished=finished)} if review.dealer else None,
         "hands": hands,
-        "bets": review.bets,
+        "bets_page": page,
+        "bets_nav": {
+            "previous": _page_url(base, bets=page.number - 1, mismatches=mismatches) if page.number > 1 else None,
+            "next": _page_url(base, bets=page.number + 1, mismatches=mismatches) if page.number < page.pages else None,
+            "first": _page_url(base, mismatches=mismatches) if page.number > 2 else None,
+            "last": _page_url(base, bets=page.pages, mismatches=mismatches) if page.number < page.pages - 1 else None,
+            "only_mismatches": _page_url(base, mismatches="1"),
+            "all": _page_url(base),
+        },
+        "bet_count": len(review.bets),
         "mismatched": sum(1 for b in review.bets if not b.matches),
-        "findings": [
-            {"finding": f, "url": reverse("admin:audit_finding_change", args=[f.pk])} for f in review.findings
-        ],
+        "findings": findings,
         "previous_url": round_url(review.previous) if review.previous else None,
         "next_url": round_url(review.next) if review.next else None,
         "shoe_url": shoe_url(review.shoe) if review.shoe else None,
@@ -146,6 +322,11 @@ def review_context(review: selectors.RoundReview) -> dict[str, Any]:
             {"stream": round_.table.stream, "gaming_day": round_.gaming_day.isoformat(), "round": round_.number}
         ),
     }
+
+
+# a hand's bets listed by the cards; beyond that, their count and stake (the payouts
+# below list every one)
+HAND_BETS_LISTED = 3
 
 
 # the tables' list filter by table code (a parameter ?table__stream=T1 that a rebuild
@@ -159,6 +340,11 @@ class _NaturalKeyChangeList(ChangeList):
         return self.model_admin.url_of(result)  # type: ignore[attr-defined,no-any-return]
 
 
+@admin.display(description="gaming day", ordering="gaming_day")
+def day(obj: Any) -> str:
+    return obj.gaming_day.isoformat()
+
+
 class NaturalKeyAdmin(ReadOnlyAdmin):
     """A read model's admin that addresses its rows by their natural key: the key's own
     URL (``key_pattern``, named ``admin:<app>_<model>_key``) opens the row, the change
@@ -167,6 +353,17 @@ class NaturalKeyAdmin(ReadOnlyAdmin):
     """
 
     key_pattern: str = ""  # a regex with one named group per part of the key, in order
+    # on the row's page, a field shown by a display method instead (money as money)
+    shown_as: dict[str, str] = {}
+
+    class Media:
+        css = {"all": ("tables/lists.css",)}
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return self.get_readonly_fields(request, obj)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return [self.shown_as.get(f.name, f.name) for f in self.opts.fields if not f.primary_key]
 
     def key_of(self, obj: Any) -> dict[str, Any]:
         raise NotImplementedError
@@ -208,9 +405,18 @@ class NaturalKeyAdmin(ReadOnlyAdmin):
 
 @admin.register(m.Table)
 class TableAdmin(NaturalKeyAdmin):
-    list_display = ("stream", "ruleset", "currency", "min_bet", "max_bet", "day_count", "round_count",
+    list_display = ("stream", "ruleset", "currency", "limits", "day_count", "round_count",
                     "bet_count", "finding_count", "projected_version")
     key_pattern = rf"(?P<table>{STREAM_REGEX})"
+    shown_as = {"min_bet": "min_bet_text", "max_bet": "max_bet_text"}
+
+    @admin.display(description="min bet")
+    def min_bet_text(self, obj: m.Table) -> str:
+        return money_text(obj.min_bet, obj.currency)
+
+    @admin.display(description="max bet")
+    def max_bet_text(self, obj: m.Table) -> str:
+        return money_text(obj.max_bet, obj.currency)
 
     def key_of(self, obj: m.Table) -> dict[str, Any]:
         return {"table": obj.stream}
@@ -227,6 +433,10 @@ class TableAdmin(NaturalKeyAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[m.Table]:
         return selectors.tables_list()
+
+    @admin.display(description="limits", ordering="min_bet")
+    def limits(self, obj: m.Table) -> str:
+        return f"{money_text(obj.min_bet, obj.currency)} - {money_text(obj.max_bet, obj.currency)}"
 
     @admin.display(description="gaming days", ordering="day_count")
     def day_count(self, obj: m.Table) -> str:
@@ -249,10 +459,11 @@ class TableAdmin(NaturalKeyAdmin):
 
 @admin.register(m.TableDay)
 class TableDayAdmin(NaturalKeyAdmin):
-    list_display = ("table", "gaming_day", "round_count", "bets", "handle", "recorded_net", "expected_net",
-                    "finding_count", "open_finding_count")
+    list_display = ("table", day, "round_count", "bets", "handle_text", "house_result", "house_result_recomputed",
+                    "hold", "finding_count", "open_finding_count")
     list_filter = (GAMING_DAY, TABLE)
     key_pattern = rf"(?P<table>{STREAM_REGEX})/(?P<day>{_DAY})"
+    shown_as = {"handle": "handle_text", "recorded_net": "house_result", "expected_net": "house_result_recomputed"}
 
     def key_of(self, obj: m.TableDay) -> dict[str, Any]:
         return {"table": obj.table.stream, "day": obj.gaming_day.isoformat()}
@@ -262,6 +473,23 @@ class TableDayAdmin(NaturalKeyAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[m.TableDay]:
         return selectors.table_days()
+
+    @admin.display(description="handle", ordering="handle")
+    def handle_text(self, obj: m.TableDay) -> str:
+        return money_text(obj.handle, obj.table.currency)
+
+    @admin.display(description="house result", ordering="recorded_net")
+    def house_result(self, obj: m.TableDay) -> str:
+        """+ the house won: the players' recorded net, negated."""
+        return money_text(-obj.recorded_net, obj.table.currency, signed=True)
+
+    @admin.display(description="recomputed", ordering="expected_net")
+    def house_result_recomputed(self, obj: m.TableDay) -> str:
+        return money_text(-obj.expected_net, obj.table.currency, signed=True)
+
+    @admin.display(description="hold")
+    def hold(self, obj: m.TableDay) -> str:
+        return hold_text(-obj.recorded_net, obj.handle)
 
     @admin.display(description="rounds", ordering="rounds")
     def round_count(self, obj: m.TableDay) -> str:
@@ -313,8 +541,8 @@ class WithFindings(admin.SimpleListFilter):
 class RoundAdmin(NaturalKeyAdmin):
     """The list of rounds, and each round's review page (its change view)."""
 
-    list_display = ("__str__", "table", "gaming_day", "number", "status", "handle", "recorded_net",
-                    "expected_net", "corrected", "finding_count", "mismatched_count")
+    list_display = ("__str__", "table", day, "number", "status", "handle_text", "house_result",
+                    "house_result_recomputed", "corrected", "finding_count", "mismatched_count")
     list_display_links = ("__str__",)
     list_filter = (WithFindings, "status", GAMING_DAY, TABLE)
     review_template = "admin/tables/round/review.html"
@@ -329,6 +557,19 @@ class RoundAdmin(NaturalKeyAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[m.Round]:
         return selectors.rounds_list()
+
+    @admin.display(description="handle", ordering="handle")
+    def handle_text(self, obj: m.Round) -> str:
+        return money_text(obj.handle, obj.table.currency)
+
+    @admin.display(description="house result", ordering="recorded_net")
+    def house_result(self, obj: m.Round) -> str:
+        """+ the house won; - when never settled."""
+        return money_text(None if obj.recorded_net is None else -obj.recorded_net, obj.table.currency, signed=True)
+
+    @admin.display(description="recomputed", ordering="expected_net")
+    def house_result_recomputed(self, obj: m.Round) -> str:
+        return money_text(-obj.expected_net, obj.table.currency, signed=True)
 
     @admin.display(description="findings", ordering="findings")
     def finding_count(self, obj: m.Round) -> int:
@@ -352,8 +593,19 @@ class RoundAdmin(NaturalKeyAdmin):
             "subtitle": None,
             "original": round_,
             "has_view_permission": True,
-            **review_context(selectors.round_review(round_)),
+            **review_context(selectors.round_review(round_), request),
             **(extra_context or {}),
         }
         request.current_app = self.admin_site.name
         return TemplateResponse(request, self.review_template, context)
+
+
+@admin.register(m.Alert)
+class AlertAdmin(ReadOnlyAdmin):
+    """The floor's alerts, every one (the floor shows those waiting and the latest
+    acknowledged); acknowledged on the floor's page, never changed here."""
+
+    list_display = ("raised_at", "kind", "severity", "stream", "gaming_day", "message", "acknowledged_by",
+                    "acknowledged_at", "note")
+    list_filter = ("kind", "severity", ("acknowledged_at", admin.EmptyFieldListFilter), "stream")
+    search_fields = ("message", "note", "key")

@@ -57,13 +57,25 @@ class RoundSerializer(serializers.ModelSerializer):
     shoe = serializers.CharField(source="shoe.shoe", allow_null=True, default=None)
     findings = serializers.IntegerField(help_text="current (not superseded) findings of the round")
     mismatched_bets = serializers.IntegerField(help_text="bets whose recorded settlement differs from the rules'")
+    currency = serializers.CharField(source="table.currency", help_text="ISO 4217: the unit of every amount")
+    house_result = serializers.SerializerMethodField(
+        help_text="the house's result as recorded, minor units, + when the house won (recorded_net negated); null "
+                  "when the round was never settled")
+    house_result_recomputed = serializers.SerializerMethodField(
+        help_text="the house's result as the rules give it (expected_net negated)")
     url = serializers.SerializerMethodField()
 
     class Meta:
         model = m.Round
         fields = ["table", "gaming_day", "number", "status", "shoe", "started_at", "first_version", "last_version",
-                  "handle", "recorded_net", "expected_net", "corrected", "dealer_total", "findings",
-                  "mismatched_bets", "url"]
+                  "currency", "handle", "recorded_net", "expected_net", "house_result", "house_result_recomputed",
+                  "corrected", "dealer_total", "findings", "mismatched_bets", "url"]
+
+    def get_house_result(self, obj: m.Round) -> int | None:
+        return None if obj.recorded_net is None else -obj.recorded_net
+
+    def get_house_result_recomputed(self, obj: m.Round) -> int:
+        return -obj.expected_net
 
     def get_url(self, obj: m.Round) -> str:
         path = f"/api/rounds/{obj.table.stream}/{obj.gaming_day.isoformat()}/{obj.number}"

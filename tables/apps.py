@@ -15,3 +15,31 @@ class TablesConfig(AppConfig):
 
         # the read models follow the global feed
         register(SUBSCRIBER)
+        # a failed verification of the record (audit's periodic task) is an alert on the floor
+        from celery.signals import task_success
+
+        task_success.connect(_verify_done, dispatch_uid="tables.floor.verify_done")
+        # the findings' screens show amounts in each table's currency
+        from audit.admin import currencies_register
+
+        currencies_register(_currencies)
+
+
+def _currencies(tables: list[str]) -> dict[str, str]:
+    from .models import Table
+
+    return {stream: currency for stream, currency in
+            Table.objects.filter(stream__in=tables).values_list("stream", "currency") if currency}
+
+
+def _verify_done(sender: object = None, result: object = None, **kwargs: object) -> None:
+    """After ``audit.tasks.verify_chains`` (on the worker, or eagerly): its problems, if
+    any, become the floor's alert. Audit knows nothing of the floor; the task's result is
+    the meeting point."""
+    if getattr(sender, "name", None) != "audit.tasks.verify_chains" or not isinstance(result, dict):
+        return
+    problems = result.get("problems") or []
+    if problems:
+        from .floor import alert_verify_failed
+
+        alert_verify_failed(problems=[str(p) for p in problems])

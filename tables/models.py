@@ -145,3 +145,37 @@ class Bet(models.Model):
 
     def __str__(self) -> str:
         return self.bet
+
+
+class Alert(models.Model):
+    """Something the floor must see now, derived from findings and checks (a read model
+    of :mod:`tables.floor`): a high or critical finding, a failed verification of the
+    record, a table silent too long. ``key`` names it across derivations, so deriving
+    again adds nothing. Its acknowledgement is an event (``alert.acknowledged`` in the
+    stream ``audit.alerts``), copied here with who, when and the note."""
+
+    class Kind(models.TextChoices):
+        FINDING = "finding", "finding"
+        SILENT_TABLE = "silent_table", "table silent"
+        VERIFY_FAILED = "verify_failed", "verification failed"
+
+    key = models.CharField(max_length=200, unique=True)
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    severity = models.CharField(max_length=8, help_text="critical, high or medium")
+    stream = models.CharField(max_length=64, blank=True, verbose_name="table", help_text="blank: the whole store")
+    gaming_day = models.DateField(null=True, blank=True)
+    finding = models.ForeignKey("audit.Finding", null=True, blank=True, on_delete=models.CASCADE, related_name="alerts")
+    message = models.TextField()
+    raised_at = models.DateTimeField(db_index=True)
+    acknowledged_by = models.CharField(max_length=150, blank=True)
+    acknowledged_at = models.DateTimeField(null=True, blank=True)
+    note = models.TextField(blank=True)
+    # the version of its alert.acknowledged event in the stream audit.alerts
+    event_version = models.PositiveBigIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-raised_at", "-id"]
+
+    def __str__(self) -> str:
+        where = f" on {self.stream}" if self.stream else ""
+        return f"{self.get_kind_display()}{where}: {self.message[:60]}"

@@ -330,15 +330,24 @@ def first_difference(live: dict[str, list[tuple[Any, ...]]], rebuilt: dict[str, 
     return None
 
 
-def rebuild(stream: str | None = None) -> tuple[dict[str, list[tuple[Any, ...]]], dict[str, list[tuple[Any, ...]]]]:
-    """Drop the read models (of one stream, or all) and fold them again from the first
-    event; return (live snapshot before, rebuilt snapshot after)."""
-    streams = [stream] if stream is not None else list(
+def rebuild_streams(stream: str | None = None) -> list[str]:
+    """The tables a rebuild folds: ``stream``, or every stream but the server's own."""
+    return [stream] if stream is not None else sorted(
         Event.objects.exclude(stream__startswith="audit.").order_by().values_list("stream", flat=True).distinct()
     )
+
+
+def rebuild(stream: str | None = None, *, progress: Callable[[str], None] | None = None,
+            ) -> tuple[dict[str, list[tuple[Any, ...]]], dict[str, list[tuple[Any, ...]]]]:
+    """Drop the read models (of one stream, or all) and fold them again from the first
+    event; return (live snapshot before, rebuilt snapshot after). ``progress(table)``
+    after each table."""
+    streams = rebuild_streams(stream)
     live = snapshot(stream)
-    for name in sorted(streams):
+    for name in streams:
         project_stream(name, fresh=True)
+        if progress is not None:
+            progress(name)
     if stream is None:
         m.Table.objects.exclude(stream__in=streams).delete()
     return live, snapshot(stream)

@@ -26,7 +26,7 @@ from django.db.models import Count, F
 from audit.findings import findings_record
 from audit.models import Event, Finding, ReplayRun
 
-from . import projections
+from . import floor, projections
 from .fold import FoldCache
 
 
@@ -76,6 +76,10 @@ def replay_table(*, stream: str, day: date | None = None, full: bool = False, tr
         raise
     events, rounds, produced = totals["events"], totals["rounds"], totals["findings"]
     new, superseded = totals["new"], totals["superseded"]
+    if new:
+        # a high finding reaches the floor now, from wherever the replay runs (the
+        # feed's worker after an append, replay_day): its alert, after the commit
+        floor.alerts_from_findings(streams=[stream])
     summary = {
         "run": run.pk, "stream": stream, "gaming_day": day.isoformat() if day else None, "mode": mode,
         "events": events, "rounds": rounds, "findings": produced, "new": new, "superseded": superseded,

@@ -34,3 +34,12 @@ def replay_day_task(self, day: str, full: bool = False, trigger: str = "task") -
     queue = None if self.request.is_eager else (self.request.delivery_info or {}).get("routing_key")
     parent = replay_service.replay_day_launch(day=date.fromisoformat(day), full=full, trigger=trigger, queue=queue)
     return parent.pk
+
+
+@shared_task(name="tables.tasks.floor_check")
+def floor_check_task() -> dict:
+    """The floor's periodic check (see CELERY_BEAT_SCHEDULE): alerts for silent tables
+    and for findings that have none yet. Idempotent."""
+    from . import floor
+
+    return floor.floor_check()

@@ -43,6 +43,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "finding.resolved": {"finding": "b" * 64, "table": "BJ-01", "kind": "wrong_payout",
                          "previous": "acknowledged", "by": "alice",
                          "note": "short pay of 1250 refunded to the player, slip R-88"},
+    "alert.acknowledged": {"alert": "finding:" + "b" * 64, "kind": "finding", "table": "BJ-01",
+                           "finding": "b" * 64, "by": "alice", "note": "dealer told and pit informed"},
     "finding.reopened": {"finding": "b" * 64, "table": "BJ-01", "kind": "wrong_payout",
                          "previous": "resolved", "by": "bob", "note": "the refund slip was never booked"},
     "access.sealed": {"first": 1, "last": 250, "count": 250, "digest": "c" * 64},

@@ -1,7 +1,7 @@
 """Totals of a hand: hard and soft, naturals, busts.
 
 A hand is *soft* while one ace can count 11 without busting, *hard* otherwise
-(RULES.md, "Common to every seed").
+(the rules brief, "Common to every seed").
 
 >>> total(("AH", "6C"))
 (17, True)

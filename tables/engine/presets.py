@@ -1,7 +1,7 @@
-"""The named rule sets: one per seed (RULES.md, "Named presets") and two common house
+"""The named rule sets: one per seed (the rules brief, "Named presets") and two common house
 games. Every parameter is set explicitly and commented with the seed line it comes
-from ("000:123" is line 123 of ``../shared/seeds/000_*.txt``); where the seed says
-nothing the comment says *default*, as RULES.md asks.
+from ("000:123" is line 123 of seed 000, the casino's own rule text); where the seed says
+nothing the comment says *default*, as the rules brief asks.
 """
 from __future__ import annotations
 
@@ -54,18 +54,18 @@ IT_LIVE = RuleSet(
 
 IT_CLASSIC = RuleSet(
     name="it-classic",
-    decks=4,  # 001:7 "Uno, due, tre o quattro mazzi di carte mescolati assieme" (RULES.md: preset 4)
+    decks=4,  # 001:7 "Uno, due, tre o quattro mazzi di carte mescolati assieme" (the rules brief: preset 4)
     burn_on_shuffle=3,  # 001:9 "fa uscire alcune carte (solitamente tre) dall'alto del mazzo e le mette da parte"
     penetration=(30, 50),  # 001:9 "una seconda carta-indicatore a circa 40 carte dalla fine" ("circa": 40 +/- 10)
     hole_card="peek",  # 001:13 "Se la carta scoperta del mazziere è da 10 punti, o è un Asso, questi guarda la propria carta coperta"
     dealer_natural_takes="all",  # default: with peek no double or split stake is ever on the table
     dealer_hits_soft_17=False,  # 001:33 "se questo gli dà 17 o più, senza sballare, non può più pescare"
-    natural_pays=(3, 1),  # 001:38 "I Black Jack sono pagati 3 a 1." (kept as written, RULES.md)
+    natural_pays=(3, 1),  # 001:38 "I Black Jack sono pagati 3 a 1." (kept as written, the rules brief)
     double_on=None,  # 001:29 "dopo aver guardato le prime due carte ... può decidere di raddoppiare" (10-11 variant: "A volte")
     double_hard_only=False,  # default: 001 does not restrict soft doubles
     double_after_split=False,  # default: 001 does not say
     double_card_face="down",  # 001:29 "riceve una sola carta coperta"
-    split_by="value",  # 001:31 "una coppia (per esempio due 6 o due K)" - default value, as RULES.md
+    split_by="value",  # 001:31 "una coppia (per esempio due 6 o due K)" - default value, as the rules brief
     no_split_values=frozenset(),  # default: 001 forbids no pair
     max_split_hands=None,  # 001:31 "Tutte le coppie consecutive possono esser separate."
     resplit_aces=False,  # 001:31 "Se ricevendo una nuova carta, che non sia un Asso"
@@ -97,7 +97,7 @@ IT_SABOT = RuleSet(
     burn_on_shuffle=5,  # 002:10-11 "sfila le prime cinque carte dal sabot e le brucia"
     penetration=None,  # default: 002 places no cut card
     hole_card="no_peek",  # 002:13-14 "una seconda carta sempre scoperta, salvo la propria che si darà coperta"; 002:24-25 "scopre la sua seconda carta"
-    dealer_natural_takes="all",  # default (RULES.md)
+    dealer_natural_takes="all",  # default (the rules brief)
     dealer_hits_soft_17=False,  # 002:26-27 "se ha fino a 16 punti, deve chiamare carta; - con 17 o più punti è obbligato a restare"
     natural_pays=(3, 2),  # 002:39-40 "il banco gli paga la puntata una volta e mezza"
     double_on=frozenset({9, 10, 11}),  # 002:34-36 "da 9 a 11 punti, possono raddoppiare ... una sola carta"
@@ -136,7 +136,7 @@ EU_ONLINE = RuleSet(
     burn_on_shuffle=0,  # default: an online game burns nothing
     penetration=None,  # default: 003 places no cut card
     hole_card="none",  # 003:3 "il dealer prende la sua seconda carta solamente dopo che il giocatore ha giocato"; 003:32
-    dealer_natural_takes="all",  # default (RULES.md); 003:10 "il giocatore perde la sua scommessa iniziale"
+    dealer_natural_takes="all",  # default (the rules brief); 003:10 "il giocatore perde la sua scommessa iniziale"
     dealer_hits_soft_17=False,  # 003:33 "Il Banco si ferma a 17 (sia soft che hard)."
     natural_pays=(3, 2),  # 003:15 "il pagamento normale della scommessa 3 a 2"
     double_on=frozenset({9, 10, 11}),  # 003:19 "il totale hard delle loro prime due carte equivale a 9, 10 o 11"
@@ -182,7 +182,7 @@ HOYLE = RuleSet(
     double_hard_only=False,  # default: 004 says totals
     double_after_split=False,  # default: 004:55 speaks of "původní dvě karty" (the original two cards)
     double_card_face="down",  # 004:55 "která je umístěna lícem dolů"
-    split_by="rank",  # 004:51 "stejné nominální hodnoty, například dva jacky nebo dvě šestky" (RULES.md: rank)
+    split_by="rank",  # 004:51 "stejné nominální hodnoty, například dva jacky nebo dvě šestky" (the rules brief: rank)
     no_split_values=frozenset(),  # default: 004 forbids no pair (004:55 even two fives may split)
     max_split_hands=2,  # default: 004:51 describes two hands
     resplit_aces=False,  # 004:51 "S párem es dostane hráč za každé eso jednu kartu"

@@ -8,7 +8,7 @@ offline command and the audit. Events are plain dicts in the store's envelope fo
 the hot path reads them as they are (payloads are validated by the store on the way in,
 and by :mod:`.jsonl` when a file is read).
 
-STYLE.md's fold is ``mutate(state, event) -> state``; here a handler is
+The team's style guide gives the fold as ``mutate(state, event) -> state``; here a handler is
 ``(accumulator, payload) -> None`` and changes the accumulator in place, because
 copying a round's state per event would cost more than the whole replay's budget
 (20,000 rounds a second). Handlers touch nothing but the accumulator - no I/O, no clock,

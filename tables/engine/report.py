@@ -1,11 +1,19 @@
 """The replay report: rounds, bets, recomputed against recorded per bet, findings - as
-text for a person and as a JSON-ready dict for a machine."""
+text for a person (a summary per stream, or every bet) and as a JSON-ready dict for a
+machine."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from audit.record.money import format_money, format_signed
+
+from .findings import Finding
 from .replay import ReplayResult
+
+# findings listed one by one per stream in the summary; the rest are counted
+SUMMARY_FINDINGS = 20
 
 
 def exit_code(results: Sequence[ReplayResult]) -> int:
@@ -65,8 +73,63 @@ def as_text(results: Sequence[ReplayResult]) -> str:
         if result.findings:
             lines.append("  Findings:")
             for finding in result.findings:
-                where = ", ".join(f"{k} {v}" for k, v in (("round", finding.round), ("box", finding.box), ("hand", finding.hand), ("bet", finding.bet)) if v is not None)
-                lines.append(f"    [{finding.kind}] {where}: {finding.message}")
+                lines.append(f"    [{finding.kind}] {_where(finding)}: {finding.message}")
     total = sum(len(r.findings) for r in results)
-    lines.append("Clean: no findings." if not total else f"{total} finding(s).")
+    lines.append("Clean: no findings." if not total else f"{_n(total, 'finding')}.")
     return "\n".join(lines)
+
+
+def house_results(result: ReplayResult) -> tuple[int, int]:
+    """(recorded, recomputed): the house's result over the stream's rounds, in minor
+    units, positive when the house won - the negated sum of the players' nets that the
+    settlements record (corrections applied) and that the rules give. Voided rounds
+    count for nothing."""
+    recorded = recomputed = 0
+    for played in result.rounds:
+        if played.voided:
+            continue
+        recomputed -= sum(settlement.net for settlement in played.expected.values())
+        if played.recorded is not None:
+            recorded -= sum(net for _, net in played.recorded.values())
+    return recorded, recomputed
+
+
+def as_summary(results: Sequence[ReplayResult], currencies: Mapping[str, str] | None = None) -> str:
+    """Per stream: events, rounds, bets, the house result recorded and recomputed (money
+    in the stream's currency, from ``currencies``; minor units where none is known) and
+    the findings by kind, then each finding (the first :data:`SUMMARY_FINDINGS`)."""
+    currencies = currencies or {}
+    lines: list[str] = []
+    for result in results:
+        bets = sum(len(p.bets) for p in result.rounds)
+        currency = currencies.get(result.stream or "")
+        recorded, recomputed = house_results(result)
+
+        def money(amount: int, signed: bool = True, currency: str | None = currency) -> str:
+            if currency is None:
+                return f"{amount:+d}" if signed else str(amount)
+            return format_signed(amount, currency) if signed else format_money(amount, currency)
+
+        lines.append(f"Table {result.stream} - rule set {result.rules}: {result.events:,} events, "
+                     f"{_n(len(result.rounds), 'round')}, {_n(bets, 'bet')}")
+        difference = "" if recorded == recomputed else f" (differs by {money(abs(recorded - recomputed), False)})"
+        lines.append(f"  house result: recorded {money(recorded)}, recomputed {money(recomputed)}{difference}")
+        kinds = Counter(finding.kind for finding in result.findings)
+        lines.append("  findings: " + (", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items())) or "none"))
+        for finding in result.findings[:SUMMARY_FINDINGS]:
+            lines.append(f"    [{finding.kind}] {_where(finding)}: {finding.message}")
+        if len(result.findings) > SUMMARY_FINDINGS:
+            lines.append(f"    ... and {len(result.findings) - SUMMARY_FINDINGS} more (--bets or --json lists them all)")
+    total = sum(len(r.findings) for r in results)
+    lines.append("Clean: no findings." if not total else f"{_n(total, 'finding')}.")
+    return "\n".join(lines)
+
+
+def _where(finding: Finding) -> str:
+    return ", ".join(f"{k} {v}" for k, v in (("round", finding.round), ("box", finding.box), ("hand", finding.hand),
+                                             ("bet", finding.bet)) if v is not None)
+
+
+def _n(count: int, noun: str) -> str:
+    """``1 round``, ``2 rounds``, ``1,200 bets``."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"

@@ -1,14 +1,14 @@
-"""The rule set: every parameter of ``../shared/RULES.md`` and the few the seeds need
+"""The rule set: every parameter of the rules brief and the few the seeds need
 beyond it. A ``RuleSet`` is frozen; a table changes it only through ``with_overrides``
 (the ``rules`` overrides of ``table.opened``), which returns a new one.
 
-Parameters added to RULES.md's list, each because a seed needs it:
+Parameters added to the rules brief's list, each because a seed needs it:
 
 * ``double_hard_only`` - seed 003 doubles on *hard* 9-11 only;
 * ``double_card_face`` - seeds 001 and 004 deal the double's card face down;
 * ``insurance_pays`` - 2:1 in every seed, kept as a ratio like ``natural_pays``;
 * ``surrender_returns`` - the part of the stake a surrender gives back (1:2 in 003);
-* ``rounding`` - DESIGN.md's "rule set's rounding policy" for fractions of a minor unit;
+* ``rounding`` - the design's "rule set's rounding policy" for fractions of a minor unit;
 * ``live_must_hit_below``, ``live_stand_from`` - seed 000's house rules: a hand below 11
   must draw, a hand of 17 or more gets no more cards (and no cash-out offer);
 * ``reshuffle_after_exposed`` - seed 000 house rule 3: an exposed card is burned, the

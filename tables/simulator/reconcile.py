@@ -1,4 +1,4 @@
-"""Chip reconciliation of a table's stream, per gaming day (DESIGN.md, "Reconciliation").
+"""Chip reconciliation of a table's stream, per gaming day (the design's "Reconciliation": docs/accounting.md).
 
     chip-count win = drop (cash + markers) + (closing - opening inventory) + credits - fills
     recorded win   = - the sum of the nets recorded in round.settled (corrections applied)

@@ -8,6 +8,7 @@ from django.test import Client
 from django.urls import reverse
 
 from audit.models import Event, Finding
+from audit.record.money import format_signed
 from tables import models as m
 from tables.admin import _hand_cards, card_face
 from tables.replay_service import replay_table
@@ -49,7 +50,8 @@ def test_the_round_review_shows_cards_payouts_findings_and_chain(admin_client, f
     assert f'id="bet-{fault["bet"]}"' in html
     row = html.split(f'id="bet-{fault["bet"]}"')[1].split("</tr>")[0]
     assert "mismatch" in html.split(f'id="bet-{fault["bet"]}"')[0].rsplit("<tr", 1)[1]
-    assert f"win {fault['wrong']}" in row and f"win {fault['right']}" in row
+    # in the table's currency (EUR: the engine's tables open in it)
+    assert f"win {format_signed(fault['wrong'], 'EUR')}" in row and f"win {format_signed(fault['right'], 'EUR')}" in row
     finding = Finding.objects.get()
     assert finding.message in html and "wrong_payout" in html
     assert html.count('class="event"') == len(round_.versions)
@@ -105,7 +107,7 @@ def test_only_who_may_change_findings_gets_the_acknowledge_action(fault):
     assert Event.objects.filter(stream="audit.findings", type="finding.acknowledged").count() == 1
     # twice: refused, reported, no second event
     response = boss.post(url, {"action": "acknowledge", "_selected_action": [finding.pk]}, follow=True)
-    assert "not acknowledged" in response.content.decode()
+    assert f"Finding {finding.pk} not changed" in response.content.decode()
     assert Event.objects.filter(stream="audit.findings").count() == 1
 
 
@@ -115,7 +117,8 @@ def test_the_review_shows_a_tampered_event_broken_and_reads_the_timeline(admin_c
     tamper(f"UPDATE audit_event SET actor = 'forger' WHERE position = {settled.position}")
     html = admin_client.get(_review(round_)).content.decode()
     assert "BROKEN" in html and "content does not match its hash" in html
-    assert f"{fault['bet']} win {fault['wrong']:+}" in html  # the round.settled line of the timeline
+    # the round.settled line of the timeline
+    assert f"{fault['bet']} win {format_signed(fault['wrong'], 'EUR')}" in html
     assert "face down" in html
 
 

@@ -86,6 +86,10 @@ def test_rounds_list_and_one_round_in_full(fault, pit_boss):
     assert [f["kind"] for f in round_["round_findings"]] == ["wrong_payout"]
     assert round_["previous"]["number"] == fault["round"] - 1 and round_["next"]["number"] == fault["round"] + 1
     assert round_["shoe_detail"]["shoe"] == round_["shoe"]
+    # the house's result, + when the house won: the players' nets negated, in the table's currency
+    assert round_["currency"] == "EUR"
+    assert (round_["house_result"], round_["house_result_recomputed"]) == (-round_["recorded_net"], -round_["expected_net"])
+    assert round_["house_result"] == round_["house_result_recomputed"] + (fault["right"] - fault["wrong"])
     missing = pit_boss.get(f"/api/rounds/T1/{DAY.isoformat()}/999")
     assert missing.status_code == 404 and missing.json()["code"] == "not_found"
 

@@ -71,8 +71,8 @@ def test_the_replay_day_command_runs_its_chord_on_a_worker_through_a_broker(work
         cwd=ROOT, env=worker.env, capture_output=True, text=True, timeout=180, check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert "T1: 20 rounds replayed, 1 findings (1 new, 0 superseded)" in done.stdout
-    assert "T2: 20 rounds replayed, 1 findings (1 new, 0 superseded)" in done.stdout
+    assert "T1: 20 rounds replayed, 1 finding (1 new, 0 superseded)" in done.stdout
+    assert "T2: 20 rounds replayed, 1 finding (1 new, 0 superseded)" in done.stdout
     assert "findings by kind: wrong_payout 2" in done.stdout
     parent = ReplayRun.objects.get(parent__isnull=True)
     assert (parent.trigger, parent.status, parent.tables_done) == ("command", "done", 2)

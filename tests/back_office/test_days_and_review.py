@@ -40,7 +40,7 @@ def test_each_gaming_day_is_replayed_on_its_own(settings):
     append("T1", second)
     out = io.StringIO()
     call_command("replay_day", "--day", NEXT.isoformat(), stdout=out)
-    assert "T1: 15 rounds replayed, 1 findings" in out.getvalue()
+    assert "T1: 15 rounds replayed, 1 finding" in out.getvalue()
     assert not m.Round.objects.filter(gaming_day=DAY).exists()  # not asked for
     finding = Finding.objects.get()
     assert (finding.gaming_day, finding.round, finding.bet) == (NEXT, fault["round"], fault["bet"])

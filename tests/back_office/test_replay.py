@@ -126,12 +126,12 @@ def test_replay_day_command_prints_the_summary(short_paid):
     out = io.StringIO()
     call_command("replay_day", "--day", DAY.isoformat(), stdout=out)
     text = out.getvalue()
-    assert "T1: 30 rounds replayed, 1 findings (1 new, 0 superseded)" in text
+    assert "T1: 30 rounds replayed, 1 finding (1 new, 0 superseded)" in text
     assert "T2: 30 rounds replayed, 0 findings" in text
     assert "findings by kind: wrong_payout 1" in text
     out = io.StringIO()
     call_command("replay_day", "--stream", "T1", "--full", stdout=out)
-    assert "T1: 30 rounds replayed, 1 findings (0 new, 0 superseded)" in out.getvalue()
+    assert "T1: 30 rounds replayed, 1 finding (0 new, 0 superseded)" in out.getvalue()
 
 
 def test_a_day_in_figures(short_paid):

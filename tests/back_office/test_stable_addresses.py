@@ -22,7 +22,7 @@ def test_an_old_round_link_opens_the_same_round_after_the_read_models_are_rebuil
     before = m.Round.objects.get(number=number)
     findings = admin_client.get("/admin/audit/finding/").content.decode()
     link = f"/admin/tables/round/T1/{DAY.isoformat()}/{number}/"
-    assert f'class="round-review" href="{link}"' in findings
+    assert f'class="round-review" href="{link}?bet=' in findings
     rounds = admin_client.get("/admin/tables/round/").content.decode()
     assert f'href="{link}"' in rounds
     review = admin_client.get(link).content.decode()

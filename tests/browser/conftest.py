@@ -6,11 +6,15 @@ Without Chromium the browser tests skip, saying how to install it - on a laptop.
 CI must never pass with the browser tests skipped."""
 from __future__ import annotations
 
+import importlib
 import os
 import shutil
 from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import Group, Permission
+
+PASSWORD = "a-long-test-password"
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
@@ -55,6 +59,30 @@ def logged_in(page, live_server, django_user_model):
     page.goto(f"{live_server.url}/admin/login/")
     page.fill("#id_username", "boss")
     page.fill("#id_password", "a-long-test-password")
+    page.click("input[type=submit]")
+    page.wait_for_selector("#user-tools")
+    return page
+
+
+def _pit_boss_group() -> Group:
+    """The group as the migrations tables/0002_pit_boss_group and 0003_alert make it (an
+    earlier transactional test's flush removes the migrations' rows; the permissions come
+    back with post_migrate)."""
+    group, _ = Group.objects.get_or_create(name="pit_boss")
+    for name in ("0002_pit_boss_group", "0003_alert"):
+        for app_label, codename in importlib.import_module(f"tables.migrations.{name}").PERMISSIONS:
+            group.permissions.add(Permission.objects.get(content_type__app_label=app_label, codename=codename))
+    return group
+
+
+@pytest.fixture
+def pit_boss(page, live_server, django_user_model):
+    """A page logged in to the admin as a member of the pit_boss group (not a superuser)."""
+    user = django_user_model.objects.create_user("pitboss", password=PASSWORD, is_staff=True)
+    user.groups.add(_pit_boss_group())
+    page.goto(f"{live_server.url}/admin/login/")
+    page.fill("#id_username", "pitboss")
+    page.fill("#id_password", PASSWORD)
     page.click("input[type=submit]")
     page.wait_for_selector("#user-tools")
     return page

@@ -2,42 +2,15 @@
 engine with one short pay planted, appended and replayed."""
 from __future__ import annotations
 
-import importlib
-
 import pytest
-from django.contrib.auth.models import Group, Permission
 
 from audit.models import Event, Finding
+from audit.record.money import format_signed
 from tables import models as m
 from tables.replay_service import replay_table
 from tests.back_office.helpers import append, dealt, plant_short_pay
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-PASSWORD = "a-long-test-password"
-
-
-def _pit_boss_group() -> Group:
-    """The group as tables/0002_pit_boss_group makes it (an earlier transactional test's
-    flush removes the migration's rows; the permissions come back with post_migrate)."""
-    migration = importlib.import_module("tables.migrations.0002_pit_boss_group")
-    group, _ = Group.objects.get_or_create(name=migration.GROUP)
-    for app_label, codename in migration.PERMISSIONS:
-        group.permissions.add(Permission.objects.get(content_type__app_label=app_label, codename=codename))
-    return group
-
-
-@pytest.fixture
-def pit_boss(page, live_server, django_user_model):
-    """A page logged in to the admin as a member of the pit_boss group (not a superuser)."""
-    user = django_user_model.objects.create_user("pitboss", password=PASSWORD, is_staff=True)
-    user.groups.add(_pit_boss_group())
-    page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", "pitboss")
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
-    page.wait_for_selector("#user-tools")
-    return page
 
 
 def test_a_pit_boss_reviews_a_short_paid_round_and_acknowledges_its_finding(pit_boss, live_server, settings):
@@ -56,7 +29,8 @@ def test_a_pit_boss_reviews_a_short_paid_round_and_acknowledges_its_finding(pit_
     assert page.locator("#result_list tbody tr").count() == 1
     page.click("#result_list a.round-review")
     review = f"/admin/tables/round/T1/{round_.gaming_day.isoformat()}/{round_.number}/"
-    assert page.url.endswith(review)
+    # opened at the short-paid bet's row
+    assert page.url.endswith(f"{review}?bet={fault['bet']}#bet-{fault['bet']}")
     assert f"round {fault['round']}" in page.locator("h1").inner_text()
 
     # cards: the dealer's up card as rank and suit, red or black; every card has a colour
@@ -72,8 +46,8 @@ def test_a_pit_boss_reviews_a_short_paid_round_and_acknowledges_its_finding(pit_
     # the payouts side by side, the short one highlighted
     row = page.locator(f"#payouts tr#bet-{fault['bet']}")
     assert "mismatch" in row.get_attribute("class")
-    assert row.locator("td.recorded").inner_text().strip() == f"win {fault['wrong']}"
-    assert row.locator("td.recomputed").inner_text().strip() == f"win {fault['right']}"
+    assert row.locator("td.recorded").inner_text().strip() == f"win {format_signed(fault['wrong'], 'EUR')}"
+    assert row.locator("td.recomputed").inner_text().strip() == f"win {format_signed(fault['right'], 'EUR')}"
     assert page.locator("#payouts tr.mismatch").count() == 1
 
     # the finding and an intact chain
@@ -94,7 +68,7 @@ def test_a_pit_boss_reviews_a_short_paid_round_and_acknowledges_its_finding(pit_
     page.click("button[name=index]")
     page.wait_for_selector("ul.messagelist")
     assert "Acknowledged 1 finding" in page.locator("ul.messagelist").inner_text()
-    assert "Acknowledged" in page.locator("#result_list td.field-status").first.inner_text()
+    assert "Acknowledged" in page.locator("#result_list td.field-status_text").first.inner_text()
     page.screenshot(path=str(_artifacts() / "findings_acknowledged.png"), full_page=True)
     finding.refresh_from_db()
     assert (finding.status, finding.status_changed_by) == ("acknowledged", "pitboss")

@@ -2,12 +2,16 @@
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
 from django.core.management import call_command
 from django.test import Client
 
 from audit.models import Event, Finding
+from audit.record.money import format_signed
+from tables import models as m
+from tables.floor import hold_text
 
 
 @pytest.mark.django_db(transaction=True)
@@ -19,12 +23,37 @@ def test_demo_builds_a_day_finds_every_planted_fault_and_prints_a_working_login(
     assert "planted faults found: 9 of 9" in text and "MISSED" not in text
     assert "all chains intact" in text
     assert Finding.objects.filter(superseded_by__isnull=True).count() == 9
+    # one block of findings by kind; the day's total with its hold; the house result
+    # recorded beside the recomputed one, money by the one formatter
+    assert text.count("findings by kind") == 1 and "1 findings" not in text
+    days = list(m.TableDay.objects.all())
+    handle, house = sum(d.handle for d in days), -sum(d.recorded_net for d in days)
+    recomputed = -sum(d.expected_net for d in days)
+    total = next(line for line in text.splitlines() if line.strip().startswith("total"))
+    assert format_signed(house, "EUR") in total and format_signed(recomputed, "EUR") in total
+    assert hold_text(house, handle) in total and "house result" in text and "(recorded)" in text
     password = text.split("password: ")[1].split()[0]
     client = Client()
     assert client.login(username="demo", password=password)
     assert client.get("/admin/audit/event/").status_code == 200
+    # the curl it suggests reads a stream with events
+    token, url = re.search(r"Token (\w+)' '(http://[^']+)'", text).groups()
+    answer = Client().get(url.split("8000", 1)[1], HTTP_AUTHORIZATION=f"Token {token}")
+    assert answer.status_code == 200 and len(answer.json()["events"]) == 3
     # a second run changes nothing it should not: same events, same findings
     events = Event.objects.count()
     call_command("demo", no_serve=True, rounds=210, live_bets=5, folder=str(tmp_path), stdout=io.StringIO())
     assert Event.objects.count() == events
     assert Finding.objects.filter(superseded_by__isnull=True).count() == 9
+
+
+@pytest.mark.django_db(transaction=True)
+def test_demo_works_with_one_round_and_says_which_faults_a_short_day_cannot_hold(tmp_path):
+    out = io.StringIO()
+    call_command("demo", no_serve=True, rounds=1, live_bets=2, folder=str(tmp_path), stdout=out)
+    text = out.getvalue()
+    assert "7 rounds" in text and "1 round each" in text
+    planted = int(re.search(r"planted faults found: (\d+) of (\d+)", text).group(2))
+    found = int(re.search(r"planted faults found: (\d+) of", text).group(1))
+    assert found == planted >= 1 and "MISSED" not in text
+    assert text.count("(not planted:") == 9 - planted

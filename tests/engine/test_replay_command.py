@@ -22,11 +22,17 @@ def _run(*args: str) -> tuple[int, str, str]:
     return run_command("replay", *args)
 
 
-def test_a_clean_file_exits_0_with_every_bet(tmp_path: pathlib.Path) -> None:
-    """A clean export: exit 0, a report naming the rounds and every bet recomputed
-    against recorded."""
+def test_a_clean_file_exits_0_with_a_summary_and_every_bet_when_asked(tmp_path: pathlib.Path) -> None:
+    """A clean export: exit 0 and a summary per table (rounds, bets, the house result
+    recorded and recomputed in the table's currency, no findings), no bet; with --bets
+    every bet recomputed against recorded."""
     path = _write(tmp_path / "t.jsonl", _table().events)
     code, out, _ = _run(str(path))
+    assert code == 0
+    assert "1 round, 2 bets" in out and "findings: none" in out and "Clean" in out
+    assert "house result: recorded -EUR 10.00, recomputed -EUR 10.00" in out
+    assert "r1b1" not in out
+    code, out, _ = _run(str(path), "--bets")
     assert code == 0
     assert "1 rounds, 2 bets, 0 findings" in out and "r1b1" in out and "Clean" in out
 
@@ -73,7 +79,7 @@ def test_a_file_without_hash_chains_replays_only_when_told_to_skip_the_check(tmp
     assert code == 2 and "line 1: version: missing" in err and "--no-verify-chain" in err
     assert out == ""
     code, out, _ = _run(str(path), "--no-verify-chain")
-    assert code == 0 and "1 rounds, 2 bets, 0 findings" in out
+    assert code == 0 and "1 round, 2 bets" in out and "Clean" in out
 
 
 def test_unusable_input_exits_2_naming_the_line(tmp_path: pathlib.Path) -> None:

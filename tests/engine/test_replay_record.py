@@ -18,7 +18,7 @@ def _table() -> Table:
 
 
 def test_an_authorised_correction_replaces_a_wrong_settlement() -> None:
-    """DESIGN.md, corrections: a wrong payout stands as a finding until an authorised
+    """The design, corrections: a wrong payout stands as a finding until an authorised
     correction.recorded gives the right settlement for that bet."""
     table = _table()
     settled = find(table.events, "round.settled")

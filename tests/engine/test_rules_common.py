@@ -1,4 +1,4 @@
-"""RULES.md, "Common to every seed": the same behaviour under each seed's preset."""
+"""The rules brief, "Common to every seed": the same behaviour under each seed's preset."""
 from __future__ import annotations
 
 import pytest
@@ -74,7 +74,7 @@ def test_a_dealer_draw_on_soft_17_is_a_procedure_error(name: str) -> None:
 
 
 def test_hit_soft_17_when_the_rule_set_says_so() -> None:
-    """RULES.md: dealer_hits_soft_17 must exist; with it (vegas 6:5 game) the dealer draws on A-6."""
+    """The rules brief: dealer_hits_soft_17 must exist; with it (vegas 6:5 game) the dealer draws on A-6."""
     rules = PRESETS["vegas-6to5-single-deck"]
     table = Table(rules, layout(rules, ["TS 8H"], "6D AS", draws="2C"))
     dealt = table.deal([100])

@@ -82,7 +82,7 @@ def test_a_split_21_is_not_a_natural() -> None:
 
 
 def test_dealer_natural_without_peek_takes_all_or_original_stakes() -> None:
-    """Seed 003 (003:10) and RULES.md dealer_natural_takes: with no hole card, a dealer
+    """Seed 003 (003:10) and the rules brief's dealer_natural_takes: with no hole card, a dealer
     blackjack takes every stake on the hand (default "all"), or only the original stake
     where the rule set says "original" (double and split stakes go back)."""
     table = Table(RULES, layout(RULES, ["5S 6H"], "TD AS", play="9C"))

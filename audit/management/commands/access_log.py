@@ -2,19 +2,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.db import DatabaseError
 
 from audit.access import access_purge, access_seal, access_seals_problems
+from audit.commands import BackOfficeCommand
 
 
-class Command(BaseCommand):
+class Command(BackOfficeCommand):
     help = (
         "The access log: --seal seals the rows recorded since the last seal into the record "
         "(the beat task does it every ACCESS_SEAL_EVERY_SECONDS); --check re-hashes every seal; "
-        "--purge (as the owner role) removes sealed rows older than ACCESS_LOG_RETENTION_DAYS. "
-        "Exit codes: 0 done, 1 --check found a problem, 2 bad input or a refused purge."
+        "--purge (as the owner role) removes sealed rows older than ACCESS_LOG_RETENTION_DAYS."
     )
+    exit_codes = {0: "done", 1: "--check found a broken seal", 2: "bad input, a refused purge, or an unmigrated database"}
 
     def add_arguments(self, parser: Any) -> None:
         action = parser.add_mutually_exclusive_group(required=True)

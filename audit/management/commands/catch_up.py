@@ -1,33 +1,45 @@
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+from typing import Any
 
-from audit.subscribers import catch_up, feed_head, registered
+from django.core.management.base import CommandError
+
+from audit.commands import BackOfficeCommand
+from audit.progress import progress_bar
+from audit.subscribers import catch_up, feed_head, position_of, registered
+
+# positions per batch for a subscriber that sets no limit, so that the bar moves
+_STEP = 20_000
 
 
-class Command(BaseCommand):
+class Command(BackOfficeCommand):
     help = (
         "Bring the global feed's subscribers (the read models and findings) up to the "
-        "feed's head, each from its own position. Exit 0 when all are there, 1 when one "
-        "failed (it keeps its position; the others go on)."
+        "feed's head, each from its own position. A progress bar per subscriber (positions) "
+        "on stderr, on a terminal only."
     )
+    exit_codes = {0: "every subscriber is at the head", 1: "a subscriber failed (it keeps its position; the "
+                  "others go on)", 2: "an unknown --subscriber, or an unmigrated database"}
 
     def add_arguments(self, parser):
         parser.add_argument("--subscriber", help="one subscriber only (default: every registered one)")
 
-    def handle(self, *args, subscriber=None, **options):
+    def handle(self, *args: Any, subscriber: str | None = None, **options: Any) -> None:
         names = [s.name for s in registered()]
         if subscriber is not None and subscriber not in names:
             raise CommandError(f"--subscriber {subscriber!r}: no such subscriber; registered: "
                                f"{', '.join(names) or 'none'}", returncode=2)
         failed = []
         for name in [subscriber] if subscriber else names:
-            try:
-                done = catch_up(name)
-            except Exception as error:  # noqa: BLE001 - any failure of a subscriber is reported, the others go on
-                failed.append(name)
-                self.stderr.write(f"{name}: failed ({error!r}); it stays where it was and is retried next time")
-                continue
+            start, head = position_of(name), feed_head()
+            with progress_bar(total=max(head - start, 0), unit="pos", desc=name) as bar:
+                try:
+                    done = catch_up(name, most=_STEP, progress=lambda at, _head, bar=bar, start=start:
+                                    bar.update(at - start - bar.n))
+                except Exception as error:  # noqa: BLE001 - any failure of a subscriber is reported, the others go on
+                    failed.append(name)
+                    self.stderr.write(f"{name}: failed ({error!r}); it stays where it was and is retried next time")
+                    continue
             self.stdout.write(f"{name}: position {done.start} -> {done.position} (head {feed_head()})")
         if failed:
             raise CommandError(f"{len(failed)} subscriber(s) failed: {', '.join(failed)}", returncode=1)

@@ -6,13 +6,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
+from audit.commands import BackOfficeCommand
 from audit.devices import DeviceError, device_ensure
 
 
-class Command(BaseCommand):
+class Command(BackOfficeCommand):
     help = "Create a device account that may append to one table's stream; print its token."
+    exit_codes = {0: "created, or it exists (the same token)", 2: "a user name that belongs to a person or to "
+                  "another table's device, a bad table code, or an unmigrated database"}
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("table_code", help="the table's code, i.e. its stream")

@@ -2,19 +2,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.db import DatabaseError, connection
 
+from audit.commands import BackOfficeCommand
 from audit.roles import create_roles_sql, grant_sql, privilege_problems
 
 
-class Command(BaseCommand):
+class Command(BackOfficeCommand):
     help = (
         "PostgreSQL least privilege: print (or with --execute, run as a superuser) the SQL that "
         "creates the owner role that migrates and the application role that only reads and "
-        "appends; --check reports what the application role holds that it must not. "
-        "Exit codes: 0 done / nothing wrong, 1 --check found a problem, 2 bad input or no PostgreSQL."
+        "appends; --check reports what the application role holds that it must not."
     )
+    exit_codes = {0: "done, or --check found nothing wrong", 1: "--check found a problem",
+                  2: "bad input, or the database is not PostgreSQL"}
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--owner", default="blackjack_owner", help="the role that owns the schema and migrates")

@@ -6,21 +6,24 @@ import json
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
+
+from audit.commands import BackOfficeCommand
 
 from audit.digests import DigestError, digest_sign, inclusion_proof_of, tree_advance, write_new_key
 from audit.models import Event
 from audit.record import signing
 
 
-class Command(BaseCommand):
+class Command(BackOfficeCommand):
     help = (
         "Sign a tree head of the whole record (the RFC 9162 Merkle root of every event, each "
         "stream's head, the time) with DIGEST_SIGNING_KEY, append it to audit.digests and write it "
         "to DIGEST_PUBLISH_DIR; or --new-key PATH: make a signing key; or --proof EVENT_ID: print an "
-        "event's inclusion proof against the latest signed head. Exit codes: 0 done, 2 bad input "
-        "or nothing to sign."
+        "event's inclusion proof against the latest signed head."
     )
+
+    exit_codes = {0: "done (a head signed, a key made, a proof printed)", 2: "bad input or nothing to sign: no key, an unusable key, an unknown event, an empty record"}
 
     def add_arguments(self, parser: Any) -> None:
         action = parser.add_mutually_exclusive_group()

@@ -1,28 +1,50 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from audit.commands import BackOfficeCommand
 from audit.ingest import ingest_file
-from audit.progress import progress_bar
+from audit.progress import count_lines, progress_bar
 
 
-class Command(BaseCommand):
+class Command(BackOfficeCommand):
     help = (
-        "Append a JSON Lines file of events. Every line is validated first; a stream with "
-        "any bad line is not stored at all. Exits 1 if any line or stream was refused."
+        "Append a JSON Lines file of events. Every line is checked first; a stream with "
+        "any bad line is not stored at all. A progress bar (lines checked, then events "
+        "written) on stderr, on a terminal only."
     )
+    exit_codes = {0: "every line stored (or already stored)", 1: "some line or stream was refused (each is named)",
+                  2: "the file cannot be read, or the database is not migrated"}
 
     def add_arguments(self, parser):
         parser.add_argument("file")
         parser.add_argument("--chunk", type=int, default=5000, help="events per transaction (default 5000)")
 
-    def handle(self, *args, file, chunk, **options):
+    def handle(self, *args: Any, file: str, chunk: int, **options: Any) -> None:
         if not os.path.isfile(file):
             raise CommandError(f"{file}: not a readable file", returncode=2)
-        with progress_bar(total=None, unit="ev", desc="ingest") as bar:
-            report = ingest_file(file, chunk=chunk, progress=bar.update)
+        if chunk < 1:
+            raise CommandError(f"--chunk {chunk}: must be at least 1", returncode=2)
+        try:
+            lines = count_lines(file)
+        except OSError as error:
+            raise CommandError(f"{file}: {error.strerror or error}", returncode=2) from None
+        writing = []  # set once the write pass has begun: the bar starts again
+        with progress_bar(total=lines, unit="line", desc="ingest: check") as bar:
+            def checked(n: int) -> None:
+                bar.update(n - bar.n)
+
+            def written(n: int) -> None:
+                if not writing:
+                    writing.append(True)
+                    bar.reset(total=lines)
+                    bar.set_description("ingest: write")
+                bar.update(n)
+
+            report = ingest_file(file, chunk=chunk, progress=written, checked=checked)
         for bad in report.bad_lines:
             self.stderr.write(f"{file}:{bad.number}: {bad.reason}")
         for stream, why in sorted(report.failed_streams.items()):

@@ -5,18 +5,21 @@ when the input cannot be used (an unreadable file, a line that is not an envelop
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable, Iterator
 from datetime import datetime, time
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.db import connection
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
 from audit.access import access_seals_problems
 from audit.digests import DigestError, head_problems, signed_heads_to_check
+from audit.commands import BackOfficeCommand
 from audit.immutability import protection_problems
 from audit.models import Event
-from audit.progress import progress_bar
+from audit.progress import count_lines, progress_bar
 from audit.record.jsonl import LineError
 from audit.record.verify import Report, verify_lines
 from audit.verify import verify_chains
@@ -34,27 +37,38 @@ def _since(text: str) -> datetime:
     return moment
 
 
+def _counted(lines: Iterable[bytes], bar: Any) -> Iterator[bytes]:
+    for number, line in enumerate(lines, 1):
+        if not number % 2000:
+            bar.update(2000)
+        yield line
+
+
 def _verify_file(path: str) -> Report:
     try:
         if path == "-":
             return verify_lines(sys.stdin.buffer)
-        with open(path, "rb") as lines:  # binary: lines split at newlines only
-            return verify_lines(lines)
+        total = count_lines(path)
+        with open(path, "rb") as lines, progress_bar(total=total, unit="line", desc="verify") as bar:
+            # binary: lines split at newlines only
+            return verify_lines(_counted(lines, bar))
     except OSError as error:
         raise CommandError(f"{path}: {error.strerror or error}", returncode=2) from None
     except LineError as error:
         raise CommandError(f"{path}: not an envelope at {error}", returncode=2) from None
 
 
-class Command(BaseCommand):
+class Command(BackOfficeCommand):
     help = (
         "Re-hash every stream's chain, in the store or in a JSON Lines file (--file); report "
         "the first bad event of each stream (gap, reordering, alteration ...). In the store it also "
         "checks that the append-only triggers are in place as shipped, the store against every signed "
         "tree head it knows (a cut tail, a deleted stream, a re-hashed or moved event) and that the "
-        "access log still matches its seals. Exits 1 if any problem is found, 2 if the file cannot be read or a line "
-        "is not an envelope."
+        "access log still matches its seals. A progress bar on stderr, on a terminal only."
     )
+    exit_codes = {0: "every chain intact (or no events to verify)", 1: "a problem was found (one line each)",
+                  2: "the file cannot be read, a line is not an envelope, an unknown --stream, a bad --since, "
+                     "or an unmigrated database"}
 
     def add_arguments(self, parser):
         parser.add_argument("--file", help="verify this JSON Lines file ('-' for stdin) instead of the store")

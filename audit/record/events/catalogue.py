@@ -1,4 +1,4 @@
-"""Payload schemas of the event types of DESIGN.md, one class per type and version.
+"""Payload schemas of the event types (docs/events.md lists them), one class per type and version.
 
 Every field is required unless it has a default; ``None`` is a value, not an omission.
 A schema change never edits a class that has stored events: it adds ``<Name>V<n+1>`` and
@@ -298,3 +298,21 @@ class DigestSigned(Payload, frozen=True):
     previous_size: Count | None
     previous_root: Sha256Hex | None
     consistency: list[Sha256Hex]
+
+
+# --- the floor's alerts, acknowledged by people ----------------------------------------------
+# Appended to the stream ``audit.alerts`` by the server only (the back-office's dashboard):
+# an alert (a read model row: a high or critical finding, a failed verification, a table
+# silent too long) was seen by someone on the floor - who (``by``), when (``occurred_at``),
+# what they said (``note``).
+
+class AlertAcknowledged(Payload, frozen=True):
+    # the alert's stable key, e.g. finding:<fingerprint>, silent:BJ-01:4711, verify:2026-11-29T22:00:00Z
+    alert: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+    kind: Literal["finding", "silent_table", "verify_failed"]
+    # where, so the record reads on its own: the table (None for the whole store), and the
+    # finding's fingerprint for an alert raised by a finding
+    table: Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z")] | None
+    finding: Sha256Hex | None
+    by: Text
+    note: Text | None

@@ -89,6 +89,7 @@ _TYPES = [
     EventType("finding.acknowledged", {1: c.FindingStatusChanged}),
     EventType("finding.resolved", {1: c.FindingStatusChanged}),
     EventType("finding.reopened", {1: c.FindingStatusChanged}),
+    EventType("alert.acknowledged", {1: c.AlertAcknowledged}),
     EventType("access.sealed", {1: c.AccessSealed}),
     EventType("access.purged", {1: c.AccessPurged}),
     EventType("digest.signed", {1: c.DigestSigned}),

@@ -7,15 +7,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import CommandParser
 
+from audit.commands import BackOfficeCommand
 from tables.engine.math.house_edge import house_edge
 
-from .strategy import add_ruleset_arguments, load_ruleset
+from .strategy import EXIT_CODES, add_ruleset_arguments, load_ruleset, ruleset_title
 
 
-class Command(BaseCommand):
+class Command(BackOfficeCommand):
     help = "Print the house edge of a rule set played by its basic strategy, and its parts."
+    exit_codes = EXIT_CODES
 
     def add_arguments(self, parser: CommandParser) -> None:
         add_ruleset_arguments(parser)
@@ -28,7 +30,7 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(payload, indent=2))
             return
         lines = [
-            (f"House edge of {rules.name} ({rules.decks} decks), played by its basic strategy: "
+            (f"House edge of {ruleset_title(rules)} ({rules.decks} decks), played by its basic strategy: "
             f"{100 * result.house_edge:.4f}%"),
             f"  (each first deal played by its own best action: {100 * result.optimal_house_edge:.4f}%)",
             f"  dealer natural on a first deal: {100 * result.dealer_natural:.4f}%",

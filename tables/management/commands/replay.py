@@ -1,5 +1,5 @@
-"""``manage.py replay FILE.jsonl [--json] [--ruleset NAME] [--no-verify-chain]``: replay
-an exported event file offline through the rules engine and report.
+"""``manage.py replay FILE.jsonl [--bets] [--json] [--ruleset NAME] [--no-verify-chain]``:
+replay an exported event file offline through the rules engine and report.
 
 The file's hash chains are verified first (the record core's verifier, as ``verify
 --file`` runs it): a broken chain is refused with one line per problem, exit 1, and
@@ -7,7 +7,9 @@ nothing is replayed - the findings of a record that may have been altered would 
 ``--no-verify-chain`` skips that (and says so on stderr), and also reads lines that carry
 no chain at all (hand-written files: no version, recorded_at, prev_hash or hash).
 
-Exit 0 clean, 1 findings or a broken chain, 2 unusable input (the line and the reason).
+The report is a summary per stream (rounds, bets, the house result recorded and
+recomputed, findings by kind and each finding); ``--bets`` adds every round and bet,
+recomputed against recorded; ``--json`` gives everything to a machine.
 The work is tables.engine.jsonl and .report."""
 from __future__ import annotations
 
@@ -15,19 +17,30 @@ import json
 import sys
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import CommandParser
 
-from tables.engine.jsonl import BrokenChain, UnusableInput, replay_lines
+from audit.commands import BackOfficeCommand
+from tables.engine.jsonl import BrokenChain, UnusableInput, read_events, replay_events
 from tables.engine.presets import PRESETS
-from tables.engine.report import as_dict, as_text, exit_code
+from tables.engine.report import as_dict, as_summary, as_text, exit_code
 
 
-class Command(BaseCommand):
-    help = "Verify the hash chains of a JSON Lines export of events, replay it through the rules engine and report findings."
+def _currencies(events: list[dict[str, Any]]) -> dict[str, str]:
+    """Each stream's currency, from its (last) table.opened."""
+    return {str(e["stream"]): e["payload"]["currency"] for e in events
+            if e["type"] == "table.opened" and isinstance(e.get("payload"), dict) and "currency" in e["payload"]}
+
+
+class Command(BackOfficeCommand):
+    help = ("Verify the hash chains of a JSON Lines export of events, replay it through the rules engine "
+            "and report: a summary per table by default, every bet with --bets, everything with --json.")
+    exit_codes = {0: "clean: no findings", 1: "findings, or a broken chain (nothing replayed)",
+                  2: "unusable input: the file cannot be read or a line is not an envelope (the line and the reason)"}
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", help="JSON Lines, one event envelope per line ('-' for stdin)")
-        parser.add_argument("--json", action="store_true", help="print the report as JSON")
+        parser.add_argument("--bets", action="store_true", help="list every round and bet, recomputed against recorded")
+        parser.add_argument("--json", action="store_true", help="print the whole report as JSON")
         parser.add_argument("--ruleset", choices=sorted(PRESETS), help="rule set for a file without table.opened")
         parser.add_argument("--no-verify-chain", action="store_true",
                             help="replay without checking the hash chains (lines need not carry them)")
@@ -40,10 +53,10 @@ class Command(BaseCommand):
             self.stderr.write(f"{path}: the hash chains were not checked (--no-verify-chain)")
         try:
             if path == "-":
-                results = replay_lines(sys.stdin.buffer, rules, verify_chain=verify_chain)
+                events = read_events(sys.stdin.buffer, verify_chain=verify_chain)
             else:
                 with open(path, "rb") as lines:  # binary: lines split at newlines only
-                    results = replay_lines(lines, rules, verify_chain=verify_chain)
+                    events = read_events(lines, verify_chain=verify_chain)
         except OSError as error:
             self.stderr.write(f"{path}: {error.strerror or error}")
             sys.exit(2)
@@ -56,11 +69,13 @@ class Command(BaseCommand):
                 self.stderr.write(f"{path}: {problem}")
             self.stderr.write(f"{path}: {broken}: not replayed (--no-verify-chain replays it unchecked)")
             sys.exit(1)
+        results = replay_events(events, rules)
         if options["json"]:
             self.stdout.write(json.dumps(as_dict(results), indent=2, ensure_ascii=False))
-        else:
+        elif options["bets"]:
             self.stdout.write(as_text(results))
+        else:
+            self.stdout.write(as_summary(results, _currencies(events)))
         code = exit_code(results)
         if code:
             sys.exit(code)
-

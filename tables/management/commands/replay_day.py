@@ -4,33 +4,43 @@ import time
 from datetime import UTC, date, datetime
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
+from django.db.models import Max
 
+from audit.commands import BackOfficeCommand
 from audit.gaming_day import gaming_day
 from audit.models import Event, ReplayRun
 from audit.progress import progress_bar
+from tables import models as m
 from tables import replay_service
 
 
-class Command(BaseCommand):
+class Command(BackOfficeCommand):
     help = (
         "Replay a gaming day through the rules engine: every table of the day (one Celery "
         "task per table, gathered by a chord) or one --stream; incremental unless --full. "
-        "Writes the read models and the findings; prints a summary. A progress bar on "
-        "stderr on a terminal."
+        "Writes the read models and the findings; prints a summary. --day is required "
+        "without --stream ('--day today' for the current gaming day); with --stream and no "
+        "--day, every gaming day of that table. A progress bar (tables) on stderr, on a "
+        "terminal only."
     )
+    exit_codes = {0: "replayed (findings or not: they are in the summary)",
+                  1: "the workers did not finish within --timeout",
+                  2: "no --day without --stream, a bad --day, an unknown --stream, or an unmigrated database"}
 
     def add_arguments(self, parser):
-        parser.add_argument("--day", help="the gaming day, YYYY-MM-DD (default: today's; with --stream: every day)")
+        parser.add_argument("--day", help="the gaming day, YYYY-MM-DD, or 'today' (the current gaming day, by "
+                            "GAMING_DAY_CUTOFF_HOUR); required without --stream, where leaving it out means every day")
         parser.add_argument("--stream", help="one table's stream only")
         parser.add_argument("--full", action="store_true", help="refold everything, not only what is new")
         parser.add_argument("--timeout", type=int, default=3600, help="seconds to wait for the workers")
 
     def handle(self, *args, day=None, stream=None, full=False, timeout=3600, **options):
+        today = gaming_day(datetime.now(UTC))
         try:
-            wanted = date.fromisoformat(day) if day else None
+            wanted = today if day == "today" else date.fromisoformat(day) if day else None
         except ValueError:
-            raise CommandError(f"--day {day!r}: expected YYYY-MM-DD", returncode=2) from None
+            raise CommandError(f"--day {day!r}: expected YYYY-MM-DD or 'today'", returncode=2) from None
         if stream is not None:
             if not Event.objects.filter(stream=stream).exists():
                 raise CommandError(f"--stream {stream!r}: the store has no events in that stream", returncode=2)
@@ -39,7 +49,11 @@ class Command(BaseCommand):
                 bar.update(1)
             self._print([summary], summary)
             return
-        wanted = wanted or gaming_day(datetime.now(UTC))
+        if wanted is None:
+            latest = m.TableDay.objects.aggregate(latest=Max("gaming_day"))["latest"]
+            known = f"; the latest gaming day the read models hold is {latest}" if latest else ""
+            raise CommandError(f"say which gaming day: --day YYYY-MM-DD, or --day today ({today}){known}; "
+                               "or --stream T for every day of one table", returncode=2)
         if settings.CELERY_TASK_ALWAYS_EAGER:
             summary = self._in_process(wanted, full)
         else:
@@ -76,8 +90,12 @@ class Command(BaseCommand):
     def _print(self, tables: list[dict], summary: dict) -> None:
         for table in tables:
             self.stdout.write(
-                f"{table['stream']}: {table['rounds']} rounds replayed, {table['findings']} findings "
+                f"{table['stream']}: {_n(table['rounds'], 'round')} replayed, {_n(table['findings'], 'finding')} "
                 f"({table['new']} new, {table['superseded']} superseded)"
             )
         kinds = summary.get("open_by_kind") or {}
         self.stdout.write("findings by kind: " + (", ".join(f"{k} {n}" for k, n in kinds.items()) or "none"))
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"

@@ -9,11 +9,12 @@ import time
 from datetime import datetime
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from django.utils import timezone
-from tqdm import tqdm
 
+from audit.commands import BackOfficeCommand
 from audit.gaming_day import gaming_day
+from audit.progress import progress_bar
 from tables.simulator.config import SimConfig
 from tables.simulator.faults import KINDS, FaultError, parse_at, parse_rate
 from tables.simulator.run import simulate, simulate_file
@@ -23,8 +24,12 @@ def _bad(message: str) -> CommandError:
     return CommandError(f"simulate: {message}", returncode=2)
 
 
-class Command(BaseCommand):
-    help = "Simulate gaming days of blackjack tables as events, with faults planted on demand."
+class Command(BackOfficeCommand):
+    help = ("Simulate gaming days of blackjack tables as events, with faults planted on demand. A progress "
+            "bar (rounds) on stderr, on a terminal only.")
+    exit_codes = {0: "simulated (and with --check, the audit found exactly what was planted)",
+                  1: "--check: the audit and the manifest differ",
+                  2: "bad input: an option, a fault, an --out path that cannot be written, a stream already in the store"}
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--tables", type=int, default=7, help="how many tables (default 7: one per preset)")
@@ -63,7 +68,7 @@ class Command(BaseCommand):
             raise _bad("say where the events go: --out FILE or --into-store")
         total = config.tables * config.rounds_per_day * config.days
         began = time.perf_counter()
-        with tqdm(total=total, unit="round", desc="simulate", file=sys.stderr, disable=None, unit_scale=True) as bar:
+        with progress_bar(total=total, unit="round", desc="simulate") as bar:
             if options["into_store"]:
                 manifest = self._into_store(config, bar.update)
                 where = "the event store"
@@ -140,7 +145,7 @@ class Command(BaseCommand):
         try:
             out = open(path, "wb")  # noqa: SIM115 - closed below, after the run
         except OSError as error:
-            raise CommandError(f"simulate: {path}: {error.strerror}") from None
+            raise CommandError(f"simulate: --out {path}: cannot write there ({error.strerror})", returncode=2) from None
         with out:
             return simulate_file(config, out, jobs=jobs, progress=progress)
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
+from audit.commands import BackOfficeCommand
 from tables.engine.math.overrides import OverrideError, apply_assignments
 from tables.engine.math.strategy import chart_for
 from tables.engine.presets import preset
@@ -31,8 +32,20 @@ def load_ruleset(name: str, assignments: list[str]) -> RuleSet:
         raise CommandError(f"--set {error}", returncode=2) from None
 
 
-class Command(BaseCommand):
+def ruleset_title(rules: RuleSet) -> str:
+    """The rule set's name and every parameter ``--set`` changed from its preset:
+    ``hoyle with decks=2, surrender=late``."""
+    base = preset(rules.name).as_overrides()
+    changed = [f"{name}={value}" for name, value in rules.as_overrides().items() if base.get(name) != value]
+    return rules.name + (f" with {', '.join(changed)}" if changed else "")
+
+
+EXIT_CODES = {0: "printed", 2: "an unknown --ruleset or a bad --set"}
+
+
+class Command(BackOfficeCommand):
     help = "Print the basic-strategy chart of a rule set, computed from its rules."
+    exit_codes = EXIT_CODES
 
     def add_arguments(self, parser: CommandParser) -> None:
         add_ruleset_arguments(parser)
@@ -44,4 +57,6 @@ class Command(BaseCommand):
             payload = {"ruleset": rules.name, "rules": rules.as_overrides(), "chart": chart.as_dict()}
             self.stdout.write(json.dumps(payload, indent=2))
         else:
-            self.stdout.write(chart.format())
+            # the chart's own first line names the preset only
+            _, rest = chart.format().split("\n", 1)
+            self.stdout.write(f"Basic strategy for {ruleset_title(rules)}\n{rest}")

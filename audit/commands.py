@@ -1,0 +1,64 @@
+"""What every management command of the back-office shares.
+
+- **Exit codes, stated.** A command lists its exit codes in ``exit_codes``; ``--help``
+  prints them after the options. The convention: 0 done (or clean), 1 the command worked
+  and found a problem (findings, a broken chain, a difference), 2 it could not do what
+  was asked (bad input, an unusable file, a database that was never migrated).
+- **A database that was never migrated** is one answer for every command: exit 2 and
+  ``run manage.py migrate``, instead of a traceback from the first query. The check costs
+  nothing on the way: only a database error that escapes the command is looked at, and
+  it is turned into that line only when migrations are in fact missing.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import DatabaseError, connection
+
+# the usual meanings; a command overrides what differs
+EXIT_CODES: dict[int, str] = {
+    0: "done",
+    1: "the command ran and found a problem",
+    2: "bad input: nothing was done (an unknown option value, an unreadable file, an unmigrated database)",
+}
+
+
+def unapplied_migrations() -> int:
+    """How many migrations the database still lacks (all of them on a fresh file)."""
+    from django.db.migrations.executor import MigrationExecutor
+
+    try:
+        executor = MigrationExecutor(connection)
+        return len(executor.migration_plan(executor.loader.graph.leaf_nodes()))
+    except DatabaseError:
+        return 1
+
+
+def database_name() -> str:
+    name = connection.settings_dict.get("NAME")
+    return str(name) if name else connection.vendor
+
+
+class BackOfficeCommand(BaseCommand):
+    """A management command whose ``--help`` states its exit codes and which answers an
+    unmigrated database with exit 2 and what to run."""
+
+    exit_codes: dict[int, str] = EXIT_CODES
+
+    def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
+        parser = super().create_parser(prog_name, subcommand, **kwargs)
+        parser.epilog = "Exit codes: " + "; ".join(f"{code} {what}" for code, what in sorted(self.exit_codes.items())) + "."
+        return parser
+
+    def execute(self, *args: Any, **options: Any) -> Any:
+        try:
+            return super().execute(*args, **options)
+        except DatabaseError:
+            missing = unapplied_migrations()
+            if not missing:
+                raise
+            raise CommandError(
+                f"the database {database_name()} is not migrated ({missing} migration(s) to apply): "
+                "run manage.py migrate", returncode=2,
+            ) from None
