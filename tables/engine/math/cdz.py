@@ -97,7 +97,10 @@ class UpCard:
         self.counts: Composition = tuple(counts)
         self.n = sum(counts)
         self.conditioned = play.peeks(up) or not play.natural_takes_all
-        self.odds: list[list[float] | None] = list(stand_table(game.rules.decks, play.hits_soft_17).probs[up])
+        table = stand_table(game.rules.decks, play.hits_soft_17)
+        self.odds: list[list[float] | None] = list(table.probs[up])
+        # split hands with the other pair card out, more than 21 in all (keyed by all cards)
+        self.beyond = table.beyond[up]
         size = len(lattice.keys)
         self.stand = [0.0] * size
         self.push = [0.0] * size
@@ -296,6 +299,10 @@ def deal_values(game: Game) -> list[DealValue]:
             chart = _mixed(u, h, action, pair, CHART, ranks)
             square = sum(w * u.square(h, action, pair, r) for w, r in ranks)
             out.append(DealValue(share * deal.probability, optimal, chart, action, square, u.natural[h]))
+        if deal.pair and deal.pair in u.pairs:
+            # this pair's deal is the only one that splits it against this up card: its
+            # reduced dealer vectors (megabytes) are done with, its odds stay memoised
+            u.pairs[deal.pair].release()
     return out
 
 

@@ -28,7 +28,8 @@ integers; sums over prefix differences lose at most ~1e-16 absolute).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from array import array
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, islice
@@ -72,25 +73,25 @@ class Layout:
                 else:
                     diff[pos] = f
             alike = same
-        self._diff = diff
-        self._starts = [[pos for pos, f in enumerate(diff) if f < 12 - i] for i in range(11)]
+        self._diff = array("b", diff)
+        self._starts = [array("l", [pos for pos, f in enumerate(diff) if f < 12 - i]) for i in range(11)]
         self.dcol = tuple(tuple(keys[pos][12 - i - 1] for pos in self._starts[i]) for i in range(10)) + ((),)
         self.groups = tuple((keys[pos][0], keys[pos][1]) for pos in self._starts[10])
-        self._ends: dict[tuple[int, int], tuple[int, ...]] = {}
+        self._ends: dict[tuple[int, int], Sequence[int]] = {}
         self.gends = tuple(self.ends(i, 10) for i in range(11))
         self.oends = tuple(sum(1 for outcome, _size in self.groups if outcome < o) for o in range(N_OUTCOMES + 1))
 
-    def ends(self, i: int, j: int) -> tuple[int, ...]:
+    def ends(self, i: int, j: int) -> Sequence[int]:
         """The boundaries of level ``j``'s entries among level ``i``'s (``j >= i``)."""
         cached = self._ends.get((i, j))
         if cached is None:
             width, diff = 12 - j, self._diff
-            bounds = [index for index, pos in enumerate(self._starts[i]) if diff[pos] < width]
+            bounds = array("l", [index for index, pos in enumerate(self._starts[i]) if diff[pos] < width])
             bounds.append(len(self._starts[i]))
-            cached = self._ends[(i, j)] = tuple(bounds)
+            cached = self._ends[(i, j)] = bounds
         return cached
 
-    def contract(self, prefix: Vector, i: int, j: int, ratio: Vector | None = None) -> Vector:
+    def contract(self, prefix: Vector, i: int, j: int, ratio: Sequence[float] | None = None) -> Vector:
         """Level ``i``'s vector (given by its prefix sums) merged to level ``j`` > ``i``,
         times ``ratio`` entry by entry if given."""
         picks = list(map(prefix.__getitem__, self.ends(i, j)))
@@ -136,7 +137,7 @@ def _final_probabilities(up: int, counts: Composition, hits_soft_17: bool) -> tu
     return tuple(out)
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=128)
 def layout(up: int, counts: Composition, hits_soft_17: bool, order: tuple[int, ...]) -> Layout:
     """The finals of ``up`` drawn from ``counts`` (the up card already out), for ``order``."""
     pick = itemgetter(*(v - 1 for v in reversed(order)))
@@ -167,7 +168,7 @@ def outcomes(lay: Layout, prefix: Vector, level: int, factors: Vector) -> list[f
     return probs
 
 
-def stand_value(probs: list[float], total: int) -> float:
+def stand_value(probs: Sequence[float], total: int) -> float:
     """Standing on ``total`` (not a natural) against these odds, for one unit: a dealer
     natural counts as a loss (the caller settles what it costs)."""
     win = probs[BUST]
@@ -180,17 +181,20 @@ def stand_value(probs: list[float], total: int) -> float:
     return win - lose
 
 
-def push_probability(probs: list[float], total: int) -> float:
+def push_probability(probs: Sequence[float], total: int) -> float:
     return probs[total - 17] if 17 <= total <= 21 else 0.0
 
 
 @dataclass(frozen=True, slots=True)
 class StandTable:
-    """Per up card (index 1-10) and per lattice hand: the dealer's odds (``None`` where
-    the up card and the hand cannot both come from the shoe)."""
+    """Per up card (index 1-10): the dealer's odds against every lattice hand (``None``
+    where the up card and the hand cannot both come from the shoe), and against every
+    split hand with the other pair card out whose cards then total more than 21 (keyed by
+    the multiset of all those cards)."""
 
     lattice: Lattice
     probs: tuple[tuple[list[float] | None, ...], ...]
+    beyond: tuple[dict[int, list[float]], ...]
 
     def odds(self, up: int, h: int) -> list[float] | None:
         return self.probs[up][h]
@@ -210,40 +214,49 @@ def without(counts: Composition, value: int, times: int = 1) -> Composition:
 
 @lru_cache(maxsize=8)
 def stand_table(decks: int, hits_soft_17: bool) -> StandTable:
-    """The dealer's odds against every hand of two or more cards, for every up card."""
+    """The dealer's odds against every hand of two or more cards, for every up card; and
+    against every split hand whose composition, with the other pair card out, is not a
+    hand's (more than 21 in all)."""
     lattice = hands_of(decks)
     full = shoe(decks)
     table: list[tuple[list[float] | None, ...]] = [()]
+    beyond: list[dict[int, list[float]]] = [{}]
     for up in range(1, 11):
         counts = without(full, up)
         per_hand: list[list[float] | None] = [None] * len(lattice.keys)
+        over: dict[int, list[float]] = {}
         if counts[up - 1] >= 0:
-            _walk_all(layout(up, counts, hits_soft_17, WALK_ORDER), lattice, per_hand)
+            _walk_all(layout(up, counts, hits_soft_17, WALK_ORDER), lattice, per_hand, over)
         table.append(tuple(per_hand))
-    return StandTable(lattice, tuple(table))
+        beyond.append(over)
+    return StandTable(lattice, tuple(table), tuple(beyond))
 
 
-def _walk_all(lay: Layout, lattice: Lattice, out: list[list[float] | None]) -> None:
+def _walk_all(lay: Layout, lattice: Lattice, out: list[list[float] | None], over: dict[int, list[float]]) -> None:
+    """Walk every hand (into ``out``) and every split hand with one extra pair card out
+    totalling more than 21 (into ``over``): a multiset of more than 21 is walked while,
+    less its highest card held twice or more, it is a hand."""
     counts = lay.counts
-    ratios: dict[tuple[int, int], Vector] = {}
+    ratios: dict[tuple[int, int], Sequence[float]] = {}
     factors: dict[int, Vector] = {}
     index = lattice.index
 
-    def ratio(level: int, x: int) -> Vector:
+    def ratio(level: int, x: int) -> Sequence[float]:
         cached = ratios.get((level, x))
         if cached is None:
-            cached = [(x - d) / x if d < x else 0.0 for d in lay.dcol[level]]
-            ratios[(level, x)] = cached
+            cached = ratios[(level, x)] = _ratio_vector(lay.dcol[level], x)
         return cached
 
     order = lay.order
 
-    def walk(key: int, level: int, vec: Vector, prefix: Vector, total: int, size: int) -> None:
+    def walk(key: int, level: int, vec: Vector, prefix: Vector, total: int, size: int, pair: int) -> None:
         for j in range(level, 10):
             value = order[j]
-            if total + value > 21:
+            held = (key >> (5 * (value - 1))) & 31
+            grown_pair = pair or (value if held == 1 else 0)
+            if total + value > 21 and not (grown_pair and total + value - grown_pair <= 21):
                 continue
-            x = counts[value - 1] - ((key >> (5 * (value - 1))) & 31)
+            x = counts[value - 1] - held
             if x <= 0:
                 continue
             grown = list(map(mul, vec, ratio(j, x))) if j == level else lay.contract(prefix, level, j, ratio(j, x))
@@ -253,10 +266,13 @@ def _walk_all(lay: Layout, lattice: Lattice, out: list[list[float] | None]) -> N
                 fac = factors.get(size + 1)
                 if fac is None:
                     fac = factors[size + 1] = _size_factors(lay, size + 1)
-                out[index[child]] = outcomes(lay, grown_prefix, j, fac)
-            walk(child, j, grown, grown_prefix, total + value, size + 1)
+                if total + value <= 21:
+                    out[index[child]] = outcomes(lay, grown_prefix, j, fac)
+                elif size + 1 >= 3:
+                    over[child] = outcomes(lay, grown_prefix, j, fac)
+            walk(child, j, grown, grown_prefix, total + value, size + 1, grown_pair)
 
-    walk(0, 0, lay.base, list(accumulate(lay.base, initial=0.0)), 0, 0)
+    walk(0, 0, lay.base, list(accumulate(lay.base, initial=0.0)), 0, 0, 0)
 
 
 # the order in which a split hand's other cards are applied (the pair's value comes last)
@@ -279,12 +295,12 @@ class PairRemoval:
         self.lay = lay = layout(up, self.counts, hits_soft_17, order)
         self.pair = pair
         self.level_of = (0, *(order.index(v) for v in range(1, 11)))
-        self._ratios: dict[tuple[int, int], Vector] = {}
-        self._coef: dict[tuple[int, int], Vector] = {}
-        # non-pair part of a hand -> its level-9 vector: kept while one rule set's splits
-        # are valued (:meth:`release`), the odds it gives kept for good
+        self._ratios: dict[tuple[int, int], Sequence[float]] = {}
+        self._coef: dict[tuple[int, int], Sequence[float]] = {}
+        # non-pair part of a hand -> its level-9 vector: kept while one pair is valued
+        # (:meth:`release`), the odds it gives kept for good
         self._last: dict[int, Vector] = {}
-        self._odds: dict[tuple[int, int, int], list[float]] = {}
+        self._odds: dict[tuple[int, int], Sequence[float]] = {}
         # per level-9 entry its size; where each outcome's entries start
         self._size = [0] * len(lay.dcol[9])
         for g, (_outcome, size) in enumerate(lay.groups):
@@ -292,11 +308,10 @@ class PairRemoval:
                 self._size[pos] = size
         self._bounds = [lay.gends[9][g] for g in lay.oends]
 
-    def _ratio(self, level: int, x: int) -> Vector:
+    def _ratio(self, level: int, x: int) -> Sequence[float]:
         cached = self._ratios.get((level, x))
         if cached is None:
-            cached = [(x - d) / x if d < x else 0.0 for d in self.lay.dcol[level]]
-            self._ratios[(level, x)] = cached
+            cached = self._ratios[(level, x)] = _ratio_vector(self.lay.dcol[level], x)
         return cached
 
     def prepare(self, rests: Iterable[tuple[int, tuple[int, ...]]]) -> None:
@@ -335,28 +350,29 @@ class PairRemoval:
         from them stay memoised."""
         self._last.clear()
 
-    def known(self, rest: int, pairs: int, removed: int) -> bool:
+    def known(self, rest: int, pairs: int) -> bool:
         """Are these odds memoised (or their hand's reduced vector ready)?"""
-        return (rest, pairs, removed) in self._odds or rest in self._last
+        return (rest, pairs) in self._odds or rest in self._last
 
-    def odds(self, rest: int, pairs: int, removed: int) -> list[float]:
-        """P(17..21), P(bust), P(natural) (as :func:`outcomes`) for a hand whose non-pair
-        cards are ``rest`` (a key), with ``pairs`` pair cards out besides the up card and
-        ``removed`` cards out in all. Memoised for good."""
-        memo_key = (rest, pairs, removed)
+    def odds(self, rest: int, pairs: int) -> Sequence[float]:
+        """P(17..21), P(bust), P(natural) (as :func:`outcomes`) for a composition: the shoe
+        less the up card, ``rest`` (a key: cards other than the pair's value) and ``pairs``
+        cards of the pair's value. Memoised for good."""
+        memo_key = (rest, pairs)
         cached = self._odds.get(memo_key)
         if cached is not None:
             return cached
         if rest not in self._last:
             self.prepare([(rest, _ascending_cards(rest))])
+        removed = sum((rest >> (5 * i)) & 31 for i in range(10)) + pairs
         prefix = list(accumulate(map(mul, self._last[rest], self._coefficients(pairs, removed)), initial=0.0))
         bounds = self._bounds
         probs = [prefix[bounds[o + 1]] - prefix[bounds[o]] for o in range(N_OUTCOMES)]
         probs[BUST] = max(0.0, 1.0 - sum(probs))
-        self._odds[memo_key] = probs
-        return probs
+        result = self._odds[memo_key] = array("d", probs)
+        return result
 
-    def _coefficients(self, pairs: int, removed: int) -> Vector:
+    def _coefficients(self, pairs: int, removed: int) -> Sequence[float]:
         """Per level-9 entry: fall(x - d, pairs) / fall(x, pairs) (``x`` pair cards in the
         shoe less the up card, ``d`` in the final) times fall(n, k) / fall(n - removed, k)."""
         cached = self._coef.get((pairs, removed))
@@ -366,9 +382,15 @@ class PairRemoval:
             rho = [math.perm(x0 - d, pairs) / math.perm(x0, pairs) if x0 - d >= pairs else 0.0 for d in range(top + 1)]
             big = max(self._size, default=0)
             fac = [math.perm(n, k) / math.perm(n - removed, k) if n - removed >= k else 0.0 for k in range(big + 1)]
-            cached = list(map(mul, map(rho.__getitem__, self.lay.dcol[9]), map(fac.__getitem__, self._size)))
+            cached = array("d", map(mul, map(rho.__getitem__, self.lay.dcol[9]), map(fac.__getitem__, self._size)))
             self._coef[(pairs, removed)] = cached
         return cached
+
+
+def _ratio_vector(counts: Sequence[int], x: int) -> Sequence[float]:
+    """(x - d) / x for each final's count d of the value drawn (x of it in the shoe)."""
+    table = [(x - d) / x if d < x else 0.0 for d in range(max(counts, default=0) + 1)]
+    return array("d", map(table.__getitem__, counts))
 
 
 def _ascending_cards(key: int) -> tuple[int, ...]:

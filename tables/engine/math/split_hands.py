@@ -23,7 +23,7 @@ dealer's outcome (:meth:`PairPlay.cross_moment`).
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -42,7 +42,7 @@ OPTIMAL, CHART = "cdz", "chart"
 NATURAL_LEAF = "natural"  # a split ace and a ten counted as a natural (split_21_is_natural)
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=128)
 def pair_removal(decks: int, hits_soft_17: bool, up: int, pair: int) -> PairRemoval:
     """Shared by every rule set with this shoe and dealer rule (odds are memoised inside)."""
     return PairRemoval(decks, hits_soft_17, up, pair)
@@ -64,7 +64,8 @@ class Members:
     outside: dict[int, frozenset[int]]  # memo of beyond()
 
     def beyond(self, extra: int) -> frozenset[int]:
-        """The hands that, with ``extra`` more pair cards out, are no lattice hand."""
+        """The hands that, with ``extra`` more pair cards out, are no lattice hand (for one
+        extra card the stand table has their odds all the same)."""
         if extra not in self.outside:
             lattice = hands_of(self.decks)
             card = extra * CARD[self.pair]
@@ -122,18 +123,24 @@ class PairPlay:
         """Reduce, in one walk, the dealer's finals for the hands whose composition with
         ``extra`` pair cards out is not a stand-table hand and whose stand value is not
         memoised already."""
+        if extra == 1:
+            return  # the stand table has them all
         beyond = self.info.beyond(extra)
-        size = self.u.lattice.size
         known = self.removal.known
         todo = [(self.rest[h], self._rest_cards[h]) for h in hands
-                if h in beyond and not known(self.rest[h], self.pairs[h] + extra, size[h] + extra)]
+                if h in beyond and not known(self.rest[h], self.pairs[h] + extra)]
         if todo:
             self.removal.prepare(todo)
 
-    def _table_odds(self, h: int, extra: int) -> list[float] | None:
+    def _table_odds(self, h: int, extra: int) -> Sequence[float] | None:
+        """The stand table's odds for hand ``h`` with ``extra`` pair cards out, if it has
+        them: every such composition that is a hand, and with one extra pair card all."""
         u = self.u
-        whole = u.lattice.index.get(u.lattice.keys[h] + extra * CARD[self.pair])
-        return u.odds[whole] if whole is not None else None
+        whole = u.lattice.keys[h] + extra * CARD[self.pair]
+        index = u.lattice.index.get(whole)
+        if index is not None:
+            return u.odds[index]
+        return u.beyond.get(whole) if extra == 1 else None
 
     def stand(self, h: int, extra: int) -> float:
         """The stand value of lattice hand ``h`` with ``extra`` pair cards out besides its
@@ -148,11 +155,11 @@ class PairPlay:
     def push(self, h: int, extra: int) -> float:
         return push_probability(self.odds(h, extra), self.u.lattice.best[h])
 
-    def odds(self, h: int, extra: int) -> list[float]:
+    def odds(self, h: int, extra: int) -> Sequence[float]:
         odds = self._table_odds(h, extra)
         if odds is not None:
             return odds
-        return self.removal.odds(self.rest[h], self.pairs[h] + extra, self.u.lattice.size[h] + extra)
+        return self.removal.odds(self.rest[h], self.pairs[h] + extra)
 
     def _left(self, h: int, extra: int) -> tuple[list[int], int]:
         """Per value (index 1-10), the cards left once the up card, ``h`` and ``extra``
@@ -183,7 +190,6 @@ class PairPlay:
         self._optimal_decided = True
         decisions: dict[int, str] = {}
         value = self.values0
-        self._prepare(1, self.members)
         if self.one_card:
             for h in self.members:
                 decisions[h] = action = self._leaf(h)
@@ -536,14 +542,16 @@ def chart_key(chart: Chart | None) -> Hashable:
 
 # PairPlay objects shared between rule sets whose split hands are played alike
 _SHARED: OrderedDict[Hashable, PairPlay] = OrderedDict()
-SHARED_LIMIT = 400
+SHARED_LIMIT = 200
 
 
 def pair_play(u: UpCard, pair: int) -> PairPlay:
     """The (shared) analysis of a pair against ``u``'s up card under ``u``'s rules."""
     play, rules = u.game.play, u.game.rules
     one_card = pair == 1 and rules.split_aces_one_card
-    key = (rules.decks, play.hits_soft_17, u.up, pair, u.conditioned, play.double_after_split, play.double_on,
+    # a natural's cost matters only against an ace or a ten up
+    conditioned = u.conditioned and u.up in (1, 10)
+    key = (rules.decks, play.hits_soft_17, u.up, pair, conditioned, play.double_after_split, play.double_on,
            play.double_hard_only, play.must_hit_below, play.stand_from, one_card,
            rules.split_21_is_natural and one_card and play.natural_pays)
     found = _SHARED.get(key)
