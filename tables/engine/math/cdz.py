@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 
 from ..rules import RuleSet
 from .composition import Composition, shoe
-from .dealer import NATURAL
-from .dealer_removal import push_probability, stand_table, stand_value
+from .dealer import NATURAL, push_probability, stand_value
+from .dealer_removal import stand_table
 from .deals import initial_deals
 from .ev import DOUBLE, HIT, SPLIT, STAND, legal_actions
 from .hands import CARD, hands_of

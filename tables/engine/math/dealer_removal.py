@@ -35,8 +35,8 @@ from functools import lru_cache
 from itertools import accumulate, islice
 from operator import itemgetter, mul, sub
 
-from .composition import Composition, shoe
-from .dealer import _MAXM, BUST, NATURAL, _table
+from .composition import Composition, remove, shoe
+from .dealer import _MAXM, BUST, _table
 from .hands import CARD, Lattice, hands_of
 
 Vector = list[float]
@@ -168,23 +168,6 @@ def outcomes(lay: Layout, prefix: Vector, level: int, factors: Vector) -> list[f
     return probs
 
 
-def stand_value(probs: Sequence[float], total: int) -> float:
-    """Standing on ``total`` (not a natural) against these odds, for one unit: a dealer
-    natural counts as a loss (the caller settles what it costs)."""
-    win = probs[BUST]
-    lose = probs[NATURAL]
-    for k in range(5):
-        if 17 + k < total:
-            win += probs[k]
-        elif 17 + k > total:
-            lose += probs[k]
-    return win - lose
-
-
-def push_probability(probs: Sequence[float], total: int) -> float:
-    return probs[total - 17] if 17 <= total <= 21 else 0.0
-
-
 @dataclass(frozen=True, slots=True)
 class StandTable:
     """Per up card (index 1-10): the dealer's odds against every lattice hand (``None``
@@ -206,12 +189,6 @@ class StandTable:
 WALK_ORDER = tuple(range(10, 0, -1))
 
 
-def without(counts: Composition, value: int, times: int = 1) -> Composition:
-    out = list(counts)
-    out[value - 1] -= times
-    return tuple(out)
-
-
 @lru_cache(maxsize=8)
 def stand_table(decks: int, hits_soft_17: bool) -> StandTable:
     """The dealer's odds against every hand of two or more cards, for every up card; and
@@ -222,7 +199,7 @@ def stand_table(decks: int, hits_soft_17: bool) -> StandTable:
     table: list[tuple[list[float] | None, ...]] = [()]
     beyond: list[dict[int, list[float]]] = [{}]
     for up in range(1, 11):
-        counts = without(full, up)
+        counts = remove(full, up)
         per_hand: list[list[float] | None] = [None] * len(lattice.keys)
         over: dict[int, list[float]] = {}
         if counts[up - 1] >= 0:
@@ -290,7 +267,7 @@ class PairRemoval:
 
     def __init__(self, decks: int, hits_soft_17: bool, up: int, pair: int) -> None:
         full = shoe(decks)
-        self.counts = without(full, up)
+        self.counts = remove(full, up)
         order = tuple(v for v in PAIR_WALK if v != pair) + (pair,)
         self.lay = lay = layout(up, self.counts, hits_soft_17, order)
         self.pair = pair
@@ -315,8 +292,9 @@ class PairRemoval:
         return cached
 
     def prepare(self, rests: Iterable[tuple[int, tuple[int, ...]]]) -> None:
-        """Reduce the finals for these non-pair parts of hands (key, cards in ascending
-        order), walking them in order so that shared smaller cards are applied once."""
+        """Reduce the finals for these non-pair parts of hands (key, cards in the order of
+        :data:`PAIR_WALK`), walking them in order so that shared leading cards are applied
+        once."""
         lay, counts, level_of = self.lay, self.counts, self.level_of
         todo = sorted({cards: r for r, cards in rests if r not in self._last}.items())
         # stack[i]: (value, count of it so far, level, vector, prefix sums) after i cards
@@ -363,7 +341,7 @@ class PairRemoval:
         if cached is not None:
             return cached
         if rest not in self._last:
-            self.prepare([(rest, _ascending_cards(rest))])
+            self.prepare([(rest, _walk_cards(rest))])
         removed = sum((rest >> (5 * i)) & 31 for i in range(10)) + pairs
         prefix = list(accumulate(map(mul, self._last[rest], self._coefficients(pairs, removed)), initial=0.0))
         bounds = self._bounds
@@ -393,7 +371,7 @@ def _ratio_vector(counts: Sequence[int], x: int) -> Sequence[float]:
     return array("d", map(table.__getitem__, counts))
 
 
-def _ascending_cards(key: int) -> tuple[int, ...]:
+def _walk_cards(key: int) -> tuple[int, ...]:
     """The cards of ``key`` in the order of :data:`PAIR_WALK`."""
     cards: list[int] = []
     for value in PAIR_WALK:

@@ -31,7 +31,8 @@ from functools import cache
 from typing import Protocol
 
 from .composition import Composition
-from .dealer import BUST, NATURAL, dealer_odds, given_no_natural
+from .dealer import NATURAL, dealer_odds, given_no_natural, stand_value
+from .hands import best_total
 from .rulesview import PlayRules
 
 STAND, HIT, DOUBLE, SPLIT, SURRENDER = "stand", "hit", "double", "split", "surrender"
@@ -45,12 +46,6 @@ class Policy(Protocol):
 
     def decide(self, up: int, hard: int, soft: bool, pair: int, legal: frozenset[str]) -> str: ...
 
-
-def best_total(hard: int, ace: bool) -> tuple[int, bool]:
-    """(best total, soft?) of a hand of hard total ``hard`` holding an ace or not."""
-    if ace and hard + 10 <= 21:
-        return hard + 10, True
-    return hard, False
 
 
 def legal_actions(play: PlayRules, up: int, hard: int, ace: bool, ncards: int, pair: int, *,
@@ -312,12 +307,7 @@ class Position:
 
 def _stand_table(odds: tuple[float, ...]) -> list[float]:
     """Stand values by best total 0..21 against dealer ``odds``."""
-    stand = []
-    for t in range(22):
-        win = odds[BUST] + sum(odds[k] for k in range(5) if 17 + k < t)
-        lose = odds[NATURAL] + sum(odds[k] for k in range(5) if 17 + k > t)
-        stand.append(win - lose)
-    return stand
+    return [stand_value(odds, t) for t in range(22)]
 
 
 def best(values: dict[str, float]) -> str:

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from .dealer import BUST, NATURAL
-from .dealer_removal import N_OUTCOMES, PAIR_WALK, PairRemoval, push_probability, stand_value
+from .dealer import BUST, NATURAL, push_probability, stand_value
+from .dealer_removal import N_OUTCOMES, PAIR_WALK, PairRemoval
 from .ev import DOUBLE, HIT, STAND
 from .hands import CARD, hands_of
 from .splits import combine, extra_pairs_needed, growth
