@@ -551,8 +551,11 @@ def pair_play(u: UpCard, pair: int) -> PairPlay:
     one_card = pair == 1 and rules.split_aces_one_card
     # a natural's cost matters only against an ace or a ten up
     conditioned = u.conditioned and u.up in (1, 10)
-    key = (rules.decks, play.hits_soft_17, u.up, pair, conditioned, play.double_after_split, play.double_on,
-           play.double_hard_only, play.must_hit_below, play.stand_from, one_card,
+    # which split hands may double, asked of the rules (whatever decides it)
+    doubles = tuple(play.can_double(hard, soft, after_split=True)
+                    for hard in range(2, 22) for soft in (False, True) if not soft or hard <= 11)
+    key = (rules.decks, play.hits_soft_17, u.up, pair, conditioned, doubles,
+           play.must_hit_below, play.stand_from, one_card,
            rules.split_21_is_natural and one_card and play.natural_pays)
     found = _SHARED.get(key)
     if found is None:
