@@ -51,7 +51,8 @@ from ..money import apply_ratio
 from ..rules import RuleSet
 from .composition import Composition
 from .dealer import dealer_odds
-from .ev import DOUBLE, SPLIT, Position, best_total
+from .ev import DOUBLE, SPLIT, Position
+from .hands import best_total
 from .rulesview import PlayRules
 from .strategy import chart_for
 

@@ -170,3 +170,20 @@ def given_no_natural(odds: Odds) -> Odds:
     if rest <= 0.0:
         raise ValueError("the dealer certainly has a natural")
     return tuple(p / rest for p in odds[:NATURAL]) + (0.0,)
+
+
+def stand_value(probs: Sequence[float], total: int) -> float:
+    """Standing on ``total`` (not a natural) against these odds, for one unit: a dealer
+    natural counts as a loss (the caller settles what it costs)."""
+    win = probs[BUST]
+    lose = probs[NATURAL]
+    for k in range(5):
+        if 17 + k < total:
+            win += probs[k]
+        elif 17 + k > total:
+            lose += probs[k]
+    return win - lose
+
+
+def push_probability(probs: Sequence[float], total: int) -> float:
+    return probs[total - 17] if 17 <= total <= 21 else 0.0

@@ -33,7 +33,8 @@ from typing import Final, Protocol
 from audit.record.events.fields import HandAction
 
 from .composition import Composition
-from .dealer import BUST, NATURAL, dealer_odds, given_no_natural
+from .dealer import NATURAL, dealer_odds, given_no_natural, stand_value
+from .hands import best_total
 from .rulesview import PlayRules
 
 STAND: Final = "stand"
@@ -52,11 +53,31 @@ class Policy(Protocol):
     def decide(self, up: int, hard: int, soft: bool, pair: int, legal: frozenset[str]) -> str: ...
 
 
-def best_total(hard: int, ace: bool) -> tuple[int, bool]:
-    """(best total, soft?) of a hand of hard total ``hard`` holding an ace or not."""
-    if ace and hard + 10 <= 21:
-        return hard + 10, True
-    return hard, False
+
+def legal_actions(play: PlayRules, up: int, hard: int, ace: bool, ncards: int, pair: int, *,
+                  after_split: bool) -> frozenset[str]:
+    """What a hand of ``ncards`` cards (hard total ``hard``, holding an ace or not; ``pair``
+    the value of a two-card pair or 0) may do against ``up``."""
+    best, soft = best_total(hard, ace)
+    if play.stand_from is not None and best >= play.stand_from:
+        # seed 000: from 17 on a hand gets no card - not even by splitting a pair
+        # (as the engine's live_action: 9,9 stands)
+        return frozenset({STAND})
+    out = set()
+    if play.must_hit_below is None or best >= play.must_hit_below:
+        out.add(STAND)
+    if play.stand_from is None or best < play.stand_from:
+        out.add(HIT)
+        if ncards == 2 and play.can_double(hard, soft, after_split=after_split):
+            out.add(DOUBLE)
+    if ncards == 2 and not after_split:
+        if pair and play.can_split(pair):
+            out.add(SPLIT)
+        if play.surrender_offered(up):
+            out.add(SURRENDER)
+    if not out:
+        out.add(STAND)
+    return frozenset(out)
 
 
 class Position:
@@ -127,27 +148,7 @@ class Position:
 
     # -- legality -------------------------------------------------------------------
     def legal(self, hard: int, ace: bool, ncards: int, pair: int, *, after_split: bool) -> frozenset[str]:
-        play = self.play
-        best, soft = best_total(hard, ace)
-        if play.stand_from is not None and best >= play.stand_from:
-            # seed 000: from 17 on a hand gets no card - not even by splitting a pair
-            # (as the engine's live_action: 9,9 stands)
-            return frozenset({STAND})
-        out = set()
-        if play.must_hit_below is None or best >= play.must_hit_below:
-            out.add(STAND)
-        if play.stand_from is None or best < play.stand_from:
-            out.add(HIT)
-            if ncards == 2 and play.can_double(hard, soft, after_split=after_split):
-                out.add(DOUBLE)
-        if ncards == 2 and not after_split:
-            if pair and play.can_split(pair):
-                out.add(SPLIT)
-            if play.surrender_offered(self.up):
-                out.add(SURRENDER)
-        if not out:
-            out.add(STAND)
-        return frozenset(out)
+        return legal_actions(self.play, self.up, hard, ace, ncards, pair, after_split=after_split)
 
     # -- hit and stand --------------------------------------------------------------
     def _hit_stand(self, policy: Policy | None) -> tuple[list[float], list[float], list[float], list[float]]:
@@ -312,12 +313,7 @@ class Position:
 
 def _stand_table(odds: tuple[float, ...]) -> list[float]:
     """Stand values by best total 0..21 against dealer ``odds``."""
-    stand = []
-    for t in range(22):
-        win = odds[BUST] + sum(odds[k] for k in range(5) if 17 + k < t)
-        lose = odds[NATURAL] + sum(odds[k] for k in range(5) if 17 + k > t)
-        stand.append(win - lose)
-    return stand
+    return [stand_value(odds, t) for t in range(22)]
 
 
 def best(values: dict[str, float]) -> str:

@@ -1,33 +1,33 @@
-"""The house edge of a rule set played by its basic-strategy chart.
+"""The house edge of a rule set, exact: played by its chart, and by composition-dependent
+play (CDZ-); and the variance of a round played by the chart.
 
-Combinatorial analysis from the full shoe: every first deal (the player's two cards and
-the dealer's up card, drawn without replacement, :mod:`.deals`) is weighted by its exact
-probability and valued by :mod:`.ev` with the cards of that deal removed, the player
-playing the rule set's chart (:mod:`.strategy`) at every decision. Insurance and even
-money are never taken. The house edge is minus the player's expected result per unit of
-initial stake; it is split into parts by the first decision of the hand (naturals,
-stands, hits, doubles, splits, surrenders).
+Combinatorial analysis from the full shoe (:mod:`.cdz`): every first deal (the player's two
+cards and the dealer's up card, drawn without replacement, :mod:`.deals`) is weighted by
+its exact probability and valued from the exact remaining composition at every decision -
+the shoe less the up card and every card of the hand, the player's own hit cards included;
+split hands exactly (:mod:`.split_hands`, :mod:`.splits`). Insurance and even money are
+never taken.
 
-Approximations (see :mod:`.ev`): the player's later cards and the split hands are drawn
-from the composition after the first deal, the dealer's odds are exact for that
-composition. Against published exact analyses this is within a few 0.01% for a six-deck
-shoe and within about 0.05% for a single deck (tests/engine/math/test_house_edge.py).
-
-Alongside the chart's figure, :attr:`HouseEdge.optimal_house_edge` is the edge against a
-player who plays each first deal by its own best action (a two-card composition-
-dependent strategy), which is what exact per-hand tables such as the Wizard of Odds'
-appendix 9 sum to.
+* ``house_edge``: minus the player's expected result per unit of initial stake when the
+  rule set's chart (:mod:`.strategy`) is played at every decision - the figure theoretical
+  win is computed from;
+* ``cd_house_edge``: the same for CDZ- play, each decision the best for the hand's own
+  cards (a split hand's decided at the split). Optimal play can only do better than the
+  chart, so it is never above ``house_edge``;
+* ``variance`` and ``sd``: of the net result of one round per unit of initial stake, by
+  the chart (:mod:`.variance` says what is exact);
+* the parts: the chart's first decisions (natural, stand, hit, double, split, surrender),
+  their probability and what they bring the player.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..rules import RuleSet
-from .deals import initial_deals
-from .ev import Position
-from .rulesview import PlayRules
-from .strategy import Chart, analyse
+from .cdz import NATURAL_DEAL, Game, deal_values
+from .strategy import chart_for
 
 PARTS = ("natural", "stand", "hit", "double", "split", "surrender")
 
@@ -45,9 +45,11 @@ class Part:
 class HouseEdge:
     rules: str
     decks: int
-    house_edge: float  # the house's expected gain per unit of initial stake
+    house_edge: float  # the house's expected gain per unit of initial stake, the chart played
+    cd_house_edge: float  # the same, CDZ- play
+    variance: float  # of one round's net result per unit of initial stake, the chart played
+    sd: float
     parts: dict[str, Part] = field(default_factory=dict)
-    optimal_house_edge: float = 0.0
     dealer_natural: float = 0.0  # probability of a dealer natural on a first deal
 
     def as_dict(self) -> dict[str, object]:
@@ -55,7 +57,9 @@ class HouseEdge:
             "ruleset": self.rules,
             "decks": self.decks,
             "house_edge": self.house_edge,
-            "optimal_house_edge": self.optimal_house_edge,
+            "cd_house_edge": self.cd_house_edge,
+            "variance": self.variance,
+            "sd": self.sd,
             "dealer_natural": self.dealer_natural,
             "parts": {
                 name: {"probability": p.probability, "player_return": p.player_return}
@@ -66,45 +70,29 @@ class HouseEdge:
 
 @lru_cache(maxsize=32)
 def house_edge(rules: RuleSet) -> HouseEdge:
-    """The house edge of ``rules`` played by ``chart_for(rules)``."""
-    analysis = analyse(rules)
-    chart = analysis.chart
-    play = PlayRules.of(rules)
+    """The exact house edges of ``rules`` (its chart; CDZ-) and the chart's variance."""
+    game = Game(rules, chart_for(rules))
+    values = deal_values(game)
+    game.release()
     probability = dict.fromkeys(PARTS, 0.0)
     returns = dict.fromkeys(PARTS, 0.0)
-    dealer_natural = 0.0
-    # splitting by rank: a pair of ten-value cards is a pair only if both have one rank
-    same_rank = (4 * rules.decks - 1) / (16 * rules.decks - 1)
-    for deal in initial_deals(rules.decks):
-        position = Position(play, deal.up, deal.comp)
-        dealer_natural += deal.probability * position.p_natural
-        if deal.natural:
-            probability["natural"] += deal.probability
-            returns["natural"] += deal.probability * position.natural_value()
-            continue
-        if play.split_by_rank and deal.pair == 10:
-            outcomes = [(same_rank, 10), (1.0 - same_rank, 0)]
-        else:
-            outcomes = [(1.0, deal.pair)]
-        for share, pair in outcomes:
-            action, value = _play(position, chart, deal.first, deal.second, pair)
-            probability[action] += share * deal.probability
-            returns[action] += share * deal.probability * value
-    player = sum(returns.values())
-    parts = {name: Part(probability[name], returns[name]) for name in PARTS}
+    chart = optimal = square = natural = 0.0
+    for deal in values:
+        part = "natural" if deal.chart_action == NATURAL_DEAL else deal.chart_action
+        probability[part] += deal.probability
+        returns[part] += deal.probability * deal.chart
+        chart += deal.probability * deal.chart
+        optimal += deal.probability * deal.optimal
+        square += deal.probability * deal.chart_square
+        natural += deal.probability * deal.dealer_natural
+    variance = square - chart * chart
     return HouseEdge(
         rules=rules.name,
         decks=rules.decks,
-        house_edge=-player,
-        parts=parts,
-        optimal_house_edge=-analysis.optimal_return,
-        dealer_natural=dealer_natural,
+        house_edge=-chart,
+        cd_house_edge=-optimal,
+        variance=variance,
+        sd=math.sqrt(variance),
+        parts={name: Part(probability[name], returns[name]) for name in PARTS},
+        dealer_natural=natural,
     )
-
-
-def _play(position: Position, chart: Chart, first: int, second: int, pair: int) -> tuple[str, float]:
-    hard, ace = first + second, first == 1
-    legal = position.legal(hard, ace, 2, pair, after_split=False)
-    action = chart.decide(position.up, hard, ace, pair, legal)
-    value = position.values(hard, ace, 2, pair, policy=chart, legal=frozenset({action}))[action]
-    return action, value

@@ -38,7 +38,8 @@ from ..cards import VALUE
 from ..rules import RuleSet
 from .composition import remove, shoe
 from .deals import initial_deals
-from .ev import DOUBLE, HIT, SPLIT, STAND, SURRENDER, Position, best, best_total
+from .ev import DOUBLE, HIT, SPLIT, STAND, SURRENDER, Position, best
+from .hands import best_total
 from .rulesview import PlayRules
 
 UPS = (2, 3, 4, 5, 6, 7, 8, 9, 10, 1)  # chart columns: 2..10, then the ace

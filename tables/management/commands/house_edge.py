@@ -1,7 +1,9 @@
-"""``manage.py house_edge --ruleset NAME [--set PARAM=VALUE ...] [--json]``: the house edge
-of a rule set played by its basic strategy, and its parts (tables/engine/math/house_edge.py).
-In JSON ``house_edge`` is the house's expected gain per unit of initial stake (0.0045 is
-0.45%)."""
+"""``manage.py house_edge --ruleset NAME [--set PARAM=VALUE ...] [--json]``: the exact house
+edge of a rule set played by its basic-strategy chart and by composition-dependent play
+(CDZ-), the variance of a round, and the chart's parts (tables/engine/math/house_edge.py).
+In JSON ``house_edge`` and ``cd_house_edge`` are the house's expected gain per unit of
+initial stake (0.0045 is 0.45%); ``variance`` and ``sd`` are per round per unit of initial
+stake."""
 from __future__ import annotations
 
 import json
@@ -16,7 +18,8 @@ from .strategy import EXIT_CODES, add_ruleset_arguments, load_ruleset, ruleset_t
 
 
 class Command(BackOfficeCommand):
-    help = "Print the house edge of a rule set played by its basic strategy, and its parts."
+    help = ("Print the exact house edge of a rule set (played by its chart, and by composition-"
+            "dependent play), the variance of a round, and the chart's parts.")
     exit_codes = EXIT_CODES
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -32,7 +35,8 @@ class Command(BackOfficeCommand):
         lines = [
             (f"House edge of {ruleset_title(rules)} ({rules.decks} decks), played by its basic strategy: "
             f"{100 * result.house_edge:.4f}%"),
-            f"  (each first deal played by its own best action: {100 * result.optimal_house_edge:.4f}%)",
+            f"  composition-dependent play (CDZ-): {100 * result.cd_house_edge:.4f}%",
+            f"  variance of a round: {result.variance:.4f} (standard deviation {result.sd:.4f}) per unit staked",
             f"  dealer natural on a first deal: {100 * result.dealer_natural:.4f}%",
             "",
             "  first decision     probability   player return per unit staked",

@@ -14,11 +14,22 @@ def run(*args: str) -> str:
 
 
 def test_house_edge_json_is_a_fraction_of_the_stake() -> None:
-    """--json gives house_edge as a decimal fraction (0.0045 = 0.45%) and its parts."""
-    payload = json.loads(run("house_edge", "--ruleset", "vegas-s17-das-ls", "--json"))
-    assert payload["house_edge"] == pytest.approx(0.0033, abs=0.0003)
+    """--json gives house_edge (the chart's) and cd_house_edge (CDZ-) as decimal fractions
+    (0.0045 = 0.45%), the variance and standard deviation of a round per unit staked, and
+    the chart's parts; the text output shows both edges and the variance."""
+    payload = json.loads(run("house_edge", "--ruleset", "vegas-6to5-single-deck", "--json"))
+    # the 6:5 single-deck game: about 1.4% (Wizard of Odds: single deck H17 is about 0%,
+    # and 6:5 naturals cost 1.39 points)
+    assert payload["house_edge"] == pytest.approx(0.016, abs=0.001)
+    assert payload["cd_house_edge"] < payload["house_edge"]
+    assert payload["sd"] == pytest.approx(payload["variance"] ** 0.5, abs=1e-12)
+    assert 1.2 < payload["variance"] < 1.4
     assert set(payload["parts"]) == {"natural", "stand", "hit", "double", "split", "surrender"}
-    assert payload["rules"]["decks"] == 6
+    assert payload["rules"]["decks"] == 1
+    text = run("house_edge", "--ruleset", "vegas-6to5-single-deck")
+    assert f"{100 * payload['house_edge']:.4f}%" in text
+    assert f"(CDZ-): {100 * payload['cd_house_edge']:.4f}%" in text
+    assert f"variance of a round: {payload['variance']:.4f}" in text
 
 
 def test_set_changes_the_rule_set() -> None:

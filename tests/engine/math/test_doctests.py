@@ -4,7 +4,7 @@ import importlib
 
 import pytest
 
-MODULES = ["composition", "dealer", "deals", "strategy", "cashout", "overrides"]
+MODULES = ["composition", "dealer", "deals", "strategy", "cashout", "overrides", "hands"]
 
 
 @pytest.mark.parametrize("name", MODULES)

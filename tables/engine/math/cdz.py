@@ -1,0 +1,319 @@
+"""Exact values of every first deal: composition-dependent play (CDZ-) and the chart.
+
+Every decision is valued from the exact remaining composition: the shoe less the up card
+and every card of the hand, the hand's own hit cards included (the dealer's odds from
+:mod:`.dealer_removal`, one walk over every hand for every up card). Two players are
+valued side by side:
+
+* **CDZ-** ("composition-dependent, zero memory"): each decision of an unsplit hand is
+  the best one for that hand's own cards against the up card; split hands as
+  :mod:`.split_hands` says (decided from the composition at the split, then fixed);
+* **the chart** (:mod:`.strategy`): the rule set's total-dependent chart, played at every
+  decision (after a split too), valued with the same exact compositions.
+
+Splits are exact for those fixed post-split strategies (:mod:`.splits`, Farmer's method):
+resplits up to ``max_split_hands``; "unlimited" is valued up to
+:data:`UNLIMITED_SPLIT_HANDS` hands.
+
+All values are *unconditional* on the hole card, per unit of initial stake: where a dealer
+natural costs only the original stake (a peek, or ``dealer_natural_takes = original``)
+each hand's value counts the natural as -1 and a double's as -2 + 1; a split, whose hands
+would each lose 1, gets back ``(E[hands | natural] - 1) P(natural)``; where the natural
+takes every stake nothing is corrected. Decisions compare values that share the same
+natural term, so they are the decisions of the conditioned game.
+
+For the chart the second moment of every deal's result is carried too (:mod:`.variance`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..rules import RuleSet
+from .composition import Composition, shoe
+from .dealer import NATURAL, push_probability, stand_value
+from .dealer_removal import stand_table
+from .deals import initial_deals
+from .ev import DOUBLE, HIT, SPLIT, STAND, legal_actions
+from .hands import CARD, hands_of
+from .rulesview import PlayRules
+from .split_hands import CHART, OPTIMAL, PairPlay, SplitResult, pair_play
+from .strategy import Chart
+
+# "max_split_hands = None": the split is valued up to this many hands. A ninth hand needs
+# seven resplit cards among the first draws: below 1e-7 of splits for every pair but
+# tens, which neither the chart nor CDZ- splits.
+UNLIMITED_SPLIT_HANDS = 8
+
+NATURAL_DEAL = "natural"
+
+
+@dataclass
+class Game:
+    """One rule set and its chart, analysed up card by up card (lazily)."""
+
+    rules: RuleSet
+    chart: Chart
+    play: PlayRules = field(init=False)
+    full: Composition = field(init=False)
+    _ups: dict[int, UpCard] = field(default_factory=dict, init=False)
+
+    def __post_init__(self) -> None:
+        self.play = PlayRules.of(self.rules)
+        self.full = shoe(self.rules.decks)
+
+    def up(self, up: int) -> UpCard:
+        if up not in self._ups:
+            self._ups[up] = UpCard(self, up)
+        return self._ups[up]
+
+    def hand_limit(self, pair: int) -> int:
+        """How many hands a pair of ``pair`` may become (1: no split)."""
+        if not self.play.can_split(pair):
+            return 1
+        if pair == 1 and not self.rules.resplit_aces:
+            return 2
+        limit = self.rules.max_split_hands
+        return UNLIMITED_SPLIT_HANDS if limit is None else min(limit, UNLIMITED_SPLIT_HANDS)
+
+    def release(self) -> None:
+        """Forget the split hands' reduced dealer vectors (their stand values stay)."""
+        for u in self._ups.values():
+            for pair in u.pairs.values():
+                pair.release()
+
+
+class UpCard:
+    """Every hand's values against one up card: stand, hit and (3+ cards) its value played
+    on, for CDZ- and for the chart (with the chart's second moments); doubles and splits
+    on demand."""
+
+    def __init__(self, game: Game, up: int) -> None:
+        self.game = game
+        self.up = up
+        play = game.play
+        self.lattice = lattice = hands_of(game.rules.decks)
+        counts = list(game.full)
+        counts[up - 1] -= 1
+        self.counts: Composition = tuple(counts)
+        self.n = sum(counts)
+        self.conditioned = play.peeks(up) or not play.natural_takes_all
+        table = stand_table(game.rules.decks, play.hits_soft_17)
+        self.odds: list[list[float] | None] = list(table.probs[up])
+        # split hands with the other pair card out, more than 21 in all (keyed by all cards)
+        self.beyond = table.beyond[up]
+        size = len(lattice.keys)
+        self.stand = [0.0] * size
+        self.push = [0.0] * size
+        self.natural = [0.0] * size  # P(dealer natural)
+        self.hit_opt = [0.0] * size
+        self.hit_chart = [0.0] * size
+        self.hit_chart_square = [0.0] * size
+        self.on_opt = [0.0] * size  # a hand of 3+ cards played on
+        self.on_chart = [0.0] * size
+        self.on_chart_square = [0.0] * size
+        self.hits_opt = [False] * size
+        self.hits_chart = [False] * size
+        self.pairs: dict[int, PairPlay] = {}
+        self._splits: dict[tuple[int, str, int], SplitResult] = {}
+        self._legal_split: dict[tuple[int, bool, bool], frozenset[str]] = {}
+        self._pass()
+
+    def _pass(self) -> None:
+        """Hands of three or more cards, children (higher hard totals) first."""
+        lattice, game = self.lattice, self.game
+        counts, n = self.counts, self.n
+        chart_hits: dict[tuple[int, bool], tuple[bool, bool, bool]] = {}
+        order = sorted(range(len(lattice.keys)), key=lattice.hard.__getitem__, reverse=True)
+        on_opt, on_chart, on_square = self.on_opt, self.on_chart, self.on_chart_square
+        for h in order:
+            if lattice.size[h] < 2:
+                continue
+            odds = self.odds[h]
+            if odds is None:
+                continue
+            best = lattice.best[h]
+            st = self.stand[h] = stand_value(odds, best)
+            push = self.push[h] = push_probability(odds, best)
+            self.natural[h] = odds[NATURAL]
+            own = lattice.cards[h]
+            left = n - lattice.size[h]
+            children = lattice.child[h]
+            h_opt = h_chart = h_square = 0.0
+            for c in range(1, 11):
+                k = counts[c - 1] - own[c]
+                if k <= 0:
+                    continue
+                j = children[c]
+                if j < 0:
+                    h_opt -= k
+                    h_chart -= k
+                    h_square += k
+                else:
+                    h_opt += k * on_opt[j]
+                    h_chart += k * on_chart[j]
+                    h_square += k * on_square[j]
+            h_opt /= left
+            h_chart /= left
+            h_square /= left
+            self.hit_opt[h] = h_opt
+            self.hit_chart[h] = h_chart
+            self.hit_chart_square[h] = h_square
+            shape = (lattice.hard[h], lattice.has_ace[h])
+            rule = chart_hits.get(shape)
+            if rule is None:
+                legal = legal_actions(game.play, self.up, shape[0], shape[1], 3, 0, after_split=False)
+                chart_choice = game.chart.decide(self.up, shape[0], shape[1], 0, legal)
+                rule = chart_hits[shape] = (HIT in legal, STAND in legal, chart_choice == HIT)
+            may_hit, may_stand, chart_hit = rule
+            opt_hit = may_hit and (not may_stand or h_opt > st)
+            self.hits_opt[h] = opt_hit
+            on_opt[h] = h_opt if opt_hit else st
+            self.hits_chart[h] = chart_hit
+            on_chart[h] = h_chart if chart_hit else st
+            on_square[h] = h_square if chart_hit else 1.0 - push
+
+    def legal_after_split(self, hard: int, has_ace: bool, two_cards: bool) -> frozenset[str]:
+        key = (hard, has_ace, two_cards)
+        legal = self._legal_split.get(key)
+        if legal is None:
+            legal = self._legal_split[key] = legal_actions(
+                self.game.play, self.up, hard, has_ace, 2 if two_cards else 3, 0, after_split=True)
+        return legal
+
+    # -- two-card decisions -------------------------------------------------------------
+    def double(self, h: int) -> float:
+        """Double a two-card hand: one card, twice the stake (a natural's correction
+        included)."""
+        lattice = self.lattice
+        own = lattice.cards[h]
+        total = 0.0
+        for c in range(1, 11):
+            k = self.counts[c - 1] - own[c]
+            if k > 0:
+                j = lattice.child[h][c]
+                total += k * (self.stand[j] if j >= 0 else -1.0)
+        return 2.0 * total / (self.n - lattice.size[h]) + (self.natural[h] if self.conditioned else 0.0)
+
+    def double_square(self, h: int) -> float:
+        """E[result squared] of a double: 4 (1 - P(push)), less 3 P(natural) where a
+        natural costs the original stake only."""
+        lattice = self.lattice
+        own = lattice.cards[h]
+        pushes = 0.0
+        for c in range(1, 11):
+            k = self.counts[c - 1] - own[c]
+            j = lattice.child[h][c]
+            if k > 0 and j >= 0:
+                pushes += k * self.push[j]
+        square = 4.0 * (1.0 - pushes / (self.n - lattice.size[h]))
+        return square - (3.0 * self.natural[h] if self.conditioned else 0.0)
+
+    def surrender(self, h: int) -> tuple[float, float]:
+        """(value, square) of surrendering: late (after the peek) where the dealer peeks,
+        else whatever the dealer holds."""
+        give_up = -float(1 - self.game.play.surrender_returns)
+        if self.game.play.peeks(self.up):
+            p = self.natural[h]
+            return -p + (1.0 - p) * give_up, p + (1.0 - p) * give_up * give_up
+        return give_up, give_up * give_up
+
+    def player_natural(self, h: int) -> tuple[float, float]:
+        """(value, square) of a player natural: paid unless the dealer has one too."""
+        pays = float(self.game.play.natural_pays)
+        p = self.natural[h]
+        return pays * (1.0 - p), pays * pays * (1.0 - p)
+
+    def value(self, h: int, action: str, pair: int, who: str, rank_pairs: int | None) -> float:
+        """The unconditional value of one action of a two-card hand."""
+        if action == STAND:
+            return self.stand[h]
+        if action == HIT:
+            return self.hit_opt[h] if who == OPTIMAL else self.hit_chart[h]
+        if action == DOUBLE:
+            return self.double(h)
+        if action == SPLIT:
+            return self.split(pair, who, rank_pairs).value
+        return self.surrender(h)[0]
+
+    def square(self, h: int, action: str, pair: int, rank_pairs: int | None) -> float:
+        """E[result squared] of the chart's action on a two-card hand."""
+        if action == STAND:
+            return 1.0 - self.push[h]
+        if action == HIT:
+            return self.hit_chart_square[h]
+        if action == DOUBLE:
+            return self.double_square(h)
+        if action == SPLIT:
+            return self.split(pair, CHART, rank_pairs).square
+        return self.surrender(h)[1]
+
+    def split(self, pair: int, who: str, rank_pairs: int | None = None) -> SplitResult:
+        """Splitting a pair of ``pair`` (resplitting as the rules allow), the hands played
+        by ``who``; ``rank_pairs`` (splitting tens by rank) the cards left that make a pair."""
+        pairs_left = self.counts[pair - 1] - 2 if rank_pairs is None else rank_pairs
+        memo = (pair, who, pairs_left)
+        if memo not in self._splits:
+            if pair not in self.pairs:
+                self.pairs[pair] = pair_play(self, pair)
+            self._splits[memo] = self.pairs[pair].split(who, pairs_left, self.game.hand_limit(pair), self.game.chart)
+        return self._splits[memo]
+
+
+@dataclass(frozen=True, slots=True)
+class DealValue:
+    """One first deal: its probability, its value under CDZ- and under the chart, and
+    the chart's first decision and second moment."""
+
+    probability: float
+    optimal: float
+    chart: float
+    chart_action: str  # NATURAL_DEAL or the chart's first decision
+    chart_square: float
+    dealer_natural: float  # P(the hole card makes a dealer natural)
+
+
+def deal_values(game: Game) -> list[DealValue]:
+    """Every first deal of the shoe valued for CDZ- and for the chart."""
+    decks = game.rules.decks
+    out = []
+    for deal in initial_deals(decks):
+        u = game.up(deal.up)
+        h = u.lattice.index[CARD[deal.first] + CARD[deal.second]]
+        if deal.natural:
+            value, square = u.player_natural(h)
+            out.append(DealValue(deal.probability, value, value, NATURAL_DEAL, square, u.natural[h]))
+            continue
+        hard, ace = deal.first + deal.second, deal.first == 1
+        if game.play.split_by_rank and deal.pair == 10:
+            # tens split by rank: a pair only when both tens have one rank
+            same = (4 * decks - 1) / (16 * decks - 1)
+            variants = [(same, 10), (1.0 - same, 0)]
+        else:
+            variants = [(1.0, deal.pair)]
+        for share, pair in variants:
+            legal = legal_actions(game.play, deal.up, hard, ace, 2, pair, after_split=False)
+            ranks: list[tuple[float, int | None]] = (
+                _rank_pairs(decks, deal.up) if pair == 10 and game.play.split_by_rank else [(1.0, None)])
+            optimal = max(_mixed(u, h, action, pair, OPTIMAL, ranks) for action in legal)
+            action = game.chart.decide(deal.up, hard, ace, pair, legal)
+            chart = _mixed(u, h, action, pair, CHART, ranks)
+            square = sum(w * u.square(h, action, pair, r) for w, r in ranks)
+            out.append(DealValue(share * deal.probability, optimal, chart, action, square, u.natural[h]))
+        if deal.pair and deal.pair in u.pairs:
+            # this pair's deal is the only one that splits it against this up card: its
+            # reduced dealer vectors (megabytes) are done with, its odds stay memoised
+            u.pairs[deal.pair].release()
+    return out
+
+
+def _mixed(u: UpCard, h: int, action: str, pair: int, who: str, ranks: list[tuple[float, int | None]]) -> float:
+    return sum(w * u.value(h, action, pair, who, r) for w, r in ranks)
+
+
+def _rank_pairs(decks: int, up: int) -> list[tuple[float, int | None]]:
+    """Splitting two tens of one rank: the pair cards left are that rank's, one fewer
+    when the up card (a ten) is of it too."""
+    if up != 10:
+        return [(1.0, 4 * decks - 2)]
+    same = (4 * decks - 2) / (16 * decks - 2)
+    return [(same, 4 * decks - 3), (1.0 - same, 4 * decks - 2)]

@@ -1,0 +1,379 @@
+"""The dealer's exact odds against every hand at once: one up card, the shoe less the up
+card and the hand's own cards (and, for a split, the other pair cards).
+
+:mod:`.dealer` evaluates one composition from scratch: a sum over the ~1,800 multisets of
+cards that end the dealer's hand. Here the same finals are re-weighted from one
+composition to the next. Removing a card of value ``v`` from a composition holding ``x``
+of them multiplies the probability of a final holding ``d`` of them by ``(x - d) / x``
+(and by a factor of the final's size, applied once per hand size at the end), so a walk
+over the hands that adds one card at a time needs one multiplication per final and card.
+
+The walk adds cards in a fixed order of values, never going back, so once the walk is
+past a value no later card is of that value and finals that differ only in it can be
+merged: the finals are sorted so that every such merge is a sum over contiguous runs
+(taken from prefix sums). Adding cards in ascending order, the finals left by a hand whose
+highest card is a ten are only those that differ in outcome, size and ten count - a few
+dozen instead of hundreds.
+
+:func:`stand_table` walks the whole :mod:`.hands` lattice for every up card: the
+probabilities of 17-21, bust and natural, every stand value and push probability, for
+every hand of two or more cards (about a second for all ten up cards). :class:`PairRemoval`
+serves split hands, whose composition also lacks further pair cards: the pair value comes
+last in its order, so a hand's finals are reduced once to (outcome, size, pair cards in
+the final) and re-weighted there for any number of extra pair cards.
+
+Everything is a float: exact to ~1e-15 (the finals' base probabilities come from exact
+integers; sums over prefix differences lose at most ~1e-16 absolute).
+"""
+from __future__ import annotations
+
+import math
+from array import array
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import accumulate, islice
+from operator import itemgetter, mul, sub
+
+from .composition import Composition, remove, shoe
+from .dealer import _MAXM, BUST, _table
+from .hands import CARD, Lattice, hands_of
+
+Vector = list[float]
+N_OUTCOMES = 7  # 17, 18, 19, 20, 21, bust, natural (dealer.OUTCOMES)
+
+
+class Layout:
+    """The non-bust finals of one up card, sorted for merging along ``order``.
+
+    Level ``i`` (0..10) holds one entry per distinct (outcome, size, count of
+    ``order[9]``, ..., count of ``order[i]``): level 0 every final, level 10 one entry per
+    (outcome, size). Sorted by that key, level ``i``'s entries start where a final first
+    differs from the one before it within the key's first ``12 - i`` fields. ``dcol[i]``
+    is each level-``i`` entry's count of ``order[i]``; ``groups`` the (outcome, size) of
+    each level-10 entry and ``gends[i]`` their boundaries (with a leading 0) in level ``i``.
+    """
+
+    def __init__(self, order: tuple[int, ...], counts: Composition, rows: list[tuple[tuple[int, ...], float]]) -> None:
+        self.order = order
+        self.counts = counts
+        self.n = sum(counts)
+        rows.sort()
+        self.base: Vector = [p for _key, p in rows]
+        keys = [key for key, _p in rows]
+        # first field in which each final differs from the previous one
+        diff = [0] * len(keys)
+        alike: list[int] = list(range(1, len(keys)))
+        for f in range(12):
+            column = [key[f] for key in keys]
+            same = []
+            for pos in alike:
+                if column[pos] == column[pos - 1]:
+                    same.append(pos)
+                else:
+                    diff[pos] = f
+            alike = same
+        self._diff = array("b", diff)
+        self._starts = [array("l", [pos for pos, f in enumerate(diff) if f < 12 - i]) for i in range(11)]
+        self.dcol = tuple(tuple(keys[pos][12 - i - 1] for pos in self._starts[i]) for i in range(10)) + ((),)
+        self.groups = tuple((keys[pos][0], keys[pos][1]) for pos in self._starts[10])
+        self._ends: dict[tuple[int, int], Sequence[int]] = {}
+        self.gends = tuple(self.ends(i, 10) for i in range(11))
+        self.oends = tuple(sum(1 for outcome, _size in self.groups if outcome < o) for o in range(N_OUTCOMES + 1))
+
+    def ends(self, i: int, j: int) -> Sequence[int]:
+        """The boundaries of level ``j``'s entries among level ``i``'s (``j >= i``)."""
+        cached = self._ends.get((i, j))
+        if cached is None:
+            width, diff = 12 - j, self._diff
+            bounds = array("l", [index for index, pos in enumerate(self._starts[i]) if diff[pos] < width])
+            bounds.append(len(self._starts[i]))
+            cached = self._ends[(i, j)] = bounds
+        return cached
+
+    def contract(self, prefix: Vector, i: int, j: int, ratio: Sequence[float] | None = None) -> Vector:
+        """Level ``i``'s vector (given by its prefix sums) merged to level ``j`` > ``i``,
+        times ``ratio`` entry by entry if given."""
+        picks = list(map(prefix.__getitem__, self.ends(i, j)))
+        if ratio is None:
+            return list(map(sub, islice(picks, 1, None), picks))
+        return list(map(mul, map(sub, islice(picks, 1, None), picks), ratio))
+
+
+def _finals(up: int, hits_soft_17: bool) -> list[tuple[int, int, tuple[int, ...], int]]:
+    """(outcome, size, counts, orderings) of every final that is not a bust."""
+    out = []
+    for outcome, size, entries in _table(up, hits_soft_17):
+        if outcome == BUST:
+            continue
+        for orders, index in entries:
+            counts = [0] * 10
+            for flat in index:
+                i, m = divmod(flat, _MAXM)
+                counts[i] = m
+            out.append((outcome, size, tuple(counts), orders))
+    return out
+
+
+@lru_cache(maxsize=16)
+def _finals_cached(up: int, hits_soft_17: bool) -> tuple[tuple[int, int, tuple[int, ...], int], ...]:
+    return tuple(_finals(up, hits_soft_17))
+
+
+@lru_cache(maxsize=32)
+def _final_probabilities(up: int, counts: Composition, hits_soft_17: bool) -> tuple[tuple[int, int, tuple[int, ...], float], ...]:
+    """(outcome, size, counts, probability from ``counts``) of every possible non-bust final."""
+    n = sum(counts)
+    falls = [[math.perm(c, m) for m in range(_MAXM)] for c in counts]
+    sizes = [math.perm(n, k) for k in range(_MAXM)]
+    out = []
+    for outcome, size, d, orders in _finals_cached(up, hits_soft_17):
+        ways = orders
+        for i in range(10):
+            if d[i]:
+                ways *= falls[i][d[i]]
+        if ways:
+            out.append((outcome, size, d, ways / sizes[size]))
+    return tuple(out)
+
+
+@lru_cache(maxsize=128)
+def layout(up: int, counts: Composition, hits_soft_17: bool, order: tuple[int, ...]) -> Layout:
+    """The finals of ``up`` drawn from ``counts`` (the up card already out), for ``order``."""
+    pick = itemgetter(*(v - 1 for v in reversed(order)))
+    rows = [((outcome, size, *pick(d)), p) for outcome, size, d, p in _final_probabilities(up, counts, hits_soft_17)]
+    return Layout(order, counts, rows)
+
+
+def _size_factors(lay: Layout, removed: int) -> Vector:
+    """Per (outcome, size) group: fall(n, k) / fall(n - removed, k), which turns the
+    re-weighted base probabilities into probabilities from the smaller shoe."""
+    n = lay.n
+    out = []
+    for _outcome, size in lay.groups:
+        if n - removed < size:
+            out.append(0.0)
+        else:
+            out.append(math.perm(n, size) / math.perm(n - removed, size))
+    return out
+
+
+def outcomes(lay: Layout, prefix: Vector, level: int, factors: Vector) -> list[float]:
+    """P(17..21), P(bust), P(natural) from a level's prefix sums."""
+    picks = list(map(prefix.__getitem__, lay.gends[level]))
+    acc = list(accumulate(map(mul, map(sub, islice(picks, 1, None), picks), factors), initial=0.0))
+    ends = lay.oends
+    probs = [acc[ends[o + 1]] - acc[ends[o]] for o in range(N_OUTCOMES)]
+    probs[BUST] = max(0.0, 1.0 - sum(probs))
+    return probs
+
+
+@dataclass(frozen=True, slots=True)
+class StandTable:
+    """Per up card (index 1-10): the dealer's odds against every lattice hand (``None``
+    where the up card and the hand cannot both come from the shoe), and against every
+    split hand with the other pair card out whose cards then total more than 21 (keyed by
+    the multiset of all those cards)."""
+
+    lattice: Lattice
+    probs: tuple[tuple[list[float] | None, ...], ...]
+    beyond: tuple[dict[int, list[float]], ...]
+
+    def odds(self, up: int, h: int) -> list[float] | None:
+        return self.probs[up][h]
+
+
+# the walk's order of values: the hands of many small cards are the most numerous, and
+# the dealer's finals merge least over their small cards, so those come last (measured:
+# a fifth fewer multiplications than ascending order)
+WALK_ORDER = tuple(range(10, 0, -1))
+
+
+@lru_cache(maxsize=8)
+def stand_table(decks: int, hits_soft_17: bool) -> StandTable:
+    """The dealer's odds against every hand of two or more cards, for every up card; and
+    against every split hand whose composition, with the other pair card out, is not a
+    hand's (more than 21 in all)."""
+    lattice = hands_of(decks)
+    full = shoe(decks)
+    table: list[tuple[list[float] | None, ...]] = [()]
+    beyond: list[dict[int, list[float]]] = [{}]
+    for up in range(1, 11):
+        counts = remove(full, up)
+        per_hand: list[list[float] | None] = [None] * len(lattice.keys)
+        over: dict[int, list[float]] = {}
+        if counts[up - 1] >= 0:
+            _walk_all(layout(up, counts, hits_soft_17, WALK_ORDER), lattice, per_hand, over)
+        table.append(tuple(per_hand))
+        beyond.append(over)
+    return StandTable(lattice, tuple(table), tuple(beyond))
+
+
+def _walk_all(lay: Layout, lattice: Lattice, out: list[list[float] | None], over: dict[int, list[float]]) -> None:
+    """Walk every hand (into ``out``) and every split hand with one extra pair card out
+    totalling more than 21 (into ``over``): a multiset of more than 21 is walked while,
+    less its highest card held twice or more, it is a hand."""
+    counts = lay.counts
+    ratios: dict[tuple[int, int], Sequence[float]] = {}
+    factors: dict[int, Vector] = {}
+    index = lattice.index
+
+    def ratio(level: int, x: int) -> Sequence[float]:
+        cached = ratios.get((level, x))
+        if cached is None:
+            cached = ratios[(level, x)] = _ratio_vector(lay.dcol[level], x)
+        return cached
+
+    order = lay.order
+
+    def walk(key: int, level: int, vec: Vector, prefix: Vector, total: int, size: int, pair: int) -> None:
+        for j in range(level, 10):
+            value = order[j]
+            held = (key >> (5 * (value - 1))) & 31
+            grown_pair = pair or (value if held == 1 else 0)
+            if total + value > 21 and not (grown_pair and total + value - grown_pair <= 21):
+                continue
+            x = counts[value - 1] - held
+            if x <= 0:
+                continue
+            grown = list(map(mul, vec, ratio(j, x))) if j == level else lay.contract(prefix, level, j, ratio(j, x))
+            grown_prefix = list(accumulate(grown, initial=0.0))
+            child = key + CARD[value]
+            if size + 1 >= 2:
+                fac = factors.get(size + 1)
+                if fac is None:
+                    fac = factors[size + 1] = _size_factors(lay, size + 1)
+                if total + value <= 21:
+                    out[index[child]] = outcomes(lay, grown_prefix, j, fac)
+                elif size + 1 >= 3:
+                    over[child] = outcomes(lay, grown_prefix, j, fac)
+            walk(child, j, grown, grown_prefix, total + value, size + 1, grown_pair)
+
+    walk(0, 0, lay.base, list(accumulate(lay.base, initial=0.0)), 0, 0, 0)
+
+
+# the order in which a split hand's other cards are applied (the pair's value comes last)
+PAIR_WALK = tuple(range(10, 0, -1))
+
+
+class PairRemoval:
+    """Dealer odds for the hands of a split pair: the shoe less the up card, the hand, and
+    more cards of the pair's value (the other hands' pair cards).
+
+    The pair value comes last in the walk's order, so the finals of a hand's other cards
+    are reduced once (:meth:`prepare`) to one entry per (outcome, size, pair cards in the
+    final); any number of pair cards out is then a dot product with coefficients per
+    entry (:meth:`_coefficients`)."""
+
+    def __init__(self, decks: int, hits_soft_17: bool, up: int, pair: int) -> None:
+        full = shoe(decks)
+        self.counts = remove(full, up)
+        order = tuple(v for v in PAIR_WALK if v != pair) + (pair,)
+        self.lay = lay = layout(up, self.counts, hits_soft_17, order)
+        self.pair = pair
+        self.level_of = (0, *(order.index(v) for v in range(1, 11)))
+        self._ratios: dict[tuple[int, int], Sequence[float]] = {}
+        self._coef: dict[tuple[int, int], Sequence[float]] = {}
+        # non-pair part of a hand -> its level-9 vector: kept while one pair is valued
+        # (:meth:`release`), the odds it gives kept for good
+        self._last: dict[int, Vector] = {}
+        self._odds: dict[tuple[int, int], Sequence[float]] = {}
+        # per level-9 entry its size; where each outcome's entries start
+        self._size = [0] * len(lay.dcol[9])
+        for g, (_outcome, size) in enumerate(lay.groups):
+            for pos in range(lay.gends[9][g], lay.gends[9][g + 1]):
+                self._size[pos] = size
+        self._bounds = [lay.gends[9][g] for g in lay.oends]
+
+    def _ratio(self, level: int, x: int) -> Sequence[float]:
+        cached = self._ratios.get((level, x))
+        if cached is None:
+            cached = self._ratios[(level, x)] = _ratio_vector(self.lay.dcol[level], x)
+        return cached
+
+    def prepare(self, rests: Iterable[tuple[int, tuple[int, ...]]]) -> None:
+        """Reduce the finals for these non-pair parts of hands (key, cards in the order of
+        :data:`PAIR_WALK`), walking them in order so that shared leading cards are applied
+        once."""
+        lay, counts, level_of = self.lay, self.counts, self.level_of
+        todo = sorted({cards: r for r, cards in rests if r not in self._last}.items())
+        # stack[i]: (value, count of it so far, level, vector, prefix sums) after i cards
+        stack: list[tuple[int, int, int, Vector, Vector]] = [(0, 0, 0, lay.base, list(accumulate(lay.base, initial=0.0)))]
+        last_cards: tuple[int, ...] = ()
+        for cards, rest in todo:
+            common = 0
+            limit = min(len(cards), len(last_cards), len(stack) - 1)
+            while common < limit and cards[common] == last_cards[common]:
+                common += 1
+            del stack[common + 1:]
+            for depth in range(common, len(cards)):
+                prev_value, prev_count, level, vec, prefix = stack[-1]
+                value = cards[depth]
+                seen = prev_count + 1 if value == prev_value else 0
+                j = level_of[value]
+                x = counts[value - 1] - seen
+                if x <= 0:
+                    grown = [0.0] * len(lay.dcol[j])
+                elif j == level:
+                    grown = list(map(mul, vec, self._ratio(j, x)))
+                else:
+                    grown = lay.contract(prefix, level, j, self._ratio(j, x))
+                stack.append((value, seen, j, grown, list(accumulate(grown, initial=0.0))))
+            last_cards = cards
+            _v, _c, level, vec, prefix = stack[-1]
+            self._last[rest] = vec if level == 9 else lay.contract(prefix, level, 9)
+
+    def release(self) -> None:
+        """Forget the reduced vectors (a few MB per pair and up card); the odds computed
+        from them stay memoised."""
+        self._last.clear()
+
+    def known(self, rest: int, pairs: int) -> bool:
+        """Are these odds memoised (or their hand's reduced vector ready)?"""
+        return (rest, pairs) in self._odds or rest in self._last
+
+    def odds(self, rest: int, pairs: int) -> Sequence[float]:
+        """P(17..21), P(bust), P(natural) (as :func:`outcomes`) for a composition: the shoe
+        less the up card, ``rest`` (a key: cards other than the pair's value) and ``pairs``
+        cards of the pair's value. Memoised for good."""
+        memo_key = (rest, pairs)
+        cached = self._odds.get(memo_key)
+        if cached is not None:
+            return cached
+        if rest not in self._last:
+            self.prepare([(rest, _walk_cards(rest))])
+        removed = sum((rest >> (5 * i)) & 31 for i in range(10)) + pairs
+        prefix = list(accumulate(map(mul, self._last[rest], self._coefficients(pairs, removed)), initial=0.0))
+        bounds = self._bounds
+        probs = [prefix[bounds[o + 1]] - prefix[bounds[o]] for o in range(N_OUTCOMES)]
+        probs[BUST] = max(0.0, 1.0 - sum(probs))
+        result = self._odds[memo_key] = array("d", probs)
+        return result
+
+    def _coefficients(self, pairs: int, removed: int) -> Sequence[float]:
+        """Per level-9 entry: fall(x - d, pairs) / fall(x, pairs) (``x`` pair cards in the
+        shoe less the up card, ``d`` in the final) times fall(n, k) / fall(n - removed, k)."""
+        cached = self._coef.get((pairs, removed))
+        if cached is None:
+            x0, n = self.counts[self.pair - 1], self.lay.n
+            top = max(self.lay.dcol[9], default=0)
+            rho = [math.perm(x0 - d, pairs) / math.perm(x0, pairs) if x0 - d >= pairs else 0.0 for d in range(top + 1)]
+            big = max(self._size, default=0)
+            fac = [math.perm(n, k) / math.perm(n - removed, k) if n - removed >= k else 0.0 for k in range(big + 1)]
+            cached = array("d", map(mul, map(rho.__getitem__, self.lay.dcol[9]), map(fac.__getitem__, self._size)))
+            self._coef[(pairs, removed)] = cached
+        return cached
+
+
+def _ratio_vector(counts: Sequence[int], x: int) -> Sequence[float]:
+    """(x - d) / x for each final's count d of the value drawn (x of it in the shoe)."""
+    table = [(x - d) / x if d < x else 0.0 for d in range(max(counts, default=0) + 1)]
+    return array("d", map(table.__getitem__, counts))
+
+
+def _walk_cards(key: int) -> tuple[int, ...]:
+    """The cards of ``key`` in the order of :data:`PAIR_WALK`."""
+    cards: list[int] = []
+    for value in PAIR_WALK:
+        cards.extend([value] * ((key >> (5 * (value - 1))) & 31))
+    return tuple(cards)
