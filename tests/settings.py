@@ -36,3 +36,7 @@ DIGEST_PUBLISH_DIR = str(BASE_DIR / "var" / f"test-digests-{os.getpid()}")
 
 # the apps' static files as they are (a deployment's hashed manifest needs collectstatic)
 STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
+# the test client and the live server speak plain HTTP, whatever database the run uses
+SECURE_SSL_REDIRECT = False
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = False
+SECURE_HSTS_SECONDS = 0
