@@ -1,7 +1,12 @@
-"""Findings: what replay found, kept and handled by people.
+"""Findings: what the checks found, kept and handled by people.
 
 Services (HackSoft style, keyword-only): :func:`findings_record` stores one replay's
-findings for the part of a table's gaming day that replay owned; :func:`finding_acknowledge`,
+findings for the part of a table's gaming day that replay owned;
+:func:`findings_record_scope` stores the findings another check (the ledger's
+reconciliation) produced for a whole scope - a table's gaming day, or a shift of it -
+and supersedes that check's stored findings of the scope it no longer produces. Each
+check's recording touches only findings of the kinds it owns (the vocabulary's
+owners). :func:`finding_acknowledge`,
 :func:`finding_resolve` and :func:`finding_reopen` change a finding's status and append
 the change as an event to the stream ``audit.findings`` in the same transaction (Zulip's
 actions: ``transaction.atomic(durable=True)``, the audit record written with the change).
@@ -11,9 +16,11 @@ Severity comes from the kind, as the one findings vocabulary declares it
 
 A finding's **fingerprint** (SHA-256 of table, gaming day, kind, round, box, hand, bet,
 expected, recorded, the event that showed it, the message and its rank among identical
-ones) is what names it across replays: replaying again finds the same rows. A finding
-that a later replay of the same part no longer produces is not deleted: it is marked
-``superseded_by`` that run (and un-marked should a later replay produce it again).
+ones, and a ledger finding's shift and slip) is what names it across runs: checking again
+finds the same rows. A finding that a later run of the same part no longer produces is
+not deleted: it is marked ``superseded_by`` that run (and un-marked should a later run
+produce it again). A run is a :class:`~audit.models.ReplayRun`: a replay's, or the
+ledger's (trigger ``ledger``).
 """
 from __future__ import annotations
 
@@ -21,7 +28,7 @@ import hashlib
 import json
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import TypeVar
@@ -31,7 +38,7 @@ from django.db.models import Q, QuerySet
 
 from .errors import StoreError, VersionConflict
 from .models import Event, Finding, ReplayRun
-from .record.findings import KINDS
+from .record.findings import KINDS, Owner, kinds_of
 from .store import NewEvent, events_append, stream_version
 
 FINDINGS_STREAM = "audit.findings"
@@ -59,13 +66,57 @@ class NoteRequired(StoreError):
         return {**super().as_dict(), "errors": {"note": [str(self)]}}
 
 
-# --- recording replay's findings ------------------------------------------------------------
+# --- recording the findings of a check ------------------------------------------------------
+
+def _where(finding: object) -> list[object]:
+    """Where a finding is beyond the round: a ledger finding's shift and slip (nothing for
+    replay's, so that their fingerprints stay what they were)."""
+    shift, slip = getattr(finding, "shift", None), getattr(finding, "slip", None)
+    return [shift, slip] if shift or slip else []
+
 
 def fingerprint(*, stream: str, gaming_day: date | None, finding: object, rank: int) -> str:
     f = finding
     key = [stream, gaming_day.isoformat() if gaming_day else None, f.kind, f.round, f.box, f.hand,  # type: ignore[attr-defined]
-           f.bet, f.expected, f.recorded, f.event, f.message, rank]  # type: ignore[attr-defined]
+           f.bet, f.expected, f.recorded, f.event, f.message, rank, *_where(f)]  # type: ignore[attr-defined]
     return hashlib.sha256(json.dumps(key, separators=(",", ":")).encode()).hexdigest()
+
+
+def _produced(stream: str, gaming_day: date, findings: Iterable[tuple[object, int | None]]) -> dict[str, tuple[object, int | None]]:
+    """The findings by fingerprint, identical ones told apart by their rank."""
+    ranks: Counter[tuple[object, ...]] = Counter()
+    produced: dict[str, tuple[object, int | None]] = {}
+    for finding, version in findings:
+        f = finding
+        key = (f.kind, f.round, f.box, f.hand, f.bet, f.expected, f.recorded, f.event, f.message, *_where(f))  # type: ignore[attr-defined]
+        ranks[key] += 1
+        produced[fingerprint(stream=stream, gaming_day=gaming_day, finding=f, rank=ranks[key])] = (f, version)
+    return produced
+
+
+def _store(*, stream: str, gaming_day: date, produced: dict[str, tuple[object, int | None]],
+           existing: QuerySet[Finding], run: ReplayRun, now: datetime) -> tuple[int, int, int]:
+    """Add the produced findings not stored yet; mark the stored ones of the scope
+    (``existing``) that were not produced superseded by ``run``, and the ones produced
+    again current."""
+    stored = {row.fingerprint: row for row in existing}
+    new = []
+    for print_, (f, version) in produced.items():
+        if print_ not in stored:
+            new.append(Finding(
+                fingerprint=print_, kind=f.kind, severity=severity_of(f.kind), stream=stream,  # type: ignore[attr-defined]
+                gaming_day=gaming_day, round=f.round, box=f.box, hand=f.hand, bet=f.bet or "",  # type: ignore[attr-defined]
+                shift=getattr(f, "shift", None) or "", slip=getattr(f, "slip", None) or "",
+                expected=(f.expected or "")[:200], recorded=(f.recorded or "")[:200], message=f.message,  # type: ignore[attr-defined]
+                event_id=uuid.UUID(f.event) if f.event else None, event_version=version,  # type: ignore[attr-defined]
+                run=run, last_seen_run=run, created_at=now,
+            ))
+    Finding.objects.bulk_create(new, batch_size=1000)
+    seen = [p for p in produced if p in stored]
+    Finding.objects.filter(fingerprint__in=seen).update(last_seen_run=run, superseded_by=None)
+    gone = [p for p, row in stored.items() if p not in produced and row.superseded_by_id is None]
+    Finding.objects.filter(fingerprint__in=gone).update(superseded_by=run)
+    return len(produced), len(new), len(gone)
 
 
 def findings_record(
@@ -80,40 +131,47 @@ def findings_record(
 ) -> tuple[int, int, int]:
     """Store the findings one replay produced for the part of ``stream``'s gaming day it
     owned (versions from ``owned_from``, and ``owned_rounds``); supersede the stored
-    ones of that part it no longer produces. Returns (produced, new, superseded).
-    Runs inside the caller's transaction (the replay's)."""
-    now = now or datetime.now(UTC)
-    ranks: Counter[tuple[object, ...]] = Counter()
-    produced: dict[str, tuple[object, int | None]] = {}
-    for finding, version in findings:
-        f = finding
-        key = (f.kind, f.round, f.box, f.hand, f.bet, f.expected, f.recorded, f.event, f.message)  # type: ignore[attr-defined]
-        ranks[key] += 1
-        produced[fingerprint(stream=stream, gaming_day=gaming_day, finding=f, rank=ranks[key])] = (f, version)
-    existing = {
-        row.fingerprint: row
-        for row in Finding.objects.filter(stream=stream, gaming_day=gaming_day).filter(
-            Q(event_version__gte=owned_from) | Q(round__in=list(owned_rounds)) | Q(fingerprint__in=list(produced))
-            | Q(event_version__isnull=True, round__isnull=True)
-        )
-    }
-    new = []
-    for print_, (f, version) in produced.items():
-        row = existing.get(print_)
-        if row is None:
-            new.append(Finding(
-                fingerprint=print_, kind=f.kind, severity=severity_of(f.kind), stream=stream,  # type: ignore[attr-defined]
-                gaming_day=gaming_day, round=f.round, box=f.box, hand=f.hand, bet=f.bet or "",  # type: ignore[attr-defined]
-                expected=(f.expected or "")[:200], recorded=(f.recorded or "")[:200], message=f.message,  # type: ignore[attr-defined]
-                event_id=uuid.UUID(f.event) if f.event else None, event_version=version,  # type: ignore[attr-defined]
-                run=run, last_seen_run=run, created_at=now,
-            ))
-    Finding.objects.bulk_create(new, batch_size=1000)
-    seen = [p for p in produced if p in existing]
-    Finding.objects.filter(fingerprint__in=seen).update(last_seen_run=run, superseded_by=None)
-    gone = [p for p, row in existing.items() if p not in produced and row.superseded_by_id is None]
-    Finding.objects.filter(fingerprint__in=gone).update(superseded_by=run)
-    return len(produced), len(new), len(gone)
+    ones of that part it no longer produces (replay's kinds only: the other checks'
+    findings of the day are theirs). Returns (produced, new, superseded). Runs inside the
+    caller's transaction (the replay's)."""
+    produced = _produced(stream, gaming_day, findings)
+    existing = Finding.objects.filter(stream=stream, gaming_day=gaming_day, kind__in=kinds_of("engine")).filter(
+        Q(event_version__gte=owned_from) | Q(round__in=list(owned_rounds)) | Q(fingerprint__in=list(produced))
+        | Q(event_version__isnull=True, round__isnull=True)
+    )
+    return _store(stream=stream, gaming_day=gaming_day, produced=produced, existing=existing, run=run,
+                  now=now or datetime.now(UTC))
+
+
+def findings_record_scope(
+    *,
+    owner: Owner,
+    stream: str,
+    gaming_day: date,
+    findings: Iterable[tuple[object, int | None]],
+    run: ReplayRun,
+    shift: str | None = None,
+    kinds: Collection[str] | None = None,
+    now: datetime | None = None,
+) -> tuple[int, int, int]:
+    """Store the findings a check (``owner``, e.g. ``ledger``) produced for a whole scope
+    - a table's gaming day, or one shift of it; only the kinds ``kinds`` of the owner's,
+    where one part of the check runs without the other - and supersede the stored
+    findings of that owner and scope it no longer produces (a correction explained a
+    variance; a late count arrived). Each finding is ``(finding, version of the event
+    that showed it)``; a finding of a kind outside the scope is refused. Returns
+    (produced, new, superseded). Runs inside the caller's transaction."""
+    findings = list(findings)
+    kinds = kinds_of(owner) if kinds is None else kinds_of(owner) & frozenset(kinds)
+    stray = sorted({f.kind for f, _ in findings if f.kind not in kinds})  # type: ignore[attr-defined]
+    if stray:
+        raise ValueError(f"{owner} does not report {', '.join(stray)}")
+    produced = _produced(stream, gaming_day, findings)
+    existing = Finding.objects.filter(stream=stream, gaming_day=gaming_day, kind__in=kinds)
+    if shift is not None:
+        existing = existing.filter(shift=shift)
+    return _store(stream=stream, gaming_day=gaming_day, produced=produced, existing=existing, run=run,
+                  now=now or datetime.now(UTC))
 
 
 # --- people's actions -----------------------------------------------------------------------

@@ -39,16 +39,16 @@ class FindingQuery(StrictQuery):
 
 class FindingSerializer(serializers.ModelSerializer):
     table = serializers.CharField(source="stream")
-    run = serializers.IntegerField(source="run_id", help_text="the replay run that first produced it")
+    run = serializers.IntegerField(source="run_id", help_text="the run (a replay's, the ledger's) that first produced it")
     last_seen_run = serializers.IntegerField(source="last_seen_run_id")
     superseded_by = serializers.IntegerField(source="superseded_by_id", allow_null=True,
-                                             help_text="the replay run that no longer produced it")
+                                             help_text="the run that no longer produced it")
     round_url = serializers.SerializerMethodField()
 
     class Meta:
         model = Finding
         fields = ["id", "fingerprint", "kind", "severity", "table", "gaming_day", "round", "box", "hand", "bet",
-                  "expected", "recorded", "message", "event_id", "event_version", "status", "note",
+                  "shift", "slip", "expected", "recorded", "message", "event_id", "event_version", "status", "note",
                   "status_changed_by", "status_changed_at", "status_event_version", "run", "last_seen_run",
                   "superseded_by", "created_at", "round_url"]
 

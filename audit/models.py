@@ -79,9 +79,12 @@ class SubscriberPosition(models.Model):
 
 
 class ReplayRun(models.Model):
-    """One replay: of a table's gaming day, of one stream, or of a whole day (a parent
-    run whose children are the per-table runs a Celery chord gathers). Its counters
-    move while it runs, so the admin and ``replay_day`` show its progress."""
+    """One run of a check that records findings. Mostly a replay: of a table's gaming
+    day, of one stream, or of a whole day (a parent run whose children are the per-table
+    runs a Celery chord gathers); its counters move while it runs, so the admin and
+    ``replay_day`` show its progress. The ledger's reconciliation of a table records its
+    findings under a run of trigger ``reconciliation`` (no rounds: its counters stay 0 but
+    the findings')."""
 
     class Status(models.TextChoices):
         RUNNING = "running"
@@ -94,7 +97,9 @@ class ReplayRun(models.Model):
 
     parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE, related_name="children")
     mode = models.CharField(max_length=16, choices=Mode.choices)
-    # what started it: command, task, feed (the projections' subscriber of the feed), api
+    # what started it: command, task, feed (the projections' subscriber of the feed), api,
+    # ledger (the ledger needed the replay); reconciliation: the ledger's own check (not a
+    # replay)
     trigger = models.CharField(max_length=16, default="task")
     stream = models.CharField(max_length=64, blank=True, help_text="blank: every table of the day")
     gaming_day = models.DateField(null=True, blank=True)
@@ -121,10 +126,12 @@ class ReplayRun(models.Model):
 
 
 class Finding(models.Model):
-    """What replay found wrong, kept with its handling. Rows are created and updated by
-    :mod:`audit.findings` only: a status change there is also an event in the stream
-    ``audit.findings``. ``fingerprint`` names the finding across replays, so running
-    replay again finds the same row instead of adding one."""
+    """What a check (replay, the ledger's reconciliation) found wrong, kept with its
+    handling. Rows are created and updated by :mod:`audit.findings` only: a status change
+    there is also an event in the stream ``audit.findings``. ``fingerprint`` names the
+    finding across runs, so checking again finds the same row instead of adding one.
+    Where it is: table and gaming day; a round, box, hand and bet (replay's); a shift and
+    a slip (the ledger's)."""
 
     class Status(models.TextChoices):
         OPEN = "open"
@@ -146,6 +153,8 @@ class Finding(models.Model):
     box = models.PositiveSmallIntegerField(null=True, blank=True)
     hand = models.PositiveSmallIntegerField(null=True, blank=True)
     bet = models.CharField(max_length=64, blank=True)
+    shift = models.CharField(max_length=32, blank=True, help_text="the ledger's: the shift's label")
+    slip = models.CharField(max_length=64, blank=True, help_text="the ledger's: a fill, credit, inventory slip or marker")
     expected = models.CharField(max_length=200, blank=True)
     recorded = models.CharField(max_length=200, blank=True)
     message = models.TextField()
@@ -158,11 +167,11 @@ class Finding(models.Model):
     status_changed_at = models.DateTimeField(null=True, blank=True)
     # the version of the status change's event in the stream audit.findings
     status_event_version = models.PositiveBigIntegerField(null=True, blank=True)
-    run = models.ForeignKey(ReplayRun, on_delete=models.PROTECT, related_name="produced", help_text="the replay that first produced it")
+    run = models.ForeignKey(ReplayRun, on_delete=models.PROTECT, related_name="produced", help_text="the run that first produced it")
     last_seen_run = models.ForeignKey(ReplayRun, on_delete=models.PROTECT, related_name="+")
     superseded_by = models.ForeignKey(
         ReplayRun, null=True, blank=True, on_delete=models.PROTECT, related_name="superseded",
-        help_text="a later replay that no longer produces it",
+        help_text="a later run that no longer produces it",
     )
     created_at = models.DateTimeField()
 

@@ -51,6 +51,29 @@ class Batch:
         return rows.iterator(chunk_size=chunk_size)
 
 
+class TablesFailed(Exception):
+    """Some tables of a batch failed (each named with its error); the others were done."""
+
+
+def each_table(batch: Batch, handle: Callable[[str], object], *, what: str) -> None:
+    """Run ``handle(stream)`` for every table whose stream the batch touches (streams
+    under ``audit.``, the back-office's own, are not tables). A table that fails does not
+    stop the others; then the batch fails as a whole, naming them, so that the subscriber
+    keeps its position and the next run retries - the tables already done find nothing
+    new."""
+    failed = []
+    for stream in batch.streams():
+        if stream.startswith("audit."):
+            continue
+        try:
+            handle(stream)
+        except Exception as error:
+            log.exception("%s of %s failed", what, stream)
+            failed.append(f"{stream}: {error!r}")
+    if failed:
+        raise TablesFailed(f"{what}: " + "; ".join(failed))
+
+
 @dataclass(frozen=True, slots=True)
 class Subscriber:
     """``handle(batch)`` processes a batch or raises (the position then stays).
@@ -71,7 +94,11 @@ def register(subscriber: Subscriber) -> None:
 
 
 def registered() -> list[Subscriber]:
-    return [_REGISTRY[name] for name in sorted(_REGISTRY)]
+    """In the order they were registered: the order of their apps in ``INSTALLED_APPS``,
+    so that where they run one after another (eagerly, or one catch-up of them all) an
+    app's read models follow those of the apps it builds on (the ledger's replayed win is
+    the tables' replay)."""
+    return list(_REGISTRY.values())
 
 
 def subscriber(name: str) -> Subscriber:

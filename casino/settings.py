@@ -220,6 +220,41 @@ DIGEST_SIGNING_KEY = env_str("DIGEST_SIGNING_KEY", str(BASE_DIR / "var" / "diges
 DIGEST_TRUSTED_KEYS = env_list("DIGEST_TRUSTED_KEYS", [])
 DIGEST_PUBLISH_DIR = env_str("DIGEST_PUBLISH_DIR", str(BASE_DIR / "var" / "digests"))
 
+# The ledger (docs/accounting.md). N.J.A.C. 13:69D-1.21(e): an unexplained variance above
+# the first (in the table currency's minor units: 2500 = $25.00) is a finding; from the
+# second its message says it goes to the regulator.
+LEDGER_VARIANCE_REPORT_MINOR = env_int("LEDGER_VARIANCE_REPORT_MINOR", 2_500, low=0, high=10**12)
+LEDGER_VARIANCE_REGULATOR_MINOR = env_int("LEDGER_VARIANCE_REGULATOR_MINOR", 10_000, low=0, high=10**12)
+if LEDGER_VARIANCE_REGULATOR_MINOR < LEDGER_VARIANCE_REPORT_MINOR:
+    raise ImproperlyConfigured(
+        f"LEDGER_VARIANCE_REGULATOR_MINOR={LEDGER_VARIANCE_REGULATOR_MINOR}: expected at least "
+        f"LEDGER_VARIANCE_REPORT_MINOR ({LEDGER_VARIANCE_REPORT_MINOR})"
+    )
+# The shifts of the gaming day (Nevada MICS note 3): 24h, 8h (any whole number of hours
+# dividing 24) from GAMING_DAY_CUTOFF_HOUR, or start times, each optionally named
+# (day=06:00,swing=14:00,grave=22:00), in TIME_ZONE.
+LEDGER_SHIFTS = env_str("LEDGER_SHIFTS", "24h")
+# The pits tables stand in, by table-code pattern: PIT-A=BJ-0*,BJ-10;PIT-B=BJ-1* (the admin
+# may put a table in another pit; that choice then stays).
+LEDGER_PITS = env_str("LEDGER_PITS", "")
+
+
+def _check_ledger() -> None:
+    from ledger.books.shifts import ShiftPlan
+    from ledger.config import parse_pits
+
+    try:
+        ShiftPlan.parse(LEDGER_SHIFTS, day_start=f"{GAMING_DAY_CUTOFF_HOUR:02d}:00", zone=TIME_ZONE)
+    except ValueError as error:
+        raise ImproperlyConfigured(f"LEDGER_SHIFTS={LEDGER_SHIFTS!r}: {error}") from None
+    try:
+        parse_pits(LEDGER_PITS)
+    except ValueError as error:
+        raise ImproperlyConfigured(f"LEDGER_PITS={LEDGER_PITS!r}: {error}") from None
+
+
+_check_ledger()
+
 # Celery: with no broker configured, tasks run eagerly in-process.
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "")
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", "") or None

@@ -27,6 +27,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("audit.urls")),
     path("api/", include("tables.urls")),
+    path("api/ledger/", include("ledger.urls")),
     path("api/schema/", SpectacularJSONAPIView.as_view(), name="api-schema"),
     # a page for people: who is not logged in goes to the admin's login first
     path("api/docs/", login_required(SpectacularSwaggerView.as_view(url_name="api-schema"), login_url="/admin/login/"),

@@ -1,1 +1,243 @@
+"""The ledger's read models, built from the event store by the ledger's fold
+(:mod:`ledger.projection`, following the global feed), and the sign-offs.
 
+Every row but a table's pit and the sign-offs can be dropped and built again from the
+events. Amounts are integers of the table currency's minor units; house results
+(wins, variances) are positive when the house won. Rows are written by
+:mod:`ledger.projection`, :mod:`ledger.reconciliation` and :mod:`ledger.signoff` only;
+the models hold no behaviour.
+"""
+from __future__ import annotations
+
+from django.db import models
+
+
+class LedgerTable(models.Model):
+    """A table as the ledger knows it. ``pit`` is where it stands: from the setting
+    ``LEDGER_PITS`` (``pit_source`` settings), or chosen in the admin (``admin``: a later
+    change of the setting leaves it)."""
+
+    class PitSource(models.TextChoices):
+        SETTINGS = "settings"
+        ADMIN = "admin"
+
+    stream = models.CharField(max_length=64, unique=True, verbose_name="table")
+    currency = models.CharField(max_length=3, blank=True)
+    ruleset = models.CharField(max_length=64, blank=True, help_text="the rule set of its latest gaming day")
+    pit = models.CharField(max_length=32, blank=True)
+    pit_source = models.CharField(max_length=8, choices=PitSource.choices, default=PitSource.SETTINGS)
+    # the last stream version the ledger folded
+    folded_version = models.PositiveBigIntegerField(default=0)
+
+    class Meta:
+        ordering = ["stream"]
+        verbose_name = "table"
+        permissions = [("sign_off", "Can sign off and reopen a table's gaming day")]
+
+    def __str__(self) -> str:
+        return self.stream
+
+
+class Reconciliation(models.Model):
+    """One table's gaming day (``shift`` blank) or one shift of it: the figures the
+    ledger's fold gives, and their four-way reconciliation (chip-count, recorded,
+    replayed and theoretical win) as last computed."""
+
+    table = models.ForeignKey(LedgerTable, on_delete=models.CASCADE, related_name="periods")
+    gaming_day = models.DateField()
+    shift = models.CharField(max_length=32, blank=True, help_text="blank: the whole gaming day")
+    currency = models.CharField(max_length=3)
+    ruleset = models.CharField(max_length=64, blank=True)
+    rules = models.JSONField(default=dict, blank=True, help_text="the table's rule overrides that day")
+    final = models.BooleanField(default=False, help_text="the record is complete for the day (a later day opened)")
+    first_version = models.PositiveBigIntegerField(default=0)
+    # --- the figures (the fold's)
+    opener = models.BigIntegerField(null=True, blank=True)
+    opener_chips = models.JSONField(null=True, blank=True)
+    closer = models.BigIntegerField(null=True, blank=True)
+    closer_chips = models.JSONField(null=True, blank=True)
+    fills = models.BigIntegerField(default=0)
+    credits = models.BigIntegerField(default=0)
+    buyins_cash = models.BigIntegerField(default=0)
+    markers_issued = models.BigIntegerField(default=0)
+    drop_cash = models.BigIntegerField(null=True, blank=True)
+    drop_markers = models.BigIntegerField(null=True, blank=True)
+    drop_chips = models.BigIntegerField(null=True, blank=True)
+    handle = models.BigIntegerField(default=0)
+    stake_squares = models.DecimalField(max_digits=40, decimal_places=0, default=0)
+    settled_win = models.BigIntegerField(default=0)
+    corrections = models.BigIntegerField(default=0)
+    rounds = models.PositiveIntegerField(default=0)
+    bets = models.PositiveIntegerField(default=0)
+    between_shifts = models.BigIntegerField(default=0)
+    duplicates = models.JSONField(default=list, blank=True, help_text="[[slip, value], ...] recorded twice")
+    round_numbers = models.JSONField(default=list, blank=True, help_text="the rounds started in the period")
+    trial_balance = models.JSONField(default=dict, blank=True, help_text="{account: balance}; sums to 0")
+    # --- the reconciliation
+    chip_win = models.BigIntegerField(null=True, blank=True)
+    recorded_win = models.BigIntegerField(default=0)
+    replayed_win = models.BigIntegerField(null=True, blank=True)
+    theoretical_win = models.BigIntegerField(null=True, blank=True)
+    theoretical_sd = models.BigIntegerField(null=True, blank=True)
+    interval_low = models.BigIntegerField(null=True, blank=True)
+    interval_high = models.BigIntegerField(null=True, blank=True)
+    edge = models.CharField(max_length=80, blank=True, help_text="the house edge, an exact fraction")
+    game_variance = models.CharField(max_length=80, blank=True, help_text="variance per unit staked, exact")
+    chip_variance = models.BigIntegerField(null=True, blank=True)
+    replay_variance = models.BigIntegerField(null=True, blank=True)
+    explanations = models.JSONField(default=dict, blank=True, help_text="the known differences, chip and replay")
+    findings = models.JSONField(default=list, blank=True, help_text="what this period's reconciliation found")
+    unexplained = models.BooleanField(default=False, help_text="a variance beyond the threshold")
+    reconciled_version = models.PositiveBigIntegerField(default=0)
+    reconciled_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["table", "gaming_day", "shift"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "gaming_day", "shift"], name="ledger_reconciliation_unique"),
+        ]
+        indexes = [models.Index(fields=["gaming_day", "shift"], name="ledger_rec_day")]
+
+    def __str__(self) -> str:
+        return f"{self.table} {self.gaming_day}" + (f" shift {self.shift}" if self.shift else "")
+
+    @property
+    def drop(self) -> int | None:
+        if self.drop_cash is None:
+            return None
+        return self.drop_cash + (self.drop_markers or 0) + (self.drop_chips or 0)
+
+
+class Slip(models.Model):
+    """A fill or credit slip: its state and each step's chips, people and event."""
+
+    class Kind(models.TextChoices):
+        FILL = "fill"
+        CREDIT = "credit"
+
+    table = models.ForeignKey(LedgerTable, on_delete=models.CASCADE, related_name="slips")
+    number = models.CharField(max_length=64)
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    gaming_day = models.DateField()
+    shift = models.CharField(max_length=32, blank=True)
+    state = models.CharField(max_length=16, help_text="complete, voided, or the last step recorded")
+    value = models.BigIntegerField(default=0, help_text="the chips of its first step")
+    # {step: {"event": id, "chips": {denomination: count}, "value": minor units}}
+    steps = models.JSONField(default=dict)
+    people = models.JSONField(default=dict, help_text="{role: person}")
+    void_reason = models.CharField(max_length=2000, blank=True)
+    legacy = models.BooleanField(default=False, help_text="recorded before custody steps were (complete by itself)")
+
+    class Meta:
+        ordering = ["table", "gaming_day", "number"]
+        constraints = [models.UniqueConstraint(fields=["table", "number"], name="ledger_slip_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} slip {self.number}"
+
+
+class InventorySlip(models.Model):
+    """One opening or closing count of a table's tray."""
+
+    table = models.ForeignKey(LedgerTable, on_delete=models.CASCADE, related_name="counts")
+    gaming_day = models.DateField()
+    shift = models.CharField(max_length=32, blank=True)
+    kind = models.CharField(max_length=8, help_text="opening or closing")
+    slip = models.CharField(max_length=64, blank=True)
+    chips = models.JSONField(default=dict, help_text="{denomination: count}")
+    value = models.BigIntegerField()
+    counted_by = models.CharField(max_length=64, blank=True)
+    witnessed_by = models.CharField(max_length=64, blank=True)
+    event_id = models.UUIDField(null=True, blank=True)
+    version = models.PositiveBigIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["table", "gaming_day", "version"]
+        verbose_name = "inventory slip"
+
+    def __str__(self) -> str:
+        return f"{self.kind} count {self.table} {self.gaming_day} {self.shift}"
+
+
+class DropBox(models.Model):
+    """One drop box (or one shift's compartment) of a table's gaming day: removed,
+    counted, posted."""
+
+    table = models.ForeignKey(LedgerTable, on_delete=models.CASCADE, related_name="drops")
+    gaming_day = models.DateField()
+    shift = models.CharField(max_length=32, blank=True, help_text="blank: the whole day's box")
+    state = models.CharField(max_length=16, help_text="removed, counted, posted")
+    counted_cash = models.BigIntegerField(null=True, blank=True)
+    counted_markers = models.BigIntegerField(null=True, blank=True)
+    counted_chips = models.BigIntegerField(null=True, blank=True)
+    posted_cash = models.BigIntegerField(null=True, blank=True)
+    posted_markers = models.BigIntegerField(null=True, blank=True)
+    posted_chips = models.BigIntegerField(null=True, blank=True)
+    removed_event = models.UUIDField(null=True, blank=True)
+    count_event = models.UUIDField(null=True, blank=True)
+    post_event = models.UUIDField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["table", "gaming_day", "shift"]
+        verbose_name = "drop"
+        constraints = [models.UniqueConstraint(fields=["table", "gaming_day", "shift"], name="ledger_drop_unique")]
+
+    def __str__(self) -> str:
+        return f"drop {self.table} {self.gaming_day}" + (f" {self.shift}" if self.shift else "")
+
+    @property
+    def counted(self) -> int | None:
+        if self.counted_cash is None:
+            return None
+        return self.counted_cash + (self.counted_markers or 0) + (self.counted_chips or 0)
+
+
+class Marker(models.Model):
+    """Credit extended at a table: issued, redeemed (in part) at the cage."""
+
+    table = models.ForeignKey(LedgerTable, on_delete=models.CASCADE, related_name="markers")
+    number = models.CharField(max_length=64)
+    gaming_day = models.DateField()
+    player = models.CharField(max_length=64, blank=True)
+    amount = models.BigIntegerField()
+    redeemed = models.BigIntegerField(default=0)
+    event_id = models.UUIDField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["table", "gaming_day", "number"]
+        constraints = [models.UniqueConstraint(fields=["table", "number"], name="ledger_marker_unique")]
+
+    def __str__(self) -> str:
+        return f"marker {self.number}"
+
+
+class SignOff(models.Model):
+    """Accounting's sign-off of a table's gaming day: the figures signed and their hash,
+    who, when, why; reopened with a note. Each change is an event in the stream
+    ``audit.ledger`` (``ledger.signed_off``, ``ledger.reopened``), appended in the same
+    transaction as the row is written (:mod:`ledger.signoff`)."""
+
+    class Status(models.TextChoices):
+        SIGNED = "signed", "signed off"
+        REOPENED = "reopened"
+
+    table = models.CharField(max_length=64)
+    gaming_day = models.DateField()
+    status = models.CharField(max_length=16, choices=Status.choices)
+    figures = models.JSONField(default=dict, help_text="the figures signed")
+    figures_hash = models.CharField(max_length=64)
+    signed_by = models.CharField(max_length=150)
+    signed_at = models.DateTimeField()
+    note = models.TextField(blank=True)
+    reopened_by = models.CharField(max_length=150, blank=True)
+    reopened_at = models.DateTimeField(null=True, blank=True)
+    reopen_note = models.TextField(blank=True)
+    event_version = models.PositiveBigIntegerField(help_text="the last change's event in audit.ledger")
+
+    class Meta:
+        ordering = ["table", "gaming_day"]
+        verbose_name = "sign-off"
+        constraints = [models.UniqueConstraint(fields=["table", "gaming_day"], name="ledger_signoff_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.table} {self.gaming_day} {self.status}"

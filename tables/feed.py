@@ -11,36 +11,20 @@ run retries - the tables already done find nothing new.
 """
 from __future__ import annotations
 
-import logging
-
-from audit.subscribers import Batch, Subscriber
+from audit.subscribers import Batch, Subscriber, each_table
 
 from . import replay_service
 from .fold import FoldCache
 
 NAME = "tables.projections"
-log = logging.getLogger(__name__)
 # this process's folds of the days it projected last, so that the next batch of a
 # live table folds only its new events (see tables.fold.FoldCache)
 CACHE = FoldCache(16)
 
 
-class ProjectionFailed(Exception):
-    pass
-
-
 def project_batch(batch: Batch) -> None:
-    failed = []
-    for stream in batch.streams():
-        if stream.startswith("audit."):
-            continue
-        try:
-            replay_service.replay_table(stream=stream, trigger="feed", cache=CACHE)
-        except Exception as error:
-            log.exception("projecting %s failed", stream)
-            failed.append(f"{stream}: {error!r}")
-    if failed:
-        raise ProjectionFailed("; ".join(failed))
+    each_table(batch, lambda stream: replay_service.replay_table(stream=stream, trigger="feed", cache=CACHE),
+               what="projecting")
 
 
 SUBSCRIBER = Subscriber(NAME, project_batch)

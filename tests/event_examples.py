@@ -53,6 +53,13 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                       "key_id": "0123456789abcdef", "signature": "e" * 128,
                       "streams": {"BJ-01": [2048, "f" * 64], "audit.findings": [3, "a" * 64]},
                       "previous_size": 1024, "previous_root": "c" * 64, "consistency": ["b" * 64, "9" * 64]},
+    "ledger.signed_off": {"table": "BJ-01", "gaming_day": "2026-11-29", "currency": "EUR",
+                          "figures": {"opener": 2_000_000, "closer": 1_800_000, "fills": 500_000, "credits": 200_000,
+                                      "drop": 900_000, "handle": 600_000, "chip_win": 400_000,
+                                      "recorded_win": 400_000, "replayed_win": 400_000, "theoretical_win": 4_014},
+                          "figures_hash": "d" * 64, "by": "carol", "note": None},
+    "ledger.reopened": {"table": "BJ-01", "gaming_day": "2026-11-29", "figures_hash": "d" * 64, "by": "carol",
+                        "note": "the count room found a second bag of the drop"},
     # --- custody: slips' lifecycles, the drop from removal to posting, markers
     "fill.requested": {"slip": "F-1001", "chips": [{"denomination": 500, "count": 20}], "requested_by": "PB-7"},
     "fill.issued": {"slip": "F-1001", "chips": [{"denomination": 500, "count": 20}], "cashier": "CA-3",

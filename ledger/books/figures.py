@@ -123,10 +123,30 @@ class Marker:
     amount: int
     redeemed: int = 0
     event: str | None = None
+    gaming_day: str = ""  # where it was issued
 
     @property
     def outstanding(self) -> int:
         return self.amount - self.redeemed
+
+
+@dataclass(frozen=True, slots=True)
+class Count:
+    """An inventory slip: one opening or closing count of the tray, where it belongs
+    (gaming day and shift, as the fold places it) and who counted and witnessed it."""
+
+    event: str | None
+    gaming_day: str
+    shift: str
+    kind: str  # opening | closing
+    chips: dict[int, int]
+    slip: str | None
+    counted_by: str | None
+    witnessed_by: str | None
+
+    @property
+    def value(self) -> int:
+        return chip_value(self.chips)
 
 
 @dataclass(slots=True)

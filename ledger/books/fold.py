@@ -21,8 +21,9 @@ engine's do.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+import copy
+from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -30,7 +31,7 @@ from audit.record.chain import parse_timestamp
 from audit.record.money import format_money
 
 from . import journal as j
-from .figures import Drop, Figures, Marker, Slip, chip_value
+from .figures import Count, Drop, Figures, Marker, Slip, chip_value
 from .findings import LedgerFinding
 from .shifts import WHOLE_DAY, ShiftPlan
 
@@ -72,6 +73,13 @@ class Fold:
         self.round_bets: dict[int, list[str]] = {}
         self.days_closed: set[str] = set()
         self.findings: list[LedgerFinding] = []
+        # gaming day -> (rule set, overrides) of its table.opened; (day, round) -> shift
+        self.games: dict[str, tuple[str, dict[str, Any]]] = {}
+        self.round_shifts: dict[tuple[str, int], str] = {}
+        self.counts: list[Count] = []
+        # the entries' balances per (day, shift), summed up to entry number _balanced
+        self._key_balances: dict[tuple[str, str | None], dict[str, int]] = {}
+        self._balanced = 0
 
     # --- where ------------------------------------------------------------------------------
 
@@ -159,13 +167,38 @@ class Fold:
         self.event_id = event_id
 
     def finish(self) -> None:
-        """The checks that need the whole record: every day's slips, and every drop box
-        removed but not counted, or counted (with the custody members) but not posted."""
+        """The checks that need the whole record (:meth:`closing_findings` of every day),
+        made once: their findings join the fold's and every day is closed."""
+        self.findings.extend(self.closing_findings())
+        self.days_closed.update(key[0] for key in self.figures)
+        self.days_closed.update(s.gaming_day for s in self.slips.values())
+
+    def closing_findings(self, days: Collection[str] | None = None) -> list[LedgerFinding]:
+        """The end-of-day checks of ``days`` (every day when None): slips under way and
+        neither complete nor voided (of days no later ``table.opened`` closed yet), every
+        drop box removed but not counted, or counted (with the custody members) but not
+        posted, and buy-ins into a box no drop of the day counted. Changes nothing, so a
+        fold kept to go on with later (a live projection) can be asked at any point."""
+        saved = self.findings, self.days_closed, self.event_id
+        self.findings, self.days_closed = [], set(self.days_closed)
+        try:
+            self._closing_checks(days)
+            return self.findings
+        finally:
+            self.findings, self.days_closed, self.event_id = saved
+
+    def _closing_checks(self, only: Collection[str] | None) -> None:
+        def wanted(day: str) -> bool:
+            return only is None or day in only
+
         for day in sorted({key[0] for key in self.figures} | {s.gaming_day for s in self.slips.values()}):
-            self.end_of_day(day)
+            if wanted(day):
+                self.end_of_day(day)
         self.event_id = None
         days_with_drop = {day for day, _ in self.drops}
         for (day, shift), drop in self.drops.items():
+            if not wanted(day):
+                continue
             where = f"gaming day {day}" + (f", shift {shift}" if shift else "")
             if drop.counted is None:
                 self.event_id = drop.removed or drop.post_event
@@ -179,11 +212,53 @@ class Fold:
         self.event_id = None
         for (day, shift), figures in self.figures.items():
             book = figures.buyins_cash + figures.markers_issued
-            if day not in days_with_drop and book and figures.closer is not None:
+            if wanted(day) and day not in days_with_drop and book and figures.closer is not None:
                 self.find("drop_not_counted", f"Gaming day {day}, shift {shift}: {self.money(book)} went into the drop "
                           "box, but no drop of the day was removed or counted.", key=(day, shift),
                           expected=self.money(book))
                 days_with_drop.add(day)
+
+    def key_balances(self) -> dict[tuple[str, str | None], dict[str, int]]:
+        """Each account's balance per (gaming day, shift) of its entries (shift None: a
+        whole day's drop box), summed up to the last entry. Kept as the fold goes on: a
+        later call adds only the entries made since the one before."""
+        balances = self._key_balances
+        for entry in self.entries[self._balanced:]:
+            into = balances.setdefault((entry.gaming_day, entry.shift), {})
+            for account, amount in entry.lines:
+                into[account] = into.get(account, 0) + amount
+        self._balanced = len(self.entries)
+        return balances
+
+    def books(self, *, final: bool | Collection[str] = True, entries: bool = True) -> Books:
+        """The books as they stand, without changing the fold (it may go on with more
+        events). ``final``: the record is complete for every day (True), for none (False),
+        or for the days named - their end-of-day checks are made
+        (:meth:`closing_findings`). ``entries`` False: without the entries (a live
+        projection asks after every batch and reads the balances kept per day and shift;
+        copying every entry of a live day each time would cost more than the fold)."""
+        findings = list(self.findings)
+        if final is True:
+            findings += self.closing_findings()
+        elif final:
+            findings += self.closing_findings(final)
+        shifts = {key: copy.copy(figures) for key, figures in self.figures.items()}
+        _drops_to_shifts(shifts, self.drops)
+        return Books(
+            table=self.table,
+            currency=self.currency,
+            entries=tuple(self.entries) if entries else (),
+            shifts=shifts,
+            slips=dict(self.slips),
+            markers=dict(self.markers),
+            drops=dict(self.drops),
+            findings=tuple(findings),
+            games=dict(self.games),
+            round_shifts=dict(self.round_shifts),
+            counts=tuple(self.counts),
+            balances={key: dict(b) for key, b in self.key_balances().items()},
+            has_entries=entries,
+        )
 
 
 # --- the table and its rounds ----------------------------------------------------------------
@@ -197,6 +272,7 @@ def on_table_opened(state: Fold, p: Mapping[str, Any]) -> None:
     state.table = p["table"] if not state.table else state.table
     state.currency = p["currency"]
     state.day = p["gaming_day"]
+    state.games[state.day] = (p["ruleset"], dict(p.get("rules") or {}))
 
 
 def on_table_closed(state: Fold, p: Mapping[str, Any]) -> None:
@@ -204,7 +280,9 @@ def on_table_closed(state: Fold, p: Mapping[str, Any]) -> None:
 
 
 def on_round_started(state: Fold, p: Mapping[str, Any]) -> None:
-    state.at(state.key()).rounds += 1
+    key = state.key()
+    state.at(key).rounds += 1
+    state.round_shifts[(key[0], p["round"])] = key[1]
 
 
 def on_bet_placed(state: Fold, p: Mapping[str, Any]) -> None:
@@ -308,7 +386,7 @@ def on_marker_issued(state: Fold, p: Mapping[str, Any]) -> None:
                    slip=number, recorded=state.money(p["amount"]))
         state.at(state.key()).duplicates.append((number, p["amount"]))
         return
-    state.markers[number] = Marker(number, p["player"], p["amount"], event=state.event_id)
+    state.markers[number] = Marker(number, p["player"], p["amount"], event=state.event_id, gaming_day=state.key()[0])
     _marker_in(state, p["amount"], f"marker {number}")
 
 
@@ -351,6 +429,8 @@ def on_inventory_counted(state: Fold, p: Mapping[str, Any]) -> None:
         figures = state.at(key)
         figures.closer, figures.closer_chips = chip_value(chips), chips
     state.last_count = (kind, chips, state.event_id)
+    state.counts.append(Count(state.event_id, key[0], key[1], kind, chips, p.get("slip"), p.get("counted_by"),
+                              p.get("witnessed_by")))
     table = state.table
     lines = [j.Line(j.tray(table, d), d * chips.get(d, 0) - state.balances.get(j.tray(table, d), 0))
              for d in sorted(state.tray_denominations | set(chips))]
@@ -608,6 +688,17 @@ class Books:
     markers: Mapping[str, Marker]
     drops: Mapping[tuple[str, str | None], Drop]
     findings: tuple[LedgerFinding, ...]
+    # gaming day -> (rule set, overrides) of the day's table.opened
+    games: Mapping[str, tuple[str, Mapping[str, Any]]] = field(default_factory=dict)
+    # (gaming day, round number) -> the shift the round started in
+    round_shifts: Mapping[tuple[str, int], str] = field(default_factory=dict)
+    # every inventory slip, in the order counted
+    counts: tuple[Count, ...] = ()
+    # (gaming day, shift) -> {account: balance} of the entries there (shift None: a whole
+    # day's drop box)
+    balances: Mapping[tuple[str, str | None], Mapping[str, int]] = field(default_factory=dict)
+    # False: made without its entries (Fold.books(entries=False)); balances_of still holds
+    has_entries: bool = True
 
     def days(self) -> list[str]:
         """The gaming days with figures, in order."""
@@ -656,20 +747,32 @@ class Books:
 
     def trial_balance(self, day: str | None = None, shift: str | None = None) -> dict[str, int]:
         """Balances by the entries of the table (of one gaming day, of one shift)."""
+        if not self.has_entries:
+            raise ValueError("these books were made without their entries: use balances_of(day, shift)")
         return j.trial_balance(e for e in self.entries
                                if (day is None or e.gaming_day == day) and (shift is None or e.shift == shift))
 
+    def balances_of(self, day: str, shift: str | None = None) -> dict[str, int]:
+        """:meth:`trial_balance` of one gaming day (or one of its shifts) from the balances
+        kept per day and shift (no pass over the entries)."""
+        out: dict[str, int] = {}
+        for (d, s), balances in self.balances.items():
+            if d == day and (shift is None or s == shift):
+                for account, amount in balances.items():
+                    out[account] = out.get(account, 0) + amount
+        return out
 
-def _drops_to_shifts(state: Fold) -> None:
+
+def _drops_to_shifts(figures_of: Mapping[Key, Figures], drops: Mapping[tuple[str, str | None], Drop]) -> None:
     """Each shift's drop: its own compartment's count, or the whole day's count where the
     day had one shift (a day of several shifts with one box is reconciled by the day)."""
     per_day: dict[str, list[Figures]] = {}
-    for (day, _), figures in state.figures.items():
+    for (day, _), figures in figures_of.items():
         per_day.setdefault(day, []).append(figures)
     for day, shifts in per_day.items():
-        whole = state.drops.get((day, None))
+        whole = drops.get((day, None))
         for figures in shifts:
-            drop = state.drops.get((day, figures.shift))
+            drop = drops.get((day, figures.shift))
             if drop is None and len(shifts) == 1:
                 drop = whole
             if drop is not None and drop.counted is not None:
@@ -684,16 +787,4 @@ def fold(events: Iterable[Event], *, plan: ShiftPlan = WHOLE_DAY, final: bool = 
     state = Fold(plan=plan, struck=struck_events(events))
     for event in events:
         state.apply(event)
-    if final:
-        state.finish()
-    _drops_to_shifts(state)
-    return Books(
-        table=state.table,
-        currency=state.currency,
-        entries=tuple(state.entries),
-        shifts=dict(state.figures),
-        slips=dict(state.slips),
-        markers=dict(state.markers),
-        drops=dict(state.drops),
-        findings=tuple(state.findings),
-    )
+    return state.books(final=final)

@@ -129,7 +129,9 @@ def reconcile(
 ) -> Reconciliation:
     """Reconcile one period's figures (a shift, or a whole day: :meth:`.fold.Books.shift`,
     :meth:`.fold.Books.day`). ``edge`` and ``variance`` are the rule set's house edge and
-    variance of one round's result per unit staked, exact (``Fraction``)."""
+    variance of one round's result per unit staked, exact (``Fraction``). With an edge and
+    no variance the theoretical win is computed without its SD and interval (and nothing
+    is found outside an interval there is not)."""
     currency = figures.currency
 
     def money(amount: int) -> str:
@@ -169,14 +171,16 @@ def reconcile(
                                "replay gives a win of")
 
     theory = None
-    if edge is not None and variance is not None:
+    if edge is not None:
+        # without the game's variance the theoretical win has no SD and no interval
         theory = theoretical(figures.handle, figures.stake_squares, edge, variance)
         actual = chip_win if chip_win is not None else recorded
-        if figures.handle and not theory.contains(actual, thresholds.z):
-            low, high = theory.interval(thresholds.z)
+        bounds = theory.interval(thresholds.z)
+        if figures.handle and bounds is not None and theory.contains(actual, thresholds.z) is False:
+            low, high = bounds
             find("win_outside_interval",
                  f"{where}: the table won {format_signed(actual, currency)} on a handle of {money(figures.handle)}; "
-                 f"the theoretical win is {format_signed(theory.win, currency)} (SD {money(theory.sd)}), "
+                 f"the theoretical win is {format_signed(theory.win, currency)} (SD {money(theory.sd or 0)}), "
                  f"its 95% interval {format_signed(low, currency)} to {format_signed(high, currency)}.",
                  f"{format_signed(low, currency)} to {format_signed(high, currency)}", format_signed(actual, currency))
 
@@ -190,7 +194,8 @@ def reconcile(
 
 def table_day(result: Reconciliation, *, game: str, pit: str) -> TableDay:
     """A reconciled period as a row of the statistics: its actual win, its drop (0 where
-    none was counted) and its theoretical win (0 where no edge was given)."""
+    none was counted) and its theoretical win (0 where no edge was given; its variance None
+    where the game's is not known)."""
     theory = result.theoretical
     return TableDay(
         table=result.table, gaming_day=date.fromisoformat(result.gaming_day), game=game, pit=pit,

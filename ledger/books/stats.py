@@ -83,12 +83,14 @@ def interval(mean: Fraction, variance: Fraction, z: Fraction = Z95) -> tuple[int
 class Theoretical:
     """Theoretical win of a set of stakes: ``handle * edge``, with the variance of the
     result ``variance_per_unit * sum(stake**2)`` (each round's result is independent; the
-    variance of one round's result per unit staked is the game's, given by the caller)."""
+    variance of one round's result per unit staked is the game's, given by the caller).
+    Where the game's variance is not known (``variance_per_unit`` None) the win has no SD
+    and no interval: ``variance`` and ``sd`` are None."""
 
     handle: int
     stake_squares: int
     edge: Fraction
-    variance_per_unit: Fraction
+    variance_per_unit: Fraction | None
 
     @property
     def mean(self) -> Fraction:
@@ -100,23 +102,29 @@ class Theoretical:
         return round(self.mean)
 
     @property
-    def variance(self) -> Fraction:
-        return self.variance_per_unit * self.stake_squares
+    def variance(self) -> Fraction | None:
+        return None if self.variance_per_unit is None else self.variance_per_unit * self.stake_squares
 
     @property
-    def sd(self) -> int:
-        """SD = sigma x sqrt(sum of stake^2), to the nearest minor unit."""
-        return standard_deviation(self.variance)
+    def sd(self) -> int | None:
+        """SD = sigma x sqrt(sum of stake^2), to the nearest minor unit (None where the
+        game's variance is not known)."""
+        variance = self.variance
+        return None if variance is None else standard_deviation(variance)
 
-    def interval(self, z: Fraction = Z95) -> tuple[int, int]:
-        return interval(self.mean, self.variance, z)
+    def interval(self, z: Fraction = Z95) -> tuple[int, int] | None:
+        variance = self.variance
+        return None if variance is None else interval(self.mean, variance, z)
 
-    def contains(self, win: int, z: Fraction = Z95) -> bool:
-        return inside(win, self.mean, self.variance, z)
+    def contains(self, win: int, z: Fraction = Z95) -> bool | None:
+        """Whether ``win`` is inside the interval; None where there is none."""
+        variance = self.variance
+        return None if variance is None else inside(win, self.mean, variance, z)
 
 
-def theoretical(handle: int, stake_squares: int, edge: Fraction | int, variance_per_unit: Fraction | int) -> Theoretical:
-    return Theoretical(handle, stake_squares, exact(edge), exact(variance_per_unit))
+def theoretical(handle: int, stake_squares: int, edge: Fraction | int,
+                variance_per_unit: Fraction | int | None) -> Theoretical:
+    return Theoretical(handle, stake_squares, exact(edge), None if variance_per_unit is None else exact(variance_per_unit))
 
 
 # --- aggregation -------------------------------------------------------------------------------
@@ -137,7 +145,7 @@ class TableDay:
     win: int
     handle: int
     theoretical: Fraction
-    theoretical_variance: Fraction
+    theoretical_variance: Fraction | None
     shift: str | None = None
 
     @property
@@ -151,7 +159,8 @@ class TableDay:
 
 @dataclass(frozen=True, slots=True)
 class Totals:
-    """Sums over table-days; rates computed from the sums (never averaged)."""
+    """Sums over table-days; rates computed from the sums (never averaged). The variance
+    is None when any row's is not known (a sum would understate it)."""
 
     currency: str
     rows: int = 0
@@ -159,7 +168,7 @@ class Totals:
     win: int = 0
     handle: int = 0
     theoretical: Fraction = Fraction(0)
-    theoretical_variance: Fraction = Fraction(0)
+    theoretical_variance: Fraction | None = Fraction(0)
 
     @property
     def hold(self) -> Fraction | None:
@@ -169,12 +178,20 @@ class Totals:
     def theoretical_hold(self) -> Fraction | None:
         return self.theoretical / self.drop if self.drop else None
 
-    def interval(self, z: Fraction = Z95) -> tuple[int, int]:
-        return interval(self.theoretical, self.theoretical_variance, z)
+    @property
+    def theoretical_sd(self) -> int | None:
+        variance = self.theoretical_variance
+        return None if variance is None else standard_deviation(variance)
 
-    def inside(self, z: Fraction = Z95) -> bool:
-        """Whether the win lies within the 95% interval around the theoretical win."""
-        return inside(self.win, self.theoretical, self.theoretical_variance, z)
+    def interval(self, z: Fraction = Z95) -> tuple[int, int] | None:
+        variance = self.theoretical_variance
+        return None if variance is None else interval(self.theoretical, variance, z)
+
+    def inside(self, z: Fraction = Z95) -> bool | None:
+        """Whether the win lies within the 95% interval around the theoretical win (None
+        where the variance is not known)."""
+        variance = self.theoretical_variance
+        return None if variance is None else inside(self.win, self.theoretical, variance, z)
 
 
 def total(rows: Iterable[TableDay], currency: str | None = None) -> Totals:
@@ -183,8 +200,10 @@ def total(rows: Iterable[TableDay], currency: str | None = None) -> Totals:
     for row in rows:
         if sums.currency and row.currency != sums.currency:
             raise ValueError(f"cannot add {row.currency} ({row.table}, {row.gaming_day}) to {sums.currency}")
+        variance = (None if sums.theoretical_variance is None or row.theoretical_variance is None
+                    else sums.theoretical_variance + row.theoretical_variance)
         sums = Totals(row.currency, sums.rows + 1, sums.drop + row.drop, sums.win + row.win, sums.handle + row.handle,
-                      sums.theoretical + row.theoretical, sums.theoretical_variance + row.theoretical_variance)
+                      sums.theoretical + row.theoretical, variance)
     return sums
 
 

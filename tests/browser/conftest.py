@@ -52,37 +52,48 @@ def page(browser, request):
     context.close()
 
 
-@pytest.fixture
-def logged_in(page, live_server, django_user_model):
-    """A page logged in to the admin as a superuser."""
-    django_user_model.objects.create_superuser("boss", "boss@example.com", "a-long-test-password")
+
+
+def log_in(page, live_server, username: str, password: str = PASSWORD):
+    """The page logged in to the admin as ``username``."""
     page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", "boss")
-    page.fill("#id_password", "a-long-test-password")
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
     page.click("input[type=submit]")
     page.wait_for_selector("#user-tools")
     return page
 
 
-def _pit_boss_group() -> Group:
-    """The group as the migrations tables/0002_pit_boss_group and 0003_alert make it (an
-    earlier transactional test's flush removes the migrations' rows; the permissions come
-    back with post_migrate)."""
-    group, _ = Group.objects.get_or_create(name="pit_boss")
-    for name in ("0002_pit_boss_group", "0003_alert"):
-        for app_label, codename in importlib.import_module(f"tables.migrations.{name}").PERMISSIONS:
+def group_of(*migrations: str) -> Group:
+    """The group data migrations make (``tables.migrations.0002_pit_boss_group``, and the
+    later ones that give it more permissions), as they make it: an earlier transactional
+    test's flush removes the migrations' rows (the permissions come back with post_migrate)."""
+    group = None
+    for migration in migrations:
+        module = importlib.import_module(migration)
+        group, _ = Group.objects.get_or_create(name=module.GROUP)
+        for app_label, codename in module.PERMISSIONS:
             group.permissions.add(Permission.objects.get(content_type__app_label=app_label, codename=codename))
+    assert group is not None
     return group
+
+
+def member_of(migrations: tuple[str, ...], username: str, page, live_server, django_user_model):
+    """A page logged in to the admin as a staff member of the group (not a superuser)."""
+    user = django_user_model.objects.create_user(username, password=PASSWORD, is_staff=True)
+    user.groups.add(group_of(*migrations))
+    return log_in(page, live_server, username)
 
 
 @pytest.fixture
 def pit_boss(page, live_server, django_user_model):
     """A page logged in to the admin as a member of the pit_boss group (not a superuser)."""
-    user = django_user_model.objects.create_user("pitboss", password=PASSWORD, is_staff=True)
-    user.groups.add(_pit_boss_group())
-    page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", "pitboss")
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
-    page.wait_for_selector("#user-tools")
-    return page
+    return member_of(("tables.migrations.0002_pit_boss_group", "tables.migrations.0003_alert"), "pitboss",
+                     page, live_server, django_user_model)
+
+
+@pytest.fixture
+def logged_in(page, live_server, django_user_model):
+    """A page logged in to the admin as a superuser."""
+    django_user_model.objects.create_superuser("boss", "boss@example.com", PASSWORD)
+    return log_in(page, live_server, "boss")

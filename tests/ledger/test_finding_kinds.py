@@ -87,8 +87,10 @@ def test_the_clean_days_give_no_finding_and_reconcile() -> None:
 
 
 def test_every_ledger_kind_has_a_test_here() -> None:
-    """The vocabulary's ledger kinds and the faults below are the same set."""
-    assert kinds_of("ledger") == {kind for kind, *_ in CASES} | {"replay_variance"}
+    """The vocabulary's ledger kinds and the faults below are the same set (but for
+    ``replay_variance``, tested above, and ``signed_day_changed``, which the sign-off
+    finds: tests/ledger/test_sign_off.py)."""
+    assert kinds_of("ledger") == {kind for kind, *_ in CASES} | {"replay_variance", "signed_day_changed"}
 
 
 CASES = [

@@ -316,3 +316,51 @@ class AlertAcknowledged(Payload, frozen=True):
     finding: Sha256Hex | None
     by: Text
     note: Text | None
+
+
+# --- the ledger: accounting's sign-off of a table's gaming day ------------------------------
+# Appended to the stream ``audit.ledger`` by the server only (ledger.signoff): who (the
+# envelope's ``actor`` and ``by``), when (``occurred_at``) and why (``note``).
+
+TableCode = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z")]
+
+
+class SignedFigures(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """The figures of a table's gaming day as accounting signed them, in the table
+    currency's minor units; wins are house results (+ the house won). None: not known
+    (no count, no drop, no replay, no theoretical)."""
+
+    opener: Money | None
+    closer: Money | None
+    fills: Money
+    credits: Money
+    drop: Money | None
+    handle: Money
+    chip_win: SignedMoney | None
+    recorded_win: SignedMoney
+    replayed_win: SignedMoney | None
+    theoretical_win: SignedMoney | None
+
+
+class LedgerSignedOff(Payload, frozen=True):
+    """Accounting signs a table's gaming day's reconciliation off (COMAR-style): the
+    figures it signed and their hash (SHA-256 of the figures' canonical JSON), so that a
+    later change of the day's figures is told from the record alone."""
+
+    table: TableCode
+    gaming_day: GamingDay
+    currency: Currency
+    figures: SignedFigures
+    figures_hash: Sha256Hex
+    by: Text
+    note: Text | None
+
+
+class LedgerReopened(Payload, frozen=True):
+    """A signed-off day reopened; the note saying why is required."""
+
+    table: TableCode
+    gaming_day: GamingDay
+    figures_hash: Sha256Hex  # of the sign-off it reopens
+    by: Text
+    note: Text

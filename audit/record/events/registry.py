@@ -93,6 +93,8 @@ _TYPES = [
     EventType("access.sealed", {1: c.AccessSealed}),
     EventType("access.purged", {1: c.AccessPurged}),
     EventType("digest.signed", {1: c.DigestSigned}),
+    EventType("ledger.signed_off", {1: c.LedgerSignedOff}),
+    EventType("ledger.reopened", {1: c.LedgerReopened}),
     # --- custody (custody.py): slips' lifecycles, the drop from removal to posting, markers
     EventType("fill.requested", {1: k.SlipRequested}),
     EventType("fill.issued", {1: k.CageStep}),

@@ -1,0 +1,83 @@
+"""The game as the ledger sees it (:class:`ledger.game.GameProvider`), backed by the
+tables' read models and the rules engine's mathematics; registered by
+:class:`casino.apps.CasinoConfig` - the one layer that may import both.
+
+- **Replayed win**: per round, the house result of the settlements the engine
+  recomputes (``tables.models.Round.expected_net``, the players' net, negated), and per
+  bet whose recorded settlement differs, the difference as the ledger reads it. The
+  tables' read models must cover the version the ledger folded: where they are behind
+  (their subscriber of the feed has not run yet, or runs elsewhere), the table is
+  replayed incrementally first - the same service the tables' subscriber runs, which
+  then finds nothing new.
+- **Edge and variance**: the engine's house edge of the rule set with the table's
+  overrides (a float from the combinatorial analysis, made an exact fraction of its
+  decimal text, deliberately). The variance of one round's result per unit staked is not
+  computed by the engine yet: None, so the ledger shows no SD and no interval (and
+  decides nothing by one) until it is.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from datetime import date
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from ledger.books import ReplayDifference
+from ledger.game import GameMath, ReplayedDay
+
+log = logging.getLogger(__name__)
+
+
+class TablesGame:
+    def replayed(self, *, table: str, gaming_day: date, version: int) -> ReplayedDay | None:
+        from audit.models import Finding
+        from tables import models as tm
+        from tables.feed import CACHE
+        from tables.replay_service import replay_table
+
+        row = tm.Table.objects.filter(stream=table).first()
+        if row is None or row.projected_version < version:
+            try:
+                replay_table(stream=table, trigger="ledger", cache=CACHE)
+            except Exception:
+                log.exception("replaying %s for the ledger failed", table)
+                return None
+            row = tm.Table.objects.filter(stream=table).first()
+            if row is None or row.projected_version < version:
+                return None
+        rounds = {number: -net for number, net in tm.Round.objects.filter(table=row, gaming_day=gaming_day)
+                  .values_list("number", "expected_net")}
+        mismatched = list(tm.Bet.objects.filter(round__table=row, round__gaming_day=gaming_day, matches=False)
+                          .values_list("round__number", "bet", "recorded_net", "expected_net"))
+        kinds = dict(
+            Finding.objects.filter(stream=table, gaming_day=gaming_day, superseded_by__isnull=True,
+                                   bet__in=[bet for _, bet, _, _ in mismatched])
+            .exclude(bet="").values_list("bet", "kind")
+        ) if mismatched else {}
+        differences = tuple(
+            ReplayDifference(kinds.get(bet) or ("wrong_payout" if recorded is not None else "missing_settlement"),
+                             (recorded or 0) - (expected or 0), bet=bet, round=number)
+            for number, bet, recorded, expected in mismatched
+        )
+        return ReplayedDay(row.projected_version, rounds, differences)
+
+    def game_math(self, *, ruleset: str, rules: Mapping[str, Any]) -> GameMath:
+        return _math(ruleset, tuple(sorted(rules.items())))
+
+
+@lru_cache(maxsize=64)
+def _math(ruleset: str, overrides: tuple[tuple[str, Any], ...]) -> GameMath:
+    from tables.engine.math.house_edge import house_edge
+    from tables.engine.presets import PRESETS
+
+    base = PRESETS.get(ruleset)
+    if base is None:
+        return GameMath()
+    try:
+        rules = base.with_overrides(dict(overrides))
+    except ValueError:
+        return GameMath()
+    # the analysis gives a float; its decimal text made exact (never a float near money)
+    return GameMath(edge=Fraction(str(house_edge(rules).house_edge)), variance=None)

@@ -1,0 +1,526 @@
+"""The ledger's screens for accounting (Django admin).
+
+- **Reconciliation** of a table-day (the Reconciliation's change view, template
+  ``admin/ledger/reconciliation/review.html``): the four wins side by side - chip-count,
+  recorded, replayed, theoretical (with its SD and 95% interval) - with the drop and
+  hold; each variance with its explanations and the slips and counts behind it, a
+  variance the record does not explain highlighted; the day's shifts; its findings; the
+  sign-off, with the buttons to sign off or reopen for who may (``ledger.sign_off``).
+- **Reports** (``/admin/ledger/reconciliation/reports/``): win against theoretical with
+  its 95% band by day and hold % by table, drawn as inline SVG; the statistics by
+  table, game, pit or casino for a day, month or year to date beside a year before; each
+  with its CSV.
+- Lists of reconciliations, fill and credit slips (with their state), inventory slips,
+  drops, markers and sign-offs; tables, whose pit may be changed here.
+
+Addresses are natural keys (a rebuild of the read models gives rows new ids): a
+table-day's reconciliation is ``/admin/ledger/reconciliation/<table>/<gaming day>/``.
+Everything but a table's pit is read-only: the read models are rebuilt from events,
+and a sign-off is an event. Money is shown by the one formatter.
+"""
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+from fractions import Fraction
+from typing import Any
+
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import OuterRef, QuerySet, Subquery
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import NoReverseMatch, URLPattern, path, re_path, reverse
+from django.utils.html import format_html
+from django.utils.http import urlencode
+
+from audit.admin import GAMING_DAY, ReadOnlyAdmin
+from audit.devices import device_of
+from audit.errors import StoreError
+from audit.record.money import format_money
+from audit.store import STREAM_REGEX
+from ledger.books.stats import percent
+
+from . import charts, reports, selectors, signoff
+from . import models as m
+
+
+class NoDevices:
+    """A device account sees none of the ledger, whatever it was given by mistake."""
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return device_of(request.user) is None and super().has_module_permission(request)  # type: ignore[misc]
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return device_of(request.user) is None and super().has_view_permission(request, obj)  # type: ignore[misc]
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return device_of(request.user) is None and super().has_change_permission(request, obj)  # type: ignore[misc]
+_DAY = r"\d{4}-\d{2}-\d{2}"
+TABLE = ("table__stream", admin.AllValuesFieldListFilter)
+
+
+def _money(amount: int | None, currency: str, *, signed: bool = False) -> str:
+    return selectors.money(amount, currency, signed=signed)
+
+
+def reconciliation_url(table: str, day: date | str) -> str:
+    return reverse("admin:ledger_reconciliation_key", kwargs={"table": table, "day": str(day)})
+
+
+def _event_url(position: int | None) -> str | None:
+    if position is None:
+        return None
+    try:
+        return reverse("admin:audit_event_change", args=[position])
+    except NoReverseMatch:
+        return None
+
+
+class MoneyColumns:
+    """List columns of money, by the one formatter."""
+
+    @staticmethod
+    def column(name: str, title: str, *, signed: bool = False) -> Any:
+        @admin.display(description=title, ordering=name)
+        def show(self: Any, obj: Any) -> str:
+            currency = obj.currency if hasattr(obj, "currency") else (obj.table.currency or "XXX")
+            return _money(getattr(obj, name), currency, signed=signed)
+
+        return show
+
+
+class Unexplained(admin.SimpleListFilter):
+    title = "variances"
+    parameter_name = "unexplained"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("yes", "not explained"), ("no", "explained")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        if self.value() in ("yes", "no"):
+            return queryset.filter(unexplained=self.value() == "yes")
+        return queryset
+
+
+class Pit(admin.SimpleListFilter):
+    title = "pit"
+    parameter_name = "pit"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [(p, p) for p in selectors.pits()]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        return queryset.filter(table__pit=self.value()) if self.value() else queryset
+
+
+@admin.register(m.Reconciliation)
+class ReconciliationAdmin(NoDevices, ReadOnlyAdmin):
+    """The reconciled table-days; each opens its reconciliation page."""
+
+    list_display = ("__str__", "pit", "ruleset", "drop_shown", "chip_win_shown", "recorded_win_shown",
+                    "replayed_win_shown", "theoretical_win_shown", "hold_shown", "variance_shown", "signed")
+    list_filter = (Unexplained, Pit, "ruleset", GAMING_DAY, TABLE)
+    review_template = "admin/ledger/reconciliation/review.html"
+    reports_template = "admin/ledger/reports.html"
+    key_pattern = rf"(?P<table>{STREAM_REGEX})/(?P<day>{_DAY})"
+
+    chip_win_shown = MoneyColumns.column("chip_win", "chip-count win", signed=True)
+    recorded_win_shown = MoneyColumns.column("recorded_win", "recorded win", signed=True)
+    replayed_win_shown = MoneyColumns.column("replayed_win", "replayed win", signed=True)
+    theoretical_win_shown = MoneyColumns.column("theoretical_win", "theoretical win", signed=True)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[m.Reconciliation]:
+        signed = m.SignOff.objects.filter(table=OuterRef("table__stream"), gaming_day=OuterRef("gaming_day"))
+        return (super().get_queryset(request).filter(shift="").select_related("table")
+                .annotate(signoff_status=Subquery(signed.values("status")[:1])))
+
+    @admin.display(description="drop", ordering="drop_cash")
+    def drop_shown(self, obj: m.Reconciliation) -> str:
+        return _money(obj.drop, obj.currency)
+
+    @admin.display(description="pit", ordering="table__pit")
+    def pit(self, obj: m.Reconciliation) -> str:
+        return obj.table.pit or "-"
+
+    @admin.display(description="hold")
+    def hold_shown(self, obj: m.Reconciliation) -> str:
+        return percent(selectors.hold_of(obj))
+
+    @admin.display(description="variance", ordering="unexplained")
+    def variance_shown(self, obj: m.Reconciliation) -> str:
+        text = _money(obj.chip_variance, obj.currency, signed=True)
+        if obj.unexplained:
+            return format_html('<strong class="unexplained" style="color:#b00020">{} not explained</strong>', text)
+        return text
+
+    @admin.display(description="signed off", ordering="signoff_status")
+    def signed(self, obj: m.Reconciliation) -> str:
+        status = getattr(obj, "signoff_status", None)
+        return "-" if status is None else m.SignOff.Status(status).label
+
+    # --- addresses by natural key ---------------------------------------------------------------
+
+    def get_urls(self) -> list[URLPattern]:
+        view = self.admin_site.admin_view
+        return [
+            path("reports/", view(self.reports_view), name="ledger_reports"),
+            re_path(r"^reports/(?P<name>statistics|hold|daily|drop)\.csv$", view(self.report_csv),
+                    name="ledger_report_csv"),
+            re_path(rf"^{self.key_pattern}/$", view(self.key_view), name="ledger_reconciliation_key"),
+            *super().get_urls(),
+        ]
+
+    def get_object(self, request: HttpRequest, object_id: str, from_field: str | None = None) -> Any:
+        match = re.fullmatch(self.key_pattern, object_id)
+        if match is None:
+            return super().get_object(request, object_id, from_field) if object_id.isdigit() else None
+        try:
+            day = date.fromisoformat(match["day"])
+        except ValueError:
+            return None
+        return self.get_queryset(request).filter(table__stream=match["table"], gaming_day=day).first()
+
+    def key_view(self, request: HttpRequest, table: str, day: str) -> HttpResponse:
+        return self.change_view(request, f"{table}/{day}")
+
+    def get_changelist(self, request: HttpRequest, **kwargs: Any) -> Any:
+        from django.contrib.admin.views.main import ChangeList
+
+        class ByKey(ChangeList):
+            def url_for_result(self, result: m.Reconciliation) -> str:
+                return reconciliation_url(result.table.stream, result.gaming_day)
+
+        return ByKey
+
+    # --- the reconciliation page ------------------------------------------------------------------
+
+    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
+                    extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        row = self.get_object(request, object_id)
+        if row is None:
+            raise Http404(f"No reconciliation {object_id!r}.")
+        if not self.has_view_permission(request, row):
+            raise PermissionDenied
+        table, day = row.table.stream, row.gaming_day
+        may_sign = request.user.has_perm("ledger.sign_off")
+        if request.method == "POST":
+            if not may_sign:
+                raise PermissionDenied
+            action, note = request.POST.get("action"), request.POST.get("note", "")
+            try:
+                if action == "sign_off":
+                    signoff.day_sign_off(table=table, gaming_day=day, user=request.user, note=note)
+                    self.message_user(request, f"{table} {day} signed off.", messages.SUCCESS)
+                elif action == "reopen":
+                    signoff.day_reopen(table=table, gaming_day=day, user=request.user, note=note)
+                    self.message_user(request, f"{table} {day} reopened.", messages.SUCCESS)
+                else:
+                    self.message_user(request, f"Unknown action {action!r}.", messages.ERROR)
+            except StoreError as error:
+                self.message_user(request, str(error), messages.ERROR)
+            return HttpResponseRedirect(reconciliation_url(table, day))
+        detail = selectors.day_detail(table=table, day=day)
+        assert detail is not None
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": f"Reconciliation of {table}, gaming day {day.isoformat()}",
+            "subtitle": None,
+            "original": row,
+            "has_view_permission": True,
+            "may_sign": may_sign,
+            **review_context(detail),
+            **(extra_context or {}),
+        }
+        request.current_app = self.admin_site.name
+        return TemplateResponse(request, self.review_template, context)
+
+    # --- reports ------------------------------------------------------------------------------------
+
+    def _report_parameters(self, request: HttpRequest) -> dict[str, Any]:
+        today = m.Reconciliation.objects.order_by("-gaming_day").values_list("gaming_day", flat=True).first()
+        today = today or date.today()
+        def day_of(name: str, default: date) -> date:
+            try:
+                return date.fromisoformat(request.GET.get(name) or default.isoformat())
+            except ValueError:
+                return default
+        to = day_of("to", today)
+        since = day_of("from", to - timedelta(days=29))
+        since = min(since, to)
+        filters = {k: request.GET.get(k) or None for k in ("table", "game", "pit")}
+        group = request.GET.get("group") if request.GET.get("group") in reports.GROUPS else "table"
+        period = request.GET.get("period") if request.GET.get("period") in ("shift", "day", "mtd", "ytd") else "mtd"
+        return {"day_from": since, "day_to": to, "filters": filters, "group": group, "period": period}
+
+    def reports_view(self, request: HttpRequest) -> HttpResponse:
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        p = self._report_parameters(request)
+        daily = reports.daily(day_from=p["day_from"], day_to=p["day_to"], **p["filters"])
+        hold = reports.hold(day_from=p["day_from"], day_to=p["day_to"], **p["filters"])
+        statistics = reports.statistics(group=p["group"], period=p["period"], day=p["day_to"], **p["filters"])
+        currencies = sorted({r["currency"] for r in daily.rows})
+        band = {c: charts.win_band([charts.DayPoint(r["gaming_day"], r["win"], r["theoretical_win"], r["interval_low"],
+                                                    r["interval_high"]) for r in daily.rows if r["currency"] == c], c)
+                for c in currencies}
+        bars = charts.hold_by_table([charts.HoldBar(r["table"], r["hold"], r["theoretical_hold"], r["drop"], r["win"],
+                                                    r["currency"]) for r in hold.rows])
+        query = {"from": p["day_from"].isoformat(), "to": p["day_to"].isoformat(),
+                 **{k: v for k, v in p["filters"].items() if v}}
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts, "title": "Ledger reports", "subtitle": None,
+            "parameters": p, "query": query, "bands": band, "bars": bars,
+            "tables": [_report_table(r) for r in (statistics, hold, daily)],
+            "csv": {name: reverse("admin:ledger_report_csv", args=[name]) + "?" + urlencode(
+                {**query, "group": p["group"], "period": p["period"]}) for name in ("statistics", "hold", "daily", "drop")},
+            "groups": reports.GROUPS, "periods": ("shift", "day", "mtd", "ytd"),
+            "games": selectors.games(), "pits": selectors.pits(),
+            "table_codes": list(m.LedgerTable.objects.values_list("stream", flat=True)),
+        }
+        request.current_app = self.admin_site.name
+        return TemplateResponse(request, self.reports_template, context)
+
+    def report_csv(self, request: HttpRequest, name: str) -> HttpResponse:
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        p = self._report_parameters(request)
+        if name == "statistics":
+            report = reports.statistics(group=p["group"], period=p["period"], day=p["day_to"], **p["filters"])
+        else:
+            report = getattr(reports, name)(day_from=p["day_from"], day_to=p["day_to"], **p["filters"])
+        response = HttpResponse(report.as_csv(), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="ledger-{name}-{p["day_to"].isoformat()}.csv"'
+        return response
+
+
+def _report_table(report: reports.Report) -> dict[str, Any]:
+    """A report as the screen's table: its screen columns, but for those with nothing in
+    them (the shift of a report not by shift)."""
+    columns = [c for c in report.columns if c.screen and any(row.get(c.key) is not None for row in report.rows)]
+    columns = columns or [c for c in report.columns if c.screen]
+    return {"name": report.name, "title": report.title, "columns": columns,
+            "rows": [[(c.kind, report.display(row, c)) for c in columns] for row in report.rows]}
+
+
+def _figure(label: str, amount: int | None, currency: str, *, signed: bool = True, note: str = "") -> dict[str, Any]:
+    return {"label": label, "text": _money(amount, currency, signed=signed), "known": amount is not None, "note": note}
+
+
+def _rounds_url(table: str, day: date) -> str | None:
+    """The rounds of the table's day in the rounds' admin (by its URL name: the ledger
+    imports nothing of the app that shows rounds); None where there is none."""
+    try:
+        url = reverse("admin:tables_round_changelist")
+    except NoReverseMatch:
+        return None
+    return url + "?" + urlencode({"table__stream": table, "gaming_day": day.isoformat()})
+
+
+def account_label(account: str, currency: str) -> str:
+    """An account of the plan as an accountant reads it: ``tray:BJ-01:100000`` is the
+    tray's EUR 1,000.00 chips."""
+    place, _, rest = account.partition(":")
+    table, _, part = rest.partition(":")
+    if place == "tray":
+        return f"tray {table}: " + ("chips not yet sorted by a count" if part == "unsorted"
+                                   else f"{format_money(int(part), currency)} chips")
+    names = {"drop": f"drop box {table}: {part}", "layout": f"layout {table}: stakes in play",
+             "transit": f"in transit {table}: fills and credits under way", "over_short": f"over/short {table}",
+             "cage": "cage", "players": "players' chips", "markers_receivable": "markers receivable",
+             "world": "outside world (cash in)"}
+    return names.get(place, account)
+
+
+def period_context(row: m.Reconciliation) -> dict[str, Any]:
+    """One period's four wins, drop, hold and variances, as the page shows them."""
+    c = row.currency
+    sd = "SD n/a (no variance of the game yet)" if row.theoretical_sd is None else f"SD {_money(row.theoretical_sd, c)}"
+    interval = ("" if row.interval_low is None
+                else f"95%: {_money(row.interval_low, c, signed=True)} to {_money(row.interval_high, c, signed=True)}")
+    chip_open = any(f.get("kind") == "chip_variance" for f in row.findings)
+    replay_open = any(f.get("kind") == "replay_variance" for f in row.findings)
+    return {
+        "row": row,
+        "figures": [
+            _figure("chip-count win", row.chip_win, c,
+                    note="closer - opener + credits - fills + drop" if row.chip_win is not None
+                    else "no opener, closer or drop count"),
+            _figure("recorded win", row.recorded_win, c, note="the settlements as recorded, corrections applied"),
+            _figure("replayed win", row.replayed_win, c,
+                    note="the settlements the rules engine recomputes" if row.replayed_win is not None
+                    else "no replay of this day yet"),
+            _figure("theoretical win", row.theoretical_win, c,
+                    note=(f"handle {_money(row.handle, c)} x house edge {percent(Fraction(row.edge), 3)}; {sd}"
+                          + (f"; {interval}" if interval else ""))
+                    if row.theoretical_win is not None else "the engine knows no edge for this game"),
+        ],
+        "drop": _money(row.drop, c, signed=False), "hold": percent(selectors.hold_of(row)),
+        "handle": _money(row.handle, c, signed=False),
+        "variances": [
+            {"name": "chip-count against the record", "amount": _money(row.chip_variance, c, signed=True),
+             "open": chip_open, "known": row.explanations.get("chip", []), "id": "chip"},
+            {"name": "replayed against recorded", "amount": _money(row.replay_variance, c, signed=True),
+             "open": replay_open, "known": row.explanations.get("replay", []), "id": "replay"},
+        ],
+        "counts": [
+            ("opener", _money(row.opener, c, signed=False)), ("fills", _money(row.fills, c, signed=False)),
+            ("credits", _money(row.credits, c, signed=False)), ("closer", _money(row.closer, c, signed=False)),
+            ("drop: cash", _money(row.drop_cash, c, signed=False)),
+            ("drop: markers", _money(row.drop_markers, c, signed=False)),
+            ("drop: chips", _money(row.drop_chips, c, signed=False)),
+            ("between shifts", _money(row.between_shifts, c, signed=True)),
+        ],
+    }
+
+
+def _chips(chips: dict[str, int] | None, currency: str) -> str:
+    if not chips:
+        return "-"
+    return ", ".join(f"{n} x {format_money(int(d), currency)}" for d, n in sorted(chips.items(), key=lambda i: -int(i[0])))
+
+
+def review_context(detail: selectors.DayDetail) -> dict[str, Any]:
+    """What the reconciliation page shows, shaped from :func:`selectors.day_detail`."""
+    row = detail.day
+    c = row.currency
+    events = selectors.event_admin_urls(
+        [step.get("event") for s in detail.slips for step in s.steps.values()]
+        + [str(x.event_id) for x in detail.counts if x.event_id]
+        + [str(e) for d in detail.drops for e in (d.removed_event, d.count_event, d.post_event) if e])
+    slips = [{
+        "slip": s, "value": _money(s.value, c, signed=False),
+        "steps": [{"name": name, "chips": _chips(step.get("chips"), c), "value": _money(step.get("value"), c, signed=False),
+                   "url": _event_url(events.get(step.get("event") or ""))}
+                  for name, step in s.steps.items()],
+        "people": ", ".join(f"{role.replace('_', ' ')} {who}" for role, who in s.people.items()),
+    } for s in detail.slips]
+    counts = [{"count": x, "chips": _chips(x.chips, c), "value": _money(x.value, c, signed=False),
+               "url": _event_url(events.get(str(x.event_id)))} for x in detail.counts]
+    drops = [{"drop": d, "counted": _money(d.counted, c, signed=False),
+              "posted": _money(None if d.posted_cash is None else d.posted_cash + (d.posted_markers or 0)
+                               + (d.posted_chips or 0), c, signed=False),
+              "cash": _money(d.counted_cash, c, signed=False), "markers": _money(d.counted_markers, c, signed=False),
+              "chips": _money(d.counted_chips, c, signed=False),
+              "url": _event_url(events.get(str(d.count_event)) if d.count_event else None)} for d in detail.drops]
+    findings = []
+    for f in detail.findings:
+        url = reverse("admin:audit_finding_change", args=[f.pk])
+        findings.append({"finding": f, "url": url})
+    signed = detail.signoff
+    table = row.table.stream
+    return {
+        "detail": detail, "table": table, "day": row.gaming_day, "currency": c, "whole": period_context(row),
+        "shifts": [period_context(s) for s in detail.shifts], "slips": slips, "counts": counts, "drops": drops,
+        "markers": [{"marker": mk, "amount": _money(mk.amount, c, signed=False),
+                     "redeemed": _money(mk.redeemed, c, signed=False),
+                     "outstanding": _money(mk.amount - mk.redeemed, c, signed=False)} for mk in detail.markers],
+        "findings": findings, "signoff": signed,
+        "signed": signed is not None and signed.status == m.SignOff.Status.SIGNED,
+        "balance": [(account_label(account, c), _money(amount, c, signed=True))
+                    for account, amount in row.trial_balance.items()],
+        "balance_total": _money(sum(row.trial_balance.values()), c, signed=True),
+        "previous_url": reconciliation_url(table, detail.previous.gaming_day) if detail.previous else None,
+        "next_url": reconciliation_url(table, detail.next.gaming_day) if detail.next else None,
+        "findings_url": reverse("admin:audit_finding_changelist") + "?" + urlencode(
+            {"stream": table, "gaming_day": row.gaming_day.isoformat()}),
+        "rounds_url": _rounds_url(table, row.gaming_day) if row.rounds else None,
+    }
+
+
+@admin.register(m.LedgerTable)
+class LedgerTableAdmin(NoDevices, admin.ModelAdmin):
+    """Tables as the ledger knows them; only the pit may be changed (then it stays,
+    whatever ``LEDGER_PITS`` says)."""
+
+    list_display = ("stream", "pit", "pit_source", "currency", "ruleset", "folded_version", "days")
+    list_filter = ("pit", "pit_source")
+    fields = ("stream", "pit", "pit_source", "currency", "ruleset", "folded_version")
+    readonly_fields = ("stream", "pit_source", "currency", "ruleset", "folded_version")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    @admin.display(description="gaming days")
+    def days(self, obj: m.LedgerTable) -> str:
+        url = reverse("admin:ledger_reconciliation_changelist") + "?" + urlencode({"table__stream": obj.stream})
+        return format_html('<a href="{}">{}</a>', url, obj.periods.filter(shift="").count())
+
+    def save_model(self, request: HttpRequest, obj: m.LedgerTable, form: Any, change: bool) -> None:
+        from .projection import table_set_pit
+
+        table_set_pit(table=obj.stream, pit=obj.pit)
+
+
+class _ByTable(NoDevices, ReadOnlyAdmin):
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        return super().get_queryset(request).select_related("table")
+
+    @admin.display(description="reconciliation")
+    def day_link(self, obj: Any) -> str:
+        return format_html('<a href="{}">{} {}</a>', reconciliation_url(obj.table.stream, obj.gaming_day),
+                           obj.table.stream, obj.gaming_day.isoformat())
+
+
+@admin.register(m.Slip)
+class SlipAdmin(_ByTable):
+    list_display = ("number", "kind", "state", "day_link", "shift", "value_shown", "people_shown", "void_reason")
+    list_filter = ("kind", "state", GAMING_DAY, TABLE)
+    search_fields = ("number",)
+
+    @admin.display(description="chips", ordering="value")
+    def value_shown(self, obj: m.Slip) -> str:
+        return format_money(obj.value, obj.table.currency or "XXX")
+
+    @admin.display(description="people")
+    def people_shown(self, obj: m.Slip) -> str:
+        return ", ".join(f"{role.replace('_', ' ')} {who}" for role, who in obj.people.items())
+
+
+@admin.register(m.InventorySlip)
+class InventorySlipAdmin(_ByTable):
+    list_display = ("kind", "day_link", "shift", "slip", "value_shown", "counted_by", "witnessed_by", "version")
+    list_filter = ("kind", GAMING_DAY, TABLE)
+
+    @admin.display(description="value", ordering="value")
+    def value_shown(self, obj: m.InventorySlip) -> str:
+        return format_money(obj.value, obj.table.currency or "XXX")
+
+
+@admin.register(m.DropBox)
+class DropBoxAdmin(_ByTable):
+    list_display = ("day_link", "shift", "state", "counted_shown", "cash", "markers", "chips")
+    list_filter = ("state", GAMING_DAY, TABLE)
+
+    @admin.display(description="counted")
+    def counted_shown(self, obj: m.DropBox) -> str:
+        return _money(obj.counted, obj.table.currency or "XXX")
+
+    cash = MoneyColumns.column("counted_cash", "cash")
+    markers = MoneyColumns.column("counted_markers", "markers")
+    chips = MoneyColumns.column("counted_chips", "chips")
+
+
+@admin.register(m.Marker)
+class MarkerAdmin(_ByTable):
+    list_display = ("number", "day_link", "player", "amount_shown", "redeemed_shown")
+    list_filter = (GAMING_DAY, TABLE)
+
+    amount_shown = MoneyColumns.column("amount", "amount")
+    redeemed_shown = MoneyColumns.column("redeemed", "redeemed")
+
+
+@admin.register(m.SignOff)
+class SignOffAdmin(NoDevices, ReadOnlyAdmin):
+    list_display = ("table", "gaming_day", "status", "signed_by", "signed_at", "note", "reopened_by", "reopen_note",
+                    "day")
+    list_filter = ("status", GAMING_DAY, "table")
+
+    @admin.display(description="reconciliation")
+    def day(self, obj: m.SignOff) -> str:
+        return format_html('<a href="{}">open</a>', reconciliation_url(obj.table, obj.gaming_day))

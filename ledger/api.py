@@ -1,0 +1,491 @@
+"""The ledger over REST (see docs/accounting.md): the reconciliations (list, one
+table-day in full), sign-off and reopen, the custody lists and the reports - each report
+and the list of reconciliations also as CSV (``?format=csv``). The views parse and
+authorise; :mod:`ledger.selectors`, :mod:`ledger.reports` and :mod:`ledger.signoff` do
+the rest. Errors have the project's shape (``casino.api_errors``).
+
+Who: reading needs ``ledger.view_reconciliation`` (the ``accounting`` group has it);
+signing off and reopening ``ledger.sign_off``; device accounts never.
+"""
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.generics import GenericAPIView
+from rest_framework.parsers import JSONParser
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.renderers import BaseRenderer, BrowsableAPIRenderer, JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from audit.api import (
+    STREAM_REGEX,
+    ErrorSerializer,
+    InvalidSerializer,
+    StrictCharField,
+    StrictSerializer,
+)
+from audit.api_common import Pages, PersonWith, StrictQuery, query
+
+from . import models as m
+from . import reports, selectors, signoff
+
+_AUTH_ERRORS = {
+    401: OpenApiResponse(ErrorSerializer, description="no or bad credentials"),
+    403: OpenApiResponse(ErrorSerializer, description="a device account, or a person without the permission"),
+}
+
+
+class MayViewLedger(PersonWith):
+    perm = "ledger.view_reconciliation"
+
+
+class MaySignOff(PersonWith):
+    perm = "ledger.sign_off"
+
+
+class CSVRenderer(BaseRenderer):
+    """A report as CSV: the view hands over the text (:meth:`ledger.reports.Report.as_csv`)."""
+
+    media_type = "text/csv"
+    format = "csv"
+    charset = "utf-8"
+
+    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None) -> bytes:
+        if isinstance(data, str):
+            return data.encode()
+        # an error body (the project's JSON shape) is written as one line of CSV-safe JSON
+        return JSONRenderer().render(data)
+
+
+_RENDERERS = (JSONRenderer, CSVRenderer, BrowsableAPIRenderer)
+_CSV = OpenApiParameter("format", str, enum=["json", "csv"], description="csv: the same rows as CSV")
+
+
+def _csv(request: Request) -> bool:
+    return getattr(request.accepted_renderer, "format", "") == "csv"
+
+
+class LedgerQuery(StrictQuery):
+    table = serializers.RegexField(rf"^{STREAM_REGEX}$", required=False, help_text="a table's code")
+    game = serializers.CharField(required=False, max_length=64, help_text="a rule set, e.g. hoyle")
+    pit = serializers.CharField(required=False, max_length=32)
+
+    def get_fields(self) -> dict[str, Any]:
+        # "from" is a Python keyword: a subclass declares ``from_``, the parameter is "from"
+        fields = super().get_fields()
+        if "from_" in fields:
+            fields["from"] = fields.pop("from_")
+        return fields
+
+    def filters(self) -> dict[str, Any]:
+        return {k: v for k, v in self.validated_data.items() if k in ("table", "game", "pit") and v is not None}
+
+
+class RangeQuery(LedgerQuery):
+    from_ = serializers.DateField(required=True, help_text="the first gaming day, YYYY-MM-DD")
+    to = serializers.DateField(required=True, help_text="the last gaming day, YYYY-MM-DD")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs["from"] > attrs["to"]:
+            raise ValidationError({"from": [f"{attrs['from'].isoformat()} is after to ({attrs['to'].isoformat()})."]})
+        return attrs
+
+
+class ReconciliationQuery(LedgerQuery):
+    day = serializers.DateField(required=False, help_text="one gaming day, YYYY-MM-DD")
+    from_ = serializers.DateField(required=False, help_text="from this gaming day")
+    to = serializers.DateField(required=False, help_text="to this gaming day")
+    shifts = serializers.BooleanField(required=False, default=False, help_text="true: the shifts, not the days")
+    unexplained = serializers.BooleanField(required=False, allow_null=True, default=None,
+                                           help_text="true: only periods with a variance beyond the threshold")
+
+
+# --- documentation of the bodies (the views return plain dicts) ------------------------------
+
+class DisplaySerializer(serializers.Serializer):
+    opener = serializers.CharField()
+    closer = serializers.CharField()
+    fills = serializers.CharField()
+    credits = serializers.CharField()
+    drop = serializers.CharField()
+    handle = serializers.CharField()
+    chip_count_win = serializers.CharField(help_text="e.g. +EUR 4,000.00")
+    recorded_win = serializers.CharField()
+    replayed_win = serializers.CharField()
+    theoretical_win = serializers.CharField()
+    theoretical_sd = serializers.CharField(help_text="n/a where the game's variance is not known")
+    chip_variance = serializers.CharField()
+    replay_variance = serializers.CharField()
+    hold = serializers.CharField(help_text="e.g. 44.4%; - without a drop")
+
+
+class LedgerFindingSerializer(serializers.Serializer):
+    id = serializers.IntegerField(required=False)
+    kind = serializers.CharField()
+    severity = serializers.CharField(required=False)
+    status = serializers.CharField(required=False)
+    shift = serializers.CharField(allow_null=True)
+    slip = serializers.CharField(allow_null=True)
+    expected = serializers.CharField(allow_null=True)
+    recorded = serializers.CharField(allow_null=True)
+    message = serializers.CharField()
+
+
+class SignedOffSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=m.SignOff.Status.values)
+    by = serializers.CharField()
+    at = serializers.DateTimeField()
+    note = serializers.CharField()
+    figures_hash = serializers.CharField()
+    reopened_by = serializers.CharField(allow_null=True)
+    reopened_at = serializers.DateTimeField(allow_null=True)
+    reopen_note = serializers.CharField(allow_null=True)
+
+
+class ReconciliationSerializer(serializers.Serializer):
+    table = serializers.CharField()
+    gaming_day = serializers.DateField()
+    shift = serializers.CharField(allow_null=True, help_text="null: the whole gaming day")
+    currency = serializers.CharField()
+    game = serializers.CharField(help_text="the rule set")
+    pit = serializers.CharField()
+    final = serializers.BooleanField(help_text="the record is complete for the day (a later day opened)")
+    opener = serializers.IntegerField(allow_null=True, help_text="minor units")
+    closer = serializers.IntegerField(allow_null=True)
+    fills = serializers.IntegerField()
+    credits = serializers.IntegerField()
+    drop = serializers.IntegerField(allow_null=True)
+    drop_cash = serializers.IntegerField(allow_null=True)
+    drop_markers = serializers.IntegerField(allow_null=True)
+    drop_chips = serializers.IntegerField(allow_null=True)
+    handle = serializers.IntegerField()
+    rounds = serializers.IntegerField()
+    bets = serializers.IntegerField()
+    chip_count_win = serializers.IntegerField(allow_null=True, help_text="house result: + the house won")
+    recorded_win = serializers.IntegerField()
+    replayed_win = serializers.IntegerField(allow_null=True)
+    theoretical_win = serializers.IntegerField(allow_null=True)
+    theoretical_sd = serializers.IntegerField(allow_null=True)
+    theoretical_interval = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
+    hold = serializers.CharField(allow_null=True, help_text="win-to-drop, e.g. 44.4%")
+    hold_bp = serializers.IntegerField(allow_null=True, help_text="hold in basis points")
+    variances = serializers.DictField(child=serializers.IntegerField(allow_null=True),
+                                      help_text="chip, replay: what the known differences leave unexplained")
+    explanations = serializers.DictField(child=serializers.ListField(child=serializers.DictField()))
+    unexplained = serializers.BooleanField()
+    findings = LedgerFindingSerializer(many=True)
+    trial_balance = serializers.DictField(child=serializers.IntegerField())
+    reconciled_version = serializers.IntegerField()
+    display = DisplaySerializer()
+    signed_off = SignedOffSerializer(allow_null=True, required=False)
+
+
+class SlipSerializer(serializers.Serializer):
+    table = serializers.CharField(source="table.stream")
+    number = serializers.CharField()
+    kind = serializers.CharField()
+    gaming_day = serializers.DateField()
+    shift = serializers.CharField()
+    state = serializers.CharField()
+    value = serializers.IntegerField()
+    steps = serializers.DictField(child=serializers.DictField())
+    people = serializers.DictField(child=serializers.CharField())
+    void_reason = serializers.CharField()
+
+
+class CountSerializer(serializers.Serializer):
+    table = serializers.CharField(source="table.stream")
+    gaming_day = serializers.DateField()
+    shift = serializers.CharField()
+    kind = serializers.CharField()
+    slip = serializers.CharField()
+    chips = serializers.DictField(child=serializers.IntegerField())
+    value = serializers.IntegerField()
+    counted_by = serializers.CharField()
+    witnessed_by = serializers.CharField()
+    version = serializers.IntegerField(allow_null=True)
+
+
+class DropSerializer(serializers.Serializer):
+    gaming_day = serializers.DateField()
+    shift = serializers.CharField()
+    state = serializers.CharField()
+    counted_cash = serializers.IntegerField(allow_null=True)
+    counted_markers = serializers.IntegerField(allow_null=True)
+    counted_chips = serializers.IntegerField(allow_null=True)
+    posted_cash = serializers.IntegerField(allow_null=True)
+    posted_markers = serializers.IntegerField(allow_null=True)
+    posted_chips = serializers.IntegerField(allow_null=True)
+
+
+class MarkerSerializer(serializers.Serializer):
+    number = serializers.CharField()
+    player = serializers.CharField()
+    amount = serializers.IntegerField()
+    redeemed = serializers.IntegerField()
+
+
+class DayDetailSerializer(ReconciliationSerializer):
+    shifts = ReconciliationSerializer(many=True)
+    slips = SlipSerializer(many=True)
+    inventory_slips = CountSerializer(many=True)
+    drops = DropSerializer(many=True)
+    markers = MarkerSerializer(many=True)
+
+
+class ReportColumnSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    title = serializers.CharField()
+    kind = serializers.ChoiceField(choices=["text", "money", "signed", "rate", "int"])
+
+
+class ReportSerializer(serializers.Serializer):
+    report = serializers.CharField()
+    title = serializers.CharField()
+    parameters = serializers.DictField()
+    columns = ReportColumnSerializer(many=True)
+    rows = serializers.ListField(child=serializers.DictField(),
+                                 help_text="amounts in minor units, rates as text; display: each amount's text")
+
+
+# --- views -----------------------------------------------------------------------------------
+
+def _day(day: str) -> date:
+    try:
+        return date.fromisoformat(day)
+    except ValueError:
+        raise NotFound(f"{day!r} is not a gaming day (YYYY-MM-DD).") from None
+
+
+class ReconciliationListView(GenericAPIView):
+    permission_classes = (IsAuthenticated, MayViewLedger)
+    pagination_class = Pages
+    renderer_classes = _RENDERERS
+    filter_backends = ()
+    serializer_class = ReconciliationSerializer
+
+    @extend_schema(
+        operation_id="ledger_reconciliations_list",
+        summary="Reconciled table-days (or shifts), filtered by table, game, pit and days",
+        parameters=[ReconciliationQuery, _CSV,
+                    OpenApiParameter("page", int, description="page number, from 1 (not with csv: every row)"),
+                    OpenApiParameter("page_size", int, description="rows per page (default 50, at most BACK_OFFICE_PAGE_MAX)")],
+        responses={(200, "application/json"): ReconciliationSerializer(many=True), (200, "text/csv"): OpenApiTypes.STR,
+                   400: OpenApiResponse(InvalidSerializer, description="a bad query parameter"), **_AUTH_ERRORS},
+    )
+    def get(self, request: Request) -> Response:
+        params = query(ReconciliationQuery, request)
+        rows = selectors.reconciliations(table=params.get("table"), day=params.get("day"),
+                                         day_from=params.get("from"), day_to=params.get("to"), pit=params.get("pit"),
+                                         game=params.get("game"), shifts=params.get("shifts", False),
+                                         unexplained=params.get("unexplained"))
+        if _csv(request):
+            report = reports.Report("reconciliations", "Reconciliations", RECONCILIATION_COLUMNS,
+                                    [selectors.as_dict(r) for r in rows])
+            return Response(report.as_csv(), content_type="text/csv")
+        page = self.paginate_queryset(rows)
+        return self.get_paginated_response([selectors.as_dict(r) for r in page])
+
+
+RECONCILIATION_COLUMNS = (
+    reports.Column("table", "table"), reports.Column("gaming_day", "gaming day"), reports.Column("shift", "shift"),
+    reports.Column("pit", "pit"), reports.Column("game", "game"), reports.Column("currency", "currency"),
+    reports.Column("opener", "opener", "money"), reports.Column("closer", "closer", "money"),
+    reports.Column("fills", "fills", "money"), reports.Column("credits", "credits", "money"),
+    reports.Column("drop", "drop", "money"), reports.Column("chip_count_win", "chip-count win", "signed"),
+    reports.Column("recorded_win", "recorded win", "signed"), reports.Column("replayed_win", "replayed win", "signed"),
+    reports.Column("theoretical_win", "theoretical win", "signed"),
+    reports.Column("theoretical_sd", "theoretical SD", "money"), reports.Column("hold", "hold"),
+    reports.Column("unexplained", "unexplained"),
+)
+
+
+class ReconciliationDetailView(APIView):
+    permission_classes = (IsAuthenticated, MayViewLedger)
+
+    @extend_schema(
+        operation_id="ledger_reconciliations_read",
+        summary="One table's gaming day in full",
+        description="The day's and each shift's figures and four-way reconciliation, the variances with their "
+        "explanations, the current findings, the fill and credit slips with each step, the inventory slips, the "
+        "drops, the markers and the sign-off.",
+        parameters=[OpenApiParameter("table", str, OpenApiParameter.PATH, pattern=f"^{STREAM_REGEX}$"),
+                    OpenApiParameter("day", str, OpenApiParameter.PATH, description="the gaming day, YYYY-MM-DD")],
+        responses={200: DayDetailSerializer, **_AUTH_ERRORS,
+                   404: OpenApiResponse(ErrorSerializer, description="the ledger has no figures for it")},
+    )
+    def get(self, request: Request, table: str, day: str) -> Response:
+        return Response(day_body(table, _day(day)))
+
+
+def day_body(table: str, day: date) -> dict[str, Any]:
+    detail = selectors.day_detail(table=table, day=day)
+    if detail is None:
+        raise NotFound(f"The ledger has no figures for table {table!r} on {day.isoformat()}.")
+    return {
+        **selectors.as_dict(detail.day, findings=detail.findings, signoff=detail.signoff),
+        "shifts": [selectors.as_dict(s) for s in detail.shifts],
+        "slips": SlipSerializer(detail.slips, many=True).data,
+        "inventory_slips": CountSerializer(detail.counts, many=True).data,
+        "drops": DropSerializer(detail.drops, many=True).data,
+        "markers": MarkerSerializer(detail.markers, many=True).data,
+    }
+
+
+class SignOffNoteSerializer(StrictSerializer):
+    note = StrictCharField(max_length=2000, required=False, allow_blank=True,
+                           help_text="why; required to reopen, and to sign off a day with an unexplained variance "
+                           "or not complete yet")
+
+
+class _SignOffAction(APIView):
+    permission_classes = (IsAuthenticated, MaySignOff)
+    parser_classes = (JSONParser,)
+
+    def act(self, request: Request, table: str, day: str) -> Response:
+        body = SignOffNoteSerializer(data=request.data if request.data is not None else {})
+        body.is_valid(raise_exception=True)
+        when = _day(day)
+        note = body.validated_data.get("note")
+        if isinstance(self, ReopenView):
+            signoff.day_reopen(table=table, gaming_day=when, user=request.user, note=note or "")
+        else:
+            signoff.day_sign_off(table=table, gaming_day=when, user=request.user, note=note)
+        return Response(day_body(table, when))
+
+
+def _action_schema(operation: str, summary: str, description: str) -> Any:
+    return extend_schema(
+        operation_id=operation, summary=summary, description=description, request=SignOffNoteSerializer,
+        parameters=[OpenApiParameter("table", str, OpenApiParameter.PATH, pattern=f"^{STREAM_REGEX}$"),
+                    OpenApiParameter("day", str, OpenApiParameter.PATH, description="the gaming day, YYYY-MM-DD")],
+        responses={200: DayDetailSerializer,
+                   400: OpenApiResponse(InvalidSerializer, description="a bad body, or a note required"),
+                   **_AUTH_ERRORS,
+                   404: OpenApiResponse(ErrorSerializer, description="the ledger has no figures for it"),
+                   409: OpenApiResponse(ErrorSerializer, description="signed off already / not signed off")},
+    )
+
+
+class SignOffView(_SignOffAction):
+    @_action_schema("ledger_sign_off", "Sign a table's gaming day off",
+                    "Appends ledger.signed_off (the figures and their hash, who, the note) to audit.ledger.")
+    def post(self, request: Request, table: str, day: str) -> Response:
+        return self.act(request, table, day)
+
+
+class ReopenView(_SignOffAction):
+    @_action_schema("ledger_reopen", "Reopen a signed-off gaming day (a note is required)",
+                    "Appends ledger.reopened to audit.ledger.")
+    def post(self, request: Request, table: str, day: str) -> Response:
+        return self.act(request, table, day)
+
+
+class SlipQuery(StrictQuery):
+    table = serializers.RegexField(rf"^{STREAM_REGEX}$", required=False)
+    day = serializers.DateField(required=False)
+    kind = serializers.ChoiceField(choices=m.Slip.Kind.values, required=False)
+    state = serializers.ChoiceField(choices=["requested", "issued", "released", "received", "complete", "voided"],
+                                    required=False)
+
+
+class SlipListView(GenericAPIView):
+    permission_classes = (IsAuthenticated, MayViewLedger)
+    pagination_class = Pages
+    serializer_class = SlipSerializer
+    filter_backends = ()
+
+    @extend_schema(operation_id="ledger_slips_list", summary="Fill and credit slips with their state and steps",
+                   parameters=[SlipQuery, OpenApiParameter("page", int), OpenApiParameter("page_size", int)],
+                   responses={200: SlipSerializer(many=True),
+                              400: OpenApiResponse(InvalidSerializer, description="a bad query parameter"),
+                              **_AUTH_ERRORS})
+    def get(self, request: Request) -> Response:
+        params = query(SlipQuery, request)
+        page = self.paginate_queryset(selectors.slips(**params))
+        return self.get_paginated_response(SlipSerializer(page, many=True).data)
+
+
+class StatisticsQuery(LedgerQuery):
+    group = serializers.ChoiceField(choices=reports.GROUPS, default="table")
+    period = serializers.ChoiceField(choices=reports.PERIODS, default="day",
+                                     help_text="shift, day, mtd, ytd (of day) or range (from, to)")
+    day = serializers.DateField(required=False, help_text="the day the period ends on")
+    from_ = serializers.DateField(required=False)
+    to = serializers.DateField(required=False)
+
+
+class _ReportView(APIView):
+    permission_classes = (IsAuthenticated, MayViewLedger)
+    renderer_classes = _RENDERERS
+
+    def answer(self, request: Request, make: Any, **kwargs: Any) -> Response:
+        try:
+            report = make(**kwargs)
+        except reports.ReportError as error:
+            raise ValidationError({"query": [str(error)]}) from None
+        if _csv(request):
+            return Response(report.as_csv(), content_type="text/csv")
+        return Response(report.as_json())
+
+
+def _report_schema(operation: str, summary: str, parameters: type[StrictQuery]) -> Any:
+    return extend_schema(
+        operation_id=operation, summary=summary, parameters=[parameters, _CSV],
+        responses={(200, "application/json"): ReportSerializer, (200, "text/csv"): OpenApiTypes.STR,
+                   400: OpenApiResponse(InvalidSerializer, description="a bad query parameter"), **_AUTH_ERRORS},
+    )
+
+
+class StatisticsView(_ReportView):
+    @_report_schema("ledger_reports_statistics",
+                    "Drop, win, hold and theoretical hold per table, game, pit or casino, beside a year before",
+                    StatisticsQuery)
+    def get(self, request: Request) -> Response:
+        parsed = StatisticsQuery(data=request.query_params)
+        parsed.is_valid(raise_exception=True)
+        p = parsed.validated_data
+        return self.answer(request, reports.statistics, group=p["group"], period=p["period"], day=p.get("day"),
+                           day_from=p.get("from"), day_to=p.get("to"), **parsed.filters())
+
+
+class _RangeReport(_ReportView):
+    make: Any = None
+
+    def get(self, request: Request) -> Response:
+        parsed = RangeQuery(data=request.query_params)
+        parsed.is_valid(raise_exception=True)
+        p = parsed.validated_data
+        return self.answer(request, type(self).make, day_from=p["from"], day_to=p["to"], **parsed.filters())
+
+
+class HoldView(_RangeReport):
+    make = staticmethod(reports.hold)
+
+    @_report_schema("ledger_reports_hold", "Drop, win, hold and theoretical hold per table over days", RangeQuery)
+    def get(self, request: Request) -> Response:
+        return super().get(request)
+
+
+class DailyView(_RangeReport):
+    make = staticmethod(reports.daily)
+
+    @_report_schema("ledger_reports_daily", "Win against the theoretical win and its 95% interval, by gaming day",
+                    RangeQuery)
+    def get(self, request: Request) -> Response:
+        return super().get(request)
+
+
+class DropView(_RangeReport):
+    make = staticmethod(reports.drop)
+
+    @_report_schema("ledger_reports_drop", "The drop by instrument per table-day", RangeQuery)
+    def get(self, request: Request) -> Response:
+        return super().get(request)

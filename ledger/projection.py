@@ -1,0 +1,359 @@
+"""The ledger's read models of a table, kept up to date from the event store: the fold
+(:mod:`ledger.books`) of the gaming days new events touch, written as rows - each
+table-day's and shift's figures and trial balance, slips with their steps, inventory
+slips, drop boxes, markers - with the custody findings, then reconciled
+(:mod:`ledger.reconciliation`).
+
+**What is folded.** New events touch gaming days: the day of the ``table.opened`` they
+follow, or the day a count or a drop names (a drop is counted after its day ended).
+The fold starts at the ``table.opened`` of the day before the earliest touched day (the
+closer before an opener, the tray's balances come from there) and runs to the stream's
+head; the days from the earliest touched one on are written again (deleted and
+inserted), the day before only read. A day is *final* - its end-of-day checks made -
+once the table opened a later day. Only the event types the fold reads are read.
+
+**Kept folds.** The fold of a live table's day goes on from where the last one stopped
+when this process still holds it (:class:`FoldCache`, owned by the feed's subscriber) and
+the stream's event at that version still has the hash it folded; a new day, a
+correction that strikes an event, or anything else refolds from the day before.
+
+**Idempotent, and one writer.** The rows are written in one transaction that first
+locks the table's row: a fold that finds the ledger already further (another run got
+there first) writes nothing. A batch seen twice finds nothing new.
+"""
+from __future__ import annotations
+
+import bisect
+import uuid
+from collections import OrderedDict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q
+
+from audit.models import Event
+from audit.store import stream_head
+from ledger.books.figures import chip_value
+from ledger.books.findings import KINDS as LEDGER_KINDS
+from ledger.books.fold import HANDLERS, Books, Fold, struck_events
+
+from . import config
+from . import models as m
+from . import reconciliation as r
+
+TYPES = tuple(HANDLERS)
+# the kinds the fold reports (the reconciliation's are its own)
+CUSTODY_KINDS = frozenset(LEDGER_KINDS - r.KINDS)
+
+
+def _events(stream: str, low: int, high: int) -> Iterator[dict[str, Any]]:
+    rows = (Event.objects.filter(stream=stream, version__gte=low, version__lte=high, type__in=TYPES)
+            .order_by("version").values_list("event_id", "version", "type", "payload", "occurred_at"))
+    for event_id, version, type_, payload, occurred_at in rows.iterator(chunk_size=5000):
+        yield {"id": str(event_id), "stream": stream, "version": version, "type": type_, "payload": payload,
+               "occurred_at": occurred_at}
+
+
+def openings(stream: str) -> list[tuple[int, str]]:
+    """(version, gaming day) of every ``table.opened`` of the stream, in order."""
+    return [(v, p["gaming_day"]) for v, p in Event.objects.filter(stream=stream, type="table.opened")
+            .order_by("version").values_list("version", "payload")]
+
+
+def _day_at(opened: list[tuple[int, str]], version: int) -> str | None:
+    index = bisect.bisect_right([v for v, _ in opened], version) - 1
+    return opened[index][1] if index >= 0 else None
+
+
+def touched_days(stream: str, events: list[dict[str, Any]], opened: list[tuple[int, str]]) -> set[str]:
+    """The gaming days new events change: a count's or a drop's own, else the day of the
+    ``table.opened`` the event follows; a ``table.opened`` also the day before it (which
+    it makes final: its end-of-day checks are due); a correction also the day of the
+    bets it settles again or of the event it strikes (a late correction of an earlier
+    day's round changes that day)."""
+    days = set()
+    bets: set[str] = set()
+    struck: set[str] = set()
+    for event in events:
+        payload = event["payload"]
+        named = payload.get("gaming_day") if event["type"] != "table.closed" else None
+        day = named or _day_at(opened, event["version"])
+        if day:
+            days.add(day)
+        if event["type"] == "table.opened":
+            before = _day_at(opened, event["version"] - 1)
+            if before:
+                days.add(before)
+        elif event["type"] == "correction.recorded":
+            bets.update(s["bet"] for s in payload.get("settlements") or ())
+            if payload.get("corrects"):
+                struck.add(str(payload["corrects"]))
+    if bets or struck:
+        earlier = Event.objects.filter(stream=stream).filter(
+            Q(type="bet.placed", payload__bet__in=sorted(bets)) | Q(event_id__in=[_uuid(i) for i in struck if _is_uuid(i)])
+        ).values_list("version", flat=True)
+        days.update(d for d in (_day_at(opened, v) for v in earlier) if d)
+    return days
+
+
+def _is_uuid(text: str) -> bool:
+    try:
+        uuid.UUID(text)
+    except ValueError:
+        return False
+    return True
+
+
+@dataclass(slots=True)
+class _Kept:
+    """A fold of a table from version ``start`` to ``version`` (whose event had
+    ``head_hash``), to go on with."""
+
+    database: str
+    start: int
+    version: int
+    head_hash: str
+    state: Fold
+    versions: dict[str, int]
+    openings: list[tuple[int, str]]  # every table.opened of the stream up to version
+
+
+class FoldCache:
+    """The last folds of up to ``size`` tables (least recently used out first)."""
+
+    def __init__(self, size: int = 16) -> None:
+        self.size = size
+        self._kept: OrderedDict[str, _Kept] = OrderedDict()
+
+    def take(self, stream: str) -> _Kept | None:
+        return self._kept.pop(stream, None)
+
+    def put(self, stream: str, kept: _Kept) -> None:
+        self._kept[stream] = kept
+        while len(self._kept) > self.size:
+            self._kept.popitem(last=False)
+
+    def clear(self) -> None:
+        self._kept.clear()
+
+
+@dataclass(frozen=True, slots=True)
+class Projected:
+    table: str
+    version: int  # the stream version the ledger has folded to
+    events: int  # events folded
+    days: tuple[str, ...]  # the gaming days written
+    written: bool  # False: nothing new, or another run was further
+
+
+def _strikes(events: list[dict[str, Any]]) -> bool:
+    return any(e["type"] == "correction.recorded" and e["payload"].get("corrects") is not None
+               and not e["payload"].get("settlements") for e in events)
+
+
+def project_table(*, stream: str, full: bool = False, cache: FoldCache | None = None,
+                  now: datetime | None = None) -> Projected:
+    """Bring the ledger's read models of ``stream`` up to its head (``full``: every day
+    from the first event). Folds outside any transaction; writes in one."""
+    from django.db import connection
+
+    now = now or datetime.now(UTC)
+    table = m.LedgerTable.objects.filter(stream=stream).first()
+    done = 0 if full or table is None else table.folded_version
+    head, head_hash = stream_head(stream)
+    if head <= done:
+        return Projected(stream, done, 0, (), False)
+    new = list(_events(stream, done + 1, head))
+    kept = cache.take(stream) if cache is not None else None
+    if kept is not None and not (
+        not full and kept.database == connection.alias and kept.version == done
+        and Event.objects.filter(stream=stream, version=done).values_list("hash", flat=True).first() == kept.head_hash
+    ):
+        kept = None  # not a fold of what the ledger has folded: of no use
+    if kept is not None and not any(e["type"] == "table.opened" for e in new):
+        opened = kept.openings  # no new day: the openings the kept fold knew (a query that scans the stream)
+    else:
+        opened = openings(stream)
+    days = touched_days(stream, new, opened)
+    if full:
+        days |= {day for _, day in opened}
+    if not days:
+        if kept is not None and cache is not None:  # nothing the fold reads: it stands at the head
+            cache.put(stream, _Kept(kept.database, kept.start, head, head_hash, kept.state, kept.versions, opened))
+        return _advance(stream, done, head)
+    earliest = min(days)
+    first = next((i for i, (_, day) in enumerate(opened) if day == earliest), None)
+    start = 1 if full or not first else opened[first - 1][0]
+    plan = config.shift_plan()
+    reusable = (
+        kept is not None and kept.start <= start and kept.state.plan == plan and not _strikes(new)
+        and not any(e["type"] == "table.opened" for e in new)
+    )
+    if reusable:
+        assert kept is not None
+        state, versions, start, folded = kept.state, kept.versions, kept.start, new
+    else:
+        folded = new if start == done + 1 else list(_events(stream, start, head))
+        state, versions = Fold(plan=plan, struck=struck_events(folded)), {}
+    for event in folded:
+        state.apply(event)
+        versions[event["id"]] = event["version"]
+    window = [(v, day) for v, day in opened if v >= start]
+    final = {day for v, day in window} - ({window[-1][1]} if window else set())
+    books = state.books(final=final, entries=False)
+    write = sorted(d for d in _days_of(books) if d >= earliest)
+    data = {
+        day: r.game_data(table=stream, gaming_day=date.fromisoformat(day), version=head,
+                         ruleset=books.games.get(day, ("", {}))[0], rules=dict(books.games.get(day, ("", {}))[1]))
+        for day in write if any(key[0] == day for key in books.shifts)
+    }
+    written = _write(stream=stream, books=books, days=write, final=final, data=data, head=head,
+                     versions=versions, events=len(folded), first_versions={d: v for v, d in opened}, now=now,
+                     full=full)
+    if cache is not None:
+        cache.put(stream, _Kept(connection.alias, start, head, head_hash, state, versions, opened))
+    return Projected(stream, head, len(folded), tuple(write), written)
+
+
+def _days_of(books: Books) -> set[str]:
+    days = {day for day, _ in books.shifts} | {s.gaming_day for s in books.slips.values()}
+    days |= {day for day, _ in books.drops} | {c.gaming_day for c in books.counts}
+    return days | {mk.gaming_day for mk in books.markers.values() if mk.gaming_day}
+
+
+def _advance(stream: str, done: int, head: int) -> Projected:
+    """New events the ledger does not read: only the version moves."""
+    with transaction.atomic():
+        table, _ = m.LedgerTable.objects.get_or_create(stream=stream, defaults={"pit": config.configured_pit(stream)})
+        moved = m.LedgerTable.objects.filter(pk=table.pk, folded_version__lt=head).update(folded_version=head)
+    return Projected(stream, head, 0, (), bool(moved))
+
+
+def _uuid(text: str | None) -> uuid.UUID | None:
+    return uuid.UUID(text) if text else None
+
+
+def _write(*, stream: str, books: Books, days: list[str], final: set[str], data: dict[str, r.GameData], head: int,
+           versions: dict[str, int], events: int, first_versions: dict[str, int], now: datetime,
+           full: bool = False) -> bool:
+    with transaction.atomic():
+        table, _ = m.LedgerTable.objects.get_or_create(stream=stream, defaults={"pit": config.configured_pit(stream)})
+        table = m.LedgerTable.objects.select_for_update().get(pk=table.pk)
+        if table.folded_version > head or (table.folded_version == head and not full):
+            return False  # another run got as far first: it wrote these very rows
+        when = [date.fromisoformat(d) for d in days]
+        for model in (m.Reconciliation, m.Slip, m.InventorySlip, m.DropBox, m.Marker):
+            model.objects.filter(table=table, gaming_day__in=when).delete()
+        wanted = set(days)
+        rows = _periods(table, books, wanted, final, first_versions)
+        signoffs = {s.gaming_day.isoformat(): s for s in m.SignOff.objects.filter(table=stream, gaming_day__in=when)}
+        # reconciled before they are inserted: one INSERT per row, no UPDATE after
+        found = {day: r.reconcile_rows(group, data[day], version=head, signoff=signoffs.get(day), now=now)
+                 for day, group in rows.items()}
+        m.Reconciliation.objects.bulk_create([row for group in rows.values() for row in group])
+        _custody_rows(table, books, wanted, versions)
+        run = r.check_run(table=stream, gaming_day=min(when) if when else None, events=events, now=now)
+        for day in days:
+            gaming_day = date.fromisoformat(day)
+            r.record_findings(run=run, table=stream, gaming_day=gaming_day, versions=versions, kinds=CUSTODY_KINDS,
+                              findings=[f for f in books.findings if f.gaming_day == day])
+            r.record_findings(run=run, table=stream, gaming_day=gaming_day, findings=found.get(day, []), kinds=r.KINDS)
+        latest = max(books.games) if books.games else None
+        table.folded_version = head
+        table.currency = books.currency if books.currency != "XXX" else table.currency
+        if latest is not None:
+            table.ruleset = books.games[latest][0]
+        if table.pit_source == m.LedgerTable.PitSource.SETTINGS:
+            table.pit = config.configured_pit(stream)
+        table.save()
+        return True
+
+
+_FIGURES = ("opener", "opener_chips", "closer", "closer_chips", "fills", "credits", "buyins_cash", "markers_issued",
+            "drop_cash", "drop_markers", "drop_chips", "handle", "stake_squares", "settled_win", "corrections",
+            "rounds", "bets", "between_shifts")
+
+
+def _period(table: m.LedgerTable, books: Books, day: str, figures: Any, shift: str, final: set[str],
+            first_versions: dict[str, int]) -> m.Reconciliation:
+    ruleset, rules = books.games.get(day, ("", {}))
+    values = {name: getattr(figures, name) for name in _FIGURES}
+    for name in ("opener_chips", "closer_chips"):
+        if values[name] is not None:
+            values[name] = {str(d): n for d, n in sorted(values[name].items())}
+    rounds = sorted(n for (d, n), s in books.round_shifts.items() if d == day and (not shift or s == shift))
+    return m.Reconciliation(
+        table=table, gaming_day=date.fromisoformat(day), shift=shift, currency=books.currency, ruleset=ruleset,
+        rules=dict(rules), final=day in final, first_version=first_versions.get(day, 0),
+        duplicates=[list(d) for d in figures.duplicates], round_numbers=rounds,
+        trial_balance=dict(sorted(books.balances_of(day, shift or None).items())),
+        recorded_win=figures.recorded_win, **values,
+    )
+
+
+def _periods(table: m.LedgerTable, books: Books, wanted: set[str], final: set[str],
+             first_versions: dict[str, int]) -> dict[str, list[m.Reconciliation]]:
+    """Per day written: the day's row, then its shifts' (in the order they came)."""
+    out: dict[str, list[m.Reconciliation]] = {}
+    for day in books.days():
+        if day not in wanted:
+            continue
+        shifts = books.shifts_of(day)
+        out[day] = [_period(table, books, day, books.day(day), "", final, first_versions)] + [
+            _period(table, books, day, f, f.shift or "", final, first_versions) for f in shifts]
+    return out
+
+
+def _chips(chips: dict[int, int]) -> dict[str, int]:
+    return {str(d): n for d, n in sorted(chips.items())}
+
+
+def _custody_rows(table: m.LedgerTable, books: Books, wanted: set[str], versions: dict[str, int]) -> None:
+    m.Slip.objects.bulk_create([
+        m.Slip(table=table, number=s.number, kind=s.kind, gaming_day=date.fromisoformat(s.gaming_day), shift=s.shift,
+               state=s.state, value=chip_value(next(iter(s.steps.values()))[1]) if s.steps else 0,
+               steps={step: {"event": event, "version": versions.get(event or ""), "chips": _chips(chips),
+                             "value": chip_value(chips)} for step, (event, chips) in s.steps.items()},
+               people={k: v for k, v in s.people.items() if v}, void_reason=s.void_reason or "", legacy=s.legacy)
+        for s in books.slips.values() if s.gaming_day in wanted
+    ])
+    m.InventorySlip.objects.bulk_create([
+        m.InventorySlip(table=table, gaming_day=date.fromisoformat(c.gaming_day), shift=c.shift, kind=c.kind,
+                        slip=c.slip or "", chips=_chips(c.chips), value=c.value, counted_by=c.counted_by or "",
+                        witnessed_by=c.witnessed_by or "", event_id=_uuid(c.event), version=versions.get(c.event or ""))
+        for c in books.counts if c.gaming_day in wanted
+    ])
+    drops = []
+    for (day, shift), d in books.drops.items():
+        if day not in wanted:
+            continue
+        state = "posted" if d.posted is not None or (d.legacy and d.counted) else "counted" if d.counted else "removed"
+        counted, posted = d.counted or (None, None, None), d.posted or (None, None, None)
+        drops.append(m.DropBox(
+            table=table, gaming_day=date.fromisoformat(day), shift=shift or "", state=state,
+            counted_cash=counted[0], counted_markers=counted[1], counted_chips=counted[2],
+            posted_cash=posted[0], posted_markers=posted[1], posted_chips=posted[2],
+            removed_event=_uuid(d.removed), count_event=_uuid(d.count_event), post_event=_uuid(d.post_event)))
+    m.DropBox.objects.bulk_create(drops)
+    m.Marker.objects.bulk_create([
+        m.Marker(table=table, number=mk.number, gaming_day=date.fromisoformat(mk.gaming_day), player=mk.player or "",
+                 amount=mk.amount, redeemed=mk.redeemed, event_id=_uuid(mk.event))
+        for mk in books.markers.values() if mk.gaming_day in wanted
+    ])
+
+
+def table_set_pit(*, table: str, pit: str) -> m.LedgerTable:
+    """Put ``table`` in ``pit`` by hand (the admin): it stays there whatever
+    ``LEDGER_PITS`` says; a blank pit goes back to the setting's."""
+    pit = pit.strip()
+    with transaction.atomic():
+        row, _ = m.LedgerTable.objects.select_for_update().get_or_create(stream=table)
+        if pit:
+            row.pit, row.pit_source = pit, m.LedgerTable.PitSource.ADMIN
+        else:
+            row.pit, row.pit_source = config.configured_pit(table), m.LedgerTable.PitSource.SETTINGS
+        row.save(update_fields=["pit", "pit_source"])
+    return row

@@ -1,0 +1,272 @@
+"""The ledger's reports (COMAR 36.05.03.25; 86 Ill. Adm. Code 3000.1010(c)(7)): each a
+:class:`Report` of rows - plain values for the API, the CSV and the screens - built from
+the reconciled periods with the pure statistics (:mod:`ledger.books.stats`).
+
+- :func:`statistics` - drop, win, hold %, theoretical win and hold per table, game (rule
+  set), pit or the whole casino, for a shift (each shift of the day), a gaming day, month
+  to date, year to date or a range of days, beside the same period a year before;
+- :func:`hold` - the same per table over a range of days, without the comparison;
+- :func:`daily` - per gaming day: win against the theoretical win and its 95% interval;
+- :func:`drop` - per table-day: the drop by instrument (cash, markers, chips).
+
+Amounts are integers of minor units; currencies are never added (a group holds one
+currency, and a report of several lists each apart). Each row carries the text of its
+amounts by the one money formatter (the CSV writes both).
+"""
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from fractions import Fraction
+from typing import Any
+
+from ledger.books import stats
+
+from . import models as m
+from . import selectors
+
+GROUPS = ("table", "game", "pit", "casino")
+PERIODS = ("shift", "day", "mtd", "ytd", "range")
+
+
+class ReportError(ValueError):
+    """A report asked with parameters that do not make one (the API's 400, the command's 2)."""
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    title: str
+    kind: str = "text"  # text | money | signed | rate | int
+    screen: bool = True  # shown on the screen's table (the API and the CSV have every column)
+
+
+@dataclass(frozen=True)
+class Report:
+    name: str
+    title: str
+    columns: tuple[Column, ...]
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+    def display(self, row: dict[str, Any], column: Column) -> str:
+        """A cell as a person reads it: money by the one formatter, rates as 44.4%."""
+        value = row.get(column.key)
+        if column.kind in ("money", "signed"):
+            return selectors.money(value, row["currency"], signed=column.kind == "signed")
+        if column.kind == "rate":
+            return stats.percent(value)
+        return "" if value is None else str(value)
+
+    def as_json(self) -> dict[str, Any]:
+        def plain(value: Any) -> Any:
+            return stats.percent(value) if isinstance(value, Fraction) else value
+
+        return {
+            "report": self.name, "title": self.title, "parameters": self.parameters,
+            "columns": [{"key": c.key, "title": c.title, "kind": c.kind} for c in self.columns],
+            "rows": [{**{k: plain(v) for k, v in row.items()},
+                      "display": {c.key: self.display(row, c) for c in self.columns
+                                  if c.kind in ("money", "signed", "rate")}}
+                     for row in self.rows],
+        }
+
+    def as_csv(self) -> str:
+        """One line per row: each money column as text (the one formatter's) and in minor
+        units (``<column>_minor``), each rate as text and in basis points (``_bp``)."""
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        header = []
+        for c in self.columns:
+            header.append(c.key)
+            if c.kind in ("money", "signed"):
+                header.append(f"{c.key}_minor")
+            elif c.kind == "rate":
+                header.append(f"{c.key}_bp")
+        writer.writerow(header)
+        for row in self.rows:
+            line = []
+            for c in self.columns:
+                line.append(self.display(row, c))
+                if c.kind in ("money", "signed"):
+                    line.append("" if row.get(c.key) is None else row[c.key])
+                elif c.kind == "rate":
+                    line.append("" if row.get(c.key) is None else stats.basis_points(row[c.key]))
+            writer.writerow(line)
+        return out.getvalue()
+
+
+def stat_rows(periods: Sequence[m.Reconciliation]) -> list[stats.TableDay]:
+    """Reconciled periods as the statistics' rows: the actual win (chip-count where the
+    table counts chips, else recorded), the drop (0 where none was counted), the
+    theoretical win and its variance (None where the game's variance is not known)."""
+    out = []
+    for row in periods:
+        variance = Fraction(row.game_variance) * int(row.stake_squares) if row.game_variance else None
+        theory = row.handle * Fraction(row.edge) if row.edge else Fraction(0)
+        out.append(stats.TableDay(
+            table=row.table.stream, gaming_day=row.gaming_day, game=row.ruleset or "-", pit=row.table.pit or "-",
+            currency=row.currency, drop=row.drop or 0, win=selectors.actual_win(row), handle=row.handle,
+            theoretical=theory, theoretical_variance=variance if row.edge else Fraction(0), shift=row.shift or None,
+        ))
+    return out
+
+
+def _filters(table: str | None, game: str | None, pit: str | None) -> dict[str, Any]:
+    return {"table": table, "game": game, "pit": pit}
+
+
+def _dimension(group: str) -> tuple[str, ...]:
+    if group not in GROUPS:
+        raise ReportError(f"group {group!r}: expected one of {', '.join(GROUPS)}")
+    return () if group == "casino" else (group,)
+
+
+def _by_currency(rows: list[stats.TableDay]) -> dict[str, list[stats.TableDay]]:
+    out: dict[str, list[stats.TableDay]] = {}
+    for row in rows:
+        out.setdefault(row.currency, []).append(row)
+    return dict(sorted(out.items()))
+
+
+def _totals(totals: stats.Totals) -> dict[str, Any]:
+    interval = totals.interval()
+    return {
+        "drop": totals.drop, "win": totals.win, "hold": totals.hold, "handle": totals.handle,
+        "theoretical_win": round(totals.theoretical), "theoretical_hold": totals.theoretical_hold,
+        "theoretical_sd": totals.theoretical_sd,
+        "interval_low": interval[0] if interval else None, "interval_high": interval[1] if interval else None,
+        "inside": totals.inside(), "periods": totals.rows,
+    }
+
+
+STAT_COLUMNS = (
+    Column("group", "group"), Column("shift", "shift"), Column("period", "period", screen=False),
+    Column("start", "from", screen=False), Column("end", "to", screen=False), Column("currency", "currency"),
+    Column("drop", "drop", "money"), Column("win", "win", "signed"),
+    Column("hold", "hold", "rate"), Column("theoretical_win", "theoretical win", "signed"),
+    Column("theoretical_hold", "theor. hold", "rate"), Column("before_drop", "prior-year drop", "money"),
+    Column("before_win", "prior-year win", "signed"), Column("before_hold", "prior-year hold", "rate"),
+    Column("drop_change", "drop change", "signed", screen=False), Column("win_change", "win change", "signed"),
+    Column("hold_change_bp", "hold change (bp)", "int"),
+)
+
+
+def _period(period: str, as_of: date | None, day_from: date | None, day_to: date | None) -> stats.Period:
+    if period not in PERIODS:
+        raise ReportError(f"period {period!r}: expected one of {', '.join(PERIODS)}")
+    if period == "range":
+        if day_from is None or day_to is None:
+            raise ReportError("a range needs from and to (YYYY-MM-DD)")
+        if day_from > day_to:
+            raise ReportError(f"from {day_from.isoformat()} is after to {day_to.isoformat()}")
+        return stats.Period(f"{day_from.isoformat()} to {day_to.isoformat()}", day_from, day_to)
+    if as_of is None:
+        raise ReportError(f"the period {period!r} needs a day (YYYY-MM-DD)")
+    return {"shift": stats.day, "day": stats.day, "mtd": stats.month_to_date, "ytd": stats.year_to_date}[period](as_of)
+
+
+def statistics(*, group: str = "table", period: str = "day", day: date | None = None, day_from: date | None = None,
+               day_to: date | None = None, table: str | None = None, game: str | None = None,
+               pit: str | None = None) -> Report:
+    """Per group, the period's drop, win, hold and theoretical win and hold, beside the
+    same period a year before (29 February becomes the 28th)."""
+    by = _dimension(group)
+    span = _period(period, day, day_from, day_to)
+    before = span.year_before()
+    by_shift = period == "shift"
+    if by_shift:
+        by = (*by, "shift")
+    periods: list[m.Reconciliation] = []
+    for window in (span, before):
+        periods += selectors.reconciliations(day_from=window.start, day_to=window.end, shifts=by_shift,
+                                             **_filters(table, game, pit))
+    rows = []
+    for currency, group_rows in _by_currency(stat_rows(periods)).items():
+        for c in stats.compare(group_rows, span, by):
+            key = c.key[: len(by) - 1] if by_shift else c.key
+            now, was = _totals(c.now), _totals(c.before)
+            rows.append({
+                "group": "casino" if group == "casino" else str(key[0]), "shift": c.key[-1] if by_shift else None,
+                "period": span.name, "start": span.start.isoformat(), "end": span.end.isoformat(), "currency": currency,
+                **now, "before_drop": was["drop"], "before_win": was["win"], "before_hold": was["hold"],
+                "drop_change": c.drop_change, "win_change": c.win_change, "hold_change_bp": c.hold_change_bp,
+            })
+    when = {"shift": f"by shift, gaming day {span.start.isoformat()}", "day": f"gaming day {span.start.isoformat()}",
+            "mtd": f"month to date, {span.start.isoformat()} to {span.end.isoformat()}",
+            "ytd": f"year to date, {span.start.isoformat()} to {span.end.isoformat()}", "range": span.name}[period]
+    return Report("statistics", f"Drop, win and hold by {group}, {when}, beside a year before", STAT_COLUMNS, rows,
+                  {"group": group, "period": period, "day": day, "from": span.start, "to": span.end,
+                   "table": table, "game": game, "pit": pit})
+
+
+HOLD_COLUMNS = (
+    Column("table", "table"), Column("pit", "pit"), Column("game", "game"), Column("currency", "currency"),
+    Column("periods", "days", "int"), Column("drop", "drop", "money"), Column("win", "win", "signed"),
+    Column("hold", "hold", "rate"), Column("theoretical_win", "theoretical win", "signed"),
+    Column("theoretical_hold", "theoretical hold", "rate"),
+)
+
+
+def hold(*, day_from: date, day_to: date, table: str | None = None, game: str | None = None,
+         pit: str | None = None) -> Report:
+    """Per table over the days ``day_from`` to ``day_to``: drop, win, hold and theoretical
+    hold."""
+    span = _period("range", None, day_from, day_to)
+    periods = list(selectors.reconciliations(day_from=span.start, day_to=span.end, **_filters(table, game, pit)))
+    rows = []
+    for currency, group_rows in _by_currency(stat_rows(periods)).items():
+        for (name,), totals in stats.aggregate(group_rows, ("table",)).items():
+            first = next(r for r in group_rows if r.table == name)
+            rows.append({"table": name, "pit": first.pit, "game": first.game, "currency": currency,
+                         **_totals(totals)})
+    return Report("hold", f"Hold by table, {span.name}", HOLD_COLUMNS, rows,
+                  {"from": day_from, "to": day_to, "table": table, "game": game, "pit": pit})
+
+
+DAILY_COLUMNS = (
+    Column("gaming_day", "gaming day"), Column("currency", "currency"), Column("periods", "tables", "int"),
+    Column("drop", "drop", "money"), Column("win", "win", "signed"), Column("hold", "hold", "rate"),
+    Column("theoretical_win", "theoretical win", "signed"), Column("theoretical_sd", "SD", "money"),
+    Column("interval_low", "95% from", "signed"), Column("interval_high", "95% to", "signed"),
+    Column("inside", "inside"),
+)
+
+
+def daily(*, day_from: date, day_to: date, table: str | None = None, game: str | None = None,
+          pit: str | None = None) -> Report:
+    """Per gaming day (the tables selected together): win against the theoretical win
+    and its 95% interval (none where the game's variance is not known)."""
+    span = _period("range", None, day_from, day_to)
+    periods = list(selectors.reconciliations(day_from=span.start, day_to=span.end, **_filters(table, game, pit)))
+    rows = []
+    for currency, group_rows in _by_currency(stat_rows(periods)).items():
+        for (day,), totals in stats.aggregate(group_rows, ("gaming_day",)).items():
+            rows.append({"gaming_day": day.isoformat(), "currency": currency, **_totals(totals)})
+    return Report("daily", f"Win against theoretical by gaming day, {span.name}", DAILY_COLUMNS, rows,
+                  {"from": day_from, "to": day_to, "table": table, "game": game, "pit": pit})
+
+
+DROP_COLUMNS = (
+    Column("table", "table"), Column("gaming_day", "gaming day"), Column("shift", "shift"), Column("pit", "pit"),
+    Column("game", "game"), Column("currency", "currency"), Column("drop_cash", "cash", "money"),
+    Column("drop_markers", "markers", "money"), Column("drop_chips", "chips", "money"), Column("drop", "drop", "money"),
+)
+
+
+def drop(*, day_from: date, day_to: date, table: str | None = None, game: str | None = None,
+         pit: str | None = None, shifts: bool = False) -> Report:
+    """Per table-day (or table-shift): the drop as counted, by instrument."""
+    span = _period("range", None, day_from, day_to)
+    rows = [
+        {"table": r.table.stream, "gaming_day": r.gaming_day.isoformat(), "shift": r.shift or None, "pit": r.table.pit,
+         "game": r.ruleset, "currency": r.currency, "drop_cash": r.drop_cash, "drop_markers": r.drop_markers,
+         "drop_chips": r.drop_chips, "drop": r.drop}
+        for r in selectors.reconciliations(day_from=span.start, day_to=span.end, shifts=shifts,
+                                           **_filters(table, game, pit))
+    ]
+    return Report("drop", f"Drop by table, {span.name}", DROP_COLUMNS, rows,
+                  {"from": day_from, "to": day_to, "table": table, "game": game, "pit": pit, "shifts": shifts})

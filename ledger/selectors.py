@@ -1,0 +1,191 @@
+"""Reads of the ledger (plain functions for the admin, the REST views and the commands):
+the reconciliations, one table-day in full, the custody lists, and a reconciliation as
+the machine-readable dict the command's ``--json`` and the API give.
+
+Money in a dict is an integer of minor units, with its text by the one money formatter
+beside it (``display``); wins and variances as house results (``+EUR 40.00``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from fractions import Fraction
+from typing import Any
+
+from django.db.models import QuerySet
+
+from audit.models import Event, Finding
+from audit.record.findings import kinds_of
+from audit.record.money import format_money, format_signed
+from ledger.books.stats import basis_points, hold, percent
+
+from . import models as m
+
+LEDGER_KINDS = sorted(kinds_of("ledger"))
+
+
+def reconciliations(*, table: str | None = None, day: date | None = None, day_from: date | None = None,
+                    day_to: date | None = None, pit: str | None = None, game: str | None = None,
+                    shifts: bool = False, unexplained: bool | None = None) -> QuerySet[m.Reconciliation]:
+    """The reconciled periods: whole days (``shifts`` False) or shifts (True), filtered."""
+    rows = m.Reconciliation.objects.select_related("table")
+    rows = rows.exclude(shift="") if shifts else rows.filter(shift="")
+    filters: dict[str, Any] = {}
+    for name, value in (("table__stream", table), ("gaming_day", day), ("gaming_day__gte", day_from),
+                        ("gaming_day__lte", day_to), ("table__pit", pit), ("ruleset", game),
+                        ("unexplained", unexplained)):
+        if value is not None:
+            filters[name] = value
+    return rows.filter(**filters).order_by("gaming_day", "table__stream", "shift")
+
+
+def hold_of(row: m.Reconciliation) -> Fraction | None:
+    """Win-to-drop of the chip-count win."""
+    return hold(row.chip_win, row.drop) if row.chip_win is not None and row.drop else None
+
+
+def actual_win(row: m.Reconciliation) -> int:
+    """The chip-count win where the table counts chips, else the recorded win."""
+    return row.chip_win if row.chip_win is not None else row.recorded_win
+
+
+def money(amount: int | None, currency: str, *, signed: bool = False) -> str:
+    """The one formatter's text; ``n/a`` for a figure that is not known."""
+    if amount is None:
+        return "n/a"
+    return format_signed(amount, currency) if signed else format_money(amount, currency)
+
+
+_WINS = ("chip_win", "recorded_win", "replayed_win", "theoretical_win", "chip_variance", "replay_variance")
+
+
+def as_dict(row: m.Reconciliation, *, findings: list[Finding] | None = None,
+            signoff: m.SignOff | None = None) -> dict[str, Any]:
+    """One period as the command's JSON and the API give it."""
+    c = row.currency
+    rate = hold_of(row)
+    data: dict[str, Any] = {
+        "table": row.table.stream, "gaming_day": row.gaming_day.isoformat(), "shift": row.shift or None,
+        "currency": c, "game": row.ruleset, "pit": row.table.pit, "final": row.final,
+        "opener": row.opener, "closer": row.closer, "fills": row.fills, "credits": row.credits,
+        "drop": row.drop, "drop_cash": row.drop_cash, "drop_markers": row.drop_markers, "drop_chips": row.drop_chips,
+        "handle": row.handle, "rounds": row.rounds, "bets": row.bets,
+        "chip_count_win": row.chip_win, "recorded_win": row.recorded_win, "replayed_win": row.replayed_win,
+        "theoretical_win": row.theoretical_win, "theoretical_sd": row.theoretical_sd,
+        "theoretical_interval": None if row.interval_low is None else [row.interval_low, row.interval_high],
+        "hold": percent(rate) if rate is not None else None,
+        "hold_bp": basis_points(rate) if rate is not None else None,
+        "variances": {"chip": row.chip_variance, "replay": row.replay_variance},
+        "explanations": row.explanations,
+        "unexplained": row.unexplained,
+        "findings": row.findings if findings is None else [finding_dict(f) for f in findings],
+        "trial_balance": row.trial_balance,
+        "reconciled_version": row.reconciled_version,
+        "display": {
+            "opener": money(row.opener, c), "closer": money(row.closer, c), "fills": money(row.fills, c),
+            "credits": money(row.credits, c), "drop": money(row.drop, c), "handle": money(row.handle, c),
+            "chip_count_win": money(row.chip_win, c, signed=True),
+            "recorded_win": money(row.recorded_win, c, signed=True),
+            "replayed_win": money(row.replayed_win, c, signed=True),
+            "theoretical_win": money(row.theoretical_win, c, signed=True),
+            "theoretical_sd": money(row.theoretical_sd, c),
+            "chip_variance": money(row.chip_variance, c, signed=True),
+            "replay_variance": money(row.replay_variance, c, signed=True),
+            "hold": percent(rate),
+        },
+    }
+    if not row.shift:
+        data["signed_off"] = None if signoff is None else {
+            "status": signoff.status, "by": signoff.signed_by, "at": signoff.signed_at.isoformat(),
+            "note": signoff.note, "figures_hash": signoff.figures_hash,
+            "reopened_by": signoff.reopened_by or None,
+            "reopened_at": signoff.reopened_at.isoformat() if signoff.reopened_at else None,
+            "reopen_note": signoff.reopen_note or None,
+        }
+    return data
+
+
+def finding_dict(f: Finding) -> dict[str, Any]:
+    return {"id": f.pk, "kind": f.kind, "severity": f.severity, "status": f.status, "shift": f.shift or None,
+            "slip": f.slip or None, "expected": f.expected, "recorded": f.recorded, "message": f.message,
+            "event_version": f.event_version}
+
+
+def findings_of_day(*, table: str, day: date, superseded: bool = False) -> QuerySet[Finding]:
+    """The ledger's findings of a table-day (current ones unless ``superseded``)."""
+    found = Finding.objects.filter(stream=table, gaming_day=day, kind__in=LEDGER_KINDS)
+    found = found.filter(superseded_by__isnull=not superseded)
+    return found.order_by("shift", "id")
+
+
+@dataclass(frozen=True)
+class DayDetail:
+    """One table-day in full, for the reconciliation page and the API."""
+
+    day: m.Reconciliation
+    shifts: list[m.Reconciliation]
+    slips: list[m.Slip]
+    counts: list[m.InventorySlip]
+    drops: list[m.DropBox]
+    markers: list[m.Marker]
+    findings: list[Finding]
+    signoff: m.SignOff | None
+    previous: m.Reconciliation | None
+    next: m.Reconciliation | None
+
+
+def day_detail(*, table: str, day: date) -> DayDetail | None:
+    rows = list(m.Reconciliation.objects.select_related("table").filter(table__stream=table, gaming_day=day)
+                .order_by("shift"))
+    whole = next((r for r in rows if not r.shift), None)
+    if whole is None:
+        return None
+    # shifts in the order of their first round or count (labels sort by time only for HH:MM)
+    shifts = sorted((r for r in rows if r.shift), key=lambda r: (min(r.round_numbers or [0]), r.shift))
+    days = m.Reconciliation.objects.filter(table=whole.table, shift="")
+    return DayDetail(
+        day=whole, shifts=shifts,
+        slips=list(m.Slip.objects.filter(table=whole.table, gaming_day=day).order_by("kind", "number")),
+        counts=list(m.InventorySlip.objects.filter(table=whole.table, gaming_day=day).order_by("version")),
+        drops=list(m.DropBox.objects.filter(table=whole.table, gaming_day=day)),
+        markers=list(m.Marker.objects.filter(table=whole.table, gaming_day=day)),
+        findings=list(findings_of_day(table=table, day=day)),
+        signoff=m.SignOff.objects.filter(table=table, gaming_day=day).first(),
+        previous=days.filter(gaming_day__lt=day).order_by("-gaming_day").first(),
+        next=days.filter(gaming_day__gt=day).order_by("gaming_day").first(),
+    )
+
+
+def slips(*, table: str | None = None, day: date | None = None, kind: str | None = None,
+          state: str | None = None) -> QuerySet[m.Slip]:
+    rows = m.Slip.objects.select_related("table")
+    if table:
+        rows = rows.filter(table__stream=table)
+    if day:
+        rows = rows.filter(gaming_day=day)
+    if kind:
+        rows = rows.filter(kind=kind)
+    if state:
+        rows = rows.filter(state=state)
+    return rows.order_by("gaming_day", "table__stream", "number")
+
+
+def event_admin_urls(event_ids: list[Any]) -> dict[str, int]:
+    """Event id (text) -> the event's position (the event admin's key)."""
+    ids = [i for i in event_ids if i]
+    return {str(e): p for e, p in Event.objects.filter(event_id__in=ids).values_list("event_id", "position")}
+
+
+def tables(*, pit: str | None = None) -> QuerySet[m.LedgerTable]:
+    rows = m.LedgerTable.objects.all()
+    if pit is not None:
+        rows = rows.filter(pit=pit)
+    return rows.order_by("stream")
+
+
+def games() -> list[str]:
+    return sorted(set(m.Reconciliation.objects.exclude(ruleset="").values_list("ruleset", flat=True)))
+
+
+def pits() -> list[str]:
+    return sorted(set(m.LedgerTable.objects.exclude(pit="").values_list("pit", flat=True)))

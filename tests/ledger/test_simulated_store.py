@@ -1,0 +1,45 @@
+"""The simulator's tables in the store, through the feed, with the project's game
+provider (the tables' replay, the engine's house edge): on a clean day the recorded win
+equals the replayed win at every table, the chips agree with the record, and nothing
+is found."""
+from __future__ import annotations
+
+import pytest
+
+from audit.models import Finding
+from audit.subscribers import catch_up
+from ledger import models as m
+from ledger.feed import CACHE
+from tables import models as tm
+from tables.simulator.config import SimConfig
+from tables.simulator.run import simulate
+from tables.simulator.store import StoreSink
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_clean_simulated_day_reconciles_with_replay(settings) -> None:
+    settings.PROJECT_ON_APPEND = False
+    CACHE.clear()
+    config = SimConfig(tables=4, rounds=25, days=1, seed="ledger-clean", live_bets=30)
+    manifest = simulate(config, StoreSink(config))
+    assert manifest["faults"] == []
+    catch_up("ledger.books")  # the ledger first: its provider brings the tables' replay up itself
+    days = list(m.Reconciliation.objects.filter(shift="").select_related("table"))
+    assert len(days) == 4
+    counted = 0
+    for day in days:
+        assert day.replayed_win is not None and day.replayed_win == day.recorded_win, day
+        assert day.replay_variance == 0 and not day.unexplained
+        replayed = tm.TableDay.objects.get(table__stream=day.table.stream, gaming_day=day.gaming_day)
+        assert day.replayed_win == -replayed.expected_net and day.handle == replayed.handle
+        assert day.theoretical_win is not None and day.edge  # the engine's edge of the rule set
+        assert day.theoretical_sd is None  # the engine has no variance yet: n/a
+        if day.chip_win is not None:
+            counted += 1
+            assert day.chip_win == day.recorded_win and day.chip_variance == 0
+        assert sum(day.trial_balance.values()) == 0
+    assert counted >= 3  # every table but the live game counts its chips
+    assert not Finding.objects.filter(superseded_by__isnull=True).exists()
+    catch_up("tables.projections")  # the tables' own subscriber then finds nothing new
+    assert not Finding.objects.filter(superseded_by__isnull=True).exists()
