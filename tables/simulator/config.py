@@ -1,12 +1,12 @@
 """What to simulate: tables, rule sets, size, seed, clock and faults."""
 from __future__ import annotations
 
-import msgspec
-
 import re
 import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
+
+import msgspec
 
 from audit.record.events.fields import Text
 from tables.engine.presets import PRESETS
