@@ -313,7 +313,7 @@ class TableSim:
 
     def new_player(self, box: int, kind: str | None = None) -> Player:
         self.player_no += 1
-        kind = kind or self.rng.choice(("basic", "basic", "casual", "casual", "casual", "counter"))
+        kind = kind or self.rng.choice(self.config.players)
         assert self.strategy is not None
         player = Player(f"P{self.spec.index + 1:02d}-{self.player_no:05d}", kind, box, self.rng, self.strategy, self.limits)
         self.people[player.id] = player
