@@ -137,6 +137,7 @@ class TableSim:
         self.drop_cash = 0
         self.drop_markers = 0
         self.slip_no = 0
+        self.markers: list[tuple[str, int]] = []  # issued today, not yet redeemed: (number, amount)
         self.gaming_day = ""
         self.day_no = 0
         self.settled_rounds = 0
@@ -260,7 +261,16 @@ class TableSim:
         if not self.live:
             self.clock += 8 * _HOUR  # the count room counts the next morning
             self.drop(fault, claimed)
+            self.redeem_markers()
         yield self.flush()
+
+    def redeem_markers(self) -> None:
+        """Half the day's markers are paid at the cage the morning after, the rest later."""
+        for marker, amount in self.markers:
+            if self.rng.random() < 0.5:
+                self.emit("marker.redeemed", {"marker": marker, "amount": amount, "currency": self.config.currency,
+                                              "method": "cash", "received_by": "CG-1"}, "user:cage")
+        self.markers = []
 
     def drop(self, fault: str | None, claimed: FaultAt | None) -> None:
         """The drop box from the table to the books: removed by security, counted by the
@@ -344,14 +354,18 @@ class TableSim:
         step = self.limits.step
         amount = max(need * 4, player.unit * 20)
         amount -= amount % step
-        method = "marker" if amount >= 200_000 and self.rng.random() < 0.3 else "cash"
-        self.emit("buyin.recorded", {"box": player.box or None, "player": player.id, "method": method, "amount": amount,
-                                     "currency": self.config.currency}, f"dealer:{self.dealer}")
-        self.tray.pay(amount)
-        if method == "cash":
-            self.drop_cash += amount
-        else:
+        if amount >= 50_000 and self.rng.random() < 0.2:  # on credit: a marker, approved by the pit boss
+            marker = self.next_slip("M")
+            self.emit("marker.issued", {"marker": marker, "player": player.id, "box": player.box or None, "amount": amount,
+                                        "currency": self.config.currency, "approved_by": self.pit_boss(),
+                                        "dealer": self.dealer}, f"dealer:{self.dealer}")
+            self.markers.append((marker, amount))
             self.drop_markers += amount
+        else:
+            self.emit("buyin.recorded", {"box": player.box or None, "player": player.id, "method": "cash", "amount": amount,
+                                         "currency": self.config.currency}, f"dealer:{self.dealer}")
+            self.drop_cash += amount
+        self.tray.pay(amount)
         player.stack += amount
         player.buyins += 1
 
