@@ -13,11 +13,10 @@ serializer) and an invalid payload (found by the store) alike.
 
 from __future__ import annotations
 
-from typing import Any
-
 import logging
 import sys
 import uuid
+from typing import Any
 
 from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError

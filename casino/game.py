@@ -10,10 +10,9 @@ tables' read models and the rules engine's mathematics; registered by
   replayed incrementally first - the same service the tables' subscriber runs, which
   then finds nothing new.
 - **Edge and variance**: the engine's house edge of the rule set with the table's
-  overrides (a float from the combinatorial analysis, made an exact fraction of its
-  decimal text, deliberately). The variance of one round's result per unit staked is not
-  computed by the engine yet: None, so the ledger shows no SD and no interval (and
-  decides nothing by one) until it is.
+  overrides and the variance of one round's result per unit of initial stake, the chart
+  played (:func:`tables.engine.math.house_edge.house_edge`: floats from the
+  combinatorial analysis, each made an exact fraction of its decimal text, deliberately).
 """
 from __future__ import annotations
 
@@ -79,5 +78,6 @@ def _math(ruleset: str, overrides: tuple[tuple[str, Any], ...]) -> GameMath:
         rules = base.with_overrides(dict(overrides))
     except ValueError:
         return GameMath()
-    # the analysis gives a float; its decimal text made exact (never a float near money)
-    return GameMath(edge=Fraction(str(house_edge(rules).house_edge)), variance=None)
+    # the analysis gives floats; their decimal text made exact (never a float near money)
+    figures = house_edge(rules)
+    return GameMath(edge=Fraction(str(figures.house_edge)), variance=Fraction(str(figures.variance)))

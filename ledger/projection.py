@@ -35,10 +35,11 @@ from django.db import transaction
 from django.db.models import Q
 
 from audit.models import Event
+from audit.record.corrections import struck_events
 from audit.store import stream_head
 from ledger.books.figures import chip_value
 from ledger.books.findings import KINDS as LEDGER_KINDS
-from ledger.books.fold import HANDLERS, Books, Fold, struck_events
+from ledger.books.fold import HANDLERS, Books, Fold
 
 from . import config
 from . import models as m

@@ -37,8 +37,9 @@ from django.db import connection
 
 from audit.gaming_day import gaming_day as gaming_day_of
 from audit.models import Event
+from audit.record.corrections import struck_events
 from tables.engine.findings import Finding as EngineFinding
-from tables.engine.replay import Checkpoint, Replay, ReplayResult, struck_events
+from tables.engine.replay import Checkpoint, Replay, ReplayResult
 from tables.engine.table_round import Round as EngineRound
 
 from . import models as m

@@ -28,6 +28,7 @@ from datetime import datetime
 from typing import Any
 
 from audit.record.chain import parse_timestamp
+from audit.record.corrections import struck_events
 from audit.record.money import format_money
 
 from . import journal as j
@@ -663,16 +664,6 @@ HANDLERS: dict[str, Handler] = {
     "drop.counted": on_drop_counted,
     "drop.posted": on_drop_posted,
 }
-
-
-def struck_events(events: Iterable[Event]) -> set[str]:
-    """Ids of events an authorised correction strikes (``corrects`` with no settlements),
-    as the engine's replay reads them: they are skipped, as if never recorded."""
-    return {
-        str(e["payload"]["corrects"])
-        for e in events
-        if e["type"] == "correction.recorded" and e["payload"]["corrects"] is not None and not e["payload"]["settlements"]
-    }
 
 
 @dataclass(frozen=True, slots=True)

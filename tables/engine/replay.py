@@ -40,6 +40,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from audit.record.corrections import struck_events
 from audit.record.events import REGISTRY, upcast
 from audit.record.events.fields import HandAction
 
@@ -724,16 +725,6 @@ HANDLERS: dict[str, Handler] = {
 for _name in REGISTRY:
     HANDLERS.setdefault(_name, _ignore)
 _NO_RULES_NEEDED = frozenset(name for name, handler in HANDLERS.items() if handler is _ignore) | {"table.opened", "correction.recorded"}
-
-
-def struck_events(events: Iterable[Event]) -> set[str]:
-    """Ids of events that an authorised correction strikes (``corrects`` with no
-    settlements): replay skips them, as if the dealer had never recorded them."""
-    return {
-        e["payload"]["corrects"]
-        for e in events
-        if e["type"] == "correction.recorded" and e["payload"]["corrects"] is not None and not e["payload"]["settlements"]
-    }
 
 
 def replay(events: Iterable[Event], rules: RuleSet | None = None, *, check_offers: bool = True) -> ReplayResult:

@@ -98,3 +98,13 @@ class Tray:
     def credit(self, chips: dict[int, int]) -> None:
         for d, n in chips.items():
             self.counts[d] -= n
+
+    def lose(self, amount: int) -> int:
+        """Chips worth ``amount`` leave the tray unrecorded (taken, or lost): the largest
+        that fit first, as a thief would. Returns the value that left."""
+        left = amount
+        for d in DENOMINATIONS:
+            n = min(left // d, max(self.counts.get(d, 0), 0))
+            self.counts[d] = self.counts.get(d, 0) - n
+            left -= n * d
+        return amount - left

@@ -1,12 +1,12 @@
 """What to simulate: tables, rule sets, size, seed, clock and faults."""
 from __future__ import annotations
 
-import msgspec
-
 import re
 import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
+
+import msgspec
 
 from audit.record.events.fields import Text
 from tables.engine.presets import PRESETS
@@ -38,6 +38,10 @@ class TableSpec:
         return self.rules.dealer_plays_basic_strategy
 
 
+# the seated players the simulator knows (tables.simulator.players)
+PLAYER_KINDS = frozenset({"basic", "casual", "counter"})
+
+
 @dataclass(frozen=True)
 class SimConfig:
     tables: int = 7
@@ -50,6 +54,8 @@ class SimConfig:
     start: datetime | None = None
     gaming_day: date | None = None  # of the first day; None: the start's UTC date
     seats: int | None = None  # occupied boxes, fixed; None: players come and go (1-5)
+    # the kinds a new player is drawn from, each equally likely (a kind listed twice, twice as likely)
+    players: tuple[str, ...] = ("basic", "basic", "casual", "casual", "casual", "counter")
     live_bets: int = 2000
     rates: dict[str, float] = field(default_factory=dict)
     at: tuple[FaultAt, ...] = ()
@@ -125,6 +131,8 @@ class SimConfig:
             out.append("--hours must be more than 0")
         if self.seats is not None and not 1 <= self.seats <= 7:
             out.append("--seats must be 1-7")
+        if not self.players or not set(self.players) <= PLAYER_KINDS:
+            out.append(f"players {self.players!r}: each one of {', '.join(sorted(PLAYER_KINDS))}")
         if self.live_bets < 1:
             out.append("--live-bets must be at least 1")
         if not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,50}$", self.prefix):

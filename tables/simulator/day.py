@@ -27,12 +27,18 @@ from tables.engine.table_round import Bet, Hand, LiveMemo
 
 from .chips import Tray, chip_list, par_for
 from .config import SimConfig, TableSpec, chip_step
-from .faults import KINDS, ROUND_KINDS, FaultAt
+from .faults import CLOSING_KINDS, FILL_KINDS, KINDS, ROUND_KINDS, FaultAt
 from .planting import PLANTERS, DealtEvents
 from .players import HI_LO_CARD, Limits, Player
 
 Event = tuple[str, dict[str, Any], int, str]
 _HOUR = 3_600_000_000
+# what a custody fault takes from the tray or the drop: above the variance report threshold
+# (N.J.A.C. 13:69D-1.21(e): $25)
+_MISSING = 10_000
+_NOT_PLANTED = {"round": "no round of the table allowed it", "fill": "no fill or credit after it (a table with no chip tray?)",
+                "opening": "no gaming day opened after it with a count before it (simulate two days or more)",
+                "closing": "no gaming day closed after it with a chip tray"}
 
 
 class Seated(Seats):
@@ -131,6 +137,7 @@ class TableSim:
         self.drop_cash = 0
         self.drop_markers = 0
         self.slip_no = 0
+        self.markers: list[tuple[str, int]] = []  # issued today, not yet redeemed: (number, amount)
         self.gaming_day = ""
         self.day_no = 0
         self.settled_rounds = 0
@@ -189,7 +196,7 @@ class TableSim:
             yield from self.close_day()
         for fault in self.pending:
             self.not_planted.append({"kind": fault.kind, "table": fault.table, "round": fault.round,
-                                     "reason": "no round of the table allowed it"})
+                                     "reason": _NOT_PLANTED[KINDS[fault.kind].moment]})
         yield self.flush()
 
     def dealer_at(self, offset: int) -> str:
@@ -215,31 +222,78 @@ class TableSim:
         self.rotate(0)
         self.drop_cash = self.drop_markers = 0
         if not self.live:
+            gone = 0
             if self.tray is None:
                 self.tray = Tray(par_for(spec.max_bet))
-            self.emit("inventory.counted", {"kind": "opening", "chips": chip_list(self.tray.counts), "counted_by": self.dealer,
-                                            "witnessed_by": self.pit_boss()}, boss)
+            elif self.due("opener_mismatch", self.number + 1, per_day=True):
+                gone = self.tray.lose(_MISSING)
+            version = self.count("opening")
+            if gone:
+                self.plant("opener_mismatch", version, "inventory.counted", round=None, gaming_day=self.gaming_day,
+                           variance=-gone, requested=self._claimed)
         self.order = ()  # a new day opens with a new shoe
 
+    def count(self, kind: str) -> int:
+        """An inventory slip of the tray as it is: counted by the dealer, witnessed by the
+        floor supervisor."""
+        assert self.tray is not None
+        return self.emit("inventory.counted", {
+            "kind": kind, "chips": chip_list(self.tray.counts), "counted_by": self.dealer, "witnessed_by": self.pit_boss(),
+            "gaming_day": self.gaming_day, "slip": self.next_slip("I"),
+        }, f"user:{self.pit_boss()}")
+
     def close_day(self) -> Iterator[list[Event]]:
+        """The closing count, ``table.closed`` and the drop, with at most one closing
+        fault (a variance cannot be seen on a day whose drop was never counted)."""
         boss = f"user:{self.pit_boss()}"
+        fault: str | None = None
+        claimed: FaultAt | None = None
         if not self.live:
             assert self.tray is not None
-            counts = dict(self.tray.counts)
-            version = self.version + len(self.buffer) + 1
-            if self.due("chip_variance", self.number, per_day=True):
-                short = 2_500 if counts.get(2_500, 0) >= 2 else max(d for d, n in counts.items() if n >= 1)
-                counts[short] -= 1
+            fault = next((kind for kind in CLOSING_KINDS if self.due(kind, self.number, per_day=True)), None)
+            claimed = self._claimed
+            gone = self.tray.lose(_MISSING) if fault == "chip_variance" else 0
+            version = self.count("closing")
+            if gone:
                 self.plant("chip_variance", version, "inventory.counted", round=None, gaming_day=self.gaming_day,
-                           variance=-short, requested=self._claimed)
-            self.emit("inventory.counted", {"kind": "closing", "chips": chip_list(counts), "counted_by": self.dealer,
-                                            "witnessed_by": self.pit_boss()}, boss)
+                           variance=-gone, requested=claimed)
         self.emit("table.closed", {"gaming_day": self.gaming_day}, boss)
         if not self.live:
             self.clock += 8 * _HOUR  # the count room counts the next morning
-            self.emit("drop.counted", {"gaming_day": self.gaming_day, "cash": self.drop_cash, "markers": self.drop_markers,
-                                       "currency": self.config.currency, "counted_by": "CR-1"}, "user:CR-1")
+            self.drop(fault, claimed)
+            self.redeem_markers()
         yield self.flush()
+
+    def redeem_markers(self) -> None:
+        """Half the day's markers are paid at the cage the morning after, the rest later."""
+        for marker, amount in self.markers:
+            if self.rng.random() < 0.5:
+                self.emit("marker.redeemed", {"marker": marker, "amount": amount, "currency": self.config.currency,
+                                              "method": "cash", "received_by": "CG-1"}, "user:cage")
+        self.markers = []
+
+    def drop(self, fault: str | None, claimed: FaultAt | None) -> None:
+        """The drop box from the table to the books: removed by security, counted by the
+        count team, posted by accounting - or a closing fault on the way."""
+        day, currency = self.gaming_day, self.config.currency
+        version = self.emit("drop.removed", {"gaming_day": day, "shift": None, "box": f"DB-{self.code}",
+                                             "removed_by": "SEC-1", "witnessed_by": self.pit_boss()}, "user:SEC-1")
+        if fault == "drop_not_counted":
+            self.plant(fault, version, "drop.removed", round=None, gaming_day=day, requested=claimed)
+            return
+        cash, markers = self.drop_cash, self.drop_markers
+        version = self.emit("drop.counted", {"gaming_day": day, "cash": cash, "markers": markers, "chips": 0,
+                                             "currency": currency, "counted_by": "CR-1", "team": ["CR-2", "CR-3"]}, "user:CR-1")
+        if fault == "drop_not_posted":
+            self.plant(fault, version, "drop.counted", round=None, gaming_day=day, requested=claimed)
+            return
+        posted = cash
+        if fault == "drop_mismatch":
+            posted = cash - _MISSING if cash >= _MISSING else cash + _MISSING
+        version = self.emit("drop.posted", {"gaming_day": day, "shift": None, "cash": posted, "markers": markers, "chips": 0,
+                                            "currency": currency, "posted_by": "ACC-1"}, "user:ACC-1")
+        if fault == "drop_mismatch":
+            self.plant(fault, version, "drop.posted", round=None, gaming_day=day, requested=claimed)
 
     # --- faults: what is due --------------------------------------------------------------
 
@@ -269,7 +323,7 @@ class TableSim:
 
     def new_player(self, box: int, kind: str | None = None) -> Player:
         self.player_no += 1
-        kind = kind or self.rng.choice(("basic", "basic", "casual", "casual", "casual", "counter"))
+        kind = kind or self.rng.choice(self.config.players)
         assert self.strategy is not None
         player = Player(f"P{self.spec.index + 1:02d}-{self.player_no:05d}", kind, box, self.rng, self.strategy, self.limits)
         self.people[player.id] = player
@@ -300,39 +354,92 @@ class TableSim:
         step = self.limits.step
         amount = max(need * 4, player.unit * 20)
         amount -= amount % step
-        method = "marker" if amount >= 200_000 and self.rng.random() < 0.3 else "cash"
-        self.emit("buyin.recorded", {"box": player.box or None, "player": player.id, "method": method, "amount": amount,
-                                     "currency": self.config.currency}, f"dealer:{self.dealer}")
-        self.tray.pay(amount)
-        if method == "cash":
-            self.drop_cash += amount
-        else:
+        if amount >= 50_000 and self.rng.random() < 0.2:  # on credit: a marker, approved by the pit boss
+            marker = self.next_slip("M")
+            self.emit("marker.issued", {"marker": marker, "player": player.id, "box": player.box or None, "amount": amount,
+                                        "currency": self.config.currency, "approved_by": self.pit_boss(),
+                                        "dealer": self.dealer}, f"dealer:{self.dealer}")
+            self.markers.append((marker, amount))
             self.drop_markers += amount
+        else:
+            self.emit("buyin.recorded", {"box": player.box or None, "player": player.id, "method": "cash", "amount": amount,
+                                         "currency": self.config.currency}, f"dealer:{self.dealer}")
+            self.drop_cash += amount
+        self.tray.pay(amount)
         player.stack += amount
         player.buyins += 1
 
     def fill_or_credit(self, number: int) -> None:
+        """Bring the tray back towards par: a fill slip through its steps (requested by
+        the floor supervisor, issued by the cage, received at the table), a credit slip
+        through its own (requested, released at the table, received at the cage). A fill
+        fault due now rides on a fill (one forced if the tray needs none) or on a slip of
+        its own."""
         tray = self.tray
         assert tray is not None
-        forced = self.due("fill_twice", number)
-        requested = self._claimed
+        fault = next((kind for kind in FILL_KINDS if self.due(kind, number)), None)
+        claimed = self._claimed
+        if fault in ("void_without_reason", "fill_unfinished"):
+            self.stray_fill(fault, claimed)
+            fault = None
         chips = tray.due_fill()
-        if forced and not chips:
+        if fault and not chips:
             chips = {d: max(n // 4, 1) for d, n in tray.par.items() if n}
         if chips:
-            self.slip_no += 1
-            slip = f"F-{self.spec.index + 1:02d}{self.slip_no:05d}"
-            payload = {"slip": slip, "chips": chip_list(chips)}
-            self.emit("chips.filled", payload, "user:cage")
-            tray.fill(chips)
-            if forced:
-                version = self.emit("chips.filled", dict(payload), "user:cage")
-                self.plant("fill_twice", version, "chips.filled", round=None, slip=slip, gaming_day=self.gaming_day, requested=requested)
+            self.fill(chips, fault, claimed)
         chips = tray.due_credit()
         if chips:
-            self.slip_no += 1
-            self.emit("chips.credited", {"slip": f"C-{self.spec.index + 1:02d}{self.slip_no:05d}", "chips": chip_list(chips)}, "user:cage")
+            slip, boss = self.next_slip("C"), self.pit_boss()
+            listed = chip_list(chips)
+            self.emit("credit.requested", {"slip": slip, "chips": listed, "requested_by": boss}, f"user:{boss}")
+            self.emit("chips.credited", {"slip": slip, "chips": listed, "dealer": self.dealer, "supervisor": boss},
+                      f"dealer:{self.dealer}")
             tray.credit(chips)
+            self.emit("credit.received", {"slip": slip, "chips": listed, "cashier": "CG-1", "carried_by": "SEC-1"}, "user:cage")
+
+    def next_slip(self, prefix: str) -> str:
+        self.slip_no += 1
+        return f"{prefix}-{self.spec.index + 1:02d}{self.slip_no:05d}"
+
+    def fill(self, chips: dict[int, int], fault: str | None, claimed: FaultAt | None) -> None:
+        assert self.tray is not None
+        slip, boss = self.next_slip("F"), self.pit_boss()
+        listed = chip_list(chips)
+        if fault != "fill_without_request":
+            self.emit("fill.requested", {"slip": slip, "chips": listed, "requested_by": boss}, f"user:{boss}")
+        version = self.emit("fill.issued", {"slip": slip, "chips": listed, "cashier": "CG-1", "carried_by": "SEC-1"}, "user:cage")
+        received = dict(chips)
+        if fault == "fill_short":
+            received[min(received)] -= 1
+        table_step = {"slip": slip, "chips": chip_list(received), "dealer": self.dealer, "supervisor": boss}
+        step = self.emit("chips.filled", table_step, f"dealer:{self.dealer}")
+        self.tray.fill(received)
+        if fault == "fill_short":
+            version = step
+        elif fault == "fill_twice":
+            version = self.emit("chips.filled", dict(table_step), f"dealer:{self.dealer}")
+        elif fault == "void_after_receipt":
+            version = self.emit("fill.voided", {"slip": slip, "reason": "entered in error", "voided_by": boss, "witnessed_by": "CG-1"},
+                                f"user:{boss}")
+        if fault:
+            type = "fill.issued" if fault == "fill_without_request" else "fill.voided" if fault == "void_after_receipt" else "chips.filled"
+            self.plant(fault, version, type, round=None, slip=slip, gaming_day=self.gaming_day, requested=claimed)
+
+    def stray_fill(self, fault: str, claimed: FaultAt | None) -> None:
+        """A fill slip that moves no chips at the table: voided with no reason, or issued by
+        the cage and then lost track of."""
+        assert self.tray is not None
+        slip, boss = self.next_slip("F"), self.pit_boss()
+        listed = chip_list({d: max(n // 4, 1) for d, n in self.tray.par.items() if n})
+        self.emit("fill.requested", {"slip": slip, "chips": listed, "requested_by": boss}, f"user:{boss}")
+        if fault == "void_without_reason":
+            version = self.emit("fill.voided", {"slip": slip, "reason": None, "voided_by": boss, "witnessed_by": "CG-1"},
+                                f"user:{boss}")
+            type = "fill.voided"
+        else:
+            version = self.emit("fill.issued", {"slip": slip, "chips": listed, "cashier": "CG-1", "carried_by": "SEC-1"}, "user:cage")
+            type = "fill.issued"
+        self.plant(fault, version, type, round=None, slip=slip, gaming_day=self.gaming_day, requested=claimed)
 
     def between_rounds(self, played: int) -> Iterator[list[Event]]:
         number = self.number + 1

@@ -5,17 +5,18 @@ one finding an audit must report for it. Which check reports it is that finding'
 ``owner`` in the findings vocabulary (:mod:`audit.record.findings`):
 
 * ``engine`` - the rules engine's replay (``tables.engine.replay``);
-* ``ledger`` - the chip reconciliation of :mod:`.reconcile` (the engine's replay does
-  not look at chips);
+* ``ledger`` - the ledger's books and their reconciliation (``ledger.books``: the
+  custody of chips and cash, which the engine's replay does not look at);
 * ``integrity`` - the hash chain: ``audit.verify.verify_chains`` / ``manage.py verify``
   in the store, ``manage.py verify --file`` (``audit.record.verify``) for a file.
 
 A kind is planted at one moment of a table's day: in a ``round`` (at most one such
-fault per round; each has its planter in :mod:`.planting`), at a ``fill`` or at the
-``closing`` count.
+fault per round; each has its planter in :mod:`.planting`), at a ``fill`` (one fault
+per fill slip), at the ``opening`` count of a gaming day after the first, or at the
+``closing`` of a day (the closing count and the drop).
 
-Asking: ``KIND=RATE`` (a probability per round; per table and gaming day for
-``chip_variance``) or ``KIND@TABLE:ROUND`` (at that round of that table, or the first
+Asking: ``KIND=RATE`` (a probability per round; per table and gaming day for the
+``opening`` and ``closing`` kinds) or ``KIND@TABLE:ROUND`` (at that round of that table, or the first
 round after it where the fault can be planted - a short pay needs a winning bet).
 """
 from __future__ import annotations
@@ -28,7 +29,7 @@ from typing import Literal
 from audit.record.findings import KINDS as FINDINGS
 from audit.record.findings import Owner
 
-Moment = Literal["round", "fill", "closing"]
+Moment = Literal["round", "fill", "opening", "closing"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,14 +55,30 @@ _KINDS = (
     FaultKind("impossible_card", "impossible_card", "round", "a player's card is recorded as a card the (hand-shuffled) shoe holds no more of"),
     FaultKind("missing_event", "missing_event", "round", "the round's betting.closed is never recorded"),
     FaultKind("duplicate_event", "duplicate_event", "round", "a bet.placed is recorded twice (a retry under a new id)"),
-    FaultKind("chip_variance", "chip_variance", "closing", "the closing inventory count is short by some chips"),
-    FaultKind("fill_twice", "duplicate_slip", "fill", "a fill slip is recorded twice"),
+    # custody: the fill slip's steps (requested -> issued -> received), the counts, the drop
+    FaultKind("fill_twice", "duplicate_slip", "fill", "a fill's receipt at the table is recorded twice"),
+    FaultKind("fill_without_request", "slip_without_request", "fill",
+              "a fill is issued and received with no request from a floor supervisor on record"),
+    FaultKind("fill_short", "slip_mismatch", "fill", "a fill arrives at the table one chip short of what the cage issued"),
+    FaultKind("fill_unfinished", "slip_unfinished", "fill", "a fill is requested and issued but never received nor voided"),
+    FaultKind("void_without_reason", "void_without_reason", "fill", "a fill request is voided with no reason given"),
+    FaultKind("void_after_receipt", "void_after_receipt", "fill", "a fill is voided after its chips were received at the table"),
+    FaultKind("opener_mismatch", "opener_mismatch", "opening",
+              "chips leave the tray overnight: the opening count differs from the closing count before it"),
+    FaultKind("chip_variance", "chip_variance", "closing",
+              "chips go missing from the tray during play: the closing count is short by more than the report threshold"),
+    FaultKind("drop_not_counted", "drop_not_counted", "closing", "the drop box is removed but its count is never recorded"),
+    FaultKind("drop_not_posted", "drop_not_posted", "closing", "the drop is counted but never posted to the books"),
+    FaultKind("drop_mismatch", "drop_mismatch", "closing", "the drop is posted with other cash than the count team counted"),
     FaultKind("tamper", "altered", "round", "a stored bet.placed's player is changed behind the application's back"),
 )
 
 KINDS: MappingProxyType[str, FaultKind] = MappingProxyType({k.name: k for k in _KINDS})
 # faults that change one round's events; at most one of them per round
 ROUND_KINDS = frozenset(k.name for k in _KINDS if k.moment == "round")
+# custody faults, each planted at its moment (one fill fault per fill)
+FILL_KINDS = tuple(k.name for k in _KINDS if k.moment == "fill")
+CLOSING_KINDS = tuple(k.name for k in _KINDS if k.moment == "closing")
 
 
 class FaultError(ValueError):

@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from audit.record.corrections import struck_events
 from ledger.books import fold, reconcile
-from ledger.books.fold import Fold, struck_events
+from ledger.books.fold import Fold
 from ledger.books.stats import TableDay, aggregate, theoretical
 
 from .helpers import DAY, Table, worked_example

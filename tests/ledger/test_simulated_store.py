@@ -4,13 +4,18 @@ equals the replayed win at every table, the chips agree with the record, and not
 is found."""
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
 from audit.models import Finding
 from audit.subscribers import catch_up
 from ledger import models as m
+from ledger.books.stats import standard_deviation
 from ledger.feed import CACHE
 from tables import models as tm
+from tables.engine.math.house_edge import house_edge
+from tables.engine.presets import PRESETS
 from tables.simulator.config import SimConfig
 from tables.simulator.run import simulate
 from tables.simulator.store import StoreSink
@@ -34,7 +39,9 @@ def test_a_clean_simulated_day_reconciles_with_replay(settings) -> None:
         replayed = tm.TableDay.objects.get(table__stream=day.table.stream, gaming_day=day.gaming_day)
         assert day.replayed_win == -replayed.expected_net and day.handle == replayed.handle
         assert day.theoretical_win is not None and day.edge  # the engine's edge of the rule set
-        assert day.theoretical_sd is None  # the engine has no variance yet: n/a
+        # the SD from the engine's variance of the rule set's round (the chart played)
+        variance = Fraction(str(house_edge(PRESETS[day.ruleset]).variance))
+        assert day.theoretical_sd == standard_deviation(variance * int(day.stake_squares)) > 0
         if day.chip_win is not None:
             counted += 1
             assert day.chip_win == day.recorded_win and day.chip_variance == 0

@@ -6,7 +6,7 @@ import json
 from collections import Counter
 from typing import Any
 
-from tables.simulator.check import expected_of, found_in
+from casino.simcheck import expected_of, found_in
 from tables.simulator.config import SimConfig
 from tables.simulator.faults import KINDS
 from tables.simulator.run import FileSink, simulate

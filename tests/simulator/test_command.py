@@ -80,7 +80,7 @@ def test_from_the_shell_a_bad_kind_exits_2_with_one_line(tmp_path: Path) -> None
 
 
 def test_check_reports_a_fault_the_audit_did_not_find() -> None:
-    from tables.simulator.check import check_lines
+    from casino.simcheck import check_lines
     from tables.simulator.config import SimConfig
 
     from .helpers import run

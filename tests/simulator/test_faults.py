@@ -12,18 +12,22 @@ from tables.simulator.faults import KINDS, parse_at
 
 from .helpers import audit, events_of, expected, run
 
-# table per fault kind: 01 is it-live (no chips), 07 the single deck
+# table per fault kind: 01 is it-live (no chips), 07 the single deck; custody faults of one
+# moment (a fill, a day's drop) on different tables
 _TABLE = {
     "short_pay": 2, "overpay": 3, "natural_even_money": 5, "dealer_draws_17": 4, "dealer_stands_16": 6,
     "card_out_of_sequence": 3, "impossible_card": 7, "missing_event": 1, "duplicate_event": 1,
-    "chip_variance": 3, "fill_twice": 4, "tamper": 5,
+    "fill_twice": 4, "fill_without_request": 2, "fill_short": 3, "fill_unfinished": 5, "void_without_reason": 6,
+    "void_after_receipt": 7, "opener_mismatch": 2, "chip_variance": 3, "drop_not_counted": 4, "drop_not_posted": 5,
+    "drop_mismatch": 6, "tamper": 5,
 }
 
 
 @pytest.fixture(scope="module")
 def placed() -> tuple[bytes, dict]:
-    at = tuple(parse_at(f"{kind}@BJ-{_TABLE[kind]:02d}:{3 + 4 * i}") for i, kind in enumerate(KINDS))
-    return run(SimConfig(tables=7, rounds=70, seed="placed", live_bets=60, at=at))
+    """Every kind once, on two gaming days (an opener differs from the closer before it)."""
+    at = tuple(parse_at(f"{kind}@BJ-{_TABLE[kind]:02d}:{min(3 + 4 * i, 44)}") for i, kind in enumerate(KINDS))
+    return run(SimConfig(tables=7, rounds=45, days=2, seed="placed", live_bets=40, at=at))
 
 
 @pytest.fixture(scope="module")
@@ -66,9 +70,9 @@ def test_nothing_else_is_reported(placed: tuple[bytes, dict], found: Counter) ->
 def test_faults_at_a_rate_are_each_found_and_nothing_else() -> None:
     rates = {kind: 0.03 for kind in KINDS}
     rates["chip_variance"] = 0.5
-    data, manifest = run(SimConfig(tables=7, rounds=80, seed="rates", live_bets=40, rates=rates))
+    data, manifest = run(SimConfig(tables=7, rounds=50, days=2, seed="rates", live_bets=30, rates=rates))
     planted = Counter(f["kind"] for f in manifest["faults"])
-    assert len(planted) >= 9, planted
+    assert len(planted) >= 15, planted
     found = audit(data)
     want = expected(manifest)  # a stream's first tampering only: the chain check stops there
     assert found == want

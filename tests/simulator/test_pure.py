@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPT = """
 import io, sys
-from tables.simulator import chips, config, day, faults, output, planting, players, reconcile, run
+from tables.simulator import chips, config, day, faults, output, planting, players, run
 cfg = config.SimConfig(tables=2, rounds=3, seed="pure", live_bets=5)
 run.simulate(cfg, run.FileSink(io.BytesIO(), cfg))
 loaded = sorted(name for name in sys.modules if name == "django" or name.startswith("django."))

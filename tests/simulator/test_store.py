@@ -4,7 +4,6 @@ with the simulator's. Tampering in the store is an UPDATE past the triggers, and
 from __future__ import annotations
 
 import io
-import json
 from collections import Counter
 from pathlib import Path
 
@@ -15,13 +14,11 @@ from audit.ingest import ingest_file
 from audit.models import Event
 from audit.store import envelope
 from audit.verify import verify_chains
-from tables.engine.replay import replay
+from casino.simcheck import found_in_streams
 from tables.simulator.config import SimConfig
 from tables.simulator.faults import parse_at
-from tables.simulator.reconcile import reconcile
 from tables.simulator.run import simulate
 from tables.simulator.store import StoreSink
-
 from tests.audit.tampering import tamper_payload
 
 from .helpers import events_of, expected, run
@@ -75,12 +72,7 @@ def test_into_the_store_with_faults_each_found_where_the_manifest_says(tmp_path:
     problems = Counter((p.stream, p.kind, str(p.version), p.event_id) for p in report.problems)
     tampered = [f for f in manifest["faults"] if f["kind"] == "tamper"]
     assert problems == Counter((f["table"], "altered", str(f["event"]["version"]), f["event"]["id"]) for f in tampered)
-    found: Counter[tuple[str, ...]] = Counter()
-    for stream, events in _stored().items():
-        for f in replay(events).findings:
-            found[("engine", stream, f.kind, str(f.round))] += 1
-        for f in reconcile(events):
-            found[("ledger", stream, f.kind, f.gaming_day)] += 1
+    found = found_in_streams(_stored())
     want = expected({"faults": [f for f in manifest["faults"] if f["kind"] != "tamper"]})
     assert found == want
     # the tampered row holds the manifest's player now

@@ -1,25 +1,27 @@
-"""The audit of a simulated file against its manifest: what replay, the chip
-reconciliation and the chain check find, next to what the manifest says they must.
+"""The audit of a simulated file against its manifest (``simulate --check``): what
+replay, the ledger's books and reconciliation and the chain check find, next to what the
+manifest says they must. It lives in ``casino`` because it brings the engine and the
+ledger together, which neither ``tables`` nor ``ledger`` may import from the other.
 
 Findings are compared as ``(check, table, kind, where)``: ``check`` is the owner of the
 finding kind in the findings vocabulary - ``engine`` (replay; ``where`` is the round),
-``ledger`` (the chip reconciliation; the gaming day) or ``integrity`` (the chain check;
+``ledger`` (the books of each stream and the reconciliation of each of its days, at
+the default thresholds; the gaming day) or ``integrity`` (the chain check;
 the stream version). A chain check stops at a stream's first bad event, so only the
 first tampering of a stream is expected from it.
 """
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from audit.record.jsonl import decode_lines
 from audit.record.verify import verify
-from tables.engine.jsonl import replay_events
-
-from .faults import KINDS
-from .reconcile import reconcile_all
+from ledger.books import fold, reconcile
+from tables.engine.replay import replay
+from tables.simulator.faults import KINDS
 
 Key = tuple[str, str, str, str]
 
@@ -43,18 +45,29 @@ class Check:
 
 
 def found_in(lines: Iterable[str | bytes]) -> Counter[Key]:
-    """Every finding of replay, reconciliation and the chain check in ``lines``, each
-    decoded once by the record core's codec and checked by its chain verifier."""
+    """Every finding of replay, the books and the chain check in ``lines``, each decoded
+    once by the record core's codec and checked by its chain verifier."""
     envelopes = list(decode_lines(lines))
-    events = [envelope.as_dict() for _, envelope in envelopes]
-    found: Counter[Key] = Counter()
-    for result in replay_events(events):
-        for f in result.findings:
-            found[("engine", str(result.stream), f.kind, str(f.round))] += 1
-    for r in reconcile_all(events):
-        found[("ledger", r.stream, r.kind, r.gaming_day)] += 1
+    streams: dict[str, list[Mapping[str, Any]]] = {}
+    for _, envelope in envelopes:
+        event = envelope.as_dict()
+        streams.setdefault(event["stream"], []).append(event)
+    found = found_in_streams(streams)
     for p in verify(envelopes, check_payloads=False).problems:
         found[("integrity", p.stream, p.kind, str(p.version))] += 1
+    return found
+
+
+def found_in_streams(streams: Mapping[str, Sequence[Mapping[str, Any]]]) -> Counter[Key]:
+    """What replay and the books find in each stream's events (envelope dicts, in
+    version order): the engine's findings by round, the ledger's by gaming day."""
+    found: Counter[Key] = Counter()
+    for stream, events in streams.items():
+        for f in replay(events).findings:
+            found[("engine", stream, f.kind, str(f.round))] += 1
+        books = fold(events)
+        for finding in [*books.findings, *(f for day in books.days() for f in reconcile(books.day(day)).findings)]:
+            found[("ledger", stream, finding.kind, str(finding.gaming_day))] += 1
     return found
 
 

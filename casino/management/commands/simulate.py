@@ -91,7 +91,7 @@ class Command(BackOfficeCommand):
             self._check(options["out"], manifest)
 
     def _check(self, path: str, manifest: dict[str, Any]) -> None:
-        from tables.simulator.check import check_file
+        from casino.simcheck import check_file
 
         result = check_file(path, manifest)
         if result.ok:
