@@ -18,6 +18,7 @@ from audit.record.jsonl import LineError, decode_line
 from audit.record.money import format_money, format_signed
 from audit.record.verify import Head, Verifier
 from tables.engine.replay import Replay
+from tables.engine.report import bet_rows
 
 from . import layout
 
@@ -87,12 +88,9 @@ def _text(table: str, day: str, number: int, rules: str | None, currency: str, e
     lines.append("")
     lines.append("Settlements (player's net; recomputed by the rules engine, recorded at the table):")
     if played is not None:
-        for bet, (box, hand, kind, amount) in played.bets.items():
-            expected = played.expected.get(bet)
-            recorded = played.recorded.get(bet) if played.recorded is not None else None
+        for bet, box, hand, kind, amount, expected, recorded, mark in bet_rows(played):
             mine = "-" if expected is None else f"{expected.outcome} {format_signed(expected.net, currency)}"
             theirs = "-" if recorded is None else f"{recorded[0]} {format_signed(recorded[1], currency)}"
-            mark = "agrees" if expected is not None and recorded == (expected.outcome, expected.net) else "DIFFERS"
             lines.append(f"  {bet:<20} box {box} hand {hand} {kind:<9} {format_money(amount, currency):>12}  "
                          f"recomputed {mine:<22} recorded {theirs:<22} {mark}")
     lines.append("")
