@@ -41,7 +41,7 @@ from audit.record.jsonl import LineError, decode_line
 from audit.record.verify import Head, Verifier
 
 from . import layout
-from .reports import COLUMNS, StreamAudit, render, rule_set_entry, rule_set_key
+from .reports import COLUMNS, StreamAudit, StreamReports, render, rule_set_entry, rule_set_key
 
 # differing lines listed per report file; the rest counted
 LINES_PER_FILE = 10
@@ -280,15 +280,14 @@ class _Check:
 
     # --- 5: reports --------------------------------------------------------------------------------
 
-    def reports(self, audits: Sequence[StreamAudit], unread: Sequence[str]) -> int:
+    def reports(self, done: Sequence[StreamReports], unread: Sequence[str]) -> int:
         """The recomputed reports against the package's. The rows of a table whose events
         could not be read are left out of the comparison (that table's disagreement is
         named already; its report lines are still covered by the files' hashes)."""
         rows: dict[str, list[dict[str, Any]]] = {name: [] for name in layout.RECOMPUTED}
-        for audit in audits:
-            done = audit.finish()
+        for reports in done:
             for name in layout.RECOMPUTED:
-                rows[name].extend(getattr(done, name))
+                rows[name].extend(getattr(reports, name))
         for table in unread:
             self.disagree("reports", "the table's report lines are not recomputed: its events cannot be read",
                           stream=table)
@@ -382,16 +381,17 @@ def verify_package(path: str | Path, *, previous: str | Path | None = None,
         check.files()
         previous_head = previous_manifest["signed_heads"][-1] if previous_manifest else None
         latest = check.heads(previous_head)
-        audits, unread = [], []
+        done, unread = [], []
         events = 0
         for name, meta in sorted(manifest["streams"].items()):
             audit = check.stream(name, meta, latest)
             if audit is not None:
-                audits.append(audit)
+                # the table's report rows kept, its folds let go: memory holds one table's
                 events += audit.replay.count
+                done.append(audit.finish())
             else:
                 unread.append(name)
-        rounds = check.reports(audits, unread)
+        rounds = check.reports(done, unread)
     finally:
         package.close()
         if earlier is not None:

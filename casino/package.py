@@ -126,7 +126,7 @@ def finding_rows(tables: Sequence[str], day_from: date, day_to: date) -> list[di
     rows = Finding.objects.filter(stream__in=tables, gaming_day__gte=day_from, gaming_day__lte=day_to).order_by(
         "stream", "gaming_day", "round", "id")
     trails: dict[str, list[dict[str, Any]]] = {}
-    fingerprints = [f.fingerprint for f in rows]
+    fingerprints = {f.fingerprint for f in rows}
     for event in Event.objects.filter(stream=FINDINGS_STREAM).order_by("version").iterator(chunk_size=2000):
         key = event.payload.get("finding")
         if key in fingerprints:
