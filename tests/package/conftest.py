@@ -23,7 +23,7 @@ def record(db, settings) -> SimConfig:
     """Three simulated tables (the live game among them), two gaming days, in the store;
     nothing projected on append; a head signed over them."""
     settings.PROJECT_ON_APPEND = False
-    config = SimConfig(tables=3, rounds=6, days=2, seed="package", seats=2, live_bets=6)
+    config = SimConfig(tables=3, rounds=4, days=2, seed="package", seats=2, live_bets=6)
     simulate(config, StoreSink(config))
     digests.digest_sign()
     return config
