@@ -41,6 +41,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Unreadable as error:
         print(f"blackjack-audit: cannot read the package: {error}", file=sys.stderr)
         return 2
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        # a manifest whose members are missing or of the wrong shape (its signature would
+        # not hold either): unreadable, said in one line rather than a traceback
+        print(f"blackjack-audit: cannot read the package: {args.package}: manifest.json is malformed "
+              f"({type(error).__name__}: {error})", file=sys.stderr)
+        return 2
     for line in outcome.summary:
         print(line)
     for disagreement in outcome.disagreements:

@@ -53,3 +53,16 @@ def test_the_auditor_says_exit_2_for_what_is_not_a_package(tmp_path) -> None:
         code, said = audit("verify", str(target))
         assert code == 2 and says in said, said
         assert "Traceback" not in said
+
+
+def test_a_malformed_manifest_is_exit_2_without_a_traceback(exported) -> None:
+    """A manifest whose table entry lost a member cannot be followed: exit 2, one line."""
+    from tests.package.tampering import manifest, write_manifest
+
+    package = exported()
+    data = manifest(package)
+    del data["streams"]["BJ-02"]["file"]
+    write_manifest(package, data)
+    code, said = audit("verify", str(package))
+    assert code == 2 and "manifest.json is malformed (KeyError: 'file')" in said, said
+    assert "Traceback" not in said
