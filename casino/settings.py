@@ -212,6 +212,11 @@ FLOOR_CHECK_EVERY_SECONDS = env_int("FLOOR_CHECK_EVERY_SECONDS", 30, low=5, high
 # owner role (manage.py access_log --purge); at least 90 (AGCO Registrar's Standards 6.1).
 ACCESS_LOG_RETENTION_DAYS = env_int("ACCESS_LOG_RETENTION_DAYS", 400, low=90, high=36_500)
 
+# How long events and the regulator's packages are kept (N.J.A.C. 13:69O-1.8: play can be
+# recreated for 10 years): nothing deletes events, this states the duty and every package
+# carries it in its manifest.
+EVENT_RETENTION_YEARS = env_int("EVENT_RETENTION_YEARS", 10, low=1, high=100)
+
 # Signed tree heads of the record (audit.digests): the Ed25519 private key (PEM, outside
 # the database; in development a missing one is made), the public keys heads may also be
 # signed with (rotated-out keys, comma-separated paths), and where signed heads are

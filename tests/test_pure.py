@@ -1,5 +1,6 @@
 """The pure packages - the record core (``audit.record``), the rules engine
-(``tables.engine``) and the ledger's books (``ledger.books``) - import nothing from Django."""
+(``tables.engine``), the ledger's books (``ledger.books``) and the regulator's offline
+auditor (``auditor``) - import nothing from Django."""
 from __future__ import annotations
 
 import ast
@@ -15,6 +16,8 @@ PURE = {
     "tables.engine": ("tables.engine", "audit.record"),
     "audit.record": ("audit.record",),
     "ledger.books": ("ledger.books", "audit.record"),
+    # the regulator's offline auditor: above the three pure packages, pure itself
+    "auditor": ("auditor", "tables.engine", "ledger.books", "audit.record"),
 }
 
 

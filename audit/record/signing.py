@@ -159,3 +159,23 @@ def verify_head(sth: SignedTreeHead, public_keys: Mapping[str, Ed25519PublicKey]
     except InvalidSignature:
         return "the signature does not match the head (size, root, time or key id changed, or a forged signature)"
     return None
+
+
+def sign_document(data: bytes, private_key: Ed25519PrivateKey) -> dict[str, str]:
+    """A detached signature of a whole document (the regulator's package's manifest):
+    ``{"key_id", "signature"}`` (Ed25519 is deterministic: the same bytes and key give
+    the same signature, so a package stays byte-identical)."""
+    return {"key_id": key_id(private_key.public_key()), "signature": private_key.sign(data).hex()}
+
+
+def verify_document(data: bytes, signed: Mapping[str, Any], public_keys: Mapping[str, Ed25519PublicKey]) -> str | None:
+    """Why a :func:`sign_document` signature does not hold for ``data`` (None: it holds)."""
+    kid = str(signed.get("key_id", ""))
+    key = public_keys.get(kid)
+    if key is None:
+        return f"signed by key {kid or '(none)'}, which is not among the trusted keys ({', '.join(sorted(public_keys)) or 'none'})"
+    try:
+        key.verify(bytes.fromhex(str(signed.get("signature", ""))), data)
+    except (InvalidSignature, ValueError):
+        return "the signature does not match the document (a byte changed, or a forged signature)"
+    return None

@@ -4,13 +4,14 @@ machine."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from audit.record.money import format_money, format_signed
 
 from .findings import Finding
-from .replay import ReplayResult
+from .replay import ReplayResult, RoundResult
+from .table_round import Settlement
 
 # findings listed one by one per stream in the summary; the rest are counted
 SUMMARY_FINDINGS = 20
@@ -61,14 +62,9 @@ def as_text(results: Sequence[ReplayResult]) -> str:
         for played in result.rounds:
             state = "voided" if played.voided else ("settled" if played.settled else "not settled")
             lines.append(f"  Round {played.number} (shoe {played.shoe}, {state})")
-            for bet_id, (box, hand, kind, amount) in played.bets.items():
-                expected = played.expected.get(bet_id)
-                recorded = played.recorded.get(bet_id) if played.recorded is not None else None
+            for bet_id, box, hand, kind, amount, expected, recorded, mark in bet_rows(played):
                 mine = "-" if expected is None else f"{expected.outcome} {expected.net:+d}"
                 theirs = "-" if recorded is None else f"{recorded[0]} {recorded[1]:+d}"
-                mark = "ok" if expected is not None and recorded == (expected.outcome, expected.net) else "DIFFERS"
-                if recorded is None and played.voided:
-                    mark = "void"
                 lines.append(f"    {bet_id:<20} box {box} hand {hand} {kind:<9} {amount:>10}  recomputed {mine:<16} recorded {theirs:<16} {mark}")
         if result.findings:
             lines.append("  Findings:")
@@ -77,6 +73,22 @@ def as_text(results: Sequence[ReplayResult]) -> str:
     total = sum(len(r.findings) for r in results)
     lines.append("Clean: no findings." if not total else f"{_n(total, 'finding')}.")
     return "\n".join(lines)
+
+
+BetRow = tuple[str, int, int, str, int, Settlement | None, tuple[str, int] | None, str]
+
+
+def bet_rows(played: RoundResult) -> Iterator[BetRow]:
+    """Each bet of a replayed round: (bet, box, hand, kind, amount, recomputed
+    settlement, recorded (outcome, net), mark) - the mark ``ok``, ``DIFFERS``, or
+    ``void`` for a voided round's bet that was never settled."""
+    for bet_id, (box, hand, kind, amount) in played.bets.items():
+        expected = played.expected.get(bet_id)
+        recorded = played.recorded.get(bet_id) if played.recorded is not None else None
+        mark = "ok" if expected is not None and recorded == (expected.outcome, expected.net) else "DIFFERS"
+        if recorded is None and played.voided:
+            mark = "void"
+        yield bet_id, box, hand, kind, amount, expected, recorded, mark
 
 
 def house_results(result: ReplayResult) -> tuple[int, int]:

@@ -72,3 +72,18 @@ def test_unusable_key_files_say_why() -> None:
         signing.load_private_key(b"not a key")
     with pytest.raises(signing.UnusableKey, match="PEM"):
         signing.load_public_key(b"-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n")
+
+
+def test_a_signed_document_verifies_and_any_change_is_refused(key) -> None:
+    """A detached signature of a document (the regulator's package's manifest) holds for
+    its bytes and key only; it is deterministic, so a package stays byte-identical."""
+    data = b'{"format": "blackjack-regulator-package"}\n'
+    signed = signing.sign_document(data, key)
+    assert signed == signing.sign_document(data, key)
+    keys = {signed["key_id"]: key.public_key()}
+    assert signing.verify_document(data, signed, keys) is None
+    assert "does not match" in signing.verify_document(data.replace(b"f", b"g", 1), signed, keys)
+    assert "does not match" in signing.verify_document(data, {**signed, "signature": "00" * 64}, keys)
+    assert "does not match" in signing.verify_document(data, {**signed, "signature": "not hex"}, keys)
+    other = signing.load_private_key(signing.new_private_key_pem())
+    assert "not among the trusted keys" in signing.verify_document(data, signing.sign_document(data, other), keys)

@@ -1,0 +1,58 @@
+"""The console script ``blackjack-audit`` (installed with the project).
+
+    blackjack-audit verify PACKAGE [--previous PACKAGE] [--key PUBLIC.pem ...]
+    blackjack-audit round PACKAGE TABLE DAY N
+
+Exit codes: 0 everything agrees (``round``: printed); 1 a disagreement (each printed
+with its file, line, stream, version, expected and found); 2 the package cannot be read
+(or the table, day or round is not in it).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from .check import verify_package
+from .layout import Unreadable
+from .recall import round_recall
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="blackjack-audit", description=(
+        "Verify a regulator's package offline and re-run its audit; recall a round."),
+        epilog="Exit codes: 0 all agree; 1 a disagreement; 2 the package cannot be read.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    verify = commands.add_parser("verify", help="check hashes, signatures, proofs, chains; replay and recompute")
+    verify.add_argument("package", help="a package folder or .zip")
+    verify.add_argument("--previous", help="an earlier package: prove this one's record grew from it")
+    verify.add_argument("--key", action="append", default=[], help="a trusted public key (PEM), repeatable")
+    recall = commands.add_parser("round", help="print one round's recall")
+    recall.add_argument("package")
+    recall.add_argument("table")
+    recall.add_argument("day", help="gaming day, YYYY-MM-DD")
+    recall.add_argument("number", type=int, help="the round's number")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "round":
+            print(round_recall(args.package, args.table, args.day, args.number))
+            return 0
+        outcome = verify_package(args.package, previous=args.previous, keys=args.key)
+    except Unreadable as error:
+        print(f"blackjack-audit: cannot read the package: {error}", file=sys.stderr)
+        return 2
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        # a manifest whose members are missing or of the wrong shape (its signature would
+        # not hold either): unreadable, said in one line rather than a traceback
+        print(f"blackjack-audit: cannot read the package: {args.package}: manifest.json is malformed "
+              f"({type(error).__name__}: {error})", file=sys.stderr)
+        return 2
+    for line in outcome.summary:
+        print(line)
+    for disagreement in outcome.disagreements:
+        print(disagreement)
+    return outcome.exit_code
+
+
+if __name__ == "__main__":  # pragma: no cover - python -m auditor.cli
+    sys.exit(main())

@@ -1,0 +1,164 @@
+"""The regulator's package: its files, and how they are written and read.
+
+A package is a folder or a ``.zip`` holding::
+
+    manifest.json                     what the package holds, hashes, signed heads, proofs
+    manifest.sig                      the casino's signature of manifest.json
+    events/<table>.jsonl.gz           each table's events of the period (JSON Lines, gzip)
+    reports/rounds.csv|json           each round: recorded and recomputed house result
+    reports/reconciliation.csv|json   each table-day: chip-count, recorded, replayed win, hold
+    reports/checks.csv|json           what the engine and the books find in the events
+    reports/findings.csv|json         the back-office's findings, with their workflow trail
+    reports/access.csv|json           the access log of the period
+
+Everything is deterministic, so that the same record gives a byte-identical package:
+gzip members carry no file name and mtime 0; zip members a fixed timestamp, a fixed
+order and fixed permissions; JSON has sorted keys; CSV ends lines with ``\\n``.
+"""
+from __future__ import annotations
+
+import csv
+import gzip
+import hashlib
+import io
+import json
+import zipfile
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+FORMAT = "blackjack-regulator-package"
+# bumped when a reader of an older version could not read the new one; every version
+# this reader knows must still verify (tests/package/fixtures/ keeps one of each)
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+SIGNATURE = "manifest.sig"  # the casino's Ed25519 signature of manifest.json's bytes
+EVENTS_DIR = "events"
+REPORTS = ("rounds", "reconciliation", "checks", "findings", "access")
+# what the auditor recomputes from the events (the others are the back-office's word)
+RECOMPUTED = ("rounds", "reconciliation", "checks")
+ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # the earliest a zip can say: no build time leaks in
+GZIP_LEVEL = 6
+
+
+class Unreadable(Exception):
+    """The package cannot be read at all (exit 2): the message says what and where."""
+
+
+def events_file(table: str) -> str:
+    return f"{EVENTS_DIR}/{table}.jsonl.gz"
+
+
+def report_file(name: str, kind: str) -> str:
+    return f"reports/{name}.{kind}"
+
+
+def json_bytes(value: Any) -> bytes:
+    """JSON as the package writes it: sorted keys, indented, UTF-8, a final newline."""
+    return (json.dumps(value, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def csv_bytes(columns: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> bytes:
+    """CSV with a header; ``None`` as an empty cell, lists and dicts as JSON."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow(["" if (v := row.get(c)) is None else
+                         json.dumps(v, sort_keys=True, ensure_ascii=False) if isinstance(v, list | dict) else v
+                         for c in columns])
+    return out.getvalue().encode("utf-8")
+
+
+class GzipLines:
+    """A deterministic gzip member written line by line: no file name, mtime 0."""
+
+    def __init__(self, target: IO[bytes]) -> None:
+        self._gzip = gzip.GzipFile(filename="", fileobj=target, mode="wb", compresslevel=GZIP_LEVEL, mtime=0)
+
+    def write(self, line: bytes) -> None:
+        self._gzip.write(line)
+
+    def close(self) -> None:
+        self._gzip.close()
+
+
+def sha256_of(stream: IO[bytes]) -> tuple[str, int]:
+    digest, size = hashlib.sha256(), 0
+    while chunk := stream.read(1 << 20):
+        digest.update(chunk)
+        size += len(chunk)
+    return digest.hexdigest(), size
+
+
+def zip_folder(folder: Path, target: Path) -> None:
+    """The files of ``folder`` as a zip: sorted names, fixed time and permissions, stored
+    (the event files are gzip already; the reports are small)."""
+    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=GZIP_LEVEL) as archive:
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            name = path.relative_to(folder).as_posix()
+            info = zipfile.ZipInfo(name, date_time=ZIP_TIME)
+            info.external_attr = 0o644 << 16
+            info.create_system = 3
+            info.compress_type = zipfile.ZIP_STORED if name.endswith(".gz") else zipfile.ZIP_DEFLATED
+            with path.open("rb") as source, archive.open(info, "w") as out:
+                while chunk := source.read(1 << 20):
+                    out.write(chunk)
+
+
+class Package:
+    """A package to read: a folder or a ``.zip``."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._zip: zipfile.ZipFile | None = None
+        if self.path.is_dir():
+            return
+        if not self.path.exists():
+            raise Unreadable(f"{self.path}: no such file or folder")
+        try:
+            self._zip = zipfile.ZipFile(self.path)
+        except (zipfile.BadZipFile, OSError) as error:
+            raise Unreadable(f"{self.path}: neither a package folder nor a zip ({error})") from None
+
+    def names(self) -> list[str]:
+        """Every file the package holds, sorted."""
+        if self._zip is not None:
+            return sorted(i.filename for i in self._zip.infolist() if not i.is_dir())
+        return sorted(p.relative_to(self.path).as_posix() for p in self.path.rglob("*") if p.is_file())
+
+    def open(self, name: str) -> IO[bytes]:
+        try:
+            if self._zip is not None:
+                return self._zip.open(name)
+            return (self.path / name).open("rb")
+        except (KeyError, OSError) as error:
+            raise Unreadable(f"{self.path}: {name}: cannot be read ({error})") from None
+
+    def read(self, name: str) -> bytes:
+        with self.open(name) as stream:
+            return stream.read()
+
+    def lines(self, name: str) -> Iterator[bytes]:
+        """The lines of a gzip member, decompressed as they are read."""
+        with self.open(name) as raw, gzip.GzipFile(fileobj=raw, mode="rb") as source:
+            yield from source
+
+    def manifest(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.read(MANIFEST))
+        except Unreadable:
+            raise Unreadable(f"{self.path}: no {MANIFEST}: not a regulator's package") from None
+        except ValueError as error:
+            raise Unreadable(f"{self.path}: {MANIFEST} is not JSON ({error})") from None
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise Unreadable(f"{self.path}: {MANIFEST} is not a {FORMAT} manifest")
+        version = data.get("format_version")
+        if not isinstance(version, int) or not 1 <= version <= FORMAT_VERSION:
+            raise Unreadable(f"{self.path}: format version {version!r}; this auditor reads 1 to {FORMAT_VERSION} "
+                             "(install a newer blackjack-audit)")
+        return data
+
+    def close(self) -> None:
+        if self._zip is not None:
+            self._zip.close()

@@ -1,0 +1,188 @@
+"""The reports a package's events give, recomputed: the exporter writes them, the auditor
+recomputes them from the package's events alone and compares them byte for byte.
+
+One :class:`StreamAudit` per table folds the table's events of the period, in version
+order, through the engine's replay (:class:`tables.engine.replay.Replay`: each round's
+settlements as recorded and as the rules give them, the engine's findings) and the
+ledger's fold (:class:`ledger.books.fold.Fold`: the day's chips, drop and win), then
+reconciles each gaming day (:func:`ledger.books.reconcile`: chip-count, recorded and
+replayed win; the theoretical win is left out: it needs the engine's house-edge
+analysis, which is the back-office's, not the package's).
+
+House results are in minor units, positive when the house won.
+"""
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from audit.record.chain import canonical_json
+from ledger.books import Thresholds, reconcile, replay_difference
+from ledger.books.fold import Fold
+from ledger.books.stats import percent
+from tables.engine.presets import PRESETS
+from tables.engine.replay import Replay
+
+from .layout import csv_bytes, json_bytes
+
+COLUMNS: dict[str, tuple[str, ...]] = {
+    "rounds": ("table", "gaming_day", "round", "shoe", "status", "first_version", "last_version", "bets", "stakes",
+               "recorded", "recomputed", "agrees"),
+    "reconciliation": ("table", "gaming_day", "currency", "rounds", "handle", "opener", "closer", "fills", "credits",
+                       "drop", "chip_win", "recorded_win", "replayed_win", "hold", "chip_variance",
+                       "replay_variance"),
+    "checks": ("table", "owner", "kind", "gaming_day", "round", "box", "hand", "bet", "expected", "recorded",
+               "event", "message"),
+    "findings": ("id", "table", "gaming_day", "kind", "severity", "round", "box", "hand", "bet", "shift", "slip",
+                 "expected", "recorded", "message", "event", "event_version", "status", "superseded", "trail"),
+    "access": ("id", "at", "principal", "method", "path", "query", "what", "status", "address"),
+}
+
+Row = dict[str, Any]
+
+
+def rule_set_entry(name: str, overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """A rule set as a table opened with it: the preset, the overrides, every parameter
+    they give and the SHA-256 of those parameters' canonical JSON (None for a rule set
+    the engine does not know)."""
+    base = PRESETS.get(name)
+    try:
+        parameters = base.with_overrides(overrides).as_overrides() if base is not None else None
+    except ValueError:
+        parameters = None
+    return {"ruleset": name, "overrides": dict(overrides), "parameters": parameters,
+            "hash": None if parameters is None else hashlib.sha256(canonical_json(parameters)).hexdigest()}
+
+
+def rule_set_key(entry: Mapping[str, Any]) -> str:
+    return f"{entry['ruleset']}@{(entry['hash'] or 'unknown')[:16]}"
+
+
+def struck_ids(event: Mapping[str, Any]) -> str | None:
+    """The id a ``correction.recorded`` strikes (``corrects`` and no settlements)."""
+    if event["type"] != "correction.recorded":
+        return None
+    payload = event["payload"]
+    corrects = payload.get("corrects")
+    return str(corrects) if corrects is not None and not payload.get("settlements") else None
+
+
+@dataclass(slots=True)
+class _Round:
+    day: str | None
+    first: int
+    last: int | None = None
+
+
+@dataclass
+class StreamReports:
+    rounds: list[Row] = field(default_factory=list)
+    reconciliation: list[Row] = field(default_factory=list)
+    checks: list[Row] = field(default_factory=list)
+
+
+class StreamAudit:
+    """Fold one table's events of the period (dicts in the export form, version order).
+    ``struck``: the events a correction strikes (replay skips them from the start, so the
+    ids must be known before: the manifest lists them, :attr:`struck_seen` proves them)."""
+
+    def __init__(self, table: str, *, first_version: int, struck: Iterable[str] = ()) -> None:
+        self.table = table
+        self.struck = set(struck)
+        self.replay = Replay(struck=self.struck)
+        self.replay.skip_to(first_version)
+        self.fold = Fold(struck=self.struck)
+        self.day: str | None = None
+        self.days: list[str] = []
+        self.rounds: dict[int, _Round] = {}
+        self.struck_seen: set[str] = set()
+
+    def add(self, event: Mapping[str, Any]) -> None:
+        kind = event["type"]
+        payload = event["payload"]
+        if kind == "table.opened":
+            self.day = payload["gaming_day"]
+            if self.day not in self.days:
+                self.days.append(self.day)
+        elif kind == "round.started":
+            self.rounds.setdefault(payload["round"], _Round(self.day, event["version"]))
+        elif kind in ("round.settled", "round.voided"):
+            known = self.rounds.get(payload["round"])
+            if known is not None:
+                known.last = event["version"]
+        elif kind == "correction.recorded":
+            struck = struck_ids(event)
+            if struck is not None:
+                self.struck_seen.add(struck)
+        self.replay.apply(event)
+        self.fold.apply(event)
+
+    def finish(self) -> StreamReports:
+        result = self.replay.view()
+        out = StreamReports()
+        replayed: dict[str, int] = {}
+        differences: dict[str, list[Any]] = {}
+        for played in sorted(result.rounds, key=lambda r: r.number):
+            where = self.rounds.get(played.number) or _Round(None, 0)
+            recomputed = 0 if played.voided else -sum(s.net for s in played.expected.values())
+            recorded = None if played.recorded is None else (
+                0 if played.voided else -sum(net for _, net in played.recorded.values()))
+            status = "voided" if played.voided else ("settled" if played.settled else "unsettled")
+            out.rounds.append({
+                "table": self.table, "gaming_day": where.day, "round": played.number, "shoe": played.shoe,
+                "status": status, "first_version": where.first, "last_version": where.last,
+                "bets": len(played.bets), "stakes": sum(amount for _, _, _, amount in played.bets.values()),
+                "recorded": recorded, "recomputed": recomputed, "agrees": recorded == recomputed,
+            })
+            if where.day is not None:
+                replayed[where.day] = replayed.get(where.day, 0) + recomputed
+                if not played.voided:
+                    got = played.recorded or {}
+                    for bet, expected in played.expected.items():
+                        taken = got.get(bet)
+                        if taken is None or taken[1] != expected.net:
+                            differences.setdefault(where.day, []).append(replay_difference(
+                                "wrong_payout" if taken is not None else "missing_settlement",
+                                expected_net=expected.net, recorded_net=0 if taken is None else taken[1],
+                                bet=bet, round=played.number))
+        books = self.fold.books(final=True, entries=False)
+        ledger_findings = list(books.findings)
+        for day in books.days():
+            figures = books.day(day)
+            done = reconcile(figures, replayed_win=replayed.get(day, 0), replay_differences=differences.get(day, ()),
+                             thresholds=Thresholds())
+            ledger_findings.extend(done.findings)
+            out.reconciliation.append({
+                "table": self.table, "gaming_day": day, "currency": done.currency, "rounds": figures.rounds,
+                "handle": figures.handle, "opener": figures.opener, "closer": figures.closer,
+                "fills": figures.fills, "credits": figures.credits, "drop": done.drop, "chip_win": done.chip_win,
+                "recorded_win": done.recorded_win, "replayed_win": done.replayed_win,
+                "hold": percent(done.hold, 2) if done.hold is not None else None,
+                "chip_variance": done.chip_variance, "replay_variance": done.replay_variance,
+            })
+        round_days = {number: r.day for number, r in self.rounds.items()}
+        for finding in result.findings:
+            out.checks.append(_check_row(self.table, "engine", finding.as_dict(),
+                                         round_days.get(finding.round) if finding.round is not None else None))
+        for finding in ledger_findings:
+            data = finding.as_dict()
+            out.checks.append(_check_row(self.table, "ledger", data, data.get("gaming_day")))
+        return out
+
+
+def _check_row(table: str, owner: str, data: Mapping[str, Any], day: str | None) -> Row:
+    return {"table": table, "owner": owner, "kind": data["kind"], "gaming_day": day, "round": data.get("round"),
+            "box": data.get("box"), "hand": data.get("hand"), "bet": data.get("bet"),
+            "expected": data.get("expected"), "recorded": data.get("recorded"), "event": data.get("event"),
+            "message": data["message"]}
+
+
+def render(name: str, rows: list[Row]) -> dict[str, bytes]:
+    """A report's files: ``{"csv": ..., "json": ...}``."""
+    columns = COLUMNS[name]
+    return {
+        "csv": csv_bytes(columns, rows),
+        "json": json_bytes({"report": name, "columns": list(columns), "rows": rows}),
+    }

@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+import argparse
+from datetime import date
+from pathlib import Path
+from typing import Any, ClassVar
+
+from django.core.management.base import CommandError
+
+from audit.commands import BackOfficeCommand
+from audit.progress import progress_bar
+from casino.package import PackageError, export_package
+
+
+def _day(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD)") from None
+
+
+class Command(BackOfficeCommand):
+    help = (
+        "Write the regulator's package of gaming days: each table's events (JSON Lines, gzip), "
+        "a manifest (hashes, rule sets, signed tree heads, inclusion and consistency proofs, public "
+        "keys) and the reports (rounds, reconciliation, checks, findings with their trail, access log), "
+        "to a folder or a .zip. The same record gives a byte-identical package. Verify it offline with "
+        "blackjack-audit verify PACKAGE."
+    )
+    exit_codes: ClassVar[dict[int, str]] = {0: "written", 2: "bad input (an unknown table, a period with no table open, --out existing "
+                  "without --force or not writable, an unreadable --previous): nothing written"}
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--day", type=_day, required=True, help="the (first) gaming day, YYYY-MM-DD")
+        parser.add_argument("--to", type=_day, help="the last gaming day (default: --day)")
+        parser.add_argument("--table", action="append", default=[], help="a table's code (repeat; default: "
+                            "every table open in the period)")
+        parser.add_argument("--out", required=True, help="the package: a folder, or a file ending in .zip")
+        parser.add_argument("--force", action="store_true", help="replace --out if it exists")
+        parser.add_argument("--previous", help="an earlier package: the manifest proves this one's head grew from it")
+
+    def handle(self, *args: Any, day: date, to: date | None, table: list[str], out: str, force: bool,
+               previous: str | None, **options: Any) -> None:
+        bar = progress_bar(total=None, unit="ev", desc="export")
+
+        def total(count: int) -> None:
+            bar.total = count
+            bar.refresh()
+
+        try:
+            with bar:
+                manifest = export_package(day_from=day, day_to=to or day, tables=table, out=Path(out), force=force,
+                                          previous=Path(previous) if previous else None, progress=bar.update,
+                                          total=total)
+        except PackageError as error:
+            raise CommandError(str(error), returncode=2) from None
+        except OSError as error:
+            raise CommandError(f"--out {out}: writing failed ({error.strerror or error}); nothing written",
+                               returncode=2) from None
+        self.stderr.write(f"exported {manifest['events']} events of {len(manifest['streams'])} table(s) to "
+                          f"{Path(out).resolve()}")

@@ -1,0 +1,302 @@
+"""The regulator's package, exported from the store (``manage.py export_package``).
+
+It lives in the project layer because it gathers what the layers below may not know of
+each other: the record (events, signed heads, proofs, findings, the access log), the
+rules engine's replay and the ledger's books (through the pure auditor, :mod:`auditor`,
+which recomputes the same reports offline). The format is :mod:`auditor.layout`'s.
+
+Bad input is found before anything is written (:class:`PackageError`, exit 2); the
+package is built in a temporary folder beside ``--out`` and renamed into place at the
+end, so a failure leaves nothing behind. Events are read with a server-side iterator and
+written as they come: memory holds one table's folds, not the period's events.
+"""
+from __future__ import annotations
+
+import importlib.metadata
+import shutil
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from django.conf import settings
+from django.db.models import Max
+
+from audit import digests
+from audit.findings import FINDINGS_STREAM
+from audit.models import AccessRecord, Event, Finding
+from audit.record import merkle, signing
+from audit.record.chain import format_timestamp
+from audit.record.jsonl import encode_line
+from audit.store import envelope_of
+from auditor import layout
+from auditor.reports import StreamAudit, render, rule_set_entry, rule_set_key, struck_ids
+
+SERVER_STREAMS = "audit."
+
+
+class PackageError(Exception):
+    """Bad input: nothing was written (exit 2)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Slice:
+    """One table's events of the period: versions ``first`` .. ``last``."""
+
+    table: str
+    first: int
+    last: int
+
+
+def table_slices(day_from: date, day_to: date, tables: Sequence[str] = ()) -> list[Slice]:
+    """Each table's versions from its first ``table.opened`` of a gaming day in the period
+    to the event before its next ``table.opened`` after the period (or its last event)."""
+    if day_to < day_from:
+        raise PackageError(f"--to {day_to} is before --day {day_from}")
+    for table in tables:
+        if table.startswith(SERVER_STREAMS) or not Event.objects.filter(stream=table).exists():
+            raise PackageError(f"--table {table}: the store has no table with that code")
+    opened = Event.objects.filter(type="table.opened").exclude(stream__startswith=SERVER_STREAMS)
+    if tables:
+        opened = opened.filter(stream__in=tables)
+    bounds: dict[str, list[int | None]] = {}
+    for stream, version, payload in opened.order_by("stream", "version").values_list("stream", "version", "payload"):
+        day = date.fromisoformat(payload["gaming_day"])
+        first_last = bounds.setdefault(stream, [None, None])
+        if day_from <= day <= day_to and first_last[0] is None:
+            first_last[0] = version
+        elif day > day_to and first_last[0] is not None and first_last[1] is None:
+            first_last[1] = version - 1
+    period = f"gaming day {day_from}" + (f" to {day_to}" if day_to != day_from else "")
+    slices = []
+    for table in sorted(set(tables) | set(bounds)):
+        first, last = bounds.get(table, [None, None])
+        if first is None:
+            if tables:
+                raise PackageError(f"--table {table}: no gaming day of the table in {period}")
+            continue
+        if last is None:
+            last = Event.objects.filter(stream=table).aggregate(v=Max("version"))["v"]
+        slices.append(Slice(table, first, last))
+    if not slices:
+        raise PackageError(f"no table was open in {period}: nothing to export")
+    return slices
+
+
+def check_out(out: Path, *, force: bool) -> None:
+    if out.exists() and not force:
+        raise PackageError(f"--out {out}: exists already (add --force to replace it)")
+    if out.exists() and out.is_dir() != (out.suffix != ".zip"):
+        raise PackageError(f"--out {out}: exists and is not a {'zip' if out.suffix == '.zip' else 'folder'}")
+    if not out.parent.is_dir():
+        raise PackageError(f"--out {out}: the folder {out.parent} does not exist")
+    try:
+        with tempfile.TemporaryFile(dir=out.parent):
+            pass
+    except OSError as error:
+        raise PackageError(f"--out {out}: cannot write in {out.parent} ({error.strerror or error})") from None
+
+
+def previous_head(path: Path) -> dict[str, Any]:
+    """The latest signed head of an earlier package (``--previous``)."""
+    try:
+        package = layout.Package(path)
+        try:
+            heads = package.manifest()["signed_heads"]
+        finally:
+            package.close()
+        return dict(heads[-1])
+    except (layout.Unreadable, KeyError, IndexError, TypeError) as error:
+        raise PackageError(f"--previous {path}: not a readable package ({error})") from None
+
+
+def _day_bounds(day_from: date, day_to: date) -> tuple[datetime, datetime]:
+    zone = ZoneInfo(settings.TIME_ZONE)
+    cutoff = time(settings.GAMING_DAY_CUTOFF_HOUR, tzinfo=zone)
+    return datetime.combine(day_from, cutoff), datetime.combine(day_to + timedelta(days=1), cutoff)
+
+
+def finding_rows(tables: Sequence[str], day_from: date, day_to: date) -> list[dict[str, Any]]:
+    """The back-office's findings of the tables and days, current and superseded, each
+    with its whole workflow trail (the events of ``audit.findings``)."""
+    rows = Finding.objects.filter(stream__in=tables, gaming_day__gte=day_from, gaming_day__lte=day_to).order_by(
+        "stream", "gaming_day", "round", "id")
+    trails: dict[str, list[dict[str, Any]]] = {}
+    fingerprints = {f.fingerprint for f in rows}
+    for event in Event.objects.filter(stream=FINDINGS_STREAM).order_by("version").iterator(chunk_size=2000):
+        key = event.payload.get("finding")
+        if key in fingerprints:
+            trails.setdefault(key, []).append({
+                "version": event.version, "at": format_timestamp(event.occurred_at), "by": event.payload.get("by", ""),
+                "action": event.type.removeprefix("finding."), "previous": event.payload.get("previous", ""),
+                "note": event.payload.get("note") or ""})
+    return [{
+        "id": f.pk, "table": f.stream, "gaming_day": f.gaming_day.isoformat() if f.gaming_day else None,
+        "kind": f.kind, "severity": f.severity, "round": f.round, "box": f.box, "hand": f.hand, "bet": f.bet,
+        "shift": f.shift, "slip": f.slip, "expected": f.expected, "recorded": f.recorded, "message": f.message,
+        "event": str(f.event_id) if f.event_id else None, "event_version": f.event_version, "status": f.status,
+        "superseded": f.superseded_by_id is not None, "trail": trails.get(f.fingerprint, []),
+    } for f in rows]
+
+
+def access_rows(day_from: date, day_to: date) -> list[dict[str, Any]]:
+    start, end = _day_bounds(day_from, day_to)
+    return [{"id": r.pk, "at": format_timestamp(r.at), "principal": r.principal, "method": r.method, "path": r.path,
+             "query": r.query, "what": r.what, "status": r.status, "address": r.address}
+            for r in AccessRecord.objects.filter(at__gte=start, at__lt=end).order_by("pk").iterator(chunk_size=2000)]
+
+
+def covering_head(slices: Sequence[Slice]) -> signing.SignedTreeHead:
+    """The latest signed head, signed anew when it does not cover every exported event."""
+    last = max((Event.objects.get(stream=s.table, version=s.last) for s in slices), key=lambda e: e.position)
+    sth = digests.latest_signed()
+    if sth is None or sth.size <= digests.leaf_index(last):
+        try:
+            sth, _ = digests.digest_sign()
+        except digests.DigestError as error:
+            raise PackageError(f"the period is not covered by a signed head and none can be signed: {error}") from None
+    return sth
+
+
+def _software_version() -> str:
+    try:
+        return importlib.metadata.version("blackjack-backoffice")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def export_package(*, day_from: date, day_to: date, tables: Sequence[str] = (), out: Path, force: bool = False,
+                   previous: Path | None = None, progress: Callable[[int], object] | None = None,
+                   total: Callable[[int], object] | None = None) -> dict[str, Any]:
+    """Write the package; return its manifest. :class:`PackageError` on bad input
+    (nothing written)."""
+    slices = table_slices(day_from, day_to, tables)
+    check_out(out, force=force)
+    before = previous_head(previous) if previous is not None else None
+    sth = covering_head(slices)
+    if before is not None and before.get("size", 0) > sth.size:
+        raise PackageError(f"--previous {previous}: its head covers {before['size']} events, more than the "
+                           f"latest signed head ({sth.size}): it is not an earlier package of this record")
+    if total is not None:
+        total(sum(s.last - s.first + 1 for s in slices))
+    work = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.part-"))
+    try:
+        manifest = _build(work, slices, sth, day_from, day_to, before, progress)
+        if out.suffix == ".zip":
+            built = work.with_suffix(".zip")
+            layout.zip_folder(work, built)
+            shutil.rmtree(work)
+            work = built
+        if out.exists():
+            shutil.rmtree(out) if out.is_dir() else out.unlink()
+        work.rename(out)
+    except BaseException:
+        if work.is_dir():
+            shutil.rmtree(work, ignore_errors=True)
+        else:
+            work.unlink(missing_ok=True)
+        raise
+    return manifest
+
+
+def _build(folder: Path, slices: Sequence[Slice], sth: signing.SignedTreeHead, day_from: date, day_to: date,
+           before: dict[str, Any] | None, progress: Callable[[int], object] | None) -> dict[str, Any]:
+    (folder / layout.EVENTS_DIR).mkdir()
+    (folder / "reports").mkdir()
+    reports: dict[str, list[dict[str, Any]]] = {name: [] for name in layout.RECOMPUTED}
+    streams: dict[str, Any] = {}
+    rule_sets: dict[str, Any] = {}
+    counts: Counter[str] = Counter()
+    tables = []
+    for part in slices:
+        rows = Event.objects.filter(stream=part.table, version__gte=part.first, version__lte=part.last)
+        struck = sorted(filter(None, (struck_ids({"type": t, "payload": p}) for t, p in
+                                      rows.filter(type="correction.recorded").values_list("type", "payload"))))
+        audit = StreamAudit(part.table, first_version=part.first, struck=struck)
+        name = layout.events_file(part.table)
+        kinds: Counter[str] = Counter()
+        first = last = None
+        with (folder / name).open("wb") as raw:
+            target = layout.GzipLines(raw)
+            for number, row in enumerate(rows.order_by("version").iterator(chunk_size=2000), start=1):
+                envelope = envelope_of(row)
+                target.write(encode_line(envelope))
+                audit.add(envelope.as_dict())
+                kinds[row.type] += 1
+                first = first or row
+                last = row
+                if progress is not None and number % 1000 == 0:
+                    progress(1000)
+            target.close()
+        assert first is not None and last is not None
+        if progress is not None:
+            progress(sum(kinds.values()) % 1000)
+        done = audit.finish()
+        for report in layout.RECOMPUTED:
+            reports[report].extend(getattr(done, report))
+        currencies = set()
+        for payload in rows.filter(type="table.opened").order_by("version").values_list("payload", flat=True):
+            entry = rule_set_entry(payload["ruleset"], dict(payload.get("rules") or {}))
+            rule_sets[rule_set_key(entry)] = entry
+            currencies.add(payload["currency"])
+        tables.append({"table": part.table, "currencies": sorted(currencies), "gaming_days": audit.days})
+        proof = digests.inclusion_proof_of([last], sth)["proofs"][0]
+        streams[part.table] = {
+            "file": name, "events": sum(kinds.values()), "counts": dict(sorted(kinds.items())),
+            "first_version": first.version, "last_version": last.version,
+            "first_prev_hash": first.prev_hash, "last_hash": last.hash,
+            "first_position": first.position, "last_position": last.position,
+            "first_index": digests.leaf_index(first),
+            "struck": struck, "gaming_days": audit.days,
+            "inclusion": {"index": proof["index"], "leaf": proof["leaf"], "path": proof["path"]},
+        }
+        counts.update(kinds)
+    table_names = [part.table for part in slices]
+    reports["findings"] = finding_rows(table_names, day_from, day_to)
+    reports["access"] = access_rows(day_from, day_to)
+    for report, rows_of in reports.items():
+        for kind, data in render(report, rows_of).items():
+            (folder / layout.report_file(report, kind)).write_bytes(data)
+    files = {}
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        with path.open("rb") as stream:
+            digest, size = layout.sha256_of(stream)
+        files[path.relative_to(folder).as_posix()] = {"sha256": digest, "bytes": size}
+    first_index = min(s["first_index"] for s in streams.values())
+    manifest = {
+        "format": layout.FORMAT, "format_version": layout.FORMAT_VERSION,
+        "software": {"name": "blackjack-backoffice", "version": _software_version()},
+        "casino": {"time_zone": settings.TIME_ZONE, "gaming_day_cutoff_hour": settings.GAMING_DAY_CUTOFF_HOUR},
+        "period": {"from": day_from.isoformat(), "to": day_to.isoformat()},
+        "tables": tables, "rule_sets": rule_sets, "streams": streams, "files": files,
+        "event_counts": dict(sorted(counts.items())), "events": sum(counts.values()),
+        "signed_heads": signed_heads(sth, first_index),
+        "public_keys": {kid: signing.public_pem(key) for kid, key in sorted(digests.trusted_keys().items())},
+        "previous": None if before is None else {
+            "size": before["size"], "root": before["root"],
+            "consistency": [node.hex() for node in merkle.consistency_proof(before["size"], sth.size, digests.subtree)],
+        },
+        "retention_years": settings.EVENT_RETENTION_YEARS,
+    }
+    data = layout.json_bytes(manifest)
+    (folder / layout.MANIFEST).write_bytes(data)
+    (folder / layout.SIGNATURE).write_bytes(layout.json_bytes(signing.sign_document(data, digests.signing_key())))
+    return manifest
+
+
+def signed_heads(latest: signing.SignedTreeHead, first_index: int) -> list[dict[str, Any]]:
+    """The signed heads that cover part of the period (size above its first event's
+    leaf), oldest first, up to the one the proofs use; each with the consistency proof
+    from the head before it, as stored."""
+    heads = []
+    for payload in (Event.objects.filter(stream=digests.DIGEST_STREAM, type="digest.signed")
+                    .order_by("version").values_list("payload", flat=True).iterator(chunk_size=500)):
+        if payload["size"] > first_index and payload["size"] <= latest.size:
+            heads.append(payload)
+    if not heads or heads[-1]["size"] != latest.size or heads[-1]["root"] != latest.root.hex():
+        heads.append({**latest.as_dict(), "previous_size": None, "previous_root": None, "consistency": []})
+    return heads
