@@ -1,5 +1,5 @@
 """The pure packages - the record core (``audit.record``), the rules engine
-(``tables.engine``) and the ledger's books (``ledger.books``) - import nothing from Django."""
+(``tables.engine``), the analytics (``tables.analytics``) and the ledger's books (``ledger.books``) - import nothing from Django."""
 from __future__ import annotations
 
 import ast
@@ -13,6 +13,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 # each pure package, and the packages its modules may import from this project
 PURE = {
     "tables.engine": ("tables.engine", "audit.record"),
+    "tables.analytics": ("tables.analytics", "tables.engine", "audit.record"),
     "audit.record": ("audit.record",),
     "ledger.books": ("ledger.books", "audit.record"),
 }
