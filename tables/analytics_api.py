@@ -1,0 +1,92 @@
+"""The analytics over REST (see docs/analytics.md), each as JSON or, with ``?format=csv``,
+CSV - the same rows the screens show (:mod:`tables.analytics_reports`):
+
+- ``GET /api/analytics/counters?day=YYYY-MM-DD[&table=CODE]`` - counter detection;
+- ``GET /api/analytics/accuracy?day=...`` - strategy accuracy per player;
+- ``GET /api/analytics/strategy-errors?day=...`` - each decision off the chart.
+
+Who: a person with ``tables.view_round`` or any staff member (as the rounds); never a
+device account. Errors in the project's one JSON shape (``casino.api_errors``).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.exceptions import NotFound
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from audit.api import STREAM_REGEX, ErrorSerializer, InvalidSerializer
+from audit.api_common import CSVRenderer, ReportSerializer, StrictQuery
+from audit.reports import Report
+
+from . import analytics_reports as reports
+from .api import MayViewRounds
+
+
+class AnalyticsQuery(StrictQuery):
+    day = serializers.DateField(help_text="the gaming day, YYYY-MM-DD")
+    table = serializers.RegexField(rf"^{STREAM_REGEX}$", required=False, help_text="one table's code (default: every table)")
+
+
+_CSV = OpenApiParameter("format", str, enum=["json", "csv"], description="csv: the same rows as CSV")
+
+
+class _AnalyticsView(APIView):
+    permission_classes = (IsAuthenticated, MayViewRounds)
+    renderer_classes = (JSONRenderer, CSVRenderer, BrowsableAPIRenderer)
+    make: Callable[[date, str | None], Report]
+
+    def get(self, request: Request) -> Response:
+        parsed = AnalyticsQuery(data=request.query_params)
+        parsed.is_valid(raise_exception=True)
+        p = parsed.validated_data
+        try:
+            report = type(self).make(p["day"], p.get("table"))
+        except reports.AnalyticsError as error:
+            raise NotFound(str(error)) from None
+        if getattr(request.accepted_renderer, "format", "") == "csv":
+            return Response(report.as_csv(), content_type="text/csv")
+        return Response(report.as_json())
+
+
+def _schema(operation: str, summary: str) -> Callable[..., object]:
+    return extend_schema(
+        operation_id=operation, summary=summary, parameters=[AnalyticsQuery, _CSV],
+        responses={(200, "application/json"): ReportSerializer, (200, "text/csv"): OpenApiTypes.STR,
+                   400: OpenApiResponse(InvalidSerializer, description="a bad or missing query parameter"),
+                   401: OpenApiResponse(ErrorSerializer, description="no or bad credentials"),
+                   403: OpenApiResponse(ErrorSerializer, description="a device account, or a person without the permission"),
+                   404: OpenApiResponse(ErrorSerializer, description="the table did not play on the day")},
+    )
+
+
+class CountersView(_AnalyticsView):
+    make = staticmethod(lambda day, table: reports.counters(day=day, table=table).report)
+
+    @_schema("analytics_counters", "Counter detection: each player's bet against the Hi-Lo true count, flagged")
+    def get(self, request: Request) -> Response:
+        return super().get(request)
+
+
+class AccuracyView(_AnalyticsView):
+    make = staticmethod(lambda day, table: reports.accuracy(day=day, table=table).report)
+
+    @_schema("analytics_accuracy", "Strategy accuracy: each player's decisions against the chart, and their cost")
+    def get(self, request: Request) -> Response:
+        return super().get(request)
+
+
+class StrategyErrorsView(_AnalyticsView):
+    make = staticmethod(lambda day, table: reports.accuracy(day=day, table=table).errors)
+
+    @_schema("analytics_strategy_errors", "Each decision off the chart, with the expected value it gave up")
+    def get(self, request: Request) -> Response:
+        return super().get(request)

@@ -1,0 +1,145 @@
+"""The analytics as reports (``audit.reports.Report``: the screens, the API and the CSV
+show the same rows), read from the record: each table's gaming day is handed, as the
+events the store holds, to the pure analytics (:mod:`tables.analytics`). Nothing here
+writes anything.
+
+- :func:`counters` - counter detection per player (bet against the Hi-Lo true count);
+- :func:`accuracy` - strategy accuracy per player, and :func:`errors`, each decision off
+  the chart with its cost.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from audit.models import Event
+from audit.reports import Column, Report
+from tables.analytics import accuracy as accuracy_
+from tables.analytics import counters as counters_
+from tables.analytics.counting import counted_bets
+
+from . import models as m
+
+
+class AnalyticsError(ValueError):
+    """A report asked of something the record does not hold (the API's 400 or 404)."""
+
+
+def latest_day() -> date | None:
+    """The last gaming day any table played (the screens' default)."""
+    return m.TableDay.objects.order_by("-gaming_day").values_list("gaming_day", flat=True).first()
+
+
+def table_days(day: date, table: str | None = None) -> list[m.TableDay]:
+    rows = m.TableDay.objects.filter(gaming_day=day).select_related("table").order_by("table__stream")
+    if table:
+        rows = rows.filter(table__stream=table)
+    return list(rows)
+
+
+def day_events(table_day: m.TableDay) -> Iterator[dict[str, Any]]:
+    """A table's gaming day as the events replay reads (the stored payload; replay upcasts)."""
+    rows = (Event.objects.filter(stream=table_day.table.stream, version__gte=table_day.first_version,
+                                 version__lte=table_day.last_version)
+            .order_by("version").values_list("event_id", "version", "type", "schema_version", "payload"))
+    for event_id, version, type_, schema, payload in rows.iterator(chunk_size=2000):
+        yield {"id": str(event_id), "version": version, "type": type_, "schema_version": schema, "payload": payload}
+
+
+def _currencies(days: list[m.TableDay]) -> dict[str, str]:
+    return {d.table.stream: d.table.currency or "EUR" for d in days}
+
+
+def _parameters(day: date, table: str | None) -> dict[str, Any]:
+    return {"day": day.isoformat(), "table": table}
+
+
+# --- counter detection ---------------------------------------------------------------------
+
+COUNTER_COLUMNS = (
+    Column("player", "player"), Column("tables", "table"), Column("currency", "currency", screen=False),
+    Column("bets", "bets", "int"), Column("min_bet", "smallest bet", "money"), Column("max_bet", "largest bet", "money"),
+    Column("spread", "spread"), Column("mean_low", "mean bet, count < +1", "money"),
+    Column("mean_high", "mean bet, count ≥ +2", "money"), Column("high_bets", "bets at ≥ +2", "int"),
+    Column("rho", "Spearman ρ"), Column("p_value", "p (one-sided)"), Column("flagged", "flagged"),
+    Column("verdict", "verdict"),
+)
+
+
+@dataclass(frozen=True)
+class CounterReport:
+    report: Report
+    players: list[counters_.PlayerCount]
+    currency: str
+
+
+def counters(*, day: date, table: str | None = None) -> CounterReport:
+    days = table_days(day, table)
+    if table and not days:
+        raise AnalyticsError(f"table {table} did not play on {day.isoformat()}")
+    currency = _currencies(days)
+    bets = [b for d in days for b in counted_bets(day_events(d))]
+    players = counters_.assess(bets)
+    rows = []
+    for p in players:
+        rows.append({
+            "player": p.player, "tables": ", ".join(p.tables), "currency": currency.get(p.tables[0], "EUR"),
+            "bets": p.bets, "min_bet": p.min_bet, "max_bet": p.max_bet, "spread": f"{float(p.spread):.1f}x",
+            "mean_low": p.mean_low, "mean_high": p.mean_high, "high_bets": p.high_bets,
+            "rho": "" if p.rho is None else f"{p.rho:.3f}", "p_value": "" if p.p_value is None else f"{p.p_value:.4f}",
+            "flagged": "yes" if p.flagged else "no", "verdict": p.verdict,
+        })
+    report = Report("counters", "Counter detection: bet against the Hi-Lo true count", COUNTER_COLUMNS, rows,
+                    {**_parameters(day, table), "alpha": counters_.ALPHA, "min_bets": counters_.MIN_BETS})
+    return CounterReport(report, players, next(iter(currency.values()), "EUR"))
+
+
+# --- strategy accuracy ---------------------------------------------------------------------
+
+ACCURACY_COLUMNS = (
+    Column("player", "player"), Column("tables", "table"), Column("currency", "currency", screen=False),
+    Column("decisions", "decisions", "int"), Column("errors", "errors", "int"), Column("accuracy", "accuracy", "rate"),
+    Column("cost", "expected value lost", "money"), Column("errors_by_play", "errors by the play made"),
+)
+
+ERROR_COLUMNS = (
+    Column("table", "table"), Column("round", "round", "int"), Column("box", "box", "int"), Column("hand", "hand", "int"),
+    Column("player", "player"), Column("currency", "currency", screen=False), Column("cards", "cards"),
+    Column("up", "dealer shows"), Column("action", "played"), Column("chart", "chart says"),
+    Column("stake", "stake", "money"), Column("cost", "expected value lost", "money"),
+)
+
+
+@dataclass(frozen=True)
+class AccuracyReport:
+    report: Report
+    errors: Report
+    players: list[accuracy_.PlayerAccuracy]
+    currency: str
+
+
+def accuracy(*, day: date, table: str | None = None) -> AccuracyReport:
+    days = table_days(day, table)
+    if table and not days:
+        raise AnalyticsError(f"table {table} did not play on {day.isoformat()}")
+    currency = _currencies(days)
+    made = [d for td in days for d in accuracy_.decisions(day_events(td))]
+    players = accuracy_.accuracy(made)
+    rows = [{
+        "player": p.player, "tables": ", ".join(p.tables), "currency": currency.get(p.tables[0], "EUR"),
+        "decisions": p.decisions, "errors": p.errors, "accuracy": p.accuracy, "cost": p.cost,
+        "errors_by_play": ", ".join(f"{action} {n}" for action, n in p.by_action),
+    } for p in players]
+    error_rows = [{
+        "table": d.table, "round": d.round, "box": d.box, "hand": d.hand, "player": d.player,
+        "currency": currency.get(d.table, "EUR"), "cards": " ".join(d.cards), "up": d.up, "action": d.action,
+        "chart": d.chart, "stake": d.stake, "cost": d.cost,
+    } for d in sorted((d for d in made if d.error), key=lambda d: (-d.cost, d.table, d.round, d.box, d.hand))]
+    parameters = _parameters(day, table)
+    return AccuracyReport(
+        Report("accuracy", "Strategy accuracy: decisions against the table's chart", ACCURACY_COLUMNS, rows, parameters),
+        Report("strategy_errors", "Decisions off the chart, the costliest first", ERROR_COLUMNS, error_rows, parameters),
+        players, next(iter(currency.values()), "EUR"),
+    )
