@@ -3,7 +3,8 @@ CSV - the same rows the screens show (:mod:`tables.analytics_reports`):
 
 - ``GET /api/analytics/counters?day=YYYY-MM-DD[&table=CODE]`` - counter detection;
 - ``GET /api/analytics/accuracy?day=...`` - strategy accuracy per player;
-- ``GET /api/analytics/strategy-errors?day=...`` - each decision off the chart.
+- ``GET /api/analytics/strategy-errors?day=...`` - each decision off the chart;
+- ``GET /api/analytics/dealers?day=...`` - dealer performance by shift.
 
 Who: a person with ``tables.view_round`` or any staff member (as the rounds); never a
 device account. Errors in the project's one JSON shape (``casino.api_errors``).
@@ -88,5 +89,13 @@ class StrategyErrorsView(_AnalyticsView):
     make = staticmethod(lambda day, table: reports.accuracy(day=day, table=table).errors)
 
     @_schema("analytics_strategy_errors", "Each decision off the chart, with the expected value it gave up")
+    def get(self, request: Request) -> Response:
+        return super().get(request)
+
+
+class DealersView(_AnalyticsView):
+    make = staticmethod(lambda day, table: reports.dealers(day=day, table=table).report)
+
+    @_schema("analytics_dealers", "Dealer performance: rounds and errors (findings) per hour dealt, by shift")
     def get(self, request: Request) -> Response:
         return super().get(request)

@@ -4,8 +4,10 @@ events the store holds, to the pure analytics (:mod:`tables.analytics`). Nothing
 writes anything.
 
 - :func:`counters` - counter detection per player (bet against the Hi-Lo true count);
-- :func:`accuracy` - strategy accuracy per player, and :func:`errors`, each decision off
-  the chart with its cost.
+- :func:`accuracy` - strategy accuracy per player, and each decision off the chart with
+  its cost;
+- :func:`dealers` - dealer performance per dealer and shift (the shift plan of
+  ``LEDGER_SHIFTS``): rounds and errors (the engine's findings in force) per hour.
 """
 from __future__ import annotations
 
@@ -14,10 +16,15 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from audit.models import Event
+from django.conf import settings
+
+from audit.models import Event, Finding
+from audit.record.findings import kinds_of
+from audit.record.shifts import ShiftPlan
 from audit.reports import Column, Report
 from tables.analytics import accuracy as accuracy_
 from tables.analytics import counters as counters_
+from tables.analytics import dealers as dealers_
 from tables.analytics.counting import counted_bets
 
 from . import models as m
@@ -43,9 +50,10 @@ def day_events(table_day: m.TableDay) -> Iterator[dict[str, Any]]:
     """A table's gaming day as the events replay reads (the stored payload; replay upcasts)."""
     rows = (Event.objects.filter(stream=table_day.table.stream, version__gte=table_day.first_version,
                                  version__lte=table_day.last_version)
-            .order_by("version").values_list("event_id", "version", "type", "schema_version", "payload"))
-    for event_id, version, type_, schema, payload in rows.iterator(chunk_size=2000):
-        yield {"id": str(event_id), "version": version, "type": type_, "schema_version": schema, "payload": payload}
+            .order_by("version").values_list("event_id", "version", "type", "schema_version", "payload", "occurred_at"))
+    for event_id, version, type_, schema, payload, occurred_at in rows.iterator(chunk_size=2000):
+        yield {"id": str(event_id), "version": version, "type": type_, "schema_version": schema, "payload": payload,
+               "occurred_at": occurred_at}
 
 
 def _currencies(days: list[m.TableDay]) -> dict[str, str]:
@@ -143,3 +151,49 @@ def accuracy(*, day: date, table: str | None = None) -> AccuracyReport:
         Report("strategy_errors", "Decisions off the chart, the costliest first", ERROR_COLUMNS, error_rows, parameters),
         players, next(iter(currency.values()), "EUR"),
     )
+
+
+# --- dealer performance ----------------------------------------------------------------------
+
+DEALER_COLUMNS = (
+    Column("dealer", "dealer"), Column("shift", "shift"), Column("tables", "tables"),
+    Column("hours", "hours dealt"), Column("rounds", "rounds", "int"), Column("rounds_per_hour", "rounds / hour"),
+    Column("errors", "errors", "int"), Column("errors_per_hour", "errors / hour"),
+    Column("errors_per_100_rounds", "errors / 100 rounds"), Column("kinds", "errors by kind"),
+)
+
+
+@dataclass(frozen=True)
+class DealerReport:
+    report: Report
+    rows: list[dealers_.DealerShift]
+
+
+def shift_plan() -> ShiftPlan:
+    """The shifts of the gaming day, as the ledger splits it (``LEDGER_SHIFTS`` from
+    ``GAMING_DAY_CUTOFF_HOUR``, checked when the settings load)."""
+    return ShiftPlan.parse(settings.LEDGER_SHIFTS, day_start=f"{settings.GAMING_DAY_CUTOFF_HOUR:02d}:00",
+                           zone=settings.TIME_ZONE)
+
+
+def _rate(value: Any) -> str:
+    return "" if value is None else f"{float(value):.2f}"
+
+
+def dealers(*, day: date, table: str | None = None) -> DealerReport:
+    days = table_days(day, table)
+    if table and not days:
+        raise AnalyticsError(f"table {table} did not play on {day.isoformat()}")
+    findings = (Finding.objects.filter(stream__in=[d.table.stream for d in days], gaming_day=day, round__isnull=False,
+                                       superseded_by__isnull=True, kind__in=kinds_of("engine"))
+                .values_list("stream", "round", "kind"))
+    rows = dealers_.performance([list(day_events(d)) for d in days],
+                                [dealers_.RoundFinding(*f) for f in findings], shift_plan())
+    out = [{
+        "dealer": r.dealer, "shift": r.shift, "tables": ", ".join(sorted(r.tables)), "hours": f"{float(r.hours):.2f}",
+        "rounds": r.rounds, "rounds_per_hour": _rate(r.rounds_per_hour), "errors": r.errors,
+        "errors_per_hour": _rate(r.errors_per_hour), "errors_per_100_rounds": _rate(r.errors_per_100_rounds),
+        "kinds": ", ".join(f"{k} {n}" for k, n in sorted(r.kinds.items())),
+    } for r in rows]
+    return DealerReport(Report("dealers", "Dealer performance: rounds and errors per hour dealt, by shift",
+                               DEALER_COLUMNS, out, _parameters(day, table)), rows)

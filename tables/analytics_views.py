@@ -24,7 +24,7 @@ from . import analytics_charts as charts
 from . import analytics_reports as reports
 from . import models as m
 
-PAGES = (("counters", "Counter detection"), ("accuracy", "Strategy accuracy"))
+PAGES = (("counters", "Counter detection"), ("accuracy", "Strategy accuracy"), ("dealers", "Dealer performance"))
 
 
 def _query(request: HttpRequest) -> tuple[date | None, str | None]:
@@ -62,9 +62,21 @@ def _accuracy(day: date, table: str | None) -> tuple[list[Report], list[tuple[st
     return [found.report, found.errors], [("Expected value lost to errors, by player", bars)]
 
 
+def _dealers(day: date, table: str | None) -> tuple[list[Report], list[tuple[str, SafeString]]]:
+    found = reports.dealers(day=day, table=table)
+    ranked = [r for r in found.rows if r.errors_per_hour is not None][:20]
+    bars = charts.bars(
+        [(f"{r.dealer} {r.shift}", r.errors, (f"{r.dealer}, shift {r.shift}: {r.errors} errors in {r.rounds} rounds, "
+                                              f"{float(r.hours):.2f} h dealt ({float(r.errors_per_hour or 0):.2f} an hour)"))
+         for r in ranked],
+        name="errors-by-dealer", title="Errors found in each dealer's rounds")
+    return [found.report], [("Errors by dealer and shift (the most per hour first)", bars)]
+
+
 SCREENS: dict[str, Callable[[date, str | None], tuple[list[Report], list[tuple[str, SafeString]]]]] = {
     "counters": _counters,
     "accuracy": _accuracy,
+    "dealers": _dealers,
 }
 
 

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def day(settings):
-    return simulated_into_store(settings)
+    return simulated_into_store(settings, rates={"short_pay": 0.03, "dealer_stands_16": 0.01})
 
 
 def test_the_reports_find_what_was_planted(day) -> None:
@@ -94,3 +94,19 @@ def test_the_screens_and_their_csv(api) -> None:
     assert csv_answer.status_code == 200 and csv_answer.content.decode().startswith("table,round,box")
     assert api.get("/admin/analytics/nope/").status_code == 404
     assert api.get("/admin/analytics/counters/?day=bad").status_code == 404
+
+
+def test_dealer_performance_charges_the_findings_in_force(day) -> None:
+    """Each planted fault is a finding in the store, charged to the dealer of its round."""
+    manifest = day
+    found = reports.dealers(day=DAY)
+    assert sum(r["errors"] for r in found.report.rows) == len(manifest["faults"]) >= 3
+    assert sum(r["rounds"] for r in found.report.rows) == manifest["rounds"]
+    assert all(r["shift"] == "06:00" for r in found.report.rows)  # the test settings' one 24-hour shift
+
+
+def test_the_dealers_screen_and_api(api) -> None:
+    page = api.get(f"/admin/analytics/dealers/?day={DAY}")
+    assert page.status_code == 200 and "errors-by-dealer" in page.content.decode()
+    body = api.get(f"/api/analytics/dealers?day={DAY}").json()
+    assert body["report"] == "dealers" and body["rows"][0]["errors"] >= 1

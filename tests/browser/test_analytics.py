@@ -1,6 +1,6 @@
 """The analytics' screens in a real browser (headless Chromium at 1400 px): a simulated
 day in the store, the pit boss opens counter detection from the floor's address and
-moves to strategy accuracy; each chart is drawn, each table fits, each has its CSV.
+moves to strategy accuracy and dealer performance; each chart is drawn, each table fits, each has its CSV.
 Screenshots in artifacts/."""
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ def _fits(page, selector: str) -> None:
     assert width <= 1400, f"{selector} ends at {width}px"
 
 
-def test_counter_detection_and_strategy_accuracy_on_screen(pit_boss, live_server, settings) -> None:
-    manifest = simulated_into_store(settings, "browser-1", rounds=200)
+def test_counter_detection_strategy_accuracy_and_dealers_on_screen(pit_boss, live_server, settings) -> None:
+    manifest = simulated_into_store(settings, "browser-1", rounds=200, rates={"short_pay": 0.02})
     kind = kinds(manifest)
     page = pit_boss
     ARTIFACTS.mkdir(exist_ok=True)
@@ -54,3 +54,11 @@ def test_counter_detection_and_strategy_accuracy_on_screen(pit_boss, live_server
     page.wait_for_selector("svg.cost-by-player")
     tables = set(page.locator("#report-accuracy tbody tr td:nth-child(2)").all_inner_texts())
     assert tables == {"BJ-02"}
+
+    page.click("#tab-dealers")  # the day and the table (BJ-02) go along
+    page.wait_for_selector("svg.errors-by-dealer")
+    rows = page.locator("#report-dealers tbody tr")
+    errors = sum(int(rows.nth(i).locator("td").nth(6).inner_text()) for i in range(rows.count()))
+    assert errors == len([f for f in manifest["faults"] if f["table"] == "BJ-02"]) >= 1
+    _fits(page, "#report-dealers table")
+    page.screenshot(path=str(ARTIFACTS / "analytics_dealers.png"), full_page=True)
