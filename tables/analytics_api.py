@@ -4,7 +4,9 @@ CSV - the same rows the screens show (:mod:`tables.analytics_reports`):
 - ``GET /api/analytics/counters?day=YYYY-MM-DD[&table=CODE]`` - counter detection;
 - ``GET /api/analytics/accuracy?day=...`` - strategy accuracy per player;
 - ``GET /api/analytics/strategy-errors?day=...`` - each decision off the chart;
-- ``GET /api/analytics/dealers?day=...`` - dealer performance by shift.
+- ``GET /api/analytics/dealers?day=...`` - dealer performance by shift;
+- ``GET /api/analytics/what-if?day=...&natural_pays=6:5[&insurance_pays=3:2][&by=player]`` -
+  the day settled again with other payouts, per table (or player); writes nothing.
 
 Who: a person with ``tables.view_round`` or any staff member (as the rounds); never a
 device account. Errors in the project's one JSON shape (``casino.api_errors``).
@@ -13,11 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import date
+from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.request import Request
@@ -99,3 +102,41 @@ class DealersView(_AnalyticsView):
     @_schema("analytics_dealers", "Dealer performance: rounds and errors (findings) per hour dealt, by shift")
     def get(self, request: Request) -> Response:
         return super().get(request)
+
+
+class WhatIfQuery(AnalyticsQuery):
+    natural_pays = serializers.RegexField(r"^\d{1,3}:\d{1,3}$", required=False, help_text="e.g. 6:5")
+    insurance_pays = serializers.RegexField(r"^\d{1,3}:\d{1,3}$", required=False, help_text="e.g. 3:2")
+    by = serializers.ChoiceField(choices=["table", "player"], default="table")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if not attrs.get("natural_pays") and not attrs.get("insurance_pays"):
+            raise ValidationError({"natural_pays": ["Name a payout to change: natural_pays or insurance_pays."]})
+        return attrs
+
+
+class WhatIfView(_AnalyticsView):
+    @extend_schema(
+        operation_id="analytics_what_if", summary="The day's rounds settled again with other payouts (never written)",
+        parameters=[WhatIfQuery, _CSV],
+        responses={(200, "application/json"): ReportSerializer, (200, "text/csv"): OpenApiTypes.STR,
+                   400: OpenApiResponse(InvalidSerializer, description="a bad or missing query parameter"),
+                   401: OpenApiResponse(ErrorSerializer, description="no or bad credentials"),
+                   403: OpenApiResponse(ErrorSerializer, description="a device account, or a person without the permission"),
+                   404: OpenApiResponse(ErrorSerializer, description="the table did not play on the day")},
+    )
+    def get(self, request: Request) -> Response:
+        parsed = WhatIfQuery(data=request.query_params)
+        parsed.is_valid(raise_exception=True)
+        p = parsed.validated_data
+        changes = {k: p[k] for k in ("natural_pays", "insurance_pays") if p.get(k)}
+        try:
+            found = reports.what_if(day=p["day"], table=p.get("table"), changes=changes)
+        except reports.AnalyticsError as error:
+            if "did not play" in str(error):
+                raise NotFound(str(error)) from None
+            raise ValidationError({"query": [str(error)]}) from None
+        report = found.tables if p["by"] == "table" else found.players
+        if getattr(request.accepted_renderer, "format", "") == "csv":
+            return Response(report.as_csv(), content_type="text/csv")
+        return Response(report.as_json())

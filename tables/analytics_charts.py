@@ -95,9 +95,10 @@ def bet_against_count(players: Sequence[PlayerCount], *, shown: int = 6, height:
 
 
 def bars(items: Sequence[tuple[str, int, str]], *, name: str, title: str, money: str | None = None,
-         row_height: int = 24) -> SafeString:
+         row_height: int = 24, above: str = "#b00020", below: str = "#0b6b3a") -> SafeString:
     """Horizontal bars, one per (label, value, tooltip), from zero; ``money``: the values
-    are minor units of that currency (labelled by the one formatter)."""
+    are minor units of that currency (labelled by the one formatter). ``above`` and
+    ``below`` colour the bars above and below zero (red above: errors, money lost)."""
     if not items:
         return mark_safe(f'<p class="chart-empty">Nothing to chart: no {escape(title.lower())}.</p>')
     values = [v for _, v, _ in items]
@@ -118,7 +119,7 @@ def bars(items: Sequence[tuple[str, int, str]], *, name: str, title: str, money:
     for i, (label, value, tip) in enumerate(items):
         top = TOP + i * row_height
         start, end = sorted((x(0), x(value)))
-        colour = "#b00020" if value > 0 else "#0b6b3a"
+        colour = above if value > 0 else below
         parts.append(f'<text x="{LEFT - 6}" y="{top + row_height / 2 + 4:.1f}" text-anchor="end">{escape(label)}</text>')
         parts.append(f'<rect class="bar" x="{start:.1f}" y="{top + 3}" width="{max(end - start, 1):.1f}" '
                      f'height="{row_height - 6}" fill="{colour}"><title>{escape(tip)}</title></rect>')

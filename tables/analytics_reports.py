@@ -7,7 +7,9 @@ writes anything.
 - :func:`accuracy` - strategy accuracy per player, and each decision off the chart with
   its cost;
 - :func:`dealers` - dealer performance per dealer and shift (the shift plan of
-  ``LEDGER_SHIFTS``): rounds and errors (the engine's findings in force) per hour.
+  ``LEDGER_SHIFTS``): rounds and errors (the engine's findings in force) per hour;
+- :func:`what_if` - the day's rounds settled again with other payouts (6:5 naturals ...),
+  the difference per table and per player. It reads the record and writes nothing.
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from audit.reports import Column, Report
 from tables.analytics import accuracy as accuracy_
 from tables.analytics import counters as counters_
 from tables.analytics import dealers as dealers_
+from tables.analytics import whatif as whatif_
 from tables.analytics.counting import counted_bets
 
 from . import models as m
@@ -197,3 +200,49 @@ def dealers(*, day: date, table: str | None = None) -> DealerReport:
     } for r in rows]
     return DealerReport(Report("dealers", "Dealer performance: rounds and errors per hour dealt, by shift",
                                DEALER_COLUMNS, out, _parameters(day, table)), rows)
+
+
+# --- what-if re-settlement ---------------------------------------------------------------------
+
+WHAT_IF_COLUMNS = (
+    Column("currency", "currency", screen=False), Column("bets", "bets", "int"),
+    Column("changed", "bets paid otherwise", "int"), Column("house", "house result as played", "signed"),
+    Column("what_if_house", "house result, what if", "signed"), Column("difference", "difference for the house", "signed"),
+)
+
+
+@dataclass(frozen=True)
+class WhatIfReport:
+    tables: Report
+    players: Report
+    currency: str
+
+
+def what_if(*, day: date, table: str | None = None, changes: dict[str, str]) -> WhatIfReport:
+    """The house result (+: the house won) of each table and player as the table's rules
+    settle the day, and as the changed payouts would have."""
+    if not changes:
+        raise AnalyticsError(f"name a payout to change ({', '.join(whatif_.PAYOUTS)})")
+    days = table_days(day, table)
+    if table and not days:
+        raise AnalyticsError(f"table {table} did not play on {day.isoformat()}")
+    currency = _currencies(days)
+    try:
+        rows = [r for d in days for r in whatif_.resettle(day_events(d), changes)]
+    except whatif_.WhatIfError as error:
+        raise AnalyticsError(str(error)) from None
+    table_of = {r.player: r.table for r in rows}
+
+    def report(by: str, title: str) -> Report:
+        columns = ((Column("table", "table"),) if by == "table" else (Column("player", "player"), Column("table", "table"))
+                   ) + WHAT_IF_COLUMNS
+        out = [{
+            "player": t.key or "(no player: the live game's bettors)", "table": t.key if by == "table" else table_of.get(t.key, ""),
+            "currency": currency.get(t.key if by == "table" else table_of.get(t.key, ""), "EUR"),
+            "bets": t.bets, "changed": t.changed, "house": -t.net, "what_if_house": -t.what_if_net,
+            "difference": t.difference,
+        } for t in whatif_.totals(rows, by)]
+        return Report(f"what_if_{by}s", title, columns, out, {**_parameters(day, table), **changes})
+
+    return WhatIfReport(report("table", "What if: per table"), report("player", "What if: per player"),
+                        next(iter(currency.values()), "EUR"))

@@ -24,7 +24,12 @@ from . import analytics_charts as charts
 from . import analytics_reports as reports
 from . import models as m
 
-PAGES = (("counters", "Counter detection"), ("accuracy", "Strategy accuracy"), ("dealers", "Dealer performance"))
+PAGES = (("counters", "Counter detection"), ("accuracy", "Strategy accuracy"), ("dealers", "Dealer performance"),
+         ("what-if", "What-if re-settlement"))
+# the payouts the what-if screen offers (any ratio works over REST)
+WHAT_IF_CHOICES = {"natural_pays": ("6:5", "7:5", "1:1", "3:2", "2:1"), "insurance_pays": ("2:1", "3:2", "1:1")}
+WHAT_IF_DEFAULT = {"natural_pays": "6:5"}
+Made = tuple[list[Report], list[tuple[str, SafeString]]]
 
 
 def _query(request: HttpRequest) -> tuple[date | None, str | None]:
@@ -47,12 +52,12 @@ def screen_table(report: Report) -> dict[str, Any]:
                      for row in report.rows]}
 
 
-def _counters(day: date, table: str | None) -> tuple[list[Report], list[tuple[str, SafeString]]]:
+def _counters(day: date, table: str | None, options: dict[str, str]) -> Made:
     found = reports.counters(day=day, table=table)
     return [found.report], [("Mean bet by true count", charts.bet_against_count(found.players))]
 
 
-def _accuracy(day: date, table: str | None) -> tuple[list[Report], list[tuple[str, SafeString]]]:
+def _accuracy(day: date, table: str | None, options: dict[str, str]) -> Made:
     found = reports.accuracy(day=day, table=table)
     costly = [p for p in found.players if p.errors][:15]
     bars = charts.bars(
@@ -62,7 +67,7 @@ def _accuracy(day: date, table: str | None) -> tuple[list[Report], list[tuple[st
     return [found.report, found.errors], [("Expected value lost to errors, by player", bars)]
 
 
-def _dealers(day: date, table: str | None) -> tuple[list[Report], list[tuple[str, SafeString]]]:
+def _dealers(day: date, table: str | None, options: dict[str, str]) -> Made:
     found = reports.dealers(day=day, table=table)
     ranked = [r for r in found.rows if r.errors_per_hour is not None][:20]
     bars = charts.bars(
@@ -73,10 +78,31 @@ def _dealers(day: date, table: str | None) -> tuple[list[Report], list[tuple[str
     return [found.report], [("Errors by dealer and shift (the most per hour first)", bars)]
 
 
-SCREENS: dict[str, Callable[[date, str | None], tuple[list[Report], list[tuple[str, SafeString]]]]] = {
+def what_if_changes(params: Any) -> dict[str, str]:
+    """The payouts asked for (a screen without any: 6:5 naturals); the table's own
+    payout where one is left out."""
+    changes = {k: params[k] for k in WHAT_IF_CHOICES if params.get(k)}
+    return changes or dict(WHAT_IF_DEFAULT)
+
+
+def _what_if(day: date, table: str | None, options: dict[str, str]) -> Made:
+    found = reports.what_if(day=day, table=table, changes=options)
+    changes = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in options.items())
+    bars = charts.bars(
+        [(row["table"], row["difference"], (f"{row['table']}: {row['changed']} of {row['bets']} bets paid otherwise; the house "
+                                         f"{'gains' if row['difference'] >= 0 else 'loses'} "
+                                         f"{format_money(abs(row['difference']), row['currency'])}"))
+         for row in found.tables.rows],
+        name="what-if-by-table", title="Difference for the house by table", money=found.currency,
+        above="#0b6b3a", below="#b00020")  # the house result's colours: green, the house wins
+    return [found.tables, found.players], [(f"What if {changes}: the difference for the house, by table", bars)]
+
+
+SCREENS: dict[str, Callable[[date, str | None, dict[str, str]], Made]] = {
     "counters": _counters,
     "accuracy": _accuracy,
     "dealers": _dealers,
+    "what-if": _what_if,
 }
 
 
@@ -84,24 +110,27 @@ def analytics_view(request: HttpRequest, name: str) -> HttpResponse:
     if name not in SCREENS:
         raise Http404(f"No analytics report {name!r}.")
     day, table = _query(request)
+    options = what_if_changes(request.GET) if name == "what-if" else {}
     shown: list[Report] = []
     drawn: list[tuple[str, SafeString]] = []
     problem = None
     if day is not None:
         try:
-            shown, drawn = SCREENS[name](day, table)
+            shown, drawn = SCREENS[name](day, table, options)
         except reports.AnalyticsError as error:
             problem = str(error)
     query = {"day": day.isoformat() if day else "", **({"table": table} if table else {})}
+    own = {**query, **options}
     context = {
         **_site_context(request),
         "title": dict(PAGES)[name], "name": name, "pages": [(n, t, reverse("analytics", args=[n]) + "?" + urlencode(query))
                                                             for n, t in PAGES],
-        "day": day, "table": table, "problem": problem,
+        "day": day, "table": table, "problem": problem, "options": options,
+        "choices": [(k, k.replace("_", " "), values) for k, values in WHAT_IF_CHOICES.items()] if name == "what-if" else [],
         "tables_played": list(m.TableDay.objects.filter(gaming_day=day).values_list("table__stream", flat=True)
                               .order_by("table__stream")) if day else [],
         "charts": drawn, "reports": [screen_table(r) for r in shown],
-        "csv": {r.name: reverse("analytics-csv", args=[name]) + "?" + urlencode({**query, "part": r.name}) for r in shown},
+        "csv": {r.name: reverse("analytics-csv", args=[name]) + "?" + urlencode({**own, "part": r.name}) for r in shown},
     }
     return TemplateResponse(request, "admin/analytics/report.html", context)
 
@@ -113,7 +142,7 @@ def analytics_csv(request: HttpRequest, name: str) -> HttpResponse:
     if day is None:
         raise Http404("No gaming day has been played yet.")
     try:
-        shown, _ = SCREENS[name](day, table)
+        shown, _ = SCREENS[name](day, table, what_if_changes(request.GET) if name == "what-if" else {})
     except reports.AnalyticsError as error:
         raise Http404(str(error)) from None
     part = request.GET.get("part") or shown[0].name

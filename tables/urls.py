@@ -11,6 +11,7 @@ urlpatterns = [
     path("analytics/counters", analytics_api.CountersView.as_view(), name="analytics-counters"),
     path("analytics/accuracy", analytics_api.AccuracyView.as_view(), name="analytics-accuracy"),
     path("analytics/dealers", analytics_api.DealersView.as_view(), name="analytics-dealers"),
+    path("analytics/what-if", analytics_api.WhatIfView.as_view(), name="analytics-what-if"),
     path("analytics/strategy-errors", analytics_api.StrategyErrorsView.as_view(), name="analytics-strategy-errors"),
     path("rounds", RoundListView.as_view(), name="rounds"),
     re_path(

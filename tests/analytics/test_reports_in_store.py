@@ -110,3 +110,31 @@ def test_the_dealers_screen_and_api(api) -> None:
     assert page.status_code == 200 and "errors-by-dealer" in page.content.decode()
     body = api.get(f"/api/analytics/dealers?day={DAY}").json()
     assert body["report"] == "dealers" and body["rows"][0]["errors"] >= 1
+
+
+def test_what_if_from_the_store_equals_the_pure_resettlement(day) -> None:
+    """The store's day under 6:5 gives the totals of the pure re-settlement of the same
+    events; the record is not written to."""
+    from audit.models import Event
+    from tables.analytics.whatif import resettle, totals
+
+    events_before = Event.objects.count()
+    found = reports.what_if(day=DAY, changes={"natural_pays": "6:5"})
+    rows = [r for d in reports.table_days(DAY) for r in resettle(reports.day_events(d), {"natural_pays": "6:5"})]
+    assert {r["table"]: (r["house"], r["what_if_house"]) for r in found.tables.rows} == {
+        t.key: (-t.net, -t.what_if_net) for t in totals(rows, "table")}
+    assert sum(r["difference"] for r in found.players.rows) == sum(r["difference"] for r in found.tables.rows) > 0
+    assert Event.objects.count() == events_before
+    with pytest.raises(reports.AnalyticsError):
+        reports.what_if(day=DAY, changes={})
+
+
+def test_the_what_if_screen_and_api(api) -> None:
+    page = api.get(f"/admin/analytics/what-if/?day={DAY}&natural_pays=6:5")
+    assert page.status_code == 200 and "what-if-by-table" in page.content.decode()
+    body = api.get(f"/api/analytics/what-if?day={DAY}&natural_pays=6:5&by=player").json()
+    assert body["report"] == "what_if_players" and body["rows"]
+    assert api.get(f"/api/analytics/what-if?day={DAY}").status_code == 400
+    assert api.get(f"/api/analytics/what-if?day={DAY}&natural_pays=lots").status_code == 400
+    csv_answer = api.get(f"/api/analytics/what-if?day={DAY}&natural_pays=6:5&format=csv")
+    assert csv_answer.status_code == 200 and csv_answer.content.decode().startswith("table,currency,bets,changed")
