@@ -72,36 +72,31 @@ def _schema(operation: str, summary: str) -> Callable[..., object]:
     )
 
 
-class CountersView(_AnalyticsView):
-    make = staticmethod(lambda day, table: reports.counters(day=day, table=table).report)
+def _report_view(operation: str, summary: str, make: Callable[[date, str | None], Report]) -> type[_AnalyticsView]:
+    """A view answering one report, documented under ``operation``."""
 
-    @_schema("analytics_counters", "Counter detection: each player's bet against the Hi-Lo true count, flagged")
-    def get(self, request: Request) -> Response:
-        return super().get(request)
+    class View(_AnalyticsView):
+        @_schema(operation, summary)
+        def get(self, request: Request) -> Response:
+            return super().get(request)
 
-
-class AccuracyView(_AnalyticsView):
-    make = staticmethod(lambda day, table: reports.accuracy(day=day, table=table).report)
-
-    @_schema("analytics_accuracy", "Strategy accuracy: each player's decisions against the chart, and their cost")
-    def get(self, request: Request) -> Response:
-        return super().get(request)
+    View.make = staticmethod(make)  # type: ignore[assignment]
+    View.__name__ = View.__qualname__ = "".join(part.title() for part in operation.split("_")) + "View"
+    return View
 
 
-class StrategyErrorsView(_AnalyticsView):
-    make = staticmethod(lambda day, table: reports.accuracy(day=day, table=table).errors)
-
-    @_schema("analytics_strategy_errors", "Each decision off the chart, with the expected value it gave up")
-    def get(self, request: Request) -> Response:
-        return super().get(request)
-
-
-class DealersView(_AnalyticsView):
-    make = staticmethod(lambda day, table: reports.dealers(day=day, table=table).report)
-
-    @_schema("analytics_dealers", "Dealer performance: rounds and errors (findings) per hour dealt, by shift")
-    def get(self, request: Request) -> Response:
-        return super().get(request)
+CountersView = _report_view(
+    "analytics_counters", "Counter detection: each player's bet against the Hi-Lo true count, flagged",
+    lambda day, table: reports.counters(day=day, table=table).report)
+AccuracyView = _report_view(
+    "analytics_accuracy", "Strategy accuracy: each player's decisions against the chart, and their cost",
+    lambda day, table: reports.accuracy(day=day, table=table).report)
+StrategyErrorsView = _report_view(
+    "analytics_strategy_errors", "Each decision off the chart, with the expected value it gave up",
+    lambda day, table: reports.accuracy(day=day, table=table).errors)
+DealersView = _report_view(
+    "analytics_dealers", "Dealer performance: rounds and errors (findings) per hour dealt, by shift",
+    lambda day, table: reports.dealers(day=day, table=table).report)
 
 
 class WhatIfQuery(AnalyticsQuery):

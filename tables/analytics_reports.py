@@ -59,6 +59,14 @@ def day_events(table_day: m.TableDay) -> Iterator[dict[str, Any]]:
                "occurred_at": occurred_at}
 
 
+def played(day: date, table: str | None) -> list[m.TableDay]:
+    """The table-days of ``day`` (of one table); a table that did not play is an error."""
+    days = table_days(day, table)
+    if table and not days:
+        raise AnalyticsError(f"table {table} did not play on {day.isoformat()}")
+    return days
+
+
 def _currencies(days: list[m.TableDay]) -> dict[str, str]:
     return {d.table.stream: d.table.currency or "EUR" for d in days}
 
@@ -87,9 +95,7 @@ class CounterReport:
 
 
 def counters(*, day: date, table: str | None = None) -> CounterReport:
-    days = table_days(day, table)
-    if table and not days:
-        raise AnalyticsError(f"table {table} did not play on {day.isoformat()}")
+    days = played(day, table)
     currency = _currencies(days)
     bets = [b for d in days for b in counted_bets(day_events(d))]
     players = counters_.assess(bets)
@@ -132,9 +138,7 @@ class AccuracyReport:
 
 
 def accuracy(*, day: date, table: str | None = None) -> AccuracyReport:
-    days = table_days(day, table)
-    if table and not days:
-        raise AnalyticsError(f"table {table} did not play on {day.isoformat()}")
+    days = played(day, table)
     currency = _currencies(days)
     made = [d for td in days for d in accuracy_.decisions(day_events(td))]
     players = accuracy_.accuracy(made)
@@ -184,9 +188,7 @@ def _rate(value: Any) -> str:
 
 
 def dealers(*, day: date, table: str | None = None) -> DealerReport:
-    days = table_days(day, table)
-    if table and not days:
-        raise AnalyticsError(f"table {table} did not play on {day.isoformat()}")
+    days = played(day, table)
     findings = (Finding.objects.filter(stream__in=[d.table.stream for d in days], gaming_day=day, round__isnull=False,
                                        superseded_by__isnull=True, kind__in=kinds_of("engine"))
                 .values_list("stream", "round", "kind"))
@@ -223,9 +225,7 @@ def what_if(*, day: date, table: str | None = None, changes: dict[str, str]) -> 
     settle the day, and as the changed payouts would have."""
     if not changes:
         raise AnalyticsError(f"name a payout to change ({', '.join(whatif_.PAYOUTS)})")
-    days = table_days(day, table)
-    if table and not days:
-        raise AnalyticsError(f"table {table} did not play on {day.isoformat()}")
+    days = played(day, table)
     currency = _currencies(days)
     try:
         rows = [r for d in days for r in whatif_.resettle(day_events(d), changes)]
