@@ -10,6 +10,7 @@ from django.conf import settings
 from rest_framework import serializers
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import BasePermission
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
@@ -70,3 +71,34 @@ def query(serializer_class: type[serializers.Serializer], request: Request) -> d
     parsed = serializer_class(data=request.query_params)
     parsed.is_valid(raise_exception=True)
     return {k: v for k, v in parsed.validated_data.items() if v is not None}
+
+
+# --- reports (the ledger's, the tables' analytics): JSON, or CSV with ?format=csv ---------
+
+class CSVRenderer(BaseRenderer):
+    """A report as CSV: the view hands over the text (:meth:`audit.reports.Report.as_csv`)."""
+
+    media_type = "text/csv"
+    format = "csv"
+    charset = "utf-8"
+
+    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None) -> bytes:
+        if isinstance(data, str):
+            return data.encode()
+        # an error body (the project's JSON shape) is written as one line of CSV-safe JSON
+        return JSONRenderer().render(data)
+
+
+class ReportColumnSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    title = serializers.CharField()
+    kind = serializers.ChoiceField(choices=["text", "money", "signed", "rate", "int"])
+
+
+class ReportSerializer(serializers.Serializer):
+    report = serializers.CharField()
+    title = serializers.CharField()
+    parameters = serializers.DictField()
+    columns = ReportColumnSerializer(many=True)
+    rows = serializers.ListField(child=serializers.DictField(),
+                                 help_text="amounts in minor units, rates as text; display: each amount's text")

@@ -245,7 +245,7 @@ LEDGER_PITS = env_str("LEDGER_PITS", "")
 
 
 def _check_ledger() -> None:
-    from ledger.books.shifts import ShiftPlan
+    from audit.record.shifts import ShiftPlan
     from ledger.config import parse_pits
 
     try:

@@ -8,7 +8,7 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 
-from tables import floor_views
+from tables import analytics_views, floor_views
 
 admin.site.site_header = "Blackjack back-office"
 admin.site.site_title = "Blackjack back-office"
@@ -24,6 +24,8 @@ urlpatterns = [
     path("admin/floor/alerts/<int:pk>/acknowledge/", admin.site.admin_view(floor_views.acknowledge),
          name="floor-acknowledge"),
     path("floor/figures", admin.site.admin_view(floor_views.figures), name="floor-figures"),
+    path("admin/analytics/<slug:name>/", admin.site.admin_view(analytics_views.analytics_view), name="analytics"),
+    path("admin/analytics/<slug:name>.csv", admin.site.admin_view(analytics_views.analytics_csv), name="analytics-csv"),
     path("admin/", admin.site.urls),
     path("api/", include("audit.urls")),
     path("api/", include("tables.urls")),

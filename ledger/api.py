@@ -19,7 +19,7 @@ from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.generics import GenericAPIView
 from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
-from rest_framework.renderers import BaseRenderer, BrowsableAPIRenderer, JSONRenderer
+from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -31,7 +31,7 @@ from audit.api import (
     StrictCharField,
     StrictSerializer,
 )
-from audit.api_common import Pages, PersonWith, StrictQuery, query
+from audit.api_common import CSVRenderer, Pages, PersonWith, ReportSerializer, StrictQuery, query
 
 from . import models as m
 from . import reports, selectors, signoff
@@ -48,20 +48,6 @@ class MayViewLedger(PersonWith):
 
 class MaySignOff(PersonWith):
     perm = "ledger.sign_off"
-
-
-class CSVRenderer(BaseRenderer):
-    """A report as CSV: the view hands over the text (:meth:`ledger.reports.Report.as_csv`)."""
-
-    media_type = "text/csv"
-    format = "csv"
-    charset = "utf-8"
-
-    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None) -> bytes:
-        if isinstance(data, str):
-            return data.encode()
-        # an error body (the project's JSON shape) is written as one line of CSV-safe JSON
-        return JSONRenderer().render(data)
 
 
 _RENDERERS = (JSONRenderer, CSVRenderer, BrowsableAPIRenderer)
@@ -238,21 +224,6 @@ class DayDetailSerializer(ReconciliationSerializer):
     inventory_slips = CountSerializer(many=True)
     drops = DropSerializer(many=True)
     markers = MarkerSerializer(many=True)
-
-
-class ReportColumnSerializer(serializers.Serializer):
-    key = serializers.CharField()
-    title = serializers.CharField()
-    kind = serializers.ChoiceField(choices=["text", "money", "signed", "rate", "int"])
-
-
-class ReportSerializer(serializers.Serializer):
-    report = serializers.CharField()
-    title = serializers.CharField()
-    parameters = serializers.DictField()
-    columns = ReportColumnSerializer(many=True)
-    rows = serializers.ListField(child=serializers.DictField(),
-                                 help_text="amounts in minor units, rates as text; display: each amount's text")
 
 
 # --- views -----------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from django.db.models import QuerySet
 
 from audit.models import Event, Finding
 from audit.record.findings import kinds_of
-from audit.record.money import format_money, format_signed
+from audit.reports import money_text
 from ledger.books.stats import basis_points, hold, percent
 
 from . import models as m
@@ -49,11 +49,7 @@ def actual_win(row: m.Reconciliation) -> int:
     return row.chip_win if row.chip_win is not None else row.recorded_win
 
 
-def money(amount: int | None, currency: str, *, signed: bool = False) -> str:
-    """The one formatter's text; ``n/a`` for a figure that is not known."""
-    if amount is None:
-        return "n/a"
-    return format_signed(amount, currency) if signed else format_money(amount, currency)
+money = money_text  # the ledger's name for it
 
 
 _WINS = ("chip_win", "recorded_win", "replayed_win", "theoretical_win", "chip_variance", "replay_variance")

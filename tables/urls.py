@@ -4,9 +4,15 @@ from django.urls import path, re_path
 
 from audit.api import STREAM_REGEX
 
+from . import analytics_api
 from .api import RoundDetailView, RoundListView
 
 urlpatterns = [
+    path("analytics/counters", analytics_api.CountersView.as_view(), name="analytics-counters"),
+    path("analytics/accuracy", analytics_api.AccuracyView.as_view(), name="analytics-accuracy"),
+    path("analytics/dealers", analytics_api.DealersView.as_view(), name="analytics-dealers"),
+    path("analytics/what-if", analytics_api.WhatIfView.as_view(), name="analytics-what-if"),
+    path("analytics/strategy-errors", analytics_api.StrategyErrorsView.as_view(), name="analytics-strategy-errors"),
     path("rounds", RoundListView.as_view(), name="rounds"),
     re_path(
         rf"^rounds/(?P<table>{STREAM_REGEX})/(?P<day>\d{{4}}-\d{{2}}-\d{{2}})/(?P<number>[0-9]{{1,18}})$",

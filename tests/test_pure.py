@@ -1,6 +1,7 @@
 """The pure packages - the record core (``audit.record``), the rules engine
-(``tables.engine``), the ledger's books (``ledger.books``) and the regulator's offline
-auditor (``auditor``) - import nothing from Django."""
+(``tables.engine``), the analytics (``tables.analytics``), the ledger's books
+(``ledger.books``) and the regulator's offline auditor (``auditor``) - import nothing
+from Django."""
 from __future__ import annotations
 
 import ast
@@ -14,6 +15,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 # each pure package, and the packages its modules may import from this project
 PURE = {
     "tables.engine": ("tables.engine", "audit.record"),
+    "tables.analytics": ("tables.analytics", "tables.engine", "audit.record"),
     "audit.record": ("audit.record",),
     "ledger.books": ("ledger.books", "audit.record"),
     # the regulator's offline auditor: above the three pure packages, pure itself

@@ -11,7 +11,9 @@ CSV, the demo's summary, the engine's and the ledger's messages - formats money 
 """
 from __future__ import annotations
 
+import math
 import re
+from fractions import Fraction
 
 # ISO 4217 minor units where they are not 2 (ISO 4217 list one, "minor unit" column).
 # Every other code - the great majority, EUR, USD, GBP, CZK among them - has 2.
@@ -61,3 +63,26 @@ def format_signed(amount_minor: int, currency: str) -> str:
     """
     text = format_money(amount_minor, currency)
     return f"+{text}" if amount_minor > 0 else text
+
+
+# rates beside money (hold %, accuracy): exact fractions shown one way everywhere
+def basis_points(value: Fraction) -> int:
+    """A rate in hundredths of a percent, rounded half away from zero."""
+    scaled = value * 10_000
+    whole = math.floor(abs(scaled) + Fraction(1, 2))
+    return whole if scaled >= 0 else -whole
+
+
+def percent(value: Fraction | None, digits: int = 1) -> str:
+    """``44.4%``; ``-`` where there is no rate (no drop). Rounded half away from zero.
+
+    >>> percent(Fraction(1, 8)), percent(Fraction(-1, 3)), percent(None)
+    ('12.5%', '-33.3%', '-')
+    """
+    if value is None:
+        return "-"
+    scaled = abs(value) * 100 * 10**digits
+    whole = math.floor(scaled + Fraction(1, 2))
+    sign = "-" if value < 0 and whole else ""
+    text = f"{whole // 10**digits}" + (f".{whole % 10**digits:0{digits}d}" if digits else "")
+    return f"{sign}{text}%"

@@ -30,11 +30,11 @@ from typing import Any
 from audit.record.chain import parse_timestamp
 from audit.record.corrections import struck_events
 from audit.record.money import format_money
+from audit.record.shifts import WHOLE_DAY, ShiftPlan
 
 from . import journal as j
 from .figures import Count, Drop, Figures, Marker, Slip, chip_value
 from .findings import LedgerFinding
-from .shifts import WHOLE_DAY, ShiftPlan
 
 Event = Mapping[str, Any]
 Key = tuple[str, str]  # (gaming day, shift)

@@ -19,6 +19,9 @@ from dataclasses import dataclass
 from datetime import date
 from fractions import Fraction
 
+# the rates' formatters live with money's (one of each); the ledger reads them here too
+from audit.record.money import basis_points, percent  # noqa: F401 - percent re-exported
+
 Z95 = Fraction(196, 100)  # the two-sided 95% point of the normal distribution
 
 
@@ -33,28 +36,6 @@ def exact(rate: Fraction | int) -> Fraction:
 def hold(win: int, drop: int) -> Fraction | None:
     """Win-to-drop (COMAR 36.05.03.25): ``win / drop``; None without a drop."""
     return Fraction(win, drop) if drop else None
-
-
-def basis_points(value: Fraction) -> int:
-    """A rate in hundredths of a percent, rounded half away from zero."""
-    scaled = value * 10_000
-    whole = math.floor(abs(scaled) + Fraction(1, 2))
-    return whole if scaled >= 0 else -whole
-
-
-def percent(value: Fraction | None, digits: int = 1) -> str:
-    """``44.4%``; ``-`` where there is no rate (no drop). Rounded half away from zero.
-
-    >>> percent(Fraction(1, 8)), percent(Fraction(-1, 3)), percent(None)
-    ('12.5%', '-33.3%', '-')
-    """
-    if value is None:
-        return "-"
-    scaled = abs(value) * 100 * 10**digits
-    whole = math.floor(scaled + Fraction(1, 2))
-    sign = "-" if value < 0 and whole else ""
-    text = f"{whole // 10**digits}" + (f".{whole % 10**digits:0{digits}d}" if digits else "")
-    return f"{sign}{text}%"
 
 
 def _ceil_sqrt(value: Fraction) -> int:

@@ -30,6 +30,11 @@ def _rank_value(rank: str) -> int:
 # every card's value, ace as 1: the one lookup the hot path does per card
 VALUE: dict[str, int] = {rank + suit: _rank_value(rank) for rank in RANKS for suit in SUITS}
 
+# Hi-Lo count tags by card: 2-6 count +1, 7-9 nothing, tens and aces -1 (the counter the
+# simulator plants and the analytics' counter detection both count with these)
+HI_LO_BY_VALUE: dict[int, int] = {1: -1, 2: 1, 3: 1, 4: 1, 5: 1, 6: 1, 7: 0, 8: 0, 9: 0, 10: -1}
+HI_LO: dict[str, int] = {card: HI_LO_BY_VALUE[value] for card, value in VALUE.items()}
+
 
 def deck() -> tuple[str, ...]:
     """One 52-card deck in a fixed order (rank-major)."""

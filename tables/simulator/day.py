@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from audit.record.events.fields import HandAction
-from tables.engine.cards import deck
+from tables.engine.cards import HI_LO, deck
 from tables.engine.dealing import OptIn, Seats, ShoeCursor, Stake, SystemOffer, deal_round
 from tables.engine.money import apply_ratio
 from tables.engine.shoes import Shoe, commitment, cut
@@ -29,7 +29,7 @@ from .chips import Tray, chip_list, par_for
 from .config import SimConfig, TableSpec, chip_step
 from .faults import CLOSING_KINDS, FILL_KINDS, KINDS, ROUND_KINDS, FaultAt
 from .planting import PLANTERS, DealtEvents
-from .players import HI_LO_CARD, Limits, Player
+from .players import Limits, Player
 
 Event = tuple[str, dict[str, Any], int, str]
 _HOUR = 3_600_000_000
@@ -49,7 +49,20 @@ class Seated(Seats):
         self.players = table.people
 
     def decide(self, bet: Bet, hand: Hand, up: str, legal: frozenset[HandAction]) -> HandAction:
-        return self.players[bet.player or ""].decide(hand.cards, up, legal, hand.from_split)
+        player = self.players[bet.player or ""]
+        action = player.decide(hand.cards, up, legal, hand.from_split)
+        if player.kind == "casual":
+            # what was planted: a casual player's play that is not the chart's (the
+            # analytics' strategy accuracy must find exactly these)
+            chart = player.strategy.action(hand.cards, up, legal, split_done=hand.from_split)
+            if action != chart:
+                table = self.table
+                table.strategy_errors.append({
+                    "table": table.code, "gaming_day": table.gaming_day, "round": table.number, "box": bet.box,
+                    "hand": hand.number, "player": player.id, "cards": list(hand.cards), "up": up, "from_split": hand.from_split,
+                    "action": action, "chart": chart,
+                })
+        return action
 
     def insure(self, bet: Bet) -> int:
         return self.players[bet.player or ""].insurance(bet.amount, self.table.rules, self.table.true_count())
@@ -115,6 +128,7 @@ class TableSim:
         self.marks: dict[int, dict[str, Any]] = {}
         self.pending = sorted((f for f in config.at if f.table == spec.code), key=lambda f: (f.round, f.kind))
         self.not_planted: list[dict[str, Any]] = []
+        self.strategy_errors: list[dict[str, Any]] = []  # casual players' plays off the chart
         # the shoe: its order, the dealer's place in it and the cards out before the round
         self.order: tuple[str, ...] = ()
         self.cursor: ShoeCursor | None = None
@@ -586,7 +600,7 @@ class TableSim:
                         player.stack += bet.amount + net
         count = self.running
         for card in self.order[self.round_pos:cursor.pos]:
-            count += HI_LO_CARD[card]
+            count += HI_LO[card]
         self.running = count
         self.pos = cursor.pos
         self.carried = [

@@ -19,14 +19,10 @@ import random
 from collections.abc import Collection, Sequence
 
 from audit.record.events.fields import HandAction
-from tables.engine.cards import VALUE
 from tables.engine.money import apply_ratio
 from tables.engine.rules import RuleSet
 from tables.engine.strategy import Strategy
 
-# Hi-Lo tags by card value (ace = 1)
-HI_LO = {1: -1, 2: 1, 3: 1, 4: 1, 5: 1, 6: 1, 7: 0, 8: 0, 9: 0, 10: -1}
-HI_LO_CARD = {card: HI_LO[value] for card, value in VALUE.items()}
 
 class Limits:
     """A table's limits and the chip step every stake is a multiple of."""

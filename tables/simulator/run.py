@@ -55,30 +55,36 @@ def _table(config: SimConfig, spec: TableSpec, sink: Sink, progress: Callable[[i
         if progress is not None and sim.number != done:
             progress(sim.number - done)
             done = sim.number
+    # who played (the live game's bettors are no one's players): the answer the analytics
+    # must find - the counters flagged, the casual players' errors (``strategy_errors``)
+    players = [] if spec.live else [{"player": p.id, "kind": p.kind} for p in sim.people.values()]
     return sim, {"table": spec.code, "ruleset": spec.rules.name, "min_bet": spec.min_bet, "max_bet": spec.max_bet,
-                 "live": spec.live, "rounds": sim.number, "events": version - 1}
+                 "live": spec.live, "rounds": sim.number, "events": version - 1, "players": players}
 
 
 def simulate(config: SimConfig, sink: Sink, *, progress: Callable[[int], None] | None = None) -> dict[str, Any]:
     """Run the simulation into ``sink``; return the manifest."""
     faults: list[dict[str, Any]] = []
     missed: list[dict[str, Any]] = []
+    errors: list[dict[str, Any]] = []
     tables = []
     for spec in config.table_specs():
         sim, table = _table(config, spec, sink, progress)
         faults.extend(sim.planted)
         missed.extend(sim.not_planted)
+        errors.extend(sim.strategy_errors)
         tables.append(table)
     sink.finish(faults)
-    return _manifest(config, tables, faults, missed)
+    return _manifest(config, tables, faults, missed, errors)
 
 
-def _worker(config: SimConfig, index: int, folder: str) -> tuple[str, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
+def _worker(config: SimConfig, index: int, folder: str) -> tuple[str, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]],
+                                                                list[dict[str, Any]]]:
     spec = config.table_specs()[index]
     path = os.path.join(folder, f"{index:05d}.jsonl")
     with open(path, "wb") as out:
         sim, table = _table(config, spec, FileSink(out, config), None)
-    return path, table, sim.planted, sim.not_planted
+    return path, table, sim.planted, sim.not_planted, sim.strategy_errors
 
 
 def simulate_file(config: SimConfig, out: IO[bytes], *, jobs: int = 1, progress: Callable[[int], None] | None = None) -> dict[str, Any]:
@@ -95,6 +101,7 @@ def simulate_file(config: SimConfig, out: IO[bytes], *, jobs: int = 1, progress:
             computed_strategy(spec.rules)
     faults: list[dict[str, Any]] = []
     missed: list[dict[str, Any]] = []
+    errors: list[dict[str, Any]] = []
     tables = []
     position = 0
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
@@ -102,7 +109,7 @@ def simulate_file(config: SimConfig, out: IO[bytes], *, jobs: int = 1, progress:
             ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         parts = [pool.submit(_worker, config, spec.index, folder) for spec in specs]
         for part in parts:
-            path, table, planted, not_planted = part.result()
+            path, table, planted, not_planted, strategy_errors = part.result()
             offset = position
             with open(path, "rb") as lines:
                 for line in lines:
@@ -114,13 +121,15 @@ def simulate_file(config: SimConfig, out: IO[bytes], *, jobs: int = 1, progress:
                     fault["line"] += offset
             faults.extend(planted)
             missed.extend(not_planted)
+            errors.extend(strategy_errors)
             tables.append(table)
             if progress is not None:
                 progress(table["rounds"])
-    return _manifest(config, tables, faults, missed)
+    return _manifest(config, tables, faults, missed, errors)
 
 
-def _manifest(config: SimConfig, tables: list[dict[str, Any]], faults: list[dict[str, Any]], missed: list[dict[str, Any]]) -> dict[str, Any]:
+def _manifest(config: SimConfig, tables: list[dict[str, Any]], faults: list[dict[str, Any]], missed: list[dict[str, Any]],
+              errors: list[dict[str, Any]]) -> dict[str, Any]:
     rounds = sum(t["rounds"] for t in tables)
     events = sum(t["events"] for t in tables)
     return {
@@ -133,6 +142,7 @@ def _manifest(config: SimConfig, tables: list[dict[str, Any]], faults: list[dict
         "tables": tables,
         "faults": [_public(f) for f in faults],
         "not_planted": missed,
+        "strategy_errors": errors,
     }
 
 

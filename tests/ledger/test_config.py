@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ledger import charts, config
+from audit import charts
+from ledger import config
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -45,6 +46,6 @@ def test_a_bad_setting_stops_the_process_naming_it(env, says) -> None:
 
 
 def test_docstring_examples_hold() -> None:
-    for module in (config, charts):
+    for module in (config, charts):  # the charts' axis steps are shared, in audit.charts
         failed, tried = doctest.testmod(module)
         assert tried > 0 and failed == 0, module.__name__

@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from ledger.books import ShiftPlan, fold, reconcile, shifts
+from audit.record import shifts
+from ledger.books import ShiftPlan, fold, reconcile
 
 from .helpers import DAY, Table
 

@@ -1,0 +1,248 @@
+"""The analytics as reports (``audit.reports.Report``: the screens, the API and the CSV
+show the same rows), read from the record: each table's gaming day is handed, as the
+events the store holds, to the pure analytics (:mod:`tables.analytics`). Nothing here
+writes anything.
+
+- :func:`counters` - counter detection per player (bet against the Hi-Lo true count);
+- :func:`accuracy` - strategy accuracy per player, and each decision off the chart with
+  its cost;
+- :func:`dealers` - dealer performance per dealer and shift (the shift plan of
+  ``LEDGER_SHIFTS``): rounds and errors (the engine's findings in force) per hour;
+- :func:`what_if` - the day's rounds settled again with other payouts (6:5 naturals ...),
+  the difference per table and per player. It reads the record and writes nothing.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from django.conf import settings
+
+from audit.models import Event, Finding
+from audit.record.findings import kinds_of
+from audit.record.shifts import ShiftPlan
+from audit.reports import Column, Report
+from tables.analytics import accuracy as accuracy_
+from tables.analytics import counters as counters_
+from tables.analytics import dealers as dealers_
+from tables.analytics import whatif as whatif_
+from tables.analytics.counting import counted_bets
+
+from . import models as m
+
+
+class AnalyticsError(ValueError):
+    """A report asked of something the record does not hold (the API's 400 or 404)."""
+
+
+def latest_day() -> date | None:
+    """The last gaming day any table played (the screens' default)."""
+    return m.TableDay.objects.order_by("-gaming_day").values_list("gaming_day", flat=True).first()
+
+
+def table_days(day: date, table: str | None = None) -> list[m.TableDay]:
+    rows = m.TableDay.objects.filter(gaming_day=day).select_related("table").order_by("table__stream")
+    if table:
+        rows = rows.filter(table__stream=table)
+    return list(rows)
+
+
+def day_events(table_day: m.TableDay) -> Iterator[dict[str, Any]]:
+    """A table's gaming day as the events replay reads (the stored payload; replay upcasts)."""
+    rows = (Event.objects.filter(stream=table_day.table.stream, version__gte=table_day.first_version,
+                                 version__lte=table_day.last_version)
+            .order_by("version").values_list("event_id", "version", "type", "schema_version", "payload", "occurred_at"))
+    for event_id, version, type_, schema, payload, occurred_at in rows.iterator(chunk_size=2000):
+        yield {"id": str(event_id), "version": version, "type": type_, "schema_version": schema, "payload": payload,
+               "occurred_at": occurred_at}
+
+
+def played(day: date, table: str | None) -> list[m.TableDay]:
+    """The table-days of ``day`` (of one table); a table that did not play is an error."""
+    days = table_days(day, table)
+    if table and not days:
+        raise AnalyticsError(f"table {table} did not play on {day.isoformat()}")
+    return days
+
+
+def _currencies(days: list[m.TableDay]) -> dict[str, str]:
+    return {d.table.stream: d.table.currency or "EUR" for d in days}
+
+
+def _parameters(day: date, table: str | None) -> dict[str, Any]:
+    return {"day": day.isoformat(), "table": table}
+
+
+# --- counter detection ---------------------------------------------------------------------
+
+COUNTER_COLUMNS = (
+    Column("player", "player"), Column("tables", "table"), Column("currency", "currency", screen=False),
+    Column("bets", "bets", "int"), Column("min_bet", "smallest bet", "money"), Column("max_bet", "largest bet", "money"),
+    Column("spread", "spread"), Column("mean_low", "mean bet, count < +1", "money"),
+    Column("mean_high", "mean bet, count ≥ +2", "money"), Column("high_bets", "bets at ≥ +2", "int"),
+    Column("rho", "Spearman ρ"), Column("p_value", "p (one-sided)"), Column("flagged", "flagged"),
+    Column("verdict", "verdict"),
+)
+
+
+@dataclass(frozen=True)
+class CounterReport:
+    report: Report
+    players: list[counters_.PlayerCount]
+    currency: str
+
+
+def counters(*, day: date, table: str | None = None) -> CounterReport:
+    days = played(day, table)
+    currency = _currencies(days)
+    bets = [b for d in days for b in counted_bets(day_events(d))]
+    players = counters_.assess(bets)
+    rows = []
+    for p in players:
+        rows.append({
+            "player": p.player, "tables": ", ".join(p.tables), "currency": currency.get(p.tables[0], "EUR"),
+            "bets": p.bets, "min_bet": p.min_bet, "max_bet": p.max_bet, "spread": f"{float(p.spread):.1f}x",
+            "mean_low": p.mean_low, "mean_high": p.mean_high, "high_bets": p.high_bets,
+            "rho": "" if p.rho is None else f"{p.rho:.3f}", "p_value": "" if p.p_value is None else f"{p.p_value:.4f}",
+            "flagged": "yes" if p.flagged else "no", "verdict": p.verdict,
+        })
+    report = Report("counters", "Counter detection: bet against the Hi-Lo true count", COUNTER_COLUMNS, rows,
+                    {**_parameters(day, table), "alpha": counters_.ALPHA, "min_bets": counters_.MIN_BETS})
+    return CounterReport(report, players, next(iter(currency.values()), "EUR"))
+
+
+# --- strategy accuracy ---------------------------------------------------------------------
+
+ACCURACY_COLUMNS = (
+    Column("player", "player"), Column("tables", "table"), Column("currency", "currency", screen=False),
+    Column("decisions", "decisions", "int"), Column("errors", "errors", "int"), Column("accuracy", "accuracy", "rate"),
+    Column("cost", "expected value lost", "money"), Column("errors_by_play", "errors by the play made"),
+)
+
+ERROR_COLUMNS = (
+    Column("table", "table"), Column("round", "round", "int"), Column("box", "box", "int"), Column("hand", "hand", "int"),
+    Column("player", "player"), Column("currency", "currency", screen=False), Column("cards", "cards"),
+    Column("up", "dealer shows"), Column("action", "played"), Column("chart", "chart says"),
+    Column("stake", "stake", "money"), Column("cost", "expected value lost", "money"),
+)
+
+
+@dataclass(frozen=True)
+class AccuracyReport:
+    report: Report
+    errors: Report
+    players: list[accuracy_.PlayerAccuracy]
+    currency: str
+
+
+def accuracy(*, day: date, table: str | None = None) -> AccuracyReport:
+    days = played(day, table)
+    currency = _currencies(days)
+    made = [d for td in days for d in accuracy_.decisions(day_events(td))]
+    players = accuracy_.accuracy(made)
+    rows = [{
+        "player": p.player, "tables": ", ".join(p.tables), "currency": currency.get(p.tables[0], "EUR"),
+        "decisions": p.decisions, "errors": p.errors, "accuracy": p.accuracy, "cost": p.cost,
+        "errors_by_play": ", ".join(f"{action} {n}" for action, n in p.by_action),
+    } for p in players]
+    error_rows = [{
+        "table": d.table, "round": d.round, "box": d.box, "hand": d.hand, "player": d.player,
+        "currency": currency.get(d.table, "EUR"), "cards": " ".join(d.cards), "up": d.up, "action": d.action,
+        "chart": d.chart, "stake": d.stake, "cost": d.cost,
+    } for d in sorted((d for d in made if d.error), key=lambda d: (-d.cost, d.table, d.round, d.box, d.hand))]
+    parameters = _parameters(day, table)
+    return AccuracyReport(
+        Report("accuracy", "Strategy accuracy: decisions against the table's chart", ACCURACY_COLUMNS, rows, parameters),
+        Report("strategy_errors", "Decisions off the chart, the costliest first", ERROR_COLUMNS, error_rows, parameters),
+        players, next(iter(currency.values()), "EUR"),
+    )
+
+
+# --- dealer performance ----------------------------------------------------------------------
+
+DEALER_COLUMNS = (
+    Column("dealer", "dealer"), Column("shift", "shift"), Column("tables", "tables"),
+    Column("hours", "hours dealt"), Column("rounds", "rounds", "int"), Column("rounds_per_hour", "rounds / hour"),
+    Column("errors", "errors", "int"), Column("errors_per_hour", "errors / hour"),
+    Column("errors_per_100_rounds", "errors / 100 rounds"), Column("kinds", "errors by kind"),
+)
+
+
+@dataclass(frozen=True)
+class DealerReport:
+    report: Report
+    rows: list[dealers_.DealerShift]
+
+
+def shift_plan() -> ShiftPlan:
+    """The shifts of the gaming day, as the ledger splits it (``LEDGER_SHIFTS`` from
+    ``GAMING_DAY_CUTOFF_HOUR``, checked when the settings load)."""
+    return ShiftPlan.parse(settings.LEDGER_SHIFTS, day_start=f"{settings.GAMING_DAY_CUTOFF_HOUR:02d}:00",
+                           zone=settings.TIME_ZONE)
+
+
+def _rate(value: Any) -> str:
+    return "" if value is None else f"{float(value):.2f}"
+
+
+def dealers(*, day: date, table: str | None = None) -> DealerReport:
+    days = played(day, table)
+    findings = (Finding.objects.filter(stream__in=[d.table.stream for d in days], gaming_day=day, round__isnull=False,
+                                       superseded_by__isnull=True, kind__in=kinds_of("engine"))
+                .values_list("stream", "round", "kind"))
+    rows = dealers_.performance([list(day_events(d)) for d in days],
+                                [dealers_.RoundFinding(*f) for f in findings], shift_plan())
+    out = [{
+        "dealer": r.dealer, "shift": r.shift, "tables": ", ".join(sorted(r.tables)), "hours": f"{float(r.hours):.2f}",
+        "rounds": r.rounds, "rounds_per_hour": _rate(r.rounds_per_hour), "errors": r.errors,
+        "errors_per_hour": _rate(r.errors_per_hour), "errors_per_100_rounds": _rate(r.errors_per_100_rounds),
+        "kinds": ", ".join(f"{k} {n}" for k, n in sorted(r.kinds.items())),
+    } for r in rows]
+    return DealerReport(Report("dealers", "Dealer performance: rounds and errors per hour dealt, by shift",
+                               DEALER_COLUMNS, out, _parameters(day, table)), rows)
+
+
+# --- what-if re-settlement ---------------------------------------------------------------------
+
+WHAT_IF_COLUMNS = (
+    Column("currency", "currency", screen=False), Column("bets", "bets", "int"),
+    Column("changed", "bets paid otherwise", "int"), Column("house", "house result as played", "signed"),
+    Column("what_if_house", "house result, what if", "signed"), Column("difference", "difference for the house", "signed"),
+)
+
+
+@dataclass(frozen=True)
+class WhatIfReport:
+    tables: Report
+    players: Report
+    currency: str
+
+
+def what_if(*, day: date, table: str | None = None, changes: dict[str, str]) -> WhatIfReport:
+    """The house result (+: the house won) of each table and player as the table's rules
+    settle the day, and as the changed payouts would have."""
+    if not changes:
+        raise AnalyticsError(f"name a payout to change ({', '.join(whatif_.PAYOUTS)})")
+    days = played(day, table)
+    currency = _currencies(days)
+    try:
+        rows = [r for d in days for r in whatif_.resettle(day_events(d), changes)]
+    except whatif_.WhatIfError as error:
+        raise AnalyticsError(str(error)) from None
+    table_of = {r.player: r.table for r in rows}
+
+    def report(by: str, title: str) -> Report:
+        columns = ((Column("table", "table"),) if by == "table" else (Column("player", "player"), Column("table", "table"))
+                   ) + WHAT_IF_COLUMNS
+        out = [{
+            "player": t.key or "(no player: the live game's bettors)", "table": t.key if by == "table" else table_of.get(t.key, ""),
+            "currency": currency.get(t.key if by == "table" else table_of.get(t.key, ""), "EUR"),
+            "bets": t.bets, "changed": t.changed, "house": -t.net, "what_if_house": -t.what_if_net,
+            "difference": t.difference,
+        } for t in whatif_.totals(rows, by)]
+        return Report(f"what_if_{by}s", title, columns, out, {**_parameters(day, table), **changes})
+
+    return WhatIfReport(report("table", "What if: per table"), report("player", "What if: per player"),
+                        next(iter(currency.values()), "EUR"))
