@@ -14,7 +14,14 @@ layer hands it the replayed figures and the house edge).
 from .figures import Figures
 from .fold import Books, fold
 from .journal import Entry, Line, UnbalancedEntry, trial_balance
-from .reconcile import Reconciliation, ReplayDifference, Thresholds, reconcile, replay_difference, table_day
+from .reconcile import (
+    Reconciliation,
+    ReplayDifference,
+    Thresholds,
+    reconcile,
+    replay_difference,
+    table_day,
+)
 from .shifts import WHOLE_DAY, ShiftPlan
 
 __all__ = [

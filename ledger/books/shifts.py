@@ -13,6 +13,7 @@ in the casino's time zone. The first start is the start of the gaming day.
 """
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
@@ -43,7 +44,7 @@ class ShiftPlan:
         if not self.starts or len(self.starts) != len(self.labels):
             raise ValueError("a shift plan needs at least one shift, and one label per start")
         offsets = [(start - self.starts[0]) % _DAY for start in self.starts]
-        if any(b <= a for a, b in zip(offsets, offsets[1:])):
+        if any(b <= a for a, b in itertools.pairwise(offsets)):
             raise ValueError("shift starts must follow each other within one gaming day")
         if len(set(self.labels)) != len(self.labels) or not all(_LABEL.match(label) for label in self.labels):
             raise ValueError(f"shift labels must be distinct, 1-32 letters, digits and . _ : - (got {self.labels})")
