@@ -34,11 +34,11 @@ from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from . import store
-from .parsers import BoundedJSONParser
-from .record.chain import parse_timestamp
 from .devices import SERVER_STREAM_PREFIX, check_device_actors, device_of, principal_of
 from .errors import BatchTooLarge
 from .models import Event
+from .parsers import BoundedJSONParser
+from .record.chain import parse_timestamp
 
 # the largest version or position a query may name (a signed 64-bit integer)
 _BIGINT_MAX = 2**63 - 1

@@ -8,15 +8,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from rest_framework.authtoken.models import Token
 
 from .errors import StoreError
-from .record.events import PayloadError
 from .models import DeviceAccount
+from .record.events import PayloadError
 from .store import check_stream
 
 

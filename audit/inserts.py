@@ -13,9 +13,9 @@ from typing import Any
 import msgspec
 from django.db import connection
 
+from .models import Event
 from .record.chain import format_timestamp
 from .record.envelope import Envelope
-from .models import Event
 from .seals import seal_of
 
 COLUMNS = (
@@ -59,10 +59,9 @@ def insert_values(values: Sequence[Sequence[object]]) -> None:
         sql = f"COPY {table} ({', '.join(COLUMNS)}) FROM STDIN"
         # the psycopg 3 cursor under Django's wrapper; its errors wrapped as Django's
         # (a unique violation is an IntegrityError to the store, as through the ORM)
-        with connection.cursor() as cursor, connection.wrap_database_errors:
-            with cursor.cursor.copy(sql) as copy:
-                for row in values:
-                    copy.write_row(row)
+        with connection.cursor() as cursor, connection.wrap_database_errors, cursor.cursor.copy(sql) as copy:
+            for row in values:
+                copy.write_row(row)
     elif connection.vendor == "sqlite":
         sql = f"INSERT INTO {table} ({', '.join(COLUMNS)}) VALUES ({', '.join(['%s'] * len(COLUMNS))})"
         with connection.cursor() as cursor:

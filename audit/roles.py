@@ -42,10 +42,10 @@ def create_roles_sql(*, owner: str, app: str, database: str) -> list[str]:
     owner, app, database = check_role_name(owner), check_role_name(app), check_role_name(database)
     limits = "NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS"
     return [
-        f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{owner}') THEN "
-        f"CREATE ROLE {owner} LOGIN {limits}; END IF; END $$",
-        f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{app}') THEN "
-        f"CREATE ROLE {app} LOGIN NOINHERIT {limits}; END IF; END $$",
+        (f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{owner}') THEN "
+        f"CREATE ROLE {owner} LOGIN {limits}; END IF; END $$"),
+        (f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{app}') THEN "
+        f"CREATE ROLE {app} LOGIN NOINHERIT {limits}; END IF; END $$"),
         # the app must not hold the owner's rights through a membership
         f"REVOKE {owner} FROM {app}",
         f"REVOKE ALL ON DATABASE {database} FROM PUBLIC",

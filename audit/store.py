@@ -28,12 +28,12 @@ import msgspec
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 
-from .record.chain import GENESIS_HASH, utc
-from .record.envelope import Envelope, seal
 from .errors import IdConflict, InvalidEvent, VersionConflict
-from .record.events import PayloadError, upcast, validate_payload, validate_payload_json
 from .inserts import insert_rows
 from .models import Event
+from .record.chain import GENESIS_HASH, utc
+from .record.envelope import Envelope, seal
+from .record.events import PayloadError, upcast, validate_payload, validate_payload_json
 from .subscribers import publish
 
 # an arbitrary constant: the key of the advisory lock every append takes
@@ -86,7 +86,7 @@ def check_stream(stream: object) -> str:
 # starting with a letter or digit. That refuses control characters (a newline or an ANSI
 # escape that would forge a log line), format characters (bidi overrides, zero-width
 # joiners that make two names look alike) and every non-ASCII confusable by construction.
-LABEL_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@/+-]{0,%d}" % (_LABEL_MAX - 1))
+LABEL_PATTERN = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._:@/+-]{{0,{_LABEL_MAX - 1}}}")
 
 
 def _check_label(name: str, value: object) -> str:

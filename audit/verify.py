@@ -12,9 +12,9 @@ from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 
 from .models import Event
-from .seals import seal_holds
 from .record.envelope import Envelope
 from .record.verify import Head, Problem, Report, Start, Verifier, verify
+from .seals import seal_holds
 from .store import envelope_of
 
 __all__ = ["Problem", "Report", "chain_state", "verify_chains"]

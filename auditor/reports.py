@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from audit.record.chain import canonical_json
+from audit.record.money import percent
 from ledger.books import Thresholds, reconcile, replay_difference
 from ledger.books.fold import Fold
-from ledger.books.stats import percent
 from tables.engine.presets import PRESETS
 from tables.engine.replay import Replay
 

@@ -111,8 +111,8 @@ def role_verify(url: str) -> None:
 
 def role_writer(url: str, stream: str, rounds: int) -> None:
     _setup_django(url)
-    from tests.samples import round_events
     from audit.store import events_append
+    from tests.samples import round_events
 
     batches = [round_events(r + 1, rng_seed=r) for r in range(rounds)]
     started = time.perf_counter()

@@ -9,7 +9,7 @@ import os
 # a key for the tests alone (a deployment's settings refuse to start without their own)
 os.environ.setdefault("SECRET_KEY", "tests-only-" + "k" * 40)
 
-from casino.settings import *  # noqa: E402
+from casino.settings import *
 from casino.settings import BASE_DIR, DATABASES
 
 _TEST_BACKENDS = {

@@ -124,7 +124,7 @@ class SignedTreeHead:
             for name, head in dict(data.get("streams") or {}).items():
                 version, digest = head
                 if isinstance(version, bool) or not isinstance(version, int) or not isinstance(digest, str):
-                    raise ValueError(f"streams.{name}: expected [version, hash]")
+                    raise ValueError(f"streams.{name}: expected [version, hash]")  # noqa: TRY004 - a malformed head is a ValueError to every caller
                 streams[str(name)] = (version, digest)
             return cls(size, root, parse_timestamp(str(data["timestamp"])), str(data["key_id"]), signature, streams)
         except KeyError as missing:

@@ -22,6 +22,7 @@ engine's do.
 from __future__ import annotations
 
 import copy
+import itertools
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -466,11 +467,11 @@ def _step(state: Fold, p: Mapping[str, Any], kind: str, step: str, people: dict[
         state.at(state.key()).duplicates.append((number, chip_value(chips)))
         return None
     legacy = step == slip.table_step and not any(people.values())
-    if step != "requested" and "requested" not in slip.steps and not legacy and not slip.legacy:
-        if not any(s != "requested" for s in slip.steps):
-            state.find("slip_without_request",
-                       f"{kind.capitalize()} slip {number} was {step} with no request from a floor supervisor on record.",
-                       slip=number, recorded=state.chips_text(chips))
+    if (step != "requested" and "requested" not in slip.steps and not legacy and not slip.legacy
+            and not any(s != "requested" for s in slip.steps)):
+        state.find("slip_without_request",
+                   f"{kind.capitalize()} slip {number} was {step} with no request from a floor supervisor on record.",
+                   slip=number, recorded=state.chips_text(chips))
     if slip.steps:
         first_step, (_, reference) = next(iter(slip.steps.items()))
         if reference != chips:
@@ -721,7 +722,7 @@ class Books:
                 total.opener, total.opener_chips = first.opener, first.opener_chips
             if last is not None:
                 total.closer, total.closer_chips = last.closer, last.closer_chips
-            for before, after in zip(counted, counted[1:]):
+            for before, after in itertools.pairwise(counted):
                 if before.closer is not None and after.opener is not None:
                     total.between_shifts += after.opener - before.closer
         for f in shifts:

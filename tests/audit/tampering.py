@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-
 from django.db import connection, transaction
 
 from audit import immutability

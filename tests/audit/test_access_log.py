@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, transaction
 from django.test import Client
 
 from audit.access import ACCESS_STREAM, access_purge, access_seal, access_seals_problems

@@ -5,8 +5,8 @@ import pytest
 from django.urls import reverse
 
 from audit.models import Event
-from tests.samples import round_events
 from audit.store import events_append
+from tests.samples import round_events
 
 from .tampering import tamper
 

@@ -7,11 +7,11 @@ from dataclasses import replace
 import pytest
 
 from audit.errors import InvalidEvent
-from audit.record.events import REGISTRY, PayloadError, current_version, upcast, validate_payload
-from tests.event_examples import EXAMPLES, V1_EXAMPLES
 from audit.models import Event
-from tests.samples import sample_event
+from audit.record.events import REGISTRY, PayloadError, current_version, upcast, validate_payload
 from audit.store import events_append
+from tests.event_examples import EXAMPLES, V1_EXAMPLES
+from tests.samples import sample_event
 
 DESIGN_TYPES = {
     "table.opened", "table.closed", "dealer.assigned", "inventory.counted", "chips.filled",

@@ -48,11 +48,11 @@ def test_timestamps_are_utc_with_six_fraction_digits():
 
 
 def test_event_hash_is_sha256_of_the_documented_document():
-    fields = dict(
-        id=uuid.UUID(int=1), stream="T1", version=1, type="round.started", schema_version=1,
-        occurred_at=datetime(2026, 1, 1, tzinfo=UTC), recorded_at=datetime(2026, 1, 1, 0, 0, 1, tzinfo=UTC),
-        actor="dealer:D1", source="test", payload={"round": 1, "shoe": "S1"}, prev_hash=GENESIS_HASH,
-    )
+    fields = {
+        "id": uuid.UUID(int=1), "stream": "T1", "version": 1, "type": "round.started", "schema_version": 1,
+        "occurred_at": datetime(2026, 1, 1, tzinfo=UTC), "recorded_at": datetime(2026, 1, 1, 0, 0, 1, tzinfo=UTC),
+        "actor": "dealer:D1", "source": "test", "payload": {"round": 1, "shoe": "S1"}, "prev_hash": GENESIS_HASH,
+    }
     document = (
         '{"actor":"dealer:D1","id":"00000000-0000-0000-0000-000000000001",'
         '"occurred_at":"2026-01-01T00:00:00.000000Z","payload":{"round":1,"shoe":"S1"},'

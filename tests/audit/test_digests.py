@@ -126,8 +126,8 @@ def _forge_insert() -> None:
     buyin = {"box": 1, "player": "P-forged", "method": "cash", "amount": 500000, "currency": "EUR"}
     last = Event.objects.filter(stream="T1").order_by("-version").first()
     tamper(
-        f"UPDATE audit_event SET version = version + 1000 WHERE stream = 'T1' AND version >= 30",
-        f"UPDATE audit_event SET version = version - 999 WHERE stream = 'T1' AND version >= 1030",
+        "UPDATE audit_event SET version = version + 1000 WHERE stream = 'T1' AND version >= 30",
+        "UPDATE audit_event SET version = version - 999 WHERE stream = 'T1' AND version >= 1030",
         "INSERT INTO audit_event (event_id, stream, version, type, schema_version, occurred_at, recorded_at, actor, "
         "source, payload, prev_hash, hash) VALUES ('00000000-0000-4000-8000-000000000001', 'T1', 30, 'buyin.recorded', "
         f"1, '{last.occurred_at.isoformat()}', '{last.recorded_at.isoformat()}', 'dealer:D1', 'test', "

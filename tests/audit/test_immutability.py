@@ -5,8 +5,8 @@ import pytest
 from django.db import DatabaseError, connection, transaction
 
 from audit.models import Event
-from tests.samples import round_events
 from audit.store import events_append
+from tests.samples import round_events
 
 pytestmark = pytest.mark.django_db
 
@@ -17,9 +17,8 @@ def stored():
 
 
 def _refused(sql: str) -> str:
-    with pytest.raises(DatabaseError) as caught, transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute(sql)
+    with pytest.raises(DatabaseError) as caught, transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(sql)
     return str(caught.value)
 
 

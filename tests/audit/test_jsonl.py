@@ -13,8 +13,8 @@ from django.core.management import CommandError, call_command
 
 from audit.ingest import ingest_file
 from audit.models import Event
-from tests.samples import round_events, table_opened
 from audit.store import events_append, stream_version
+from tests.samples import round_events, table_opened
 
 from .tampering import tamper
 

@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 
 from audit.record import merkle
 
-
 # --- the reference, from the RFC's text -------------------------------------------------------
 
 def ref_leaf(data: bytes) -> bytes:
@@ -152,7 +151,7 @@ def test_consistency_proofs_equal_the_rfcs_proof_and_verify(n: int) -> None:
     leaves = [merkle.leaf_hash(x) for x in d]
     source = merkle.subtrees_of(leaves)
     new_root = ref_mth(d)
-    for m in range(0, n + 1):
+    for m in range(n + 1):
         proof = merkle.consistency_proof(m, n, source)
         assert proof == ref_proof(m, d)
         assert merkle.verify_consistency(m, n, ref_mth(d[:m]), new_root, proof)

@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 from audit.ingest import ingest_file
 from audit.models import Event
 from audit.record.jsonl import LineError, decode_fields
-from tests.audit.test_api import T1, event, pit_boss, post  # noqa: F401 - the fixture
+from tests.audit.test_api import T1, event, post
 
 pytestmark = pytest.mark.django_db
 

@@ -2,17 +2,18 @@
 (CI runs it once with each DATABASE_URL)."""
 from __future__ import annotations
 
+import itertools
 import uuid
 from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
 
-from audit.record.chain import GENESIS_HASH, event_hash
 from audit.errors import IdConflict, InvalidEvent, VersionConflict
 from audit.models import Event
-from tests.samples import round_events, table_opened
+from audit.record.chain import GENESIS_HASH, event_hash
 from audit.store import envelope, events_append, feed_after, stream_head, stream_version
+from tests.samples import round_events, table_opened
 
 pytestmark = pytest.mark.django_db
 
@@ -24,7 +25,7 @@ def test_append_to_new_stream_numbers_versions_from_one_and_chains_hashes():
     stored = events_append(stream="T1", expected_version=0, events=batch)
     assert [e.version for e in stored] == list(range(1, 27))
     assert stored[0].prev_hash == GENESIS_HASH
-    for before, after in zip(stored, stored[1:]):
+    for before, after in itertools.pairwise(stored):
         assert after.prev_hash == before.hash
     assert stream_head("T1") == (26, stored[-1].hash)
 

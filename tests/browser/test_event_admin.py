@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.samples import round_events
 from audit.store import events_append
 from tests.audit.tampering import tamper
+from tests.samples import round_events
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -9,7 +9,6 @@ from audit.record.money import format_signed
 from tables import models as m
 from tables.replay_service import replay_table
 from tests.back_office.helpers import append, dealt, plant_short_pay
-from tests.browser.conftest import member_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

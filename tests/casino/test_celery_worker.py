@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.samples import round_events
 from audit.store import events_append
 from audit.tasks import verify_chains_task
+from tests.samples import round_events
 
 from ..audit.tampering import tamper
 from ..celery_worker import celery_worker

@@ -9,8 +9,8 @@ from django.core.management import call_command
 from django.test import Client
 
 from audit.models import Event, Finding
-from casino.demo import DEMO_FAULTS
 from audit.record.money import format_signed
+from casino.demo import DEMO_FAULTS
 from tables import models as m
 from tables.floor import hold_text
 

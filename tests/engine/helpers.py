@@ -6,7 +6,16 @@ from datetime import UTC, datetime
 from typing import Any
 
 from audit.record.events.fields import HandAction
-from tables.engine.dealing import DealerMistake, DealtRound, OptIn, Seats, ShoeCursor, Stake, SystemOffer, deal_round
+from tables.engine.dealing import (
+    DealerMistake,
+    DealtRound,
+    OptIn,
+    Seats,
+    ShoeCursor,
+    Stake,
+    SystemOffer,
+    deal_round,
+)
 from tables.engine.envelope import EnvelopeWriter
 from tables.engine.findings import Finding
 from tables.engine.replay import ReplayResult, replay

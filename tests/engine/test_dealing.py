@@ -81,7 +81,7 @@ def test_a_decision_the_rules_do_not_allow_is_refused() -> None:
         def decide(self, bet: Bet, hand: Hand, up: str, legal: frozenset[str]) -> str:  # type: ignore[override]
             return "surrender"
 
-    cursor = ShoeCursor(Shoe.arranged("S1", "TS TD 9H 7D".split(), decks=6))
+    cursor = ShoeCursor(Shoe.arranged("S1", ["TS", "TD", "9H", "7D"], decks=6))
     with pytest.raises(ValueError, match="cannot surrender"):
         deal_round(HOYLE, cursor, 1, [Stake("a", 1, 1000)], Stubborn())
 

@@ -5,7 +5,18 @@ from tables.engine.dealing import Stake
 from tables.engine.presets import PRESETS
 from tables.engine.replay import replay
 
-from .helpers import Choices, Table, actions_of, edit, find, first_legal, kinds, layout, nets, targets
+from .helpers import (
+    Choices,
+    Table,
+    actions_of,
+    edit,
+    find,
+    first_legal,
+    kinds,
+    layout,
+    nets,
+    targets,
+)
 
 RULES = PRESETS["it-sabot"]
 

@@ -4,7 +4,18 @@ from __future__ import annotations
 from tables.engine.presets import PRESETS
 from tables.engine.replay import replay
 
-from .helpers import Choices, Table, actions_of, edit, find, first_legal, kinds, layout, nets, targets
+from .helpers import (
+    Choices,
+    Table,
+    actions_of,
+    edit,
+    find,
+    first_legal,
+    kinds,
+    layout,
+    nets,
+    targets,
+)
 
 RULES = PRESETS["eu-online"]
 

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from ledger.books import stats
+from ledger.books import fold, reconcile, stats, table_day
 from ledger.books.stats import (
     TableDay,
     aggregate,
@@ -21,8 +21,6 @@ from ledger.books.stats import (
     theoretical,
     year_to_date,
 )
-
-from ledger.books import fold, reconcile, table_day
 
 from .helpers import worked_example
 

@@ -9,7 +9,6 @@ from typing import Any
 from django.core.management.base import CommandError
 
 from audit.commands import BackOfficeCommand
-
 from audit.digests import DigestError, digest_sign, inclusion_proof_of, tree_advance, write_new_key
 from audit.models import Event
 from audit.record import signing

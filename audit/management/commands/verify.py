@@ -15,8 +15,8 @@ from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
 from audit.access import access_seals_problems
-from audit.digests import DigestError, head_problems, signed_heads_to_check
 from audit.commands import BackOfficeCommand
+from audit.digests import DigestError, head_problems, signed_heads_to_check
 from audit.immutability import protection_problems
 from audit.models import Event
 from audit.progress import count_lines, progress_bar
