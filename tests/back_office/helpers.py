@@ -7,7 +7,9 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from typing import Any
 
+from audit.models import Finding
 from audit.record.chain import parse_timestamp
+from audit.record.findings import KINDS
 from audit.store import NewEvent, events_append, stream_version
 from tables.engine.presets import PRESETS
 from tables.engine.simulate import deal_table
@@ -77,3 +79,10 @@ def correction(stream: str, fault: dict[str, Any], *, net: int | None = None) ->
 
 def append_correction(stream: str, fault: dict[str, Any], **kwargs: Any) -> None:
     events_append(stream=stream, expected_version=stream_version(stream), events=[correction(stream, fault, **kwargs)])
+
+
+def engine_findings() -> Any:
+    """The findings of the engine's replay, the subject of these tests. The ledger's
+    reconciliation of the same table-days may add its own: a table whose players do not
+    play the chart wins outside its theoretical interval (``win_outside_interval``)."""
+    return Finding.objects.filter(kind__in=[k.name for k in KINDS.values() if k.owner == "engine"])

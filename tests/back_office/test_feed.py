@@ -12,13 +12,13 @@ from django.core.management import CommandError, call_command
 
 import tables.replay_service
 from audit import subscribers
-from audit.models import Event, Finding, SubscriberPosition
+from audit.models import Event, SubscriberPosition
 from audit.subscribers import Batch, Subscriber, catch_up, feed_head
 from tables import models as m
 from tables.feed import NAME
 from tables.projections import first_difference, rebuild
 
-from .helpers import DAY, append, dealt, plant_short_pay
+from .helpers import DAY, append, dealt, engine_findings, plant_short_pay
 
 pytestmark = pytest.mark.django_db
 _STORE_ONLY = ("version", "position", "recorded_at", "prev_hash", "hash")
@@ -55,7 +55,7 @@ def test_after_an_ingest_alone_the_read_models_are_current(day_file, django_capt
     assert m.Round.objects.filter(table__stream="T1", gaming_day=DAY).count() == 25
     assert m.Round.objects.filter(table__stream="T2", gaming_day=DAY).count() == 25
     assert m.Table.objects.get(stream="T1").projected_version == Event.objects.filter(stream="T1").count()
-    finding = Finding.objects.get()
+    finding = engine_findings().get()
     assert (finding.stream, finding.round, finding.bet, finding.kind) == ("T1", fault["round"], fault["bet"], "wrong_payout")
     assert _position() == feed_head()
     live, rebuilt = rebuild()
@@ -72,7 +72,7 @@ def test_with_project_on_append_off_nothing_follows_until_a_catch_up(day_file, s
     out = io.StringIO()
     call_command("catch_up", stdout=out)
     assert f"{NAME}: position 0 -> {feed_head()}" in out.getvalue()
-    assert m.Round.objects.count() == 50 and Finding.objects.count() == 1
+    assert m.Round.objects.count() == 50 and engine_findings().count() == 1
     # again: nothing new, nothing done
     call_command("catch_up", stdout=out)
     assert f"{NAME}: position {feed_head()} -> {feed_head()}" in out.getvalue()
@@ -168,7 +168,7 @@ def test_the_findings_actions_publish_but_audit_streams_are_not_projected(settin
     catch_up(NAME)
     settings.PROJECT_ON_APPEND = True
     with django_capture_on_commit_callbacks(execute=True) as published:
-        finding_acknowledge(finding_id=Finding.objects.get().pk, user=User(username="pb"))
+        finding_acknowledge(finding_id=engine_findings().get().pk, user=User(username="pb"))
     assert len(published) == 1
     assert _position() == feed_head() and Event.objects.get(position=feed_head()).stream == "audit.findings"
     assert list(m.Table.objects.values_list("stream", flat=True)) == ["T1"]

@@ -8,19 +8,19 @@ import io
 import pytest
 from django.core.management import call_command
 
-from audit.models import Finding, ReplayRun
+from audit.models import ReplayRun
 from tables import models as m
 from tables.projections import snapshot
 from tables.replay_service import replay_table
 from tables.tasks import replay_day_task
 
-from .helpers import DAY, append, append_correction, dealt, plant_short_pay
+from .helpers import DAY, append, append_correction, dealt, engine_findings, plant_short_pay
 
 pytestmark = pytest.mark.django_db
 
 
 def _findings() -> list[tuple]:
-    return sorted(Finding.objects.values_list(
+    return sorted(engine_findings().values_list(
         "fingerprint", "kind", "severity", "stream", "gaming_day", "round", "box", "hand", "bet", "expected",
         "recorded", "status", "superseded_by", "run", "event_version"))
 
@@ -41,7 +41,7 @@ def test_a_planted_short_pay_is_exactly_one_open_finding_on_its_round_and_bet(sh
     parent = ReplayRun.objects.get(pk=summary)
     assert parent.status == "done" and parent.tables_total == parent.tables_done == 2
     assert parent.summary["open_by_kind"] == {"wrong_payout": 1}
-    finding = Finding.objects.get()
+    finding = engine_findings().get()
     assert (finding.kind, finding.severity, finding.status) == ("wrong_payout", "high", "open")
     assert (finding.stream, finding.gaming_day, finding.round, finding.bet) == ("T1", DAY, short_paid["round"], short_paid["bet"])
     assert finding.expected == f"win {short_paid['right']:+d}" and finding.recorded == f"win {short_paid['wrong']:+d}"
@@ -64,13 +64,13 @@ def test_replaying_twice_changes_nothing(short_paid):
 
 def test_a_correction_supersedes_the_finding_on_the_next_replay(short_paid, settings):
     replay_table(stream="T1")
-    finding = Finding.objects.get()
+    finding = engine_findings().get()
     append_correction("T1", short_paid)
     run = ReplayRun.objects.get(pk=replay_table(stream="T1")["run"])
     finding.refresh_from_db()
     assert finding.superseded_by == run and finding.status == "open"  # kept, not deleted
     assert run.findings_superseded == 1 and run.findings_new == 0
-    assert not Finding.objects.filter(superseded_by__isnull=True).exists()
+    assert not engine_findings().filter(superseded_by__isnull=True).exists()
     round_ = m.Round.objects.get(table__stream="T1", number=short_paid["round"])
     assert round_.corrected and round_.recorded_net == round_.expected_net
     assert round_.versions[-1] == m.Table.objects.get(stream="T1").projected_version  # the correction is the round's
@@ -81,9 +81,9 @@ def test_a_wrong_correction_replaces_the_finding_with_one_on_the_new_amount(shor
     replay_table(stream="T1")
     append_correction("T1", short_paid, net=short_paid["right"] + 5)
     replay_table(stream="T1")
-    current = Finding.objects.get(superseded_by__isnull=True)
+    current = engine_findings().get(superseded_by__isnull=True)
     assert current.recorded == f"win {short_paid['right'] + 5:+d}" and current.bet == short_paid["bet"]
-    assert Finding.objects.filter(superseded_by__isnull=False).count() == 1
+    assert engine_findings().filter(superseded_by__isnull=False).count() == 1
 
 
 def test_incremental_replays_while_a_day_is_recorded_give_the_full_replays_findings(settings):
@@ -115,11 +115,11 @@ def test_findings_of_events_survive_incremental_replays(kept, monkeypatch, djang
     victim = dealt_cards[len(dealt_cards) // 3]
     victim["payload"]["card"] = "AS" if victim["payload"]["card"] != "AS" else "KD"
     append("T1", events, chunk=23, project=True)
-    current = sorted(Finding.objects.filter(superseded_by__isnull=True).values_list("fingerprint", flat=True))
-    kinds = sorted(Finding.objects.filter(superseded_by__isnull=True).values_list("kind", flat=True))
+    current = sorted(engine_findings().filter(superseded_by__isnull=True).values_list("fingerprint", flat=True))
+    kinds = sorted(engine_findings().filter(superseded_by__isnull=True).values_list("kind", flat=True))
     assert "card_out_of_sequence" in kinds and "wrong_payout" in kinds
     replay_table(stream="T1", full=True)
-    assert sorted(Finding.objects.filter(superseded_by__isnull=True).values_list("fingerprint", flat=True)) == current
+    assert sorted(engine_findings().filter(superseded_by__isnull=True).values_list("fingerprint", flat=True)) == current
 
 
 def test_replay_day_command_prints_the_summary(short_paid):

@@ -8,12 +8,12 @@ import copy
 
 import pytest
 
-from audit.models import Event, Finding
+from audit.models import Event
 from tables import models as m
 from tables.admin import natural_key
 from tables.engine.presets import PRESETS
 from tables.engine.simulate import deal_table
-from tests.back_office.helpers import START, append, dealt, plant_short_pay
+from tests.back_office.helpers import START, append, dealt, engine_findings, plant_short_pay
 
 from .conftest import ARTIFACTS
 
@@ -66,7 +66,7 @@ def test_a_finding_is_worked_from_its_round_review(pit_boss, live_server):
     events = dealt("hoyle", rounds=8)
     fault = plant_short_pay(events)
     append("T1", events)
-    finding = Finding.objects.get()
+    finding = engine_findings().get()
     page = pit_boss
     page.goto(f"{live_server.url}/admin/")
     page.click("#floor-alerts a.alert-open")
@@ -136,7 +136,7 @@ def test_a_finding_is_resolved_from_its_own_page(pit_boss, live_server, settings
     events = dealt("hoyle", rounds=8)
     plant_short_pay(events)
     append("T1", events)
-    finding = Finding.objects.get()
+    finding = engine_findings().get()
     page = pit_boss
     page.goto(f"{live_server.url}/admin/audit/finding/{finding.pk}/change/")
     assert finding.message in page.locator(".finding-summary").inner_text()
