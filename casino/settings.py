@@ -47,7 +47,6 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -161,7 +160,8 @@ if not DEBUG:
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        # hashed tokens with an expiry; failed guesses throttled per address (audit.tokens)
+        "audit.authentication.HashedTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -169,6 +169,27 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "casino.api_errors.exception_handler",
     "DEFAULT_PARSER_CLASSES": ["audit.parsers.BoundedJSONParser"],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    # every authenticated caller, device or person: API_REQUESTS_PER_MINUTE
+    "DEFAULT_THROTTLE_CLASSES": ["audit.authentication.CallerRateThrottle"],
+}
+
+# The most requests one caller (a device or a person) may make to the API in a minute;
+# more get 429 with Retry-After.
+API_REQUESTS_PER_MINUTE = env_int("API_REQUESTS_PER_MINUTE", 1200, low=1, high=1_000_000)
+# API tokens (audit.tokens): stored as SHA-256 only, valid this many days from issue.
+API_TOKEN_DAYS = env_int("API_TOKEN_DAYS", 90, low=1, high=3650)
+# Token guessing: after this many failed token authentications from one address within
+# the window, that address gets 429 with Retry-After until the oldest leaves the window.
+TOKEN_FAILURES_MAX = env_int("TOKEN_FAILURES_MAX", 10, low=1, high=10_000)
+TOKEN_FAILURES_WINDOW_SECONDS = env_int("TOKEN_FAILURES_WINDOW_SECONDS", 600, low=1, high=86_400)
+
+# The throttles' counts live in the cache: one per process without CACHE_URL (each web
+# process then counts on its own); shared by every process with Redis.
+CACHE_URL = env_str("CACHE_URL", "")
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
+    if CACHE_URL
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Blackjack back-office API",
