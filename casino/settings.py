@@ -7,6 +7,7 @@ docs/settings.md for the full list.
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -50,6 +51,8 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    # admin login throttling and lockout (below)
+    "axes",
     "casino",
     "audit",
     "tables",
@@ -66,7 +69,27 @@ MIDDLEWARE = [
     "audit.access.AccessLogMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # last, as django-axes asks: answers a locked-out login (casino.lockout)
+    "axes.middleware.AxesMiddleware",
 ]
+
+# Admin logins: django-axes counts failures and locks out (its backend first, so that a
+# locked-out login is refused before the password is even checked).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# After this many failed logins for one user name, or from one address, that name or
+# address may not log in for ADMIN_LOCKOUT_MINUTES (each new failure starts it again);
+# manage.py axes_reset (axes_reset_username NAME, axes_reset_ip ADDRESS) unlocks now.
+AXES_FAILURE_LIMIT = env_int("ADMIN_LOGIN_FAILURES_MAX", 5, low=1, high=1000)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("ADMIN_LOCKOUT_MINUTES", 30, low=1, high=7 * 24 * 60))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = True
+AXES_CLIENT_IP_CALLABLE = "audit.clients.client_address"
+AXES_LOCKOUT_CALLABLE = "casino.lockout.lockout_response"
+AXES_HTTP_RESPONSE_CODE = 429
 
 ROOT_URLCONF = "casino.urls"
 WSGI_APPLICATION = "casino.wsgi.application"
@@ -318,4 +341,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    # django-axes announces itself at every start (every command): not news; its
+    # failed logins and lockouts (axes.handlers) are still logged
+    "loggers": {"axes.apps": {"level": "WARNING"}},
 }
