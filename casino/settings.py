@@ -90,6 +90,8 @@ AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = True
 AXES_CLIENT_IP_CALLABLE = "audit.clients.client_address"
 AXES_LOCKOUT_CALLABLE = "casino.lockout.lockout_response"
 AXES_HTTP_RESPONSE_CODE = 429
+# every failed login kept (who, when, from where), for compliance to read in the admin
+AXES_ENABLE_ACCESS_FAILURE_LOG = True
 
 ROOT_URLCONF = "casino.urls"
 WSGI_APPLICATION = "casino.wsgi.application"
