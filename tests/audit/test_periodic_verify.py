@@ -73,23 +73,33 @@ def test_running_again_finds_the_same_finding(signed_record) -> None:
     assert Alert.objects.filter(kind="verify_failed").count() == 1
 
 
-def test_a_missing_trigger_is_protection_broken_and_is_superseded_once_restored(signed_record) -> None:
-    """The append-only triggers dropped (the record unchanged): ``protection_broken``,
-    critical, naming the trigger; once the triggers are back, the next run supersedes it."""
+def _protection(on: bool) -> None:
+    """Switch the event table's DELETE trigger off (PostgreSQL: disabled; SQLite, which
+    cannot disable one: the triggers dropped) or back on, as an owner could."""
     with connection.cursor() as cursor:
-        for sql in immutability.statements(immutability.REMOVE, connection.vendor):
-            cursor.execute(sql)
+        if connection.vendor == "postgresql":
+            mode = "ENABLE ALWAYS" if on else "DISABLE"
+            cursor.execute(f"ALTER TABLE {immutability.TABLE} {mode} TRIGGER {immutability.TABLE}_no_update_delete")
+        else:
+            kind = immutability.INSTALL if on else immutability.REMOVE
+            for sql in immutability.statements(kind, "sqlite"):
+                cursor.execute(sql)
+
+
+def test_a_broken_trigger_is_protection_broken_and_is_superseded_once_restored(signed_record) -> None:
+    """The append-only DELETE trigger switched off (the record unchanged):
+    ``protection_broken``, critical, naming the trigger; once it is back, the next run
+    supersedes it."""
+    _protection(False)
 
     verify_chains_task.apply()
 
     found = list(Finding.objects.order_by("id"))
     assert {f.kind for f in found} == {"protection_broken"} and {f.severity for f in found} == {"critical"}
-    assert any(f.message == "protection: trigger audit_event_no_delete on audit_event is missing" for f in found)
+    trigger = "audit_event_no_update_delete" if connection.vendor == "postgresql" else "audit_event_no_delete"
+    assert any(f.message.startswith(f"protection: trigger {trigger}") for f in found), [f.message for f in found]
 
-    with connection.cursor() as cursor:
-        install = immutability.ALWAYS if connection.vendor == "postgresql" else immutability.INSTALL
-        for sql in immutability.statements(install, connection.vendor):
-            cursor.execute(sql)
+    _protection(True)
     verify_chains_task.apply()
 
     for finding in found:
