@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from django.conf import settings
+from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -34,11 +35,11 @@ from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from . import store
-from .parsers import BoundedJSONParser
-from .record.chain import parse_timestamp
 from .devices import SERVER_STREAM_PREFIX, check_device_actors, device_of, principal_of
 from .errors import BatchTooLarge
 from .models import Event
+from .parsers import BoundedJSONParser
+from .record.chain import parse_timestamp
 
 # the largest version or position a query may name (a signed 64-bit integer)
 _BIGINT_MAX = 2**63 - 1
@@ -124,6 +125,19 @@ class StrictSerializer(serializers.Serializer):
         if unknown:
             raise serializers.ValidationError(unknown)
         return value
+
+
+class StrictSerializerSchema(OpenApiSerializerExtension):
+    """The schema says what the serializer does: keys it does not declare are refused
+    (``additionalProperties: false``), so a client - or Schemathesis - knows."""
+
+    target_class = StrictSerializer
+    match_subclasses = True
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> Any:
+        schema = auto_schema._map_basic_serializer(self.target, direction)
+        schema["additionalProperties"] = False
+        return schema
 
 
 # --- requests --------------------------------------------------------------------------------
