@@ -28,6 +28,7 @@ from django.db import connection, transaction
 from django.http import HttpRequest, HttpResponse
 from django.urls import Resolver404, resolve
 
+from .clients import client_address
 from .models import AccessRecord, Event
 from .record.chain import canonical_json, format_timestamp
 from .store import NewEvent, events_append, stream_version
@@ -61,14 +62,6 @@ def _what(request: HttpRequest) -> str:
     return f"{name} {args}".strip()[:300]
 
 
-def _address(request: HttpRequest) -> str:
-    if getattr(settings, "TRUST_PROXY_HEADERS", False):
-        forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
-        if forwarded:
-            return forwarded.split(",")[0].strip()[:64]
-    return str(request.META.get("REMOTE_ADDR", ""))[:64]
-
-
 def access_record(request: HttpRequest, status: int, *, now: datetime | None = None) -> AccessRecord | None:
     """Record one read (None when it is not one a person made)."""
     principal = principal_of(request)
@@ -77,7 +70,7 @@ def access_record(request: HttpRequest, status: int, *, now: datetime | None = N
     row = AccessRecord(
         at=now or datetime.now(UTC), principal=principal[:160], method=request.method or "",
         path=request.path[:500], query=request.META.get("QUERY_STRING", "")[:1000], what=_what(request),
-        status=status, address=_address(request),
+        status=status, address=client_address(request),
     )
     with transaction.atomic():
         if connection.vendor == "postgresql":

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from django.conf import settings
+from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -124,6 +125,19 @@ class StrictSerializer(serializers.Serializer):
         if unknown:
             raise serializers.ValidationError(unknown)
         return value
+
+
+class StrictSerializerSchema(OpenApiSerializerExtension):
+    """The schema says what the serializer does: keys it does not declare are refused
+    (``additionalProperties: false``), so a client - or Schemathesis - knows."""
+
+    target_class = StrictSerializer
+    match_subclasses = True
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> Any:
+        schema = auto_schema._map_basic_serializer(self.target, direction)
+        schema["additionalProperties"] = False
+        return schema
 
 
 # --- requests --------------------------------------------------------------------------------

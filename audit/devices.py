@@ -11,12 +11,12 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
-from rest_framework.authtoken.models import Token
 
 from .errors import StoreError
 from .models import DeviceAccount
 from .record.events import PayloadError
 from .store import check_stream
+from .tokens import IssuedToken, token_issue, tokens_revoke
 
 
 class DeviceError(StoreError):
@@ -61,8 +61,9 @@ def check_device_actors(user: object, events: list[Any]) -> None:
 @dataclass(frozen=True, slots=True)
 class Device:
     account: DeviceAccount
-    token: str
+    token: str  # the new token's text, shown once (only its digest is stored)
     created: bool
+    issued: IssuedToken
 
 
 def default_username(stream: str) -> str:
@@ -83,9 +84,25 @@ def principal_of(user: AbstractBaseUser | object) -> str:
 
 
 def device_ensure(*, stream: str, username: str | None = None) -> Device:
-    """The device account ``username`` of table ``stream`` and its API token, created if
-    missing. Running it again returns the same account and token. Refuses (DeviceError)
-    a user that exists but is a person, or a device of another table."""
+    """The device account ``username`` of table ``stream``, created if missing, and a
+    NEW API token for it (audit.tokens): its earlier tokens stay valid until they expire
+    or are revoked (:func:`device_revoke`). Refuses (DeviceError) a user that exists but
+    is a person, or a device of another table."""
+    with transaction.atomic():
+        account, created = _device_account(stream=stream, username=username, create=True)
+        issued = token_issue(user=account.user)
+    return Device(account=account, token=issued.text, created=created, issued=issued)
+
+
+def device_revoke(*, stream: str, username: str | None = None, key_id: str | None = None) -> int:
+    """Revoke the device's token ``key_id``, or all its tokens; how many were valid."""
+    account, _ = _device_account(stream=stream, username=username, create=False)
+    return tokens_revoke(user=account.user, key_id=key_id)
+
+
+def _device_account(*, stream: str, username: str | None, create: bool) -> tuple[DeviceAccount, bool]:
+    """The device account ``username`` of table ``stream`` (made when ``create``) and
+    whether it was made now."""
     try:
         check_stream(stream)
     except PayloadError as error:
@@ -97,6 +114,8 @@ def device_ensure(*, stream: str, username: str | None = None) -> Device:
     with transaction.atomic():
         user = user_model.objects.filter(username=username).first()
         created = user is None
+        if user is None and not create:
+            raise DeviceError(f"no device {username!r} of table {stream!r}")
         if user is None:
             user = user_model(username=username, is_staff=False, is_superuser=False)
             user.set_unusable_password()
@@ -113,5 +132,4 @@ def device_ensure(*, stream: str, username: str | None = None) -> Device:
                     f"user {username!r} is the device account of table {account.stream!r}, "
                     f"not of {stream!r}"
                 )
-        token, _ = Token.objects.get_or_create(user=user)
-    return Device(account=account, token=token.key, created=created)
+    return account, created

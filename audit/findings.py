@@ -37,6 +37,7 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 
 from .errors import StoreError, VersionConflict
+from .gaming_day import gaming_day
 from .models import Event, Finding, ReplayRun
 from .record.findings import KINDS, Owner, kinds_of
 from .store import NewEvent, events_append, stream_version
@@ -172,6 +173,53 @@ def findings_record_scope(
         existing = existing.filter(shift=shift)
     return _store(stream=stream, gaming_day=gaming_day, produced=produced, existing=existing, run=run,
                   now=now or datetime.now(UTC))
+
+
+@dataclass(frozen=True, slots=True)
+class IntegrityProblem:
+    """One problem the verification of the store found (audit.integrity)."""
+
+    kind: str  # the integrity owner's
+    stream: str  # blank: the whole store (a trigger, a signed head, the access log)
+    version: int | None
+    position: int | None
+    event_id: str
+    message: str
+
+    def fingerprint(self) -> str:
+        key = ["integrity", self.stream, self.kind, self.version, self.position, self.event_id, self.message]
+        return hashlib.sha256(json.dumps(key, separators=(",", ":")).encode()).hexdigest()
+
+
+def findings_record_integrity(*, problems: Iterable[IntegrityProblem], now: datetime | None = None) -> int:
+    """Store the problems a verification of the store found as findings of a run of
+    trigger ``verify`` (on the gaming day it found them); supersede the integrity
+    findings it no longer finds. Nothing is written when nothing was found and nothing is
+    current. Returns how many findings are new."""
+    now = now or datetime.now(UTC)
+    produced = {p.fingerprint(): p for p in problems}
+    stray = sorted({p.kind for p in produced.values()} - kinds_of("integrity"))
+    if stray:
+        raise ValueError(f"integrity does not report {', '.join(stray)}")
+    current = Finding.objects.filter(kind__in=kinds_of("integrity"), superseded_by__isnull=True)
+    if not produced and not current.exists():
+        return 0
+    with transaction.atomic():
+        run = ReplayRun.objects.create(mode=ReplayRun.Mode.FULL, trigger="verify", status=ReplayRun.Status.DONE,
+                                       started_at=now, finished_at=now)
+        stored = set(Finding.objects.filter(fingerprint__in=list(produced)).values_list("fingerprint", flat=True))
+        day = gaming_day(now)
+        Finding.objects.bulk_create([
+            Finding(fingerprint=print_, kind=p.kind, severity=severity_of(p.kind), stream=p.stream[:64],
+                    gaming_day=day, message=p.message, event_id=uuid.UUID(p.event_id) if p.event_id else None,
+                    event_version=p.version, run=run, last_seen_run=run, created_at=now)
+            for print_, p in produced.items() if print_ not in stored
+        ])
+        Finding.objects.filter(fingerprint__in=stored).update(last_seen_run=run, superseded_by=None)
+        gone = current.exclude(fingerprint__in=list(produced)).update(superseded_by=run)
+        new = len(produced) - len(stored)
+        ReplayRun.objects.filter(pk=run.pk).update(findings=len(produced), findings_new=new, findings_superseded=gone)
+    return new
 
 
 # --- people's actions -----------------------------------------------------------------------

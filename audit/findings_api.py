@@ -4,6 +4,7 @@ each of which is also an event in the stream ``audit.findings``. The views parse
 authorise; :mod:`audit.findings` does the rest."""
 from __future__ import annotations
 
+from django.core.validators import RegexValidator
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
@@ -65,6 +66,15 @@ class NoteSerializer(StrictSerializer):
                            help_text="why; required to resolve")
 
 
+class ResolveNoteSerializer(StrictSerializer):
+    """The body of a resolve as the schema documents it: a note saying how is required
+    (the view reads NoteSerializer and the service answers its absence 400
+    ``note_required``, the documented code)."""
+
+    note = StrictCharField(max_length=2000, help_text="how it was resolved",
+                           validators=[RegexValidator(r"\S", "Resolving a finding needs a note saying how it was resolved.")])
+
+
 class FindingListView(GenericAPIView):
     permission_classes = (IsAuthenticated, MayViewFindings)
     pagination_class = Pages
@@ -78,7 +88,8 @@ class FindingListView(GenericAPIView):
                     OpenApiParameter("page", int, description="page number, from 1"),
                     OpenApiParameter("page_size", int, description="findings per page (default 50, at most BACK_OFFICE_PAGE_MAX)")],
         responses={200: FindingSerializer(many=True),
-                   400: OpenApiResponse(InvalidSerializer, description="a bad query parameter"), **_AUTH_ERRORS},
+                   400: OpenApiResponse(InvalidSerializer, description="a bad query parameter"), **_AUTH_ERRORS,
+                   404: OpenApiResponse(ErrorSerializer, description="a page past the last one")},
     )
     def get(self, request: Request) -> Response:
         params = query(FindingQuery, request)
@@ -113,6 +124,7 @@ class _StatusChange(APIView):
         return [IsAuthenticated(), MayChangeFindings()]
 
     def post(self, request: Request, pk: str) -> Response:
+        # the note is checked by the service (resolve needs one: 400 note_required)
         body = NoteSerializer(data=request.data if request.data is not None else {})
         body.is_valid(raise_exception=True)
         finding = _finding(pk)
@@ -120,9 +132,9 @@ class _StatusChange(APIView):
         return Response(FindingSerializer(changed, context={"request": request}).data)
 
 
-def _change_schema(operation: str, summary: str, description: str):
+def _change_schema(operation: str, summary: str, description: str, request: type[StrictSerializer] = NoteSerializer):
     return extend_schema(
-        operation_id=operation, summary=summary, description=description, request=NoteSerializer,
+        operation_id=operation, summary=summary, description=description, request=request,
         responses={200: FindingSerializer,
                    400: OpenApiResponse(InvalidSerializer, description="a bad body, or resolve without a note"),
                    **_AUTH_ERRORS,
@@ -144,7 +156,8 @@ class FindingResolveView(_StatusChange):
     action = staticmethod(service.finding_resolve)
 
     @_change_schema("findings_resolve", "Resolve a finding (a note is required)",
-                    "open or acknowledged -> resolved; appends finding.resolved to audit.findings.")
+                    "open or acknowledged -> resolved; appends finding.resolved to audit.findings.",
+                    request=ResolveNoteSerializer)
     def post(self, request: Request, pk: str) -> Response:
         return super().post(request, pk)
 

@@ -241,3 +241,24 @@ class MerkleBlock(models.Model):
 
     def __str__(self) -> str:
         return f"block {self.index} (positions {self.first_position}..{self.last_position})"
+
+
+class ApiToken(models.Model):
+    """An API token, kept only as the SHA-256 of its text (audit.tokens): the text is
+    shown once, when it is issued, and a copy of this table gives no one a login. Found
+    by ``key_id`` (the token's first characters, not secret enough alone to log in), then
+    compared in constant time; valid until ``expires_at`` or until revoked."""
+
+    key_id = models.CharField(max_length=12, unique=True, editable=False)
+    digest = models.CharField(max_length=64, editable=False, help_text="SHA-256 of the token, hex")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    created_at = models.DateTimeField(editable=False)
+    expires_at = models.DateTimeField(editable=False)
+    revoked_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    class Meta:
+        ordering = ("-created_at",)
+        verbose_name = "API token"
+
+    def __str__(self) -> str:
+        return f"{self.key_id}... of {self.user}"

@@ -6,22 +6,23 @@ import logging
 from celery import shared_task
 
 from .subscribers import catch_up, catch_up_all
-from .verify import verify_chains
 
 log = logging.getLogger(__name__)
 
 
 @shared_task(name="audit.tasks.verify_chains")
-def verify_chains_task(stream: str | None = None) -> dict:
-    """Re-hash the chains (periodic, see CELERY_BEAT_SCHEDULE); return the summary."""
-    report = verify_chains(stream=stream)
-    for problem in report.problems:
-        log.error("event chain problem: %s", problem)
-    return {
-        "streams": report.streams,
-        "events": report.events,
-        "problems": [str(p) for p in report.problems],
-    }
+def verify_chains_task() -> dict:
+    """Verify the whole store as ``manage.py verify`` does (periodic, see
+    CELERY_BEAT_SCHEDULE) and record every problem as a critical finding
+    (audit.integrity); return the summary, whose problems the floor turns into an alert
+    (tables.apps)."""
+    from .integrity import integrity_verify
+
+    result, _ = integrity_verify()
+    problems = [str(p) for p in result.report.problems] + result.guards
+    for problem in problems:
+        log.error("verification of the record: %s", problem)
+    return {"streams": result.report.streams, "events": result.report.events, "problems": problems}
 
 
 @shared_task(name="audit.tasks.catch_up")

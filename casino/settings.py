@@ -7,6 +7,7 @@ docs/settings.md for the full list.
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -47,10 +48,11 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    # admin login throttling and lockout (below)
+    "axes",
     "casino",
     "audit",
     "tables",
@@ -67,7 +69,29 @@ MIDDLEWARE = [
     "audit.access.AccessLogMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # last, as django-axes asks: answers a locked-out login (casino.lockout)
+    "axes.middleware.AxesMiddleware",
 ]
+
+# Admin logins: django-axes counts failures and locks out (its backend first, so that a
+# locked-out login is refused before the password is even checked).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# After this many failed logins for one user name, or from one address, that name or
+# address may not log in for ADMIN_LOCKOUT_MINUTES (each new failure starts it again);
+# manage.py axes_reset (axes_reset_username NAME, axes_reset_ip ADDRESS) unlocks now.
+AXES_FAILURE_LIMIT = env_int("ADMIN_LOGIN_FAILURES_MAX", 5, low=1, high=1000)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("ADMIN_LOCKOUT_MINUTES", 30, low=1, high=7 * 24 * 60))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = True
+AXES_CLIENT_IP_CALLABLE = "audit.clients.client_address"
+AXES_LOCKOUT_CALLABLE = "casino.lockout.lockout_response"
+AXES_HTTP_RESPONSE_CODE = 429
+# every failed login kept (who, when, from where), for compliance to read in the admin
+AXES_ENABLE_ACCESS_FAILURE_LOG = True
 
 ROOT_URLCONF = "casino.urls"
 WSGI_APPLICATION = "casino.wsgi.application"
@@ -161,7 +185,8 @@ if not DEBUG:
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        # hashed tokens with an expiry; failed guesses throttled per address (audit.tokens)
+        "audit.authentication.HashedTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -169,6 +194,27 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "casino.api_errors.exception_handler",
     "DEFAULT_PARSER_CLASSES": ["audit.parsers.BoundedJSONParser"],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    # every authenticated caller, device or person: API_REQUESTS_PER_MINUTE
+    "DEFAULT_THROTTLE_CLASSES": ["audit.authentication.CallerRateThrottle"],
+}
+
+# The most requests one caller (a device or a person) may make to the API in a minute;
+# more get 429 with Retry-After.
+API_REQUESTS_PER_MINUTE = env_int("API_REQUESTS_PER_MINUTE", 1200, low=1, high=1_000_000)
+# API tokens (audit.tokens): stored as SHA-256 only, valid this many days from issue.
+API_TOKEN_DAYS = env_int("API_TOKEN_DAYS", 90, low=1, high=3650)
+# Token guessing: after this many failed token authentications from one address within
+# the window, that address gets 429 with Retry-After until the oldest leaves the window.
+TOKEN_FAILURES_MAX = env_int("TOKEN_FAILURES_MAX", 10, low=1, high=10_000)
+TOKEN_FAILURES_WINDOW_SECONDS = env_int("TOKEN_FAILURES_WINDOW_SECONDS", 600, low=1, high=86_400)
+
+# The throttles' counts live in the cache: one per process without CACHE_URL (each web
+# process then counts on its own); shared by every process with Redis.
+CACHE_URL = env_str("CACHE_URL", "")
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
+    if CACHE_URL
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Blackjack back-office API",
@@ -302,4 +348,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    # django-axes announces itself at every start (every command): not news; its
+    # failed logins and lockouts (axes.handlers) are still logged
+    "loggers": {"axes.apps": {"level": "WARNING"}},
 }

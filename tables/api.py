@@ -176,7 +176,8 @@ class RoundListView(GenericAPIView):
                     OpenApiParameter("page", int, description="page number, from 1"),
                     OpenApiParameter("page_size", int, description="rounds per page (default 50, at most BACK_OFFICE_PAGE_MAX)")],
         responses={200: RoundSerializer(many=True),
-                   400: OpenApiResponse(InvalidSerializer, description="a bad query parameter"), **_AUTH_ERRORS},
+                   400: OpenApiResponse(InvalidSerializer, description="a bad query parameter"), **_AUTH_ERRORS,
+                   404: OpenApiResponse(ErrorSerializer, description="a page past the last one")},
     )
     def get(self, request: Request) -> Response:
         params = query(RoundQuery, request)

@@ -30,3 +30,11 @@ def _clean_publish_dir(settings) -> None:
     import shutil
 
     shutil.rmtree(settings.DIGEST_PUBLISH_DIR, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _clear_cache() -> None:
+    """No throttle's count outlives its test (the cache is the process's memory)."""
+    from django.core.cache import cache
+
+    cache.clear()

@@ -18,7 +18,8 @@ Severity:
 
 Owners: ``engine`` (replay of the rounds, :mod:`tables.engine.replay`), ``ledger`` (the
 reconciliation of chips and cash, :mod:`ledger`), ``integrity`` (the chain verifier,
-:mod:`audit.record.verify`).
+:mod:`audit.record.verify`, and the verification of what protects the store around it,
+``audit.integrity``).
 """
 from __future__ import annotations
 
@@ -124,6 +125,9 @@ _KINDS = (
                 "a stream ends before the head recorded elsewhere (a signed head, an earlier export): its tail was cut off"),
     FindingKind("head_mismatch", "critical", "integrity",
                 "the event at a head recorded elsewhere has another hash: the chain was rewritten and re-hashed"),
+    FindingKind("protection_broken", "critical", "integrity",
+                "what protects the record no longer holds: an append-only trigger missing, disabled or changed, "
+                "the record not matching a signed tree head, or the access log not matching its seals"),
 )
 
 KINDS: MappingProxyType[str, FindingKind] = MappingProxyType({k.name: k for k in _KINDS})

@@ -498,11 +498,17 @@ def test_create_device_prints_a_token_that_appends_to_its_table() -> None:
     )
 
 
-def test_create_device_is_idempotent() -> None:
-    """Running it again prints the same token and creates nothing."""
+def test_create_device_issues_a_new_token_each_time() -> None:
+    """Running it again creates no second account but prints a new token; the earlier
+    one still works until it is revoked (rotation without a gap)."""
     first = _create_device("T7", "--username", "shoe-7")
-    assert _create_device("T7", "--username", "shoe-7") == first
+    second = _create_device("T7", "--username", "shoe-7")
+    assert second != first
     assert DeviceAccount.objects.count() == 1
+    for token in (first, second):
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+        assert client.get("/api/streams/T7/events").status_code == 200
 
 
 def test_create_device_refuses_a_clash() -> None:

@@ -10,19 +10,16 @@ from datetime import datetime, time
 from typing import Any
 
 from django.core.management.base import CommandError
-from django.db import connection
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
-from audit.access import access_seals_problems
 from audit.commands import BackOfficeCommand
-from audit.digests import DigestError, head_problems, signed_heads_to_check
-from audit.immutability import protection_problems
+from audit.digests import DigestError
+from audit.integrity import integrity_check
 from audit.models import Event
 from audit.progress import count_lines, progress_bar
 from audit.record.jsonl import LineError
 from audit.record.verify import Report, verify_lines
-from audit.verify import verify_chains
 
 
 def _since(text: str) -> datetime:
@@ -89,28 +86,17 @@ class Command(BackOfficeCommand):
         total = Event.objects.filter(**({"stream": stream} if stream else {})).count()
         if stream and not total:
             raise CommandError(f"--stream {stream!r}: the store has no events in that stream", returncode=2)
-        try:
-            signed = signed_heads_to_check(head or ())
-        except DigestError as error:
-            raise CommandError(str(error), returncode=2) from None
-        # what protects the record, the signed heads and the access log's seals are
-        # checked with the chains
-        guards = [f"protection: {p}" for p in protection_problems(connection)]
-        trusted = []
-        for sth, source in signed:
-            problems = head_problems(sth, source=source) if stream is None else []
-            guards += [f"signed head: {p}" for p in problems]
-            if not any("signature" in str(p) for p in problems):
-                trusted.append(sth)
-        latest = max(trusted, key=lambda sth: sth.size) if trusted else None
         with progress_bar(total=total, unit="ev", desc="verify") as bar:
-            report = verify_chains(stream=stream, since=since_at, progress=bar.update,
-                                   heads=latest.streams if latest is not None and since_at is None else None)
-        if stream is None:
-            guards += [f"access log: {p}" for p in access_seals_problems()]
-            if not signed and total:
-                self.stdout.write("no signed head yet: a cut tail or a consistent re-hash shows only against one "
-                                  "(manage.py digest signs one)")
+            try:
+                # what protects the record, the signed heads and the access log's seals
+                # are checked with the chains (audit.integrity)
+                result = integrity_check(stream=stream, since=since_at, head_files=head or (), progress=bar.update)
+            except DigestError as error:
+                raise CommandError(str(error), returncode=2) from None
+        report, guards = result.report, result.guards
+        if stream is None and not result.signed and total:
+            self.stdout.write("no signed head yet: a cut tail or a consistent re-hash shows only against one "
+                              "(manage.py digest signs one)")
         self._report(report, where="", guards=guards)
 
     def _report(self, report: Report, *, where: str, guards: list[str] = ()) -> None:

@@ -1,0 +1,109 @@
+"""The API's token authentication: hashed tokens (audit.tokens), and token guessing
+throttled per client address.
+
+Every failed token authentication from an address is remembered in Django's cache for
+``TOKEN_FAILURES_WINDOW_SECONDS``; once ``TOKEN_FAILURES_MAX`` of them are in the window,
+every request from that address carrying a token is answered 429 with ``Retry-After``
+until the oldest failure leaves the window - even one with a good token, or a guesser
+would learn which guess was right. Successes do not count. A request without a token
+is left to the next authenticator (the session) and to the 401 of the permission check.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.http import HttpRequest
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from rest_framework import exceptions
+from rest_framework.authentication import BaseAuthentication, get_authorization_header
+from rest_framework.throttling import UserRateThrottle
+
+from .clients import client_address
+from .tokens import TokenRefused, token_user
+
+
+class TokenGuessing(exceptions.Throttled):
+    default_code = "token_guessing"
+    default_detail = "Too many failed token authentications from this address."
+
+
+def _failures_key(address: str) -> str:
+    return f"token-failures:{address}"
+
+
+def _recent_failures(address: str, now: float) -> list[float]:
+    window = settings.TOKEN_FAILURES_WINDOW_SECONDS
+    history: list[float] = cache.get(_failures_key(address), [])
+    return [at for at in history if at > now - window]
+
+
+def guessing_wait(address: str, *, now: float | None = None) -> float | None:
+    """Seconds until ``address`` may try a token again, or None when it may now."""
+    now = time.time() if now is None else now
+    history = _recent_failures(address, now)
+    if len(history) < settings.TOKEN_FAILURES_MAX:
+        return None
+    return max(1.0, history[-settings.TOKEN_FAILURES_MAX] + settings.TOKEN_FAILURES_WINDOW_SECONDS - now)
+
+
+def guessing_record_failure(address: str, *, now: float | None = None) -> None:
+    now = time.time() if now is None else now
+    history = _recent_failures(address, now)
+    history.append(now)
+    # only as many as the limit needs: an address cannot grow the cache without bound
+    cache.set(_failures_key(address), history[-settings.TOKEN_FAILURES_MAX:], settings.TOKEN_FAILURES_WINDOW_SECONDS)
+
+
+class HashedTokenAuthentication(BaseAuthentication):
+    """``Authorization: Token <text>``: a hashed token (audit.tokens). 401 for a bad
+    one, 429 for an address that has failed too often."""
+
+    keyword = "Token"
+
+    def authenticate(self, request: HttpRequest) -> tuple[Any, None] | None:  # type: ignore[override]
+        parts = get_authorization_header(request).split()
+        if not parts or parts[0].lower() != self.keyword.lower().encode():
+            return None
+        address = client_address(request)
+        wait = guessing_wait(address)
+        if wait is not None:
+            raise TokenGuessing(wait=wait)
+        try:
+            if len(parts) != 2:
+                raise TokenRefused("Invalid token header: expected 'Token <token>' with no spaces in the token.")
+            try:
+                text = parts[1].decode("ascii")
+            except UnicodeDecodeError:
+                raise TokenRefused("Invalid token header: the token is not ASCII.") from None
+            user = token_user(text)
+        except TokenRefused as refused:
+            guessing_record_failure(address)
+            raise exceptions.AuthenticationFailed(str(refused)) from None
+        return user, None
+
+    def authenticate_header(self, request: HttpRequest) -> str:  # type: ignore[override]
+        return self.keyword
+
+
+class CallerRateThrottle(UserRateThrottle):
+    """Every caller, device or person, at most ``API_REQUESTS_PER_MINUTE`` requests a
+    minute (read when asked, so the setting is an ordinary one)."""
+
+    def get_rate(self) -> str:
+        return f"{settings.API_REQUESTS_PER_MINUTE}/min"
+
+
+class HashedTokenScheme(OpenApiAuthenticationExtension):
+    """The schema's security scheme: ``Authorization: Token <text>``, as DRF's own."""
+
+    target_class = HashedTokenAuthentication
+    name = "tokenAuth"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
+        return {
+            "type": "apiKey", "in": "header", "name": "Authorization",
+            "description": 'A hashed API token with an expiry: "Token <text>" (manage.py create_device, api_token)',
+        }

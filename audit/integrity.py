@@ -1,0 +1,67 @@
+"""The whole verification of the store, as ``manage.py verify`` and the periodic task run
+it: the protection (the append-only triggers), the latest signed tree heads, every chain
+against the newest head that holds, and the access log's seals. :func:`integrity_verify`
+also records what it found as critical findings (``audit.findings``), so a failed
+periodic verification is a finding to work and an alert on the floor, not a log line."""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db import connection
+
+from .access import access_seals_problems
+from .digests import head_problems, signed_heads_to_check
+from .findings import IntegrityProblem, findings_record_integrity
+from .immutability import protection_problems
+from .record.verify import Report
+from .verify import verify_chains
+
+
+@dataclass(frozen=True, slots=True)
+class Integrity:
+    report: Report
+    # what protects the record, each problem a line ("protection: ...", "signed head: ...")
+    guards: list[str] = field(default_factory=list)
+    signed: bool = False  # a signed head was there to check against
+
+    @property
+    def ok(self) -> bool:
+        return self.report.ok and not self.guards
+
+
+def integrity_check(*, stream: str | None = None, since: datetime | None = None, head_files: Sequence[str] = (),
+                    progress: Callable[[int], None] | None = None) -> Integrity:
+    """Everything ``verify`` checks (one stream's chain alone with ``stream``; the
+    heads and seals concern the whole store). Raises DigestError for an unreadable head
+    file."""
+    signed = signed_heads_to_check(head_files)
+    guards = [f"protection: {p}" for p in protection_problems(connection)]
+    trusted = []
+    for sth, source in signed:
+        problems = head_problems(sth, source=source) if stream is None else []
+        guards += [f"signed head: {p}" for p in problems]
+        if not any("signature" in str(p) for p in problems):
+            trusted.append(sth)
+    latest = max(trusted, key=lambda sth: sth.size) if trusted else None
+    report = verify_chains(stream=stream, since=since, progress=progress,
+                           heads=latest.streams if latest is not None and since is None else None)
+    if stream is None:
+        guards += [f"access log: {p}" for p in access_seals_problems()]
+    return Integrity(report=report, guards=guards, signed=bool(signed))
+
+
+def integrity_verify(*, now: datetime | None = None) -> tuple[Integrity, int]:
+    """Check the whole store and record what was found as critical findings (each chain
+    problem of its own kind, the rest ``protection_broken``). Returns the check and how
+    many findings are new. Safe to run again: the same problems are the same findings."""
+    result = integrity_check()
+    problems = [
+        IntegrityProblem(kind=p.kind, stream=p.stream, version=p.version, position=p.position,
+                         event_id=p.event_id, message=str(p))
+        for p in result.report.problems
+    ] + [IntegrityProblem(kind="protection_broken", stream="", version=None, position=None, event_id="",
+                          message=guard) for guard in result.guards]
+    new = findings_record_integrity(problems=problems, now=now)
+    return result, new

@@ -1,0 +1,49 @@
+"""``python manage.py api_token USERNAME [--revoke [KEY_ID]]``: a NEW API token for a
+person of the back-office (a device's come from ``create_device``), printed once on
+stdout; only its hash is kept. ``--revoke KEY_ID`` revokes one of the person's tokens,
+``--revoke`` alone all of them, and issues none."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import CommandError, CommandParser
+
+from audit.commands import BackOfficeCommand
+from audit.devices import device_of
+from audit.tokens import token_issue, tokens_revoke
+
+
+class Command(BackOfficeCommand):
+    help = "Print a new API token for a person, or revoke the person's tokens."
+    exit_codes: ClassVar[dict[int, str]] = {0: "a new token printed, or tokens revoked",
+                  2: "no such user, an inactive one, a device (use create_device), or an unmigrated database"}
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("username")
+        parser.add_argument(
+            "--revoke", nargs="?", const="", default=None, metavar="KEY_ID",
+            help="revoke the token with this key id (its first 12 characters), or with no value "
+            "every token of the user; issues none",
+        )
+
+    def handle(self, *args: Any, username: str, revoke: str | None, **options: Any) -> None:
+        user = get_user_model().objects.filter(username=username).first()
+        if user is None:
+            raise CommandError(f"no user {username!r}", returncode=2)
+        if revoke is not None:
+            revoked = tokens_revoke(user=user, key_id=revoke or None)
+            which = f"token {revoke}" if revoke else "every token"
+            self.stderr.write(f"user {username}: {which} revoked ({revoked} were valid)")
+            return
+        if device_of(user) is not None:
+            raise CommandError(f"{username!r} is a table device: use manage.py create_device", returncode=2)
+        if not user.is_active:
+            raise CommandError(f"user {username!r} is inactive", returncode=2)
+        issued = token_issue(user=user)
+        self.stderr.write(
+            f"user {username}: new token {issued.key_id}..., valid until {issued.expires_at:%Y-%m-%d %H:%M} UTC "
+            "(shown once):"
+        )
+        self.stdout.write(issued.text)
