@@ -180,10 +180,12 @@ def deal_round(
     max_bet: int | None = None,
     memo: LiveMemo | None = None,
     mistake: DealerMistake | None = None,
+    burns: int | None = None,
 ) -> DealtRound:
     """Deal round ``number`` from ``shoe`` (which moves on by the cards dealt; IndexError
     when it runs out mid-round). ``stakes``: ``main`` bets and ``behind`` bets; ``memo``:
-    the live game's decisions already worked out, shared by rounds of one rule set."""
+    the live game's decisions already worked out, shared by rounds of one rule set;
+    ``burns``: the cards burned once the bets are down (default :func:`round_burns`)."""
     out = DealtRound()
     emit = out.events.append
     r = Round(rules, number, shoe.shoe.id, strategy=strategy, min_bet=min_bet, max_bet=max_bet, memo=memo)
@@ -197,6 +199,9 @@ def deal_round(
         emit(("bet.placed", _bet(number, bet_id, box, 0, player, amount, kind, parent)))
     r.close_betting()
     emit(("betting.closed", {"round": number}))
+    if r.phase != DONE:
+        for _ in range(round_burns(rules, shoe) if burns is None else burns):
+            emit(("card.burned", {"shoe": shoe.shoe.id, "round": number, "card": shoe.next(), "face": "down", "reason": "after_shuffle"}))
     hole = rules.hole_card != "none"
     revealed = False
     deal = r.deal
@@ -242,6 +247,20 @@ def deal_round(
     return out
 
 
+def shuffle_burns(rules: RuleSet) -> int:
+    """The cards to burn right after a shuffle and cut, before any round (0 in a game
+    that burns once the first round's bets are down)."""
+    return rules.burn_on_shuffle if rules.burn_when == "shuffle" else 0
+
+
+def round_burns(rules: RuleSet, shoe: ShoeCursor) -> int:
+    """The cards the dealer burns in a round once its bets are down: the shoe's
+    ``burn_on_shuffle`` in a ``bets_down`` game (seed 002:10, "Finite le puntate, il
+    mazziere sfila le prime cinque carte dal sabot e le brucia") when no card has left
+    the shoe yet; else none."""
+    return rules.burn_on_shuffle if rules.burn_when == "bets_down" and shoe.pos == 0 else 0
+
+
 def _bet(number: int, bet: str, box: int, hand: int, player: str | None, amount: int, kind: BetKind, parent: str | None) -> Payload:
     return {"round": number, "bet": bet, "box": box, "hand": hand, "player": player, "amount": amount, "kind": kind, "parent": parent}
 
@@ -254,6 +273,8 @@ def _insurance(r: Round, rules: RuleSet, seats: Seats, emit: Callable[[Emitted],
             r.bet_decision(bet.id, "even_money", verify=False)
             emit(("decision.made", {"round": number, "box": box, "hand": 0, "action": "even_money", "bet": bet.id}))
             continue
+        if not rules.insurance_on_natural and r.hands[(box, 0)].natural(rules):
+            continue  # 003:10: insurance only for a hand without blackjack
         amount = seats.insure(bet) if rules.insurance else 0
         if amount and r.can_place_bet(f"{bet.id}-i", box, 0, amount, "insurance", bet.id):
             r.bet_decision(bet.id, "insurance", verify=False)

@@ -48,7 +48,17 @@ from .findings import Finding, Illegal
 from .presets import PRESETS
 from .rules import RuleSet
 from .shoes import ShoeTrack, commitment, cut
-from .table_round import BETTING, DEALER_SPOT, DONE, INSURANCE, PLAY, LiveMemo, Round, Settlement
+from .table_round import (
+    BETTING,
+    DEAL,
+    DEALER_SPOT,
+    DONE,
+    INSURANCE,
+    PLAY,
+    LiveMemo,
+    Round,
+    Settlement,
+)
 
 Event = Mapping[str, Any]
 _CURRENT = {name: kind.version for name, kind in REGISTRY.items()}
@@ -391,15 +401,55 @@ def on_card_burned(state: Replay, p: Mapping[str, Any]) -> None:
     if shoe is None:
         state.find("shoe_procedure", "A card was burned before any shuffle.")
         return
+    fresh = shoe.pos == shoe.burns  # no card but after-shuffle burns has left the shoe yet
     _, error = shoe.draw(p["card"])
     if error is not None:
         state.illegal(error, p["round"])
-    if p["round"] is None and p["reason"] == "after_shuffle":
-        if shoe.rounds:
-            state.find("shoe_procedure", "A card was burned as an after-shuffle burn, but rounds were already dealt from this shoe.", recorded=p["card"])
+    if p["reason"] == "after_shuffle":
         shoe.burns += 1
+        wrong = _burn_moment(state, p["round"], fresh)
+        if wrong is not None and not shoe.burns_flagged:
+            shoe.burns_flagged = True
+            rules = state.rules
+            assert rules is not None
+            state.find("shoe_procedure", f"A card was burned {wrong}; this game burns {rules.burn_on_shuffle} {_BURN_WHEN[rules.burn_when]}.", round=p["round"], expected=rules.burn_when, recorded=p["card"])
     elif p["reason"] == "exposed" and state.rules is not None and state.rules.reshuffle_after_exposed:
         state.reshuffle = "a card was exposed"
+
+
+# when a game burns its ``burn_on_shuffle`` cards, as a finding says it
+_BURN_WHEN = {
+    "shuffle": "right after the shuffle, before any round",
+    "bets_down": "once the first round's bets are down, before its first card",
+}
+
+
+def _burn_moment(state: Replay, number: int | None, fresh: bool) -> str | None:
+    """Where an after-shuffle burn came, when that is not the moment the rule set burns
+    (``burn_when``); None when it is."""
+    rules = state.rules
+    assert rules is not None
+    current = state.round
+    if rules.burn_when == "shuffle":
+        if number is None and fresh and (state.shoe is None or state.shoe.rounds == 0):
+            return None
+        return f"during round {number}" if number is not None else "after rounds were dealt from this shoe"
+    if current is None or number is None or current.number != number or current.phase == BETTING:
+        return "before the bets were down" if fresh else "between rounds"
+    if current.phase != DEAL or current.dealt or not fresh:
+        return f"after the first card of round {number}" if fresh else f"in round {number}, after cards had left the shoe"
+    return None
+
+
+def _count_burns(state: Replay, shoe: ShoeTrack, number: int) -> None:
+    """At the moment the burns are over (the shoe's first round starts, or deals its
+    first card in a ``bets_down`` game): as many as the rule set burns?"""
+    shoe.burns_checked = True
+    rules = state.rules
+    assert rules is not None
+    if shoe.burns != rules.burn_on_shuffle and not shoe.burns_flagged:
+        shoe.burns_flagged = True
+        state.find("shoe_procedure", f"{shoe.burns} cards were burned {_BURN_WHEN[rules.burn_when]}; this game burns {rules.burn_on_shuffle}.", round=number, expected=str(rules.burn_on_shuffle), recorded=str(shoe.burns))
 
 
 def on_round_started(state: Replay, p: Mapping[str, Any]) -> None:
@@ -415,9 +465,9 @@ def on_round_started(state: Replay, p: Mapping[str, Any]) -> None:
     if shoe is None or shoe.id != p["shoe"]:
         state.find("shoe_procedure", f"Round {number} deals from shoe {p['shoe']}, which was not shuffled.", round=number)
         shoe = state.shoe = ShoeTrack(p["shoe"], rules.decks, None)
-        shoe.burns = rules.burn_on_shuffle
-    if shoe.rounds == 0 and shoe.burns != rules.burn_on_shuffle:
-        state.find("shoe_procedure", f"{shoe.burns} cards were burned after the shuffle; this game burns {rules.burn_on_shuffle}.", round=number, expected=str(rules.burn_on_shuffle), recorded=str(shoe.burns))
+        shoe.burns_checked = True  # no shuffle on record: nothing to count the burns from
+    if rules.burn_when == "shuffle" and not shoe.burns_checked:
+        _count_burns(state, shoe, number)
     if state.reshuffle is not None:
         state.find("shoe_procedure", f"Round {number} was dealt without a reshuffle after {state.reshuffle}.", round=number)
         state.reshuffle = None
@@ -494,6 +544,8 @@ def on_card_dealt(state: Replay, p: Mapping[str, Any]) -> None:
     if current.phase == BETTING:
         state.find("missing_event", f"Round {current.number} was dealt without betting.closed.", round=current.number)
         current.close_betting()
+    if not shoe.burns_checked:
+        _count_burns(state, shoe, current.number)
     if current.phase == INSURANCE:
         current.close_insurance()
     expected = current.next_target()

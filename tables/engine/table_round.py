@@ -672,6 +672,8 @@ class Round:
             raise Illegal("illegal_decision", f"{action.replace('_', ' ').capitalize()} for bet {bet_id} when the dealer's up card offered none.", box=bet.box, bet=bet_id, recorded=action)
         if action == "insurance" and not self.rules.insurance:
             raise Illegal("illegal_decision", "This game offers no insurance.", box=bet.box, bet=bet_id, recorded=action)
+        if action == "insurance" and not self.rules.insurance_on_natural and self.hands[(bet.box, 0)].natural(self.rules):
+            raise Illegal("illegal_decision", f"Bet {bet_id} was insured on a blackjack; this game insures only a hand without blackjack (a blackjack is offered even money).", box=bet.box, bet=bet_id, expected="even_money" if self.rules.even_money else "no_insurance", recorded=action)
         if action == "even_money":
             hand = self.hands[(bet.box, 0)]
             if not self.rules.even_money:

@@ -160,6 +160,9 @@ def _impossible(sim: TableSim, kind: str, dealt: DealtEvents, requested: FaultAt
     offers = [i for i, (t, _) in enumerate(events) if t == "cashout.offered"]
     last_offer = offers[-1] if offers else -1
     for i, (t, p) in enumerate(events):
+        if t == "card.burned":  # burned once the bets are down (seed 002): out of the shoe too
+            counts[p["card"]] = counts.get(p["card"], 0) + 1
+            continue
         if t != "card.dealt":
             continue
         card = p["card"]
@@ -190,7 +193,7 @@ def _follow_as_recorded(sim: TableSim, events: list[Emitted]) -> None:
     for card in sim.order[: sim.round_pos]:  # burned and dealt before this round
         track.draw(card)
     for t, p in events:
-        if t == "card.dealt":
+        if t == "card.dealt" or t == "card.burned":  # burns once the bets are down (seed 002) too
             track.draw(p["card"])
     shoe.track = track
 
