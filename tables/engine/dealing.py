@@ -276,11 +276,16 @@ def _insurance(r: Round, rules: RuleSet, seats: Seats, emit: Callable[[Emitted],
         if not rules.insurance_on_natural and r.hands[(box, 0)].natural(rules):
             continue  # 003:10: insurance only for a hand without blackjack
         amount = seats.insure(bet) if rules.insurance else 0
-        if amount and r.can_place_bet(f"{bet.id}-i", box, 0, amount, "insurance", bet.id):
-            r.bet_decision(bet.id, "insurance", verify=False)
-            emit(("decision.made", {"round": number, "box": box, "hand": 0, "action": "insurance", "bet": bet.id}))
-            r.place_bet(f"{bet.id}-i", box, 0, bet.player, amount, "insurance", bet.id, verify=False)
-            emit(("bet.placed", _bet(number, f"{bet.id}-i", box, 0, bet.player, amount, "insurance", bet.id)))
+        if not amount:
+            continue
+        bet.wants_insurance = True  # the stake is checked as the one of the decision it comes with
+        if not r.can_place_bet(f"{bet.id}-i", box, 0, amount, "insurance", bet.id):
+            bet.wants_insurance = False
+            continue
+        r.bet_decision(bet.id, "insurance", verify=False)
+        emit(("decision.made", {"round": number, "box": box, "hand": 0, "action": "insurance", "bet": bet.id}))
+        r.place_bet(f"{bet.id}-i", box, 0, bet.player, amount, "insurance", bet.id, verify=False)
+        emit(("bet.placed", _bet(number, f"{bet.id}-i", box, 0, bet.player, amount, "insurance", bet.id)))
 
 
 def _system_offer(r: Round, hand: Hand, shoe: ShoeCursor) -> SystemOffer:
