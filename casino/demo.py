@@ -46,9 +46,12 @@ DEMO_FAULTS = (
     "natural_even_money@BJ-05:30",
     "card_out_of_sequence@BJ-06:50",
     "missing_event@BJ-07:70",
+    "wrong_face@BJ-02:180",
+    "missing_stake@BJ-06:100",
 )
 _REPLAY_FOUND = {"short_pay", "overpay", "natural_even_money", "dealer_draws_17", "dealer_stands_16",
-                 "card_out_of_sequence", "impossible_card", "missing_event", "duplicate_event"}
+                 "card_out_of_sequence", "impossible_card", "missing_event", "duplicate_event",
+                 "wrong_face", "missing_stake"}
 
 
 @dataclass(frozen=True)

@@ -339,17 +339,10 @@ def _play_hand(r: Round, rules: RuleSet, seats: Seats, by_hand: dict[tuple[int, 
     new = max(h.number for h in r.box_hands[box]) if action == "split" else number
     root = decider.id if decider is not None and not rules.dealer_plays_basic_strategy else None
     for bet in on_hand:
-        mandatory = root is not None and (bet.id == root or (bet.kind == "split" and _root(r, bet) == root))
+        mandatory = root is not None and (bet.id == root or (bet.kind == "split" and r.root(bet) == root))
         if not mandatory and not seats.opt_in(bet, action):
             continue
         stake_id = f"{bet.id}-d" if action == "double" else f"{bet.id}-s{new}"
         placed = r.place_bet(stake_id, box, new, bet.player, bet.amount, action, bet.id, verify=False)
         by_hand.setdefault((box, new), []).append(placed)
         emit(("bet.placed", _bet(r.number, stake_id, box, new, bet.player, bet.amount, action, bet.id)))
-
-
-def _root(r: Round, bet: Bet) -> str:
-    while bet.parent is not None and bet.parent in r.bets:
-        bet = r.bets[bet.parent]
-    return bet.id
-

@@ -732,10 +732,11 @@ class Round:
         if decider is None or self.rules.dealer_plays_basic_strategy:
             return
         for bet in self.box_bets.get(box, ()) if hand_no == 0 else [b for b in self.bets.values() if b.box == box and b.hand == hand_no and b.kind == "split"]:
-            if bet.id == decider.id or (bet.kind == "split" and self._root(bet) == decider.id):
+            if bet.id == decider.id or (bet.kind == "split" and self.root(bet) == decider.id):
                 self.owed[(kind, bet.id)] = (box, new)
 
-    def _root(self, bet: Bet) -> str:
+    def root(self, bet: Bet) -> str:
+        """The main bet a split stake (of a split ...) comes from; a main bet's own id."""
         while bet.parent is not None and bet.parent in self.bets:
             bet = self.bets[bet.parent]
         return bet.id

@@ -16,7 +16,7 @@ from .helpers import audit, events_of, expected, run
 _TABLE = {
     "short_pay": 2, "overpay": 3, "natural_even_money": 5, "dealer_draws_17": 4, "dealer_stands_16": 6,
     "card_out_of_sequence": 3, "impossible_card": 7, "missing_event": 1, "duplicate_event": 1,
-    "chip_variance": 3, "fill_twice": 4, "tamper": 5,
+    "chip_variance": 3, "fill_twice": 4, "tamper": 5, "wrong_face": 2, "missing_stake": 6,
 }
 
 
