@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tables.engine.presets import PRESETS
 from tables.engine.replay import replay
 
@@ -64,27 +66,20 @@ def test_the_card_of_a_double_dealt_face_up_where_it_goes_face_down() -> None:
 
 # --- 2. stakes the decisions call for --------------------------------------------------------
 
-def test_a_double_with_no_stake_placed() -> None:
-    """A double whose stake never reaches the record plays the hand doubled for the main
-    stake alone: missing_stake, once."""
-    rules = PRESETS["hoyle"]
-    table = Table(rules, layout(rules, ["6S 4H"], "7D TD", play="9C"))
-    table.deal([200], "double")
-    stake = find(table.events, "bet.placed", kind="double")
-    found = replay(without(unsettled(table.events, "r1b1-d"), stake)).findings
+@pytest.mark.parametrize(("name", "player", "play", "action", "stake", "hand"), [
+    ("hoyle", "6S 4H", "9C", "double", "r1b1-d", 0),  # the hand doubled for the main stake alone
+    ("eu-online", "8S 8H", "TC 9C", "split", "r1b1-s1", 1),  # the split hand for free
+])
+def test_a_double_or_split_with_no_stake_placed(name: str, player: str, play: str, action: str, stake: str, hand: int) -> None:
+    """A double or split whose stake never reaches the record: missing_stake, once, for the
+    bet that decided, on the hand the stake was owed to."""
+    rules = PRESETS[name]
+    table = Table(rules, layout(rules, [player], "7D TD", play=play))
+    table.deal([200], action)
+    index = find(table.events, "bet.placed", kind=action)
+    found = replay(without(unsettled(table.events, stake), index)).findings
     assert kinds(found) == ["missing_stake"]
-    assert found[0].bet == "r1b1" and found[0].expected == "a double stake"
-
-
-def test_a_split_with_no_stake_placed_plays_for_free() -> None:
-    """A split hand with no split stake would play for free: missing_stake, once."""
-    rules = PRESETS["eu-online"]
-    table = Table(rules, layout(rules, ["8S 8H"], "7D TD", play="TC 9C"))
-    table.deal([100], "split")
-    stake = find(table.events, "bet.placed", kind="split")
-    found = replay(without(unsettled(table.events, "r1b1-s1"), stake)).findings
-    assert kinds(found) == ["missing_stake"]
-    assert found[0].hand == 1
+    assert found[0].bet == "r1b1" and found[0].expected == f"a {action} stake" and found[0].hand == hand
 
 
 def test_insurance_decided_with_no_stake_and_staked_with_no_decision() -> None:
