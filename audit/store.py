@@ -17,7 +17,6 @@ cost is that appends are serialised; each holds the lock only for its own INSERT
 """
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -32,17 +31,18 @@ from .errors import IdConflict, InvalidEvent, VersionConflict
 from .inserts import insert_rows
 from .models import Event
 from .record.chain import GENESIS_HASH, utc
-from .record.envelope import Envelope, seal
+from .record.envelope import (  # noqa: F401 - STREAM_REGEX: the URLs' and admin keys' pattern, read from here
+    STREAM_REGEX,
+    Envelope,
+    label_problem,
+    seal,
+    stream_problem,
+)
 from .record.events import PayloadError, upcast, validate_payload, validate_payload_json
 from .subscribers import publish
 
 # an arbitrary constant: the key of the advisory lock every append takes
 APPEND_LOCK_KEY = 0x6A61636B  # "jack"
-# a table's code: the pattern inside a URL pattern, and anchored (\Z: "$" would let a
-# trailing newline through)
-STREAM_REGEX = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
-STREAM_PATTERN = re.compile(rf"^{STREAM_REGEX}\Z")
-_LABEL_MAX = 128
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,25 +75,18 @@ class CheckedEvent:
 
 
 def check_stream(stream: object) -> str:
-    if not isinstance(stream, str) or not STREAM_PATTERN.match(stream):
-        raise PayloadError(
-            "stream", f"{stream!r} is not a table code (letters, digits, . _ -; at most 64)"
-        )
+    problem = stream_problem(stream)
+    if problem is not None:
+        raise PayloadError("stream", problem)
+    assert isinstance(stream, str)  # stream_problem checked it
     return stream
 
 
-# An actor or a source is an identifier, not text: ASCII letters, digits and . _ : @ / + -,
-# starting with a letter or digit. That refuses control characters (a newline or an ANSI
-# escape that would forge a log line), format characters (bidi overrides, zero-width
-# joiners that make two names look alike) and every non-ASCII confusable by construction.
-LABEL_PATTERN = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._:@/+-]{{0,{_LABEL_MAX - 1}}}")
-
-
 def _check_label(name: str, value: object) -> str:
-    if not isinstance(value, str) or not LABEL_PATTERN.fullmatch(value):
-        raise PayloadError(name, (
-            f"expected an identifier of at most {_LABEL_MAX} characters: ASCII letters, digits and . _ : @ / + - "
-            "(no spaces, control, format or non-ASCII characters)"))
+    problem = label_problem(value)
+    if problem is not None:
+        raise PayloadError(name, problem)
+    assert isinstance(value, str)  # label_problem checked it
     return value
 
 

@@ -60,6 +60,8 @@ DEMO_FAULTS = (
     "void_after_receipt@BJ-07:260",
     "chip_variance@BJ-02:300",
     "drop_mismatch@BJ-05:300",
+    "wrong_face@BJ-02:180",
+    "missing_stake@BJ-06:100",
 )
 
 

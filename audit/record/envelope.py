@@ -20,6 +20,7 @@ ones).
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
@@ -29,6 +30,33 @@ import msgspec
 
 from .chain import GENESIS_HASH, canonical_json, event_hash, format_timestamp
 from .events import PayloadError, current_version
+
+# a stream is a table's code (or a server stream such as ``audit.findings``): the pattern
+# inside a URL pattern, and anchored (\Z: "$" would let a trailing newline through)
+STREAM_REGEX = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
+STREAM_PATTERN = re.compile(rf"^{STREAM_REGEX}\Z")
+LABEL_MAX = 128
+# An actor or a source is an identifier, not text: ASCII letters, digits and . _ : @ / + -,
+# starting with a letter or digit. That refuses control characters (a newline or an ANSI
+# escape that would forge a log line), format characters (bidi overrides, zero-width
+# joiners that make two names look alike) and every non-ASCII confusable by construction.
+LABEL_PATTERN = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._:@/+-]{{0,{LABEL_MAX - 1}}}")
+
+
+def stream_problem(stream: object) -> str | None:
+    """What is wrong with ``stream`` as a stream's name (None: nothing) - the store's
+    check, and the offline reader's."""
+    if not isinstance(stream, str) or not STREAM_PATTERN.match(stream):
+        return f"{stream!r} is not a table code (letters, digits, . _ -; at most 64)"
+    return None
+
+
+def label_problem(value: object) -> str | None:
+    """What is wrong with ``value`` as an ``actor`` or ``source`` (None: nothing)."""
+    if not isinstance(value, str) or not LABEL_PATTERN.fullmatch(value):
+        return (f"expected an identifier of at most {LABEL_MAX} characters: ASCII letters, digits and . _ : @ / + - "
+                "(no spaces, control, format or non-ASCII characters)")
+    return None
 
 
 class Envelope(msgspec.Struct, frozen=True):

@@ -23,8 +23,9 @@ RFC 3339 with an offset (``Z`` or ``+hh:mm``; one without is refused); ``id`` is
   and kept in the catalogue's normal form, which is what the hash covers. A line that
   lacks a member of the chain raises :class:`NotChained`.
 
-Neither checks what only the store decides (a table code's pattern, label lengths, the
-chain itself): the store's checks and :mod:`.verify` do.
+Both check the members' forms as the store does (``stream`` a table code, ``actor`` and
+``source`` identifiers: :func:`.envelope.stream_problem`, :func:`.envelope.label_problem`);
+neither checks the chain itself: :mod:`.verify` does.
 """
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ from uuid import UUID
 import msgspec
 
 from .chain import canonical_json, utc
-from .envelope import Envelope
+from .envelope import Envelope, label_problem, stream_problem
 from .events import PayloadError, validate_payload_json
 from .events.registry import explain
 
@@ -103,6 +104,15 @@ def decode_fields(text: str | bytes, line: int | None = None) -> Fields:
         raise LineError(line, "line", f"not JSON: {error}") from None
     except RecursionError:
         raise LineError(line, "line", "not JSON this reader can follow: nested too deeply") from None
+    # what the store refuses of an envelope's members, a file is refused for too: an
+    # offline replay must not read an event the store would never have taken
+    problem = stream_problem(fields.stream)
+    if problem is not None:
+        raise LineError(line, "stream", problem)
+    for name in ("actor", "source"):
+        problem = label_problem(getattr(fields, name))
+        if problem is not None:
+            raise LineError(line, name, problem)
     if (fields.recorded_at is None) != (fields.hash is None):
         raise LineError(line, "hash" if fields.hash is None else "recorded_at", "recorded_at and hash come together")
     for name in ("occurred_at", "recorded_at"):

@@ -180,10 +180,12 @@ def deal_round(
     max_bet: int | None = None,
     memo: LiveMemo | None = None,
     mistake: DealerMistake | None = None,
+    burns: int | None = None,
 ) -> DealtRound:
     """Deal round ``number`` from ``shoe`` (which moves on by the cards dealt; IndexError
     when it runs out mid-round). ``stakes``: ``main`` bets and ``behind`` bets; ``memo``:
-    the live game's decisions already worked out, shared by rounds of one rule set."""
+    the live game's decisions already worked out, shared by rounds of one rule set;
+    ``burns``: the cards burned once the bets are down (default :func:`round_burns`)."""
     out = DealtRound()
     emit = out.events.append
     r = Round(rules, number, shoe.shoe.id, strategy=strategy, min_bet=min_bet, max_bet=max_bet, memo=memo)
@@ -197,6 +199,9 @@ def deal_round(
         emit(("bet.placed", _bet(number, bet_id, box, 0, player, amount, kind, parent)))
     r.close_betting()
     emit(("betting.closed", {"round": number}))
+    if r.phase != DONE:
+        for _ in range(round_burns(rules, shoe) if burns is None else burns):
+            emit(("card.burned", {"shoe": shoe.shoe.id, "round": number, "card": shoe.next(), "face": "down", "reason": "after_shuffle"}))
     hole = rules.hole_card != "none"
     revealed = False
     deal = r.deal
@@ -242,6 +247,20 @@ def deal_round(
     return out
 
 
+def shuffle_burns(rules: RuleSet) -> int:
+    """The cards to burn right after a shuffle and cut, before any round (0 in a game
+    that burns once the first round's bets are down)."""
+    return rules.burn_on_shuffle if rules.burn_when == "shuffle" else 0
+
+
+def round_burns(rules: RuleSet, shoe: ShoeCursor) -> int:
+    """The cards the dealer burns in a round once its bets are down: the shoe's
+    ``burn_on_shuffle`` in a ``bets_down`` game (seed 002:10, "Finite le puntate, il
+    mazziere sfila le prime cinque carte dal sabot e le brucia") when no card has left
+    the shoe yet; else none."""
+    return rules.burn_on_shuffle if rules.burn_when == "bets_down" and shoe.pos == 0 else 0
+
+
 def _bet(number: int, bet: str, box: int, hand: int, player: str | None, amount: int, kind: BetKind, parent: str | None) -> Payload:
     return {"round": number, "bet": bet, "box": box, "hand": hand, "player": player, "amount": amount, "kind": kind, "parent": parent}
 
@@ -254,12 +273,19 @@ def _insurance(r: Round, rules: RuleSet, seats: Seats, emit: Callable[[Emitted],
             r.bet_decision(bet.id, "even_money", verify=False)
             emit(("decision.made", {"round": number, "box": box, "hand": 0, "action": "even_money", "bet": bet.id}))
             continue
+        if not rules.insurance_on_natural and r.hands[(box, 0)].natural(rules):
+            continue  # 003:10: insurance only for a hand without blackjack
         amount = seats.insure(bet) if rules.insurance else 0
-        if amount and r.can_place_bet(f"{bet.id}-i", box, 0, amount, "insurance", bet.id):
-            r.bet_decision(bet.id, "insurance", verify=False)
-            emit(("decision.made", {"round": number, "box": box, "hand": 0, "action": "insurance", "bet": bet.id}))
-            r.place_bet(f"{bet.id}-i", box, 0, bet.player, amount, "insurance", bet.id, verify=False)
-            emit(("bet.placed", _bet(number, f"{bet.id}-i", box, 0, bet.player, amount, "insurance", bet.id)))
+        if not amount:
+            continue
+        bet.wants_insurance = True  # the stake is checked as the one of the decision it comes with
+        if not r.can_place_bet(f"{bet.id}-i", box, 0, amount, "insurance", bet.id):
+            bet.wants_insurance = False
+            continue
+        r.bet_decision(bet.id, "insurance", verify=False)
+        emit(("decision.made", {"round": number, "box": box, "hand": 0, "action": "insurance", "bet": bet.id}))
+        r.place_bet(f"{bet.id}-i", box, 0, bet.player, amount, "insurance", bet.id, verify=False)
+        emit(("bet.placed", _bet(number, f"{bet.id}-i", box, 0, bet.player, amount, "insurance", bet.id)))
 
 
 def _system_offer(r: Round, hand: Hand, shoe: ShoeCursor) -> SystemOffer:
@@ -313,17 +339,10 @@ def _play_hand(r: Round, rules: RuleSet, seats: Seats, by_hand: dict[tuple[int, 
     new = max(h.number for h in r.box_hands[box]) if action == "split" else number
     root = decider.id if decider is not None and not rules.dealer_plays_basic_strategy else None
     for bet in on_hand:
-        mandatory = root is not None and (bet.id == root or (bet.kind == "split" and _root(r, bet) == root))
+        mandatory = root is not None and (bet.id == root or (bet.kind == "split" and r.root(bet) == root))
         if not mandatory and not seats.opt_in(bet, action):
             continue
         stake_id = f"{bet.id}-d" if action == "double" else f"{bet.id}-s{new}"
         placed = r.place_bet(stake_id, box, new, bet.player, bet.amount, action, bet.id, verify=False)
         by_hand.setdefault((box, new), []).append(placed)
         emit(("bet.placed", _bet(r.number, stake_id, box, new, bet.player, bet.amount, action, bet.id)))
-
-
-def _root(r: Round, bet: Bet) -> str:
-    while bet.parent is not None and bet.parent in r.bets:
-        bet = r.bets[bet.parent]
-    return bet.id
-

@@ -49,9 +49,22 @@ from .findings import Finding, Illegal
 from .presets import PRESETS
 from .rules import RuleSet
 from .shoes import ShoeTrack, commitment, cut
-from .table_round import BETTING, DEALER_SPOT, DONE, INSURANCE, PLAY, LiveMemo, Round, Settlement
+from .table_round import (
+    BETTING,
+    DEAL,
+    DEALER_SPOT,
+    DONE,
+    INSURANCE,
+    PLAY,
+    LiveMemo,
+    Round,
+    Settlement,
+)
 
 Event = Mapping[str, Any]
+# a round is known by its gaming day (the last table.opened's) and its number: numbering
+# that starts again each day does not collide
+RoundKey = tuple[str | None, int]
 _CURRENT = {name: kind.version for name, kind in REGISTRY.items()}
 _UPCAST = frozenset(name for name, version in _CURRENT.items() if version > 1)
 
@@ -68,6 +81,7 @@ class RoundResult:
     recorded: dict[str, tuple[str, int]] | None = None
     voided: bool = False
     settled: bool = False
+    day: str | None = None  # the gaming day of the table.opened it was dealt under
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,17 +106,22 @@ class Replay:
         self.check_offers = check_offers
         self.min_bet: int | None = None
         self.max_bet: int | None = None
+        # the stream the events are in (the envelope's), else the table its opening names
         self.stream: str | None = None
         self.shoe: ShoeTrack | None = None
         self.round: Round | None = None
         self.result: RoundResult | None = None
-        self.rounds: dict[int, RoundResult] = {}
+        self.rounds: dict[RoundKey, RoundResult] = {}
+        self.day: str | None = None  # the gaming day of the last table.opened
+        self.key: RoundKey | None = None  # the round in play's
         self.findings: list[Finding] = []
         # every event id folded, with its stream version (to find repeats, and to forget
         # what came before a checkpoint)
         self.seen: dict[str, int] = {}
         # the version at which each round started
-        self.started: dict[int, int] = {}
+        self.started: dict[RoundKey, int] = {}
+        # each round.settled event's round, for a correction that names the event
+        self.settled_events: dict[str, RoundKey] = {}
         self.spent = False  # handed over by checkpoint(): folds nothing more
         self.version = 0
         self.count = 0
@@ -110,7 +129,7 @@ class Replay:
         self.pending: dict[str, tuple[int, int]] = {}
         self.reshuffle: str | None = None
         self.struck = set(struck)
-        self.corrections: list[tuple[int | None, list[dict[str, Any]], str | None]] = []
+        self.corrections: list[tuple[RoundKey | None, int | None, list[dict[str, Any]], str | None]] = []
         self.event_id: str | None = None
         # the live game's strategy decisions, memoised for the rule set in force
         self.memo_rules: RuleSet | None = None
@@ -149,8 +168,12 @@ class Replay:
         handlers = HANDLERS
         upcasts = _UPCAST
         count = 0
+        named = self.stream is not None
         for event in events:
             count += 1
+            if not named:
+                self.stream = event.get("stream")
+                named = True
             event_id = event.get("id")
             self.event_id = event_id
             version = event.get("version")
@@ -237,17 +260,19 @@ class Replay:
         before it (never the one in play), the corrections that name a round the fold no
         longer holds (or never held), the findings its events showed, and their ids (a
         repeat of one of them is no longer found)."""
-        in_play = self.round.number if self.round is not None else None
-        for number in [n for n, v in self.started.items() if v < before and n != in_play]:
-            del self.started[number]
-            self.rounds.pop(number, None)
+        in_play = self.key if self.round is not None else None
+        for key in [k for k, v in self.started.items() if v < before and k != in_play]:
+            del self.started[key]
+            self.rounds.pop(key, None)
         rounds = self.rounds
         self.corrections = [c for c in self.corrections if c[0] is None or c[0] in rounds]
+        self.settled_events = {e: k for e, k in self.settled_events.items() if k in rounds}
+        numbers = {number for _, number in rounds}
         seen = self.seen
         self.findings = [
             f for f in self.findings
             if (f.event is not None and seen.get(f.event, -1) >= before)
-            or (f.event is None and f.round is not None and f.round in rounds)
+            or (f.event is None and f.round is not None and f.round in numbers)
         ]
         # the ids came in fold order, so the ones before the checkpoint are the first ones
         # (a live day holds a shoe's worth: do not rebuild the whole dict every time)
@@ -275,16 +300,26 @@ class Replay:
 
     # --- end of the record --------------------------------------------------------------------
 
-    def _apply_corrections(self, rounds: dict[int, RoundResult], findings: list[Finding], event: str | None) -> None:
+    def round_key(self, number: int) -> RoundKey:
+        """The round ``number`` names now: the current gaming day's, else the latest
+        round of that number (a correction on a later day for an earlier day's round)."""
+        key = (self.day, number)
+        if key not in self.rounds:
+            for earlier in reversed(self.rounds):
+                if earlier[1] == number:
+                    return earlier
+        return key
+
+    def _apply_corrections(self, rounds: dict[RoundKey, RoundResult], findings: list[Finding], event: str | None) -> None:
         """Apply the corrections to ``rounds`` (a round a correction settles is replaced
         by a copy), their findings into ``findings``."""
-        for number, settlements, corrects in self.corrections:
+        for key, number, settlements, corrects in self.corrections:
             if corrects is not None and corrects not in self.seen:
                 findings.append(Finding("invalid_correction", f"A correction names event {corrects}, which is not in the record.", round=number, recorded=corrects, event=event))
             if not settlements:
                 continue
-            result = rounds.get(number) if number is not None else None
-            if number is None or result is None:
+            result = rounds.get(key) if key is not None else None
+            if key is None or result is None:
                 findings.append(Finding("invalid_correction", f"A correction gives settlements for round {number}, which was not played.", round=number, event=event))
                 continue
             recorded = dict(result.recorded) if result.recorded is not None else {}
@@ -293,7 +328,7 @@ class Replay:
                     findings.append(Finding("invalid_correction", f"A correction settles bet {item['bet']}, which round {number} never took.", round=number, bet=item["bet"], event=event))
                     continue
                 recorded[item["bet"]] = (item["outcome"], item["net"])
-            rounds[number] = replace(result, recorded=recorded)
+            rounds[key] = replace(result, recorded=recorded)
 
 
 class Checkpoint:
@@ -332,6 +367,11 @@ def _compare(result: RoundResult, findings: list[Finding]) -> None:
 
 
 def _payout_sentence(bet: str, box: int, kind: str, amount: int, expected: Settlement, got: tuple[str, int]) -> str:
+    if got[1] == expected.net:
+        return (
+            f"Bet {bet} ({kind}, {amount} on box {box}) was paid the right amount, {got[1]:+d}, "
+            f"but recorded as {got[0]} where the rules say {expected.outcome}."
+        )
     return (
         f"Bet {bet} ({kind}, {amount} on box {box}) should be {expected.outcome} "
         f"{expected.net:+d} but was recorded {got[0]} {got[1]:+d}."
@@ -355,7 +395,11 @@ def on_table_opened(state: Replay, p: Mapping[str, Any]) -> None:
         state.rules = base
     state.min_bet = p["min_bet"]
     state.max_bet = p["max_bet"]
-    state.stream = p["table"]
+    state.day = p["gaming_day"]
+    if state.stream is None:
+        state.stream = p["table"]
+    elif state.stream != p["table"]:
+        state.find("stream_mismatch", f"Stream {state.stream} opens table {p['table']}: a table's record belongs in its own stream, and two streams opening one table would merge.", expected=state.stream, recorded=p["table"])
 
 
 def on_shoe_shuffled(state: Replay, p: Mapping[str, Any]) -> None:
@@ -364,6 +408,9 @@ def on_shoe_shuffled(state: Replay, p: Mapping[str, Any]) -> None:
         state.find("shoe_procedure", f"Shoe {p['shoe']}'s recorded order does not match its commitment.")
     if order is not None and Counter(order) != composition(p["decks"]):
         state.find("shoe_procedure", f"Shoe {p['shoe']}'s recorded order is not {p['decks']} whole decks.")
+    rules = state.rules
+    if rules is not None and p["decks"] != rules.decks:
+        state.find("shoe_procedure", f"Shoe {p['shoe']} holds {p['decks']} decks; this game deals from {rules.decks}.", expected=str(rules.decks), recorded=str(p["decks"]))
     if state.round is not None:
         state.find("missing_event", f"The shoe was reshuffled while round {state.round.number} was still open.", round=state.round.number)
         state.round = None
@@ -376,11 +423,19 @@ def on_shoe_cut(state: Replay, p: Mapping[str, Any]) -> None:
     if shoe is None or shoe.id != p["shoe"]:
         state.find("shoe_procedure", f"Shoe {p['shoe']} was cut but never shuffled.")
         return
+    size = shoe.size
+    if p["position"] > size or p["cut_card"] > size:
+        # a cut card past the last card would never come out: no reshuffle would be due
+        what = f"cut at card {p['position']}" if p["position"] > size else f"has its cut card at {p['cut_card']}"
+        state.find("shoe_procedure", f"Shoe {p['shoe']} {what}, beyond its {size} cards.", expected=f"0-{size}", recorded=str(max(p["position"], p["cut_card"])))
+        shoe.cut_card = min(p["cut_card"], size)
+        return
     if shoe.order is not None:
         shoe.order = cut(shoe.order, p["position"])
     shoe.cut_card = p["cut_card"]
     rules = state.rules
-    if rules is not None and rules.penetration is not None:
+    # (a shoe of other decks than the game's is already a finding: its cut is not measured)
+    if rules is not None and rules.penetration is not None and rules.decks == shoe.decks:
         low, high = rules.penetration
         behind = shoe.size - p["cut_card"]
         if not low <= behind <= high:
@@ -392,15 +447,55 @@ def on_card_burned(state: Replay, p: Mapping[str, Any]) -> None:
     if shoe is None:
         state.find("shoe_procedure", "A card was burned before any shuffle.")
         return
+    fresh = shoe.pos == shoe.burns  # no card but after-shuffle burns has left the shoe yet
     _, error = shoe.draw(p["card"])
     if error is not None:
         state.illegal(error, p["round"])
-    if p["round"] is None and p["reason"] == "after_shuffle":
-        if shoe.rounds:
-            state.find("shoe_procedure", "A card was burned as an after-shuffle burn, but rounds were already dealt from this shoe.", recorded=p["card"])
+    if p["reason"] == "after_shuffle":
         shoe.burns += 1
+        wrong = _burn_moment(state, p["round"], fresh)
+        if wrong is not None and not shoe.burns_flagged:
+            shoe.burns_flagged = True
+            rules = state.rules
+            assert rules is not None
+            state.find("shoe_procedure", f"A card was burned {wrong}; this game burns {rules.burn_on_shuffle} {_BURN_WHEN[rules.burn_when]}.", round=p["round"], expected=rules.burn_when, recorded=p["card"])
     elif p["reason"] == "exposed" and state.rules is not None and state.rules.reshuffle_after_exposed:
         state.reshuffle = "a card was exposed"
+
+
+# when a game burns its ``burn_on_shuffle`` cards, as a finding says it
+_BURN_WHEN = {
+    "shuffle": "right after the shuffle, before any round",
+    "bets_down": "once the first round's bets are down, before its first card",
+}
+
+
+def _burn_moment(state: Replay, number: int | None, fresh: bool) -> str | None:
+    """Where an after-shuffle burn came, when that is not the moment the rule set burns
+    (``burn_when``); None when it is."""
+    rules = state.rules
+    assert rules is not None
+    current = state.round
+    if rules.burn_when == "shuffle":
+        if number is None and fresh and (state.shoe is None or state.shoe.rounds == 0):
+            return None
+        return f"during round {number}" if number is not None else "after rounds were dealt from this shoe"
+    if current is None or number is None or current.number != number or current.phase == BETTING:
+        return "before the bets were down" if fresh else "between rounds"
+    if current.phase != DEAL or current.dealt or not fresh:
+        return f"after the first card of round {number}" if fresh else f"in round {number}, after cards had left the shoe"
+    return None
+
+
+def _count_burns(state: Replay, shoe: ShoeTrack, number: int) -> None:
+    """At the moment the burns are over (the shoe's first round starts, or deals its
+    first card in a ``bets_down`` game): as many as the rule set burns?"""
+    shoe.burns_checked = True
+    rules = state.rules
+    assert rules is not None
+    if shoe.burns != rules.burn_on_shuffle and not shoe.burns_flagged:
+        shoe.burns_flagged = True
+        state.find("shoe_procedure", f"{shoe.burns} cards were burned {_BURN_WHEN[rules.burn_when]}; this game burns {rules.burn_on_shuffle}.", round=number, expected=str(rules.burn_on_shuffle), recorded=str(shoe.burns))
 
 
 def on_round_started(state: Replay, p: Mapping[str, Any]) -> None:
@@ -410,15 +505,17 @@ def on_round_started(state: Replay, p: Mapping[str, Any]) -> None:
     if state.round is not None:
         state.find("missing_event", f"Round {state.round.number} was never settled before round {number} started.", round=state.round.number)
         state.round = None
-    if number in state.rounds:
-        state.find("duplicate_event", f"Round {number} was started twice.", round=number)
+    key = (state.day, number)
+    if key in state.rounds:
+        day = f" of gaming day {state.day}" if state.day is not None else ""
+        state.find("duplicate_event", f"Round {number}{day} was started twice.", round=number)
     shoe = state.shoe
     if shoe is None or shoe.id != p["shoe"]:
         state.find("shoe_procedure", f"Round {number} deals from shoe {p['shoe']}, which was not shuffled.", round=number)
         shoe = state.shoe = ShoeTrack(p["shoe"], rules.decks, None)
-        shoe.burns = rules.burn_on_shuffle
-    if shoe.rounds == 0 and shoe.burns != rules.burn_on_shuffle:
-        state.find("shoe_procedure", f"{shoe.burns} cards were burned after the shuffle; this game burns {rules.burn_on_shuffle}.", round=number, expected=str(rules.burn_on_shuffle), recorded=str(shoe.burns))
+        shoe.burns_checked = True  # no shuffle on record: nothing to count the burns from
+    if rules.burn_when == "shuffle" and not shoe.burns_checked:
+        _count_burns(state, shoe, number)
     if state.reshuffle is not None:
         state.find("shoe_procedure", f"Round {number} was dealt without a reshuffle after {state.reshuffle}.", round=number)
         state.reshuffle = None
@@ -426,9 +523,10 @@ def on_round_started(state: Replay, p: Mapping[str, Any]) -> None:
     if state.memo_rules is not rules:
         state.memo_rules, state.memo = rules, {}
     state.round = Round(rules, number, p["shoe"], min_bet=state.min_bet, max_bet=state.max_bet, memo=state.memo)
-    result = state.result = RoundResult(number, p["shoe"])
-    state.rounds[number] = result
-    state.started[number] = state.version
+    result = state.result = RoundResult(number, p["shoe"], day=state.day)
+    state.rounds[key] = result
+    state.started[key] = state.version
+    state.key = key
     state.pending = state.carried
     state.carried = {}
 
@@ -495,8 +593,12 @@ def on_card_dealt(state: Replay, p: Mapping[str, Any]) -> None:
     if current.phase == BETTING:
         state.find("missing_event", f"Round {current.number} was dealt without betting.closed.", round=current.number)
         current.close_betting()
+    if not shoe.burns_checked:
+        _count_burns(state, shoe, current.number)
     if current.phase == INSURANCE:
         current.close_insurance()
+    if current.owed:
+        _missing_stakes(state, current)
     expected = current.next_target()
     if expected is None and current.phase == PLAY:
         _implied(state, current, target)
@@ -506,8 +608,32 @@ def on_card_dealt(state: Replay, p: Mapping[str, Any]) -> None:
             current.verify_deal(box, hand)
         except Illegal as illegal:
             state.illegal(illegal)
-        return
+        if expected is None:
+            return  # no card was due anywhere: the card is out of the round
+        # the card is the one the deal order gives the place it should have gone to:
+        # reported once, played there, so the hands after it play as dealt
+        box, hand = expected
+    face = current.next_face()
+    if p["face"] != face:
+        where = "the dealer" if expected == DEALER_SPOT else current.hands[(box, hand)].label()
+        state.find("wrong_face", f"{card} went to {where} face {p['face']}; the rules deal it face {face}{_face_reason(current, box, hand)}.",
+                   round=current.number, box=box or None, hand=hand if box else None, expected=face, recorded=p["face"])
     current.deal(card, box, hand, verify=False)
+
+
+def _face_reason(current: Round, box: int, hand: int) -> str:
+    """Why a card is dealt with the face it is, for a face finding's message."""
+    rules = current.rules
+    if (box, hand) == DEALER_SPOT and current.phase == DEAL and current.dealt == len(current.targets) - 1:
+        return f" (the hole card of a {rules.hole_card} game)"
+    if box and current.hands[(box, hand)].doubled:
+        return " (the card of a double, double_card_face)"
+    return ""
+
+
+def _missing_stakes(state: Replay, current: Round) -> None:
+    for error in current.missing_stakes():
+        state.illegal(error)
 
 
 def _implied(state: Replay, current: Round, target: tuple[int, int]) -> None:
@@ -562,9 +688,14 @@ def on_decision_made(state: Replay, p: Mapping[str, Any]) -> None:
             current.bet_decision(p["bet"] or "", action)
         except Illegal as error:
             state.illegal(error)
+            bet = current.bets.get(p["bet"] or "")
+            if action == "insurance" and bet is not None:
+                bet.wants_insurance = True  # its stake is this finding's, not a second one
         return
     if current.phase == INSURANCE:
         current.close_insurance()
+    if current.owed:
+        _missing_stakes(state, current)
     _stand_until(state, current, (p["box"], p["hand"]))
     if action == "stand":
         _stand(state, current, p)
@@ -661,20 +792,40 @@ def _end_round(state: Replay, current: Round) -> RoundResult:
 def on_round_settled(state: Replay, p: Mapping[str, Any]) -> None:
     current = state.open_round(p, "settlement")
     if current is None:
-        if p["round"] in state.rounds and state.rounds[p["round"]].voided:
-            state.rounds[p["round"]].recorded = {s["bet"]: (s["outcome"], s["net"]) for s in p["settlements"]}
+        voided = state.rounds.get(state.round_key(p["round"]))
+        if voided is not None and voided.voided:
+            voided.recorded = {s["bet"]: (s["outcome"], s["net"]) for s in p["settlements"]}
         return
     if current.phase != DONE:
         for error in current.close():
             state.illegal(error)
+    if current.owed:
+        _missing_stakes(state, current)
     result = _end_round(state, current)
     result.settled = True
-    result.recorded = {s["bet"]: (s["outcome"], s["net"]) for s in p["settlements"]}
+    result.recorded = _recorded(state, current.number, p["settlements"])
+    if state.event_id is not None and state.key is not None:
+        state.settled_events[state.event_id] = state.key
     if current.rules.push_carries_over:
         for settlement in result.expected.values():
             if settlement.outcome == "carried":
                 box, _, _, amount = result.bets[settlement.bet]
                 state.carried[settlement.bet] = (box, amount)
+
+
+def _recorded(state: Replay, number: int, settlements: list[dict[str, Any]]) -> dict[str, tuple[str, int]]:
+    """A settlement's entries by bet; a bet settled twice is reported, its first entry
+    kept (the later one would otherwise silently win)."""
+    recorded: dict[str, tuple[str, int]] = {}
+    for s in settlements:
+        bet, entry = s["bet"], (s["outcome"], s["net"])
+        first = recorded.get(bet)
+        if first is None:
+            recorded[bet] = entry
+            continue
+        again = "again" if first == entry else f"again as {entry[0]} {entry[1]:+d}"
+        state.find("duplicate_event", f"Round {number}'s settlement settles bet {bet} twice: {first[0]} {first[1]:+d}, then {again}; the first entry is checked.", round=number, bet=bet, expected=f"{first[0]} {first[1]:+d}", recorded=f"{entry[0]} {entry[1]:+d}")
+    return recorded
 
 
 def on_round_voided(state: Replay, p: Mapping[str, Any]) -> None:
@@ -684,7 +835,7 @@ def on_round_voided(state: Replay, p: Mapping[str, Any]) -> None:
         current.voided = True
         _end_round(state, current).voided = True
         return
-    result = state.rounds.get(number)
+    result = state.rounds.get(state.round_key(number))
     if result is None:
         state.find("unexpected_event", f"Round {number} was voided but never played.", round=number)
         return
@@ -698,7 +849,12 @@ def on_round_voided(state: Replay, p: Mapping[str, Any]) -> None:
 
 
 def on_correction_recorded(state: Replay, p: Mapping[str, Any]) -> None:
-    state.corrections.append((p["round"], list(p["settlements"]), p["corrects"]))
+    number = p["round"]
+    corrects = p["corrects"]
+    key = state.settled_events.get(corrects) if corrects is not None else None
+    if key is None and number is not None:
+        key = state.round_key(number)
+    state.corrections.append((key, number, list(p["settlements"]), corrects))
 
 
 def _ignore(state: Replay, p: Mapping[str, Any]) -> None:

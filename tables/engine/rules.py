@@ -14,6 +14,11 @@ Parameters added to the rules brief's list, each because a seed needs it:
 * ``reshuffle_after_exposed`` - seed 000 house rule 3: an exposed card is burned, the
   round finished and the whole shoe reshuffled;
 * ``boxes`` - how many betting boxes the layout has (seed 001: six or seven);
+* ``burn_when`` - when the ``burn_on_shuffle`` cards are burned: ``shuffle`` (right after
+  the shuffle and cut, before any round) or ``bets_down`` (seed 002: once the first
+  round's bets are down, before its first card);
+* ``insurance_on_natural`` - may a blackjack be insured? Seed 003 insures only a hand
+  without one (a blackjack is offered even money instead);
 * ``cashout_margin`` - seed 000's cash-out offer is "creata dal sistema su base
   statistica" (000:108): the house's share taken off the hand's fair value, a ratio
   such as ``(1, 50)`` for 2% (``(0, 1)``: none). ``tables.engine.math.cashout`` reads it.
@@ -33,6 +38,7 @@ SplitBy = Literal["value", "rank"]
 Surrender = Literal["none", "late", "vs_non_ace", "cash_out"]
 InsuranceStake = Literal["half", "up_to_half"]
 Face = Literal["up", "down"]
+BurnWhen = Literal["shuffle", "bets_down"]
 
 RuleValue = int | bool | str | None
 
@@ -44,6 +50,8 @@ class RuleSet:
     name: str
     decks: int
     burn_on_shuffle: int = 0
+    # when those cards are burned: after the shuffle, or once the first round's bets are down
+    burn_when: BurnWhen = "shuffle"
     # cards left unplayed behind the cut card, as an accepted (least, most) range;
     # None: no cut card rule (a continuous shuffler, or not stated)
     penetration: tuple[int, int] | None = None
@@ -69,6 +77,8 @@ class RuleSet:
     insurance: bool = True
     insurance_stake: InsuranceStake = "half"
     insurance_pays: Ratio = (2, 1)
+    # False: insurance only for a hand without blackjack (which is offered even money)
+    insurance_on_natural: bool = True
     push_carries_over: bool = False
     dealer_completes_when_all_bust: bool = False
     back_betting: bool = False
@@ -128,6 +138,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "surrender": get_args(Surrender),
     "insurance_stake": get_args(InsuranceStake),
     "double_card_face": get_args(Face),
+    "burn_when": get_args(BurnWhen),
     "rounding": ROUNDINGS,
 }
 

@@ -105,7 +105,7 @@ class Shoe:
 class ShoeTrack:
     """The shoe as replay follows it: where the recorded order is, or what is left."""
 
-    __slots__ = ("burns", "cut_card", "decks", "id", "left_counter", "order", "pos", "remaining", "rounds")
+    __slots__ = ("burns", "burns_checked", "burns_flagged", "cut_card", "decks", "id", "left_counter", "order", "pos", "remaining", "rounds")
 
     def __init__(self, id: str, decks: int, order: list[str] | tuple[str, ...] | None) -> None:
         self.id = id
@@ -115,6 +115,9 @@ class ShoeTrack:
         self.remaining: Counter[str] | None = None if order is not None else composition(decks)
         self.cut_card: int | None = None
         self.burns = 0
+        # the after-shuffle burns were counted; a finding on them was made (one a shoe)
+        self.burns_checked = False
+        self.burns_flagged = False
         self.rounds = 0
         self.left_counter: LeftCounter | None = None
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from audit.record.events.fields import HandAction
 
-from .dealing import OptIn, Seats, ShoeCursor, Stake, SystemOffer, deal_round
+from .dealing import OptIn, Seats, ShoeCursor, Stake, SystemOffer, deal_round, shuffle_burns
 from .envelope import EnvelopeWriter
 from .money import apply_ratio
 from .rules import RuleSet
@@ -104,7 +104,7 @@ def deal_table(
             cut_card = size - behind
             write("shoe.cut", {"shoe": shoe.id, "position": 0, "cut_card": cut_card})
             cursor = ShoeCursor(shoe)
-            for _ in range(rules.burn_on_shuffle):
+            for _ in range(shuffle_burns(rules)):
                 write("card.burned", {"shoe": shoe.id, "round": None, "card": cursor.next(), "face": "down", "reason": "after_shuffle"})
         stakes = list(carried)
         taken = {s.box for s in stakes}

@@ -77,7 +77,7 @@ class Settlement(NamedTuple):
 
 
 class Bet:
-    __slots__ = ("amount", "box", "cashout", "doubled", "even_money", "hand", "id", "insured", "kind", "offer", "parent", "player", "split")
+    __slots__ = ("amount", "box", "cashout", "doubled", "even_money", "hand", "id", "insured", "kind", "offer", "parent", "player", "split", "wants_insurance")
 
     def __init__(self, id: str, box: int, hand: int, player: str | None, amount: int, kind: BetKind, parent: str | None) -> None:
         self.id = id
@@ -91,6 +91,7 @@ class Bet:
         self.offer: int | None = None
         self.even_money = False
         self.insured = False
+        self.wants_insurance = False  # an insurance decision was recorded for it
         self.doubled = False
         self.split: set[int] = set()
 
@@ -161,6 +162,7 @@ class Round:
         "memo",
         "min_bet",
         "number",
+        "owed",
         "peeked",
         "phase",
         "queue",
@@ -211,6 +213,9 @@ class Round:
         self.log: list[Operation] = []
         self.voided = False
         self.cashouts = rules.surrender == "cash_out"
+        # stakes a decision calls for and the record has not placed yet:
+        # (kind, the bet it belongs to) -> (box, hand) - see ``missing_stakes``
+        self.owed: dict[tuple[str, str], tuple[int, int]] = {}
 
     # --- state questions ----------------------------------------------------------------
 
@@ -340,6 +345,8 @@ class Round:
                 raise Illegal("illegal_bet", "Insurance was taken when none was offered.", box=box, bet=id)
             if base.kind not in ("main", "behind") or base.insured or base.even_money:
                 raise Illegal("illegal_bet", f"Bet {base.id} cannot be insured (again).", box=box, bet=id)
+            if not base.wants_insurance:
+                raise Illegal("illegal_bet", f"An insurance stake of {amount} was placed on bet {base.id}, which never decided to insure.", box=box, bet=id, expected="an insurance decision", recorded=str(amount))
             half = apply_ratio(base.amount, (1, 2), rules.rounding)
             if rules.insurance_stake == "half" and amount != half:
                 raise Illegal("illegal_bet", f"Insurance must be half the stake, {half}, not {amount}.", box=box, bet=id, expected=str(half), recorded=str(amount))
@@ -371,6 +378,8 @@ class Round:
             self.verify_place_bet(id, box, hand, amount, kind, parent)
         bet = Bet(id, box, hand, player, amount, kind, parent)
         self.bets[id] = bet
+        if self.owed and parent is not None:
+            self.owed.pop((kind, parent), None)
         if kind == "main" or kind == "behind":
             self.box_bets.setdefault(box, []).append(bet)
         else:
@@ -519,8 +528,11 @@ class Round:
             self.phase = DONE
 
     def verify_reveal(self, card: str) -> None:
-        if self.rules.hole_card == "none" or len(self.dealer) < 2:
+        if self.rules.hole_card == "none":
             raise Illegal("unexpected_event", "A hole card was revealed in a game that deals none.", recorded=card)
+        if len(self.dealer) < 2:
+            held = f"{len(self.dealer)} card" + ("" if len(self.dealer) == 1 else "s")
+            raise Illegal("unexpected_event", f"A hole card was revealed while the dealer held {held}: none had been dealt face down yet.", recorded=card)
         if self.dealer[1] != card:
             raise Illegal("card_out_of_sequence", f"The dealer revealed {card} but the hole card dealt was {self.dealer[1]}.", expected=self.dealer[1], recorded=card)
         if self.revealed:
@@ -637,8 +649,10 @@ class Round:
         elif action == "double":
             hand.doubled = True
             hand.awaiting = True
+            self._owe_stake(box, hand_no, "double", hand_no)
         elif action == "split":
             number = max(h.number for h in self.box_hands[box]) + 1
+            self._owe_stake(box, hand_no, "split", number)
             second = Hand(box, number, from_split=True, origin=hand_no)
             second.add(hand.cards.pop())
             first = Hand(box, hand_no, from_split=True)
@@ -672,6 +686,8 @@ class Round:
             raise Illegal("illegal_decision", f"{action.replace('_', ' ').capitalize()} for bet {bet_id} when the dealer's up card offered none.", box=bet.box, bet=bet_id, recorded=action)
         if action == "insurance" and not self.rules.insurance:
             raise Illegal("illegal_decision", "This game offers no insurance.", box=bet.box, bet=bet_id, recorded=action)
+        if action == "insurance" and not self.rules.insurance_on_natural and self.hands[(bet.box, 0)].natural(self.rules):
+            raise Illegal("illegal_decision", f"Bet {bet_id} was insured on a blackjack; this game insures only a hand without blackjack (a blackjack is offered even money).", box=bet.box, bet=bet_id, expected="even_money" if self.rules.even_money else "no_insurance", recorded=action)
         if action == "even_money":
             hand = self.hands[(bet.box, 0)]
             if not self.rules.even_money:
@@ -684,7 +700,46 @@ class Round:
             self.verify_bet_decision(bet_id, action)
         if action == "even_money":
             self.bets[bet_id].even_money = True
+        elif action == "insurance":
+            self.insure(bet_id)
         self.log.append(Operation(action, bet=bet_id))
+
+    def insure(self, bet_id: str) -> None:
+        """Bet ``bet_id`` decided to insure: the record owes its stake (also where replay
+        found the decision illegal, so that the stake placed with it is not a second finding)."""
+        bet = self.bets.get(bet_id)
+        if bet is not None and not bet.wants_insurance:
+            bet.wants_insurance = True
+            if not bet.insured:
+                self.owed[("insurance", bet_id)] = (bet.box, 0)
+
+    def missing_stakes(self) -> list[Illegal]:
+        """The stakes decisions called for that the record has not placed (a double or
+        split of the deciding bettor, an insurance decision's stake), each once: asked when
+        the round moves past them (the next card, the next hand's decision, the settlement).
+        A hand doubled or split without its stake would otherwise play for free."""
+        missing = []
+        for (kind, parent), (box, hand) in self.owed.items():
+            what = {"insurance": "insured", "double": "doubled", "split": "split"}[kind]
+            missing.append(Illegal("missing_stake", f"Bet {parent} {what} on {'box ' + str(box) + (' hand ' + str(hand) if hand else '')} but no {kind} stake was placed for it.", box=box, hand=hand, bet=parent, expected=f"a {kind} stake", recorded="none"))
+        self.owed.clear()
+        return missing
+
+    def _owe_stake(self, box: int, hand_no: int, kind: str, new: int) -> None:
+        """A double or split by the deciding bettor owes that bettor's stake on the hand
+        (seed 000's live game and the bets behind a box add theirs by choice)."""
+        decider = self.decider(box)
+        if decider is None or self.rules.dealer_plays_basic_strategy:
+            return
+        for bet in self.box_bets.get(box, ()) if hand_no == 0 else [b for b in self.bets.values() if b.box == box and b.hand == hand_no and b.kind == "split"]:
+            if bet.id == decider.id or (bet.kind == "split" and self.root(bet) == decider.id):
+                self.owed[(kind, bet.id)] = (box, new)
+
+    def root(self, bet: Bet) -> str:
+        """The main bet a split stake (of a split ...) comes from; a main bet's own id."""
+        while bet.parent is not None and bet.parent in self.bets:
+            bet = self.bets[bet.parent]
+        return bet.id
 
     def _waiting(self, hand: Hand) -> bool:
         """Is ``hand`` the one whose turn it is, with its cards, before its decision?"""

@@ -19,7 +19,15 @@ from typing import Any
 
 from audit.record.events.fields import HandAction
 from tables.engine.cards import HI_LO, deck
-from tables.engine.dealing import OptIn, Seats, ShoeCursor, Stake, SystemOffer, deal_round
+from tables.engine.dealing import (
+    OptIn,
+    Seats,
+    ShoeCursor,
+    Stake,
+    SystemOffer,
+    deal_round,
+    shuffle_burns,
+)
 from tables.engine.money import apply_ratio
 from tables.engine.shoes import Shoe, commitment, cut
 from tables.engine.strategy import Strategy, computed_strategy
@@ -493,7 +501,7 @@ class TableSim:
         self.shoe_id = shoe
         self.shoe_faults = set()
         self.running = 0
-        for _ in range(rules.burn_on_shuffle):
+        for _ in range(shuffle_burns(rules)):
             self.emit("card.burned", {"shoe": shoe, "round": None, "card": cursor.next(), "face": "down", "reason": "after_shuffle"},
                       f"dealer:{self.dealer}")
         self.pos = cursor.pos

@@ -160,6 +160,9 @@ def _impossible(sim: TableSim, kind: str, dealt: DealtEvents, requested: FaultAt
     offers = [i for i, (t, _) in enumerate(events) if t == "cashout.offered"]
     last_offer = offers[-1] if offers else -1
     for i, (t, p) in enumerate(events):
+        if t == "card.burned":  # burned once the bets are down (seed 002): out of the shoe too
+            counts[p["card"]] = counts.get(p["card"], 0) + 1
+            continue
         if t != "card.dealt":
             continue
         card = p["card"]
@@ -190,9 +193,52 @@ def _follow_as_recorded(sim: TableSim, events: list[Emitted]) -> None:
     for card in sim.order[: sim.round_pos]:  # burned and dealt before this round
         track.draw(card)
     for t, p in events:
-        if t == "card.dealt":
+        if t == "card.dealt" or t == "card.burned":  # burns once the bets are down (seed 002) too
             track.draw(p["card"])
     shoe.track = track
+
+
+@planter("wrong_face")
+def _wrong_face(sim: TableSim, kind: str, dealt: DealtEvents, requested: FaultAt | None) -> bool:
+    events = dealt.events
+    cards = [i for i, (t, p) in enumerate(events) if t == "card.dealt" and p["box"] is not None]
+    if not cards:
+        return False
+    i = cards[sim.fault_rng.randrange(len(cards))]
+    payload = dict(events[i][1])
+    face = payload["face"]
+    payload["face"] = "up" if face == "down" else "down"
+    events[i] = ("card.dealt", payload)
+    sim.plant(kind, dealt.base + i, "card.dealt", round=dealt.number, expected=face, recorded=payload["face"], requested=requested)
+    return True
+
+
+# --- the stakes ----------------------------------------------------------------------------------
+
+@planter("missing_stake")
+def _missing_stake(sim: TableSim, kind: str, dealt: DealtEvents, requested: FaultAt | None) -> bool:
+    """The deciding bettor's double or split stake is never recorded (nor settled): the
+    hand plays on for the stakes before it. Not a stake another one names (a double after
+    the split), nor one carried to the next round."""
+    events, r = dealt.events, dealt.round
+    if r.rules.dealer_plays_basic_strategy:
+        return False  # the live game's stakes are every player's own choice
+    settled = events[-1][1]
+    carried = {s["bet"] for s in settled["settlements"] if s["outcome"] == "carried"}
+    named = {p["parent"] for t, p in events if t == "bet.placed"}
+    for i, (t, p) in enumerate(events):
+        if t != "bet.placed" or p["kind"] not in ("double", "split") or p["bet"] in named or p["bet"] in carried:
+            continue
+        decider = r.decider(p["box"])
+        base = r.bets.get(p["parent"])
+        if decider is None or base is None or not (base.id == decider.id or (base.kind == "split" and r.root(base) == decider.id)):
+            continue
+        del events[i]
+        events[-1] = ("round.settled", {**settled, "settlements": [s for s in settled["settlements"] if s["bet"] != p["bet"]]})
+        # the stake's absence shows at the event after it
+        sim.plant(kind, dealt.base + i, events[i][0], round=dealt.number, bet=p["parent"], requested=requested)
+        return True
+    return False
 
 
 # --- the record --------------------------------------------------------------------------------

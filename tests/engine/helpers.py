@@ -121,7 +121,9 @@ class Table:
         self.write("shoe.shuffled", {"shoe": "S1", "decks": rules.decks, "method": "machine", "order": list(self.shoe.order) if known else None, "commitment": commitment(self.shoe.order), "seed": None})
         self.write("shoe.cut", {"shoe": "S1", "position": 0, "cut_card": cut_card})
         self.cursor = ShoeCursor(self.shoe)
-        for _ in range(burn):
+        # burned right after the shuffle, or by the dealer once round 1's bets are down (seed 002)
+        self.round_burns = burn if rules.burn_when == "bets_down" else 0
+        for _ in range(burn - self.round_burns):
             self.write("card.burned", {"shoe": "S1", "round": None, "card": self.cursor.next(), "face": "down", "reason": "after_shuffle"})
 
     def write(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
@@ -133,7 +135,8 @@ class Table:
              mistake: DealerMistake | None = None) -> DealtRound:
         number = len(self.rounds) + 1
         bets = [s if isinstance(s, Stake) else Stake(f"r{number}b{i + 1}", i + 1, s) for i, s in enumerate(stakes)]
-        dealt = deal_round(self.rules, self.cursor, number, bets, choices.scripted(*actions), mistake=mistake)
+        burns, self.round_burns = self.round_burns, 0
+        dealt = deal_round(self.rules, self.cursor, number, bets, choices.scripted(*actions), mistake=mistake, burns=burns)
         for kind, payload in dealt.events:
             self.write(kind, payload)
         self.rounds.append(dealt)

@@ -14,7 +14,7 @@ from tables.engine.replay import Replay, replay
 from tables.engine.simulate import DealtTable, deal_table
 from tables.engine.table_round import ACTIONS
 
-from .helpers import edit, kinds
+from .helpers import edit, kinds, rewrap
 
 START = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -196,3 +196,64 @@ def test_one_changed_cash_out_offer_gives_exactly_wrong_cashout_offer(table: Dea
     found = replay(changed).findings
     assert kinds(found) == ["wrong_cashout_offer"]
     assert found[0].bet == p["bet"] and found[0].recorded == str(p["amount"] + delta) and found[0].expected == str(p["amount"])
+
+
+@FAST
+@given(tables, st.data())
+def test_one_flipped_face_gives_exactly_wrong_face(dealt: tuple[str, DealtTable], data: st.DataObject) -> None:
+    """Turning one dealt card's face over gives one finding, wrong_face, for that card."""
+    _, table = dealt
+    cards = [i for i, e in enumerate(table.events) if e["type"] == "card.dealt"]
+    index = data.draw(st.sampled_from(cards))
+    face = table.events[index]["payload"]["face"]
+    found = replay(edit(table.events, index, face="up" if face == "down" else "down")).findings
+    assert kinds(found) == ["wrong_face"]
+    assert found[0].recorded != face
+
+
+@FAST
+@given(tables, st.data())
+def test_one_missing_stake_gives_exactly_missing_stake(dealt: tuple[str, DealtTable], data: st.DataObject) -> None:
+    """Leaving out one stake a decision called for (the deciding bettor's double or split,
+    an insurance decision's stake) and its settlement gives one finding, missing_stake,
+    for the bet it belonged to. Stakes another stake or a carried bet names are kept (their
+    absence is another finding, of the stake that names them)."""
+    _, table = dealt
+    events = table.events
+    named = {e["payload"].get("parent") for e in events if e["type"] == "bet.placed"}
+    state = Replay()
+    owed = []
+    for i, event in enumerate(events):
+        p = event["payload"]
+        current = state.round
+        if event["type"] == "bet.placed" and current is not None and (p["kind"], p["parent"]) in current.owed and p["bet"] not in named:
+            owed.append(i)
+        state.apply(event)
+    assume(owed)
+    index = data.draw(st.sampled_from(owed))
+    stake = events[index]["payload"]
+    settled = next(i for i in range(index, len(events)) if events[i]["type"] == "round.settled")
+    kept = [s for s in events[settled]["payload"]["settlements"] if s["bet"] != stake["bet"]]
+    changed = edit(events, settled, settlements=kept)
+    found = replay(rewrap([e for i, e in enumerate(changed) if i != index])).findings
+    assert kinds(found) == ["missing_stake"]
+    assert found[0].bet == stake["parent"]
+
+
+@FAST
+@given(tables, st.data())
+def test_one_shoe_against_the_rules_gives_exactly_shoe_procedure(dealt: tuple[str, DealtTable], data: st.DataObject) -> None:
+    """A shoe of more decks than the game's (its order not on record), or a cut card
+    beyond the shoe's cards, gives one finding, shoe_procedure. (Cash-out offers are not
+    valued here: the system values them from the shoe's decks, so they follow them.)"""
+    name, table = dealt
+    rules = PRESETS[name]
+    events = table.events
+    if data.draw(st.booleans()):
+        index = data.draw(st.sampled_from([i for i, e in enumerate(events) if e["type"] == "shoe.shuffled"]))
+        decks = data.draw(st.integers(rules.decks + 1, 12))
+        changed = edit(events, index, decks=decks, order=None, commitment=None)
+    else:
+        index = data.draw(st.sampled_from([i for i, e in enumerate(events) if e["type"] == "shoe.cut"]))
+        changed = edit(events, index, cut_card=52 * rules.decks + data.draw(st.integers(1, 10**6)))
+    assert kinds(replay(changed, check_offers=False).findings) == ["shoe_procedure"]

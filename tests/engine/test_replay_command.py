@@ -96,3 +96,20 @@ def test_unusable_input_exits_2_naming_the_line(tmp_path: pathlib.Path) -> None:
     with pytest.raises(UnusableInput) as caught:
         replay_lines(json.dumps(e) for e in bad)
     assert caught.value.line == find(events, "card.dealt") + 1 and "card" in caught.value.reason
+
+
+def test_envelope_members_the_store_refuses_make_the_file_unusable(tmp_path: pathlib.Path) -> None:
+    """Issue 14, item 7: an offline replay checks the envelope's members as the store does,
+    with or without the chain check - an actor or source that is no identifier, a stream
+    that is no table code, a time that is not RFC 3339 with an offset: exit 2 naming the
+    line and the member (garbage hashes are the chain check's, above)."""
+    events = _table().events
+    bad = [("actor", "??"), ("source", "a b"), ("stream", "T 1"), ("occurred_at", "yesterday")]
+    for member, value in bad:
+        changed = list(events)
+        changed[3] = {**events[3], member: value}
+        for flags in ((), ("--no-verify-chain",)):
+            path = _write(tmp_path / f"{member}.jsonl", changed)
+            code, out, err = _run(str(path), *flags)
+            assert code == 2 and out == "", (member, flags)
+            assert f"line 4: {member}" in err, (member, err)

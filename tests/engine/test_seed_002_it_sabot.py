@@ -15,19 +15,51 @@ from .helpers import (
     kinds,
     layout,
     nets,
+    rewrap,
     targets,
 )
 
 RULES = PRESETS["it-sabot"]
 
 
-def test_five_cards_burned_from_the_sabot() -> None:
-    """Seed 002 (002:10-11): the dealer burns the first five cards of the sabot; four is a
-    shoe procedure finding."""
-    assert RULES.burn_on_shuffle == 5
-    table = Table(RULES, layout(RULES, ["TS 9H"], "7D TD"), burns=4)
+def test_five_cards_burned_from_the_sabot_once_the_bets_are_down() -> None:
+    """Seed 002 (002:10-11, "Finite le puntate, il mazziere sfila le prime cinque carte dal
+    sabot e le brucia"): once the first round's bets are down, before the first card, the
+    dealer burns five cards. Replay accepts that order; the same burns before the round
+    (the order of a game that burns after the shuffle) or four of them are each exactly
+    one shoe procedure finding."""
+    assert (RULES.burn_on_shuffle, RULES.burn_when) == (5, "bets_down")
+    table = Table(RULES, layout(RULES, ["TS 9H"], "7D TD"))
     table.deal([100])
-    assert kinds(table.replay().findings) == ["shoe_procedure"]
+    types = [e["type"] for e in table.events]
+    closed, first = types.index("betting.closed"), types.index("card.dealt")
+    assert types[closed + 1:first] == ["card.burned"] * 5
+    assert all(e["payload"]["round"] == 1 for e in table.events[closed + 1:first])
+    assert table.replay().findings == ()
+    table.deal([100])  # the next round of the shoe burns nothing
+    assert [e["type"] for e in table.events].count("card.burned") == 5
+    assert table.replay().findings == ()
+    burns = table.events[closed + 1:first]
+    started = types.index("round.started")
+    before = table.events[:started] + [{**b, "payload": {**b["payload"], "round": None}} for b in burns] + table.events[started:closed + 1] + table.events[first:]
+    found = replay(rewrap(before)).findings
+    assert kinds(found) == ["shoe_procedure"]
+    assert "before the bets were down" in found[0].message
+    four = Table(RULES, layout(RULES, ["TS 9H"], "7D TD"), burns=4)
+    four.deal([100])
+    assert kinds(four.replay().findings) == ["shoe_procedure"]
+
+
+def test_a_game_that_burns_after_the_shuffle_flags_burns_in_the_round() -> None:
+    """The other order: a game that burns right after the shuffle (it-classic, 001:9)
+    gets exactly one shoe procedure finding when its burns come once the bets are down."""
+    rules = PRESETS["it-classic"]
+    late = Table(rules.with_overrides({"burn_when": "bets_down"}), layout(rules, ["TS 9H"], "7D TD"))
+    late.deal([100])
+    assert replay(late.events).findings == ()
+    found = replay(rewrap([e for e in late.events if e["type"] != "table.opened"]), rules).findings
+    assert kinds(found) == ["shoe_procedure"]
+    assert "0 cards were burned right after the shuffle" in found[0].message
 
 
 def test_hole_card_face_down_and_a_late_natural_takes_every_stake() -> None:

@@ -111,3 +111,24 @@ def test_insurance_half_against_an_ace() -> None:
     dealt = table.deal([100], choices=Choices(insure=lambda bet: 50))
     assert nets(dealt) == {"r1b1": ("lose", -100), "r1b1-i": ("win", 100)}
     assert table.replay().findings == ()
+
+
+def test_insurance_only_for_a_hand_without_blackjack() -> None:
+    """Seed 003 (003:10, "quando la carta scoperta del Banco è un asso e il giocatore non fa
+    Blackjack"; 003:13: the blackjack is offered even money): the dealer offers insurance
+    only to the hand without blackjack, and insurance recorded on a blackjack is an
+    illegal decision - only that."""
+    assert RULES.insurance_on_natural is False
+    table = Table(RULES, layout(RULES, ["AS KH", "TS 9H"], "AD 7D", draws="2C"))
+    asked: list[str] = []
+    dealt = table.deal([100, 100], choices=Choices(insure=lambda bet: asked.append(bet.id) or 50))
+    assert asked == ["r1b2"]
+    assert nets(dealt) == {"r1b1": ("natural", 150), "r1b2": ("win", 100), "r1b2-i": ("lose", -50)}
+    assert table.replay().findings == ()
+    # the same insurance recorded on box 1's blackjack instead
+    decision = find(table.events, "decision.made", action="insurance")
+    stake = find(table.events, "bet.placed", kind="insurance")
+    planted = edit(edit(table.events, decision, box=1, bet="r1b1"), stake, box=1, parent="r1b1")
+    found = replay(planted).findings
+    assert kinds(found) == ["illegal_decision"]
+    assert "blackjack" in found[0].message and found[0].bet == "r1b1"
