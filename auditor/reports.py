@@ -13,6 +13,7 @@ House results are in minor units, positive when the house won.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from ledger.books import Thresholds, reconcile, replay_difference
 from ledger.books.fold import Fold
 from tables.engine.presets import PRESETS
 from tables.engine.replay import Replay
+from tables.engine.rules import RuleSet
 
 from .layout import csv_bytes, json_bytes
 
@@ -45,15 +47,27 @@ Row = dict[str, Any]
 
 def rule_set_entry(name: str, overrides: Mapping[str, Any]) -> dict[str, Any]:
     """A rule set as a table opened with it: the preset, the overrides, every parameter
-    they give and the SHA-256 of those parameters' canonical JSON (None for a rule set
-    the engine does not know)."""
+    they give and the SHA-256 of the canonical JSON of the parameters that differ from
+    the engine's defaults (None for a rule set the engine does not know). A parameter a
+    later engine adds, at a default that keeps the old behaviour, leaves the hash of
+    every rule set that does not use it as it was: old packages still verify."""
     base = PRESETS.get(name)
     try:
-        parameters = base.with_overrides(overrides).as_overrides() if base is not None else None
+        rules = base.with_overrides(overrides) if base is not None else None
     except ValueError:
-        parameters = None
+        rules = None
+    if rules is None:
+        return {"ruleset": name, "overrides": dict(overrides), "parameters": None, "hash": None}
+    parameters = rules.as_overrides()
+    hashed = {key: value for key, value in parameters.items() if key not in _defaults_kept(rules)}
     return {"ruleset": name, "overrides": dict(overrides), "parameters": parameters,
-            "hash": None if parameters is None else hashlib.sha256(canonical_json(parameters)).hexdigest()}
+            "hash": hashlib.sha256(canonical_json(hashed)).hexdigest()}
+
+
+def _defaults_kept(rules: RuleSet) -> set[str]:
+    """The parameters of ``rules`` that hold their field's default."""
+    return {f.name for f in dataclasses.fields(rules)
+            if f.default is not dataclasses.MISSING and getattr(rules, f.name) == f.default}
 
 
 def rule_set_key(entry: Mapping[str, Any]) -> str:
