@@ -100,13 +100,14 @@ DealersView = _report_view(
 
 
 class WhatIfQuery(AnalyticsQuery):
-    natural_pays = serializers.RegexField(r"^\d{1,3}:\d{1,3}$", required=False, help_text="e.g. 6:5")
-    insurance_pays = serializers.RegexField(r"^\d{1,3}:\d{1,3}$", required=False, help_text="e.g. 3:2")
+    natural_pays = serializers.RegexField(r"^[1-9][0-9]{0,2}:[1-9][0-9]{0,2}$", required=False,
+                                          help_text="e.g. 6:5 (the default when insurance_pays is not given either)")
+    insurance_pays = serializers.RegexField(r"^[1-9][0-9]{0,2}:[1-9][0-9]{0,2}$", required=False, help_text="e.g. 3:2")
     by = serializers.ChoiceField(choices=["table", "player"], default="table")
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if not attrs.get("natural_pays") and not attrs.get("insurance_pays"):
-            raise ValidationError({"natural_pays": ["Name a payout to change: natural_pays or insurance_pays."]})
+            attrs["natural_pays"] = "6:5"  # as the screen does: the commonest change a casino weighs
         return attrs
 
 

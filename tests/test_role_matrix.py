@@ -62,6 +62,11 @@ API: dict[tuple[str, str], frozenset[str]] = {
     ("POST", "/api/findings/{id}/reopen"): FINDING_WORKERS,
     ("GET", "/api/rounds"): STAFF,
     ("GET", "/api/rounds/{table}/{day}/{number}"): STAFF,
+    ("GET", "/api/analytics/counters"): STAFF,
+    ("GET", "/api/analytics/accuracy"): STAFF,
+    ("GET", "/api/analytics/strategy-errors"): STAFF,
+    ("GET", "/api/analytics/dealers"): STAFF,
+    ("GET", "/api/analytics/what-if"): STAFF,
     ("GET", "/api/ledger/reconciliations"): BOOKS,
     ("GET", "/api/ledger/reconciliations/{table}/{day}"): BOOKS,
     ("POST", "/api/ledger/reconciliations/{table}/{day}/sign-off"): frozenset({ACCT, SUPER}),
@@ -193,6 +198,8 @@ def _fill(path: str, data: dict[str, str]) -> str:
         path += f"?day={data['day']}"
     elif path.startswith("/api/ledger/reports/"):
         path += f"?from={data['day']}&to={data['day']}"
+    elif path.startswith("/api/analytics/"):
+        path += f"?day={data['round_day']}"
     return path
 
 

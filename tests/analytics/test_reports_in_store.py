@@ -134,7 +134,10 @@ def test_the_what_if_screen_and_api(api) -> None:
     assert page.status_code == 200 and "what-if-by-table" in page.content.decode()
     body = api.get(f"/api/analytics/what-if?day={DAY}&natural_pays=6:5&by=player").json()
     assert body["report"] == "what_if_players" and body["rows"]
-    assert api.get(f"/api/analytics/what-if?day={DAY}").status_code == 400
+    # no payout named: 6:5 naturals, as the screen's default
+    default = api.get(f"/api/analytics/what-if?day={DAY}").json()
+    assert default == api.get(f"/api/analytics/what-if?day={DAY}&natural_pays=6:5").json()
+    assert api.get(f"/api/analytics/what-if?day={DAY}&natural_pays=0:5").status_code == 400
     assert api.get(f"/api/analytics/what-if?day={DAY}&natural_pays=lots").status_code == 400
     csv_answer = api.get(f"/api/analytics/what-if?day={DAY}&natural_pays=6:5&format=csv")
     assert csv_answer.status_code == 200 and csv_answer.content.decode().startswith("table,currency,bets,changed")
