@@ -91,6 +91,11 @@ class Tray:
         """Chips a credit takes away: every denomination above twice its par down to par."""
         return {d: n - self.par[d] for d, n in self.counts.items() if n > 2 * max(self.par[d], 10)}
 
+    def quarter_par(self) -> dict[int, int]:
+        """A small fill of every denomination the tray holds: a quarter of its par (at least
+        one chip) - what a fill planted for a fault brings when the tray needs none."""
+        return {d: max(n // 4, 1) for d, n in self.par.items() if n}
+
     def fill(self, chips: dict[int, int]) -> None:
         for d, n in chips.items():
             self.counts[d] += n

@@ -406,7 +406,7 @@ class TableSim:
             fault = None
         chips = tray.due_fill()
         if fault and not chips:
-            chips = {d: max(n // 4, 1) for d, n in tray.par.items() if n}
+            chips = tray.quarter_par()
         if chips:
             self.fill(chips, fault, claimed)
         chips = tray.due_credit()
@@ -429,7 +429,9 @@ class TableSim:
         listed = chip_list(chips)
         if fault != "fill_without_request":
             self.emit("fill.requested", {"slip": slip, "chips": listed, "requested_by": boss}, f"user:{boss}")
-        version = self.emit("fill.issued", {"slip": slip, "chips": listed, "cashier": "CG-1", "carried_by": "SEC-1"}, "user:cage")
+        # the event that shows the fault: the cage's issue of an unrequested fill, unless a later step shows it
+        shown = (self.emit("fill.issued", {"slip": slip, "chips": listed, "cashier": "CG-1", "carried_by": "SEC-1"}, "user:cage"),
+                 "fill.issued")
         received = dict(chips)
         if fault == "fill_short":
             received[min(received)] -= 1
@@ -437,22 +439,21 @@ class TableSim:
         step = self.emit("chips.filled", table_step, f"dealer:{self.dealer}")
         self.tray.fill(received)
         if fault == "fill_short":
-            version = step
+            shown = (step, "chips.filled")
         elif fault == "fill_twice":
-            version = self.emit("chips.filled", dict(table_step), f"dealer:{self.dealer}")
+            shown = (self.emit("chips.filled", dict(table_step), f"dealer:{self.dealer}"), "chips.filled")
         elif fault == "void_after_receipt":
-            version = self.emit("fill.voided", {"slip": slip, "reason": "entered in error", "voided_by": boss, "witnessed_by": "CG-1"},
-                                f"user:{boss}")
+            shown = (self.emit("fill.voided", {"slip": slip, "reason": "entered in error", "voided_by": boss,
+                                               "witnessed_by": "CG-1"}, f"user:{boss}"), "fill.voided")
         if fault:
-            type = "fill.issued" if fault == "fill_without_request" else "fill.voided" if fault == "void_after_receipt" else "chips.filled"
-            self.plant(fault, version, type, round=None, slip=slip, gaming_day=self.gaming_day, requested=claimed)
+            self.plant(fault, *shown, round=None, slip=slip, gaming_day=self.gaming_day, requested=claimed)
 
     def stray_fill(self, fault: str, claimed: FaultAt | None) -> None:
         """A fill slip that moves no chips at the table: voided with no reason, or issued by
         the cage and then lost track of."""
         assert self.tray is not None
         slip, boss = self.next_slip("F"), self.pit_boss()
-        listed = chip_list({d: max(n // 4, 1) for d, n in self.tray.par.items() if n})
+        listed = chip_list(self.tray.quarter_par())
         self.emit("fill.requested", {"slip": slip, "chips": listed, "requested_by": boss}, f"user:{boss}")
         if fault == "void_without_reason":
             version = self.emit("fill.voided", {"slip": slip, "reason": None, "voided_by": boss, "witnessed_by": "CG-1"},
