@@ -55,6 +55,8 @@ _KINDS = (
     FaultKind("impossible_card", "impossible_card", "round", "a player's card is recorded as a card the (hand-shuffled) shoe holds no more of"),
     FaultKind("wrong_face", "wrong_face", "round", "a player's card is recorded with the other face (face down where it is dealt face up, or the other way)"),
     FaultKind("missing_stake", "missing_stake", "round", "a player's double or split stake is never recorded: the hand plays on for the stake before it"),
+    FaultKind("insurance_without_decision", "illegal_bet", "round",
+              "a bet's insurance stake is recorded without the bettor's decision to insure"),
     FaultKind("missing_event", "missing_event", "round", "the round's betting.closed is never recorded"),
     FaultKind("duplicate_event", "duplicate_event", "round", "a bet.placed is recorded twice (a retry under a new id)"),
     # custody: the fill slip's steps (requested -> issued -> received), the counts, the drop

@@ -241,6 +241,24 @@ def _missing_stake(sim: TableSim, kind: str, dealt: DealtEvents, requested: Faul
     return False
 
 
+@planter("insurance_without_decision")
+def _insurance_without_decision(sim: TableSim, kind: str, dealt: DealtEvents, requested: FaultAt | None) -> bool:
+    """A bet's decision to insure is never recorded, its insurance stake is: the other
+    direction of a missing stake (a stake no decision called for). Replay settles the
+    stake by the rules all the same, so the round's settlement stays right."""
+    events = dealt.events
+    for i, (t, p) in enumerate(events):
+        if t != "decision.made" or p["action"] != "insurance":
+            continue
+        stake = next(j for j in range(i + 1, len(events))
+                     if events[j][0] == "bet.placed" and events[j][1]["kind"] == "insurance" and events[j][1]["parent"] == p["bet"])
+        del events[i]
+        stake -= 1
+        sim.plant(kind, dealt.base + stake, "bet.placed", round=dealt.number, bet=events[stake][1]["bet"], requested=requested)
+        return True
+    return False
+
+
 # --- the record --------------------------------------------------------------------------------
 
 @planter("missing_event")

@@ -20,6 +20,7 @@ _TABLE = {
     "fill_twice": 4, "fill_without_request": 2, "fill_short": 3, "fill_unfinished": 5, "void_without_reason": 6,
     "void_after_receipt": 7, "opener_mismatch": 2, "chip_variance": 3, "drop_not_counted": 4, "drop_not_posted": 5,
     "drop_mismatch": 6, "tamper": 5, "wrong_face": 2, "missing_stake": 6,
+    "insurance_without_decision": 3,
 }
 
 
