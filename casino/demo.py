@@ -12,8 +12,9 @@ import io
 import json
 import secrets
 import socket
+from collections import Counter
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -26,6 +27,7 @@ from audit.devices import device_ensure
 from audit.models import Finding
 from audit.record.money import format_money, format_signed
 from tables.floor import hold_text
+from tables.simulator.faults import KINDS as FAULT_KINDS
 
 DEMO_USER = "demo"
 # the demo's device token reads (and may append to) a table the demo day fills
@@ -34,14 +36,18 @@ DEMO_SEED = "2026-11-29"
 # the day the faults' rounds are chosen for; a shorter day gets them at the same share
 # of the day (round 40 of 400 is round 5 of 50)
 DEMO_ROUNDS = 400
-# A fault of every kind the back-office finds in a day's record, each at its own table
-# and round (or the first round after it where it can be planted: a short pay needs a
-# winning bet; a fill fault the next fill; a closing fault the day's close). Replay finds
-# the game's faults, the ledger the custody faults. Not in a one-day demo (the tests
-# plant and find each): ``opener_mismatch`` needs a closer of an earlier day;
-# ``drop_not_counted`` and ``drop_not_posted`` are end-of-day checks, made once the table
-# opens its next day (until then the count room may still count and post the box);
-# ``tamper`` is an attack the store refuses (``verify`` finds it past the triggers).
+# Two gaming days: the second, short (a tenth of the first, at least one round), is there
+# for what only a table's next day shows - an opening count against the closing count
+# before it, and the checks of a day's drop made once its table opens again (until then
+# the count room may still count and post the box).
+DEMO_DAYS = 2
+# A fault of every kind the back-office finds in the record, each at its own table and
+# round (or the first round after it where it can be planted: a short pay needs a
+# winning bet, an insurance stake an ace up; a fill fault the next fill; a closing fault
+# the day's close, an opening fault the next day's opening count). Replay finds the
+# game's faults, the ledger the custody faults. Not in the demo (the tests plant and
+# find it): ``tamper``, an attack the store refuses (``verify`` finds it past the
+# triggers).
 DEMO_FAULTS = (
     "short_pay@BJ-01:40",
     "overpay@BJ-02:60",
@@ -62,7 +68,14 @@ DEMO_FAULTS = (
     "drop_mismatch@BJ-05:300",
     "wrong_face@BJ-02:180",
     "missing_stake@BJ-06:100",
+    "insurance_without_decision@BJ-01:110",
+    "drop_not_counted@BJ-03:300",
+    "drop_not_posted@BJ-04:300",
+    # the first opening after round 400: the second day's
+    "opener_mismatch@BJ-06:400",
 )
+# every fault kind the simulator plants but an attack on the chain
+FOUND_IN_RECORD = frozenset(name for name, kind in FAULT_KINDS.items() if kind.check != "integrity")
 
 
 @dataclass(frozen=True)
@@ -117,14 +130,26 @@ def _last_line(text: str) -> str:
     return lines[-1] if lines else ""
 
 
-def demo_day_build(*, rounds: int, live_bets: int, folder: Path | None = None,
-                   out: TextIO | None = None) -> dict[str, Any]:
-    """Simulate a gaming day of every preset with the demo's faults, ingest it, replay it
-    and verify the record - each step one of the product's commands, whose last line
-    goes to ``out``; return the manifest of what was planted."""
+def second_day_rounds(rounds: int) -> int:
+    """Rounds per table on the demo's short second day."""
+    return max(1, rounds // 10)
+
+
+def gaming_days(manifest: dict[str, Any]) -> list[date]:
+    """The gaming days a simulation's manifest covers (a seeded run's first day is its
+    start's date)."""
+    first = date.fromisoformat(manifest["start"][:10])
+    return [first + timedelta(days=n) for n in range(manifest["days"])]
+
+
+def demo_days_build(*, rounds: int, live_bets: int, folder: Path | None = None,
+                    out: TextIO | None = None) -> dict[str, Any]:
+    """Simulate two gaming days of every preset with the demo's faults, ingest them,
+    replay each and verify the record - each step one of the product's commands, whose
+    last line goes to ``out``; return the manifest of what was planted."""
     folder = folder or Path(settings.BASE_DIR) / "var" / "demo"
     folder.mkdir(parents=True, exist_ok=True)
-    events, manifest = folder / "day.jsonl", folder / "manifest.json"
+    events, manifest = folder / "days.jsonl", folder / "manifest.json"
 
     def step(name: str, *args: str, **options: Any) -> str:
         said, errors = io.StringIO(), io.StringIO()
@@ -136,14 +161,15 @@ def demo_day_build(*, rounds: int, live_bets: int, folder: Path | None = None,
             out.write(f"    {line}\n")
 
     report("simulate: " + _last_line(step("simulate", out=str(events), manifest=str(manifest), seed=DEMO_SEED,
-                                          rounds=rounds, live_bets=live_bets, fault=demo_faults(rounds))))
+                                          rounds=rounds, days=DEMO_DAYS, last_day_rounds=second_day_rounds(rounds),
+                                          live_bets=live_bets, fault=demo_faults(rounds))))
     report("ingest: " + _last_line(step("ingest", str(events))))
     planted = json.loads(manifest.read_text())
-    day = planted["faults"][0]["gaming_day"] if planted["faults"] else planted["start"][:10]
     # the feed's subscriber has projected the ingest already; replay_day checks it again
     # (its findings by kind are the summary's, below)
-    replayed = step("replay_day", day=day).splitlines()[:-1]
-    report(f"replay_day --day {day}: {len(replayed)} tables replayed")
+    for day in gaming_days(planted):
+        replayed = step("replay_day", day=day.isoformat()).splitlines()[:-1]
+        report(f"replay_day --day {day}: {len(replayed)} tables replayed")
     report("verify: " + _last_line(step("verify")))
     return planted
 
@@ -180,34 +206,43 @@ def plural(count: int, noun: str) -> str:
     return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
-def summary_lines(day: date, checks: list[FaultCheck], not_planted: list[dict[str, Any]] = ()) -> list[str]:
-    """The demo's summary of its day: per table and in all (per currency) the rounds,
-    bets, handle and the house result - recorded (what the settlements say; + the house
-    won) beside recomputed (what the rules give) - and the hold; the findings by kind,
-    once; and which planted faults were found."""
+def summary_lines(days: list[date], checks: list[FaultCheck], not_planted: list[dict[str, Any]] = ()) -> list[str]:
+    """The demo's summary of its days: per gaming day, per table and in all (per
+    currency), the rounds, bets, handle and the house result - recorded (what the
+    settlements say; + the house won) beside recomputed (what the rules give) - and the
+    hold; the findings by kind of both days, once; and which planted faults were found."""
     from tables.selectors import day_summary
 
-    summary = day_summary(day)
-    lines = [(f"Gaming day {summary['gaming_day']}: {plural(summary['rounds'], 'round')}, "
-              f"{plural(summary['bets'], 'bet')} on {plural(len(summary['tables']), 'table')}"), ""]
-    lines.append(f"  {'table':8} {'rule set':22} {'rounds':>7} {'bets':>8} {'handle':>18} "
-                 f"{'house result':>16} {'recomputed':>16} {'hold':>7} {'findings':>8}")
-    lines.append(f"  {'':8} {'':22} {'':>7} {'':>8} {'':>18} {'(recorded)':>16} {'':>16} {'':>7} {'':>8}")
-    totals: dict[str, dict[str, int]] = {}
-    for t in summary["tables"]:
-        lines.append(_row(t["table"], t["ruleset"], t, t["currency"]))
-        total = totals.setdefault(t["currency"], {"rounds": 0, "bets": 0, "handle": 0, "house_result": 0,
-                                                  "house_result_recomputed": 0, "findings": 0})
-        for name in total:
-            total[name] += t[name]
-    for currency, total in sorted(totals.items()):
-        lines.append(_row("total", f"day, {currency}", total, currency))
+    lines: list[str] = []
+    kinds: Counter[str] = Counter()
+    for day in days:
+        summary = day_summary(day)
+        kinds.update(summary["findings_by_kind"])
+        lines += [(f"Gaming day {summary['gaming_day']}: {plural(summary['rounds'], 'round')}, "
+                   f"{plural(summary['bets'], 'bet')} on {plural(len(summary['tables']), 'table')}"), ""]
+        lines.append(f"  {'table':8} {'rule set':22} {'rounds':>7} {'bets':>8} {'handle':>18} "
+                     f"{'house result':>16} {'recomputed':>16} {'hold':>7} {'findings':>8}")
+        lines.append(f"  {'':8} {'':22} {'':>7} {'':>8} {'':>18} {'(recorded)':>16} {'':>16} {'':>7} {'':>8}")
+        totals: dict[str, dict[str, int]] = {}
+        for t in summary["tables"]:
+            lines.append(_row(t["table"], t["ruleset"], t, t["currency"]))
+            total = totals.setdefault(t["currency"], {"rounds": 0, "bets": 0, "handle": 0, "house_result": 0,
+                                                      "house_result_recomputed": 0, "findings": 0})
+            for name in total:
+                total[name] += t[name]
+        for currency, total in sorted(totals.items()):
+            lines.append(_row("total", f"day, {currency}", total, currency))
+        lines.append("")
     lines.append("  (house result: + the house won; recorded is what the settlements say, recomputed what the "
                  "rules give - they differ by the planted payout faults)")
-    kinds = ", ".join(f"{kind} {n}" for kind, n in summary["findings_by_kind"].items()) or "none"
-    lines += ["", f"  findings by kind: {kinds}"]
+    by_kind = ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items())) or "none"
+    lines += ["", f"  findings by kind, both days: {by_kind}"]
     found = sum(c.found for c in checks)
-    lines.append(f"  planted faults found: {found} of {len(checks)}")
+    unplanted = sorted(FOUND_IN_RECORD - {c.kind for c in checks})
+    lines.append(f"  planted faults found: {found} of {len(checks)}, "
+                 + (f"every one of the {len(FOUND_IN_RECORD)} kinds the back-office finds in a record"
+                    if not unplanted else f"kinds not planted: {', '.join(unplanted)}")
+                 + " (tamper, an attack the store refuses, is verify's)")
     for c in checks:
         mark = "found" if c.found else "MISSED"
         lines.append(f"    {mark:6} {c.kind} on {c.table} {c.where} -> {c.finding}")

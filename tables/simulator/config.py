@@ -50,6 +50,9 @@ class SimConfig:
     hours: float = 8.0
     pace: int = 60  # rounds an hour
     days: int = 1
+    # the last gaming day's rounds per table, when it is shorter (the demo's second day,
+    # there for the checks made once a table opens its next day); None: as every day
+    last_day_rounds: int | None = None
     seed: str | None = None
     start: datetime | None = None
     gaming_day: date | None = None  # of the first day; None: the start's UTC date
@@ -98,6 +101,17 @@ class SimConfig:
     def rounds_per_day(self) -> int:
         return self.rounds if self.rounds is not None else max(1, round(self.hours * self.pace))
 
+    def rounds_of_day(self, n: int) -> int:
+        """Rounds per table on day ``n`` (0-based)."""
+        if n == self.days - 1 and self.last_day_rounds is not None:
+            return self.last_day_rounds
+        return self.rounds_per_day
+
+    @property
+    def total_rounds(self) -> int:
+        """Rounds per table over every day."""
+        return sum(self.rounds_of_day(n) for n in range(self.days))
+
     @property
     def round_seconds(self) -> float:
         return 3600.0 / self.pace
@@ -127,6 +141,8 @@ class SimConfig:
                 out.append(f"{name} must be at least 1")
         if self.rounds is not None and self.rounds < 1:
             out.append("--rounds must be at least 1")
+        if self.last_day_rounds is not None and self.last_day_rounds < 1:
+            out.append("--last-day-rounds must be at least 1")
         if self.hours <= 0:
             out.append("--hours must be more than 0")
         if self.seats is not None and not 1 <= self.seats <= 7:
@@ -145,7 +161,7 @@ class SimConfig:
         if out:
             return out
         specs = {s.code: s for s in self.table_specs()}
-        total = self.rounds_per_day * self.days
+        total = self.total_rounds
         for fault in self.at:
             spec = specs.get(fault.table)
             if spec is None:

@@ -197,7 +197,6 @@ class TableSim:
 
     def run(self) -> Iterator[list[Event]]:
         config = self.config
-        per_day = config.rounds_per_day
         step = int(config.round_seconds * 1_000_000)
         day_offset = 0
         for day in range(config.days):
@@ -206,6 +205,7 @@ class TableSim:
             day_offset = int((start - config.clock_start).total_seconds()) * 1_000_000
             self.clock = max(self.clock, day_offset)
             self.open_day()
+            per_day = config.rounds_of_day(day)
             played = 0
             while played < per_day or self.carried:
                 round_start = day_offset + 600_000_000 + played * step

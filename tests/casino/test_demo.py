@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import json
 import re
 
 import pytest
@@ -10,27 +11,46 @@ from django.test import Client
 
 from audit.models import Event, Finding
 from audit.record.money import format_signed
-from casino.demo import DEMO_FAULTS
+from casino.demo import DEMO_FAULTS, FOUND_IN_RECORD
 from tables import models as m
 from tables.floor import hold_text
 
 
 @pytest.mark.django_db(transaction=True)
-def test_demo_builds_a_day_finds_every_planted_fault_and_prints_a_working_login(tmp_path):
+def test_demo_builds_two_days_finds_every_planted_fault_of_every_kind_and_prints_a_working_login(tmp_path):
     out = io.StringIO()
     call_command("demo", no_serve=True, rounds=210, live_bets=5, folder=str(tmp_path), stdout=out)
     text = out.getvalue()
-    assert "Gaming day 2026-11-29: 1,470 rounds" in text
-    assert f"planted faults found: {len(DEMO_FAULTS)} of {len(DEMO_FAULTS)}" in text and "MISSED" not in text
+    # two gaming days, the second a tenth as long (at least 21 rounds a table: a push
+    # carried on it-sabot plays one round more)
+    assert "Gaming day 2026-11-29: 1,470 rounds" in text and "Gaming day 2026-11-30: 14" in text
+    assert f"planted faults found: {len(DEMO_FAULTS)} of {len(DEMO_FAULTS)}, every one of the" in text
+    assert "MISSED" not in text and "not planted" not in text
+    # every kind the back-office finds in a record, each planted and found where the
+    # manifest says - the next day's checks too (an opener against the closer before it,
+    # a drop never counted or never posted)
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert sorted(f["kind"] for f in manifest["faults"]) == sorted(FOUND_IN_RECORD)
+    for fault in manifest["faults"]:
+        want = fault["finding"]
+        findings = Finding.objects.filter(stream=fault["table"], kind=want["kind"], superseded_by__isnull=True)
+        if want["check"] == "engine":
+            assert findings.filter(round=want["round"]).count() == 1, fault
+            assert f"found  {fault['kind']} on {fault['table']} round {want['round']} ->" in text
+        else:
+            assert findings.filter(gaming_day=fault["gaming_day"]).count() == 1, fault
+            assert f"found  {fault['kind']} on {fault['table']} gaming day {fault['gaming_day']} ->" in text
+    opener = next(f for f in manifest["faults"] if f["kind"] == "opener_mismatch")
+    assert opener["gaming_day"] == "2026-11-30"
     assert "all chains intact" in text
     assert Finding.objects.filter(superseded_by__isnull=True).count() == len(DEMO_FAULTS)
     # one block of findings by kind; the day's total with its hold; the house result
     # recorded beside the recomputed one, money by the one formatter
     assert text.count("findings by kind") == 1 and "1 findings" not in text
-    days = list(m.TableDay.objects.all())
+    days = list(m.TableDay.objects.filter(gaming_day="2026-11-29"))
     handle, house = sum(d.handle for d in days), -sum(d.recorded_net for d in days)
     recomputed = -sum(d.expected_net for d in days)
-    total = next(line for line in text.splitlines() if line.strip().startswith("total"))
+    total = next(line for line in text.splitlines() if line.strip().startswith("total"))  # the first day's
     assert format_signed(house, "EUR") in total and format_signed(recomputed, "EUR") in total
     assert hold_text(house, handle) in total and "house result" in text and "(recorded)" in text
     password = text.split("password: ")[1].split()[0]
@@ -55,7 +75,7 @@ def test_demo_works_with_one_round_and_says_which_faults_a_short_day_cannot_hold
     out = io.StringIO()
     call_command("demo", no_serve=True, rounds=1, live_bets=2, folder=str(tmp_path), stdout=out)
     text = out.getvalue()
-    assert "7 rounds" in text and "1 round each" in text
+    assert "7 rounds" in text and "1 round each and 1 round the next day" in text
     planted = int(re.search(r"planted faults found: (\d+) of (\d+)", text).group(2))
     found = int(re.search(r"planted faults found: (\d+) of", text).group(1))
     assert found == planted >= 1 and "MISSED" not in text

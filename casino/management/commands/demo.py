@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import logging
-from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -10,28 +9,32 @@ from django.core.management.base import CommandError
 
 from audit.commands import BackOfficeCommand
 from casino.demo import (
-    demo_day_build,
+    demo_days_build,
     demo_logins_ensure,
+    gaming_days,
     planted_faults_found,
+    plural,
     port_free,
+    second_day_rounds,
     summary_lines,
 )
 
 
 class Command(BackOfficeCommand):
     help = (
-        "The main job on the embedded default: migrate, simulate a gaming day of every rule "
-        "set with planted faults, ingest it, replay it, print a summary and whether every "
-        "planted fault was found, create a demo login, and serve the admin and API. The "
-        "port is checked first. Any --rounds from 1 works: the faults sit at the same share "
-        "of the day (a fault that needs a moment the short day never has is reported as not planted)."
+        "The main job on the embedded default: migrate, simulate two gaming days of every rule "
+        "set (the second a tenth as long) with planted faults, ingest them, replay them, print a "
+        "summary and whether every planted fault was found, create a demo login, and serve the "
+        "admin and API. The port is checked first. Any --rounds from 1 works: the faults sit at "
+        "the same share of the first day (a fault that needs a moment the short day never has is "
+        "reported as not planted)."
     )
     exit_codes = {0: "ready (and served until stopped)", 2: "the port is taken, or a bad option"}
 
     def add_arguments(self, parser):
         parser.add_argument("--addr", default="127.0.0.1:8000", help="address to serve on")
         parser.add_argument("--no-serve", action="store_true", help="set up and print, but do not serve")
-        parser.add_argument("--rounds", type=int, default=400, help="rounds per table (default 400; 7 tables; at least 1)")
+        parser.add_argument("--rounds", type=int, default=400, help="rounds per table on the first day (default 400; 7 tables; at least 1)")
         parser.add_argument("--live-bets", type=int, default=200, help="bets per round on the live table (default 200)")
         parser.add_argument("--folder", help="where the day's events and manifest go (default var/demo)")
 
@@ -48,14 +51,15 @@ class Command(BackOfficeCommand):
         logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
         self.stdout.write("1/5 migrating the database")
         call_command("migrate", verbosity=0, interactive=False)
-        self.stdout.write(f"2/5 simulating a gaming day: 7 tables, {rounds} round{'' if rounds == 1 else 's'} each, "
-                          "planted faults; 3/5 ingesting it; 4/5 replaying it through the rules engine; verifying it")
-        manifest = demo_day_build(rounds=rounds, live_bets=live_bets, out=self.stdout,
+        second = second_day_rounds(rounds)
+        self.stdout.write(f"2/5 simulating two gaming days: 7 tables, {plural(rounds, 'round')} each and "
+                          f"{plural(second, 'round')} the next day, planted faults; 3/5 ingesting them; "
+                          "4/5 replaying them through the rules engine; verifying them")
+        manifest = demo_days_build(rounds=rounds, live_bets=live_bets, out=self.stdout,
                                   folder=Path(folder) if folder else None)
         checks = planted_faults_found(manifest)
-        day = date.fromisoformat(manifest["faults"][0]["gaming_day"] if manifest["faults"] else manifest["start"][:10])
         self.stdout.write("")
-        for line in summary_lines(day, checks, manifest.get("not_planted", [])):
+        for line in summary_lines(gaming_days(manifest), checks, manifest.get("not_planted", [])):
             self.stdout.write(line)
         logins = demo_logins_ensure()
         base = f"http://{addr}"

@@ -39,6 +39,8 @@ class Command(BackOfficeCommand):
         size.add_argument("--hours", type=float, help="hours of play per gaming day at --pace (default 8)")
         parser.add_argument("--pace", type=int, default=60, help="rounds an hour (default 60)")
         parser.add_argument("--days", type=int, default=1, help="gaming days (default 1)")
+        parser.add_argument("--last-day-rounds", type=int, metavar="N",
+                            help="rounds per table on the last gaming day, when it is shorter (default: as every day)")
         parser.add_argument("--seed", help="make the run reproducible: the same seed gives the same bytes")
         parser.add_argument("--start", help="when the first day opens (ISO 8601; default: today 12:00 UTC, or 2026-11-29 with --seed)")
         parser.add_argument("--seats", type=int, help="occupied boxes per table, fixed (default: players come and go)")
@@ -66,7 +68,7 @@ class Command(BackOfficeCommand):
             raise _bad("--jobs works with --out only (the store takes one writer per stream anyway)")
         if not options["out"] and not options["into_store"]:
             raise _bad("say where the events go: --out FILE or --into-store")
-        total = config.tables * config.rounds_per_day * config.days
+        total = config.tables * config.total_rounds
         began = time.perf_counter()
         with progress_bar(total=total, unit="round", desc="simulate") as bar:
             if options["into_store"]:
@@ -118,6 +120,7 @@ class Command(BackOfficeCommand):
                 hours=options["hours"] if options["hours"] is not None else 8.0,
                 pace=options["pace"],
                 days=options["days"],
+                last_day_rounds=options["last_day_rounds"],
                 seed=options["seed"],
                 start=start,
                 gaming_day=gaming_day(start) if start is not None else None,
