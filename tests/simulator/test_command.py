@@ -27,6 +27,29 @@ def test_the_command_writes_the_file_and_the_manifest(tmp_path: Path) -> None:
     assert "10 rounds" in stdout.getvalue()
 
 
+def test_a_shorter_last_day(tmp_path: Path) -> None:
+    """Two gaming days, the second of 2 rounds (the demo's); a fault in the first day's
+    last round, in the file (it-classic: no push is carried to a round more)."""
+    manifest = tmp_path / "m.json"
+    call_command("simulate", "--tables", "1", "--preset", "it-classic", "--rounds", "6", "--days", "2",
+                 "--last-day-rounds", "2", "--seed", "last", "--out", str(tmp_path / "d.jsonl"),
+                 "--manifest", str(manifest), stdout=io.StringIO(), stderr=io.StringIO())
+    events = [json.loads(line) for line in (tmp_path / "d.jsonl").read_bytes().splitlines()]
+    started = [(e["payload"]["round"], day) for e, day in _with_day(events) if e["type"] == "round.started"]
+    assert [n for n, day in started if day == "2026-11-29"] == [1, 2, 3, 4, 5, 6]
+    assert [n for n, day in started if day == "2026-11-30"] == [7, 8]
+    assert json.loads(manifest.read_text())["rounds"] == 8
+
+
+def _with_day(events: list[dict]) -> list[tuple[dict, str]]:
+    day, out = "", []
+    for e in events:
+        if e["type"] == "table.opened":
+            day = e["payload"]["gaming_day"]
+        out.append((e, day))
+    return out
+
+
 @pytest.mark.parametrize(("args", "says"), [
     (["--fault-rate", "bogus=0.1"], "unknown fault kind 'bogus'"),
     (["--fault-rate", "short_pay=1.5"], "a rate is a probability between 0 and 1"),
@@ -42,6 +65,8 @@ def test_the_command_writes_the_file_and_the_manifest(tmp_path: Path) -> None:
     (["--start", "yesterday"], "--start 'yesterday'"),
     (["--jobs", "0"], "--jobs must be at least 1"),
     (["--prefix", "T 1"], "--prefix 'T 1'"),
+    (["--last-day-rounds", "0"], "--last-day-rounds must be at least 1"),
+    (["--days", "2", "--last-day-rounds", "2", "--fault", "short_pay@BJ-01:8"], "plays 7 rounds"),
 ])
 def test_bad_arguments_exit_2_saying_what(tmp_path: Path, args: list[str], says: str) -> None:
     with pytest.raises(CommandError, match=says.replace("(", r"\(")) as caught:
