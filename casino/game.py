@@ -9,10 +9,13 @@ tables' read models and the rules engine's mathematics; registered by
   (their subscriber of the feed has not run yet, or runs elsewhere), the table is
   replayed incrementally first - the same service the tables' subscriber runs, which
   then finds nothing new.
-- **Edge and variance**: the engine's house edge of the rule set with the table's
-  overrides and the variance of one round's result per unit of initial stake, the chart
-  played (:func:`tables.engine.math.house_edge.house_edge`: floats from the
-  combinatorial analysis, each made an exact fraction of its decimal text, deliberately).
+- **Edge, variance and covariance**: the engine's house edge of the rule set with the
+  table's overrides and the variance of one box's result per unit of initial stake, the
+  chart played (:func:`tables.engine.math.house_edge.house_edge`: floats from the
+  combinatorial analysis, each made an exact fraction of its decimal text, deliberately);
+  the covariance of two boxes of one round, estimated by a seeded simulation through the
+  engine (:func:`tables.engine.math.covariance.box_covariance`: stored for the presets,
+  estimated once per process for a rule set with overrides).
 """
 from __future__ import annotations
 
@@ -68,6 +71,7 @@ class TablesGame:
 
 @lru_cache(maxsize=64)
 def _math(ruleset: str, overrides: tuple[tuple[str, Any], ...]) -> GameMath:
+    from tables.engine.math.covariance import box_covariance
     from tables.engine.math.house_edge import house_edge
     from tables.engine.presets import PRESETS
 
@@ -80,4 +84,5 @@ def _math(ruleset: str, overrides: tuple[tuple[str, Any], ...]) -> GameMath:
         return GameMath()
     # the analysis gives floats; their decimal text made exact (never a float near money)
     figures = house_edge(rules)
-    return GameMath(edge=Fraction(str(figures.house_edge)), variance=Fraction(str(figures.variance)))
+    return GameMath(edge=Fraction(str(figures.house_edge)), variance=Fraction(str(figures.variance)),
+                    covariance=Fraction(str(box_covariance(rules))))

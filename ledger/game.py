@@ -48,12 +48,15 @@ class ReplayedDay:
 
 @dataclass(frozen=True, slots=True)
 class GameMath:
-    """A rule set's house edge and the variance of one round's result per unit staked,
-    exact; None where not known (a rule set the engine does not know; a variance the
-    engine does not compute yet)."""
+    """A rule set's house edge, the variance of one box's result in a round and the
+    covariance of two boxes' results in one round (they share the dealer's hand), each
+    per unit of initial stake, as exact fractions; None where not known (a rule set the
+    engine does not know; a figure the engine does not give). Without the covariance the
+    ledger takes the stakes as independent (a narrower SD than the truth)."""
 
     edge: Fraction | None = None
     variance: Fraction | None = None
+    covariance: Fraction | None = None
 
 
 class GameProvider(Protocol):
@@ -62,7 +65,7 @@ class GameProvider(Protocol):
         ``version`` (the last the ledger folded); None where there is none (yet)."""
 
     def game_math(self, *, ruleset: str, rules: Mapping[str, Any]) -> GameMath:
-        """The edge and variance of ``ruleset`` with the table's overrides ``rules``."""
+        """The edge, variance and covariance of ``ruleset`` with the table's overrides ``rules``."""
 
 
 class NoGame:

@@ -65,6 +65,10 @@ class Reconciliation(models.Model):
     drop_chips = models.BigIntegerField(null=True, blank=True)
     handle = models.BigIntegerField(default=0)
     stake_squares = models.DecimalField(max_digits=40, decimal_places=0, default=0)
+    hand_squares = models.DecimalField(max_digits=40, decimal_places=0, default=0,
+                                       help_text="per settled round, each box's initial stake squared, summed")
+    round_squares = models.DecimalField(max_digits=40, decimal_places=0, default=0,
+                                        help_text="per settled round, its initial stakes summed and squared, summed")
     settled_win = models.BigIntegerField(default=0)
     corrections = models.BigIntegerField(default=0)
     rounds = models.PositiveIntegerField(default=0)
@@ -83,6 +87,8 @@ class Reconciliation(models.Model):
     interval_high = models.BigIntegerField(null=True, blank=True)
     edge = models.CharField(max_length=80, blank=True, help_text="the house edge, an exact fraction")
     game_variance = models.CharField(max_length=80, blank=True, help_text="variance per unit staked, exact")
+    game_covariance = models.CharField(max_length=80, blank=True,
+                                       help_text="covariance of two boxes of one round per unit staked, exact")
     chip_variance = models.BigIntegerField(null=True, blank=True)
     replay_variance = models.BigIntegerField(null=True, blank=True)
     explanations = models.JSONField(default=dict, blank=True, help_text="the known differences, chip and replay")

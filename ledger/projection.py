@@ -274,7 +274,7 @@ def _write(*, stream: str, books: Books, days: list[str], final: set[str], data:
 
 
 _FIGURES = ("opener", "opener_chips", "closer", "closer_chips", "fills", "credits", "buyins_cash", "markers_issued",
-            "drop_cash", "drop_markers", "drop_chips", "handle", "stake_squares", "settled_win", "corrections",
+            "drop_cash", "drop_markers", "drop_chips", "handle", "stake_squares", "hand_squares", "round_squares", "settled_win", "corrections",
             "rounds", "bets", "between_shifts")
 
 

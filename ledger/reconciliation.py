@@ -72,6 +72,7 @@ def figures_of(row: m.Reconciliation) -> Figures:
         closer_chips=chips(row.closer_chips), fills=row.fills, credits=row.credits, buyins_cash=row.buyins_cash,
         markers_issued=row.markers_issued, drop_cash=row.drop_cash, drop_markers=row.drop_markers,
         drop_chips=row.drop_chips, handle=row.handle, stake_squares=int(row.stake_squares),
+        hand_squares=int(row.hand_squares), round_squares=int(row.round_squares),
         settled_win=row.settled_win, corrections=row.corrections, rounds=row.rounds, bets=row.bets,
         between_shifts=row.between_shifts, duplicates=[(slip, value) for slip, value in row.duplicates],
     )
@@ -109,6 +110,7 @@ def _apply(row: m.Reconciliation, result: Reconciliation, data: GameData, versio
     row.interval_low, row.interval_high = interval if interval is not None else (None, None)
     row.edge = str(data.math.edge) if data.math.edge is not None else ""
     row.game_variance = str(data.math.variance) if data.math.variance is not None else ""
+    row.game_covariance = str(data.math.covariance) if data.math.covariance is not None else ""
     row.chip_variance = result.chip_variance
     row.replay_variance = result.replay_variance
     row.explanations = _known(result)
@@ -133,7 +135,7 @@ def reconcile_rows(rows: Sequence[m.Reconciliation], data: GameData, *, version:
             figures_of(row),
             replayed_win=replayed.win(rounds) if replayed is not None else None,
             replay_differences=replayed.differences_of(rounds) if replayed is not None else (),
-            edge=data.math.edge, variance=data.math.variance, thresholds=thresholds,
+            edge=data.math.edge, variance=data.math.variance, covariance=data.math.covariance, thresholds=thresholds,
         )
         _apply(row, result, data, version, now)
         results[row.shift] = result

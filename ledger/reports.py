@@ -40,7 +40,11 @@ def stat_rows(periods: Sequence[m.Reconciliation]) -> list[stats.TableDay]:
     theoretical win and its variance (None where the game's variance is not known)."""
     out = []
     for row in periods:
-        variance = Fraction(row.game_variance) * int(row.stake_squares) if row.game_variance else None
+        variance = stats.win_variance(
+            Fraction(row.game_variance), Fraction(row.game_covariance) if row.game_covariance else None,
+            stake_squares=int(row.stake_squares), hand_squares=int(row.hand_squares),
+            round_squares=int(row.round_squares),
+        ) if row.game_variance else None
         theory = row.handle * Fraction(row.edge) if row.edge else Fraction(0)
         out.append(stats.TableDay(
             table=row.table.stream, gaming_day=row.gaming_day, game=row.ruleset or "-", pit=row.table.pit or "-",

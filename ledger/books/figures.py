@@ -23,6 +23,10 @@ class Figures:
     team's count (None when not counted); ``buyins_cash``/``markers_issued`` what the
     drop box should hold by the table's record; ``handle`` the sum of stakes (voided
     rounds' stakes taken out) and ``stake_squares`` the sum of their squares;
+    ``hand_squares`` and ``round_squares`` what the variance of the win needs where boxes
+    of one round are correlated (settled rounds only): per round, each box's initial
+    stake (its main bet and the bets behind it, which play its hand) squared and summed,
+    and the round's initial stakes summed and squared;
     ``settled_win`` the house result of ``round.settled`` as recorded and
     ``corrections`` what corrections changed of it; ``between_shifts`` (a day's figures
     only) what the tray changed between a shift's closer and the next shift's opener."""
@@ -44,6 +48,8 @@ class Figures:
     drop_chips: int | None = None
     handle: int = 0
     stake_squares: int = 0
+    hand_squares: int = 0
+    round_squares: int = 0
     settled_win: int = 0
     corrections: int = 0
     rounds: int = 0

@@ -73,6 +73,8 @@ class Fold:
         self.bets: dict[str, tuple[int, Key, int]] = {}  # bet -> stake, where, round
         self.settled: dict[str, tuple[int, Key]] = {}  # bet -> recorded net, where
         self.round_bets: dict[int, list[str]] = {}
+        # per round not yet settled: where its stakes were placed, and each box's initial stake
+        self.round_hands: dict[int, tuple[Key, dict[int, int]]] = {}
         self.days_closed: set[str] = set()
         self.findings: list[LedgerFinding] = []
         # gaming day -> (rule set, overrides) of its table.opened; (day, round) -> shift
@@ -295,6 +297,9 @@ def on_bet_placed(state: Fold, p: Mapping[str, Any]) -> None:
     key = state.key()
     state.bets[bet] = (amount, key, p["round"])
     state.round_bets.setdefault(p["round"], []).append(bet)
+    if p["kind"] in ("main", "behind"):
+        hands = state.round_hands.setdefault(p["round"], (key, {}))[1]
+        hands[p["box"]] = hands.get(p["box"], 0) + amount
     figures = state.at(key)
     figures.handle += amount
     figures.stake_squares += amount * amount
@@ -313,6 +318,12 @@ def _settle(state: Fold, bet: str, net: int, payer: str, memo: str) -> None:
 def on_round_settled(state: Fold, p: Mapping[str, Any]) -> None:
     key = state.key()
     figures = state.at(key)
+    placed = state.round_hands.pop(p["round"], None)
+    if placed is not None:  # once per round, where its stakes were placed
+        stakes = placed[1].values()
+        placed_at = state.at(placed[0])
+        placed_at.hand_squares += sum(s * s for s in stakes)
+        placed_at.round_squares += sum(stakes) ** 2
     tray = j.tray(state.table, None)
     for item in p["settlements"]:
         bet = item["bet"]
@@ -326,6 +337,7 @@ def on_round_settled(state: Fold, p: Mapping[str, Any]) -> None:
 
 def on_round_voided(state: Fold, p: Mapping[str, Any]) -> None:
     """Stakes still on the layout go back to the players and out of the handle."""
+    state.round_hands.pop(p["round"], None)
     for bet in state.round_bets.get(p["round"], []):
         if bet in state.settled:
             continue
@@ -727,7 +739,7 @@ class Books:
                     total.between_shifts += after.opener - before.closer
         for f in shifts:
             for name in ("fills", "credits", "buyins_cash", "markers_issued", "handle", "stake_squares",
-                         "settled_win", "corrections", "rounds", "bets"):
+                         "hand_squares", "round_squares", "settled_win", "corrections", "rounds", "bets"):
                 setattr(total, name, getattr(total, name) + getattr(f, name))
             total.duplicates.extend(f.duplicates)
         drops = [d.counted for (d_day, _), d in self.drops.items() if d_day == day and d.counted is not None]

@@ -125,11 +125,14 @@ def reconcile(
     replay_differences: Iterable[ReplayDifference] = (),
     edge: Fraction | int | None = None,
     variance: Fraction | int | None = None,
+    covariance: Fraction | int | None = None,
     thresholds: Thresholds = Thresholds(),
 ) -> Reconciliation:
     """Reconcile one period's figures (a shift, or a whole day: :meth:`.fold.Books.shift`,
     :meth:`.fold.Books.day`). ``edge`` and ``variance`` are the rule set's house edge and
-    variance of one round's result per unit staked, exact (``Fraction``). With an edge and
+    variance of one round's result per unit staked, exact (``Fraction``); ``covariance``
+    that of two boxes of one round (:func:`.stats.win_variance`; None: the stakes taken as
+    independent). With an edge and
     no variance the theoretical win is computed without its SD and interval (and nothing
     is found outside an interval there is not)."""
     currency = figures.currency
@@ -173,7 +176,8 @@ def reconcile(
     theory = None
     if edge is not None:
         # without the game's variance the theoretical win has no SD and no interval
-        theory = theoretical(figures.handle, figures.stake_squares, edge, variance)
+        theory = theoretical(figures.handle, figures.stake_squares, edge, variance, covariance,
+                             hand_squares=figures.hand_squares, round_squares=figures.round_squares)
         actual = chip_win if chip_win is not None else recorded
         bounds = theory.interval(thresholds.z)
         if figures.handle and bounds is not None and theory.contains(actual, thresholds.z) is False:

@@ -60,18 +60,38 @@ def interval(mean: Fraction, variance: Fraction, z: Fraction = Z95) -> tuple[int
     return math.floor(mean - half), math.ceil(mean + half)
 
 
+def win_variance(variance_per_unit: Fraction, covariance_per_unit: Fraction | None, *, stake_squares: int,
+                 hand_squares: int = 0, round_squares: int = 0) -> Fraction:
+    """The variance of a table's win over its rounds (minor units squared).
+
+    Rounds are independent; within a round the boxes are not (they share the dealer's
+    hand and the shoe). A round whose boxes have initial stakes ``s_i`` has the variance
+    ``V * sum(s_i^2) + C * sum over i != j of s_i s_j`` - ``V`` one box's variance and
+    ``C`` the covariance of two boxes, per unit of initial stake (the game's) - so over
+    the rounds ``V * hand_squares + C * (round_squares - hand_squares)``. Where ``C`` is
+    not known, or the figures predate the per-box sums (``hand_squares`` 0 with stakes),
+    each stake is taken as independent: ``V * stake_squares``, narrower than the truth
+    wherever several boxes play."""
+    if covariance_per_unit is None or (hand_squares == 0 and stake_squares):
+        return variance_per_unit * stake_squares
+    return variance_per_unit * hand_squares + covariance_per_unit * (round_squares - hand_squares)
+
+
 @dataclass(frozen=True, slots=True)
 class Theoretical:
     """Theoretical win of a set of stakes: ``handle * edge``, with the variance of the
-    result ``variance_per_unit * sum(stake**2)`` (each round's result is independent; the
-    variance of one round's result per unit staked is the game's, given by the caller).
-    Where the game's variance is not known (``variance_per_unit`` None) the win has no SD
-    and no interval: ``variance`` and ``sd`` are None."""
+    result by :func:`win_variance` (the variance and covariance of one round's boxes per
+    unit staked are the game's, given by the caller). Where the game's variance is not
+    known (``variance_per_unit`` None) the win has no SD and no interval: ``variance``
+    and ``sd`` are None."""
 
     handle: int
     stake_squares: int
     edge: Fraction
     variance_per_unit: Fraction | None
+    covariance_per_unit: Fraction | None = None
+    hand_squares: int = 0
+    round_squares: int = 0
 
     @property
     def mean(self) -> Fraction:
@@ -84,11 +104,14 @@ class Theoretical:
 
     @property
     def variance(self) -> Fraction | None:
-        return None if self.variance_per_unit is None else self.variance_per_unit * self.stake_squares
+        if self.variance_per_unit is None:
+            return None
+        return win_variance(self.variance_per_unit, self.covariance_per_unit, stake_squares=self.stake_squares,
+                            hand_squares=self.hand_squares, round_squares=self.round_squares)
 
     @property
     def sd(self) -> int | None:
-        """SD = sigma x sqrt(sum of stake^2), to the nearest minor unit (None where the
+        """The square root of :attr:`variance`, to the nearest minor unit (None where the
         game's variance is not known)."""
         variance = self.variance
         return None if variance is None else standard_deviation(variance)
@@ -103,9 +126,11 @@ class Theoretical:
         return None if variance is None else inside(win, self.mean, variance, z)
 
 
-def theoretical(handle: int, stake_squares: int, edge: Fraction | int,
-                variance_per_unit: Fraction | int | None) -> Theoretical:
-    return Theoretical(handle, stake_squares, exact(edge), None if variance_per_unit is None else exact(variance_per_unit))
+def theoretical(handle: int, stake_squares: int, edge: Fraction | int, variance_per_unit: Fraction | int | None,
+                covariance_per_unit: Fraction | int | None = None, *, hand_squares: int = 0,
+                round_squares: int = 0) -> Theoretical:
+    return Theoretical(handle, stake_squares, exact(edge), None if variance_per_unit is None else exact(variance_per_unit),
+                       None if covariance_per_unit is None else exact(covariance_per_unit), hand_squares, round_squares)
 
 
 # --- aggregation -------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from ledger import models as m
 from ledger.books.stats import standard_deviation
 from ledger.feed import CACHE
 from tables import models as tm
+from tables.engine.math.covariance import box_covariance
 from tables.engine.math.house_edge import house_edge
 from tables.engine.presets import PRESETS
 from tables.simulator.config import SimConfig
@@ -39,9 +40,13 @@ def test_a_clean_simulated_day_reconciles_with_replay(settings) -> None:
         replayed = tm.TableDay.objects.get(table__stream=day.table.stream, gaming_day=day.gaming_day)
         assert day.replayed_win == -replayed.expected_net and day.handle == replayed.handle
         assert day.theoretical_win is not None and day.edge  # the engine's edge of the rule set
-        # the SD from the engine's variance of the rule set's round (the chart played)
+        # the SD from the engine's variance of a box's round (the chart played) and the
+        # covariance of two boxes of one round
         variance = Fraction(str(house_edge(PRESETS[day.ruleset]).variance))
-        assert day.theoretical_sd == standard_deviation(variance * int(day.stake_squares)) > 0
+        covariance = Fraction(str(box_covariance(PRESETS[day.ruleset])))
+        assert day.game_covariance == str(covariance) and 0 < day.hand_squares < day.round_squares
+        wanted = variance * int(day.hand_squares) + covariance * int(day.round_squares - day.hand_squares)
+        assert day.theoretical_sd == standard_deviation(wanted) > 0
         if day.chip_win is not None:
             counted += 1
             assert day.chip_win == day.recorded_win and day.chip_variance == 0
