@@ -8,6 +8,7 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 
+from casino import package_api
 from tables import analytics_views, floor_views
 
 admin.site.site_header = "Blackjack back-office"
@@ -30,6 +31,9 @@ urlpatterns = [
     path("api/", include("audit.urls")),
     path("api/", include("tables.urls")),
     path("api/ledger/", include("ledger.urls")),
+    path("api/packages", package_api.PackageListView.as_view(), name="packages"),
+    path("api/packages/<int:package>", package_api.PackageDetailView.as_view(), name="package"),
+    path("api/packages/<int:package>/download", package_api.PackageDownloadView.as_view(), name="package-download"),
     path("api/schema/", SpectacularJSONAPIView.as_view(), name="api-schema"),
     # a page for people: who is not logged in goes to the admin's login first
     path("api/docs/", login_required(SpectacularSwaggerView.as_view(url_name="api-schema"), login_url="/admin/login/"),
