@@ -35,7 +35,14 @@ from audit.record.chain import format_timestamp
 from audit.record.jsonl import encode_line
 from audit.store import envelope_of
 from auditor import layout
-from auditor.reports import StreamAudit, render, rule_set_entry, rule_set_key, struck_ids
+from auditor.reports import (
+    StreamAudit,
+    engine_math,
+    render,
+    rule_set_entry,
+    rule_set_key,
+    struck_ids,
+)
 
 SERVER_STREAMS = "audit."
 
@@ -244,7 +251,7 @@ def _build(folder: Path, slices: Sequence[Slice], sth: signing.SignedTreeHead, d
         rows = Event.objects.filter(stream=part.table, version__gte=part.first, version__lte=part.last)
         struck = sorted(filter(None, (struck_ids({"type": t, "payload": p}) for t, p in
                                       rows.filter(type="correction.recorded").values_list("type", "payload"))))
-        audit = StreamAudit(part.table, first_version=part.first, struck=struck)
+        audit = StreamAudit(part.table, first_version=part.first, struck=struck, math=engine_math)
         name = layout.events_file(part.table)
         kinds: Counter[str] = Counter()
         first = last = None
@@ -269,6 +276,9 @@ def _build(folder: Path, slices: Sequence[Slice], sth: signing.SignedTreeHead, d
         currencies = set()
         for payload in rows.filter(type="table.opened").order_by("version").values_list("payload", flat=True):
             entry = rule_set_entry(payload["ruleset"], dict(payload.get("rules") or {}))
+            # the figures the reconciliation's theoretical win used, exact ("n/d")
+            math = engine_math(payload["ruleset"], dict(payload.get("rules") or {}))
+            entry["house_edge"], entry["variance"] = (None, None) if math is None else (str(math[0]), str(math[1]))
             rule_sets[rule_set_key(entry)] = entry
             currencies.add(payload["currency"])
         tables.append({"table": part.table, "currencies": sorted(currencies), "gaming_days": audit.days})
