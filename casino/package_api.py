@@ -33,6 +33,7 @@ from audit.clients import client_address
 from .models import PackageRequest
 from .package import PackageError
 from .package_requests import package_file, package_request
+from .recall_views import ErrorsAsJSON
 
 _AUTH_ERRORS = {
     401: OpenApiResponse(ErrorSerializer, description="no or bad credentials"),
@@ -145,7 +146,7 @@ class ZipRenderer(BaseRenderer):
         return JSONRenderer().render(data)
 
 
-class PackageDownloadView(APIView):
+class PackageDownloadView(ErrorsAsJSON):
     permission_classes = (IsAuthenticated, MayViewPackages)
     renderer_classes = (JSONRenderer, ZipRenderer)
 

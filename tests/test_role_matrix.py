@@ -83,6 +83,9 @@ API: dict[tuple[str, str], frozenset[str]] = {
     ("POST", "/api/packages"): PACKAGERS,
     ("GET", "/api/packages/{package}"): PACKAGERS,
     ("GET", "/api/packages/{package}/download"): PACKAGERS,
+    # game recall (casino.recall_views): as the round's own endpoint
+    ("GET", "/api/rounds/{table}/{day}/{number}/recall.html"): STAFF,
+    ("GET", "/api/rounds/{table}/{day}/{number}/recall.pdf"): STAFF,
 }
 
 # registered models: who may see the list and an object's page
@@ -128,6 +131,8 @@ ADMIN_VIEWS: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "admin:ledger_reports"): BOOKS,
     ("GET", "admin:ledger_report_csv"): BOOKS,
     ("GET", "admin:casino_packagerequest_download"): PACKAGERS,
+    ("GET", "round-recall"): ROUNDS,
+    ("GET", "round-recall-pdf"): ROUNDS,
 }
 
 # pages for anyone logged in, device or person (the API's own description)
@@ -229,6 +234,8 @@ def _view_url(name: str, data: dict[str, str]) -> str:
         "admin:ledger_reconciliation_key": {"table": data["table"], "day": data["day"]},
         "admin:ledger_report_csv": {"name": "hold"},
         "admin:casino_packagerequest_download": {"pk": data["package"]},
+        "round-recall": {"table": data["round_table"], "day": data["round_day"], "number": data["round_number"]},
+        "round-recall-pdf": {"table": data["round_table"], "day": data["round_day"], "number": data["round_number"]},
     }.get(name, {})
     return reverse(name, kwargs=kwargs)
 
