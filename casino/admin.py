@@ -56,12 +56,12 @@ class PackageAskForm(forms.ModelForm):
 class PackageRequestAdmin(admin.ModelAdmin):
     form = PackageAskForm
     list_display = ("id", "status_shown", "period", "tables_shown", "requested_by", "via", "requested_at",
-                    "finished_at", "events", "size_shown", "download", "keep_until")
+                    "events", "download", "keep_until", "why")
     list_display_links = ("id",)
     list_filter = ("status", "via")
     search_fields = ("requested_by", "sha256")
     actions = ("ask_again",)
-    readonly_fields = ("status_shown", "period", "tables_shown", "requested_by", "via", "requested_at", "finished_at",
+    readonly_fields = ("status_shown", "why", "period", "tables_shown", "requested_by", "via", "requested_at", "finished_at",
                        "message", "events", "size_shown", "sha256", "download", "keep_until")
 
     def get_fields(self, request: HttpRequest, obj: PackageRequest | None = None) -> Any:
@@ -116,8 +116,12 @@ class PackageRequestAdmin(admin.ModelAdmin):
 
     @admin.display(description="status", ordering="status")
     def status_shown(self, row: PackageRequest) -> str:
-        return format_html('<strong style="color:{}">{}</strong>{}', _STATUS_COLOURS.get(row.status, "#000"),
-                           row.status, f": {row.message}" if row.message else "")
+        return format_html('<strong style="color:{}">{}</strong>', _STATUS_COLOURS.get(row.status, "#000"), row.status)
+
+    @admin.display(description="why it failed")
+    def why(self, row: PackageRequest) -> str:
+        return format_html('<span style="display:inline-block;max-width:16em;white-space:normal;overflow-wrap:anywhere">{}</span>',
+                           row.message) if row.message else ""
 
     @admin.display(description="gaming days", ordering="day_from")
     def period(self, row: PackageRequest) -> str:
@@ -136,8 +140,9 @@ class PackageRequestAdmin(admin.ModelAdmin):
     def download(self, row: PackageRequest) -> str:
         if row.status != PackageRequest.Status.READY:
             return "-"
-        return format_html('<a href="{}">{}</a>', reverse("admin:casino_packagerequest_download", args=[row.pk]),
-                           row.file)
+        return format_html('<a href="{}" title="{}">zip, {}</a>',
+                           reverse("admin:casino_packagerequest_download", args=[row.pk]), row.file,
+                           self.size_shown(row))
 
     # --- the download -----------------------------------------------------------------------------
 

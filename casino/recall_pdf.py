@@ -47,7 +47,7 @@ class _Recall(FPDF):
 
     def line_of(self, text: str, size: float = 8) -> None:
         self.set_font("Helvetica", size=size)
-        self.multi_cell(0, 4.2, _text(text), new_x="LMARGIN", new_y="NEXT")
+        self.multi_cell(0, 4.2, _text(text), align="L", new_x="LMARGIN", new_y="NEXT")
 
     def rows(self, header: Sequence[str], rows: Sequence[Sequence[Any]], widths: Sequence[int],
              marked: Sequence[bool] = (), right: Sequence[int] = ()) -> None:
@@ -84,7 +84,8 @@ def recall_pdf(context: dict[str, Any]) -> bytes:
     hands = []
     if context.get("dealer"):
         dealer = context["dealer"]
-        hands.append(["dealer", _cards(dealer["cards"]), dealer["hand"].total or "", "", ""])
+        hands.append(["dealer", _cards(dealer["cards"]),
+                      f"{dealer['hand'].total or ''}{' bust' if dealer['hand'].bust else ''}", "", ""])
     for hand in context["hands"]:
         hands.append([hand["title"], _cards(hand["cards"]),
                       f"{hand['total']}{' soft' if hand['soft'] else ''}{' bust' if hand['bust'] else ''}",

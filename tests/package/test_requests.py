@@ -139,6 +139,7 @@ def test_compliance_asks_from_the_admin_and_sees_the_list(packages, django_captu
                                                                    "user:c-officer")
     listing = page.get("/admin/casino/packagerequest/")
     assert listing.status_code == 200 and b"ready" in listing.content and row.file.encode() in listing.content
+    assert f"/admin/casino/packagerequest/{row.pk}/download/".encode() in listing.content
     zipped = page.get(f"/admin/casino/packagerequest/{row.pk}/download/")
     assert zipped.status_code == 200 and b"".join(zipped.streaming_content)[:2] == b"PK"
     # the action asks again for the selected requests' days and tables
