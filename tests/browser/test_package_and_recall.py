@@ -10,14 +10,14 @@ from audit import digests
 from casino.models import PackageRequest
 from tables.replay_service import replay_table
 from tests.back_office.helpers import DAY, append, dealt, plant_short_pay
-from tests.browser.conftest import ARTIFACTS, browser, log_in, page  # noqa: F401 - the browser fixtures
+from tests.browser.conftest import ARTIFACTS, log_in
 from tests.groups import group_named
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def compliance(page, live_server, django_user_model):  # noqa: F811 - the fixture above
+def compliance(page, live_server, django_user_model):
     user = django_user_model.objects.create_user("officer", password="a-long-test-password", is_staff=True)
     user.groups.add(group_named("compliance"))
     return log_in(page, live_server, "officer")
