@@ -14,6 +14,8 @@ where, outcome - kept append-only and sealed into the record.
 - Retention (``ACCESS_LOG_RETENTION_DAYS``, at least 90: AGCO Registrar's Standards
   6.1): :func:`access_purge`, run by the owner role (the application's may not delete),
   removes sealed rows older than that and records it as ``access.purged``.
+- :func:`access_export` records an export that is not a read of a page (the regulator's
+  package, by command or by a Celery task) the same way.
 """
 from __future__ import annotations
 
@@ -80,6 +82,18 @@ def access_record(request: HttpRequest, status: int, *, now: datetime | None = N
             with connection.cursor() as cursor:
                 cursor.execute("SET LOCAL synchronous_commit TO OFF")
         row.save(force_insert=True)
+    return row
+
+
+def access_export(*, principal: str, what: str, path: str, status: int, address: str = "",
+                  now: datetime | None = None) -> AccessRecord:
+    """Record an export made outside a request's read (``manage.py export_package``, the
+    package a Celery task builds for a REST or admin request): the whole record of a
+    period leaves the back-office, so it is logged like a read, with method ``EXPORT``,
+    the file written as the path and 200 (written) or 400 (refused, nothing written)."""
+    row = AccessRecord(at=now or datetime.now(UTC), principal=principal[:160], method="EXPORT", path=path[:500],
+                       what=what[:300], status=status, address=address[:64])
+    row.save(force_insert=True)
     return row
 
 

@@ -41,7 +41,16 @@ from audit.record.jsonl import LineError, decode_line
 from audit.record.verify import Head, Verifier
 
 from . import layout
-from .reports import COLUMNS, StreamAudit, StreamReports, render, rule_set_entry, rule_set_key
+from .reports import (
+    COLUMNS,
+    StreamAudit,
+    StreamReports,
+    engine_math,
+    render,
+    rule_set_entry,
+    rule_set_key,
+    stated_math,
+)
 
 # differing lines listed per report file; the rest counted
 LINES_PER_FILE = 10
@@ -108,10 +117,13 @@ def _manifest_keys(manifest: Mapping[str, Any], where: str) -> dict[str, Ed25519
 
 
 class _Check:
-    def __init__(self, package: layout.Package, manifest: dict[str, Any], keys: dict[str, Ed25519PublicKey]):
+    def __init__(self, package: layout.Package, manifest: dict[str, Any], keys: dict[str, Ed25519PublicKey],
+                 *, edges: bool = False):
         self.package = package
         self.manifest = manifest
         self.keys = keys
+        self.edges = edges  # the house edges analysed again by the engine, not taken from the manifest
+        self.version = int(manifest.get("format_version") or 1)
         self.outcome = Outcome()
         self.broken_files: set[str] = set()
 
@@ -210,7 +222,8 @@ class _Check:
                               "package's last event", file=file, stream=name, version=meta["last_version"])
         verifier = Verifier(heads=known, start=lambda _: Head(first - 1, meta["first_prev_hash"], 0),
                             check_payloads=False)
-        audit = StreamAudit(name, first_version=first, struck=meta.get("struck") or ())
+        audit = StreamAudit(name, first_version=first, struck=meta.get("struck") or (),
+                            math=engine_math if self.edges else stated_math(self.manifest.get("rule_sets") or {}))
         counts: dict[str, int] = {}
         last = None
         line = 0
@@ -292,7 +305,7 @@ class _Check:
             self.disagree("reports", "the table's report lines are not recomputed: its events cannot be read",
                           stream=table)
         for name, recomputed in rows.items():
-            mine = render(name, recomputed)
+            mine = render(name, recomputed, self.version)
             if not unread:
                 for kind, data in mine.items():
                     self.compare(layout.report_file(name, kind), data, "recomputed from the events")
@@ -308,7 +321,7 @@ class _Check:
             self.compare(layout.report_file(name, "csv"), mine["csv"], "recomputed from the events", found=kept)
             stated = self.rows_of(name)
             if stated is not None:
-                theirs = render(name, [r for r in stated if r.get("table") not in unread])["json"]
+                theirs = render(name, [r for r in stated if r.get("table") not in unread], self.version)["json"]
                 self.compare(layout.report_file(name, "json"), mine["json"], "recomputed from the events",
                              found=theirs)
         for name in layout.REPORTS:
@@ -316,7 +329,7 @@ class _Check:
                 continue
             stated = self.rows_of(name)
             if stated is not None:
-                for kind, data in render(name, stated).items():
+                for kind, data in render(name, stated, self.version).items():
                     self.compare(layout.report_file(name, kind), data, f"as {layout.report_file(name, 'json')} "
                                  "states it")
         return len(rows["rounds"])
@@ -359,7 +372,7 @@ class _Check:
 
 
 def verify_package(path: str | Path, *, previous: str | Path | None = None,
-                   keys: Sequence[str | Path] = ()) -> Outcome:
+                   keys: Sequence[str | Path] = (), edges: bool = False) -> Outcome:
     """Check a package (see the module's docstring). :class:`.layout.Unreadable` when it
     cannot be read at all."""
     package = layout.Package(path)
@@ -376,7 +389,7 @@ def verify_package(path: str | Path, *, previous: str | Path | None = None,
             trusted, source = _manifest_keys(previous_manifest, str(previous)), "the previous package's"
         else:
             trusted, source = _manifest_keys(manifest, str(path)), "the package's own (pin them with --key)"
-        check = _Check(package, manifest, trusted)
+        check = _Check(package, manifest, trusted, edges=edges)
         check.signature()
         check.files()
         previous_head = previous_manifest["signed_heads"][-1] if previous_manifest else None

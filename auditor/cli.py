@@ -27,6 +27,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     verify.add_argument("package", help="a package folder or .zip")
     verify.add_argument("--previous", help="an earlier package: prove this one's record grew from it")
     verify.add_argument("--key", action="append", default=[], help="a trusted public key (PEM), repeatable")
+    verify.add_argument("--edges", action="store_true", help="analyse each rule set's house edge and variance again "
+                        "with the engine (seconds per rule set) rather than take the manifest's")
     recall = commands.add_parser("round", help="print one round's recall")
     recall.add_argument("package")
     recall.add_argument("table")
@@ -37,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "round":
             print(round_recall(args.package, args.table, args.day, args.number))
             return 0
-        outcome = verify_package(args.package, previous=args.previous, keys=args.key)
+        outcome = verify_package(args.package, previous=args.previous, keys=args.key, edges=args.edges)
     except Unreadable as error:
         print(f"blackjack-audit: cannot read the package: {error}", file=sys.stderr)
         return 2

@@ -30,7 +30,7 @@ from typing import IO, Any
 FORMAT = "blackjack-regulator-package"
 # bumped when a reader of an older version could not read the new one; every version
 # this reader knows must still verify (tests/package/fixtures/ keeps one of each)
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the reconciliation's theoretical win and SD, the rule sets' edge and variance
 MANIFEST = "manifest.json"
 SIGNATURE = "manifest.sig"  # the casino's Ed25519 signature of manifest.json's bytes
 EVENTS_DIR = "events"

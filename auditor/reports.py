@@ -6,8 +6,13 @@ order, through the engine's replay (:class:`tables.engine.replay.Replay`: each r
 settlements as recorded and as the rules give them, the engine's findings) and the
 ledger's fold (:class:`ledger.books.fold.Fold`: the day's chips, drop and win), then
 reconciles each gaming day (:func:`ledger.books.reconcile`: chip-count, recorded and
-replayed win; the theoretical win is left out: it needs the engine's house-edge
-analysis, which is the back-office's, not the package's).
+replayed win) and, from format version 2, gives its theoretical win: the handle times
+the exact house edge of the rule set the table opened with, with its SD (the game's
+variance per unit staked and the covariance of two boxes of one round, over the boxes'
+stakes, :func:`ledger.books.stats.win_variance`). The edge and variance are the engine's
+analysis and the covariance its seeded estimate (:func:`engine_math`); the manifest states
+them per rule set, and the auditor recomputes the win from the events with the stated
+figures (``verify --edges`` analyses each rule set again: seconds each).
 
 House results are in minor units, positive when the house won.
 """
@@ -15,26 +20,29 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from audit.record.chain import canonical_json
 from audit.record.money import percent
 from ledger.books import Thresholds, reconcile, replay_difference
 from ledger.books.fold import Fold
+from ledger.books.stats import theoretical
 from tables.engine.presets import PRESETS
 from tables.engine.replay import Replay
 from tables.engine.rules import RuleSet
 
-from .layout import csv_bytes, json_bytes
+from .layout import FORMAT_VERSION, csv_bytes, json_bytes
 
 COLUMNS: dict[str, tuple[str, ...]] = {
     "rounds": ("table", "gaming_day", "round", "shoe", "status", "first_version", "last_version", "bets", "stakes",
                "recorded", "recomputed", "agrees"),
     "reconciliation": ("table", "gaming_day", "currency", "rounds", "handle", "opener", "closer", "fills", "credits",
                        "drop", "chip_win", "recorded_win", "replayed_win", "hold", "chip_variance",
-                       "replay_variance"),
+                       "replay_variance", "theoretical_win", "theoretical_sd"),
     "checks": ("table", "owner", "kind", "gaming_day", "round", "box", "hand", "bet", "expected", "recorded",
                "event", "message"),
     "findings": ("id", "table", "gaming_day", "kind", "severity", "round", "box", "hand", "bet", "shift", "slip",
@@ -42,7 +50,59 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "access": ("id", "at", "principal", "method", "path", "query", "what", "status", "address"),
 }
 
+# the columns a format version's report has not (a version 1 package verifies as it was made)
+ADDED_IN: dict[str, int] = {"theoretical_win": 2, "theoretical_sd": 2}
+
 Row = dict[str, Any]
+# a rule set's exact house edge, variance per unit staked and covariance of two boxes of a
+# round per unit staked (None: the boxes taken as independent); None where not known
+Figures = tuple[Fraction, Fraction, Fraction | None]
+GameMath = Callable[[str, Mapping[str, Any]], Figures | None]
+
+
+def columns_of(name: str, version: int = FORMAT_VERSION) -> tuple[str, ...]:
+    return tuple(c for c in COLUMNS[name] if ADDED_IN.get(c, 1) <= version)
+
+
+@lru_cache(maxsize=64)
+def _engine_math(name: str, overrides: tuple[tuple[str, Any], ...]) -> Figures | None:
+    from tables.engine.math.covariance import box_covariance
+    from tables.engine.math.house_edge import house_edge
+
+    base = PRESETS.get(name)
+    try:
+        rules = base.with_overrides(dict(overrides)) if base is not None else None
+    except ValueError:
+        rules = None
+    if rules is None:
+        return None
+    # the analysis gives floats; their decimal text made exact (never a float near money)
+    figures = house_edge(rules)
+    return (Fraction(str(figures.house_edge)), Fraction(str(figures.variance)),
+            Fraction(str(box_covariance(rules))))
+
+
+def engine_math(name: str, overrides: Mapping[str, Any]) -> Figures | None:
+    """The engine's house edge of a rule set, the chart played, the variance of one
+    round's result per unit staked, exact, and the covariance of two boxes of one round
+    (a seeded estimate, stored for the presets); None for a rule set the engine does not
+    know. The back-office's theoretical win uses the same (:mod:`casino.game`)."""
+    return _engine_math(name, tuple(sorted(overrides.items())))
+
+
+def stated_math(rule_sets: Mapping[str, Any]) -> GameMath:
+    """The figures a manifest states per rule set (``house_edge``, ``variance``,
+    ``covariance``; a manifest without the covariance takes the boxes as independent)."""
+    def math(name: str, overrides: Mapping[str, Any]) -> Figures | None:
+        stated = rule_sets.get(rule_set_key(rule_set_entry(name, overrides))) or {}
+        try:
+            covariance = stated.get("covariance")
+            return (Fraction(stated["house_edge"]), Fraction(stated["variance"]),
+                    None if covariance is None else Fraction(covariance))
+        except (KeyError, TypeError, ValueError, ZeroDivisionError):
+            return None
+
+    return math
 
 
 def rule_set_entry(name: str, overrides: Mapping[str, Any]) -> dict[str, Any]:
@@ -102,8 +162,11 @@ class StreamAudit:
     ``struck``: the events a correction strikes (replay skips them from the start, so the
     ids must be known before: the manifest lists them, :attr:`struck_seen` proves them)."""
 
-    def __init__(self, table: str, *, first_version: int, struck: Iterable[str] = ()) -> None:
+    def __init__(self, table: str, *, first_version: int, struck: Iterable[str] = (),
+                 math: GameMath | None = None) -> None:
         self.table = table
+        self.math = math
+        self.rules: dict[str, tuple[str, dict[str, Any]]] = {}  # each day's first rule set
         self.struck = set(struck)
         self.replay = Replay(struck=self.struck)
         self.replay.skip_to(first_version)
@@ -120,6 +183,7 @@ class StreamAudit:
             self.day = payload["gaming_day"]
             if self.day not in self.days:
                 self.days.append(self.day)
+            self.rules.setdefault(payload["gaming_day"], (payload["ruleset"], dict(payload.get("rules") or {})))
         elif kind == "round.started":
             self.rounds.setdefault(payload["round"], _Round(self.day, event["version"]))
         elif kind in ("round.settled", "round.voided"):
@@ -168,6 +232,12 @@ class StreamAudit:
             done = reconcile(figures, replayed_win=replayed.get(day, 0), replay_differences=differences.get(day, ()),
                              thresholds=Thresholds())
             ledger_findings.extend(done.findings)
+            theory = None
+            known = self.rules.get(day)
+            figures_of_game = self.math(*known) if self.math is not None and known is not None else None
+            if figures_of_game is not None:
+                theory = theoretical(figures.handle, figures.stake_squares, *figures_of_game,
+                                     hand_squares=figures.hand_squares, round_squares=figures.round_squares)
             out.reconciliation.append({
                 "table": self.table, "gaming_day": day, "currency": done.currency, "rounds": figures.rounds,
                 "handle": figures.handle, "opener": figures.opener, "closer": figures.closer,
@@ -175,6 +245,8 @@ class StreamAudit:
                 "recorded_win": done.recorded_win, "replayed_win": done.replayed_win,
                 "hold": percent(done.hold, 2) if done.hold is not None else None,
                 "chip_variance": done.chip_variance, "replay_variance": done.replay_variance,
+                "theoretical_win": None if theory is None else theory.win,
+                "theoretical_sd": None if theory is None else theory.sd,
             })
         round_days = {number: r.day for number, r in self.rounds.items()}
         for finding in result.findings:
@@ -193,10 +265,11 @@ def _check_row(table: str, owner: str, data: Mapping[str, Any], day: str | None)
             "message": data["message"]}
 
 
-def render(name: str, rows: list[Row]) -> dict[str, bytes]:
-    """A report's files: ``{"csv": ..., "json": ...}``."""
-    columns = COLUMNS[name]
+def render(name: str, rows: list[Row], version: int = FORMAT_VERSION) -> dict[str, bytes]:
+    """A report's files as format ``version`` has them: ``{"csv": ..., "json": ...}``."""
+    columns = columns_of(name, version)
     return {
         "csv": csv_bytes(columns, rows),
-        "json": json_bytes({"report": name, "columns": list(columns), "rows": rows}),
+        "json": json_bytes({"report": name, "columns": list(columns), "rows": [{c: r.get(c) for c in columns}
+                                                                               for r in rows]}),
     }

@@ -22,10 +22,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from datetime import date
-from fractions import Fraction
-from functools import lru_cache
 from typing import Any
 
+from auditor.reports import engine_math
 from ledger.books import ReplayDifference
 from ledger.game import GameMath, ReplayedDay
 
@@ -69,20 +68,10 @@ class TablesGame:
         return _math(ruleset, tuple(sorted(rules.items())))
 
 
-@lru_cache(maxsize=64)
 def _math(ruleset: str, overrides: tuple[tuple[str, Any], ...]) -> GameMath:
-    from tables.engine.math.covariance import box_covariance
-    from tables.engine.math.house_edge import house_edge
-    from tables.engine.presets import PRESETS
-
-    base = PRESETS.get(ruleset)
-    if base is None:
+    # the same figures the regulator's package states and its theoretical win uses
+    figures = engine_math(ruleset, dict(overrides))
+    if figures is None:
         return GameMath()
-    try:
-        rules = base.with_overrides(dict(overrides))
-    except ValueError:
-        return GameMath()
-    # the analysis gives floats; their decimal text made exact (never a float near money)
-    figures = house_edge(rules)
-    return GameMath(edge=Fraction(str(figures.house_edge)), variance=Fraction(str(figures.variance)),
-                    covariance=Fraction(str(box_covariance(rules))))
+    edge, variance, covariance = figures
+    return GameMath(edge=edge, variance=variance, covariance=covariance)

@@ -27,6 +27,7 @@ from django.conf import settings
 from django.db.models import Max
 
 from audit import digests
+from audit.access import access_export
 from audit.findings import FINDINGS_STREAM
 from audit.models import AccessRecord, Event, Finding
 from audit.record import merkle, signing
@@ -34,13 +35,27 @@ from audit.record.chain import format_timestamp
 from audit.record.jsonl import encode_line
 from audit.store import envelope_of
 from auditor import layout
-from auditor.reports import StreamAudit, render, rule_set_entry, rule_set_key, struck_ids
+from auditor.reports import (
+    StreamAudit,
+    engine_math,
+    render,
+    rule_set_entry,
+    rule_set_key,
+    struck_ids,
+)
 
 SERVER_STREAMS = "audit."
 
 
 class PackageError(Exception):
-    """Bad input: nothing was written (exit 2)."""
+    """Bad input: nothing was written (exit 2). ``field``: the input it is about (``day``,
+    ``to``, ``table``, ``out``, ``previous``); ``missing``: the store has nothing there (an
+    unknown table, a period with no table open: the REST API's 404, not 400)."""
+
+    def __init__(self, message: str, *, field: str = "", missing: bool = False) -> None:
+        super().__init__(message)
+        self.field = field
+        self.missing = missing
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,10 +71,10 @@ def table_slices(day_from: date, day_to: date, tables: Sequence[str] = ()) -> li
     """Each table's versions from its first ``table.opened`` of a gaming day in the period
     to the event before its next ``table.opened`` after the period (or its last event)."""
     if day_to < day_from:
-        raise PackageError(f"--to {day_to} is before --day {day_from}")
+        raise PackageError(f"--to {day_to} is before --day {day_from}", field="to")
     for table in tables:
         if table.startswith(SERVER_STREAMS) or not Event.objects.filter(stream=table).exists():
-            raise PackageError(f"--table {table}: the store has no table with that code")
+            raise PackageError(f"--table {table}: the store has no table with that code", field="table", missing=True)
     opened = Event.objects.filter(type="table.opened").exclude(stream__startswith=SERVER_STREAMS)
     if tables:
         opened = opened.filter(stream__in=tables)
@@ -77,28 +92,31 @@ def table_slices(day_from: date, day_to: date, tables: Sequence[str] = ()) -> li
         first, last = bounds.get(table, [None, None])
         if first is None:
             if tables:
-                raise PackageError(f"--table {table}: no gaming day of the table in {period}")
+                raise PackageError(f"--table {table}: no gaming day of the table in {period}", field="table",
+                                   missing=True)
             continue
         if last is None:
             last = Event.objects.filter(stream=table).aggregate(v=Max("version"))["v"]
         slices.append(Slice(table, first, last))
     if not slices:
-        raise PackageError(f"no table was open in {period}: nothing to export")
+        raise PackageError(f"no table was open in {period}: nothing to export", field="day", missing=True)
     return slices
 
 
 def check_out(out: Path, *, force: bool) -> None:
     if out.exists() and not force:
-        raise PackageError(f"--out {out}: exists already (add --force to replace it)")
+        raise PackageError(f"--out {out}: exists already (add --force to replace it)", field="out")
     if out.exists() and out.is_dir() != (out.suffix != ".zip"):
-        raise PackageError(f"--out {out}: exists and is not a {'zip' if out.suffix == '.zip' else 'folder'}")
+        raise PackageError(f"--out {out}: exists and is not a {'zip' if out.suffix == '.zip' else 'folder'}",
+                           field="out")
     if not out.parent.is_dir():
-        raise PackageError(f"--out {out}: the folder {out.parent} does not exist")
+        raise PackageError(f"--out {out}: the folder {out.parent} does not exist", field="out")
     try:
         with tempfile.TemporaryFile(dir=out.parent):
             pass
     except OSError as error:
-        raise PackageError(f"--out {out}: cannot write in {out.parent} ({error.strerror or error})") from None
+        raise PackageError(f"--out {out}: cannot write in {out.parent} ({error.strerror or error})",
+                           field="out") from None
 
 
 def previous_head(path: Path) -> dict[str, Any]:
@@ -111,7 +129,7 @@ def previous_head(path: Path) -> dict[str, Any]:
             package.close()
         return dict(heads[-1])
     except (layout.Unreadable, KeyError, IndexError, TypeError) as error:
-        raise PackageError(f"--previous {path}: not a readable package ({error})") from None
+        raise PackageError(f"--previous {path}: not a readable package ({error})", field="previous") from None
 
 
 def _day_bounds(day_from: date, day_to: date) -> tuple[datetime, datetime]:
@@ -203,6 +221,23 @@ def export_package(*, day_from: date, day_to: date, tables: Sequence[str] = (), 
     return manifest
 
 
+def export_logged(*, principal: str, address: str = "", day_from: date, day_to: date,
+                  tables: Sequence[str] = (), out: Path, **options: Any) -> dict[str, Any]:
+    """:func:`export_package`, written to the access log as who exported what, where
+    to, and whether it was written (200) or refused (400, :class:`PackageError`): the
+    command, the REST API's task and the admin's all export through here."""
+    period = day_from.isoformat() + (f"..{day_to.isoformat()}" if day_to != day_from else "")
+    what = f"export_package {period} {','.join(tables) or 'every table'}"
+    try:
+        manifest = export_package(day_from=day_from, day_to=day_to, tables=tables, out=out, **options)
+    except PackageError:
+        access_export(principal=principal, what=what, path=str(out), status=400, address=address)
+        raise
+    access_export(principal=principal, what=f"{what} ({manifest['events']} events)", path=str(out.resolve()),
+                  status=200, address=address)
+    return manifest
+
+
 def _build(folder: Path, slices: Sequence[Slice], sth: signing.SignedTreeHead, day_from: date, day_to: date,
            before: dict[str, Any] | None, progress: Callable[[int], object] | None) -> dict[str, Any]:
     (folder / layout.EVENTS_DIR).mkdir()
@@ -216,7 +251,7 @@ def _build(folder: Path, slices: Sequence[Slice], sth: signing.SignedTreeHead, d
         rows = Event.objects.filter(stream=part.table, version__gte=part.first, version__lte=part.last)
         struck = sorted(filter(None, (struck_ids({"type": t, "payload": p}) for t, p in
                                       rows.filter(type="correction.recorded").values_list("type", "payload"))))
-        audit = StreamAudit(part.table, first_version=part.first, struck=struck)
+        audit = StreamAudit(part.table, first_version=part.first, struck=struck, math=engine_math)
         name = layout.events_file(part.table)
         kinds: Counter[str] = Counter()
         first = last = None
@@ -241,6 +276,10 @@ def _build(folder: Path, slices: Sequence[Slice], sth: signing.SignedTreeHead, d
         currencies = set()
         for payload in rows.filter(type="table.opened").order_by("version").values_list("payload", flat=True):
             entry = rule_set_entry(payload["ruleset"], dict(payload.get("rules") or {}))
+            # the figures the reconciliation's theoretical win used, exact ("n/d")
+            math = engine_math(payload["ruleset"], dict(payload.get("rules") or {}))
+            for key, figure in zip(("house_edge", "variance", "covariance"), math or (None, None, None), strict=True):
+                entry[key] = None if figure is None else str(figure)
             rule_sets[rule_set_key(entry)] = entry
             currencies.add(payload["currency"])
         tables.append({"table": part.table, "currencies": sorted(currencies), "gaming_days": audit.days})

@@ -262,6 +262,9 @@ ACCESS_LOG_RETENTION_DAYS = env_int("ACCESS_LOG_RETENTION_DAYS", 400, low=90, hi
 # recreated for 10 years): nothing deletes events, this states the duty and every package
 # carries it in its manifest.
 EVENT_RETENTION_YEARS = env_int("EVENT_RETENTION_YEARS", 10, low=1, high=100)
+# Where the packages requested over REST or from the admin are built (casino.package_requests),
+# each kept EVENT_RETENTION_YEARS; served only to the regulator group, compliance and superusers.
+PACKAGE_DIR = env_str("PACKAGE_DIR", str(BASE_DIR / "var" / "packages"))
 
 # Signed tree heads of the record (audit.digests): the Ed25519 private key (PEM, outside
 # the database; in development a missing one is made), the public keys heads may also be

@@ -4,10 +4,12 @@ to the floor (the admin's "View site" too). The floor's poll lives outside /admi
 page that opened it is the read the access log records, not each second's refresh."""
 from django.contrib import admin
 from django.contrib.auth.decorators import login_required
-from django.urls import include, path
+from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 
+from audit.store import STREAM_REGEX
+from casino import package_api, recall_views
 from tables import analytics_views, floor_views
 
 admin.site.site_header = "Blackjack back-office"
@@ -16,6 +18,9 @@ admin.site.index_title = "Every screen"
 admin.site.site_url = "/admin/"
 # the floor links every screen; the lists get the whole width of a 1400 px screen
 admin.site.enable_nav_sidebar = False
+
+# a round by its natural key, as the rounds' own endpoint has it
+_ROUND = rf"(?P<table>{STREAM_REGEX})/(?P<day>\d{{4}}-\d{{2}}-\d{{2}})/(?P<number>[0-9]{{1,18}})"
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="floor", permanent=False)),
@@ -26,10 +31,18 @@ urlpatterns = [
     path("floor/figures", admin.site.admin_view(floor_views.figures), name="floor-figures"),
     path("admin/analytics/<slug:name>/", admin.site.admin_view(analytics_views.analytics_view), name="analytics"),
     path("admin/analytics/<slug:name>.csv", admin.site.admin_view(analytics_views.analytics_csv), name="analytics-csv"),
+    re_path(rf"^admin/recall/{_ROUND}/$", admin.site.admin_view(recall_views.recall_page), name="round-recall"),
+    re_path(rf"^admin/recall/{_ROUND}\.pdf$", admin.site.admin_view(recall_views.recall_pdf_page),
+            name="round-recall-pdf"),
     path("admin/", admin.site.urls),
     path("api/", include("audit.urls")),
     path("api/", include("tables.urls")),
     path("api/ledger/", include("ledger.urls")),
+    re_path(rf"^api/rounds/{_ROUND}/recall\.html$", recall_views.RecallHTMLView.as_view(), name="round-recall-html"),
+    re_path(rf"^api/rounds/{_ROUND}/recall\.pdf$", recall_views.RecallPDFView.as_view(), name="round-recall-pdf-api"),
+    path("api/packages", package_api.PackageListView.as_view(), name="packages"),
+    path("api/packages/<int:package>", package_api.PackageDetailView.as_view(), name="package"),
+    path("api/packages/<int:package>/download", package_api.PackageDownloadView.as_view(), name="package-download"),
     path("api/schema/", SpectacularJSONAPIView.as_view(), name="api-schema"),
     # a page for people: who is not logged in goes to the admin's login first
     path("api/docs/", login_required(SpectacularSwaggerView.as_view(url_name="api-schema"), login_url="/admin/login/"),

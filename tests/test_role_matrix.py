@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from datetime import date
+from datetime import UTC, date, datetime
 from typing import Any
 
 import pytest
@@ -30,6 +30,7 @@ from rest_framework.test import APIClient
 from audit.devices import device_ensure
 from audit.models import Finding
 from audit.subscribers import catch_up_all
+from casino.models import PackageRequest
 from ledger import game
 from ledger.feed import CACHE
 from ledger.signoff import day_sign_off
@@ -48,6 +49,7 @@ STAFF = frozenset({PIT, ACCT, COMP, REG, SUPER})
 ROUNDS = frozenset({PIT, COMP, REG, SUPER})  # the game: rounds, shoes, replay
 BOOKS = frozenset({ACCT, COMP, REG, SUPER})  # the ledger's reads
 FINDING_WORKERS = frozenset({PIT, ACCT, COMP, SUPER})
+PACKAGERS = frozenset({COMP, REG, SUPER})  # the regulator's package: ask, see, download
 
 # --- the one table: who may ----------------------------------------------------------------
 
@@ -76,6 +78,14 @@ API: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "/api/ledger/reports/hold"): BOOKS,
     ("GET", "/api/ledger/reports/daily"): BOOKS,
     ("GET", "/api/ledger/reports/drop"): BOOKS,
+    # the regulator's package (casino.package_api)
+    ("GET", "/api/packages"): PACKAGERS,
+    ("POST", "/api/packages"): PACKAGERS,
+    ("GET", "/api/packages/{package}"): PACKAGERS,
+    ("GET", "/api/packages/{package}/download"): PACKAGERS,
+    # game recall (casino.recall_views): as the round's own endpoint
+    ("GET", "/api/rounds/{table}/{day}/{number}/recall.html"): STAFF,
+    ("GET", "/api/rounds/{table}/{day}/{number}/recall.pdf"): STAFF,
 }
 
 # registered models: who may see the list and an object's page
@@ -103,6 +113,7 @@ ADMIN_MODELS: dict[str, frozenset[str]] = {
     "ledger.DropBox": BOOKS,
     "ledger.Marker": BOOKS,
     "ledger.SignOff": BOOKS,
+    "casino.PackageRequest": PACKAGERS,
 }
 
 # the custom admin views, by URL name (their arguments filled from the data below)
@@ -119,6 +130,9 @@ ADMIN_VIEWS: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "admin:ledger_reconciliation_key"): BOOKS,
     ("GET", "admin:ledger_reports"): BOOKS,
     ("GET", "admin:ledger_report_csv"): BOOKS,
+    ("GET", "admin:casino_packagerequest_download"): PACKAGERS,
+    ("GET", "round-recall"): ROUNDS,
+    ("GET", "round-recall-pdf"): ROUNDS,
 }
 
 # pages for anyone logged in, device or person (the API's own description)
@@ -129,7 +143,7 @@ API_DOCS: dict[tuple[str, str], frozenset[str]] = {("GET", "api-schema"): LOGGED
 # --- the data every page needs an object of -------------------------------------------------
 
 @pytest.fixture
-def floor_and_books(settings) -> Iterator[dict[str, str]]:
+def floor_and_books(settings, tmp_path) -> Iterator[dict[str, str]]:
     """A table of the rules engine's (T1, a short pay planted: a finding and an alert),
     the books' worked example (BJ-01: slips, counts, a drop), one day signed off, a device
     of BJ-01, a failed and a good admin login (the login attempts' screens)."""
@@ -155,7 +169,13 @@ def floor_and_books(settings) -> Iterator[dict[str, str]]:
         Client().post("/admin/login/", {"username": "root", "password": "root-password-1"})
         Client(REMOTE_ADDR="192.0.2.66").post("/admin/login/", {"username": "mallory", "password": "guess"})
         round_ = Round.objects.select_related("table", "shoe").filter(table__stream="T1").first()
+        settings.PACKAGE_DIR = str(tmp_path)
+        (tmp_path / "package-1.zip").write_bytes(b"PK\x05\x06" + bytes(18))  # an empty zip: served, not read
+        package = PackageRequest.objects.create(
+            requested_by="user:root", requested_at=datetime.now(UTC), via="api", day_from=DAY, day_to=DAY,
+            status="ready", file="package-1.zip", keep_until=DAY)
         yield {
+            "package": str(package.pk),
             "stream": books.code, "table": books.code, "day": DAY,
             "finding": str(Finding.objects.first().pk), "alert": str(Alert.objects.first().pk),
             "round_table": round_.table.stream, "round_day": round_.gaming_day.isoformat(),
@@ -187,7 +207,7 @@ def _clients(role: str, token: str) -> tuple[Any, Client]:
 
 
 def _fill(path: str, data: dict[str, str]) -> str:
-    values = {"stream": data["stream"], "id": data["finding"]}
+    values = {"stream": data["stream"], "id": data["finding"], "package": data["package"]}
     if path.startswith("/api/rounds/"):
         values |= {"table": data["round_table"], "day": data["round_day"], "number": data["round_number"]}
     else:
@@ -213,6 +233,9 @@ def _view_url(name: str, data: dict[str, str]) -> str:
         "admin:tables_round_key": {"table": data["round_table"], "day": data["round_day"], "number": data["round_number"]},
         "admin:ledger_reconciliation_key": {"table": data["table"], "day": data["day"]},
         "admin:ledger_report_csv": {"name": "hold"},
+        "admin:casino_packagerequest_download": {"pk": data["package"]},
+        "round-recall": {"table": data["round_table"], "day": data["round_day"], "number": data["round_number"]},
+        "round-recall-pdf": {"table": data["round_table"], "day": data["round_day"], "number": data["round_number"]},
     }.get(name, {})
     return reverse(name, kwargs=kwargs)
 
@@ -236,7 +259,8 @@ def test_every_api_operation_is_declared() -> None:
     assert operations == set(API), (
         f"not declared: {sorted(operations - set(API))}; declared but gone: {sorted(set(API) - operations)}")
     # a view the schema leaves out would escape the matrix: every /api/ route is one of its paths
-    sample = {"stream": "BJ-01", "table": "BJ-01", "day": "2026-11-29", "number": "1", "pk": "1", "id": "1"}
+    sample = {"stream": "BJ-01", "table": "BJ-01", "day": "2026-11-29", "number": "1", "pk": "1", "id": "1",
+              "package": "1"}
     documented = {_fill(path, sample | {"finding": "1", "round_table": "BJ-01", "round_day": "2026-11-29",
                                         "round_number": "1"}).split("?")[0] for _, path in operations}
     for route, pattern in _api_routes(get_resolver().url_patterns):

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import argparse
+import getpass
 from datetime import date
 from pathlib import Path
 from typing import Any, ClassVar
@@ -9,7 +10,7 @@ from django.core.management.base import CommandError
 
 from audit.commands import BackOfficeCommand
 from audit.progress import progress_bar
-from casino.package import PackageError, export_package
+from casino.package import PackageError, export_logged
 
 
 def _day(text: str) -> date:
@@ -25,7 +26,8 @@ class Command(BackOfficeCommand):
         "a manifest (hashes, rule sets, signed tree heads, inclusion and consistency proofs, public "
         "keys) and the reports (rounds, reconciliation, checks, findings with their trail, access log), "
         "to a folder or a .zip. The same record gives a byte-identical package. Verify it offline with "
-        "blackjack-audit verify PACKAGE."
+        "blackjack-audit verify PACKAGE. Each export, and each refused, is written to the access log "
+        "(method EXPORT, principal command:<login>)."
     )
     exit_codes: ClassVar[dict[int, str]] = {0: "written", 2: "bad input (an unknown table, a period with no table open, --out existing "
                   "without --force or not writable, an unreadable --previous): nothing written"}
@@ -49,9 +51,10 @@ class Command(BackOfficeCommand):
 
         try:
             with bar:
-                manifest = export_package(day_from=day, day_to=to or day, tables=table, out=Path(out), force=force,
-                                          previous=Path(previous) if previous else None, progress=bar.update,
-                                          total=total)
+                manifest = export_logged(principal=f"command:{getpass.getuser()}", day_from=day, day_to=to or day,
+                                         tables=table, out=Path(out), force=force,
+                                         previous=Path(previous) if previous else None, progress=bar.update,
+                                         total=total)
         except PackageError as error:
             raise CommandError(str(error), returncode=2) from None
         except OSError as error:

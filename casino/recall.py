@@ -1,0 +1,72 @@
+"""Game recall (AGCO 13.1): one round's printable report, as HTML (a print stylesheet)
+and PDF, from the admin and the API (:mod:`casino.recall_views`).
+
+Its content is the offline auditor's recall (``blackjack-audit round``, :mod:`auditor.recall`)
+- the round's events in order (cards, bets, decisions, settlements), each bet's settlement
+recorded and recomputed, the chain state, the inclusion proof against the signed head -
+built from the round review page's data (:func:`tables.selectors.round_review`, shaped by
+:func:`tables.admin.review_context`: the hands and their cards, the house result, the
+findings), never a third reading of the events. Here the proof is the round's own last
+event's, checked against the latest signed head before it is printed.
+"""
+from __future__ import annotations
+
+import json
+from datetime import date
+from typing import Any
+
+from audit import digests
+from audit.models import Event
+from audit.record import merkle
+from audit.record.chain import format_timestamp
+from tables import selectors
+from tables.admin import money_text, natural_key, review_context, settlement_text
+
+
+def recall_context(table: str, day: date, number: int) -> dict[str, Any] | None:
+    """What the recall shows; None when the table has no such round."""
+    round_ = selectors.round_get(table=table, day=day, number=number)
+    if round_ is None:
+        return None
+    review = selectors.round_review(round_)
+    shown = review_context(review)
+    currency = shown["currency"]
+    events = [{
+        "version": r.event.version, "at": format_timestamp(r.event.occurred_at), "type": r.event.type,
+        "payload": json.dumps(r.event.payload, sort_keys=True, ensure_ascii=False), "hash": r.event.hash,
+        "chain_ok": r.chain_ok, "chain": r.chain,
+    } for r in review.events]
+    bets = [{
+        "bet": b.bet, "box": b.box, "hand": b.hand, "kind": b.kind, "amount": money_text(b.amount, currency),
+        "recorded": settlement_text(b.recorded_outcome, b.recorded_net, currency),
+        "recomputed": settlement_text(b.expected_outcome, b.expected_net, currency), "matches": b.matches,
+    } for b in sorted(review.bets, key=lambda b: natural_key(b.bet))]
+    hands = [{
+        "title": f"box {h['hand'].box} hand {h['hand'].number}", "cards": h["cards"], "staked": h["staked"],
+        "total": h["hand"].total, "soft": h["hand"].soft, "bust": h["hand"].bust,
+        "actions": ", ".join(str(a) for a in h["hand"].actions),
+    } for h in shown["hands"]]
+    return {
+        "round": round_, "table": table, "day": day.isoformat(), "number": number, "currency": currency,
+        "ruleset": round_.table.ruleset,
+        "status": round_.status, "shoe": review.shoe,
+        "figures": shown["figures"], "dealer": shown["dealer"], "hands": hands, "events": events, "bets": bets,
+        "mismatched": shown["mismatched"], "findings": shown["findings"],
+        "chain_ok": review.chain_ok, "first": events[0] if events else None, "last": events[-1] if events else None,
+        "anchor": _anchor(table, events[-1]["version"]) if events else None,
+    }
+
+
+def _anchor(table: str, version: int) -> dict[str, Any]:
+    """The round's last event's inclusion proof in the latest signed head, checked."""
+    event = Event.objects.get(stream=table, version=version)
+    sth = digests.latest_signed()
+    if sth is None or digests.leaf_index(event) >= sth.size:
+        return {"covered": False, "size": sth.size if sth else 0,
+                "why": "no signed head covers the round yet: the next periodic signing will (manage.py digest)"}
+    proof = digests.inclusion_proof_of([event], sth)["proofs"][0]
+    leaf = bytes.fromhex(proof["leaf"])
+    ok = merkle.verify_inclusion(proof["index"], sth.size, leaf, [bytes.fromhex(n) for n in proof["path"]], sth.root)
+    return {"covered": True, "ok": ok, "version": version, "index": proof["index"], "leaf": proof["leaf"],
+            "path": proof["path"], "size": sth.size, "root": sth.root.hex(), "key": sth.key_id,
+            "signed_at": sth.as_dict().get("timestamp")}

@@ -1,0 +1,105 @@
+"""The reconciliation's theoretical win (format 2): handle x the rule set's exact house
+edge, with its SD, as the engine's analysis gives them; recomputed by ``blackjack-audit
+verify`` from the events and the manifest's stated edge, or with ``--edges`` from the
+engine's analysis again. A casino that signs a report or an edge that the events do not
+bear out is caught."""
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+from audit import digests
+from audit.record import signing
+from auditor import layout
+from ledger.books.stats import standard_deviation
+from tables.engine.math.house_edge import house_edge
+from tables.engine.presets import PRESETS
+from tests.package.conftest import DAY, audit
+from tests.package.tampering import manifest, write_manifest
+
+
+def _resign(package: Path, data: dict | None = None) -> None:
+    """The manifest's file hashes made again and signed with the casino's own key: what
+    the casino itself could do, so only a recomputation can catch it."""
+    data = data or manifest(package)
+    for name in data["files"]:
+        with (package / name).open("rb") as stream:
+            digest, size = layout.sha256_of(stream)
+        data["files"][name] = {"sha256": digest, "bytes": size}
+    write_manifest(package, data)
+    body = (package / layout.MANIFEST).read_bytes()
+    (package / layout.SIGNATURE).write_bytes(layout.json_bytes(signing.sign_document(body, digests.signing_key())))
+
+
+def _rows(package: Path) -> list[dict]:
+    return json.loads((package / "reports/reconciliation.json").read_text())["rows"]
+
+
+def test_the_theoretical_win_is_handle_times_the_exact_edge(exported) -> None:
+    package = exported("one", "--table", "BJ-03")
+    (entry,) = manifest(package)["rule_sets"].values()
+    figures = house_edge(PRESETS[entry["ruleset"]])
+    edge, variance = Fraction(str(figures.house_edge)), Fraction(str(figures.variance))
+    assert (Fraction(entry["house_edge"]), Fraction(entry["variance"])) == (edge, variance)
+    (row,) = _rows(package)
+    assert row["handle"] > 0 and row["theoretical_win"] == round(row["handle"] * edge)
+    # the SD: sqrt(variance x the sum of the stakes' squares), which lies between the
+    # handle (stakes of one minor unit each) and the handle squared (one stake)
+    low, high = standard_deviation(variance * row["handle"]), standard_deviation(variance * row["handle"] ** 2)
+    assert low < row["theoretical_sd"] < high
+    assert "theoretical_win" in (package / "reports/reconciliation.csv").read_text().splitlines()[0]
+    code, said = audit("verify", str(package), "--edges")
+    assert code == 0, said
+
+
+def test_a_theoretical_win_signed_by_the_casino_but_not_borne_out_is_found(exported) -> None:
+    package = exported("lied", "--table", "BJ-03")
+    data = json.loads((package / "reports/reconciliation.json").read_text())
+    data["rows"][0]["theoretical_win"] += 100
+    (package / "reports/reconciliation.json").write_bytes(layout.json_bytes(data))
+    csv = package / "reports/reconciliation.csv"
+    header, line = csv.read_text().splitlines()
+    cells = line.split(",")
+    cells[-2] = str(int(cells[-2]) + 100)
+    csv.write_text(f"{header}\n{','.join(cells)}\n")
+    _resign(package)
+    code, said = audit("verify", str(package))
+    assert code == 1, said
+    assert "reports/reconciliation.csv:2 stream BJ-03" in said and "reports/reconciliation.json" in said, said
+
+
+def test_an_edge_stated_but_not_the_engines_is_found(exported) -> None:
+    package = exported("edge", "--table", "BJ-03")
+    data = manifest(package)
+    (key,) = data["rule_sets"]
+    data["rule_sets"][key]["house_edge"] = str(Fraction(data["rule_sets"][key]["house_edge"]) * 2)
+    _resign(package, data)
+    # the report no longer follows from the stated edge
+    code, said = audit("verify", str(package))
+    assert code == 1 and "reports/reconciliation.csv:2" in said, said
+    # the report and the edge changed alike: only the engine's own analysis finds it
+    rows = _rows(package)
+    handle = rows[0]["handle"]
+    lied = round(handle * Fraction(data["rule_sets"][key]["house_edge"]))
+    rows[0]["theoretical_win"] = lied
+    body = json.loads((package / "reports/reconciliation.json").read_text())
+    body["rows"] = rows
+    (package / "reports/reconciliation.json").write_bytes(layout.json_bytes(body))
+    csv = package / "reports/reconciliation.csv"
+    header, line = csv.read_text().splitlines()
+    cells = line.split(",")
+    cells[-2] = str(lied)
+    csv.write_text(f"{header}\n{','.join(cells)}\n")
+    _resign(package)
+    code, said = audit("verify", str(package))
+    assert code == 0, said
+    code, said = audit("verify", str(package), "--edges")
+    assert code == 1 and "reports/reconciliation.csv:2" in said, said
+
+
+def test_a_day_exported_twice_is_byte_identical_with_its_theoretical_win(exported) -> None:
+    first, second = exported("a", "--table", "BJ-03"), exported("b", "--table", "BJ-03")
+    assert (first / "reports/reconciliation.csv").read_bytes() == (second / "reports/reconciliation.csv").read_bytes()
+    assert (first / layout.MANIFEST).read_bytes() == (second / layout.MANIFEST).read_bytes()
+    assert DAY in _rows(first)[0]["gaming_day"]
