@@ -13,6 +13,7 @@ GROUP_MIGRATIONS = (
     "tables.migrations.0003_alert",
     "ledger.migrations.0002_accounting_group",
     "casino.migrations.0001_compliance_and_regulator_groups",
+    "casino.migrations.0002_compliance_api_tokens",
 )
 
 

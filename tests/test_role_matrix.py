@@ -87,6 +87,7 @@ ADMIN_MODELS: dict[str, frozenset[str]] = {
     "axes.AccessFailureLog": frozenset({COMP, SUPER}),
     "audit.Event": STAFF,
     "audit.DeviceAccount": frozenset({COMP, SUPER}),
+    "audit.ApiToken": frozenset({COMP, SUPER}),
     "audit.SubscriberPosition": frozenset({SUPER}),
     "audit.ReplayRun": ROUNDS,
     "audit.Finding": STAFF,
@@ -119,6 +120,8 @@ ADMIN_VIEWS: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "admin:ledger_reconciliation_key"): BOOKS,
     ("GET", "admin:ledger_reports"): BOOKS,
     ("GET", "admin:ledger_report_csv"): BOOKS,
+    # issuing an API token (its text shown once): a superuser's alone
+    ("GET", "admin:audit_apitoken_add"): frozenset({SUPER}),
 }
 
 # pages for anyone logged in, device or person (the API's own description)
