@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from django.conf import settings
+from django.core.validators import RegexValidator
 from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -40,6 +41,8 @@ from .errors import BatchTooLarge
 from .models import Event
 from .parsers import BoundedJSONParser
 from .record.chain import parse_timestamp
+from .record.envelope import LABEL_MAX, LABEL_PATTERN
+from .record.events.fields import TEXT_MAX, TEXT_REFUSED
 
 # the largest version or position a query may name (a signed 64-bit integer)
 _BIGINT_MAX = 2**63 - 1
@@ -62,6 +65,37 @@ class StrictCharField(serializers.CharField):
         if not isinstance(data, str):
             self.fail("invalid")
         return str(super().to_internal_value(data))
+
+
+class IdentifierField(StrictCharField):
+    """An ``actor`` or ``source``: the record's identifier rule (audit.record.envelope),
+    declared in the schema as its pattern, so that a client sees the rule the store applies."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("max_length", LABEL_MAX)
+        kwargs["validators"] = [RegexValidator(
+            rf"^{LABEL_PATTERN.pattern}\Z",
+            "Expected an identifier: ASCII letters, digits and . _ : @ / + -, starting with a letter or digit "
+            "(no spaces, control, format or non-ASCII characters).",
+        ), *kwargs.get("validators", ())]
+        super().__init__(**kwargs)
+
+
+class FreeTextField(StrictCharField):
+    """A note: the record's free-text rule (audit.record.events.fields.Text: no control
+    characters but tab and newlines, no bidi or zero-width format characters), declared in
+    the schema as its pattern. ``words=True``: it must also say something (not only white
+    space, which the services strip to nothing)."""
+
+    def __init__(self, *, words: bool = False, message: str | None = None, **kwargs: Any) -> None:
+        kwargs.setdefault("max_length", TEXT_MAX)
+        # one character at least (Text's min_length): a blank note the schema allows is its
+        # own branch (maxLength 0), which must not match the pattern too
+        pattern = rf"^[^{TEXT_REFUSED}]*[^{TEXT_REFUSED}\s][^{TEXT_REFUSED}]*\Z" if words else rf"^[^{TEXT_REFUSED}]+\Z"
+        message = message or ("Free text may not hold control characters (but tab and newlines) or format characters "
+                              "(bidi overrides and isolates, zero-width spaces and joiners, the byte-order mark).")
+        kwargs["validators"] = [RegexValidator(pattern, message), *kwargs.get("validators", ())]
+        super().__init__(**kwargs)
 
 
 class StrictIntegerField(serializers.IntegerField):
@@ -155,8 +189,8 @@ class NewEventSerializer(StrictSerializer):
         help_text="the payload's schema version; the type's current version if omitted",
     )
     occurred_at = TimestampField(help_text="the table's clock, RFC 3339 with a UTC offset")
-    actor = StrictCharField(max_length=128, help_text="who recorded it: dealer, user")
-    source = StrictCharField(max_length=128, help_text="what recorded it: device, terminal")
+    actor = IdentifierField(help_text="who recorded it: dealer, user")
+    source = IdentifierField(help_text="what recorded it: device, terminal")
     payload = PayloadField(help_text="the type's fields (see the catalogue)")
 
 

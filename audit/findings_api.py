@@ -4,7 +4,6 @@ each of which is also an event in the stream ``audit.findings``. The views parse
 authorise; :mod:`audit.findings` does the rest."""
 from __future__ import annotations
 
-from django.core.validators import RegexValidator
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
@@ -15,7 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from . import findings as service
-from .api import STREAM_REGEX, ErrorSerializer, InvalidSerializer, StrictCharField, StrictSerializer
+from .api import STREAM_REGEX, ErrorSerializer, FreeTextField, InvalidSerializer, StrictSerializer
 from .api_common import MayChangeFindings, MayViewFindings, Pages, StrictQuery, query
 from .models import Finding
 from .parsers import BoundedJSONParser
@@ -62,8 +61,7 @@ class FindingSerializer(serializers.ModelSerializer):
 
 
 class NoteSerializer(StrictSerializer):
-    note = StrictCharField(max_length=2000, required=False, allow_blank=True,
-                           help_text="why; required to resolve")
+    note = FreeTextField(required=False, allow_blank=True, help_text="why; required to resolve")
 
 
 class ResolveNoteSerializer(StrictSerializer):
@@ -71,8 +69,9 @@ class ResolveNoteSerializer(StrictSerializer):
     (the view reads NoteSerializer and the service answers its absence 400
     ``note_required``, the documented code)."""
 
-    note = StrictCharField(max_length=2000, help_text="how it was resolved",
-                           validators=[RegexValidator(r"\S", "Resolving a finding needs a note saying how it was resolved.")])
+    note = FreeTextField(words=True, help_text="how it was resolved",
+                         message="Resolving a finding needs a note saying how it was resolved, in free text "
+                         "(no control or format characters).")
 
 
 class FindingListView(GenericAPIView):

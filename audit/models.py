@@ -255,6 +255,8 @@ class ApiToken(models.Model):
     created_at = models.DateTimeField(editable=False)
     expires_at = models.DateTimeField(editable=False)
     revoked_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # to the minute or so (audit.tokens.LAST_USED_STEP): a request writes it at most that often
+    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ("-created_at",)

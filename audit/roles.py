@@ -56,6 +56,26 @@ def create_roles_sql(*, owner: str, app: str, database: str) -> list[str]:
     ]
 
 
+def adopt_sql(*, owner: str) -> list[str]:
+    """What a superuser runs to hand a schema migrated before the roles existed (by the
+    superuser itself, say) to the owner role: its tables and views (with the indexes,
+    triggers and sequences they own), free sequences, and functions - so the owner can
+    migrate it from then on."""
+    owner = check_role_name(owner)
+    return [(
+        "DO $$ DECLARE r record; BEGIN "
+        "FOR r IN SELECT c.oid::regclass::text AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+        f"WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm', 'S') AND pg_get_userbyid(c.relowner) <> '{owner}' "
+        # a sequence a column owns moves with its table (and cannot be moved alone)
+        "AND NOT (c.relkind = 'S' AND EXISTS (SELECT FROM pg_depend d WHERE d.classid = 'pg_class'::regclass "
+        "AND d.objid = c.oid AND d.deptype IN ('a', 'i'))) "
+        f"LOOP EXECUTE format('ALTER TABLE %s OWNER TO {owner}', r.name); END LOOP; "
+        "FOR r IN SELECT p.oid::regprocedure::text AS name FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+        f"WHERE n.nspname = 'public' AND pg_get_userbyid(p.proowner) <> '{owner}' "
+        f"LOOP EXECUTE format('ALTER FUNCTION %s OWNER TO {owner}', r.name); END LOOP; END $$"
+    )]
+
+
 def grant_sql(*, app: str) -> list[str]:
     """What the owner grants the application after a migration: everything on the read
     models, SELECT and INSERT on the append-only tables, the sequences it inserts with."""

@@ -28,6 +28,9 @@ from .models import ApiToken
 
 KEY_ID_LENGTH = 12
 TOKEN_LENGTH = 60
+# how stale "last used" may be: a token used again within this writes nothing, so a
+# device's every request is not also an UPDATE
+LAST_USED_STEP = timedelta(minutes=1)
 
 
 class TokenRefused(StoreError):
@@ -92,4 +95,11 @@ def token_user(text: str, *, now: datetime | None = None) -> AbstractBaseUser:
         raise TokenRefused("Token expired: ask for a new one (manage.py create_device, api_token).")
     if not token.user.is_active:
         raise TokenRefused("User inactive or deleted.")
+    if token.last_used_at is None or now - token.last_used_at >= LAST_USED_STEP:
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
     return token.user
+
+
+def token_revoke(token: ApiToken, *, now: datetime | None = None) -> bool:
+    """Revoke one token (the admin's action); False if it was revoked already."""
+    return tokens_revoke(user=token.user, key_id=token.key_id, now=now) > 0

@@ -21,11 +21,13 @@ from typing import Any, TextIO
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.db import transaction
+from django.core.management.base import CommandError
+from django.db import DatabaseError, connection, transaction
 
 from audit.devices import device_ensure
 from audit.models import Finding
 from audit.record.money import format_money, format_signed
+from audit.roles import adopt_sql, create_roles_sql, grant_sql, privilege_problems
 from tables.floor import hold_text
 from tables.simulator.faults import KINDS as FAULT_KINDS
 
@@ -256,3 +258,76 @@ def _row(name: str, ruleset: str, t: dict[str, int], currency: str) -> str:
             f"{format_signed(t['house_result'], currency):>16} "
             f"{format_signed(t['house_result_recomputed'], currency):>16} "
             f"{hold_text(t['house_result'], t['handle']):>7} {t['findings']:>8}")
+
+
+# --- PostgreSQL: the demo as the least-privilege roles (audit.roles) --------------------------
+
+# the credentials DATABASE_URL gave (a superuser's) and the roles the demo went on as, while
+# it runs as them: a second run in one process starts from the superuser again
+_DEMO_ROLES: dict[str, Any] = {}
+
+
+def _connect_as(user: str, password: str) -> None:
+    """Later queries on this connection (and the server's threads' connections, which read
+    the same settings) log in as ``user``."""
+    connection.close()
+    connection.settings_dict["USER"], connection.settings_dict["PASSWORD"] = user, password
+
+
+def demo_database_ready() -> str | None:
+    """Migrate the database. On PostgreSQL, as a superuser (what DATABASE_URL names in a
+    sandbox), first set up the roles of :mod:`audit.roles` for this database - named after
+    it, ``<db>_owner`` and ``<db>_app``, each with a fresh password - and hand what an
+    earlier run migrated to the owner; migrate as the owner, grant the application role,
+    and go on as the application role: the demo's steps and its server then hold only
+    what the application may do. A line saying so (None on SQLite, where nothing changes)."""
+    if connection.vendor != "postgresql":
+        call_command("migrate", verbosity=0, interactive=False)
+        return None
+    user, password = _DEMO_ROLES.setdefault("superuser", (connection.settings_dict["USER"],
+                                                          connection.settings_dict["PASSWORD"]))
+    _connect_as(user, password)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
+        superuser = cursor.fetchone()[0]
+    if not superuser:
+        call_command("migrate", verbosity=0, interactive=False)
+        return (f"PostgreSQL as {user}, not a superuser: the demo cannot set up the owner and application roles "
+                "and runs as it (manage.py db_roles)")
+    database = str(connection.settings_dict["NAME"])
+    owner, app = f"{database}_owner", f"{database}_app"
+    try:
+        setup = [*create_roles_sql(owner=owner, app=app, database=database), *adopt_sql(owner=owner)]
+    except ValueError as error:
+        raise CommandError(f"DATABASE_URL: the demo names its roles after the database: {error}", returncode=2) from None
+    passwords = {owner: secrets.token_hex(16), app: secrets.token_hex(16)}
+    with connection.cursor() as cursor:
+        for sql in setup:
+            cursor.execute(sql)
+        for role, secret in passwords.items():
+            cursor.execute(f"ALTER ROLE {role} PASSWORD %s", [secret])
+    _DEMO_ROLES["roles"] = (owner, app)
+    try:
+        _connect_as(owner, passwords[owner])
+        call_command("migrate", verbosity=0, interactive=False)
+        with connection.cursor() as cursor:
+            for sql in grant_sql(app=app):
+                cursor.execute(sql)
+            problems = privilege_problems(cursor, app=app)
+        _connect_as(app, passwords[app])
+        connection.ensure_connection()
+    except DatabaseError as error:
+        raise CommandError(f"PostgreSQL: the demo's roles {owner}/{app}: {str(error).strip()} (pg_hba.conf must let "
+                           "them log in with a password)", returncode=2) from None
+    if problems:
+        raise CommandError(f"PostgreSQL: {'; '.join(problems)}", returncode=1)
+    return f"PostgreSQL: migrated as {owner}, running as {app} (reads and appends; cannot change or remove an event)"
+
+
+def demo_database_roles_undo() -> tuple[str, str] | None:
+    """Back to DATABASE_URL's own credentials if the demo went on as its roles (a test's
+    teardown needs them); the roles it used, or None."""
+    if "superuser" in _DEMO_ROLES:
+        _connect_as(*_DEMO_ROLES.pop("superuser"))
+    roles: tuple[str, str] | None = _DEMO_ROLES.pop("roles", None)
+    return roles

@@ -27,8 +27,8 @@ from rest_framework.views import APIView
 from audit.api import (
     STREAM_REGEX,
     ErrorSerializer,
+    FreeTextField,
     InvalidSerializer,
-    StrictCharField,
     StrictSerializer,
 )
 from audit.api_common import CSVRenderer, Pages, PersonWith, ReportSerializer, StrictQuery, query
@@ -311,9 +311,9 @@ def day_body(table: str, day: date) -> dict[str, Any]:
 
 
 class SignOffNoteSerializer(StrictSerializer):
-    note = StrictCharField(max_length=2000, required=False, allow_blank=True,
-                           help_text="why; required to reopen, and to sign off a day with an unexplained variance "
-                           "or not complete yet")
+    note = FreeTextField(required=False, allow_blank=True,
+                         help_text="why; required to reopen, and to sign off a day with an unexplained variance "
+                         "or not complete yet")
 
 
 class _SignOffAction(APIView):

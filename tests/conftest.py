@@ -38,3 +38,20 @@ def _clear_cache() -> None:
     from django.core.cache import cache
 
     cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def _demo_roles_undone():
+    """A demo run on PostgreSQL goes on as its application role (casino.demo): after the
+    test, back to the test database's superuser (a transactional test's flush empties the
+    event table, which that role may not), and its roles dropped (they are the cluster's,
+    not the test database's)."""
+    yield
+    from casino.demo import demo_database_roles_undo
+
+    roles = demo_database_roles_undo()
+    if roles:
+        with connection.cursor() as cursor:
+            cursor.execute(f"REASSIGN OWNED BY {roles[0]} TO CURRENT_USER")
+            cursor.execute(f"DROP OWNED BY {roles[0]}, {roles[1]}")
+            cursor.execute(f"DROP ROLE {roles[0]}, {roles[1]}")

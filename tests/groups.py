@@ -14,6 +14,7 @@ GROUP_MIGRATIONS = (
     "ledger.migrations.0002_accounting_group",
     "casino.migrations.0001_compliance_and_regulator_groups",
     "casino.migrations.0002_packagerequest",
+    "casino.migrations.0003_compliance_api_tokens",
 )
 
 

@@ -97,6 +97,7 @@ ADMIN_MODELS: dict[str, frozenset[str]] = {
     "axes.AccessFailureLog": frozenset({COMP, SUPER}),
     "audit.Event": STAFF,
     "audit.DeviceAccount": frozenset({COMP, SUPER}),
+    "audit.ApiToken": frozenset({COMP, SUPER}),
     "audit.SubscriberPosition": frozenset({SUPER}),
     "audit.ReplayRun": ROUNDS,
     "audit.Finding": STAFF,
@@ -133,6 +134,8 @@ ADMIN_VIEWS: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "admin:casino_packagerequest_download"): PACKAGERS,
     ("GET", "round-recall"): ROUNDS,
     ("GET", "round-recall-pdf"): ROUNDS,
+    # issuing an API token (its text shown once): a superuser's alone
+    ("GET", "admin:audit_apitoken_add"): frozenset({SUPER}),
 }
 
 # pages for anyone logged in, device or person (the API's own description)

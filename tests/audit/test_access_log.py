@@ -102,3 +102,28 @@ def test_the_purge_keeps_at_least_ninety_days_and_records_what_went(admin_client
     purged = Event.objects.get(stream=ACCESS_STREAM, type="access.purged")
     assert purged.payload["count"] == 1
     assert access_seals_problems() == []  # the purged seal is no longer checked
+
+
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_every_read_is_recorded_once_and_a_devices_never(django_user_model) -> None:
+    """As a server runs (no test transaction around the request: on PostgreSQL the row
+    goes in one round trip, the device check in the same statement): a person's and the
+    anonymous reads are rows with who, what and outcome; a device's are not, whether its
+    account was looked up already (the API's token) or not (a session on an admin page)."""
+    person = django_user_model.objects.create_user("carol", is_staff=True, is_superuser=True)
+    client = Client()
+    client.force_login(person)
+    client.get("/admin/audit/event/?stream=BJ-01")
+    client.get("/api/streams/BJ-01/events", {"from_version": 1})
+    Client().get("/api/events")
+    issued = device_ensure(stream="BJ-01")
+    Client(HTTP_AUTHORIZATION=f"Token {issued.token}").get("/api/streams/BJ-01/events")
+    by_session = Client()
+    by_session.force_login(issued.account.user)
+    by_session.get("/admin/")
+    rows = list(AccessRecord.objects.order_by("id").values_list("principal", "path", "query", "what", "status"))
+    assert rows == [
+        ("user:carol", "/admin/audit/event/", "stream=BJ-01", "admin:audit_event_changelist", 200),
+        ("user:carol", "/api/streams/BJ-01/events", "from_version=1", "stream-events BJ-01", 200),
+        ("anonymous", "/api/events", "", "events-feed", 401),
+    ]

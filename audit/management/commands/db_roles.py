@@ -6,7 +6,7 @@ from django.core.management.base import CommandError
 from django.db import DatabaseError, connection
 
 from audit.commands import BackOfficeCommand
-from audit.roles import create_roles_sql, grant_sql, privilege_problems
+from audit.roles import adopt_sql, create_roles_sql, grant_sql, privilege_problems
 
 
 class Command(BackOfficeCommand):
@@ -31,7 +31,10 @@ class Command(BackOfficeCommand):
                check: bool, **options: Any) -> None:
         database = database or str(connection.settings_dict["NAME"])
         try:
-            statements = grant_sql(app=app) if grants else create_roles_sql(owner=owner, app=app, database=database)
+            # a database migrated before the roles existed is handed to the owner (nothing
+            # to hand over on a fresh one)
+            statements = grant_sql(app=app) if grants else [
+                *create_roles_sql(owner=owner, app=app, database=database), *adopt_sql(owner=owner)]
         except ValueError as error:
             raise CommandError(f"db_roles: {error}", returncode=2) from None
         if not (execute or check):

@@ -29,11 +29,12 @@ HandNo = Annotated[int, msgspec.Meta(ge=0, le=31, description="0 = the original 
 Ident = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._:@/-]*\Z")]
 # Free text (a note, a reason): any Unicode but control characters (tab and newlines
 # aside) and the format characters that change how text reads - bidi overrides and
-# isolates, zero-width spaces and joiners, the byte-order mark.
-Text = Annotated[str, msgspec.Meta(
-    min_length=1, max_length=2000,
-    pattern="^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]*\\Z",
-)]
+# isolates, zero-width spaces and joiners, the byte-order mark. Written once, as escapes
+# (the API's schema quotes the same pattern for its note fields: audit.api.FreeTextField).
+TEXT_REFUSED = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
+TEXT_PATTERN = rf"^[^{TEXT_REFUSED}]*\Z"
+TEXT_MAX = 2000
+Text = Annotated[str, msgspec.Meta(min_length=1, max_length=TEXT_MAX, pattern=TEXT_PATTERN)]
 Currency = Annotated[str, msgspec.Meta(pattern=r"^[A-Z]{3}\Z", description="ISO 4217")]
 GamingDay = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-\d{2}-\d{2}\Z", description="YYYY-MM-DD")]
 Sha256Hex = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}\Z")]

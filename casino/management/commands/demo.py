@@ -9,6 +9,7 @@ from django.core.management.base import CommandError
 
 from audit.commands import BackOfficeCommand
 from casino.demo import (
+    demo_database_ready,
     demo_days_build,
     demo_logins_ensure,
     gaming_days,
@@ -50,7 +51,9 @@ class Command(BackOfficeCommand):
         # the in-process tasks' own log lines would drown the summary
         logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
         self.stdout.write("1/5 migrating the database")
-        call_command("migrate", verbosity=0, interactive=False)
+        roles = demo_database_ready()
+        if roles:
+            self.stdout.write(f"    {roles}")
         second = second_day_rounds(rounds)
         self.stdout.write(f"2/5 simulating two gaming days: 7 tables, {plural(rounds, 'round')} each and "
                           f"{plural(second, 'round')} the next day, planted faults; 3/5 ingesting them; "
