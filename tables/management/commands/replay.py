@@ -10,25 +10,25 @@ no chain at all (hand-written files: no version, recorded_at, prev_hash or hash)
 The report is a summary per stream (rounds, bets, the house result recorded and
 recomputed, findings by kind and each finding); ``--bets`` adds every round and bet,
 recomputed against recorded; ``--json`` gives everything to a machine.
-The work is tables.engine.jsonl and .report."""
+
+Memory does not grow with the file: it is read once, each stream's events spooled to
+disk as they are checked, then replayed and reported one stream at a time
+(tables.replay_file); the report's text is tables.engine.report's."""
 from __future__ import annotations
 
-import json
 import sys
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+import msgspec
 from django.core.management.base import CommandParser
 
 from audit.commands import BackOfficeCommand
-from tables.engine.jsonl import BrokenChain, UnusableInput, read_events, replay_events
+from tables.engine.jsonl import BrokenChain, UnusableInput
 from tables.engine.presets import PRESETS
-from tables.engine.report import as_dict, as_summary, as_text, exit_code
-
-
-def _currencies(events: list[dict[str, Any]]) -> dict[str, str]:
-    """Each stream's currency, from its (last) table.opened."""
-    return {str(e["stream"]): e["payload"]["currency"] for e in events
-            if e["type"] == "table.opened" and isinstance(e.get("payload"), dict) and "currency" in e["payload"]}
+from tables.engine.replay import ReplayResult
+from tables.engine.report import _n, as_dict, as_summary, as_text
+from tables.replay_file import spool_lines
 
 
 class Command(BackOfficeCommand):
@@ -53,10 +53,10 @@ class Command(BackOfficeCommand):
             self.stderr.write(f"{path}: the hash chains were not checked (--no-verify-chain)")
         try:
             if path == "-":
-                events = read_events(sys.stdin.buffer, verify_chain=verify_chain)
+                spooled = spool_lines(sys.stdin.buffer, verify_chain=verify_chain)
             else:
                 with open(path, "rb") as lines:  # binary: lines split at newlines only
-                    events = read_events(lines, verify_chain=verify_chain)
+                    spooled = spool_lines(lines, verify_chain=verify_chain)
         except OSError as error:
             self.stderr.write(f"{path}: {error.strerror or error}")
             sys.exit(2)
@@ -69,13 +69,65 @@ class Command(BackOfficeCommand):
                 self.stderr.write(f"{path}: {problem}")
             self.stderr.write(f"{path}: {broken}: not replayed (--no-verify-chain replays it unchecked)")
             sys.exit(1)
-        results = replay_events(events, rules)
-        if options["json"]:
-            self.stdout.write(json.dumps(as_dict(results), indent=2, ensure_ascii=False))
-        elif options["bets"]:
-            self.stdout.write(as_text(results))
-        else:
-            self.stdout.write(as_summary(results, _currencies(events)))
-        code = exit_code(results)
-        if code:
-            sys.exit(code)
+        with spooled:
+            # one stream's result at a time: written, then let go
+            if options["json"]:
+                pieces, findings = _json(spooled.replay(rules))
+            elif options["bets"]:
+                pieces, findings = _text(spooled.replay(rules), lambda r: as_text([r]))
+            else:
+                currencies = spooled.currencies()
+                pieces, findings = _text(spooled.replay(rules), lambda r: as_summary([r], currencies))
+            for piece in pieces:
+                self.stdout.write(piece, ending="")
+        if findings:
+            sys.exit(1)
+
+
+class _Findings:
+    """How many findings the results written so far held (read once they are all written)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __bool__(self) -> bool:
+        return self.count > 0
+
+
+def _text(results: Iterable[ReplayResult], render: Callable[[ReplayResult], str]) -> tuple[Iterator[str], _Findings]:
+    """The report of each stream as ``render`` gives it alone, then the total line (the
+    one the report gives all streams)."""
+    findings = _Findings()
+
+    def pieces() -> Iterator[str]:
+        for result in results:
+            findings.count += len(result.findings)
+            yield render(result).rsplit("\n", 1)[0] + "\n"
+        yield ("Clean: no findings." if not findings.count else f"{_n(findings.count, 'finding')}.") + "\n"
+
+    return pieces(), findings
+
+
+def _json(results: Iterable[ReplayResult]) -> tuple[Iterator[str], _Findings]:
+    """The report's JSON (``as_dict``, indented by 2) one stream at a time; the same text
+    ``json.dumps(as_dict(results), indent=2, ensure_ascii=False)`` gives all at once,
+    written by msgspec (the standard encoder indents in pure Python: seconds a day)."""
+    findings = _Findings()
+
+    def pieces() -> Iterator[str]:
+        rounds = bets = 0
+        yield '{\n  "streams": ['
+        first = True
+        for result in results:
+            stream = as_dict([result])
+            rounds += stream["rounds"]
+            bets += stream["bets"]
+            findings.count += stream["findings"]
+            text = msgspec.json.format(msgspec.json.encode(stream["streams"][0]), indent=2).decode()
+            # a JSON string holds no raw newline: every newline is the layout's
+            yield ("\n    " if first else ",\n    ") + text.replace("\n", "\n    ")
+            first = False
+        yield ("]" if first else "\n  ]") + (f',\n  "rounds": {rounds},\n  "bets": {bets},\n  '
+                                            f'"findings": {findings.count},\n  "exit": {int(bool(findings))}\n}}\n')
+
+    return pieces(), findings
