@@ -109,7 +109,7 @@ def _text(results: Iterable[ReplayResult], render: Callable[[ReplayResult], str]
 
 
 def _json(results: Iterable[ReplayResult]) -> tuple[Iterator[str], _Findings]:
-    """The report's JSON (``as_dict``, indented by 2) one stream at a time; the same text
+    """The report's JSON (``as_dict``, indented by 2) a round at a time; the same text
     ``json.dumps(as_dict(results), indent=2, ensure_ascii=False)`` gives all at once,
     written by msgspec (the standard encoder indents in pure Python: seconds a day)."""
     findings = _Findings()
@@ -119,15 +119,27 @@ def _json(results: Iterable[ReplayResult]) -> tuple[Iterator[str], _Findings]:
         yield '{\n  "streams": ['
         first = True
         for result in results:
-            stream = as_dict([result])
-            rounds += stream["rounds"]
-            bets += stream["bets"]
-            findings.count += stream["findings"]
-            text = msgspec.json.format(msgspec.json.encode(stream["streams"][0]), indent=2).decode()
-            # a JSON string holds no raw newline: every newline is the layout's
-            yield ("\n    " if first else ",\n    ") + text.replace("\n", "\n    ")
+            findings.count += len(result.findings)
+            rounds += len(result.rounds)
+            yield ("\n" if first else ",\n") + _indented(
+                {"stream": result.stream, "rules": result.rules, "events": result.events}, 4
+            ).rsplit("\n", 1)[0] + ',\n      "rounds": ['
+            for number, played in enumerate(result.rounds):
+                # the one report's dict of a round: the stream's, holding that round alone
+                one = ReplayResult(result.stream, result.rules, (played,), (), result.events)
+                bets += len(played.bets)
+                yield ("\n" if not number else ",\n") + _indented(as_dict([one])["streams"][0]["rounds"][0], 8)
+            yield (("\n      ]" if result.rounds else "]") + ',\n      "findings": '
+                   + _indented([f.as_dict() for f in result.findings], 6).lstrip() + "\n    }")
             first = False
         yield ("]" if first else "\n  ]") + (f',\n  "rounds": {rounds},\n  "bets": {bets},\n  '
                                             f'"findings": {findings.count},\n  "exit": {int(bool(findings))}\n}}\n')
 
     return pieces(), findings
+
+
+def _indented(value: Any, by: int) -> str:
+    """``value`` as JSON indented by 2 a level, every line moved right by ``by``."""
+    text = msgspec.json.format(msgspec.json.encode(value), indent=2).decode()
+    # a JSON string holds no raw newline: every newline is the layout's
+    return " " * by + text.replace("\n", "\n" + " " * by)
