@@ -27,17 +27,24 @@ which: a package's own keys prove integrity since signing, not who signed).
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import multiprocessing
+import os
 import zlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from audit.record import merkle, signing
-from audit.record.jsonl import LineError, decode_line
+from audit.record.chain import canonical_json
+from audit.record.envelope import Envelope
+from audit.record.jsonl import LineError, decode_line, export_form
 from audit.record.verify import Head, Verifier
 
 from . import layout
@@ -105,6 +112,30 @@ def _manifest_keys(manifest: Mapping[str, Any], where: str) -> dict[str, Ed25519
             raise layout.Unreadable(f"{where}: public key {kid}: {error}") from None
         keys[str(kid)] = key
     return keys
+
+
+class _Hashed(Envelope, frozen=True):
+    """An envelope read from a package whose hash was computed once, from the export
+    form the audit folds anyway (:func:`hashed_once`): the chain verifier asks for it."""
+
+    digest: str = ""
+
+    def computed_hash(self) -> str:
+        return self.digest
+
+
+def hashed_once(text: bytes, line: int) -> tuple[Envelope, dict[str, Any]]:
+    """(the line's envelope, decoded strictly, with its hash computed; its export form).
+    The hashed document is the export form without ``hash`` and ``position``
+    (:mod:`audit.record.chain`): the id and timestamps are made text once for both,
+    instead of once each (or not at all: :func:`audit.record.jsonl.export_form`)."""
+    envelope = decode_line(text, line)
+    event = export_form(envelope, text)
+    document = dict(event)
+    del document["hash"]
+    document.pop("position", None)
+    digest = hashlib.sha256(canonical_json(document)).hexdigest()
+    return _Hashed(**msgspec.structs.asdict(envelope), digest=digest), event
 
 
 class _Check:
@@ -217,7 +248,7 @@ class _Check:
         rule_sets = self.manifest.get("rule_sets") or {}
         try:
             for line, text in enumerate(self.package.lines(file), start=1):
-                envelope = decode_line(text, line)
+                envelope, event = hashed_once(text, line)
                 if envelope.stream != name:
                     self.disagree("events", "an event of another stream", file=file, line=line, stream=name,
                                   version=envelope.version, expected=name, found=envelope.stream)
@@ -226,7 +257,6 @@ class _Check:
                 if problem is not None:
                     self.disagree("chain", f"{problem.kind}: {problem.detail}", file=file, line=line, stream=name,
                                   version=problem.version)
-                event = envelope.as_dict()
                 if envelope.type == "table.opened":
                     entry = rule_set_entry(event["payload"]["ruleset"], event["payload"].get("rules") or {})
                     stated = rule_sets.get(rule_set_key(entry))
@@ -358,10 +388,53 @@ class _Check:
             self.disagree("reports", f"... and {listed - LINES_PER_FILE} more differing lines", file=file)
 
 
+_Job = tuple[str | Path, dict[str, Any], str, Mapping[str, Any], signing.SignedTreeHead | None]
+_Done = tuple[list[Disagreement], StreamReports | None, int]
+
+
+def _table(job: _Job) -> _Done:
+    """One table's events checked and folded: (its disagreements, its recomputed report
+    rows - None when its events cannot be read -, its events). The table's folds are let
+    go here: memory holds one table's at a time."""
+    path, manifest, name, meta, latest = job
+    package = layout.Package(path)
+    try:
+        check = _Check(package, manifest, {})
+        audit = check.stream(name, meta, latest)
+        if audit is None:
+            return check.outcome.disagreements, None, 0
+        return check.outcome.disagreements, audit.finish(), audit.replay.count
+    finally:
+        package.close()
+
+
+def default_processes() -> int:
+    """The processors this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every platform
+        return os.cpu_count() or 1
+
+
+def _each_table(jobs: Sequence[_Job], processes: int | None) -> Iterator[_Done]:
+    """:func:`_table` of each job, in order: tables are independent, so with several
+    tables they are fanned out over ``processes`` worker processes (default: one per
+    processor), each reading its table from the package itself."""
+    processes = min(len(jobs), processes or default_processes())
+    if processes <= 1:
+        yield from map(_table, jobs)
+        return
+    # fork where there is one: the workers inherit what is imported (and what is blocked)
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    with ProcessPoolExecutor(max_workers=processes, mp_context=multiprocessing.get_context(method)) as pool:
+        yield from pool.map(_table, jobs)
+
+
 def verify_package(path: str | Path, *, previous: str | Path | None = None,
-                   keys: Sequence[str | Path] = ()) -> Outcome:
+                   keys: Sequence[str | Path] = (), processes: int | None = None) -> Outcome:
     """Check a package (see the module's docstring). :class:`.layout.Unreadable` when it
-    cannot be read at all."""
+    cannot be read at all. ``processes``: how many worker processes check the tables
+    (default one per processor; 1 checks them in this process)."""
     package = layout.Package(path)
     earlier = layout.Package(previous) if previous is not None else None
     try:
@@ -383,14 +456,15 @@ def verify_package(path: str | Path, *, previous: str | Path | None = None,
         latest = check.heads(previous_head)
         done, unread = [], []
         events = 0
-        for name, meta in sorted(manifest["streams"].items()):
-            audit = check.stream(name, meta, latest)
-            if audit is not None:
-                # the table's report rows kept, its folds let go: memory holds one table's
-                events += audit.replay.count
-                done.append(audit.finish())
+        jobs = [(path, manifest, name, meta, latest) for name, meta in sorted(manifest["streams"].items())]
+        for job, (disagreements, reports, count) in zip(jobs, _each_table(jobs, processes), strict=True):
+            # in table order whatever the order the tables were done in: the same report
+            check.outcome.disagreements.extend(disagreements)
+            if reports is not None:
+                events += count
+                done.append(reports)
             else:
-                unread.append(name)
+                unread.append(job[2])
         rounds = check.reports(done, unread)
     finally:
         package.close()

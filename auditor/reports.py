@@ -43,6 +43,7 @@ COLUMNS: dict[str, tuple[str, ...]] = {
 }
 
 Row = dict[str, Any]
+_BATCH = 1024
 
 
 def rule_set_entry(name: str, overrides: Mapping[str, Any]) -> dict[str, Any]:
@@ -112,6 +113,9 @@ class StreamAudit:
         self.days: list[str] = []
         self.rounds: dict[int, _Round] = {}
         self.struck_seen: set[str] = set()
+        # events waiting for the replay: folded a batch at a time (its loop's set-up is
+        # per call, and nothing reads the replay before finish)
+        self.pending: list[Mapping[str, Any]] = []
 
     def add(self, event: Mapping[str, Any]) -> None:
         kind = event["type"]
@@ -130,10 +134,15 @@ class StreamAudit:
             struck = struck_ids(event)
             if struck is not None:
                 self.struck_seen.add(struck)
-        self.replay.apply(event)
+        self.pending.append(event)
+        if len(self.pending) >= _BATCH:
+            self.replay.run(self.pending)
+            self.pending = []
         self.fold.apply(event)
 
     def finish(self) -> StreamReports:
+        self.replay.run(self.pending)
+        self.pending = []
         result = self.replay.view()
         out = StreamReports()
         replayed: dict[str, int] = {}
