@@ -27,7 +27,6 @@ which: a package's own keys prove integrity since signing, not who signed).
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import multiprocessing
 import os
@@ -38,13 +37,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import msgspec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from audit.record import merkle, signing
-from audit.record.chain import canonical_json
-from audit.record.envelope import Envelope
-from audit.record.jsonl import LineError, decode_line, export_form
+from audit.record.jsonl import LineError, decode_hashed
 from audit.record.verify import Head, Verifier
 
 from . import layout
@@ -112,30 +108,6 @@ def _manifest_keys(manifest: Mapping[str, Any], where: str) -> dict[str, Ed25519
             raise layout.Unreadable(f"{where}: public key {kid}: {error}") from None
         keys[str(kid)] = key
     return keys
-
-
-class _Hashed(Envelope, frozen=True):
-    """An envelope read from a package whose hash was computed once, from the export
-    form the audit folds anyway (:func:`hashed_once`): the chain verifier asks for it."""
-
-    digest: str = ""
-
-    def computed_hash(self) -> str:
-        return self.digest
-
-
-def hashed_once(text: bytes, line: int) -> tuple[Envelope, dict[str, Any]]:
-    """(the line's envelope, decoded strictly, with its hash computed; its export form).
-    The hashed document is the export form without ``hash`` and ``position``
-    (:mod:`audit.record.chain`): the id and timestamps are made text once for both,
-    instead of once each (or not at all: :func:`audit.record.jsonl.export_form`)."""
-    envelope = decode_line(text, line)
-    event = export_form(envelope, text)
-    document = dict(event)
-    del document["hash"]
-    document.pop("position", None)
-    digest = hashlib.sha256(canonical_json(document)).hexdigest()
-    return _Hashed(**msgspec.structs.asdict(envelope), digest=digest), event
 
 
 class _Check:
@@ -248,7 +220,7 @@ class _Check:
         rule_sets = self.manifest.get("rule_sets") or {}
         try:
             for line, text in enumerate(self.package.lines(file), start=1):
-                envelope, event = hashed_once(text, line)
+                envelope, event = decode_hashed(text, line)
                 if envelope.stream != name:
                     self.disagree("events", "an event of another stream", file=file, line=line, stream=name,
                                   version=envelope.version, expected=name, found=envelope.stream)

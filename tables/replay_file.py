@@ -35,7 +35,7 @@ from typing import IO, Any, Self
 import msgspec
 
 from audit.record.corrections import struck_events
-from audit.record.jsonl import LineError, NotChained, decode_line, numbered
+from audit.record.jsonl import LineError, NotChained, decode_hashed, numbered
 from audit.record.verify import Verifier
 from tables.engine.jsonl import BrokenChain, UnusableInput, _unchained
 from tables.engine.replay import Replay, ReplayResult
@@ -161,11 +161,11 @@ def _read_chained(lines: Iterable[str | bytes], spooled: Spooled) -> None:
     check = verifier.check
     broken = False
     for number, text in numbered(lines):
-        envelope = decode_line(text, number)
+        envelope, event = decode_hashed(text, number)
         if check(envelope, number) is not None:
             broken = True
         if not broken:  # every line is still read: a later one may be unusable, or break another chain
-            spooled.add(envelope.as_dict())
+            spooled.add(event)
     report = verifier.finish()
     if not report.ok:
         raise BrokenChain(report.problems)

@@ -7,9 +7,9 @@ import shutil
 import zipfile
 from pathlib import Path
 
-from audit.record.jsonl import decode_line, export_form
+from audit.record.jsonl import decode_hashed, decode_line, export_form
 from auditor import layout
-from auditor.check import hashed_once, verify_package
+from auditor.check import verify_package
 
 FIXTURE = Path(__file__).parent / "fixtures" / "package-v1.zip"
 
@@ -28,7 +28,7 @@ def test_an_events_hash_and_export_form_made_once_are_the_envelopes() -> None:
     assert len(lines) > 100
     for number, text in enumerate(lines, start=1):
         envelope = decode_line(text, number)
-        hashed, event = hashed_once(text, number)
+        hashed, event = decode_hashed(text, number)
         assert hashed.computed_hash() == envelope.computed_hash() == envelope.hash
         assert event == envelope.as_dict()
 
