@@ -25,12 +25,16 @@ the same struck events, as :func:`tables.engine.jsonl.replay_lines` gives.
 """
 from __future__ import annotations
 
+import collections
+import itertools
+import multiprocessing
 import os
 import struct
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import IO, Any, Self
+from typing import IO, Any, Self, TypeVar
 
 import msgspec
 
@@ -88,7 +92,8 @@ class Spooled:
             if isinstance(payload, dict) and "currency" in payload:
                 stream.currency = payload["currency"]
 
-    def _flush(self) -> None:
+    def flush(self) -> None:
+        """Every spool written out and closed (before it is read, or forked)."""
         for out in self._open.values():
             out.close()
         self._open.clear()
@@ -99,7 +104,7 @@ class Spooled:
 
     def events(self, name: str) -> Iterator[dict[str, Any]]:
         """A stream's events, in file order, read back from its spool."""
-        self._flush()
+        self.flush()
         decode = msgspec.msgpack.Decoder().decode
         unpack = _LENGTH.unpack
         with open(self.streams[name].path, "rb", buffering=1 << 16) as spool:
@@ -113,7 +118,7 @@ class Spooled:
             yield replay_stream(name, self.events(name), self.streams[name].struck, rules)
 
     def close(self) -> None:
-        self._flush()
+        self.flush()
         self._folder.cleanup()
 
     def __enter__(self) -> Self:
@@ -121,6 +126,49 @@ class Spooled:
 
     def __exit__(self, *_: object) -> None:
         self.close()
+
+
+_Rendered = TypeVar("_Rendered")
+# what the workers of each_stream fold and render: set before they are forked
+_WORK: tuple[Spooled, Callable[[ReplayResult], Any], RuleSet | None] | None = None
+
+
+def _fold_and_render(name: str) -> Any:
+    assert _WORK is not None
+    spooled, render, rules = _WORK
+    stream = spooled.streams[name]
+    return render(replay_stream(name, spooled.events(name), stream.struck, rules))
+
+
+def each_stream(spooled: Spooled, render: Callable[[ReplayResult], _Rendered], rules: RuleSet | None = None,
+                *, processes: int | None = None) -> Iterator[_Rendered]:
+    """``render`` of each stream's result, in the order the streams first appear. Streams
+    are independent, so when there are several they are folded and rendered by
+    ``processes`` worker processes (default one per processor; forked, where the platform
+    can), a few streams ahead of the one handed out, so that memory holds a few
+    streams' renderings at most."""
+    global _WORK
+    names = list(spooled.streams)
+    processes = min(len(names), processes or os.cpu_count() or 1)
+    if processes <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        for name in names:
+            yield render(replay_stream(name, spooled.events(name), spooled.streams[name].struck, rules))
+        return
+    spooled.flush()
+    _WORK = (spooled, render, rules)
+    try:
+        with ProcessPoolExecutor(max_workers=processes, mp_context=multiprocessing.get_context("fork")) as pool:
+            waiting = iter(names)
+            ahead = collections.deque(pool.submit(_fold_and_render, name)
+                                      for name in itertools.islice(waiting, 2 * processes))
+            while ahead:
+                done = ahead.popleft().result()
+                following = next(waiting, None)
+                if following is not None:
+                    ahead.append(pool.submit(_fold_and_render, following))
+                yield done
+    finally:
+        _WORK = None
 
 
 def replay_stream(name: str, events: Iterable[dict[str, Any]], struck: set[str],

@@ -51,7 +51,8 @@ def test_the_report_is_the_whole_file_readers_byte_for_byte(day: list[bytes], tm
                                                              mixed: bool) -> None:
     """--json, --bets and the summary are what the engine's reader of the whole file
     gives (the JSON exactly as json.dumps indents it), whether the tables' lines come one
-    table after another or interleaved; the planted short payment is found, exit 1."""
+    table after another or interleaved, and whether the tables are replayed in this
+    process or by workers; the planted short payment is found, exit 1."""
     lines = _interleaved(day) if mixed else day
     assert mixed == (lines != day)
     path = tmp_path / "day.jsonl"
@@ -59,9 +60,10 @@ def test_the_report_is_the_whole_file_readers_byte_for_byte(day: list[bytes], tm
     whole = replay_lines(lines)
     assert [r.stream for r in whole] == ["BJ-01", "BJ-02", "BJ-03"]
     assert any(f.kind in ("wrong_payout", "missing_settlement") for f in whole[1].findings)
-    code, out, _ = run_command("replay", str(path), "--json")
-    assert code == 1
-    assert out == json.dumps(as_dict(whole), indent=2, ensure_ascii=False) + "\n"
+    for jobs in ("1", "3"):  # in this process, and fanned out over workers
+        code, out, _ = run_command("replay", str(path), "--json", "--jobs", jobs)
+        assert code == 1
+        assert out == json.dumps(as_dict(whole), indent=2, ensure_ascii=False) + "\n"
     code, out, _ = run_command("replay", str(path), "--bets")
     assert code == 1 and out == as_text(whole) + "\n"
     currencies = {e["stream"]: e["payload"]["currency"] for e in map(json.loads, lines) if e["type"] == "table.opened"}

@@ -17,7 +17,8 @@ disk as they are checked, then replayed and reported one stream at a time
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import msgspec
@@ -28,7 +29,7 @@ from tables.engine.jsonl import BrokenChain, UnusableInput
 from tables.engine.presets import PRESETS
 from tables.engine.replay import ReplayResult
 from tables.engine.report import _n, as_dict, as_summary, as_text
-from tables.replay_file import spool_lines
+from tables.replay_file import each_stream, spool_lines
 
 
 class Command(BackOfficeCommand):
@@ -44,6 +45,7 @@ class Command(BackOfficeCommand):
         parser.add_argument("--ruleset", choices=sorted(PRESETS), help="rule set for a file without table.opened")
         parser.add_argument("--no-verify-chain", action="store_true",
                             help="replay without checking the hash chains (lines need not carry them)")
+        parser.add_argument("--jobs", type=int, help="processes that replay the tables (default: one per processor)")
 
     def handle(self, *args: Any, **options: Any) -> None:
         rules = PRESETS[options["ruleset"]] if options["ruleset"] else None
@@ -70,72 +72,66 @@ class Command(BackOfficeCommand):
             self.stderr.write(f"{path}: {broken}: not replayed (--no-verify-chain replays it unchecked)")
             sys.exit(1)
         with spooled:
-            # one stream's result at a time: written, then let go
+            # one stream's result at a time (each folded in a worker when there are several):
+            # rendered, written, let go
+            render: Callable[[ReplayResult], _Rendered]
             if options["json"]:
-                pieces, findings = _json(spooled.replay(rules))
+                render = _json_stream
             elif options["bets"]:
-                pieces, findings = _text(spooled.replay(rules), lambda r: as_text([r]))
+                render = partial(_text_stream, as_text)
             else:
-                currencies = spooled.currencies()
-                pieces, findings = _text(spooled.replay(rules), lambda r: as_summary([r], currencies))
-            for piece in pieces:
-                self.stdout.write(piece, ending="")
+                render = partial(_text_stream, partial(_summary, spooled.currencies()))
+            streams = rounds = bets = findings = 0
+            if options["json"]:
+                self.stdout.write('{\n  "streams": [', ending="")
+            for text, *counts in each_stream(spooled, render, rules, processes=options["jobs"]):
+                if options["json"]:
+                    text = ("\n" if not streams else ",\n") + text
+                self.stdout.write(text, ending="")
+                streams += 1
+                findings, rounds, bets = findings + counts[0], rounds + counts[1], bets + counts[2]
+            if options["json"]:
+                self.stdout.write(("\n  ]" if streams else "]") + (
+                    f',\n  "rounds": {rounds},\n  "bets": {bets},\n  "findings": {findings},\n  '
+                    f'"exit": {int(findings > 0)}\n}}\n'), ending="")
+            else:
+                self.stdout.write("Clean: no findings." if not findings else f"{_n(findings, 'finding')}.")
         if findings:
             sys.exit(1)
 
 
-class _Findings:
-    """How many findings the results written so far held (read once they are all written)."""
-
-    def __init__(self) -> None:
-        self.count = 0
-
-    def __bool__(self) -> bool:
-        return self.count > 0
+# a stream's report text, its findings, rounds and bets
+_Rendered = tuple[str, int, int, int]
 
 
-def _text(results: Iterable[ReplayResult], render: Callable[[ReplayResult], str]) -> tuple[Iterator[str], _Findings]:
-    """The report of each stream as ``render`` gives it alone, then the total line (the
-    one the report gives all streams)."""
-    findings = _Findings()
-
-    def pieces() -> Iterator[str]:
-        for result in results:
-            findings.count += len(result.findings)
-            yield render(result).rsplit("\n", 1)[0] + "\n"
-        yield ("Clean: no findings." if not findings.count else f"{_n(findings.count, 'finding')}.") + "\n"
-
-    return pieces(), findings
+def _counts(result: ReplayResult) -> tuple[int, int, int]:
+    return len(result.findings), len(result.rounds), sum(len(played.bets) for played in result.rounds)
 
 
-def _json(results: Iterable[ReplayResult]) -> tuple[Iterator[str], _Findings]:
-    """The report's JSON (``as_dict``, indented by 2) a round at a time; the same text
-    ``json.dumps(as_dict(results), indent=2, ensure_ascii=False)`` gives all at once,
-    written by msgspec (the standard encoder indents in pure Python: seconds a day)."""
-    findings = _Findings()
+def _summary(currencies: dict[str, str], results: list[ReplayResult]) -> str:
+    return as_summary(results, currencies)
 
-    def pieces() -> Iterator[str]:
-        rounds = bets = 0
-        yield '{\n  "streams": ['
-        first = True
-        for result in results:
-            findings.count += len(result.findings)
-            rounds += len(result.rounds)
-            yield ("\n" if first else ",\n") + _indented(
-                {"stream": result.stream, "rules": result.rules, "events": result.events}, 4
-            ).rsplit("\n", 1)[0] + ',\n      "rounds": ['
-            for number, played in enumerate(result.rounds):
-                # the one report's dict of a round: the stream's, holding that round alone
-                one = ReplayResult(result.stream, result.rules, (played,), (), result.events)
-                bets += len(played.bets)
-                yield ("\n" if not number else ",\n") + _indented(as_dict([one])["streams"][0]["rounds"][0], 8)
-            yield (("\n      ]" if result.rounds else "]") + ',\n      "findings": '
-                   + _indented([f.as_dict() for f in result.findings], 6).lstrip() + "\n    }")
-            first = False
-        yield ("]" if first else "\n  ]") + (f',\n  "rounds": {rounds},\n  "bets": {bets},\n  '
-                                            f'"findings": {findings.count},\n  "exit": {int(bool(findings))}\n}}\n')
 
-    return pieces(), findings
+def _text_stream(render: Callable[[list[ReplayResult]], str], result: ReplayResult) -> _Rendered:
+    """The report of the stream as ``render`` gives it alone, but its total line (the
+    command writes one for all the streams)."""
+    return (render([result]).rsplit("\n", 1)[0] + "\n", *_counts(result))
+
+
+def _json_stream(result: ReplayResult) -> _Rendered:
+    """The stream's member of the report's ``streams`` (``as_dict``), as
+    ``json.dumps(as_dict(results), indent=2, ensure_ascii=False)`` writes it, a round at a
+    time (as_dict of the whole stream would hold every bet of it at once) by msgspec (the
+    standard encoder indents in pure Python: seconds a day)."""
+    pieces = [_indented({"stream": result.stream, "rules": result.rules, "events": result.events}, 4
+                        ).rsplit("\n", 1)[0] + ',\n      "rounds": [']
+    for number, played in enumerate(result.rounds):
+        # the one report's dict of a round: the stream's, holding that round alone
+        one = ReplayResult(result.stream, result.rules, (played,), (), result.events)
+        pieces.append(("\n" if not number else ",\n") + _indented(as_dict([one])["streams"][0]["rounds"][0], 8))
+    pieces.append(("\n      ]" if result.rounds else "]") + ',\n      "findings": '
+                  + _indented([f.as_dict() for f in result.findings], 6).lstrip() + "\n    }")
+    return ("".join(pieces), *_counts(result))
 
 
 def _indented(value: Any, by: int) -> str:
