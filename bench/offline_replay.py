@@ -74,6 +74,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, nargs="+", default=[500, 1500], help="rounds per table, one file each")
     parser.add_argument("--seed", default="bench-offline")
     parser.add_argument("--before", action="store_true", help="also run the whole-file reader on the same file")
+    parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2],
+                        help="replay with each of these numbers of worker processes (default 1 2)")
     parser.add_argument("--interleave", action="store_true", help="deal the tables' lines out in turn")
     args = parser.parse_args()
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "casino.settings"}
@@ -89,13 +91,13 @@ def main() -> None:
             print(f"--- {args.tables} tables x {size} rounds: {rounds:,} rounds, {events:,} events, "
                   f"{path.stat().st_size / 2**20:,.0f} MiB{' interleaved' if args.interleave else ''} "
                   f"(simulated in {time.perf_counter() - began:.1f} s)")
-            runs = [("manage.py replay --json (streamed)", "script", "manage.py", ["replay", str(path), "--json"])]
+            runs = [(f"manage.py replay --json --jobs {jobs} (streamed)", "script", "manage.py",
+                     ["replay", str(path), "--json", "--jobs", str(jobs)]) for jobs in args.jobs]
             if args.before:
                 runs.append(("whole-file reader (before)", "code", _WHOLE_FILE, [str(path)]))
             for label, mode, target, argv in runs:
-                took, peak = _timed(mode, target, argv, env, folder)
-                print(f"  {label}: {took:.2f} s = {rounds / took:,.0f} rounds/s, {events / took:,.0f} events/s, "
-                      f"peak memory {peak} MiB")
+                timed = _timed(mode, target, argv, env, folder)
+                print(f"  {label}: {rounds / timed.seconds:,.0f} rounds/s, {timed.rates(events)}, {timed.memory()}")
     print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
 
 
