@@ -21,6 +21,10 @@ read at all - :class:`.layout.Unreadable`, exit 2):
    the JSON; the findings and the access log (the back-office's word) checked for CSV and
    JSON saying the same.
 
+Tables are independent: with several, step 4 and the recomputation of step 5 run in
+worker processes (``--jobs``, default one per processor), each reading its own tables
+from the package; what they find is reported in table order, as one process would.
+
 Keys: ``--key`` pins the casino's published public keys; without it the previous
 package's keys are trusted (``--previous``), else the package's own (the summary says
 which: a package's own keys prove integrity since signing, not who signed).
