@@ -16,6 +16,7 @@ disk as they are checked, then replayed and reported one stream at a time
 (tables.replay_file); the report's text is tables.engine.report's."""
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Callable
 from functools import partial
@@ -45,7 +46,7 @@ class Command(BackOfficeCommand):
         parser.add_argument("--ruleset", choices=sorted(PRESETS), help="rule set for a file without table.opened")
         parser.add_argument("--no-verify-chain", action="store_true",
                             help="replay without checking the hash chains (lines need not carry them)")
-        parser.add_argument("--jobs", type=int, help="processes that replay the tables (default: one per processor)")
+        parser.add_argument("--jobs", type=_positive, help="processes that replay the tables (default: one per processor)")
 
     def handle(self, *args: Any, **options: Any) -> None:
         rules = PRESETS[options["ruleset"]] if options["ruleset"] else None
@@ -98,6 +99,13 @@ class Command(BackOfficeCommand):
                 self.stdout.write("Clean: no findings." if not findings else f"{_n(findings, 'finding')}.")
         if findings:
             sys.exit(1)
+
+
+def _positive(text: str) -> int:
+    number = int(text)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive whole number")
+    return number
 
 
 # a stream's report text, its findings, rounds and bets
