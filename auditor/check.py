@@ -21,6 +21,10 @@ read at all - :class:`.layout.Unreadable`, exit 2):
    the JSON; the findings and the access log (the back-office's word) checked for CSV and
    JSON saying the same.
 
+Tables are independent: with several, step 4 and the recomputation of step 5 run in
+worker processes (``--jobs``, default one per processor), each reading its own tables
+from the package; what they find is reported in table order, as one process would.
+
 Keys: ``--key`` pins the casino's published public keys; without it the previous
 package's keys are trusted (``--previous``), else the package's own (the summary says
 which: a package's own keys prove integrity since signing, not who signed).
@@ -28,8 +32,11 @@ which: a package's own keys prove integrity since signing, not who signed).
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
 import zlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,7 +44,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from audit.record import merkle, signing
-from audit.record.jsonl import LineError, decode_line
+from audit.record.jsonl import LineError, decode_hashed
 from audit.record.verify import Head, Verifier
 
 from . import layout
@@ -230,7 +237,7 @@ class _Check:
         rule_sets = self.manifest.get("rule_sets") or {}
         try:
             for line, text in enumerate(self.package.lines(file), start=1):
-                envelope = decode_line(text, line)
+                envelope, event = decode_hashed(text, line)
                 if envelope.stream != name:
                     self.disagree("events", "an event of another stream", file=file, line=line, stream=name,
                                   version=envelope.version, expected=name, found=envelope.stream)
@@ -239,7 +246,6 @@ class _Check:
                 if problem is not None:
                     self.disagree("chain", f"{problem.kind}: {problem.detail}", file=file, line=line, stream=name,
                                   version=problem.version)
-                event = envelope.as_dict()
                 if envelope.type == "table.opened":
                     entry = rule_set_entry(event["payload"]["ruleset"], event["payload"].get("rules") or {})
                     stated = rule_sets.get(rule_set_key(entry))
@@ -371,10 +377,53 @@ class _Check:
             self.disagree("reports", f"... and {listed - LINES_PER_FILE} more differing lines", file=file)
 
 
+_Job = tuple[str | Path, dict[str, Any], str, Mapping[str, Any], signing.SignedTreeHead | None, bool]
+_Done = tuple[list[Disagreement], StreamReports | None, int]
+
+
+def _table(job: _Job) -> _Done:
+    """One table's events checked and folded: (its disagreements, its recomputed report
+    rows - None when its events cannot be read -, its events). The table's folds are let
+    go here: memory holds one table's at a time."""
+    path, manifest, name, meta, latest, edges = job
+    package = layout.Package(path)
+    try:
+        check = _Check(package, manifest, {}, edges=edges)
+        audit = check.stream(name, meta, latest)
+        if audit is None:
+            return check.outcome.disagreements, None, 0
+        return check.outcome.disagreements, audit.finish(), audit.replay.count
+    finally:
+        package.close()
+
+
+def default_processes() -> int:
+    """The processors this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every platform
+        return os.cpu_count() or 1
+
+
+def _each_table(jobs: Sequence[_Job], processes: int | None) -> Iterator[_Done]:
+    """:func:`_table` of each job, in order: tables are independent, so with several
+    tables they are fanned out over ``processes`` worker processes (default: one per
+    processor), each reading its table from the package itself."""
+    processes = min(len(jobs), processes or default_processes())
+    if processes <= 1:
+        yield from map(_table, jobs)
+        return
+    # fork where there is one: the workers inherit what is imported (and what is blocked)
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    with ProcessPoolExecutor(max_workers=processes, mp_context=multiprocessing.get_context(method)) as pool:
+        yield from pool.map(_table, jobs)
+
+
 def verify_package(path: str | Path, *, previous: str | Path | None = None,
-                   keys: Sequence[str | Path] = (), edges: bool = False) -> Outcome:
+                   keys: Sequence[str | Path] = (), edges: bool = False, processes: int | None = None) -> Outcome:
     """Check a package (see the module's docstring). :class:`.layout.Unreadable` when it
-    cannot be read at all."""
+    cannot be read at all. ``processes``: how many worker processes check the tables
+    (default one per processor; 1 checks them in this process)."""
     package = layout.Package(path)
     earlier = layout.Package(previous) if previous is not None else None
     try:
@@ -396,14 +445,15 @@ def verify_package(path: str | Path, *, previous: str | Path | None = None,
         latest = check.heads(previous_head)
         done, unread = [], []
         events = 0
-        for name, meta in sorted(manifest["streams"].items()):
-            audit = check.stream(name, meta, latest)
-            if audit is not None:
-                # the table's report rows kept, its folds let go: memory holds one table's
-                events += audit.replay.count
-                done.append(audit.finish())
+        jobs = [(path, manifest, name, meta, latest, edges) for name, meta in sorted(manifest["streams"].items())]
+        for job, (disagreements, reports, count) in zip(jobs, _each_table(jobs, processes), strict=True):
+            # in table order whatever the order the tables were done in: the same report
+            check.outcome.disagreements.extend(disagreements)
+            if reports is not None:
+                events += count
+                done.append(reports)
             else:
-                unread.append(name)
+                unread.append(job[2])
         rounds = check.reports(done, unread)
     finally:
         package.close()

@@ -1,6 +1,6 @@
 """The console script ``blackjack-audit`` (installed with the project).
 
-    blackjack-audit verify PACKAGE [--previous PACKAGE] [--key PUBLIC.pem ...]
+    blackjack-audit verify PACKAGE [--previous PACKAGE] [--key PUBLIC.pem ...] [--jobs N]
     blackjack-audit round PACKAGE TABLE DAY N
 
 Exit codes: 0 everything agrees (``round``: printed); 1 a disagreement (each printed
@@ -18,6 +18,13 @@ from .layout import Unreadable
 from .recall import round_recall
 
 
+def _positive(text: str) -> int:
+    number = int(text)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive whole number")
+    return number
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="blackjack-audit", description=(
         "Verify a regulator's package offline and re-run its audit; recall a round."),
@@ -29,6 +36,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     verify.add_argument("--key", action="append", default=[], help="a trusted public key (PEM), repeatable")
     verify.add_argument("--edges", action="store_true", help="analyse each rule set's house edge and variance again "
                         "with the engine (seconds per rule set) rather than take the manifest's")
+    verify.add_argument("--jobs", type=_positive, help="processes that check the tables (default: one per processor)")
     recall = commands.add_parser("round", help="print one round's recall")
     recall.add_argument("package")
     recall.add_argument("table")
@@ -39,7 +47,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "round":
             print(round_recall(args.package, args.table, args.day, args.number))
             return 0
-        outcome = verify_package(args.package, previous=args.previous, keys=args.key, edges=args.edges)
+        outcome = verify_package(args.package, previous=args.previous, keys=args.key, edges=args.edges,
+                                 processes=args.jobs)
     except Unreadable as error:
         print(f"blackjack-audit: cannot read the package: {error}", file=sys.stderr)
         return 2

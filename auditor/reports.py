@@ -105,6 +105,9 @@ def stated_math(rule_sets: Mapping[str, Any]) -> GameMath:
     return math
 
 
+_BATCH = 1024
+
+
 def rule_set_entry(name: str, overrides: Mapping[str, Any]) -> dict[str, Any]:
     """A rule set as a table opened with it: the preset, the overrides, every parameter
     they give and the SHA-256 of the canonical JSON of the parameters that differ from
@@ -175,6 +178,9 @@ class StreamAudit:
         self.days: list[str] = []
         self.rounds: dict[int, _Round] = {}
         self.struck_seen: set[str] = set()
+        # events waiting for the replay: folded a batch at a time (its loop's set-up is
+        # per call, and nothing reads the replay before finish)
+        self.pending: list[Mapping[str, Any]] = []
 
     def add(self, event: Mapping[str, Any]) -> None:
         kind = event["type"]
@@ -194,10 +200,15 @@ class StreamAudit:
             struck = struck_ids(event)
             if struck is not None:
                 self.struck_seen.add(struck)
-        self.replay.apply(event)
+        self.pending.append(event)
+        if len(self.pending) >= _BATCH:
+            self.replay.run(self.pending)
+            self.pending = []
         self.fold.apply(event)
 
     def finish(self) -> StreamReports:
+        self.replay.run(self.pending)
+        self.pending = []
         result = self.replay.view()
         out = StreamReports()
         replayed: dict[str, int] = {}

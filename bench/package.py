@@ -13,6 +13,10 @@ maximum resident set size) is its own:
 - ``manage.py export_package`` of the day to a .zip, timed;
 - ``blackjack-audit verify`` of the zip with Django made unimportable, timed.
 
+``--verify PACKAGE`` only verifies a package made before (``--keep``), with ``--jobs``
+worker processes (each number given, back to back); every figure comes with its CPU time,
+steadier than the wall clock on a shared machine, and a worker's peak memory apart.
+
 ``--scale`` repeats both for a day ``--scale`` times longer (rounds per table), to show
 whether memory grows with the package. Not a test: it prints figures.
 """
@@ -25,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,11 +75,16 @@ def _build(tables: int, rounds: int) -> None:
           f"in {time.perf_counter() - began:.1f} s")
 
 
-# runs a script (or code) with its arguments, and writes its own peak resident set (KiB)
-# to the file named by PEAK_FILE when it exits
+# runs a script (or code) with its arguments, and writes to the file named by PEAK_FILE
+# when it exits: its own peak resident set (KiB), the largest of its worker processes',
+# and the CPU seconds of both (on a shared machine the CPU time is the steadier figure)
 _WRAPPER = """
 import atexit, os, resource, runpy, sys
-atexit.register(lambda: open(os.environ["PEAK_FILE"], "w").write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)))
+def _peak():
+    me, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = me.ru_utime + me.ru_stime + workers.ru_utime + workers.ru_stime
+    open(os.environ["PEAK_FILE"], "w").write(f"{me.ru_maxrss} {workers.ru_maxrss} {cpu}")
+atexit.register(_peak)
 mode, target = sys.argv[1], sys.argv[2]
 sys.argv = [target, *sys.argv[3:]]
 if mode == "script":
@@ -84,35 +94,55 @@ else:
 """
 
 
-def _timed(mode: str, target: str, args: list[str], env: dict[str, str], folder: Path) -> tuple[float, int]:
-    """(seconds, peak resident set in MiB) of a child process running ``target`` (a
-    script, or code) with ``args``."""
+@dataclass(frozen=True)
+class Timed:
+    seconds: float  # wall clock
+    peak: int  # MiB, the process's own peak resident set
+    workers: int  # MiB, the largest peak of its worker processes (0: none)
+    cpu: float  # seconds of CPU, the process's and its workers'
+
+    def memory(self) -> str:
+        return f"peak memory {self.peak} MiB" + (f" (each worker at most {self.workers} MiB)" if self.workers else "")
+
+    def rates(self, events: int) -> str:
+        return (f"{events:,} events in {self.seconds:.2f} s = {events / self.seconds:,.0f} events/s "
+                f"({self.cpu:.2f} s of CPU = {events / self.cpu:,.0f} events per CPU second)")
+
+
+def _timed(mode: str, target: str, args: list[str], env: dict[str, str], folder: Path) -> Timed:
+    """How a child process running ``target`` (a script, or code) with ``args`` went."""
     peak_file = folder / "peak"
     began = time.perf_counter()
     subprocess.run([sys.executable, "-c", _WRAPPER, mode, target, *args], cwd=ROOT,
                    env={**env, "PEAK_FILE": str(peak_file)}, check=True, stdout=subprocess.DEVNULL)
     took = time.perf_counter() - began
-    return took, int(peak_file.read_text()) // 1024
+    own, workers, cpu = peak_file.read_text().split()
+    return Timed(took, int(own) // 1024, int(workers) // 1024, float(cpu))
 
 
-def _run(kind: str, tables: int, rounds: int, folder: Path, keep: str | None) -> None:
+def _run(kind: str, tables: int, rounds: int, folder: Path, keep: str | None, jobs: list[int]) -> None:
     name = f"bench_package_{rounds}"
     url = _database(kind, folder, name)
     env = _env(url, folder)
     subprocess.run([sys.executable, __file__, "--child", "build", "--tables", str(tables), "--rounds", str(rounds)],
                    cwd=ROOT, env=env, check=True)
     out = folder / f"{name}.zip"
-    took, peak = _timed("script", "manage.py", ["export_package", "--day", DAY, "--out", str(out)], env, folder)
+    timed = _timed("script", "manage.py", ["export_package", "--day", DAY, "--out", str(out)], env, folder)
     events = _events(out)
-    print(f"  export_package: {events:,} events in {took:.2f} s = {events / took:,.0f} events/s, "
-          f"peak memory {peak} MiB, package {out.stat().st_size / 1e6:.1f} MB")
-    blocked = ("import sys; sys.modules['django'] = None; sys.modules['rest_framework'] = None\n"
-               "from auditor.cli import main\nsys.exit(main(sys.argv[1:]))")
-    took, peak = _timed("code", blocked, ["verify", str(out)], env, folder)
-    print(f"  blackjack-audit verify (Django blocked): {events:,} events in {took:.2f} s = {events / took:,.0f} "
-          f"events/s, peak memory {peak} MiB")
+    print(f"  export_package: {timed.rates(events)}, {timed.memory()}, package {out.stat().st_size / 1e6:.1f} MB")
+    verify(out, events, env, folder, jobs)
     if keep:
         shutil.copyfile(out, keep)
+
+
+def verify(package: Path, events: int, env: dict[str, str], folder: Path, jobs: list[int]) -> None:
+    """``blackjack-audit verify`` of ``package`` with Django made unimportable, once per
+    number of worker processes in ``jobs``, back to back."""
+    blocked = ("import sys; sys.modules['django'] = None; sys.modules['rest_framework'] = None\n"
+               "from auditor.cli import main\nsys.exit(main(sys.argv[1:]))")
+    for count in jobs:
+        timed = _timed("code", blocked, ["verify", str(package), "--jobs", str(count)], env, folder)
+        print(f"  blackjack-audit verify --jobs {count} (Django blocked): {timed.rates(events)}, {timed.memory()}")
 
 
 def _events(package: Path) -> int:
@@ -133,16 +163,24 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=120)
     parser.add_argument("--scale", type=int, default=1, help="also a day this many times longer")
     parser.add_argument("--keep", help="copy the (last) package here")
+    parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2],
+                        help="verify with each of these numbers of worker processes (default 1 2)")
+    parser.add_argument("--verify", metavar="PACKAGE", help="only verify this package (no database, no export)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child == "build":
         _build(args.tables, args.rounds)
         return
+    if args.verify:
+        with tempfile.TemporaryDirectory() as folder:
+            print(f"--- {args.verify}, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+            verify(Path(args.verify), _events(Path(args.verify)), dict(os.environ), Path(folder), args.jobs)
+        return
     sizes = [args.rounds] + ([args.rounds * args.scale] if args.scale > 1 else [])
     for rounds in sizes:
         with tempfile.TemporaryDirectory() as folder:
             print(f"--- {args.db}: {args.tables} tables x {rounds} rounds, one gaming day")
-            _run(args.db, args.tables, rounds, Path(folder), args.keep if rounds == sizes[-1] else None)
+            _run(args.db, args.tables, rounds, Path(folder), args.keep if rounds == sizes[-1] else None, args.jobs)
 
 
 if __name__ == "__main__":

@@ -10,25 +10,27 @@ no chain at all (hand-written files: no version, recorded_at, prev_hash or hash)
 The report is a summary per stream (rounds, bets, the house result recorded and
 recomputed, findings by kind and each finding); ``--bets`` adds every round and bet,
 recomputed against recorded; ``--json`` gives everything to a machine.
-The work is tables.engine.jsonl and .report."""
+
+Memory does not grow with the file: it is read once, each stream's events spooled to
+disk as they are checked, then replayed and reported one stream at a time
+(tables.replay_file); the report's text is tables.engine.report's."""
 from __future__ import annotations
 
-import json
+import argparse
 import sys
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
+import msgspec
 from django.core.management.base import CommandParser
 
 from audit.commands import BackOfficeCommand
-from tables.engine.jsonl import BrokenChain, UnusableInput, read_events, replay_events
+from tables.engine.jsonl import BrokenChain, UnusableInput
 from tables.engine.presets import PRESETS
-from tables.engine.report import as_dict, as_summary, as_text, exit_code
-
-
-def _currencies(events: list[dict[str, Any]]) -> dict[str, str]:
-    """Each stream's currency, from its (last) table.opened."""
-    return {str(e["stream"]): e["payload"]["currency"] for e in events
-            if e["type"] == "table.opened" and isinstance(e.get("payload"), dict) and "currency" in e["payload"]}
+from tables.engine.replay import ReplayResult
+from tables.engine.report import _n, as_dict, as_summary, as_text
+from tables.replay_file import each_stream, spool_lines
 
 
 class Command(BackOfficeCommand):
@@ -44,6 +46,7 @@ class Command(BackOfficeCommand):
         parser.add_argument("--ruleset", choices=sorted(PRESETS), help="rule set for a file without table.opened")
         parser.add_argument("--no-verify-chain", action="store_true",
                             help="replay without checking the hash chains (lines need not carry them)")
+        parser.add_argument("--jobs", type=_positive, help="processes that replay the tables (default: one per processor)")
 
     def handle(self, *args: Any, **options: Any) -> None:
         rules = PRESETS[options["ruleset"]] if options["ruleset"] else None
@@ -53,10 +56,10 @@ class Command(BackOfficeCommand):
             self.stderr.write(f"{path}: the hash chains were not checked (--no-verify-chain)")
         try:
             if path == "-":
-                events = read_events(sys.stdin.buffer, verify_chain=verify_chain)
+                spooled = spool_lines(sys.stdin.buffer, verify_chain=verify_chain)
             else:
                 with open(path, "rb") as lines:  # binary: lines split at newlines only
-                    events = read_events(lines, verify_chain=verify_chain)
+                    spooled = spool_lines(lines, verify_chain=verify_chain)
         except OSError as error:
             self.stderr.write(f"{path}: {error.strerror or error}")
             sys.exit(2)
@@ -69,13 +72,78 @@ class Command(BackOfficeCommand):
                 self.stderr.write(f"{path}: {problem}")
             self.stderr.write(f"{path}: {broken}: not replayed (--no-verify-chain replays it unchecked)")
             sys.exit(1)
-        results = replay_events(events, rules)
-        if options["json"]:
-            self.stdout.write(json.dumps(as_dict(results), indent=2, ensure_ascii=False))
-        elif options["bets"]:
-            self.stdout.write(as_text(results))
-        else:
-            self.stdout.write(as_summary(results, _currencies(events)))
-        code = exit_code(results)
-        if code:
-            sys.exit(code)
+        with spooled:
+            # one stream's result at a time (each folded in a worker when there are several):
+            # rendered, written, let go
+            render: Callable[[ReplayResult], _Rendered]
+            if options["json"]:
+                render = _json_stream
+            elif options["bets"]:
+                render = partial(_text_stream, as_text)
+            else:
+                render = partial(_text_stream, partial(_summary, spooled.currencies()))
+            streams = rounds = bets = findings = 0
+            if options["json"]:
+                self.stdout.write('{\n  "streams": [', ending="")
+            for text, *counts in each_stream(spooled, render, rules, processes=options["jobs"]):
+                if options["json"]:
+                    text = ("\n" if not streams else ",\n") + text
+                self.stdout.write(text, ending="")
+                streams += 1
+                findings, rounds, bets = findings + counts[0], rounds + counts[1], bets + counts[2]
+            if options["json"]:
+                self.stdout.write(("\n  ]" if streams else "]") + (
+                    f',\n  "rounds": {rounds},\n  "bets": {bets},\n  "findings": {findings},\n  '
+                    f'"exit": {int(findings > 0)}\n}}\n'), ending="")
+            else:
+                self.stdout.write("Clean: no findings." if not findings else f"{_n(findings, 'finding')}.")
+        if findings:
+            sys.exit(1)
+
+
+def _positive(text: str) -> int:
+    number = int(text)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive whole number")
+    return number
+
+
+# a stream's report text, its findings, rounds and bets
+_Rendered = tuple[str, int, int, int]
+
+
+def _counts(result: ReplayResult) -> tuple[int, int, int]:
+    return len(result.findings), len(result.rounds), sum(len(played.bets) for played in result.rounds)
+
+
+def _summary(currencies: dict[str, str], results: list[ReplayResult]) -> str:
+    return as_summary(results, currencies)
+
+
+def _text_stream(render: Callable[[list[ReplayResult]], str], result: ReplayResult) -> _Rendered:
+    """The report of the stream as ``render`` gives it alone, but its total line (the
+    command writes one for all the streams)."""
+    return (render([result]).rsplit("\n", 1)[0] + "\n", *_counts(result))
+
+
+def _json_stream(result: ReplayResult) -> _Rendered:
+    """The stream's member of the report's ``streams`` (``as_dict``), as
+    ``json.dumps(as_dict(results), indent=2, ensure_ascii=False)`` writes it, a round at a
+    time (as_dict of the whole stream would hold every bet of it at once) by msgspec (the
+    standard encoder indents in pure Python: seconds a day)."""
+    pieces = [_indented({"stream": result.stream, "rules": result.rules, "events": result.events}, 4
+                        ).rsplit("\n", 1)[0] + ',\n      "rounds": [']
+    for number, played in enumerate(result.rounds):
+        # the one report's dict of a round: the stream's, holding that round alone
+        one = ReplayResult(result.stream, result.rules, (played,), (), result.events)
+        pieces.append(("\n" if not number else ",\n") + _indented(as_dict([one])["streams"][0]["rounds"][0], 8))
+    pieces.append(("\n      ]" if result.rounds else "]") + ',\n      "findings": '
+                  + _indented([f.as_dict() for f in result.findings], 6).lstrip() + "\n    }")
+    return ("".join(pieces), *_counts(result))
+
+
+def _indented(value: Any, by: int) -> str:
+    """``value`` as JSON indented by 2 a level, every line moved right by ``by``."""
+    text = msgspec.json.format(msgspec.json.encode(value), indent=2).decode()
+    # a JSON string holds no raw newline: every newline is the layout's
+    return " " * by + text.replace("\n", "\n" + " " * by)

@@ -1,0 +1,67 @@
+"""The auditor's fast paths check exactly what the plain ones do: an event's hash and
+export form made once from its line, and the tables fanned out over processes."""
+from __future__ import annotations
+
+import gzip
+import shutil
+import zipfile
+from pathlib import Path
+
+from audit.record.jsonl import decode_hashed, decode_line, export_form
+from auditor import layout
+from auditor.check import verify_package
+
+FIXTURE = Path(__file__).parent / "fixtures" / "package-v1.zip"
+
+
+def _lines() -> list[bytes]:
+    package = layout.Package(FIXTURE)
+    try:
+        return [line for name in package.names() if name.startswith(layout.EVENTS_DIR)
+                for line in package.lines(name)]
+    finally:
+        package.close()
+
+
+def test_an_events_hash_and_export_form_made_once_are_the_envelopes() -> None:
+    lines = _lines()
+    assert len(lines) > 100
+    for number, text in enumerate(lines, start=1):
+        envelope = decode_line(text, number)
+        hashed, event = decode_hashed(text, number)
+        assert hashed.computed_hash() == envelope.computed_hash() == envelope.hash
+        assert event == envelope.as_dict()
+
+
+def test_a_line_not_in_the_export_form_gets_the_export_forms_text() -> None:
+    """An id in capitals and times with an offset read as the same values: the export
+    form (and so the hashed document) writes them as the chain does, not as the line."""
+    text = _lines()[0]
+    envelope = decode_line(text)
+    stamp = envelope.as_dict()["occurred_at"]
+    other = text.replace(str(envelope.id).encode(), str(envelope.id).upper().encode())
+    other = other.replace(stamp.encode(), stamp.replace("Z", "+00:00").encode(), 1)
+    assert other != text
+    event = export_form(decode_line(other), other)
+    assert event == envelope.as_dict()
+    assert event["id"] == str(envelope.id) and event["occurred_at"] == stamp
+
+
+def test_tables_fanned_out_give_the_same_outcome_as_one_process(tmp_path: Path) -> None:
+    """The fixture, and a copy with one table's event changed, verify to the same summary
+    and the same disagreements in the same order with one process and with several."""
+    assert verify_package(FIXTURE, processes=1).exit_code == 0
+    folder = tmp_path / "package"
+    with zipfile.ZipFile(FIXTURE) as archive:
+        archive.extractall(folder)
+    names = sorted(p for p in (folder / layout.EVENTS_DIR).iterdir())
+    assert len(names) >= 2
+    lines = gzip.decompress(names[-1].read_bytes()).splitlines(keepends=True)
+    lines[3] = lines[3].replace(b'"source":"', b'"source":"x', 1)
+    names[-1].write_bytes(gzip.compress(b"".join(lines), mtime=0))
+    for package in (FIXTURE, folder):
+        alone = verify_package(package, processes=1)
+        fanned = verify_package(package, processes=3)
+        assert (fanned.summary, fanned.disagreements) == (alone.summary, alone.disagreements)
+    assert any(d.check == "chain" and d.line == 4 for d in alone.disagreements), alone.disagreements
+    shutil.rmtree(folder)
