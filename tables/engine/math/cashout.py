@@ -41,7 +41,8 @@ True
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -158,7 +159,7 @@ def cashout_offer(
         raise ValueError("stake must be >= 0")
     cut = _margin(rules, margin)
     shape, left = shape_of(cards, split_done), tuple(remaining)
-    share = _share(shape, VALUE[up], left, rules, cut)
+    share = _shares(rules)(shape, VALUE[up], left, cut)
     quantised, action = _quantised_return(shape, VALUE[up], left, rules)
     amount = apply_ratio(stake, (share.numerator, share.denominator), rules.rounding)
     return Offer(amount, quantised * stake, quantised, cut, action)
@@ -171,17 +172,35 @@ def offer_share(
     """The share of its stake a hand of ``cards`` against ``up`` is offered with
     ``remaining`` cards left: its expected return less the margin. The same for every
     stake on the hand; :func:`cashout_offer` is a stake times it, rounded."""
-    return _share(shape_of(cards, split_done), VALUE[up], tuple(remaining), rules, margin)
+    return _shares(rules)(shape_of(cards, split_done), VALUE[up], tuple(remaining), margin)
 
 
-@lru_cache(maxsize=SHARES)
-def _share(shape: Shape, up: int, remaining: Composition, rules: RuleSet, margin: Margin | None) -> Fraction:
-    """Memoised by the hand's shape, the up card, the composition left and the rules:
-    every bettor on a hand (thousands at once in the live game) and every hand of the
-    same shape at that moment is offered from one valuation, with no fraction
-    arithmetic per bet."""
-    quantised, _action = _quantised_return(shape, up, remaining, rules)
-    return quantised * (1 - _margin(rules, margin))
+ShareFn = Callable[[Shape, int, Composition, "Margin | None"], Fraction]
+# per rule set (by identity: hashing a RuleSet, every field of it, costs more than the
+# lookup itself, and the replay asks once per bet), the most recent RULE_SETS of them;
+# each entry holds its rule set, so no other object can take its id meanwhile
+_SHARES: OrderedDict[int, tuple[RuleSet, ShareFn]] = OrderedDict()
+RULE_SETS = 8
+
+
+def _shares(rules: RuleSet) -> ShareFn:
+    """The memoised shares of one rule set: by the hand's shape, the up card, the
+    composition left and the margin, so every bettor on a hand (thousands at once in the
+    live game) and every hand of the same shape at that moment is offered from one
+    valuation, with no fraction arithmetic per bet."""
+    entry = _SHARES.get(id(rules))
+    if entry is not None and entry[0] is rules:
+        return entry[1]
+
+    def share(shape: Shape, up: int, remaining: Composition, margin: Margin | None) -> Fraction:
+        quantised, _action = _quantised_return(shape, up, remaining, rules)
+        return quantised * (1 - _margin(rules, margin))
+
+    cached: ShareFn = lru_cache(maxsize=SHARES)(share)
+    _SHARES[id(rules)] = (rules, cached)
+    if len(_SHARES) > RULE_SETS:
+        _SHARES.popitem(last=False)
+    return cached
 
 
 @lru_cache(maxsize=SHARES)
@@ -195,7 +214,7 @@ def clear_caches() -> None:
     """Forget every memoised valuation (the shares and returns here, the positions per
     composition, the dealer's odds per composition): what a replay in a fresh process
     starts from (benchmarks use it)."""
-    _share.cache_clear()
+    _SHARES.clear()
     _quantised_return.cache_clear()
     position.cache_clear()
     dealer_odds.cache_clear()

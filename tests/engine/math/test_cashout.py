@@ -122,4 +122,4 @@ def test_offers_are_cached_by_composition_and_the_cache_changes_no_offer() -> No
     cashout.clear_caches()
     assert cashout_offer(second, up, left, stake=2500, rules=LIVE) == offer
     assert cashout.position.cache_info().maxsize == cashout.POSITIONS
-    assert cashout._share.cache_info().maxsize == cashout.SHARES
+    assert cashout._shares(LIVE).cache_info().maxsize == cashout.SHARES  # type: ignore[attr-defined]
