@@ -169,14 +169,16 @@ class Replay:
         upcasts = _UPCAST
         count = 0
         named = self.stream is not None
+        ruled = self.rules is not None  # once known, a rule set stays known
         for event in events:
             count += 1
             if not named:
                 self.stream = event.get("stream")
                 named = True
-            event_id = event.get("id")
+            get = event.get
+            event_id = get("id")
             self.event_id = event_id
-            version = event.get("version")
+            version = get("version")
             if event_id is not None:
                 if event_id in seen:
                     self.find("duplicate_event", f"Event {event_id} appears twice in the record.")
@@ -194,12 +196,14 @@ class Replay:
                 continue
             payload = event["payload"]
             if kind in upcasts:
-                schema = event.get("schema_version")
+                schema = get("schema_version")
                 if schema is not None and schema != _CURRENT[kind]:
                     payload = upcast(kind, schema, dict(payload))[1]
-            if self.rules is None and kind not in _NO_RULES_NEEDED:
-                self.find("unknown_rule_set", "No table.opened names the rule set; replay uses hoyle.")
-                self.rules = PRESETS["hoyle"]
+            if not ruled:
+                if self.rules is None and kind not in _NO_RULES_NEEDED:
+                    self.find("unknown_rule_set", "No table.opened names the rule set; replay uses hoyle.")
+                    self.rules = PRESETS["hoyle"]
+                ruled = self.rules is not None
             handler(self, payload)
         self.count += count
 
