@@ -9,8 +9,11 @@ of ``--repeat`` runs, with the load average printed beside them; the previous ru
 result is freed before the next is timed.
 
 ``--against CHECKOUT`` also replays the same events with the engine of another checkout
-(e.g. ``/work/main``, its ``tables/engine`` copied into a temporary package), runs of the
-two alternating in this one process: on a shared machine the only honest before/after.
+(e.g. ``/work/main``, its ``tables/engine`` sources copied into a temporary package, so
+always pure Python), runs of the two alternating in this one process: on a shared
+machine the only honest before/after. With a compiled build in this checkout
+(``python -m tables.engine.compiled build``) ``--against .`` compares it with its own
+pure-Python sources.
 
 it-live's cash-out offers are valued on replay (about 0.5 ms each, cold); the dealing
 that makes the input values them first in this process, so by default the mathematics'
@@ -34,6 +37,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from tables.engine import compiled
 from tables.engine.math.cashout import clear_caches
 from tables.engine.presets import PRESETS
 from tables.engine.replay import replay
@@ -85,7 +89,8 @@ def main() -> None:
     # desktop core takes roughly 7-8 us for this)
     reference = min(timeit.repeat("sum(range(1000))", number=2000, repeat=5)) / 2000 * 1e6
     print(f"reference: sum(range(1000)) takes {reference:.1f} us on this machine; "
-          f"load average {' '.join(f'{load:.2f}' for load in os.getloadavg())}")
+          f"load average {' '.join(f'{load:.2f}' for load in os.getloadavg())}; this engine: "
+          f"{'compiled (mypyc)' if compiled.active() else 'pure Python'}{'; against: pure Python' if args.against else ''}")
     print(f"{'preset':<24}{'engine':<9}{'rounds':>8}{'events':>9}{'rounds/s':>11}{'events/s':>11}  (CPU time)")
     for name in args.preset or list(PRESETS):
         table = deal_table(PRESETS[name], seed=f"bench-{name}", rounds=args.rounds, boxes=3, start=start, hashed=False)
