@@ -726,13 +726,13 @@ def on_decision_made(state: Replay, p: Mapping[str, Any]) -> None:
         box, number = p["box"], p["hand"]
         if turn.box == box and turn.number == number and not (turn.awaiting or turn.done) and len(turn.cards) >= 2:
             rules = current.rules
-            bet = p["bet"]
+            bet_id = p["bet"]
             if rules.dealer_plays_basic_strategy:
                 if current.live_action(turn) == action:
-                    current.decide(box, number, action, bet, verify=False)
+                    current.decide(box, number, action, bet_id, verify=False)
                     return
-            elif bet is None or not rules.back_betting:
-                current.decide(box, number, action, bet, verify=False)
+            elif bet_id is None or not rules.back_betting:
+                current.decide(box, number, action, bet_id, verify=False)
                 return
     if phase == INSURANCE:
         current.close_insurance()
