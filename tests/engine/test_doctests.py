@@ -4,6 +4,7 @@ from __future__ import annotations
 import doctest
 import importlib
 import importlib.util
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -30,5 +31,9 @@ def _with_docstrings(module: ModuleType) -> ModuleType:
     spec = importlib.util.spec_from_file_location(f"{module.__name__}_source", source)
     assert spec is not None and spec.loader is not None
     loaded = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(loaded)
+    sys.modules[spec.name] = loaded  # dataclasses look their module up there
+    try:
+        spec.loader.exec_module(loaded)
+    finally:
+        del sys.modules[spec.name]
     return loaded
