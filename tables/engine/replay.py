@@ -169,14 +169,16 @@ class Replay:
         upcasts = _UPCAST
         count = 0
         named = self.stream is not None
+        ruled = self.rules is not None  # once known, a rule set stays known
         for event in events:
             count += 1
             if not named:
                 self.stream = event.get("stream")
                 named = True
-            event_id = event.get("id")
+            get = event.get
+            event_id = get("id")
             self.event_id = event_id
-            version = event.get("version")
+            version = get("version")
             if event_id is not None:
                 if event_id in seen:
                     self.find("duplicate_event", f"Event {event_id} appears twice in the record.")
@@ -194,12 +196,14 @@ class Replay:
                 continue
             payload = event["payload"]
             if kind in upcasts:
-                schema = event.get("schema_version")
+                schema = get("schema_version")
                 if schema is not None and schema != _CURRENT[kind]:
                     payload = upcast(kind, schema, dict(payload))[1]
-            if self.rules is None and kind not in _NO_RULES_NEEDED:
-                self.find("unknown_rule_set", "No table.opened names the rule set; replay uses hoyle.")
-                self.rules = PRESETS["hoyle"]
+            if not ruled:
+                if self.rules is None and kind not in _NO_RULES_NEEDED:
+                    self.find("unknown_rule_set", "No table.opened names the rule set; replay uses hoyle.")
+                    self.rules = PRESETS["hoyle"]
+                ruled = self.rules is not None
             handler(self, payload)
         self.count += count
 
@@ -589,8 +593,29 @@ def on_card_dealt(state: Replay, p: Mapping[str, Any]) -> None:
         card = drawn or card
     box = p["box"] or 0
     hand = p["hand"] or 0
+    # the fast path: the card goes where the deal order or the hand in turn wants it,
+    # with the face the rules give it, nothing owed - what the checks below would
+    # derive, without asking for it again (the round's deal() trusts it: verify=False)
+    phase = current.phase
+    if shoe.burns_checked and not current.owed:
+        if phase == DEAL:
+            targets = current.targets
+            dealt = current.dealt
+            spot = targets[dealt]
+            if spot[0] == box and spot[1] == hand:
+                face = "down" if dealt == len(targets) - 1 and current.rules.hole_card != "none" else "up"
+                if p["face"] == face:
+                    current.deal(card, box, hand, verify=False)
+                    return
+        elif phase == PLAY:
+            turn = current.queue[current.turn]
+            if turn.box == box and turn.number == hand and (turn.awaiting or len(turn.cards) < 2):
+                face = current.rules.double_card_face if turn.doubled else "up"
+                if p["face"] == face:
+                    current.deal(card, box, hand, verify=False)
+                    return
     target = (box, hand)
-    if current.phase == BETTING:
+    if phase == BETTING:
         state.find("missing_event", f"Round {current.number} was dealt without betting.closed.", round=current.number)
         current.close_betting()
     if not shoe.burns_checked:
@@ -692,7 +717,24 @@ def on_decision_made(state: Replay, p: Mapping[str, Any]) -> None:
             if action == "insurance" and bet is not None:
                 bet.wants_insurance = True  # its stake is this finding's, not a second one
         return
-    if current.phase == INSURANCE:
+    phase = current.phase
+    if (action == "stand" or action == "hit") and phase == PLAY and not current.owed:
+        # the fast path: a hit or stand by the hand whose turn it is, holding its cards -
+        # legal whatever the hand (only the live game's strategy and the bettor who plays
+        # a box behind others are asked)
+        turn = current.queue[current.turn]
+        box, number = p["box"], p["hand"]
+        if turn.box == box and turn.number == number and not (turn.awaiting or turn.done) and len(turn.cards) >= 2:
+            rules = current.rules
+            bet_id = p["bet"]
+            if rules.dealer_plays_basic_strategy:
+                if current.live_action(turn) == action:
+                    current.decide(box, number, action, bet_id, verify=False)
+                    return
+            elif bet_id is None or not rules.back_betting:
+                current.decide(box, number, action, bet_id, verify=False)
+                return
+    if phase == INSURANCE:
         current.close_insurance()
     if current.owed:
         _missing_stakes(state, current)

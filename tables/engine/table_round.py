@@ -836,16 +836,24 @@ class Round:
 
     def settle(self) -> list[Settlement]:
         """Every bet's outcome and net in minor units (+ paid by the house, - taken)."""
-        return [self.settle_bet(bet) for bet in self.bets.values()]
+        # the round's own facts once, not once per bet (a live round has thousands)
+        facts = self._settle_facts()
+        settle = self._settle
+        return [settle(bet, *facts) for bet in self.bets.values()]
 
     def settle_bet(self, bet: Bet) -> Settlement:
+        return self._settle(bet, *self._settle_facts())
+
+    def _settle_facts(self) -> tuple[bool, int, Outcome]:
+        return self.dealer_natural, self.dealer_best, "carried" if self.rules.push_carries_over else "push"
+
+    def _settle(self, bet: Bet, dealer_natural: bool, dealer: int, push: Outcome) -> Settlement:
         rules = self.rules
         amount = bet.amount
         if bet.cashout is not None:
             return _new_op(Settlement, (bet.id, "cashed_out", bet.cashout - amount))
         if self.voided:
             return _new_op(Settlement, (bet.id, "push", 0))
-        dealer_natural = self.dealer_natural
         if bet.kind == "insurance":
             if dealer_natural:
                 return _new_op(Settlement, (bet.id, "win", apply_ratio(amount, rules.insurance_pays, rules.rounding)))
@@ -855,13 +863,13 @@ class Round:
         hand = self.hands.get((bet.box, bet.hand))
         if hand is None:
             return _new_op(Settlement, (bet.id, "push", 0))
-        push = "carried" if rules.push_carries_over else "push"
         if hand.surrendered:
             back = apply_ratio(amount, rules.surrender_returns, rules.rounding)
             return _new_op(Settlement, (bet.id, "surrender", back - amount))
-        if hand.hard > 21:
+        hard = hand.hard
+        if hard > 21:
             return _new_op(Settlement, (bet.id, "lose", -amount))
-        if hand.natural(rules):
+        if hard == 11 and hand.ace and len(hand.cards) == 2 and (not hand.from_split or rules.split_21_is_natural):  # Hand.natural
             if dealer_natural:
                 return _new_op(Settlement, (bet.id, push, 0))
             return _new_op(Settlement, (bet.id, "natural", apply_ratio(amount, rules.natural_pays, rules.rounding)))
@@ -869,8 +877,7 @@ class Round:
             if bet.kind in ("double", "split") and rules.dealer_natural_takes == "original":
                 return _new_op(Settlement, (bet.id, "push", 0))
             return _new_op(Settlement, (bet.id, "lose", -amount))
-        dealer = self.dealer_best
-        mine = hand.best
+        mine = hard + 10 if hand.ace and hard <= 11 else hard
         if dealer > 21 or mine > dealer:
             return _new_op(Settlement, (bet.id, "win", amount))
         if mine < dealer:

@@ -41,7 +41,8 @@ True
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -80,29 +81,62 @@ def offer_due(cards: Sequence[str], rules: RuleSet) -> bool:
     return rules.live_must_hit_below <= best < rules.live_stand_from
 
 
+# A hand's shape: what its value depends on besides the composition (its cards are
+# already out of ``remaining``): hard total, an ace or not, its number of cards, the
+# value of a first-two-card pair (0: none) and whether it came from a split.
+Shape = tuple[int, bool, int, int, bool]
+
+# Bounds of the composition caches (see :func:`position`): a live table's offers
+# come from a few hundred compositions per shoe, so these hold several shoes' worth.
+POSITIONS = 2048
+SHARES = 16384
+
+
+def shape_of(cards: Sequence[str], split_done: bool = False) -> Shape:
+    values = [VALUE[c] for c in cards]
+    pair = values[0] if len(values) == 2 and values[0] == values[1] and not split_done else 0
+    return sum(values), 1 in values, len(values), pair, split_done
+
+
+@lru_cache(maxsize=64)
+def _play(rules: RuleSet) -> PlayRules:
+    return PlayRules.of(rules)
+
+
+@lru_cache(maxsize=POSITIONS)
+def position(rules: RuleSet, up: int, remaining: Composition) -> Position:
+    """One up card (a value) against the cards left in the shoe, for one rule set: the
+    dealer's exact odds and the chart's hit/stand values, worked out once and shared by
+    every hand valued at that moment (other boxes, other bettors, a replay of the same
+    shoe). An LRU keyed on the composition and the rules, so its memory is bounded
+    (``POSITIONS`` entries of a few KB). Raises ValueError for an empty composition."""
+    return Position(_play(rules), up, remaining)
+
+
 def expected_return(
     cards: Sequence[str], up: str, remaining: Composition, rules: RuleSet, *, split_done: bool = False
 ) -> tuple[float, str]:
     """(expected return per unit of the hand's stake, the chart's next action)."""
-    play = PlayRules.of(rules)
-    chart = chart_for(rules)
-    values = [VALUE[c] for c in cards]
-    hard, ace = sum(values), 1 in values
-    position = Position(play, VALUE[up], remaining)
+    return _shape_return(shape_of(cards, split_done), VALUE[up], tuple(remaining), rules)
+
+
+def _shape_return(shape: Shape, up: int, remaining: Composition, rules: RuleSet) -> tuple[float, str]:
+    hard, ace, ncards, pair, split_done = shape
+    position_ = position(rules, up, remaining)
     if hard > 21:
         return 0.0, "bust"
-    if len(values) == 2 and not split_done and best_total(hard, ace)[0] == 21:
-        return 1.0 + position.natural_value(), "natural"
-    pair = values[0] if len(values) == 2 and values[0] == values[1] and not split_done else 0
-    legal = position.legal(hard, ace, len(values), pair, after_split=split_done)
-    action = chart.decide(position.up, hard, ace, pair, legal)
+    if ncards == 2 and not split_done and best_total(hard, ace)[0] == 21:
+        return 1.0 + position_.natural_value(), "natural"
+    chart = chart_for(rules)
+    legal = position_.legal(hard, ace, ncards, pair, after_split=split_done)
+    action = chart.decide(up, hard, ace, pair, legal)
     if action == DOUBLE:
-        value = position.final(position.double(hard, ace) / 2.0)
+        value = position_.final(position_.double(hard, ace) / 2.0)
     elif action == SPLIT:
-        value = position.final(position.split(pair, chart) / 2.0)
+        value = position_.final(position_.split(pair, chart) / 2.0)
     else:
-        value = position.values(hard, ace, len(values), pair, after_split=split_done,
-                                policy=chart, legal=frozenset({action}))[action]
+        value = position_.values(hard, ace, ncards, pair, after_split=split_done,
+                                 policy=chart, legal=frozenset({action}))[action]
     return max(1.0 + value, 0.0), action
 
 
@@ -124,8 +158,9 @@ def cashout_offer(
     if stake < 0:
         raise ValueError("stake must be >= 0")
     cut = _margin(rules, margin)
-    share = offer_share(cards, up, remaining, rules=rules, margin=cut, split_done=split_done)
-    quantised, action = _quantised_return(tuple(cards), up, tuple(remaining), rules, split_done)
+    shape, left = shape_of(cards, split_done), tuple(remaining)
+    share = _shares(rules)(shape, VALUE[up], left, cut)
+    quantised, action = _quantised_return(shape, VALUE[up], left, rules)
     amount = apply_ratio(stake, (share.numerator, share.denominator), rules.rounding)
     return Offer(amount, quantised * stake, quantised, cut, action)
 
@@ -137,24 +172,51 @@ def offer_share(
     """The share of its stake a hand of ``cards`` against ``up`` is offered with
     ``remaining`` cards left: its expected return less the margin. The same for every
     stake on the hand; :func:`cashout_offer` is a stake times it, rounded."""
-    quantised, _action = _quantised_return(tuple(cards), up, tuple(remaining), rules, split_done)
-    return quantised * (1 - _margin(rules, margin))
+    return _shares(rules)(shape_of(cards, split_done), VALUE[up], tuple(remaining), margin)
 
 
-@lru_cache(maxsize=4096)
-def _quantised_return(
-    cards: tuple[str, ...], up: str, remaining: Composition, rules: RuleSet, split_done: bool
-) -> tuple[Fraction, str]:
-    """The expected return kept to 9 decimals, memoised: every bettor on a hand of the
-    live game (thousands at once) is offered from the same return."""
-    value, action = expected_return(cards, up, remaining, rules, split_done=split_done)
+ShareFn = Callable[[Shape, int, Composition, "Margin | None"], Fraction]
+# per rule set (by identity: hashing a RuleSet, every field of it, costs more than the
+# lookup itself, and the replay asks once per bet), the most recent RULE_SETS of them;
+# each entry holds its rule set, so no other object can take its id meanwhile
+_SHARES: OrderedDict[int, tuple[RuleSet, ShareFn]] = OrderedDict()
+RULE_SETS = 8
+
+
+def _shares(rules: RuleSet) -> ShareFn:
+    """The memoised shares of one rule set: by the hand's shape, the up card, the
+    composition left and the margin, so every bettor on a hand (thousands at once in the
+    live game) and every hand of the same shape at that moment is offered from one
+    valuation, with no fraction arithmetic per bet."""
+    entry = _SHARES.get(id(rules))
+    if entry is not None and entry[0] is rules:
+        return entry[1]
+
+    def share(shape: Shape, up: int, remaining: Composition, margin: Margin | None) -> Fraction:
+        quantised, _action = _quantised_return(shape, up, remaining, rules)
+        return quantised * (1 - _margin(rules, margin))
+
+    cached: ShareFn = lru_cache(maxsize=SHARES)(share)
+    _SHARES[id(rules)] = (rules, cached)
+    if len(_SHARES) > RULE_SETS:
+        _SHARES.popitem(last=False)
+    return cached
+
+
+@lru_cache(maxsize=SHARES)
+def _quantised_return(shape: Shape, up: int, remaining: Composition, rules: RuleSet) -> tuple[Fraction, str]:
+    """The expected return kept to 9 decimals, memoised by shape and composition."""
+    value, action = _shape_return(shape, up, remaining, rules)
     return Fraction(round(value * RETURN_QUANTUM), RETURN_QUANTUM), action
 
 
 def clear_caches() -> None:
-    """Forget every memoised valuation (the returns here, the dealer's odds per
-    composition): what a replay in a fresh process starts from (benchmarks use it)."""
+    """Forget every memoised valuation (the shares and returns here, the positions per
+    composition, the dealer's odds per composition): what a replay in a fresh process
+    starts from (benchmarks use it)."""
+    _SHARES.clear()
     _quantised_return.cache_clear()
+    position.cache_clear()
     dealer_odds.cache_clear()
 
 

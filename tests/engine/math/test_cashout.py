@@ -98,3 +98,28 @@ def test_offer_due_follows_the_house_rules() -> None:
     assert not offer_due(["AS", "6H"], LIVE)  # soft 17
     assert offer_due(["AS", "2H"], LIVE)  # soft 13
     assert not offer_due(["TS", "2H"], PRESETS["hoyle"])  # no cash-out game
+
+
+def test_offers_are_cached_by_composition_and_the_cache_changes_no_offer() -> None:
+    """Two hands of one shape valued from one composition (two boxes at one moment: both
+    hands' cards are out of the shoe) share one valuation; a valuation from the cache is
+    the one computed afresh; the caches are bounded."""
+    from tables.engine.math import cashout
+
+    first, second, up = ["TS", "6H"], ["9C", "7D"], "8S"
+    left = remaining(6, first + second + [up])
+    cashout.clear_caches()
+    offer = cashout_offer(first, up, left, stake=2500, rules=LIVE)
+    positions = cashout.position.cache_info()
+    assert (positions.misses, positions.currsize) == (1, 1)
+    other = cashout_offer(second, up, left, stake=2500, rules=LIVE)
+    assert other == offer  # hard 16 of two cards, no pair: the same hand to the mathematics
+    assert cashout.position.cache_info().misses == 1
+    assert cashout._quantised_return.cache_info().hits >= 1
+    # a soft hand of the same total is another shape: its own return, the same position
+    soft = cashout_offer(["AS", "5H"], up, remaining(6, ["AS", "5H", up]), stake=2500, rules=LIVE)
+    assert soft.expected_return != offer.expected_return
+    cashout.clear_caches()
+    assert cashout_offer(second, up, left, stake=2500, rules=LIVE) == offer
+    assert cashout.position.cache_info().maxsize == cashout.POSITIONS
+    assert cashout._shares(LIVE).cache_info().maxsize == cashout.SHARES  # type: ignore[attr-defined]
