@@ -156,7 +156,8 @@ class EventAdmin(admin.ModelAdmin):
         before = Event.objects.filter(stream=obj.stream, version=obj.version - 1).values_list("hash", flat=True).first()
         ok, why = chain_state(obj, before)
         if ok:
-            return format_html('<strong style="color:#1a7f37">intact</strong> - content matches its hash and links to the event before it')
+            return format_html('<strong style="color:#1a7f37">{}</strong> - {}', "intact",
+                               "content matches its hash and links to the event before it")
         return format_html('<strong style="color:#cf222e">BROKEN</strong> - {}', why)
 
     @admin.display(description="in the stream")
