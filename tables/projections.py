@@ -117,7 +117,7 @@ def write_fold(fold: Fold) -> m.Table:
     owned = {n: t for n, t in fold.rounds.items() if t.first_version >= fold.owned_from}
     touched = {n for n, t in owned.items() if t.first_version >= fold.changed_from or any(v >= fold.changed_from for v in t.versions)}
     stale = m.Round.objects.filter(table=table, gaming_day=segment.gaming_day, first_version__gte=fold.owned_from)
-    stale.exclude(number__in=[n for n in owned if n not in touched]).delete()
+    _delete_rounds(stale.exclude(number__in=[n for n in owned if n not in touched]))
     round_rows, children = [], []
     for result in fold.result.rounds:
         track = fold.rounds.get(result.number)
@@ -168,6 +168,17 @@ def write_fold(fold: Fold) -> m.Table:
         table.projected_version = max(table.projected_version, segment.last)
     table.save()
     return table
+
+
+def _delete_rounds(rounds: Any) -> None:
+    """Delete ``rounds`` (a queryset) with their hands and bets, each table by one
+    statement whose rounds are a subquery: the ORM's cascade reads every id back and
+    sends them again in lists (a full replay of a day deletes thousands). Nothing else
+    points at a round, a hand or a bet (a test checks)."""
+    ids = rounds.values("pk")
+    m.Bet.objects.filter(round__in=ids)._raw_delete(m.Bet.objects.db)
+    m.Hand.objects.filter(round__in=ids)._raw_delete(m.Hand.objects.db)
+    rounds._raw_delete(m.Round.objects.db)
 
 
 _ROUND_COLUMNS = ("table_id", "gaming_day", "number", "shoe_id", "status", "started_at", "first_version",
