@@ -33,6 +33,9 @@ from . import floor, projections
 from .fold import FoldCache
 
 
+WORKER_LOST = "its worker stopped before the end; the table was replayed again"
+
+
 def run_start(*, mode: str, trigger: str, stream: str = "", gaming_day: date | None = None,
               parent: ReplayRun | None = None, tables_total: int = 1) -> ReplayRun:
     return ReplayRun.objects.create(
@@ -60,6 +63,11 @@ def replay_table(*, stream: str, day: date | None = None, full: bool = False, tr
     day run's ``tables_done`` moves by one."""
     mode = ReplayRun.Mode.FULL if full else ReplayRun.Mode.INCREMENTAL
     parent = ReplayRun.objects.filter(pk=parent_id).first() if parent_id else None
+    if parent is not None:
+        # a day's table is replayed once per day run: a run of it still "running" is
+        # one whose worker died (the task came back here, acknowledged late)
+        ReplayRun.objects.filter(parent=parent, stream=stream, status=ReplayRun.Status.RUNNING).update(
+            status=ReplayRun.Status.FAILED, error=WORKER_LOST, finished_at=datetime.now(UTC))
     run = run or run_start(mode=mode, trigger=trigger, stream=stream, gaming_day=day, parent=parent)
     totals = Counter[str]()
 
