@@ -32,7 +32,6 @@ from audit.models import Event, Finding, ReplayRun
 from . import floor, projections
 from .fold import FoldCache
 
-
 WORKER_LOST = "its worker stopped before the end; the table was replayed again"
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import uuid
@@ -63,14 +64,21 @@ class Sender:
         return self.client.send_task(name, args=args, queue=self.queue)
 
 
-def start_worker(env: dict[str, str], queue: str, *, pool: str = "solo") -> subprocess.Popen:
+def start_worker(env: dict[str, str], queue: str, *, name: str = "b", pool: str = "solo") -> subprocess.Popen:
     """One more worker process on ``queue`` with a project process's environment ``env``
-    (a Sender's): a test kills it, or runs several side by side."""
+    (a Sender's): a test kills it, or runs several side by side. Its node name is
+    ``{queue}-{name}@`` the host's (see :func:`node`)."""
     return subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "casino", "worker", f"--pool={pool}", "-Q", queue,
+         "-n", f"{queue}-{name}@%h",
          "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "WARNING"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
+
+
+def node(queue: str, name: str) -> str:
+    """The node name of the worker ``name`` on ``queue`` (a remote-control destination)."""
+    return f"{queue}-{name}@{socket.gethostname()}"
 
 
 def stop_worker(process: subprocess.Popen) -> None:
@@ -104,7 +112,7 @@ def celery_worker(tmp_path: Path, *, broker: str | None = None, backend: str | N
                    "CELERY_BROKER_URL": broker, "CELERY_RESULT_BACKEND": backend,
                    "CELERY_BROKER_TRANSPORT_OPTIONS": json.dumps(transport),
                    "CELERY_TASK_DEFAULT_QUEUE": queue, **env}
-    process = start_worker(environment, queue)
+    process = start_worker(environment, queue, name="a")
     # not the current app: the project's (eager here) must stay the one shared tasks use
     client = Celery("test-client", broker=broker, backend=backend, set_as_current=False)
     client.conf.broker_transport_options = json.loads(environment["CELERY_BROKER_TRANSPORT_OPTIONS"])

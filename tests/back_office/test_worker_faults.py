@@ -21,7 +21,7 @@ from audit.subscribers import feed_head, registered
 from tables import models as m
 from tables.projections import first_difference, rebuild, snapshot
 from tables.replay_service import WORKER_LOST, replay_day_here
-from tests.celery_worker import ROOT, celery_worker, start_worker, stop_worker
+from tests.celery_worker import ROOT, celery_worker, node, start_worker, stop_worker
 
 from .helpers import DAY, append, dealt, engine_findings, plant_short_pay
 
@@ -104,10 +104,13 @@ def test_a_small_day_through_the_fan_out_on_a_real_worker(brokered):
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_a_worker_killed_in_the_middle_of_a_day_the_day_completes_with_a_clean_runs_findings(brokered, on_postgres):
-    _day(tables=6, rounds=120)
+    _day(tables=6, rounds=200)
     with brokered(PROJECT_ON_APPEND="false") as send:
         second = start_worker(send.env, send.queue)
         try:
+            nodes = [node(send.queue, "a"), node(send.queue, "b")]
+            _wait(lambda: len(send.client.control.ping(destination=nodes, timeout=0.5)) == 2,
+                  "the two workers did not start")
             parent_id = send("tables.tasks.replay_day", DAY.isoformat(), True).get(timeout=120)
             # each worker holds one table at a time (late acks, prefetch 1): when two
             # tables are being replayed at once, the second worker has one of them
