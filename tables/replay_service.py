@@ -10,7 +10,8 @@ keeps the findings table and its services, and knows nothing of replay.
   checkpoint) or full. Idempotent: a second run finds nothing new and changes nothing.
 - :func:`replay_day_start` / :func:`replay_day_finish` - a whole gaming day: a parent run,
   one task per table (``tables.tasks.replay_table_day``) gathered by a Celery chord into
-  ``tables.tasks.replay_day_summary``.
+  ``tables.tasks.replay_day_summary``; :func:`replay_day_here` - the same fan-out
+  without a broker, in forked processes.
 
 The Celery tasks in :mod:`tables.tasks` only call these.
 """
