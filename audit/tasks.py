@@ -25,7 +25,9 @@ def verify_chains_task() -> dict:
     return {"streams": result.report.streams, "events": result.report.events, "problems": problems}
 
 
-@shared_task(name="audit.tasks.catch_up")
+# acknowledged when done: a catch-up whose worker dies is run again (positions move by
+# compare-and-set, so running twice does nothing the second time)
+@shared_task(name="audit.tasks.catch_up", acks_late=True, reject_on_worker_lost=True)
 def catch_up_task(name: str | None = None, upto: int | None = None) -> dict:
     """Bring one subscriber of the feed (every one when ``name`` is None: the periodic
     run, see CELERY_BEAT_SCHEDULE) up to the feed's head. Sent on commit after an

@@ -7,6 +7,10 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
 
 app = Celery("casino")
 app.config_from_object("django.conf:settings", namespace="CELERY")
+# one message reserved per worker process: with the late acknowledgement of the replay
+# and catch-up tasks, a worker that dies gives back only the task it was running, and a
+# day's tables spread over the workers instead of queueing behind the first
+app.conf.worker_prefetch_multiplier = 1
 # every thread's app, not only this one's: the apps below casino find it through
 # celery.current_app (they do not import casino), and a thread of its own (a threaded
 # server's request, a test's second connection) would otherwise get Celery's unconfigured

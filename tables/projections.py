@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
@@ -43,18 +43,22 @@ _ATTEMPTS = 20
 
 # --- writing --------------------------------------------------------------------------------
 
-def _hand_row(hand: EngineHand, round_row: m.Round, box: int, cards: list[dict[str, Any]], actions: list[str]) -> m.Hand:
-    return m.Hand(round=round_row, box=box, number=hand.number, cards=cards, actions=actions, total=hand.best,
-                  soft=hand.soft, bust=hand.bust, doubled=hand.doubled, surrendered=hand.surrendered,
-                  from_split=hand.from_split)
+def _hand_row(hand: EngineHand, box: int, cards: list[dict[str, Any]], actions: list[str]) -> tuple[Any, ...]:
+    """A hand as a plain row in _HAND_COLUMNS order, less its round's id (put in front
+    once the round has one)."""
+    return (box, hand.number, _json(cards), _json(actions), hand.best, hand.soft, hand.bust, hand.doubled,
+            hand.surrendered, hand.from_split)
 
 
-def _hands(track: RoundTrack, round_row: m.Round) -> list[m.Hand]:
+def _hands(track: RoundTrack) -> tuple[int | None, list[tuple[Any, ...]]]:
+    """The dealer's total (None before a card) and the round's hands as plain rows
+    (the dealer's first, box 0)."""
     engine = track.engine
     dealer = EngineHand(0, 0)
     for card in engine.dealer:
         dealer.add(card)
-    rows = [_hand_row(dealer, round_row, 0, list(track.cards.get(0, [])), [])]
+    dealer_cards = list(track.cards.get(0, []))
+    rows = [_hand_row(dealer, 0, dealer_cards, [])]
     actions = engine.hand_actions()
     pools = {box: list(cards) for box, cards in track.cards.items() if box}
     for (box, number), hand in sorted(engine.hands.items()):
@@ -64,35 +68,56 @@ def _hands(track: RoundTrack, round_row: m.Round) -> list[m.Hand]:
             # a split moves a dealt card to a new hand: find it by its value, in deal order
             at = next((i for i, dealt in enumerate(pool) if dealt["card"] == card), None)
             cards.append(pool.pop(at) if at is not None else {"card": card, "face": "up", "version": None, "revealed_version": None})
-        rows.append(_hand_row(hand, round_row, box, cards, actions.get((box, number), [])))
-    return rows
+        rows.append(_hand_row(hand, box, cards, actions.get((box, number), [])))
+    return (dealer.best if dealer_cards else None), rows
+
+
+def _json(value: Any) -> str:
+    # the text a JSON column takes from COPY (PostgreSQL parses it) or an INSERT (SQLite keeps it)
+    return json.dumps(value, separators=(",", ":"))
+
+
+def _write_shoes(table: m.Table, segment: Segment, shoes: list[Any]) -> dict[int, int]:
+    """Upsert the fold's shoes (rounds left as they are keep pointing at their shoe):
+    one statement, not one per shoe. Returns each shoe's row id by its ShoeTrack's id()."""
+    rows = [m.Shoe(table=table, shuffled_version=s.version, gaming_day=segment.gaming_day, shoe=s.shoe,
+                   decks=s.decks, method=s.method, order_known=s.order_known, seed=s.seed, cut_card=s.cut_card,
+                   rounds=s.rounds) for s in shoes]
+    if not rows:
+        return {}
+    m.Shoe.objects.bulk_create(
+        rows, update_conflicts=True, unique_fields=["table", "shuffled_version"],
+        update_fields=["gaming_day", "shoe", "decks", "method", "order_known", "seed", "cut_card", "rounds"],
+    )
+    if any(row.pk is None for row in rows):  # a database that returns no ids from an upsert
+        ids = dict(m.Shoe.objects.filter(table=table, shuffled_version__in=[s.version for s in shoes])
+                   .values_list("shuffled_version", "pk"))
+        return {id(s): ids[s.version] for s in shoes}
+    return {id(s): row.pk for s, row in zip(shoes, rows, strict=True)}
 
 
 def write_fold(fold: Fold) -> m.Table:
     """Replace what ``fold`` owns in the read models. Call inside the transaction of
-    :func:`project_stream`'s write, after its compare-and-set."""
+    :func:`project_stream`'s write, after its compare-and-set.
+
+    Rounds, hands and bets go as plain rows by COPY on PostgreSQL (by executemany on
+    SQLite): a day of 1,500 rounds has some 7,000 hands, and the ORM's bulk_create and
+    bulk_update spent more time preparing values than the engine spent folding the day."""
     segment = fold.segment
     table, _ = m.Table.objects.get_or_create(stream=segment.stream)
     if segment.opened is not None and segment.first >= _latest_opening(table):
         opened = segment.opened
         table.ruleset, table.currency = opened["ruleset"], opened["currency"]
         table.min_bet, table.max_bet = opened["min_bet"], opened["max_bet"]
-    # shoes: upserted (rounds left as they are keep pointing at their shoe)
-    shoe_rows = {}
-    for s in fold.shoes:
-        shoe_rows[id(s)], _ = m.Shoe.objects.update_or_create(
-            table=table, shuffled_version=s.version,
-            defaults={"gaming_day": segment.gaming_day, "shoe": s.shoe, "decks": s.decks, "method": s.method,
-                      "order_known": s.order_known, "seed": s.seed, "cut_card": s.cut_card, "rounds": s.rounds},
-        )
-    old_shoes = {
-        s.shuffled_version: s
-        for s in m.Shoe.objects.filter(table=table, shuffled_version__gte=segment.first, shuffled_version__lt=fold.owned_from)
-    }
+    shoe_ids = _write_shoes(table, segment, fold.shoes)
+    old_shoes = dict(
+        m.Shoe.objects.filter(table=table, shuffled_version__gte=segment.first, shuffled_version__lt=fold.owned_from)
+        .values_list("shuffled_version", "pk")
+    )
     owned = {n: t for n, t in fold.rounds.items() if t.first_version >= fold.owned_from}
     touched = {n for n, t in owned.items() if t.first_version >= fold.changed_from or any(v >= fold.changed_from for v in t.versions)}
     stale = m.Round.objects.filter(table=table, gaming_day=segment.gaming_day, first_version__gte=fold.owned_from)
-    stale.exclude(number__in=[n for n in owned if n not in touched]).delete()
+    _delete_rounds(stale.exclude(number__in=[n for n in owned if n not in touched]))
     round_rows, children = [], []
     for result in fold.result.rounds:
         track = fold.rounds.get(result.number)
@@ -100,27 +125,23 @@ def write_fold(fold: Fold) -> m.Table:
             continue
         shoe = None
         if track.shoe is not None:
-            shoe = shoe_rows.get(id(track.shoe)) or old_shoes.get(track.shoe.version)
+            shoe = shoe_ids.get(id(track.shoe)) or old_shoes.get(track.shoe.version)
         recorded = result.recorded
         status = m.Round.Status.VOIDED if result.voided else (m.Round.Status.SETTLED if result.settled else m.Round.Status.OPEN)
-        row = m.Round(
-            table=table, gaming_day=segment.gaming_day, number=result.number, shoe=shoe, status=status,
-            started_at=track.started_at, first_version=track.first_version,
-            last_version=max(track.versions) if track.versions else track.first_version, versions=track.versions,
-            handle=sum(b[3] for b in result.bets.values()),
-            recorded_net=None if recorded is None else sum(net for _, net in recorded.values()),
-            expected_net=sum(s.net for s in result.expected.values()),
-            corrected=track.corrected,
-        )
-        row.dealer_total = None  # set from the dealer's hand below
-        round_rows.append(row)
-        children.append((row, track, result))
-    m.Round.objects.bulk_create(round_rows)
+        dealer_total, hands = _hands(track)
+        # a plain row in _ROUND_COLUMNS order
+        round_rows.append((
+            table.pk, segment.gaming_day, result.number, shoe, str(status), track.started_at, track.first_version,
+            max(track.versions) if track.versions else track.first_version, _json(track.versions), dealer_total,
+            sum(b[3] for b in result.bets.values()),
+            None if recorded is None else sum(net for _, net in recorded.values()),
+            sum(s.net for s in result.expected.values()), track.corrected,
+        ))
+        children.append((hands, track, result))
+    round_ids = insert_returning_ids(m.Round, _ROUND_COLUMNS, round_rows)
     hands, bets = [], []
-    for row, track, result in children:
-        round_hands = _hands(track, row)
-        row.dealer_total = round_hands[0].total if round_hands[0].cards else None
-        hands.extend(round_hands)
+    for round_id, (round_hands, track, result) in zip(round_ids, children, strict=True):
+        hands.extend((round_id, *hand) for hand in round_hands)
         recorded = result.recorded or {}
         engine_bets = track.engine.bets
         for bet_id, (box, hand, kind, amount) in result.bets.items():
@@ -134,14 +155,13 @@ def write_fold(fold: Fold) -> m.Table:
             placed = engine_bets.get(bet_id)
             # a plain row in _BET_COLUMNS order (no model instances: a live day has 600,000)
             bets.append((
-                row.pk, bet_id, box, hand, kind, amount,
+                round_id, bet_id, box, hand, kind, amount,
                 (placed.player or "") if placed is not None else "",
                 (placed.parent or "") if placed is not None else "",
                 got[0] if got else "", got[1] if got else None,
                 expected.outcome if expected else "", expected.net if expected else None, matches,
             ))
-    m.Round.objects.bulk_update([row for row, _, _ in children], ["dealer_total"], batch_size=1000)
-    m.Hand.objects.bulk_create(hands, batch_size=1000)
+    insert_plain(m.Hand, _HAND_COLUMNS, hands)
     insert_plain(m.Bet, _BET_COLUMNS, bets)
     _write_day(table, segment)
     if segment.first <= table.projected_version + 1:
@@ -150,14 +170,30 @@ def write_fold(fold: Fold) -> m.Table:
     return table
 
 
+def _delete_rounds(rounds: Any) -> None:
+    """Delete ``rounds`` (a queryset) with their hands and bets, each table by one
+    statement whose rounds are a subquery: the ORM's cascade reads every id back and
+    sends them again in lists (a full replay of a day deletes thousands). Nothing else
+    points at a round, a hand or a bet (a test checks)."""
+    ids = rounds.values("pk")
+    m.Bet.objects.filter(round__in=ids)._raw_delete(m.Bet.objects.db)
+    m.Hand.objects.filter(round__in=ids)._raw_delete(m.Hand.objects.db)
+    rounds._raw_delete(m.Round.objects.db)
+
+
+_ROUND_COLUMNS = ("table_id", "gaming_day", "number", "shoe_id", "status", "started_at", "first_version",
+                  "last_version", "versions", "dealer_total", "handle", "recorded_net", "expected_net", "corrected")
+_HAND_COLUMNS = ("round_id", "box", "number", "cards", "actions", "total", "soft", "bust", "doubled", "surrendered",
+                 "from_split")
 _BET_COLUMNS = ("round_id", "bet", "box", "hand", "kind", "amount", "player", "parent", "recorded_outcome",
                 "recorded_net", "expected_outcome", "expected_net", "matches")
 
 
 def insert_plain(model: Any, columns: tuple[str, ...], values: list[tuple[Any, ...]]) -> None:
-    """Rows of plain values (ints, text, None, booleans) written by PostgreSQL's COPY or
-    SQLite's executemany: a live game's day has hundreds of thousands of bets, and the
-    ORM's bulk_create spends most of its time preparing each value (as audit.inserts)."""
+    """Rows of plain values (ints, text, JSON as text, dates, None, booleans) written by
+    PostgreSQL's COPY or SQLite's executemany: a live game's day has hundreds of
+    thousands of bets, and the ORM's bulk_create spends most of its time preparing each
+    value (as audit.inserts)."""
     if not values:
         return
     table = model._meta.db_table
@@ -168,7 +204,37 @@ def insert_plain(model: Any, columns: tuple[str, ...], values: list[tuple[Any, .
                     copy.write_row(row)
         else:
             marks = ", ".join(["%s"] * len(columns))
-            cursor.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", values)
+            cursor.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})",
+                               [_sqlite_row(row) for row in values])
+
+
+def _sqlite_row(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    # a moment as the ORM writes it to SQLite (naive UTC text), so that queries compare alike
+    adapt = connection.ops.adapt_datetimefield_value
+    return tuple(adapt(v) if isinstance(v, datetime) else v for v in row)
+
+
+def insert_returning_ids(model: Any, columns: tuple[str, ...], values: list[tuple[Any, ...]]) -> list[int]:
+    """:func:`insert_plain`, returning the new rows' ids in order (their children point
+    at them). PostgreSQL: the ids drawn from the table's sequence first, then one COPY
+    that names them; SQLite: one INSERT per row (in-process, cheap)."""
+    if not values:
+        return []
+    table = model._meta.db_table
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
+                           [table, len(values)])
+            ids = [row[0] for row in cursor.fetchall()]
+            insert_plain(model, ("id", *columns), [(pk, *row) for pk, row in zip(ids, values, strict=True)])
+            return ids
+        marks = ", ".join(["%s"] * len(columns))
+        sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})"
+        ids = []
+        for row in values:
+            cursor.execute(sql, _sqlite_row(row))
+            ids.append(cursor.lastrowid)
+        return ids
 
 
 def _latest_opening(table: m.Table) -> int:

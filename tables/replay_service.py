@@ -10,17 +10,21 @@ keeps the findings table and its services, and knows nothing of replay.
   checkpoint) or full. Idempotent: a second run finds nothing new and changes nothing.
 - :func:`replay_day_start` / :func:`replay_day_finish` - a whole gaming day: a parent run,
   one task per table (``tables.tasks.replay_table_day``) gathered by a Celery chord into
-  ``tables.tasks.replay_day_summary``.
+  ``tables.tasks.replay_day_summary``; :func:`replay_day_here` - the same fan-out
+  without a broker, in forked processes.
 
 The Celery tasks in :mod:`tables.tasks` only call these.
 """
 from __future__ import annotations
 
+import multiprocessing
 from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, date, datetime
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, connections, transaction
 from django.db.models import Count, F
 
 from audit.findings import findings_record
@@ -28,6 +32,8 @@ from audit.models import Event, Finding, ReplayRun
 
 from . import floor, projections
 from .fold import FoldCache
+
+WORKER_LOST = "its worker stopped before the end; the table was replayed again"
 
 
 def run_start(*, mode: str, trigger: str, stream: str = "", gaming_day: date | None = None,
@@ -57,6 +63,11 @@ def replay_table(*, stream: str, day: date | None = None, full: bool = False, tr
     day run's ``tables_done`` moves by one."""
     mode = ReplayRun.Mode.FULL if full else ReplayRun.Mode.INCREMENTAL
     parent = ReplayRun.objects.filter(pk=parent_id).first() if parent_id else None
+    if parent is not None:
+        # a day's table is replayed once per day run: a run of it still "running" is
+        # one whose worker died (the task came back here, acknowledged late)
+        ReplayRun.objects.filter(parent=parent, stream=stream, status=ReplayRun.Status.RUNNING).update(
+            status=ReplayRun.Status.FAILED, error=WORKER_LOST, finished_at=datetime.now(UTC))
     run = run or run_start(mode=mode, trigger=trigger, stream=stream, gaming_day=day, parent=parent)
     totals = Counter[str]()
 
@@ -137,6 +148,47 @@ def replay_day_finish(*, parent_id: int, results: list[dict[str, Any]]) -> dict[
             status=ReplayRun.Status.DONE, finished_at=datetime.now(UTC), summary=summary,
         )
     return summary
+
+
+def replay_day_here(*, day: date, full: bool = False, trigger: str = "command", jobs: int = 1,
+                    progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    """A whole day without a broker, fanned out as the chord fans it out on workers:
+    one :func:`replay_table` per table, in ``jobs`` processes (forked here; each opens
+    its own connection), gathered by :func:`replay_day_finish`. ``progress(summary)``
+    after each table. Returns the day's summary with its tables' (``_tables``)."""
+    parent, streams = replay_day_start(day=day, full=full, trigger=trigger)
+    results: list[dict[str, Any]] = []
+    arguments = [(stream, day, full, trigger, parent.pk) for stream in streams]
+    # inside a transaction (a caller's atomic block) other processes would not see its
+    # rows, nor could its connection be closed under it: the tables one after another
+    if jobs <= 1 or len(streams) <= 1 or connection.in_atomic_block:
+        for args in arguments:
+            results.append(_replay_one(*args))
+            if progress is not None:
+                progress(results[-1])
+    else:
+        # no connection may be inherited open: each process opens its own
+        connections.close_all()
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=min(jobs, len(streams)), mp_context=context) as pool:
+            for summary in pool.map(_replay_one_here, arguments):
+                results.append(summary)
+                if progress is not None:
+                    progress(summary)
+    return {**replay_day_finish(parent_id=parent.pk, results=results), "_tables": results}
+
+
+def _replay_one(stream: str, day: date, full: bool, trigger: str, parent_id: int) -> dict[str, Any]:
+    return replay_table(stream=stream, day=day, full=full, trigger=trigger, parent_id=parent_id)
+
+
+def _replay_one_here(args: tuple[str, date, bool, str, int]) -> dict[str, Any]:
+    """In a forked process: one table, then its connection closed (the pool's processes
+    outlive the task, the parent's database may not wait for them)."""
+    try:
+        return _replay_one(*args)
+    finally:
+        connections.close_all()
 
 
 def replay_day_launch(*, day: date, full: bool = False, trigger: str = "task", queue: str | None = None,

@@ -9,7 +9,10 @@ from celery import shared_task
 from . import replay_service
 
 
-@shared_task(name="tables.tasks.replay_table_day")
+# acknowledged when done, not when received, and given back when the worker process
+# dies under it: a table whose worker is killed mid-replay is replayed by another (the
+# replay is idempotent: the same rows, the same findings)
+@shared_task(name="tables.tasks.replay_table_day", acks_late=True, reject_on_worker_lost=True)
 def replay_table_day_task(stream: str, day: str | None = None, full: bool = False,
                           parent_id: int | None = None, trigger: str = "task") -> dict:
     """Replay one table's gaming day (every day when ``day`` is None): projections and
@@ -20,7 +23,7 @@ def replay_table_day_task(stream: str, day: str | None = None, full: bool = Fals
     )
 
 
-@shared_task(name="tables.tasks.replay_day_summary")
+@shared_task(name="tables.tasks.replay_day_summary", acks_late=True, reject_on_worker_lost=True)
 def replay_day_summary_task(results: list[dict], parent_id: int) -> dict:
     """The chord's body: the day's summary from every table's."""
     return replay_service.replay_day_finish(parent_id=parent_id, results=results)

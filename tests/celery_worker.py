@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import uuid
@@ -63,34 +64,60 @@ class Sender:
         return self.client.send_task(name, args=args, queue=self.queue)
 
 
+def start_worker(env: dict[str, str], queue: str, *, name: str = "b", pool: str = "solo") -> subprocess.Popen:
+    """One more worker process on ``queue`` with a project process's environment ``env``
+    (a Sender's): a test kills it, or runs several side by side. Its node name is
+    ``{queue}-{name}@`` the host's (see :func:`node`)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "casino", "worker", f"--pool={pool}", "-Q", queue,
+         "-n", f"{queue}-{name}@%h",
+         "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "WARNING"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+
+
+def node(queue: str, name: str) -> str:
+    """The node name of the worker ``name`` on ``queue`` (a remote-control destination)."""
+    return f"{queue}-{name}@{socket.gethostname()}"
+
+
+def stop_worker(process: subprocess.Popen) -> None:
+    """Stop a worker (warm shutdown), printing its output when it ended badly (a killed
+    one's is not printed: the test killed it)."""
+    process.terminate()
+    try:
+        output, _ = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        output, _ = process.communicate()
+    if process.returncode not in (0, -15, -9):
+        print(output)
+
+
 @contextmanager
-def celery_worker(tmp_path: Path, **env: str) -> Iterator[Sender]:
-    """Run a worker; yield ``send(task_name, *args)``. ``env`` adds settings for it."""
+def celery_worker(tmp_path: Path, *, broker: str | None = None, backend: str | None = None,
+                  **env: str) -> Iterator[Sender]:
+    """Run a worker; yield ``send(task_name, *args)``. ``env`` adds settings for it;
+    ``broker`` and ``backend`` (URLs) replace the ones chosen as the module says."""
     queue = f"test-{uuid.uuid4().hex[:8]}"
-    broker, backend, transport = _broker(tmp_path)
+    if broker is not None:
+        transport: dict = {}
+        backend = backend or broker
+    else:
+        broker, chosen, transport = _broker(tmp_path)
+        backend = backend or chosen
     # the worker's queue is its default one too, so that what it sends on (a chord's
     # body) and what a project process sends with this environment reach it
     environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "casino.settings", "DATABASE_URL": database_url(),
                    "CELERY_BROKER_URL": broker, "CELERY_RESULT_BACKEND": backend,
                    "CELERY_BROKER_TRANSPORT_OPTIONS": json.dumps(transport),
                    "CELERY_TASK_DEFAULT_QUEUE": queue, **env}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "casino", "worker", "--pool=solo", "-Q", queue,
-         "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "WARNING"],
-        cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
+    process = start_worker(environment, queue, name="a")
     # not the current app: the project's (eager here) must stay the one shared tasks use
     client = Celery("test-client", broker=broker, backend=backend, set_as_current=False)
-    client.conf.broker_transport_options = transport
+    client.conf.broker_transport_options = json.loads(environment["CELERY_BROKER_TRANSPORT_OPTIONS"])
     try:
         yield Sender(client, queue, environment)
     finally:
         client.close()
-        process.terminate()
-        try:
-            output, _ = process.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            output, _ = process.communicate()
-        if process.returncode not in (0, -15):
-            print(output)
+        stop_worker(process)

@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import os
 import time
 from datetime import UTC, date, datetime
 
 from django.conf import settings
 from django.core.management.base import CommandError
+from django.db import connection
 from django.db.models import Max
 
 from audit.commands import BackOfficeCommand
@@ -18,7 +20,8 @@ from tables import replay_service
 class Command(BackOfficeCommand):
     help = (
         "Replay a gaming day through the rules engine: every table of the day (one Celery "
-        "task per table, gathered by a chord) or one --stream; incremental unless --full. "
+        "task per table, gathered by a chord; without a broker, the tables in --jobs processes here) "
+        "or one --stream; incremental unless --full. "
         "Writes the read models and the findings; prints a summary. --day is required "
         "without --stream ('--day today' for the current gaming day); with --stream and no "
         "--day, every gaming day of that table. A progress bar (tables) on stderr, on a "
@@ -26,7 +29,7 @@ class Command(BackOfficeCommand):
     )
     exit_codes = {0: "replayed (findings or not: they are in the summary)",
                   1: "the workers did not finish within --timeout",
-                  2: "no --day without --stream, a bad --day, an unknown --stream, or an unmigrated database"}
+                  2: "no --day without --stream, a bad --day or --jobs, an unknown --stream, or an unmigrated database"}
 
     def add_arguments(self, parser):
         parser.add_argument("--day", help="the gaming day, YYYY-MM-DD, or 'today' (the current gaming day, by "
@@ -34,8 +37,13 @@ class Command(BackOfficeCommand):
         parser.add_argument("--stream", help="one table's stream only")
         parser.add_argument("--full", action="store_true", help="refold everything, not only what is new")
         parser.add_argument("--timeout", type=int, default=3600, help="seconds to wait for the workers")
+        parser.add_argument("--jobs", type=int, default=None,
+                            help="without a broker: tables replayed by this many processes at once (default: one "
+                            "per core on PostgreSQL; 1 on SQLite, which takes one writer at a time)")
 
-    def handle(self, *args, day=None, stream=None, full=False, timeout=3600, **options):
+    def handle(self, *args, day=None, stream=None, full=False, timeout=3600, jobs=None, **options):
+        if jobs is not None and jobs < 1:
+            raise CommandError(f"--jobs {jobs}: expected a whole number of at least 1", returncode=2)
         today = gaming_day(datetime.now(UTC))
         try:
             wanted = today if day == "today" else date.fromisoformat(day) if day else None
@@ -55,21 +63,19 @@ class Command(BackOfficeCommand):
             raise CommandError(f"say which gaming day: --day YYYY-MM-DD, or --day today ({today}){known}; "
                                "or --stream T for every day of one table", returncode=2)
         if settings.CELERY_TASK_ALWAYS_EAGER:
-            summary = self._in_process(wanted, full)
+            if jobs is None:
+                jobs = (os.cpu_count() or 1) if connection.vendor == "postgresql" else 1
+            summary = self._in_process(wanted, full, jobs)
         else:
             summary = self._on_workers(wanted, full, timeout)
         self._print(summary.pop("_tables"), summary)
 
-    def _in_process(self, day: date, full: bool) -> dict:
-        """No broker: the tables one after another here, the bar moving per table."""
-        parent, streams = replay_service.replay_day_start(day=day, full=full, trigger="command")
-        results = []
-        with progress_bar(total=len(streams), unit="table", desc=f"replay {day}") as bar:
-            for stream in streams:
-                results.append(replay_service.replay_table(
-                    stream=stream, day=day, full=full, trigger="command", parent_id=parent.pk))
-                bar.update(1)
-        return {**replay_service.replay_day_finish(parent_id=parent.pk, results=results), "_tables": results}
+    def _in_process(self, day: date, full: bool, jobs: int) -> dict:
+        """No broker: the tables in ``jobs`` processes here, the bar moving per table."""
+        tables = len(replay_service.day_streams(day))
+        with progress_bar(total=tables, unit="table", desc=f"replay {day}") as bar:
+            return replay_service.replay_day_here(day=day, full=full, trigger="command", jobs=jobs,
+                                                  progress=lambda _summary: bar.update(1))
 
     def _on_workers(self, day: date, full: bool, timeout: int) -> dict:
         """A broker: the chord on the workers; the bar follows the parent run."""
