@@ -35,15 +35,19 @@ from datetime import UTC, datetime
 from typing import IO, Any
 
 import msgspec
+from django.conf import settings
 from django.db import IntegrityError, connection, connections, transaction
 from django.db.models import Q
 
-from .inserts import db_values, insert_values
+from .inserts import copy_row, copy_rows, copy_text, db_values, insert_values
 from .jsonl import BadLine, Line, parse_line
 from .models import Event
+from .record.chain import canonical_json, format_timestamp
+from .record.envelope import Envelope, check_claimed, document_digest, document_tail
 from .record.events import PayloadError
 from .record.jsonl import numbered, stream_of
-from .store import chain_row, same_content, stored_rows, stream_head, take_append_lock
+from .seals import seal_of
+from .store import same_content, stored_rows, stream_head, take_append_lock
 from .subscribers import publish
 
 _FRAME = struct.Struct("<I")
@@ -65,12 +69,20 @@ class IngestReport:
 @dataclass
 class _Stream:
     version: int
-    hash: str
+    hash: bytes  # of the stream's last event, planned or stored
     bad: bool = False
+    # by (type, schema version, source): the hashed document's members after recorded_at
+    # (document_tail), and the stream, type and source as bytes
+    texts: dict[tuple[str, int, str], tuple[bytes, bytes, bytes, bytes]] = field(default_factory=dict)
 
 
 class _Planner:
-    """Pass 1: validate, chain and hash every line; spool the rows."""
+    """Pass 1: validate, chain and hash every line; spool the rows.
+
+    The row is built from the line's members in their canonical text, each made once:
+    the payload's canonical JSON is both hashed and stored, and the hashed document is
+    written as bytes (the record core's ``document_digest``, the simulator's writer's
+    too) - the same hash ``chain_row`` gives, at a fraction of its cost."""
 
     def __init__(self, spool: IO[bytes], report: IngestReport, now: datetime, principal: str) -> None:
         self.spool, self.report, self.now, self.principal = spool, report, now, principal
@@ -78,6 +90,10 @@ class _Planner:
         self.seen: dict[uuid.UUID, tuple[int, str]] = {}  # id -> (line, stream)
         self.encode = msgspec.msgpack.Encoder().encode
         self.vendor = connection.vendor
+        self.now_text = format_timestamp(now).encode()
+        self.copy_principal = copy_text(principal)
+        self.actors: dict[str, tuple[bytes, bytes]] = {}  # actor -> (quoted, as is)
+        self.secret = settings.SECRET_KEY
 
     def bad(self, number: int, reason: str, stream: str | None) -> None:
         self.report.bad_lines.append(BadLine(number, reason))
@@ -87,7 +103,8 @@ class _Planner:
     def state(self, stream: str) -> _Stream:
         state = self.streams.get(stream)
         if state is None:
-            state = self.streams[stream] = _Stream(*stream_head(stream))
+            version, head = stream_head(stream)
+            state = self.streams[stream] = _Stream(version, head.encode())
         return state
 
     def plan(self, lines: list[Line]) -> None:
@@ -113,20 +130,49 @@ class _Planner:
             return
         self.report.already_stored += 1
         if row.version > state.version:
-            state.version, state.hash = row.version, row.hash
+            state.version, state.hash = row.version, row.hash.encode()
 
     def chain(self, line: Line, state: _Stream) -> None:
         version = state.version + 1
         if line.version is not None and line.version != version:
             self.bad(line.number, f"version: {line.version} does not follow the stream's version {state.version}", line.stream)
             return
+        event = line.event
+        key = (event.type, event.schema_version, event.source)
+        texts = state.texts.get(key)
+        if texts is None:
+            texts = state.texts[key] = (document_tail(event.schema_version, event.source, line.stream, event.type),
+                                        line.stream.encode(), event.type.encode(), event.source.encode())
+        tail, stream_text, type_text, source_text = texts
+        actors = self.actors.get(event.actor)
+        if actors is None:
+            actors = self.actors[event.actor] = (canonical_json(event.actor), event.actor.encode())
+        actor, actor_text = actors
+        ident = str(event.id).encode()
+        occurred = format_timestamp(event.occurred_at).encode()
+        recorded = self.now_text if event.recorded_at is None else format_timestamp(event.recorded_at).encode()
+        payload = canonical_json(event.payload)
+        prev = state.hash
+        digest_text = document_digest(actor, ident, occurred, payload, prev, recorded, tail, version)
+        digest = digest_text.decode()
         try:
-            row = chain_row(line.stream, version, line.event, self.now, state.hash)
+            check_claimed(event.hash, digest)
         except PayloadError as error:
             self.bad(line.number, str(error), line.stream)
             return
-        state.version, state.hash = version, row.hash
-        frame = self.encode((line.number, line.stream, version, db_values(row, self.vendor, self.principal)))
+        state.version, state.hash = version, digest_text
+        seal = seal_of(digest, self.principal, secret=self.secret)
+        if self.vendor == "postgresql":
+            row: object = copy_row(
+                ident, stream_text, version, type_text, event.schema_version, occurred, recorded,
+                actor_text, source_text, payload, prev, digest_text, self.copy_principal, seal.encode())
+        else:
+            row = db_values(Envelope(
+                id=event.id, stream=line.stream, version=version, type=event.type,
+                schema_version=event.schema_version, occurred_at=event.occurred_at,
+                recorded_at=event.recorded_at or self.now, actor=event.actor, source=event.source,
+                payload=event.payload, prev_hash=prev.decode(), hash=digest), self.vendor, self.principal)
+        frame = self.encode((line.number, line.stream, version, row))
         self.spool.write(_FRAME.pack(len(frame)))
         self.spool.write(frame)
 
@@ -311,7 +357,11 @@ def _write_chunk(records: list, report: IngestReport) -> None:
                 taken = set(Event.objects.filter(moved).values_list("stream", flat=True))
                 if taken:
                     raise _Moved(taken)
-                insert_values([values for *_, values in records])
+                rows = [values for *_, values in records]
+                if connection.vendor == "postgresql":
+                    copy_rows(rows)
+                else:
+                    insert_values(rows)
         except _Moved as moved:
             failed = {s: f"version: stream {s} was appended to since this ingest began: "
                          f"version {first[s][0]} is taken" for s in moved.streams}
