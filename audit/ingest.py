@@ -36,12 +36,19 @@ from typing import IO, Any
 
 import msgspec
 from django.conf import settings
-from django.db import IntegrityError, connection, connections, transaction
-from django.db.models import Q
+from django.db import (
+    IntegrityError,
+    InterfaceError,
+    OperationalError,
+    connection,
+    connections,
+    transaction,
+)
+from django.db.models import F, Q
 
 from .inserts import copy_row, copy_rows, copy_text, db_values, insert_values
 from .jsonl import BadLine, Line, parse_line
-from .models import Event
+from .models import Event, IngestRun
 from .record.chain import canonical_json, format_timestamp
 from .record.envelope import Envelope, check_claimed, document_digest, document_tail
 from .record.events import PayloadError
@@ -258,8 +265,8 @@ def _plan_in_processes(path: str, parts: int, spools: list[str], now: datetime, 
         _REACHED = None
 
 
-def _merge(parts: list[_Part]) -> tuple[IngestReport, set[str]]:
-    report = IngestReport()
+def _merge(parts: list[_Part], report: IngestReport) -> set[str]:
+    """The parts' findings into ``report``; the streams with a bad line."""
     bad = set().union(*(part.bad_streams for part in parts))
     seen: dict[bytes, tuple[int, str]] = {}
     reported = {bad_line.number for part in parts for bad_line in part.report.bad_lines}
@@ -276,7 +283,7 @@ def _merge(parts: list[_Part]) -> tuple[IngestReport, set[str]]:
                 bad.add(later[1])
             seen[event_id] = (number, stream)
     report.bad_lines.sort(key=lambda bad_line: bad_line.number)
-    return report, bad
+    return bad
 
 
 def ingest_file(
@@ -293,6 +300,26 @@ def ingest_file(
     user>``)."""
     principal = principal or f"ingest:{getpass.getuser()}"
     now = (now or datetime.now(UTC)).astimezone(UTC)
+    report = IngestReport()
+    try:
+        return _ingest(path, report, chunk, progress, now, processes, checked, principal)
+    except (OperationalError, InterfaceError) as error:
+        # a restart, a dropped connection: committed chunks stay, the run's checkpoint
+        # says how far it got, and a rerun skips what is stored
+        raise DatabaseLost(report.stored, str(error).strip().splitlines()[0] if str(error).strip() else
+                           type(error).__name__) from error
+
+
+class DatabaseLost(Exception):
+    """The database went away during an ingest (a restart, a dropped connection)."""
+
+    def __init__(self, stored: int, detail: str) -> None:
+        super().__init__(detail)
+        self.stored, self.detail = stored, detail
+
+
+def _ingest(path: str, report: IngestReport, chunk: int, progress: Callable[[int], None] | None, now: datetime,
+            processes: int | None, checked: Callable[[int], None] | None, principal: str) -> IngestReport:
     parts = processes or (min(2, os.cpu_count() or 1) if os.path.getsize(path) > 4 * 2**20 else 1)
     if connection.in_atomic_block or multiprocessing.current_process().daemon:
         parts = 1  # (a daemon process, such as a Celery worker's, may not fork children)
@@ -302,7 +329,7 @@ def ingest_file(
             results = [_plan_part(path, 0, 1, spools[0], now, chunk, principal, checked)]
         else:
             results = _plan_in_processes(path, parts, spools, now, chunk, principal, checked)
-        report, bad = _merge(results)
+        bad = _merge(results, report)
         if checked is not None:
             checked(report.lines)
         for stream in sorted(bad):
@@ -310,7 +337,9 @@ def ingest_file(
         handles = [open(spool, "rb") for spool in spools]  # noqa: SIM115 - closed below
         try:
             records = heapq.merge(*(_spooled(handle) for handle in handles), key=lambda r: r[0])
-            _write(records, report, chunk, progress)
+            run = _started(path, principal)
+            _write(records, report, chunk, progress, run)
+            _finished(run)
         finally:
             for handle in handles:
                 handle.close()
@@ -320,7 +349,29 @@ def ingest_file(
     return report
 
 
-def _write(spooled: Iterable[list], report: IngestReport, chunk: int, progress: Callable[[int], None] | None) -> None:
+def _started(path: str, principal: str) -> IngestRun:
+    return IngestRun.objects.create(file=os.path.abspath(path), size=os.path.getsize(path), principal=principal,
+                                    started_at=datetime.now(UTC))
+
+
+def _finished(run: IngestRun) -> None:
+    """This run, and any earlier one of the same file left unfinished, is complete: every
+    line of the file is stored now, or was refused and reported."""
+    IngestRun.objects.filter(file=run.file, finished_at=None).update(finished_at=datetime.now(UTC))
+
+
+def unfinished_ingests() -> list[str]:
+    """One line for each ingest that stopped while writing and was not run again."""
+    return [
+        f"ingest: {run.file} (started {run.started_at:%Y-%m-%d %H:%M:%S} UTC by {run.principal}) did not finish: "
+        f"{run.stored} events stored, to line {run.line}; a stream of it may be cut short - "
+        f"run manage.py ingest {run.file} again (what is stored is skipped)"
+        for run in IngestRun.objects.filter(finished_at=None).order_by("started_at")
+    ]
+
+
+def _write(spooled: Iterable[list], report: IngestReport, chunk: int, progress: Callable[[int], None] | None,
+           run: IngestRun) -> None:
     """Pass 2: the planned rows, in file order, ``chunk`` per transaction."""
     records: list[tuple[int, str, int, list[object]]] = []
     for record in spooled:
@@ -328,12 +379,12 @@ def _write(spooled: Iterable[list], report: IngestReport, chunk: int, progress: 
             continue
         records.append(record)
         if len(records) >= chunk:
-            _write_chunk(records, report)
+            _write_chunk(records, report, run)
             if progress is not None:
                 progress(len(records))
             records = []
     if records:
-        _write_chunk(records, report)
+        _write_chunk(records, report, run)
         if progress is not None:
             progress(len(records))
 
@@ -343,7 +394,7 @@ class _Moved(Exception):
         self.streams = streams
 
 
-def _write_chunk(records: list, report: IngestReport) -> None:
+def _write_chunk(records: list, report: IngestReport, run: IngestRun) -> None:
     while records:
         first: dict[str, tuple[int, int]] = {}  # stream -> (its first version here, line)
         for number, stream, version, _ in records:
@@ -362,6 +413,8 @@ def _write_chunk(records: list, report: IngestReport) -> None:
                     copy_rows(rows)
                 else:
                     insert_values(rows)
+                # the checkpoint commits with the rows or not at all
+                IngestRun.objects.filter(pk=run.pk).update(stored=F("stored") + len(rows), line=records[-1][0])
         except _Moved as moved:
             failed = {s: f"version: stream {s} was appended to since this ingest began: "
                          f"version {first[s][0]} is taken" for s in moved.streams}
