@@ -16,8 +16,10 @@ Planning is CPU work in Python, and each stream's chain must be planned in order
 a large file it runs in two processes (on a two-core machine), each taking the streams
 whose code hashes to it, and the write pass merges their spools back into file order.
 
-Memory grows only with the number of streams and with the ids seen (to refuse an id
-that appears twice in the file), about 150 bytes per line.
+Memory grows only with the number of streams and, in each planning process, with the
+ids it has seen (to refuse an id that appears twice in the file: about 120 bytes per
+line it plans). The parent holds no ids: each process writes its own sorted, and the
+parent merges the files as it reads them.
 """
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ import struct
 import tempfile
 import uuid
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import IO, Any
@@ -58,6 +60,7 @@ from .store import same_content, stored_rows, stream_head, take_append_lock
 from .subscribers import publish
 
 _FRAME = struct.Struct("<I")
+_ID = struct.Struct("<16sQ")  # an id, and its line << 32 | its stream's index
 
 
 @dataclass
@@ -94,7 +97,11 @@ class _Planner:
     def __init__(self, spool: IO[bytes], report: IngestReport, now: datetime, principal: str) -> None:
         self.spool, self.report, self.now, self.principal = spool, report, now, principal
         self.streams: dict[str, _Stream] = {}
-        self.seen: dict[uuid.UUID, tuple[int, str]] = {}  # id -> (line, stream)
+        # id (16 bytes) -> its line << 32 | its stream's index in ``names``: two small
+        # objects a line, the least an exact check of every id of the file can hold
+        self.seen: dict[bytes, int] = {}
+        self.names: list[str] = []
+        self.indexes: dict[str, int] = {}
         self.encode = msgspec.msgpack.Encoder().encode
         self.vendor = connection.vendor
         self.now_text = format_timestamp(now).encode()
@@ -119,10 +126,15 @@ class _Planner:
         for line in lines:
             state = self.state(line.stream)
             event_id = line.event.id
-            if event_id in self.seen:
+            key = event_id.bytes
+            if key in self.seen:
                 self.bad(line.number, f"id: {event_id} appears twice in the file", line.stream)
                 continue
-            self.seen[event_id] = (line.number, line.stream)
+            index = self.indexes.get(line.stream)
+            if index is None:
+                index = self.indexes[line.stream] = len(self.names)
+                self.names.append(line.stream)
+            self.seen[key] = line.number << 32 | index
             if event_id in stored:
                 self.already_stored(line, stored[event_id], state)
             elif not state.bad:
@@ -204,7 +216,8 @@ class _Part:
 
     report: IngestReport
     bad_streams: set[str]
-    ids: dict[bytes, tuple[int, str]]  # only when planning in several processes
+    names: list[str]  # the streams, by the index ``_ID`` records name
+    ids: str | None  # the file of its ids, sorted (only when planning in several processes)
 
 
 # while several processes plan: the line the first of them has reached, in shared memory
@@ -242,8 +255,12 @@ def _plan_part(path: str, part: int, parts: int, spool_path: str, now: datetime,
                     planner.plan(buffer)
                     buffer = []
             planner.plan(buffer)
-    ids = {line_id.bytes: place for line_id, place in planner.seen.items()} if parts > 1 else {}
-    return _Part(report, {name for name, state in planner.streams.items() if state.bad}, ids)
+    if parts > 1:  # the ids, sorted, for the parent to find one planned by two processes
+        with open(spool_path + ".ids", "wb") as out:
+            seen = planner.seen
+            out.writelines(_ID.pack(key, seen[key]) for key in sorted(seen))
+    return _Part(report, {name for name, state in planner.streams.items() if state.bad}, planner.names,
+                 spool_path + ".ids" if parts > 1 else None)
 
 
 def _plan_in_processes(path: str, parts: int, spools: list[str], now: datetime, chunk: int,
@@ -265,23 +282,38 @@ def _plan_in_processes(path: str, parts: int, spools: list[str], now: datetime, 
         _REACHED = None
 
 
+def _ids(handle: IO[bytes], part: int) -> Iterator[tuple[bytes, int, int]]:
+    while block := handle.read(_ID.size * 8192):
+        for key, place in _ID.iter_unpack(block):
+            yield key, place, part
+
+
 def _merge(parts: list[_Part], report: IngestReport) -> set[str]:
     """The parts' findings into ``report``; the streams with a bad line."""
     bad = set().union(*(part.bad_streams for part in parts))
-    seen: dict[bytes, tuple[int, str]] = {}
     reported = {bad_line.number for part in parts for bad_line in part.report.bad_lines}
     for part in parts:
         report.lines += part.report.lines
         report.already_stored += part.report.already_stored
         report.bad_lines.extend(part.report.bad_lines)
-        for event_id, (number, stream) in part.ids.items():
-            if event_id in seen:  # the same id in streams planned by different processes
-                first = seen[event_id]
-                later = max(first, (number, stream))
-                if later[0] not in reported:
-                    report.bad_lines.append(BadLine(later[0], f"id: {uuid.UUID(bytes=event_id)} appears twice in the file"))
-                bad.add(later[1])
-            seen[event_id] = (number, stream)
+    # the same id in streams planned by different processes: a merge of their sorted id
+    # files, read as it goes (the parent holds none of them)
+    files = [open(part.ids, "rb") for part in parts if part.ids is not None]  # noqa: SIM115 - closed below
+    try:
+        merged = heapq.merge(*(_ids(handle, k) for k, handle in enumerate(files)))
+        previous: tuple[bytes, int, int] | None = None
+        for key, place, k in merged:
+            if previous is not None and previous[0] == key:
+                later, which = max((previous[1], previous[2]), (place, k))
+                number, stream = later >> 32, parts[which].names[later & 0xFFFFFFFF]
+                if number not in reported:
+                    report.bad_lines.append(BadLine(number, f"id: {uuid.UUID(bytes=key)} appears twice in the file"))
+                    reported.add(number)
+                bad.add(stream)
+            previous = (key, place, k)
+    finally:
+        for handle in files:
+            handle.close()
     report.bad_lines.sort(key=lambda bad_line: bad_line.number)
     return bad
 
