@@ -12,6 +12,10 @@ Two passes, so that nothing of a stream with a bad line is stored and memory sta
    query confirms that no stream has moved on since the plan (a concurrent writer makes
    that stream fail from there on, reported with its line).
 
+Each write pass keeps a checkpoint (``IngestRun``) in the transactions of its chunks, so
+an ingest that stops while writing (killed, or the database gone: ``DatabaseLost``)
+leaves a record that ``verify`` names until the same file is ingested again.
+
 Planning is CPU work in Python, and each stream's chain must be planned in order; so on
 a large file it runs in two processes (on a two-core machine), each taking the streams
 whose code hashes to it, and the write pass merges their spools back into file order.
