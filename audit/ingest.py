@@ -341,7 +341,11 @@ def ingest_file(
         return _ingest(path, report, chunk, progress, now, processes, checked, principal)
     except (OperationalError, InterfaceError) as error:
         # a restart, a dropped connection: committed chunks stay, the run's checkpoint
-        # says how far it got, and a rerun skips what is stored
+        # says how far it got, and a rerun skips what is stored. (SQLite has no server
+        # to lose: its OperationalError is a missing table or a locked file, answered
+        # as before.)
+        if connection.vendor == "sqlite" and isinstance(error, OperationalError):
+            raise
         raise DatabaseLost(report.stored, str(error).strip().splitlines()[0] if str(error).strip() else
                            type(error).__name__) from error
 
