@@ -21,9 +21,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO
 
+from .record.chain import utc
 from .record.events import PayloadError
-from .record.jsonl import LineError, decode_fields, encode_line
-from .store import CheckedEvent, NewEvent, check_event, check_stream, envelope_of, iter_events
+from .record.jsonl import LineError, checked_payload, decode_fields, encode_line
+from .store import CheckedEvent, envelope_of, iter_events
 
 
 def export_events(out: IO[str], *, stream: str | None = None, progress: Callable[[int], None] | None = None) -> int:
@@ -58,15 +59,17 @@ class BadLine:
 
 
 def parse_line(number: int, text: str | bytes) -> Line:
-    """Parse and validate one line; raise :class:`PayloadError` naming the field."""
+    """Parse and validate one line; raise :class:`PayloadError` naming the field.
+    ``decode_fields`` checks the stream, labels and timestamps as ``check_event`` does
+    (the store's one check of each), so here only the payload is left to validate."""
     try:
         fields = decode_fields(text, number)
+        schema_version, payload = checked_payload(fields, number)
     except LineError as error:
         raise PayloadError(error.field, error.message) from None
-    stream = check_stream(fields.stream)
-    event = NewEvent(
-        id=fields.id, type=fields.type, schema_version=fields.schema_version, payload=fields.payload,
-        occurred_at=fields.occurred_at, actor=fields.actor, source=fields.source,
-        recorded_at=fields.recorded_at, hash=fields.hash,
+    event = CheckedEvent(
+        id=fields.id, type=fields.type, schema_version=schema_version, payload=payload,
+        occurred_at=utc(fields.occurred_at), actor=fields.actor, source=fields.source,
+        recorded_at=None if fields.recorded_at is None else utc(fields.recorded_at), hash=fields.hash,
     )
-    return Line(number, stream, fields.version, check_event(event))
+    return Line(number, fields.stream, fields.version, event)

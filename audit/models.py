@@ -264,3 +264,25 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key_id}... of {self.user}"
+
+
+class IngestRun(models.Model):
+    """One ``manage.py ingest`` write pass: made when it starts writing, brought up to
+    date in the transaction of each chunk it commits, finished at its end. A run left
+    unfinished (the process killed, the database gone) has stored whole chunks only, so a
+    stream may be cut short: ``verify`` names the run until a later ingest of the same
+    file finishes it (stored lines are skipped, the rest appended)."""
+
+    file = models.CharField(max_length=1024)
+    size = models.BigIntegerField()
+    principal = models.CharField(max_length=160)
+    started_at = models.DateTimeField()
+    stored = models.BigIntegerField(default=0)
+    line = models.BigIntegerField(default=0, help_text="the last line stored")
+    finished_at = models.DateTimeField(null=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["file"], condition=models.Q(finished_at=None), name="audit_ingestrun_open")]
+
+    def __str__(self) -> str:
+        return f"ingest of {self.file} started {self.started_at:%Y-%m-%d %H:%M:%S}"

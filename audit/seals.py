@@ -26,9 +26,16 @@ def _key(secret: str) -> bytes:
     return hashlib.sha256(_SALT + secret.encode()).digest()
 
 
+@lru_cache(maxsize=8)
+def _keyed(secret: str) -> hmac.HMAC:
+    # keying an HMAC hashes the key's pads; a copy of a keyed one skips that per seal
+    return hmac.new(_key(secret), digestmod=hashlib.sha256)
+
+
 def seal_of(event_hash: str, principal: str, *, secret: str | None = None) -> str:
-    key = _key(secret if secret is not None else settings.SECRET_KEY)
-    return hmac.new(key, f"{event_hash}|{principal}".encode(), hashlib.sha256).hexdigest()
+    mac = _keyed(secret if secret is not None else settings.SECRET_KEY).copy()
+    mac.update(f"{event_hash}|{principal}".encode())
+    return mac.hexdigest()
 
 
 def seal_holds(event_hash: str, principal: str | None, seal: str | None) -> bool:

@@ -115,9 +115,37 @@ def seal(envelope: Envelope, *, claimed: str | None = None) -> Envelope:
     computed from its content. A ``claimed`` hash (a restored event's) must be the one
     computed: :class:`PayloadError` on ``hash`` otherwise."""
     digest = envelope.computed_hash()
+    check_claimed(claimed, digest)
+    return msgspec.structs.replace(envelope, hash=digest)
+
+
+def check_claimed(claimed: str | None, digest: str) -> None:
+    """A restored event's ``claimed`` hash must be the ``digest`` its content gives."""
     if claimed is not None and claimed != digest:
         raise PayloadError("hash", f"does not match the event's content (computed {digest})")
-    return msgspec.structs.replace(envelope, hash=digest)
+
+
+# The hashed document (chain.hashed_document, canonical_json) written straight as bytes,
+# members in RFC 8785 (sorted) order: actor, id, occurred_at, payload, prev_hash,
+# recorded_at, then the tail (document_tail). The fast paths fill it from values already
+# in their canonical text; tests hold it equal to event_hash.
+_DOCUMENT = b'{"actor":%s,"id":"%s","occurred_at":"%s","payload":%s,"prev_hash":"%s","recorded_at":"%s",%s%d}'
+
+
+def document_tail(schema_version: int, source: str, stream: str, type: str) -> bytes:
+    """The members after ``recorded_at``, up to ``version``'s value: one per (schema
+    version, source, stream, type), so a fast path makes it once and keeps it."""
+    return b'"schema_version":%d,"source":%s,"stream":%s,"type":%s,"version":' % (
+        schema_version, canonical_json(source), canonical_json(stream), canonical_json(type))
+
+
+def document_digest(actor: bytes, id: bytes, occurred_at: bytes, payload: bytes, prev_hash: bytes,
+                    recorded_at: bytes, tail: bytes, version: int) -> bytes:
+    """The event's hash (hex, as bytes) from its members in canonical text: ``actor``
+    quoted (canonical_json), ``id`` and the timestamps as the chain writes them,
+    ``payload`` canonical_json of the normal form, ``tail`` from :func:`document_tail`."""
+    return hashlib.sha256(_DOCUMENT % (actor, id, occurred_at, payload, prev_hash, recorded_at, tail, version)
+                          ).hexdigest().encode()
 
 
 # One new event for :meth:`StreamChain.lines`: (id as lower-case 8-4-4-4-12 text, type,
@@ -176,7 +204,6 @@ class StreamChain:
         gives, newline included (always hashed). Ids and timestamps must already be in
         the chain's text form: they are written as they are."""
         encode = canonical_json
-        sha = hashlib.sha256
         quote = self._quote
         quoted = self._quoted
         tails = self._tails.get(source)
@@ -190,8 +217,7 @@ class StreamChain:
             position += 1
             tail = tails.get(type)
             if tail is None:
-                tail = tails[type] = b'"schema_version":%d,"source":%s,"stream":%s,"type":%s,"version":' % (
-                    current_version(type), quote(source), quote(self.stream), quote(type))
+                tail = tails[type] = document_tail(current_version(type), source, self.stream, type)
             who = quoted.get(actor) or quote(actor)
             ident = event_id.encode()
             when = occurred.encode()
@@ -199,8 +225,7 @@ class StreamChain:
             body = encode(payload)
             # the hashed document and the line, members in RFC 8785 (sorted) order: the
             # line adds "hash" and "position", which sort among the others
-            digest = sha(b'{"actor":%s,"id":"%s","occurred_at":"%s","payload":%s,"prev_hash":"%s","recorded_at":"%s",%s%d}' % (
-                who, ident, when, body, prev, then, tail, version)).hexdigest().encode()
+            digest = document_digest(who, ident, when, body, prev, then, tail, version)
             out.append(b'{"actor":%s,"hash":"%s","id":"%s","occurred_at":"%s","payload":%s,"position":%d,"prev_hash":"%s","recorded_at":"%s",%s%d}\n' % (
                 who, digest, ident, when, body, position, prev, then, tail, version))
             prev = digest

@@ -6,7 +6,7 @@ from typing import Any
 from django.core.management.base import CommandError
 
 from audit.commands import BackOfficeCommand
-from audit.ingest import ingest_file
+from audit.ingest import DatabaseLost, ingest_file
 from audit.progress import count_lines, progress_bar
 
 
@@ -17,7 +17,10 @@ class Command(BackOfficeCommand):
         "written) on stderr, on a terminal only."
     )
     exit_codes = {0: "every line stored (or already stored)", 1: "some line or stream was refused (each is named)",
-                  2: "the file cannot be read, or the database is not migrated"}
+                  2: "the file cannot be read, or the database is not migrated",
+                  3: "the database went away during the ingest (a restart, a dropped connection): the chunks "
+                     "committed stay, verify names the unfinished ingest, and running the same command again "
+                     "completes it (what is stored is skipped, nothing is stored twice)"}
 
     def add_arguments(self, parser):
         parser.add_argument("file")
@@ -44,7 +47,13 @@ class Command(BackOfficeCommand):
                     bar.set_description("ingest: write")
                 bar.update(n)
 
-            report = ingest_file(file, chunk=chunk, progress=written, checked=checked)
+            try:
+                report = ingest_file(file, chunk=chunk, progress=written, checked=checked)
+            except DatabaseLost as lost:
+                raise CommandError(
+                    f"{file}: the database went away during the ingest ({lost.detail}); {lost.stored} events "
+                    f"were stored in whole chunks - run the same ingest again to complete it", returncode=3,
+                ) from None
         for bad in report.bad_lines:
             self.stderr.write(f"{file}:{bad.number}: {bad.reason}")
         for stream, why in sorted(report.failed_streams.items()):

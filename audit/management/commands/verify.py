@@ -15,6 +15,7 @@ from django.utils.dateparse import parse_date, parse_datetime
 
 from audit.commands import BackOfficeCommand
 from audit.digests import DigestError
+from audit.ingest import unfinished_ingests
 from audit.integrity import integrity_check
 from audit.models import Event
 from audit.progress import count_lines, progress_bar
@@ -61,7 +62,8 @@ class Command(BackOfficeCommand):
         "the first bad event of each stream (gap, reordering, alteration ...). In the store it also "
         "checks that the append-only triggers are in place as shipped, the store against every signed "
         "tree head it knows (a cut tail, a deleted stream, a re-hashed or moved event) and that the "
-        "access log still matches its seals. A progress bar on stderr, on a terminal only."
+        "access log still matches its seals, and names an ingest that stopped while writing (a stream of it "
+        "may be cut short). A progress bar on stderr, on a terminal only."
     )
     exit_codes = {0: "every chain intact (or no events to verify)", 1: "a problem was found (one line each)",
                   2: "the file cannot be read, a line is not an envelope, an unknown --stream, a bad --since, "
@@ -94,6 +96,9 @@ class Command(BackOfficeCommand):
             except DigestError as error:
                 raise CommandError(str(error), returncode=2) from None
         report, guards = result.report, result.guards
+        if stream is None:
+            # a stream cut short by an ingest that stopped while writing chains clean: say so
+            guards = [*guards, *unfinished_ingests()]
         if stream is None and not result.signed and total:
             self.stdout.write("no signed head yet: a cut tail or a consistent re-hash shows only against one "
                               "(manage.py digest signs one)")

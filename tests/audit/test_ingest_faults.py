@@ -1,0 +1,120 @@
+"""An ingest that stops while writing: the database goes away, or the process dies.
+
+A PostgreSQL restart cannot be done here without breaking every other test run sharing
+the server, so the test stands in for it the way a restart looks to the ingest: every
+backend connection of the test database but the test's own is ended with
+``pg_terminate_backend`` while the ingest writes. The ingest must exit 3 with one line
+saying what happened, ``verify`` must name the unfinished run, and the same command run
+again must complete it with nothing lost and nothing stored twice."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from audit.ingest import ingest_file, unfinished_ingests
+from audit.models import Event, IngestRun
+from audit.verify import verify_chains
+from tests.commands import run_command
+from tests.samples import round_events, table_opened
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _device_file(path: Path, rounds: int, tables: int = 4) -> int:
+    count = 0
+    with path.open("w") as out:
+        for t in range(tables):
+            event = table_opened(f"T{t}")
+            out.write(json.dumps({"id": str(event.id), "stream": f"T{t}", "type": event.type,
+                                  "occurred_at": event.occurred_at.isoformat(), "actor": event.actor,
+                                  "source": "device", "payload": event.payload}) + "\n")
+            count += 1
+        for r in range(rounds):
+            for event in round_events(r // tables + 1, rng_seed=r):
+                out.write(json.dumps({"id": str(event.id), "stream": f"T{r % tables}", "type": event.type,
+                                      "occurred_at": event.occurred_at.isoformat(), "actor": event.actor,
+                                      "source": "device", "payload": event.payload}) + "\n")
+                count += 1
+    return count
+
+
+def _manage(*args: str) -> subprocess.Popen:
+    settings = connection.settings_dict
+    url = f"postgresql://{settings['USER']}@{settings['HOST'] or '127.0.0.1'}:{settings['PORT'] or 5432}/{settings['NAME']}"
+    env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "casino.settings", "PROJECT_ON_APPEND": "false"}
+    return subprocess.Popen([sys.executable, "manage.py", *args], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_database_gone_mid_ingest_exits_3_and_a_rerun_completes_it(on_postgres, tmp_path):
+    path = tmp_path / "day.jsonl"
+    total = _device_file(path, rounds=2400)
+    ingest = _manage("ingest", str(path), "--chunk", "100")
+    deadline = time.monotonic() + 240
+    while not Event.objects.exists():  # the write pass has begun: chunks are committing
+        assert ingest.poll() is None, ingest.communicate()
+        assert time.monotonic() < deadline, "the ingest never began writing"
+        time.sleep(0.05)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                       "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        assert cursor.fetchone()[0] >= 1
+    out, err = ingest.communicate(timeout=120)
+    assert ingest.returncode == 3, (out, err)
+    last = err.strip().splitlines()[-1]
+    assert "the database went away during the ingest" in last and "run the same ingest again" in last, err
+    assert "Traceback" not in err
+    stored = Event.objects.count()
+    assert 0 < stored < total
+    assert len(unfinished_ingests()) == 1 and str(path) in unfinished_ingests()[0]
+    code, _, verify_err = run_command("verify")
+    assert code == 1 and "did not finish" in verify_err
+    again = _manage("ingest", str(path))
+    out, err = again.communicate(timeout=300)
+    assert again.returncode == 0, err
+    assert f"{total} lines, {total - stored} events stored, {stored} already stored, 0 bad lines" in out
+    assert Event.objects.count() == total
+    assert Event.objects.values("event_id").distinct().count() == total
+    assert unfinished_ingests() == []
+    assert verify_chains().ok
+    assert run_command("verify")[0] == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_ingest_killed_while_writing_is_named_by_verify_until_run_again(tmp_path, monkeypatch):
+    """The checkpoint commits with each chunk: a write pass that dies after two chunks
+    leaves a run that says so (stored events and the last line), on any database."""
+    from audit import ingest
+
+    path = tmp_path / "day.jsonl"
+    total = _device_file(path, rounds=12)
+    chunks = []
+    real = ingest._write_chunk
+
+    def dies_on_the_third(records, report, run):
+        if len(chunks) == 2:
+            raise KeyboardInterrupt  # as a kill would stop it: between two chunks' commits
+        chunks.append(len(records))
+        real(records, report, run)
+
+    monkeypatch.setattr(ingest, "_write_chunk", dies_on_the_third)
+    with pytest.raises(KeyboardInterrupt):
+        ingest_file(str(path), chunk=50)
+    run = IngestRun.objects.get()
+    assert run.finished_at is None and run.stored == Event.objects.count() == 100
+    assert run.line == 100 and run.file == str(path)
+    [line] = unfinished_ingests()
+    assert "100 events stored, to line 100" in line and "did not finish" in line
+    monkeypatch.setattr(ingest, "_write_chunk", real)
+    report = ingest_file(str(path))
+    assert report.ok and report.already_stored == 100 and report.stored == total - 100
+    assert unfinished_ingests() == [] and Event.objects.count() == total

@@ -1,0 +1,89 @@
+"""Ingest's rows, built from canonical text (the fast path), are the store's rows: the one
+verifier re-hashes them clean, their seals hold, and text that COPY treats specially
+(backslashes, tabs, newlines, quotes, non-ASCII) comes back as it went in."""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import uuid
+
+import pytest
+
+from audit.ingest import ingest_file
+from audit.models import Event
+from audit.seals import _key, seal_holds, seal_of
+from audit.store import events_append
+from audit.verify import verify_chains
+from tests.samples import round_events, table_opened
+
+pytestmark = pytest.mark.django_db
+
+AWKWARD = 'tab\there\nnew line, "quoted", back\\slash \\n not a newline, é ☃ \\\\ twice'
+
+
+def _line(stream: str, event_id: uuid.UUID, note: str, **extra: object) -> str:
+    return json.dumps({
+        "id": str(event_id), "stream": stream, "type": "alert.acknowledged",
+        "occurred_at": "2026-11-29T13:00:00.5+01:00", "actor": "user:alice", "source": "ingest-test",
+        "payload": {"alert": "verify:x", "kind": "verify_failed", "table": None, "finding": None,
+                    "by": "alice", "note": note},
+        **extra,
+    }, ensure_ascii=False) + "\n"
+
+
+def test_awkward_text_is_stored_as_given_hashed_as_the_store_hashes_and_sealed(tmp_path):
+    events_append(stream="T1", expected_version=0, events=[table_opened("T1")])
+    ids = [uuid.uuid4() for _ in range(3)]
+    path = tmp_path / "awkward.jsonl"
+    path.write_text("".join(_line("audit.alerts", i, AWKWARD + str(n)) for n, i in enumerate(ids))
+                    + "".join(json.dumps({"id": str(e.id), "stream": "T1", "type": e.type,
+                                          "occurred_at": e.occurred_at.isoformat(), "actor": e.actor,
+                                          "source": "device", "payload": e.payload}) + "\n"
+                              for e in round_events(1)), encoding="utf-8")
+    report = ingest_file(str(path), chunk=2)
+    assert report.ok and report.stored == 28, report.bad_lines
+    rows = list(Event.objects.filter(stream="audit.alerts").order_by("version"))
+    assert [r.payload["note"] for r in rows] == [AWKWARD + str(n) for n in range(3)]
+    assert [r.event_id for r in rows] == ids
+    assert rows[0].occurred_at.isoformat() == "2026-11-29T12:00:00.500000+00:00"
+    assert all(seal_holds(r.hash, r.principal, r.seal) for r in Event.objects.all())
+    verified = verify_chains()
+    assert verified.ok and verified.events == 29, verified.problems
+
+
+def test_a_restore_of_the_awkward_lines_is_checked_against_their_stored_hashes(tmp_path):
+    """The export of what the store wrote through events_append (the slow path) ingests
+    back with the same hashes - and a claimed hash one character off is refused."""
+    from audit.jsonl import export_events
+    from audit.store import NewEvent
+
+    from .tampering import tamper
+
+    events_append(stream="audit.alerts", expected_version=0, events=[NewEvent(
+        id=uuid.uuid4(), type="alert.acknowledged", occurred_at=__import__("datetime").datetime.fromisoformat(
+            "2026-11-29T13:00:00+01:00"), actor="user:alice", source="api",
+        payload={"alert": "verify:x", "kind": "verify_failed", "table": None, "finding": None, "by": "alice",
+                 "note": AWKWARD})])
+    stored = Event.objects.get()
+    out = tmp_path / "export.jsonl"
+    with out.open("w") as handle:
+        export_events(handle)
+    tamper("DELETE FROM audit_event")
+    report = ingest_file(str(out))
+    assert report.ok and report.stored == 1
+    assert Event.objects.get().hash == stored.hash
+    tamper("DELETE FROM audit_event")
+    line = json.loads(out.read_text())
+    line["hash"] = line["hash"][:-1] + ("0" if line["hash"][-1] != "0" else "1")
+    out.write_text(json.dumps(line) + "\n")
+    refused = ingest_file(str(out))
+    assert [b.number for b in refused.bad_lines] == [1]
+    assert refused.bad_lines[0].reason.startswith(f"hash: does not match the event's content (computed {stored.hash})")
+    assert Event.objects.count() == 0
+
+
+def test_the_seal_is_the_standard_hmac_of_hash_and_principal(settings):
+    expected = hmac.new(_key(settings.SECRET_KEY), b"ab" * 32 + b"|ingest:alice", hashlib.sha256).hexdigest()
+    assert seal_of("ab" * 32, "ingest:alice") == expected
+    assert seal_of("ab" * 32, "ingest:alice", secret="another") != expected
