@@ -518,8 +518,11 @@ class Round:
                     break
                 mode = CHECK_ONLY
             if mode == NO_CARDS and not self.peeked:
+                # an insurance decision on record settles against the dealer's natural even
+                # where its stake is missing: that is the missing stake's own finding, not a
+                # reason for the dealer to skip the check
                 for bet in self.bets.values():
-                    if bet.insured:
+                    if bet.insured or bet.wants_insurance:
                         mode = CHECK_ONLY
                         break
         self.dealer_mode = mode

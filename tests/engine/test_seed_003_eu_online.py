@@ -14,6 +14,7 @@ from .helpers import (
     kinds,
     layout,
     nets,
+    rewrap,
     targets,
 )
 
@@ -132,3 +133,22 @@ def test_insurance_only_for_a_hand_without_blackjack() -> None:
     found = replay(planted).findings
     assert kinds(found) == ["illegal_decision"]
     assert "blackjack" in found[0].message and found[0].bet == "r1b1"
+
+
+def test_a_missing_insurance_stake_after_every_hand_busted_is_only_that() -> None:
+    """Every hand busted, the dealer still draws its second card to settle the insurance
+    decided on (no hole card: the natural is known only then). With the insurance stake
+    and its settlement left out of the record, the decision still stands: replay reports
+    the missing stake, and the dealer's draw is not a procedure error (found by the
+    property test of one missing stake)."""
+    table = Table(RULES, layout(RULES, ["TS 6H"], "AD 5D", play="KC"))
+    dealt = table.deal([100], "hit", choices=Choices(insure=lambda bet: 50))
+    assert nets(dealt) == {"r1b1": ("lose", -100), "r1b1-i": ("lose", -50)}
+    assert table.replay().findings == ()
+    stake = find(table.events, "bet.placed", kind="insurance")
+    settled = find(table.events, "round.settled")
+    kept = [s for s in table.events[settled]["payload"]["settlements"] if s["bet"] != "r1b1-i"]
+    changed = edit(table.events, settled, settlements=kept)
+    found = replay(rewrap([e for i, e in enumerate(changed) if i != stake])).findings
+    assert kinds(found) == ["missing_stake"]
+    assert found[0].bet == "r1b1"
