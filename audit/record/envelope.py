@@ -88,17 +88,22 @@ class Envelope(msgspec.Struct, frozen=True):
             payload=self.payload, prev_hash=self.prev_hash,
         )
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self, *, texts: tuple[str, str, str] | None = None) -> dict[str, Any]:
         """The export form: the id and timestamps as the chain writes them as text;
-        ``position`` left out when there is none."""
+        ``position`` left out when there is none. ``texts``: the id, ``occurred_at`` and
+        ``recorded_at`` already written in that form (a line this codec wrote: reading
+        them back and writing them again is most of the cost, see
+        :func:`audit.record.jsonl.export_form`)."""
+        id_text, occurred, recorded = texts or (
+            str(self.id), format_timestamp(self.occurred_at), format_timestamp(self.recorded_at))
         out: dict[str, Any] = {
-            "id": str(self.id),
+            "id": id_text,
             "stream": self.stream,
             "version": self.version,
             "type": self.type,
             "schema_version": self.schema_version,
-            "occurred_at": format_timestamp(self.occurred_at),
-            "recorded_at": format_timestamp(self.recorded_at),
+            "occurred_at": occurred,
+            "recorded_at": recorded,
             "actor": self.actor,
             "source": self.source,
             "payload": self.payload,

@@ -181,23 +181,7 @@ def export_form(envelope: Envelope, text: str | bytes) -> dict[str, Any]:
     if (_ID_TEXT.fullmatch(texts.id) is None or _MOMENT_TEXT.fullmatch(texts.occurred_at) is None
             or recorded is None or _MOMENT_TEXT.fullmatch(recorded) is None):
         return envelope.as_dict()
-    event: dict[str, Any] = {
-        "id": texts.id,
-        "stream": envelope.stream,
-        "version": envelope.version,
-        "type": envelope.type,
-        "schema_version": envelope.schema_version,
-        "occurred_at": texts.occurred_at,
-        "recorded_at": recorded,
-        "actor": envelope.actor,
-        "source": envelope.source,
-        "payload": envelope.payload,
-        "prev_hash": envelope.prev_hash,
-        "hash": envelope.hash,
-    }
-    if envelope.position is not None:
-        event["position"] = envelope.position
-    return event
+    return envelope.as_dict(texts=(texts.id, texts.occurred_at, recorded))
 
 
 class _Hashed(Envelope, frozen=True):
