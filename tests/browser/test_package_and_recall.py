@@ -55,7 +55,8 @@ def test_compliance_asks_for_a_package_and_recalls_a_round(compliance, live_serv
     assert "ready" in ready.inner_text() and "T1" in ready.inner_text()
     with tab.expect_download() as download:
         ready.locator("a[href$='/download/']").click()
-    assert download.value.suggested_filename.startswith("package-1-")
+    made = PackageRequest.objects.get(status="ready")
+    assert download.value.suggested_filename.startswith(f"package-{made.pk}-")
     tab.screenshot(path=str(ARTIFACTS / "package_requests.png"), full_page=True)
 
     # the round's review links its recall; the recall shows the short pay and the proof
