@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from throwaway import throwaway
+
 ROOT = Path(__file__).resolve().parents[1]
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 # a database of this run's own (another run on the machine may be using one), dropped after
@@ -41,13 +43,14 @@ def _database(kind: str, folder: Path) -> str:
             conn.execute(f"DROP DATABASE IF EXISTS {PG_NAME}")
             conn.execute(f"CREATE DATABASE {PG_NAME}")
         url = f"postgresql://postgres@127.0.0.1:5432/{PG_NAME}"
-    env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "casino.settings"}
+    env = dict(throwaway({**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "casino.settings"}))
     subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     return url
 
 
 def _run(url: str, requests: int, repeat: int) -> None:
     os.environ["DATABASE_URL"] = url
+    throwaway(os.environ)
     os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings"
     # the API's rate limit would answer most of these 429 (a cheaper request than a read)
     os.environ["API_REQUESTS_PER_MINUTE"] = "1000000"

@@ -29,6 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from throwaway import throwaway
+
 ROOT = Path(__file__).resolve().parents[1]
 ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 DATABASE = "bench_day"
@@ -56,8 +58,7 @@ print(json.dumps({"code": code, "peak_mib": resource.getrusage(resource.RUSAGE_S
 
 def _env() -> dict[str, str]:
     env = {**os.environ, "DATABASE_URL": URL, "DJANGO_SETTINGS_MODULE": "casino.settings", "PROJECT_ON_APPEND": "false"}
-    env.setdefault("SECRET_KEY", "bench-only-" + "x" * 50)  # a throwaway database's seals
-    return env
+    return dict(throwaway(env))
 
 
 def _fresh_database() -> None:

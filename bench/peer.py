@@ -35,6 +35,8 @@ import time
 import uuid
 from pathlib import Path
 
+from throwaway import throwaway
+
 ROOT = Path(__file__).resolve().parents[1]
 ADMIN = {"host": "127.0.0.1", "port": 5432, "user": "postgres", "dbname": "postgres"}
 DATABASE = "bench_peer"
@@ -45,8 +47,7 @@ NAMESPACE = uuid.UUID("6f1d3c1e-6a55-4a4e-9d39-2f4f7c1a9b10")  # a stream's aggr
 def _env(**extra: str) -> dict[str, str]:
     env = {**os.environ, "DATABASE_URL": URL, "DJANGO_SETTINGS_MODULE": "casino.settings",
            "PROJECT_ON_APPEND": "false", **extra}
-    env.setdefault("SECRET_KEY", "bench-only-" + "x" * 50)  # a throwaway database's seals
-    return env
+    return dict(throwaway(env))
 
 
 def _fresh_database(migrate: bool) -> None:

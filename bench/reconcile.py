@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from throwaway import throwaway
+
 ROOT = Path(__file__).resolve().parents[1]
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 
@@ -39,13 +41,14 @@ def _database(kind: str, folder: Path) -> str:
             conn.execute("DROP DATABASE IF EXISTS bench_reconcile")
             conn.execute("CREATE DATABASE bench_reconcile")
         url = "postgresql://postgres@127.0.0.1:5432/bench_reconcile"
-    env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "casino.settings"}
+    env = dict(throwaway({**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "casino.settings"}))
     subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     return url
 
 
 def _setup(url: str) -> None:
     os.environ.update(DATABASE_URL=url, DJANGO_SETTINGS_MODULE="casino.settings", PROJECT_ON_APPEND="false")
+    throwaway(os.environ)
     sys.path.insert(0, str(ROOT))
     import django
 

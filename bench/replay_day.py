@@ -22,9 +22,12 @@ import time
 import uuid
 from pathlib import Path
 
+from throwaway import throwaway
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
+throwaway(os.environ)
 
 import django
 

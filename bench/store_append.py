@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from throwaway import throwaway
+
 ROOT = Path(__file__).resolve().parents[1]
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 PG_BENCH = "postgresql://postgres@127.0.0.1:5432/bench_blackjack"
@@ -30,6 +32,7 @@ PG_BENCH = "postgresql://postgres@127.0.0.1:5432/bench_blackjack"
 
 def _setup_django(url: str) -> None:
     os.environ["DATABASE_URL"] = url
+    throwaway(os.environ)
     # the store alone: no read models brought up to date after each append
     os.environ["PROJECT_ON_APPEND"] = "false"
     os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings"
@@ -57,7 +60,7 @@ def _fresh_database(kind: str, folder: Path) -> str:
             conn.execute("DROP DATABASE IF EXISTS bench_blackjack")
             conn.execute("CREATE DATABASE bench_blackjack")
         url = PG_BENCH
-    env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "casino.settings"}
+    env = dict(throwaway({**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "casino.settings"}))
     subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     return url
 
