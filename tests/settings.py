@@ -10,7 +10,7 @@ import os
 os.environ.setdefault("SECRET_KEY", "tests-only-" + "k" * 40)
 
 from casino.settings import *
-from casino.settings import BASE_DIR, DATABASES
+from casino.settings import BASE_DIR, DATABASES, STATIC_ROOT
 
 _TEST_BACKENDS = {
     "django.db.backends.sqlite3": "tests.backends.sqlite",
@@ -40,3 +40,7 @@ STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.s
 SECURE_SSL_REDIRECT = False
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = False
 SECURE_HSTS_SECONDS = 0
+
+# WhiteNoise (the production middleware the tests run with) warns on every request when
+# its folder is missing, and collectstatic never runs in the tests: an empty one will do
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
