@@ -64,8 +64,13 @@ def replay_table(*, stream: str, day: date | None = None, full: bool = False, tr
     mode = ReplayRun.Mode.FULL if full else ReplayRun.Mode.INCREMENTAL
     parent = ReplayRun.objects.filter(pk=parent_id).first() if parent_id else None
     if parent is not None:
-        # a day's table is replayed once per day run: a run of it still "running" is
-        # one whose worker died (the task came back here, acknowledged late)
+        # a day's table is replayed once per day run. Done already: the task came back
+        # (acknowledged late) from a worker that died after the work and before its
+        # acknowledgement - the day has counted it, so it is answered, not counted again
+        done = ReplayRun.objects.filter(parent=parent, stream=stream, status=ReplayRun.Status.DONE).first()
+        if done is not None:
+            return dict(done.summary)
+        # a run of it still "running" is one whose worker died during the work
         ReplayRun.objects.filter(parent=parent, stream=stream, status=ReplayRun.Status.RUNNING).update(
             status=ReplayRun.Status.FAILED, error=WORKER_LOST, finished_at=datetime.now(UTC))
     run = run or run_start(mode=mode, trigger=trigger, stream=stream, gaming_day=day, parent=parent)
@@ -96,16 +101,19 @@ def replay_table(*, stream: str, day: date | None = None, full: bool = False, tr
         "events": events, "rounds": rounds, "findings": produced, "new": new, "superseded": superseded,
         "open_by_kind": open_by_kind(stream=stream, day=day),
     }
-    ReplayRun.objects.filter(pk=run.pk).update(
-        status=ReplayRun.Status.DONE, finished_at=datetime.now(UTC), tables_done=1, events=events,
-        rounds=rounds, findings=produced, findings_new=new, findings_superseded=superseded, summary=summary,
-    )
-    if parent is not None:
-        ReplayRun.objects.filter(pk=parent.pk).update(
-            tables_done=F("tables_done") + 1, events=F("events") + events, rounds=F("rounds") + rounds,
-            findings=F("findings") + produced, findings_new=F("findings_new") + new,
-            findings_superseded=F("findings_superseded") + superseded,
+    # the table's run done and the day's count moved together, or neither: a worker that
+    # dies between them leaves the table to be replayed and counted once
+    with transaction.atomic():
+        ReplayRun.objects.filter(pk=run.pk).update(
+            status=ReplayRun.Status.DONE, finished_at=datetime.now(UTC), tables_done=1, events=events,
+            rounds=rounds, findings=produced, findings_new=new, findings_superseded=superseded, summary=summary,
         )
+        if parent is not None:
+            ReplayRun.objects.filter(pk=parent.pk).update(
+                tables_done=F("tables_done") + 1, events=F("events") + events, rounds=F("rounds") + rounds,
+                findings=F("findings") + produced, findings_new=F("findings_new") + new,
+                findings_superseded=F("findings_superseded") + superseded,
+            )
     return summary
 
 

@@ -78,3 +78,36 @@ def test_jobs_below_one_is_refused():
     with pytest.raises(CommandError, match="--jobs 0") as refused:
         _replay_day("--jobs", "0")
     assert refused.value.returncode == 2
+
+
+@pytest.mark.django_db
+def test_a_tables_task_delivered_again_after_its_work_counts_once(three_tables):
+    """A worker that dies after replaying its table and before acknowledging the task
+    has the broker deliver it again: the day's run answers it from the table's run
+    already done, and counts the table, its events and rounds once."""
+    from tables.replay_service import replay_day_start, replay_table
+
+    parent, streams = replay_day_start(day=DAY, full=True)
+    first = replay_table(stream="T1", day=DAY, full=True, parent_id=parent.pk)
+    again = replay_table(stream="T1", day=DAY, full=True, parent_id=parent.pk)
+    parent.refresh_from_db()
+    assert again == first
+    assert (parent.tables_total, parent.tables_done, parent.rounds) == (len(streams), 1, first["rounds"])
+    assert parent.children.filter(stream="T1").count() == 1
+
+
+@pytest.mark.django_db
+def test_a_tables_task_delivered_again_after_its_worker_died_midway_is_done_and_the_lost_run_said(three_tables):
+    """The broker delivers a table's task again when its worker died while replaying it:
+    the run it left "running" is marked failed (worker lost), and the table is replayed
+    and counted once."""
+    from tables.replay_service import WORKER_LOST, replay_day_start, replay_table, run_start
+
+    parent, _ = replay_day_start(day=DAY, full=True)
+    left = run_start(mode=ReplayRun.Mode.FULL, trigger="task", stream="T2", gaming_day=DAY, parent=parent)
+    summary = replay_table(stream="T2", day=DAY, full=True, parent_id=parent.pk)
+    left.refresh_from_db()
+    parent.refresh_from_db()
+    assert (left.status, left.error) == (ReplayRun.Status.FAILED, WORKER_LOST)
+    assert (parent.tables_done, parent.rounds) == (1, summary["rounds"])
+    assert summary["open_by_kind"] == {"wrong_payout": 1}

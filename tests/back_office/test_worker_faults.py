@@ -127,7 +127,9 @@ def test_a_worker_killed_in_the_middle_of_a_day_the_day_completes_with_a_clean_r
     children = parent.children.all()
     assert sorted(c.stream for c in children if c.status == "done") == [f"T{n}" for n in range(1, 7)]
     lost = [c for c in children if c.status != "done"]
-    assert len(lost) == 1 and lost[0].status == "failed" and lost[0].error == WORKER_LOST
+    # the killed worker's table, where it was still replaying it (it may have finished it
+    # just before the signal: then the table came back done and was answered, not counted)
+    assert len(lost) <= 1 and all(c.status == "failed" and c.error == WORKER_LOST for c in lost)
     remote, projection = _findings(), snapshot()
     assert len(remote) == 6
     # a clean run, here, from nothing: the same findings and read models
