@@ -46,13 +46,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from audit.record import merkle, signing
 from audit.record.jsonl import LineError, decode_hashed
 from audit.record.verify import Head, Verifier
+from tables.engine.math.figures import engine_math
 
 from . import layout
 from .reports import (
     COLUMNS,
     StreamAudit,
     StreamReports,
-    engine_math,
     render,
     rule_set_entry,
     rule_set_key,

@@ -10,7 +10,7 @@ replayed win) and, from format version 2, gives its theoretical win: the handle 
 the exact house edge of the rule set the table opened with, with its SD (the game's
 variance per unit staked and the covariance of two boxes of one round, over the boxes'
 stakes, :func:`ledger.books.stats.win_variance`). The edge and variance are the engine's
-analysis and the covariance its seeded estimate (:func:`engine_math`); the manifest states
+analysis and the covariance its seeded estimate (:func:`tables.engine.math.figures.engine_math`); the manifest states
 them per rule set, and the auditor recomputes the win from the events with the stated
 figures (``verify --edges`` analyses each rule set again: seconds each).
 
@@ -23,7 +23,6 @@ import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import lru_cache
 from typing import Any
 
 from audit.record.chain import canonical_json
@@ -31,6 +30,7 @@ from audit.record.money import percent
 from ledger.books import Thresholds, reconcile, replay_difference
 from ledger.books.fold import Fold
 from ledger.books.stats import theoretical
+from tables.engine.math.figures import Figures
 from tables.engine.presets import PRESETS
 from tables.engine.replay import Replay
 from tables.engine.rules import RuleSet
@@ -54,40 +54,12 @@ COLUMNS: dict[str, tuple[str, ...]] = {
 ADDED_IN: dict[str, int] = {"theoretical_win": 2, "theoretical_sd": 2}
 
 Row = dict[str, Any]
-# a rule set's exact house edge, variance per unit staked and covariance of two boxes of a
-# round per unit staked (None: the boxes taken as independent); None where not known
-Figures = tuple[Fraction, Fraction, Fraction | None]
+# a rule set's figures (:mod:`tables.engine.math.figures`), None where not known
 GameMath = Callable[[str, Mapping[str, Any]], Figures | None]
 
 
 def columns_of(name: str, version: int = FORMAT_VERSION) -> tuple[str, ...]:
     return tuple(c for c in COLUMNS[name] if ADDED_IN.get(c, 1) <= version)
-
-
-@lru_cache(maxsize=64)
-def _engine_math(name: str, overrides: tuple[tuple[str, Any], ...]) -> Figures | None:
-    from tables.engine.math.covariance import box_covariance
-    from tables.engine.math.house_edge import house_edge
-
-    base = PRESETS.get(name)
-    try:
-        rules = base.with_overrides(dict(overrides)) if base is not None else None
-    except ValueError:
-        rules = None
-    if rules is None:
-        return None
-    # the analysis gives floats; their decimal text made exact (never a float near money)
-    figures = house_edge(rules)
-    return (Fraction(str(figures.house_edge)), Fraction(str(figures.variance)),
-            Fraction(str(box_covariance(rules))))
-
-
-def engine_math(name: str, overrides: Mapping[str, Any]) -> Figures | None:
-    """The engine's house edge of a rule set, the chart played, the variance of one
-    round's result per unit staked, exact, and the covariance of two boxes of one round
-    (a seeded estimate, stored for the presets); None for a rule set the engine does not
-    know. The back-office's theoretical win uses the same (:mod:`casino.game`)."""
-    return _engine_math(name, tuple(sorted(overrides.items())))
 
 
 def stated_math(rule_sets: Mapping[str, Any]) -> GameMath:

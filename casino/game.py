@@ -24,9 +24,9 @@ from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
-from auditor.reports import engine_math
 from ledger.books import ReplayDifference
 from ledger.game import GameMath, ReplayedDay
+from tables.engine.math.figures import engine_math
 
 log = logging.getLogger(__name__)
 

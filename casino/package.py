@@ -37,12 +37,12 @@ from audit.store import envelope_of
 from auditor import layout
 from auditor.reports import (
     StreamAudit,
-    engine_math,
     render,
     rule_set_entry,
     rule_set_key,
     struck_ids,
 )
+from tables.engine.math.figures import engine_math
 
 SERVER_STREAMS = "audit."
 
