@@ -147,6 +147,7 @@ def floor_figures(*, day: date, today: date, now: datetime) -> dict[str, Any]:
         "gaming_day": day.isoformat(), "today": today.isoformat(), "now": now.isoformat(),
         "tables": tables, "totals": [totals[c] for c in sorted(totals)],
         "open_findings": open_findings_by_severity(day),
+        "open_findings_earlier": open_findings_before(day),
     }
 
 
@@ -158,6 +159,12 @@ def open_findings_by_severity(day: date) -> dict[str, int]:
         .values_list("severity").annotate(n=Count("id")).values_list("severity", "n")
     )
     return {severity: counted.get(severity, 0) for severity in SEVERITIES}
+
+
+def open_findings_before(day: date) -> int:
+    """Open, current findings of the gaming days before ``day``: the tiles count the day's
+    own, and a pit boss reading "1 high" must not think that is all that waits."""
+    return Finding.objects.filter(gaming_day__lt=day, status=Finding.Status.OPEN, superseded_by__isnull=True).count()
 
 
 # --- alerts: derived --------------------------------------------------------------------

@@ -101,6 +101,8 @@ def _context(request: HttpRequest, now: datetime) -> dict[str, Any]:
              + urlencode({"gaming_day": day.isoformat(), "severity__exact": s, "status__exact": "open"})}
             for s in floor.SEVERITIES
         ],
+        "earlier": {"count": figures["open_findings_earlier"], "url": reverse("admin:audit_finding_changelist") + "?"
+                    + urlencode({"gaming_day__lt": day.isoformat(), "status__exact": "open"})},
         "page_path": reverse("floor") + (f"?day={day.isoformat()}" if request.GET.get("day") else ""),
         "alerts": _alert_rows(alerts),
         "waiting": sum(1 for a in alerts if a.acknowledged_at is None),

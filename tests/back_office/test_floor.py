@@ -2,6 +2,8 @@
 events in ``audit.alerts``; the dashboard, its figures and its poll."""
 from __future__ import annotations
 
+import html
+import re
 from datetime import timedelta
 
 import pytest
@@ -153,6 +155,25 @@ def test_the_floor_is_the_admin_home_page_and_its_poll_sends_every_part(admin_cl
     assert data["gaming_day"] == DAY.isoformat() and data["alerts_waiting"] == 1
     assert set(data["html"]) == {"severity", "tables", "alerts"} and f'id="alert-{alert.pk}"' in data["html"]["alerts"]
     assert Client().get("/admin/").status_code == 302  # signed out: to the login
+
+
+def test_the_next_day_counts_the_findings_still_open_from_earlier_days(fault, admin_client):
+    """The tiles count the day's own open findings; the floor of the next day says the
+    short pay is still open from an earlier day and links to it, so "0 high" is not read
+    as nothing waiting. Resolved, it is no longer counted."""
+    later = DAY + timedelta(days=1)
+    assert floor.floor_figures(day=DAY, today=DAY, now=Event.objects.last().recorded_at)["open_findings_earlier"] == 0
+    figures = floor.floor_figures(day=later, today=later, now=Event.objects.last().recorded_at)
+    assert figures["open_findings"] == {"critical": 0, "high": 0, "medium": 0, "low": 0}
+    assert figures["open_findings_earlier"] == 1
+    page = admin_client.get(f"/admin/?day={later.isoformat()}").content.decode()
+    link = re.search(r'id="open-earlier"><a href="([^"]+)">1 more open from earlier gaming days</a>', page)
+    assert link is not None
+    listed = admin_client.get(html.unescape(link.group(1)))
+    assert listed.status_code == 200 and list(listed.context["cl"].result_list) == [Finding.objects.get()]
+    Finding.objects.update(status=Finding.Status.RESOLVED)
+    assert floor.open_findings_before(later) == 0
+    assert "None open from earlier gaming days." in admin_client.get(f"/admin/?day={later.isoformat()}").content.decode()
 
 
 def test_only_who_may_change_alerts_acknowledges_them_by_a_csrf_protected_post(fault):
