@@ -342,7 +342,14 @@ def signed_heads_to_check(extra: Sequence[str] = ()) -> list[tuple[signing.Signe
 # --- proofs -------------------------------------------------------------------------------------
 
 def leaf_index(event: Event) -> int:
-    return Event.objects.filter(position__lt=event.position).count()
+    """The event's index among the tree's leaves: how many events come before it. Counted
+    from the end of the last saved block before it, so that a recall or an export reads at
+    most a block's positions instead of counting the whole record (a count of every
+    earlier event was a scan of the table: 43 ms at 122,000 events, growing with the years)."""
+    before = (MerkleBlock.objects.filter(last_position__lt=event.position).order_by("-index")
+              .values_list("index", "last_position").first())
+    block, after = (before[0] + 1, before[1]) if before is not None else (0, 0)
+    return block * BLOCK + Event.objects.filter(position__gt=after, position__lt=event.position).count()
 
 
 def inclusion_proof_of(events: Sequence[Event], sth: signing.SignedTreeHead | None = None) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from django.db import connection, connections, transaction
 from django.db.models import Count, F
 
 from audit.findings import findings_record
-from audit.models import Event, Finding, ReplayRun
+from audit.models import Event, Finding, ReplayRun, opened_day
 
 from . import floor, projections
 from .fold import FoldCache
@@ -47,7 +47,9 @@ def run_start(*, mode: str, trigger: str, stream: str = "", gaming_day: date | N
 def day_streams(day: date) -> list[str]:
     """The tables that opened on gaming day ``day``."""
     return sorted(set(
-        Event.objects.filter(type="table.opened", payload__gaming_day=day.isoformat())
+        # the expression of the index audit_event_opened_day, so that the database uses it
+        Event.objects.alias(day=opened_day())
+        .filter(type="table.opened", day=day.isoformat())
         .exclude(stream__startswith="audit.").values_list("stream", flat=True)
     ))
 

@@ -40,6 +40,21 @@ def record(small_blocks) -> dict[str, list[Event]]:
     return stored
 
 
+def test_an_events_leaf_index_counts_the_events_before_it_from_the_saved_blocks(small_blocks) -> None:
+    """The index of every event - in a saved block, in the block in progress, past the
+    tree's last leaf, and before any block is saved - is the number of events before it."""
+    rounds = [e for n in (1, 2, 3) for e in round_events(n)]
+    events = events_append(stream="T1", expected_version=0, events=[table_opened("T1"), *rounds])
+    assert [digests.leaf_index(e) for e in events] == list(range(len(events)))  # no block saved yet
+    digests.digest_sign()
+    assert MerkleBlock.objects.count() == len(events) // 16 >= 4
+    later = [e for n in (1, 2, 3) for e in round_events(n, rng_seed=2)]
+    events_append(stream="T2", expected_version=0, events=[table_opened("T2"), *later])  # past the tree
+    stored = list(Event.objects.order_by("position"))
+    assert len(stored) > 2 * len(events)
+    assert [digests.leaf_index(e) for e in stored] == list(range(len(stored)))
+
+
 def verify() -> tuple[int, str]:
     out, err = io.StringIO(), io.StringIO()
     try:

@@ -1,0 +1,78 @@
+"""The plans of the event store's hot queries on PostgreSQL (a script, not a test).
+
+    python bench/day.py --tables 20 --rounds 300          # fills the database bench_day
+    python bench/explain.py                               # its plans
+    python bench/explain.py --db postgresql://.../other   # another filled database
+
+For each query the application runs on the record as it grows - a stream read (the API,
+replay), the global feed (subscribers, the Merkle tree), a gaming day's tables (replay of
+a day), an event's leaf index (recall, the regulator's package), a finding's trail - it
+prints the SQL Django sends and PostgreSQL's ``EXPLAIN (ANALYZE, BUFFERS)``. What to look
+for: an index scan, never a sequential scan of ``audit_event``, and a time that does not
+grow with the record. ``docs/event-store.md`` keeps the plans and what they showed.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from throwaway import throwaway
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--db", default="postgresql://postgres@127.0.0.1:5432/bench_day")
+    args = parser.parse_args()
+    os.environ["DATABASE_URL"] = args.db
+    throwaway(os.environ)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from django.db import connection
+    from django.db.models import Max
+
+    from audit import digests
+    from audit.models import Event, Finding, opened_day
+    from audit.store import stream_events
+
+    if connection.vendor != "postgresql":
+        sys.exit("explain.py: --db must be a PostgreSQL database")
+    if not Event.objects.exists():
+        sys.exit(f"explain.py: {args.db} holds no events (fill it with bench/day.py first)")
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE audit_event")
+    count = Event.objects.count()
+    stream = Event.objects.exclude(stream__startswith="audit.").values_list("stream", flat=True).first()
+    last = Event.objects.aggregate(m=Max("position"))["m"]
+    middle = Event.objects.filter(position__gte=last // 2).order_by("position").first()
+    opened = Event.objects.filter(type="table.opened").first()
+    day = opened.payload["gaming_day"] if opened else "2026-11-29"
+    finding = Finding.objects.values_list("fingerprint", flat=True).first() or "0" * 64
+    print(f"{count:,} events in {args.db}")
+
+    queries = {
+        f"stream read ({stream}, 500 events from version 100)": stream_events(stream, from_version=100, limit=500),
+        f"feed (1,000 events after position {last // 2:,}: audit.store.feed_after)":
+            Event.objects.filter(position__gt=last // 2).order_by("position")[:1000],
+        f"a gaming day's tables ({day})":
+            Event.objects.alias(day=opened_day())
+            .filter(type="table.opened", day=day).exclude(stream__startswith="audit.").values_list("stream", flat=True),
+        "an event's leaf index (the count after its block)":
+            Event.objects.filter(position__gt=max(0, middle.position - digests.BLOCK), position__lt=middle.position),
+        "a finding's trail": Event.objects.filter(stream="audit.findings", payload__finding=finding).order_by("version"),
+    }
+    for name, query in queries.items():
+        print(f"\n== {name}\n{query.query}")
+        print(query.explain(analyze=True, buffers=True))
+    index = digests.leaf_index(middle)
+    print(f"\n== leaf index of position {middle.position:,}: {index:,}")
+
+
+if __name__ == "__main__":
+    main()
