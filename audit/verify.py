@@ -8,6 +8,7 @@ cannot prove (a cut tail, a consistent re-hash), are the core verifier's.
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 
@@ -45,6 +46,13 @@ def _anchor(since: datetime) -> Start:
     return start
 
 
+WRONG_KEY = (
+    "; no seal in the store holds under this SECRET_KEY or its fallbacks: if the store was"
+    " written under another key (another deployment's SECRET_KEY, or another checkout's"
+    " var/dev-secret-key), run with that key, or add it to SECRET_KEY_FALLBACKS"
+)
+
+
 def _envelopes(
     stream: str | None, since: datetime | None, chunk_size: int, progress: Callable[[int], None] | None,
     unsealed: list[Problem],
@@ -58,20 +66,27 @@ def _envelopes(
         rows = rows.filter(recorded_at__gte=since)
     sealed: set[str] = set()
     reported: set[str] = set()
+    held = False
     for count, row in enumerate(rows.values_list(*_COLUMNS, "principal", "seal").iterator(chunk_size=chunk_size), start=1):
         envelope = Envelope(*row[:13])
         principal, seal = row[13], row[14]
         name = envelope.stream
         if seal:
             sealed.add(name)
-        if (seal or name in sealed) and name not in reported and not seal_holds(envelope.hash, principal, seal):
-            reported.add(name)
-            unsealed.append(Problem(name, envelope.version, envelope.position, str(envelope.id), "unsealed", (
-                "it has no server seal, though the stream's events before it have one" if not seal
-                else f"its server seal does not hold for its hash and principal {principal!r}")))
+        if (seal or name in sealed) and name not in reported:
+            if seal_holds(envelope.hash, principal, seal):
+                held = True
+            else:
+                reported.add(name)
+                unsealed.append(Problem(name, envelope.version, envelope.position, str(envelope.id), "unsealed", (
+                    "it has no server seal, though the stream's events before it have one" if not seal
+                    else f"its server seal does not hold for its hash and principal {principal!r}")))
         yield envelope
         if progress is not None and count % chunk_size == 0:
             progress(chunk_size)
+    if unsealed and not held and all(p.detail.startswith("its server seal") for p in unsealed):
+        # not one seal holds: the likelier cause is the key, not a forger in every stream
+        unsealed[:] = [dataclasses.replace(p, detail=p.detail + WRONG_KEY) for p in unsealed]
 
 
 def verify_chains(
