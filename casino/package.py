@@ -8,7 +8,8 @@ which recomputes the same reports offline). The format is :mod:`auditor.layout`'
 Bad input is found before anything is written (:class:`PackageError`, exit 2); the
 package is built in a temporary folder beside ``--out`` and renamed into place at the
 end, so a failure leaves nothing behind. Events are read with a server-side iterator and
-written as they come: memory holds one table's folds, not the period's events.
+written as they come, and each table's report rows as the table ends
+(:mod:`.report_files`): memory holds one table's folds and rows, not the period's.
 """
 from __future__ import annotations
 
@@ -247,7 +248,7 @@ def _build(folder: Path, slices: Sequence[Slice], sth: signing.SignedTreeHead, d
         table_names = [part.table for part in slices]
         reports["findings"].write(finding_rows(table_names, day_from, day_to))
         reports["access"].write_all(access_rows(day_from, day_to))
-    return _manifest(folder, slices, sth, day_from, day_to, before, streams, rule_sets, tables, counts)
+    return _manifest(folder, sth, day_from, day_to, before, streams, rule_sets, tables, counts)
 
 
 def _tables(folder: Path, slices: Sequence[Slice], sth: signing.SignedTreeHead, reports: dict[str, ReportFiles],
@@ -309,7 +310,7 @@ def _tables(folder: Path, slices: Sequence[Slice], sth: signing.SignedTreeHead, 
     return streams, rule_sets, tables, counts
 
 
-def _manifest(folder: Path, slices: Sequence[Slice], sth: signing.SignedTreeHead, day_from: date, day_to: date,
+def _manifest(folder: Path, sth: signing.SignedTreeHead, day_from: date, day_to: date,
               before: dict[str, Any] | None, streams: dict[str, Any], rule_sets: dict[str, Any],
               tables: list[dict[str, Any]], counts: Counter[str]) -> dict[str, Any]:
     files = {}
