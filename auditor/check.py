@@ -46,7 +46,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from audit.record import merkle, signing
 from audit.record.jsonl import LineError, decode_hashed
 from audit.record.verify import Head, Verifier
-from tables.engine.math.figures import engine_math
+from tables.engine.math.figures import analysed_math as engine_math
 
 from . import layout
 from .reports import (

@@ -5,9 +5,10 @@ verification.
     python bench/package.py --tables 20 --rounds 120 --db postgres
 
 In a fresh database (a temporary SQLite file, or the PostgreSQL database
-``bench_package``, dropped and re-created) the simulator deals one gaming day of
-``--tables`` tables straight into the event store (nothing projected on append) and a head
-is signed. Then, each in a process of its own so that its peak memory (the process's
+``bench_package_ROUNDS``, dropped and re-created; ``--database NAME`` makes it
+``NAME_ROUNDS``, one of your own on a shared server) the simulator deals one gaming day of
+``--tables`` tables straight into the event store (nothing projected on append) and a
+head is signed. Then, each in a process of its own so that its peak memory (the process's
 maximum resident set size) is its own:
 
 - ``manage.py export_package`` of the day to a .zip, timed;
@@ -120,8 +121,9 @@ def _timed(mode: str, target: str, args: list[str], env: dict[str, str], folder:
     return Timed(took, int(own) // 1024, int(workers) // 1024, float(cpu))
 
 
-def _run(kind: str, tables: int, rounds: int, folder: Path, keep: str | None, jobs: list[int]) -> None:
-    name = f"bench_package_{rounds}"
+def _run(kind: str, tables: int, rounds: int, folder: Path, keep: str | None, jobs: list[int],
+         database: str = "bench_package") -> None:
+    name = f"{database}_{rounds}"
     url = _database(kind, folder, name)
     env = _env(url, folder)
     subprocess.run([sys.executable, __file__, "--child", "build", "--tables", str(tables), "--rounds", str(rounds)],
@@ -166,6 +168,8 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2],
                         help="verify with each of these numbers of worker processes (default 1 2)")
     parser.add_argument("--verify", metavar="PACKAGE", help="only verify this package (no database, no export)")
+    parser.add_argument("--database", default="bench_package",
+                        help="the PostgreSQL database's name, its rounds appended (one of your own on a shared server)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child == "build":
@@ -180,7 +184,8 @@ def main() -> None:
     for rounds in sizes:
         with tempfile.TemporaryDirectory() as folder:
             print(f"--- {args.db}: {args.tables} tables x {rounds} rounds, one gaming day")
-            _run(args.db, args.tables, rounds, Path(folder), args.keep if rounds == sizes[-1] else None, args.jobs)
+            _run(args.db, args.tables, rounds, Path(folder), args.keep if rounds == sizes[-1] else None, args.jobs,
+                 args.database)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ which recomputes the same reports offline). The format is :mod:`auditor.layout`'
 Bad input is found before anything is written (:class:`PackageError`, exit 2); the
 package is built in a temporary folder beside ``--out`` and renamed into place at the
 end, so a failure leaves nothing behind. Events are read with a server-side iterator and
-written as they come: memory holds one table's folds, not the period's events.
+written as they come, and each table's report rows as the table ends
+(:mod:`.report_files`): memory holds one table's folds and rows, not the period's.
 """
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ import importlib.metadata
 import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
@@ -35,14 +37,10 @@ from audit.record.chain import format_timestamp
 from audit.record.jsonl import encode_line
 from audit.store import envelope_of
 from auditor import layout
-from auditor.reports import (
-    StreamAudit,
-    render,
-    rule_set_entry,
-    rule_set_key,
-    struck_ids,
-)
+from auditor.reports import StreamAudit, rule_set_entry, rule_set_key, struck_ids
 from tables.engine.math.figures import engine_math
+
+from .report_files import ReportFiles
 
 SERVER_STREAMS = "audit."
 
@@ -161,11 +159,11 @@ def finding_rows(tables: Sequence[str], day_from: date, day_to: date) -> list[di
     } for f in rows]
 
 
-def access_rows(day_from: date, day_to: date) -> list[dict[str, Any]]:
+def access_rows(day_from: date, day_to: date) -> Iterator[dict[str, Any]]:
     start, end = _day_bounds(day_from, day_to)
-    return [{"id": r.pk, "at": format_timestamp(r.at), "principal": r.principal, "method": r.method, "path": r.path,
+    return ({"id": r.pk, "at": format_timestamp(r.at), "principal": r.principal, "method": r.method, "path": r.path,
              "query": r.query, "what": r.what, "status": r.status, "address": r.address}
-            for r in AccessRecord.objects.filter(at__gte=start, at__lt=end).order_by("pk").iterator(chunk_size=2000)]
+            for r in AccessRecord.objects.filter(at__gte=start, at__lt=end).order_by("pk").iterator(chunk_size=2000))
 
 
 def covering_head(slices: Sequence[Slice]) -> signing.SignedTreeHead:
@@ -242,7 +240,22 @@ def _build(folder: Path, slices: Sequence[Slice], sth: signing.SignedTreeHead, d
            before: dict[str, Any] | None, progress: Callable[[int], object] | None) -> dict[str, Any]:
     (folder / layout.EVENTS_DIR).mkdir()
     (folder / "reports").mkdir()
-    reports: dict[str, list[dict[str, Any]]] = {name: [] for name in layout.RECOMPUTED}
+    with ExitStack() as closing:
+        reports = {name: ReportFiles(folder, name) for name in (*layout.RECOMPUTED, "findings", "access")}
+        for report in reports.values():
+            closing.callback(report.close)
+        streams, rule_sets, tables, counts = _tables(folder, slices, sth, reports, progress)
+        table_names = [part.table for part in slices]
+        reports["findings"].write(finding_rows(table_names, day_from, day_to))
+        reports["access"].write_all(access_rows(day_from, day_to))
+    return _manifest(folder, sth, day_from, day_to, before, streams, rule_sets, tables, counts)
+
+
+def _tables(folder: Path, slices: Sequence[Slice], sth: signing.SignedTreeHead, reports: dict[str, ReportFiles],
+            progress: Callable[[int], object] | None
+            ) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]], Counter[str]]:
+    """Each table's events written and folded, its report rows written as it ends:
+    what the manifest says of the tables."""
     streams: dict[str, Any] = {}
     rule_sets: dict[str, Any] = {}
     counts: Counter[str] = Counter()
@@ -272,7 +285,7 @@ def _build(folder: Path, slices: Sequence[Slice], sth: signing.SignedTreeHead, d
             progress(sum(kinds.values()) % 1000)
         done = audit.finish()
         for report in layout.RECOMPUTED:
-            reports[report].extend(getattr(done, report))
+            reports[report].write(getattr(done, report))
         currencies = set()
         for payload in rows.filter(type="table.opened").order_by("version").values_list("payload", flat=True):
             entry = rule_set_entry(payload["ruleset"], dict(payload.get("rules") or {}))
@@ -294,12 +307,12 @@ def _build(folder: Path, slices: Sequence[Slice], sth: signing.SignedTreeHead, d
             "inclusion": {"index": proof["index"], "leaf": proof["leaf"], "path": proof["path"]},
         }
         counts.update(kinds)
-    table_names = [part.table for part in slices]
-    reports["findings"] = finding_rows(table_names, day_from, day_to)
-    reports["access"] = access_rows(day_from, day_to)
-    for report, rows_of in reports.items():
-        for kind, data in render(report, rows_of).items():
-            (folder / layout.report_file(report, kind)).write_bytes(data)
+    return streams, rule_sets, tables, counts
+
+
+def _manifest(folder: Path, sth: signing.SignedTreeHead, day_from: date, day_to: date,
+              before: dict[str, Any] | None, streams: dict[str, Any], rule_sets: dict[str, Any],
+              tables: list[dict[str, Any]], counts: Counter[str]) -> dict[str, Any]:
     files = {}
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         with path.open("rb") as stream:

@@ -1,12 +1,17 @@
 """Game recall as PDF (fpdf2: pure Python, from PyPI, no system library), from the same
 context as the HTML (:func:`casino.recall.recall_context`), section for section.
 
+The same round gives the same bytes: fpdf2 would stamp the moment it renders as the
+creation date (and hash it into the document's /ID), so the date is the round's own
+last event's time (:func:`_made_at`), and the /ID follows from the content alone.
+
 The PDF's core fonts are Latin-1: a card is written by its code (``QH``: queen of
 hearts), and any other character outside Latin-1 as ``?`` rather than a failure.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from fpdf import FPDF
@@ -25,14 +30,23 @@ def _cards(cards: Sequence[dict[str, Any]]) -> str:
     return " ".join("??" if c.get("back") else c["code"] for c in cards)
 
 
+def _made_at(context: dict[str, Any]) -> datetime:
+    """The round's last event's time (a round with no events: the epoch)."""
+    last = context.get("last")
+    if not last:
+        return datetime(1970, 1, 1, tzinfo=UTC)
+    return datetime.fromisoformat(last["at"].removesuffix("Z")).replace(tzinfo=UTC)
+
+
 class _Recall(FPDF):
-    def __init__(self, title: str) -> None:
+    def __init__(self, title: str, made_at: datetime) -> None:
         super().__init__(orientation="landscape", format="A4")
         self.title_text = title
         self.set_margins(12, 12, 12)
         self.set_auto_page_break(auto=True, margin=14)
         self.set_creator("blackjack-backoffice")
         self.set_title(_text(title))
+        self.set_creation_date(made_at)
 
     def footer(self) -> None:
         self.set_y(-10)
@@ -64,7 +78,7 @@ class _Recall(FPDF):
 def recall_pdf(context: dict[str, Any]) -> bytes:
     """The recall of one round as a PDF document's bytes."""
     title = f"Game recall - round {context['number']}, table {context['table']}, gaming day {context['day']}"
-    pdf = _Recall(title)
+    pdf = _Recall(title, _made_at(context))
     pdf.add_page()
     pdf.set_font("Helvetica", "B", 14)
     pdf.cell(0, 8, _text(title), new_x="LMARGIN", new_y="NEXT")

@@ -5,6 +5,8 @@ inclusion proof of the round's last event in the signed head, checked."""
 from __future__ import annotations
 
 import io
+import time
+from datetime import UTC, datetime
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -14,6 +16,8 @@ from rest_framework.test import APIClient
 
 from audit import digests
 from audit.subscribers import catch_up_all
+from casino.recall import recall_context
+from casino.recall_pdf import recall_pdf
 from tables.models import Round
 from tests.back_office.helpers import DAY, append, dealt, plant_short_pay
 from tests.groups import group_named
@@ -92,3 +96,18 @@ def test_a_round_after_the_signed_head_says_so(settings) -> None:
     _, page = _person("compliance")
     text = page.get(f"/admin/recall/T1/{DAY}/1/").content.decode()
     assert "no signed head covers the round yet" in text
+
+
+def test_the_same_round_gives_the_same_pdf_bytes_whenever_it_is_printed(short_paid) -> None:
+    """fpdf2 would stamp the second of printing (and hash it into the /ID): the recall
+    is dated by the round's own last event instead."""
+    api, page = _person("regulator")
+    number = short_paid["round"]
+    first = page.get(f"/admin/recall/T1/{DAY}/{number}.pdf").content
+    time.sleep(1.1)  # the next print falls in another second of the clock
+    second = api.get(f"/api/rounds/T1/{DAY}/{number}/recall.pdf").content
+    assert first == second
+    context = recall_context("T1", DAY, number)
+    assert context is not None and recall_pdf(context) == first
+    made = PdfReader(io.BytesIO(first)).metadata.creation_date
+    assert made == datetime.fromisoformat(context["last"]["at"].removesuffix("Z")).replace(tzinfo=UTC, microsecond=0)

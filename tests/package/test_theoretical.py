@@ -15,7 +15,7 @@ from auditor import layout
 from ledger.books.stats import standard_deviation
 from tables.engine.math.house_edge import house_edge
 from tables.engine.presets import PRESETS
-from tests.package.conftest import DAY, audit
+from tests.package.conftest import DAY, audit, export
 from tests.package.tampering import manifest, write_manifest
 
 
@@ -103,3 +103,23 @@ def test_a_day_exported_twice_is_byte_identical_with_its_theoretical_win(exporte
     assert (first / "reports/reconciliation.csv").read_bytes() == (second / "reports/reconciliation.csv").read_bytes()
     assert (first / layout.MANIFEST).read_bytes() == (second / layout.MANIFEST).read_bytes()
     assert DAY in _rows(first)[0]["gaming_day"]
+
+
+def test_verify_edges_analyses_the_rule_set_again_and_never_reads_the_stored_figures(record, tmp_path,
+                                                                                      monkeypatch) -> None:
+    """Were the engine's stored figures of a preset wrong, the package would state them
+    and follow them; ``--edges`` (the regulator's independent check) analyses again."""
+    from auditor.check import verify_package
+    from tables.engine.math import preset_figures
+
+    for name, (edge, variance) in list(preset_figures.PRESET_FIGURES.items()):
+        monkeypatch.setitem(preset_figures.PRESET_FIGURES, name, (edge * 2, variance))
+    package = tmp_path / "wrong"
+    code, said = export("--day", DAY, "--table", "BJ-03", "--out", str(package))
+    assert code == 0, said
+    (entry,) = manifest(package)["rule_sets"].values()
+    assert Fraction(entry["house_edge"]) == Fraction(str(preset_figures.PRESET_FIGURES[entry["ruleset"]][0]))
+    assert verify_package(package, processes=1).exit_code == 0
+    outcome = verify_package(package, edges=True, processes=1)
+    assert outcome.exit_code == 1
+    assert any(d.file == "reports/reconciliation.csv" for d in outcome.disagreements), outcome.disagreements
