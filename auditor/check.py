@@ -311,8 +311,8 @@ class _Check:
         for name, spool in spools.items():
             mine = spool.finish()
             if not unread:
-                for kind, data in mine.items():
-                    self.compare_spooled(layout.report_file(name, kind), data, "recomputed from the events")
+                for kind, spooled in mine.items():
+                    self.compare_spooled(layout.report_file(name, kind), spooled, "recomputed from the events")
                 continue
             # the CSV's own lines of the other tables (a table's code is its first cell, and
             # has no comma); the JSON's rows of the other tables, as the exporter writes them
