@@ -46,7 +46,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from audit.record import merkle, signing
 from audit.record.jsonl import LineError, decode_hashed
 from audit.record.verify import Head, Verifier
+from tables.engine.math import cashout
 from tables.engine.math.figures import engine_math
+from tables.engine.presets import PRESETS
 
 from . import layout
 from .reports import (
@@ -417,6 +419,17 @@ def default_processes() -> int:
         return os.cpu_count() or 1
 
 
+def _prepare_offers(manifest: Mapping[str, Any]) -> None:
+    """:func:`cashout.prepare` of each rule set the manifest lists that the engine knows
+    (one it does not know, or a manifest that lies, is left to the checks to name)."""
+    for entry in dict(manifest.get("rule_sets") or {}).values():
+        try:
+            rules = PRESETS[entry["ruleset"]].with_overrides(entry.get("overrides") or {})
+        except (KeyError, TypeError, ValueError, AttributeError):
+            continue
+        cashout.prepare(rules)
+
+
 def _each_table(jobs: Sequence[_Job], processes: int | None) -> Iterator[_Done]:
     """:func:`_table` of each job, in order: tables are independent, so with several
     tables they are fanned out over ``processes`` worker processes (default: one per
@@ -425,8 +438,11 @@ def _each_table(jobs: Sequence[_Job], processes: int | None) -> Iterator[_Done]:
     if processes <= 1:
         yield from map(_table, jobs)
         return
-    # fork where there is one: the workers inherit what is imported (and what is blocked)
+    # fork where there is one: the workers inherit what is imported (and what is blocked),
+    # and the cash-out charts worked out here once rather than once per worker
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    if method == "fork":
+        _prepare_offers(jobs[0][1])
     with ProcessPoolExecutor(max_workers=processes, mp_context=multiprocessing.get_context(method)) as pool:
         yield from pool.map(_table, jobs)
 

@@ -210,6 +210,14 @@ def _quantised_return(shape: Shape, up: int, remaining: Composition, rules: Rule
     return Fraction(round(value * RETURN_QUANTUM), RETURN_QUANTUM), action
 
 
+def prepare(rules: RuleSet) -> None:
+    """Work out ahead what every offer of ``rules`` shares, its chart (a strategy
+    analysis: a fifth of a second or more): a process about to fork workers that value
+    offers (the offline auditor) does it once for all of them."""
+    if rules.surrender == "cash_out":
+        chart_for(rules)
+
+
 def clear_caches() -> None:
     """Forget every memoised valuation (the shares and returns here, the positions per
     composition, the dealer's odds per composition): what a replay in a fresh process
