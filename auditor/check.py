@@ -409,6 +409,8 @@ def _table(job: _Job) -> _Done:
         return check.outcome.disagreements, audit.finish(), audit.replay.count
     finally:
         package.close()
+        # another table deals from other shoes: its compositions are not these
+        cashout.clear_caches()
 
 
 def default_processes() -> int:
