@@ -147,7 +147,7 @@ class StreamAudit:
         self.struck = set(struck)
         self.replay = Replay(struck=self.struck)
         self.replay.skip_to(first_version)
-        self.fold = Fold(struck=self.struck)
+        self.fold = Fold(struck=self.struck, entries=False)  # the reports read balances and figures, never entries
         self.day: str | None = None
         self.days: list[str] = []
         self.rounds: dict[int, _Round] = {}
