@@ -39,18 +39,21 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from audit.record import merkle, signing
 from audit.record.jsonl import LineError, decode_hashed
 from audit.record.verify import Head, Verifier
+from tables.engine.math import cashout
 from tables.engine.math.figures import analysed_math as engine_math
+from tables.engine.presets import PRESETS
 
 from . import layout
 from .reports import (
     COLUMNS,
+    Spool,
     StreamAudit,
     StreamReports,
     render,
@@ -299,22 +302,19 @@ class _Check:
 
     # --- 5: reports --------------------------------------------------------------------------------
 
-    def reports(self, done: Sequence[StreamReports], unread: Sequence[str]) -> int:
-        """The recomputed reports against the package's. The rows of a table whose events
-        could not be read are left out of the comparison (that table's disagreement is
-        named already; its report lines are still covered by the files' hashes)."""
-        rows: dict[str, list[dict[str, Any]]] = {name: [] for name in layout.RECOMPUTED}
-        for reports in done:
-            for name in layout.RECOMPUTED:
-                rows[name].extend(getattr(reports, name))
+    def reports(self, spools: Mapping[str, Spool], unread: Sequence[str]) -> int:
+        """The recomputed reports (spooled a table at a time) against the package's. The
+        rows of a table whose events could not be read are left out of the comparison
+        (that table's disagreement is named already; its report lines are still covered
+        by the files' hashes)."""
         for table in unread:
             self.disagree("reports", "the table's report lines are not recomputed: its events cannot be read",
                           stream=table)
-        for name, recomputed in rows.items():
-            mine = render(name, recomputed, self.version)
+        for name, spool in spools.items():
+            mine = spool.finish()
             if not unread:
-                for kind, data in mine.items():
-                    self.compare(layout.report_file(name, kind), data, "recomputed from the events")
+                for kind, spooled in mine.items():
+                    self.compare_spooled(layout.report_file(name, kind), spooled, "recomputed from the events")
                 continue
             # the CSV's own lines of the other tables (a table's code is its first cell, and
             # has no comma); the JSON's rows of the other tables, as the exporter writes them
@@ -324,11 +324,12 @@ class _Check:
                 lines = []
             kept = b"".join(lines[:1] + [x for x in lines[1:] if x.split(b",", 1)[0].decode("utf-8", "replace")
                                          not in unread])
-            self.compare(layout.report_file(name, "csv"), mine["csv"], "recomputed from the events", found=kept)
+            self.compare(layout.report_file(name, "csv"), mine["csv"].read(), "recomputed from the events",
+                         found=kept)
             stated = self.rows_of(name)
             if stated is not None:
                 theirs = render(name, [r for r in stated if r.get("table") not in unread], self.version)["json"]
-                self.compare(layout.report_file(name, "json"), mine["json"], "recomputed from the events",
+                self.compare(layout.report_file(name, "json"), mine["json"].read(), "recomputed from the events",
                              found=theirs)
         for name in layout.REPORTS:
             if name in layout.RECOMPUTED:
@@ -338,7 +339,7 @@ class _Check:
                 for kind, data in render(name, stated, self.version).items():
                     self.compare(layout.report_file(name, kind), data, f"as {layout.report_file(name, 'json')} "
                                  "states it")
-        return len(rows["rounds"])
+        return spools["rounds"].rows
 
     def rows_of(self, name: str) -> list[dict[str, Any]] | None:
         file = layout.report_file(name, "json")
@@ -350,6 +351,19 @@ class _Check:
         except (layout.Unreadable, ValueError, KeyError, TypeError) as error:
             self.disagree("reports", f"cannot be read ({error})", file=file)
             return None
+
+    def compare_spooled(self, file: str, expected: IO[bytes], how: str) -> None:
+        """:meth:`compare` of a long file: the two told apart by their digests as they are
+        read, and held whole only when they differ (to list the lines that do)."""
+        try:
+            with self.package.open(file) as found:
+                same = layout.sha256_of(found) == layout.sha256_of(expected)
+        except layout.Unreadable:
+            self.disagree("reports", "missing", file=file)
+            return
+        if not same:
+            expected.seek(0)
+            self.compare(file, expected.read(), how, found=self.package.read(file))
 
     def compare(self, file: str, expected: bytes, how: str, *, found: bytes | None = None) -> None:
         if found is None:
@@ -395,6 +409,8 @@ def _table(job: _Job) -> _Done:
         return check.outcome.disagreements, audit.finish(), audit.replay.count
     finally:
         package.close()
+        # another table deals from other shoes: its compositions are not these
+        cashout.clear_caches()
 
 
 def default_processes() -> int:
@@ -405,6 +421,17 @@ def default_processes() -> int:
         return os.cpu_count() or 1
 
 
+def _prepare_offers(manifest: Mapping[str, Any]) -> None:
+    """:func:`cashout.prepare` of each rule set the manifest lists that the engine knows
+    (one it does not know, or a manifest that lies, is left to the checks to name)."""
+    for entry in dict(manifest.get("rule_sets") or {}).values():
+        try:
+            rules = PRESETS[entry["ruleset"]].with_overrides(entry.get("overrides") or {})
+        except (KeyError, TypeError, ValueError, AttributeError):
+            continue
+        cashout.prepare(rules)
+
+
 def _each_table(jobs: Sequence[_Job], processes: int | None) -> Iterator[_Done]:
     """:func:`_table` of each job, in order: tables are independent, so with several
     tables they are fanned out over ``processes`` worker processes (default: one per
@@ -413,8 +440,11 @@ def _each_table(jobs: Sequence[_Job], processes: int | None) -> Iterator[_Done]:
     if processes <= 1:
         yield from map(_table, jobs)
         return
-    # fork where there is one: the workers inherit what is imported (and what is blocked)
+    # fork where there is one: the workers inherit what is imported (and what is blocked),
+    # and the cash-out charts worked out here once rather than once per worker
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    if method == "fork":
+        _prepare_offers(jobs[0][1])
     with ProcessPoolExecutor(max_workers=processes, mp_context=multiprocessing.get_context(method)) as pool:
         yield from pool.map(_table, jobs)
 
@@ -426,6 +456,7 @@ def verify_package(path: str | Path, *, previous: str | Path | None = None,
     (default one per processor; 1 checks them in this process)."""
     package = layout.Package(path)
     earlier = layout.Package(previous) if previous is not None else None
+    spools: dict[str, Spool] = {}
     try:
         manifest = package.manifest()
         for member in ("files", "streams", "signed_heads", "public_keys"):
@@ -443,7 +474,8 @@ def verify_package(path: str | Path, *, previous: str | Path | None = None,
         check.files()
         previous_head = previous_manifest["signed_heads"][-1] if previous_manifest else None
         latest = check.heads(previous_head)
-        done, unread = [], []
+        spools.update((name, Spool(name, check.version)) for name in layout.RECOMPUTED)
+        unread = []
         events = 0
         jobs = [(path, manifest, name, meta, latest, edges) for name, meta in sorted(manifest["streams"].items())]
         for job, (disagreements, reports, count) in zip(jobs, _each_table(jobs, processes), strict=True):
@@ -451,11 +483,14 @@ def verify_package(path: str | Path, *, previous: str | Path | None = None,
             check.outcome.disagreements.extend(disagreements)
             if reports is not None:
                 events += count
-                done.append(reports)
+                for name, spool in spools.items():
+                    spool.add(getattr(reports, name))
             else:
                 unread.append(job[2])
-        rounds = check.reports(done, unread)
+        rounds = check.reports(spools, unread)
     finally:
+        for spool in spools.values():
+            spool.close()
         package.close()
         if earlier is not None:
             earlier.close()

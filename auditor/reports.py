@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Callable, Iterable, Mapping
+import json
+import tempfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import IO, Any
 
 from audit.record.chain import canonical_json
 from audit.record.money import percent
@@ -145,7 +147,7 @@ class StreamAudit:
         self.struck = set(struck)
         self.replay = Replay(struck=self.struck)
         self.replay.skip_to(first_version)
-        self.fold = Fold(struck=self.struck)
+        self.fold = Fold(struck=self.struck, entries=False)  # the reports read balances and figures, never entries
         self.day: str | None = None
         self.days: list[str] = []
         self.rounds: dict[int, _Round] = {}
@@ -256,3 +258,41 @@ def render(name: str, rows: list[Row], version: int = FORMAT_VERSION) -> dict[st
         "json": json_bytes({"report": name, "columns": list(columns), "rows": [{c: r.get(c) for c in columns}
                                                                                for r in rows]}),
     }
+
+
+class Spool:
+    """A report's files written as its rows come, a table's at a time, to temporary files:
+    byte for byte what :func:`render` gives for all the rows at once, without holding
+    them (the recomputed reports grow with the package; what is compared is read back
+    from disk, :meth:`finish`)."""
+
+    def __init__(self, name: str, version: int = FORMAT_VERSION) -> None:
+        self.columns = columns_of(name, version)
+        self.rows = 0
+        self.csv: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - kept open across tables, closed by close()
+        self.json: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
+        self._header = csv_bytes(self.columns, ())
+        self.csv.write(self._header)
+        # the document without rows, cut where they go: the same keys, order and indent
+        empty = json_bytes({"report": name, "columns": list(self.columns), "rows": []})
+        head, cut, self._tail = empty.rpartition(b'"rows": []')
+        self.json.write(head + cut[:-2])
+
+    def add(self, rows: Sequence[Row]) -> None:
+        self.csv.write(csv_bytes(self.columns, rows)[len(self._header):])
+        for row in rows:
+            # a row is two levels deep in the document: its lines indented by two more
+            member = json.dumps({c: row.get(c) for c in self.columns}, sort_keys=True, indent=1, ensure_ascii=False)
+            self.json.write(b"%s\n  %s" % (b"," if self.rows else b"[", member.replace("\n", "\n  ").encode("utf-8")))
+            self.rows += 1
+
+    def finish(self) -> dict[str, IO[bytes]]:
+        """The files, read from their start: ``{"csv": ..., "json": ...}``."""
+        self.json.write((b"\n ]" if self.rows else b"[]") + self._tail)
+        for spooled in (self.csv, self.json):
+            spooled.seek(0)
+        return {"csv": self.csv, "json": self.json}
+
+    def close(self) -> None:
+        self.csv.close()
+        self.json.close()

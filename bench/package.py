@@ -14,8 +14,9 @@ maximum resident set size) is its own:
 - ``manage.py export_package`` of the day to a .zip, timed;
 - ``blackjack-audit verify`` of the zip with Django made unimportable, timed.
 
-``--verify PACKAGE`` only verifies a package made before (``--keep``), with ``--jobs``
-worker processes (each number given, back to back); every figure comes with its CPU time,
+``--verify PACKAGE ...`` only verifies packages made before (``--keep``), with ``--jobs``
+worker processes (each number given, back to back: two packages of different lengths
+show whether memory grows with the package); every figure comes with its CPU time,
 steadier than the wall clock on a shared machine, and a worker's peak memory apart.
 
 ``--scale`` repeats both for a day ``--scale`` times longer (rounds per table), to show
@@ -167,7 +168,8 @@ def main() -> None:
     parser.add_argument("--keep", help="copy the (last) package here")
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2],
                         help="verify with each of these numbers of worker processes (default 1 2)")
-    parser.add_argument("--verify", metavar="PACKAGE", help="only verify this package (no database, no export)")
+    parser.add_argument("--verify", metavar="PACKAGE", nargs="+",
+                        help="only verify these packages, back to back (no database, no export)")
     parser.add_argument("--database", default="bench_package",
                         help="the PostgreSQL database's name, its rounds appended (one of your own on a shared server)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
@@ -176,9 +178,10 @@ def main() -> None:
         _build(args.tables, args.rounds)
         return
     if args.verify:
-        with tempfile.TemporaryDirectory() as folder:
-            print(f"--- {args.verify}, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-            verify(Path(args.verify), _events(Path(args.verify)), dict(os.environ), Path(folder), args.jobs)
+        for package in map(Path, args.verify):
+            with tempfile.TemporaryDirectory() as folder:
+                print(f"--- {package}, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+                verify(package, _events(package), dict(os.environ), Path(folder), args.jobs)
         return
     sizes = [args.rounds] + ([args.rounds * args.scale] if args.scale > 1 else [])
     for rounds in sizes:

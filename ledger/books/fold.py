@@ -51,8 +51,13 @@ def _chips(items: Iterable[Mapping[str, int]]) -> dict[int, int]:
 class Fold:
     """The accumulator for one table's stream; :meth:`apply` is the fold step."""
 
-    def __init__(self, *, plan: ShiftPlan = WHOLE_DAY, struck: Iterable[str] = ()) -> None:
+    def __init__(self, *, plan: ShiftPlan = WHOLE_DAY, struck: Iterable[str] = (), entries: bool = True) -> None:
+        """``entries`` False: the fold keeps no journal entries, only the balances they
+        make (per account, and per gaming day and shift) - what the offline auditor asks
+        for; the entries of a long day would be most of its memory. Each posting is still
+        checked as an entry is (:func:`.journal.check`)."""
         self.plan = plan
+        self.keeps_entries = entries
         self.struck = set(struck)
         self.table = ""
         self.currency = "XXX"
@@ -70,9 +75,14 @@ class Fold:
         self.slips: dict[str, Slip] = {}
         self.markers: dict[str, Marker] = {}
         self.drops: dict[tuple[str, str | None], Drop] = {}
-        self.bets: dict[str, tuple[int, Key, int]] = {}  # bet -> stake, where, round
+        # bet -> stake, where; a bet leaves it when settled (what is left of it is in
+        # settled), so a long day holds one record of each bet, not two
+        self.bets: dict[str, tuple[int, Key]] = {}
         self.settled: dict[str, tuple[int, Key]] = {}  # bet -> recorded net, where
-        self.round_bets: dict[int, list[str]] = {}
+        # bets settled before any bet.placed placed them (one placed later stays in bets)
+        self.unplaced: set[str] = set()
+        self.round_bets: dict[int, list[str]] = {}  # round -> its bets, until all are settled
+        self._keys: dict[Key, Key] = {}  # one tuple per (day, shift): every bet holds one
         # per round not yet settled: where its stakes were placed, and each box's initial stake
         self.round_hands: dict[int, tuple[Key, dict[int, int]]] = {}
         self.days_closed: set[str] = set()
@@ -81,9 +91,8 @@ class Fold:
         self.games: dict[str, tuple[str, dict[str, Any]]] = {}
         self.round_shifts: dict[tuple[str, int], str] = {}
         self.counts: list[Count] = []
-        # the entries' balances per (day, shift), summed up to entry number _balanced
+        # the entries' balances per (day, shift), kept as they are posted
         self._key_balances: dict[tuple[str, str | None], dict[str, int]] = {}
-        self._balanced = 0
 
     # --- where ------------------------------------------------------------------------------
 
@@ -96,7 +105,8 @@ class Fold:
 
     def key(self) -> Key:
         shift = self.opened_shift.get(self.day)
-        return (self.day, shift if shift is not None else self.clock_shift())
+        key = (self.day, shift if shift is not None else self.clock_shift())
+        return self._keys.setdefault(key, key)
 
     def clock_shift(self) -> str:
         """The shift plan's shift at the event's time."""
@@ -125,11 +135,30 @@ class Fold:
     def post(self, memo: str, lines: tuple[j.Line, ...], key: tuple[str, str | None] | None = None) -> None:
         if not lines:
             return
-        day, shift = key if key is not None else self.key()
-        self.entries.append(j.Entry(self.table, day, shift, self.event_id, memo, lines))
+        where = key if key is not None else self.key()
+        if self.keeps_entries:
+            self.entries.append(j.Entry(self.table, where[0], where[1], self.event_id, memo, lines))
+        else:
+            j.check(memo, lines)
+        into = self._key_balances.get(where)
+        if into is None:
+            into = self._key_balances[where] = {}
         balances = self.balances
-        for line in lines:
-            balances[line.account] = balances.get(line.account, 0) + line.amount
+        for account, amount in lines:
+            balances[account] = balances.get(account, 0) + amount
+            into[account] = into.get(account, 0) + amount
+
+    def settle(self, bet: str, net: int, key: Key) -> int:
+        """Record ``bet``'s first settlement (``net`` at ``key``); its stake (0: never
+        placed). Its placement is let go: all that is asked of a settled bet later is
+        whether it was placed (a repeat counts once) and its net and where (a
+        correction)."""
+        self.settled[bet] = (net, key)
+        placed = self.bets.pop(bet, None)
+        if placed is None:
+            self.unplaced.add(bet)
+            return 0
+        return placed[0]
 
     def tray_lines(self, chips: dict[int, int], sign: int) -> list[j.Line]:
         self.tray_denominations.update(chips)
@@ -224,15 +253,9 @@ class Fold:
 
     def key_balances(self) -> dict[tuple[str, str | None], dict[str, int]]:
         """Each account's balance per (gaming day, shift) of its entries (shift None: a
-        whole day's drop box), summed up to the last entry. Kept as the fold goes on: a
-        later call adds only the entries made since the one before."""
-        balances = self._key_balances
-        for entry in self.entries[self._balanced:]:
-            into = balances.setdefault((entry.gaming_day, entry.shift), {})
-            for account, amount in entry.lines:
-                into[account] = into.get(account, 0) + amount
-        self._balanced = len(self.entries)
-        return balances
+        whole day's drop box), summed up to the last entry: kept as each is posted, so
+        a fold without entries has them too. The fold's own: copy before changing."""
+        return self._key_balances
 
     def books(self, *, final: bool | Collection[str] = True, entries: bool = True) -> Books:
         """The books as they stand, without changing the fold (it may go on with more
@@ -240,7 +263,10 @@ class Fold:
         or for the days named - their end-of-day checks are made
         (:meth:`closing_findings`). ``entries`` False: without the entries (a live
         projection asks after every batch and reads the balances kept per day and shift;
-        copying every entry of a live day each time would cost more than the fold)."""
+        copying every entry of a live day each time would cost more than the fold). A
+        fold made with ``entries=False`` has none to give: ValueError."""
+        if entries and not self.keeps_entries:
+            raise ValueError("this fold keeps no entries (Fold(entries=False)): ask books(entries=False)")
         findings = list(self.findings)
         if final is True:
             findings += self.closing_findings()
@@ -291,11 +317,11 @@ def on_round_started(state: Fold, p: Mapping[str, Any]) -> None:
 
 def on_bet_placed(state: Fold, p: Mapping[str, Any]) -> None:
     bet = p["bet"]
-    if bet in state.bets:
+    if bet in state.bets or (bet in state.settled and bet not in state.unplaced):
         return
     amount = p["amount"]
     key = state.key()
-    state.bets[bet] = (amount, key, p["round"])
+    state.bets[bet] = (amount, key)
     state.round_bets.setdefault(p["round"], []).append(bet)
     if p["kind"] in ("main", "behind"):
         hands = state.round_hands.setdefault(p["round"], (key, {}))[1]
@@ -307,12 +333,20 @@ def on_bet_placed(state: Fold, p: Mapping[str, Any]) -> None:
     state.post(f"stake {bet}", j.moves((j.PLAYERS, j.layout(state.table), amount)), key)
 
 
-def _settle(state: Fold, bet: str, net: int, payer: str, memo: str) -> None:
+def _settle(state: Fold, stake: int, net: int, payer: str, memo: str, key: Key | None = None) -> None:
     """The stake comes off the layout; the player gets it back with their net; the payer
     (the tray at the table, the cage for a correction) pays a win or takes a loss."""
-    stake = state.bets[bet][0] if bet in state.bets else 0
-    lines = [j.Line(j.layout(state.table), -stake), j.Line(j.PLAYERS, stake + net), j.Line(payer, -net)]
-    state.post(memo, tuple(line for line in lines if line.amount))
+    layout, back = j.layout(state.table), stake + net
+    lines: tuple[j.Line, ...]
+    # the two usual shapes made straight away (a settlement per bet: the fold's commonest posting)
+    if stake and net and back:
+        lines = (j.Line(layout, -stake), j.Line(j.PLAYERS, back), j.Line(payer, -net))
+    elif stake and not back:  # lost: the stake goes to the payer
+        lines = (j.Line(layout, -stake), j.Line(payer, -net))
+    else:
+        lines = tuple(j.Line(account, amount) for account, amount in
+                      ((layout, -stake), (j.PLAYERS, back), (payer, -net)) if amount)
+    state.post(memo, lines, key)
 
 
 def on_round_settled(state: Fold, p: Mapping[str, Any]) -> None:
@@ -325,14 +359,17 @@ def on_round_settled(state: Fold, p: Mapping[str, Any]) -> None:
         placed_at.hand_squares += sum(s * s for s in stakes)
         placed_at.round_squares += sum(stakes) ** 2
     tray = j.tray(state.table, None)
+    settled = state.settled
     for item in p["settlements"]:
         bet = item["bet"]
-        if bet in state.settled:
+        if bet in settled:
             continue
         net = item["net"]
-        state.settled[bet] = (net, key)
         figures.settled_win -= net
-        _settle(state, bet, net, tray, f"settle {bet} ({item['outcome']})")
+        _settle(state, state.settle(bet, net, key), net, tray, f"settle {bet} ({item['outcome']})", key)
+    bets = state.round_bets.get(p["round"])
+    if bets is not None and all(bet in settled for bet in bets):  # a void of it would find none to return
+        del state.round_bets[p["round"]]
 
 
 def on_round_voided(state: Fold, p: Mapping[str, Any]) -> None:
@@ -341,8 +378,8 @@ def on_round_voided(state: Fold, p: Mapping[str, Any]) -> None:
     for bet in state.round_bets.get(p["round"], []):
         if bet in state.settled:
             continue
-        stake, key, _ = state.bets[bet]
-        state.settled[bet] = (0, key)
+        key = state.bets[bet][1]
+        stake = state.settle(bet, 0, key)
         figures = state.at(key)
         figures.handle -= stake
         figures.stake_squares -= stake * stake
@@ -365,9 +402,9 @@ def on_correction_recorded(state: Fold, p: Mapping[str, Any]) -> None:
             state.post(f"correct {bet} ({item['outcome']})", j.moves((j.CAGE, j.PLAYERS, delta)), key)
         else:
             key = state.bets[bet][1] if bet in state.bets else state.key()
-            state.settled[bet] = (net, key)
+            stake = state.settle(bet, net, key)
             state.at(key).corrections -= net
-            _settle(state, bet, net, j.CAGE, f"correct {bet} ({item['outcome']}), never settled before")
+            _settle(state, stake, net, j.CAGE, f"correct {bet} ({item['outcome']}), never settled before")
 
 
 # --- buy-ins and markers ---------------------------------------------------------------------

@@ -75,13 +75,20 @@ class Entry:
     lines: tuple[Line, ...]
 
     def __post_init__(self) -> None:
-        total = 0
-        for _, amount in self.lines:
-            if type(amount) is not int:  # not a float, not a bool (a subclass of int)
-                raise UnbalancedEntry(f"{self.memo}: a non-integer amount {amount!r}")
-            total += amount
-        if total != 0:
-            raise UnbalancedEntry(f"{self.memo}: the lines sum to {total}, not 0")
+        check(self.memo, self.lines)
+
+
+def check(memo: str, lines: Iterable[Line]) -> None:
+    """Refuse lines that do not make an entry: an amount that is not an integer, or
+    amounts that do not sum to zero (:class:`UnbalancedEntry`). An :class:`Entry` is
+    checked when made; a fold that keeps no entries checks its lines with this."""
+    total = 0
+    for _, amount in lines:
+        if type(amount) is not int:  # not a float, not a bool (a subclass of int)
+            raise UnbalancedEntry(f"{memo}: a non-integer amount {amount!r}")
+        total += amount
+    if total != 0:
+        raise UnbalancedEntry(f"{memo}: the lines sum to {total}, not 0")
 
 
 def moves(*transfers: tuple[str, str, int]) -> tuple[Line, ...]:

@@ -86,10 +86,13 @@ def offer_due(cards: Sequence[str], rules: RuleSet) -> bool:
 # value of a first-two-card pair (0: none) and whether it came from a split.
 Shape = tuple[int, bool, int, int, bool]
 
-# Bounds of the composition caches (see :func:`position`): a live table's offers
-# come from a few hundred compositions per shoe, so these hold several shoes' worth.
-POSITIONS = 2048
-SHARES = 16384
+# Bounds of the composition caches (see :func:`position`). A composition comes back
+# only while the cards on the layout stay the same (the bettors on one hand, the
+# hands of one moment): replaying 12 tables x 300 rounds hits as often with 64
+# positions as with 2,048, while 2,048 positions of a few KB each held 6 MiB that
+# grew with the table's rounds until the bound. These hold about a shoe's worth.
+POSITIONS = 256
+SHARES = 2048
 
 
 def shape_of(cards: Sequence[str], split_done: bool = False) -> Shape:
@@ -208,6 +211,14 @@ def _quantised_return(shape: Shape, up: int, remaining: Composition, rules: Rule
     """The expected return kept to 9 decimals, memoised by shape and composition."""
     value, action = _shape_return(shape, up, remaining, rules)
     return Fraction(round(value * RETURN_QUANTUM), RETURN_QUANTUM), action
+
+
+def prepare(rules: RuleSet) -> None:
+    """Work out ahead what every offer of ``rules`` shares, its chart (a strategy
+    analysis: a fifth of a second or more): a process about to fork workers that value
+    offers (the offline auditor) does it once for all of them."""
+    if rules.surrender == "cash_out":
+        chart_for(rules)
 
 
 def clear_caches() -> None:
