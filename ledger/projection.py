@@ -198,7 +198,7 @@ def project_table(*, stream: str, full: bool = False, cache: FoldCache | None = 
         state, versions, start, folded = kept.state, kept.versions, kept.start, new
     else:
         folded = new if start == done + 1 else list(_events(stream, start, head))
-        state, versions = Fold(plan=plan, struck=struck_events(folded)), {}
+        state, versions = Fold(plan=plan, struck=struck_events(folded), entries=False), {}
     for event in folded:
         state.apply(event)
         versions[event["id"]] = event["version"]
