@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from ..rules import RuleSet
 from .composition import Composition, shoe
-from .dealer import NATURAL, push_probability, stand_value
+from .dealer import NATURAL, Odds, push_probability, stand_value
 from .dealer_removal import stand_table
 from .deals import initial_deals
 from .ev import DOUBLE, HIT, SPLIT, STAND, legal_actions
@@ -98,7 +98,7 @@ class UpCard:
         self.n = sum(counts)
         self.conditioned = play.peeks(up) or not play.natural_takes_all
         table = stand_table(game.rules.decks, play.hits_soft_17)
-        self.odds: list[list[float] | None] = list(table.probs[up])
+        self.odds: list[Odds | None] = list(table.probs[up])
         # split hands with the other pair card out, more than 21 in all (keyed by all cards)
         self.beyond = table.beyond[up]
         size = len(lattice.keys)
