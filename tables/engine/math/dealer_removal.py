@@ -32,7 +32,7 @@ from array import array
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate
+from itertools import accumulate, compress
 from operator import itemgetter, mul, sub
 
 from .composition import Composition, remove, shoe
@@ -73,8 +73,9 @@ class Layout:
                 else:
                     diff[pos] = f
             alike = same
-        self._diff = array("b", diff)
         self._starts = [array("l", [pos for pos, f in enumerate(diff) if f < 12 - i]) for i in range(11)]
+        # per level, each entry's first differing field (the boundaries of any coarser level)
+        self._diffs = [list(map(diff.__getitem__, starts)) for starts in self._starts]
         self.dcol = tuple(tuple(keys[pos][12 - i - 1] for pos in self._starts[i]) for i in range(10)) + ((),)
         self.groups = tuple((keys[pos][0], keys[pos][1]) for pos in self._starts[10])
         self._ends: dict[tuple[int, int], Sequence[int]] = {}
@@ -87,9 +88,9 @@ class Layout:
         """The boundaries of level ``j``'s entries among level ``i``'s (``j >= i``)."""
         cached = self._ends.get((i, j))
         if cached is None:
-            width, diff = 12 - j, self._diff
-            bounds = array("l", [index for index, pos in enumerate(self._starts[i]) if diff[pos] < width])
-            bounds.append(len(self._starts[i]))
+            diffs = self._diffs[i]
+            bounds = array("l", compress(range(len(diffs)), map((12 - j).__gt__, diffs)))
+            bounds.append(len(diffs))
             cached = self._ends[(i, j)] = bounds
         return cached
 
@@ -242,8 +243,7 @@ def _walk_all(lay: Layout, lattice: Lattice, out: list[Odds | None], over: dict[
     # one more, and the walk looks one further before finding nothing to add
     sizes = [_size_factors(lay, k) for k in range(24)]
     pick = [[lay.picker(i, j) if j > i else None for j in range(10)] for i in range(10)]
-    gpick, ends = lay.gpick, lay.oends
-    bust, outcome_range = BUST, range(N_OUTCOMES)
+    gpick, opick, bust = lay.gpick, _getter(lay.oends), BUST
 
     def walk(key: int, level: int, vec: Vector, prefix: Vector, total: int, size: int, pair: int) -> None:
         size += 1
@@ -263,17 +263,26 @@ def _walk_all(lay: Layout, lattice: Lattice, out: list[Odds | None], over: dict[
             if ratio is None:
                 ratio = ratios[j][x] = _ratio_vector(dcol[j], x)
             if j == level:
-                grown = list(map(mul, vec, ratio))
+                product = map(mul, vec, ratio)
             else:
                 picks = from_level[j](prefix)  # type: ignore[misc]
-                grown = list(map(mul, map(sub, picks[1:], picks), ratio))
-            grown_prefix = list(accumulate(grown, initial=0.0))
+                product = map(mul, map(sub, picks[1:], picks), ratio)
+            # the entries themselves serve only a child adding this value again (the
+            # child's own test, below): otherwise the prefix sums are all it needs
+            again = grown_total + value
+            pair_again = grown_pair or (value if held == 0 else 0)
+            if x > 1 and (again <= 21 or (pair_again and again - pair_again <= 21)):
+                grown = list(product)
+                grown_prefix = list(accumulate(grown, initial=0.0))
+            else:
+                grown = []
+                grown_prefix = list(accumulate(product, initial=0.0))
             child = key + CARD[value]
             if size >= 2 and (grown_total <= 21 or size >= 3):
                 # outcomes() inline: P(17..21), P(bust), P(natural)
                 picks = gpick[j](grown_prefix)
-                acc = list(accumulate(map(mul, map(sub, picks[1:], picks), fac), initial=0.0))
-                probs = [acc[ends[o + 1]] - acc[ends[o]] for o in outcome_range]
+                acc = opick(list(accumulate(map(mul, map(sub, picks[1:], picks), fac), initial=0.0)))
+                probs = list(map(sub, acc[1:], acc))
                 probs[bust] = max(0.0, 1.0 - sum(probs))
                 # a tuple of floats: the collector stops tracking it, and the table's
                 # 75,000 of them no longer slow every full collection
@@ -307,10 +316,10 @@ class PairRemoval:
         self.pair = pair
         self.level_of = (0, *(order.index(v) for v in range(1, 11)))
         self._ratios: dict[tuple[int, int], Sequence[float]] = {}
-        self._coef: dict[tuple[int, int], Sequence[float]] = {}
+        self._coef: dict[int, Sequence[float]] = {}  # by removed * 256 + pairs
         # non-pair part of a hand -> its level-9 vector: kept while one pair is valued
         # (:meth:`release`), the odds it gives kept for good
-        self._last: dict[int, Vector] = {}
+        self._last: dict[int, tuple[Vector, int]] = {}  # and how many cards the rest holds
         # odds by rest * 256 + pair cards: an int key allocates nothing, and a dict of ints
         # and arrays is one the collector does not track
         self._odds: dict[int, Sequence[float]] = {}
@@ -321,7 +330,6 @@ class PairRemoval:
                 self._size[pos] = size
         self._bounds = [lay.gends[9][g] for g in lay.oends]
         self._pick_bounds = _getter(self._bounds)
-        self._rest_size: dict[int, int] = {}  # cards in a rest (memo)
 
     def _ratio(self, level: int, x: int) -> Sequence[float]:
         cached = self._ratios.get((level, x))
@@ -359,7 +367,7 @@ class PairRemoval:
                 stack.append((value, seen, j, grown, list(accumulate(grown, initial=0.0))))
             last_cards = cards
             _v, _c, level, vec, prefix = stack[-1]
-            self._last[rest] = vec if level == 9 else lay.contract(prefix, level, 9)
+            self._last[rest] = (vec if level == 9 else lay.contract(prefix, level, 9), len(cards))
 
     def release(self) -> None:
         """Forget the reduced vectors (a few MB per pair and up card); the odds computed
@@ -378,15 +386,13 @@ class PairRemoval:
         cached = self._odds.get(memo_key)
         if cached is not None:
             return cached
-        last = self._last.get(rest)
-        if last is None:
+        found = self._last.get(rest)
+        if found is None:
             self.prepare([(rest, _walk_cards(rest))])
-            last = self._last[rest]
-        removed = self._rest_size.get(rest)
-        if removed is None:
-            removed = self._rest_size[rest] = sum((rest >> (5 * i)) & 31 for i in range(10))
+            found = self._last[rest]
+        last, removed = found
         removed += pairs
-        coefficients = self._coef.get((pairs, removed))
+        coefficients = self._coef.get(removed * 256 + pairs)
         if coefficients is None:
             coefficients = self._coefficients(pairs, removed)
         picks = self._pick_bounds(list(accumulate(map(mul, last, coefficients), initial=0.0)))
@@ -398,7 +404,7 @@ class PairRemoval:
     def _coefficients(self, pairs: int, removed: int) -> Sequence[float]:
         """Per level-9 entry: fall(x - d, pairs) / fall(x, pairs) (``x`` pair cards in the
         shoe less the up card, ``d`` in the final) times fall(n, k) / fall(n - removed, k)."""
-        cached = self._coef.get((pairs, removed))
+        cached = self._coef.get(removed * 256 + pairs)
         if cached is None:
             x0, n = self.counts[self.pair - 1], self.lay.n
             top = max(self.lay.dcol[9], default=0)
@@ -406,7 +412,7 @@ class PairRemoval:
             big = max(self._size, default=0)
             fac = [math.perm(n, k) / math.perm(n - removed, k) if n - removed >= k else 0.0 for k in range(big + 1)]
             cached = list(map(mul, map(rho.__getitem__, self.lay.dcol[9]), map(fac.__getitem__, self._size)))
-            self._coef[(pairs, removed)] = cached
+            self._coef[removed * 256 + pairs] = cached
         return cached
 
 

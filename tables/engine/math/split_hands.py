@@ -125,6 +125,8 @@ class PairPlay:
         self._levels: dict[tuple[str, Hashable, int, bool], tuple[float, float, float, float]] = {}
         self._cross: dict[Hashable, float] = {}
         self._results: dict[tuple[str, Hashable, int, int], SplitResult] = {}
+        self._chart: Chart | None = None  # the last chart asked, and its decisions
+        self._chart_decisions: dict[int, str] = {}
 
     # -- compositions ---------------------------------------------------------------------
     def _prepare(self, extras: Iterable[int], hands: Collection[int]) -> None:
@@ -213,17 +215,25 @@ class PairPlay:
         counts, n = u.counts, u.n
         natural_card = self._natural_card if u.conditioned else 0
         stand = self.stand
+        # per value (1-10): the cards of it left once the up card and the other pair card
+        # are out (each hand then takes off its own)
+        shoe = [(c, counts[c - 1] - (1 if c == pair else 0)) for c in range(1, 11)]
+        legal_of: dict[tuple[int, bool, bool], frozenset[str]] = {}
+        cards_of, size_of, child_of, hard_of, ace_of = lattice.cards, lattice.size, lattice.child, lattice.hard, lattice.has_ace
         for h in self.members:  # children before parents
-            legal = self._legal(h)
-            own = lattice.cards[h]
-            left = n - lattice.size[h] - 1
-            children = lattice.child[h]
+            shape = (hard_of[h], ace_of[h], size_of[h] == 2)
+            legal = legal_of.get(shape)
+            if legal is None:
+                legal = legal_of[shape] = u.legal_after_split(*shape)
+            own = cards_of[h]
+            left = n - size_of[h] - 1
+            children = child_of[h]
             best_action = STAND
             best_value = stand(h, 1) if STAND in legal else float("-inf")
             may_double = DOUBLE in legal
             hit = double = 0.0
-            for c in range(1, 11):
-                k = counts[c - 1] - own[c] - (1 if c == pair else 0)
+            for c, in_shoe in shoe:
+                k = in_shoe - own[c]
                 if k > 0:
                     child = children[c]
                     if child >= 0:
@@ -249,7 +259,9 @@ class PairPlay:
         if who == OPTIMAL:
             return self.decisions[OPTIMAL][h]
         assert chart is not None
-        chart_decisions = self.decisions.setdefault(chart_key(chart), {})
+        if chart is not self._chart:  # chart_key builds tuples of the whole chart
+            self._chart, self._chart_decisions = chart, self.decisions.setdefault(chart_key(chart), {})
+        chart_decisions = self._chart_decisions
         action = chart_decisions.get(h)
         if action is None:
             if self.one_card:
@@ -399,6 +411,9 @@ class PairPlay:
     def _level(self, who: str, a: int, squares: bool, reached: list[int], decisions: list[str]) -> tuple[float, float, float, float]:
         """One number of extra pair cards: every reached hand's value (and second moment)
         under its decision, then the second card's average."""
+        if who == OPTIMAL and a == 0 and not squares:
+            # the values with no extra pair card are the ones CDZ- decided on
+            return (*self.second_card(self.values0, 0), 0.0, 0.0)
         extra = a + 1
         u, pair = self.u, self.pair
         lattice = u.lattice
@@ -406,6 +421,9 @@ class PairPlay:
         counts, n = u.counts, u.n
         natural_card = self._natural_card if u.conditioned else 0
         stand, push = self.stand, self.push
+        # per value (1-10): the cards of it left once the up card and the extra pair cards
+        # are out (each hand then takes off its own)
+        shoe = [(c, counts[c - 1] - (extra if c == pair else 0)) for c in range(1, 11)]
         value: dict[int, float] = {}
         square: dict[int, float] = {}
         for h, action in zip(reached, decisions, strict=True):
@@ -425,8 +443,8 @@ class PairPlay:
             total = total_sq = 0.0
             if action == DOUBLE:
                 pushes = 0.0
-                for c in range(1, 11):
-                    k = counts[c - 1] - own[c] - (extra if c == pair else 0)
+                for c, in_shoe in shoe:
+                    k = in_shoe - own[c]
                     if k > 0:
                         child = children[c]
                         if child >= 0:
@@ -441,8 +459,8 @@ class PairPlay:
                 if squares:
                     square[h] = 4.0 * (1.0 - pushes / left) - 3.0 * p_natural
                 continue
-            for c in range(1, 11):
-                k = counts[c - 1] - own[c] - (extra if c == pair else 0)
+            for c, in_shoe in shoe:
+                k = in_shoe - own[c]
                 if k > 0:
                     child = children[c]
                     if child >= 0:
