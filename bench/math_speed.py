@@ -3,8 +3,8 @@
     .venv/bin/python bench/math_speed.py
 
 Prints the CPU time to compute the exact house edges (the chart's and CDZ-), the
-variance and the parts of a six-deck rule set from nothing (every cache cleared: the
-chart, the dealer's stand table and split-hand odds), the same for a second rule set
+variance and the parts of each preset of six decks or more from nothing (every cache
+cleared: the chart, the dealer's stand table and split-hand odds), the same for a second rule set
 sharing the shoe and the dealer's rule (the stand table and split odds cached, as in a
 running process or a test session), and the mean time of one cash-out offer on shoes that
 differ from one offer to the next (so no dealer odds come from the cache), the chart being
