@@ -139,11 +139,11 @@ class UpCard:
             left = n - lattice.size[h]
             children = lattice.child[h]
             h_opt = h_chart = h_square = 0.0
-            for c in range(1, 11):
-                k = counts[c - 1] - own[c]
+            # values 1-10 in order (the sums' order): zip reads the three rows without indexing
+            for in_shoe, held, j in zip(counts, own[1:], children[1:]):
+                k = in_shoe - held
                 if k <= 0:
                     continue
-                j = children[c]
                 if j < 0:
                     h_opt -= k
                     h_chart -= k

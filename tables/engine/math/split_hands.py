@@ -217,7 +217,7 @@ class PairPlay:
         stand = self.stand
         # per value (1-10): the cards of it left once the up card and the other pair card
         # are out (each hand then takes off its own)
-        shoe = [(c, counts[c - 1] - (1 if c == pair else 0)) for c in range(1, 11)]
+        shoe = [counts[c - 1] - (1 if c == pair else 0) for c in range(1, 11)]
         legal_of: dict[tuple[int, bool, bool], frozenset[str]] = {}
         cards_of, size_of, child_of, hard_of, ace_of = lattice.cards, lattice.size, lattice.child, lattice.hard, lattice.has_ace
         for h in self.members:  # children before parents
@@ -232,10 +232,9 @@ class PairPlay:
             best_value = stand(h, 1) if STAND in legal else float("-inf")
             may_double = DOUBLE in legal
             hit = double = 0.0
-            for c, in_shoe in shoe:
-                k = in_shoe - own[c]
+            for in_shoe, held, child in zip(shoe, own[1:], children[1:]):  # values 1-10 in order
+                k = in_shoe - held
                 if k > 0:
-                    child = children[c]
                     if child >= 0:
                         hit += k * value[child]
                         if may_double:
@@ -423,7 +422,7 @@ class PairPlay:
         stand, push = self.stand, self.push
         # per value (1-10): the cards of it left once the up card and the extra pair cards
         # are out (each hand then takes off its own)
-        shoe = [(c, counts[c - 1] - (extra if c == pair else 0)) for c in range(1, 11)]
+        shoe = [counts[c - 1] - (extra if c == pair else 0) for c in range(1, 11)]
         value: dict[int, float] = {}
         square: dict[int, float] = {}
         for h, action in zip(reached, decisions, strict=True):
@@ -443,10 +442,9 @@ class PairPlay:
             total = total_sq = 0.0
             if action == DOUBLE:
                 pushes = 0.0
-                for c, in_shoe in shoe:
-                    k = in_shoe - own[c]
+                for in_shoe, held, child in zip(shoe, own[1:], children[1:]):  # values 1-10 in order
+                    k = in_shoe - held
                     if k > 0:
-                        child = children[c]
                         if child >= 0:
                             total += k * stand(child, extra)
                             if squares:
@@ -459,10 +457,9 @@ class PairPlay:
                 if squares:
                     square[h] = 4.0 * (1.0 - pushes / left) - 3.0 * p_natural
                 continue
-            for c, in_shoe in shoe:
-                k = in_shoe - own[c]
+            for in_shoe, held, child in zip(shoe, own[1:], children[1:]):  # values 1-10 in order
+                k = in_shoe - held
                 if k > 0:
-                    child = children[c]
                     if child >= 0:
                         total += k * value[child]
                         if squares:
