@@ -177,16 +177,6 @@ def _size_factors(lay: Layout, removed: int) -> Vector:
     return out
 
 
-def outcomes(lay: Layout, prefix: Vector, level: int, factors: Vector) -> list[float]:
-    """P(17..21), P(bust), P(natural) from a level's prefix sums."""
-    picks = lay.gpick[level](prefix)
-    acc = list(accumulate(map(mul, map(sub, picks[1:], picks), factors), initial=0.0))
-    ends = lay.oends
-    probs = [acc[ends[o + 1]] - acc[ends[o]] for o in range(N_OUTCOMES)]
-    probs[BUST] = max(0.0, 1.0 - sum(probs))
-    return probs
-
-
 @dataclass(frozen=True, slots=True)
 class StandTable:
     """Per up card (index 1-10): the dealer's odds against every lattice hand (``None``
@@ -279,7 +269,7 @@ def _walk_all(lay: Layout, lattice: Lattice, out: list[Odds | None], over: dict[
                 grown_prefix = list(accumulate(product, initial=0.0))
             child = key + CARD[value]
             if size >= 2 and (grown_total <= 21 or size >= 3):
-                # outcomes() inline: P(17..21), P(bust), P(natural)
+                # P(17..21), P(bust), P(natural): the groups' sums times their size factors
                 picks = gpick[j](grown_prefix)
                 acc = opick(list(accumulate(map(mul, map(sub, picks[1:], picks), fac), initial=0.0)))
                 probs = list(map(sub, acc[1:], acc))
@@ -379,7 +369,7 @@ class PairRemoval:
         return rest * 256 + pairs in self._odds or rest in self._last
 
     def odds(self, rest: int, pairs: int) -> Sequence[float]:
-        """P(17..21), P(bust), P(natural) (as :func:`outcomes`) for a composition: the shoe
+        """P(17..21), P(bust), P(natural) (as the stand table's) for a composition: the shoe
         less the up card, ``rest`` (a key: cards other than the pair's value) and ``pairs``
         cards of the pair's value. Memoised for good."""
         memo_key = rest * 256 + pairs
