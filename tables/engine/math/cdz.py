@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from ..rules import RuleSet
 from .composition import Composition, shoe
-from .dealer import NATURAL, push_probability, stand_value
+from .dealer import NATURAL, Odds, push_probability, stand_value
 from .dealer_removal import stand_table
 from .deals import initial_deals
 from .ev import DOUBLE, HIT, SPLIT, STAND, legal_actions
@@ -98,7 +98,7 @@ class UpCard:
         self.n = sum(counts)
         self.conditioned = play.peeks(up) or not play.natural_takes_all
         table = stand_table(game.rules.decks, play.hits_soft_17)
-        self.odds: list[list[float] | None] = list(table.probs[up])
+        self.odds: list[Odds | None] = list(table.probs[up])
         # split hands with the other pair card out, more than 21 in all (keyed by all cards)
         self.beyond = table.beyond[up]
         size = len(lattice.keys)
@@ -139,11 +139,11 @@ class UpCard:
             left = n - lattice.size[h]
             children = lattice.child[h]
             h_opt = h_chart = h_square = 0.0
-            for c in range(1, 11):
-                k = counts[c - 1] - own[c]
+            # values 1-10 in order (the sums' order): zip reads the three rows without indexing
+            for in_shoe, held, j in zip(counts, own[1:], children[1:]):
+                k = in_shoe - held
                 if k <= 0:
                     continue
-                j = children[c]
                 if j < 0:
                     h_opt -= k
                     h_chart -= k

@@ -29,14 +29,14 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate, islice
+from itertools import accumulate, compress
 from operator import itemgetter, mul, sub
 
 from .composition import Composition, remove, shoe
-from .dealer import _MAXM, BUST, _table
+from .dealer import _MAXM, BUST, Odds, _table
 from .hands import CARD, Lattice, hands_of
 
 Vector = list[float]
@@ -73,31 +73,50 @@ class Layout:
                 else:
                     diff[pos] = f
             alike = same
-        self._diff = array("b", diff)
         self._starts = [array("l", [pos for pos, f in enumerate(diff) if f < 12 - i]) for i in range(11)]
+        # per level, each entry's first differing field (the boundaries of any coarser level)
+        self._diffs = [list(map(diff.__getitem__, starts)) for starts in self._starts]
         self.dcol = tuple(tuple(keys[pos][12 - i - 1] for pos in self._starts[i]) for i in range(10)) + ((),)
         self.groups = tuple((keys[pos][0], keys[pos][1]) for pos in self._starts[10])
         self._ends: dict[tuple[int, int], Sequence[int]] = {}
+        self._pickers: dict[tuple[int, int], Callable[[Sequence[float]], tuple[float, ...]]] = {}
         self.gends = tuple(self.ends(i, 10) for i in range(11))
+        self.gpick = tuple(self.picker(i, 10) for i in range(11))
         self.oends = tuple(sum(1 for outcome, _size in self.groups if outcome < o) for o in range(N_OUTCOMES + 1))
 
     def ends(self, i: int, j: int) -> Sequence[int]:
         """The boundaries of level ``j``'s entries among level ``i``'s (``j >= i``)."""
         cached = self._ends.get((i, j))
         if cached is None:
-            width, diff = 12 - j, self._diff
-            bounds = array("l", [index for index, pos in enumerate(self._starts[i]) if diff[pos] < width])
-            bounds.append(len(self._starts[i]))
+            diffs = self._diffs[i]
+            bounds = array("l", compress(range(len(diffs)), map((12 - j).__gt__, diffs)))
+            bounds.append(len(diffs))
             cached = self._ends[(i, j)] = bounds
+        return cached
+
+    def picker(self, i: int, j: int) -> Callable[[Sequence[float]], tuple[float, ...]]:
+        """Takes :meth:`ends` ``(i, j)`` out of a level-``i`` prefix-sum vector (an
+        itemgetter: one C call instead of a Python-level map)."""
+        cached = self._pickers.get((i, j))
+        if cached is None:
+            cached = self._pickers[(i, j)] = _getter(self.ends(i, j))
         return cached
 
     def contract(self, prefix: Vector, i: int, j: int, ratio: Sequence[float] | None = None) -> Vector:
         """Level ``i``'s vector (given by its prefix sums) merged to level ``j`` > ``i``,
         times ``ratio`` entry by entry if given."""
-        picks = list(map(prefix.__getitem__, self.ends(i, j)))
+        picks = self.picker(i, j)(prefix)
         if ratio is None:
-            return list(map(sub, islice(picks, 1, None), picks))
-        return list(map(mul, map(sub, islice(picks, 1, None), picks), ratio))
+            return list(map(sub, picks[1:], picks))
+        return list(map(mul, map(sub, picks[1:], picks), ratio))
+
+
+def _getter(indices: Sequence[int]) -> Callable[[Sequence[float]], tuple[float, ...]]:
+    """``items[indices]`` as a tuple (itemgetter gives a bare item for one index)."""
+    if len(indices) == 1:
+        only = indices[0]
+        return lambda items: (items[only],)
+    return itemgetter(*indices)
 
 
 def _finals(up: int, hits_soft_17: bool) -> list[tuple[int, int, tuple[int, ...], int]]:
@@ -158,16 +177,6 @@ def _size_factors(lay: Layout, removed: int) -> Vector:
     return out
 
 
-def outcomes(lay: Layout, prefix: Vector, level: int, factors: Vector) -> list[float]:
-    """P(17..21), P(bust), P(natural) from a level's prefix sums."""
-    picks = list(map(prefix.__getitem__, lay.gends[level]))
-    acc = list(accumulate(map(mul, map(sub, islice(picks, 1, None), picks), factors), initial=0.0))
-    ends = lay.oends
-    probs = [acc[ends[o + 1]] - acc[ends[o]] for o in range(N_OUTCOMES)]
-    probs[BUST] = max(0.0, 1.0 - sum(probs))
-    return probs
-
-
 @dataclass(frozen=True, slots=True)
 class StandTable:
     """Per up card (index 1-10): the dealer's odds against every lattice hand (``None``
@@ -176,10 +185,10 @@ class StandTable:
     the multiset of all those cards)."""
 
     lattice: Lattice
-    probs: tuple[tuple[list[float] | None, ...], ...]
-    beyond: tuple[dict[int, list[float]], ...]
+    probs: tuple[tuple[Odds | None, ...], ...]
+    beyond: tuple[dict[int, Odds], ...]
 
-    def odds(self, up: int, h: int) -> list[float] | None:
+    def odds(self, up: int, h: int) -> Odds | None:
         return self.probs[up][h]
 
 
@@ -196,12 +205,12 @@ def stand_table(decks: int, hits_soft_17: bool) -> StandTable:
     hand's (more than 21 in all)."""
     lattice = hands_of(decks)
     full = shoe(decks)
-    table: list[tuple[list[float] | None, ...]] = [()]
-    beyond: list[dict[int, list[float]]] = [{}]
+    table: list[tuple[Odds | None, ...]] = [()]
+    beyond: list[dict[int, Odds]] = [{}]
     for up in range(1, 11):
         counts = remove(full, up)
-        per_hand: list[list[float] | None] = [None] * len(lattice.keys)
-        over: dict[int, list[float]] = {}
+        per_hand: list[Odds | None] = [None] * len(lattice.keys)
+        over: dict[int, Odds] = {}
         if counts[up - 1] >= 0:
             _walk_all(layout(up, counts, hits_soft_17, WALK_ORDER), lattice, per_hand, over)
         table.append(tuple(per_hand))
@@ -209,45 +218,69 @@ def stand_table(decks: int, hits_soft_17: bool) -> StandTable:
     return StandTable(lattice, tuple(table), tuple(beyond))
 
 
-def _walk_all(lay: Layout, lattice: Lattice, out: list[list[float] | None], over: dict[int, list[float]]) -> None:
+def _walk_all(lay: Layout, lattice: Lattice, out: list[Odds | None], over: dict[int, Odds]) -> None:
     """Walk every hand (into ``out``) and every split hand with one extra pair card out
     totalling more than 21 (into ``over``): a multiset of more than 21 is walked while,
-    less its highest card held twice or more, it is a hand."""
-    counts = lay.counts
-    ratios: dict[tuple[int, int], Sequence[float]] = {}
-    factors: dict[int, Vector] = {}
-    index = lattice.index
+    less its highest card held twice or more, it is a hand.
 
-    def ratio(level: int, x: int) -> Sequence[float]:
-        cached = ratios.get((level, x))
-        if cached is None:
-            cached = ratios[(level, x)] = _ratio_vector(lay.dcol[level], x)
-        return cached
-
-    order = lay.order
+    The walk's step runs some 75,000 times per shoe: everything it looks up is indexed by
+    small integers (level, cards left, size) and built before or on first use."""
+    counts, order, index = lay.counts, lay.order, lattice.index
+    # ratios[j][x]: the ratio vector of drawing a card of level j's value with x left
+    ratios: list[list[Sequence[float] | None]] = [[None] * (counts[v - 1] + 1) for v in order]
+    dcol = lay.dcol
+    # sizes[k]: the size factors of k cards out: a hand holds at most 21, a split hand
+    # one more, and the walk looks one further before finding nothing to add
+    sizes = [_size_factors(lay, k) for k in range(24)]
+    pick = [[lay.picker(i, j) if j > i else None for j in range(10)] for i in range(10)]
+    gpick, opick, bust = lay.gpick, _getter(lay.oends), BUST
 
     def walk(key: int, level: int, vec: Vector, prefix: Vector, total: int, size: int, pair: int) -> None:
+        size += 1
+        fac = sizes[size]
+        from_level = pick[level]
         for j in range(level, 10):
             value = order[j]
             held = (key >> (5 * (value - 1))) & 31
             grown_pair = pair or (value if held == 1 else 0)
-            if total + value > 21 and not (grown_pair and total + value - grown_pair <= 21):
+            grown_total = total + value
+            if grown_total > 21 and not (grown_pair and grown_total - grown_pair <= 21):
                 continue
             x = counts[value - 1] - held
             if x <= 0:
                 continue
-            grown = list(map(mul, vec, ratio(j, x))) if j == level else lay.contract(prefix, level, j, ratio(j, x))
-            grown_prefix = list(accumulate(grown, initial=0.0))
+            ratio = ratios[j][x]
+            if ratio is None:
+                ratio = ratios[j][x] = _ratio_vector(dcol[j], x)
+            if j == level:
+                product = map(mul, vec, ratio)
+            else:
+                picks = from_level[j](prefix)  # type: ignore[misc]
+                product = map(mul, map(sub, picks[1:], picks), ratio)
+            # the entries themselves serve only a child adding this value again (the
+            # child's own test, below): otherwise the prefix sums are all it needs
+            again = grown_total + value
+            pair_again = grown_pair or (value if held == 0 else 0)
+            if x > 1 and (again <= 21 or (pair_again and again - pair_again <= 21)):
+                grown = list(product)
+                grown_prefix = list(accumulate(grown, initial=0.0))
+            else:
+                grown = []
+                grown_prefix = list(accumulate(product, initial=0.0))
             child = key + CARD[value]
-            if size + 1 >= 2:
-                fac = factors.get(size + 1)
-                if fac is None:
-                    fac = factors[size + 1] = _size_factors(lay, size + 1)
-                if total + value <= 21:
-                    out[index[child]] = outcomes(lay, grown_prefix, j, fac)
-                elif size + 1 >= 3:
-                    over[child] = outcomes(lay, grown_prefix, j, fac)
-            walk(child, j, grown, grown_prefix, total + value, size + 1, grown_pair)
+            if size >= 2 and (grown_total <= 21 or size >= 3):
+                # P(17..21), P(bust), P(natural): the groups' sums times their size factors
+                picks = gpick[j](grown_prefix)
+                acc = opick(list(accumulate(map(mul, map(sub, picks[1:], picks), fac), initial=0.0)))
+                probs = list(map(sub, acc[1:], acc))
+                probs[bust] = max(0.0, 1.0 - sum(probs))
+                # a tuple of floats: the collector stops tracking it, and the table's
+                # 75,000 of them no longer slow every full collection
+                if grown_total <= 21:
+                    out[index[child]] = tuple(probs)
+                else:
+                    over[child] = tuple(probs)
+            walk(child, j, grown, grown_prefix, grown_total, size, grown_pair)
 
     walk(0, 0, lay.base, list(accumulate(lay.base, initial=0.0)), 0, 0, 0)
 
@@ -273,17 +306,20 @@ class PairRemoval:
         self.pair = pair
         self.level_of = (0, *(order.index(v) for v in range(1, 11)))
         self._ratios: dict[tuple[int, int], Sequence[float]] = {}
-        self._coef: dict[tuple[int, int], Sequence[float]] = {}
+        self._coef: dict[int, Sequence[float]] = {}  # by removed * 256 + pairs
         # non-pair part of a hand -> its level-9 vector: kept while one pair is valued
         # (:meth:`release`), the odds it gives kept for good
-        self._last: dict[int, Vector] = {}
-        self._odds: dict[tuple[int, int], Sequence[float]] = {}
+        self._last: dict[int, tuple[Vector, int]] = {}  # and how many cards the rest holds
+        # odds by rest * 256 + pair cards: an int key allocates nothing, and a dict of ints
+        # and arrays is one the collector does not track
+        self._odds: dict[int, Sequence[float]] = {}
         # per level-9 entry its size; where each outcome's entries start
         self._size = [0] * len(lay.dcol[9])
         for g, (_outcome, size) in enumerate(lay.groups):
             for pos in range(lay.gends[9][g], lay.gends[9][g + 1]):
                 self._size[pos] = size
         self._bounds = [lay.gends[9][g] for g in lay.oends]
+        self._pick_bounds = _getter(self._bounds)
 
     def _ratio(self, level: int, x: int) -> Sequence[float]:
         cached = self._ratios.get((level, x))
@@ -321,7 +357,7 @@ class PairRemoval:
                 stack.append((value, seen, j, grown, list(accumulate(grown, initial=0.0))))
             last_cards = cards
             _v, _c, level, vec, prefix = stack[-1]
-            self._last[rest] = vec if level == 9 else lay.contract(prefix, level, 9)
+            self._last[rest] = (vec if level == 9 else lay.contract(prefix, level, 9), len(cards))
 
     def release(self) -> None:
         """Forget the reduced vectors (a few MB per pair and up card); the odds computed
@@ -330,22 +366,27 @@ class PairRemoval:
 
     def known(self, rest: int, pairs: int) -> bool:
         """Are these odds memoised (or their hand's reduced vector ready)?"""
-        return (rest, pairs) in self._odds or rest in self._last
+        return rest * 256 + pairs in self._odds or rest in self._last
 
     def odds(self, rest: int, pairs: int) -> Sequence[float]:
-        """P(17..21), P(bust), P(natural) (as :func:`outcomes`) for a composition: the shoe
+        """P(17..21), P(bust), P(natural) (as the stand table's) for a composition: the shoe
         less the up card, ``rest`` (a key: cards other than the pair's value) and ``pairs``
         cards of the pair's value. Memoised for good."""
-        memo_key = (rest, pairs)
+        memo_key = rest * 256 + pairs
         cached = self._odds.get(memo_key)
         if cached is not None:
             return cached
-        if rest not in self._last:
+        found = self._last.get(rest)
+        if found is None:
             self.prepare([(rest, _walk_cards(rest))])
-        removed = sum((rest >> (5 * i)) & 31 for i in range(10)) + pairs
-        prefix = list(accumulate(map(mul, self._last[rest], self._coefficients(pairs, removed)), initial=0.0))
-        bounds = self._bounds
-        probs = [prefix[bounds[o + 1]] - prefix[bounds[o]] for o in range(N_OUTCOMES)]
+            found = self._last[rest]
+        last, removed = found
+        removed += pairs
+        coefficients = self._coef.get(removed * 256 + pairs)
+        if coefficients is None:
+            coefficients = self._coefficients(pairs, removed)
+        picks = self._pick_bounds(list(accumulate(map(mul, last, coefficients), initial=0.0)))
+        probs = list(map(sub, picks[1:], picks))
         probs[BUST] = max(0.0, 1.0 - sum(probs))
         result = self._odds[memo_key] = array("d", probs)
         return result
@@ -353,22 +394,23 @@ class PairRemoval:
     def _coefficients(self, pairs: int, removed: int) -> Sequence[float]:
         """Per level-9 entry: fall(x - d, pairs) / fall(x, pairs) (``x`` pair cards in the
         shoe less the up card, ``d`` in the final) times fall(n, k) / fall(n - removed, k)."""
-        cached = self._coef.get((pairs, removed))
+        cached = self._coef.get(removed * 256 + pairs)
         if cached is None:
             x0, n = self.counts[self.pair - 1], self.lay.n
             top = max(self.lay.dcol[9], default=0)
             rho = [math.perm(x0 - d, pairs) / math.perm(x0, pairs) if x0 - d >= pairs else 0.0 for d in range(top + 1)]
             big = max(self._size, default=0)
             fac = [math.perm(n, k) / math.perm(n - removed, k) if n - removed >= k else 0.0 for k in range(big + 1)]
-            cached = array("d", map(mul, map(rho.__getitem__, self.lay.dcol[9]), map(fac.__getitem__, self._size)))
-            self._coef[(pairs, removed)] = cached
+            cached = list(map(mul, map(rho.__getitem__, self.lay.dcol[9]), map(fac.__getitem__, self._size)))
+            self._coef[removed * 256 + pairs] = cached
         return cached
 
 
 def _ratio_vector(counts: Sequence[int], x: int) -> Sequence[float]:
-    """(x - d) / x for each final's count d of the value drawn (x of it in the shoe)."""
+    """(x - d) / x for each final's count d of the value drawn (x of it in the shoe): a
+    list, whose floats a map reads without boxing each one as an array would."""
     table = [(x - d) / x if d < x else 0.0 for d in range(max(counts, default=0) + 1)]
-    return array("d", map(table.__getitem__, counts))
+    return list(map(table.__getitem__, counts))
 
 
 def _walk_cards(key: int) -> tuple[int, ...]:

@@ -23,12 +23,12 @@ dealer's outcome (:meth:`PairPlay.cross_moment`).
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from .dealer import BUST, NATURAL, push_probability, stand_value
+from .dealer import BUST, NATURAL, push_probability, stand_function
 from .dealer_removal import N_OUTCOMES, PAIR_WALK, PairRemoval
 from .ev import DOUBLE, HIT, STAND
 from .hands import CARD, hands_of
@@ -46,6 +46,12 @@ NATURAL_LEAF = "natural"  # a split ace and a ten counted as a natural (split_21
 def pair_removal(decks: int, hits_soft_17: bool, up: int, pair: int) -> PairRemoval:
     """Shared by every rule set with this shoe and dealer rule (odds are memoised inside)."""
     return PairRemoval(decks, hits_soft_17, up, pair)
+
+
+@lru_cache(maxsize=16)
+def stand_functions(decks: int) -> tuple[Callable[[Sequence[float]], float], ...]:
+    """Per lattice hand, its :func:`~.dealer.stand_function`."""
+    return tuple(map(stand_function, hands_of(decks).best))
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +115,9 @@ class PairPlay:
         self.info = info = members_of(lattice.decks, pair, self.one_card)
         self.members, self.pairs, self.rest, self._rest_cards = info.hands, info.pairs, info.rest, info.rest_cards
         self._natural_card = 10 if u.up == 1 else 1 if u.up == 10 else 0
-        self._stand_memo: dict[tuple[int, int], float] = {}
+        self._stand_memo: dict[int, float] = {}
+        self._stand_of = stand_functions(lattice.decks)
+        self._keys, self._index, self._card = lattice.keys, lattice.index, CARD[pair]
         self._reached: dict[tuple[str, Hashable], list[int]] = {}
         self.decisions: dict[Hashable, dict[int, str]] = {}  # CDZ-'s under OPTIMAL, else per chart
         self.values0: dict[int, float] = {}
@@ -117,48 +125,54 @@ class PairPlay:
         self._levels: dict[tuple[str, Hashable, int, bool], tuple[float, float, float, float]] = {}
         self._cross: dict[Hashable, float] = {}
         self._results: dict[tuple[str, Hashable, int, int], SplitResult] = {}
+        self._chart: Chart | None = None  # the last chart asked, and its decisions
+        self._chart_decisions: dict[int, str] = {}
 
     # -- compositions ---------------------------------------------------------------------
-    def _prepare(self, extra: int, hands: Iterable[int]) -> None:
-        """Reduce, in one walk, the dealer's finals for the hands whose composition with
-        ``extra`` pair cards out is not a stand-table hand and whose stand value is not
+    def _prepare(self, extras: Iterable[int], hands: Collection[int]) -> None:
+        """Reduce, in one walk (hands share their leading cards across the numbers of
+        extra pair cards), the dealer's finals for the hands whose composition with
+        ``extra`` pair cards out is not a stand-table hand and whose odds are not
         memoised already."""
-        if extra == 1:
-            return  # the stand table has them all
-        beyond = self.info.beyond(extra)
         known = self.removal.known
-        todo = [(self.rest[h], self._rest_cards[h]) for h in hands
-                if h in beyond and not known(self.rest[h], self.pairs[h] + extra)]
+        todo: list[tuple[int, tuple[int, ...]]] = []
+        for extra in extras:
+            if extra == 1:
+                continue  # the stand table has them all
+            beyond = self.info.beyond(extra)
+            todo.extend((self.rest[h], self._rest_cards[h]) for h in hands
+                        if h in beyond and not known(self.rest[h], self.pairs[h] + extra))
         if todo:
             self.removal.prepare(todo)
-
-    def _table_odds(self, h: int, extra: int) -> Sequence[float] | None:
-        """The stand table's odds for hand ``h`` with ``extra`` pair cards out, if it has
-        them: every such composition that is a hand, and with one extra pair card all."""
-        u = self.u
-        whole = u.lattice.keys[h] + extra * CARD[self.pair]
-        index = u.lattice.index.get(whole)
-        if index is not None:
-            return u.odds[index]
-        return u.beyond.get(whole) if extra == 1 else None
 
     def stand(self, h: int, extra: int) -> float:
         """The stand value of lattice hand ``h`` with ``extra`` pair cards out besides its
         own."""
-        memo = (h, extra)
+        memo = h * 64 + extra  # extra < 64: an int key hashes faster than a tuple
         cached = self._stand_memo.get(memo)
         if cached is not None:
             return cached
-        result = self._stand_memo[memo] = stand_value(self.odds(h, extra), self.u.lattice.best[h])
+        result = self._stand_memo[memo] = self._stand_of[h](self.odds(h, extra))
         return result
 
     def push(self, h: int, extra: int) -> float:
         return push_probability(self.odds(h, extra), self.u.lattice.best[h])
 
     def odds(self, h: int, extra: int) -> Sequence[float]:
-        odds = self._table_odds(h, extra)
-        if odds is not None:
-            return odds
+        """The dealer's odds against hand ``h`` with ``extra`` pair cards out: the stand
+        table's where it has them (every such composition that is a hand, and with one
+        extra pair card all), else from the pair's removal."""
+        u = self.u
+        whole = self._keys[h] + extra * self._card
+        index = self._index.get(whole)
+        if index is not None:
+            odds = u.odds[index]
+            if odds is not None:
+                return odds
+        elif extra == 1:
+            found = u.beyond.get(whole)
+            if found is not None:
+                return found
         return self.removal.odds(self.rest[h], self.pairs[h] + extra)
 
     def _left(self, h: int, extra: int) -> tuple[list[int], int]:
@@ -201,19 +215,26 @@ class PairPlay:
         counts, n = u.counts, u.n
         natural_card = self._natural_card if u.conditioned else 0
         stand = self.stand
+        # per value (1-10): the cards of it left once the up card and the other pair card
+        # are out (each hand then takes off its own)
+        shoe = [counts[c - 1] - (1 if c == pair else 0) for c in range(1, 11)]
+        legal_of: dict[tuple[int, bool, bool], frozenset[str]] = {}
+        cards_of, size_of, child_of, hard_of, ace_of = lattice.cards, lattice.size, lattice.child, lattice.hard, lattice.has_ace
         for h in self.members:  # children before parents
-            legal = self._legal(h)
-            own = lattice.cards[h]
-            left = n - lattice.size[h] - 1
-            children = lattice.child[h]
+            shape = (hard_of[h], ace_of[h], size_of[h] == 2)
+            legal = legal_of.get(shape)
+            if legal is None:
+                legal = legal_of[shape] = u.legal_after_split(*shape)
+            own = cards_of[h]
+            left = n - size_of[h] - 1
+            children = child_of[h]
             best_action = STAND
             best_value = stand(h, 1) if STAND in legal else float("-inf")
             may_double = DOUBLE in legal
             hit = double = 0.0
-            for c in range(1, 11):
-                k = counts[c - 1] - own[c] - (1 if c == pair else 0)
+            for in_shoe, held, child in zip(shoe, own[1:], children[1:]):  # values 1-10 in order
+                k = in_shoe - held
                 if k > 0:
-                    child = children[c]
                     if child >= 0:
                         hit += k * value[child]
                         if may_double:
@@ -237,7 +258,9 @@ class PairPlay:
         if who == OPTIMAL:
             return self.decisions[OPTIMAL][h]
         assert chart is not None
-        chart_decisions = self.decisions.setdefault(chart_key(chart), {})
+        if chart is not self._chart:  # chart_key builds tuples of the whole chart
+            self._chart, self._chart_decisions = chart, self.decisions.setdefault(chart_key(chart), {})
+        chart_decisions = self._chart_decisions
         action = chart_decisions.get(h)
         if action is None:
             if self.one_card:
@@ -379,8 +402,7 @@ class PairPlay:
             for h, action in zip(reached, decisions, strict=True):
                 if action == DOUBLE:
                     leaves.update(child for child in children[h][1:] if child >= 0)
-            for a in todo:
-                self._prepare(a + 1, leaves)
+            self._prepare([a + 1 for a in todo], leaves)
             for a in todo:
                 self._levels[(who, key, a, squares)] = self._level(who, a, squares, reached, decisions)
         return [self._levels[(who, key, a, squares)] for a in range(levels)]
@@ -388,6 +410,9 @@ class PairPlay:
     def _level(self, who: str, a: int, squares: bool, reached: list[int], decisions: list[str]) -> tuple[float, float, float, float]:
         """One number of extra pair cards: every reached hand's value (and second moment)
         under its decision, then the second card's average."""
+        if who == OPTIMAL and a == 0 and not squares:
+            # the values with no extra pair card are the ones CDZ- decided on
+            return (*self.second_card(self.values0, 0), 0.0, 0.0)
         extra = a + 1
         u, pair = self.u, self.pair
         lattice = u.lattice
@@ -395,6 +420,9 @@ class PairPlay:
         counts, n = u.counts, u.n
         natural_card = self._natural_card if u.conditioned else 0
         stand, push = self.stand, self.push
+        # per value (1-10): the cards of it left once the up card and the extra pair cards
+        # are out (each hand then takes off its own)
+        shoe = [counts[c - 1] - (extra if c == pair else 0) for c in range(1, 11)]
         value: dict[int, float] = {}
         square: dict[int, float] = {}
         for h, action in zip(reached, decisions, strict=True):
@@ -414,10 +442,9 @@ class PairPlay:
             total = total_sq = 0.0
             if action == DOUBLE:
                 pushes = 0.0
-                for c in range(1, 11):
-                    k = counts[c - 1] - own[c] - (extra if c == pair else 0)
+                for in_shoe, held, child in zip(shoe, own[1:], children[1:]):  # values 1-10 in order
+                    k = in_shoe - held
                     if k > 0:
-                        child = children[c]
                         if child >= 0:
                             total += k * stand(child, extra)
                             if squares:
@@ -430,10 +457,9 @@ class PairPlay:
                 if squares:
                     square[h] = 4.0 * (1.0 - pushes / left) - 3.0 * p_natural
                 continue
-            for c in range(1, 11):
-                k = counts[c - 1] - own[c] - (extra if c == pair else 0)
+            for in_shoe, held, child in zip(shoe, own[1:], children[1:]):  # values 1-10 in order
+                k = in_shoe - held
                 if k > 0:
-                    child = children[c]
                     if child >= 0:
                         total += k * value[child]
                         if squares:

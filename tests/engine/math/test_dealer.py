@@ -11,6 +11,8 @@ from tables.engine.math.dealer import (
     dealer_odds_exact,
     dealer_odds_infinite,
     given_no_natural,
+    stand_function,
+    stand_value,
 )
 
 # Wizard of Odds, "Dealer Probabilities in Blackjack", appendix 2B
@@ -99,3 +101,16 @@ def test_depleted_shoe_and_peek_conditioning() -> None:
         given_no_natural(dealer_odds(1, tens, hits_soft_17=False))
     odds = given_no_natural(dealer_odds(1, remove(shoe(6), 1), hits_soft_17=False))
     assert odds[NATURAL] == 0.0 and sum(odds) == pytest.approx(1.0)
+
+
+def test_stand_function_is_stand_value_bit_for_bit() -> None:
+    """The unrolled stand values (the exact analysis's) are the loop's floats exactly,
+    for every total, on odds whose additions round (real dealer odds, and scaled ones)."""
+    comp = remove(shoe(6), 7, 9, 2)
+    for up in range(1, 11):
+        odds = dealer_odds(up, remove(comp, up), hits_soft_17=up % 2 == 0)
+        for probs in (odds, [p * 3.7e-3 for p in odds], [p + 1e-9 * k for k, p in enumerate(odds)]):
+            for total in range(2, 22):
+                assert stand_function(total)(probs) == stand_value(probs, total), (up, total)
+    with pytest.raises(ValueError):
+        stand_function(22)
