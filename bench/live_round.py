@@ -195,6 +195,7 @@ def main() -> None:
     parser.add_argument("--db", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument("--url", default=DEFAULT_PG, help="with --db postgres: the database to drop and make again")
     parser.add_argument("--repeat", type=int, default=3, help="best of N runs, each in a fresh database")
+    parser.add_argument("--sort", choices=("cumulative", "tottime"), default="cumulative", help="--profile's order")
     parser.add_argument("--checkout", help="time the project at this folder (default: this checkout)")
     parser.add_argument("--profile", choices=PHASES, help="print cProfile's top functions of this phase (last run)")
     args = parser.parse_args()
@@ -225,7 +226,7 @@ def main() -> None:
         profiler = timers[-1].profiler
         assert profiler is not None
         text = io.StringIO()
-        pstats.Stats(profiler, stream=text).sort_stats("cumulative").print_stats(35)
+        pstats.Stats(profiler, stream=text).sort_stats(args.sort).print_stats(35)
         print(text.getvalue())
 
 
