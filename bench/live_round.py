@@ -13,8 +13,9 @@ file; PostgreSQL: ``bench_live_round`` on 127.0.0.1, dropped and made again, or
 2. **encode**: the events written as the store's JSON Lines (envelopes, hash chain);
 3. **ingest**: ``ingest_file`` of those lines into the store (parsed, validated, chained,
    hashed, sealed, written) - how a recorded round reaches the store in bulk;
-4. **append**: the same round appended again through ``events_append`` (what the live
-   game's devices do, in batches of 2,000), as another table;
+4. **append**: the same round appended again by the simulator's store sink (the
+   store's ``streams_append``, in batches of 2,000: the checks and chain the devices'
+   appends go through), as another table;
 5. **replay**: ``replay_table --full`` of the ingested table's day: the engine's fold
    (every bet settled again and compared with the recorded settlement: **settle** again),
    the read models (round, hands, bets) and the findings written.
