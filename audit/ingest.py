@@ -20,10 +20,13 @@ Planning is CPU work in Python, and each stream's chain must be planned in order
 a large file it runs in two processes (on a two-core machine), each taking the streams
 whose code hashes to it, and the write pass merges their spools back into file order.
 
-Memory grows only with the number of streams and, in each planning process, with the
-ids it has seen (to refuse an id that appears twice in the file: about 120 bytes per
-line it plans). The parent holds no ids: each process writes its own sorted, and the
-parent merges the files as it reads them.
+Memory grows only with the number of streams: to refuse an id that appears twice in the
+file, a planning process keeps the ids it has seen in memory (about 120 bytes a line) up
+to ``_SEEN_WINDOW`` of them, then writes them sorted to a file of their own and starts
+afresh; the parent merges every such file, of every process, as it reads them (it holds
+no ids). An id met again within the window is refused as it is planned; one met again
+further on is found by the merge, which fails its stream as a duplicate planned by two
+processes is failed.
 """
 from __future__ import annotations
 
@@ -65,6 +68,8 @@ from .subscribers import publish
 
 _FRAME = struct.Struct("<I")
 _ID = struct.Struct("<16sQ")  # an id, and its line << 32 | its stream's index
+# the ids a planning process holds in memory before it writes them out (~6 MiB)
+_SEEN_WINDOW = 50_000
 
 
 @dataclass
@@ -98,8 +103,11 @@ class _Planner:
     written as bytes (the record core's ``document_digest``, the simulator's writer's
     too) - the same hash ``chain_row`` gives, at a fraction of its cost."""
 
-    def __init__(self, spool: IO[bytes], report: IngestReport, now: datetime, principal: str) -> None:
+    def __init__(self, spool: IO[bytes], report: IngestReport, now: datetime, principal: str, runs: str) -> None:
         self.spool, self.report, self.now, self.principal = spool, report, now, principal
+        # where the windows of ids go (``runs`` + ".0", ".1", ...)
+        self.runs = runs
+        self.run_files: list[str] = []
         self.streams: dict[str, _Stream] = {}
         # id (16 bytes) -> its line << 32 | its stream's index in ``names``: two small
         # objects a line, the least an exact check of every id of the file can hold
@@ -125,7 +133,18 @@ class _Planner:
             state = self.streams[stream] = _Stream(version, head.encode())
         return state
 
+    def write_ids(self) -> None:
+        """The window of ids seen, sorted, to a file of its own; the window emptied."""
+        path = f"{self.runs}.{len(self.run_files)}"
+        seen = self.seen
+        with open(path, "wb") as out:
+            out.writelines(_ID.pack(key, seen[key]) for key in sorted(seen))
+        self.run_files.append(path)
+        seen.clear()
+
     def plan(self, lines: list[Line]) -> None:
+        if len(self.seen) >= _SEEN_WINDOW:
+            self.write_ids()
         stored = stored_rows([line.event.id for line in lines])
         for line in lines:
             state = self.state(line.stream)
@@ -221,7 +240,8 @@ class _Part:
     report: IngestReport
     bad_streams: set[str]
     names: list[str]  # the streams, by the index ``_ID`` records name
-    ids: str | None  # the file of its ids, sorted (only when planning in several processes)
+    # files of its ids, each sorted (none when it planned alone and its ids fitted the window)
+    ids: list[str]
 
 
 # while several processes plan: the line the first of them has reached, in shared memory
@@ -242,7 +262,7 @@ def _plan_part(path: str, part: int, parts: int, spool_path: str, now: datetime,
     # the whole planning's
     reached = checked if checked is not None else (_reached if part == 0 else None)
     with open(spool_path, "wb") as spool:
-        planner = _Planner(spool, report, now, principal)
+        planner = _Planner(spool, report, now, principal, spool_path + ".ids")
         with open(path, "rb") as source:
             buffer: list[Line] = []
             for number, text in numbered(source):
@@ -259,12 +279,11 @@ def _plan_part(path: str, part: int, parts: int, spool_path: str, now: datetime,
                     planner.plan(buffer)
                     buffer = []
             planner.plan(buffer)
-    if parts > 1:  # the ids, sorted, for the parent to find one planned by two processes
-        with open(spool_path + ".ids", "wb") as out:
-            seen = planner.seen
-            out.writelines(_ID.pack(key, seen[key]) for key in sorted(seen))
+    if parts > 1 or planner.run_files:
+        # the ids, sorted, for the parent to find one planned by two processes or in two windows
+        planner.write_ids()
     return _Part(report, {name for name, state in planner.streams.items() if state.bad}, planner.names,
-                 spool_path + ".ids" if parts > 1 else None)
+                 planner.run_files)
 
 
 def _plan_in_processes(path: str, parts: int, spools: list[str], now: datetime, chunk: int,
@@ -300,16 +319,17 @@ def _merge(parts: list[_Part], report: IngestReport) -> set[str]:
         report.lines += part.report.lines
         report.already_stored += part.report.already_stored
         report.bad_lines.extend(part.report.bad_lines)
-    # the same id in streams planned by different processes: a merge of their sorted id
-    # files, read as it goes (the parent holds none of them)
-    files = [open(part.ids, "rb") for part in parts if part.ids is not None]  # noqa: SIM115 - closed below
+    # the same id planned by different processes, or by one in two windows: a merge of
+    # their sorted id files, read as it goes (the parent holds none of them)
+    owners = [k for k, part in enumerate(parts) for _ in part.ids]  # each file's process
+    files = [open(path, "rb") for part in parts for path in part.ids]  # noqa: SIM115 - closed below
     try:
         merged = heapq.merge(*(_ids(handle, k) for k, handle in enumerate(files)))
         previous: tuple[bytes, int, int] | None = None
         for key, place, k in merged:
             if previous is not None and previous[0] == key:
                 later, which = max((previous[1], previous[2]), (place, k))
-                number, stream = later >> 32, parts[which].names[later & 0xFFFFFFFF]
+                number, stream = later >> 32, parts[owners[which]].names[later & 0xFFFFFFFF]
                 if number not in reported:
                     report.bad_lines.append(BadLine(number, f"id: {uuid.UUID(bytes=key)} appears twice in the file"))
                     reported.add(number)

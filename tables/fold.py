@@ -325,7 +325,7 @@ def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: i
         kind, payload, version = event["type"], event["payload"], event.get("version")
         last_folded = version if version is not None else last_folded
         before = state.in_play
-        dealt = len(before.dealt_cards()) if kind == "card.dealt" and before is not None else 0
+        dealt = before.cards_dealt() if kind == "card.dealt" and before is not None else 0
         state.apply(event)
         after = state.in_play
         if kind == "shoe.shuffled":
@@ -346,7 +346,7 @@ def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: i
             if version is not None:
                 track.versions.append(version)
             if kind == "card.dealt":
-                for box, _, card_code in touched.dealt_cards()[dealt if touched is before else 0:]:
+                for box, _, card_code in touched.dealt_cards(dealt if touched is before else 0):
                     card = {"card": card_code, "face": payload["face"], "version": version, "revealed_version": None}
                     if card_code != payload["card"]:
                         card["recorded"] = payload["card"]

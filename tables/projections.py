@@ -204,13 +204,14 @@ def insert_plain(model: Any, columns: tuple[str, ...], values: list[tuple[Any, .
                     copy.write_row(row)
         else:
             marks = ", ".join(["%s"] * len(columns))
+            # the adapter looked up once: ``connection`` is a per-thread proxy, dear per row
+            adapt = connection.ops.adapt_datetimefield_value
             cursor.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})",
-                               [_sqlite_row(row) for row in values])
+                               [_sqlite_row(row, adapt) for row in values])
 
 
-def _sqlite_row(row: tuple[Any, ...]) -> tuple[Any, ...]:
+def _sqlite_row(row: tuple[Any, ...], adapt: Callable[[datetime], Any]) -> tuple[Any, ...]:
     # a moment as the ORM writes it to SQLite (naive UTC text), so that queries compare alike
-    adapt = connection.ops.adapt_datetimefield_value
     return tuple(adapt(v) if isinstance(v, datetime) else v for v in row)
 
 
@@ -231,8 +232,9 @@ def insert_returning_ids(model: Any, columns: tuple[str, ...], values: list[tupl
         marks = ", ".join(["%s"] * len(columns))
         sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})"
         ids = []
+        adapt = connection.ops.adapt_datetimefield_value
         for row in values:
-            cursor.execute(sql, _sqlite_row(row))
+            cursor.execute(sql, _sqlite_row(row, adapt))
             ids.append(cursor.lastrowid)
         return ids
 

@@ -18,6 +18,7 @@ The Celery tasks in :mod:`tables.tasks` only call these.
 from __future__ import annotations
 
 import multiprocessing
+import os
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -160,6 +161,12 @@ def replay_day_finish(*, parent_id: int, results: list[dict[str, Any]]) -> dict[
     return summary
 
 
+def default_jobs() -> int:
+    """How many processes replay a day's tables without a broker: one per core on
+    PostgreSQL; one on SQLite, which takes one writer at a time."""
+    return (os.cpu_count() or 1) if connection.vendor == "postgresql" else 1
+
+
 def replay_day_here(*, day: date, full: bool = False, trigger: str = "command", jobs: int = 1,
                     progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """A whole day without a broker, fanned out as the chord fans it out on workers:
@@ -167,11 +174,20 @@ def replay_day_here(*, day: date, full: bool = False, trigger: str = "command", 
     its own connection), gathered by :func:`replay_day_finish`. ``progress(summary)``
     after each table. Returns the day's summary with its tables' (``_tables``)."""
     parent, streams = replay_day_start(day=day, full=full, trigger=trigger)
+    results = _fan_out(parent.pk, streams, day=day, full=full, trigger=trigger, jobs=jobs, progress=progress)
+    return {**replay_day_finish(parent_id=parent.pk, results=results), "_tables": results}
+
+
+def _fan_out(parent_id: int, streams: list[str], *, day: date, full: bool, trigger: str, jobs: int,
+             progress: Callable[[dict[str, Any]], None] | None) -> list[dict[str, Any]]:
+    """Each table of the day's run ``parent_id`` replayed here, in ``jobs`` processes."""
     results: list[dict[str, Any]] = []
-    arguments = [(stream, day, full, trigger, parent.pk) for stream in streams]
+    arguments = [(stream, day, full, trigger, parent_id) for stream in streams]
     # inside a transaction (a caller's atomic block) other processes would not see its
-    # rows, nor could its connection be closed under it: the tables one after another
-    if jobs <= 1 or len(streams) <= 1 or connection.in_atomic_block:
+    # rows, nor could its connection be closed under it; a daemon process (a Celery
+    # worker's child) may not start processes: the tables one after another
+    if (jobs <= 1 or len(streams) <= 1 or connection.in_atomic_block
+            or multiprocessing.current_process().daemon):
         for args in arguments:
             results.append(_replay_one(*args))
             if progress is not None:
@@ -185,7 +201,7 @@ def replay_day_here(*, day: date, full: bool = False, trigger: str = "command", 
                 results.append(summary)
                 if progress is not None:
                     progress(summary)
-    return {**replay_day_finish(parent_id=parent.pk, results=results), "_tables": results}
+    return results
 
 
 def _replay_one(stream: str, day: date, full: bool, trigger: str, parent_id: int) -> dict[str, Any]:
@@ -202,10 +218,12 @@ def _replay_one_here(args: tuple[str, date, bool, str, int]) -> dict[str, Any]:
 
 
 def replay_day_launch(*, day: date, full: bool = False, trigger: str = "task", queue: str | None = None,
-                      streams: list[str] | None = None) -> ReplayRun:
+                      streams: list[str] | None = None, jobs: int | None = None) -> ReplayRun:
     """Start a whole day's replay: the parent run, then a chord of one
     ``replay_table_day`` task per table into ``replay_day_summary`` (on ``queue`` if
-    given). Eagerly (no broker) it has run to the end when this returns."""
+    given). Eagerly (no broker) it has run to the end when this returns: the tables
+    fanned out in ``jobs`` processes here (default :func:`default_jobs`), as
+    ``replay_day --jobs`` does, not one after another as an eager chord would run them."""
     from celery import chord, current_app
 
     # the project's app (casino.celery makes it the default of every thread), and its
@@ -215,6 +233,11 @@ def replay_day_launch(*, day: date, full: bool = False, trigger: str = "task", q
     table_task = app.tasks["tables.tasks.replay_table_day"]
     summary_task = app.tasks["tables.tasks.replay_day_summary"]
     parent, streams = replay_day_start(day=day, full=full, streams=streams, trigger=trigger)
+    if app.conf.task_always_eager:
+        results = _fan_out(parent.pk, streams, day=day, full=full, trigger=trigger,
+                           jobs=default_jobs() if jobs is None else jobs, progress=None)
+        replay_day_finish(parent_id=parent.pk, results=results)
+        return parent
     options = {"queue": queue} if queue else {}
     header = [table_task.si(s, day.isoformat(), full, parent.pk, trigger).set(**options) for s in streams]
     if header:

@@ -30,12 +30,15 @@ def replay_day_summary_task(results: list[dict], parent_id: int) -> dict:
 
 
 @shared_task(bind=True, name="tables.tasks.replay_day")
-def replay_day_task(self, day: str, full: bool = False, trigger: str = "task") -> int:
+def replay_day_task(self, day: str, full: bool = False, trigger: str = "task", jobs: int | None = None) -> int:
     """Replay every table of gaming day ``day``: one task per table, gathered by a chord.
-    Returns the parent run's id (its status becomes ``done`` when the chord ends)."""
+    Returns the parent run's id (its status becomes ``done`` when the chord ends).
+    Without a broker (eager) the tables are replayed in ``jobs`` processes here
+    (default: one per core on PostgreSQL, one on SQLite)."""
     # the sub-tasks go to the queue this task came from (a worker may serve only that one)
     queue = None if self.request.is_eager else (self.request.delivery_info or {}).get("routing_key")
-    parent = replay_service.replay_day_launch(day=date.fromisoformat(day), full=full, trigger=trigger, queue=queue)
+    parent = replay_service.replay_day_launch(day=date.fromisoformat(day), full=full, trigger=trigger, queue=queue,
+                                              jobs=jobs)
     return parent.pk
 
 

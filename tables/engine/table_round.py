@@ -93,7 +93,9 @@ class Bet:
         self.insured = False
         self.wants_insurance = False  # an insurance decision was recorded for it
         self.doubled = False
-        self.split: set[int] = set()
+        # the hands a split stake of it was placed on; None until one is: a live round has
+        # 10,000 bets, and an empty set each is 10,000 more objects for the collector to walk
+        self.split: set[int] | None = None
 
 
 class Hand:
@@ -149,6 +151,7 @@ class Round:
         "bets",
         "box_bets",
         "box_hands",
+        "cards_out",
         "cashouts",
         "dealer",
         "dealer_ace",
@@ -211,6 +214,9 @@ class Round:
         self.peeked = False
         self.dealer_mode = DRAW
         self.log: list[Operation] = []
+        # the cards in the order dealt, kept apart from the log: a live round's log holds
+        # a line per bettor, and a fold asks after every card which cards are out
+        self.cards_out: list[tuple[int, int, str]] = []
         self.voided = False
         self.cashouts = rules.surrender == "cash_out"
         # stakes a decision calls for and the record has not placed yet:
@@ -283,9 +289,14 @@ class Round:
             return len(self.dealer) < 2
         return False
 
-    def dealt_cards(self) -> list[tuple[int, int, str]]:
-        """Every card dealt, in order, as (box, hand, card); box 0 is the dealer."""
-        return [(op.box or 0, op.hand or 0, str(op.value)) for op in self.log if op.name == "card"]
+    def dealt_cards(self, since: int = 0) -> list[tuple[int, int, str]]:
+        """Every card dealt, in order, as (box, hand, card); box 0 is the dealer.
+        ``since``: the cards after the first ``since`` only."""
+        return self.cards_out[since:]
+
+    def cards_dealt(self) -> int:
+        """How many cards are out (``len(dealt_cards())`` without the copy)."""
+        return len(self.cards_out)
 
     def hand_actions(self) -> dict[tuple[int, int], list[str]]:
         """Each hand's decisions in the order taken (hit, stand, double, split,
@@ -361,7 +372,7 @@ class Round:
                 raise Illegal("illegal_bet", f"A double stake on box {box} hand {hand} where that hand was not doubled (or is already played).", box=box, hand=hand, bet=id)
             return
         if kind == "split":
-            if target is None or base.box != box or target.origin != base.hand or len(target.cards) > 1 or hand in base.split:
+            if target is None or base.box != box or target.origin != base.hand or len(target.cards) > 1 or (base.split is not None and hand in base.split):
                 raise Illegal("illegal_bet", f"A split stake on box {box} hand {hand} where no split made that hand.", box=box, hand=hand, bet=id)
             return
         raise Illegal("illegal_bet", f"A {kind} bet is not a stake this game takes now.", box=box, bet=id)
@@ -390,6 +401,8 @@ class Round:
                 elif kind == "double":
                     base.doubled = True
                 elif kind == "split":
+                    if base.split is None:
+                        base.split = set()
                     base.split.add(hand)
         self.log.append(_new_op(Operation, ("bet", box, hand, amount, id)))
         return bet
@@ -448,6 +461,7 @@ class Round:
             else:
                 self._after_card(target)
         self.log.append(_new_op(Operation, ("card", box, hand, card, None)))
+        self.cards_out.append((box, hand, card))
         if phase == DEAL:
             self.dealt += 1
             if self.dealt == len(self.targets):

@@ -1,12 +1,10 @@
 from __future__ import annotations
 
-import os
 import time
 from datetime import UTC, date, datetime
 
 from django.conf import settings
 from django.core.management.base import CommandError
-from django.db import connection
 from django.db.models import Max
 
 from audit.commands import BackOfficeCommand
@@ -64,7 +62,7 @@ class Command(BackOfficeCommand):
                                "or --stream T for every day of one table", returncode=2)
         if settings.CELERY_TASK_ALWAYS_EAGER:
             if jobs is None:
-                jobs = (os.cpu_count() or 1) if connection.vendor == "postgresql" else 1
+                jobs = replay_service.default_jobs()
             summary = self._in_process(wanted, full, jobs)
         else:
             summary = self._on_workers(wanted, full, timeout)

@@ -1,0 +1,107 @@
+"""A planning process holds a window of the ids it has seen, not every id of the file:
+past the window it writes them out, sorted, and the parent's merge finds an id met
+again further on. The same chain is stored, and the same refusals made, as with every
+id in memory."""
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from audit import ingest
+from audit.ingest import ingest_file
+from audit.models import Event
+from audit.store import events_append
+from tests.samples import round_events, table_opened
+
+from .tampering import tamper
+
+
+def _rows(tmp_path: Path) -> list[dict]:
+    """Two tables' streams (T1 and T4: planned by different processes), exported."""
+    for stream, seed in (("T1", 0), ("T4", 3)):
+        events_append(stream=stream, expected_version=0, events=[table_opened(stream)])
+        for r in range(4):
+            events_append(stream=stream, expected_version=1 + 25 * r, events=round_events(r + 1, rng_seed=seed))
+    out = tmp_path / "events.jsonl"
+    call_command("export_events", "--out", str(out), stderr=io.StringIO())
+    return [json.loads(line) for line in out.read_text().splitlines()]
+
+
+def _write(tmp_path: Path, name: str, rows: list[dict]) -> str:
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return str(path)
+
+
+def _ingest(path: str, processes: int) -> ingest.IngestReport:
+    tamper("DELETE FROM audit_event")
+    return ingest_file(path, processes=processes, chunk=5)
+
+
+@pytest.fixture
+def windows(monkeypatch, tmp_path) -> Path:
+    """A window of 12 ids; a file where each window's size is noted as it is written
+    out (by whichever planning process: they are forked)."""
+    noted = tmp_path / "windows"
+    noted.touch()
+    write_ids = ingest._Planner.write_ids
+
+    def counted(self):
+        with noted.open("a") as out:
+            out.write(f"{len(self.seen)}\n")
+        write_ids(self)
+
+    monkeypatch.setattr(ingest, "_SEEN_WINDOW", 12)
+    monkeypatch.setattr(ingest._Planner, "write_ids", counted)
+    return noted
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("processes", [1, 2])
+def test_a_file_past_the_window_is_stored_as_with_every_id_in_memory(tmp_path, windows, processes):
+    rows = _rows(tmp_path)
+    hashes = list(Event.objects.order_by("position").values_list("hash", flat=True))
+    report = _ingest(_write(tmp_path, "good.jsonl", rows), processes)
+    assert report.ok and report.stored == len(rows) == 202
+    assert list(Event.objects.order_by("position").values_list("hash", flat=True)) == hashes
+    # the ids were held a window at a time (a window, plus the chunk that filled it)
+    sizes = [int(n) for n in windows.read_text().split()]
+    assert len(sizes) > 202 // (12 + 5) and max(sizes) <= 12 + 5
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("processes", [1, 2])
+@pytest.mark.parametrize("restore", [True, False], ids=["restore", "device"])
+def test_an_id_met_again_past_the_window_is_refused_as_one_met_within_it(tmp_path, monkeypatch, processes, restore):
+    """A restore's line (version and hash given) and a device's (neither: appended as new
+    events). A restore's hash covers the id, so a repeated id there past the window is
+    refused for its hash (it is chained before the merge finds it twice), as one planned
+    by the other process always was: the same lines and streams refused; a device's line
+    is refused for the repeated id, with the same reason."""
+    rows = _rows(tmp_path)
+    if not restore:
+        keep = ("id", "stream", "type", "occurred_at", "actor", "source", "payload")
+        rows = [{k: r[k] for k in keep} for r in rows]
+    t1 = [i for i, r in enumerate(rows) if r["stream"] == "T1"]
+    t4 = [i for i, r in enumerate(rows) if r["stream"] == "T4"]
+    # an id of T1's fourth line again, far on in T1 (the same process) and in T4 (the other)
+    far = [dict(r) for r in rows]
+    far[t1[90]] = {**far[t1[90]], "id": far[t1[3]]["id"]}
+    far[t4[80]] = {**far[t4[80]], "id": far[t1[4]]["id"]}
+    path = _write(tmp_path, "far.jsonl", far)
+    every_id = _ingest(path, processes)  # the window holds the whole file
+    monkeypatch.setattr(ingest, "_SEEN_WINDOW", 12)
+    windowed = _ingest(path, processes)
+    assert [b.number for b in every_id.bad_lines] == sorted([t1[90] + 1, t4[80] + 1])
+    assert [b.number for b in windowed.bad_lines] == [b.number for b in every_id.bad_lines]
+    if not restore:
+        assert all("appears twice in the file" in b.reason for b in windowed.bad_lines), windowed.bad_lines
+        assert [b.reason for b in windowed.bad_lines] == [b.reason for b in every_id.bad_lines]
+    else:  # (so is a restore's line repeating an id planned by the other process, as before)
+        assert all(b.reason.startswith(("hash: ", "id: ")) for b in [*every_id.bad_lines, *windowed.bad_lines])
+    assert set(windowed.failed_streams) == set(every_id.failed_streams) == {"T1", "T4"}
+    assert Event.objects.filter(stream__in=["T1", "T4"]).count() == 0
