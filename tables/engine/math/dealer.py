@@ -13,7 +13,9 @@ drawn cards has the same probability, ``prod(fall(c_v, m_v)) / fall(n, |M|)`` wi
 number of its orderings the dealer can actually draw (no ordering may stop early - the
 count comes from a recursion over multisets, not from listing sequences). Evaluating a
 composition is then a sum of products of small integers: exact (integers, divided once
-per hand size), and fast enough for pure Python (about 1,800 multisets for a 2 up).
+per hand size), and fast enough for pure Python (about 1,800 multisets for a 2 up): each
+multiset's product is one ``itemgetter`` and ``math.prod`` over a list of falling factors
+(:func:`_plan`), so the loop over multisets runs in C.
 
 When the dealer has peeked and has no natural, the odds are conditioned on it with
 :func:`given_no_natural`: a natural ends the hand at two cards, so removing its mass and
@@ -29,6 +31,9 @@ import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from functools import cache, lru_cache
+from itertools import repeat
+from operator import call, itemgetter
+from typing import NamedTuple
 
 from .composition import Composition
 
@@ -89,14 +94,48 @@ def _table(up: int, hits_soft_17: bool) -> Table:
     return tuple((o, k, tuple(entries)) for (o, k), entries in sorted(groups.items()))
 
 
-def _falling(comp: Composition) -> list[int]:
-    """``table[i * _MAXM + m] = fall(comp[i], m)``."""
+class _Plan(NamedTuple):
+    """:func:`_table` laid out for evaluation in C: every multiset's product (its
+    orderings, a constant, and its falling factors) is one :func:`operator.itemgetter`
+    over the factor list of :func:`_falling`; a group's products are the slice
+    ``start:end`` of them all."""
+
+    getters: tuple[Callable[[list[int]], tuple[int, ...]], ...]
+    groups: tuple[tuple[int, int, int, int], ...]  # (outcome, size, start, end)
+    constants: tuple[int, ...]  # the orderings, at factor index 10 * _MAXM + j
+    highest: tuple[int, ...]  # per value, the highest multiplicity any multiset draws
+    size: int  # the most cards any multiset draws
+
+
+@cache
+def _plan(up: int, hits_soft_17: bool) -> _Plan:
+    table = _table(up, hits_soft_17)
+    constants: dict[int, int] = {}
+    getters: list[Callable[[list[int]], tuple[int, ...]]] = []
+    groups: list[tuple[int, int, int, int]] = []
+    highest = [0] * 10
+    for outcome, size, entries in table:
+        start = len(getters)
+        for orders, index in entries:
+            slot = 10 * _MAXM + constants.setdefault(orders, len(constants))
+            getters.append(itemgetter(slot, *index))  # at least one card: always a tuple
+            for flat in index:
+                i, m = divmod(flat, _MAXM)
+                highest[i] = max(highest[i], m)
+        groups.append((outcome, size, start, len(getters)))
+    return _Plan(tuple(getters), tuple(groups), tuple(constants), tuple(highest),
+                 max((size for _, size, _ in table), default=0))
+
+
+def _falling(comp: Composition, highest: Sequence[int] = (_MAXM - 1,) * 10) -> list[int]:
+    """``table[i * _MAXM + m] = fall(comp[i], m)`` for ``m`` up to ``highest[i]`` (the
+    rest 0: no multiset reads them)."""
     table = [0] * (10 * _MAXM)
     for i, count in enumerate(comp):
         value = 1
         base = i * _MAXM
         table[base] = 1
-        for m in range(1, _MAXM):
+        for m in range(1, highest[i] + 1):
             value *= max(count - m + 1, 0)
             table[base + m] = value
     return table
@@ -104,13 +143,14 @@ def _falling(comp: Composition) -> list[int]:
 
 def _sums(up: int, comp: Composition, hits_soft_17: bool) -> list[list[tuple[int, int]]]:
     """Per outcome, (numerator, size) pairs: P = numerator / fall(n, size)."""
-    factors = _falling(comp)
-    get = factors.__getitem__
-    prod = math.prod
+    plan = _plan(up, hits_soft_17)
+    factors = _falling(comp, plan.highest)
+    factors.extend(plan.constants)
+    # each multiset's product, in C: the same integers (exact) as summing them one by one
+    products = list(map(math.prod, map(call, plan.getters, repeat(factors))))
     out: list[list[tuple[int, int]]] = [[] for _ in OUTCOMES]
-    for outcome, size, entries in _table(up, hits_soft_17):
-        numerator = sum([orders * prod(map(get, index)) for orders, index in entries])
-        out[outcome].append((numerator, size))
+    for outcome, size, start, end in plan.groups:
+        out[outcome].append((sum(products[start:end]), size))
     return out
 
 
@@ -128,7 +168,7 @@ def dealer_odds(up: int, comp: Composition, *, hits_soft_17: bool) -> Odds:
     _check(up, comp)
     n = sum(comp)
     falls = [1]
-    for k in range(1, 40):
+    for k in range(1, _plan(up, hits_soft_17).size + 1):
         falls.append(falls[-1] * max(n - k + 1, 0))
     odds = []
     for pairs in _sums(up, comp, hits_soft_17):
