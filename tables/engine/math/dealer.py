@@ -13,9 +13,10 @@ drawn cards has the same probability, ``prod(fall(c_v, m_v)) / fall(n, |M|)`` wi
 number of its orderings the dealer can actually draw (no ordering may stop early - the
 count comes from a recursion over multisets, not from listing sequences). Evaluating a
 composition is then a sum of products of small integers: exact (integers, divided once
-per hand size), and fast enough for pure Python (about 1,800 multisets for a 2 up): each
-multiset's product is one ``itemgetter`` and ``math.prod`` over a list of falling factors
-(:func:`_plan`), so the loop over multisets runs in C.
+per hand size), and fast enough for pure Python (about 1,800 multisets for a 2 up): the
+multisets share their prefixes, each prefix's product is its parent's times one falling
+factor, made level by level with ``map`` (:func:`_plan`), so the loop over multisets runs
+in C.
 
 When the dealer has peeked and has no natural, the odds are conditioned on it with
 :func:`given_no_natural`: a natural ends the hand at two cards, so removing its mass and
@@ -27,12 +28,10 @@ renormalising is exact.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from functools import cache, lru_cache
-from itertools import repeat
-from operator import call, itemgetter
+from operator import mul
 from typing import NamedTuple
 
 from .composition import Composition
@@ -95,14 +94,17 @@ def _table(up: int, hits_soft_17: bool) -> Table:
 
 
 class _Plan(NamedTuple):
-    """:func:`_table` laid out for evaluation in C: every multiset's product (its
-    orderings, a constant, and its falling factors) is one :func:`operator.itemgetter`
-    over the factor list of :func:`_falling`; a group's products are the slice
-    ``start:end`` of them all."""
+    """:func:`_table` laid out for evaluation in C. Every multiset is a path of (value,
+    multiplicity) steps, tens first; paths share their prefixes, and a prefix's product is
+    its parent's times one falling factor, so each product is one multiplication, made
+    level by level with ``map`` (``levels``: each node's parent and factor index). A
+    multiset's term is its node's product times its orderings (``leaves``, ``orders``); a
+    group's terms are the slice ``start:end`` of them all."""
 
-    getters: tuple[Callable[[list[int]], tuple[int, ...]], ...]
+    levels: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]  # (parent nodes, factor indices)
+    leaves: tuple[int, ...]  # each multiset's node
+    orders: tuple[int, ...]  # each multiset's orderings
     groups: tuple[tuple[int, int, int, int], ...]  # (outcome, size, start, end)
-    constants: tuple[int, ...]  # the orderings, at factor index 10 * _MAXM + j
     highest: tuple[int, ...]  # per value, the highest multiplicity any multiset draws
     size: int  # the most cards any multiset draws
 
@@ -110,21 +112,47 @@ class _Plan(NamedTuple):
 @cache
 def _plan(up: int, hits_soft_17: bool) -> _Plan:
     table = _table(up, hits_soft_17)
-    constants: dict[int, int] = {}
-    getters: list[Callable[[list[int]], tuple[int, ...]]] = []
+    nodes: dict[tuple[int, ...], int] = {(): 0}  # path of factor indices -> node (0: the root, 1)
+    levels: list[tuple[list[int], list[int]]] = []
+    leaves: list[int] = []
+    orders_: list[int] = []
     groups: list[tuple[int, int, int, int]] = []
     highest = [0] * 10
     for outcome, size, entries in table:
-        start = len(getters)
+        start = len(leaves)
         for orders, index in entries:
-            slot = 10 * _MAXM + constants.setdefault(orders, len(constants))
-            getters.append(itemgetter(slot, *index))  # at least one card: always a tuple
+            path = tuple(sorted(index, reverse=True))  # tens first: the fewest nodes
+            for depth in range(1, len(path) + 1):
+                if path[:depth] not in nodes:
+                    nodes[path[:depth]] = -1  # numbered below, level by level
+            leaves.append(-1)
+            orders_.append(orders)
             for flat in index:
                 i, m = divmod(flat, _MAXM)
                 highest[i] = max(highest[i], m)
-        groups.append((outcome, size, start, len(getters)))
-    return _Plan(tuple(getters), tuple(groups), tuple(constants), tuple(highest),
-                 max((size for _, size, _ in table), default=0))
+        groups.append((outcome, size, start, len(leaves)))
+    # number the nodes level by level: node k is the k-th product of the list of all
+    number = 1
+    depth = 1
+    while True:
+        level = [path for path in nodes if len(path) == depth]
+        if not level:
+            break
+        parents, flats = [], []
+        for path in level:
+            nodes[path] = number
+            number += 1
+            parents.append(nodes[path[:-1]])
+            flats.append(path[-1])
+        levels.append((parents, flats))
+        depth += 1
+    position = 0
+    for _outcome, _size, entries in table:
+        for _orders, index in entries:
+            leaves[position] = nodes[tuple(sorted(index, reverse=True))]
+            position += 1
+    return _Plan(tuple((tuple(p), tuple(f)) for p, f in levels), tuple(leaves), tuple(orders_), tuple(groups),
+                 tuple(highest), max((size for _, size, _ in table), default=0))
 
 
 def _falling(comp: Composition, highest: Sequence[int] = (_MAXM - 1,) * 10) -> list[int]:
@@ -144,13 +172,16 @@ def _falling(comp: Composition, highest: Sequence[int] = (_MAXM - 1,) * 10) -> l
 def _sums(up: int, comp: Composition, hits_soft_17: bool) -> list[list[tuple[int, int]]]:
     """Per outcome, (numerator, size) pairs: P = numerator / fall(n, size)."""
     plan = _plan(up, hits_soft_17)
-    factors = _falling(comp, plan.highest)
-    factors.extend(plan.constants)
-    # each multiset's product, in C: the same integers (exact) as summing them one by one
-    products = list(map(math.prod, map(call, plan.getters, repeat(factors))))
+    factor = _falling(comp, plan.highest).__getitem__
+    # every prefix's product, in C: the same integers (exact) as multiplying each
+    # multiset's factors one by one
+    products = [1]
+    for parents, flats in plan.levels:
+        products.extend(list(map(mul, map(products.__getitem__, parents), map(factor, flats))))
+    terms = list(map(mul, map(products.__getitem__, plan.leaves), plan.orders))
     out: list[list[tuple[int, int]]] = [[] for _ in OUTCOMES]
     for outcome, size, start, end in plan.groups:
-        out[outcome].append((sum(products[start:end]), size))
+        out[outcome].append((sum(terms[start:end]), size))
     return out
 
 
