@@ -39,7 +39,7 @@ from tables.engine.presets import PRESETS
 
 
 def clear() -> None:
-    for cached in (dealer.dealer_odds, dealer._table, deals.initial_deals, strategy.analyse, house_edge.house_edge,
+    for cached in (dealer.dealer_odds, dealer._table, dealer._plan, deals.initial_deals, strategy.analyse, house_edge.house_edge,
                    dealer_removal.stand_table, dealer_removal.layout, dealer_removal._final_probabilities,
                    dealer_removal._finals_cached, hands.hands_of, split_hands.pair_removal, split_hands.members_of,
                    split_hands.stand_functions):

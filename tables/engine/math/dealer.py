@@ -13,7 +13,10 @@ drawn cards has the same probability, ``prod(fall(c_v, m_v)) / fall(n, |M|)`` wi
 number of its orderings the dealer can actually draw (no ordering may stop early - the
 count comes from a recursion over multisets, not from listing sequences). Evaluating a
 composition is then a sum of products of small integers: exact (integers, divided once
-per hand size), and fast enough for pure Python (about 1,800 multisets for a 2 up).
+per hand size), and fast enough for pure Python (about 1,800 multisets for a 2 up): the
+multisets share their prefixes, each prefix's product is its parent's times one falling
+factor, made level by level with ``map`` (:func:`_plan`), so the loop over multisets runs
+in C.
 
 When the dealer has peeked and has no natural, the odds are conditioned on it with
 :func:`given_no_natural`: a natural ends the hand at two cards, so removing its mass and
@@ -25,10 +28,11 @@ renormalising is exact.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from functools import cache, lru_cache
+from operator import mul
+from typing import NamedTuple
 
 from .composition import Composition
 
@@ -89,14 +93,77 @@ def _table(up: int, hits_soft_17: bool) -> Table:
     return tuple((o, k, tuple(entries)) for (o, k), entries in sorted(groups.items()))
 
 
-def _falling(comp: Composition) -> list[int]:
-    """``table[i * _MAXM + m] = fall(comp[i], m)``."""
+class _Plan(NamedTuple):
+    """:func:`_table` laid out for evaluation in C. Every multiset is a path of (value,
+    multiplicity) steps, tens first; paths share their prefixes, and a prefix's product is
+    its parent's times one falling factor, so each product is one multiplication, made
+    level by level with ``map`` (``levels``: each node's parent and factor index). A
+    multiset's term is its node's product times its orderings (``leaves``, ``orders``); a
+    group's terms are the slice ``start:end`` of them all."""
+
+    levels: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]  # (parent nodes, factor indices)
+    leaves: tuple[int, ...]  # each multiset's node
+    orders: tuple[int, ...]  # each multiset's orderings
+    groups: tuple[tuple[int, int, int, int], ...]  # (outcome, size, start, end)
+    highest: tuple[int, ...]  # per value, the highest multiplicity any multiset draws
+    size: int  # the most cards any multiset draws
+
+
+@cache
+def _plan(up: int, hits_soft_17: bool) -> _Plan:
+    table = _table(up, hits_soft_17)
+    nodes: dict[tuple[int, ...], int] = {(): 0}  # path of factor indices -> node (0: the root, 1)
+    levels: list[tuple[list[int], list[int]]] = []
+    leaves: list[int] = []
+    orders_: list[int] = []
+    groups: list[tuple[int, int, int, int]] = []
+    highest = [0] * 10
+    for outcome, size, entries in table:
+        start = len(leaves)
+        for orders, index in entries:
+            path = tuple(sorted(index, reverse=True))  # tens first: the fewest nodes
+            for depth in range(1, len(path) + 1):
+                if path[:depth] not in nodes:
+                    nodes[path[:depth]] = -1  # numbered below, level by level
+            leaves.append(-1)
+            orders_.append(orders)
+            for flat in index:
+                i, m = divmod(flat, _MAXM)
+                highest[i] = max(highest[i], m)
+        groups.append((outcome, size, start, len(leaves)))
+    # number the nodes level by level: node k is the k-th product of the list of all
+    number = 1
+    depth = 1
+    while True:
+        level = [path for path in nodes if len(path) == depth]
+        if not level:
+            break
+        parents, flats = [], []
+        for path in level:
+            nodes[path] = number
+            number += 1
+            parents.append(nodes[path[:-1]])
+            flats.append(path[-1])
+        levels.append((parents, flats))
+        depth += 1
+    position = 0
+    for _outcome, _size, entries in table:
+        for _orders, index in entries:
+            leaves[position] = nodes[tuple(sorted(index, reverse=True))]
+            position += 1
+    return _Plan(tuple((tuple(p), tuple(f)) for p, f in levels), tuple(leaves), tuple(orders_), tuple(groups),
+                 tuple(highest), max((size for _, size, _ in table), default=0))
+
+
+def _falling(comp: Composition, highest: Sequence[int] = (_MAXM - 1,) * 10) -> list[int]:
+    """``table[i * _MAXM + m] = fall(comp[i], m)`` for ``m`` up to ``highest[i]`` (the
+    rest 0: no multiset reads them)."""
     table = [0] * (10 * _MAXM)
     for i, count in enumerate(comp):
         value = 1
         base = i * _MAXM
         table[base] = 1
-        for m in range(1, _MAXM):
+        for m in range(1, highest[i] + 1):
             value *= max(count - m + 1, 0)
             table[base + m] = value
     return table
@@ -104,13 +171,17 @@ def _falling(comp: Composition) -> list[int]:
 
 def _sums(up: int, comp: Composition, hits_soft_17: bool) -> list[list[tuple[int, int]]]:
     """Per outcome, (numerator, size) pairs: P = numerator / fall(n, size)."""
-    factors = _falling(comp)
-    get = factors.__getitem__
-    prod = math.prod
+    plan = _plan(up, hits_soft_17)
+    factor = _falling(comp, plan.highest).__getitem__
+    # every prefix's product, in C: the same integers (exact) as multiplying each
+    # multiset's factors one by one
+    products = [1]
+    for parents, flats in plan.levels:
+        products.extend(list(map(mul, map(products.__getitem__, parents), map(factor, flats))))
+    terms = list(map(mul, map(products.__getitem__, plan.leaves), plan.orders))
     out: list[list[tuple[int, int]]] = [[] for _ in OUTCOMES]
-    for outcome, size, entries in _table(up, hits_soft_17):
-        numerator = sum([orders * prod(map(get, index)) for orders, index in entries])
-        out[outcome].append((numerator, size))
+    for outcome, size, start, end in plan.groups:
+        out[outcome].append((sum(terms[start:end]), size))
     return out
 
 
@@ -128,7 +199,7 @@ def dealer_odds(up: int, comp: Composition, *, hits_soft_17: bool) -> Odds:
     _check(up, comp)
     n = sum(comp)
     falls = [1]
-    for k in range(1, 40):
+    for k in range(1, _plan(up, hits_soft_17).size + 1):
         falls.append(falls[-1] * max(n - k + 1, 0))
     odds = []
     for pairs in _sums(up, comp, hits_soft_17):
