@@ -84,6 +84,14 @@ class Layout:
         self.gpick = tuple(self.picker(i, 10) for i in range(11))
         self.oends = tuple(sum(1 for outcome, _size in self.groups if outcome < o) for o in range(N_OUTCOMES + 1))
 
+    def sizes(self, i: int) -> list[int]:
+        """Each level-``i`` entry's final size."""
+        out: list[int] = []
+        bounds = self.gends[i]
+        for g, (_outcome, size) in enumerate(self.groups):
+            out.extend([size] * (bounds[g + 1] - bounds[g]))
+        return out
+
     def ends(self, i: int, j: int) -> Sequence[int]:
         """The boundaries of level ``j``'s entries among level ``i``'s (``j >= i``)."""
         cached = self._ends.get((i, j))
@@ -164,19 +172,6 @@ def layout(up: int, counts: Composition, hits_soft_17: bool, order: tuple[int, .
     return Layout(order, counts, rows)
 
 
-def _size_factors(lay: Layout, removed: int) -> Vector:
-    """Per (outcome, size) group: fall(n, k) / fall(n - removed, k), which turns the
-    re-weighted base probabilities into probabilities from the smaller shoe."""
-    n = lay.n
-    out = []
-    for _outcome, size in lay.groups:
-        if n - removed < size:
-            out.append(0.0)
-        else:
-            out.append(math.perm(n, size) / math.perm(n - removed, size))
-    return out
-
-
 @dataclass(frozen=True, slots=True)
 class StandTable:
     """Per up card (index 1-10): the dealer's odds against every lattice hand (``None``
@@ -225,19 +220,25 @@ def _walk_all(lay: Layout, lattice: Lattice, out: list[Odds | None], over: dict[
 
     The walk's step runs some 75,000 times per shoe: everything it looks up is indexed by
     small integers (level, cards left, size) and built before or on first use."""
-    counts, order, index = lay.counts, lay.order, lattice.index
-    # ratios[j][x]: the ratio vector of drawing a card of level j's value with x left
-    ratios: list[list[Sequence[float] | None]] = [[None] * (counts[v - 1] + 1) for v in order]
-    dcol = lay.dcol
-    # sizes[k]: the size factors of k cards out: a hand holds at most 21, a split hand
-    # one more, and the walk looks one further before finding nothing to add
-    sizes = [_size_factors(lay, k) for k in range(24)]
+    counts, order, index, n = lay.counts, lay.order, lattice.index, lay.n
+    # ratios[size][j][x]: the ratio vector of drawing a card of level j's value with x
+    # left as the hand's ``size``-th card: per entry (x - d) / x for its final's count d
+    # of that value, times (m + 1) / (m + 1 - k) for its final's size k (m cards left
+    # after the draw), so that the walk's vectors hold the finals' probabilities from the
+    # hand's shoe and an outcome's probability is a difference of two prefix sums. A hand
+    # holds at most 21 cards, a split hand one more, and the walk looks one further
+    ratios: list[list[list[Sequence[float] | None]] | None] = [None] * 24
+    dcol, kcol = lay.dcol, [lay.sizes(j) for j in range(10)]
     pick = [[lay.picker(i, j) if j > i else None for j in range(10)] for i in range(10)]
-    gpick, opick, bust = lay.gpick, _getter(lay.oends), BUST
+    # per level: the outcomes' boundaries among its entries
+    opick = [_getter([lay.gends[j][g] for g in lay.oends]) for j in range(10)]
+    bust = BUST
 
     def walk(key: int, level: int, vec: Vector, prefix: Vector, total: int, size: int, pair: int) -> None:
         size += 1
-        fac = sizes[size]
+        by_level = ratios[size]
+        if by_level is None:
+            by_level = ratios[size] = [[None] * (counts[v - 1] + 1) for v in order]
         from_level = pick[level]
         for j in range(level, 10):
             value = order[j]
@@ -249,9 +250,9 @@ def _walk_all(lay: Layout, lattice: Lattice, out: list[Odds | None], over: dict[
             x = counts[value - 1] - held
             if x <= 0:
                 continue
-            ratio = ratios[j][x]
+            ratio = by_level[j][x]
             if ratio is None:
-                ratio = ratios[j][x] = _ratio_vector(dcol[j], x)
+                ratio = by_level[j][x] = _step_vector(dcol[j], x, kcol[j], n - size + 1)
             if j == level:
                 product = map(mul, vec, ratio)
             else:
@@ -269,9 +270,8 @@ def _walk_all(lay: Layout, lattice: Lattice, out: list[Odds | None], over: dict[
                 grown_prefix = list(accumulate(product, initial=0.0))
             child = key + CARD[value]
             if size >= 2 and (grown_total <= 21 or size >= 3):
-                # P(17..21), P(bust), P(natural): the groups' sums times their size factors
-                picks = gpick[j](grown_prefix)
-                acc = opick(list(accumulate(map(mul, map(sub, picks[1:], picks), fac), initial=0.0)))
+                # P(17..21), P(bust), P(natural): the outcomes' sums
+                acc = opick[j](grown_prefix)
                 probs = list(map(sub, acc[1:], acc))
                 probs[bust] = max(0.0, 1.0 - sum(probs))
                 # a tuple of floats: the collector stops tracking it, and the table's
@@ -404,6 +404,16 @@ class PairRemoval:
             cached = list(map(mul, map(rho.__getitem__, self.lay.dcol[9]), map(fac.__getitem__, self._size)))
             self._coef[removed * 256 + pairs] = cached
         return cached
+
+
+def _step_vector(counts: Sequence[int], x: int, sizes: Sequence[int], m: int) -> Sequence[float]:
+    """Per entry: (x - d) / x for its final's count ``d`` of the value drawn (``x`` of it
+    in the shoe) times m / (m - k) for its final's size ``k`` (``m`` cards in the shoe):
+    how the final's probability changes when that card leaves the shoe."""
+    ratio = [(x - d) / x if d < x else 0.0 for d in range(max(counts, default=0) + 1)]
+    big = max(sizes, default=0)
+    size = [m / (m - k) if k < m else 0.0 for k in range(big + 1)]
+    return list(map(mul, map(ratio.__getitem__, counts), map(size.__getitem__, sizes)))
 
 
 def _ratio_vector(counts: Sequence[int], x: int) -> Sequence[float]:
