@@ -17,13 +17,18 @@ dozen instead of hundreds.
 
 :func:`stand_table` walks the whole :mod:`.hands` lattice for every up card: the
 probabilities of 17-21, bust and natural, every stand value and push probability, for
-every hand of two or more cards (about a second for all ten up cards). :class:`PairRemoval`
+every hand of two or more cards (about a second for all ten up cards); its step folds
+the final's size into the ratio (``m / (m - k)`` for a final of ``k`` cards drawn from
+``m``), so its vectors hold the finals' probabilities and an outcome's is a difference
+of two prefix sums. :class:`PairRemoval`
 serves split hands, whose composition also lacks further pair cards: the pair value comes
 last in its order, so a hand's finals are reduced once to (outcome, size, pair cards in
 the final) and re-weighted there for any number of extra pair cards.
 
 Everything is a float: exact to ~1e-15 (the finals' base probabilities come from exact
-integers; sums over prefix differences lose at most ~1e-16 absolute).
+integers; a product of per-step ratios and sums over prefix differences lose at most a
+few 1e-15 absolute: the six-deck stand table's largest change from the earlier walk's
+floats (one fall(n, k) ratio per group) measured 5.8e-15).
 """
 from __future__ import annotations
 
@@ -34,6 +39,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, compress
 from operator import itemgetter, mul, sub
+from typing import Any
 
 from .composition import Composition, remove, shoe
 from .dealer import _MAXM, BUST, Odds, _table
@@ -83,6 +89,14 @@ class Layout:
         self.gends = tuple(self.ends(i, 10) for i in range(11))
         self.gpick = tuple(self.picker(i, 10) for i in range(11))
         self.oends = tuple(sum(1 for outcome, _size in self.groups if outcome < o) for o in range(N_OUTCOMES + 1))
+
+    def sizes(self, i: int) -> list[int]:
+        """Each level-``i`` entry's final size."""
+        out: list[int] = []
+        bounds = self.gends[i]
+        for g, (_outcome, size) in enumerate(self.groups):
+            out.extend([size] * (bounds[g + 1] - bounds[g]))
+        return out
 
     def ends(self, i: int, j: int) -> Sequence[int]:
         """The boundaries of level ``j``'s entries among level ``i``'s (``j >= i``)."""
@@ -164,19 +178,6 @@ def layout(up: int, counts: Composition, hits_soft_17: bool, order: tuple[int, .
     return Layout(order, counts, rows)
 
 
-def _size_factors(lay: Layout, removed: int) -> Vector:
-    """Per (outcome, size) group: fall(n, k) / fall(n - removed, k), which turns the
-    re-weighted base probabilities into probabilities from the smaller shoe."""
-    n = lay.n
-    out = []
-    for _outcome, size in lay.groups:
-        if n - removed < size:
-            out.append(0.0)
-        else:
-            out.append(math.perm(n, size) / math.perm(n - removed, size))
-    return out
-
-
 @dataclass(frozen=True, slots=True)
 class StandTable:
     """Per up card (index 1-10): the dealer's odds against every lattice hand (``None``
@@ -225,19 +226,25 @@ def _walk_all(lay: Layout, lattice: Lattice, out: list[Odds | None], over: dict[
 
     The walk's step runs some 75,000 times per shoe: everything it looks up is indexed by
     small integers (level, cards left, size) and built before or on first use."""
-    counts, order, index = lay.counts, lay.order, lattice.index
-    # ratios[j][x]: the ratio vector of drawing a card of level j's value with x left
-    ratios: list[list[Sequence[float] | None]] = [[None] * (counts[v - 1] + 1) for v in order]
-    dcol = lay.dcol
-    # sizes[k]: the size factors of k cards out: a hand holds at most 21, a split hand
-    # one more, and the walk looks one further before finding nothing to add
-    sizes = [_size_factors(lay, k) for k in range(24)]
+    counts, order, index, n = lay.counts, lay.order, lattice.index, lay.n
+    # ratios[size][j][x]: the ratio vector of drawing a card of level j's value with x
+    # left as the hand's ``size``-th card: per entry (x - d) / x for its final's count d
+    # of that value, times (m + 1) / (m + 1 - k) for its final's size k (m cards left
+    # after the draw), so that the walk's vectors hold the finals' probabilities from the
+    # hand's shoe and an outcome's probability is a difference of two prefix sums. A hand
+    # holds at most 21 cards, a split hand one more, and the walk looks one further
+    ratios: list[list[list[Sequence[float] | None]] | None] = [None] * 24
+    dcol, kcol = lay.dcol, [lay.sizes(j) for j in range(10)]
     pick = [[lay.picker(i, j) if j > i else None for j in range(10)] for i in range(10)]
-    gpick, opick, bust = lay.gpick, _getter(lay.oends), BUST
+    # per level: the outcomes' boundaries among its entries
+    opick = [_getter([lay.gends[j][g] for g in lay.oends]) for j in range(10)]
+    bust = BUST
 
     def walk(key: int, level: int, vec: Vector, prefix: Vector, total: int, size: int, pair: int) -> None:
         size += 1
-        fac = sizes[size]
+        by_level = ratios[size]
+        if by_level is None:
+            by_level = ratios[size] = [[None] * (counts[v - 1] + 1) for v in order]
         from_level = pick[level]
         for j in range(level, 10):
             value = order[j]
@@ -249,9 +256,9 @@ def _walk_all(lay: Layout, lattice: Lattice, out: list[Odds | None], over: dict[
             x = counts[value - 1] - held
             if x <= 0:
                 continue
-            ratio = ratios[j][x]
+            ratio = by_level[j][x]
             if ratio is None:
-                ratio = ratios[j][x] = _ratio_vector(dcol[j], x)
+                ratio = by_level[j][x] = _step_vector(dcol[j], x, kcol[j], n - size + 1)
             if j == level:
                 product = map(mul, vec, ratio)
             else:
@@ -269,9 +276,8 @@ def _walk_all(lay: Layout, lattice: Lattice, out: list[Odds | None], over: dict[
                 grown_prefix = list(accumulate(product, initial=0.0))
             child = key + CARD[value]
             if size >= 2 and (grown_total <= 21 or size >= 3):
-                # P(17..21), P(bust), P(natural): the groups' sums times their size factors
-                picks = gpick[j](grown_prefix)
-                acc = opick(list(accumulate(map(mul, map(sub, picks[1:], picks), fac), initial=0.0)))
+                # P(17..21), P(bust), P(natural): the outcomes' sums
+                acc = opick[j](grown_prefix)
                 probs = list(map(sub, acc[1:], acc))
                 probs[bust] = max(0.0, 1.0 - sum(probs))
                 # a tuple of floats: the collector stops tracking it, and the table's
@@ -284,6 +290,8 @@ def _walk_all(lay: Layout, lattice: Lattice, out: list[Odds | None], over: dict[
 
     walk(0, 0, lay.base, list(accumulate(lay.base, initial=0.0)), 0, 0, 0)
 
+
+_MULS = (mul,) * N_OUTCOMES  # map(map, _MULS, a, b): the entrywise products, outcome by outcome
 
 # the order in which a split hand's other cards are applied (the pair's value comes last)
 PAIR_WALK = tuple(range(10, 0, -1))
@@ -306,10 +314,10 @@ class PairRemoval:
         self.pair = pair
         self.level_of = (0, *(order.index(v) for v in range(1, 11)))
         self._ratios: dict[tuple[int, int], Sequence[float]] = {}
-        self._coef: dict[int, Sequence[float]] = {}  # by removed * 256 + pairs
+        self._coef: dict[int, tuple[Vector, ...]] = {}  # by removed * 256 + pairs, cut per outcome
         # non-pair part of a hand -> its level-9 vector: kept while one pair is valued
         # (:meth:`release`), the odds it gives kept for good
-        self._last: dict[int, tuple[Vector, int]] = {}  # and how many cards the rest holds
+        self._last: dict[int, tuple[tuple[Vector, ...], int]] = {}  # cut per outcome; how many cards the rest holds
         # odds by rest * 256 + pair cards: an int key allocates nothing, and a dict of ints
         # and arrays is one the collector does not track
         self._odds: dict[int, Sequence[float]] = {}
@@ -318,8 +326,8 @@ class PairRemoval:
         for g, (_outcome, size) in enumerate(lay.groups):
             for pos in range(lay.gends[9][g], lay.gends[9][g + 1]):
                 self._size[pos] = size
-        self._bounds = [lay.gends[9][g] for g in lay.oends]
-        self._pick_bounds = _getter(self._bounds)
+        bounds = [lay.gends[9][g] for g in lay.oends]
+        self._slices = tuple(map(slice, bounds, bounds[1:]))  # each outcome's entries
 
     def _ratio(self, level: int, x: int) -> Sequence[float]:
         cached = self._ratios.get((level, x))
@@ -333,8 +341,9 @@ class PairRemoval:
         once."""
         lay, counts, level_of = self.lay, self.counts, self.level_of
         todo = sorted({cards: r for r, cards in rests if r not in self._last}.items())
-        # stack[i]: (value, count of it so far, level, vector, prefix sums) after i cards
-        stack: list[tuple[int, int, int, Vector, Vector]] = [(0, 0, 0, lay.base, list(accumulate(lay.base, initial=0.0)))]
+        # stack[i]: [value, count of it so far, level, vector, its prefix sums (taken when
+        # first needed: a card of the same value as the one before needs none)] after i cards
+        stack: list[list[Any]] = [[0, 0, 0, lay.base, None]]
         last_cards: tuple[int, ...] = ()
         for cards, rest in todo:
             common = 0
@@ -343,7 +352,8 @@ class PairRemoval:
                 common += 1
             del stack[common + 1:]
             for depth in range(common, len(cards)):
-                prev_value, prev_count, level, vec, prefix = stack[-1]
+                top = stack[-1]
+                prev_value, prev_count, level, vec, prefix = top
                 value = cards[depth]
                 seen = prev_count + 1 if value == prev_value else 0
                 j = level_of[value]
@@ -353,11 +363,16 @@ class PairRemoval:
                 elif j == level:
                     grown = list(map(mul, vec, self._ratio(j, x)))
                 else:
+                    if prefix is None:
+                        prefix = top[4] = list(accumulate(vec, initial=0.0))
                     grown = lay.contract(prefix, level, j, self._ratio(j, x))
-                stack.append((value, seen, j, grown, list(accumulate(grown, initial=0.0))))
+                stack.append([value, seen, j, grown, None])
             last_cards = cards
-            _v, _c, level, vec, prefix = stack[-1]
-            self._last[rest] = (vec if level == 9 else lay.contract(prefix, level, 9), len(cards))
+            top = stack[-1]
+            _v, _c, level, vec, prefix = top
+            if level != 9 and prefix is None:
+                prefix = top[4] = list(accumulate(vec, initial=0.0))
+            self._last[rest] = (self._parts(vec if level == 9 else lay.contract(prefix, level, 9)), len(cards))
 
     def release(self) -> None:
         """Forget the reduced vectors (a few MB per pair and up card); the odds computed
@@ -380,18 +395,18 @@ class PairRemoval:
         if found is None:
             self.prepare([(rest, _walk_cards(rest))])
             found = self._last[rest]
-        last, removed = found
+        parts, removed = found
         removed += pairs
         coefficients = self._coef.get(removed * 256 + pairs)
         if coefficients is None:
             coefficients = self._coefficients(pairs, removed)
-        picks = self._pick_bounds(list(accumulate(map(mul, last, coefficients), initial=0.0)))
-        probs = list(map(sub, picks[1:], picks))
+        # one sum per outcome of its own entries (no prefix sums to take differences of)
+        probs: list[float] = list(map(sum, map(map, _MULS, parts, coefficients)))
         probs[BUST] = max(0.0, 1.0 - sum(probs))
         result = self._odds[memo_key] = array("d", probs)
         return result
 
-    def _coefficients(self, pairs: int, removed: int) -> Sequence[float]:
+    def _coefficients(self, pairs: int, removed: int) -> tuple[Vector, ...]:
         """Per level-9 entry: fall(x - d, pairs) / fall(x, pairs) (``x`` pair cards in the
         shoe less the up card, ``d`` in the final) times fall(n, k) / fall(n - removed, k)."""
         cached = self._coef.get(removed * 256 + pairs)
@@ -401,9 +416,23 @@ class PairRemoval:
             rho = [math.perm(x0 - d, pairs) / math.perm(x0, pairs) if x0 - d >= pairs else 0.0 for d in range(top + 1)]
             big = max(self._size, default=0)
             fac = [math.perm(n, k) / math.perm(n - removed, k) if n - removed >= k else 0.0 for k in range(big + 1)]
-            cached = list(map(mul, map(rho.__getitem__, self.lay.dcol[9]), map(fac.__getitem__, self._size)))
-            self._coef[removed * 256 + pairs] = cached
+            whole = list(map(mul, map(rho.__getitem__, self.lay.dcol[9]), map(fac.__getitem__, self._size)))
+            cached = self._coef[removed * 256 + pairs] = self._parts(whole)
         return cached
+
+    def _parts(self, vec: Vector) -> tuple[Vector, ...]:
+        """A level-9 vector cut into its outcomes' entries."""
+        return tuple(map(vec.__getitem__, self._slices))
+
+
+def _step_vector(counts: Sequence[int], x: int, sizes: Sequence[int], m: int) -> Sequence[float]:
+    """Per entry: (x - d) / x for its final's count ``d`` of the value drawn (``x`` of it
+    in the shoe) times m / (m - k) for its final's size ``k`` (``m`` cards in the shoe):
+    how the final's probability changes when that card leaves the shoe."""
+    ratio = [(x - d) / x if d < x else 0.0 for d in range(max(counts, default=0) + 1)]
+    big = max(sizes, default=0)
+    size = [m / (m - k) if k < m else 0.0 for k in range(big + 1)]
+    return list(map(mul, map(ratio.__getitem__, counts), map(size.__getitem__, sizes)))
 
 
 def _ratio_vector(counts: Sequence[int], x: int) -> Sequence[float]:

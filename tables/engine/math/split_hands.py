@@ -219,6 +219,7 @@ class PairPlay:
         # are out (each hand then takes off its own)
         shoe = [counts[c - 1] - (1 if c == pair else 0) for c in range(1, 11)]
         legal_of: dict[tuple[int, bool, bool], frozenset[str]] = {}
+        stood: dict[int, float] = {}
         cards_of, size_of, child_of, hard_of, ace_of = lattice.cards, lattice.size, lattice.child, lattice.hard, lattice.has_ace
         for h in self.members:  # children before parents
             shape = (hard_of[h], ace_of[h], size_of[h] == 2)
@@ -229,7 +230,10 @@ class PairPlay:
             left = n - size_of[h] - 1
             children = child_of[h]
             best_action = STAND
-            best_value = stand(h, 1) if STAND in legal else float("-inf")
+            # every child holds the pair card too and was decided before it: its stand
+            # value is read from ``stood`` rather than through the memo's method call
+            stood[h] = standing = stand(h, 1)
+            best_value = standing if STAND in legal else float("-inf")
             may_double = DOUBLE in legal
             hit = double = 0.0
             for in_shoe, held, child in zip(shoe, own[1:], children[1:]):  # values 1-10 in order
@@ -238,7 +242,7 @@ class PairPlay:
                     if child >= 0:
                         hit += k * value[child]
                         if may_double:
-                            double += k * stand(child, 1)
+                            double += k * stood[child]
                     else:
                         hit -= k
                         double -= k
