@@ -28,6 +28,7 @@ from fractions import Fraction
 from typing import IO, Any
 
 from audit.record.chain import canonical_json
+from audit.record.ids import IdSet
 from audit.record.money import percent
 from ledger.books import Thresholds, reconcile, replay_difference
 from ledger.books.fold import Fold
@@ -145,9 +146,14 @@ class StreamAudit:
         self.math = math
         self.rules: dict[str, tuple[str, dict[str, Any]]] = {}  # each day's first rule set
         self.struck = set(struck)
-        self.replay = Replay(struck=self.struck)
+        # every event id, 16 bytes each (audit.record.ids): a repeat is found here once, for
+        # the replay (which reports it where it comes: an id is put in ``repeated`` once the
+        # replay has read its first event) and the fold (which reads the first only)
+        self.ids = IdSet()
+        self.repeated: set[str] = set()
+        self.replay = Replay(struck=self.struck, repeats=self.repeated, ids=self.ids)
         self.replay.skip_to(first_version)
-        self.fold = Fold(struck=self.struck, entries=False)  # the reports read balances and figures, never entries
+        self.fold = Fold(struck=self.struck, entries=False, read_once=True)  # the reports read balances and figures, never entries
         self.day: str | None = None
         self.days: list[str] = []
         self.rounds: dict[int, _Round] = {}
@@ -174,6 +180,14 @@ class StreamAudit:
             struck = struck_ids(event)
             if struck is not None:
                 self.struck_seen.add(struck)
+        event_id = event.get("id")
+        if event_id is not None and not self.ids.add_new(event_id):
+            if event_id not in self.repeated:
+                self.replay.run(self.pending)  # its first event, and the rest before this one
+                self.pending = []
+                self.repeated.add(event_id)
+            self.pending.append(event)
+            return
         self.pending.append(event)
         if len(self.pending) >= _BATCH:
             self.replay.run(self.pending)

@@ -51,11 +51,14 @@ def _chips(items: Iterable[Mapping[str, int]]) -> dict[int, int]:
 class Fold:
     """The accumulator for one table's stream; :meth:`apply` is the fold step."""
 
-    def __init__(self, *, plan: ShiftPlan = WHOLE_DAY, struck: Iterable[str] = (), entries: bool = True) -> None:
+    def __init__(self, *, plan: ShiftPlan = WHOLE_DAY, struck: Iterable[str] = (), entries: bool = True,
+                 read_once: bool = False) -> None:
         """``entries`` False: the fold keeps no journal entries, only the balances they
         make (per account, and per gaming day and shift) - what the offline auditor asks
         for; the entries of a long day would be most of its memory. Each posting is still
-        checked as an entry is (:func:`.journal.check`)."""
+        checked as an entry is (:func:`.journal.check`). ``read_once``: the caller hands each
+        event id once (it finds the repeats itself, and reads each once), so the fold keeps
+        no ids."""
         self.plan = plan
         self.keeps_entries = entries
         self.struck = set(struck)
@@ -65,7 +68,7 @@ class Fold:
         self.opened_shift: dict[str, str] = {}  # gaming day -> shift of its last opener
         self.event: Event = {}
         self.event_id: str | None = None
-        self.seen: set[str] = set()
+        self.seen: set[str] | None = None if read_once else set()
         self.figures: dict[Key, Figures] = {}
         self.entries: list[j.Entry] = []
         self.balances: dict[str, int] = {}
@@ -170,9 +173,13 @@ class Fold:
         event_id = event.get("id")
         if event_id is not None:
             event_id = str(event_id)
-            if event_id in self.seen or event_id in self.struck:
+            if event_id in self.struck:
                 return
-            self.seen.add(event_id)
+            seen = self.seen
+            if seen is not None:
+                if event_id in seen:
+                    return
+                seen.add(event_id)
         handler = HANDLERS.get(event["type"])
         if handler is None:
             return

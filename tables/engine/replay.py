@@ -36,7 +36,7 @@ whose turn it is means "hit", a card dealt past it means the hands before it sto
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -100,7 +100,14 @@ class ReplayResult:
 class Replay:
     """The fold's accumulator for one stream; ``apply`` is the fold step."""
 
-    def __init__(self, rules: RuleSet | None = None, *, struck: Iterable[str] = (), check_offers: bool = True) -> None:
+    def __init__(self, rules: RuleSet | None = None, *, struck: Iterable[str] = (), check_offers: bool = True,
+                 repeats: Container[str] | None = None, ids: Container[str] | None = None) -> None:
+        """``repeats`` and ``ids``: the caller keeps the ids, the fold none (a long stream
+        folded once - the offline auditor - keeps them compact, :class:`audit.record.ids.IdSet`).
+        An event whose id is in ``repeats`` when the fold reads it is a repeat (reported,
+        not folded): the caller puts an id there once the fold has read its first event.
+        ``ids``: every id of the record, asked at :meth:`view` (a correction naming an
+        event not in it). Such a fold cannot :meth:`forget`."""
         self.rules = rules
         # value every cash-out offer (seed 000) and compare it with the recorded amount
         self.check_offers = check_offers
@@ -116,8 +123,9 @@ class Replay:
         self.key: RoundKey | None = None  # the round in play's
         self.findings: list[Finding] = []
         # every event id folded, with its stream version (to find repeats, and to forget
-        # what came before a checkpoint)
-        self.seen: dict[str, int] = {}
+        # what came before a checkpoint), unless the caller keeps them (``repeats``, ``ids``)
+        self.seen: dict[str, int] | Container[str] = {} if repeats is None else repeats
+        self.known: Container[str] = self.seen if ids is None else ids
         # the version at which each round started
         self.started: dict[RoundKey, int] = {}
         # each round.settled event's round, for a correction that names the event
@@ -164,6 +172,7 @@ class Replay:
         if self.spent:
             raise RuntimeError("this fold was handed over by checkpoint(); fold on with Replay.resume(it)")
         seen = self.seen
+        keep = type(seen) is dict
         struck = self.struck
         handlers = HANDLERS
         upcasts = _UPCAST
@@ -183,7 +192,8 @@ class Replay:
                 if event_id in seen:
                     self.find("duplicate_event", f"Event {event_id} appears twice in the record.")
                     continue
-                seen[event_id] = self.version if version is None else version
+                if keep:
+                    seen[event_id] = self.version if version is None else version  # type: ignore[index]
             if version is not None:
                 if version != self.version + 1 and not self._version_ok(version):
                     continue
@@ -264,6 +274,9 @@ class Replay:
         before it (never the one in play), the corrections that name a round the fold no
         longer holds (or never held), the findings its events showed, and their ids (a
         repeat of one of them is no longer found)."""
+        seen = self.seen
+        if not isinstance(seen, dict):
+            raise TypeError("a fold whose caller keeps the ids (repeats=) has no versions: it cannot forget")
         in_play = self.key if self.round is not None else None
         for key in [k for k, v in self.started.items() if v < before and k != in_play]:
             del self.started[key]
@@ -272,7 +285,6 @@ class Replay:
         self.corrections = [c for c in self.corrections if c[0] is None or c[0] in rounds]
         self.settled_events = {e: k for e, k in self.settled_events.items() if k in rounds}
         numbers = {number for _, number in rounds}
-        seen = self.seen
         self.findings = [
             f for f in self.findings
             if (f.event is not None and seen.get(f.event, -1) >= before)
@@ -318,7 +330,7 @@ class Replay:
         """Apply the corrections to ``rounds`` (a round a correction settles is replaced
         by a copy), their findings into ``findings``."""
         for key, number, settlements, corrects in self.corrections:
-            if corrects is not None and corrects not in self.seen:
+            if corrects is not None and corrects not in self.known:
                 findings.append(Finding("invalid_correction", f"A correction names event {corrects}, which is not in the record.", round=number, recorded=corrects, event=event))
             if not settlements:
                 continue
