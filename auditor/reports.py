@@ -151,7 +151,8 @@ class StreamAudit:
         # replay has read its first event) and the fold (which reads the first only)
         self.ids = IdSet()
         self.repeated: set[str] = set()
-        self.replay = Replay(struck=self.struck, repeats=self.repeated, ids=self.ids)
+        # each round kept pickled once the next starts, and thawed one at a time at the end
+        self.replay = Replay(struck=self.struck, repeats=self.repeated, ids=self.ids, compact=True)
         self.replay.skip_to(first_version)
         self.fold = Fold(struck=self.struck, entries=False, read_once=True)  # the reports read balances and figures, never entries
         self.day: str | None = None
@@ -197,11 +198,11 @@ class StreamAudit:
     def finish(self) -> StreamReports:
         self.replay.run(self.pending)
         self.pending = []
-        result = self.replay.view()
+        engine_findings, rounds = self.replay.final()
         out = StreamReports()
         replayed: dict[str, int] = {}
         differences: dict[str, list[Any]] = {}
-        for played in sorted(result.rounds, key=lambda r: r.number):
+        for played in rounds:
             where = self.rounds.get(played.number) or _Round(None, 0)
             recomputed = 0 if played.voided else -sum(s.net for s in played.expected.values())
             recorded = None if played.recorded is None else (
@@ -248,7 +249,7 @@ class StreamAudit:
                 "theoretical_sd": None if theory is None else theory.sd,
             })
         round_days = {number: r.day for number, r in self.rounds.items()}
-        for finding in result.findings:
+        for finding in engine_findings:
             out.checks.append(_check_row(self.table, "engine", finding.as_dict(),
                                          round_days.get(finding.round) if finding.round is not None else None))
         for finding in ledger_findings:

@@ -35,8 +35,9 @@ whose turn it is means "hit", a card dealt past it means the hands before it sto
 """
 from __future__ import annotations
 
+import pickle
 from collections import Counter
-from collections.abc import Callable, Container, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -59,6 +60,7 @@ from .table_round import (
     LiveMemo,
     Round,
     Settlement,
+    _new_op,
 )
 
 Event = Mapping[str, Any]
@@ -101,13 +103,16 @@ class Replay:
     """The fold's accumulator for one stream; ``apply`` is the fold step."""
 
     def __init__(self, rules: RuleSet | None = None, *, struck: Iterable[str] = (), check_offers: bool = True,
-                 repeats: Container[str] | None = None, ids: Container[str] | None = None) -> None:
+                 repeats: Container[str] | None = None, ids: Container[str] | None = None,
+                 compact: bool = False) -> None:
         """``repeats`` and ``ids``: the caller keeps the ids, the fold none (a long stream
         folded once - the offline auditor - keeps them compact, :class:`audit.record.ids.IdSet`).
         An event whose id is in ``repeats`` when the fold reads it is a repeat (reported,
         not folded): the caller puts an id there once the fold has read its first event.
         ``ids``: every id of the record, asked at :meth:`view` (a correction naming an
-        event not in it). Such a fold cannot :meth:`forget`."""
+        event not in it). Such a fold cannot :meth:`forget`. ``compact``: a round is kept
+        pickled once the next starts (a tenth of its objects' size; a late event that names
+        it thaws it) - for :meth:`final`, which thaws them one at a time."""
         self.rules = rules
         # value every cash-out offer (seed 000) and compare it with the recorded amount
         self.check_offers = check_offers
@@ -118,7 +123,9 @@ class Replay:
         self.shoe: ShoeTrack | None = None
         self.round: Round | None = None
         self.result: RoundResult | None = None
-        self.rounds: dict[RoundKey, RoundResult] = {}
+        # a round's result; pickled (``compact``) once the next round has started
+        self.rounds: dict[RoundKey, RoundResult | bytes] = {}
+        self.compact = compact
         self.day: str | None = None  # the gaming day of the last table.opened
         self.key: RoundKey | None = None  # the round in play's
         self.findings: list[Finding] = []
@@ -246,7 +253,7 @@ class Replay:
         settled, corrections applied, every settlement compared - without changing the
         fold, so that folding can go on after it."""
         findings = list(self.findings)
-        rounds = dict(self.rounds)
+        rounds = {key: _thaw(value) for key, value in self.rounds.items()}
         event_id = self.event_id
         if self.round is not None:
             number = self.round.number
@@ -262,6 +269,29 @@ class Replay:
             findings=tuple(findings),
             events=self.count,
         )
+
+    def final(self) -> tuple[tuple[Finding, ...], Iterator[RoundResult]]:
+        """What :meth:`view` gives - its findings, in the same order, and its rounds, in
+        the order of their numbers (a stable sort of the order they started) - without
+        holding every round at once: the rounds are thawed one at a time as the iterator
+        gives them (twice in all: once to compare their settlements, once to give them)."""
+        findings = list(self.findings)
+        event_id = self.event_id
+        if self.round is not None:
+            number = self.round.number
+            event_id = None
+            findings.append(Finding("missing_event", f"Round {number} was never settled or voided.", round=number))
+        corrected = _Corrected(self.rounds)
+        self._apply_corrections(corrected, findings, event_id)
+        stored = self.rounds
+        for key, value in stored.items():
+            _compare(corrected[key] if key in corrected else _thaw(value), findings)
+
+        def rounds() -> Iterator[RoundResult]:
+            for key in sorted(stored, key=lambda key: key[1]):
+                yield corrected[key] if key in corrected else _thaw(stored[key])
+
+        return tuple(findings), rounds()
 
     def result_(self) -> ReplayResult:
         """The result at the end of the record (:meth:`view`)."""
@@ -326,6 +356,13 @@ class Replay:
                     return earlier
         return key
 
+    def round_at(self, key: RoundKey) -> RoundResult | None:
+        """The round at ``key`` (thawed, and kept thawed: a late event changes it), or None."""
+        value = self.rounds.get(key)
+        if isinstance(value, bytes):
+            value = self.rounds[key] = _thaw(value)
+        return value
+
     def _apply_corrections(self, rounds: dict[RoundKey, RoundResult], findings: list[Finding], event: str | None) -> None:
         """Apply the corrections to ``rounds`` (a round a correction settles is replaced
         by a copy), their findings into ``findings``."""
@@ -345,6 +382,38 @@ class Replay:
                     continue
                 recorded[item["bet"]] = (item["outcome"], item["net"])
             rounds[key] = replace(result, recorded=recorded)
+
+
+def _freeze(result: RoundResult) -> bytes:
+    """A round as one pickle of builtins (its settlements as plain tuples): unpickling
+    objects one by one - a dataclass's state, a named tuple's ``__new__`` - would cost
+    ten times as much."""
+    return pickle.dumps((result.number, result.shoe, result.bets,
+                         [(bet, tuple(settlement)) for bet, settlement in result.expected.items()],
+                         result.recorded, result.voided, result.settled, result.day), pickle.HIGHEST_PROTOCOL)
+
+
+def _thaw(value: RoundResult | bytes) -> RoundResult:
+    if not isinstance(value, bytes):
+        return value
+    number, shoe, bets, expected, recorded, voided, settled, day = pickle.loads(value)
+    return RoundResult(number, shoe, bets, {bet: _new_op(Settlement, settlement) for bet, settlement in expected},
+                       recorded, voided, settled, day)
+
+
+class _Corrected(dict[RoundKey, RoundResult]):
+    """The rounds corrections replace (:meth:`Replay.final`): a round not replaced is
+    thawed from the fold's when asked, and not kept."""
+
+    def __init__(self, stored: Mapping[RoundKey, RoundResult | bytes]) -> None:
+        super().__init__()
+        self.stored = stored
+
+    def get(self, key: RoundKey, default: Any = None) -> Any:
+        if key in self:
+            return self[key]
+        value = self.stored.get(key)
+        return default if value is None else _thaw(value)
 
 
 class Checkpoint:
@@ -522,6 +591,10 @@ def on_round_started(state: Replay, p: Mapping[str, Any]) -> None:
         state.find("missing_event", f"Round {state.round.number} was never settled before round {number} started.", round=state.round.number)
         state.round = None
     key = (state.day, number)
+    if state.compact and state.key is not None:
+        previous = state.rounds.get(state.key)
+        if type(previous) is RoundResult:
+            state.rounds[state.key] = _freeze(previous)
     if key in state.rounds:
         day = f" of gaming day {state.day}" if state.day is not None else ""
         state.find("duplicate_event", f"Round {number}{day} was started twice.", round=number)
@@ -846,7 +919,7 @@ def _end_round(state: Replay, current: Round) -> RoundResult:
 def on_round_settled(state: Replay, p: Mapping[str, Any]) -> None:
     current = state.open_round(p, "settlement")
     if current is None:
-        voided = state.rounds.get(state.round_key(p["round"]))
+        voided = state.round_at(state.round_key(p["round"]))
         if voided is not None and voided.voided:
             voided.recorded = {s["bet"]: (s["outcome"], s["net"]) for s in p["settlements"]}
         return
@@ -889,7 +962,7 @@ def on_round_voided(state: Replay, p: Mapping[str, Any]) -> None:
         current.voided = True
         _end_round(state, current).voided = True
         return
-    result = state.rounds.get(state.round_key(number))
+    result = state.round_at(state.round_key(number))
     if result is None:
         state.find("unexpected_event", f"Round {number} was voided but never played.", round=number)
         return
