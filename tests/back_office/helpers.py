@@ -65,6 +65,17 @@ def plant_short_pay(events: list[dict[str, Any]], *, skip: int = 3) -> dict[str,
     raise AssertionError("no winning bet to short-pay")
 
 
+def append_short_paid(tables: Sequence[tuple[str, str]], *, rounds: int, seed: str) -> list[tuple[str, dict[str, Any]]]:
+    """Each ``(table, preset)`` dealt (seeded ``seed`` and its index), one win short-paid
+    (:func:`plant_short_pay`) and appended; returns each table with its fault."""
+    faults = []
+    for index, (table, preset) in enumerate(tables):
+        events = dealt(preset, rounds=rounds, table=table, seed=f"{seed}{index}")
+        faults.append((table, plant_short_pay(events)))
+        append(table, events)
+    return faults
+
+
 def correction(stream: str, fault: dict[str, Any], *, net: int | None = None) -> NewEvent:
     """The authorised correction of a planted short pay (to ``net``, the right amount by default)."""
     return NewEvent(

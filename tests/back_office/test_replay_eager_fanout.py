@@ -16,7 +16,7 @@ from tables import replay_service
 from tables.projections import snapshot
 from tables.tasks import replay_day_task
 
-from .helpers import DAY, append, dealt, plant_short_pay
+from .helpers import DAY, append_short_paid
 
 
 def _findings() -> list[tuple]:
@@ -27,12 +27,7 @@ def _findings() -> list[tuple]:
 @pytest.fixture
 def three_tables(settings) -> list[tuple[str, dict]]:
     settings.PROJECT_ON_APPEND = False
-    faults = []
-    for index, (table, preset) in enumerate((("T1", "hoyle"), ("T2", "it-classic"), ("T3", "vegas-s17-das-ls"))):
-        events = dealt(preset, rounds=15, table=table, seed=f"e{index}")
-        faults.append((table, plant_short_pay(events)))
-        append(table, events)
-    return faults
+    return append_short_paid((("T1", "hoyle"), ("T2", "it-classic"), ("T3", "vegas-s17-das-ls")), rounds=15, seed="e")
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from audit.models import Finding, ReplayRun
 from tables import models as m
 from tables.projections import first_difference, rebuild, snapshot
 
-from .helpers import DAY, append, dealt, plant_short_pay
+from .helpers import DAY, append_short_paid
 
 
 def _findings() -> list[tuple]:
@@ -24,12 +24,8 @@ def _findings() -> list[tuple]:
 @pytest.fixture
 def three_tables(settings) -> list[dict]:
     settings.PROJECT_ON_APPEND = False
-    faults = []
-    for index, (table, preset) in enumerate((("T1", "hoyle"), ("T2", "it-classic"), ("T3", "vegas-s17-das-ls"))):
-        events = dealt(preset, rounds=20, table=table, seed=f"f{index}")
-        faults.append(plant_short_pay(events))
-        append(table, events)
-    return faults
+    tables = (("T1", "hoyle"), ("T2", "it-classic"), ("T3", "vegas-s17-das-ls"))
+    return [fault for _, fault in append_short_paid(tables, rounds=20, seed="f")]
 
 
 def _replay_day(*args: str) -> str:
