@@ -3,7 +3,8 @@
     python bench/day.py --tables 100 --rounds 1500     # the issue's day: 150,000 rounds, ~4M events
     python bench/day.py --tables 12 --rounds 300       # a small one
 
-In a fresh PostgreSQL database (``bench_day``, dropped and made again), each phase is a
+In a fresh PostgreSQL database (``--database``, by default ``bench_day``, dropped and
+made again: give two runs side by side a name each), each phase is a
 management command run in its own process, as an operator would run it:
 
 1. ``simulate --out`` the day's JSON Lines file (hoyle and it-classic tables in turn,
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -33,8 +35,7 @@ from throwaway import throwaway
 
 ROOT = Path(__file__).resolve().parents[1]
 ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
-DATABASE = "bench_day"
-URL = f"postgresql://postgres@127.0.0.1:5432/{DATABASE}"
+SERVER = "postgresql://postgres@127.0.0.1:5432/"
 DAY = "2026-11-29"  # the simulator's first gaming day with --seed
 
 # a command run in this child, then its own peak memory and its children's
@@ -56,23 +57,32 @@ print(json.dumps({"code": code, "peak_mib": resource.getrusage(resource.RUSAGE_S
 """
 
 
-def _env() -> dict[str, str]:
-    env = {**os.environ, "DATABASE_URL": URL, "DJANGO_SETTINGS_MODULE": "casino.settings", "PROJECT_ON_APPEND": "false"}
+def _database_name(text: str) -> str:
+    """A name the benchmark may drop and make: lower-case letters, digits and _, and
+    never one of the databases others use (the tests', the demo's, the server's own)."""
+    if not re.fullmatch(r"[a-z][a-z0-9_]{0,62}", text) or text in ("postgres", "root", "test", "template0", "template1"):
+        raise argparse.ArgumentTypeError(f"{text!r}: a database this benchmark drops and makes again "
+                                         "(lower-case letters, digits, _; not postgres, root, test or a template)")
+    return text
+
+
+def _env(database: str) -> dict[str, str]:
+    env = {**os.environ, "DATABASE_URL": SERVER + database, "DJANGO_SETTINGS_MODULE": "casino.settings", "PROJECT_ON_APPEND": "false"}
     return dict(throwaway(env))
 
 
-def _fresh_database() -> None:
+def _fresh_database(database: str) -> None:
     import psycopg
 
     with psycopg.connect(ADMIN, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {DATABASE}")
-        conn.execute(f"CREATE DATABASE {DATABASE}")
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=_env(), check=True)
+        conn.execute(f"DROP DATABASE IF EXISTS {database}")
+        conn.execute(f"CREATE DATABASE {database}")
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=_env(database), check=True)
 
 
-def phase(name: str, *command: str, allowed: tuple[int, ...] = (0,)) -> dict:
+def phase(database: str, name: str, *command: str, allowed: tuple[int, ...] = (0,)) -> dict:
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", _RUN, *command], cwd=ROOT, env=_env(),
+    done = subprocess.run([sys.executable, "-c", _RUN, *command], cwd=ROOT, env=_env(database),
                           capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - started
     try:
@@ -93,19 +103,22 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=1500, help="rounds per table")
     parser.add_argument("--keep", help="keep the day's file here (default: a temporary folder)")
+    parser.add_argument("--database", type=_database_name, default="bench_day",
+                        help="the PostgreSQL database to drop, make and fill (default bench_day)")
     args = parser.parse_args()
+    db = args.database
     with tempfile.TemporaryDirectory(prefix="bench-day-") as folder:
         path = Path(args.keep) if args.keep else Path(folder) / "day.jsonl"
-        _fresh_database()
+        _fresh_database(db)
         print(f"{args.tables} tables x {args.rounds} rounds, {os.cpu_count()} cores, PostgreSQL", flush=True)
-        phase("simulate", "simulate", "--tables", str(args.tables), "--rounds", str(args.rounds), "--preset", "hoyle",
+        phase(db, "simulate", "simulate", "--tables", str(args.tables), "--rounds", str(args.rounds), "--preset", "hoyle",
               "--preset", "it-classic", "--seed", "100", "--jobs", str(os.cpu_count() or 1), "--out", str(path))
         with path.open("rb") as lines:
             events = sum(1 for _ in lines)
-        ingest = phase("ingest", "ingest", str(path))
-        replay = phase("replay_day", "replay_day", "--day", DAY, "--full")
+        ingest = phase(db, "ingest", "ingest", str(path))
+        replay = phase(db, "replay_day", "replay_day", "--day", DAY, "--full")
         # exit 1: a variance not explained - a finding, not a failure of the benchmark
-        reconcile = phase("reconcile", "reconcile", "--day", DAY, allowed=(0, 1))
+        reconcile = phase(db, "reconcile", "reconcile", "--day", DAY, allowed=(0, 1))
     total = ingest["seconds"] + replay["seconds"] + reconcile["seconds"]
     peak = max(max(p["peak_mib"], p["children_peak_mib"]) for p in (ingest, replay, reconcile))
     print(f"{events:,} events: ingest {events / ingest['seconds']:,.0f} events/s; replay "
