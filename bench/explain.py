@@ -38,7 +38,7 @@ def main() -> None:
     from django.db.models import Max
 
     from audit import digests
-    from audit.models import Event, Finding, opened_day
+    from audit.models import Event, Finding, openings_on
     from audit.store import stream_events
 
     if connection.vendor != "postgresql":
@@ -61,8 +61,7 @@ def main() -> None:
         f"feed (1,000 events after position {last // 2:,}: audit.store.feed_after)":
             Event.objects.filter(position__gt=last // 2).order_by("position")[:1000],
         f"a gaming day's tables ({day})":
-            Event.objects.alias(day=opened_day())
-            .filter(type="table.opened", day=day).exclude(stream__startswith="audit.").values_list("stream", flat=True),
+            openings_on(day).values_list("stream", flat=True),
         "an event's leaf index (the count after its block)":
             Event.objects.filter(position__gt=max(0, middle.position - digests.BLOCK), position__lt=middle.position),
         "a finding's trail": Event.objects.filter(stream="audit.findings", payload__finding=finding).order_by("version"),

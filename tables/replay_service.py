@@ -29,7 +29,7 @@ from django.db import connection, connections, transaction
 from django.db.models import Count, F
 
 from audit.findings import findings_record
-from audit.models import Event, Finding, ReplayRun, opened_day
+from audit.models import Finding, ReplayRun, openings_on
 
 from . import floor, projections
 from .fold import FoldCache
@@ -47,12 +47,7 @@ def run_start(*, mode: str, trigger: str, stream: str = "", gaming_day: date | N
 
 def day_streams(day: date) -> list[str]:
     """The tables that opened on gaming day ``day``."""
-    return sorted(set(
-        # the expression of the index audit_event_opened_day, so that the database uses it
-        Event.objects.alias(day=opened_day())
-        .filter(type="table.opened", day=day.isoformat())
-        .exclude(stream__startswith="audit.").values_list("stream", flat=True)
-    ))
+    return sorted(set(openings_on(day.isoformat()).values_list("stream", flat=True)))
 
 
 def replay_table(*, stream: str, day: date | None = None, full: bool = False, trigger: str = "task",
