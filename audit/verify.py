@@ -66,7 +66,8 @@ def _envelopes(
         rows = rows.filter(recorded_at__gte=since)
     sealed: set[str] = set()
     reported: set[str] = set()
-    held = False
+    held = False  # a seal held: the key is right, whatever else fails
+    missing = False  # an event without the seal its stream's earlier ones have
     for count, row in enumerate(rows.values_list(*_COLUMNS, "principal", "seal").iterator(chunk_size=chunk_size), start=1):
         envelope = Envelope(*row[:13])
         principal, seal = row[13], row[14]
@@ -78,13 +79,14 @@ def _envelopes(
                 held = True
             else:
                 reported.add(name)
+                missing = missing or not seal
                 unsealed.append(Problem(name, envelope.version, envelope.position, str(envelope.id), "unsealed", (
                     "it has no server seal, though the stream's events before it have one" if not seal
                     else f"its server seal does not hold for its hash and principal {principal!r}")))
         yield envelope
         if progress is not None and count % chunk_size == 0:
             progress(chunk_size)
-    if unsealed and not held and all(p.detail.startswith("its server seal") for p in unsealed):
+    if unsealed and not held and not missing:
         # not one seal holds: the likelier cause is the key, not a forger in every stream
         unsealed[:] = [dataclasses.replace(p, detail=p.detail + WRONG_KEY) for p in unsealed]
 

@@ -281,11 +281,18 @@ class Spool:
     them (the recomputed reports grow with the package; what is compared is read back
     from disk, :meth:`finish`)."""
 
-    def __init__(self, name: str, version: int = FORMAT_VERSION) -> None:
+    def __init__(self, name: str, version: int = FORMAT_VERSION, *, files: tuple[IO[bytes], IO[bytes]] | None = None) -> None:
+        """``files``: the CSV and JSON files to write (the export's own); by default
+        temporary ones."""
         self.columns = columns_of(name, version)
         self.rows = 0
-        self.csv: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - kept open across tables, closed by close()
-        self.json: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
+        self.csv: IO[bytes]
+        self.json: IO[bytes]
+        if files is None:
+            # kept open across tables, closed by close()
+            self.csv, self.json = tempfile.TemporaryFile(), tempfile.TemporaryFile()  # noqa: SIM115
+        else:
+            self.csv, self.json = files
         self._header = csv_bytes(self.columns, ())
         self.csv.write(self._header)
         # the document without rows, cut where they go: the same keys, order and indent

@@ -56,30 +56,16 @@ class IdSet:
         self.add_new(event_id)
 
     def add_new(self, event_id: str) -> bool:
-        """Add ``event_id``; whether it was not held before (False: a repeat). (:func:`_key`
-        and :func:`_find` inline: the auditor asks this once an event.)"""
-        key = None
-        if len(event_id) == 36 and event_id[8] == event_id[13] == event_id[18] == event_id[23] == "-":
-            digits = event_id.replace("-", "")
-            if digits.islower():  # a letter, none upper-case (fromhex takes either case)
-                try:
-                    key = bytes.fromhex(digits)
-                except ValueError:
-                    pass
-                else:
-                    if len(key) != 16:  # fromhex skips spaces
-                        key = None
+        """Add ``event_id``; whether it was not held before (False: a repeat)."""
+        key = _key(event_id)
         if key is None:
             if event_id in self._other:
                 return False
             self._other.add(event_id)
         else:
             bucket = self._buckets[key[0] << 4 | key[1] >> 4]
-            at = bucket.find(key)
-            while at >= 0:
-                if not at & 15:
-                    return False
-                at = bucket.find(key, at + 1)
+            if _find(bucket, key):
+                return False
             bucket += key
         self._size += 1
         return True
