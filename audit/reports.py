@@ -11,14 +11,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from audit.record.money import basis_points, format_money, format_signed, percent
+from audit.record.money import basis_points, money_text, percent
 
-
-def money_text(amount: int | None, currency: str, *, signed: bool = False) -> str:
-    """The one formatter's text; ``n/a`` for a figure that is not known."""
-    if amount is None:
-        return "n/a"
-    return format_signed(amount, currency) if signed else format_money(amount, currency)
+# a figure that is not known, in reports and the ledger's screens
+NOT_KNOWN = "n/a"
 
 
 @dataclass(frozen=True)
@@ -41,7 +37,7 @@ class Report:
         """A cell as a person reads it: money by the one formatter, rates as 44.4%."""
         value = row.get(column.key)
         if column.kind in ("money", "signed"):
-            return money_text(value, row["currency"], signed=column.kind == "signed")
+            return money_text(value, row["currency"], signed=column.kind == "signed", none=NOT_KNOWN)
         if column.kind == "rate":
             return percent(value)
         return "" if value is None else str(value)

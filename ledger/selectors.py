@@ -10,13 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 from django.db.models import QuerySet
 
 from audit.models import Event, Finding
 from audit.record.findings import kinds_of
-from audit.reports import money_text
+from audit.record.money import money_text
+from audit.reports import NOT_KNOWN
 from ledger.books.stats import basis_points, hold, percent
 
 from . import models as m
@@ -49,7 +51,7 @@ def actual_win(row: m.Reconciliation) -> int:
     return row.chip_win if row.chip_win is not None else row.recorded_win
 
 
-money = money_text  # the ledger's name for it
+money = partial(money_text, none=NOT_KNOWN)  # the ledger's name for it
 
 
 _WINS = ("chip_win", "recorded_win", "replayed_win", "theoretical_win", "chip_variance", "replay_variance")

@@ -42,7 +42,7 @@ from audit.admin import (
     finding_amounts,
     round_review_url,
 )
-from audit.record.money import format_money, format_signed
+from audit.record.money import money_text
 from audit.store import STREAM_REGEX
 
 from . import models as m
@@ -139,16 +139,6 @@ def round_url(round_: m.Round) -> str:
 
 def shoe_url(shoe: m.Shoe) -> str:
     return reverse("admin:tables_shoe_key", kwargs={"table": shoe.table.stream, "version": shoe.shuffled_version})
-
-
-def money_text(amount: int | None, currency: str, *, signed: bool = False) -> str:
-    """An amount of the table's currency as text (``EUR 25.00``; signed: ``+EUR 25.00``);
-    ``-`` for none; minor units where the table's currency is unknown."""
-    if amount is None:
-        return "-"
-    if not currency:
-        return f"{amount:+d}" if signed else str(amount)
-    return format_signed(amount, currency) if signed else format_money(amount, currency)
 
 
 def settlement_text(outcome: str, net: int | None, currency: str) -> str:

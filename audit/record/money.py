@@ -65,6 +65,23 @@ def format_signed(amount_minor: int, currency: str) -> str:
     return f"+{text}" if amount_minor > 0 else text
 
 
+def money_text(amount_minor: int | None, currency: str | None, *, signed: bool = False, none: str = "-") -> str:
+    """A figure that may be unknown (``none``) in a currency that may be unknown: the
+    formatter's text (``signed``: :func:`format_signed`'s), or the minor units as stored
+    when no currency is known (a record whose table never opened).
+
+    >>> money_text(2500, "EUR"), money_text(2500, "EUR", signed=True), money_text(None, "EUR")
+    ('EUR 25.00', '+EUR 25.00', '-')
+    >>> money_text(2500, None, signed=True), money_text(None, "EUR", none="n/a")
+    ('+2500', 'n/a')
+    """
+    if amount_minor is None:
+        return none
+    if not currency:
+        return f"{amount_minor:+d}" if signed else str(amount_minor)
+    return format_signed(amount_minor, currency) if signed else format_money(amount_minor, currency)
+
+
 # rates beside money (hold %, accuracy): exact fractions shown one way everywhere
 def basis_points(value: Fraction) -> int:
     """A rate in hundredths of a percent, rounded half away from zero."""

@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from audit.record.money import format_money, format_signed
+from audit.record.money import money_text
 
 from .findings import Finding
 from .replay import ReplayResult, RoundResult
@@ -118,9 +118,7 @@ def as_summary(results: Sequence[ReplayResult], currencies: Mapping[str, str] | 
         recorded, recomputed = house_results(result)
 
         def money(amount: int, signed: bool = True, currency: str | None = currency) -> str:
-            if currency is None:
-                return f"{amount:+d}" if signed else str(amount)
-            return format_signed(amount, currency) if signed else format_money(amount, currency)
+            return money_text(amount, currency, signed=signed)
 
         lines.append(f"Table {result.stream} - rule set {result.rules}: {result.events:,} events, "
                      f"{_n(len(result.rounds), 'round')}, {_n(bets, 'bet')}")
