@@ -31,6 +31,8 @@ which: a package's own keys prove integrity since signing, not who signed).
 """
 from __future__ import annotations
 
+import csv
+import io
 import json
 import multiprocessing
 import os
@@ -312,6 +314,9 @@ class _Check:
                           stream=table)
         for name, spool in spools.items():
             mine = spool.finish()
+            if spool.blank:
+                self.compare_older(name, spool, mine, unread)
+                continue
             if not unread:
                 for kind, spooled in mine.items():
                     self.compare_spooled(layout.report_file(name, kind), spooled, "recomputed from the events")
@@ -340,6 +345,23 @@ class _Check:
                     self.compare(layout.report_file(name, kind), data, f"as {layout.report_file(name, 'json')} "
                                  "states it")
         return spools["rounds"].rows
+
+    def compare_older(self, name: str, spool: Spool, mine: Mapping[str, IO[bytes]], unread: Sequence[str]) -> None:
+        """An older format version's report against the recomputed one, with the columns
+        reworded since (:data:`auditor.reports.REWORDED_IN`) left empty on both sides."""
+        how = f"recomputed from the events (format {self.version}: {', '.join(sorted(spool.blank))} not compared)"
+        file = layout.report_file(name, "csv")
+        try:
+            rows = list(csv.DictReader(io.StringIO(self.package.read(file).decode("utf-8", "replace"))))
+        except layout.Unreadable:
+            self.disagree("reports", "missing", file=file)
+        else:
+            kept = [{**r, **dict.fromkeys(spool.blank)} for r in rows if r.get("table") not in unread]
+            self.compare(file, mine["csv"].read(), how, found=layout.csv_bytes(spool.columns, kept))
+        stated = self.rows_of(name)
+        if stated is not None:
+            rendered = render(name, [r for r in stated if r.get("table") not in unread], self.version, compared=True)
+            self.compare(layout.report_file(name, "json"), mine["json"].read(), how, found=rendered["json"])
 
     def rows_of(self, name: str) -> list[dict[str, Any]] | None:
         file = layout.report_file(name, "json")
@@ -474,7 +496,7 @@ def verify_package(path: str | Path, *, previous: str | Path | None = None,
         check.files()
         previous_head = previous_manifest["signed_heads"][-1] if previous_manifest else None
         latest = check.heads(previous_head)
-        spools.update((name, Spool(name, check.version)) for name in layout.RECOMPUTED)
+        spools.update((name, Spool(name, check.version, compared=True)) for name in layout.RECOMPUTED)
         unread = []
         events = 0
         jobs = [(path, manifest, name, meta, latest, edges) for name, meta in sorted(manifest["streams"].items())]

@@ -30,7 +30,9 @@ from typing import IO, Any
 FORMAT = "blackjack-regulator-package"
 # bumped when a reader of an older version could not read the new one; every version
 # this reader knows must still verify (tests/package/fixtures/ keeps one of each)
-FORMAT_VERSION = 2  # 2: the reconciliation's theoretical win and SD, the rule sets' edge and variance
+# 2: the reconciliation's theoretical win and SD, the rule sets' edge and variance;
+# 3: the engine's messages (the checks report) give amounts in the table's currency
+FORMAT_VERSION = 3
 MANIFEST = "manifest.json"
 SIGNATURE = "manifest.sig"  # the casino's Ed25519 signature of manifest.json's bytes
 EVENTS_DIR = "events"

@@ -55,6 +55,13 @@ COLUMNS: dict[str, tuple[str, ...]] = {
 
 # the columns a format version's report has not (a version 1 package verifies as it was made)
 ADDED_IN: dict[str, int] = {"theoretical_win": 2, "theoretical_sd": 2}
+# the columns whose text a format version writes in other words than the versions before:
+# from version 3 the engine's messages give amounts in the table's currency ("EUR 25.00"),
+# before in minor units ("2500"). An older package's report is compared without them - its
+# other columns still say what was found and where - and its bytes stay covered by the
+# manifest's hashes. Compared without them: their cells left empty on both sides, so the
+# lines stay where they are in the package's files
+REWORDED_IN: dict[tuple[str, str], int] = {("checks", "message"): 3}
 
 Row = dict[str, Any]
 # a rule set's figures (:mod:`tables.engine.math.figures`), None where not known
@@ -63,6 +70,16 @@ GameMath = Callable[[str, Mapping[str, Any]], Figures | None]
 
 def columns_of(name: str, version: int = FORMAT_VERSION) -> tuple[str, ...]:
     return tuple(c for c in COLUMNS[name] if ADDED_IN.get(c, 1) <= version)
+
+
+def reworded(name: str, version: int) -> frozenset[str]:
+    """The columns of format ``version``'s report that this auditor writes in other
+    words (:data:`REWORDED_IN`)."""
+    return frozenset(c for c in columns_of(name, version) if REWORDED_IN.get((name, c), 1) > version)
+
+
+def _blank(rows: Iterable[Row], columns: frozenset[str]) -> Iterable[Row]:
+    return rows if not columns else ({**row, **dict.fromkeys(columns)} for row in rows)
 
 
 def stated_math(rule_sets: Mapping[str, Any]) -> GameMath:
@@ -265,9 +282,12 @@ def _check_row(table: str, owner: str, data: Mapping[str, Any], day: str | None)
             "message": data["message"]}
 
 
-def render(name: str, rows: list[Row], version: int = FORMAT_VERSION) -> dict[str, bytes]:
-    """A report's files as format ``version`` has them: ``{"csv": ..., "json": ...}``."""
+def render(name: str, rows: list[Row], version: int = FORMAT_VERSION, *, compared: bool = False) -> dict[str, bytes]:
+    """A report's files as format ``version`` has them: ``{"csv": ..., "json": ...}``;
+    ``compared``: the columns reworded since left empty (:func:`reworded`)."""
     columns = columns_of(name, version)
+    if compared:
+        rows = list(_blank(rows, reworded(name, version)))
     return {
         "csv": csv_bytes(columns, rows),
         "json": json_bytes({"report": name, "columns": list(columns), "rows": [{c: r.get(c) for c in columns}
@@ -281,10 +301,13 @@ class Spool:
     them (the recomputed reports grow with the package; what is compared is read back
     from disk, :meth:`finish`)."""
 
-    def __init__(self, name: str, version: int = FORMAT_VERSION, *, files: tuple[IO[bytes], IO[bytes]] | None = None) -> None:
+    def __init__(self, name: str, version: int = FORMAT_VERSION, *, files: tuple[IO[bytes], IO[bytes]] | None = None,
+                 compared: bool = False) -> None:
         """``files``: the CSV and JSON files to write (the export's own); by default
-        temporary ones."""
+        temporary ones. ``compared``: the columns reworded since ``version`` left empty
+        (:func:`reworded`), to compare with an older package's."""
         self.columns = columns_of(name, version)
+        self.blank = reworded(name, version) if compared else frozenset()
         self.rows = 0
         self.csv: IO[bytes]
         self.json: IO[bytes]
@@ -301,6 +324,7 @@ class Spool:
         self.json.write(head + cut[:-2])
 
     def add(self, rows: Sequence[Row]) -> None:
+        rows = list(_blank(rows, self.blank))
         self.csv.write(csv_bytes(self.columns, rows)[len(self._header):])
         for row in rows:
             # a row is two levels deep in the document: its lines indented by two more

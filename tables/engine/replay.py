@@ -44,6 +44,7 @@ from typing import Any
 from audit.record.corrections import struck_events
 from audit.record.events import REGISTRY, upcast
 from audit.record.events.fields import HandAction
+from audit.record.money import money_text
 
 from .cards import composition
 from .findings import Finding, Illegal
@@ -84,6 +85,7 @@ class RoundResult:
     voided: bool = False
     settled: bool = False
     day: str | None = None  # the gaming day of the table.opened it was dealt under
+    currency: str | None = None  # that opening's: the amounts in findings' messages
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +120,7 @@ class Replay:
         self.check_offers = check_offers
         self.min_bet: int | None = None
         self.max_bet: int | None = None
+        self.currency: str | None = None  # the last table.opened's
         # the stream the events are in (the envelope's), else the table its opening names
         self.stream: str | None = None
         self.shoe: ShoeTrack | None = None
@@ -390,15 +393,16 @@ def _freeze(result: RoundResult) -> bytes:
     ten times as much."""
     return pickle.dumps((result.number, result.shoe, result.bets,
                          [(bet, tuple(settlement)) for bet, settlement in result.expected.items()],
-                         result.recorded, result.voided, result.settled, result.day), pickle.HIGHEST_PROTOCOL)
+                         result.recorded, result.voided, result.settled, result.day, result.currency),
+                        pickle.HIGHEST_PROTOCOL)
 
 
 def _thaw(value: RoundResult | bytes) -> RoundResult:
     if not isinstance(value, bytes):
         return value
-    number, shoe, bets, expected, recorded, voided, settled, day = pickle.loads(value)
+    number, shoe, bets, expected, recorded, voided, settled, day, currency = pickle.loads(value)
     return RoundResult(number, shoe, bets, {bet: _new_op(Settlement, settlement) for bet, settlement in expected},
-                       recorded, voided, settled, day)
+                       recorded, voided, settled, day, currency)
 
 
 class _Corrected(dict[RoundKey, RoundResult]):
@@ -443,24 +447,24 @@ def _compare(result: RoundResult, findings: list[Finding]) -> None:
         if got is None:
             if result.voided:
                 continue
-            findings.append(Finding("missing_settlement", f"Bet {bet_id} on box {box} ({kind}, {amount}) has no settlement in round {number}.", round=number, box=box, hand=hand, bet=bet_id, expected=f"{expected.outcome} {expected.net:+d}"))
+            findings.append(Finding("missing_settlement", f"Bet {bet_id} on box {box} ({kind}, {money_text(amount, result.currency)}) has no settlement in round {number}.", round=number, box=box, hand=hand, bet=bet_id, expected=f"{expected.outcome} {expected.net:+d}"))
         elif got != (expected.outcome, expected.net):
-            findings.append(Finding("wrong_payout", _payout_sentence(bet_id, box, kind, amount, expected, got), round=number, box=box, hand=hand, bet=bet_id, expected=f"{expected.outcome} {expected.net:+d}", recorded=f"{got[0]} {got[1]:+d}"))
+            findings.append(Finding("wrong_payout", _payout_sentence(bet_id, box, kind, amount, expected, got, result.currency), round=number, box=box, hand=hand, bet=bet_id, expected=f"{expected.outcome} {expected.net:+d}", recorded=f"{got[0]} {got[1]:+d}"))
     for bet_id in recorded:
         if bet_id not in result.expected:
             findings.append(Finding("unknown_bet", f"Round {number} settles bet {bet_id}, which was never placed.", round=number, bet=bet_id))
 
 
-def _payout_sentence(bet: str, box: int, kind: str, amount: int, expected: Settlement, got: tuple[str, int]) -> str:
+def _payout_sentence(bet: str, box: int, kind: str, amount: int, expected: Settlement, got: tuple[str, int],
+                     currency: str | None) -> str:
+    def net(value: int) -> str:  # the player's: + the player won
+        return money_text(value, currency, signed=True)
+
+    staked = f"Bet {bet} ({kind}, {money_text(amount, currency)} on box {box})"
     if got[1] == expected.net:
-        return (
-            f"Bet {bet} ({kind}, {amount} on box {box}) was paid the right amount, {got[1]:+d}, "
-            f"but recorded as {got[0]} where the rules say {expected.outcome}."
-        )
-    return (
-        f"Bet {bet} ({kind}, {amount} on box {box}) should be {expected.outcome} "
-        f"{expected.net:+d} but was recorded {got[0]} {got[1]:+d}."
-    )
+        return (f"{staked} was paid the right amount, {net(got[1])}, "
+                f"but recorded as {got[0]} where the rules say {expected.outcome}.")
+    return f"{staked} should be {expected.outcome} {net(expected.net)} but was recorded {got[0]} {net(got[1])}."
 
 
 # --- handlers: one per event type ---------------------------------------------------------
@@ -480,6 +484,7 @@ def on_table_opened(state: Replay, p: Mapping[str, Any]) -> None:
         state.rules = base
     state.min_bet = p["min_bet"]
     state.max_bet = p["max_bet"]
+    state.currency = p.get("currency")
     state.day = p["gaming_day"]
     if state.stream is None:
         state.stream = p["table"]
@@ -611,8 +616,9 @@ def on_round_started(state: Replay, p: Mapping[str, Any]) -> None:
     shoe.rounds += 1
     if state.memo_rules is not rules:
         state.memo_rules, state.memo = rules, {}
-    state.round = Round(rules, number, p["shoe"], min_bet=state.min_bet, max_bet=state.max_bet, memo=state.memo)
-    result = state.result = RoundResult(number, p["shoe"], day=state.day)
+    state.round = Round(rules, number, p["shoe"], min_bet=state.min_bet, max_bet=state.max_bet, memo=state.memo,
+                        currency=state.currency)
+    result = state.result = RoundResult(number, p["shoe"], day=state.day, currency=state.currency)
     state.rounds[key] = result
     state.started[key] = state.version
     state.key = key
@@ -635,7 +641,7 @@ def on_bet_placed(state: Replay, p: Mapping[str, Any]) -> None:
             if carried is None:
                 raise Illegal("illegal_bet", f"Bet {bet_id} claims to carry bet {parent}, which was not left on the layout.", box=box, bet=bet_id)
             if carried != (box, p["amount"]):
-                raise Illegal("illegal_bet", f"Bet {bet_id} carries bet {parent} as {p['amount']} on box {box}, but {carried[1]} was left on box {carried[0]}.", box=box, bet=bet_id, expected=f"{carried[1]} on box {carried[0]}", recorded=f"{p['amount']} on box {box}")
+                raise Illegal("illegal_bet", f"Bet {bet_id} carries bet {parent} as {current.money(p['amount'])} on box {box}, but {current.money(carried[1])} was left on box {carried[0]}.", box=box, bet=bet_id, expected=f"{carried[1]} on box {carried[0]}", recorded=f"{p['amount']} on box {box}")
             current.place_bet(bet_id, box, p["hand"], p["player"], p["amount"], kind, None)
         else:
             current.place_bet(bet_id, box, p["hand"], p["player"], p["amount"], kind, parent)
@@ -654,7 +660,7 @@ def on_betting_closed(state: Replay, p: Mapping[str, Any]) -> None:
     if current is None:
         return
     for bet_id, (box, amount) in state.pending.items():
-        state.find("missing_event", f"The pushed stake of bet {bet_id} ({amount} on box {box}) was not left on the layout for round {current.number}.", round=current.number, box=box, bet=bet_id)
+        state.find("missing_event", f"The pushed stake of bet {bet_id} ({current.money(amount)} on box {box}) was not left on the layout for round {current.number}.", round=current.number, box=box, bet=bet_id)
     state.pending = {}
     current.close_betting()
 
@@ -873,7 +879,7 @@ def _check_offer(state: Replay, current: Round, bet_id: str, amount: int) -> Non
         hand = current.hands[(bet.box, bet.hand)]
         state.find(
             "wrong_cashout_offer",
-            f"Bet {bet_id} ({bet.amount} on {hand.label()}, {' '.join(hand.cards)} against {current.dealer[0]}) was offered {amount} to cash out; the system's offer from the cards left in the shoe is {expected}.",
+            f"Bet {bet_id} ({current.money(bet.amount)} on {hand.label()}, {' '.join(hand.cards)} against {current.dealer[0]}) was offered {current.money(amount)} to cash out; the system's offer from the cards left in the shoe is {current.money(expected)}.",
             round=current.number, box=bet.box, hand=bet.hand, bet=bet_id, expected=str(expected), recorded=str(amount),
         )
 
@@ -950,8 +956,11 @@ def _recorded(state: Replay, number: int, settlements: list[dict[str, Any]]) -> 
         if first is None:
             recorded[bet] = entry
             continue
-        again = "again" if first == entry else f"again as {entry[0]} {entry[1]:+d}"
-        state.find("duplicate_event", f"Round {number}'s settlement settles bet {bet} twice: {first[0]} {first[1]:+d}, then {again}; the first entry is checked.", round=number, bet=bet, expected=f"{first[0]} {first[1]:+d}", recorded=f"{entry[0]} {entry[1]:+d}")
+        def net(value: int) -> str:
+            return money_text(value, state.currency, signed=True)
+
+        again = "again" if first == entry else f"again as {entry[0]} {net(entry[1])}"
+        state.find("duplicate_event", f"Round {number}'s settlement settles bet {bet} twice: {first[0]} {net(first[1])}, then {again}; the first entry is checked.", round=number, bet=bet, expected=f"{first[0]} {first[1]:+d}", recorded=f"{entry[0]} {entry[1]:+d}")
     return recorded
 
 

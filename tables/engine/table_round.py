@@ -20,6 +20,7 @@ from enum import IntEnum
 from typing import Literal, NamedTuple
 
 from audit.record.events.fields import BetDecision, BetKind, HandAction, Outcome
+from audit.record.money import money_text
 
 from .cards import VALUE
 from .findings import Illegal
@@ -153,6 +154,7 @@ class Round:
         "box_hands",
         "cards_out",
         "cashouts",
+        "currency",
         "dealer",
         "dealer_ace",
         "dealer_hard",
@@ -187,8 +189,11 @@ class Round:
         min_bet: int | None = None,
         max_bet: int | None = None,
         memo: LiveMemo | None = None,
+        currency: str | None = None,
     ) -> None:
         self.rules = rules
+        # the table's, for the amounts in findings' messages (minor units where not known)
+        self.currency = currency
         # live-game decisions already worked out, shared by the rounds of one rule set
         self.memo: LiveMemo = {} if memo is None else memo
         self.number = number
@@ -222,6 +227,10 @@ class Round:
         # stakes a decision calls for and the record has not placed yet:
         # (kind, the bet it belongs to) -> (box, hand) - see ``missing_stakes``
         self.owed: dict[tuple[str, str], tuple[int, int]] = {}
+
+    def money(self, amount: int) -> str:
+        """An amount in a finding's message, as people read it (``EUR 25.00``)."""
+        return money_text(amount, self.currency)
 
     # --- state questions ----------------------------------------------------------------
 
@@ -336,7 +345,7 @@ class Round:
                 raise Illegal("illegal_bet", f"A {kind} bet must be on the original hand, not hand {hand}.", box=box, hand=hand, bet=id)
             if kind == "main":
                 if not self.min_bet <= amount <= self.max_bet:
-                    raise Illegal("illegal_bet", f"A bet of {amount} on box {box} is outside the table limits {self.min_bet}-{self.max_bet}.", box=box, bet=id, expected=f"{self.min_bet}-{self.max_bet}", recorded=str(amount))
+                    raise Illegal("illegal_bet", f"A bet of {self.money(amount)} on box {box} is outside the table limits {self.money(self.min_bet)} to {self.money(self.max_bet)}.", box=box, bet=id, expected=f"{self.min_bet}-{self.max_bet}", recorded=str(amount))
                 if self.box_bets.get(box) and not (rules.back_betting or rules.dealer_plays_basic_strategy):
                     raise Illegal("illegal_bet", f"Box {box} already has a bet and this game takes one bettor per box.", box=box, bet=id)
             else:
@@ -357,15 +366,15 @@ class Round:
             if base.kind not in ("main", "behind") or base.insured or base.even_money:
                 raise Illegal("illegal_bet", f"Bet {base.id} cannot be insured (again).", box=box, bet=id)
             if not base.wants_insurance:
-                raise Illegal("illegal_bet", f"An insurance stake of {amount} was placed on bet {base.id}, which never decided to insure.", box=box, bet=id, expected="an insurance decision", recorded=str(amount))
+                raise Illegal("illegal_bet", f"An insurance stake of {self.money(amount)} was placed on bet {base.id}, which never decided to insure.", box=box, bet=id, expected="an insurance decision", recorded=str(amount))
             half = apply_ratio(base.amount, (1, 2), rules.rounding)
             if rules.insurance_stake == "half" and amount != half:
-                raise Illegal("illegal_bet", f"Insurance must be half the stake, {half}, not {amount}.", box=box, bet=id, expected=str(half), recorded=str(amount))
+                raise Illegal("illegal_bet", f"Insurance must be half the stake, {self.money(half)}, not {self.money(amount)}.", box=box, bet=id, expected=str(half), recorded=str(amount))
             if rules.insurance_stake == "up_to_half" and not 1 <= 2 * amount <= base.amount:
-                raise Illegal("illegal_bet", f"Insurance of {amount} is more than half the stake of {base.amount}.", box=box, bet=id, expected=f"<= {base.amount // 2}", recorded=str(amount))
+                raise Illegal("illegal_bet", f"Insurance of {self.money(amount)} is more than half the stake of {self.money(base.amount)}.", box=box, bet=id, expected=f"<= {base.amount // 2}", recorded=str(amount))
             return
         if amount != base.amount:
-            raise Illegal("illegal_bet", f"A {kind} stake must equal the stake it doubles or splits, {base.amount}, not {amount}.", box=box, hand=hand, bet=id, expected=str(base.amount), recorded=str(amount))
+            raise Illegal("illegal_bet", f"A {kind} stake must equal the stake it doubles or splits, {self.money(base.amount)}, not {self.money(amount)}.", box=box, hand=hand, bet=id, expected=str(base.amount), recorded=str(amount))
         target = self.hands.get((box, hand))
         if kind == "double":
             if target is None or base.box != box or base.hand != hand or not target.doubled or target.done or base.doubled:
@@ -816,7 +825,7 @@ class Round:
         if bet is None or bet.offer is None:
             raise Illegal("illegal_decision", f"Bet {bet_id} took a cash-out that was not on offer.", bet=bet_id, recorded=str(amount))
         if bet.offer != amount:
-            raise Illegal("wrong_payout", f"Bet {bet_id} was offered {bet.offer} to cash out but the record says it took {amount}.", box=bet.box, hand=bet.hand, bet=bet_id, expected=str(bet.offer), recorded=str(amount))
+            raise Illegal("wrong_payout", f"Bet {bet_id} was offered {self.money(bet.offer)} to cash out but the record says it took {self.money(amount)}.", box=bet.box, hand=bet.hand, bet=bet_id, expected=str(bet.offer), recorded=str(amount))
 
     def accept_cashout(self, bet_id: str, amount: int, *, verify: bool = True) -> None:
         if verify:

@@ -184,7 +184,7 @@ def test_a_natural_recorded_as_a_win_for_the_right_amount_says_the_amount_is_rig
     index = find(table.events, "round.settled")
     found = replay(edit(table.events, index, settlements=[{"bet": "r1b1", "outcome": "win", "net": 300}])).findings
     assert kinds(found) == ["wrong_payout"]
-    assert "the right amount, +300" in found[0].message and "the rules say natural" in found[0].message
+    assert "the right amount, +EUR 3.00" in found[0].message and "the rules say natural" in found[0].message
 
 
 def test_the_outcome_words_are_documented() -> None:

@@ -1,6 +1,9 @@
 """Format stability: a package made by each format version (kept under fixtures/) must
 verify with every later version of the auditor, and recall its rounds. Version 1 has no
-theoretical win; version 2's is recomputed and checked.
+theoretical win; version 2's is recomputed and checked; version 3's engine messages give
+amounts in the table's currency, where an older package's give minor units (its messages
+are not compared: ``package-v2-findings.zip``, made by the version 2 exporter with two
+wrong payouts planted).
 
 Make only the fixture of a new format version, the first time (never to make this test
 pass): ``PACKAGE_FIXTURE=1 pytest tests/package/test_format_fixture.py`` writes
@@ -21,17 +24,22 @@ from tests.package.conftest import DAY, audit, export
 FIXTURES = Path(__file__).parent / "fixtures"
 FIXTURE = FIXTURES / "package-v1.zip"
 FIXTURE_V2 = FIXTURES / "package-v2.zip"
+FIXTURE_V2_FINDINGS = FIXTURES / "package-v2-findings.zip"
+FIXTURE_V3 = FIXTURES / "package-v3.zip"
 
 
 @pytest.mark.skipif(not os.environ.get("PACKAGE_FIXTURE"), reason="writes the fixture: PACKAGE_FIXTURE=1")
 def test_make_the_fixture(db, settings, tmp_path) -> None:
     from audit import digests
     from tables.simulator.config import SimConfig
+    from tables.simulator.faults import FaultAt
     from tables.simulator.run import simulate
     from tables.simulator.store import StoreSink
 
     settings.PROJECT_ON_APPEND = False
-    config = SimConfig(tables=2, rounds=3, days=1, seed="package-fixture", seats=2, live_bets=3)
+    # two wrong payouts: the checks report carries the engine's messages with amounts
+    config = SimConfig(tables=2, rounds=4, days=1, seed="package-fixture", seats=2, live_bets=3,
+                       at=(FaultAt("short_pay", "BJ-01", 1), FaultAt("overpay", "BJ-02", 1)))
     simulate(config, StoreSink(config))
     digests.digest_sign()
     out = tmp_path / "package.zip"
@@ -87,3 +95,59 @@ def test_a_version_1_reconciliation_given_a_theoretical_column_disagrees(tmp_pat
     csv.write_text("\n".join([lines[0] + ",theoretical_win"] + [line + ",0" for line in lines[1:]]) + "\n")
     code, said = audit("verify", str(folder))
     assert code == 1 and "reports/reconciliation.csv:1" in said, said
+
+
+def _checks(fixture: Path) -> list[dict]:
+    with zipfile.ZipFile(fixture) as package:
+        return json.loads(package.read("reports/checks.json"))["rows"]
+
+
+def test_a_version_2_package_with_findings_verifies_though_its_messages_give_minor_units() -> None:
+    rows = _checks(FIXTURE_V2_FINDINGS)
+    assert sorted(r["kind"] for r in rows) == ["wrong_payout", "wrong_payout"]
+    assert any("(main, 200 on box 2) should be win +200" in r["message"] for r in rows), rows
+    code, said = audit("verify", str(FIXTURE_V2_FINDINGS), blocked=True)
+    assert code == 0, said
+    assert "format 2" in said and "all agree" in said
+
+
+def _v2_with_checks(tmp_path: Path, change) -> Path:
+    folder = tmp_path / "v2"
+    with zipfile.ZipFile(FIXTURE_V2_FINDINGS) as package:
+        package.extractall(folder)
+    report = folder / "reports" / "checks.json"
+    data = json.loads(report.read_text())
+    change(data["rows"][0])
+    report.write_bytes(layout.json_bytes(data))
+    return folder
+
+
+def test_an_older_package_s_checks_are_still_compared_but_for_the_message(tmp_path) -> None:
+    """A version 2 package's checks are recomputed and compared without the message
+    column: a changed recorded amount is a disagreement at its line, a reworded message
+    only the file's changed hash."""
+    folder = _v2_with_checks(tmp_path, lambda row: row.update(recorded="win +160"))
+    code, said = audit("verify", str(folder))
+    assert code == 1 and "[reports] reports/checks.json:" in said and "message not compared" in said, said
+    assert '"recorded": "win +160"' in said, said
+    # the line of the package's file
+    changed = next(n for n, line in enumerate((folder / "reports" / "checks.json").read_text().splitlines(), 1)
+                   if "win +160" in line)
+    assert f"[reports] reports/checks.json:{changed}:" in said, said
+
+    folder = _v2_with_checks(tmp_path / "again", lambda row: row.update(message=row["message"].replace("200", "EUR 2.00")))
+    code, said = audit("verify", str(folder))
+    assert code == 1 and "reports/checks.json" in said, said
+    assert "[files] reports/checks.json" in said and "[reports]" not in said, said
+
+
+def test_the_version_3_fixture_verifies_with_its_messages_in_the_table_s_currency() -> None:
+    assert FIXTURE_V3.exists()
+    with zipfile.ZipFile(FIXTURE_V3) as package:
+        assert json.loads(package.read("manifest.json"))["format_version"] == 3
+    rows = _checks(FIXTURE_V3)
+    assert sorted(r["kind"] for r in rows) == ["wrong_payout", "wrong_payout"], rows
+    assert all("EUR " in r["message"] for r in rows), rows
+    code, said = audit("verify", str(FIXTURE_V3), blocked=True)
+    assert code == 0, said
+    assert "format 3" in said and "all agree" in said
