@@ -14,13 +14,18 @@ actions: ``transaction.atomic(durable=True)``, the audit record written with the
 Severity comes from the kind, as the one findings vocabulary declares it
 (:mod:`audit.record.findings`).
 
-A finding's **fingerprint** (SHA-256 of table, gaming day, kind, round, box, hand, bet,
-expected, recorded, the event that showed it, the message and its rank among identical
-ones, and a ledger finding's shift and slip) is what names it across runs: checking again
-finds the same rows. A finding that a later run of the same part no longer produces is
-not deleted: it is marked ``superseded_by`` that run (and un-marked should a later run
-produce it again). A run is a :class:`~audit.models.ReplayRun`: a replay's, or the
-ledger's (trigger ``ledger``).
+A finding's **identity** (SHA-256 of table, gaming day, kind, round, box, hand, bet,
+expected, recorded, the event that showed it, a ledger finding's shift and slip, and its
+rank among findings alike in all these) is what names it across runs: checking again
+finds the same rows. Not its message: a check may say the same finding in other words (the
+engine's messages gave amounts in minor units, now in the table's currency) without it
+becoming another finding, and the stored message is brought up to the words of the run
+that finds it again. A row's **fingerprint** is its name for good (the ``audit.findings``
+stream's events and the floor's alerts name it): the identity it was created with, or,
+for a row created before identities, the hash of those fields with its message. A
+finding that a later run of the same part no longer produces is not deleted: it is marked
+``superseded_by`` that run (and un-marked should a later run produce it again). A run is a
+:class:`~audit.models.ReplayRun`: a replay's, or the ledger's (trigger ``ledger``).
 """
 from __future__ import annotations
 
@@ -76,22 +81,33 @@ def _where(finding: object) -> list[object]:
     return [shift, slip] if shift or slip else []
 
 
-def fingerprint(*, stream: str, gaming_day: date | None, finding: object, rank: int) -> str:
+Key = tuple[object, ...]
+
+
+def key_of(finding: object) -> Key:
+    """What a finding is and where, as its row stores it: everything but its message
+    (``bet``, ``expected``, ``recorded`` blank rather than none, the event as a UUID's text)."""
     f = finding
-    key = [stream, gaming_day.isoformat() if gaming_day else None, f.kind, f.round, f.box, f.hand,  # type: ignore[attr-defined]
-           f.bet, f.expected, f.recorded, f.event, f.message, rank, *_where(f)]  # type: ignore[attr-defined]
-    return hashlib.sha256(json.dumps(key, separators=(",", ":")).encode()).hexdigest()
+    event = f.event  # type: ignore[attr-defined]
+    return (f.kind, f.round, f.box, f.hand, f.bet or "", (f.expected or "")[:200],  # type: ignore[attr-defined]
+            (f.recorded or "")[:200], str(uuid.UUID(str(event))) if event else None, *_where(f))  # type: ignore[attr-defined]
+
+
+def identity(*, stream: str, gaming_day: date | None, key: Key, rank: int) -> str:
+    """The finding's identity: its table, gaming day, :func:`key_of` and rank among the
+    findings of one check alike in all of these (first, second, ...)."""
+    data = [stream, gaming_day.isoformat() if gaming_day else None, *key, rank]
+    return hashlib.sha256(json.dumps(data, separators=(",", ":")).encode()).hexdigest()
 
 
 def _produced(stream: str, gaming_day: date, findings: Iterable[tuple[object, int | None]]) -> dict[str, tuple[object, int | None]]:
-    """The findings by fingerprint, identical ones told apart by their rank."""
-    ranks: Counter[tuple[object, ...]] = Counter()
+    """The findings by identity, alike ones told apart by their rank."""
+    ranks: Counter[Key] = Counter()
     produced: dict[str, tuple[object, int | None]] = {}
     for finding, version in findings:
-        f = finding
-        key = (f.kind, f.round, f.box, f.hand, f.bet, f.expected, f.recorded, f.event, f.message, *_where(f))  # type: ignore[attr-defined]
+        key = key_of(finding)
         ranks[key] += 1
-        produced[fingerprint(stream=stream, gaming_day=gaming_day, finding=f, rank=ranks[key])] = (f, version)
+        produced[identity(stream=stream, gaming_day=gaming_day, key=key, rank=ranks[key])] = (finding, version)
     return produced
 
 
@@ -100,23 +116,30 @@ def _store(*, stream: str, gaming_day: date, produced: dict[str, tuple[object, i
     """Add the produced findings not stored yet; mark the stored ones of the scope
     (``existing``) that were not produced superseded by ``run``, and the ones produced
     again current."""
-    stored = {row.fingerprint: row for row in existing}
+    stored = {row.identity: row for row in existing}
     new = []
+    reworded = []
     for print_, (f, version) in produced.items():
-        if print_ not in stored:
-            new.append(Finding(
-                fingerprint=print_, kind=f.kind, severity=severity_of(f.kind), stream=stream,  # type: ignore[attr-defined]
-                gaming_day=gaming_day, round=f.round, box=f.box, hand=f.hand, bet=f.bet or "",  # type: ignore[attr-defined]
-                shift=getattr(f, "shift", None) or "", slip=getattr(f, "slip", None) or "",
-                expected=(f.expected or "")[:200], recorded=(f.recorded or "")[:200], message=f.message,  # type: ignore[attr-defined]
-                event_id=uuid.UUID(f.event) if f.event else None, event_version=version,  # type: ignore[attr-defined]
-                run=run, last_seen_run=run, created_at=now,
-            ))
+        row = stored.get(print_)
+        if row is not None:
+            if row.message != f.message:  # type: ignore[attr-defined]
+                row.message = f.message  # type: ignore[attr-defined]
+                reworded.append(row)
+            continue
+        new.append(Finding(
+            fingerprint=print_, identity=print_, kind=f.kind, severity=severity_of(f.kind), stream=stream,  # type: ignore[attr-defined]
+            gaming_day=gaming_day, round=f.round, box=f.box, hand=f.hand, bet=f.bet or "",  # type: ignore[attr-defined]
+            shift=getattr(f, "shift", None) or "", slip=getattr(f, "slip", None) or "",
+            expected=(f.expected or "")[:200], recorded=(f.recorded or "")[:200], message=f.message,  # type: ignore[attr-defined]
+            event_id=uuid.UUID(f.event) if f.event else None, event_version=version,  # type: ignore[attr-defined]
+            run=run, last_seen_run=run, created_at=now,
+        ))
     Finding.objects.bulk_create(new, batch_size=1000)
+    Finding.objects.bulk_update(reworded, ["message"], batch_size=1000)
     seen = [p for p in produced if p in stored]
-    Finding.objects.filter(fingerprint__in=seen).update(last_seen_run=run, superseded_by=None)
+    Finding.objects.filter(identity__in=seen).update(last_seen_run=run, superseded_by=None)
     gone = [p for p, row in stored.items() if p not in produced and row.superseded_by_id is None]
-    Finding.objects.filter(fingerprint__in=gone).update(superseded_by=run)
+    Finding.objects.filter(identity__in=gone).update(superseded_by=run)
     return len(produced), len(new), len(gone)
 
 
@@ -137,7 +160,7 @@ def findings_record(
     caller's transaction (the replay's)."""
     produced = _produced(stream, gaming_day, findings)
     existing = Finding.objects.filter(stream=stream, gaming_day=gaming_day, kind__in=kinds_of("engine")).filter(
-        Q(event_version__gte=owned_from) | Q(round__in=list(owned_rounds)) | Q(fingerprint__in=list(produced))
+        Q(event_version__gte=owned_from) | Q(round__in=list(owned_rounds)) | Q(identity__in=list(produced))
         | Q(event_version__isnull=True, round__isnull=True)
     )
     return _store(stream=stream, gaming_day=gaming_day, produced=produced, existing=existing, run=run,
@@ -207,16 +230,16 @@ def findings_record_integrity(*, problems: Iterable[IntegrityProblem], now: date
     with transaction.atomic():
         run = ReplayRun.objects.create(mode=ReplayRun.Mode.FULL, trigger="verify", status=ReplayRun.Status.DONE,
                                        started_at=now, finished_at=now)
-        stored = set(Finding.objects.filter(fingerprint__in=list(produced)).values_list("fingerprint", flat=True))
+        stored = set(Finding.objects.filter(identity__in=list(produced)).values_list("identity", flat=True))
         day = gaming_day(now)
         Finding.objects.bulk_create([
-            Finding(fingerprint=print_, kind=p.kind, severity=severity_of(p.kind), stream=p.stream[:64],
+            Finding(fingerprint=print_, identity=print_, kind=p.kind, severity=severity_of(p.kind), stream=p.stream[:64],
                     gaming_day=day, message=p.message, event_id=uuid.UUID(p.event_id) if p.event_id else None,
                     event_version=p.version, run=run, last_seen_run=run, created_at=now)
             for print_, p in produced.items() if print_ not in stored
         ])
-        Finding.objects.filter(fingerprint__in=stored).update(last_seen_run=run, superseded_by=None)
-        gone = current.exclude(fingerprint__in=list(produced)).update(superseded_by=run)
+        Finding.objects.filter(identity__in=stored).update(last_seen_run=run, superseded_by=None)
+        gone = current.exclude(identity__in=list(produced)).update(superseded_by=run)
         new = len(produced) - len(stored)
         ReplayRun.objects.filter(pk=run.pk).update(findings=len(produced), findings_new=new, findings_superseded=gone)
     return new

@@ -151,8 +151,9 @@ class ReplayRun(models.Model):
 class Finding(models.Model):
     """What a check (replay, the ledger's reconciliation) found wrong, kept with its
     handling. Rows are created and updated by :mod:`audit.findings` only: a status change
-    there is also an event in the stream ``audit.findings``. ``fingerprint`` names the
-    finding across runs, so checking again finds the same row instead of adding one.
+    there is also an event in the stream ``audit.findings``. ``identity`` is what checking
+    again matches, so it finds the same row instead of adding one; ``fingerprint`` is the
+    row's name for good (events and alerts name it; see :mod:`audit.findings`).
     Where it is: table and gaming day; a round, box, hand and bet (replay's); a shift and
     a slip (the ledger's)."""
 
@@ -168,6 +169,7 @@ class Finding(models.Model):
         LOW = "low"
 
     fingerprint = models.CharField(max_length=64, unique=True)
+    identity = models.CharField(max_length=64, unique=True, help_text="what a check's run matches: not the message")
     kind = models.CharField(max_length=32, db_index=True)
     severity = models.CharField(max_length=8, choices=Severity.choices, db_index=True)
     stream = models.CharField(max_length=64, verbose_name="table")
