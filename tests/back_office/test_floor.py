@@ -45,7 +45,8 @@ def test_only_high_and_critical_findings_raise_alerts(fault):
     """A medium finding (a procedure broken, the money right) waits in the findings list,
     it does not alarm the floor."""
     medium = Finding.objects.get()
-    medium.pk, medium.fingerprint, medium.severity, medium.kind = None, "f" * 64, "medium", "illegal_decision"
+    medium.pk, medium.fingerprint, medium.identity = None, "f" * 64, "f" * 64
+    medium.severity, medium.kind = "medium", "illegal_decision"
     medium.save()
     m.Alert.objects.all().delete()
     raised = floor.alerts_from_findings()
