@@ -239,9 +239,10 @@ class FindingAdmin(ReadOnlyAdmin):
         return self.get_readonly_fields(request, obj)
 
     def get_readonly_fields(self, request: HttpRequest, obj: object = None) -> list[str]:
-        # the amounts as money; the rest as stored
+        # the amounts as money; the rest as stored but the identity (the checks' matching
+        # key: the fingerprint names the finding to people)
         shown = {"expected": "expected_text", "recorded": "recorded_text"}
-        return [shown.get(f.name, f.name) for f in self.opts.fields] + ["round_link"]
+        return [shown.get(f.name, f.name) for f in self.opts.fields if f.name != "identity"] + ["round_link"]
 
     @admin.display(description="expected")
     def expected_text(self, obj: Finding) -> str:
