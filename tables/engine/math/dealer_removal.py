@@ -183,7 +183,8 @@ class StandTable:
     """Per up card (index 1-10): the dealer's odds against every lattice hand (``None``
     where the up card and the hand cannot both come from the shoe), and against every
     split hand with the other pair card out whose cards then total more than 21 (keyed by
-    the multiset of all those cards)."""
+    the multiset of all those cards; split aces' only where a higher value is paired too,
+    see :func:`_walk_all`)."""
 
     lattice: Lattice
     probs: tuple[tuple[Odds | None, ...], ...]
@@ -222,7 +223,11 @@ def stand_table(decks: int, hits_soft_17: bool) -> StandTable:
 def _walk_all(lay: Layout, lattice: Lattice, out: list[Odds | None], over: dict[int, Odds]) -> None:
     """Walk every hand (into ``out``) and every split hand with one extra pair card out
     totalling more than 21 (into ``over``): a multiset of more than 21 is walked while,
-    less its highest card held twice or more, it is a hand.
+    less its highest card held twice or more, it is a hand. Not when that card is an
+    ace: only split aces taking more than one card read those (a hard 21 with an ace,
+    and the other ace out), no preset plays them, and they were an eighth of these
+    multisets; :class:`PairRemoval` serves them (descendants in the walk add aces only,
+    so none of them is needed either).
 
     The walk's step runs some 75,000 times per shoe: everything it looks up is indexed by
     small integers (level, cards left, size) and built before or on first use."""
@@ -251,7 +256,7 @@ def _walk_all(lay: Layout, lattice: Lattice, out: list[Odds | None], over: dict[
             held = (key >> (5 * (value - 1))) & 31
             grown_pair = pair or (value if held == 1 else 0)
             grown_total = total + value
-            if grown_total > 21 and not (grown_pair and grown_total - grown_pair <= 21):
+            if grown_total > 21 and not (grown_pair > 1 and grown_total - grown_pair <= 21):
                 continue
             x = counts[value - 1] - held
             if x <= 0:
@@ -268,7 +273,7 @@ def _walk_all(lay: Layout, lattice: Lattice, out: list[Odds | None], over: dict[
             # child's own test, below): otherwise the prefix sums are all it needs
             again = grown_total + value
             pair_again = grown_pair or (value if held == 0 else 0)
-            if x > 1 and (again <= 21 or (pair_again and again - pair_again <= 21)):
+            if x > 1 and (again <= 21 or (pair_again > 1 and again - pair_again <= 21)):
                 grown = list(product)
                 grown_prefix = list(accumulate(grown, initial=0.0))
             else:
