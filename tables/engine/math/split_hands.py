@@ -229,7 +229,8 @@ class PairPlay:
         lattice = u.lattice
         counts, n = u.counts, u.n
         natural_card = self._natural_card if u.conditioned else 0
-        stand = self.stand
+        keys, index, card, table, beyond = self._keys, self._index, self._card, u.odds, u.beyond
+        stand_memo, stand_of = self._stand_memo, self._stand_of
         # per value (1-10): the cards of it left once the up card and the other pair card
         # are out (each hand then takes off its own)
         shoe = [counts[c - 1] - (1 if c == pair else 0) for c in range(1, 11)]
@@ -245,9 +246,14 @@ class PairPlay:
             left = n - size_of[h] - 1
             children = child_of[h]
             best_action = STAND
-            # every child holds the pair card too and was decided before it: its stand
-            # value is read from ``stood`` rather than through the memo's method call
-            stood[h] = standing = stand(h, 1)
+            # the stand table's odds read here, not through stand() and odds(): this loop
+            # runs for some 7,000 hands per up card. Every child holds the pair card too
+            # and was decided before it: its stand value is read from ``stood``
+            whole = keys[h] + card
+            found = index.get(whole)
+            odds = table[found] if found is not None else beyond.get(whole)
+            stood[h] = standing = stand_memo[h * 64 + 1] = stand_of[h](
+                odds if odds is not None else self.odds(h, 1))  # None: split aces taking more cards
             best_value = standing if STAND in legal else float("-inf")
             may_double = DOUBLE in legal
             hit = double = 0.0
