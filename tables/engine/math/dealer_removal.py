@@ -19,16 +19,17 @@ dozen instead of hundreds.
 probabilities of 17-21, bust and natural, every stand value and push probability, for
 every hand of two or more cards (about a second for all ten up cards); its step folds
 the final's size into the ratio (``m / (m - k)`` for a final of ``k`` cards drawn from
-``m``), so its vectors hold the finals' probabilities and an outcome's is a difference
-of two prefix sums. :class:`PairRemoval`
+``m``), so its vectors hold the finals' probabilities and an outcome's is the sum of its
+entries. :class:`PairRemoval`
 serves split hands, whose composition also lacks further pair cards: the pair value comes
 last in its order, so a hand's finals are reduced once to (outcome, size, pair cards in
 the final) and re-weighted there for any number of extra pair cards.
 
 Everything is a float: exact to ~1e-15 (the finals' base probabilities come from exact
-integers; a product of per-step ratios and sums over prefix differences lose at most a
-few 1e-15 absolute: the six-deck stand table's largest change from the earlier walk's
-floats (one fall(n, k) ratio per group) measured 5.8e-15).
+integers; a product of per-step ratios, prefix differences where finals merge and sums of
+entries lose at most a few 1e-15 absolute: the six-deck stand table's largest change
+from the earlier walk's floats (one fall(n, k) ratio per group) measured 5.8e-15, and
+from outcomes taken as prefix differences 2.6e-15).
 """
 from __future__ import annotations
 
@@ -183,7 +184,8 @@ class StandTable:
     """Per up card (index 1-10): the dealer's odds against every lattice hand (``None``
     where the up card and the hand cannot both come from the shoe), and against every
     split hand with the other pair card out whose cards then total more than 21 (keyed by
-    the multiset of all those cards)."""
+    the multiset of all those cards; split aces' only where a higher value is paired too,
+    see :func:`_walk_all`)."""
 
     lattice: Lattice
     probs: tuple[tuple[Odds | None, ...], ...]
@@ -222,7 +224,11 @@ def stand_table(decks: int, hits_soft_17: bool) -> StandTable:
 def _walk_all(lay: Layout, lattice: Lattice, out: list[Odds | None], over: dict[int, Odds]) -> None:
     """Walk every hand (into ``out``) and every split hand with one extra pair card out
     totalling more than 21 (into ``over``): a multiset of more than 21 is walked while,
-    less its highest card held twice or more, it is a hand.
+    less its highest card held twice or more, it is a hand. Not when that card is an
+    ace: only split aces taking more than one card read those (a hard 21 with an ace,
+    and the other ace out), no preset plays them, and they were an eighth of these
+    multisets; :class:`PairRemoval` serves them (descendants in the walk add aces only,
+    so none of them is needed either).
 
     The walk's step runs some 75,000 times per shoe: everything it looks up is indexed by
     small integers (level, cards left, size) and built before or on first use."""
@@ -231,16 +237,23 @@ def _walk_all(lay: Layout, lattice: Lattice, out: list[Odds | None], over: dict[
     # left as the hand's ``size``-th card: per entry (x - d) / x for its final's count d
     # of that value, times (m + 1) / (m + 1 - k) for its final's size k (m cards left
     # after the draw), so that the walk's vectors hold the finals' probabilities from the
-    # hand's shoe and an outcome's probability is a difference of two prefix sums. A hand
-    # holds at most 21 cards, a split hand one more, and the walk looks one further
+    # hand's shoe and an outcome's probability is the sum of its entries. A hand holds at
+    # most 21 cards, a split hand one more, and the walk looks one further
     ratios: list[list[list[Sequence[float] | None]] | None] = [None] * 24
     dcol, kcol = lay.dcol, [lay.sizes(j) for j in range(10)]
     pick = [[lay.picker(i, j) if j > i else None for j in range(10)] for i in range(10)]
-    # per level: the outcomes' boundaries among its entries
-    opick = [_getter([lay.gends[j][g] for g in lay.oends]) for j in range(10)]
+    # per level: each outcome's entries (contiguous: sorted by outcome first)
+    oslices = []
+    for j in range(10):
+        bounds = [lay.gends[j][g] for g in lay.oends]
+        oslices.append(tuple(map(slice, bounds, bounds[1:])))
     bust = BUST
 
-    def walk(key: int, level: int, vec: Vector, prefix: Vector, total: int, size: int, pair: int) -> None:
+    def walk(key: int, level: int, vec: Vector, prefix: Vector | None, total: int, size: int, pair: int) -> None:
+        # ``prefix``: ``vec``'s prefix sums, taken when a child of a later level first
+        # needs them (merging is a difference of two): most hands' children add their
+        # own value again or none, and the aces, last in the order, are three steps in
+        # five (so the sums were a pass over the entries that served only the outcomes)
         size += 1
         by_level = ratios[size]
         if by_level is None:
@@ -251,7 +264,7 @@ def _walk_all(lay: Layout, lattice: Lattice, out: list[Odds | None], over: dict[
             held = (key >> (5 * (value - 1))) & 31
             grown_pair = pair or (value if held == 1 else 0)
             grown_total = total + value
-            if grown_total > 21 and not (grown_pair and grown_total - grown_pair <= 21):
+            if grown_total > 21 and not (grown_pair > 1 and grown_total - grown_pair <= 21):
                 continue
             x = counts[value - 1] - held
             if x <= 0:
@@ -260,25 +273,17 @@ def _walk_all(lay: Layout, lattice: Lattice, out: list[Odds | None], over: dict[
             if ratio is None:
                 ratio = by_level[j][x] = _step_vector(dcol[j], x, kcol[j], n - size + 1)
             if j == level:
-                product = map(mul, vec, ratio)
+                grown = list(map(mul, vec, ratio))
             else:
+                if prefix is None:
+                    prefix = list(accumulate(vec, initial=0.0))
                 picks = from_level[j](prefix)  # type: ignore[misc]
-                product = map(mul, map(sub, picks[1:], picks), ratio)
-            # the entries themselves serve only a child adding this value again (the
-            # child's own test, below): otherwise the prefix sums are all it needs
-            again = grown_total + value
-            pair_again = grown_pair or (value if held == 0 else 0)
-            if x > 1 and (again <= 21 or (pair_again and again - pair_again <= 21)):
-                grown = list(product)
-                grown_prefix = list(accumulate(grown, initial=0.0))
-            else:
-                grown = []
-                grown_prefix = list(accumulate(product, initial=0.0))
+                grown = list(map(mul, map(sub, picks[1:], picks), ratio))
             child = key + CARD[value]
             if size >= 2 and (grown_total <= 21 or size >= 3):
-                # P(17..21), P(bust), P(natural): the outcomes' sums
-                acc = opick[j](grown_prefix)
-                probs = list(map(sub, acc[1:], acc))
+                # P(17..21), P(bust), P(natural): the outcomes' sums (bust's entries are
+                # none: its probability is what the others leave)
+                probs: list[float] = list(map(sum, map(grown.__getitem__, oslices[j])))
                 probs[bust] = max(0.0, 1.0 - sum(probs))
                 # a tuple of floats: the collector stops tracking it, and the table's
                 # 75,000 of them no longer slow every full collection
@@ -286,9 +291,9 @@ def _walk_all(lay: Layout, lattice: Lattice, out: list[Odds | None], over: dict[
                     out[index[child]] = tuple(probs)
                 else:
                     over[child] = tuple(probs)
-            walk(child, j, grown, grown_prefix, grown_total, size, grown_pair)
+            walk(child, j, grown, None, grown_total, size, grown_pair)
 
-    walk(0, 0, lay.base, list(accumulate(lay.base, initial=0.0)), 0, 0, 0)
+    walk(0, 0, lay.base, None, 0, 0, 0)
 
 
 _MULS = (mul,) * N_OUTCOMES  # map(map, _MULS, a, b): the entrywise products, outcome by outcome

@@ -111,7 +111,8 @@ class PairPlay:
         self.one_card = pair == 1 and game.rules.split_aces_one_card
         self.split_natural = game.rules.split_21_is_natural
         self.pays = float(game.play.natural_pays)
-        self.removal = pair_removal(game.rules.decks, game.play.hits_soft_17, u.up, pair)
+        self._removal_of = (game.rules.decks, game.play.hits_soft_17, u.up, pair)
+        self._removal: PairRemoval | None = None
         self.info = info = members_of(lattice.decks, pair, self.one_card)
         self.members, self.pairs, self.rest, self._rest_cards = info.hands, info.pairs, info.rest, info.rest_cards
         self._natural_card = 10 if u.up == 1 else 1 if u.up == 10 else 0
@@ -129,17 +130,29 @@ class PairPlay:
         self._chart_decisions: dict[int, str] = {}
 
     # -- compositions ---------------------------------------------------------------------
+    @property
+    def removal(self) -> PairRemoval:
+        """The pair's dealer odds beyond the stand table, built on first need: splits to two
+        hands read only the stand table, and building the ten up cards' nine pair layouts
+        would cost them about 0.2 s."""
+        if self._removal is None:
+            self._removal = pair_removal(*self._removal_of)
+        return self._removal
+
     def _prepare(self, extras: Iterable[int], hands: Collection[int]) -> None:
         """Reduce, in one walk (hands share their leading cards across the numbers of
         extra pair cards), the dealer's finals for the hands whose composition with
         ``extra`` pair cards out is not a stand-table hand and whose odds are not
         memoised already."""
-        known = self.removal.known
         todo: list[tuple[int, tuple[int, ...]]] = []
         for extra in extras:
-            if extra == 1:
-                continue  # the stand table has them all
+            if extra == 1 and self.pair != 1:
+                continue  # the stand table has them all (split aces' not: see stand_table)
+            known = self.removal.known
             beyond = self.info.beyond(extra)
+            if extra == 1:
+                keys, card, table = self._keys, self._card, self.u.beyond
+                beyond = frozenset(h for h in beyond if keys[h] + card not in table)
             todo.extend((self.rest[h], self._rest_cards[h]) for h in hands
                         if h in beyond and not known(self.rest[h], self.pairs[h] + extra))
         if todo:
@@ -210,11 +223,14 @@ class PairPlay:
                 value[h] = self._value(h, action, 1, value)
             self.decisions[OPTIMAL] = decisions
             return
+        if self.pair == 1:
+            self._prepare([1], self.members)  # split aces taking more cards (stand_table)
         u, pair = self.u, self.pair
         lattice = u.lattice
         counts, n = u.counts, u.n
         natural_card = self._natural_card if u.conditioned else 0
-        stand = self.stand
+        keys, index, card, table, beyond = self._keys, self._index, self._card, u.odds, u.beyond
+        stand_memo, stand_of = self._stand_memo, self._stand_of
         # per value (1-10): the cards of it left once the up card and the other pair card
         # are out (each hand then takes off its own)
         shoe = [counts[c - 1] - (1 if c == pair else 0) for c in range(1, 11)]
@@ -230,9 +246,14 @@ class PairPlay:
             left = n - size_of[h] - 1
             children = child_of[h]
             best_action = STAND
-            # every child holds the pair card too and was decided before it: its stand
-            # value is read from ``stood`` rather than through the memo's method call
-            stood[h] = standing = stand(h, 1)
+            # the stand table's odds read here, not through stand() and odds(): this loop
+            # runs for some 7,000 hands per up card. Every child holds the pair card too
+            # and was decided before it: its stand value is read from ``stood``
+            whole = keys[h] + card
+            found = index.get(whole)
+            odds = table[found] if found is not None else beyond.get(whole)
+            stood[h] = standing = stand_memo[h * 64 + 1] = stand_of[h](
+                odds if odds is not None else self.odds(h, 1))  # None: split aces taking more cards
             best_value = standing if STAND in legal else float("-inf")
             may_double = DOUBLE in legal
             hit = double = 0.0
@@ -402,9 +423,14 @@ class PairPlay:
             reached = self.reach(who, chart)
             children = self.u.lattice.child
             decisions = [self._decision(who, h, chart) for h in reached]
-            leaves = set(reached)
+            # the hands whose dealer odds a level reads: those standing and a double's
+            # one-card extensions (a hand hitting takes its children's values; a one-card
+            # ace's natural needs no odds)
+            leaves: set[int] = set()
             for h, action in zip(reached, decisions, strict=True):
-                if action == DOUBLE:
+                if action == STAND:
+                    leaves.add(h)
+                elif action == DOUBLE:
                     leaves.update(child for child in children[h][1:] if child >= 0)
             self._prepare([a + 1 for a in todo], leaves)
             for a in todo:
@@ -549,7 +575,8 @@ class PairPlay:
 
     def release(self) -> None:
         """Forget the reduced dealer vectors (kept memoised: the odds)."""
-        self.removal.release()
+        if self._removal is not None:
+            self._removal.release()
 
     def _payoff(self, h: int, action: str, outcome: int) -> float:
         """A standing hand's result against one dealer outcome (unit stake)."""
