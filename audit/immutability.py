@@ -4,7 +4,9 @@ protection is still in place.
 Row triggers refuse UPDATE and DELETE; on PostgreSQL a statement trigger also refuses
 TRUNCATE, which row triggers do not see. On PostgreSQL the triggers are enabled ALWAYS,
 so they fire in ``session_replication_role = replica`` too (an ordinary trigger does
-not). Who can still get past them:
+not). On PostgreSQL's partitioned table (:mod:`audit.partitions`) the row trigger is
+cloned to each partition, each partition has a TRUNCATE trigger of its own, and the key
+table has both; :func:`protection_problems` checks every one. Who can still get past them:
 
 - the application's own database role cannot: it does not own the table or the trigger
   function (:mod:`audit.roles`), so it cannot drop, disable or replace them, and it holds

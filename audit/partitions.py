@@ -14,7 +14,10 @@ What a partitioned table cannot do, and what stands in for it:
   with a transition table (every writer - the ORM, COPY, psql - passes through it; it
   runs as the owner, so the application role needs no right on the key table but SELECT).
   A duplicate raises the unique violation an ordinary constraint would, which the store
-  answers as before (``IdConflict``, ``VersionConflict``);
+  answers as before (``IdConflict``, ``VersionConflict``). With each key it keeps the
+  event's hash, so the write path's own lookups - a stream's head, which ids are stored,
+  whether a stream moved - read one index instead of every partition's (:func:`keyed`),
+  and a stream's head survives the archival of the day it was written on;
 - the primary key is ``(position, recorded_at)``; ``position`` stays globally unique
   because one sequence hands it out and nothing else writes it;
 - statement triggers are not cloned to partitions (row triggers are, enabled ALWAYS as on
@@ -53,8 +56,8 @@ _NAME = re.compile(rf"^{PREFIX}(\d{{8}})\Z")
 # the key trigger's function body as shipped; verify compares the stored one with it
 KEEP_KEYS_BODY = f"""
         BEGIN
-            INSERT INTO {KEY_TABLE} (event_id, stream, version)
-                SELECT event_id, stream, version FROM new_rows;
+            INSERT INTO {KEY_TABLE} (event_id, stream, version, hash)
+                SELECT event_id, stream, version, hash FROM new_rows;
             RETURN NULL;
         END """
 
@@ -174,7 +177,8 @@ def convert(cursor: Any, *, tz: str, cutoff: int, ahead: int) -> None:
     cursor.execute(f"ALTER TABLE {TABLE} RENAME TO {old}")
     cursor.execute(f"CREATE TABLE {TABLE} (LIKE {old} INCLUDING CONSTRAINTS) PARTITION BY RANGE (recorded_at)")
     cursor.execute(f"CREATE TABLE {KEY_TABLE} (event_id uuid NOT NULL, stream varchar(64) NOT NULL, "
-                   f"version bigint NOT NULL, CONSTRAINT {KEY_TABLE}_pkey PRIMARY KEY (event_id), "
+                   f"version bigint NOT NULL, hash varchar(64) NOT NULL, "
+                   f"CONSTRAINT {KEY_TABLE}_pkey PRIMARY KEY (event_id), "
                    f"CONSTRAINT {KEY_TABLE}_stream_version UNIQUE (stream, version))")
     # the default first: the partition functions read it
     cursor.execute(f"CREATE TABLE {DEFAULT} PARTITION OF {TABLE} DEFAULT")
@@ -194,7 +198,8 @@ def convert(cursor: Any, *, tz: str, cutoff: int, ahead: int) -> None:
     cursor.execute(f"SELECT * FROM {MAKE}(%s, %s, %s)", [ahead, tz, cutoff])
     # the rows, before any index exists (built once, after), then their keys
     cursor.execute(f"INSERT INTO {TABLE} SELECT * FROM {old} ORDER BY position")
-    cursor.execute(f"INSERT INTO {KEY_TABLE} (event_id, stream, version) SELECT event_id, stream, version FROM {old}")
+    cursor.execute(f"INSERT INTO {KEY_TABLE} (event_id, stream, version, hash) "
+                   f"SELECT event_id, stream, version, hash FROM {old}")
     # its triggers, indexes, constraints and sequence go with it, freeing their names
     cursor.execute(f"DROP TABLE {old}")
     cursor.execute(f"CREATE SEQUENCE {TABLE}_position_seq AS bigint OWNED BY {TABLE}.position")
@@ -240,6 +245,21 @@ def unconvert(cursor: Any) -> None:
         cursor.execute(sql)
 
 
+def keyed(connection: Any) -> bool:
+    """Whether the store's write path reads the key table (the table is partitioned):
+    asked of the database once per connection object, forgotten by the migration."""
+    found = getattr(connection, "_audit_keyed", None)
+    if found is None:
+        found = is_partitioned(connection)
+        connection._audit_keyed = found
+    return bool(found)
+
+
+def forget(connection: Any) -> None:
+    """After 0016 or its reverse: :func:`keyed` asks again."""
+    connection.__dict__.pop("_audit_keyed", None)
+
+
 def make_ahead(connection: Any, days: int | None = None) -> list[str]:
     """Make today's partition and the next ``days``' (``EVENT_PARTITIONS_AHEAD``) where
     missing; the names made. Idempotent; nothing to do on SQLite or an unpartitioned table."""
@@ -250,6 +270,15 @@ def make_ahead(connection: Any, days: int | None = None) -> list[str]:
         cursor.execute(f"SELECT * FROM {MAKE}(%s, %s, %s)",
                        [days, settings.TIME_ZONE, settings.GAMING_DAY_CUTOFF_HOUR])
         return [row[0] for row in cursor.fetchall()]
+
+
+def make_day(connection: Any, day: date) -> str | None:
+    """Make gaming day ``day``'s partition - a past one too, for a restore - as the
+    owner only (the function is not the application's); its name, None if it exists or
+    the default partition holds events of that day."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {MAKE_ONE}(%s, %s, %s)", [day, settings.TIME_ZONE, settings.GAMING_DAY_CUTOFF_HOUR])
+        return cursor.fetchone()[0]
 
 
 def partition_day(name: str) -> date | None:

@@ -11,7 +11,8 @@ reads and appends.
   REFERENCES); on the read models, everything their projections need. It is not a
   superuser, so it cannot set ``session_replication_role`` either. On PostgreSQL's
   partitioned event table (:mod:`audit.partitions`) it holds nothing on the partitions
-  themselves (it reads and appends through the table) nor on the key table, and EXECUTE on the one function that makes partitions ahead; it cannot detach or drop one.
+  themselves (it reads and appends through the table), SELECT only on the key table, and
+  EXECUTE on the one function that makes partitions ahead; it cannot detach or drop one.
 
 :func:`create_roles_sql` is what a database superuser runs once (``manage.py db_roles``
 prints it, or runs it with ``--execute``; ``deploy/db-roles.sql`` is its output for the
@@ -91,14 +92,15 @@ def grant_sql(*, app: str) -> list[str]:
         statements.append(f"REVOKE UPDATE, DELETE, TRUNCATE, TRIGGER, REFERENCES ON {table} FROM {app}")
     # partitioned (audit.partitions): nothing on a partition itself - the application
     # reads and appends through the table, and an INSERT straight into a partition would
-    # pass by the key trigger; nothing on the key table (the key trigger writes it as the
-    # owner); the one function that makes partitions ahead, which runs as the owner
+    # pass by the key trigger; the key table read only (the store's write path reads it;
+    # the key trigger writes it as the owner); the one function that makes partitions
+    # ahead, which runs as the owner
     statements.append(
         "DO $$ DECLARE r record; BEGIN "
         f"FOR r IN SELECT inhrelid::regclass AS name FROM pg_inherits WHERE inhparent = to_regclass('{EVENT_TABLE}') "
         f"LOOP EXECUTE format('REVOKE ALL ON %s FROM {app}', r.name); END LOOP; "
         f"IF to_regclass('{KEY_TABLE}') IS NOT NULL THEN "
-        f"REVOKE ALL ON {KEY_TABLE} FROM {app}; END IF; "
+        f"REVOKE ALL ON {KEY_TABLE} FROM {app}; GRANT SELECT ON {KEY_TABLE} TO {app}; END IF; "
         f"IF to_regprocedure('{MAKE}(integer, text, integer)') IS NOT NULL THEN "
         f"GRANT EXECUTE ON FUNCTION {MAKE}(integer, text, integer) TO {app}; END IF; END $$"
     )

@@ -15,6 +15,7 @@ def convert(apps, schema_editor):
     with schema_editor.connection.cursor() as cursor:
         partitions.convert(cursor, tz=settings.TIME_ZONE, cutoff=settings.GAMING_DAY_CUTOFF_HOUR,
                            ahead=settings.EVENT_PARTITIONS_AHEAD)
+    partitions.forget(schema_editor.connection)
 
 
 def unconvert(apps, schema_editor):
@@ -22,6 +23,7 @@ def unconvert(apps, schema_editor):
         return
     with schema_editor.connection.cursor() as cursor:
         partitions.unconvert(cursor)
+    partitions.forget(schema_editor.connection)
 
 
 class Migration(migrations.Migration):

@@ -140,7 +140,8 @@ APP_REFUSED = {
     "truncate the default": "TRUNCATE audit_event_default",
     "insert into a partition, past the keys": "INSERT INTO {p} SELECT * FROM audit_event",
     "delete a key": "DELETE FROM audit_event_key",
-    "insert a key": "INSERT INTO audit_event_key VALUES (gen_random_uuid(), 'T9', 1)",
+    "insert a key": "INSERT INTO audit_event_key VALUES (gen_random_uuid(), 'T9', 1, 'h')",
+    "update a key": "UPDATE audit_event_key SET hash = 'h'",
     "detach a partition": "ALTER TABLE audit_event DETACH PARTITION {p}",
     "drop a partition": "DROP TABLE {p}",
     "disable a partition's trigger": "ALTER TABLE {p} DISABLE TRIGGER ALL",
@@ -262,9 +263,13 @@ def test_a_day_is_detached_only_with_a_verified_package_that_holds_it(past_day, 
         cursor.execute(f"UPDATE {name} SET actor = 'forger'")
     with pytest.raises(DatabaseError, match="append-only"), transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(f"TRUNCATE {name}")
-    # its ids stay taken: the key table keeps them
+    # its keys stay: the ids and versions taken, the stream going on from its archived head
     with pytest.raises(VersionConflict):
         events_append(stream="T1", expected_version=0, events=[table_opened("T1")], now=NOW)
+    [next_one] = events_append(stream="T1", expected_version=26, events=[table_opened("T1")], now=NOW)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT hash FROM {name} WHERE stream = 'T1' AND version = 26")
+        assert next_one.prev_hash == cursor.fetchone()[0]
     with connection.cursor() as cursor:
         cursor.execute(f"DROP TABLE {name}")
 
