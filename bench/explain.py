@@ -44,7 +44,7 @@ def main() -> None:
 
     from audit import digests
     from audit.models import Event, Finding, openings_on
-    from audit.partitions import partitions
+    from audit.partitions import KEY_TABLE, keyed, partitions
     from audit.store import stream_events
 
     if connection.vendor != "postgresql":
@@ -72,16 +72,25 @@ def main() -> None:
         "an event's leaf index (the count after its block)":
             Event.objects.filter(position__gt=max(0, middle.position - digests.BLOCK), position__lt=middle.position),
         "a finding's trail": Event.objects.filter(stream="audit.findings", payload__finding=finding).order_by("version"),
-        # on every append (audit.store): the stream's head, and which of the batch's ids are stored
-        f"a stream's head ({stream}: audit.store.stream_head)":
-            Event.objects.filter(stream=stream).order_by("-version").values_list("version", "hash")[:1],
-        "which of 25 ids are stored (audit.store.stored_rows)":
-            Event.objects.filter(event_id__in=[uuid.uuid4() for _ in range(24)] + [middle.event_id]).values_list(
-                "event_id", flat=True),
+    }
+    # on every append (audit.store): the stream's head, and which of the batch's ids are
+    # stored - from the key table where the table is partitioned, as the store asks them
+    ids = [uuid.uuid4() for _ in range(24)] + [middle.event_id]
+    table = KEY_TABLE if keyed(connection) else "audit_event"
+    raw = {
+        f"a stream's head ({stream}: audit.store.stream_head, from {table})":
+            (f"SELECT version, hash FROM {table} WHERE stream = %s ORDER BY version DESC LIMIT 1", [stream]),
+        f"which of 25 ids are stored (audit.store.stored_rows, from {table})":
+            (f"SELECT event_id FROM {table} WHERE event_id = ANY(%s)", [ids]),
     }
     for name, query in queries.items():
         print(f"\n== {name}\n{query.query}")
         print(query.explain(analyze=True, buffers=True))
+    with connection.cursor() as cursor:
+        for name, (sql, params) in raw.items():
+            print(f"\n== {name}\n{sql}")
+            cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + sql, params)
+            print("\n".join(row[0] for row in cursor.fetchall()))
     index = digests.leaf_index(middle)
     print(f"\n== leaf index of position {middle.position:,}: {index:,}")
 

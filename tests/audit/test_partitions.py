@@ -12,7 +12,6 @@ from django.core.management import CommandError, call_command
 from django.db import DatabaseError, IntegrityError, connection, transaction
 
 from audit import digests, immutability, partitions
-from audit.archive import ArchiveRefused, detach_day
 from audit.errors import IdConflict, VersionConflict
 from audit.gaming_day import gaming_day
 from audit.inserts import insert_rows
@@ -21,6 +20,7 @@ from audit.record.chain import GENESIS_HASH
 from audit.roles import grant_sql, privilege_problems
 from audit.store import chain_row, check_event, events_append, stream_head
 from audit.tasks import make_event_partitions_task
+from casino.archive import ArchiveRefused, detach_day
 from tests.samples import round_events, table_opened
 
 pytestmark = pytest.mark.django_db

@@ -8,9 +8,9 @@ from typing import Any
 from django.core.management.base import CommandError
 from django.db import DatabaseError, connection
 
-from audit.archive import ArchiveRefused, detach_day
 from audit.commands import BackOfficeCommand
 from audit.partitions import is_partitioned, make_ahead, make_day, partitions
+from casino.archive import ArchiveRefused, detach_day
 
 
 def _day(option: str, text: str) -> date:

@@ -16,6 +16,9 @@ Then the partition is detached. Its row trigger was the table's (a clone, which 
 drops), so it gets its own again: the detached table stays append-only (its TRUNCATE
 trigger is its own already). Only the table's owner may detach; the application role
 cannot. Dumping and dropping the detached table are the owner's steps (docs/event-store.md).
+
+It lives in the project layer, beside the package's export, because it needs the offline
+auditor, which stands above the record.
 """
 from __future__ import annotations
 
@@ -27,15 +30,14 @@ from typing import Any
 
 from django.db import connection, transaction
 
+from audit import digests, immutability
+from audit.gaming_day import gaming_day
+from audit.models import Event
+from audit.partitions import TABLE, partition_name, partitions
+from audit.record import signing
+from audit.record.jsonl import decode_line
 from auditor import layout
 from auditor.check import verify_package
-
-from . import digests, immutability
-from .gaming_day import gaming_day
-from .models import Event
-from .partitions import TABLE, partition_name, partitions
-from .record import signing
-from .record.jsonl import decode_line
 
 SERVER_STREAMS = "audit."
 
