@@ -17,11 +17,13 @@ from audit.gaming_day import gaming_day
 from audit.inserts import insert_rows
 from audit.models import Event
 from audit.record.chain import GENESIS_HASH
-from audit.roles import grant_sql, privilege_problems
+from audit.roles import privilege_problems
 from audit.store import chain_row, check_event, events_append, stream_head
 from audit.tasks import make_event_partitions_task
 from casino.archive import ArchiveRefused, detach_day
 from tests.samples import round_events, table_opened
+
+from .test_roles import granted_role
 
 pytestmark = pytest.mark.django_db
 
@@ -121,16 +123,8 @@ def test_no_partition_can_be_changed(on_postgres, statement: str, where: str) ->
 
 @pytest.fixture
 def app_role(on_postgres):
-    with connection.cursor() as cursor:
-        cursor.execute(f"DROP ROLE IF EXISTS {APP}")
-        cursor.execute(f"CREATE ROLE {APP} LOGIN NOINHERIT NOSUPERUSER NOCREATEDB NOCREATEROLE")
-        cursor.execute(f"GRANT USAGE ON SCHEMA public TO {APP}")
-        for sql in grant_sql(app=APP):
-            cursor.execute(sql)
-    yield APP
-    with connection.cursor() as cursor:
-        cursor.execute(f"DROP OWNED BY {APP}")
-        cursor.execute(f"DROP ROLE {APP}")
+    with granted_role(APP) as role:
+        yield role
 
 
 APP_REFUSED = {
