@@ -39,7 +39,7 @@ from audit.record.jsonl import decode_line
 from auditor import layout
 from auditor.check import verify_package
 
-SERVER_STREAMS = "audit."
+from .package import SERVER_STREAMS
 
 
 class ArchiveRefused(Exception):
