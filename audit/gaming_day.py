@@ -1,7 +1,7 @@
 """The gaming day: the casino's business day, which ends at a cut-off hour, not midnight."""
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
@@ -15,3 +15,11 @@ def gaming_day(moment: datetime, *, cutoff_hour: int | None = None, tz: str | No
     hour = settings.GAMING_DAY_CUTOFF_HOUR if cutoff_hour is None else cutoff_hour
     local = moment.astimezone(ZoneInfo(tz or settings.TIME_ZONE))
     return (local - timedelta(hours=hour)).date()
+
+
+def gaming_day_bounds(first: date, last: date | None = None) -> tuple[datetime, datetime]:
+    """When gaming days ``first`` to ``last`` (default: ``first`` alone) begin and end:
+    the cut-off hour of ``first`` and of the day after ``last``, in ``TIME_ZONE`` (aware)."""
+    zone = ZoneInfo(settings.TIME_ZONE)
+    cutoff = time(settings.GAMING_DAY_CUTOFF_HOUR, tzinfo=zone)
+    return datetime.combine(first, cutoff), datetime.combine((last or first) + timedelta(days=1), cutoff)

@@ -4,7 +4,9 @@ protection is still in place.
 Row triggers refuse UPDATE and DELETE; on PostgreSQL a statement trigger also refuses
 TRUNCATE, which row triggers do not see. On PostgreSQL the triggers are enabled ALWAYS,
 so they fire in ``session_replication_role = replica`` too (an ordinary trigger does
-not). Who can still get past them:
+not). On PostgreSQL's partitioned table (:mod:`audit.partitions`) the row trigger is
+cloned to each partition, each partition has a TRUNCATE trigger of its own, and the key
+table has both; :func:`protection_problems` checks every one. Who can still get past them:
 
 - the application's own database role cannot: it does not own the table or the trigger
   function (:mod:`audit.roles`), so it cannot drop, disable or replace them, and it holds
@@ -116,24 +118,43 @@ def protection_problems(connection: Any) -> list[str]:
                 elif _squash(found[name]) != _squash(sql):
                     problems.append(f"trigger {name} on {TABLE} is not the shipped one: {_squash(found[name])}")
             return problems
+        expected = _pg_expected(cursor)
         cursor.execute(
-            """SELECT t.tgname, t.tgenabled, p.proname, p.prosrc
+            """SELECT t.tgrelid::regclass::text, t.tgname, t.tgenabled, p.proname, p.prosrc
                FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid
-               WHERE t.tgrelid = to_regclass(%s) AND NOT t.tgisinternal""",
-            [TABLE],
+               WHERE t.tgrelid = ANY(%s::regclass[]) AND NOT t.tgisinternal""",
+            [sorted({table for table, _, _, _ in expected})],
         )
-        rows = {name: (enabled, function, body) for name, enabled, function, body in cursor.fetchall()}
+        rows = {(table, name): rest for table, name, *rest in cursor.fetchall()}
     problems = []
     modes = {"O": "enabled only outside replica mode", "D": "disabled", "R": "enabled only in replica mode"}
-    for name in PG_TRIGGERS:
-        if name not in rows:
-            problems.append(f"trigger {name} on {TABLE} is missing")
+    for table, name, function, shipped in expected:
+        if (table, name) not in rows:
+            problems.append(f"trigger {name} on {table} is missing")
             continue
-        enabled, function, body = rows[name]
+        enabled, found, body = rows[table, name]
         if enabled != "A":
-            problems.append(f"trigger {name} on {TABLE} is {modes.get(enabled, enabled)}, not enabled always")
-        if function != FUNCTION:
-            problems.append(f"trigger {name} on {TABLE} runs {function}(), not {FUNCTION}()")
-        elif _squash(body) != _squash(FUNCTION_BODY):
-            problems.append(f"function {FUNCTION}() is not the shipped one: {_squash(body)[:200]}")
+            problems.append(f"trigger {name} on {table} is {modes.get(enabled, enabled)}, not enabled always")
+        if found != function:
+            problems.append(f"trigger {name} on {table} runs {found}(), not {function}()")
+        elif _squash(body) != _squash(shipped):
+            problems.append(f"function {function}() is not the shipped one: {_squash(body)[:200]}")
     return sorted(set(problems))
+
+
+def _pg_expected(cursor: Any) -> list[tuple[str, str, str, str]]:
+    """(table, trigger, function, its body) that must be there on PostgreSQL: the event
+    table's; partitioned (audit.partitions), also the key trigger, the key table's and
+    each partition's (the row trigger cloned from the table's, its own TRUNCATE trigger)."""
+    from . import partitions
+
+    expected = [(TABLE, name, FUNCTION, FUNCTION_BODY) for name in PG_TRIGGERS]
+    cursor.execute("SELECT relkind FROM pg_class WHERE oid = to_regclass(%s)", [TABLE])
+    if cursor.fetchone() != ("p",):
+        return expected
+    expected.append((TABLE, partitions.KEYS_TRIGGER, partitions.KEEP_KEYS, partitions.KEEP_KEYS_BODY))
+    expected += [(partitions.KEY_TABLE, name, FUNCTION, FUNCTION_BODY) for name in partitions.KEY_TRIGGERS]
+    cursor.execute("SELECT inhrelid::regclass::text FROM pg_inherits WHERE inhparent = to_regclass(%s)", [TABLE])
+    for (partition,) in cursor.fetchall():
+        expected += [(partition, name, FUNCTION, FUNCTION_BODY) for name in PG_TRIGGERS]
+    return expected

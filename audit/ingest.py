@@ -53,7 +53,7 @@ from django.db import (
     connections,
     transaction,
 )
-from django.db.models import F, Q
+from django.db.models import F
 
 from .inserts import copy_row, copy_rows, copy_text, db_values, insert_values
 from .jsonl import BadLine, Line, parse_line
@@ -63,7 +63,7 @@ from .record.envelope import Envelope, check_claimed, document_digest, document_
 from .record.events import PayloadError
 from .record.jsonl import numbered, stream_of
 from .seals import seal_of
-from .store import same_content, stored_rows, stream_head, take_append_lock
+from .store import same_content, stored_rows, stream_head, take_append_lock, versions_taken
 from .subscribers import publish
 
 _FRAME = struct.Struct("<I")
@@ -462,10 +462,7 @@ def _write_chunk(records: list, report: IngestReport, run: IngestRun) -> None:
         try:
             with transaction.atomic():
                 take_append_lock()
-                moved = Q()
-                for stream, (version, _) in first.items():
-                    moved |= Q(stream=stream, version=version)
-                taken = set(Event.objects.filter(moved).values_list("stream", flat=True))
+                taken = versions_taken({stream: version for stream, (version, _) in first.items()})
                 if taken:
                     raise _Moved(taken)
                 rows = [values for *_, values in records]

@@ -9,7 +9,10 @@ reads and appends.
   or DROP the append-only triggers, replace their function or rename the table; on the
   event table it holds SELECT and INSERT only (no UPDATE, DELETE, TRUNCATE, TRIGGER or
   REFERENCES); on the read models, everything their projections need. It is not a
-  superuser, so it cannot set ``session_replication_role`` either.
+  superuser, so it cannot set ``session_replication_role`` either. On PostgreSQL's
+  partitioned event table (:mod:`audit.partitions`) it holds nothing on the partitions
+  themselves (it reads and appends through the table), SELECT only on the key table, and
+  EXECUTE on the one function that makes partitions ahead; it cannot detach or drop one.
 
 :func:`create_roles_sql` is what a database superuser runs once (``manage.py db_roles``
 prints it, or runs it with ``--execute``; ``deploy/db-roles.sql`` is its output for the
@@ -23,6 +26,7 @@ import re
 
 from .immutability import ACCESS_TABLE
 from .immutability import TABLE as EVENT_TABLE
+from .partitions import KEY_TABLE, MAKE
 
 # tables the application may only read and append to
 APPEND_ONLY = (EVENT_TABLE, ACCESS_TABLE)
@@ -86,6 +90,20 @@ def grant_sql(*, app: str) -> list[str]:
     ]
     for table in APPEND_ONLY:
         statements.append(f"REVOKE UPDATE, DELETE, TRUNCATE, TRIGGER, REFERENCES ON {table} FROM {app}")
+    # partitioned (audit.partitions): nothing on a partition itself - the application
+    # reads and appends through the table, and an INSERT straight into a partition would
+    # pass by the key trigger; the key table read only (the store's write path reads it;
+    # the key trigger writes it as the owner); the one function that makes partitions
+    # ahead, which runs as the owner
+    statements.append(
+        "DO $$ DECLARE r record; BEGIN "
+        f"FOR r IN SELECT inhrelid::regclass AS name FROM pg_inherits WHERE inhparent = to_regclass('{EVENT_TABLE}') "
+        f"LOOP EXECUTE format('REVOKE ALL ON %s FROM {app}', r.name); END LOOP; "
+        f"IF to_regclass('{KEY_TABLE}') IS NOT NULL THEN "
+        f"REVOKE ALL ON {KEY_TABLE} FROM {app}; GRANT SELECT ON {KEY_TABLE} TO {app}; END IF; "
+        f"IF to_regprocedure('{MAKE}(integer, text, integer)') IS NOT NULL THEN "
+        f"GRANT EXECUTE ON FUNCTION {MAKE}(integer, text, integer) TO {app}; END IF; END $$"
+    )
     return statements
 
 
@@ -105,13 +123,20 @@ def privilege_problems(cursor: object, *, app: str) -> list[str]:
     for flag, what in ((superuser, "is a superuser"), (replication, "may replicate"), (bypass, "bypasses row security")):
         if flag:
             problems.append(f"role {app} {what}")
-    for table in APPEND_ONLY:
+    execute("SELECT inhrelid::regclass::text FROM pg_inherits WHERE inhparent = to_regclass(%s) ORDER BY 1",
+            [EVENT_TABLE])
+    parts = [row[0] for row in fetch()]
+    execute("SELECT to_regclass(%s) IS NOT NULL", [KEY_TABLE])
+    keys = [KEY_TABLE] if fetch()[0][0] else []
+    refused = {"UPDATE", "DELETE", "TRUNCATE", "TRIGGER"}
+    for table, privileges in ([(t, refused) for t in APPEND_ONLY] + [(t, refused | {"INSERT"}) for t in keys]
+                              + [(t, refused | {"INSERT", "SELECT"}) for t in parts]):
         execute("SELECT pg_get_userbyid(relowner) FROM pg_class WHERE oid = to_regclass(%s)", [table])
         owner = fetch()
         if owner and owner[0][0] == app:
             problems.append(f"role {app} owns {table}")
-        for privilege in ("UPDATE", "DELETE", "TRUNCATE", "TRIGGER"):
+        for privilege in sorted(privileges, key=["SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "TRIGGER"].index):
             execute("SELECT has_table_privilege(%s, %s, %s)", [app, table, privilege])
             if fetch()[0][0]:
-                problems.append(f"role {app} may {privilege} {table}")
+                problems.append(f"role {app} may {privilege} {table}" + (" directly" if table in parts else ""))
     return problems

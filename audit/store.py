@@ -30,6 +30,7 @@ from django.db.models import Q
 from .errors import IdConflict, InvalidEvent, VersionConflict
 from .inserts import insert_rows
 from .models import Event
+from .partitions import KEY_TABLE, keyed
 from .record.chain import GENESIS_HASH, utc
 from .record.envelope import (  # noqa: F401 - STREAM_REGEX: the URLs' and admin keys' pattern, read from here
     STREAM_REGEX,
@@ -207,7 +208,7 @@ def append_checked(
     heads: dict[str, tuple[int, str]] = {}
     first_seen: dict[str, tuple[int, int]] = {}  # stream -> (expected version, head version)
     rows: list[Envelope] = []
-    spans: list[tuple[str, int, int]] = []
+    spans: list[tuple[str, int, int, set[datetime]]] = []
     try:
         for batch in batches:
             if stored and any(item.id in stored for item in batch.items):
@@ -219,7 +220,8 @@ def append_checked(
             new_rows = _build_rows(batch.stream, batch.expected_version, batch.items, recorded_at, heads[batch.stream])
             if new_rows:
                 heads[batch.stream] = (new_rows[-1].version, new_rows[-1].hash)
-                spans.append((batch.stream, new_rows[0].version, new_rows[-1].version))
+                spans.append((batch.stream, new_rows[0].version, new_rows[-1].version,
+                              {row.recorded_at for row in new_rows}))
             rows.extend(new_rows)
             results.append(None)
     except VersionConflict as conflict:
@@ -240,7 +242,7 @@ def append_checked(
             return _after_conflict(batches, first_seen, conflict, returning)
     if not returning:
         return [[] for _ in results]
-    fetched = iter(_fetch(stream, low, high) for stream, low, high in spans)
+    fetched = iter(_fetch(stream, low, high, times) for stream, low, high, times in spans)
     return [r if r is not None else (next(fetched) if batch.items else []) for r, batch in zip(results, batches)]
 
 
@@ -268,20 +270,35 @@ def _after_conflict(
     raise VersionConflict(stream, expected, head) from None
 
 
+def versions_taken(versions: dict[str, int]) -> set[str]:
+    """The streams among ``versions`` ({stream: version}) that hold that version already."""
+    if not versions:
+        return set()
+    if keyed(connection):
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT k.stream FROM {KEY_TABLE} k JOIN unnest(%s::text[], %s::bigint[]) AS v(stream, version) "
+                           "ON k.stream = v.stream AND k.version = v.version", [list(versions), list(versions.values())])
+            return {row[0] for row in cursor.fetchall()}
+    taken = Q()
+    for stream, version in versions.items():
+        taken |= Q(stream=stream, version=version)
+    return set(Event.objects.filter(taken).values_list("stream", flat=True))
+
+
 def _confirm_heads(head_versions: dict[str, int], first_seen: dict[str, tuple[int, int]]) -> None:
     """Under the lock: no stream may have grown since its rows were built."""
-    moved = Q()
-    for stream, version in head_versions.items():
-        moved |= Q(stream=stream, version=version + 1)
-    if head_versions and Event.objects.filter(moved).exists():
+    if versions_taken({stream: version + 1 for stream, version in head_versions.items()}):
         for stream, (expected, _) in first_seen.items():
             current = stream_version(stream)
             if current != head_versions[stream]:
                 raise VersionConflict(stream, expected, current)
 
 
-def _fetch(stream: str, low: int, high: int) -> list[Event]:
-    return list(Event.objects.filter(stream=stream, version__gte=low, version__lte=high).order_by("version"))
+def _fetch(stream: str, low: int, high: int, times: set[datetime]) -> list[Event]:
+    rows = Event.objects.filter(stream=stream, version__gte=low, version__lte=high)
+    if keyed(connection):  # partitioned: only the partitions of the rows' days are read
+        rows = rows.filter(recorded_at__in=times)
+    return list(rows.order_by("version"))
 
 
 def take_append_lock() -> None:
@@ -315,8 +332,10 @@ def stored_rows(ids: list[uuid.UUID]) -> dict[uuid.UUID, Event]:
     if not ids:
         return {}
     if connection.vendor == "postgresql":
+        # partitioned: the key table's one index, not each partition's (audit.partitions)
+        table = KEY_TABLE if keyed(connection) else Event._meta.db_table
         with connection.cursor() as cursor:
-            cursor.execute(f"SELECT event_id FROM {Event._meta.db_table} WHERE event_id = ANY(%s)", [ids])
+            cursor.execute(f"SELECT event_id FROM {table} WHERE event_id = ANY(%s)", [ids])
             found = [row[0] for row in cursor.fetchall()]
     else:
         found = list(Event.objects.filter(event_id__in=ids).values_list("event_id", flat=True))
@@ -341,7 +360,15 @@ def _retry_result(stream: str, items: list[CheckedEvent], stored: dict[uuid.UUID
 
 
 def stream_head(stream: str) -> tuple[int, str]:
-    """(version, hash) of the stream's last event; (0, GENESIS_HASH) for a new stream."""
+    """(version, hash) of the stream's last event; (0, GENESIS_HASH) for a new stream.
+    Partitioned (audit.partitions): from the key table - one index probe rather than one
+    a partition, and the head of a stream whose last day was archived."""
+    if keyed(connection):
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT version, hash FROM {KEY_TABLE} WHERE stream = %s ORDER BY version DESC LIMIT 1",
+                           [stream])
+            found = cursor.fetchone()
+        return (found[0], found[1]) if found else (0, GENESIS_HASH)
     last = (
         Event.objects.filter(stream=stream).order_by("-version").values_list("version", "hash").first()
     )

@@ -55,3 +55,14 @@ def sign_digest_task() -> dict:
 
     sth, _ = digest_sign()
     return {"size": sth.size, "root": sth.root.hex(), "key_id": sth.key_id}
+
+
+@shared_task(name="audit.tasks.make_event_partitions")
+def make_event_partitions_task() -> dict:
+    """Make the event table's partitions of today and the next EVENT_PARTITIONS_AHEAD
+    days where missing (PostgreSQL; periodic, see CELERY_BEAT_SCHEDULE). Idempotent."""
+    from django.db import connection
+
+    from .partitions import make_ahead
+
+    return {"made": make_ahead(connection)}

@@ -24,14 +24,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from throwaway import throwaway
+from throwaway import database_name, throwaway
 
 ROOT = Path(__file__).resolve().parents[1]
 ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -55,15 +54,6 @@ except CommandError as error:
 print(json.dumps({"code": code, "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "children_peak_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}))
 """
-
-
-def _database_name(text: str) -> str:
-    """A name the benchmark may drop and make: lower-case letters, digits and _, and
-    never one of the databases others use (the tests', the demo's, the server's own)."""
-    if not re.fullmatch(r"[a-z][a-z0-9_]{0,62}", text) or text in ("postgres", "root", "test", "template0", "template1"):
-        raise argparse.ArgumentTypeError(f"{text!r}: a database this benchmark drops and makes again "
-                                         "(lower-case letters, digits, _; not postgres, root, test or a template)")
-    return text
 
 
 def _env(database: str) -> dict[str, str]:
@@ -103,7 +93,7 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=1500, help="rounds per table")
     parser.add_argument("--keep", help="keep the day's file here (default: a temporary folder)")
-    parser.add_argument("--database", type=_database_name, default="bench_day",
+    parser.add_argument("--database", type=database_name, default="bench_day",
                         help="the PostgreSQL database to drop, make and fill (default bench_day)")
     args = parser.parse_args()
     db = args.database

@@ -6,16 +6,21 @@
 
 For each query the application runs on the record as it grows - a stream read (the API,
 replay), the global feed (subscribers, the Merkle tree), a gaming day's tables (replay of
-a day), an event's leaf index (recall, the regulator's package), a finding's trail - it
+a day), an event's leaf index (recall, the regulator's package), a finding's trail, and on
+every append a stream's head and which ids are stored - it
 prints the SQL Django sends and PostgreSQL's ``EXPLAIN (ANALYZE, BUFFERS)``. What to look
 for: an index scan, never a sequential scan of ``audit_event``, and a time that does not
-grow with the record. ``docs/event-store.md`` keeps the plans and what they showed.
+grow with the record. On the table partitioned by gaming day (PostgreSQL, audit.partitions)
+a query that does not name the day reads each attached partition's index (an Append, or
+a Merge Append where it is ordered). ``docs/event-store.md`` keeps the plans and what
+they showed.
 """
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+import uuid
 from pathlib import Path
 
 from throwaway import throwaway
@@ -39,6 +44,7 @@ def main() -> None:
 
     from audit import digests
     from audit.models import Event, Finding, openings_on
+    from audit.partitions import KEY_TABLE, keyed, partitions
     from audit.store import stream_events
 
     if connection.vendor != "postgresql":
@@ -54,7 +60,8 @@ def main() -> None:
     opened = Event.objects.filter(type="table.opened").first()
     day = opened.payload["gaming_day"] if opened else "2026-11-29"
     finding = Finding.objects.values_list("fingerprint", flat=True).first() or "0" * 64
-    print(f"{count:,} events in {args.db}")
+    attached = sum(1 for _ in partitions(connection))
+    print(f"{count:,} events in {args.db}" + (f", {attached} partitions attached" if attached else ", not partitioned"))
 
     queries = {
         f"stream read ({stream}, 500 events from version 100)": stream_events(stream, from_version=100, limit=500),
@@ -66,9 +73,24 @@ def main() -> None:
             Event.objects.filter(position__gt=max(0, middle.position - digests.BLOCK), position__lt=middle.position),
         "a finding's trail": Event.objects.filter(stream="audit.findings", payload__finding=finding).order_by("version"),
     }
+    # on every append (audit.store): the stream's head, and which of the batch's ids are
+    # stored - from the key table where the table is partitioned, as the store asks them
+    ids = [uuid.uuid4() for _ in range(24)] + [middle.event_id]
+    table = KEY_TABLE if keyed(connection) else "audit_event"
+    raw = {
+        f"a stream's head ({stream}: audit.store.stream_head, from {table})":
+            (f"SELECT version, hash FROM {table} WHERE stream = %s ORDER BY version DESC LIMIT 1", [stream]),
+        f"which of 25 ids are stored (audit.store.stored_rows, from {table})":
+            (f"SELECT event_id FROM {table} WHERE event_id = ANY(%s)", [ids]),
+    }
     for name, query in queries.items():
         print(f"\n== {name}\n{query.query}")
         print(query.explain(analyze=True, buffers=True))
+    with connection.cursor() as cursor:
+        for name, (sql, params) in raw.items():
+            print(f"\n== {name}\n{sql}")
+            cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + sql, params)
+            print("\n".join(row[0] for row in cursor.fetchall()))
     index = digests.leaf_index(middle)
     print(f"\n== leaf index of position {middle.position:,}: {index:,}")
 

@@ -4,6 +4,8 @@ deployment's own (they fail closed), and the store seals every row with it. A be
 database is thrown away, so a fixed key will do - unless the caller gives one."""
 from __future__ import annotations
 
+import argparse
+import re
 from collections.abc import MutableMapping
 
 SECRET_KEY = "bench-only-" + "x" * 50
@@ -13,3 +15,13 @@ def throwaway(env: MutableMapping[str, str]) -> MutableMapping[str, str]:
     """``env`` (``os.environ`` or a child's) with the benchmark's secret key where it has none."""
     env.setdefault("SECRET_KEY", SECRET_KEY)
     return env
+
+
+def database_name(text: str) -> str:
+    """A PostgreSQL database a benchmark may drop and make (an argparse type): lower-case
+    letters, digits and _, and never one of the databases others use (the tests', the
+    demo's, the server's own)."""
+    if not re.fullmatch(r"[a-z][a-z0-9_]{0,62}", text) or text in ("postgres", "root", "test", "template0", "template1"):
+        raise argparse.ArgumentTypeError(f"{text!r}: a database this benchmark drops and makes again "
+                                         "(lower-case letters, digits, _; not postgres, root, test or a template)")
+    return text

@@ -20,10 +20,9 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import date
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.db.models import Max
@@ -31,6 +30,7 @@ from django.db.models import Max
 from audit import digests
 from audit.access import access_export
 from audit.findings import FINDINGS_STREAM
+from audit.gaming_day import gaming_day_bounds
 from audit.models import AccessRecord, Event, Finding
 from audit.record import merkle, signing
 from audit.record.chain import format_timestamp
@@ -130,12 +130,6 @@ def previous_head(path: Path) -> dict[str, Any]:
         raise PackageError(f"--previous {path}: not a readable package ({error})", field="previous") from None
 
 
-def _day_bounds(day_from: date, day_to: date) -> tuple[datetime, datetime]:
-    zone = ZoneInfo(settings.TIME_ZONE)
-    cutoff = time(settings.GAMING_DAY_CUTOFF_HOUR, tzinfo=zone)
-    return datetime.combine(day_from, cutoff), datetime.combine(day_to + timedelta(days=1), cutoff)
-
-
 def finding_rows(tables: Sequence[str], day_from: date, day_to: date) -> list[dict[str, Any]]:
     """The back-office's findings of the tables and days, current and superseded, each
     with its whole workflow trail (the events of ``audit.findings``)."""
@@ -160,7 +154,7 @@ def finding_rows(tables: Sequence[str], day_from: date, day_to: date) -> list[di
 
 
 def access_rows(day_from: date, day_to: date) -> Iterator[dict[str, Any]]:
-    start, end = _day_bounds(day_from, day_to)
+    start, end = gaming_day_bounds(day_from, day_to)
     return ({"id": r.pk, "at": format_timestamp(r.at), "principal": r.principal, "method": r.method, "path": r.path,
              "query": r.query, "what": r.what, "status": r.status, "address": r.address}
             for r in AccessRecord.objects.filter(at__gte=start, at__lt=end).order_by("pk").iterator(chunk_size=2000))

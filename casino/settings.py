@@ -262,6 +262,9 @@ ACCESS_LOG_RETENTION_DAYS = env_int("ACCESS_LOG_RETENTION_DAYS", 400, low=90, hi
 # recreated for 10 years): nothing deletes events, this states the duty and every package
 # carries it in its manifest.
 EVENT_RETENTION_YEARS = env_int("EVENT_RETENTION_YEARS", 10, low=1, high=100)
+# PostgreSQL: the event table's partitions (one a gaming day) made this many days ahead
+# of today, by celery beat (audit.tasks.make_event_partitions) and migrate
+EVENT_PARTITIONS_AHEAD = env_int("EVENT_PARTITIONS_AHEAD", 7, low=1, high=366)
 # Where the packages requested over REST or from the admin are built (casino.package_requests),
 # each kept EVENT_RETENTION_YEARS; served only to the regulator group, compliance and superusers.
 PACKAGE_DIR = env_str("PACKAGE_DIR", str(BASE_DIR / "var" / "packages"))
@@ -328,6 +331,11 @@ CELERY_BEAT_SCHEDULE = {
     "sign-record-digest": {
         "task": "audit.tasks.sign_digest",
         "schedule": env_int("DIGEST_EVERY_SECONDS", 3600, low=60, high=7 * 86400),
+    },
+    # PostgreSQL: the event table's partitions for today and EVENT_PARTITIONS_AHEAD days
+    "make-event-partitions": {
+        "task": "audit.tasks.make_event_partitions",
+        "schedule": env_int("EVENT_PARTITIONS_EVERY_SECONDS", 3600, low=60, high=86400),
     },
     "seal-access-log": {
         "task": "audit.tasks.seal_access_log",

@@ -8,15 +8,15 @@ from typing import Any
 import msgspec
 from django.db import connection, transaction
 
-from audit import immutability
+from audit import immutability, partitions
 from audit.models import Event
 
 
 def _open() -> None:
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            for table in (immutability.TABLE, immutability.ACCESS_TABLE):
-                cursor.execute(f"ALTER TABLE {table} DISABLE TRIGGER USER")
+            cursor.execute(f"ALTER TABLE {immutability.ACCESS_TABLE} DISABLE TRIGGER USER")
+            cursor.execute(partitions.every_trigger_sql("DISABLE"))
         else:
             for sql in (*immutability.statements(immutability.REMOVE, "sqlite"),
                         *immutability.statements(immutability.ACCESS_REMOVE, "sqlite")):
@@ -26,7 +26,7 @@ def _open() -> None:
 def _close() -> None:
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            restore = [*immutability.statements(immutability.ALWAYS, "postgresql"),
+            restore = [partitions.every_trigger_sql("ENABLE ALWAYS"),
                        f"ALTER TABLE {immutability.ACCESS_TABLE} ENABLE ALWAYS TRIGGER {immutability.ACCESS_TABLE}_no_update"]
         else:
             restore = [*immutability.statements(immutability.INSTALL, "sqlite"),
@@ -79,3 +79,12 @@ def rehash(stream: str, from_version: int = 1) -> int:
             Event.objects.filter(pk=row.pk).update(prev_hash=row.prev_hash, hash=row.hash)
         _close()
     return len(changed)
+
+
+def empty_store() -> None:
+    """Every event deleted past the triggers, and on partitioned PostgreSQL their keys
+    too (audit.partitions): a store made empty again, which a restore can fill."""
+    statements = ["DELETE FROM audit_event"]
+    if partitions.is_partitioned(connection):
+        statements.append(f"DELETE FROM {partitions.KEY_TABLE}")
+    tamper(*statements)

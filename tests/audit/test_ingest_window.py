@@ -17,7 +17,7 @@ from audit.models import Event
 from audit.store import events_append
 from tests.samples import round_events, table_opened
 
-from .tampering import tamper
+from .tampering import empty_store
 
 
 def _rows(tmp_path: Path) -> list[dict]:
@@ -38,7 +38,7 @@ def _write(tmp_path: Path, name: str, rows: list[dict]) -> str:
 
 
 def _ingest(path: str, processes: int) -> ingest.IngestReport:
-    tamper("DELETE FROM audit_event")
+    empty_store()
     return ingest_file(path, processes=processes, chunk=5)
 
 

@@ -16,7 +16,7 @@ from audit.models import Event
 from audit.store import events_append, stream_version
 from tests.samples import round_events, table_opened
 
-from .tampering import tamper
+from .tampering import empty_store
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,7 +37,7 @@ def _export(tmp_path: Path, name: str = "events.jsonl", *args: str) -> Path:
 
 
 def _empty_store() -> None:
-    tamper("DELETE FROM audit_event")
+    empty_store()
     assert Event.objects.count() == 0
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -36,19 +38,29 @@ ATTACKS = {
 }
 
 
+@contextmanager
+def granted_role(name: str) -> Iterator[str]:
+    """An application role ``name`` as the owner grants it after a migration (audit.roles),
+    dropped afterwards."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"DROP ROLE IF EXISTS {name}")
+        cursor.execute(f"CREATE ROLE {name} LOGIN NOINHERIT NOSUPERUSER NOCREATEDB NOCREATEROLE")
+        cursor.execute(f"GRANT USAGE ON SCHEMA public TO {name}")
+        for sql in grant_sql(app=name):
+            cursor.execute(sql)
+    try:
+        yield name
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute(f"DROP OWNED BY {name}")
+            cursor.execute(f"DROP ROLE {name}")
+
+
 @pytest.fixture
 def app_role(on_postgres):
-    with connection.cursor() as cursor:
-        cursor.execute(f"DROP ROLE IF EXISTS {APP}")
-        cursor.execute(f"CREATE ROLE {APP} LOGIN NOINHERIT NOSUPERUSER NOCREATEDB NOCREATEROLE")
-        cursor.execute(f"GRANT USAGE ON SCHEMA public TO {APP}")
-        for sql in grant_sql(app=APP):
-            cursor.execute(sql)
-    events_append(stream="T1", expected_version=0, events=[table_opened("T1"), *round_events(1)])
-    yield APP
-    with connection.cursor() as cursor:
-        cursor.execute(f"DROP OWNED BY {APP}")
-        cursor.execute(f"DROP ROLE {APP}")
+    with granted_role(APP) as role:
+        events_append(stream="T1", expected_version=0, events=[table_opened("T1"), *round_events(1)])
+        yield role
 
 
 @pytest.mark.parametrize("attack", sorted(ATTACKS))

@@ -1,6 +1,6 @@
 from django.db.backends.postgresql import base, operations
 
-from audit import immutability
+from audit import immutability, partitions
 
 
 class DatabaseOperations(operations.DatabaseOperations):
@@ -10,11 +10,9 @@ class DatabaseOperations(operations.DatabaseOperations):
             return sql
         # The triggers fire always (replica mode too): switch them off around the flush,
         # inside its own transaction, as only the table's owner or a superuser can.
-        return [
-            f"ALTER TABLE {immutability.TABLE} DISABLE TRIGGER USER",
-            *sql,
-            *immutability.statements(immutability.ALWAYS, "postgresql"),
-        ]
+        # Partitioned (audit.partitions): each partition's TRUNCATE trigger and the key
+        # table's too, and the key table emptied with the events.
+        return [*partitions.flush_sql(), *sql, *partitions.protections_always_sql()]
 
 
 class DatabaseWrapper(base.DatabaseWrapper):

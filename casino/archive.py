@@ -1,0 +1,144 @@
+"""Archival of a gaming day's partition (PostgreSQL): DETACH it from the event table, but
+only once a regulator's package verified here covers every event in it.
+
+The check, in order (any failure refuses, nothing is detached):
+
+1. the partition is one of a past gaming day, attached;
+2. the package verifies with the offline auditor (:func:`auditor.check.verify_package`,
+   in this process), its signed heads under this store's own keys (not the package's);
+3. every table event of the partition is in the package, with the same hash (the
+   partition's rows and the package's lines compared stream by stream, in version order);
+4. the server's own events of that day (``audit.*``: signed heads, access-log seals,
+   findings' changes, which a package carries as reports rather than as events) are
+   covered by the package's latest signed head: its tree size is above their leaves.
+
+Then the partition is detached. Its row trigger was the table's (a clone, which DETACH
+drops), so it gets its own again: the detached table stays append-only (its TRUNCATE
+trigger is its own already). Only the table's owner may detach; the application role
+cannot. Dumping and dropping the detached table are the owner's steps (docs/event-store.md).
+
+It lives in the project layer, beside the package's export, because it needs the offline
+auditor, which stands above the record.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+from django.db import connection, transaction
+
+from audit import digests, immutability
+from audit.gaming_day import gaming_day
+from audit.models import Event
+from audit.partitions import TABLE, partition_name, partitions
+from audit.record import signing
+from audit.record.jsonl import decode_line
+from auditor import layout
+from auditor.check import verify_package
+
+from .package import SERVER_STREAMS
+
+
+class ArchiveRefused(Exception):
+    """The partition cannot be detached (yet): the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Detached:
+    name: str
+    events: int
+    streams: int
+
+
+def _stream_spans(name: str) -> list[tuple[str, int, int, int]]:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT stream, min(version), max(version), count(*) FROM {name} GROUP BY stream ORDER BY stream")
+        return cursor.fetchall()
+
+
+def _hashes(name: str, stream: str) -> Iterator[tuple[int, str]]:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT version, hash FROM {name} WHERE stream = %s ORDER BY version", [stream])
+        yield from cursor.fetchall()
+
+
+def _package_hashes(package: layout.Package, meta: dict[str, Any], low: int, high: int) -> Iterator[tuple[int, str]]:
+    for number, line in enumerate(package.lines(meta["file"]), start=1):
+        envelope = decode_line(line, number)
+        if low <= envelope.version <= high:
+            yield envelope.version, envelope.hash
+
+
+def _covered(package: layout.Package, manifest: dict[str, Any], name: str) -> tuple[int, int]:
+    """Refuse unless the package holds every event of partition ``name`` (module doc, 3
+    and 4); (events, streams) of the partition."""
+    events = 0
+    spans = _stream_spans(name)
+    for stream, low, high, count in spans:
+        events += count
+        if stream.startswith(SERVER_STREAMS):
+            continue
+        meta = manifest["streams"].get(stream)
+        if meta is None or meta["first_version"] > low or meta["last_version"] < high:
+            held = "none of it" if meta is None else f"versions {meta['first_version']} to {meta['last_version']}"
+            raise ArchiveRefused(f"{name}: table {stream} has versions {low} to {high} there; the package holds {held}")
+        stored = list(_hashes(name, stream))
+        packed = dict(_package_hashes(package, meta, low, high))
+        for version, hash in stored:
+            if packed.get(version) != hash:
+                raise ArchiveRefused(f"{name}: table {stream} version {version}: the package's event differs or is missing")
+    server = Event.objects.raw(
+        f"SELECT * FROM {name} WHERE stream LIKE %s ORDER BY position DESC LIMIT 1", [SERVER_STREAMS + "%"])
+    last = next(iter(server), None)
+    if last is not None:
+        size = manifest["signed_heads"][-1]["size"] if manifest["signed_heads"] else 0
+        if size <= digests.leaf_index(last):
+            raise ArchiveRefused(f"{name}: the package's latest signed head ({size} events) does not cover the "
+                                 f"server's events of the day (up to position {last.position})")
+    return events, len(spans)
+
+
+def _check_package(path: Path) -> tuple[layout.Package, dict[str, Any]]:
+    try:
+        outcome = verify_package(path, processes=1)
+    except layout.Unreadable as error:
+        raise ArchiveRefused(f"--package {path}: {error}") from None
+    if outcome.disagreements:
+        raise ArchiveRefused(f"--package {path}: {len(outcome.disagreements)} disagreement(s) when verified, "
+                             f"the first: {outcome.disagreements[0]}")
+    package = layout.Package(path)
+    manifest = package.manifest()
+    ours = {kid: signing.public_pem(key) for kid, key in digests.trusted_keys().items()}
+    foreign = sorted(kid for kid, pem in manifest["public_keys"].items() if ours.get(kid) != pem)
+    if foreign:
+        package.close()
+        raise ArchiveRefused(f"--package {path}: signed with key(s) this store does not trust: {', '.join(foreign)}")
+    return package, manifest
+
+
+def detach_day(day: date, package_path: Path, *, now: datetime | None = None) -> Detached:
+    """Detach gaming day ``day``'s partition after checking ``package_path`` covers it
+    (module doc). :class:`ArchiveRefused` when it does not, or cannot be done."""
+    name = partition_name(day)
+    today = gaming_day(now or datetime.now(UTC))
+    if day >= today:
+        raise ArchiveRefused(f"{day}: only a gaming day before today ({today}) may be archived")
+    if name not in {p.name for p in partitions(connection)}:
+        raise ArchiveRefused(f"{day}: the event table has no partition {name} attached")
+    package, manifest = _check_package(package_path)
+    try:
+        with transaction.atomic():
+            events, streams = _covered(package, manifest, name)
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL lock_timeout = '10s'")
+                cursor.execute(f"ALTER TABLE {TABLE} DETACH PARTITION {name}")
+                trigger = immutability.PG_TRIGGERS[0]
+                cursor.execute(f"CREATE TRIGGER {trigger} BEFORE UPDATE OR DELETE ON {name} "
+                               f"FOR EACH ROW EXECUTE FUNCTION {immutability.FUNCTION}()")
+                cursor.execute(f"ALTER TABLE {name} ENABLE ALWAYS TRIGGER {trigger}")
+    finally:
+        package.close()
+    return Detached(name, events, streams)
