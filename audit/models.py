@@ -16,7 +16,7 @@ def opened_day() -> Cast:
 class Event(models.Model):
     """One stored event. Rows are only ever inserted: database triggers (migration 0002)
     refuse UPDATE and DELETE, and TRUNCATE on PostgreSQL. On PostgreSQL the table is
-    partitioned by gaming day (migration 0016, audit.partitions): there the primary key is
+    partitioned by gaming day (migration 0017, audit.partitions): there the primary key is
     (position, recorded_at) and the unique constraints below live in the key table
     audit_event_key; the model's state is as on SQLite."""
 

@@ -167,7 +167,7 @@ def _sequence_state(cursor: Any) -> tuple[str, int, bool]:
 
 
 def convert(cursor: Any, *, tz: str, cutoff: int, ahead: int) -> None:
-    """Migration 0016: the plain event table into a partitioned one, rows moved in
+    """Migration 0017: the plain event table into a partitioned one, rows moved in
     position order with their positions, the position sequence continuing where it was.
     Run by the owner, in the migration's transaction (the table is locked throughout)."""
     cursor.execute(f"LOCK TABLE {TABLE} IN ACCESS EXCLUSIVE MODE")
@@ -222,7 +222,7 @@ def convert(cursor: Any, *, tz: str, cutoff: int, ahead: int) -> None:
 
 
 def unconvert(cursor: Any) -> None:
-    """0016's reverse: one plain table again, rows in position order, the sequence
+    """0017's reverse: one plain table again, rows in position order, the sequence
     continuing (detached partitions are not brought back)."""
     cursor.execute(f"LOCK TABLE {TABLE} IN ACCESS EXCLUSIVE MODE")
     _, last, called = _sequence_state(cursor)
@@ -256,7 +256,7 @@ def keyed(connection: Any) -> bool:
 
 
 def forget(connection: Any) -> None:
-    """After 0016 or its reverse: :func:`keyed` asks again."""
+    """After 0017 or its reverse: :func:`keyed` asks again."""
     connection.__dict__.pop("_audit_keyed", None)
 
 

@@ -1,4 +1,4 @@
-"""Migration 0016 converts an event table that holds events: every row moves to its
+"""Migration 0017 converts an event table that holds events: every row moves to its
 gaming day's partition with its position and hash, in the same order, and the next
 append continues the positions (PostgreSQL)."""
 from __future__ import annotations
@@ -25,7 +25,7 @@ def _rows() -> list[tuple]:
 
 def test_the_migration_moves_stored_events_into_partitions(on_postgres, settings) -> None:
     settings.PROJECT_ON_APPEND = False
-    call_command("migrate", "audit", "0015", verbosity=0)
+    call_command("migrate", "audit", "0016", verbosity=0)
     try:
         assert not partitions.is_partitioned(connection)
         now = datetime.now(UTC)

@@ -27,5 +27,5 @@ def unconvert(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("audit", "0015_event_opened_day_index")]
+    dependencies = [("audit", "0016_finding_identity")]
     operations = [migrations.RunPython(convert, unconvert)]
