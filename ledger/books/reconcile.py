@@ -165,13 +165,13 @@ def reconcile(
     chip_win = figures.chip_win
     known = chip_known(figures)
     chip_variance = unexplained("chip_variance", chip_win, recorded + sum(k.effect for k in known),
-                             "the chips say the table won")
+                             "the chips give a house result of")
     replay_known = tuple(
         Known(d.kind, d.amount, d.amount, d.kind + (f" bet {d.bet}" if d.bet else "") + (f" round {d.round}" if d.round else ""))
         for d in replay_differences
     )
     replay_variance = unexplained("replay_variance", replayed_win, recorded + sum(k.effect for k in replay_known),
-                               "replay gives a win of")
+                               "replay gives a house result of")
 
     theory = None
     if edge is not None:
@@ -183,7 +183,7 @@ def reconcile(
         if figures.handle and bounds is not None and theory.contains(actual, thresholds.z) is False:
             low, high = bounds
             find("win_outside_interval",
-                 f"{where}: the table won {format_signed(actual, currency)} on a handle of {money(figures.handle)}; "
+                 f"{where}: a house result of {format_signed(actual, currency)} on a handle of {money(figures.handle)}; "
                  f"the theoretical win is {format_signed(theory.win, currency)} (SD {money(theory.sd or 0)}), "
                  f"its 95% interval {format_signed(low, currency)} to {format_signed(high, currency)}.",
                  f"{format_signed(low, currency)} to {format_signed(high, currency)}", format_signed(actual, currency))
