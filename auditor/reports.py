@@ -78,8 +78,8 @@ def reworded(name: str, version: int) -> frozenset[str]:
     return frozenset(c for c in columns_of(name, version) if REWORDED_IN.get((name, c), 1) > version)
 
 
-def _blank(rows: Iterable[Row], columns: frozenset[str]) -> Iterable[Row]:
-    return rows if not columns else ({**row, **dict.fromkeys(columns)} for row in rows)
+def _blank(rows: Sequence[Row], columns: frozenset[str]) -> Sequence[Row]:
+    return rows if not columns else [{**row, **dict.fromkeys(columns)} for row in rows]
 
 
 def stated_math(rule_sets: Mapping[str, Any]) -> GameMath:
@@ -324,7 +324,7 @@ class Spool:
         self.json.write(head + cut[:-2])
 
     def add(self, rows: Sequence[Row]) -> None:
-        rows = list(_blank(rows, self.blank))
+        rows = _blank(rows, self.blank)  # the rows as given, unless columns are left empty
         self.csv.write(csv_bytes(self.columns, rows)[len(self._header):])
         for row in rows:
             # a row is two levels deep in the document: its lines indented by two more

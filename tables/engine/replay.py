@@ -455,16 +455,18 @@ def _compare(result: RoundResult, findings: list[Finding]) -> None:
             findings.append(Finding("unknown_bet", f"Round {number} settles bet {bet_id}, which was never placed.", round=number, bet=bet_id))
 
 
+def _net(value: int, currency: str | None) -> str:
+    """A bet's net in a message: the player's, + when the player won."""
+    return money_text(value, currency, signed=True)
+
+
 def _payout_sentence(bet: str, box: int, kind: str, amount: int, expected: Settlement, got: tuple[str, int],
                      currency: str | None) -> str:
-    def net(value: int) -> str:  # the player's: + the player won
-        return money_text(value, currency, signed=True)
-
     staked = f"Bet {bet} ({kind}, {money_text(amount, currency)} on box {box})"
     if got[1] == expected.net:
-        return (f"{staked} was paid the right amount, {net(got[1])}, "
+        return (f"{staked} was paid the right amount, {_net(got[1], currency)}, "
                 f"but recorded as {got[0]} where the rules say {expected.outcome}.")
-    return f"{staked} should be {expected.outcome} {net(expected.net)} but was recorded {got[0]} {net(got[1])}."
+    return f"{staked} should be {expected.outcome} {_net(expected.net, currency)} but was recorded {got[0]} {_net(got[1], currency)}."
 
 
 # --- handlers: one per event type ---------------------------------------------------------
@@ -956,11 +958,8 @@ def _recorded(state: Replay, number: int, settlements: list[dict[str, Any]]) -> 
         if first is None:
             recorded[bet] = entry
             continue
-        def net(value: int) -> str:
-            return money_text(value, state.currency, signed=True)
-
-        again = "again" if first == entry else f"again as {entry[0]} {net(entry[1])}"
-        state.find("duplicate_event", f"Round {number}'s settlement settles bet {bet} twice: {first[0]} {net(first[1])}, then {again}; the first entry is checked.", round=number, bet=bet, expected=f"{first[0]} {first[1]:+d}", recorded=f"{entry[0]} {entry[1]:+d}")
+        again = "again" if first == entry else f"again as {entry[0]} {_net(entry[1], state.currency)}"
+        state.find("duplicate_event", f"Round {number}'s settlement settles bet {bet} twice: {first[0]} {_net(first[1], state.currency)}, then {again}; the first entry is checked.", round=number, bet=bet, expected=f"{first[0]} {first[1]:+d}", recorded=f"{entry[0]} {entry[1]:+d}")
     return recorded
 
 
