@@ -193,7 +193,7 @@ class _Planner:
         ident = str(event.id).encode()
         occurred = format_timestamp(event.occurred_at).encode()
         recorded = self.now_text if event.recorded_at is None else format_timestamp(event.recorded_at).encode()
-        payload = canonical_json(event.payload)
+        payload = line.payload_text
         prev = state.hash
         digest_text = document_digest(actor, ident, occurred, payload, prev, recorded, tail, version)
         digest = digest_text.decode()

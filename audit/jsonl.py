@@ -23,7 +23,7 @@ from typing import IO
 
 from .record.chain import utc
 from .record.events import PayloadError
-from .record.jsonl import LineError, checked_payload, decode_fields, encode_line
+from .record.jsonl import LineError, decode_fields, encode_line, encoded_payload
 from .store import CheckedEvent, envelope_of, iter_events
 
 
@@ -47,6 +47,7 @@ class Line:
     stream: str
     version: int | None
     event: CheckedEvent
+    payload_text: bytes  # the payload's canonical bytes, which the event's hash covers
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +65,7 @@ def parse_line(number: int, text: str | bytes) -> Line:
     (the store's one check of each), so here only the payload is left to validate."""
     try:
         fields = decode_fields(text, number)
-        schema_version, payload = checked_payload(fields, number)
+        schema_version, payload, payload_text = encoded_payload(fields, number)
     except LineError as error:
         raise PayloadError(error.field, error.message) from None
     event = CheckedEvent(
@@ -72,4 +73,4 @@ def parse_line(number: int, text: str | bytes) -> Line:
         occurred_at=utc(fields.occurred_at), actor=fields.actor, source=fields.source,
         recorded_at=None if fields.recorded_at is None else utc(fields.recorded_at), hash=fields.hash,
     )
-    return Line(number, fields.stream, fields.version, event)
+    return Line(number, fields.stream, fields.version, event, payload_text)

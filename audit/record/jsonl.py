@@ -35,7 +35,6 @@ neither checks the chain itself: :mod:`.verify` does.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Annotated, Any, TypeVar
@@ -45,7 +44,7 @@ import msgspec
 
 from .chain import EARLIEST, LATEST, canonical_json, format_timestamp, utc
 from .envelope import Envelope, label_problem, stream_problem
-from .events import PayloadError, validate_payload_json
+from .events import PayloadError, decode_payload_json
 from .events.registry import explain
 
 _Aware = Annotated[datetime, msgspec.Meta(tz=True)]
@@ -151,27 +150,33 @@ def _remember(good: set[str], value: str) -> None:
 def checked_payload(fields: Fields, line: int | None = None) -> tuple[int, dict[str, Any]]:
     """(schema version, payload in normal form): the line's payload decoded into its
     type's schema (the current version when the line names none)."""
+    schema_version, payload, _ = encoded_payload(fields, line)
+    return schema_version, payload
+
+
+def encoded_payload(fields: Fields, line: int | None = None) -> tuple[int, dict[str, Any], bytes]:
+    """:func:`checked_payload`, and the payload's canonical bytes, which the event's hash
+    covers (:func:`.chain.canonical_json` of the normal form)."""
     try:
-        return validate_payload_json(fields.type, fields.schema_version, fields.payload)
+        return decode_payload_json(fields.type, fields.schema_version, fields.payload)
     except PayloadError as error:
         raise LineError(line, error.field, error.message) from None
 
 
-def _chained(text: str | bytes, line: int | None) -> tuple[Fields, int, dict[str, Any]]:
-    """(the line's members, its schema version, its payload in normal form) of a
-    hash-chained line."""
+def _chained(text: str | bytes, line: int | None) -> tuple[Fields, int, dict[str, Any], bytes]:
+    """(the line's members, its schema version, its payload in normal form and that
+    form's canonical bytes) of a hash-chained line."""
     fields = decode_fields(text, line)
     if (fields.version is None or fields.schema_version is None or fields.recorded_at is None
             or fields.prev_hash is None or fields.hash is None):
         missing = [name for name in _CHAINED if getattr(fields, name) is None]
         raise NotChained(line, missing[0], f"missing: the line is not hash-chained (that needs {', '.join(_CHAINED)})")
-    schema_version, payload = checked_payload(fields, line)
-    return fields, schema_version, payload
+    return (fields, *encoded_payload(fields, line))
 
 
 def decode_line(text: str | bytes, line: int | None = None) -> Envelope:
     """A hash-chained envelope (see the module's docstring)."""
-    fields, schema_version, payload = _chained(text, line)
+    fields, schema_version, payload, _ = _chained(text, line)
     assert fields.version is not None and fields.recorded_at is not None  # checked above
     assert fields.prev_hash is not None and fields.hash is not None
     return Envelope(
@@ -189,18 +194,31 @@ class _Texts(msgspec.Struct):
 
 
 _decode_texts = msgspec.json.Decoder(_Texts).decode
-# the id and timestamps as the export form writes them: text in exactly this form is what
-# they read back as, so it can be kept rather than made again
-_ID_TEXT = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-_MOMENT_TEXT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
+
+
+def _export_id(text: str) -> bool:
+    """Whether an id msgspec read as a UUID is written as the export form writes it:
+    8-4-4-4-12, lower case (msgspec also reads 32 digits without dashes, and upper case)."""
+    return (len(text) == 36 and text[8] == text[13] == text[18] == text[23] == "-"
+            and text.lower() == text)
+
+
+def _export_moment(text: str) -> bool:
+    """Whether a moment msgspec read as RFC 3339 is written as the export form writes it,
+    ``YYYY-MM-DDTHH:MM:SS.ffffffZ``: RFC 3339's fixed fields leave only the separator's
+    case, the fraction's length and the offset free, and these three places pin them."""
+    return len(text) == 27 and text[10] == "T" and text[19] == "." and text[26] == "Z"
 
 
 def _texts(text: str | bytes) -> tuple[str, str, str] | None:
-    """The line's id and timestamps as it writes them, where that is the export form's."""
+    """The line's id and timestamps as it writes them, where that is the export form's.
+    Only for a line whose members :func:`decode_fields` read already: the places the
+    export form pins are all that is left to look at (tests hold this to the patterns
+    the form is written in)."""
     texts = _decode_texts(text)
     recorded = texts.recorded_at
-    if (_ID_TEXT.fullmatch(texts.id) is None or _MOMENT_TEXT.fullmatch(texts.occurred_at) is None
-            or recorded is None or _MOMENT_TEXT.fullmatch(recorded) is None):
+    if (recorded is None or not _export_id(texts.id) or not _export_moment(texts.occurred_at)
+            or not _export_moment(recorded)):
         return None
     return texts.id, texts.occurred_at, recorded
 
@@ -230,7 +248,7 @@ def decode_hashed(text: str | bytes, line: int | None = None) -> tuple[Envelope,
     timestamps are made text once for both, or not at all (:func:`export_form`). The
     document is built first and hashed, then ``hash`` and ``position`` are added to it:
     the export form, members in ``as_dict``'s order (a test holds the two equal)."""
-    fields, schema_version, payload = _chained(text, line)
+    fields, schema_version, payload, encoded = _chained(text, line)
     assert fields.version is not None and fields.recorded_at is not None  # checked above
     assert fields.prev_hash is not None and fields.hash is not None
     texts = _texts(text) or (str(fields.id), format_timestamp(fields.occurred_at),
@@ -238,9 +256,12 @@ def decode_hashed(text: str | bytes, line: int | None = None) -> tuple[Envelope,
     event: dict[str, Any] = {
         "id": texts[0], "stream": fields.stream, "version": fields.version, "type": fields.type,
         "schema_version": schema_version, "occurred_at": texts[1], "recorded_at": texts[2],
-        "actor": fields.actor, "source": fields.source, "payload": payload, "prev_hash": fields.prev_hash,
+        "actor": fields.actor, "source": fields.source, "payload": msgspec.Raw(encoded),
+        "prev_hash": fields.prev_hash,
     }
+    # the payload's canonical bytes go in as they are: encoded once, by its check
     digest = hashlib.sha256(canonical_json(event)).hexdigest()
+    event["payload"] = payload
     event["hash"] = fields.hash
     if fields.position is not None:
         event["position"] = fields.position

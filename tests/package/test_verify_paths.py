@@ -3,11 +3,18 @@ export form made once from its line, and the tables fanned out over processes.""
 from __future__ import annotations
 
 import gzip
+import re
 import shutil
 import zipfile
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from uuid import UUID
 
-from audit.record.jsonl import decode_hashed, decode_line, export_form
+import msgspec
+from hypothesis import given
+from hypothesis import strategies as st
+
+from audit.record.jsonl import _export_id, _export_moment, decode_hashed, decode_line, export_form
 from auditor import layout
 from auditor.check import verify_package
 
@@ -45,6 +52,49 @@ def test_a_line_not_in_the_export_form_gets_the_export_forms_text() -> None:
     event = export_form(decode_line(other), other)
     assert event == envelope.as_dict()
     assert event["id"] == str(envelope.id) and event["occurred_at"] == stamp
+
+
+# the export form's id and moments as patterns: the reference the positional checks are held to
+ID_FORM = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+MOMENT_FORM = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
+_Aware = msgspec.json.Decoder(datetime)
+
+
+def _ids() -> st.SearchStrategy[str]:
+    """Texts msgspec reads as a UUID: the export form, capitals, no dashes, mixed."""
+    return st.builds(lambda u, how: {"form": str(u), "upper": str(u).upper(), "hex": u.hex,
+                                     "mixed": str(u)[:9] + str(u)[9:].upper()}[how],
+                     st.uuids(), st.sampled_from(["form", "upper", "hex", "mixed"]))
+
+
+def _moments() -> st.SearchStrategy[str]:
+    """Texts msgspec reads as an aware RFC 3339 moment, in several writings of it."""
+    def write(moment: datetime, how: str) -> str:
+        plain = moment.replace(tzinfo=None).isoformat(timespec="microseconds")
+        return {"form": plain + "Z", "small": plain.replace("T", "t") + "z", "offset": plain + "+00:00",
+                "millis": moment.replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z",
+                "seconds": moment.replace(tzinfo=None).isoformat(timespec="seconds") + "Z",
+                "east": (moment + timedelta(hours=1)).replace(tzinfo=None).isoformat(timespec="microseconds") + "+01:00",
+                "nanos": plain + "123Z", "space": plain.replace("T", " ") + "Z"}[how]
+    return st.builds(write, st.datetimes(min_value=datetime(1900, 1, 2), max_value=datetime(9998, 12, 30),
+                                         timezones=st.just(UTC)),
+                     st.sampled_from(["form", "small", "offset", "millis", "seconds", "east", "nanos", "space"]))
+
+
+@given(_ids())
+def test_an_id_is_taken_as_written_exactly_when_it_is_in_the_export_form(text: str) -> None:
+    UUID(text)  # msgspec reads it (the decoder ran before the check does)
+    assert msgspec.json.decode(msgspec.json.encode(text), type=UUID)
+    assert _export_id(text) == (ID_FORM.fullmatch(text) is not None)
+
+
+@given(_moments())
+def test_a_moment_is_taken_as_written_exactly_when_it_is_in_the_export_form(text: str) -> None:
+    try:
+        _Aware.decode(msgspec.json.encode(text))
+    except msgspec.ValidationError:
+        return  # not a moment the decoder reads: the check never sees it
+    assert _export_moment(text) == (MOMENT_FORM.fullmatch(text) is not None)
 
 
 def test_tables_fanned_out_give_the_same_outcome_as_one_process(tmp_path: Path) -> None:

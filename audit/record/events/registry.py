@@ -157,6 +157,16 @@ def validate_payload_json(
 ) -> tuple[int, dict[str, Any]]:
     """:func:`validate_payload` for a payload still in JSON text: decoded straight into
     its schema, which is several times faster than decoding and then converting."""
+    version, normal, _ = decode_payload_json(type_name, schema_version, raw)
+    return version, normal
+
+
+def decode_payload_json(
+    type_name: str, schema_version: int | None, raw: bytes | msgspec.Raw
+) -> tuple[int, dict[str, Any], bytes]:
+    """:func:`validate_payload_json`, and the normal form's canonical bytes (RFC 8785,
+    what the hash chain writes of it): a reader that hashes the event takes them from
+    here rather than encoding the payload a second time."""
     event_type = _event_type(type_name)
     version = event_type.version if schema_version is None else schema_version
     schema = _schema(event_type, type_name, version)
@@ -166,7 +176,8 @@ def validate_payload_json(
         raise explain(error) from None
     except msgspec.DecodeError as error:
         raise PayloadError("payload", f"not JSON: {error}") from None
-    return version, _normal(value)
+    normal, encoded = _encoded(value)
+    return version, normal, encoded
 
 
 def _schema(event_type: EventType, type_name: str, version: object) -> type[msgspec.Struct]:
@@ -178,15 +189,21 @@ def _schema(event_type: EventType, type_name: str, version: object) -> type[msgs
 
 
 def _normal(value: msgspec.Struct) -> dict[str, Any]:
+    return _encoded(value)[0]
+
+
+def _encoded(value: msgspec.Struct) -> tuple[dict[str, Any], bytes]:
     normal: dict[str, Any] = msgspec.to_builtins(value)
     try:
-        _check_text.encode(normal)
+        encoded = _canonical.encode(normal)
     except UnicodeEncodeError:
         raise PayloadError("payload", "contains text that is not valid Unicode (a lone surrogate)") from None
-    return normal
+    return normal, encoded
 
 
-_check_text = msgspec.json.Encoder()
+# the encoder of audit.record.chain.canonical_json (RFC 8785 for the values the catalogue
+# allows): encoding the normal form checks its text and gives the bytes the chain hashes
+_canonical = msgspec.json.Encoder(order="sorted")
 
 
 def upcast(type_name: str, schema_version: int, payload: dict[str, Any]) -> tuple[int, dict[str, Any]]:
