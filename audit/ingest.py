@@ -190,9 +190,13 @@ class _Planner:
         if actors is None:
             actors = self.actors[event.actor] = (canonical_json(event.actor), event.actor.encode())
         actor, actor_text = actors
-        ident = str(event.id).encode()
-        occurred = format_timestamp(event.occurred_at).encode()
-        recorded = self.now_text if event.recorded_at is None else format_timestamp(event.recorded_at).encode()
+        id_text, occurred, recorded = line.texts
+        ident = id_text or str(event.id).encode()
+        occurred = occurred or format_timestamp(event.occurred_at).encode()
+        if event.recorded_at is None:
+            recorded = self.now_text
+        elif recorded is None:
+            recorded = format_timestamp(event.recorded_at).encode()
         payload = line.payload_text
         prev = state.hash
         digest_text = document_digest(actor, ident, occurred, payload, prev, recorded, tail, version)

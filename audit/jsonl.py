@@ -23,7 +23,7 @@ from typing import IO
 
 from .record.chain import utc
 from .record.events import PayloadError
-from .record.jsonl import LineError, decode_fields, encode_line, encoded_payload
+from .record.jsonl import LineError, decode_fields, encode_line, encoded_payload, member_texts
 from .store import CheckedEvent, envelope_of, iter_events
 
 
@@ -48,6 +48,9 @@ class Line:
     version: int | None
     event: CheckedEvent
     payload_text: bytes  # the payload's canonical bytes, which the event's hash covers
+    # the id, occurred_at and recorded_at as the chain writes them, where the line holds
+    # them so already (None where it does not: they are made from the values)
+    texts: tuple[bytes | None, bytes | None, bytes | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,4 +76,9 @@ def parse_line(number: int, text: str | bytes) -> Line:
         occurred_at=utc(fields.occurred_at), actor=fields.actor, source=fields.source,
         recorded_at=None if fields.recorded_at is None else utc(fields.recorded_at), hash=fields.hash,
     )
-    return Line(number, fields.stream, fields.version, event, payload_text)
+    return Line(number, fields.stream, fields.version, event, payload_text, _encoded(*member_texts(text)))
+
+
+def _encoded(*texts: str | None) -> tuple[bytes | None, bytes | None, bytes | None]:
+    id_text, occurred, recorded = (None if text is None else text.encode() for text in texts)
+    return id_text, occurred, recorded

@@ -210,17 +210,25 @@ def _export_moment(text: str) -> bool:
     return len(text) == 27 and text[10] == "T" and text[19] == "." and text[26] == "Z"
 
 
-def _texts(text: str | bytes) -> tuple[str, str, str] | None:
-    """The line's id and timestamps as it writes them, where that is the export form's.
-    Only for a line whose members :func:`decode_fields` read already: the places the
-    export form pins are all that is left to look at (tests hold this to the patterns
-    the form is written in)."""
+def member_texts(text: str | bytes) -> tuple[str | None, str | None, str | None]:
+    """The line's ``id``, ``occurred_at`` and ``recorded_at`` as it writes them, each
+    where that is the export form's (None where it is not, or the member is absent):
+    text the line already holds, which a writer of the chain's text need not make again.
+    Only for a line :func:`decode_fields` read: the places the export form pins are all
+    that is left to look at (tests hold this to the patterns the form is written in)."""
     texts = _decode_texts(text)
     recorded = texts.recorded_at
-    if (recorded is None or not _export_id(texts.id) or not _export_moment(texts.occurred_at)
-            or not _export_moment(recorded)):
+    return (texts.id if _export_id(texts.id) else None,
+            texts.occurred_at if _export_moment(texts.occurred_at) else None,
+            recorded if recorded is not None and _export_moment(recorded) else None)
+
+
+def _texts(text: str | bytes) -> tuple[str, str, str] | None:
+    """:func:`member_texts` where all three are in the export form."""
+    id_text, occurred, recorded = member_texts(text)
+    if id_text is None or occurred is None or recorded is None:
         return None
-    return texts.id, texts.occurred_at, recorded
+    return id_text, occurred, recorded
 
 
 def export_form(envelope: Envelope, text: str | bytes) -> dict[str, Any]:

@@ -87,3 +87,37 @@ def test_the_seal_is_the_standard_hmac_of_hash_and_principal(settings):
     expected = hmac.new(_key(settings.SECRET_KEY), b"ab" * 32 + b"|ingest:alice", hashlib.sha256).hexdigest()
     assert seal_of("ab" * 32, "ingest:alice") == expected
     assert seal_of("ab" * 32, "ingest:alice", secret="another") != expected
+
+
+@pytest.mark.parametrize("rewrite", ["as exported", "id in capitals", "moments with an offset", "one moment with an offset"])
+def test_a_restore_hashes_the_same_whether_its_text_is_kept_or_made_again(tmp_path, rewrite):
+    """Ingest takes the id and moments' text from a line written in the export form, and
+    makes it from the values otherwise: a restore of the same events written either way
+    is stored with the hashes the store gave them, and the same moments."""
+    from audit.jsonl import export_events
+
+    from .tampering import empty_store
+
+    events_append(stream="T1", expected_version=0, events=[table_opened("T1"), *round_events(1)])
+    stored = {(e.stream, e.version): (e.hash, e.occurred_at, e.recorded_at) for e in Event.objects.all()}
+    out = tmp_path / "export.jsonl"
+    with out.open("w") as handle:
+        export_events(handle)
+    exported = out.read_text()
+    lines = [json.loads(text) for text in exported.splitlines()]
+    for n, line in enumerate(lines):
+        if rewrite == "id in capitals":
+            line["id"] = line["id"].upper()
+        elif rewrite == "moments with an offset" or (rewrite == "one moment with an offset" and n % 2):
+            name = "recorded_at" if rewrite == "moments with an offset" or n % 4 == 1 else "occurred_at"
+            line[name] = line[name].replace("Z", "+00:00")
+            if rewrite == "moments with an offset":
+                line["occurred_at"] = line["occurred_at"].replace("Z", "+00:00")
+    out.write_text("".join(json.dumps(line, separators=(",", ":"), sort_keys=True, ensure_ascii=False) + "\n"
+                           for line in lines))
+    assert (out.read_text() == exported) == (rewrite == "as exported")
+    empty_store()
+    report = ingest_file(str(out))
+    assert report.ok and report.stored == len(stored), report.bad_lines
+    assert {(e.stream, e.version): (e.hash, e.occurred_at, e.recorded_at) for e in Event.objects.all()} == stored
+    assert verify_chains().ok
