@@ -76,9 +76,7 @@ def parse_line(number: int, text: str | bytes) -> Line:
         occurred_at=utc(fields.occurred_at), actor=fields.actor, source=fields.source,
         recorded_at=None if fields.recorded_at is None else utc(fields.recorded_at), hash=fields.hash,
     )
-    return Line(number, fields.stream, fields.version, event, payload_text, _encoded(*member_texts(text)))
-
-
-def _encoded(*texts: str | None) -> tuple[bytes | None, bytes | None, bytes | None]:
-    id_text, occurred, recorded = (None if text is None else text.encode() for text in texts)
-    return id_text, occurred, recorded
+    id_text, occurred, recorded = member_texts(text)
+    return Line(number, fields.stream, fields.version, event, payload_text, (
+        None if id_text is None else id_text.encode(), None if occurred is None else occurred.encode(),
+        None if recorded is None else recorded.encode()))
