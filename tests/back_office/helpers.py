@@ -31,10 +31,12 @@ def new_event(envelope: dict[str, Any]) -> NewEvent:
     )
 
 
-def append(stream: str, events: Sequence[dict[str, Any]], *, chunk: int | None = None, project: bool = False) -> int:
+def append(stream: str, events: Sequence[dict[str, Any]], *, chunk: int | None = None, project: bool = False,
+           now: datetime | None = None) -> int:
     """Append ``events`` to ``stream`` after its head, ``chunk`` at a time. With
     ``project``, each chunk's on-commit callbacks (the projection task) run right after
-    it, as they would outside a test transaction; returns how many ran."""
+    it, as they would outside a test transaction; returns how many ran. ``now``: the
+    store's clock for ``recorded_at`` (the server's clock when None)."""
     from django.test import TestCase
 
     size = chunk or len(events)
@@ -43,10 +45,12 @@ def append(stream: str, events: Sequence[dict[str, Any]], *, chunk: int | None =
         part = events[start:start + size]
         if project:
             with TestCase.captureOnCommitCallbacks(execute=True) as callbacks:
-                events_append(stream=stream, expected_version=stream_version(stream), events=[new_event(e) for e in part])
+                events_append(stream=stream, expected_version=stream_version(stream), events=[new_event(e) for e in part],
+                              now=now)
             ran += len(callbacks)
         else:
-            events_append(stream=stream, expected_version=stream_version(stream), events=[new_event(e) for e in part])
+            events_append(stream=stream, expected_version=stream_version(stream), events=[new_event(e) for e in part],
+                          now=now)
     return ran
 
 

@@ -18,7 +18,7 @@ from tables import models as m
 from tables.replay_service import replay_table
 
 from ..audit.tampering import tamper
-from .helpers import DAY, append, dealt
+from .helpers import DAY, START, append, dealt
 
 pytestmark = pytest.mark.django_db
 
@@ -72,11 +72,17 @@ def test_acknowledging_an_alert_is_an_event_with_who_when_and_the_note(fault):
     assert Event.objects.filter(stream=floor.ALERTS_STREAM).count() == 1
 
 
-def test_a_table_silent_too_long_raises_one_alert_per_silence(fault, settings):
+def test_a_table_silent_too_long_raises_one_alert_per_silence(settings):
     """A table whose gaming day is open and whose stream has recorded nothing for longer
     than FLOOR_SILENT_AFTER_SECONDS raises one medium alert (checking again raises no
-    second); not before that, and not once its day is closed."""
+    second); not before that, and not once its day is closed. The round is recorded on
+    its own gaming day (the store's clock set to it): the check looks at today's and
+    yesterday's gaming days, so a record made on the test's own date would make it pass
+    or fail by the calendar."""
+    settings.PROJECT_ON_APPEND = False
     settings.FLOOR_SILENT_AFTER_SECONDS = 600
+    append("T1", dealt("hoyle", rounds=8), now=START + timedelta(hours=2))
+    replay_table(stream="T1")
     head = Event.objects.filter(stream="T1").order_by("-version").first()
     assert floor.alerts_check_silent(now=head.recorded_at + timedelta(seconds=600)) == []
     later = head.recorded_at + timedelta(seconds=601)
