@@ -27,13 +27,13 @@ next fold of the same day goes on from where the last one stopped.
 from __future__ import annotations
 
 import itertools
-import json
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+import msgspec
 from django.db import connection
 
 from audit.gaming_day import gaming_day as gaming_day_of
@@ -169,6 +169,7 @@ def _events(stream: str, low: int, high: int) -> Iterator[dict[str, Any]]:
 # the events' own columns, read by a server-side cursor without the ORM: its value
 # converters (the uuid, the payload's JSON, the moment) cost more than the fold of the
 # event (a tenth of a whole-day replay); the id comes as text, the payload as its JSON text
+_decode_json = msgspec.json.Decoder().decode
 _EVENTS_SQL = (
     "SELECT event_id::text, version, type, schema_version, payload, occurred_at FROM audit_event"
     " WHERE stream = %s AND version >= %s AND version <= %s ORDER BY version"
@@ -176,7 +177,7 @@ _EVENTS_SQL = (
 
 
 def _events_postgresql(stream: str, low: int, high: int) -> Iterator[dict[str, Any]]:
-    loads = json.loads
+    loads = _decode_json  # the same builtins as json.loads, in a third of its time
     # a named (server-side) cursor unless the settings turn them off (a transaction pooler)
     server_side = not connection.settings_dict.get("DISABLE_SERVER_SIDE_CURSORS")
     with (connection.chunked_cursor() if server_side else connection.cursor()) as cursor:
