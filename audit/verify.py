@@ -166,9 +166,13 @@ _SAYS = {
 
 def chain_state(event: Event, previous_hash: str | None) -> tuple[bool, str]:
     """Whether a stored event still matches its hash and links to the one before it
-    (``previous_hash``: that event's stored hash, None if it is missing)."""
+    (``previous_hash``: that event's stored hash, None if it is missing - or archived, when
+    a recorded detach took it: then its hash as recorded)."""
     if event.version > 1 and previous_hash is None:
-        return False, f"version {event.version - 1} of the stream is missing"
+        kept = archived_heads().get(event.stream)  # the version before archived (a day detached)?
+        if kept is None or kept[0] != event.version - 1:
+            return False, f"version {event.version - 1} of the stream is missing"
+        previous_hash = kept[1]
     before = Head() if event.version == 1 else Head(event.version - 1, previous_hash or "")
     problem = Verifier(start=lambda first: before, check_payloads=False).check(envelope_of(event))
     if problem is None:

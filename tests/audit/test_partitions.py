@@ -23,7 +23,7 @@ from audit.record.chain import GENESIS_HASH
 from audit.roles import privilege_problems
 from audit.store import chain_row, check_event, events_append, stream_head
 from audit.tasks import make_event_partitions_task
-from audit.verify import verify_chains
+from audit.verify import chain_state, verify_chains
 from casino.archive import ArchiveRefused, detach_day
 from tests.commands import run_command
 from tests.samples import round_events, table_opened
@@ -114,16 +114,22 @@ STATEMENTS = ("UPDATE {t} SET actor = 'forger'", "DELETE FROM {t}", "TRUNCATE {t
 
 
 @pytest.mark.parametrize("statement", STATEMENTS)
-@pytest.mark.parametrize("where", ["the table", "a partition", "the default partition", "the key table"])
+@pytest.mark.parametrize("where", ["the table", "a partition", "the default partition", "the key table",
+                                   "the detached leaves"])
 def test_no_partition_can_be_changed(on_postgres, statement: str, where: str) -> None:
     """UPDATE, DELETE and TRUNCATE are refused on the table, on each partition itself and
     on the key table, even to the superuser that owns them."""
     events_append(stream="T1", expected_version=0, events=[table_opened("T1")], now=NOW)
     events_append(stream="T1", expected_version=1, events=[table_opened("T1")], now=NOW + timedelta(days=400))
     table = {"the table": "audit_event", "a partition": partitions.partition_name(TODAY),
-             "the default partition": partitions.DEFAULT, "the key table": partitions.KEY_TABLE}[where]
+             "the default partition": partitions.DEFAULT, "the key table": partitions.KEY_TABLE,
+             "the detached leaves": partitions.LEAVES}[where]
+    if table == partitions.LEAVES:
+        with connection.cursor() as cursor:
+            cursor.execute(f"INSERT INTO {table} VALUES (1, 'T1', 1, %s, current_date)", ["a" * 64])
     with pytest.raises(DatabaseError, match="append-only"), transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(statement.format(t=table).replace("actor", "stream" if "key" in table else "actor"))
+        cursor.execute(statement.format(t=table).replace(
+            "actor", "stream" if table in (partitions.KEY_TABLE, partitions.LEAVES) else "actor"))
     assert Event.objects.count() == 2
 
 
@@ -141,6 +147,7 @@ APP_REFUSED = {
     "insert into a partition, past the keys": "INSERT INTO {p} SELECT * FROM audit_event",
     "delete a key": "DELETE FROM audit_event_key",
     "insert a key": "INSERT INTO audit_event_key VALUES (gen_random_uuid(), 'T9', 1, 'h')",
+    "insert a detached leaf": "INSERT INTO audit_event_detached VALUES (1, 'T9', 1, 'h', current_date)",
     "update a key": "UPDATE audit_event_key SET hash = 'h'",
     "detach a partition": "ALTER TABLE audit_event DETACH PARTITION {p}",
     "drop a partition": "DROP TABLE {p}",
@@ -308,6 +315,7 @@ def test_after_a_detach_verify_passes_and_the_signed_heads_keep_their_roots(past
     last = Event.objects.filter(stream="T1").order_by("-version").first()
     assert last is not None
     assert digests.leaf_index(last) == after.size - 1  # the last leaf the new head covers
+    assert chain_state(Event.objects.get(stream="T1", version=27), None) == (True, "intact")  # linked to archived 26
     proof = digests.inclusion_proof_of([last], after)["proofs"][0]
     assert merkle.verify_inclusion(proof["index"], after.size, bytes.fromhex(proof["leaf"]),
                                    [bytes.fromhex(node) for node in proof["path"]], after.root)
@@ -406,3 +414,15 @@ def test_new_partitions_that_would_overlap_old_ones_are_refused_naming_them(on_p
     with pytest.raises(partitions.PartitionOverlap, match=f"partition {new} would span .* overlaps partition {last}"):
         make_event_partitions_task.apply().get()
     assert new not in {p.name for p in partitions.partitions(connection)}
+
+
+def test_an_archived_head_whose_key_was_changed_is_reported(past_day, tmp_path) -> None:
+    """The key table's hash of an archived head and the one its detach recorded must agree:
+    a key changed behind the triggers is a head_mismatch, and the chain is checked from the
+    key's hash (so the next event no longer links)."""
+    _detach(past_day, tmp_path)
+    events_append(stream="T1", expected_version=26, events=round_events(2), now=NOW)
+    assert verify_chains().ok
+    tamper(f"UPDATE {partitions.KEY_TABLE} SET hash = repeat('0', 64) WHERE stream = 'T1' AND version = 26")
+    problems = [(p.stream, p.version, p.kind) for p in verify_chains().problems]
+    assert problems == [("T1", 27, "broken_link"), ("T1", 26, "head_mismatch")]
