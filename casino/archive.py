@@ -92,12 +92,9 @@ def _package_hashes(package: layout.Package, meta: dict[str, Any], low: int, hig
             yield envelope.version, envelope.hash
 
 
-def _covered(package: layout.Package, manifest: dict[str, Any], name: str,
-             archived: dict[str, tuple[int, str]]) -> list[tuple[str, int, int, int]]:
-    """Refuse unless the package holds every event of partition ``name`` and each of its
-    streams carries on from its archived part (module doc, 3 to 5); the partition's
-    (stream, first version, last version, events)."""
-    spans = _stream_spans(name)
+def _in_order(name: str, spans: list[tuple[str, int, int, int]], archived: dict[str, tuple[int, str]]) -> None:
+    """Refuse unless each stream of partition ``name`` carries on from its archived part
+    and has all its versions up to the partition's last there (module doc, 5)."""
     for stream, low, high, count in spans:
         after = archived.get(stream, (0, ""))[0]
         if low != after + 1 or count != high - low + 1:
@@ -106,6 +103,13 @@ def _covered(package: layout.Package, manifest: dict[str, Any], name: str,
                 f"{name}: stream {stream} has versions {low} to {high} there ({count} events) and {held}: its "
                 f"versions {after + 1} to {high} are not all in this partition (an earlier day's partition, or the "
                 "default one, still holds some): detach the days in order, oldest first")
+
+
+def _covered(package: layout.Package, manifest: dict[str, Any], name: str) -> list[tuple[str, int, int, int]]:
+    """Refuse unless the package holds every event of partition ``name`` (module doc, 3
+    and 4); the partition's (stream, first version, last version, events)."""
+    spans = _stream_spans(name)
+    for stream, low, high, _ in spans:
         if stream.startswith(SERVER_STREAMS):
             continue
         meta = manifest["streams"].get(stream)
@@ -163,10 +167,14 @@ def detach_day(day: date, package_path: Path, *, now: datetime | None = None) ->
         cited = {"size": head["size"], "root": head["root"], "timestamp": head["timestamp"], "key_id": head["key_id"]}
         package_sha256 = hashlib.sha256(package.read(layout.MANIFEST)).hexdigest()
         with transaction.atomic(durable=True):
-            archived = archived_heads()
-            spans = _covered(package, manifest, name, archived)
-            # the append lock before the table's: an appender holds the lock, then writes
+            spans = _covered(package, manifest, name)
+            # the append lock before the table's, as an appender takes them; it also makes
+            # detaches take turns, so each reads the archived heads the one before recorded
             take_append_lock()
+            if _stream_spans(name) != spans:  # a restore wrote into the day meanwhile
+                raise ArchiveRefused(f"{name}: events were written to it while it was checked; run again")
+            archived = archived_heads()
+            _in_order(name, spans, archived)
             with connection.cursor() as cursor:
                 cursor.execute("SET LOCAL lock_timeout = '10s'")
                 cursor.execute(f"ALTER TABLE {TABLE} DETACH PARTITION {name}")
