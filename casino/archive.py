@@ -167,6 +167,7 @@ def detach_day(day: date, package_path: Path, *, now: datetime | None = None) ->
         cited = {"size": head["size"], "root": head["root"], "timestamp": head["timestamp"], "key_id": head["key_id"]}
         package_sha256 = hashlib.sha256(package.read(layout.MANIFEST)).hexdigest()
         with transaction.atomic(durable=True):
+            _in_order(name, _stream_spans(name), archived_heads())  # the cheap refusal first
             spans = _covered(package, manifest, name)
             # the append lock before the table's, as an appender takes them; it also makes
             # detaches take turns, so each reads the archived heads the one before recorded
@@ -174,7 +175,7 @@ def detach_day(day: date, package_path: Path, *, now: datetime | None = None) ->
             if _stream_spans(name) != spans:  # a restore wrote into the day meanwhile
                 raise ArchiveRefused(f"{name}: events were written to it while it was checked; run again")
             archived = archived_heads()
-            _in_order(name, spans, archived)
+            _in_order(name, spans, archived)  # again: another detach may have gone first
             with connection.cursor() as cursor:
                 cursor.execute("SET LOCAL lock_timeout = '10s'")
                 cursor.execute(f"ALTER TABLE {TABLE} DETACH PARTITION {name}")
