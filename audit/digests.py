@@ -15,7 +15,9 @@ and checked by ``manage.py verify``.
   written to ``DIGEST_PUBLISH_DIR`` (``head-<size>.json`` and ``latest.json``, each with
   the public key) for the casino to publish, hand to the regulator, or keep elsewhere.
 - **Checking** (:func:`head_problems`, run by ``manage.py verify``): the store against a
-  signed head - the stored one, a published file, or both. A head whose signature fails
+  signed head - the stored one, a published file, or both. A detached day's events
+  (PostgreSQL archival, casino.archive) are leaves all the same: their rows (position,
+  stream, version, hash) are kept in ``audit_event_detached`` and read in their places. A head whose signature fails
   with the trusted keys is itself a problem. The first ``size`` events are re-read in
   position order and their root recomputed: a cut tail, a deleted stream, an event
   inserted, swapped, re-hashed or moved to another position changes it, and the first
@@ -41,10 +43,11 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 
 from .errors import VersionConflict
 from .models import Event, MerkleBlock, MerkleState
+from .partitions import LEAVES, has_leaves
 from .record import merkle, signing
 from .record.chain import format_timestamp
 from .store import NewEvent, events_append, stream_version
@@ -54,6 +57,7 @@ BLOCK = 1024
 DIGEST_STREAM = "audit.digests"
 SUBSCRIBER_NAME = "audit.merkle"
 _COLUMNS = ("position", "stream", "version", "hash")
+MAX_POSITION = 2**63 - 1  # bigint's
 
 
 class DigestError(Exception):
@@ -63,6 +67,11 @@ class DigestError(Exception):
 # --- the tree -----------------------------------------------------------------------------------
 
 def _rows_after(position: int, upto: int | None = None, *, limit: int | None = None) -> Iterator[tuple[int, str, int, str]]:
+    """The leaves' rows (position, stream, version, hash) after ``position`` in position
+    order: the events', and where days were detached (PostgreSQL) the detached events'
+    kept in ``audit_event_detached``, merged in their places."""
+    if _detached_after(position, upto):
+        return _rows_with_detached(position, upto, limit)
     rows = Event.objects.filter(position__gt=position).order_by("position")
     if upto is not None:
         rows = rows.filter(position__lte=upto)
@@ -70,6 +79,33 @@ def _rows_after(position: int, upto: int | None = None, *, limit: int | None = N
     if limit is not None:
         query = query[:limit]
     return query.iterator(chunk_size=5000)
+
+
+def _detached_after(position: int, upto: int | None) -> bool:
+    """Whether detached leaves lie after ``position`` (up to ``upto``): one probe of the
+    leaves' primary key, and none at all where nothing can be detached (SQLite)."""
+    if not has_leaves(connection):
+        return False
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT EXISTS (SELECT FROM {LEAVES} WHERE position > %s AND position <= %s)",
+                       [position, MAX_POSITION if upto is None else upto])
+        return bool(cursor.fetchone()[0])
+
+
+def _rows_with_detached(position: int, upto: int | None, limit: int | None) -> Iterator[tuple[int, str, int, str]]:
+    """:func:`_rows_after` over the events and the detached leaves, through a server-side
+    cursor (a Merge Append of the two primary keys' index scans)."""
+    bound = [position, MAX_POSITION if upto is None else upto]
+    sql = (f"SELECT position, stream, version, hash FROM {Event._meta.db_table} WHERE position > %s AND position <= %s "
+           f"UNION ALL SELECT position, stream, version, hash FROM {LEAVES} WHERE position > %s AND position <= %s "
+           "ORDER BY position" + (" LIMIT %s" if limit is not None else ""))
+    cursor = connection.chunked_cursor()
+    try:
+        cursor.execute(sql, bound + bound + ([limit] if limit is not None else []))
+        while rows := cursor.fetchmany(5000):
+            yield from rows
+    finally:
+        cursor.close()
 
 
 def _leaf(row: tuple[int, str, int, str]) -> bytes:
@@ -349,7 +385,13 @@ def leaf_index(event: Event) -> int:
     before = (MerkleBlock.objects.filter(last_position__lt=event.position).order_by("-index")
               .values_list("index", "last_position").first())
     block, after = (before[0] + 1, before[1]) if before is not None else (0, 0)
-    return block * BLOCK + Event.objects.filter(position__gt=after, position__lt=event.position).count()
+    count = Event.objects.filter(position__gt=after, position__lt=event.position).count()
+    if has_leaves(connection):  # a detached day's events are leaves all the same
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT count(*) FROM {LEAVES} WHERE position > %s AND position < %s",
+                           [after, event.position])
+            count += cursor.fetchone()[0]
+    return block * BLOCK + count
 
 
 def inclusion_proof_of(events: Sequence[Event], sth: signing.SignedTreeHead | None = None) -> dict[str, Any]:

@@ -144,8 +144,8 @@ def protection_problems(connection: Any) -> list[str]:
 
 def _pg_expected(cursor: Any) -> list[tuple[str, str, str, str]]:
     """(table, trigger, function, its body) that must be there on PostgreSQL: the event
-    table's; partitioned (audit.partitions), also the key trigger, the key table's and
-    each partition's (the row trigger cloned from the table's, its own TRUNCATE trigger)."""
+    table's; partitioned (audit.partitions), also the key trigger, the key table's, the
+    detached leaves' and each partition's (the row trigger cloned from the table's, its own TRUNCATE trigger)."""
     from . import partitions
 
     expected = [(TABLE, name, FUNCTION, FUNCTION_BODY) for name in PG_TRIGGERS]
@@ -154,6 +154,9 @@ def _pg_expected(cursor: Any) -> list[tuple[str, str, str, str]]:
         return expected
     expected.append((TABLE, partitions.KEYS_TRIGGER, partitions.KEEP_KEYS, partitions.KEEP_KEYS_BODY))
     expected += [(partitions.KEY_TABLE, name, FUNCTION, FUNCTION_BODY) for name in partitions.KEY_TRIGGERS]
+    cursor.execute("SELECT to_regclass(%s) IS NOT NULL", [partitions.LEAVES])
+    if cursor.fetchone()[0]:
+        expected += [(partitions.LEAVES, name, FUNCTION, FUNCTION_BODY) for name in partitions.LEAVES_TRIGGERS]
     cursor.execute("SELECT inhrelid::regclass::text FROM pg_inherits WHERE inhparent = to_regclass(%s)", [TABLE])
     for (partition,) in cursor.fetchall():
         expected += [(partition, name, FUNCTION, FUNCTION_BODY) for name in PG_TRIGGERS]

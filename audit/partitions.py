@@ -32,13 +32,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
 
 from . import immutability
-from .gaming_day import gaming_day_bounds
+from .gaming_day import gaming_day, gaming_day_bounds
 
 TABLE = immutability.TABLE
 KEY_TABLE = f"{TABLE}_key"
@@ -49,9 +49,17 @@ MAKE_ONE = f"{TABLE}_partition_create"  # (day, tz, cutoff): the owner's own
 KEEP_KEYS = f"{TABLE}_keep_keys"
 KEYS_TRIGGER = f"{TABLE}_keys"
 KEY_TRIGGERS = (f"{KEY_TABLE}_no_update_delete", f"{KEY_TABLE}_no_truncate")
+# the Merkle leaves of detached days' events (position, stream, version, hash), kept so
+# that the signed heads still check over them (casino.archive writes it as the owner)
+LEAVES = f"{TABLE}_detached"
+LEAVES_TRIGGERS = (f"{LEAVES}_no_update_delete", f"{LEAVES}_no_truncate")
 # an arbitrary constant (not the append lock's): two makers of partitions take turns
 MAKE_LOCK_KEY = 0x70617274  # "part"
 _NAME = re.compile(rf"^{PREFIX}(\d{{8}})\Z")
+_BOUND = re.compile(r"FOR VALUES FROM \('([^']+)'\) TO \('([^']+)'\)")
+# the archival's record of each detach (casino.archive), which verify reads
+DETACH_STREAM = "audit.store"
+DETACHED = "store.partition_detached"
 
 # the key trigger's function body as shipped; verify compares the stored one with it
 KEEP_KEYS_BODY = f"""
@@ -129,11 +137,16 @@ def _protect(table: str, prefix: str) -> list[str]:
     ]
 
 
+class PartitionOverlap(Exception):
+    """A partition to make would overlap one made before (``GAMING_DAY_CUTOFF_HOUR`` or
+    ``TIME_ZONE`` changed since): the message names both and their bounds."""
+
+
 @dataclass(frozen=True, slots=True)
 class Partition:
     name: str
     day: date | None  # None: the default partition
-    low: datetime | None
+    low: datetime | None  # its bounds as attached (not as the settings would make them now)
     high: datetime | None
     rows: int  # the planner's estimate (pg_class.reltuples), -1 never analysed
     bytes: int
@@ -245,6 +258,27 @@ def unconvert(cursor: Any) -> None:
         cursor.execute(sql)
 
 
+def make_leaves(cursor: Any) -> None:
+    """Migration 0018: the table of detached events' Merkle leaves, append-only like the
+    key table (the owner writes it when it detaches a day; the application reads it)."""
+    cursor.execute(f"CREATE TABLE {LEAVES} (position bigint NOT NULL PRIMARY KEY, stream varchar(64) NOT NULL, "
+                   f"version bigint NOT NULL, hash varchar(64) NOT NULL, day date NOT NULL)")
+    for sql in _protect(LEAVES, LEAVES):
+        cursor.execute(sql)
+
+
+def has_leaves(connection: Any) -> bool:
+    """Whether this database keeps detached leaves (partitioned, migrated past 0018)."""
+    if not keyed(connection):
+        return False
+    found = getattr(connection, "_audit_leaves", None)
+    if found is None:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT to_regclass(%s) IS NOT NULL", [LEAVES])
+            found = connection._audit_leaves = bool(cursor.fetchone()[0])
+    return bool(found)
+
+
 def keyed(connection: Any) -> bool:
     """Whether the store's write path reads the key table (the table is partitioned):
     asked of the database once per connection object, forgotten by the migration."""
@@ -256,16 +290,48 @@ def keyed(connection: Any) -> bool:
 
 
 def forget(connection: Any) -> None:
-    """After 0017 or its reverse: :func:`keyed` asks again."""
+    """After 0017, 0018 or their reverses: :func:`keyed` and :func:`has_leaves` ask again."""
     connection.__dict__.pop("_audit_keyed", None)
+    connection.__dict__.pop("_audit_leaves", None)
 
 
-def make_ahead(connection: Any, days: int | None = None) -> list[str]:
+def _utc(moment: datetime) -> str:
+    return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
+
+
+def check_overlap(connection: Any, days: list[date]) -> None:
+    """Raise :class:`PartitionOverlap` if the partition of any of ``days`` not made yet,
+    bounded as the settings say now, would overlap a partition attached already - what
+    happens when ``GAMING_DAY_CUTOFF_HOUR`` or ``TIME_ZONE`` changed after partitions were
+    made. Checked before the database is asked, so the owner reads which partitions and
+    which bounds rather than PostgreSQL's refusal of the ATTACH."""
+    attached = [p for p in partitions(connection) if p.low is not None and p.high is not None]
+    names = {p.name for p in attached}
+    for day in days:
+        name = partition_name(day)
+        if name in names:
+            continue
+        low, high = gaming_day_bounds(day)
+        for other in attached:
+            assert other.low is not None and other.high is not None
+            if low < other.high and other.low < high:
+                raise PartitionOverlap(
+                    f"partition {name} would span {_utc(low)} to {_utc(high)} (gaming day {day} with TIME_ZONE "
+                    f"{settings.TIME_ZONE} and GAMING_DAY_CUTOFF_HOUR {settings.GAMING_DAY_CUTOFF_HOUR}), which "
+                    f"overlaps partition {other.name}, attached from {_utc(other.low)} to {_utc(other.high)}: the "
+                    "gaming day's settings changed after partitions were made. Set them back; until then new "
+                    "events go to the default partition")
+
+
+def make_ahead(connection: Any, days: int | None = None, *, now: datetime | None = None) -> list[str]:
     """Make today's partition and the next ``days``' (``EVENT_PARTITIONS_AHEAD``) where
-    missing; the names made. Idempotent; nothing to do on SQLite or an unpartitioned table."""
+    missing; the names made. Idempotent; nothing to do on SQLite or an unpartitioned table.
+    :class:`PartitionOverlap` when the settings would make one overlap an older one."""
     if not is_partitioned(connection):
         return []
     days = settings.EVENT_PARTITIONS_AHEAD if days is None else days
+    today = gaming_day(now or datetime.now(UTC))
+    check_overlap(connection, [today + timedelta(days=n) for n in range(days + 1)])
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT * FROM {MAKE}(%s, %s, %s)",
                        [days, settings.TIME_ZONE, settings.GAMING_DAY_CUTOFF_HOUR])
@@ -275,7 +341,9 @@ def make_ahead(connection: Any, days: int | None = None) -> list[str]:
 def make_day(connection: Any, day: date) -> str | None:
     """Make gaming day ``day``'s partition - a past one too, for a restore - as the
     owner only (the function is not the application's); its name, None if it exists or
-    the default partition holds events of that day."""
+    the default partition holds events of that day. :class:`PartitionOverlap` as
+    :func:`make_ahead`."""
+    check_overlap(connection, [day])
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {MAKE_ONE}(%s, %s, %s)", [day, settings.TIME_ZONE, settings.GAMING_DAY_CUTOFF_HOUR])
         return cursor.fetchone()[0]
@@ -296,15 +364,19 @@ def partitions(connection: Any) -> list[Partition]:
         return []
     with connection.cursor() as cursor:
         cursor.execute(
-            """SELECT c.relname, c.reltuples::bigint, pg_total_relation_size(c.oid)
+            """SELECT c.relname, c.reltuples::bigint, pg_total_relation_size(c.oid),
+                      pg_get_expr(c.relpartbound, c.oid)
                FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
                WHERE i.inhparent = to_regclass(%s)""", [TABLE])
         found = cursor.fetchall()
     result = []
-    for name, rows, size in found:
-        day = partition_day(name)
-        low, high = gaming_day_bounds(day) if day else (None, None)
-        result.append(Partition(name, day, low, high, rows, size))
+    for name, rows, size, bound in found:
+        # the bounds as attached, in the session's time zone (Django's: UTC) as PostgreSQL
+        # prints a timestamptz ('2026-12-01 05:00:00+00')
+        given = _BOUND.search(bound or "")
+        low, high = (datetime.fromisoformat(given.group(1)), datetime.fromisoformat(given.group(2))) \
+            if given else (None, None)
+        result.append(Partition(name, partition_day(name), low, high, rows, size))
     return sorted(result, key=lambda p: (p.day is None, p.day or date.min))
 
 
@@ -312,7 +384,8 @@ def flush_sql() -> list[str]:
     """For the tests' flush (tests/backends): every trigger of the table, its partitions
     and the key table off, the key table emptied. :func:`protections_always_sql` after."""
     return [every_trigger_sql("DISABLE"),
-            f"DO $$ BEGIN IF to_regclass('{KEY_TABLE}') IS NOT NULL THEN TRUNCATE {KEY_TABLE}; END IF; END $$"]
+            (f"DO $$ BEGIN IF to_regclass('{KEY_TABLE}') IS NOT NULL THEN TRUNCATE {KEY_TABLE}; END IF; "
+             f"IF to_regclass('{LEAVES}') IS NOT NULL THEN TRUNCATE {LEAVES}; END IF; END $$")]
 
 
 def protections_always_sql() -> list[str]:
@@ -326,7 +399,8 @@ def every_trigger_sql(mode: str) -> str:
     superuser's statement: the tests' flush and tampering)."""
     return (
         "DO $$ DECLARE r record; BEGIN FOR r IN SELECT t.tgrelid::regclass AS rel, t.tgname FROM pg_trigger t "
-        f"WHERE NOT t.tgisinternal AND (t.tgrelid IN (to_regclass('{TABLE}'), to_regclass('{KEY_TABLE}')) "
+        f"WHERE NOT t.tgisinternal AND (t.tgrelid IN (to_regclass('{TABLE}'), to_regclass('{KEY_TABLE}'), "
+        f"to_regclass('{LEAVES}')) "
         f"OR t.tgrelid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = to_regclass('{TABLE}'))) "
         f"LOOP EXECUTE format('ALTER TABLE %s {mode} TRIGGER %I', r.rel, r.tgname); END LOOP; END $$"
     )

@@ -26,7 +26,7 @@ import re
 
 from .immutability import ACCESS_TABLE
 from .immutability import TABLE as EVENT_TABLE
-from .partitions import KEY_TABLE, MAKE
+from .partitions import KEY_TABLE, LEAVES, MAKE
 
 # tables the application may only read and append to
 APPEND_ONLY = (EVENT_TABLE, ACCESS_TABLE)
@@ -94,13 +94,16 @@ def grant_sql(*, app: str) -> list[str]:
     # reads and appends through the table, and an INSERT straight into a partition would
     # pass by the key trigger; the key table read only (the store's write path reads it;
     # the key trigger writes it as the owner); the one function that makes partitions
-    # ahead, which runs as the owner
+    # ahead, which runs as the owner; the detached days' leaves read only (the owner's
+    # archival writes them)
     statements.append(
         "DO $$ DECLARE r record; BEGIN "
         f"FOR r IN SELECT inhrelid::regclass AS name FROM pg_inherits WHERE inhparent = to_regclass('{EVENT_TABLE}') "
         f"LOOP EXECUTE format('REVOKE ALL ON %s FROM {app}', r.name); END LOOP; "
         f"IF to_regclass('{KEY_TABLE}') IS NOT NULL THEN "
         f"REVOKE ALL ON {KEY_TABLE} FROM {app}; GRANT SELECT ON {KEY_TABLE} TO {app}; END IF; "
+        f"IF to_regclass('{LEAVES}') IS NOT NULL THEN "
+        f"REVOKE ALL ON {LEAVES} FROM {app}; GRANT SELECT ON {LEAVES} TO {app}; END IF; "
         f"IF to_regprocedure('{MAKE}(integer, text, integer)') IS NOT NULL THEN "
         f"GRANT EXECUTE ON FUNCTION {MAKE}(integer, text, integer) TO {app}; END IF; END $$"
     )
@@ -126,8 +129,10 @@ def privilege_problems(cursor: object, *, app: str) -> list[str]:
     execute("SELECT inhrelid::regclass::text FROM pg_inherits WHERE inhparent = to_regclass(%s) ORDER BY 1",
             [EVENT_TABLE])
     parts = [row[0] for row in fetch()]
-    execute("SELECT to_regclass(%s) IS NOT NULL", [KEY_TABLE])
-    keys = [KEY_TABLE] if fetch()[0][0] else []
+    keys = []
+    for table in (KEY_TABLE, LEAVES):
+        execute("SELECT to_regclass(%s) IS NOT NULL", [table])
+        keys += [table] if fetch()[0][0] else []
     refused = {"UPDATE", "DELETE", "TRUNCATE", "TRIGGER"}
     for table, privileges in ([(t, refused) for t in APPEND_ONLY] + [(t, refused | {"INSERT"}) for t in keys]
                               + [(t, refused | {"INSERT", "SELECT"}) for t in parts]):

@@ -5,6 +5,13 @@ Rows are read in (stream, version) order through a server-side cursor and handed
 so memory stays constant however large the store. The first problem of each stream is
 reported; checking resumes with the next stream. The kinds, and what a chain alone
 cannot prove (a cut tail, a consistent re-hash), are the core verifier's.
+
+A stream whose first versions were archived (PostgreSQL: a gaming day's partition
+detached, casino.archive) is checked from the last archived version: the latest
+``store.partition_detached`` event of ``audit.store`` records every stream's archived head
+(version, hash), and the hash is read again from the key table, which keeps every event's
+(:func:`archived_starts`). A stream missing its first versions with no detach recorded
+over them is still ``bad_start``.
 """
 from __future__ import annotations
 
@@ -12,13 +19,16 @@ import dataclasses
 from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 
+from django.db import connection
+
 from .models import Event
+from .partitions import DETACH_STREAM, DETACHED, KEY_TABLE, keyed
 from .record.envelope import Envelope
 from .record.verify import Head, Problem, Report, Start, Verifier, verify
 from .seals import seal_holds
 from .store import envelope_of
 
-__all__ = ["Problem", "Report", "chain_state", "verify_chains"]
+__all__ = ["Problem", "Report", "archived_heads", "archived_starts", "chain_state", "verify_chains"]
 
 # the columns in the order of Envelope's fields, so that a row is an Envelope's arguments
 _COLUMNS = (
@@ -44,6 +54,42 @@ def _anchor(since: datetime) -> Start:
         return Head(first.version - 1, before[1], before[0])
 
     return start
+
+
+def archived_heads() -> dict[str, tuple[int, str]]:
+    """Every stream's archived head - its last version detached and that event's hash -
+    as the latest detach recorded it (each detach carries the earlier ones' forward, so
+    the latest says it for the whole record); empty when nothing was ever detached."""
+    payload = (Event.objects.filter(stream=DETACH_STREAM, type=DETACHED).order_by("-version")
+               .values_list("payload", flat=True).first())
+    if payload is None:
+        return {}
+    return {stream: (int(version), digest) for stream, (version, digest) in payload["archived"].items()}
+
+
+def archived_starts(stream: str | None = None) -> tuple[dict[str, tuple[int, str]], list[Problem]]:
+    """Where each archived stream's check starts (:func:`archived_heads`), the hash read
+    from the key table, which keeps every event's; and a ``head_mismatch`` for each stream
+    whose key disagrees with what its detach recorded (one of the two was changed)."""
+    recorded = archived_heads()
+    if stream is not None:
+        recorded = {name: head for name, head in recorded.items() if name == stream}
+    if not recorded or not keyed(connection):
+        return recorded, []
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT k.stream, k.hash FROM {KEY_TABLE} k JOIN unnest(%s::text[], %s::bigint[]) "
+                       "AS a(stream, version) ON k.stream = a.stream AND k.version = a.version",
+                       [list(recorded), [version for version, _ in recorded.values()]])
+        keys = dict(cursor.fetchall())
+    starts, problems = {}, []
+    for name, (version, digest) in recorded.items():
+        stored = keys.get(name)
+        starts[name] = (version, stored or digest)
+        if stored != digest:
+            problems.append(Problem(name, version, None, "", "head_mismatch", (
+                f"its archived version {version} has hash {digest[:12]}... as its detach recorded it, but "
+                + ("no key" if stored is None else f"{stored[:12]}...") + " in the key table")))
+    return starts, problems
 
 
 WRONG_KEY = (
@@ -101,13 +147,15 @@ def verify_chains(
 ) -> Report:
     """Verify every stream (or one), or only the events recorded since ``since`` (each
     stream's first one linked to the stored event before it); ``heads``: known stream
-    heads (a signed head's), which name a cut tail or a re-hashed chain."""
+    heads (a signed head's), which name a cut tail or a re-hashed chain. A stream whose
+    first versions a recorded detach archived starts after them (:func:`archived_starts`)."""
     if heads and stream is not None:
         heads = {name: head for name, head in heads.items() if name == stream}
     unsealed: list[Problem] = []
+    starts, disagreeing = archived_starts(stream)
     report = verify(_envelopes(stream, since, chunk_size, progress, unsealed),
-                    start=_anchor(since) if since else None, heads=heads)
-    return Report(report.streams, report.events, report.problems + unsealed)
+                    start=_anchor(since) if since else None, heads=heads, starts=starts)
+    return Report(report.streams, report.events, report.problems + unsealed + disagreeing)
 
 
 _SAYS = {
@@ -118,9 +166,13 @@ _SAYS = {
 
 def chain_state(event: Event, previous_hash: str | None) -> tuple[bool, str]:
     """Whether a stored event still matches its hash and links to the one before it
-    (``previous_hash``: that event's stored hash, None if it is missing)."""
+    (``previous_hash``: that event's stored hash, None if it is missing - or archived, when
+    a recorded detach took it: then its hash as recorded)."""
     if event.version > 1 and previous_hash is None:
-        return False, f"version {event.version - 1} of the stream is missing"
+        kept = archived_heads().get(event.stream)  # the version before archived (a day detached)?
+        if kept is None or kept[0] != event.version - 1:
+            return False, f"version {event.version - 1} of the stream is missing"
+        previous_hash = kept[1]
     before = Head() if event.version == 1 else Head(event.version - 1, previous_hash or "")
     problem = Verifier(start=lambda first: before, check_payloads=False).check(envelope_of(event))
     if problem is None:

@@ -6,7 +6,7 @@ and reports, per stream, the first of these (kinds of the findings vocabulary, o
 ``integrity``):
 
 - ``bad_start`` - the stream's first event is not version 1 (or not the version after
-  the event the caller started it from);
+  the event the caller started it from: ``starts`` or ``start``);
 - ``gap`` - the version is not the one after the previous event's (missing, repeated or
   swapped events);
 - ``reordered`` - the position is not after the previous event's (when both have one);
@@ -26,6 +26,12 @@ from a file), the event's id, the kind and what is wrong.
 
 What a chain alone cannot show - a tail cut off, or rewritten and re-hashed throughout -
 only the known heads reveal.
+
+A stream whose first events are kept elsewhere (archived: a gaming day's partition
+detached after a verified regulator's package) starts from ``starts[stream]``, the
+(version, hash) of its last event kept elsewhere: its first event given must be the next
+version and link to that hash. A known head at or below that version is not the record's
+to show any more; with no event of the stream given, the stream ends there.
 """
 from __future__ import annotations
 
@@ -110,10 +116,12 @@ class Verifier:
         *,
         heads: Mapping[str, tuple[int, str]] | None = None,
         start: Start | None = None,
+        starts: Mapping[str, tuple[int, str]] | None = None,
         check_payloads: bool = True,
     ) -> None:
         self.heads = heads or {}
         self.start = start
+        self.starts = starts or {}
         self.check_payloads = check_payloads
         self.events = 0
         self.problems: list[Problem] = []
@@ -125,7 +133,11 @@ class Verifier:
         self.events += 1
         state = self._streams.get(envelope.stream)
         if state is None:
-            head = self.start(envelope) if self.start is not None else Head()
+            from_ = self.starts.get(envelope.stream) if self.starts else None
+            if from_ is not None and (self.start is None or envelope.version == from_[0] + 1):
+                head = Head(from_[0], from_[1])
+            else:
+                head = self.start(envelope) if self.start is not None else Head()
             state = self._streams[envelope.stream] = _Stream(head.version, head.hash, head.position, head.version)
         if state.broken:
             return None
@@ -173,6 +185,15 @@ class Verifier:
         """The report: every stream's problem, and each known head the record ends before."""
         for stream, (version, digest) in self.heads.items():
             state = self._streams.get(stream)
+            kept = self.starts.get(stream)
+            if kept is not None and version <= kept[0] and (state is None or not state.broken):
+                if version == kept[0] and digest != kept[1]:
+                    self.problems.append(Problem(stream, version, None, "", "head_mismatch", (
+                        f"its last event kept elsewhere has hash {kept[1][:12]}..., not the known head's "
+                        f"{digest[:12]}... at this version")))
+                continue
+            if state is None and kept is not None:
+                state = _Stream(kept[0], kept[1], 0, kept[0])
             if state is None:
                 self.problems.append(Problem(stream, 0, None, "", "truncated",
                                              f"no event of the stream is there; its known head is version {version}"))
@@ -188,13 +209,16 @@ def verify(
     *,
     heads: Mapping[str, tuple[int, str]] | None = None,
     start: Start | None = None,
+    starts: Mapping[str, tuple[int, str]] | None = None,
     check_payloads: bool = True,
 ) -> Report:
     """Check ``envelopes`` (or (line number, envelope) pairs from a file); see the
     module's docstring. ``heads`` maps a stream to a known (version, hash); ``start``
     says where a stream's check starts when the first envelope given of it is not its
-    first (default: the genesis)."""
-    verifier = Verifier(heads=heads, start=start, check_payloads=check_payloads)
+    first (default: the genesis); ``starts`` maps a stream whose first events are kept
+    elsewhere (archived) to the (version, hash) of the last of them, where its check
+    starts (it takes precedence over ``start`` for the envelope right after it)."""
+    verifier = Verifier(heads=heads, start=start, starts=starts, check_payloads=check_payloads)
     for item in envelopes:
         if isinstance(item, tuple):
             verifier.check(item[1], item[0])

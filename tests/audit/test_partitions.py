@@ -3,7 +3,9 @@ land, uniqueness across partitions, the append-only protection of every partitio
 partitions made ahead, and the archival of a day."""
 from __future__ import annotations
 
+import hashlib
 import io
+import json
 import os
 from datetime import UTC, datetime, timedelta
 
@@ -16,13 +18,17 @@ from audit.errors import IdConflict, VersionConflict
 from audit.gaming_day import gaming_day
 from audit.inserts import insert_rows
 from audit.models import Event
+from audit.record import merkle
 from audit.record.chain import GENESIS_HASH
 from audit.roles import privilege_problems
 from audit.store import chain_row, check_event, events_append, stream_head
 from audit.tasks import make_event_partitions_task
+from audit.verify import chain_state, verify_chains
 from casino.archive import ArchiveRefused, detach_day
+from tests.commands import run_command
 from tests.samples import round_events, table_opened
 
+from .tampering import tamper
 from .test_roles import granted_role
 
 pytestmark = pytest.mark.django_db
@@ -108,16 +114,22 @@ STATEMENTS = ("UPDATE {t} SET actor = 'forger'", "DELETE FROM {t}", "TRUNCATE {t
 
 
 @pytest.mark.parametrize("statement", STATEMENTS)
-@pytest.mark.parametrize("where", ["the table", "a partition", "the default partition", "the key table"])
+@pytest.mark.parametrize("where", ["the table", "a partition", "the default partition", "the key table",
+                                   "the detached leaves"])
 def test_no_partition_can_be_changed(on_postgres, statement: str, where: str) -> None:
     """UPDATE, DELETE and TRUNCATE are refused on the table, on each partition itself and
     on the key table, even to the superuser that owns them."""
     events_append(stream="T1", expected_version=0, events=[table_opened("T1")], now=NOW)
     events_append(stream="T1", expected_version=1, events=[table_opened("T1")], now=NOW + timedelta(days=400))
     table = {"the table": "audit_event", "a partition": partitions.partition_name(TODAY),
-             "the default partition": partitions.DEFAULT, "the key table": partitions.KEY_TABLE}[where]
+             "the default partition": partitions.DEFAULT, "the key table": partitions.KEY_TABLE,
+             "the detached leaves": partitions.LEAVES}[where]
+    if table == partitions.LEAVES:
+        with connection.cursor() as cursor:
+            cursor.execute(f"INSERT INTO {table} VALUES (1, 'T1', 1, %s, current_date)", ["a" * 64])
     with pytest.raises(DatabaseError, match="append-only"), transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(statement.format(t=table).replace("actor", "stream" if "key" in table else "actor"))
+        cursor.execute(statement.format(t=table).replace(
+            "actor", "stream" if table in (partitions.KEY_TABLE, partitions.LEAVES) else "actor"))
     assert Event.objects.count() == 2
 
 
@@ -135,6 +147,7 @@ APP_REFUSED = {
     "insert into a partition, past the keys": "INSERT INTO {p} SELECT * FROM audit_event",
     "delete a key": "DELETE FROM audit_event_key",
     "insert a key": "INSERT INTO audit_event_key VALUES (gen_random_uuid(), 'T9', 1, 'h')",
+    "insert a detached leaf": "INSERT INTO audit_event_detached VALUES (1, 'T9', 1, 'h', current_date)",
     "update a key": "UPDATE audit_event_key SET hash = 'h'",
     "detach a partition": "ALTER TABLE audit_event DETACH PARTITION {p}",
     "drop a partition": "DROP TABLE {p}",
@@ -276,3 +289,140 @@ def test_a_package_of_another_signer_is_refused(past_day, tmp_path, settings) ->
     settings.DIGEST_SIGNING_KEY = str(key)
     with pytest.raises(ArchiveRefused, match="does not trust"):
         detach_day(past_day, package)
+
+
+def _detach(past_day, tmp_path) -> None:
+    call_command("event_partitions", "--detach", past_day.isoformat(), "--package",
+                 str(_package(tmp_path, past_day)), stdout=io.StringIO())
+
+
+def test_after_a_detach_verify_passes_and_the_signed_heads_keep_their_roots(past_day, tmp_path) -> None:
+    """A day detached with its package: verify exits 0 - the tables' chains go on from
+    their archived heads, and the signed heads (the one before the detach and one signed
+    after it) check over the detached positions from their kept leaves, to the same roots;
+    a later event's leaf index and inclusion proof still hold."""
+    before = digests.latest_signed()
+    assert before is not None
+    _detach(past_day, tmp_path)
+    assert not Event.objects.filter(stream__in=["T1", "T2"]).exists()
+    events_append(stream="T1", expected_version=26, events=round_events(2), now=NOW)
+    after, _ = digests.digest_sign()
+    assert digests.head_problems(before, source="test") == []
+    assert digests.head_problems(after, source="test") == []
+    code, out, err = run_command("verify")
+    assert (code, err) == (0, ""), out
+    assert "all chains intact" in out
+    last = Event.objects.filter(stream="T1").order_by("-version").first()
+    assert last is not None
+    assert digests.leaf_index(last) == after.size - 1  # the last leaf the new head covers
+    assert chain_state(Event.objects.get(stream="T1", version=27), None) == (True, "intact")  # linked to archived 26
+    proof = digests.inclusion_proof_of([last], after)["proofs"][0]
+    assert merkle.verify_inclusion(proof["index"], after.size, bytes.fromhex(proof["leaf"]),
+                                   [bytes.fromhex(node) for node in proof["path"]], after.root)
+
+
+def test_the_detach_is_an_event_of_the_chain(past_day, tmp_path) -> None:
+    """The detach is recorded in audit.store, in the detach's transaction: the day, the
+    partition, the package's manifest hash and latest signed head, the events, their
+    positions, each stream's versions and every stream's archived head; its leaves kept."""
+    package = _package(tmp_path, past_day)
+    name = partitions.partition_name(past_day)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT min(position), max(position), count(*) FROM {name}")
+        first, last, count = cursor.fetchone()
+        cursor.execute(f"SELECT hash FROM {name} WHERE stream = 'T2' AND version = 26")
+        t2_head = cursor.fetchone()[0]
+    call_command("event_partitions", "--detach", past_day.isoformat(), "--package", str(package), stdout=io.StringIO())
+    [event] = Event.objects.filter(stream=partitions.DETACH_STREAM)
+    manifest = (package / "manifest.json").read_bytes()
+    head = json.loads(manifest)["signed_heads"][-1]
+    assert (event.type, event.version, event.actor) == (partitions.DETACHED, 1, "server:archive")
+    assert event.payload == {
+        "day": past_day.isoformat(), "partition": name, "package_sha256": hashlib.sha256(manifest).hexdigest(),
+        "signed_head": {k: head[k] for k in ("size", "root", "timestamp", "key_id")},
+        "events": count, "first_position": first, "last_position": last,
+        "streams": {"T1": [1, 26], "T2": [1, 26]},
+        "archived": {"T1": [26, stream_head("T1")[1]], "T2": [26, t2_head]},
+    }
+    assert verify_chains(stream=partitions.DETACH_STREAM).ok
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT count(*), min(position), max(position), min(day) FROM {partitions.LEAVES}")
+        assert cursor.fetchone() == (count, first, last, past_day)
+        cursor.execute(f"DROP TABLE {name}")
+
+
+def test_a_stream_cut_short_without_a_recorded_detach_is_still_reported(past_day, tmp_path) -> None:
+    """A partition detached behind the archival's back (plain ALTER TABLE, no package, no
+    record): every stream that lost its first versions and goes on is bad_start, and the
+    signed head no longer holds."""
+    name = partitions.partition_name(past_day)
+    with connection.cursor() as cursor:
+        cursor.execute(f"ALTER TABLE audit_event DETACH PARTITION {name}")
+    events_append(stream="T1", expected_version=26, events=round_events(2), now=NOW)
+    report = verify_chains()
+    assert [(p.stream, p.version, p.kind) for p in report.problems] == [("T1", 27, "bad_start")]
+    sth = digests.latest_signed()
+    assert sth is not None
+    assert "the record now holds only" in str(digests.head_problems(sth, source="test")[0])
+    code, out, err = run_command("verify")
+    assert code == 1 and "T1: first bad event is version 27" in out + err and "bad_start" in out + err
+
+
+def test_a_later_gap_after_an_archived_head_is_reported(past_day, tmp_path) -> None:
+    """Archived heads cover only what the detach took: T1's versions 27.. removed behind
+    the triggers leave version 52 after archived 26, reported bad_start."""
+    _detach(past_day, tmp_path)
+    events_append(stream="T1", expected_version=26, events=[*round_events(2), *round_events(3)], now=NOW)
+    tamper("DELETE FROM audit_event WHERE stream = 'T1' AND version BETWEEN 27 AND 51")
+    problems = [(p.stream, p.version, p.kind) for p in verify_chains().problems]
+    assert problems == [("T1", 52, "bad_start")]
+
+
+def test_days_are_detached_oldest_first(past_day, tmp_path) -> None:
+    """A day whose streams have earlier versions still attached (another day's partition)
+    is refused, saying so: what stays attached of a stream is always a whole tail."""
+    earlier = past_day - timedelta(days=1)
+    _make_day(earlier)
+    at = datetime(earlier.year, earlier.month, earlier.day, 20, 0, tzinfo=UTC)
+    events_append(stream="T3", expected_version=0, events=[table_opened("T3", at=at)], now=at)
+    at = datetime(past_day.year, past_day.month, past_day.day, 21, 0, tzinfo=UTC)
+    events_append(stream="T3", expected_version=1, events=round_events(1, at=at), now=at)
+    digests.digest_sign()
+    with pytest.raises(ArchiveRefused, match="stream T3 has versions 2 to 26 there .* detach the days in order"):
+        detach_day(past_day, _package(tmp_path, past_day))
+    assert partitions.partition_name(past_day) in {p.name for p in partitions.partitions(connection)}
+
+
+def test_new_partitions_that_would_overlap_old_ones_are_refused_naming_them(on_postgres, settings) -> None:
+    """GAMING_DAY_CUTOFF_HOUR moved earlier after the partitions were made: the next day's
+    partition would begin before the last one made ends. The command exits 2 naming both
+    partitions and their bounds, the beat task fails with the same words, nothing is made."""
+    settings.EVENT_PARTITIONS_AHEAD = 8
+    last = partitions.partition_name(TODAY + timedelta(days=7))
+    new = partitions.partition_name(TODAY + timedelta(days=8))
+    attached = {p.name: p for p in partitions.partitions(connection)}
+    assert last in attached and new not in attached
+    settings.GAMING_DAY_CUTOFF_HOUR = (settings.GAMING_DAY_CUTOFF_HOUR - 2) % 24
+    with pytest.raises(CommandError) as caught:
+        call_command("event_partitions", "--create-ahead", "8", stdout=io.StringIO())
+    assert caught.value.returncode == 2
+    says = str(caught.value)
+    high = attached[last].high
+    assert high is not None
+    assert f"partition {new} would span" in says and f"overlaps partition {last}" in says
+    assert f"to {high.astimezone(UTC):%Y-%m-%d %H:%M} UTC" in says
+    with pytest.raises(partitions.PartitionOverlap, match=f"partition {new} would span .* overlaps partition {last}"):
+        make_event_partitions_task.apply().get()
+    assert new not in {p.name for p in partitions.partitions(connection)}
+
+
+def test_an_archived_head_whose_key_was_changed_is_reported(past_day, tmp_path) -> None:
+    """The key table's hash of an archived head and the one its detach recorded must agree:
+    a key changed behind the triggers is a head_mismatch, and the chain is checked from the
+    key's hash (so the next event no longer links)."""
+    _detach(past_day, tmp_path)
+    events_append(stream="T1", expected_version=26, events=round_events(2), now=NOW)
+    assert verify_chains().ok
+    tamper(f"UPDATE {partitions.KEY_TABLE} SET hash = repeat('0', 64) WHERE stream = 'T1' AND version = 26")
+    problems = [(p.stream, p.version, p.kind) for p in verify_chains().problems]
+    assert problems == [("T1", 27, "broken_link"), ("T1", 26, "head_mismatch")]

@@ -97,6 +97,25 @@ def test_a_stream_can_start_after_its_genesis() -> None:
     assert _kinds(events[3:], start=lambda first: Head(3, "d" * 64)) == [("T1", 4, "broken_link")]
 
 
+def test_a_stream_whose_first_events_are_kept_elsewhere_starts_from_their_last() -> None:
+    """With ``starts`` (its first versions archived), a stream is checked from the given
+    version and hash: its next event must follow and link to it; a start any later, or a
+    link to another hash, is reported; a known head at or below the archived version holds
+    only with the same hash; a stream archived whole ends at its start."""
+    events = _stream("T1", 6)
+    kept = {"T1": (3, events[2].hash)}
+    assert verify(events[3:], starts=kept).ok
+    assert _kinds(events[4:], starts=kept) == [("T1", 5, "bad_start")]
+    assert _kinds(events[3:], starts={"T1": (3, "d" * 64)}) == [("T1", 4, "broken_link")]
+    assert _kinds(events[3:]) == [("T1", 4, "bad_start")]  # no start given: from the genesis
+    assert verify(events[3:], starts=kept, heads={"T1": (2, events[1].hash)}).ok
+    assert _kinds(events[3:], starts=kept, heads={"T1": (3, "d" * 64)}) == [("T1", 3, "head_mismatch")]
+    assert verify([], starts=kept, heads={"T1": (3, events[2].hash)}).ok
+    assert _kinds([], starts=kept, heads={"T1": (6, events[5].hash)}) == [("T1", 3, "truncated")]
+    # with a window's start (``since``) too, the archived start serves the event right after it
+    assert verify(events[3:], starts=kept, start=lambda first: Head(3, "?")).ok
+
+
 def test_file_lines_are_named_in_problems() -> None:
     """From a file, each problem names its line; a line that is not an envelope stops
     the check with a LineError naming it."""

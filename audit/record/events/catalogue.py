@@ -300,6 +300,48 @@ class DigestSigned(Payload, frozen=True):
     consistency: list[Sha256Hex]
 
 
+# --- the store's own structure (audit.partitions, casino.archive) ---------------------------
+# Appended to the stream ``audit.store`` by the owner's archival only (``manage.py
+# event_partitions --detach``), in the transaction that detaches the partition.
+
+PartitionName = Annotated[str, msgspec.Meta(min_length=1, max_length=63, pattern=r"^[a-z][a-z0-9_]*\Z")]
+
+
+class StreamSpan(msgspec.Struct, array_like=True, frozen=True, forbid_unknown_fields=True):
+    """The versions of a stream a detach took away, as ``[first, last]``."""
+
+    first: Count
+    last: Count
+
+
+class HeadCited(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """A signed tree head named by its size, root, time and key (the package's latest)."""
+
+    size: Count
+    root: Sha256Hex
+    timestamp: Timestamp
+    key_id: HexKeyId
+
+
+class PartitionDetached(Payload, frozen=True):
+    """Gaming day ``day``'s partition ``partition`` was detached from the event table:
+    ``events`` events at positions ``first_position`` .. ``last_position`` (positions may
+    skip), each stream's versions ``streams[name] = [first, last]``; the regulator's package
+    that holds them has the manifest of SHA-256 ``package_sha256`` and latest signed head
+    ``signed_head``. ``archived``: every stream's last archived version and its hash, over
+    this detach and every earlier one (``verify`` starts each chain there)."""
+
+    day: GamingDay
+    partition: PartitionName
+    package_sha256: Sha256Hex
+    signed_head: HeadCited
+    events: Count
+    first_position: Count
+    last_position: Count
+    streams: dict[StreamCode, StreamSpan]
+    archived: dict[StreamCode, StreamHead]
+
+
 # --- the floor's alerts, acknowledged by people ----------------------------------------------
 # Appended to the stream ``audit.alerts`` by the server only (the back-office's dashboard):
 # an alert (a read model row: a high or critical finding, a failed verification, a table

@@ -93,6 +93,7 @@ _TYPES = [
     EventType("access.sealed", {1: c.AccessSealed}),
     EventType("access.purged", {1: c.AccessPurged}),
     EventType("digest.signed", {1: c.DigestSigned}),
+    EventType("store.partition_detached", {1: c.PartitionDetached}),
     EventType("ledger.signed_off", {1: c.LedgerSignedOff}),
     EventType("ledger.reopened", {1: c.LedgerReopened}),
     # --- custody (custody.py): slips' lifecycles, the drop from removal to posting, markers

@@ -7,9 +7,10 @@ from typing import Any
 
 from django.core.management.base import CommandError
 from django.db import DatabaseError, connection
+from django.utils.timezone import localtime
 
 from audit.commands import BackOfficeCommand
-from audit.partitions import is_partitioned, make_ahead, make_day, partitions
+from audit.partitions import PartitionOverlap, is_partitioned, make_ahead, make_day, partitions
 from casino.archive import ArchiveRefused, detach_day
 
 
@@ -29,7 +30,8 @@ class Command(BackOfficeCommand):
         "once the regulator's package at PATH verifies and holds every event of it (the table's owner only)."
     )
     exit_codes = {0: "done", 1: "the detach was refused (the line says why) or failed in the database",
-                  2: "bad input: a bad day or option, or the database is not partitioned (SQLite, unmigrated)"}
+                  2: "bad input: a bad day or option, the database is not partitioned (SQLite, unmigrated), or "
+                     "a partition to make would overlap one made before (the gaming day's settings changed)"}
 
     def add_arguments(self, parser: Any) -> None:
         action = parser.add_mutually_exclusive_group()
@@ -65,13 +67,17 @@ class Command(BackOfficeCommand):
                 assert package is not None
                 done = detach_day(day, Path(package))
                 self.stdout.write(f"detached {done.name}: {done.events} events of {done.streams} stream(s), "
-                                  "still append-only; dump it and drop it as docs/event-store.md says")
+                                  f"recorded as {done.recorded.stream} version {done.recorded.version}; the table "
+                                  "is still append-only: dump it and drop it as docs/event-store.md says")
                 return
+        except PartitionOverlap as error:
+            raise CommandError(f"event_partitions: {error}", returncode=2) from None
         except ArchiveRefused as error:
             raise CommandError(f"--detach {detach}: refused: {error}", returncode=1) from None
         except DatabaseError as error:
             raise CommandError(f"event_partitions: {str(error).strip()}", returncode=1) from None
         for part in partitions(connection):
-            when = f"{part.day}  {part.low:%Y-%m-%d %H:%M} to {part.high:%Y-%m-%d %H:%M}" if part.day else "default"
+            when = (f"{part.day}  {localtime(part.low):%Y-%m-%d %H:%M} to {localtime(part.high):%Y-%m-%d %H:%M}"
+                    if part.day and part.low and part.high else "default")
             rows = "?" if part.rows < 0 else f"~{part.rows:,}"
             self.stdout.write(f"{part.name:24} {when:40} {rows:>12} rows {part.bytes / 1024 / 1024:10.1f} MiB")
