@@ -249,6 +249,62 @@ def _walk_all(lay: Layout, lattice: Lattice, out: list[Odds | None], over: dict[
         oslices.append(tuple(map(slice, bounds, bounds[1:])))
     bust = BUST
 
+    last = 9  # the last level: a hand whose last card is of its value can only add that value again
+    last_value, last_slices = order[last], oslices[last]
+    # per (size, cards left): the last level's ratio vector cut per outcome
+    last_parts: dict[int, tuple[Sequence[float], ...]] = {}
+
+    def ratio_of(size: int, j: int, x: int) -> Sequence[float]:
+        by_level = ratios[size]
+        if by_level is None:
+            by_level = ratios[size] = [[None] * (counts[v - 1] + 1) for v in order]
+        ratio = by_level[j][x]
+        if ratio is None:
+            ratio = by_level[j][x] = _step_vector(dcol[j], x, kcol[j], n - size + 1)
+        return ratio
+
+    def record(child: int, total: int, probs: list[float]) -> None:
+        # P(17..21), P(bust), P(natural): the outcomes' sums (bust's entries are none:
+        # its probability is what the others leave). A tuple of floats: the collector
+        # stops tracking it, and the table's 75,000 of them no longer slow every full
+        # collection
+        probs[bust] = max(0.0, 1.0 - sum(probs))
+        if total <= 21:
+            out[index[child]] = tuple(probs)
+        else:
+            over[child] = tuple(probs)
+
+    def last_run(child: int, grown: Vector, total: int, size: int, held: int, pair: int) -> None:
+        """A hand whose last card is of the last level's value (an ace: 57,000 of the
+        73,000 steps), then that value again while the walk takes it: a loop, not a
+        recursion.
+        The last hand of the run keeps no vector: its outcomes are sums of its parent's
+        entries times its ratio, taken in the same order (the same floats)."""
+        while True:
+            x = counts[last_value - 1] - held  # left once ``child`` is out
+            if size >= 2 and (total <= 21 or size >= 3):
+                record(child, total, list(map(sum, map(grown.__getitem__, last_slices))))
+            grown_total = total + last_value
+            grown_pair = pair or (last_value if held == 1 else 0)
+            if x <= 0 or (grown_total > 21 and not (grown_pair > 1 and grown_total - grown_pair <= 21)):
+                return
+            size += 1
+            ratio = ratio_of(size, last, x)
+            child += CARD[last_value]
+            held += 1
+            total, pair = grown_total, grown_pair
+            grown_total = total + last_value
+            grown_pair = pair or (last_value if held == 1 else 0)
+            if x <= 1 or (grown_total > 21 and not (grown_pair > 1 and grown_total - grown_pair <= 21)):
+                # no child: the sums alone
+                if size >= 2 and (total <= 21 or size >= 3):
+                    parts = last_parts.get(size * 256 + x)
+                    if parts is None:
+                        parts = last_parts[size * 256 + x] = tuple(map(ratio.__getitem__, last_slices))
+                    record(child, total, list(map(sum, map(map, _MULS, map(grown.__getitem__, last_slices), parts))))
+                return
+            grown = list(map(mul, grown, ratio))
+
     def walk(key: int, level: int, vec: Vector, prefix: Vector | None, total: int, size: int, pair: int) -> None:
         # ``prefix``: ``vec``'s prefix sums, taken when a child of a later level first
         # needs them (merging is a difference of two): most hands' children add their
@@ -280,17 +336,11 @@ def _walk_all(lay: Layout, lattice: Lattice, out: list[Odds | None], over: dict[
                 picks = from_level[j](prefix)  # type: ignore[misc]
                 grown = list(map(mul, map(sub, picks[1:], picks), ratio))
             child = key + CARD[value]
+            if j == last:
+                last_run(child, grown, grown_total, size, held + 1, grown_pair)
+                continue
             if size >= 2 and (grown_total <= 21 or size >= 3):
-                # P(17..21), P(bust), P(natural): the outcomes' sums (bust's entries are
-                # none: its probability is what the others leave)
-                probs: list[float] = list(map(sum, map(grown.__getitem__, oslices[j])))
-                probs[bust] = max(0.0, 1.0 - sum(probs))
-                # a tuple of floats: the collector stops tracking it, and the table's
-                # 75,000 of them no longer slow every full collection
-                if grown_total <= 21:
-                    out[index[child]] = tuple(probs)
-                else:
-                    over[child] = tuple(probs)
+                record(child, grown_total, list(map(sum, map(grown.__getitem__, oslices[j]))))
             walk(child, j, grown, None, grown_total, size, grown_pair)
 
     walk(0, 0, lay.base, None, 0, 0, 0)
