@@ -222,6 +222,20 @@ class _Check:
     # --- 4: each table's events ------------------------------------------------------------------
 
     def stream(self, name: str, meta: Mapping[str, Any], latest: signing.SignedTreeHead | None) -> StreamAudit | None:
+        """The table's events checked and folded: its audit, to :meth:`StreamAudit.finish`
+        (None, the audit closed, when its events cannot be read)."""
+        audit = StreamAudit(name, first_version=meta["first_version"], struck=meta.get("struck") or (),
+                            math=engine_math if self.edges else stated_math(self.manifest.get("rule_sets") or {}))
+        done = None
+        try:
+            done = self._events(name, meta, latest, audit)
+        finally:
+            if done is None:
+                audit.close()
+        return done
+
+    def _events(self, name: str, meta: Mapping[str, Any], latest: signing.SignedTreeHead | None,
+                audit: StreamAudit) -> StreamAudit | None:
         file = meta["file"]
         first = meta["first_version"]
         known: dict[str, tuple[int, str]] = {}
@@ -234,8 +248,6 @@ class _Check:
                               "package's last event", file=file, stream=name, version=meta["last_version"])
         verifier = Verifier(heads=known, start=lambda _: Head(first - 1, meta["first_prev_hash"], 0),
                             check_payloads=False)
-        audit = StreamAudit(name, first_version=first, struck=meta.get("struck") or (),
-                            math=engine_math if self.edges else stated_math(self.manifest.get("rule_sets") or {}))
         counts: dict[str, int] = {}
         last = None
         line = 0

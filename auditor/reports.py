@@ -30,6 +30,7 @@ from typing import IO, Any
 from audit.record.chain import canonical_json
 from audit.record.ids import IdSet
 from audit.record.money import percent
+from audit.record.shelf import Shelf
 from ledger.books import Thresholds, reconcile, replay_difference
 from ledger.books.fold import Fold
 from ledger.books.stats import theoretical
@@ -168,10 +169,16 @@ class StreamAudit:
         # replay has read its first event) and the fold (which reads the first only)
         self.ids = IdSet()
         self.repeated: set[str] = set()
-        # each round kept pickled once the next starts, and thawed one at a time at the end
-        self.replay = Replay(struck=self.struck, repeats=self.repeated, ids=self.ids, compact=True)
+        # what the folds keep to the end but seldom read goes to a temporary file, its
+        # handles in memory (closed by finish(), or close()): each round pickled once the
+        # next starts, thawed one at a time at the end; the settled bets' nets and where, a
+        # batch at a time, thawed when a late event names one. So memory does not grow with
+        # the table's rounds and bets (only with its events' ids, 16 bytes each)
+        self.shelf = Shelf()
+        self.replay = Replay(struck=self.struck, repeats=self.repeated, ids=self.ids, compact=True, shelf=self.shelf)
         self.replay.skip_to(first_version)
-        self.fold = Fold(struck=self.struck, entries=False, read_once=True)  # the reports read balances and figures, never entries
+        # the reports read balances and figures, never entries
+        self.fold = Fold(struck=self.struck, entries=False, read_once=True, shelf=self.shelf)
         self.day: str | None = None
         self.days: list[str] = []
         self.rounds: dict[int, _Round] = {}
@@ -212,7 +219,18 @@ class StreamAudit:
             self.pending = []
         self.fold.apply(event)
 
+    def close(self) -> None:
+        """Let the shelf go (its file is deleted): the folds can be asked nothing more."""
+        self.shelf.close()
+
     def finish(self) -> StreamReports:
+        """The table's recomputed reports; the audit is closed after it (:meth:`close`)."""
+        try:
+            return self._reports()
+        finally:
+            self.close()
+
+    def _reports(self) -> StreamReports:
         self.replay.run(self.pending)
         self.pending = []
         engine_findings, rounds = self.replay.final()
