@@ -31,11 +31,13 @@ which: a package's own keys prove integrity since signing, not who signed).
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
 import multiprocessing
 import os
+import tempfile
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -222,6 +224,20 @@ class _Check:
     # --- 4: each table's events ------------------------------------------------------------------
 
     def stream(self, name: str, meta: Mapping[str, Any], latest: signing.SignedTreeHead | None) -> StreamAudit | None:
+        """The table's events checked and folded: its audit, to :meth:`StreamAudit.finish`
+        (None, the audit closed, when its events cannot be read)."""
+        audit = StreamAudit(name, first_version=meta["first_version"], struck=meta.get("struck") or (),
+                            math=engine_math if self.edges else stated_math(self.manifest.get("rule_sets") or {}))
+        done = None
+        try:
+            done = self._events(name, meta, latest, audit)
+        finally:
+            if done is None:
+                audit.close()
+        return done
+
+    def _events(self, name: str, meta: Mapping[str, Any], latest: signing.SignedTreeHead | None,
+                audit: StreamAudit) -> StreamAudit | None:
         file = meta["file"]
         first = meta["first_version"]
         known: dict[str, tuple[int, str]] = {}
@@ -234,8 +250,6 @@ class _Check:
                               "package's last event", file=file, stream=name, version=meta["last_version"])
         verifier = Verifier(heads=known, start=lambda _: Head(first - 1, meta["first_prev_hash"], 0),
                             check_payloads=False)
-        audit = StreamAudit(name, first_version=first, struck=meta.get("struck") or (),
-                            math=engine_math if self.edges else stated_math(self.manifest.get("rule_sets") or {}))
         counts: dict[str, int] = {}
         last = None
         line = 0
@@ -413,22 +427,29 @@ class _Check:
             self.disagree("reports", f"... and {listed - LINES_PER_FILE} more differing lines", file=file)
 
 
-_Job = tuple[str | Path, dict[str, Any], str, Mapping[str, Any], signing.SignedTreeHead | None, bool]
-_Done = tuple[list[Disagreement], StreamReports | None, int]
+# (package, manifest, table, its manifest entry, latest head, --edges, where its round rows go)
+_Job = tuple[str | Path, dict[str, Any], str, Mapping[str, Any], signing.SignedTreeHead | None, bool, str]
+_Done = tuple[list[Disagreement], StreamReports | None, int, int]
+ROUND_ROWS = "rounds"  # the report whose rows grow with the rounds: spooled by the table's process
 
 
 def _table(job: _Job) -> _Done:
     """One table's events checked and folded: (its disagreements, its recomputed report
-    rows - None when its events cannot be read -, its events). The table's folds are let
-    go here: memory holds one table's at a time."""
-    path, manifest, name, meta, latest, edges = job
+    rows - None when its events cannot be read -, its events, its round rows). The round
+    report's rows are not in the reports: they are written as they are made to the files
+    ``part`` + ``.csv`` and ``.json``, as a part of a spool (:meth:`.Spool.take`). The
+    table's folds are let go here: memory holds one table's at a time."""
+    path, manifest, name, meta, latest, edges, part = job
     package = layout.Package(path)
     try:
         check = _Check(package, manifest, {}, edges=edges)
         audit = check.stream(name, meta, latest)
         if audit is None:
-            return check.outcome.disagreements, None, 0
-        return check.outcome.disagreements, audit.finish(), audit.replay.count
+            return check.outcome.disagreements, None, 0, 0
+        with open(part + ".csv", "wb") as csv_part, open(part + ".json", "wb") as json_part:
+            rows = Spool(ROUND_ROWS, check.version, files=(csv_part, json_part), compared=True, part=True)
+            reports = audit.finish(rounds=rows.add)
+        return check.outcome.disagreements, reports, audit.replay.count, rows.rows
     finally:
         package.close()
         # another table deals from other shoes: its compositions are not these
@@ -479,6 +500,7 @@ def verify_package(path: str | Path, *, previous: str | Path | None = None,
     package = layout.Package(path)
     earlier = layout.Package(previous) if previous is not None else None
     spools: dict[str, Spool] = {}
+    stack = contextlib.ExitStack()  # the folder of the tables' round rows
     try:
         manifest = package.manifest()
         for member in ("files", "streams", "signed_heads", "public_keys"):
@@ -499,18 +521,28 @@ def verify_package(path: str | Path, *, previous: str | Path | None = None,
         spools.update((name, Spool(name, check.version, compared=True)) for name in layout.RECOMPUTED)
         unread = []
         events = 0
-        jobs = [(path, manifest, name, meta, latest, edges) for name, meta in sorted(manifest["streams"].items())]
-        for job, (disagreements, reports, count) in zip(jobs, _each_table(jobs, processes), strict=True):
+        parts = stack.enter_context(tempfile.TemporaryDirectory(prefix="blackjack-audit-"))
+        jobs = [(path, manifest, name, meta, latest, edges, os.path.join(parts, str(number)))
+                for number, (name, meta) in enumerate(sorted(manifest["streams"].items()))]
+        for job, (disagreements, reports, count, rows) in zip(jobs, _each_table(jobs, processes), strict=True):
             # in table order whatever the order the tables were done in: the same report
             check.outcome.disagreements.extend(disagreements)
             if reports is not None:
                 events += count
                 for name, spool in spools.items():
-                    spool.add(getattr(reports, name))
+                    if name == ROUND_ROWS:
+                        with open(job[6] + ".csv", "rb") as csv_part, open(job[6] + ".json", "rb") as json_part:
+                            spool.take(csv_part, json_part, rows)
+                    else:
+                        spool.add(getattr(reports, name))
             else:
                 unread.append(job[2])
+            for suffix in (".csv", ".json"):
+                with contextlib.suppress(FileNotFoundError):
+                    os.remove(job[6] + suffix)
         rounds = check.reports(spools, unread)
     finally:
+        stack.close()
         for spool in spools.values():
             spool.close()
         package.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from datetime import date
 
 from .check import verify_package
 from .layout import Unreadable
@@ -23,6 +24,17 @@ def _positive(text: str) -> int:
     if number < 1:
         raise argparse.ArgumentTypeError(f"{text} is not a positive whole number")
     return number
+
+
+def _day(text: str) -> str:
+    """A gaming day as the package names it, YYYY-MM-DD (and a real date)."""
+    try:
+        date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD)") from None
+    if len(text) != 10:  # fromisoformat also reads 20261129
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD)")
+    return text
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -40,7 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     recall = commands.add_parser("round", help="print one round's recall")
     recall.add_argument("package")
     recall.add_argument("table")
-    recall.add_argument("day", help="gaming day, YYYY-MM-DD")
+    recall.add_argument("day", type=_day, help="gaming day, YYYY-MM-DD")
     recall.add_argument("number", type=int, help="the round's number")
     args = parser.parse_args(argv)
     try:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,9 +31,11 @@ from typing import IO, Any
 from audit.record.chain import canonical_json
 from audit.record.ids import IdSet
 from audit.record.money import percent
+from audit.record.shelf import Shelf
 from ledger.books import Thresholds, reconcile, replay_difference
 from ledger.books.fold import Fold
 from ledger.books.stats import theoretical
+from tables.engine.math import cashout
 from tables.engine.math.figures import Figures
 from tables.engine.presets import PRESETS
 from tables.engine.replay import Replay
@@ -98,6 +101,8 @@ def stated_math(rule_sets: Mapping[str, Any]) -> GameMath:
 
 
 _BATCH = 1024
+# round rows handed to finish()'s sink at a time (a row is about 1 KB as a dict)
+_ROWS = 128
 
 
 def rule_set_entry(name: str, overrides: Mapping[str, Any]) -> dict[str, Any]:
@@ -168,10 +173,16 @@ class StreamAudit:
         # replay has read its first event) and the fold (which reads the first only)
         self.ids = IdSet()
         self.repeated: set[str] = set()
-        # each round kept pickled once the next starts, and thawed one at a time at the end
-        self.replay = Replay(struck=self.struck, repeats=self.repeated, ids=self.ids, compact=True)
+        # what the folds keep to the end but seldom read goes to a temporary file, its
+        # handles in memory (closed by finish(), or close()): each round pickled once the
+        # next starts, thawed one at a time at the end; the settled bets' nets and where, a
+        # batch at a time, thawed when a late event names one. So memory does not grow with
+        # the table's rounds and bets (only with its events' ids, 16 bytes each)
+        self.shelf = Shelf()
+        self.replay = Replay(struck=self.struck, repeats=self.repeated, ids=self.ids, compact=True, shelf=self.shelf)
         self.replay.skip_to(first_version)
-        self.fold = Fold(struck=self.struck, entries=False, read_once=True)  # the reports read balances and figures, never entries
+        # the reports read balances and figures, never entries
+        self.fold = Fold(struck=self.struck, entries=False, read_once=True, shelf=self.shelf)
         self.day: str | None = None
         self.days: list[str] = []
         self.rounds: dict[int, _Round] = {}
@@ -198,6 +209,14 @@ class StreamAudit:
             struck = struck_ids(event)
             if struck is not None:
                 self.struck_seen.add(struck)
+        elif kind == "shoe.shuffled":
+            # the cash-out valuation's caches are of the compositions of the shoe: a new
+            # shoe's are others (at 1,200 rounds of the live game the dealer's odds were hit
+            # 10 times in 3,855, but held every one). The events of the shoe before are
+            # replayed first, with them
+            self.replay.run(self.pending)
+            self.pending = []
+            cashout.clear_caches()
         event_id = event.get("id")
         if event_id is not None and not self.ids.add_new(event_id):
             if event_id not in self.repeated:
@@ -212,7 +231,21 @@ class StreamAudit:
             self.pending = []
         self.fold.apply(event)
 
-    def finish(self) -> StreamReports:
+    def close(self) -> None:
+        """Let the shelf go (its file is deleted): the folds can be asked nothing more."""
+        self.shelf.close()
+
+    def finish(self, *, rounds: Callable[[Sequence[Row]], None] | None = None) -> StreamReports:
+        """The table's recomputed reports; the audit is closed after it (:meth:`close`).
+        ``rounds``: the round report's rows are handed to it a batch at a time as they are
+        made (a :meth:`Spool.add`), not kept in the reports (a long day's rows grow with its
+        rounds)."""
+        try:
+            return self._reports(rounds)
+        finally:
+            self.close()
+
+    def _reports(self, sink: Callable[[Sequence[Row]], None] | None) -> StreamReports:
         self.replay.run(self.pending)
         self.pending = []
         engine_findings, rounds = self.replay.final()
@@ -231,6 +264,9 @@ class StreamAudit:
                 "bets": len(played.bets), "stakes": sum(amount for _, _, _, amount in played.bets.values()),
                 "recorded": recorded, "recomputed": recomputed, "agrees": recorded == recomputed,
             })
+            if sink is not None and len(out.rounds) >= _ROWS:
+                sink(out.rounds)
+                out.rounds = []
             if where.day is not None:
                 replayed[where.day] = replayed.get(where.day, 0) + recomputed
                 if not played.voided:
@@ -242,6 +278,9 @@ class StreamAudit:
                                 "wrong_payout" if taken is not None else "missing_settlement",
                                 expected_net=expected.net, recorded_net=0 if taken is None else taken[1],
                                 bet=bet, round=played.number))
+        if sink is not None:
+            sink(out.rounds)
+            out.rounds = []
         books = self.fold.books(final=True, entries=False)
         ledger_findings = list(books.findings)
         for day in books.days():
@@ -302,12 +341,15 @@ class Spool:
     from disk, :meth:`finish`)."""
 
     def __init__(self, name: str, version: int = FORMAT_VERSION, *, files: tuple[IO[bytes], IO[bytes]] | None = None,
-                 compared: bool = False) -> None:
+                 compared: bool = False, part: bool = False) -> None:
         """``files``: the CSV and JSON files to write (the export's own); by default
         temporary ones. ``compared``: the columns reworded since ``version`` left empty
-        (:func:`reworded`), to compare with an older package's."""
+        (:func:`reworded`), to compare with an older package's. ``part``: only rows (no
+        header, no document around them), for another spool to :meth:`take` - a worker
+        process's rows of a table."""
         self.columns = columns_of(name, version)
         self.blank = reworded(name, version) if compared else frozenset()
+        self.part = part
         self.rows = 0
         self.csv: IO[bytes]
         self.json: IO[bytes]
@@ -317,11 +359,12 @@ class Spool:
         else:
             self.csv, self.json = files
         self._header = csv_bytes(self.columns, ())
-        self.csv.write(self._header)
         # the document without rows, cut where they go: the same keys, order and indent
         empty = json_bytes({"report": name, "columns": list(self.columns), "rows": []})
         head, cut, self._tail = empty.rpartition(b'"rows": []')
-        self.json.write(head + cut[:-2])
+        if not part:
+            self.csv.write(self._header)
+            self.json.write(head + cut[:-2])
 
     def add(self, rows: Sequence[Row]) -> None:
         rows = _blank(rows, self.blank)  # the rows as given, unless columns are left empty
@@ -329,8 +372,21 @@ class Spool:
         for row in rows:
             # a row is two levels deep in the document: its lines indented by two more
             member = json.dumps({c: row.get(c) for c in self.columns}, sort_keys=True, indent=1, ensure_ascii=False)
-            self.json.write(b"%s\n  %s" % (b"," if self.rows else b"[", member.replace("\n", "\n  ").encode("utf-8")))
+            # a part's rows each follow a comma: the spool that takes them opens its list with
+            # the first of them if it has none (:meth:`take`)
+            self.json.write(b"%s\n  %s" % (b"," if self.rows or self.part else b"[",
+                                            member.replace("\n", "\n  ").encode("utf-8")))
             self.rows += 1
+
+    def take(self, csv: IO[bytes], json: IO[bytes], rows: int) -> None:
+        """Append the ``rows`` rows a part (``Spool(part=True)``) wrote to ``csv`` and
+        ``json``, read from where they stand: the same bytes as :meth:`add` of the rows."""
+        shutil.copyfileobj(csv, self.csv)
+        if rows and not self.rows:
+            first = json.read(1)  # the comma before its first row opens the list here
+            self.json.write(b"[" if first == b"," else first)
+        shutil.copyfileobj(json, self.json)
+        self.rows += rows
 
     def finish(self) -> dict[str, IO[bytes]]:
         """The files, read from their start: ``{"csv": ..., "json": ...}``."""

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import copy
 import itertools
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -31,6 +31,7 @@ from typing import Any
 from audit.record.chain import parse_timestamp
 from audit.record.corrections import struck_events
 from audit.record.money import format_money
+from audit.record.shelf import Shelf, ShelvedMap
 from audit.record.shifts import WHOLE_DAY, ShiftPlan
 
 from . import journal as j
@@ -52,13 +53,15 @@ class Fold:
     """The accumulator for one table's stream; :meth:`apply` is the fold step."""
 
     def __init__(self, *, plan: ShiftPlan = WHOLE_DAY, struck: Iterable[str] = (), entries: bool = True,
-                 read_once: bool = False) -> None:
+                 read_once: bool = False, shelf: Shelf | None = None) -> None:
         """``entries`` False: the fold keeps no journal entries, only the balances they
         make (per account, and per gaming day and shift) - what the offline auditor asks
         for; the entries of a long day would be most of its memory. Each posting is still
         checked as an entry is (:func:`.journal.check`). ``read_once``: the caller hands each
         event id once (it finds the repeats itself, and reads each once), so the fold keeps
-        no ids."""
+        no ids. ``shelf``: the settled bets' nets and where are put away there a batch at a
+        time (:class:`audit.record.shelf.ShelvedMap`; memory keeps 12 bytes a bet), so a long
+        day's fold does not grow with its bets; the caller closes the shelf."""
         self.plan = plan
         self.keeps_entries = entries
         self.struck = set(struck)
@@ -81,7 +84,8 @@ class Fold:
         # bet -> stake, where; a bet leaves it when settled (what is left of it is in
         # settled), so a long day holds one record of each bet, not two
         self.bets: dict[str, tuple[int, Key]] = {}
-        self.settled: dict[str, tuple[int, Key]] = {}  # bet -> recorded net, where
+        # bet -> recorded net, where
+        self.settled: MutableMapping[str, tuple[int, Key]] = {} if shelf is None else ShelvedMap(shelf)
         # bets settled before any bet.placed placed them (one placed later stays in bets)
         self.unplaced: set[str] = set()
         self.round_bets: dict[int, list[str]] = {}  # round -> its bets, until all are settled

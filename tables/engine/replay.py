@@ -45,6 +45,7 @@ from audit.record.corrections import struck_events
 from audit.record.events import REGISTRY, upcast
 from audit.record.events.fields import HandAction
 from audit.record.money import money_text
+from audit.record.shelf import Shelf
 
 from .cards import composition
 from .findings import Finding, Illegal
@@ -106,7 +107,7 @@ class Replay:
 
     def __init__(self, rules: RuleSet | None = None, *, struck: Iterable[str] = (), check_offers: bool = True,
                  repeats: Container[str] | None = None, ids: Container[str] | None = None,
-                 compact: bool = False) -> None:
+                 compact: bool = False, shelf: Shelf | None = None) -> None:
         """``repeats`` and ``ids``: the caller keeps the ids, the fold none (a long stream
         folded once - the offline auditor - keeps them compact, :class:`audit.record.ids.IdSet`).
         An event whose id is in ``repeats`` when the fold reads it is a repeat (reported,
@@ -114,7 +115,10 @@ class Replay:
         ``ids``: every id of the record, asked at :meth:`view` (a correction naming an
         event not in it). Such a fold cannot :meth:`forget`. ``compact``: a round is kept
         pickled once the next starts (a tenth of its objects' size; a late event that names
-        it thaws it) - for :meth:`final`, which thaws them one at a time."""
+        it thaws it) - for :meth:`final`, which thaws them one at a time. ``shelf``: where
+        those pickles go (a file: memory keeps each one's 16-byte handle, so what the fold
+        holds of its rounds no longer grows with them); by default they stay in memory.
+        The caller closes the shelf once done with the fold."""
         self.rules = rules
         # value every cash-out offer (seed 000) and compare it with the recorded amount
         self.check_offers = check_offers
@@ -126,9 +130,11 @@ class Replay:
         self.shoe: ShoeTrack | None = None
         self.round: Round | None = None
         self.result: RoundResult | None = None
-        # a round's result; pickled (``compact``) once the next round has started
+        # a round's result; pickled (``compact``) once the next round has started - the
+        # pickle, or its handle on the ``shelf``
         self.rounds: dict[RoundKey, RoundResult | bytes] = {}
         self.compact = compact
+        self.shelf = shelf
         self.day: str | None = None  # the gaming day of the last table.opened
         self.key: RoundKey | None = None  # the round in play's
         self.findings: list[Finding] = []
@@ -136,8 +142,10 @@ class Replay:
         # what came before a checkpoint), unless the caller keeps them (``repeats``, ``ids``)
         self.seen: dict[str, int] | Container[str] = {} if repeats is None else repeats
         self.known: Container[str] = self.seen if ids is None else ids
-        # the version at which each round started
+        # the version at which each round started (what forget() reads: not kept by a fold
+        # that cannot forget, whose caller keeps the ids)
         self.started: dict[RoundKey, int] = {}
+        self.keeps_starts = repeats is None
         # each round.settled event's round, for a correction that names the event
         self.settled_events: dict[str, RoundKey] = {}
         self.spent = False  # handed over by checkpoint(): folds nothing more
@@ -256,7 +264,7 @@ class Replay:
         settled, corrections applied, every settlement compared - without changing the
         fold, so that folding can go on after it."""
         findings = list(self.findings)
-        rounds = {key: _thaw(value) for key, value in self.rounds.items()}
+        rounds = {key: self.thaw(value) for key, value in self.rounds.items()}
         event_id = self.event_id
         if self.round is not None:
             number = self.round.number
@@ -284,15 +292,16 @@ class Replay:
             number = self.round.number
             event_id = None
             findings.append(Finding("missing_event", f"Round {number} was never settled or voided.", round=number))
-        corrected = _Corrected(self.rounds)
+        corrected = _Corrected(self.rounds, self.thaw)
         self._apply_corrections(corrected, findings, event_id)
         stored = self.rounds
+        thaw = self.thaw
         for key, value in stored.items():
-            _compare(corrected[key] if key in corrected else _thaw(value), findings)
+            _compare(corrected[key] if key in corrected else thaw(value), findings)
 
         def rounds() -> Iterator[RoundResult]:
             for key in sorted(stored, key=lambda key: key[1]):
-                yield corrected[key] if key in corrected else _thaw(stored[key])
+                yield corrected[key] if key in corrected else thaw(stored[key])
 
         return tuple(findings), rounds()
 
@@ -363,8 +372,19 @@ class Replay:
         """The round at ``key`` (thawed, and kept thawed: a late event changes it), or None."""
         value = self.rounds.get(key)
         if isinstance(value, bytes):
-            value = self.rounds[key] = _thaw(value)
+            value = self.rounds[key] = self.thaw(value)
         return value
+
+    def freeze(self, result: RoundResult) -> bytes:
+        """A round pickled (:func:`_freeze`), or its pickle's handle on the shelf."""
+        frozen = _freeze(result)
+        return frozen if self.shelf is None else self.shelf.put(frozen)
+
+    def thaw(self, value: RoundResult | bytes) -> RoundResult:
+        """A round as :meth:`freeze` kept it, thawed (a round not frozen as it is)."""
+        if not isinstance(value, bytes):
+            return value
+        return _thaw(value if self.shelf is None else self.shelf.get(value))
 
     def _apply_corrections(self, rounds: dict[RoundKey, RoundResult], findings: list[Finding], event: str | None) -> None:
         """Apply the corrections to ``rounds`` (a round a correction settles is replaced
@@ -397,9 +417,8 @@ def _freeze(result: RoundResult) -> bytes:
                         pickle.HIGHEST_PROTOCOL)
 
 
-def _thaw(value: RoundResult | bytes) -> RoundResult:
-    if not isinstance(value, bytes):
-        return value
+def _thaw(value: bytes) -> RoundResult:
+    """A round :func:`_freeze` pickled."""
     number, shoe, bets, expected, recorded, voided, settled, day, currency = pickle.loads(value)
     return RoundResult(number, shoe, bets, {bet: _new_op(Settlement, settlement) for bet, settlement in expected},
                        recorded, voided, settled, day, currency)
@@ -409,15 +428,17 @@ class _Corrected(dict[RoundKey, RoundResult]):
     """The rounds corrections replace (:meth:`Replay.final`): a round not replaced is
     thawed from the fold's when asked, and not kept."""
 
-    def __init__(self, stored: Mapping[RoundKey, RoundResult | bytes]) -> None:
+    def __init__(self, stored: Mapping[RoundKey, RoundResult | bytes],
+                 thaw: Callable[[RoundResult | bytes], RoundResult]) -> None:
         super().__init__()
         self.stored = stored
+        self.thaw = thaw
 
     def get(self, key: RoundKey, default: Any = None) -> Any:
         if key in self:
             return self[key]
         value = self.stored.get(key)
-        return default if value is None else _thaw(value)
+        return default if value is None else self.thaw(value)
 
 
 class Checkpoint:
@@ -601,7 +622,7 @@ def on_round_started(state: Replay, p: Mapping[str, Any]) -> None:
     if state.compact and state.key is not None:
         previous = state.rounds.get(state.key)
         if type(previous) is RoundResult:
-            state.rounds[state.key] = _freeze(previous)
+            state.rounds[state.key] = state.freeze(previous)
     if key in state.rounds:
         day = f" of gaming day {state.day}" if state.day is not None else ""
         state.find("duplicate_event", f"Round {number}{day} was started twice.", round=number)
@@ -622,7 +643,8 @@ def on_round_started(state: Replay, p: Mapping[str, Any]) -> None:
                         currency=state.currency)
     result = state.result = RoundResult(number, p["shoe"], day=state.day, currency=state.currency)
     state.rounds[key] = result
-    state.started[key] = state.version
+    if state.keeps_starts:
+        state.started[key] = state.version
     state.key = key
     state.pending = state.carried
     state.carried = {}

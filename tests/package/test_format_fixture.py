@@ -68,6 +68,9 @@ def test_a_round_of_the_fixture_is_recalled() -> None:
         assert part in said, part
     code, said = audit("round", str(FIXTURE), "BJ-02", "2026-01-01", "2")
     assert code == 2 and "not 2026-01-01" in said, said
+    for day in ("2026-13-29", "20261129", "yesterday"):
+        code, said = audit("round", str(FIXTURE), "BJ-02", day, "2")
+        assert code == 2 and f"argument day: {day!r} is not a date (YYYY-MM-DD)" in said, said
 
 
 def test_the_version_2_fixture_verifies_with_its_theoretical_win() -> None:

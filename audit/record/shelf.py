@@ -1,0 +1,179 @@
+"""What a long fold must keep to the end but seldom reads again, put away on disk.
+
+A fold over one table's day (the offline auditor's) keeps things that a late event can
+still reach - every round (a correction, a late void), every settled bet's net and where
+(a correction, a bet settled twice) - but reads almost none of them again. Held in
+memory, they grow with the day. A :class:`Shelf` is a temporary file that byte strings
+are appended to; each is fetched back by the 16-byte handle :meth:`Shelf.put` gave (its
+offset and length), so memory holds 16 bytes a thing put away, wherever it is.
+
+:class:`ShelvedMap` is a mapping of texts (bet ids) built on one: the latest entries in a
+dict, the older ones shelved a batch at a time, pickled, with an index of the keys' hashes
+(8 bytes each, with the batch's number) in memory. A key is looked for in the batches its
+hash names, each thawed and asked, so every answer is exact - two keys of one hash are
+told apart by the batch, a hash that is no key's finds nothing - at 12 bytes a key.
+
+Pure Python, no I/O but the shelf's own file; the caller closes the shelf.
+"""
+from __future__ import annotations
+
+import pickle
+import struct
+import tempfile
+from collections.abc import Iterator, MutableMapping
+from typing import IO, Generic, TypeVar
+
+_HANDLE = struct.Struct("<QQ")  # offset, length
+_ENTRY = struct.Struct("<qI")  # the key's hash, its batch
+_BUCKETS = 4096
+# the entries a ShelvedMap holds in memory before it shelves them together (512 settled
+# bets pickle to about 10 KB; a correction or a repeat reads back the batch it names)
+BATCH = 512
+
+V = TypeVar("V")
+
+
+class Shelf:
+    """Byte strings appended to a temporary file; :meth:`put` gives a 16-byte handle,
+    :meth:`get` the bytes back."""
+
+    __slots__ = ("_end", "_file")
+
+    def __init__(self) -> None:
+        # closed by close(); deleted by the system when closed, or when the process ends
+        self._file: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
+        self._end = 0
+
+    def put(self, data: bytes) -> bytes:
+        """Put ``data`` away; the handle to :meth:`get` it back with."""
+        file = self._file
+        if file.tell() != self._end:
+            file.seek(self._end)
+        file.write(data)
+        handle = _HANDLE.pack(self._end, len(data))
+        self._end += len(data)
+        return handle
+
+    def get(self, handle: bytes) -> bytes:
+        """The bytes :meth:`put` gave ``handle`` for."""
+        offset, length = _HANDLE.unpack(handle)
+        file = self._file
+        file.seek(offset)
+        data = file.read(length)
+        if len(data) != length:
+            raise OSError(f"the shelf's file ends before {offset + length} bytes")
+        return data
+
+    def __len__(self) -> int:
+        """The bytes put away."""
+        return self._end
+
+    def close(self) -> None:
+        self._file.close()
+
+
+class ShelvedMap(MutableMapping[str, V], Generic[V]):
+    """A mapping of texts to picklable values whose older entries are kept on a
+    :class:`Shelf`: ``batch`` entries in a dict, then shelved, pickled together. Reading
+    or changing a shelved entry thaws its batch (the last batch thawed is kept, so a run
+    of reads of one batch thaws it once); changing one shelves its batch again."""
+
+    def __init__(self, shelf: Shelf, *, batch: int | None = None) -> None:
+        self.shelf = shelf
+        self.batch = BATCH if batch is None else batch
+        self.recent: dict[str, V] = {}
+        self.batches: list[bytes] = []  # each batch's handle on the shelf
+        self._index = [bytearray() for _ in range(_BUCKETS)]
+        self._thawed: tuple[int, dict[str, V]] | None = None
+        self._size = 0
+
+    # --- where a key is ---------------------------------------------------------------------
+
+    def _batch(self, number: int) -> dict[str, V]:
+        thawed = self._thawed
+        if thawed is not None and thawed[0] == number:
+            return thawed[1]
+        entries: dict[str, V] = pickle.loads(self.shelf.get(self.batches[number]))
+        self._thawed = (number, entries)
+        return entries
+
+    def _shelved(self, key: str) -> tuple[int, dict[str, V]] | None:
+        """The batch that holds ``key`` (its number and entries), None when none does."""
+        code = hash(key)
+        bucket = self._index[code & (_BUCKETS - 1)]
+        if not bucket:
+            return None
+        wanted = code.to_bytes(8, "little", signed=True)
+        at = bucket.find(wanted)
+        while at >= 0:
+            if not at % _ENTRY.size:  # a match across two entries is not one
+                number = _ENTRY.unpack_from(bucket, at)[1]
+                entries = self._batch(number)
+                if key in entries:
+                    return number, entries
+            at = bucket.find(wanted, at + 1)
+        return None
+
+    def _shelve(self) -> None:
+        entries, self.recent = self.recent, {}
+        number = len(self.batches)
+        self.batches.append(self.shelf.put(pickle.dumps(entries, pickle.HIGHEST_PROTOCOL)))
+        index = self._index
+        for key in entries:
+            code = hash(key)
+            index[code & (_BUCKETS - 1)] += _ENTRY.pack(code, number)
+        self._thawed = (number, entries)  # the batch just shelved is the likeliest read next
+
+    # --- the mapping ---------------------------------------------------------------------------
+
+    def __contains__(self, key: object) -> bool:
+        if key in self.recent:
+            return True
+        return isinstance(key, str) and self._shelved(key) is not None
+
+    def __getitem__(self, key: str) -> V:
+        recent = self.recent
+        if key in recent:
+            return recent[key]
+        found = self._shelved(key) if isinstance(key, str) else None
+        if found is None:
+            raise KeyError(key)
+        return found[1][key]
+
+    def __setitem__(self, key: str, value: V) -> None:
+        recent = self.recent
+        if key in recent:
+            recent[key] = value
+            return
+        found = self._shelved(key)
+        if found is not None:  # shelved again, changed: its handle is the batch's new place
+            number, entries = found
+            entries[key] = value
+            self.batches[number] = self.shelf.put(pickle.dumps(entries, pickle.HIGHEST_PROTOCOL))
+            return
+        if len(recent) >= self.batch:
+            self._shelve()
+        self.recent[key] = value
+        self._size += 1
+
+    def __delitem__(self, key: str) -> None:
+        recent = self.recent
+        if key in recent:
+            del recent[key]
+        else:
+            found = self._shelved(key)
+            if found is None:
+                raise KeyError(key)
+            number, entries = found
+            del entries[key]  # its hash stays in the index, pointing at a batch without it
+            self.batches[number] = self.shelf.put(pickle.dumps(entries, pickle.HIGHEST_PROTOCOL))
+        self._size -= 1
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __iter__(self) -> Iterator[str]:
+        """The keys, oldest batch first (each batch thawed in turn)."""
+        for number in range(len(self.batches)):
+            yield from list(self._batch(number))
+        yield from list(self.recent)
