@@ -39,7 +39,7 @@ import pickle
 from collections import Counter
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 from audit.record.corrections import struck_events
 from audit.record.events import REGISTRY, upcast
@@ -386,7 +386,7 @@ class Replay:
             return value
         return _thaw(value if self.shelf is None else self.shelf.get(value))
 
-    def _apply_corrections(self, rounds: dict[RoundKey, RoundResult], findings: list[Finding], event: str | None) -> None:
+    def _apply_corrections(self, rounds: _Rounds, findings: list[Finding], event: str | None) -> None:
         """Apply the corrections to ``rounds`` (a round a correction settles is replaced
         by a copy), their findings into ``findings``."""
         for key, number, settlements, corrects in self.corrections:
@@ -424,21 +424,44 @@ def _thaw(value: bytes) -> RoundResult:
                        recorded, voided, settled, day, currency)
 
 
-class _Corrected(dict[RoundKey, RoundResult]):
+class _Rounds(Protocol):
+    """What :meth:`Replay._apply_corrections` reads and writes: the rounds as a dict
+    (:meth:`Replay.view`), or :class:`_Corrected`."""
+
+    def get(self, key: RoundKey, /) -> RoundResult | None: ...
+
+    def __setitem__(self, key: RoundKey, value: RoundResult, /) -> None: ...
+
+
+class _Corrected:
     """The rounds corrections replace (:meth:`Replay.final`): a round not replaced is
-    thawed from the fold's when asked, and not kept."""
+    thawed from the fold's when asked, and not kept. Not a dict subclass: the engine's
+    compiled build (mypyc) reads a value typed as a dict with the dict's own lookup,
+    which would pass over an overriding ``get`` (and so lose every round not replaced)."""
+
+    __slots__ = ("replaced", "stored", "thaw")
 
     def __init__(self, stored: Mapping[RoundKey, RoundResult | bytes],
                  thaw: Callable[[RoundResult | bytes], RoundResult]) -> None:
-        super().__init__()
+        self.replaced: dict[RoundKey, RoundResult] = {}
         self.stored = stored
         self.thaw = thaw
 
-    def get(self, key: RoundKey, default: Any = None) -> Any:
-        if key in self:
-            return self[key]
+    def get(self, key: RoundKey, /) -> RoundResult | None:
+        replaced = self.replaced.get(key)
+        if replaced is not None:
+            return replaced
         value = self.stored.get(key)
-        return default if value is None else self.thaw(value)
+        return None if value is None else self.thaw(value)
+
+    def __setitem__(self, key: RoundKey, value: RoundResult, /) -> None:
+        self.replaced[key] = value
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.replaced
+
+    def __getitem__(self, key: RoundKey) -> RoundResult:
+        return self.replaced[key]
 
 
 class Checkpoint:

@@ -52,3 +52,20 @@ def test_a_shelved_replay_gives_what_a_replay_that_keeps_every_round_gives() -> 
         assert state.view() == whole
     finally:
         shelf.close()
+
+
+def test_a_compact_replay_follows_a_late_correction_to_its_pickled_round() -> None:
+    """Without a shelf too: the correction at the end finds its early round among the
+    pickled ones (the engine's compiled build once read them with the dict's own lookup,
+    passing over the one that thaws them, and reported the round as never played)."""
+    events = _late(copy.deepcopy(deal_table(PRESETS["hoyle"], seed="shelf", rounds=30,
+                                            start=START).events))
+    whole = replay(events)
+    state = Replay(compact=True)
+    state.run(events)
+    assert any(isinstance(value, bytes) for value in state.rounds.values())
+    findings, rounds = state.final()
+    assert findings == whole.findings
+    assert any(f.kind == "wrong_payout" for f in findings)
+    assert not any(f.kind == "invalid_correction" for f in findings)
+    assert list(rounds) == sorted(whole.rounds, key=lambda r: r.number)
