@@ -37,7 +37,6 @@ import os
 import struct
 import tempfile
 import uuid
-import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -230,11 +229,30 @@ def _spooled(spool: IO[bytes]):
         yield decode(spool.read(size))
 
 
-def _part_of(text: bytes, parts: int) -> int:
-    """Which planning process takes this line: by its stream, so each chain stays whole
-    in one process; lines without a readable stream go to the first."""
-    stream = stream_of(text)
-    return 0 if stream is None else zlib.crc32(stream.encode()) % parts
+class _Router:
+    """Which planning process takes each line: by its stream, so each chain stays whole in
+    one process - the process with the fewest lines so far when the stream first appears
+    (a hash of the name split a 12-table file 58% / 42%, and planning ends when the busier
+    process does). Every process reads every line, in the file's order, so each makes the
+    same choices without asking the others. Lines without a readable stream go to the
+    first."""
+
+    __slots__ = ("lines", "parts", "streams")
+
+    def __init__(self, parts: int) -> None:
+        self.parts = parts
+        self.streams: dict[str, int] = {}
+        self.lines = [0] * parts
+
+    def part_of(self, text: bytes) -> int:
+        stream = stream_of(text)
+        if stream is None:
+            return 0
+        part = self.streams.get(stream)
+        if part is None:
+            part = self.streams[stream] = self.lines.index(min(self.lines))
+        self.lines[part] += 1
+        return part
 
 
 @dataclass
@@ -269,10 +287,11 @@ def _plan_part(path: str, part: int, parts: int, spool_path: str, now: datetime,
         planner = _Planner(spool, report, now, principal, spool_path + ".ids")
         with open(path, "rb") as source:
             buffer: list[Line] = []
+            router = _Router(parts)
             for number, text in numbered(source):
                 if reached is not None and number % _REACH_EVERY == 0:
                     reached(number)
-                if parts > 1 and _part_of(text, parts) != part:
+                if parts > 1 and router.part_of(text) != part:
                     continue
                 report.lines += 1
                 try:
