@@ -237,10 +237,9 @@ class _Router:
     same choices without asking the others. Lines without a readable stream go to the
     first."""
 
-    __slots__ = ("lines", "parts", "streams")
+    __slots__ = ("lines", "streams")
 
     def __init__(self, parts: int) -> None:
-        self.parts = parts
         self.streams: dict[str, int] = {}
         self.lines = [0] * parts
 
