@@ -28,7 +28,8 @@ from .record.verify import Head, Problem, Report, Start, Verifier, verify
 from .seals import seal_holds
 from .store import envelope_of
 
-__all__ = ["Problem", "Report", "archived_heads", "archived_starts", "chain_state", "verify_chains"]
+__all__ = ["Archived", "Problem", "Report", "archived_heads", "archived_starts", "chain_state", "last_detach_of",
+           "verify_chains"]
 
 # the columns in the order of Envelope's fields, so that a row is an Envelope's arguments
 _COLUMNS = (
@@ -65,6 +66,30 @@ def archived_heads() -> dict[str, tuple[int, str]]:
     if payload is None:
         return {}
     return {stream: (int(version), digest) for stream, (version, digest) in payload["archived"].items()}
+
+
+@dataclasses.dataclass(frozen=True)
+class Archived:
+    """The last detach that took events of a stream: its day and partition, the stream's
+    versions it took, and the SHA-256 of the package's manifest that holds them."""
+
+    day: str
+    partition: str
+    first: int
+    last: int
+    package_sha256: str
+
+
+def last_detach_of(stream: str) -> Archived | None:
+    """The latest recorded detach that took events of ``stream`` (None: none did)."""
+    detaches = (Event.objects.filter(stream=DETACH_STREAM, type=DETACHED).order_by("-version")
+                .values_list("payload", flat=True))
+    for payload in detaches.iterator(chunk_size=100):
+        span = payload["streams"].get(stream)
+        if span is not None:
+            return Archived(payload["day"], payload["partition"], int(span[0]), int(span[1]),
+                            payload["package_sha256"])
+    return None
 
 
 def archived_starts(stream: str | None = None) -> tuple[dict[str, tuple[int, str]], list[Problem]]:

@@ -426,3 +426,23 @@ def test_an_archived_head_whose_key_was_changed_is_reported(past_day, tmp_path) 
     tamper(f"UPDATE {partitions.KEY_TABLE} SET hash = repeat('0', 64) WHERE stream = 'T1' AND version = 26")
     problems = [(p.stream, p.version, p.kind) for p in verify_chains().problems]
     assert problems == [("T1", 27, "broken_link"), ("T1", 26, "head_mismatch")]
+
+
+def test_verify_of_a_stream_wholly_archived_names_its_package(past_day, tmp_path) -> None:
+    """verify --stream of a table every event of which was detached: exit 0, saying up to
+    which version it is archived, with which day and the package's manifest hash; its
+    archived head changed in the key table: exit 1 naming the head_mismatch; a stream that
+    never was: still exit 2."""
+    package = _package(tmp_path, past_day)
+    call_command("event_partitions", "--detach", past_day.isoformat(), "--package", str(package), stdout=io.StringIO())
+    manifest = hashlib.sha256((package / "manifest.json").read_bytes()).hexdigest()
+    code, out, err = run_command("verify", "--stream", "T1")
+    assert (code, err) == (0, ""), out
+    assert "T1: no events attached - versions 1 to 26 are archived" in out
+    assert f"gaming day {past_day.isoformat()} (partition {partitions.partition_name(past_day)}, versions 1 to 26)" in out
+    assert manifest in out and "the archived head agrees with the key table" in out
+    tamper(f"UPDATE {partitions.KEY_TABLE} SET hash = repeat('0', 64) WHERE stream = 'T1' AND version = 26")
+    code, out, err = run_command("verify", "--stream", "T1")
+    assert code == 1 and "head_mismatch" in out + err and "disagrees with the key table" in out + err
+    code, out, err = run_command("verify", "--stream", "T9")
+    assert code == 2 and "no events in that stream" in err

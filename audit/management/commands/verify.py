@@ -21,6 +21,7 @@ from audit.models import Event
 from audit.progress import count_lines, progress_bar
 from audit.record.jsonl import LineError
 from audit.record.verify import Report, verify_lines
+from audit.verify import archived_starts, last_detach_of
 
 
 def _since(text: str) -> datetime:
@@ -87,7 +88,8 @@ class Command(BackOfficeCommand):
         since_at = _since(since) if since else None
         total = Event.objects.filter(**({"stream": stream} if stream else {})).count()
         if stream and not total:
-            raise CommandError(f"--stream {stream!r}: the store has no events in that stream", returncode=2)
+            self._archived_only(stream)
+            return
         with progress_bar(total=total, unit="ev", desc="verify") as bar:
             try:
                 # what protects the record, the signed heads and the access log's seals
@@ -103,6 +105,25 @@ class Command(BackOfficeCommand):
             self.stdout.write("no signed head yet: a cut tail or a consistent re-hash shows only against one "
                               "(manage.py digest signs one)")
         self._report(report, where="", guards=guards)
+
+    def _archived_only(self, stream: str) -> None:
+        """A stream every event of which was detached (casino.archive): nothing of it is
+        left to re-hash here, but its archived head must still agree with the key table, and
+        the regulator's package that holds its events is named."""
+        starts, problems = archived_starts(stream)
+        detach = last_detach_of(stream)
+        if stream not in starts or detach is None:
+            raise CommandError(f"--stream {stream!r}: the store has no events in that stream", returncode=2)
+        version = starts[stream][0]
+        for problem in problems:
+            self.stderr.write(str(problem))
+        said = (f"{stream}: no events attached - versions 1 to {version} are archived; the last of them were "
+                f"detached with gaming day {detach.day} (partition {detach.partition}, versions {detach.first} "
+                f"to {detach.last}), held by the regulator's package whose manifest has SHA-256 "
+                f"{detach.package_sha256}: verify that package offline (blackjack-audit verify)")
+        if problems:
+            raise CommandError(f"{said}; its archived head disagrees with the key table", returncode=1)
+        self.stdout.write(f"{said}; the archived head agrees with the key table")
 
     def _report(self, report: Report, *, where: str, guards: list[str] = ()) -> None:
         for guard in guards:
