@@ -17,17 +17,16 @@ The Celery tasks in :mod:`tables.tasks` only call these.
 """
 from __future__ import annotations
 
-import multiprocessing
-import os
+import functools
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, date, datetime
 from typing import Any
 
-from django.db import connection, connections, transaction
+from django.db import transaction
 from django.db.models import Count, F
 
+from audit.fanout import default_jobs, fan_out
 from audit.findings import findings_record
 from audit.models import Finding, ReplayRun, openings_on
 
@@ -156,12 +155,6 @@ def replay_day_finish(*, parent_id: int, results: list[dict[str, Any]]) -> dict[
     return summary
 
 
-def default_jobs() -> int:
-    """How many processes replay a day's tables without a broker: one per core on
-    PostgreSQL; one on SQLite, which takes one writer at a time."""
-    return (os.cpu_count() or 1) if connection.vendor == "postgresql" else 1
-
-
 def replay_day_here(*, day: date, full: bool = False, trigger: str = "command", jobs: int = 1,
                     progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """A whole day without a broker, fanned out as the chord fans it out on workers:
@@ -177,39 +170,16 @@ def _fan_out(parent_id: int, streams: list[str], *, day: date, full: bool, trigg
              progress: Callable[[dict[str, Any]], None] | None) -> list[dict[str, Any]]:
     """Each table of the day's run ``parent_id`` replayed here, in ``jobs`` processes."""
     results: list[dict[str, Any]] = []
-    arguments = [(stream, day, full, trigger, parent_id) for stream in streams]
-    # inside a transaction (a caller's atomic block) other processes would not see its
-    # rows, nor could its connection be closed under it; a daemon process (a Celery
-    # worker's child) may not start processes: the tables one after another
-    if (jobs <= 1 or len(streams) <= 1 or connection.in_atomic_block
-            or multiprocessing.current_process().daemon):
-        for args in arguments:
-            results.append(_replay_one(*args))
-            if progress is not None:
-                progress(results[-1])
-    else:
-        # no connection may be inherited open: each process opens its own
-        connections.close_all()
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=min(jobs, len(streams)), mp_context=context) as pool:
-            for summary in pool.map(_replay_one_here, arguments):
-                results.append(summary)
-                if progress is not None:
-                    progress(summary)
+    replay = functools.partial(_replay_one, day=day, full=full, trigger=trigger, parent_id=parent_id)
+    for summary in fan_out(replay, streams, jobs=jobs):
+        results.append(summary)
+        if progress is not None:
+            progress(summary)
     return results
 
 
-def _replay_one(stream: str, day: date, full: bool, trigger: str, parent_id: int) -> dict[str, Any]:
+def _replay_one(stream: str, *, day: date, full: bool, trigger: str, parent_id: int) -> dict[str, Any]:
     return replay_table(stream=stream, day=day, full=full, trigger=trigger, parent_id=parent_id)
-
-
-def _replay_one_here(args: tuple[str, date, bool, str, int]) -> dict[str, Any]:
-    """In a forked process: one table, then its connection closed (the pool's processes
-    outlive the task, the parent's database may not wait for them)."""
-    try:
-        return _replay_one(*args)
-    finally:
-        connections.close_all()
 
 
 def replay_day_launch(*, day: date, full: bool = False, trigger: str = "task", queue: str | None = None,

@@ -9,6 +9,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
+from audit import fanout
 from audit.models import Finding, ReplayRun
 from casino.celery import app
 from tables import models as m
@@ -40,7 +41,7 @@ def pools(monkeypatch) -> list[int]:
             opened.append(max_workers)
             super().__init__(max_workers=max_workers, **kwargs)
 
-    monkeypatch.setattr(replay_service, "ProcessPoolExecutor", Counted)
+    monkeypatch.setattr(fanout, "ProcessPoolExecutor", Counted)
     return opened
 
 
