@@ -28,6 +28,7 @@ from datetime import UTC, datetime
 from django.conf import settings
 from django.db.models import Max
 
+from .fanout import fan_out
 from .models import Event, SubscriberPosition
 
 log = logging.getLogger(__name__)
@@ -35,10 +36,12 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class Batch:
-    """The events with a position in ``after`` < position <= ``upto``."""
+    """The events with a position in ``after`` < position <= ``upto``; ``jobs``: how many
+    processes may take its tables (:func:`each_table`)."""
 
     after: int
     upto: int
+    jobs: int = 1
 
     def streams(self) -> list[str]:
         """The streams the batch touches, sorted."""
@@ -60,16 +63,19 @@ def each_table(batch: Batch, handle: Callable[[str], object], *, what: str) -> N
     under ``audit.``, the back-office's own, are not tables). A table that fails does not
     stop the others; then the batch fails as a whole, naming them, so that the subscriber
     keeps its position and the next run retries - the tables already done find nothing
-    new."""
-    failed = []
-    for stream in batch.streams():
-        if stream.startswith("audit."):
-            continue
+    new. With ``batch.jobs`` above 1 the tables are taken by that many processes
+    (:func:`audit.fanout.fan_out`)."""
+
+    def one(stream: str) -> str | None:
         try:
             handle(stream)
         except Exception as error:
             log.exception("%s of %s failed", what, stream)
-            failed.append(f"{stream}: {error!r}")
+            return f"{stream}: {error!r}"
+        return None
+
+    tables = [stream for stream in batch.streams() if not stream.startswith("audit.")]
+    failed = [error for error in fan_out(one, tables, jobs=batch.jobs) if error is not None]
     if failed:
         raise TablesFailed(f"{what}: " + "; ".join(failed))
 
@@ -127,14 +133,16 @@ class CaughtUp:
 
 
 def catch_up(name: str, *, upto: int | None = None, progress: Callable[[int, int], None] | None = None,
-             most: int | None = None) -> CaughtUp:
+             most: int | None = None, jobs: int = 1) -> CaughtUp:
     """Bring subscriber ``name`` up to the feed's head. ``upto``: the head a publisher
     saw; a subscriber already there has nothing to do (with a broker, the tasks of a
     burst of appends find their work done by the first). Raises what the subscriber
     raised, its position kept at the last batch it finished; the failure is recorded on
     its row until a later success. ``progress(position, head)`` after each batch;
     ``most``: the most positions a batch spans when the subscriber sets no limit (a
-    command's progress bar moves per batch)."""
+    command's progress bar moves per batch). ``jobs``: processes that may take a batch's
+    tables (a bulk catch-up of a whole day, in one batch: a process keeps no folds of what
+    it did for the next batch, so many small batches are better taken here)."""
     follower = subscriber(name)
     start = position = position_of(name)
     if upto is not None and position >= upto:
@@ -145,7 +153,7 @@ def catch_up(name: str, *, upto: int | None = None, progress: Callable[[int, int
     while position < head:
         end = head if size is None else min(head, position + size)
         try:
-            follower.handle(Batch(position, end))
+            follower.handle(Batch(position, end, jobs))
         except Exception as error:
             SubscriberPosition.objects.filter(name=name).update(error=repr(error)[:2000], failed_at=datetime.now(UTC))
             raise

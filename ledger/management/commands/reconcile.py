@@ -6,6 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from audit.fanout import default_jobs
 from audit.gaming_day import gaming_day
 from audit.progress import progress_bar
 from audit.subscribers import catch_up
@@ -35,7 +36,9 @@ class Command(BaseCommand):
             wanted = date.fromisoformat(day) if day else None
         except ValueError:
             raise CommandError(f"--day {day!r}: expected YYYY-MM-DD", returncode=2) from None
-        catch_up(NAME)
+        # a bulk catch-up (a day ingested with nothing projected) folds every table of it:
+        # the tables in a process per core, as replay_day takes them
+        catch_up(NAME, jobs=default_jobs())
         if table is not None and not m.LedgerTable.objects.filter(stream=table).exists():
             raise CommandError(f"--table {table!r}: the ledger has no such table", returncode=2)
         if wanted is None and table is None:
