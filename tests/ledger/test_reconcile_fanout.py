@@ -96,3 +96,12 @@ def test_a_table_failing_in_its_process_fails_the_batch_naming_it(day, pools, mo
     monkeypatch.setattr(feed, "project_table", real)
     assert catch_up(feed.NAME, jobs=2).position == feed_head()
     assert "BJ-02" in set(m.Reconciliation.objects.values_list("table__stream", flat=True))
+
+
+def test_the_catch_up_command_takes_the_tables_in_jobs_processes(day, pools) -> None:
+    code, out, err = run_command("catch_up", "--subscriber", feed.NAME, "--jobs", "2")
+    assert (code, err) == (0, ""), out
+    assert pools == [2] and f"{feed.NAME}: position 0 -> {feed_head()}" in out
+    assert m.Reconciliation.objects.filter(shift="").count() == 4
+    code, _, err = run_command("catch_up", "--jobs", "0")
+    assert code == 2 and "--jobs 0: expected a whole number of at least 1" in err

@@ -19,12 +19,17 @@ class Command(BackOfficeCommand):
         "on stderr, on a terminal only."
     )
     exit_codes = {0: "every subscriber is at the head", 1: "a subscriber failed (it keeps its position; the "
-                  "others go on)", 2: "an unknown --subscriber, or an unmigrated database"}
+                  "others go on)", 2: "an unknown --subscriber, a bad --jobs, or an unmigrated database"}
 
     def add_arguments(self, parser):
         parser.add_argument("--subscriber", help="one subscriber only (default: every registered one)")
+        parser.add_argument("--jobs", type=int, default=1,
+                            help="processes that take the tables (PostgreSQL; after a bulk ingest): the new events "
+                                 "are then handed over in one batch, the bar moving once at its end")
 
-    def handle(self, *args: Any, subscriber: str | None = None, **options: Any) -> None:
+    def handle(self, *args: Any, subscriber: str | None = None, jobs: int = 1, **options: Any) -> None:
+        if jobs < 1:
+            raise CommandError(f"--jobs {jobs}: expected a whole number of at least 1", returncode=2)
         names = [s.name for s in registered()]
         if subscriber is not None and subscriber not in names:
             raise CommandError(f"--subscriber {subscriber!r}: no such subscriber; registered: "
@@ -34,7 +39,9 @@ class Command(BackOfficeCommand):
             start, head = position_of(name), feed_head()
             with progress_bar(total=max(head - start, 0), unit="pos", desc=name) as bar:
                 try:
-                    done = catch_up(name, most=_STEP, progress=lambda at, _head, bar=bar, start=start:
+                    # in batches of _STEP the bar moves; a process per table would fold each
+                    # table's day again for every batch (it keeps no folds): one batch then
+                    done = catch_up(name, most=_STEP if jobs == 1 else None, jobs=jobs, progress=lambda at, _head, bar=bar, start=start:
                                     bar.update(at - start - bar.n))
                 except Exception as error:  # noqa: BLE001 - any failure of a subscriber is reported, the others go on
                     failed.append(name)
