@@ -115,3 +115,30 @@ def test_tables_fanned_out_give_the_same_outcome_as_one_process(tmp_path: Path) 
         assert (fanned.summary, fanned.disagreements) == (alone.summary, alone.disagreements)
     assert any(d.check == "chain" and d.line == 4 for d in alone.disagreements), alone.disagreements
     shutil.rmtree(folder)
+
+
+
+def _name_of(job) -> str:
+    return job[2]
+
+
+def test_the_longest_tables_are_handed_to_the_workers_first(monkeypatch) -> None:
+    """Workers take the tables longest first (the manifest's counts), so none is left with
+    a long one at the end; the results come back in the tables' order."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from auditor import check
+
+    submitted: list[str] = []
+
+    class Recorded(ProcessPoolExecutor):
+        def submit(self, fn, job, *args, **kwargs):
+            submitted.append(job[2])
+            return super().submit(fn, job, *args, **kwargs)
+
+    monkeypatch.setattr(check, "ProcessPoolExecutor", Recorded)
+    monkeypatch.setattr(check, "_table", _name_of)
+    jobs = [("p", {}, name, {"events": events}, None, False, "")
+            for name, events in (("BJ-01", 700), ("BJ-02", 22_000), ("BJ-03", 6_500), ("BJ-04", 21_000))]
+    assert list(check._each_table(jobs, 2)) == ["BJ-01", "BJ-02", "BJ-03", "BJ-04"]
+    assert submitted == ["BJ-02", "BJ-04", "BJ-03", "BJ-01"]
