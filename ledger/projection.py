@@ -35,6 +35,7 @@ from django.db import transaction
 from django.db.models import Q
 
 from audit.models import Event
+from audit.reading import stream_events
 from audit.record.corrections import struck_events
 from audit.store import stream_head
 from ledger.books.figures import chip_value
@@ -51,11 +52,9 @@ CUSTODY_KINDS = frozenset(LEDGER_KINDS - r.KINDS)
 
 
 def _events(stream: str, low: int, high: int) -> Iterator[dict[str, Any]]:
-    rows = (Event.objects.filter(stream=stream, version__gte=low, version__lte=high, type__in=TYPES)
-            .order_by("version").values_list("event_id", "version", "type", "payload", "occurred_at"))
-    for event_id, version, type_, payload, occurred_at in rows.iterator(chunk_size=5000):
-        yield {"id": str(event_id), "stream": stream, "version": version, "type": type_, "payload": payload,
-               "occurred_at": occurred_at}
+    for event in stream_events(stream, low, high, types=TYPES):
+        event["stream"] = stream  # the books name their table by it
+        yield event
 
 
 def openings(stream: str) -> list[tuple[int, str]]:

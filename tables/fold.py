@@ -33,20 +33,17 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-import msgspec
 from django.db import connection
 
 from audit.gaming_day import gaming_day as gaming_day_of
 from audit.models import Event
+from audit.reading import stream_events
 from audit.record.corrections import struck_events
 from tables.engine.findings import Finding as EngineFinding
 from tables.engine.replay import Checkpoint, Replay, ReplayResult
 from tables.engine.table_round import Round as EngineRound
 
 from . import models as m
-
-_EVENT_FIELDS = ("event_id", "version", "type", "schema_version", "payload", "occurred_at")
-
 
 # --- the stream's gaming days --------------------------------------------------------------
 
@@ -152,40 +149,8 @@ class Fold:
 
 
 def _events(stream: str, low: int, high: int) -> Iterator[dict[str, Any]]:
-    """The stream's events ``low``..``high`` in order, as the engine reads them. Streamed,
-    not held: a live game's day is close to a million events."""
-    if connection.vendor == "postgresql":
-        yield from _events_postgresql(stream, low, high)
-        return
-    rows = (
-        Event.objects.filter(stream=stream, version__gte=low, version__lte=high)
-        .order_by("version").values_list(*_EVENT_FIELDS)
-    )
-    for event_id, version, type_, schema_version, payload, occurred_at in rows.iterator(chunk_size=5000):
-        yield {"id": str(event_id), "version": version, "type": type_, "schema_version": schema_version,
-               "payload": payload, "occurred_at": occurred_at}
-
-
-# the events' own columns, read by a server-side cursor without the ORM: its value
-# converters (the uuid, the payload's JSON, the moment) cost more than the fold of the
-# event (a tenth of a whole-day replay); the id comes as text, the payload as its JSON text
-_decode_json = msgspec.json.Decoder().decode
-_EVENTS_SQL = (
-    "SELECT event_id::text, version, type, schema_version, payload, occurred_at FROM audit_event"
-    " WHERE stream = %s AND version >= %s AND version <= %s ORDER BY version"
-)
-
-
-def _events_postgresql(stream: str, low: int, high: int) -> Iterator[dict[str, Any]]:
-    loads = _decode_json  # the same builtins as json.loads, in a third of its time
-    # a named (server-side) cursor unless the settings turn them off (a transaction pooler)
-    server_side = not connection.settings_dict.get("DISABLE_SERVER_SIDE_CURSORS")
-    with (connection.chunked_cursor() if server_side else connection.cursor()) as cursor:
-        cursor.execute(_EVENTS_SQL, [stream, low, high])
-        while rows := cursor.fetchmany(5000):
-            for event_id, version, type_, schema_version, payload, occurred_at in rows:
-                yield {"id": event_id, "version": version, "type": type_, "schema_version": schema_version,
-                       "payload": loads(payload), "occurred_at": occurred_at}
+    """The stream's events ``low``..``high`` in order, as the engine reads them."""
+    return stream_events(stream, low, high)
 
 
 def checkpoint(segment: Segment, version: int) -> tuple[int, int]:

@@ -1,0 +1,41 @@
+"""The folds' reader of a stream (audit.reading): on either database the dicts the ORM
+would give - the id as text, the payload as builtins, the moment to the microsecond and
+aware - in version order, within the versions asked, of the types asked."""
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from audit.models import Event
+from audit.reading import stream_events
+from audit.store import events_append
+from tests.samples import round_events, table_opened
+
+pytestmark = pytest.mark.django_db
+
+AT = datetime(2026, 11, 29, 20, 0, 0, 123456, tzinfo=UTC)
+
+
+def _expected(stream: str, low: int, high: int, types: set[str] | None = None) -> list[dict]:
+    rows = Event.objects.filter(stream=stream, version__gte=low, version__lte=high).order_by("version")
+    return [{"id": str(e.event_id), "version": e.version, "type": e.type, "schema_version": e.schema_version,
+             "payload": e.payload, "occurred_at": e.occurred_at} for e in rows if types is None or e.type in types]
+
+
+def test_the_reader_gives_what_the_orm_gives() -> None:
+    events = [table_opened("T1", at=AT), *round_events(1, at=AT)]
+    # moments with and without a fraction of a second, and one a whole second
+    events = [replace(e, occurred_at=AT + timedelta(microseconds=i * 250_001)) for i, e in enumerate(events)]
+    events[3] = replace(events[3], occurred_at=datetime(2026, 11, 29, 21, 0, tzinfo=UTC))
+    events_append(stream="T1", expected_version=0, events=events, now=AT)
+    read = list(stream_events("T1", 2, 20))
+    assert read == _expected("T1", 2, 20) and [e["version"] for e in read] == list(range(2, 21))
+    assert all(e["occurred_at"].utcoffset() == timedelta(0) for e in read)
+    assert read[2]["occurred_at"] == datetime(2026, 11, 29, 21, 0, tzinfo=UTC)  # version 4
+    assert read[0]["occurred_at"] == AT + timedelta(microseconds=250_001)
+    types = {"bet.placed", "round.settled"}
+    only = list(stream_events("T1", 1, 99, types=types))
+    assert only == _expected("T1", 1, 99, types) and {e["type"] for e in only} == types
+    assert list(stream_events("T1", 30, 40)) == [] and list(stream_events("T9", 1, 9)) == []
