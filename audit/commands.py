@@ -35,6 +35,20 @@ def unapplied_migrations() -> int:
         return 1
 
 
+def no_events_in(stream: str, *, then: str = "") -> CommandError:
+    """Exit 2 for a ``--stream`` the store holds no events of (``then``: what follows, such
+    as "; nothing exported"). A stream every event of which was detached (a gaming day
+    archived) says so, with the day and the regulator's package that holds them."""
+    from audit.verify import last_detach_of
+
+    said = f"--stream {stream!r}: the store has no events in that stream"
+    detach = last_detach_of(stream)
+    if detach is not None:
+        said += (f" - versions up to {detach.last} were detached with gaming day {detach.day}, and are in the "
+                 f"regulator's package whose manifest has SHA-256 {detach.package_sha256}")
+    return CommandError(said + then, returncode=2)
+
+
 def database_name() -> str:
     name = connection.settings_dict.get("NAME")
     return str(name) if name else connection.vendor

@@ -441,6 +441,13 @@ def test_verify_of_a_stream_wholly_archived_names_its_package(past_day, tmp_path
     assert "T1: no events attached - versions 1 to 26 are archived" in out
     assert f"gaming day {past_day.isoformat()} (partition {partitions.partition_name(past_day)}, versions 1 to 26)" in out
     assert manifest in out and "the archived head agrees with the key table" in out
+    # the commands that need its events say where they went
+    for command in (("replay_day", "--stream", "T1"), ("rebuild_projections", "--stream", "T1"),
+                    ("export_events", "--stream", "T1", "--out", str(tmp_path / "t1.jsonl"))):
+        code, out, err = run_command(*command)
+        assert code == 2, command
+        assert f"versions up to 26 were detached with gaming day {past_day.isoformat()}" in err and manifest in err
+    assert not (tmp_path / "t1.jsonl").exists()
     tamper(f"UPDATE {partitions.KEY_TABLE} SET hash = repeat('0', 64) WHERE stream = 'T1' AND version = 26")
     code, out, err = run_command("verify", "--stream", "T1")
     assert code == 1 and "head_mismatch" in out + err and "disagrees with the key table" in out + err

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import CommandError
 
-from audit.commands import BackOfficeCommand
+from audit.commands import BackOfficeCommand, no_events_in
 from audit.jsonl import export_events
 from audit.models import Event
 from audit.progress import progress_bar
@@ -27,8 +27,7 @@ class Command(BackOfficeCommand):
     def handle(self, *args: Any, stream: str | None = None, out: str | None = None, **options: Any) -> None:
         total = Event.objects.filter(**({"stream": stream} if stream else {})).count()
         if stream is not None and not total:
-            raise CommandError(f"--stream {stream!r}: the store has no events in that stream; nothing exported",
-                               returncode=2)
+            raise no_events_in(stream, then="; nothing exported")
         with progress_bar(total=total, unit="ev", desc="export") as bar:
             if out is None:
                 count = export_events(sys.stdout, stream=stream, progress=bar.update)

@@ -13,7 +13,7 @@ from django.core.management.base import CommandError
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
-from audit.commands import BackOfficeCommand
+from audit.commands import BackOfficeCommand, no_events_in
 from audit.digests import DigestError
 from audit.ingest import unfinished_ingests
 from audit.integrity import integrity_check
@@ -113,7 +113,7 @@ class Command(BackOfficeCommand):
         starts, problems = archived_starts(stream)
         detach = last_detach_of(stream)
         if stream not in starts or detach is None:
-            raise CommandError(f"--stream {stream!r}: the store has no events in that stream", returncode=2)
+            raise no_events_in(stream)
         version = starts[stream][0]
         for problem in problems:
             self.stderr.write(str(problem))

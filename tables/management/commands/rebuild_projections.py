@@ -4,7 +4,7 @@ from typing import Any
 
 from django.core.management.base import CommandError
 
-from audit.commands import BackOfficeCommand
+from audit.commands import BackOfficeCommand, no_events_in
 from audit.models import Event
 from audit.progress import progress_bar
 from tables.projections import first_difference, rebuild, rebuild_streams
@@ -25,7 +25,7 @@ class Command(BackOfficeCommand):
 
     def handle(self, *args: Any, stream: str | None = None, **options: Any) -> None:
         if stream is not None and not Event.objects.filter(stream=stream).exists():
-            raise CommandError(f"--stream {stream!r}: the store has no events in that stream", returncode=2)
+            raise no_events_in(stream)
         with progress_bar(total=len(rebuild_streams(stream)), unit="table", desc="rebuild") as bar:
             live, rebuilt = rebuild(stream, progress=lambda _table: bar.update(1))
         difference = first_difference(live, rebuilt)

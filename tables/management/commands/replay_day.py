@@ -7,7 +7,7 @@ from django.conf import settings
 from django.core.management.base import CommandError
 from django.db.models import Max
 
-from audit.commands import BackOfficeCommand
+from audit.commands import BackOfficeCommand, no_events_in
 from audit.gaming_day import gaming_day
 from audit.models import Event, ReplayRun
 from audit.progress import progress_bar
@@ -49,7 +49,7 @@ class Command(BackOfficeCommand):
             raise CommandError(f"--day {day!r}: expected YYYY-MM-DD or 'today'", returncode=2) from None
         if stream is not None:
             if not Event.objects.filter(stream=stream).exists():
-                raise CommandError(f"--stream {stream!r}: the store has no events in that stream", returncode=2)
+                raise no_events_in(stream)
             with progress_bar(total=1, unit="table", desc="replay") as bar:
                 summary = replay_service.replay_table(stream=stream, day=wanted, full=full, trigger="command")
                 bar.update(1)
