@@ -58,6 +58,7 @@ from .inserts import copy_row, copy_rows, copy_text, db_values, insert_values
 from .jsonl import BadLine, Line, parse_line
 from .models import Event, IngestRun
 from .record.chain import canonical_json, format_timestamp
+from .record.collector import bulk_work
 from .record.envelope import Envelope, check_claimed, document_digest, document_tail
 from .record.events import PayloadError
 from .record.jsonl import numbered, stream_of
@@ -380,7 +381,10 @@ def ingest_file(
     now = (now or datetime.now(UTC)).astimezone(UTC)
     report = IngestReport()
     try:
-        return _ingest(path, report, chunk, progress, now, processes, checked, principal)
+        # bulk work: the collector's young threshold raised (audit.record.collector); the
+        # planning processes forked in it inherit it
+        with bulk_work():
+            return _ingest(path, report, chunk, progress, now, processes, checked, principal)
     except (OperationalError, InterfaceError) as error:
         # a restart, a dropped connection: committed chunks stay, the run's checkpoint
         # says how far it got, and a rerun skips what is stored. (SQLite has no server

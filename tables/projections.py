@@ -31,6 +31,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Sum
 
 from audit.models import Event
+from audit.record.collector import bulk_work
 from tables.engine.table_round import Hand as EngineHand
 
 from . import models as m
@@ -334,7 +335,14 @@ def project_stream(stream: str, *, full: bool = False, day: date | None = None, 
     docstring for a stale fold). ``record(fold)`` runs in that transaction after each
     fold's rows are written (the replay service stores the findings there). ``fresh``:
     drop the table's rows first (a rebuild). Returns the folds written; none when a
-    projection that won a race already covers them."""
+    projection that won a race already covers them. Bulk work: the collector's young
+    threshold is raised while it runs (:mod:`audit.record.collector`)."""
+    with bulk_work():
+        return _project_stream(stream, full=full, day=day, cache=cache, record=record, fresh=fresh)
+
+
+def _project_stream(stream: str, *, full: bool, day: date | None, cache: FoldCache | None,
+                    record: Callable[[Fold], None] | None, fresh: bool) -> list[Fold]:
     for _ in range(_ATTEMPTS):
         table = m.Table.objects.filter(stream=stream).first()
         folds = fold_stream(stream, table, full=full or fresh, day=day, cache=cache)
