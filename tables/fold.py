@@ -173,11 +173,13 @@ def _events(stream: str, low: int, high: int) -> Iterator[dict[str, Any]]:
 
 # the events' own columns, read by a server-side cursor without the ORM: its value
 # converters (the uuid, the payload's JSON, the moment) cost more than the fold of the
-# event (a tenth of a whole-day replay); the id comes as text, the payload as its JSON text
+# event (a tenth of a whole-day replay); the id comes as text, the payload as its JSON text,
+# the moment as a UTC timestamp without a zone (psycopg's compiled loader, where Django's
+# own loader of a timestamptz - Python, per value - cost a fifth of the read), given UTC here
 _decode_json = msgspec.json.Decoder().decode
 _EVENTS_SQL = (
-    "SELECT event_id::text, version, type, schema_version, payload, occurred_at FROM audit_event"
-    " WHERE stream = %s AND version >= %s AND version <= %s ORDER BY version"
+    "SELECT event_id::text, version, type, schema_version, payload, occurred_at AT TIME ZONE 'UTC'"
+    " FROM audit_event WHERE stream = %s AND version >= %s AND version <= %s ORDER BY version"
 )
 
 
@@ -190,14 +192,17 @@ def _events_postgresql(stream: str, low: int, high: int) -> Iterator[dict[str, A
         while rows := cursor.fetchmany(5000):
             for event_id, version, type_, schema_version, payload, occurred_at in rows:
                 yield {"id": event_id, "version": version, "type": type_, "schema_version": schema_version,
-                       "payload": loads(payload), "occurred_at": occurred_at}
+                       "payload": loads(payload), "occurred_at": occurred_at.replace(tzinfo=UTC)}
 
 
 # SQLite: the same columns as Django's SQLite backend stores them - the id as its 32 hex
 # digits, the moment as naive UTC text, the payload as JSON text - made into what its
 # converters give (``str(uuid)``, an aware datetime in UTC, the JSON's builtins) without
 # a converter call per value: they were half of a live round's replay on SQLite
-_EVENTS_SQL_SQLITE = _EVENTS_SQL.replace("event_id::text", "event_id")
+_EVENTS_SQL_SQLITE = (
+    "SELECT event_id, version, type, schema_version, payload, occurred_at FROM audit_event"
+    " WHERE stream = %s AND version >= %s AND version <= %s ORDER BY version"
+)
 _HEX_ID = re.compile(r"[0-9a-f]{32}")
 
 

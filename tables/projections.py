@@ -28,7 +28,7 @@ from datetime import date, datetime
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Sum
+from django.db.models import DateTimeField, Sum
 
 from audit.models import Event
 from audit.record.collector import bulk_work
@@ -207,8 +207,16 @@ def insert_plain(model: Any, columns: tuple[str, ...], values: list[tuple[Any, .
             marks = ", ".join(["%s"] * len(columns))
             # the adapter looked up once: ``connection`` is a per-thread proxy, dear per row
             adapt = connection.ops.adapt_datetimefield_value
-            cursor.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})",
-                               [_sqlite_row(row, adapt) for row in values])
+            sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})"
+            if _has_moments(model, columns):
+                cursor.executemany(sql, [_sqlite_row(row, adapt) for row in values])
+            else:  # a bet's row: no moment to adapt, the rows as they are
+                cursor.executemany(sql, values)
+
+
+def _has_moments(model: Any, columns: tuple[str, ...]) -> bool:
+    """Whether any of ``columns`` is one of ``model``'s DateTimeFields."""
+    return any(isinstance(model._meta.get_field(column), DateTimeField) for column in columns)
 
 
 def _sqlite_row(row: tuple[Any, ...], adapt: Callable[[datetime], Any]) -> tuple[Any, ...]:

@@ -1,6 +1,6 @@
-"""The fold reads a stream's events from SQLite without the ORM's converters: what it
-reads is what the ORM read (the id's text, the aware moment in UTC, the payload's
-value), event by event."""
+"""The fold reads a stream's events without the ORM's converters (SQLite's, and
+PostgreSQL's timestamptz loader): what it reads is what the ORM read (the id's text, the
+aware moment in UTC, the payload's value), event by event."""
 from __future__ import annotations
 
 import uuid
@@ -35,7 +35,7 @@ def sqlite() -> None:
         pytest.skip("SQLite's reader (PostgreSQL has its own)")
 
 
-def test_a_stream_reads_as_the_orm_read_it(sqlite, settings) -> None:
+def test_a_stream_reads_as_the_orm_read_it(settings) -> None:
     settings.PROJECT_ON_APPEND = False
     config = SimConfig(tables=1, presets=("it-live",), rounds=3, seed="fold-read", live_bets=30, prefix="FR-")
     simulate(config, StoreSink(config))
@@ -60,7 +60,7 @@ def test_the_id_text_is_the_uuid_s() -> None:
         fold._id_text("not an id")
 
 
-def test_the_moment_is_the_orm_s() -> None:
+def test_the_moment_is_the_orm_s(sqlite) -> None:
     convert = connection.ops.convert_datetimefield_value
     moments = [datetime(2026, 11, 29, 6, 0, tzinfo=UTC), datetime(2026, 11, 29, 6, 0, 0, 123456, tzinfo=UTC),
                datetime(1900, 1, 1, tzinfo=UTC), datetime(2026, 3, 29, 1, 30, 5, 1, tzinfo=UTC)]
