@@ -54,11 +54,12 @@ from django.db import (
 )
 from django.db.models import F
 
-from .inserts import copy_row, copy_rows, copy_text, db_values, insert_values
+from .inserts import copy_row, copy_rows, copy_text, insert_values, sqlite_values
 from .jsonl import BadLine, Line, parse_line
 from .models import Event, IngestRun
 from .record.chain import canonical_json, format_timestamp
-from .record.envelope import Envelope, check_claimed, document_digest, document_tail
+from .record.collector import bulk_work
+from .record.envelope import check_claimed, document_digest, document_tail
 from .record.events import PayloadError
 from .record.jsonl import numbered, stream_of
 from .seals import seal_of
@@ -212,11 +213,10 @@ class _Planner:
                 ident, stream_text, version, type_text, event.schema_version, occurred, recorded,
                 actor_text, source_text, payload, prev, digest_text, self.copy_principal, seal.encode())
         else:
-            row = db_values(Envelope(
-                id=event.id, stream=line.stream, version=version, type=event.type,
-                schema_version=event.schema_version, occurred_at=event.occurred_at,
-                recorded_at=event.recorded_at or self.now, actor=event.actor, source=event.source,
-                payload=event.payload, prev_hash=prev.decode(), hash=digest), self.vendor, self.principal)
+            # SQLite: db_values' row, from the texts made above (the seal not made again)
+            row = sqlite_values(
+                event.id.hex, line.stream, version, event.type, event.schema_version, occurred, recorded,
+                event.actor, event.source, event.payload, prev.decode(), digest, self.principal, seal)
         frame = self.encode((line.number, line.stream, version, row))
         self.spool.write(_FRAME.pack(len(frame)))
         self.spool.write(frame)
@@ -380,7 +380,10 @@ def ingest_file(
     now = (now or datetime.now(UTC)).astimezone(UTC)
     report = IngestReport()
     try:
-        return _ingest(path, report, chunk, progress, now, processes, checked, principal)
+        # bulk work: the collector's young threshold raised (audit.record.collector); the
+        # planning processes forked in it inherit it
+        with bulk_work():
+            return _ingest(path, report, chunk, progress, now, processes, checked, principal)
     except (OperationalError, InterfaceError) as error:
         # a restart, a dropped connection: committed chunks stay, the run's checkpoint
         # says how far it got, and a rerun skips what is stored. (SQLite has no server

@@ -45,6 +45,16 @@ def db_values(row: Envelope, vendor: str, principal: str) -> tuple[object, ...]:
             row.source, payload, row.prev_hash, row.hash, principal, seal)
 
 
+def sqlite_values(id: str, stream: str, version: int, type: str, schema_version: int, occurred_at: bytes,
+                  recorded_at: bytes, actor: str, source: str, payload: dict[str, Any], prev_hash: str,
+                  hash: str, principal: str, seal: str) -> tuple[object, ...]:
+    """:func:`db_values`' SQLite row from members the caller has made already: ``id`` as
+    ``uuid.hex``, the moments as the chain writes them (``format_timestamp``'s text, as
+    bytes), and the seal (``seal_of(hash, principal)``) - the same values, none made twice."""
+    return (id, stream, version, type, schema_version, _sqlite_text(occurred_at), _sqlite_text(recorded_at), actor,
+            source, _json(payload), prev_hash, hash, principal, seal)
+
+
 def insert_rows(rows: Sequence[Envelope], principal: str) -> None:
     vendor = connection.vendor
     insert_values([db_values(row, vendor, principal) for row in rows])
@@ -112,3 +122,8 @@ def _sqlite_datetime(moment: datetime) -> str:
     and the text still sorts in time order)."""
     text = format_timestamp(moment)
     return f"{text[:10]} {text[11:-1]}"
+
+
+def _sqlite_text(text: bytes) -> str:
+    """:func:`_sqlite_datetime` of the moment whose ``format_timestamp`` is ``text``."""
+    return f"{text[:10].decode()} {text[11:-1].decode()}"

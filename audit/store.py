@@ -338,7 +338,12 @@ def stored_rows(ids: list[uuid.UUID]) -> dict[uuid.UUID, Event]:
             cursor.execute(f"SELECT event_id FROM {table} WHERE event_id = ANY(%s)", [ids])
             found = [row[0] for row in cursor.fetchall()]
     else:
-        found = list(Event.objects.filter(event_id__in=ids).values_list("event_id", flat=True))
+        # SQLite keeps a UUID as its 32 hex digits: the ids as one JSON array, read by
+        # json_each, rather than a placeholder each prepared through the ORM's field
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT event_id FROM {Event._meta.db_table} WHERE event_id IN "
+                           "(SELECT value FROM json_each(%s))", [msgspec.json.encode([key.hex for key in ids]).decode()])
+            found = [uuid.UUID(row[0]) for row in cursor.fetchall()]
     if not found:
         return {}
     return {row.event_id: row for row in Event.objects.filter(event_id__in=found)}

@@ -48,6 +48,7 @@ from typing import IO, Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from audit.record import merkle, signing
+from audit.record.collector import bulk_work
 from audit.record.jsonl import LineError, decode_hashed
 from audit.record.verify import Head, Verifier
 from tables.engine.math import cashout
@@ -438,7 +439,14 @@ def _table(job: _Job) -> _Done:
     rows - None when its events cannot be read -, its events, its round rows). The round
     report's rows are not in the reports: they are written as they are made to the files
     ``part`` + ``.csv`` and ``.json``, as a part of a spool (:meth:`.Spool.take`). The
-    table's folds are let go here: memory holds one table's at a time."""
+    table's folds are let go here: memory holds one table's at a time. Bulk work: the
+    collector's young threshold raised (audit.record.collector; a worker process spawned
+    rather than forked does not inherit the parent's)."""
+    with bulk_work():
+        return _table_checked(job)
+
+
+def _table_checked(job: _Job) -> _Done:
     path, manifest, name, meta, latest, edges, part = job
     package = layout.Package(path)
     try:
@@ -507,7 +515,14 @@ def verify_package(path: str | Path, *, previous: str | Path | None = None,
                    keys: Sequence[str | Path] = (), edges: bool = False, processes: int | None = None) -> Outcome:
     """Check a package (see the module's docstring). :class:`.layout.Unreadable` when it
     cannot be read at all. ``processes``: how many worker processes check the tables
-    (default one per processor; 1 checks them in this process)."""
+    (default one per processor; 1 checks them in this process). Bulk work: the
+    collector's young threshold is raised while it runs (audit.record.collector)."""
+    with bulk_work():
+        return _verify(path, previous=previous, keys=keys, edges=edges, processes=processes)
+
+
+def _verify(path: str | Path, *, previous: str | Path | None, keys: Sequence[str | Path], edges: bool,
+            processes: int | None) -> Outcome:
     package = layout.Package(path)
     earlier = layout.Package(previous) if previous is not None else None
     spools: dict[str, Spool] = {}

@@ -50,6 +50,10 @@ ROOT = Path(__file__).resolve().parents[1]
 # after, run back to back
 CHECKOUT = Path(sys.argv[sys.argv.index("--checkout") + 1]).resolve() if "--checkout" in sys.argv else ROOT
 sys.path.insert(0, str(CHECKOUT))
+# ... from its own folder: Celery's Django fixup puts the working directory first on
+# sys.path when the app is made, and every module of the project imported after that (all
+# but casino's) would otherwise come from wherever the script was started
+os.chdir(CHECKOUT)
 ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 DEFAULT_PG = "postgresql://postgres@127.0.0.1:5432/bench_live_round"
 PHASES = ("deal", "encode", "ingest", "append", "replay")

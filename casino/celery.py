@@ -2,6 +2,9 @@
 import os
 
 from celery import Celery
+from celery.signals import worker_init, worker_process_init
+
+from audit.record.collector import freeze_startup
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
 
@@ -19,3 +22,18 @@ app.set_default()
 # the apps' tasks.py modules; each app also imports its own in AppConfig.ready(), so a
 # process that is not a worker (manage.py replay_day with a broker) knows them too
 app.autodiscover_tasks()
+
+
+@worker_init.connect
+def _freeze_main(**_: object) -> None:
+    """The worker's main process, started (Django set up by Celery's fixup, connected
+    before this): its heap frozen (audit.record.collector) before the pool forks, so the
+    children share it untouched and their full collections skip it."""
+    freeze_startup()
+
+
+@worker_process_init.connect
+def _freeze_child(**_: object) -> None:
+    """A pool process, started: what it made of its own frozen too (its collection walks
+    only what is not frozen yet)."""
+    freeze_startup()

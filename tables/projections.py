@@ -28,9 +28,10 @@ from datetime import date, datetime
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Sum
+from django.db.models import DateTimeField, Sum
 
 from audit.models import Event
+from audit.record.collector import bulk_work
 from tables.engine.table_round import Hand as EngineHand
 
 from . import models as m
@@ -206,8 +207,16 @@ def insert_plain(model: Any, columns: tuple[str, ...], values: list[tuple[Any, .
             marks = ", ".join(["%s"] * len(columns))
             # the adapter looked up once: ``connection`` is a per-thread proxy, dear per row
             adapt = connection.ops.adapt_datetimefield_value
-            cursor.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})",
-                               [_sqlite_row(row, adapt) for row in values])
+            sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})"
+            if _has_moments(model, columns):
+                cursor.executemany(sql, [_sqlite_row(row, adapt) for row in values])
+            else:  # a bet's row: no moment to adapt, the rows as they are
+                cursor.executemany(sql, values)
+
+
+def _has_moments(model: Any, columns: tuple[str, ...]) -> bool:
+    """Whether any of ``columns`` is one of ``model``'s DateTimeFields."""
+    return any(isinstance(model._meta.get_field(column), DateTimeField) for column in columns)
 
 
 def _sqlite_row(row: tuple[Any, ...], adapt: Callable[[datetime], Any]) -> tuple[Any, ...]:
@@ -334,7 +343,14 @@ def project_stream(stream: str, *, full: bool = False, day: date | None = None, 
     docstring for a stale fold). ``record(fold)`` runs in that transaction after each
     fold's rows are written (the replay service stores the findings there). ``fresh``:
     drop the table's rows first (a rebuild). Returns the folds written; none when a
-    projection that won a race already covers them."""
+    projection that won a race already covers them. Bulk work: the collector's young
+    threshold is raised while it runs (:mod:`audit.record.collector`)."""
+    with bulk_work():
+        return _project_stream(stream, full=full, day=day, cache=cache, record=record, fresh=fresh)
+
+
+def _project_stream(stream: str, *, full: bool, day: date | None, cache: FoldCache | None,
+                    record: Callable[[Fold], None] | None, fresh: bool) -> list[Fold]:
     for _ in range(_ATTEMPTS):
         table = m.Table.objects.filter(stream=stream).first()
         folds = fold_stream(stream, table, full=full or fresh, day=day, cache=cache)

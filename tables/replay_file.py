@@ -38,6 +38,7 @@ from typing import IO, Any, Self, TypeVar
 
 import msgspec
 
+from audit.record.collector import bulk_work
 from audit.record.corrections import struck_events
 from audit.record.jsonl import LineError, NotChained, decode_hashed, numbered
 from audit.record.verify import Verifier
@@ -174,10 +175,12 @@ def each_stream(spooled: Spooled, render: Callable[[ReplayResult], _Rendered], r
 def replay_stream(name: str, events: Iterable[dict[str, Any]], struck: set[str],
                   rules: RuleSet | None = None) -> ReplayResult:
     """One stream's fold from an iterator (what :func:`tables.engine.replay.replay` does
-    with a list, the struck events known beforehand)."""
+    with a list, the struck events known beforehand). Bulk work: the collector's young
+    threshold raised (:mod:`audit.record.collector`)."""
     state = Replay(rules, struck=struck)
-    state.run(events)
-    result = state.view()
+    with bulk_work():
+        state.run(events)
+        result = state.view()
     if result.stream is None:
         result = ReplayResult(name, result.rules, result.rounds, result.findings, result.events)
     return result

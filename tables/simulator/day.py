@@ -17,6 +17,7 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
+from audit.record.collector import bulk_work
 from audit.record.events.fields import HandAction
 from tables.engine.cards import HI_LO, deck
 from tables.engine.dealing import (
@@ -213,7 +214,10 @@ class TableSim:
                 self.rotate(played * step)
                 yield from self.between_rounds(played)
                 self.clock = max(self.clock, round_start)
-                self.play_round(step)
+                # bulk work (a live round deals 10,000 bets): the collector's young
+                # threshold raised while the round is dealt (audit.record.collector)
+                with bulk_work():
+                    self.play_round(step)
                 played += 1
             yield from self.close_day()
         for fault in self.pending:

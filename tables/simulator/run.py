@@ -14,6 +14,7 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import IO, Any, Protocol
 
+from audit.record.collector import bulk_work
 from audit.record.jsonl import with_position
 from tables.engine.strategy import computed_strategy
 
@@ -48,13 +49,16 @@ def _table(config: SimConfig, spec: TableSpec, sink: Sink, progress: Callable[[i
     sim = TableSim(config, spec)
     version = 1
     done = 0
-    for chunk in sim.run():
-        if chunk:
-            sink.write(spec.code, version, chunk, sim.marks)
-            version += len(chunk)
-        if progress is not None and sim.number != done:
-            progress(sim.number - done)
-            done = sim.number
+    # bulk work: the table dealt and written, the collector's young threshold raised
+    # (audit.record.collector)
+    with bulk_work():
+        for chunk in sim.run():
+            if chunk:
+                sink.write(spec.code, version, chunk, sim.marks)
+                version += len(chunk)
+            if progress is not None and sim.number != done:
+                progress(sim.number - done)
+                done = sim.number
     # who played (the live game's bettors are no one's players): the answer the analytics
     # must find - the counters flagged, the casual players' errors (``strategy_errors``)
     players = [] if spec.live else [{"player": p.id, "kind": p.kind} for p in sim.people.values()]

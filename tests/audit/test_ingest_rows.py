@@ -121,3 +121,24 @@ def test_a_restore_hashes_the_same_whether_its_text_is_kept_or_made_again(tmp_pa
     assert report.ok and report.stored == len(stored), report.bad_lines
     assert {(e.stream, e.version): (e.hash, e.occurred_at, e.recorded_at) for e in Event.objects.all()} == stored
     assert verify_chains().ok
+
+
+def test_sqlite_values_are_db_values():
+    """Ingest's SQLite row (from the chain's texts, the seal made once) is the row
+    ``db_values`` makes from the envelope."""
+    from datetime import UTC, datetime
+
+    from audit.inserts import db_values, sqlite_values
+    from audit.record.chain import format_timestamp
+    from audit.record.envelope import Envelope
+
+    for occurred, recorded in ((datetime(2026, 11, 29, 12, 0, tzinfo=UTC), datetime(2026, 11, 29, 12, 0, 0, 1, tzinfo=UTC)),
+                               (datetime(1900, 1, 1, tzinfo=UTC), datetime(9998, 12, 31, 23, 59, 59, 999999, tzinfo=UTC))):
+        envelope = Envelope(id=uuid.uuid4(), stream="T1", version=7, type="alert.acknowledged", schema_version=1,
+                            occurred_at=occurred, recorded_at=recorded, actor="user:alice", source="ingest-test",
+                            payload={"note": AWKWARD, "b": [1, None]}, prev_hash="a" * 64, hash="b" * 64)
+        principal = "ingest:test"
+        mine = sqlite_values(envelope.id.hex, "T1", 7, envelope.type, 1, format_timestamp(occurred).encode(),
+                             format_timestamp(recorded).encode(), envelope.actor, envelope.source, envelope.payload,
+                             envelope.prev_hash, envelope.hash, principal, seal_of(envelope.hash, principal))
+        assert mine == db_values(envelope, "sqlite", principal)
