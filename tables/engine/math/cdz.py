@@ -31,7 +31,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from typing import TypeVar
 
 from ..rules import RuleSet
 from .composition import Composition, shoe
@@ -43,7 +42,7 @@ from .hands import CARD, hands_of
 from .processes import processes
 from .rulesview import PlayRules
 from .split_hands import CHART, OPTIMAL, PairPlay, SplitResult, adopt, pair_play
-from .strategy import Chart, DealAnalysis, adopt_analysis, assemble, chart_for, deal_analyses
+from .strategy import Chart
 
 # "max_split_hands = None": the split is valued up to this many hands. A ninth hand needs
 # seven resplit cards among the first draws: below 1e-7 of splits for every pair but
@@ -301,16 +300,6 @@ class DealValue:
     dealer_natural: float  # P(the hole card makes a dealer natural)
 
 
-def game_values(rules: RuleSet) -> tuple[Game, list[DealValue]]:
-    """The rule set's game (its chart) and every first deal valued (:func:`deal_values`);
-    in parallel from nothing, the chart's deals too."""
-    workers = processes()
-    if workers > 1 and not _known(rules):
-        return _parallel(rules, None, workers)
-    game = Game(rules, chart_for(rules))
-    return game, _serial(game, initial_deals(rules.decks))
-
-
 def deal_values(game: Game) -> list[DealValue]:
     """Every first deal of the shoe valued for CDZ- and for the chart.
 
@@ -322,19 +311,13 @@ def deal_values(game: Game) -> list[DealValue]:
     values, the split analyses; not the reduced dealer vectors); the deals are merged in
     their serial order, so the values are the same floats. The rows and the split
     analyses are kept here as if computed here: a second rule set on the same shoe finds
-    them, as it would after a serial run. (:func:`game_values` first has the workers
-    value the chart's deals, :func:`~.strategy.deal_analyses`, up card by up card, and
-    assembles the chart here in the deals' order.)"""
+    them, as it would after a serial run."""
+    decks, hits_soft_17 = game.rules.decks, game.play.hits_soft_17
+    deals = initial_deals(decks)
     workers = processes()
-    if workers > 1 and not _known(game.rules):
-        return _parallel(game.rules, game, workers)[1]
-    return _serial(game, initial_deals(game.rules.decks))
-
-
-def _known(rules: RuleSet) -> bool:
-    """Has this process the stand table's rows of the rule set's shoe (all ten)?"""
-    hits_soft_17 = PlayRules.of(rules).hits_soft_17
-    return all(stand_rows.known(rules.decks, hits_soft_17, up) for up in range(1, 11))
+    if workers > 1 and not all(stand_rows.known(decks, hits_soft_17, up) for up in range(1, 11)):
+        return _parallel(game, deals, workers)
+    return _serial(game, deals)
 
 
 def _serial(game: Game, deals: Sequence[Deal]) -> list[DealValue]:
@@ -350,70 +333,44 @@ def _serial(game: Game, deals: Sequence[Deal]) -> list[DealValue]:
 # resplits are played out; hoyle 0.15 0.21 0.15 0.13 0.12 0.11 0.12 0.09 0.08 0.07)
 PARALLEL_ORDER = (1, 2, 3, 7, 8, 9, 4, 5, 6, 10)
 
-# the rule set the forked workers analyse: set in the parent just before the fork
-_FORKED: RuleSet | None = None
+# the game a forked worker analyses: set in the parent just before the fork
+_FORKED: Game | None = None
 
 
-def _chart_task(up: int) -> list[DealAnalysis]:
-    """In a worker: the chart's values of one up card's deals."""
-    rules = _FORKED
-    assert rules is not None, "a worker forked without its rule set"
-    return deal_analyses(rules, [deal for deal in initial_deals(rules.decks) if deal.up == up])
-
-
-def _up_task(task: tuple[Chart, int]) -> tuple[int, StandRows, list[list[DealValue]], UpCard]:
+def _up_task(up: int) -> tuple[int, StandRows, list[list[DealValue]], UpCard]:
     """In a worker: one up card's deals valued, with its stand rows and its analysis."""
-    chart, up = task
-    rules = _FORKED
-    assert rules is not None, "a worker forked without its rule set"
-    game = Game(rules, chart)
-    values = _deal_values(game, [deal for deal in initial_deals(rules.decks) if deal.up == up])
-    return up, stand_rows(rules.decks, game.play.hits_soft_17, up), values, game.up(up)
+    game = _FORKED
+    assert game is not None, "a worker forked without its game"
+    deals = [deal for deal in initial_deals(game.rules.decks) if deal.up == up]
+    values = _deal_values(game, deals)
+    rows = stand_rows(game.rules.decks, game.play.hits_soft_17, up)
+    return up, rows, values, game.up(up)
 
 
-_T = TypeVar("_T")
-
-
-def _in_deal_order(deals: Sequence[Deal], per_up: Iterable[tuple[int, list[_T]]]) -> list[_T]:
-    """Per-up-card lists of per-deal items (each in its deals' order) merged into one list
-    in the order of ``deals``."""
-    by_up: dict[int, Iterator[_T]] = {up: iter(items) for up, items in per_up}
-    return [next(by_up[deal.up]) for deal in deals]
-
-
-def _parallel(rules: RuleSet, game: Game | None, workers: int) -> tuple[Game, list[DealValue]]:
-    """:func:`deal_values` in ``workers`` forked processes, and the chart's deals first if
-    ``game`` is None (:func:`game_values`)."""
+def _parallel(game: Game, deals: Sequence[Deal], workers: int) -> list[DealValue]:
     global _FORKED
-    decks = rules.decks
-    deals = initial_deals(decks)
+    decks, hits_soft_17 = game.rules.decks, game.play.hits_soft_17
     present = {deal.up for deal in deals}
     order = [up for up in PARALLEL_ORDER if up in present]
-    _FORKED = rules
+    _FORKED = game
     try:
         with ProcessPoolExecutor(min(workers, len(order)), mp_context=multiprocessing.get_context("fork")) as pool:
-            if game is None:
-                analyses = _in_deal_order(deals, zip(order, pool.map(_chart_task, order)))
-                game = Game(rules, adopt_analysis(rules, assemble(rules, deals, analyses)).chart)
-            chart = game.chart
-            results = list(pool.map(_up_task, [(chart, up) for up in order]))
+            results = list(pool.map(_up_task, order))
     except (OSError, BrokenProcessPool):
         # no process could be made (out of processes or memory), or one died: here, serially
-        if game is None:
-            game = Game(rules, chart_for(rules))
-        return game, _serial(game, deals)
+        return _serial(game, deals)
     finally:
         _FORKED = None
-    per_up = []
+    by_up: dict[int, Iterator[list[DealValue]]] = {}
     for up, rows, values, u in results:
-        stand_rows.put(decks, game.play.hits_soft_17, up, rows)
+        stand_rows.put(decks, hits_soft_17, up, rows)
         u.attach(game)
         game._ups[up] = u
-        per_up.append((up, values))
+        by_up[up] = iter(values)
     out: list[DealValue] = []
-    for one in _in_deal_order(deals, per_up):
-        out.extend(one)
-    return game, out
+    for deal in deals:
+        out.extend(next(by_up[deal.up]))
+    return out
 
 
 def _deal_values(game: Game, deals: Iterable[Deal]) -> list[list[DealValue]]:

@@ -27,7 +27,8 @@ from functools import lru_cache
 
 from ..rules import RuleSet
 from . import dealer, dealer_removal, deals, hands, split_hands, strategy
-from .cdz import NATURAL_DEAL, game_values
+from .cdz import NATURAL_DEAL, Game, deal_values
+from .strategy import chart_for
 
 PARTS = ("natural", "stand", "hit", "double", "split", "surrender")
 
@@ -71,7 +72,8 @@ class HouseEdge:
 @lru_cache(maxsize=32)
 def house_edge(rules: RuleSet) -> HouseEdge:
     """The exact house edges of ``rules`` (its chart; CDZ-) and the chart's variance."""
-    game, values = game_values(rules)
+    game = Game(rules, chart_for(rules))
+    values = deal_values(game)
     game.release()
     probability = dict.fromkeys(PARTS, 0.0)
     returns = dict.fromkeys(PARTS, 0.0)

@@ -28,7 +28,7 @@ rules, so they shape the chart too.
 """
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -37,7 +37,7 @@ from audit.record.events.fields import HandAction
 from ..cards import VALUE
 from ..rules import RuleSet
 from .composition import remove, shoe
-from .deals import Deal, initial_deals
+from .deals import initial_deals
 from .ev import DOUBLE, HIT, SPLIT, STAND, SURRENDER, Position, best
 from .hands import best_total
 from .rulesview import PlayRules
@@ -179,63 +179,23 @@ class Analysis:
     optimal_return: float
 
 
-# analyses made elsewhere (another process's deals: :mod:`.cdz`), taken by :func:`analyse`
-# on its next call for their rule set (:func:`adopt_analysis`)
-_GIVEN: dict[RuleSet, Analysis] = {}
-
-# a first deal's values: a natural's value, or each legal action's
-DealAnalysis = float | dict[str, float]
-
-
 @lru_cache(maxsize=32)
 def analyse(rules: RuleSet) -> Analysis:
-    given = _GIVEN.pop(rules, None)
-    if given is not None:
-        return given
-    deals = initial_deals(rules.decks)
-    return assemble(rules, deals, deal_analyses(rules, deals))
-
-
-def deal_analyses(rules: RuleSet, deals: Iterable[Deal]) -> list[DealAnalysis]:
-    """Each deal's values (each depends on its own deal only: :mod:`.cdz` computes them
-    up card by up card in other processes)."""
-    play = PlayRules.of(rules)
-    out: list[DealAnalysis] = []
-    for deal in deals:
-        position = Position(play, deal.up, deal.comp)
-        if deal.natural:
-            out.append(position.natural_value())
-        else:
-            out.append(position.values(deal.first + deal.second, deal.first == 1, 2, deal.pair))
-    return out
-
-
-def adopt_analysis(rules: RuleSet, analysis: Analysis) -> Analysis:
-    """:func:`analyse`'s result for ``rules``: the one it has, else ``analysis`` (made
-    from :func:`deal_analyses` in other processes by :func:`assemble`: the same floats)."""
-    _GIVEN[rules] = analysis
-    try:
-        return analyse(rules)
-    finally:
-        _GIVEN.pop(rules, None)
-
-
-def assemble(rules: RuleSet, deals: Sequence[Deal], analyses: Sequence[DealAnalysis]) -> Analysis:
-    """The chart and the optimal return from every deal's values (in the deals' order:
-    the order of the sums)."""
     play = PlayRules.of(rules)
     Acc = dict[str, float]
     total_rows: dict[tuple[bool, int, int], Acc] = {}  # (soft, total, up)
     pair_total_rows: dict[tuple[bool, int, int], Acc] = {}
     pair_rows: dict[tuple[int, int], Acc] = {}
     optimal = 0.0
-    for deal, values in zip(deals, analyses, strict=True):
-        if isinstance(values, float):
-            optimal += deal.probability * values
+    for deal in initial_deals(rules.decks):
+        position = Position(play, deal.up, deal.comp)
+        if deal.natural:
+            optimal += deal.probability * position.natural_value()
             continue
         hard = deal.first + deal.second
         ace = deal.first == 1
         best_value, soft = best_total(hard, ace)
+        values = position.values(hard, ace, 2, deal.pair)
         optimal += deal.probability * max(values.values())
         if deal.pair:
             _add(pair_rows, (deal.pair, deal.up), values, deal.probability)

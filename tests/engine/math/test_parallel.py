@@ -4,7 +4,6 @@ analysis runs in one process (:mod:`tables.engine.math.processes` decides).
 
 The runs that compare the two paths each go in a fresh interpreter: the analysis from
 nothing clears every cache, which this test process shares with the other tests."""
-import dataclasses
 import json
 import multiprocessing
 import subprocess
@@ -13,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tables.engine.math import cdz, processes, strategy
-from tables.engine.presets import PRESETS
+from tables.engine.math import cdz, processes
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -24,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[3]
 # nothing, in one fresh interpreter
 SCRIPT = r"""
 import dataclasses, json, os, pickle
-from tables.engine.math import cdz, dealer_removal, processes, strategy
+from tables.engine.math import cdz, dealer_removal, processes
 from tables.engine.math.house_edge import clear_caches, house_edge
 from tables.engine.presets import PRESETS
 
@@ -51,10 +49,7 @@ for mode, asked in (("serial", "1"), ("parallel", "2"), ("refused", "2")):
     clear_caches()
     figures = [house_edge(rules).as_dict() for rules in [base, *later]]
     table = dealer_removal.stand_table(1, True)
-    analysis = strategy.analyse(base)  # the chart: made from the workers' deals in parallel
-    chart = [sorted(rows.items()) for rows in (analysis.chart.hard, analysis.chart.soft, analysis.chart.pairs)]
-    out[mode] = {"figures": figures, "parallel_calls": len(calls), "chart": chart,
-                 "optimal_return": analysis.optimal_return,
+    out[mode] = {"figures": figures, "parallel_calls": len(calls),
                  "stand_table": pickle.dumps((table.probs, table.beyond)).hex()}
 print(json.dumps(out))
 """
@@ -76,8 +71,6 @@ def test_parallel_and_serial_give_the_same_floats(runs: dict[str, dict[str, obje
     # every figure, the same float (JSON keeps a float's shortest repr: equal text, equal bits)
     assert json.dumps(parallel["figures"]) == json.dumps(serial["figures"])
     assert parallel["stand_table"] == serial["stand_table"]
-    assert parallel["chart"] == serial["chart"]
-    assert parallel["optimal_return"] == serial["optimal_return"]
 
 
 @pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform")
@@ -134,15 +127,3 @@ def test_a_daemon_process_analyses_alone(monkeypatch: pytest.MonkeyPatch) -> Non
 
 def test_the_parallel_order_covers_every_up_card() -> None:
     assert sorted(cdz.PARALLEL_ORDER) == list(range(1, 11))
-
-
-def test_an_analysis_made_elsewhere_is_kept_once() -> None:
-    """The chart assembled from the workers' deals becomes the process's analysis of the
-    rule set, unless the process has one already."""
-    rules = dataclasses.replace(PRESETS["hoyle"], name="adopted-in-a-test")
-    chart = strategy.chart_for(PRESETS["hoyle"])
-    first, second = strategy.Analysis(chart, 0.25), strategy.Analysis(chart, 0.5)
-    assert strategy.adopt_analysis(rules, first) is first
-    assert strategy.adopt_analysis(rules, second) is first
-    assert strategy.analyse(rules) is first
-    assert not strategy._GIVEN
