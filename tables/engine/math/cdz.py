@@ -27,6 +27,7 @@ For the chart the second moment of every deal's result is carried too (:mod:`.va
 from __future__ import annotations
 
 import multiprocessing
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -333,8 +334,10 @@ def _serial(game: Game, deals: Sequence[Deal]) -> list[DealValue]:
 # resplits are played out; hoyle 0.15 0.21 0.15 0.13 0.12 0.11 0.12 0.09 0.08 0.07)
 PARALLEL_ORDER = (1, 2, 3, 7, 8, 9, 4, 5, 6, 10)
 
-# the game a forked worker analyses: set in the parent just before the fork
+# the game a forked worker analyses: set in the parent just before the fork, by one
+# thread at a time (a thread finding it taken analyses in its own process)
 _FORKED: Game | None = None
+_FORKING = threading.Lock()
 
 
 def _up_task(up: int) -> tuple[int, StandRows, list[list[DealValue]], UpCard]:
@@ -352,6 +355,9 @@ def _parallel(game: Game, deals: Sequence[Deal], workers: int) -> list[DealValue
     decks, hits_soft_17 = game.rules.decks, game.play.hits_soft_17
     present = {deal.up for deal in deals}
     order = [up for up in PARALLEL_ORDER if up in present]
+    if not _FORKING.acquire(blocking=False):
+        # another thread of this process is analysing in parallel (``_FORKED`` is its game)
+        return _serial(game, deals)
     _FORKED = game
     try:
         with ProcessPoolExecutor(min(workers, len(order)), mp_context=multiprocessing.get_context("fork")) as pool:
@@ -361,6 +367,7 @@ def _parallel(game: Game, deals: Sequence[Deal], workers: int) -> list[DealValue
         return _serial(game, deals)
     finally:
         _FORKED = None
+        _FORKING.release()
     by_up: dict[int, Iterator[list[DealValue]]] = {}
     for up, rows, values, u in results:
         stand_rows.put(decks, hits_soft_17, up, rows)

@@ -15,7 +15,8 @@ merged: the finals are sorted so that every such merge is a sum over contiguous 
 highest card is a ten are only those that differ in outcome, size and ten count - a few
 dozen instead of hundreds.
 
-:func:`stand_table` walks the whole :mod:`.hands` lattice for every up card: the
+:func:`stand_table` walks the whole :mod:`.hands` lattice for every up card (each up
+card's walk its own, :func:`stand_rows`: :mod:`.cdz` may share them among processes): the
 probabilities of 17-21, bust and natural, every stand value and push probability, for
 every hand of two or more cards (about a second for all ten up cards); its step folds
 the final's size into the ratio (``m / (m - k)`` for a final of ``k`` cards drawn from

@@ -42,12 +42,16 @@ base = dataclasses.replace(PRESETS["vegas-s17-das-ls"], name="one-deck", decks=1
 later = [dataclasses.replace(base, name="no-surrender", surrender="none"),
          dataclasses.replace(base, name="no-das", double_after_split=False, max_split_hands=2)]
 out = {}
-for mode, asked in (("serial", "1"), ("parallel", "2"), ("refused", "2")):
+for mode, asked in (("serial", "1"), ("parallel", "2"), ("refused", "2"), ("busy", "2")):
     os.environ[processes.ENV] = asked
     cdz.ProcessPoolExecutor = Refused if mode == "refused" else pool
     calls.clear()
     clear_caches()
+    if mode == "busy":  # another thread forking for its own analysis
+        cdz._FORKING.acquire()
     figures = [house_edge(rules).as_dict() for rules in [base, *later]]
+    if mode == "busy":
+        cdz._FORKING.release()
     table = dealer_removal.stand_table(1, True)
     out[mode] = {"figures": figures, "parallel_calls": len(calls),
                  "stand_table": pickle.dumps((table.probs, table.beyond)).hex()}
@@ -79,6 +83,14 @@ def test_no_process_can_be_made_falls_back_to_serial(runs: dict[str, dict[str, o
     assert refused["parallel_calls"] == 1  # tried, refused, done here
     assert json.dumps(refused["figures"]) == json.dumps(serial["figures"])
     assert refused["stand_table"] == serial["stand_table"]
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform")
+def test_another_thread_forking_means_serial(runs: dict[str, dict[str, object]]) -> None:
+    busy, serial = runs["busy"], runs["serial"]
+    assert busy["parallel_calls"] == 1  # asked, found the workers taken, done here
+    assert json.dumps(busy["figures"]) == json.dumps(serial["figures"])
+    assert busy["stand_table"] == serial["stand_table"]
 
 
 def test_the_environment_decides(monkeypatch: pytest.MonkeyPatch) -> None:
