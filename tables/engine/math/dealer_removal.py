@@ -15,7 +15,8 @@ merged: the finals are sorted so that every such merge is a sum over contiguous 
 highest card is a ten are only those that differ in outcome, size and ten count - a few
 dozen instead of hundreds.
 
-:func:`stand_table` walks the whole :mod:`.hands` lattice for every up card: the
+:func:`stand_table` walks the whole :mod:`.hands` lattice for every up card (each up
+card's walk its own, :func:`stand_rows`: :mod:`.cdz` may share them among processes): the
 probabilities of 17-21, bust and natural, every stand value and push probability, for
 every hand of two or more cards (about a second for all ten up cards); its step folds
 the final's size into the ratio (``m / (m - k)`` for a final of ``k`` cards drawn from
@@ -35,6 +36,7 @@ from __future__ import annotations
 
 import math
 from array import array
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -201,24 +203,67 @@ class StandTable:
 WALK_ORDER = tuple(range(10, 0, -1))
 
 
+StandRows = tuple[tuple[Odds | None, ...], dict[int, Odds]]
+
+
+class _StandRows:
+    """:func:`stand_rows`: the walk of one up card, memoised by (decks, S17/H17, up card)
+    for the most recent :data:`LIMIT` of them. A cache of its own, not an ``lru_cache``:
+    :mod:`.cdz` asks whether a shoe's rows are known (:meth:`known`) and hands it rows
+    walked in another process (:meth:`put`)."""
+
+    LIMIT = 80  # eight shoes' ten up cards
+
+    def __init__(self) -> None:
+        self._rows: OrderedDict[tuple[int, bool, int], StandRows] = OrderedDict()
+
+    def __call__(self, decks: int, hits_soft_17: bool, up: int) -> StandRows:
+        """One up card's part of :func:`stand_table`: the dealer's odds against every
+        lattice hand (``None`` where the hand and the up card cannot both come from the
+        shoe), and against the split hands beyond the lattice (see :class:`StandTable`)."""
+        key = (decks, hits_soft_17, up)
+        found = self._rows.get(key)
+        if found is None:
+            lattice = hands_of(decks)
+            counts = remove(shoe(decks), up)
+            per_hand: list[Odds | None] = [None] * len(lattice.keys)
+            over: dict[int, Odds] = {}
+            if counts[up - 1] >= 0:
+                _walk_all(layout(up, counts, hits_soft_17, WALK_ORDER), lattice, per_hand, over)
+            found = (tuple(per_hand), over)
+            self.put(decks, hits_soft_17, up, found)
+        else:
+            self._rows.move_to_end(key)
+        return found
+
+    def known(self, decks: int, hits_soft_17: bool, up: int) -> bool:
+        return (decks, hits_soft_17, up) in self._rows
+
+    def put(self, decks: int, hits_soft_17: bool, up: int, rows: StandRows) -> None:
+        """Keep rows walked elsewhere (another process: the same walk, the same floats)."""
+        self._rows[(decks, hits_soft_17, up)] = rows
+        while len(self._rows) > self.LIMIT:
+            self._rows.popitem(last=False)
+
+    def cache_clear(self) -> None:
+        self._rows.clear()
+
+
+stand_rows = _StandRows()
+
+
 @lru_cache(maxsize=8)
 def stand_table(decks: int, hits_soft_17: bool) -> StandTable:
     """The dealer's odds against every hand of two or more cards, for every up card; and
     against every split hand whose composition, with the other pair card out, is not a
-    hand's (more than 21 in all)."""
-    lattice = hands_of(decks)
-    full = shoe(decks)
+    hand's (more than 21 in all). Each up card's walk is its own (:func:`stand_rows`)."""
     table: list[tuple[Odds | None, ...]] = [()]
     beyond: list[dict[int, Odds]] = [{}]
     for up in range(1, 11):
-        counts = remove(full, up)
-        per_hand: list[Odds | None] = [None] * len(lattice.keys)
-        over: dict[int, Odds] = {}
-        if counts[up - 1] >= 0:
-            _walk_all(layout(up, counts, hits_soft_17, WALK_ORDER), lattice, per_hand, over)
-        table.append(tuple(per_hand))
+        per_hand, over = stand_rows(decks, hits_soft_17, up)
+        table.append(per_hand)
         beyond.append(over)
-    return StandTable(lattice, tuple(table), tuple(beyond))
+    return StandTable(hands_of(decks), tuple(table), tuple(beyond))
 
 
 def _walk_all(lay: Layout, lattice: Lattice, out: list[Odds | None], over: dict[int, Odds]) -> None:
@@ -433,6 +478,15 @@ class PairRemoval:
         """Forget the reduced vectors (a few MB per pair and up card); the odds computed
         from them stay memoised."""
         self._last.clear()
+
+    def memo(self) -> dict[int, Sequence[float]]:
+        """The odds memoised (by rest * 256 + pair cards): to send to another process."""
+        return self._odds
+
+    def remember(self, odds: dict[int, Sequence[float]]) -> None:
+        """Memoise odds computed elsewhere (:meth:`memo` of the same removal in another
+        process: the same floats)."""
+        self._odds.update(odds)
 
     def known(self, rest: int, pairs: int) -> bool:
         """Are these odds memoised (or their hand's reduced vector ready)?"""

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..rules import RuleSet
+from . import dealer, dealer_removal, deals, hands, split_hands, strategy
 from .cdz import NATURAL_DEAL, Game, deal_values
 from .strategy import chart_for
 
@@ -96,3 +97,15 @@ def house_edge(rules: RuleSet) -> HouseEdge:
         parts={name: Part(probability[name], returns[name]) for name in PARTS},
         dealer_natural=natural,
     )
+
+
+def clear_caches() -> None:
+    """Forget every analysis this module's figures are made of (charts, dealer odds,
+    the stand table, the split analyses, the house edges), as a process starting
+    afresh would have them: for benchmarks and tests of the from-nothing path."""
+    for cached in (dealer.dealer_odds, dealer._table, dealer._plan, deals.initial_deals, strategy.analyse,
+                   house_edge, dealer_removal.stand_table, dealer_removal.stand_rows, dealer_removal.layout,
+                   dealer_removal._final_probabilities, dealer_removal._finals_cached, hands.hands_of,
+                   split_hands.pair_removal, split_hands.members_of, split_hands.stand_functions):
+        cached.cache_clear()
+    split_hands._SHARED.clear()

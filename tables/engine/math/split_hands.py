@@ -113,6 +113,7 @@ class PairPlay:
         self.pays = float(game.play.natural_pays)
         self._removal_of = (game.rules.decks, game.play.hits_soft_17, u.up, pair)
         self._removal: PairRemoval | None = None
+        self._removal_odds: dict[int, Sequence[float]] = {}  # its odds computed in a worker
         self.info = info = members_of(lattice.decks, pair, self.one_card)
         self.members, self.pairs, self.rest, self._rest_cards = info.hands, info.pairs, info.rest, info.rest_cards
         self._natural_card = 10 if u.up == 1 else 1 if u.up == 10 else 0
@@ -129,6 +130,37 @@ class PairPlay:
         self._chart: Chart | None = None  # the last chart asked, and its decisions
         self._chart_decisions: dict[int, str] = {}
 
+    # -- sent from a worker process (:func:`.cdz.deal_values`) ------------------------------
+    # what the parent rebuilds or finds in its own caches, dropped on the way: the up card
+    # (linked again by :meth:`attach`), the members and the lattice's tables, and the
+    # pair's removal, of which only the odds it memoised travel (its layout the parent
+    # builds on first need; its reduced vectors were released once the pair's deal was
+    # valued)
+    _LOCAL = ("u", "info", "members", "pairs", "rest", "_rest_cards", "_stand_of",
+              "_keys", "_index", "_card", "_removal", "_chart", "_chart_decisions")
+
+    def __getstate__(self) -> dict[str, object]:
+        state = dict(self.__dict__)
+        for name in self._LOCAL:
+            del state[name]
+        state["_removal_odds"] = self._removal.memo() if self._removal is not None else {}
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+
+    def attach(self, u: UpCard) -> None:
+        """Link a pair received from a worker to ``u`` (the same up card, shoe and rules)."""
+        self.u = u
+        lattice = u.lattice
+        self._removal = None
+        self.info = info = members_of(lattice.decks, self.pair, self.one_card)
+        self.members, self.pairs, self.rest, self._rest_cards = info.hands, info.pairs, info.rest, info.rest_cards
+        self._stand_of = stand_functions(lattice.decks)
+        self._keys, self._index, self._card = lattice.keys, lattice.index, CARD[self.pair]
+        self._chart = None
+        self._chart_decisions = {}
+
     # -- compositions ---------------------------------------------------------------------
     @property
     def removal(self) -> PairRemoval:
@@ -137,6 +169,9 @@ class PairPlay:
         would cost them about 0.2 s."""
         if self._removal is None:
             self._removal = pair_removal(*self._removal_of)
+            if self._removal_odds:  # received from a worker: the same floats
+                self._removal.remember(self._removal_odds)
+                self._removal_odds = {}
         return self._removal
 
     def _prepare(self, extras: Iterable[int], hands: Collection[int]) -> None:
@@ -604,6 +639,26 @@ SHARED_LIMIT = 200
 
 def pair_play(u: UpCard, pair: int) -> PairPlay:
     """The (shared) analysis of a pair against ``u``'s up card under ``u``'s rules."""
+    key = _shared_key(u, pair)
+    found = _SHARED.get(key)
+    if found is None:
+        found = PairPlay(u, pair)
+        adopt(u, pair, found)
+    else:
+        _SHARED.move_to_end(key)
+    return found
+
+
+def adopt(u: UpCard, pair: int, played: PairPlay) -> None:
+    """Share ``played`` (made here, or received from a worker) as the analysis of
+    ``pair`` against ``u``'s up card under ``u``'s rules."""
+    _SHARED[_shared_key(u, pair)] = played
+    while len(_SHARED) > SHARED_LIMIT:
+        _SHARED.popitem(last=False)
+
+
+def _shared_key(u: UpCard, pair: int) -> Hashable:
+    """Which rule sets play a pair's split hands alike against ``u``'s up card."""
     play, rules = u.game.play, u.game.rules
     one_card = pair == 1 and rules.split_aces_one_card
     # a natural's cost matters only against an ace or a ten up
@@ -611,17 +666,9 @@ def pair_play(u: UpCard, pair: int) -> PairPlay:
     # which split hands may double, asked of the rules (whatever decides it)
     doubles = tuple(play.can_double(hard, soft, after_split=True)
                     for hard in range(2, 22) for soft in (False, True) if not soft or hard <= 11)
-    key = (rules.decks, play.hits_soft_17, u.up, pair, conditioned, doubles,
-           play.must_hit_below, play.stand_from, one_card,
-           rules.split_21_is_natural and one_card and play.natural_pays)
-    found = _SHARED.get(key)
-    if found is None:
-        found = _SHARED[key] = PairPlay(u, pair)
-        while len(_SHARED) > SHARED_LIMIT:
-            _SHARED.popitem(last=False)
-    else:
-        _SHARED.move_to_end(key)
-    return found
+    return (rules.decks, play.hits_soft_17, u.up, pair, conditioned, doubles,
+            play.must_hit_below, play.stand_from, one_card,
+            rules.split_21_is_natural and one_card and play.natural_pays)
 
 
 
