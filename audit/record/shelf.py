@@ -35,7 +35,7 @@ V = TypeVar("V")
 
 class Shelf:
     """Byte strings appended to a temporary file; :meth:`put` gives a 16-byte handle,
-    :meth:`get` the bytes back."""
+    :meth:`get` the bytes back (:meth:`read`, a part of them)."""
 
     __slots__ = ("_end", "_file")
 
@@ -62,6 +62,18 @@ class Shelf:
         data = file.read(length)
         if len(data) != length:
             raise OSError(f"the shelf's file ends before {offset + length} bytes")
+        return data
+
+    def read(self, handle: bytes, start: int, length: int) -> bytes:
+        """``length`` bytes from ``start`` of what :meth:`put` gave ``handle`` for."""
+        offset, size = _HANDLE.unpack(handle)
+        if start < 0 or length < 0 or start + length > size:
+            raise ValueError(f"bytes {start} to {start + length} of a thing of {size} bytes")
+        file = self._file
+        file.seek(offset + start)
+        data = file.read(length)
+        if len(data) != length:
+            raise OSError(f"the shelf's file ends before {offset + start + length} bytes")
         return data
 
     def __len__(self) -> int:
