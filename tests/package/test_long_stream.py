@@ -223,7 +223,7 @@ def test_the_filter_is_larger_only_for_a_stream_longer_than_it_is_made_for() -> 
     def size(ids: IdSet) -> int:
         return len(ids._bits)
 
-    assert size(IdSet()) == size(IdSet(expected=170_000)) == id_sets.BYTES == 1 << 20
-    assert size(IdSet(expected=1_000_000)) == 8 << 20
+    assert size(IdSet()) == size(IdSet(expected=260_000)) == id_sets.BYTES == 1 << 20
+    assert size(IdSet(expected=1_000_000)) == 4 << 20
     assert size(IdSet(expected=10 ** 12)) == 16 << 20  # a manifest's count, whatever it says
     assert size(IdSet(size=64, expected=10 ** 6)) == 64
