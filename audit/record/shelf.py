@@ -34,8 +34,11 @@ _OFFSETS = struct.Struct("<II")
 # a Bloom filter's two bytes of an element (audit.record.ids, ShelvedMap)
 PAIRS = tuple((1 << low) | (1 << high) for low in range(8) for high in range(low + 1, 8))
 PATTERNS = tuple(PAIRS[n % len(PAIRS)] for n in range(64))
-# the ShelvedMap's filter of its shelved keys (bytes, a power of two)
+# the ShelvedMap's filter of its shelved keys (bytes, a power of two): made twice as large,
+# up to _MOST, whenever the keys shelved are more than a third of its bytes (87,381 keys
+# for 256 KiB), so that its false alarms - each reads every run - stay as few
 FILTER = 1 << 18
+_MOST = 1 << 24
 # the index entries a ShelvedMap holds in memory before it writes them as a run
 ENTRIES = 8192
 # the entries a ShelvedMap holds in memory before it shelves them together (512 settled
@@ -106,7 +109,8 @@ class ShelvedMap(MutableMapping[str, V], Generic[V]):
     memory up to :data:`ENTRIES`, then on the shelf as a run bucketed by the hash's low
     byte; a Bloom filter of :data:`FILTER` bytes in front of them (the hash's bits, two
     in each of two bytes) answers "never shelved" for nearly every key not shelved. So
-    memory does not grow with the keys; a key the filter lets through is looked up in
+    memory does not grow with the keys up to 87,381 of them (the filter, 256 KiB, is made
+    twice as large past a key a third of its bytes, to 16 MiB at most); a key the filter lets through is looked up in
     its bucket of the entries in memory and of each run (two reads a run), and each batch
     an entry of its hash names is thawed and asked: every answer is exact."""
 
@@ -120,8 +124,10 @@ class ShelvedMap(MutableMapping[str, V], Generic[V]):
             raise ValueError("the filter's bytes are a power of two")
         self._bits = bytearray(size)
         self._mask = size - 1
+        self._grows = filter is None  # a filter of the size asked (a test's) stays that size
         self._entries = [bytearray() for _ in range(_BUCKETS)]  # the index's latest entries
         self._count = 0  # of them
+        self._shelved_keys = 0  # the index's entries in all
         self._runs: list[bytes] = []  # the index's older entries on the shelf: each run's handle
         self._thawed: tuple[int, dict[str, V]] | None = None
         self._size = 0
@@ -180,6 +186,7 @@ class ShelvedMap(MutableMapping[str, V], Generic[V]):
             bits[code >> 24 & mask] |= PATTERNS[code >> 58 & 63]
             index[code & (_BUCKETS - 1)] += entry(code, number)
         self._count += len(entries)
+        self._shelved_keys += len(entries)
         if self._count >= ENTRIES:
             self._entries, self._count = [bytearray() for _ in range(_BUCKETS)], 0
             starts = [0]
@@ -187,6 +194,25 @@ class ShelvedMap(MutableMapping[str, V], Generic[V]):
                 starts.append(starts[-1] + len(bucket))
             self._runs.append(self.shelf.put(_TABLE.pack(*starts) + b"".join(index)))
         self._thawed = (number, entries)  # the batch just shelved is the likeliest read next
+        if self._grows and 3 * self._shelved_keys > len(bits) and len(bits) < _MOST:
+            self._grow()
+
+    def _grow(self) -> None:
+        """The filter made twice as large, its bits set again from every entry of the index
+        (each entry keeps its key's whole hash)."""
+        size = 2 * len(self._bits)
+        bits = bytearray(size)
+        mask = size - 1
+        for number in range(len(self._runs) + 1):
+            if number < len(self._runs):
+                part = self.shelf.get(self._runs[number])[_TABLE.size:]
+            else:
+                part = b"".join(self._entries)
+            for code, _ in _ENTRY.iter_unpack(part):
+                bits[code & mask] |= PATTERNS[code >> 52 & 63]
+                bits[code >> 24 & mask] |= PATTERNS[code >> 58 & 63]
+        self._bits = bits
+        self._mask = mask
 
     # --- the mapping ---------------------------------------------------------------------------
 

@@ -119,3 +119,21 @@ def test_a_part_of_a_thing_put_away_is_read_back_and_no_more() -> None:
             shelf.read(first, 8, 3)  # into the next
     finally:
         shelf.close()
+
+
+def test_the_filter_grows_with_the_keys_shelved_and_every_answer_stays_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(shelves, "FILTER", 64)
+    monkeypatch.setattr(shelves, "ENTRIES", 50)
+    shelf = Shelf()
+    try:
+        shelved: ShelvedMap[int] = ShelvedMap(shelf, batch=10)
+        sizes = set()
+        for n in range(3_000):
+            shelved[f"bet-{n}"] = n
+            sizes.add(len(shelved._bits))
+        assert sorted(sizes) == [64 << k for k in range(len(sizes))] and max(sizes) > 3 * 2_990 >= max(sizes) // 2
+        assert all(shelved[f"bet-{n}"] == n for n in range(3_000))
+        assert not any(f"bet-{n}" in shelved for n in range(3_000, 6_000))
+        assert shelved.alarms < 3_000 + 300  # the held, and a few false alarms
+    finally:
+        shelf.close()
