@@ -228,6 +228,7 @@ class _Check:
         """The table's events checked and folded: its audit, to :meth:`StreamAudit.finish`
         (None, the audit closed, when its events cannot be read)."""
         audit = StreamAudit(name, first_version=meta["first_version"], struck=meta.get("struck") or (),
+                            events=meta.get("events"),
                             math=engine_math if self.edges else stated_math(self.manifest.get("rule_sets") or {}))
         done = None
         try:

@@ -160,25 +160,28 @@ class StreamReports:
 class StreamAudit:
     """Fold one table's events of the period (dicts in the export form, version order).
     ``struck``: the events a correction strikes (replay skips them from the start, so the
-    ids must be known before: the manifest lists them, :attr:`struck_seen` proves them)."""
+    ids must be known before: the manifest lists them, :attr:`struck_seen` proves them).
+    ``events``: how many the manifest says the table has (the id filter's size for more
+    than 175,000; a wrong count costs time, never a wrong answer)."""
 
     def __init__(self, table: str, *, first_version: int, struck: Iterable[str] = (),
-                 math: GameMath | None = None) -> None:
+                 math: GameMath | None = None, events: int | None = None) -> None:
         self.table = table
         self.math = math
         self.rules: dict[str, tuple[str, dict[str, Any]]] = {}  # each day's first rule set
         self.struck = set(struck)
-        # every event id, 16 bytes each (audit.record.ids): a repeat is found here once, for
-        # the replay (which reports it where it comes: an id is put in ``repeated`` once the
-        # replay has read its first event) and the fold (which reads the first only)
-        self.ids = IdSet()
-        self.repeated: set[str] = set()
         # what the folds keep to the end but seldom read goes to a temporary file, its
         # handles in memory (closed by finish(), or close()): each round pickled once the
         # next starts, thawed one at a time at the end; the settled bets' nets and where, a
-        # batch at a time, thawed when a late event names one. So memory does not grow with
-        # the table's rounds and bets (only with its events' ids, 16 bytes each)
+        # batch at a time, thawed when a late event names one; the event ids, 16,384 at a
+        # time. So memory does not grow with the table's rounds, bets and events
         self.shelf = Shelf()
+        # every event id (audit.record.ids: a Bloom filter of 1 MiB in front of the ids on
+        # the shelf, each alarm looked up exactly): a repeat is found here once, for the
+        # replay (which reports it where it comes: an id is put in ``repeated`` once the
+        # replay has read its first event) and the fold (which reads the first only)
+        self.ids = IdSet(shelf=self.shelf, expected=events)
+        self.repeated: set[str] = set()
         self.replay = Replay(struck=self.struck, repeats=self.repeated, ids=self.ids, compact=True, shelf=self.shelf)
         self.replay.skip_to(first_version)
         # the reports read balances and figures, never entries

@@ -9,9 +9,11 @@ offset and length), so memory holds 16 bytes a thing put away, wherever it is.
 
 :class:`ShelvedMap` is a mapping of texts (bet ids) built on one: the latest entries in a
 dict, the older ones shelved a batch at a time, pickled, with an index of the keys' hashes
-(8 bytes each, with the batch's number) in memory. A key is looked for in the batches its
-hash names, each thawed and asked, so every answer is exact - two keys of one hash are
-told apart by the batch, a hash that is no key's finds nothing - at 12 bytes a key.
+(8 bytes each, with the batch's number), itself put on the shelf 8,192 entries at a time
+behind a Bloom filter of a fixed size. A key is looked for in the batches its hash names,
+each thawed and asked, so every answer is exact - two keys of one hash are told apart by
+the batch, a hash that is no key's finds nothing - in memory that does not grow with the
+keys.
 
 Pure Python, no I/O but the shelf's own file; the caller closes the shelf.
 """
@@ -25,7 +27,20 @@ from typing import IO, Generic, TypeVar
 
 _HANDLE = struct.Struct("<QQ")  # offset, length
 _ENTRY = struct.Struct("<qI")  # the key's hash, its batch
-_BUCKETS = 4096
+_BUCKETS = 256  # of the index, by the low byte of a key's hash
+_TABLE = struct.Struct(f"<{_BUCKETS + 1}I")  # where each bucket of a run of the index starts, and its end
+_OFFSETS = struct.Struct("<II")
+# two of a byte's eight bits, for six bits of a hash (the 28 pairs, four of them twice):
+# a Bloom filter's two bytes of an element (audit.record.ids, ShelvedMap)
+PAIRS = tuple((1 << low) | (1 << high) for low in range(8) for high in range(low + 1, 8))
+PATTERNS = tuple(PAIRS[n % len(PAIRS)] for n in range(64))
+# the ShelvedMap's filter of its shelved keys (bytes, a power of two): made twice as large,
+# up to _MOST, whenever the keys shelved are more than a third of its bytes (87,381 keys
+# for 256 KiB), so that its false alarms - each reads every run - stay as few
+FILTER = 1 << 18
+_MOST = 1 << 24
+# the index entries a ShelvedMap holds in memory before it writes them as a run
+ENTRIES = 8192
 # the entries a ShelvedMap holds in memory before it shelves them together (512 settled
 # bets pickle to about 10 KB; a correction or a repeat reads back the batch it names)
 BATCH = 512
@@ -35,7 +50,7 @@ V = TypeVar("V")
 
 class Shelf:
     """Byte strings appended to a temporary file; :meth:`put` gives a 16-byte handle,
-    :meth:`get` the bytes back."""
+    :meth:`get` the bytes back (:meth:`read`, a part of them)."""
 
     __slots__ = ("_end", "_file")
 
@@ -64,6 +79,18 @@ class Shelf:
             raise OSError(f"the shelf's file ends before {offset + length} bytes")
         return data
 
+    def read(self, handle: bytes, start: int, length: int) -> bytes:
+        """``length`` bytes from ``start`` of what :meth:`put` gave ``handle`` for."""
+        offset, size = _HANDLE.unpack(handle)
+        if start < 0 or length < 0 or start + length > size:
+            raise ValueError(f"bytes {start} to {start + length} of a thing of {size} bytes")
+        file = self._file
+        file.seek(offset + start)
+        data = file.read(length)
+        if len(data) != length:
+            raise OSError(f"the shelf's file ends before {offset + start + length} bytes")
+        return data
+
     def __len__(self) -> int:
         """The bytes put away."""
         return self._end
@@ -76,16 +103,35 @@ class ShelvedMap(MutableMapping[str, V], Generic[V]):
     """A mapping of texts to picklable values whose older entries are kept on a
     :class:`Shelf`: ``batch`` entries in a dict, then shelved, pickled together. Reading
     or changing a shelved entry thaws its batch (the last batch thawed is kept, so a run
-    of reads of one batch thaws it once); changing one shelves its batch again."""
+    of reads of one batch thaws it once); changing one shelves its batch again.
 
-    def __init__(self, shelf: Shelf, *, batch: int | None = None) -> None:
+    Which batch holds a key: each shelved key's hash and batch number (12 bytes), in
+    memory up to :data:`ENTRIES`, then on the shelf as a run bucketed by the hash's low
+    byte; a Bloom filter of :data:`FILTER` bytes in front of them (the hash's bits, two
+    in each of two bytes) answers "never shelved" for nearly every key not shelved. So
+    memory does not grow with the keys up to 87,381 of them (the filter, 256 KiB, is made
+    twice as large past a key a third of its bytes, to 16 MiB at most); a key the filter lets through is looked up in
+    its bucket of the entries in memory and of each run (two reads a run), and each batch
+    an entry of its hash names is thawed and asked: every answer is exact."""
+
+    def __init__(self, shelf: Shelf, *, batch: int | None = None, filter: int | None = None) -> None:
         self.shelf = shelf
         self.batch = BATCH if batch is None else batch
         self.recent: dict[str, V] = {}
         self.batches: list[bytes] = []  # each batch's handle on the shelf
-        self._index = [bytearray() for _ in range(_BUCKETS)]
+        size = FILTER if filter is None else filter
+        if size < 1 or size & (size - 1):
+            raise ValueError("the filter's bytes are a power of two")
+        self._bits = bytearray(size)
+        self._mask = size - 1
+        self._grows = filter is None  # a filter of the size asked (a test's) stays that size
+        self._entries = [bytearray() for _ in range(_BUCKETS)]  # the index's latest entries
+        self._count = 0  # of them
+        self._shelved_keys = 0  # the index's entries in all
+        self._runs: list[bytes] = []  # the index's older entries on the shelf: each run's handle
         self._thawed: tuple[int, dict[str, V]] | None = None
         self._size = 0
+        self.alarms = 0  # the look-ups the filter let through (the shelved keys among them)
 
     # --- where a key is ---------------------------------------------------------------------
 
@@ -100,29 +146,73 @@ class ShelvedMap(MutableMapping[str, V], Generic[V]):
     def _shelved(self, key: str) -> tuple[int, dict[str, V]] | None:
         """The batch that holds ``key`` (its number and entries), None when none does."""
         code = hash(key)
-        bucket = self._index[code & (_BUCKETS - 1)]
-        if not bucket:
+        bits = self._bits
+        mask = self._mask
+        pattern = PATTERNS[code >> 52 & 63]
+        if bits[code & mask] & pattern != pattern:
             return None
-        wanted = code.to_bytes(8, "little", signed=True)
-        at = bucket.find(wanted)
-        while at >= 0:
-            if not at % _ENTRY.size:  # a match across two entries is not one
-                number = _ENTRY.unpack_from(bucket, at)[1]
-                entries = self._batch(number)
-                if key in entries:
-                    return number, entries
-            at = bucket.find(wanted, at + 1)
+        pattern = PATTERNS[code >> 58 & 63]
+        if bits[code >> 24 & mask] & pattern != pattern:
+            return None
+        self.alarms += 1
+        for number in self._numbers(code):
+            entries = self._batch(number)
+            if key in entries:
+                return number, entries
         return None
+
+    def _numbers(self, code: int) -> Iterator[int]:
+        """The batches an entry of hash ``code`` names: the latest entries', then each run's."""
+        wanted = code.to_bytes(8, "little", signed=True)
+        bucket = code & (_BUCKETS - 1)
+        yield from _named(self._entries[bucket], wanted)
+        shelf = self.shelf
+        for handle in self._runs:
+            start, end = _OFFSETS.unpack(shelf.read(handle, 4 * bucket, 8))
+            if end > start:
+                yield from _named(shelf.read(handle, _TABLE.size + start, end - start), wanted)
 
     def _shelve(self) -> None:
         entries, self.recent = self.recent, {}
         number = len(self.batches)
         self.batches.append(self.shelf.put(pickle.dumps(entries, pickle.HIGHEST_PROTOCOL)))
-        index = self._index
+        index = self._entries
+        bits = self._bits
+        mask = self._mask
+        entry = _ENTRY.pack
         for key in entries:
             code = hash(key)
-            index[code & (_BUCKETS - 1)] += _ENTRY.pack(code, number)
+            bits[code & mask] |= PATTERNS[code >> 52 & 63]
+            bits[code >> 24 & mask] |= PATTERNS[code >> 58 & 63]
+            index[code & (_BUCKETS - 1)] += entry(code, number)
+        self._count += len(entries)
+        self._shelved_keys += len(entries)
+        if self._count >= ENTRIES:
+            self._entries, self._count = [bytearray() for _ in range(_BUCKETS)], 0
+            starts = [0]
+            for bucket in index:
+                starts.append(starts[-1] + len(bucket))
+            self._runs.append(self.shelf.put(_TABLE.pack(*starts) + b"".join(index)))
         self._thawed = (number, entries)  # the batch just shelved is the likeliest read next
+        if self._grows and 3 * self._shelved_keys > len(bits) and len(bits) < _MOST:
+            self._grow()
+
+    def _grow(self) -> None:
+        """The filter made twice as large, its bits set again from every entry of the index
+        (each entry keeps its key's whole hash)."""
+        size = 2 * len(self._bits)
+        bits = bytearray(size)
+        mask = size - 1
+        for number in range(len(self._runs) + 1):
+            if number < len(self._runs):
+                part = self.shelf.get(self._runs[number])[_TABLE.size:]
+            else:
+                part = b"".join(self._entries)
+            for code, _ in _ENTRY.iter_unpack(part):
+                bits[code & mask] |= PATTERNS[code >> 52 & 63]
+                bits[code >> 24 & mask] |= PATTERNS[code >> 58 & 63]
+        self._bits = bits
+        self._mask = mask
 
     # --- the mapping ---------------------------------------------------------------------------
 
@@ -177,3 +267,13 @@ class ShelvedMap(MutableMapping[str, V], Generic[V]):
         for number in range(len(self.batches)):
             yield from list(self._batch(number))
         yield from list(self.recent)
+
+
+def _named(bucket: bytes | bytearray, wanted: bytes) -> Iterator[int]:
+    """The batch numbers of a bucket's entries whose hash is ``wanted`` (a match across two
+    entries is not one)."""
+    at = bucket.find(wanted)
+    while at >= 0:
+        if not at % _ENTRY.size:
+            yield _ENTRY.unpack_from(bucket, at)[1]
+        at = bucket.find(wanted, at + 1)

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from audit.record import shelf as shelves
 from audit.record.shelf import Shelf, ShelvedMap
 
 
@@ -45,11 +47,12 @@ step = st.one_of(
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(step, max_size=40), st.sampled_from([1, 2, 3]))
-def test_the_shelved_map_answers_as_a_dict_does(steps: list[tuple[Any, ...]], batch: int) -> None:
+@given(st.lists(step, max_size=40), st.sampled_from([1, 2, 3]), st.sampled_from([1, 2, shelves.FILTER]))
+def test_the_shelved_map_answers_as_a_dict_does(steps: list[tuple[Any, ...]], batch: int, size: int) -> None:
     shelf = Shelf()
     try:
-        shelved: ShelvedMap[tuple[int, str]] = ShelvedMap(shelf, batch=batch)
+        # a filter of one or two bytes lets nearly every key through to the index
+        shelved: ShelvedMap[tuple[int, str]] = ShelvedMap(shelf, batch=batch, filter=size)
         plain: dict[str, tuple[int, str]] = {}
         for kind, key, *value in steps:
             if kind == "set":
@@ -78,5 +81,59 @@ def test_older_entries_leave_memory_a_batch_at_a_time_and_a_change_to_one_is_kep
         shelved["r142-5"] = -2  # in the latest
         assert (shelved["r0-0"], shelved["r0-1"], shelved["r142-5"]) == (-1, 1, -2)
         assert "r142-6" not in shelved and "r0-7" not in shelved
+    finally:
+        shelf.close()
+
+
+def test_the_index_on_the_shelf_behind_a_filter_that_lets_every_key_through(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The index's entries on the shelf in runs of 16, a filter of one byte: every key not
+    in memory is looked up in every run, and the answers are a dict's."""
+    monkeypatch.setattr(shelves, "ENTRIES", 16)
+    shelf = Shelf()
+    try:
+        shelved: ShelvedMap[int] = ShelvedMap(shelf, batch=5, filter=1)
+        plain = {f"bet-{n}": n for n in range(1_000)}
+        for key, value in plain.items():
+            assert key not in shelved
+            shelved[key] = value
+        assert len(shelved._runs) > 40 and shelved.alarms > 900
+        assert all(shelved[key] == value for key, value in plain.items())
+        assert not any(f"bet-{n}" in shelved for n in range(1_000, 2_000))
+        shelved["bet-3"] = -3  # in a batch whose entry is in the first run
+        del shelved["bet-4"]
+        plain["bet-3"] = -3
+        del plain["bet-4"]
+        assert dict(shelved.items()) == plain
+        assert "bet-4" not in shelved and shelved["bet-3"] == -3
+    finally:
+        shelf.close()
+
+
+def test_a_part_of_a_thing_put_away_is_read_back_and_no_more() -> None:
+    shelf = Shelf()
+    try:
+        first, second = shelf.put(b"0123456789"), shelf.put(b"abcdef")
+        assert shelf.read(first, 2, 3) == b"234" and shelf.read(second, 0, 6) == b"abcdef"
+        assert shelf.read(second, 6, 0) == b""
+        with pytest.raises(ValueError):
+            shelf.read(first, 8, 3)  # into the next
+    finally:
+        shelf.close()
+
+
+def test_the_filter_grows_with_the_keys_shelved_and_every_answer_stays_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(shelves, "FILTER", 64)
+    monkeypatch.setattr(shelves, "ENTRIES", 50)
+    shelf = Shelf()
+    try:
+        shelved: ShelvedMap[int] = ShelvedMap(shelf, batch=10)
+        sizes = set()
+        for n in range(3_000):
+            shelved[f"bet-{n}"] = n
+            sizes.add(len(shelved._bits))
+        assert sorted(sizes) == [64 << k for k in range(len(sizes))] and max(sizes) > 3 * 2_990 >= max(sizes) // 2
+        assert all(shelved[f"bet-{n}"] == n for n in range(3_000))
+        assert not any(f"bet-{n}" in shelved for n in range(3_000, 6_000))
+        assert shelved.alarms < 3_000 + 300  # the held, and a few false alarms
     finally:
         shelf.close()
