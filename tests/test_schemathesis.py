@@ -159,6 +159,8 @@ def test_the_schema_declares_the_records_free_text_and_identifier_rules(tokens: 
     for kept in ("Ünïcode 中文 🃏", "tab\tand\nnewline\r\n", "\u00a0non-breaking"):
         assert note.search(kept) and _text_accepted(kept)
     assert not resolve.search(" \t\n\u00a0") and note.search(" \t\n\u00a0")
+    for refused in ("0\n", "dealer:7\n", "a\r\n", "\nx"):  # a random run once drew "0\n"
+        assert not actor.search(refused) and label_problem(refused) is not None, repr(refused)
 
 
 @pytest.mark.parametrize(("note", "status"), [
