@@ -24,6 +24,8 @@ from typing import Any, TypeVar
 
 from django.db import connection, connections
 
+from .record.processes import can_fork
+
 __all__ = ["default_jobs", "fan_out"]
 
 Item = TypeVar("Item")
@@ -44,8 +46,7 @@ def fan_out(work: Callable[[Item], Any], items: Sequence[Item], *, jobs: int) ->
     """``work(item)`` for each item, in ``jobs`` forked processes (or here: above);
     results are yielded in the items' order as they come. What ``work`` raises is raised
     here, after the pool is shut down."""
-    if (jobs <= 1 or len(items) <= 1 or connection.in_atomic_block or multiprocessing.current_process().daemon
-            or "fork" not in multiprocessing.get_all_start_methods()):
+    if jobs <= 1 or len(items) <= 1 or connection.in_atomic_block or not can_fork():
         for item in items:
             yield work(item)
         return

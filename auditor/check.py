@@ -50,6 +50,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from audit.record import merkle, signing
 from audit.record.collector import bulk_work
 from audit.record.jsonl import LineError, decode_hashed
+from audit.record.processes import cpus
 from audit.record.verify import Head, Verifier
 from tables.engine.math import cashout
 from tables.engine.math.figures import analysed_math as engine_math
@@ -465,14 +466,6 @@ def _table_checked(job: _Job) -> _Done:
         cashout.clear_caches()
 
 
-def default_processes() -> int:
-    """The processors this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on every platform
-        return os.cpu_count() or 1
-
-
 def _prepare_offers(manifest: Mapping[str, Any]) -> None:
     """:func:`cashout.prepare` of each rule set the manifest lists that the engine knows
     (one it does not know, or a manifest that lies, is left to the checks to name)."""
@@ -488,7 +481,7 @@ def _each_table(jobs: Sequence[_Job], processes: int | None) -> Iterator[_Done]:
     """:func:`_table` of each job, in order: tables are independent, so with several
     tables they are fanned out over ``processes`` worker processes (default: one per
     processor), each reading its table from the package itself."""
-    processes = min(len(jobs), processes or default_processes())
+    processes = min(len(jobs), processes or cpus())
     if processes <= 1:
         yield from map(_table, jobs)
         return

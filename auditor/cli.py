@@ -14,8 +14,6 @@ import sys
 from collections.abc import Sequence
 from datetime import date
 
-from audit.record.collector import bulk_work
-
 from .check import verify_package
 from .layout import Unreadable
 from .recall import round_recall
@@ -59,9 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "round":
-            with bulk_work():  # the table replayed to the round (verify_package raises it itself)
-                text = round_recall(args.package, args.table, args.day, args.number)
-            print(text)
+            print(round_recall(args.package, args.table, args.day, args.number))
             return 0
         outcome = verify_package(args.package, previous=args.previous, keys=args.key, edges=args.edges,
                                  processes=args.jobs)

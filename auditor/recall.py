@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from audit.record import merkle, signing
+from audit.record.collector import bulk_work
 from audit.record.jsonl import LineError, decode_line
 from audit.record.money import format_money, format_signed
 from audit.record.verify import Head, Verifier
@@ -25,7 +26,13 @@ from . import layout
 
 def round_recall(path: str | Path, table: str, day: str, number: int) -> str:
     """The recall as text; :class:`.layout.Unreadable` when the package, the table, the
-    day or the round is not there."""
+    day or the round is not there. Bulk work: the table is replayed to the round, the
+    collector's young threshold raised (audit.record.collector)."""
+    with bulk_work():
+        return _recall(path, table, day, number)
+
+
+def _recall(path: str | Path, table: str, day: str, number: int) -> str:
     package = layout.Package(path)
     try:
         manifest = package.manifest()

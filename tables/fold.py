@@ -148,11 +148,6 @@ class Fold:
         return track is not None and track.first_version >= self.owned_from
 
 
-def _events(stream: str, low: int, high: int) -> Iterator[dict[str, Any]]:
-    """The stream's events ``low``..``high`` in order, as the engine reads them."""
-    return stream_events(stream, low, high)
-
-
 def checkpoint(segment: Segment, version: int) -> tuple[int, int]:
     """(context, checkpoint) for refolding from ``version``: the last shuffle at or
     before it, and where the fold must start - the shuffle before that one in a game
@@ -265,19 +260,19 @@ def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: i
         state = Replay.resume(kept.fold)
         state.strike(struck)
         rounds, shoes, shoe = kept.rounds, kept.shoes, kept.shoe
-        events: Iterator[dict[str, Any]] = _events(segment.stream, changed_from, segment.last)
+        events: Iterator[dict[str, Any]] = stream_events(segment.stream, changed_from, segment.last)
         prefix = -1
     else:
         head: list[dict[str, Any]] = []
         if context > segment.first and segment.opened is not None:
             # the day's rule set, folded without its version (the versions in between are skipped)
-            opening = next(_events(segment.stream, segment.first, segment.first))
+            opening = next(stream_events(segment.stream, segment.first, segment.first))
             opening.pop("version")
             opening_id = opening["id"]
             head.append(opening)
         prefix = len(head)
         # streamed, not held: a live game's day is close to a million events
-        events = itertools.chain(head, _events(segment.stream, context, segment.last))
+        events = itertools.chain(head, stream_events(segment.stream, context, segment.last))
         state = Replay(struck=_struck(segment.stream, context, segment.last))
         rounds = {}
         shoes = []

@@ -11,6 +11,24 @@ def on_postgres(db) -> None:
         pytest.skip("PostgreSQL only: run with DATABASE_URL=postgresql://...")
 
 
+@pytest.fixture
+def pools(monkeypatch) -> list[int]:
+    """The process pools the back-office's fan-out (audit.fanout) opens, by their size."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from audit import fanout
+
+    opened: list[int] = []
+
+    class Counted(ProcessPoolExecutor):
+        def __init__(self, max_workers=None, **kwargs):
+            opened.append(max_workers)
+            super().__init__(max_workers=max_workers, **kwargs)
+
+    monkeypatch.setattr(fanout, "ProcessPoolExecutor", Counted)
+    return opened
+
+
 @pytest.fixture(scope="session", autouse=True)
 def digest_signing_key() -> None:
     """The test process's signing key for tree heads (production refuses to make one)."""

@@ -13,7 +13,6 @@ from django.db import connection
 from audit import reading
 from audit.inserts import _sqlite_datetime
 from audit.models import Event
-from tables import fold
 from tables.simulator.config import SimConfig
 from tables.simulator.run import simulate
 from tables.simulator.store import StoreSink
@@ -44,7 +43,7 @@ def test_a_stream_reads_as_the_orm_read_it(settings) -> None:
     head = Event.objects.filter(stream=stream).count()
     assert head > 100
     for low, high in ((1, head), (5, 40), (head, head)):
-        mine = list(fold._events(stream, low, high))
+        mine = list(reading.stream_events(stream, low, high))
         theirs = _orm_events(stream, low, high)
         assert mine == theirs
         assert [type(e["occurred_at"].tzinfo) for e in mine] == [type(e["occurred_at"].tzinfo) for e in theirs]

@@ -5,11 +5,9 @@ sequential run."""
 from __future__ import annotations
 
 import os
-from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from audit import fanout
 from audit.models import Finding, ReplayRun
 from casino.celery import app
 from tables import models as m
@@ -29,20 +27,6 @@ def _findings() -> list[tuple]:
 def three_tables(settings) -> list[tuple[str, dict]]:
     settings.PROJECT_ON_APPEND = False
     return append_short_paid((("T1", "hoyle"), ("T2", "it-classic"), ("T3", "vegas-s17-das-ls")), rounds=15, seed="e")
-
-
-@pytest.fixture
-def pools(monkeypatch) -> list[int]:
-    """The process pools the fan-out opens, by their size."""
-    opened: list[int] = []
-
-    class Counted(ProcessPoolExecutor):
-        def __init__(self, max_workers=None, **kwargs):
-            opened.append(max_workers)
-            super().__init__(max_workers=max_workers, **kwargs)
-
-    monkeypatch.setattr(fanout, "ProcessPoolExecutor", Counted)
-    return opened
 
 
 def _day(jobs: int) -> ReplayRun:

@@ -4,11 +4,8 @@ the same books and findings as one process, and a table that fails in its proces
 fails the batch naming it while the others are done."""
 from __future__ import annotations
 
-from concurrent.futures import ProcessPoolExecutor
-
 import pytest
 
-from audit import fanout
 from audit.models import Finding, SubscriberPosition
 from audit.subscribers import TablesFailed, catch_up, feed_head
 from ledger import feed
@@ -22,20 +19,6 @@ from tests.commands import run_command
 pytestmark = pytest.mark.django_db(transaction=True)
 
 CUSTODY = [kind for kind, fault in KINDS.items() if fault.check == "ledger"]
-
-
-@pytest.fixture
-def pools(monkeypatch) -> list[int]:
-    """The process pools the fan-out opens, by their size."""
-    opened: list[int] = []
-
-    class Counted(ProcessPoolExecutor):
-        def __init__(self, max_workers=None, **kwargs):
-            opened.append(max_workers)
-            super().__init__(max_workers=max_workers, **kwargs)
-
-    monkeypatch.setattr(fanout, "ProcessPoolExecutor", Counted)
-    return opened
 
 
 @pytest.fixture

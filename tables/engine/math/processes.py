@@ -22,26 +22,17 @@ dies.
 """
 from __future__ import annotations
 
-import multiprocessing
 import os
+
+from audit.record.processes import can_fork, cpus
 
 ENV = "BLACKJACK_MATH_PROCESSES"
 DEFAULT_LIMIT = 2  # the ten up cards are unequal: past a few processes the largest one decides
 
 
-def cpus() -> int:
-    """The CPUs this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
 def processes() -> int:
     """How many processes to analyse a rule set's up cards in (1: in this one)."""
-    if multiprocessing.current_process().daemon:
-        return 1
-    if "fork" not in multiprocessing.get_all_start_methods():
+    if not can_fork():
         return 1
     asked = os.environ.get(ENV)
     if asked is not None:
