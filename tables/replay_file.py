@@ -17,15 +17,21 @@ read once, line by line:
    order the streams first appear in the file, and its result handed out before the next
    stream is folded.
 
-So memory holds a head per stream while reading and one stream's fold while replaying
-(its rounds and event ids, about 7 KiB a round: a table's day of 1,500 rounds is some
-10 MiB), whatever the number of tables; streams that interleave in the file cost nothing
+4. a stream is folded compactly (:func:`fold_stream`): each round pickled to a
+   :class:`~audit.record.shelf.Shelf` (a temporary file) once the next starts, the event
+   ids behind a filter of a fixed size (:class:`~audit.record.ids.IdSet`), and its report
+   rendered a round at a time into a file (:func:`each_stream`), which is copied out.
+
+So memory holds a head per stream while reading and, while replaying, a few bytes a
+round of the stream being folded (its handles on the shelf), whatever the number of
+tables and however long a table's day; streams that interleave in the file cost nothing
 more. The results are the engine's, exactly: the same fold over the same events, with
 the same struck events, as :func:`tables.engine.jsonl.replay_lines` gives.
 """
 from __future__ import annotations
 
 import collections
+import contextlib
 import itertools
 import multiprocessing
 import os
@@ -40,10 +46,13 @@ import msgspec
 
 from audit.record.collector import bulk_work
 from audit.record.corrections import struck_events
+from audit.record.ids import IdSet
 from audit.record.jsonl import LineError, NotChained, decode_hashed, numbered
+from audit.record.shelf import Shelf
 from audit.record.verify import Verifier
+from tables.engine.findings import Finding
 from tables.engine.jsonl import BrokenChain, UnusableInput, _unchained
-from tables.engine.replay import Replay, ReplayResult
+from tables.engine.replay import Replay, ReplayResult, RoundResult
 from tables.engine.rules import RuleSet
 
 _LENGTH = struct.Struct("<I")
@@ -129,31 +138,110 @@ class Spooled:
         self.close()
 
 
+@dataclass(slots=True)
+class FoldedStream:
+    """One stream folded to its end: what :class:`~tables.engine.replay.ReplayResult`
+    holds, but its rounds given one at a time (:meth:`each_round`, once), thawed from the
+    fold's shelf as they are asked for."""
+
+    stream: str
+    rules: str | None
+    events: int
+    rounds: int
+    findings: tuple[Finding, ...]
+    _rounds: Iterator[RoundResult]
+
+    def each_round(self) -> Iterator[RoundResult]:
+        """The rounds in the order they started, as the whole fold's result lists them."""
+        return self._rounds
+
+
+@contextlib.contextmanager
+def fold_stream(name: str, events: Iterable[dict[str, Any]], struck: set[str], rules: RuleSet | None = None,
+                *, expected: int | None = None) -> Iterator[FoldedStream]:
+    """One stream's fold, in memory that does not grow with it: its rounds pickled to a
+    shelf once the next starts, its event ids in an :class:`~audit.record.ids.IdSet` (for
+    ``expected`` ids), the findings and rounds those of :meth:`Replay.view`. The shelf is
+    let go when the block ends. Bulk work: the collector's young threshold raised
+    (:mod:`audit.record.collector`)."""
+    shelf = Shelf()
+    try:
+        ids = IdSet(shelf=shelf, expected=expected)
+        repeated: set[str] = set()
+
+        def checked() -> Iterator[dict[str, Any]]:
+            # the fold pulls one event at a time, so an id is a repeat only once the fold
+            # has read its first event - the finding lands where the whole fold's does
+            add_new = ids.add_new
+            for event in events:
+                event_id = event.get("id")
+                if isinstance(event_id, str) and not add_new(event_id):
+                    repeated.add(event_id)
+                yield event
+
+        state = Replay(rules, struck=struck, repeats=repeated, ids=ids, compact=True, shelf=shelf)
+        with bulk_work():
+            state.run(checked())
+            findings, rounds = state.final(by_number=False)
+            yield FoldedStream(state.stream if state.stream is not None else name,
+                               state.rules.name if state.rules is not None else None,
+                               state.count, len(state.rounds), findings, rounds)
+    finally:
+        shelf.close()
+
+
+def replay_stream(name: str, events: Iterable[dict[str, Any]], struck: set[str],
+                  rules: RuleSet | None = None) -> ReplayResult:
+    """One stream's fold from an iterator (what :func:`tables.engine.replay.replay` does
+    with a list, the struck events known beforehand), every round held in the result."""
+    with fold_stream(name, events, struck, rules) as folded:
+        return ReplayResult(folded.stream, folded.rules, tuple(folded.each_round()), folded.findings, folded.events)
+
+
 _Rendered = TypeVar("_Rendered")
 # what the workers of each_stream fold and render: set before they are forked
-_WORK: tuple[Spooled, Callable[[ReplayResult], Any], RuleSet | None] | None = None
+_WORK: tuple[Spooled, Callable[[FoldedStream, IO[str]], Any], RuleSet | None] | None = None
 
 
-def _fold_and_render(name: str) -> Any:
+def _fold_and_render(name: str) -> tuple[Any, str]:
     assert _WORK is not None
     spooled, render, rules = _WORK
+    return _rendered(spooled, name, render, rules)
+
+
+def _rendered(spooled: Spooled, name: str, render: Callable[[FoldedStream, IO[str]], _Rendered],
+              rules: RuleSet | None) -> tuple[_Rendered, str]:
+    """``render``'s answer for the stream, and the file it wrote the stream's report to."""
     stream = spooled.streams[name]
-    return render(replay_stream(name, spooled.events(name), stream.struck, rules))
+    path = stream.path + ".out"
+    with open(path, "w", encoding="utf-8", newline="", buffering=1 << 16) as out, \
+            fold_stream(name, spooled.events(name), stream.struck, rules, expected=stream.events) as folded:
+        return render(folded, out), path
 
 
-def each_stream(spooled: Spooled, render: Callable[[ReplayResult], _Rendered], rules: RuleSet | None = None,
-                *, processes: int | None = None) -> Iterator[_Rendered]:
-    """``render`` of each stream's result, in the order the streams first appear. Streams
-    are independent, so when there are several they are folded and rendered by
-    ``processes`` worker processes (default one per processor; forked, where the platform
-    can), a few streams ahead of the one handed out, so that memory holds a few
-    streams' renderings at most."""
+def each_stream(spooled: Spooled, render: Callable[[FoldedStream, IO[str]], _Rendered],
+                rules: RuleSet | None = None, *, processes: int | None = None) -> Iterator[tuple[_Rendered, IO[str]]]:
+    """Each stream folded and ``render(folded, out)`` called, in the order the streams
+    first appear: what it returns, and what it wrote to ``out``, open to be read (a
+    temporary file, removed when the next stream is asked for). Streams are independent,
+    so when there are several they are folded and rendered by ``processes`` worker
+    processes (default one per processor; forked, where the platform can), a few streams
+    ahead of the one handed out; what each holds is a stream's fold, never its report."""
     global _WORK
     names = list(spooled.streams)
     processes = min(len(names), processes or os.cpu_count() or 1)
+
+    def handed(done: tuple[_Rendered, str]) -> Iterator[tuple[_Rendered, IO[str]]]:
+        answer, path = done
+        try:
+            with open(path, encoding="utf-8", newline="") as written:
+                yield answer, written
+        finally:
+            os.remove(path)
+
     if processes <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         for name in names:
-            yield render(replay_stream(name, spooled.events(name), spooled.streams[name].struck, rules))
+            yield from handed(_rendered(spooled, name, render, rules))
         return
     spooled.flush()
     _WORK = (spooled, render, rules)
@@ -167,23 +255,9 @@ def each_stream(spooled: Spooled, render: Callable[[ReplayResult], _Rendered], r
                 following = next(waiting, None)
                 if following is not None:
                     ahead.append(pool.submit(_fold_and_render, following))
-                yield done
+                yield from handed(done)
     finally:
         _WORK = None
-
-
-def replay_stream(name: str, events: Iterable[dict[str, Any]], struck: set[str],
-                  rules: RuleSet | None = None) -> ReplayResult:
-    """One stream's fold from an iterator (what :func:`tables.engine.replay.replay` does
-    with a list, the struck events known beforehand). Bulk work: the collector's young
-    threshold raised (:mod:`audit.record.collector`)."""
-    state = Replay(rules, struck=struck)
-    with bulk_work():
-        state.run(events)
-        result = state.view()
-    if result.stream is None:
-        result = ReplayResult(name, result.rules, result.rounds, result.findings, result.events)
-    return result
 
 
 def spool_lines(lines: Iterable[str | bytes], *, verify_chain: bool = True) -> Spooled:

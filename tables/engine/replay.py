@@ -281,9 +281,10 @@ class Replay:
             events=self.count,
         )
 
-    def final(self) -> tuple[tuple[Finding, ...], Iterator[RoundResult]]:
+    def final(self, *, by_number: bool = True) -> tuple[tuple[Finding, ...], Iterator[RoundResult]]:
         """What :meth:`view` gives - its findings, in the same order, and its rounds, in
-        the order of their numbers (a stable sort of the order they started) - without
+        the order of their numbers (a stable sort of the order they started; with
+        ``by_number=False`` in the order they started, as :meth:`view` gives them) - without
         holding every round at once: the rounds are thawed one at a time as the iterator
         gives them (twice in all: once to compare their settlements, once to give them)."""
         findings = list(self.findings)
@@ -300,7 +301,7 @@ class Replay:
             _compare(corrected[key] if key in corrected else thaw(value), findings)
 
         def rounds() -> Iterator[RoundResult]:
-            for key in sorted(stored, key=lambda key: key[1]):
+            for key in sorted(stored, key=lambda key: key[1]) if by_number else list(stored):
                 yield corrected[key] if key in corrected else thaw(stored[key])
 
         return tuple(findings), rounds()

@@ -110,3 +110,41 @@ def test_nothing_is_left_on_disk(day: list[bytes], monkeypatch: pytest.MonkeyPat
     with pytest.raises(ValueError):
         spool_lines(broken)
     assert not list(tmp_path.iterdir())
+
+
+def test_a_repeated_event_is_found_where_the_whole_file_finds_it(tmp_path: pathlib.Path) -> None:
+    """The streamed fold keeps the event ids behind a filter (audit.record.ids.IdSet), not
+    in a dict: a line repeated late, and one repeated at once, give the whole-file
+    reader's findings, in the same places."""
+    chained = ("version", "recorded_at", "prev_hash", "hash", "position", "schema_version")
+    events = [{k: v for k, v in e.items() if k not in chained} for e in _table().events]
+    lines = [json.dumps(e) for e in events]
+    repeated = [*lines[:4], lines[3], *lines[4:], lines[1]]
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(repeated) + "\n")
+    code, out, _ = run_command("replay", str(path), "--json", "--no-verify-chain")
+    whole = as_dict(replay_lines(repeated, verify_chain=False))
+    assert [f["kind"] for f in whole["streams"][0]["findings"]].count("duplicate_event") == 2
+    assert code == 1 and json.loads(out) == whole
+
+
+def test_a_streams_rounds_are_held_on_disk_and_its_report_written_a_round_at_a_time(
+        day: list[bytes], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Memory does not grow with a table's day: each round but the one in play goes to
+    the fold's shelf (a temporary file) once the next starts, and the report is written
+    as the rounds are thawed, one at a time."""
+    from audit.record.shelf import Shelf
+    from tables import replay_file
+
+    shelved: list[int] = []
+    put = Shelf.put
+    monkeypatch.setattr(Shelf, "put", lambda self, data: shelved.append(len(data)) or put(self, data))
+    with spool_lines(day) as spooled:
+        name = next(iter(spooled.streams))
+        stream = spooled.streams[name]
+        with replay_file.fold_stream(name, spooled.events(name), stream.struck, expected=stream.events) as folded:
+            # the rounds are pickled and shelved while the events are read, before any is asked for
+            assert len(shelved) >= folded.rounds - 1 > 0
+            rounds = folded.each_round()
+            first = next(rounds)
+            assert first.number == 1 and sum(1 for _ in rounds) == folded.rounds - 1

@@ -11,16 +11,19 @@ The report is a summary per stream (rounds, bets, the house result recorded and
 recomputed, findings by kind and each finding); ``--bets`` adds every round and bet,
 recomputed against recorded; ``--json`` gives everything to a machine.
 
-Memory does not grow with the file: it is read once, each stream's events spooled to
-disk as they are checked, then replayed and reported one stream at a time
+Memory does not grow with the file nor with a table's day: it is read once, each
+stream's events spooled to disk as they are checked, then replayed and reported one
+stream at a time, each stream's rounds kept on disk and reported one round at a time
 (tables.replay_file); the report's text is tables.engine.report's."""
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
+import tempfile
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import IO, Any
 
 import msgspec
 from django.core.management.base import CommandParser
@@ -28,9 +31,16 @@ from django.core.management.base import CommandParser
 from audit.commands import BackOfficeCommand
 from tables.engine.jsonl import BrokenChain, UnusableInput
 from tables.engine.presets import PRESETS
-from tables.engine.replay import ReplayResult
-from tables.engine.report import _n, as_dict, as_summary, as_text
-from tables.replay_file import each_stream, spool_lines
+from tables.engine.report import (
+    _n,
+    finding_lines,
+    round_dict,
+    round_house,
+    round_lines,
+    summary_lines,
+    text_heading,
+)
+from tables.replay_file import FoldedStream, each_stream, spool_lines
 
 
 class Command(BackOfficeCommand):
@@ -73,22 +83,23 @@ class Command(BackOfficeCommand):
             self.stderr.write(f"{path}: {broken}: not replayed (--no-verify-chain replays it unchecked)")
             sys.exit(1)
         with spooled:
-            # one stream's result at a time (each folded in a worker when there are several):
-            # rendered, written, let go
-            render: Callable[[ReplayResult], _Rendered]
+            # one stream at a time (each folded in a worker when there are several): its
+            # report rendered a round at a time into a file, copied out, let go
+            render: Callable[[FoldedStream, IO[str]], _Counts]
             if options["json"]:
                 render = _json_stream
             elif options["bets"]:
-                render = partial(_text_stream, as_text)
+                render = _text_stream
             else:
-                render = partial(_text_stream, partial(_summary, spooled.currencies()))
+                render = partial(_summary_stream, spooled.currencies())
             streams = rounds = bets = findings = 0
             if options["json"]:
                 self.stdout.write('{\n  "streams": [', ending="")
-            for text, *counts in each_stream(spooled, render, rules, processes=options["jobs"]):
+            for counts, report in each_stream(spooled, render, rules, processes=options["jobs"]):
                 if options["json"]:
-                    text = ("\n" if not streams else ",\n") + text
-                self.stdout.write(text, ending="")
+                    self.stdout.write("\n" if not streams else ",\n", ending="")
+                while chunk := report.read(1 << 16):
+                    self.stdout.write(chunk, ending="")
                 streams += 1
                 findings, rounds, bets = findings + counts[0], rounds + counts[1], bets + counts[2]
             if options["json"]:
@@ -108,38 +119,54 @@ def _positive(text: str) -> int:
     return number
 
 
-# a stream's report text, its findings, rounds and bets
-_Rendered = tuple[str, int, int, int]
+# a stream's findings, rounds and bets
+_Counts = tuple[int, int, int]
 
 
-def _counts(result: ReplayResult) -> tuple[int, int, int]:
-    return len(result.findings), len(result.rounds), sum(len(played.bets) for played in result.rounds)
+def _summary_stream(currencies: dict[str, str], folded: FoldedStream, out: IO[str]) -> _Counts:
+    """The stream's part of :func:`~tables.engine.report.as_summary` (the command writes
+    the total line for all the streams)."""
+    bets = recorded = recomputed = 0
+    for played in folded.each_round():
+        bets += len(played.bets)
+        round_recorded, round_recomputed = round_house(played)
+        recorded += round_recorded
+        recomputed += round_recomputed
+    lines = summary_lines(folded.stream, folded.rules, folded.events, folded.rounds, bets, (recorded, recomputed),
+                          folded.findings, currencies.get(folded.stream))
+    out.write("\n".join(lines) + "\n")
+    return len(folded.findings), folded.rounds, bets
 
 
-def _summary(currencies: dict[str, str], results: list[ReplayResult]) -> str:
-    return as_summary(results, currencies)
+def _text_stream(folded: FoldedStream, out: IO[str]) -> _Counts:
+    """The stream's part of :func:`~tables.engine.report.as_text` (``--bets``). Its first
+    line counts the bets, so the rounds' lines go to a file of their own first."""
+    bets = 0
+    with tempfile.TemporaryFile("w+", encoding="utf-8", newline="") as body:
+        for played in folded.each_round():
+            bets += len(played.bets)
+            body.writelines(line + "\n" for line in round_lines(played))
+        out.write(text_heading(folded.stream, folded.rules, folded.events, folded.rounds, bets,
+                               len(folded.findings)) + "\n")
+        body.seek(0)
+        shutil.copyfileobj(body, out)
+    out.writelines(line + "\n" for line in finding_lines(folded.findings))
+    return len(folded.findings), folded.rounds, bets
 
 
-def _text_stream(render: Callable[[list[ReplayResult]], str], result: ReplayResult) -> _Rendered:
-    """The report of the stream as ``render`` gives it alone, but its total line (the
-    command writes one for all the streams)."""
-    return (render([result]).rsplit("\n", 1)[0] + "\n", *_counts(result))
-
-
-def _json_stream(result: ReplayResult) -> _Rendered:
+def _json_stream(folded: FoldedStream, out: IO[str]) -> _Counts:
     """The stream's member of the report's ``streams`` (``as_dict``), as
     ``json.dumps(as_dict(results), indent=2, ensure_ascii=False)`` writes it, a round at a
-    time (as_dict of the whole stream would hold every bet of it at once) by msgspec (the
-    standard encoder indents in pure Python: seconds a day)."""
-    pieces = [_indented({"stream": result.stream, "rules": result.rules, "events": result.events}, 4
-                        ).rsplit("\n", 1)[0] + ',\n      "rounds": [']
-    for number, played in enumerate(result.rounds):
-        # the one report's dict of a round: the stream's, holding that round alone
-        one = ReplayResult(result.stream, result.rules, (played,), (), result.events)
-        pieces.append(("\n" if not number else ",\n") + _indented(as_dict([one])["streams"][0]["rounds"][0], 8))
-    pieces.append(("\n      ]" if result.rounds else "]") + ',\n      "findings": '
-                  + _indented([f.as_dict() for f in result.findings], 6).lstrip() + "\n    }")
-    return ("".join(pieces), *_counts(result))
+    time by msgspec (the standard encoder indents in pure Python: seconds a day)."""
+    out.write(_indented({"stream": folded.stream, "rules": folded.rules, "events": folded.events}, 4
+                        ).rsplit("\n", 1)[0] + ',\n      "rounds": [')
+    bets = 0
+    for number, played in enumerate(folded.each_round()):
+        bets += len(played.bets)
+        out.write(("\n" if not number else ",\n") + _indented(round_dict(played), 8))
+    out.write(("\n      ]" if folded.rounds else "]") + ',\n      "findings": '
+              + _indented([f.as_dict() for f in folded.findings], 6).lstrip() + "\n    }")
+    return len(folded.findings), folded.rounds, bets
 
 
 def _indented(value: Any, by: int) -> str:
