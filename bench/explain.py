@@ -6,8 +6,9 @@
 
 For each query the application runs on the record as it grows - a stream read (the API,
 replay), the global feed (subscribers, the Merkle tree), a gaming day's tables (replay of
-a day), an event's leaf index (recall, the regulator's package), a finding's trail, and on
-every append a stream's head and which ids are stored - it
+a day), an event's leaf index (recall, the regulator's package), a finding's trail, a
+table-day's mismatched bets (reconciliation, once a table-day), and on every append a
+stream's head and which ids are stored - it
 prints the SQL Django sends and PostgreSQL's ``EXPLAIN (ANALYZE, BUFFERS)``. What to look
 for: an index scan, never a sequential scan of ``audit_event``, and a time that does not
 grow with the record. On the table partitioned by gaming day (PostgreSQL, audit.partitions)
@@ -46,6 +47,7 @@ def main() -> None:
     from audit.models import Event, Finding, openings_on
     from audit.partitions import KEY_TABLE, keyed, partitions
     from audit.store import stream_events
+    from tables import models as tm
 
     if connection.vendor != "postgresql":
         sys.exit("explain.py: --db must be a PostgreSQL database")
@@ -73,6 +75,11 @@ def main() -> None:
             Event.objects.filter(position__gt=max(0, middle.position - digests.BLOCK), position__lt=middle.position),
         "a finding's trail": Event.objects.filter(stream="audit.findings", payload__finding=finding).order_by("version"),
     }
+    table_row = tm.Table.objects.filter(stream=stream).first()
+    if table_row is not None:
+        # what reconciliation asks of every table-day (casino.game): the few bets that differ
+        queries[f"a table-day's mismatched bets ({stream}, {day}: reconciliation's replayed win)"] = (
+            tm.mismatched_bets(table_row, day).values_list("round__number", "bet", "recorded_net", "expected_net"))
     # on every append (audit.store): the stream's head, and which of the batch's ids are
     # stored - from the key table where the table is partitioned, as the store asks them
     ids = [uuid.uuid4() for _ in range(24)] + [middle.event_id]

@@ -50,7 +50,7 @@ class TablesGame:
                 return None
         rounds = {number: -net for number, net in tm.Round.objects.filter(table=row, gaming_day=gaming_day)
                   .values_list("number", "expected_net")}
-        mismatched = list(tm.Bet.objects.filter(round__table=row, round__gaming_day=gaming_day, matches=False)
+        mismatched = list(tm.mismatched_bets(row, gaming_day)
                           .values_list("round__number", "bet", "recorded_net", "expected_net"))
         kinds = dict(
             Finding.objects.filter(stream=table, gaming_day=gaming_day, superseded_by__isnull=True,

@@ -142,9 +142,19 @@ class Bet(models.Model):
     class Meta:
         ordering = ["round", "box", "hand", "bet"]
         constraints = [models.UniqueConstraint(fields=["round", "bet"], name="tables_bet_unique")]
+        # the few bets whose recorded settlement differs, by round: what reconciliation
+        # asks of every table-day (without it, a scan of every bet of every table)
+        indexes = [models.Index(fields=["round"], condition=models.Q(matches=False), name="tables_bet_mismatched")]
 
     def __str__(self) -> str:
         return self.bet
+
+
+def mismatched_bets(table: Table, gaming_day: object) -> models.QuerySet[Bet]:
+    """The table-day's bets whose recorded settlement is not the recomputed one - few, and
+    found by the partial index ``tables_bet_mismatched`` (reconciliation asks it of every
+    table-day)."""
+    return Bet.objects.filter(round__table=table, round__gaming_day=gaming_day, matches=False)
 
 
 class Alert(models.Model):

@@ -89,3 +89,25 @@ def test_a_round_holds_the_engines_hands_cards_and_settlements(django_capture_on
     day = m.TableDay.objects.get(table__stream="T1", gaming_day=DAY)
     assert day.rounds == 20 and day.bets == m.Bet.objects.count()
     assert snapshot("T1")["round"]
+
+
+def test_a_table_days_mismatched_bets_are_found_by_their_own_index(django_capture_on_commit_callbacks):
+    """Reconciliation asks every table-day for the bets whose recorded settlement differs
+    (tables.models.mismatched_bets): exactly those, and on PostgreSQL through the partial
+    index of such bets, so the question does not read every bet of every table (it did:
+    a scan of the whole bets table, once a table-day)."""
+    from django.db import connection, transaction
+
+    append("T1", dealt("hoyle", rounds=6, table="T1"), project=True)
+    append("T2", dealt("hoyle", rounds=6, table="T2"), project=True)
+    table = m.Table.objects.get(stream="T1")
+    assert not m.mismatched_bets(table, DAY).exists()
+    wrong = m.Bet.objects.filter(round__table=table).order_by("pk").first()
+    other = m.Bet.objects.filter(round__table__stream="T2").order_by("pk").first()
+    m.Bet.objects.filter(pk__in=[wrong.pk, other.pk]).update(matches=False)
+    assert list(m.mismatched_bets(table, DAY)) == [wrong]
+    if connection.vendor == "postgresql":
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SET LOCAL enable_seqscan = off")  # the plan a large table gets, on a small one
+            plan = m.mismatched_bets(table, DAY).explain()
+        assert "tables_bet_mismatched" in plan, plan
