@@ -8,13 +8,18 @@
   ``run manage.py migrate``, instead of a traceback from the first query. The check costs
   nothing on the way: only a database error that escapes the command is looked at, and
   it is turned into that line only when migrations are in fact missing.
+- **A reader that went away** (``| head``) ends the command quietly with exit 141, as the
+  pipe's signal ends a program (:mod:`audit.record.pipes`), not with a traceback.
 """
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError, connection
+
+from audit.record.pipes import reader_gone
 
 # the usual meanings; a command overrides what differs
 EXIT_CODES: dict[int, str] = {
@@ -67,12 +72,17 @@ class BackOfficeCommand(BaseCommand):
 
     def execute(self, *args: Any, **options: Any) -> Any:
         try:
-            return super().execute(*args, **options)
-        except DatabaseError:
-            missing = unapplied_migrations()
-            if not missing:
-                raise
-            raise CommandError(
-                f"the database {database_name()} is not migrated ({missing} migration(s) to apply): "
-                "run manage.py migrate", returncode=2,
-            ) from None
+            try:
+                return super().execute(*args, **options)
+            except DatabaseError:
+                missing = unapplied_migrations()
+                if not missing:
+                    raise
+                raise CommandError(
+                    f"the database {database_name()} is not migrated ({missing} migration(s) to apply): "
+                    "run manage.py migrate", returncode=2,
+                ) from None
+            finally:
+                sys.stdout.flush()  # here, where a reader gone is caught, not at the interpreter's exit
+        except BrokenPipeError:
+            sys.exit(reader_gone())

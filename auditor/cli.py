@@ -14,6 +14,8 @@ import sys
 from collections.abc import Sequence
 from datetime import date
 
+from audit.record.pipes import reader_gone
+
 from .check import verify_package
 from .layout import Unreadable
 from .recall import round_recall
@@ -57,7 +59,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "round":
-            print(round_recall(args.package, args.table, args.day, args.number))
+            text = round_recall(args.package, args.table, args.day, args.number)
+            try:
+                print(text)
+                sys.stdout.flush()
+            except BrokenPipeError:
+                return reader_gone()
             return 0
         outcome = verify_package(args.package, previous=args.previous, keys=args.key, edges=args.edges,
                                  processes=args.jobs)
@@ -70,10 +77,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"blackjack-audit: cannot read the package: {args.package}: manifest.json is malformed "
               f"({type(error).__name__}: {error})", file=sys.stderr)
         return 2
-    for line in outcome.summary:
-        print(line)
-    for disagreement in outcome.disagreements:
-        print(disagreement)
+    try:
+        for line in outcome.summary:
+            print(line)
+        for disagreement in outcome.disagreements:
+            print(disagreement)
+        sys.stdout.flush()  # here, where a reader gone is caught, not at the interpreter's exit
+    except BrokenPipeError:
+        return reader_gone()
     return outcome.exit_code
 
 

@@ -155,3 +155,30 @@ def test_export_rebuild_and_catch_up_report_progress_up_to_their_totals(settings
     tables: list[str] = []
     rebuild(progress=tables.append)
     assert tables == rebuild_streams() == ["T1", "T2"]
+
+
+def _reader_gone(argv: list[str], **env: str) -> subprocess.CompletedProcess:
+    """``argv`` with its standard output a pipe whose reader is gone before anything is
+    written (as ``| head`` is once it has its lines)."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run(argv, cwd=ROOT, env={**os.environ, **env}, stdout=write, stderr=subprocess.PIPE,
+                              text=True, timeout=180, check=False)
+    finally:
+        os.close(write)
+
+
+def test_a_command_whose_reader_went_away_ends_quietly(tmp_path: Path) -> None:
+    """``manage.py replay FILE --json | head`` and ``blackjack-audit verify P | head``: no
+    traceback when the pipe closes, exit 141 as a program the pipe's signal ended, where
+    both ended in a BrokenPipeError's traceback."""
+    from tests.package.test_format_fixture import FIXTURE_V3
+
+    day = tmp_path / "day.jsonl"
+    day.write_bytes(b"".join(json.dumps(e).encode() + b"\n" for e in dealt("hoyle", rounds=3, table="T1")))
+    done = _reader_gone([sys.executable, "manage.py", "replay", str(day), "--json", "--no-verify-chain"],
+                        DJANGO_SETTINGS_MODULE="casino.settings", DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    assert (done.returncode, "Traceback" in done.stderr) == (141, False), done.stderr
+    done = _reader_gone([sys.executable, "-m", "auditor.cli", "verify", str(FIXTURE_V3)])
+    assert (done.returncode, "Traceback" in done.stderr) == (141, False), done.stderr
