@@ -31,7 +31,8 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from multiprocessing.queues import SimpleQueue
 
 from ..rules import RuleSet
 from .composition import Composition, shoe
@@ -43,7 +44,7 @@ from .hands import CARD, hands_of
 from .processes import processes
 from .rulesview import PlayRules
 from .split_hands import CHART, OPTIMAL, PairPlay, SplitResult, adopt, pair_play
-from .strategy import Chart
+from .strategy import Chart, chart_for
 
 # "max_split_hands = None": the split is valued up to this many hands. A ninth hand needs
 # seven resplit cards among the first draws: below 1e-7 of splits for every pair but
@@ -53,19 +54,32 @@ UNLIMITED_SPLIT_HANDS = 8
 NATURAL_DEAL = "natural"
 
 
-@dataclass
 class Game:
-    """One rule set and its chart, analysed up card by up card (lazily)."""
+    """One rule set and its chart, analysed up card by up card (lazily).
 
-    rules: RuleSet
-    chart: Chart
-    play: PlayRules = field(init=False)
-    full: Composition = field(init=False)
-    _ups: dict[int, UpCard] = field(default_factory=dict, init=False)
+    The chart is the one given, else the rule set's (:func:`~.strategy.chart_for`),
+    computed on first need: from nothing, :func:`deal_values` forks its workers first
+    and computes the chart while they walk the dealer's odds, which need none."""
 
-    def __post_init__(self) -> None:
-        self.play = PlayRules.of(self.rules)
-        self.full = shoe(self.rules.decks)
+    def __init__(self, rules: RuleSet, chart: Chart | None = None) -> None:
+        self.rules = rules
+        self._chart = chart
+        self.play = PlayRules.of(rules)
+        self.full: Composition = shoe(rules.decks)
+        self._ups: dict[int, UpCard] = {}
+
+    @property
+    def chart(self) -> Chart:
+        if self._chart is None:
+            self._chart = chart_for(self.rules)
+        return self._chart
+
+    def chart_known(self) -> bool:
+        return self._chart is not None
+
+    def give_chart(self, chart: Chart) -> None:
+        """The chart, computed elsewhere (a forked worker's, by its parent)."""
+        self._chart = chart
 
     def up(self, up: int) -> UpCard:
         if up not in self._ups:
@@ -334,19 +348,30 @@ def _serial(game: Game, deals: Sequence[Deal]) -> list[DealValue]:
 # resplits are played out; hoyle 0.15 0.21 0.15 0.13 0.12 0.11 0.12 0.09 0.08 0.07)
 PARALLEL_ORDER = (1, 2, 3, 7, 8, 9, 4, 5, 6, 10)
 
-# the game a forked worker analyses: set in the parent just before the fork, by one
-# thread at a time (a thread finding it taken analyses in its own process)
-_FORKED: Game | None = None
+# what a forked worker analyses: the game (its chart not known yet where the parent
+# computes it while the workers start) and the queue its chart comes by. Set in the
+# parent just before the fork, by one thread at a time (a thread finding it taken
+# analyses in its own process)
+_FORKED: tuple[Game, SimpleQueue[Chart | None]] | None = None
 _FORKING = threading.Lock()
+_NO_CHART = False  # in a worker: the parent sent None for the chart
 
 
 def _up_task(up: int) -> tuple[int, StandRows, list[list[DealValue]], UpCard]:
-    """In a worker: one up card's deals valued, with its stand rows and its analysis."""
-    game = _FORKED
-    assert game is not None, "a worker forked without its game"
+    """In a worker: one up card's deals valued, with its stand rows and its analysis.
+    The rows first: they need no chart, and the worker's first up card walks them while
+    the parent computes the chart."""
+    assert _FORKED is not None, "a worker forked without its game"
+    game, charts = _FORKED
+    rows = stand_rows(game.rules.decks, game.play.hits_soft_17, up)
+    if not game.chart_known():
+        global _NO_CHART
+        if _NO_CHART or (chart := charts.get()) is None:  # one for each worker
+            _NO_CHART = True  # and none will come for this worker's further tasks
+            raise RuntimeError("the parent could not compute the chart")
+        game.give_chart(chart)
     deals = [deal for deal in initial_deals(game.rules.decks) if deal.up == up]
     values = _deal_values(game, deals)
-    rows = stand_rows(game.rules.decks, game.play.hits_soft_17, up)
     return up, rows, values, game.up(up)
 
 
@@ -358,15 +383,30 @@ def _parallel(game: Game, deals: Sequence[Deal], workers: int) -> list[DealValue
     if not _FORKING.acquire(blocking=False):
         # another thread of this process is analysing in parallel (``_FORKED`` is its game)
         return _serial(game, deals)
-    _FORKED = game
+    context = multiprocessing.get_context("fork")
+    workers = min(workers, len(order))
+    charts: SimpleQueue[Chart | None] | None = None
     try:
-        with ProcessPoolExecutor(min(workers, len(order)), mp_context=multiprocessing.get_context("fork")) as pool:
-            results = list(pool.map(_up_task, order))
+        charts = context.SimpleQueue()
+        _FORKED = (game, charts)
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            mapped = pool.map(_up_task, order)  # the workers fork here and start on their rows
+            chart: Chart | None = None
+            try:
+                chart = game.chart  # meanwhile, here
+            finally:
+                for _ in range(workers):  # None: the workers stop (the error is raised here)
+                    charts.put(chart)
+                if chart is None:
+                    pool.shutdown(cancel_futures=True)
+            results = list(mapped)
     except (OSError, BrokenProcessPool):
         # no process could be made (out of processes or memory), or one died: here, serially
         return _serial(game, deals)
     finally:
         _FORKED = None
+        if charts is not None:
+            charts.close()
         _FORKING.release()
     by_up: dict[int, Iterator[list[DealValue]]] = {}
     for up, rows, values, u in results:

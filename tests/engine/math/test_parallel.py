@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[3]
 # served from what the first one left (received from the workers or not). Each mode from
 # nothing, in one fresh interpreter
 SCRIPT = r"""
-import dataclasses, json, os, pickle
+import dataclasses, json, multiprocessing, os, pickle
 from tables.engine.math import cdz, dealer_removal, processes
 from tables.engine.math.house_edge import clear_caches, house_edge
 from tables.engine.presets import PRESETS
@@ -55,6 +55,32 @@ for mode, asked in (("serial", "1"), ("parallel", "2"), ("refused", "2"), ("busy
     table = dealer_removal.stand_table(1, True)
     out[mode] = {"figures": figures, "parallel_calls": len(calls),
                  "stand_table": pickle.dumps((table.probs, table.beyond)).hex()}
+
+# the chart is computed in this process once the workers are forked (they walk their rows
+# meanwhile): when it is asked, the workers are there; and if it fails, the error comes
+# through here, the workers stopped (not left waiting for it)
+chart_for = cdz.chart_for
+seen = []
+def watched(rules):
+    seen.append(len(multiprocessing.active_children()))
+    return chart_for(rules)
+class Failing(Exception):
+    pass
+def failing(rules):
+    raise Failing("no chart")
+os.environ[processes.ENV] = "2"
+clear_caches()
+cdz.chart_for = watched
+out["chart"] = {"figures": [house_edge(base).as_dict()], "children_when_asked": seen}
+clear_caches()
+cdz.chart_for = failing
+try:
+    house_edge(base)
+    out["chart_fails"] = "no error"
+except Failing as error:
+    out["chart_fails"] = str(error)
+cdz.chart_for = chart_for
+out["chart_fails_then"] = [house_edge(base).as_dict()]
 print(json.dumps(out))
 """
 
@@ -62,7 +88,7 @@ print(json.dumps(out))
 @pytest.fixture(scope="module")
 def runs() -> dict[str, dict[str, object]]:
     done = subprocess.run([sys.executable, "-c", SCRIPT], cwd=ROOT, capture_output=True, text=True, check=True,
-                          timeout=600)
+                          timeout=300)
     result: dict[str, dict[str, object]] = json.loads(done.stdout)
     return result
 
@@ -91,6 +117,21 @@ def test_another_thread_forking_means_serial(runs: dict[str, dict[str, object]])
     assert busy["parallel_calls"] == 1  # asked, found the workers taken, done here
     assert json.dumps(busy["figures"]) == json.dumps(serial["figures"])
     assert busy["stand_table"] == serial["stand_table"]
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform")
+def test_the_chart_is_computed_while_the_workers_start(runs: dict[str, dict[str, object]]) -> None:
+    chart = runs["chart"]
+    assert chart["children_when_asked"] == [2]  # asked once, in this process, the two workers forked
+    assert json.dumps(chart["figures"]) == json.dumps(runs["serial"]["figures"][:1])
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform")
+def test_a_chart_that_fails_stops_the_workers(runs: dict[str, dict[str, object]]) -> None:
+    """The error is the caller's (the run above would hang, its timeout fail, if the workers
+    waited for the chart for ever), and the next analysis is whole."""
+    assert runs["chart_fails"] == "no chart"
+    assert json.dumps(runs["chart_fails_then"]) == json.dumps(runs["serial"]["figures"][:1])
 
 
 def test_the_environment_decides(monkeypatch: pytest.MonkeyPatch) -> None:
