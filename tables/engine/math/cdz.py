@@ -342,11 +342,15 @@ def _serial(game: Game, deals: Sequence[Deal]) -> list[DealValue]:
     return values
 
 
-# the up cards' order for the workers, roughly the heaviest first, so that the light ones
-# fill in at the end (measured, six decks, seconds per up card 1-10: vegas-s17-das-ls
-# 0.49 0.37 0.30 0.25 0.21 0.20 0.29 0.29 0.28 0.20 - the ace, and 7-9 where its
-# resplits are played out; hoyle 0.15 0.21 0.15 0.13 0.12 0.11 0.12 0.09 0.08 0.07)
-PARALLEL_ORDER = (1, 2, 3, 7, 8, 9, 4, 5, 6, 10)
+# the up cards' order for the workers, the heaviest first, so that the light ones fill in
+# at the end and the two workers end together (measured, six decks, CPU seconds per up
+# card, serially: hoyle 1: 0.26, 2: 0.25, 3: 0.22, 4: 0.20, 5: 0.17, 6: 0.20, 7: 0.17,
+# 8: 0.13, 9: 0.12, 10: 0.11; where pairs resplit beyond two hands (vegas-s17-das-ls) 7-10
+# weigh more, their resplits played out: 1: 0.57, 2: 0.42, 3: 0.37, 4: 0.22, 5: 0.19,
+# 6: 0.17, 7: 0.35, 8: 0.28, 9: 0.27, 10: 0.25)
+PARALLEL_ORDER = (1, 2, 3, 4, 6, 5, 7, 8, 9, 10)
+RESPLIT_ORDER = (1, 2, 3, 7, 8, 9, 10, 4, 5, 6)
+
 
 # what a forked worker analyses: the game (its chart not known yet where the parent
 # computes it while the workers start) and the queue its chart comes by. Set in the
@@ -379,17 +383,20 @@ def _parallel(game: Game, deals: Sequence[Deal], workers: int) -> list[DealValue
     global _FORKED
     decks, hits_soft_17 = game.rules.decks, game.play.hits_soft_17
     present = {deal.up for deal in deals}
-    order = [up for up in PARALLEL_ORDER if up in present]
+    resplits = any(game.hand_limit(pair) > 2 for pair in range(1, 11))
+    order = [up for up in (RESPLIT_ORDER if resplits else PARALLEL_ORDER) if up in present]
     if not _FORKING.acquire(blocking=False):
         # another thread of this process is analysing in parallel (``_FORKED`` is its game)
         return _serial(game, deals)
     context = multiprocessing.get_context("fork")
     workers = min(workers, len(order))
     charts: SimpleQueue[Chart | None] | None = None
+    by_up: dict[int, Iterator[list[DealValue]]] = {}
     try:
         charts = context.SimpleQueue()
         _FORKED = (game, charts)
-        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        pool = ProcessPoolExecutor(workers, mp_context=context)
+        try:
             mapped = pool.map(_up_task, order)  # the workers fork here and start on their rows
             chart: Chart | None = None
             try:
@@ -397,23 +404,25 @@ def _parallel(game: Game, deals: Sequence[Deal], workers: int) -> list[DealValue
             finally:
                 for _ in range(workers):  # None: the workers stop (the error is raised here)
                     charts.put(chart)
-                if chart is None:
-                    pool.shutdown(cancel_futures=True)
-            results = list(mapped)
+            # each up card kept as it comes, while the workers go on with the others
+            for up, rows, values, u in mapped:
+                stand_rows.put(decks, hits_soft_17, up, rows)
+                u.attach(game)
+                game._ups[up] = u
+                by_up[up] = iter(values)
+        except BaseException:
+            pool.shutdown(cancel_futures=True)
+            raise
+        pool.shutdown(wait=False)  # every result is in: the workers exit without us waiting
     except (OSError, BrokenProcessPool):
         # no process could be made (out of processes or memory), or one died: here, serially
+        # (the up cards already received are kept: the same values)
         return _serial(game, deals)
     finally:
         _FORKED = None
         if charts is not None:
             charts.close()
         _FORKING.release()
-    by_up: dict[int, Iterator[list[DealValue]]] = {}
-    for up, rows, values, u in results:
-        stand_rows.put(decks, hits_soft_17, up, rows)
-        u.attach(game)
-        game._ups[up] = u
-        by_up[up] = iter(values)
     out: list[DealValue] = []
     for deal in deals:
         out.extend(next(by_up[deal.up]))

@@ -41,10 +41,17 @@ base = dataclasses.replace(PRESETS["vegas-s17-das-ls"], name="one-deck", decks=1
                            max_split_hands=3)
 later = [dataclasses.replace(base, name="no-surrender", surrender="none"),
          dataclasses.replace(base, name="no-das", double_after_split=False, max_split_hands=2)]
+up_task = cdz._up_task
+def dying(up):
+    if up == 5:  # after the up cards before it were received: those are kept
+        os._exit(1)
+    return up_task(up)
+
 out = {}
-for mode, asked in (("serial", "1"), ("parallel", "2"), ("refused", "2"), ("busy", "2")):
+for mode, asked in (("serial", "1"), ("parallel", "2"), ("refused", "2"), ("busy", "2"), ("dies", "2")):
     os.environ[processes.ENV] = asked
     cdz.ProcessPoolExecutor = Refused if mode == "refused" else pool
+    cdz._up_task = dying if mode == "dies" else up_task
     calls.clear()
     clear_caches()
     if mode == "busy":  # another thread forking for its own analysis
@@ -109,6 +116,14 @@ def test_no_process_can_be_made_falls_back_to_serial(runs: dict[str, dict[str, o
     assert refused["parallel_calls"] == 1  # tried, refused, done here
     assert json.dumps(refused["figures"]) == json.dumps(serial["figures"])
     assert refused["stand_table"] == serial["stand_table"]
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform")
+def test_a_worker_dying_falls_back_to_serial(runs: dict[str, dict[str, object]]) -> None:
+    dies, serial = runs["dies"], runs["serial"]
+    assert dies["parallel_calls"] == 1  # begun in two processes, ended here
+    assert json.dumps(dies["figures"]) == json.dumps(serial["figures"])
+    assert dies["stand_table"] == serial["stand_table"]
 
 
 @pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform")
@@ -178,5 +193,6 @@ def test_a_daemon_process_analyses_alone(monkeypatch: pytest.MonkeyPatch) -> Non
     assert processes.processes() == 2  # and this process, not a daemon, may
 
 
-def test_the_parallel_order_covers_every_up_card() -> None:
+def test_the_parallel_orders_cover_every_up_card() -> None:
     assert sorted(cdz.PARALLEL_ORDER) == list(range(1, 11))
+    assert sorted(cdz.RESPLIT_ORDER) == list(range(1, 11))
