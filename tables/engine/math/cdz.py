@@ -26,6 +26,7 @@ For the chart the second moment of every deal's result is carried too (:mod:`.va
 """
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -320,12 +321,16 @@ def deal_values(game: Game) -> list[DealValue]:
 
     In parallel: from nothing (the shoe's stand table not walked yet in this process) and
     where :func:`~.processes.processes` allows more than one process, the up cards are
-    shared among that many forked workers, the heaviest first. Each worker analyses its
-    up cards as this process would (the stand table's rows, the hands, the splits) and
-    sends back their rows, their deals' values and the up cards' analyses (each hand's
-    values, the split analyses; not the reduced dealer vectors); the deals are merged in
-    their serial order, so the values are the same floats. The rows and the split
-    analyses are kept here as if computed here: a second rule set on the same shoe finds
+    shared among that many forked workers, the heaviest first. The workers are forked
+    before the chart: each walks its first up card's stand rows (which need no chart)
+    while this process computes the chart, then takes it from a queue. Each worker
+    analyses its up cards as this process would (the stand table's rows, the hands, the
+    splits), its collector off (its heap is thrown away when it ends; a full collection
+    over it cost a tenth of its CPU), and sends back their rows, their deals' values and
+    the up cards' analyses (each hand's values, the split analyses, the pairs' dealer odds
+    packed; not the reduced dealer vectors); the deals are merged in their serial order,
+    so the values are the same floats. The rows and the split analyses are kept here as
+    if computed here, each up card as it comes: a second rule set on the same shoe finds
     them, as it would after a serial run."""
     decks, hits_soft_17 = game.rules.decks, game.play.hits_soft_17
     deals = initial_deals(decks)
@@ -395,7 +400,7 @@ def _parallel(game: Game, deals: Sequence[Deal], workers: int) -> list[DealValue
     try:
         charts = context.SimpleQueue()
         _FORKED = (game, charts)
-        pool = ProcessPoolExecutor(workers, mp_context=context)
+        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=gc.disable)
         try:
             mapped = pool.map(_up_task, order)  # the workers fork here and start on their rows
             chart: Chart | None = None

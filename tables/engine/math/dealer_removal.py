@@ -390,6 +390,11 @@ def _walk_all(lay: Layout, lattice: Lattice, out: list[Odds | None], over: dict[
             walk(child, j, grown, None, grown_total, size, grown_pair)
 
     walk(0, 0, lay.base, None, 0, 0, 0)
+    # ``walk`` calls itself: it and its cell are a cycle, kept until the collector's next
+    # full pass (none in a worker: see cdz), and with it what it reads. Its ratio vectors
+    # (tens of MB) go now
+    ratios.clear()
+    last_parts.clear()
 
 
 _MULS = (mul,) * N_OUTCOMES  # map(map, _MULS, a, b): the entrywise products, outcome by outcome

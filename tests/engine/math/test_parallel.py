@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[3]
 # served from what the first one left (received from the workers or not). Each mode from
 # nothing, in one fresh interpreter
 SCRIPT = r"""
-import dataclasses, json, multiprocessing, os, pickle
+import dataclasses, gc, json, multiprocessing, os, pickle
 from tables.engine.math import cdz, dealer_removal, processes
 from tables.engine.math.house_edge import clear_caches, house_edge
 from tables.engine.presets import PRESETS
@@ -46,12 +46,15 @@ def dying(up):
     if up == 5:  # after the up cards before it were received: those are kept
         os._exit(1)
     return up_task(up)
+def collector_off(up):  # a worker's collector is off (its error would be the caller's)
+    assert not gc.isenabled(), "the collector runs in a worker"
+    return up_task(up)
 
 out = {}
 for mode, asked in (("serial", "1"), ("parallel", "2"), ("refused", "2"), ("busy", "2"), ("dies", "2")):
     os.environ[processes.ENV] = asked
     cdz.ProcessPoolExecutor = Refused if mode == "refused" else pool
-    cdz._up_task = dying if mode == "dies" else up_task
+    cdz._up_task = {"dies": dying, "parallel": collector_off}.get(mode, up_task)
     calls.clear()
     clear_caches()
     if mode == "busy":  # another thread forking for its own analysis
@@ -61,7 +64,7 @@ for mode, asked in (("serial", "1"), ("parallel", "2"), ("refused", "2"), ("busy
         cdz._FORKING.release()
     table = dealer_removal.stand_table(1, True)
     out[mode] = {"figures": figures, "parallel_calls": len(calls),
-                 "stand_table": pickle.dumps((table.probs, table.beyond)).hex()}
+                 "stand_table": pickle.dumps((table.probs, table.beyond)).hex(), "collector": gc.isenabled()}
 
 # the chart is computed in this process once the workers are forked (they walk their rows
 # meanwhile): when it is asked, the workers are there; and if it fails, the error comes
@@ -108,6 +111,8 @@ def test_parallel_and_serial_give_the_same_floats(runs: dict[str, dict[str, obje
     # every figure, the same float (JSON keeps a float's shortest repr: equal text, equal bits)
     assert json.dumps(parallel["figures"]) == json.dumps(serial["figures"])
     assert parallel["stand_table"] == serial["stand_table"]
+    # the workers' collector is off (their tasks assert it: see SCRIPT), this process's is not
+    assert parallel["collector"] is True
 
 
 @pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform")
