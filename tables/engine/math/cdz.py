@@ -26,12 +26,14 @@ For the chart the second moment of every deal's result is carried too (:mod:`.va
 """
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from multiprocessing.queues import SimpleQueue
 
 from ..rules import RuleSet
 from .composition import Composition, shoe
@@ -43,7 +45,7 @@ from .hands import CARD, hands_of
 from .processes import processes
 from .rulesview import PlayRules
 from .split_hands import CHART, OPTIMAL, PairPlay, SplitResult, adopt, pair_play
-from .strategy import Chart
+from .strategy import Chart, chart_for
 
 # "max_split_hands = None": the split is valued up to this many hands. A ninth hand needs
 # seven resplit cards among the first draws: below 1e-7 of splits for every pair but
@@ -53,19 +55,32 @@ UNLIMITED_SPLIT_HANDS = 8
 NATURAL_DEAL = "natural"
 
 
-@dataclass
 class Game:
-    """One rule set and its chart, analysed up card by up card (lazily)."""
+    """One rule set and its chart, analysed up card by up card (lazily).
 
-    rules: RuleSet
-    chart: Chart
-    play: PlayRules = field(init=False)
-    full: Composition = field(init=False)
-    _ups: dict[int, UpCard] = field(default_factory=dict, init=False)
+    The chart is the one given, else the rule set's (:func:`~.strategy.chart_for`),
+    computed on first need: from nothing, :func:`deal_values` forks its workers first
+    and computes the chart while they walk the dealer's odds, which need none."""
 
-    def __post_init__(self) -> None:
-        self.play = PlayRules.of(self.rules)
-        self.full = shoe(self.rules.decks)
+    def __init__(self, rules: RuleSet, chart: Chart | None = None) -> None:
+        self.rules = rules
+        self._chart = chart
+        self.play = PlayRules.of(rules)
+        self.full: Composition = shoe(rules.decks)
+        self._ups: dict[int, UpCard] = {}
+
+    @property
+    def chart(self) -> Chart:
+        if self._chart is None:
+            self._chart = chart_for(self.rules)
+        return self._chart
+
+    def chart_known(self) -> bool:
+        return self._chart is not None
+
+    def give_chart(self, chart: Chart) -> None:
+        """The chart, computed elsewhere (a forked worker's, by its parent)."""
+        self._chart = chart
 
     def up(self, up: int) -> UpCard:
         if up not in self._ups:
@@ -306,12 +321,16 @@ def deal_values(game: Game) -> list[DealValue]:
 
     In parallel: from nothing (the shoe's stand table not walked yet in this process) and
     where :func:`~.processes.processes` allows more than one process, the up cards are
-    shared among that many forked workers, the heaviest first. Each worker analyses its
-    up cards as this process would (the stand table's rows, the hands, the splits) and
-    sends back their rows, their deals' values and the up cards' analyses (each hand's
-    values, the split analyses; not the reduced dealer vectors); the deals are merged in
-    their serial order, so the values are the same floats. The rows and the split
-    analyses are kept here as if computed here: a second rule set on the same shoe finds
+    shared among that many forked workers, the heaviest first. The workers are forked
+    before the chart: each walks its first up card's stand rows (which need no chart)
+    while this process computes the chart, then takes it from a queue. Each worker
+    analyses its up cards as this process would (the stand table's rows, the hands, the
+    splits), its collector off (its heap is thrown away when it ends; a full collection
+    over it cost a tenth of its CPU), and sends back their rows, their deals' values and
+    the up cards' analyses (each hand's values, the split analyses, the pairs' dealer odds
+    packed; not the reduced dealer vectors); the deals are merged in their serial order,
+    so the values are the same floats. The rows and the split analyses are kept here as
+    if computed here, each up card as it comes: a second rule set on the same shoe finds
     them, as it would after a serial run."""
     decks, hits_soft_17 = game.rules.decks, game.play.hits_soft_17
     deals = initial_deals(decks)
@@ -328,25 +347,40 @@ def _serial(game: Game, deals: Sequence[Deal]) -> list[DealValue]:
     return values
 
 
-# the up cards' order for the workers, roughly the heaviest first, so that the light ones
-# fill in at the end (measured, six decks, seconds per up card 1-10: vegas-s17-das-ls
-# 0.49 0.37 0.30 0.25 0.21 0.20 0.29 0.29 0.28 0.20 - the ace, and 7-9 where its
-# resplits are played out; hoyle 0.15 0.21 0.15 0.13 0.12 0.11 0.12 0.09 0.08 0.07)
-PARALLEL_ORDER = (1, 2, 3, 7, 8, 9, 4, 5, 6, 10)
+# the up cards' order for the workers, the heaviest first, so that the light ones fill in
+# at the end and the two workers end together (measured, six decks, CPU seconds per up
+# card, serially: hoyle 1: 0.26, 2: 0.25, 3: 0.22, 4: 0.20, 5: 0.17, 6: 0.20, 7: 0.17,
+# 8: 0.13, 9: 0.12, 10: 0.11; where pairs resplit beyond two hands (vegas-s17-das-ls) 7-10
+# weigh more, their resplits played out: 1: 0.57, 2: 0.42, 3: 0.37, 4: 0.22, 5: 0.19,
+# 6: 0.17, 7: 0.35, 8: 0.28, 9: 0.27, 10: 0.25)
+PARALLEL_ORDER = (1, 2, 3, 4, 6, 5, 7, 8, 9, 10)
+RESPLIT_ORDER = (1, 2, 3, 7, 8, 9, 10, 4, 5, 6)
 
-# the game a forked worker analyses: set in the parent just before the fork, by one
-# thread at a time (a thread finding it taken analyses in its own process)
-_FORKED: Game | None = None
+
+# what a forked worker analyses: the game (its chart not known yet where the parent
+# computes it while the workers start) and the queue its chart comes by. Set in the
+# parent just before the fork, by one thread at a time (a thread finding it taken
+# analyses in its own process)
+_FORKED: tuple[Game, SimpleQueue[Chart | None]] | None = None
 _FORKING = threading.Lock()
+_NO_CHART = False  # in a worker: the parent sent None for the chart
 
 
 def _up_task(up: int) -> tuple[int, StandRows, list[list[DealValue]], UpCard]:
-    """In a worker: one up card's deals valued, with its stand rows and its analysis."""
-    game = _FORKED
-    assert game is not None, "a worker forked without its game"
+    """In a worker: one up card's deals valued, with its stand rows and its analysis.
+    The rows first: they need no chart, and the worker's first up card walks them while
+    the parent computes the chart."""
+    assert _FORKED is not None, "a worker forked without its game"
+    game, charts = _FORKED
+    rows = stand_rows(game.rules.decks, game.play.hits_soft_17, up)
+    if not game.chart_known():
+        global _NO_CHART
+        if _NO_CHART or (chart := charts.get()) is None:  # one for each worker
+            _NO_CHART = True  # and none will come for this worker's further tasks
+            raise RuntimeError("the parent could not compute the chart")
+        game.give_chart(chart)
     deals = [deal for deal in initial_deals(game.rules.decks) if deal.up == up]
     values = _deal_values(game, deals)
-    rows = stand_rows(game.rules.decks, game.play.hits_soft_17, up)
     return up, rows, values, game.up(up)
 
 
@@ -354,26 +388,46 @@ def _parallel(game: Game, deals: Sequence[Deal], workers: int) -> list[DealValue
     global _FORKED
     decks, hits_soft_17 = game.rules.decks, game.play.hits_soft_17
     present = {deal.up for deal in deals}
-    order = [up for up in PARALLEL_ORDER if up in present]
+    resplits = any(game.hand_limit(pair) > 2 for pair in range(1, 11))
+    order = [up for up in (RESPLIT_ORDER if resplits else PARALLEL_ORDER) if up in present]
     if not _FORKING.acquire(blocking=False):
         # another thread of this process is analysing in parallel (``_FORKED`` is its game)
         return _serial(game, deals)
-    _FORKED = game
+    context = multiprocessing.get_context("fork")
+    workers = min(workers, len(order))
+    charts: SimpleQueue[Chart | None] | None = None
+    by_up: dict[int, Iterator[list[DealValue]]] = {}
     try:
-        with ProcessPoolExecutor(min(workers, len(order)), mp_context=multiprocessing.get_context("fork")) as pool:
-            results = list(pool.map(_up_task, order))
+        charts = context.SimpleQueue()
+        _FORKED = (game, charts)
+        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=gc.disable)
+        try:
+            mapped = pool.map(_up_task, order)  # the workers fork here and start on their rows
+            chart: Chart | None = None
+            try:
+                chart = game.chart  # meanwhile, here
+            finally:
+                for _ in range(workers):  # None: the workers stop (the error is raised here)
+                    charts.put(chart)
+            # each up card kept as it comes, while the workers go on with the others
+            for up, rows, values, u in mapped:
+                stand_rows.put(decks, hits_soft_17, up, rows)
+                u.attach(game)
+                game._ups[up] = u
+                by_up[up] = iter(values)
+        except BaseException:
+            pool.shutdown(cancel_futures=True)
+            raise
+        pool.shutdown(wait=False)  # every result is in: the workers exit without us waiting
     except (OSError, BrokenProcessPool):
         # no process could be made (out of processes or memory), or one died: here, serially
+        # (the up cards already received are kept: the same values)
         return _serial(game, deals)
     finally:
         _FORKED = None
+        if charts is not None:
+            charts.close()
         _FORKING.release()
-    by_up: dict[int, Iterator[list[DealValue]]] = {}
-    for up, rows, values, u in results:
-        stand_rows.put(decks, hits_soft_17, up, rows)
-        u.attach(game)
-        game._ups[up] = u
-        by_up[up] = iter(values)
     out: list[DealValue] = []
     for deal in deals:
         out.extend(next(by_up[deal.up]))

@@ -204,6 +204,7 @@ WALK_ORDER = tuple(range(10, 0, -1))
 
 
 StandRows = tuple[tuple[Odds | None, ...], dict[int, Odds]]
+Packed = tuple[bytes, bytes]  # PairRemoval.memo(): odds as buffers
 
 
 class _StandRows:
@@ -389,6 +390,11 @@ def _walk_all(lay: Layout, lattice: Lattice, out: list[Odds | None], over: dict[
             walk(child, j, grown, None, grown_total, size, grown_pair)
 
     walk(0, 0, lay.base, None, 0, 0, 0)
+    # ``walk`` calls itself: it and its cell are a cycle, kept until the collector's next
+    # full pass (none in a worker: see cdz), and with it what it reads. Its ratio vectors
+    # (tens of MB) go now
+    ratios.clear()
+    last_parts.clear()
 
 
 _MULS = (mul,) * N_OUTCOMES  # map(map, _MULS, a, b): the entrywise products, outcome by outcome
@@ -479,14 +485,23 @@ class PairRemoval:
         from them stay memoised."""
         self._last.clear()
 
-    def memo(self) -> dict[int, Sequence[float]]:
-        """The odds memoised (by rest * 256 + pair cards): to send to another process."""
-        return self._odds
+    def memo(self) -> Packed:
+        """The odds memoised, packed to send to another process: their keys (rest * 256 +
+        pair cards) as one buffer of 64-bit ints, their floats as one of doubles, seven
+        an odds (two bytes objects pickle in microseconds; the dict of small arrays took
+        a few milliseconds to write and to read, and was half of what a worker sends)."""
+        odds = self._odds
+        return array("q", odds).tobytes(), b"".join(odds.values())  # type: ignore[arg-type]
 
-    def remember(self, odds: dict[int, Sequence[float]]) -> None:
+    def remember(self, packed: Packed) -> None:
         """Memoise odds computed elsewhere (:meth:`memo` of the same removal in another
         process: the same floats)."""
-        self._odds.update(odds)
+        keys, floats = array("q"), array("d")
+        keys.frombytes(packed[0])
+        floats.frombytes(packed[1])
+        odds = self._odds
+        for at, key in zip(range(0, len(floats), N_OUTCOMES), keys):
+            odds[key] = floats[at:at + N_OUTCOMES]
 
     def known(self, rest: int, pairs: int) -> bool:
         """Are these odds memoised (or their hand's reduced vector ready)?"""

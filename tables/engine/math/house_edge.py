@@ -28,7 +28,6 @@ from functools import lru_cache
 from ..rules import RuleSet
 from . import dealer, dealer_removal, deals, hands, split_hands, strategy
 from .cdz import NATURAL_DEAL, Game, deal_values
-from .strategy import chart_for
 
 PARTS = ("natural", "stand", "hit", "double", "split", "surrender")
 
@@ -72,7 +71,7 @@ class HouseEdge:
 @lru_cache(maxsize=32)
 def house_edge(rules: RuleSet) -> HouseEdge:
     """The exact house edges of ``rules`` (its chart; CDZ-) and the chart's variance."""
-    game = Game(rules, chart_for(rules))
+    game = Game(rules)  # its chart computed on first need (from nothing: while the workers start)
     values = deal_values(game)
     game.release()
     probability = dict.fromkeys(PARTS, 0.0)

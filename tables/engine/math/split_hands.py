@@ -29,7 +29,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from .dealer import BUST, NATURAL, push_probability, stand_function
-from .dealer_removal import N_OUTCOMES, PAIR_WALK, PairRemoval
+from .dealer_removal import N_OUTCOMES, PAIR_WALK, Packed, PairRemoval
 from .ev import DOUBLE, HIT, STAND
 from .hands import CARD, hands_of
 from .splits import combine, extra_pairs_needed, growth
@@ -113,7 +113,7 @@ class PairPlay:
         self.pays = float(game.play.natural_pays)
         self._removal_of = (game.rules.decks, game.play.hits_soft_17, u.up, pair)
         self._removal: PairRemoval | None = None
-        self._removal_odds: dict[int, Sequence[float]] = {}  # its odds computed in a worker
+        self._removal_odds: Packed | None = None  # its odds computed in a worker
         self.info = info = members_of(lattice.decks, pair, self.one_card)
         self.members, self.pairs, self.rest, self._rest_cards = info.hands, info.pairs, info.rest, info.rest_cards
         self._natural_card = 10 if u.up == 1 else 1 if u.up == 10 else 0
@@ -143,7 +143,7 @@ class PairPlay:
         state = dict(self.__dict__)
         for name in self._LOCAL:
             del state[name]
-        state["_removal_odds"] = self._removal.memo() if self._removal is not None else {}
+        state["_removal_odds"] = self._removal.memo() if self._removal is not None else None
         return state
 
     def __setstate__(self, state: dict[str, object]) -> None:
@@ -169,9 +169,9 @@ class PairPlay:
         would cost them about 0.2 s."""
         if self._removal is None:
             self._removal = pair_removal(*self._removal_of)
-            if self._removal_odds:  # received from a worker: the same floats
+            if self._removal_odds is not None:  # received from a worker: the same floats
                 self._removal.remember(self._removal_odds)
-                self._removal_odds = {}
+                self._removal_odds = None
         return self._removal
 
     def _prepare(self, extras: Iterable[int], hands: Collection[int]) -> None:

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[3]
 # served from what the first one left (received from the workers or not). Each mode from
 # nothing, in one fresh interpreter
 SCRIPT = r"""
-import dataclasses, json, os, pickle
+import dataclasses, gc, json, multiprocessing, os, pickle
 from tables.engine.math import cdz, dealer_removal, processes
 from tables.engine.math.house_edge import clear_caches, house_edge
 from tables.engine.presets import PRESETS
@@ -41,10 +41,20 @@ base = dataclasses.replace(PRESETS["vegas-s17-das-ls"], name="one-deck", decks=1
                            max_split_hands=3)
 later = [dataclasses.replace(base, name="no-surrender", surrender="none"),
          dataclasses.replace(base, name="no-das", double_after_split=False, max_split_hands=2)]
+up_task = cdz._up_task
+def dying(up):
+    if up == 5:  # after the up cards before it were received: those are kept
+        os._exit(1)
+    return up_task(up)
+def collector_off(up):  # a worker's collector is off (its error would be the caller's)
+    assert not gc.isenabled(), "the collector runs in a worker"
+    return up_task(up)
+
 out = {}
-for mode, asked in (("serial", "1"), ("parallel", "2"), ("refused", "2"), ("busy", "2")):
+for mode, asked in (("serial", "1"), ("parallel", "2"), ("refused", "2"), ("busy", "2"), ("dies", "2")):
     os.environ[processes.ENV] = asked
     cdz.ProcessPoolExecutor = Refused if mode == "refused" else pool
+    cdz._up_task = {"dies": dying, "parallel": collector_off}.get(mode, up_task)
     calls.clear()
     clear_caches()
     if mode == "busy":  # another thread forking for its own analysis
@@ -54,7 +64,33 @@ for mode, asked in (("serial", "1"), ("parallel", "2"), ("refused", "2"), ("busy
         cdz._FORKING.release()
     table = dealer_removal.stand_table(1, True)
     out[mode] = {"figures": figures, "parallel_calls": len(calls),
-                 "stand_table": pickle.dumps((table.probs, table.beyond)).hex()}
+                 "stand_table": pickle.dumps((table.probs, table.beyond)).hex(), "collector": gc.isenabled()}
+
+# the chart is computed in this process once the workers are forked (they walk their rows
+# meanwhile): when it is asked, the workers are there; and if it fails, the error comes
+# through here, the workers stopped (not left waiting for it)
+chart_for = cdz.chart_for
+seen = []
+def watched(rules):
+    seen.append(len(multiprocessing.active_children()))
+    return chart_for(rules)
+class Failing(Exception):
+    pass
+def failing(rules):
+    raise Failing("no chart")
+os.environ[processes.ENV] = "2"
+clear_caches()
+cdz.chart_for = watched
+out["chart"] = {"figures": [house_edge(base).as_dict()], "children_when_asked": seen}
+clear_caches()
+cdz.chart_for = failing
+try:
+    house_edge(base)
+    out["chart_fails"] = "no error"
+except Failing as error:
+    out["chart_fails"] = str(error)
+cdz.chart_for = chart_for
+out["chart_fails_then"] = [house_edge(base).as_dict()]
 print(json.dumps(out))
 """
 
@@ -62,7 +98,7 @@ print(json.dumps(out))
 @pytest.fixture(scope="module")
 def runs() -> dict[str, dict[str, object]]:
     done = subprocess.run([sys.executable, "-c", SCRIPT], cwd=ROOT, capture_output=True, text=True, check=True,
-                          timeout=600)
+                          timeout=300)
     result: dict[str, dict[str, object]] = json.loads(done.stdout)
     return result
 
@@ -75,6 +111,8 @@ def test_parallel_and_serial_give_the_same_floats(runs: dict[str, dict[str, obje
     # every figure, the same float (JSON keeps a float's shortest repr: equal text, equal bits)
     assert json.dumps(parallel["figures"]) == json.dumps(serial["figures"])
     assert parallel["stand_table"] == serial["stand_table"]
+    # the workers' collector is off (their tasks assert it: see SCRIPT), this process's is not
+    assert parallel["collector"] is True
 
 
 @pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform")
@@ -86,11 +124,34 @@ def test_no_process_can_be_made_falls_back_to_serial(runs: dict[str, dict[str, o
 
 
 @pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform")
+def test_a_worker_dying_falls_back_to_serial(runs: dict[str, dict[str, object]]) -> None:
+    dies, serial = runs["dies"], runs["serial"]
+    assert dies["parallel_calls"] == 1  # begun in two processes, ended here
+    assert json.dumps(dies["figures"]) == json.dumps(serial["figures"])
+    assert dies["stand_table"] == serial["stand_table"]
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform")
 def test_another_thread_forking_means_serial(runs: dict[str, dict[str, object]]) -> None:
     busy, serial = runs["busy"], runs["serial"]
     assert busy["parallel_calls"] == 1  # asked, found the workers taken, done here
     assert json.dumps(busy["figures"]) == json.dumps(serial["figures"])
     assert busy["stand_table"] == serial["stand_table"]
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform")
+def test_the_chart_is_computed_while_the_workers_start(runs: dict[str, dict[str, object]]) -> None:
+    chart = runs["chart"]
+    assert chart["children_when_asked"] == [2]  # asked once, in this process, the two workers forked
+    assert json.dumps(chart["figures"]) == json.dumps(runs["serial"]["figures"][:1])
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform")
+def test_a_chart_that_fails_stops_the_workers(runs: dict[str, dict[str, object]]) -> None:
+    """The error is the caller's (the run above would hang, its timeout fail, if the workers
+    waited for the chart for ever), and the next analysis is whole."""
+    assert runs["chart_fails"] == "no chart"
+    assert json.dumps(runs["chart_fails_then"]) == json.dumps(runs["serial"]["figures"][:1])
 
 
 def test_the_environment_decides(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -137,5 +198,6 @@ def test_a_daemon_process_analyses_alone(monkeypatch: pytest.MonkeyPatch) -> Non
     assert processes.processes() == 2  # and this process, not a daemon, may
 
 
-def test_the_parallel_order_covers_every_up_card() -> None:
+def test_the_parallel_orders_cover_every_up_card() -> None:
     assert sorted(cdz.PARALLEL_ORDER) == list(range(1, 11))
+    assert sorted(cdz.RESPLIT_ORDER) == list(range(1, 11))
