@@ -24,8 +24,10 @@ or a row the database refuses rolls it back, and the good streams are written fr
 spools as above; an ingest killed before the commit has stored nothing.
 
 Planning is CPU work in Python, and each stream's chain must be planned in order; so on
-a large file it runs in two processes (on a two-core machine), each taking the streams
-whose code hashes to it, and the write pass merges their spools back into file order.
+a large file it runs in child processes, each taking whole streams (:class:`_Router`), and
+the write pass merges their spools back into file order: two processes on a two-core
+machine when the write pass follows planning; one beside the writing parent when they
+overlap (its COPY and the server's work on it are about half the CPU).
 
 Memory grows only with the number of streams: to refuse an id that appears twice in the
 file, a planning process keeps the ids it has seen in memory (about 120 bytes a line) up
@@ -62,7 +64,7 @@ from django.db import (
 )
 from django.db.models import F
 
-from .inserts import copy_row, copy_rows, copy_text, insert_values, sqlite_values
+from .inserts import binary_moment, binary_row, binary_text, copy_rows, insert_values, sqlite_values
 from .jsonl import BadLine, Line, parse_line
 from .models import Event, IngestRun
 from .record.chain import canonical_json, format_timestamp
@@ -103,7 +105,7 @@ class _Stream:
     hash: bytes  # of the stream's last event, planned or stored
     bad: bool = False
     # by (type, schema version, source): the hashed document's members after recorded_at
-    # (document_tail), and the stream, type and source as bytes
+    # (document_tail), and the stream, type and source as binary COPY's fields
     texts: dict[tuple[str, int, str], tuple[bytes, bytes, bytes, bytes]] = field(default_factory=dict)
 
 
@@ -129,8 +131,9 @@ class _Planner:
         self.encode = msgspec.msgpack.Encoder().encode
         self.vendor = connection.vendor
         self.now_text = format_timestamp(now).encode()
-        self.copy_principal = copy_text(principal)
-        self.actors: dict[str, tuple[bytes, bytes]] = {}  # actor -> (quoted, as is)
+        self.now_moment = binary_moment(now)
+        self.binary_principal = binary_text(principal.encode())
+        self.actors: dict[str, tuple[bytes, bytes]] = {}  # actor -> (quoted, binary_text)
         self.secret = settings.SECRET_KEY
 
     def bad(self, number: int, reason: str, stream: str | None) -> None:
@@ -196,12 +199,13 @@ class _Planner:
         texts = state.texts.get(key)
         if texts is None:
             texts = state.texts[key] = (document_tail(event.schema_version, event.source, line.stream, event.type),
-                                        line.stream.encode(), event.type.encode(), event.source.encode())
-        tail, stream_text, type_text, source_text = texts
+                                        binary_text(line.stream.encode()), binary_text(event.type.encode()),
+                                        binary_text(event.source.encode()))
+        tail, stream_field, type_field, source_field = texts
         actors = self.actors.get(event.actor)
         if actors is None:
-            actors = self.actors[event.actor] = (canonical_json(event.actor), event.actor.encode())
-        actor, actor_text = actors
+            actors = self.actors[event.actor] = (canonical_json(event.actor), binary_text(event.actor.encode()))
+        actor, actor_field = actors
         id_text, occurred, recorded = line.texts
         ident = id_text or str(event.id).encode()
         occurred = occurred or format_timestamp(event.occurred_at).encode()
@@ -221,9 +225,11 @@ class _Planner:
         state.version, state.hash = version, digest_text
         seal = seal_of(digest, self.principal, secret=self.secret)
         if self.vendor == "postgresql":
-            row: object = copy_row(
-                ident, stream_text, version, type_text, event.schema_version, occurred, recorded,
-                actor_text, source_text, payload, prev, digest_text, self.copy_principal, seal.encode())
+            row: object = binary_row(
+                event.id.bytes, stream_field, version, type_field, event.schema_version,
+                binary_moment(event.occurred_at),
+                self.now_moment if event.recorded_at is None else binary_moment(event.recorded_at),
+                actor_field, source_field, payload, prev, digest_text, self.binary_principal, seal.encode())
         else:
             # SQLite: db_values' row, from the texts made above (the seal not made again)
             row = sqlite_values(

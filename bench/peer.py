@@ -169,6 +169,7 @@ def _median(runs: list[dict], key: str) -> float:
 
 
 def main() -> None:
+    global DATABASE, URL
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tables", type=int, default=12)
     parser.add_argument("--rounds", type=int, default=1500, help="rounds per table")
@@ -181,7 +182,6 @@ def main() -> None:
     parser.add_argument("--role", help=argparse.SUPPRESS)
     parser.add_argument("--batch", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    global DATABASE, URL
     DATABASE, URL = args.database, f"postgresql://postgres@127.0.0.1:5432/{args.database}"
     if args.role == "peer":
         print(json.dumps(role_peer(args.file, args.batch)))
