@@ -160,7 +160,8 @@ class _Planner:
     def plan(self, lines: list[Line]) -> None:
         if len(self.seen) >= _SEEN_WINDOW:
             self.write_ids()
-        stored = stored_rows([line.event.id for line in lines])
+        stored = stored_rows([line.event.id for line in lines],
+                             [line.texts[0] or str(line.event.id).encode() for line in lines])
         for line in lines:
             state = self.state(line.stream)
             event_id = line.event.id

@@ -151,3 +151,22 @@ def test_a_stream_appended_to_while_planning_fails_from_there_and_the_rest_is_st
     assert report.stored == sum(1 for row in rows if row["stream"] != "T1")
     assert Event.objects.filter(stream="T1").count() == 1
     assert verify_chains().ok
+
+
+@PLANNERS
+def test_a_planning_process_that_fails_stores_nothing_and_its_error_is_raised(on_postgres, tmp_path, monkeypatch,
+                                                                             planners):
+    path, _, _ = _file(tmp_path)
+    real = ingest._Planner.plan
+    planned = []
+
+    def fails_on_the_second_chunk(self, lines):
+        if planned:
+            raise RuntimeError("the planning process failed")
+        planned.append(True)
+        real(self, lines)
+
+    monkeypatch.setattr(ingest._Planner, "plan", fails_on_the_second_chunk)  # inherited by the forked processes
+    with pytest.raises(RuntimeError, match="the planning process failed"):
+        ingest_file(str(path), processes=planners, overlap=True, chunk=20)
+    assert Event.objects.count() == 0 and not IngestRun.objects.exists()
