@@ -16,9 +16,18 @@ Each write pass keeps a checkpoint (``IngestRun``) in the transactions of its ch
 an ingest that stops while writing (killed, or the database gone: ``DatabaseLost``)
 leaves a record that ``verify`` names until the same file is ingested again.
 
+On PostgreSQL with two planning processes the passes overlap (:func:`_plan_while_writing`):
+the parent writes the rows as the processes plan them, in file order, in one transaction
+under the append lock, and commits it - rows and finished run together - only once
+every line is checked and every stream found good. A bad line, a stream moved meanwhile
+or a row the database refuses rolls it back, and the good streams are written from the
+spools as above; an ingest killed before the commit has stored nothing.
+
 Planning is CPU work in Python, and each stream's chain must be planned in order; so on
-a large file it runs in two processes (on a two-core machine), each taking the streams
-whose code hashes to it, and the write pass merges their spools back into file order.
+a large file it runs in child processes, each taking whole streams (:class:`_Router`), and
+the write pass merges their spools back into file order: two processes on a two-core
+machine when the write pass follows planning; one beside the writing parent when they
+overlap (its COPY and the server's work on it are about half the CPU).
 
 Memory grows only with the number of streams: to refuse an id that appears twice in the
 file, a planning process keeps the ids it has seen in memory (about 120 bytes a line) up
@@ -36,6 +45,7 @@ import multiprocessing
 import os
 import struct
 import tempfile
+import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -54,7 +64,7 @@ from django.db import (
 )
 from django.db.models import F
 
-from .inserts import copy_row, copy_rows, copy_text, insert_values, sqlite_values
+from .inserts import binary_moment, binary_row, binary_text, copy_rows, insert_values, sqlite_values
 from .jsonl import BadLine, Line, parse_line
 from .models import Event, IngestRun
 from .record.chain import canonical_json, format_timestamp
@@ -62,11 +72,15 @@ from .record.collector import bulk_work
 from .record.envelope import check_claimed, document_digest, document_tail
 from .record.events import PayloadError
 from .record.jsonl import numbered, stream_of
+from .record.processes import can_fork, cpus
 from .seals import seal_of
 from .store import same_content, stored_rows, stream_head, take_append_lock, versions_taken
 from .subscribers import publish
 
 _FRAME = struct.Struct("<I")
+# the frame size that ends a planning process's spool: it planned every line (a spool
+# without it was cut short - its process failed)
+_END = 0xFFFFFFFF
 _ID = struct.Struct("<16sQ")  # an id, and its line << 32 | its stream's index
 # the ids a planning process holds in memory before it writes them out (~6 MiB)
 _SEEN_WINDOW = 50_000
@@ -91,7 +105,7 @@ class _Stream:
     hash: bytes  # of the stream's last event, planned or stored
     bad: bool = False
     # by (type, schema version, source): the hashed document's members after recorded_at
-    # (document_tail), and the stream, type and source as bytes
+    # (document_tail), and the stream, type and source as binary COPY's fields
     texts: dict[tuple[str, int, str], tuple[bytes, bytes, bytes, bytes]] = field(default_factory=dict)
 
 
@@ -117,8 +131,9 @@ class _Planner:
         self.encode = msgspec.msgpack.Encoder().encode
         self.vendor = connection.vendor
         self.now_text = format_timestamp(now).encode()
-        self.copy_principal = copy_text(principal)
-        self.actors: dict[str, tuple[bytes, bytes]] = {}  # actor -> (quoted, as is)
+        self.now_moment = binary_moment(now)
+        self.binary_principal = binary_text(principal.encode())
+        self.actors: dict[str, tuple[bytes, bytes]] = {}  # actor -> (quoted, binary_text)
         self.secret = settings.SECRET_KEY
 
     def bad(self, number: int, reason: str, stream: str | None) -> None:
@@ -145,7 +160,8 @@ class _Planner:
     def plan(self, lines: list[Line]) -> None:
         if len(self.seen) >= _SEEN_WINDOW:
             self.write_ids()
-        stored = stored_rows([line.event.id for line in lines])
+        stored = stored_rows([line.event.id for line in lines],
+                             [line.texts[0] or str(line.event.id).encode() for line in lines])
         for line in lines:
             state = self.state(line.stream)
             event_id = line.event.id
@@ -184,12 +200,13 @@ class _Planner:
         texts = state.texts.get(key)
         if texts is None:
             texts = state.texts[key] = (document_tail(event.schema_version, event.source, line.stream, event.type),
-                                        line.stream.encode(), event.type.encode(), event.source.encode())
-        tail, stream_text, type_text, source_text = texts
+                                        binary_text(line.stream.encode()), binary_text(event.type.encode()),
+                                        binary_text(event.source.encode()))
+        tail, stream_field, type_field, source_field = texts
         actors = self.actors.get(event.actor)
         if actors is None:
-            actors = self.actors[event.actor] = (canonical_json(event.actor), event.actor.encode())
-        actor, actor_text = actors
+            actors = self.actors[event.actor] = (canonical_json(event.actor), binary_text(event.actor.encode()))
+        actor, actor_field = actors
         id_text, occurred, recorded = line.texts
         ident = id_text or str(event.id).encode()
         occurred = occurred or format_timestamp(event.occurred_at).encode()
@@ -209,9 +226,11 @@ class _Planner:
         state.version, state.hash = version, digest_text
         seal = seal_of(digest, self.principal, secret=self.secret)
         if self.vendor == "postgresql":
-            row: object = copy_row(
-                ident, stream_text, version, type_text, event.schema_version, occurred, recorded,
-                actor_text, source_text, payload, prev, digest_text, self.copy_principal, seal.encode())
+            row: object = binary_row(
+                event.id.bytes, stream_field, version, type_field, event.schema_version,
+                binary_moment(event.occurred_at),
+                self.now_moment if event.recorded_at is None else binary_moment(event.recorded_at),
+                actor_field, source_field, payload, prev, digest_text, self.binary_principal, seal.encode())
         else:
             # SQLite: db_values' row, from the texts made above (the seal not made again)
             row = sqlite_values(
@@ -226,7 +245,44 @@ def _spooled(spool: IO[bytes]):
     decode = msgspec.msgpack.Decoder().decode
     while header := spool.read(_FRAME.size):
         (size,) = _FRAME.unpack(header)
+        if size == _END:
+            return
         yield decode(spool.read(size))
+
+
+class _Unfinished(Exception):
+    """A planning process stopped before the end of its spool (it failed)."""
+
+
+def _followed(path: str, finished: Callable[[], bool]) -> Iterator[list]:
+    """:func:`_spooled` of a spool that a planning process is still writing: its frames
+    as they land, waiting for more until its end (``finished()``: the planning processes
+    have stopped, so what is not in the file now never will be)."""
+    decode = msgspec.msgpack.Decoder().decode
+    unpack = _FRAME.unpack_from
+    with open(path, "rb", buffering=0) as handle:
+        data, at, stopped = b"", 0, False
+        while True:
+            block = handle.read(1 << 20)
+            if not block:
+                if stopped:
+                    raise _Unfinished(path)
+                stopped = finished()  # and read once more: the last frames may have landed since
+                if not stopped:
+                    time.sleep(0.005)
+                continue
+            data = data[at:] + block if at < len(data) else block
+            at, end = 0, len(data)
+            view = memoryview(data)
+            while at + 4 <= end:
+                (size,) = unpack(data, at)
+                if size == _END:
+                    return
+                if at + 4 + size > end:
+                    break
+                yield decode(view[at + 4:at + 4 + size])
+                at += 4 + size
+            view.release()
 
 
 class _Router:
@@ -282,7 +338,9 @@ def _plan_part(path: str, part: int, parts: int, spool_path: str, now: datetime,
     # every process reads every line (and plans its own), so the first one's place is
     # the whole planning's
     reached = checked if checked is not None else (_reached if part == 0 else None)
-    with open(spool_path, "wb") as spool:
+    # a large buffer, flushed after each chunk planned: a parent that writes while the
+    # processes plan (:func:`_plan_while_writing`) reads the spool as it grows
+    with open(spool_path, "wb", buffering=1 << 20) as spool:
         planner = _Planner(spool, report, now, principal, spool_path + ".ids")
         with open(path, "rb") as source:
             buffer: list[Line] = []
@@ -299,8 +357,10 @@ def _plan_part(path: str, part: int, parts: int, spool_path: str, now: datetime,
                     planner.bad(number, str(error), stream_of(text))
                 if len(buffer) >= chunk:
                     planner.plan(buffer)
+                    spool.flush()
                     buffer = []
             planner.plan(buffer)
+        spool.write(_FRAME.pack(_END))
     if parts > 1 or planner.run_files:
         # the ids, sorted, for the parent to find one planned by two processes or in two windows
         planner.write_ids()
@@ -325,6 +385,95 @@ def _plan_in_processes(path: str, parts: int, spools: list[str], now: datetime, 
             return pending.get()
     finally:
         _REACHED = None
+
+
+class _Undo(Exception):
+    """The rows written while planning are not to be committed."""
+
+
+def _plan_while_writing(path: str, parts: int, spools: list[str], now: datetime, chunk: int, principal: str,
+                        checked: Callable[[int], None] | None, report: IngestReport) -> tuple[set[str], int | None]:
+    """Plan in ``parts`` processes and, as they plan, write their rows in file order in
+    one transaction (PostgreSQL), so that the server's share of the work (COPY, the
+    indexes, the key table) is done while Python plans rather than after it. Only when
+    planning is over is it known whether every stream is good: then the transaction
+    commits (the rows and the finished run together: the file's every stream whole, or -
+    killed, the database gone - nothing). When any stream has a bad line, a stream has
+    moved meanwhile or the database refuses a row, it is rolled back, and the caller
+    writes the good streams from the spools as the two-pass ingest does.
+
+    Returns the streams with a bad line (the parts' findings merged into ``report``)
+    and the events stored, or None when nothing was committed."""
+    global _REACHED
+    connections.close_all()  # each process opens its own database connection
+    for spool in spools:
+        open(spool, "wb").close()  # there to be followed before its process starts
+    context = multiprocessing.get_context("fork")
+    _REACHED = context.Value("q", 0, lock=False)
+    merged: list[set[str]] = []
+
+    def planned() -> set[str]:
+        if not merged:
+            merged.append(_merge(pending.get(), report))
+        return merged[0]
+
+    try:
+        with context.Pool(parts) as pool:
+            pending = pool.starmap_async(_plan_part, [(path, k, parts, spools[k], now, chunk, principal)
+                                                      for k in range(parts)])
+            try:
+                with transaction.atomic():
+                    started = datetime.now(UTC)
+                    records = heapq.merge(*(_followed(spool, pending.ready) for spool in spools),
+                                          key=lambda r: r[0])
+                    stored, line = _write_planned(records, chunk, lambda: checked(_REACHED.value) if checked else None)
+                    bad = planned()
+                    if bad:
+                        raise _Undo
+                    run = IngestRun.objects.create(file=os.path.abspath(path), size=os.path.getsize(path),
+                                                   principal=principal, started_at=started, stored=stored, line=line)
+                    _finished(run)
+            except (_Undo, _Moved, _Unfinished, IntegrityError):
+                # _Unfinished: a planning process failed; pending.get() raises its error
+                return planned(), None
+            return bad, stored
+    finally:
+        _REACHED = None
+
+
+def _write_planned(records: Iterable[list], chunk: int, reached: Callable[[], None]) -> tuple[int, int]:
+    """The rows of every stream, in file order, ``chunk`` a COPY, under the append lock
+    (held to the commit). Each stream's first version is confirmed free when it first
+    comes: under the lock no one else can take one after it. Returns the rows written and
+    the last line."""
+    take_append_lock()
+    seen: set[str] = set()
+    rows: list[bytes] = []
+    firsts: dict[str, int] = {}
+    count = line = 0
+
+    def flush() -> None:
+        nonlocal count
+        if firsts:
+            taken = versions_taken(firsts)
+            if taken:
+                raise _Moved(taken)
+            firsts.clear()
+        copy_rows(rows)
+        count += len(rows)
+        rows.clear()
+        reached()
+
+    for number, stream, version, values in records:
+        if stream not in seen:
+            seen.add(stream)
+            firsts[stream] = version
+        rows.append(values)
+        line = number
+        if len(rows) >= chunk:
+            flush()
+    flush()
+    return count, line
 
 
 def _ids(handle: IO[bytes], part: int) -> Iterator[tuple[bytes, int, int]]:
@@ -367,11 +516,16 @@ def _merge(parts: list[_Part], report: IngestReport) -> set[str]:
 def ingest_file(
     path: str, *, chunk: int = 5000, progress: Callable[[int], None] | None = None,
     now: datetime | None = None, processes: int | None = None, checked: Callable[[int], None] | None = None,
-    principal: str | None = None,
+    principal: str | None = None, overlap: bool | None = None,
 ) -> IngestReport:
-    """Ingest ``path``. Planning runs in ``processes`` processes (default: two on a file
-    over 4 MB when the machine has two cores, else one; always one inside a transaction,
-    whose uncommitted rows other processes could not see, and in a daemon process).
+    """Ingest ``path``. On PostgreSQL a file over 4 MB is planned in child processes while
+    this one writes (``overlap``; :func:`_plan_while_writing`): one planning process on a
+    two-core machine, two on more, or ``processes``. Otherwise planning runs in
+    ``processes`` processes (default: two on a file over 4 MB when the machine has two
+    cores, else one, in this process), and the write pass follows it. Always one, in this
+    process, inside a transaction (whose uncommitted rows other processes could not see)
+    and in a daemon process. ``overlap=True`` writes while planning on any file, in
+    ``processes`` or one child process; ``processes=1`` alone plans in this process.
     ``checked(n)``: the first n lines are checked (called as planning goes, and once at
     its end with every line); ``progress(n)``: n more events were written. ``principal``:
     who ingests (stored and sealed with each row; default ``ingest:<the operating-system
@@ -383,7 +537,7 @@ def ingest_file(
         # bulk work: the collector's young threshold raised (audit.record.collector); the
         # planning processes forked in it inherit it
         with bulk_work():
-            return _ingest(path, report, chunk, progress, now, processes, checked, principal)
+            return _ingest(path, report, chunk, progress, now, processes, checked, principal, overlap)
     except (OperationalError, InterfaceError) as error:
         # a restart, a dropped connection: committed chunks stay, the run's checkpoint
         # says how far it got, and a rerun skips what is stored. (SQLite has no server
@@ -404,17 +558,40 @@ class DatabaseLost(Exception):
 
 
 def _ingest(path: str, report: IngestReport, chunk: int, progress: Callable[[int], None] | None, now: datetime,
-            processes: int | None, checked: Callable[[int], None] | None, principal: str) -> IngestReport:
-    parts = processes or (min(2, os.cpu_count() or 1) if os.path.getsize(path) > 4 * 2**20 else 1)
-    if connection.in_atomic_block or multiprocessing.current_process().daemon:
-        parts = 1  # (a daemon process, such as a Celery worker's, may not fork children)
+            processes: int | None, checked: Callable[[int], None] | None, principal: str,
+            overlap: bool | None) -> IngestReport:
+    large = os.path.getsize(path) > 4 * 2**20
+    # (a daemon process, such as a Celery worker's, may not fork children; a caller's open
+    # transaction holds rows other processes could not see)
+    forks = can_fork() and not connection.in_atomic_block
+    if overlap is None:
+        overlap = large if processes is None else processes > 1
+    overlap = overlap and forks and connection.vendor == "postgresql"
+    if overlap:
+        # the parent and its database backend take about half the work: on two cores one
+        # planning process beside them keeps both busy, where two would share a core
+        parts = processes or max(1, min(2, cpus() - 1))
+    else:
+        parts = (processes or (min(2, cpus()) if large else 1)) if forks else 1
     with tempfile.TemporaryDirectory(prefix="ingest-") as folder:
         spools = [os.path.join(folder, f"plan-{k}") for k in range(parts)]
-        if parts == 1:
+        if overlap:
+            bad, stored = _plan_while_writing(path, parts, spools, now, chunk, principal, checked, report)
+            if stored is not None:  # committed: every planned row, the file's whole
+                if checked is not None:
+                    checked(report.lines)
+                report.stored = stored
+                if progress is not None and stored:
+                    progress(stored)
+                if stored:
+                    transaction.on_commit(publish)
+                return report
+        elif parts == 1:
             results = [_plan_part(path, 0, 1, spools[0], now, chunk, principal, checked)]
+            bad = _merge(results, report)
         else:
             results = _plan_in_processes(path, parts, spools, now, chunk, principal, checked)
-        bad = _merge(results, report)
+            bad = _merge(results, report)
         if checked is not None:
             checked(report.lines)
         for stream in sorted(bad):

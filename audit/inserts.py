@@ -6,8 +6,9 @@ would store them, so rows read back through the ORM are identical.
 """
 from __future__ import annotations
 
+import struct
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import msgspec
@@ -60,40 +61,56 @@ def insert_rows(rows: Sequence[Envelope], principal: str) -> None:
     insert_values([db_values(row, vendor, principal) for row in rows])
 
 
-# one row in COPY's text format (tab-separated, newline-ended), in ``COLUMNS`` order
-_COPY_ROW = b"%s\t%s\t%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n"
+# PostgreSQL's binary COPY: a header, each row as its number of fields and each field
+# length-prefixed in its type's binary form, and a trailer. The server reads no text for
+# the uuid, the integers and the moments (measured: about 2 us an event less than the
+# text format's rows); jsonb's binary form is a version byte and the JSON text
+_BINARY_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
+_BINARY_TRAILER = struct.pack(">h", -1)
+_PG_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+_FIELD = struct.Struct(">i").pack
+_ID = struct.Struct(">hi16s").pack  # the row's fields, event_id
+_VERSION = struct.Struct(">iq").pack
+_MOMENTS = struct.Struct(">ihiqiq").pack  # schema_version (smallint), occurred_at, recorded_at
+_PAYLOAD = struct.Struct(">ib").pack  # jsonb: its length, the format's version (1)
+_HEX = _FIELD(64)  # a hash or a seal: 64 hex digits
 
 
-def copy_text(text: str) -> bytes:
-    """``text`` escaped for COPY's text format (backslash, and the characters that would
-    end a value or a row)."""
-    return (text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
-            .replace("\r", "\\r").encode())
+def binary_text(text: bytes) -> bytes:
+    """A text field of :func:`binary_row`: its length, then its UTF-8 bytes."""
+    return _FIELD(len(text)) + text
 
 
-def copy_row(id: bytes, stream: bytes, version: int, type: bytes, schema_version: int, occurred_at: bytes,
-             recorded_at: bytes, actor: bytes, source: bytes, payload: bytes, prev_hash: bytes, hash: bytes,
-             principal: bytes, seal: bytes) -> bytes:
-    """One event row for :func:`copy_rows`, from members already in the chain's text
-    (timestamps as ``format_timestamp``, ``payload`` its canonical JSON). Only the payload
-    is escaped here: canonical JSON writes every control character as an escape, so its
-    backslashes are all COPY could misread; the stream, type, actor and source are
-    checked identifiers, the rest hex, digits and timestamps. ``principal`` comes already
-    escaped (:func:`copy_text`, once per ingest)."""
-    if b"\\" in payload:
-        payload = payload.replace(b"\\", b"\\\\")
-    return _COPY_ROW % (id, stream, version, type, schema_version, occurred_at, recorded_at, actor, source,
-                        payload, prev_hash, hash, principal, seal)
+def binary_moment(moment: datetime) -> int:
+    """A timestamptz field's value in :func:`binary_row`: microseconds since 2000-01-01 UTC."""
+    return (moment - _PG_EPOCH) // _MICROSECOND
+
+
+def binary_row(id: bytes, stream: bytes, version: int, type: bytes, schema_version: int, occurred_at: int,
+               recorded_at: int, actor: bytes, source: bytes, payload: bytes, prev_hash: bytes, hash: bytes,
+               principal: bytes, seal: bytes) -> bytes:
+    """One event row for :func:`copy_rows` in COPY's binary format, in ``COLUMNS``
+    order: ``id`` the UUID's 16 bytes; ``stream``, ``type``, ``actor``, ``source`` and
+    ``principal`` already :func:`binary_text` (a caller makes each once, not once a row);
+    the moments :func:`binary_moment`; ``payload`` the canonical JSON; ``hash`` and
+    ``seal`` 64 hex digits each (SHA-256 and HMAC-SHA256, as bytes), ``prev_hash`` as bytes."""
+    return b"".join((_ID(14, 16, id), stream, _VERSION(8, version), type,
+                     _MOMENTS(2, schema_version, 8, occurred_at, 8, recorded_at), actor, source,
+                     _PAYLOAD(len(payload) + 1, 1), payload, _FIELD(len(prev_hash)), prev_hash, _HEX, hash, principal,
+                     _HEX, seal))
 
 
 def copy_rows(rows: Sequence[bytes]) -> None:
-    """Write rows made by :func:`copy_row` (PostgreSQL): the bytes go to the server as
+    """Write rows made by :func:`binary_row` (PostgreSQL): the bytes go to the server as
     they are, with no per-value work in the driver."""
     if not rows:
         return
-    sql = f"COPY {Event._meta.db_table} ({', '.join(COLUMNS)}) FROM STDIN"
+    sql = f"COPY {Event._meta.db_table} ({', '.join(COLUMNS)}) FROM STDIN (FORMAT BINARY)"
     with connection.cursor() as cursor, connection.wrap_database_errors, cursor.cursor.copy(sql) as copy:
+        copy.write(_BINARY_HEADER)
         copy.write(b"".join(rows))
+        copy.write(_BINARY_TRAILER)
 
 
 def insert_values(values: Sequence[Sequence[object]]) -> None:

@@ -325,17 +325,23 @@ def same_content(row: Event, item: CheckedEvent, stream: str) -> str | None:
     return None
 
 
-def stored_rows(ids: list[uuid.UUID]) -> dict[uuid.UUID, Event]:
+def stored_rows(ids: list[uuid.UUID], texts: list[bytes] | None = None) -> dict[uuid.UUID, Event]:
     """The stored events among ``ids``. Usually none are, so first ask only which ids
     exist - on PostgreSQL as one array parameter, which the driver does not have to
-    splice into the query text one placeholder at a time."""
+    splice into the query text one placeholder at a time. ``texts``: the same ids as
+    UUID text (bulk ingest has them already), sent as one array literal, which costs the
+    driver nothing an id (the ``ids`` it adapts one by one, about 1.3 us each)."""
     if not ids:
         return {}
     if connection.vendor == "postgresql":
         # partitioned: the key table's one index, not each partition's (audit.partitions)
         table = KEY_TABLE if keyed(connection) else Event._meta.db_table
         with connection.cursor() as cursor:
-            cursor.execute(f"SELECT event_id FROM {table} WHERE event_id = ANY(%s)", [ids])
+            if texts is not None:
+                cursor.execute(f"SELECT event_id FROM {table} WHERE event_id = ANY(%s::uuid[])",
+                               [(b"{%s}" % b",".join(texts)).decode()])
+            else:
+                cursor.execute(f"SELECT event_id FROM {table} WHERE event_id = ANY(%s)", [ids])
             found = [row[0] for row in cursor.fetchall()]
     else:
         # SQLite keeps a UUID as its 32 hex digits: the ids as one JSON array, read by

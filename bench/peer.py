@@ -35,11 +35,11 @@ import time
 import uuid
 from pathlib import Path
 
-from throwaway import throwaway
+from throwaway import database_name, throwaway
 
 ROOT = Path(__file__).resolve().parents[1]
 ADMIN = {"host": "127.0.0.1", "port": 5432, "user": "postgres", "dbname": "postgres"}
-DATABASE = "bench_peer"
+DATABASE = "bench_peer"  # --database gives another
 URL = f"postgresql://postgres@127.0.0.1:5432/{DATABASE}"
 NAMESPACE = uuid.UUID("6f1d3c1e-6a55-4a4e-9d39-2f4f7c1a9b10")  # a stream's aggregate id
 
@@ -123,7 +123,8 @@ def role_peer(path: str, batch: int) -> dict:
 
 def _peer(path: Path, batch: int) -> dict:
     _fresh_database(migrate=False)
-    done = subprocess.run([sys.executable, __file__, "--role", "peer", "--file", str(path), "--batch", str(batch)],
+    done = subprocess.run([sys.executable, __file__, "--role", "peer", "--file", str(path), "--batch", str(batch),
+                           "--database", DATABASE],
                           cwd=ROOT, env=_env(), capture_output=True, text=True, check=False)
     if done.returncode:
         raise SystemExit(done.stderr)
@@ -168,6 +169,7 @@ def _median(runs: list[dict], key: str) -> float:
 
 
 def main() -> None:
+    global DATABASE, URL
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tables", type=int, default=12)
     parser.add_argument("--rounds", type=int, default=1500, help="rounds per table")
@@ -175,9 +177,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs of each, in turn (medians printed)")
     parser.add_argument("--before", type=Path, help="another checkout of the project (an earlier commit) to run "
                                                     "beside this one: its ingest, into the same database schema")
+    parser.add_argument("--database", type=database_name, default=DATABASE,
+                        help="the PostgreSQL database each run drops and makes again (default bench_peer)")
     parser.add_argument("--role", help=argparse.SUPPRESS)
     parser.add_argument("--batch", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    DATABASE, URL = args.database, f"postgresql://postgres@127.0.0.1:5432/{args.database}"
     if args.role == "peer":
         print(json.dumps(role_peer(args.file, args.batch)))
         return

@@ -20,6 +20,7 @@ from django.db import connection
 
 from audit.ingest import ingest_file, unfinished_ingests
 from audit.models import Event, IngestRun
+from audit.store import APPEND_LOCK_KEY
 from audit.verify import verify_chains
 from tests.commands import run_command
 from tests.samples import round_events, table_opened
@@ -53,37 +54,92 @@ def _manage(*args: str) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-@pytest.mark.postgres
-@pytest.mark.django_db(transaction=True)
-def test_the_database_gone_mid_ingest_exits_3_and_a_rerun_completes_it(on_postgres, tmp_path):
-    path = tmp_path / "day.jsonl"
-    total = _device_file(path, rounds=2400)
-    ingest = _manage("ingest", str(path), "--chunk", "100")
-    deadline = time.monotonic() + 240
-    while not Event.objects.exists():  # the write pass has begun: chunks are committing
-        assert ingest.poll() is None, ingest.communicate()
-        assert time.monotonic() < deadline, "the ingest never began writing"
-        time.sleep(0.05)
+def _terminate_others() -> None:
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
                        "WHERE datname = current_database() AND pid <> pg_backend_pid()")
         assert cursor.fetchone()[0] >= 1
+
+
+def _copying() -> bool:
+    """Whether a backend of the test database holds the append lock and is in a COPY:
+    the ingest writes as it plans, in a transaction not committed yet."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+                       "WHERE l.locktype = 'advisory' AND l.objid = %s AND l.granted "
+                       "AND a.datname = current_database() AND a.pid <> pg_backend_pid()", [APPEND_LOCK_KEY])
+        return cursor.fetchone()[0] > 0
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_database_gone_while_writing_as_it_plans_stores_nothing_and_a_rerun_stores_all(on_postgres, tmp_path):
+    """A file planned in two processes is written as it is planned, in one transaction
+    committed only when every line is checked: the database gone before that leaves
+    nothing stored and no run to name (no stream is cut short); the rerun stores all."""
+    path = tmp_path / "day.jsonl"
+    total = _device_file(path, rounds=2400)
+    ingest = _manage("ingest", str(path), "--chunk", "100")
+    deadline = time.monotonic() + 240
+    while not _copying():
+        assert ingest.poll() is None, ingest.communicate()
+        assert time.monotonic() < deadline, "the ingest never began writing"
+        time.sleep(0.02)
+    _terminate_others()
+    out, err = ingest.communicate(timeout=120)
+    assert ingest.returncode == 3, (out, err)
+    last = err.strip().splitlines()[-1]
+    assert "the database went away during the ingest" in last and "0 events were stored" in last, err
+    assert "Traceback" not in err
+    assert Event.objects.count() == 0 and not IngestRun.objects.exists()
+    assert unfinished_ingests() == []
+    again = _manage("ingest", str(path))
+    out, err = again.communicate(timeout=300)
+    assert again.returncode == 0, err
+    assert f"{total} lines, {total} events stored, 0 already stored, 0 bad lines" in out
+    assert Event.objects.count() == Event.objects.values("event_id").distinct().count() == total
+    assert IngestRun.objects.get().finished_at is not None
+    assert verify_chains().ok
+    assert run_command("verify")[0] == 0
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_database_gone_mid_ingest_exits_3_and_a_rerun_completes_it(on_postgres, tmp_path):
+    """A file with a bad line: what was written as it was planned is rolled back, and the
+    good streams are written in chunks, each committed with the run's checkpoint. The
+    database gone then: exit 3, ``verify`` names the run, and the rerun completes it."""
+    path = tmp_path / "day.jsonl"
+    total = _device_file(path, rounds=2400)
+    with path.open("a") as out:  # a bad last line in T3: T3 is refused, the rest stored
+        out.write(json.dumps({"id": "6b1c0fd5-6c4c-4bb3-a2a6-0b1fd4a3c1e9", "stream": "T3", "type": "no.such",
+                              "occurred_at": "2026-01-01T00:00:00Z", "actor": "user:x", "source": "device",
+                              "payload": {}}) + "\n")
+    t3 = sum(1 for line in path.read_text().splitlines() if json.loads(line)["stream"] == "T3")
+    ingest = _manage("ingest", str(path), "--chunk", "100")
+    deadline = time.monotonic() + 240
+    while not Event.objects.exists():  # the chunked write pass has begun: chunks are committing
+        assert ingest.poll() is None, ingest.communicate()
+        assert time.monotonic() < deadline, "the ingest never began writing"
+        time.sleep(0.05)
+    _terminate_others()
     out, err = ingest.communicate(timeout=120)
     assert ingest.returncode == 3, (out, err)
     last = err.strip().splitlines()[-1]
     assert "the database went away during the ingest" in last and "run the same ingest again" in last, err
     assert "Traceback" not in err
     stored = Event.objects.count()
-    assert 0 < stored < total
+    assert 0 < stored < total + 1 - t3
+    assert not Event.objects.filter(stream="T3").exists()
     assert len(unfinished_ingests()) == 1 and str(path) in unfinished_ingests()[0]
     code, _, verify_err = run_command("verify")
     assert code == 1 and "did not finish" in verify_err
     again = _manage("ingest", str(path))
     out, err = again.communicate(timeout=300)
-    assert again.returncode == 0, err
-    assert f"{total} lines, {total - stored} events stored, {stored} already stored, 0 bad lines" in out
-    assert Event.objects.count() == total
-    assert Event.objects.values("event_id").distinct().count() == total
+    assert again.returncode == 1, err
+    assert f"{total + 1} lines, {total + 1 - t3 - stored} events stored, {stored} already stored, 1 bad lines" in err
+    assert Event.objects.count() == total + 1 - t3
+    assert Event.objects.values("event_id").distinct().count() == total + 1 - t3
     assert unfinished_ingests() == []
     assert verify_chains().ok
     assert run_command("verify")[0] == 0

@@ -1,0 +1,172 @@
+"""PostgreSQL, a file planned in two processes: the rows are written as they are planned,
+in one transaction that commits only once every line is checked, and is rolled back -
+the good streams then written from the spools in chunks, as the two-pass ingest writes
+them - when a stream has a bad line, a stream moved meanwhile, or the ingest dies."""
+from __future__ import annotations
+
+import io
+import itertools
+import json
+import threading
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.db import connections
+
+from audit import ingest
+from audit.ingest import ingest_file, unfinished_ingests
+from audit.models import Event, IngestRun
+from audit.store import events_append
+from audit.verify import verify_chains
+from tests.samples import round_events, table_opened
+
+from .tampering import empty_store
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+# one planning process beside the writer (a two-core machine's default), and two
+PLANNERS = pytest.mark.parametrize("planners", [1, 2])
+
+
+def _file(tmp_path: Path, streams: tuple[str, ...] = ("T1", "T2", "T3", "T4")) -> tuple[Path, list[dict], list[str]]:
+    """The streams' events, exported (position order: the streams interleaved), the
+    store emptied; the rows and the hashes in position order."""
+    for stream in streams:
+        events_append(stream=stream, expected_version=0, events=[table_opened(stream)])
+    for r in range(3):
+        for k, stream in enumerate(streams):
+            events_append(stream=stream, expected_version=1 + 25 * r, events=round_events(r + 1, rng_seed=k))
+    out = tmp_path / "events.jsonl"
+    call_command("export_events", "--out", str(out), stderr=io.StringIO())
+    hashes = list(Event.objects.order_by("position").values_list("hash", flat=True))
+    empty_store()
+    return out, [json.loads(line) for line in out.read_text().splitlines()], hashes
+
+
+def _spy(monkeypatch, name: str) -> list[int]:
+    calls: list[int] = []
+    real = getattr(ingest, name)
+
+    def spy(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ingest, name, spy)
+    return calls
+
+
+@PLANNERS
+def test_a_good_file_is_written_as_it_is_planned_and_committed_once(on_postgres, tmp_path, monkeypatch, planners):
+    path, rows, hashes = _file(tmp_path)
+    written = _spy(monkeypatch, "_write_planned")
+    chunked = _spy(monkeypatch, "_write_chunk")
+    checked, progress = [], []
+    report = ingest_file(str(path), processes=planners, overlap=True, chunk=20, checked=checked.append,
+                         progress=progress.append)
+    assert report.ok and report.stored == len(rows) == sum(progress) and checked[-1] == len(rows)
+    assert written == [1] and chunked == []
+    assert list(Event.objects.order_by("position").values_list("hash", flat=True)) == hashes
+    run = IngestRun.objects.get()
+    assert run.finished_at is not None and run.stored == len(rows) and run.line == len(rows)
+    assert verify_chains().ok
+    # again: every line is stored already, nothing is stored twice
+    again = ingest_file(str(path), processes=planners, overlap=True, chunk=20)
+    assert again.ok and again.stored == 0 and again.already_stored == len(rows)
+    assert Event.objects.count() == len(rows) and unfinished_ingests() == []
+
+
+@PLANNERS
+def test_a_bad_line_undoes_what_was_written_and_only_the_good_streams_are_stored(on_postgres, tmp_path, monkeypatch,
+                                                                                planners):
+    path, rows, hashes = _file(tmp_path)
+    # the last line of T2 breaks its schema: everything before it was written already
+    last_t2 = max(i for i, row in enumerate(rows) if row["stream"] == "T2")
+    rows[last_t2]["payload"] = {**rows[last_t2]["payload"], "unknown": 1}
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    copies = _spy(monkeypatch, "copy_rows")
+    chunked = _spy(monkeypatch, "_write_chunk")
+    report = ingest_file(str(path), processes=planners, overlap=True, chunk=20)
+    assert [bad.number for bad in report.bad_lines] == [last_t2 + 1]
+    assert set(report.failed_streams) == {"T2"}
+    good = [h for h, row in zip(hashes, rows, strict=True) if row["stream"] != "T2"]
+    assert report.stored == len(good)
+    assert len(copies) > len(chunked) > 0  # written as planned, undone, written again in chunks
+    assert not Event.objects.filter(stream="T2").exists()
+    assert list(Event.objects.order_by("position").values_list("hash", flat=True)) == good
+    assert IngestRun.objects.get().finished_at is not None and verify_chains().ok
+
+
+@PLANNERS
+def test_an_ingest_killed_while_writing_as_it_plans_leaves_nothing_to_resume(on_postgres, tmp_path, monkeypatch,
+                                                                            planners):
+    path, rows, hashes = _file(tmp_path)
+    real = ingest.copy_rows
+    calls = []
+
+    def dies_on_the_third(batch):
+        if len(calls) == 2:
+            raise KeyboardInterrupt  # as a kill would stop it, its transaction open
+        calls.append(len(batch))
+        real(batch)
+
+    monkeypatch.setattr(ingest, "copy_rows", dies_on_the_third)
+    with pytest.raises(KeyboardInterrupt):
+        ingest_file(str(path), processes=planners, overlap=True, chunk=20)
+    assert calls == [20, 20]
+    assert Event.objects.count() == 0 and not IngestRun.objects.exists() and unfinished_ingests() == []
+    monkeypatch.setattr(ingest, "copy_rows", real)
+    report = ingest_file(str(path), processes=planners, overlap=True, chunk=20)
+    assert report.ok and report.stored == len(rows) and report.already_stored == 0
+    assert list(Event.objects.order_by("position").values_list("hash", flat=True)) == hashes
+
+
+@PLANNERS
+def test_a_stream_appended_to_while_planning_fails_from_there_and_the_rest_is_stored(on_postgres, tmp_path, monkeypatch,
+                                                                                   planners):
+    """Another writer appends to T1 after its head was read for the plan, before this
+    ingest's lock: the transaction written as planned is undone and T1 is refused from
+    its first line, as the two-pass ingest refuses it; the other streams are stored."""
+    path, rows, _ = _file(tmp_path)
+    real = ingest._write_planned
+
+    def another_writer_first(records, chunk, reached):
+        records = iter(records)
+        first = next(records)  # a row from each process: each has planned its first chunk
+
+        def append() -> None:
+            events_append(stream="T1", expected_version=0, events=[table_opened("T1")])
+            connections.close_all()
+
+        writer = threading.Thread(target=append)
+        writer.start()
+        writer.join()
+        return real(itertools.chain([first], records), chunk, reached)
+
+    monkeypatch.setattr(ingest, "_write_planned", another_writer_first)
+    report = ingest_file(str(path), processes=planners, overlap=True, chunk=20)
+    first_t1 = next(i for i, row in enumerate(rows) if row["stream"] == "T1")
+    assert [bad.number for bad in report.bad_lines] == [first_t1 + 1]
+    assert "was appended to since this ingest began" in report.bad_lines[0].reason
+    assert set(report.failed_streams) == {"T1"}
+    assert report.stored == sum(1 for row in rows if row["stream"] != "T1")
+    assert Event.objects.filter(stream="T1").count() == 1
+    assert verify_chains().ok
+
+
+@PLANNERS
+def test_a_planning_process_that_fails_stores_nothing_and_its_error_is_raised(on_postgres, tmp_path, monkeypatch,
+                                                                             planners):
+    path, _, _ = _file(tmp_path)
+    real = ingest._Planner.plan
+    planned = []
+
+    def fails_on_the_second_chunk(self, lines):
+        if planned:
+            raise RuntimeError("the planning process failed")
+        planned.append(True)
+        real(self, lines)
+
+    monkeypatch.setattr(ingest._Planner, "plan", fails_on_the_second_chunk)  # inherited by the forked processes
+    with pytest.raises(RuntimeError, match="the planning process failed"):
+        ingest_file(str(path), processes=planners, overlap=True, chunk=20)
+    assert Event.objects.count() == 0 and not IngestRun.objects.exists()
