@@ -295,11 +295,14 @@ class ApiToken(models.Model):
 
 
 class IngestRun(models.Model):
-    """One ``manage.py ingest`` write pass: made when it starts writing, brought up to
-    date in the transaction of each chunk it commits, finished at its end. A run left
-    unfinished (the process killed, the database gone) has stored whole chunks only, so a
-    stream may be cut short: ``verify`` names the run until a later ingest of the same
-    file finishes it (stored lines are skipped, the rest appended)."""
+    """One ``manage.py ingest`` write pass. Written in chunks (SQLite, a small file, or a
+    file with a bad line): made when it starts writing, brought up to date in the
+    transaction of each chunk it commits, finished at its end; a run left unfinished (the
+    process killed, the database gone) has stored whole chunks only, so a stream may be
+    cut short: ``verify`` names the run until a later ingest of the same file finishes it
+    (stored lines are skipped, the rest appended). Written while it plans (PostgreSQL, a
+    good file): made, finished, in the one transaction that stores the whole file - a
+    run cut short stores nothing and leaves no row."""
 
     file = models.CharField(max_length=1024)
     size = models.BigIntegerField()

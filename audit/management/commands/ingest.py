@@ -51,9 +51,11 @@ class Command(BackOfficeCommand):
             try:
                 report = ingest_file(file, chunk=chunk, progress=written, checked=checked)
             except DatabaseLost as lost:
+                stored = ("nothing was stored (the file is written in one transaction, which was not "
+                          "committed)" if not lost.stored else f"{lost.stored} events were stored in whole chunks")
                 raise CommandError(
-                    f"{file}: the database went away during the ingest ({lost.detail}); {lost.stored} events "
-                    f"were stored in whole chunks - run the same ingest again to complete it", returncode=3,
+                    f"{file}: the database went away during the ingest ({lost.detail}); {stored} - run the same "
+                    "ingest again to complete it", returncode=3,
                 ) from None
         for bad in report.bad_lines:
             self.stderr.write(f"{file}:{bad.number}: {bad.reason}")
