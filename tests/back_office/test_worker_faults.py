@@ -69,11 +69,11 @@ def _findings() -> list[tuple]:
         "fingerprint", "kind", "stream", "round", "bet", "expected", "recorded"))
 
 
-def _wait(condition, what: str, timeout: float = 180) -> None:
+def _wait(condition, what: str, timeout: float = 180, every: float = 0.2) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, what
-        time.sleep(0.2)
+        time.sleep(every)
 
 
 def _day(tables: int, rounds: int) -> list[tuple[str, dict]]:
@@ -114,8 +114,9 @@ def test_a_worker_killed_in_the_middle_of_a_day_the_day_completes_with_a_clean_r
             parent_id = send("tables.tasks.replay_day", DAY.isoformat(), True).get(timeout=120)
             # each worker holds one table at a time (late acks, prefetch 1): when two
             # tables are being replayed at once, the second worker has one of them
+            # (a table of 200 rounds replays in a tenth of a second or so: looked for often)
             _wait(lambda: ReplayRun.objects.filter(parent_id=parent_id, status="running").count() >= 2,
-                  "two tables never ran at once")
+                  "two tables never ran at once", every=0.005)
             second.send_signal(signal.SIGKILL)
             second.wait(timeout=30)
             _wait(lambda: ReplayRun.objects.get(pk=parent_id).status != "running", "the day did not complete", 300)
