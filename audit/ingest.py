@@ -16,7 +16,7 @@ Each write pass keeps a checkpoint (``IngestRun``) in the transactions of its ch
 an ingest that stops while writing (killed, or the database gone: ``DatabaseLost``)
 leaves a record that ``verify`` names until the same file is ingested again.
 
-On PostgreSQL with two planning processes the passes overlap (:func:`_plan_while_writing`):
+On PostgreSQL a file over 4 MB is written as it is planned (:func:`_plan_while_writing`):
 the parent writes the rows as the processes plan them, in file order, in one transaction
 under the append lock, and commits it - rows and finished run together - only once
 every line is checked and every stream found good. A bad line, a stream moved meanwhile
@@ -160,8 +160,9 @@ class _Planner:
     def plan(self, lines: list[Line]) -> None:
         if len(self.seen) >= _SEEN_WINDOW:
             self.write_ids()
-        stored = stored_rows([line.event.id for line in lines],
-                             [line.texts[0] or str(line.event.id).encode() for line in lines])
+        texts = [line.texts[0] or str(line.event.id).encode() for line in lines] \
+            if self.vendor == "postgresql" else None  # PostgreSQL's lookup takes the ids' text
+        stored = stored_rows([line.event.id for line in lines], texts)
         for line in lines:
             state = self.state(line.stream)
             event_id = line.event.id
@@ -586,11 +587,9 @@ def _ingest(path: str, report: IngestReport, chunk: int, progress: Callable[[int
                 if stored:
                     transaction.on_commit(publish)
                 return report
-        elif parts == 1:
-            results = [_plan_part(path, 0, 1, spools[0], now, chunk, principal, checked)]
-            bad = _merge(results, report)
         else:
-            results = _plan_in_processes(path, parts, spools, now, chunk, principal, checked)
+            results = ([_plan_part(path, 0, 1, spools[0], now, chunk, principal, checked)] if parts == 1
+                       else _plan_in_processes(path, parts, spools, now, chunk, principal, checked))
             bad = _merge(results, report)
         if checked is not None:
             checked(report.lines)

@@ -59,15 +59,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "round":
-            text = round_recall(args.package, args.table, args.day, args.number)
-            try:
-                print(text)
-                sys.stdout.flush()
-            except BrokenPipeError:
-                return reader_gone()
-            return 0
-        outcome = verify_package(args.package, previous=args.previous, keys=args.key, edges=args.edges,
-                                 processes=args.jobs)
+            lines: Sequence[str] = [round_recall(args.package, args.table, args.day, args.number)]
+            code = 0
+        else:
+            outcome = verify_package(args.package, previous=args.previous, keys=args.key, edges=args.edges,
+                                     processes=args.jobs)
+            lines, code = [*outcome.summary, *map(str, outcome.disagreements)], outcome.exit_code
     except Unreadable as error:
         print(f"blackjack-audit: cannot read the package: {error}", file=sys.stderr)
         return 2
@@ -78,14 +75,12 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"({type(error).__name__}: {error})", file=sys.stderr)
         return 2
     try:
-        for line in outcome.summary:
+        for line in lines:
             print(line)
-        for disagreement in outcome.disagreements:
-            print(disagreement)
         sys.stdout.flush()  # here, where a reader gone is caught, not at the interpreter's exit
     except BrokenPipeError:
         return reader_gone()
-    return outcome.exit_code
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover - python -m auditor.cli

@@ -222,8 +222,9 @@ def _rendered(spooled: Spooled, name: str, render: Callable[[FoldedStream, IO[st
 def each_stream(spooled: Spooled, render: Callable[[FoldedStream, IO[str]], _Rendered],
                 rules: RuleSet | None = None, *, processes: int | None = None) -> Iterator[tuple[_Rendered, IO[str]]]:
     """Each stream folded and ``render(folded, out)`` called, in the order the streams
-    first appear: what it returns, and what it wrote to ``out``, open to be read (a
-    temporary file, removed when the next stream is asked for). Streams are independent,
+    first appear: what it returns (say, what to write before the file, where that is
+    known only once the file is written), and what it wrote to ``out``, open to be read
+    (a temporary file, removed when the next stream is asked for). Streams are independent,
     so when there are several they are folded and rendered by ``processes`` worker
     processes (default one per processor; forked, where the platform can), a few streams
     ahead of the one handed out; what each holds is a stream's fold, never its report."""

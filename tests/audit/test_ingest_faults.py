@@ -71,24 +71,30 @@ def _copying() -> bool:
         return cursor.fetchone()[0] > 0
 
 
-@pytest.mark.postgres
-@pytest.mark.django_db(transaction=True)
-def test_the_database_gone_while_writing_as_it_plans_stores_nothing_and_a_rerun_stores_all(on_postgres, tmp_path):
-    """A file planned in two processes is written as it is planned, in one transaction
-    committed only when every line is checked: the database gone before that leaves
-    nothing stored and no run to name (no stream is cut short); the rerun stores all."""
-    path = tmp_path / "day.jsonl"
-    total = _device_file(path, rounds=2400)
+def _ingest_cut_off(path, *, writing) -> tuple[str, str, str]:
+    """``manage.py ingest`` of ``path``, its database connections ended once ``writing()``:
+    its output, its errors and their last line, after it exited 3."""
     ingest = _manage("ingest", str(path), "--chunk", "100")
     deadline = time.monotonic() + 240
-    while not _copying():
+    while not writing():
         assert ingest.poll() is None, ingest.communicate()
         assert time.monotonic() < deadline, "the ingest never began writing"
         time.sleep(0.02)
     _terminate_others()
     out, err = ingest.communicate(timeout=120)
     assert ingest.returncode == 3, (out, err)
-    last = err.strip().splitlines()[-1]
+    return out, err, err.strip().splitlines()[-1]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_database_gone_while_writing_as_it_plans_stores_nothing_and_a_rerun_stores_all(on_postgres, tmp_path):
+    """A file over 4 MB is written as it is planned, in one transaction
+    committed only when every line is checked: the database gone before that leaves
+    nothing stored and no run to name (no stream is cut short); the rerun stores all."""
+    path = tmp_path / "day.jsonl"
+    total = _device_file(path, rounds=2400)
+    out, err, last = _ingest_cut_off(path, writing=_copying)
     assert "the database went away during the ingest" in last and "nothing was stored" in last, err
     assert "Traceback" not in err
     assert Event.objects.count() == 0 and not IngestRun.objects.exists()
@@ -116,16 +122,8 @@ def test_the_database_gone_mid_ingest_exits_3_and_a_rerun_completes_it(on_postgr
                               "occurred_at": "2026-01-01T00:00:00Z", "actor": "user:x", "source": "device",
                               "payload": {}}) + "\n")
     t3 = sum(1 for line in path.read_text().splitlines() if json.loads(line)["stream"] == "T3")
-    ingest = _manage("ingest", str(path), "--chunk", "100")
-    deadline = time.monotonic() + 240
-    while not Event.objects.exists():  # the chunked write pass has begun: chunks are committing
-        assert ingest.poll() is None, ingest.communicate()
-        assert time.monotonic() < deadline, "the ingest never began writing"
-        time.sleep(0.05)
-    _terminate_others()
-    out, err = ingest.communicate(timeout=120)
-    assert ingest.returncode == 3, (out, err)
-    last = err.strip().splitlines()[-1]
+    # the chunked write pass has begun once chunks are committing
+    out, err, last = _ingest_cut_off(path, writing=Event.objects.exists)
     assert "the database went away during the ingest" in last and "run the same ingest again" in last, err
     assert "Traceback" not in err
     stored = Event.objects.count()

@@ -1,4 +1,4 @@
-"""PostgreSQL, a file planned in two processes: the rows are written as they are planned,
+"""PostgreSQL, a file planned in child processes: the rows are written as they are planned,
 in one transaction that commits only once every line is checked, and is rolled back -
 the good streams then written from the spools in chunks, as the two-pass ingest writes
 them - when a stream has a bad line, a stream moved meanwhile, or the ingest dies."""

@@ -19,7 +19,7 @@ class Command(BackOfficeCommand):
     exit_codes = {0: "every line stored (or already stored)", 1: "some line or stream was refused (each is named)",
                   2: "the file cannot be read, or the database is not migrated",
                   3: "the database went away during the ingest (a restart, a dropped connection): a file "
-                     "written as it was planned (PostgreSQL, two planning processes) stored nothing; otherwise "
+                     "written as it was planned (PostgreSQL, a file over 4 MB) stored nothing; otherwise "
                      "the chunks committed stay and verify names the unfinished ingest; running the same command "
                      "again completes it (what is stored is skipped, nothing is stored twice)"}
 

@@ -18,9 +18,7 @@ stream at a time, each stream's rounds kept on disk and reported one round at a 
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
-import tempfile
 from collections.abc import Callable
 from functools import partial
 from typing import IO, Any
@@ -85,7 +83,7 @@ class Command(BackOfficeCommand):
         with spooled:
             # one stream at a time (each folded in a worker when there are several): its
             # report rendered a round at a time into a file, copied out, let go
-            render: Callable[[FoldedStream, IO[str]], _Counts]
+            render: Callable[[FoldedStream, IO[str]], _Rendered]
             if options["json"]:
                 render = _json_stream
             elif options["bets"]:
@@ -95,9 +93,10 @@ class Command(BackOfficeCommand):
             streams = rounds = bets = findings = 0
             if options["json"]:
                 self.stdout.write('{\n  "streams": [', ending="")
-            for counts, report in each_stream(spooled, render, rules, processes=options["jobs"]):
+            for (head, *counts), report in each_stream(spooled, render, rules, processes=options["jobs"]):
                 if options["json"]:
-                    self.stdout.write("\n" if not streams else ",\n", ending="")
+                    head = ("\n" if not streams else ",\n") + head
+                self.stdout.write(head, ending="")
                 while chunk := report.read(1 << 16):
                     self.stdout.write(chunk, ending="")
                 streams += 1
@@ -119,11 +118,12 @@ def _positive(text: str) -> int:
     return number
 
 
-# a stream's findings, rounds and bets
-_Counts = tuple[int, int, int]
+# what goes before the stream's report file (its first line, where that counts what
+# the file holds), then the stream's findings, rounds and bets
+_Rendered = tuple[str, int, int, int]
 
 
-def _summary_stream(currencies: dict[str, str], folded: FoldedStream, out: IO[str]) -> _Counts:
+def _summary_stream(currencies: dict[str, str], folded: FoldedStream, out: IO[str]) -> _Rendered:
     """The stream's part of :func:`~tables.engine.report.as_summary` (the command writes
     the total line for all the streams)."""
     bets = recorded = recomputed = 0
@@ -135,26 +135,23 @@ def _summary_stream(currencies: dict[str, str], folded: FoldedStream, out: IO[st
     lines = summary_lines(folded.stream, folded.rules, folded.events, folded.rounds, bets, (recorded, recomputed),
                           folded.findings, currencies.get(folded.stream))
     out.write("\n".join(lines) + "\n")
-    return len(folded.findings), folded.rounds, bets
+    return "", len(folded.findings), folded.rounds, bets
 
 
-def _text_stream(folded: FoldedStream, out: IO[str]) -> _Counts:
+def _text_stream(folded: FoldedStream, out: IO[str]) -> _Rendered:
     """The stream's part of :func:`~tables.engine.report.as_text` (``--bets``). Its first
-    line counts the bets, so the rounds' lines go to a file of their own first."""
+    line counts the bets, known once the rounds are written: it is handed back, to go
+    before them."""
     bets = 0
-    with tempfile.TemporaryFile("w+", encoding="utf-8", newline="") as body:
-        for played in folded.each_round():
-            bets += len(played.bets)
-            body.writelines(line + "\n" for line in round_lines(played))
-        out.write(text_heading(folded.stream, folded.rules, folded.events, folded.rounds, bets,
-                               len(folded.findings)) + "\n")
-        body.seek(0)
-        shutil.copyfileobj(body, out)
+    for played in folded.each_round():
+        bets += len(played.bets)
+        out.writelines(line + "\n" for line in round_lines(played))
     out.writelines(line + "\n" for line in finding_lines(folded.findings))
-    return len(folded.findings), folded.rounds, bets
+    heading = text_heading(folded.stream, folded.rules, folded.events, folded.rounds, bets, len(folded.findings))
+    return heading + "\n", len(folded.findings), folded.rounds, bets
 
 
-def _json_stream(folded: FoldedStream, out: IO[str]) -> _Counts:
+def _json_stream(folded: FoldedStream, out: IO[str]) -> _Rendered:
     """The stream's member of the report's ``streams`` (``as_dict``), as
     ``json.dumps(as_dict(results), indent=2, ensure_ascii=False)`` writes it, a round at a
     time by msgspec (the standard encoder indents in pure Python: seconds a day)."""
@@ -166,7 +163,7 @@ def _json_stream(folded: FoldedStream, out: IO[str]) -> _Counts:
         out.write(("\n" if not number else ",\n") + _indented(round_dict(played), 8))
     out.write(("\n      ]" if folded.rounds else "]") + ',\n      "findings": '
               + _indented([f.as_dict() for f in folded.findings], 6).lstrip() + "\n    }")
-    return len(folded.findings), folded.rounds, bets
+    return "", len(folded.findings), folded.rounds, bets
 
 
 def _indented(value: Any, by: int) -> str:
