@@ -214,9 +214,10 @@ def _quantised_return(shape: Shape, up: int, remaining: Composition, rules: Rule
 
 
 def prepare(rules: RuleSet) -> None:
-    """Work out ahead what every offer of ``rules`` shares, its chart (a strategy
-    analysis: a fifth of a second or more): a process about to fork workers that value
-    offers (the offline auditor) does it once for all of them."""
+    """Work out ahead what every offer of ``rules`` shares, its chart (a preset's is
+    stored; any other rule set's is a strategy analysis, a fifth of a second or more): a
+    process about to fork workers that value offers (the offline auditor) does it once
+    for all of them."""
     if rules.surrender == "cash_out":
         chart_for(rules)
 

@@ -99,9 +99,12 @@ def preset_figures_source(figures: Mapping[str, tuple[float, float]] | None = No
 
 
 def main() -> None:
-    target = Path(__file__).with_name("preset_figures.py")
-    target.write_text(preset_figures_source(), encoding="utf-8")
-    print(f"wrote {target}", file=sys.stderr)
+    from .strategy import preset_charts_source
+
+    for name, source in (("preset_figures.py", preset_figures_source()), ("preset_charts.py", preset_charts_source())):
+        target = Path(__file__).with_name(name)
+        target.write_text(source, encoding="utf-8")
+        print(f"wrote {target}", file=sys.stderr)
 
 
 if __name__ == "__main__":

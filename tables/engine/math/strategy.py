@@ -35,11 +35,13 @@ from functools import lru_cache
 from audit.record.events.fields import HandAction
 
 from ..cards import VALUE
+from ..presets import PRESETS
 from ..rules import RuleSet
 from .composition import remove, shoe
 from .deals import initial_deals
 from .ev import DOUBLE, HIT, SPLIT, STAND, SURRENDER, Position, best
 from .hands import best_total
+from .preset_charts import PRESET_CHARTS
 from .rulesview import PlayRules
 
 UPS = (2, 3, 4, 5, 6, 7, 8, 9, 10, 1)  # chart columns: 2..10, then the ace
@@ -232,9 +234,46 @@ def _fallback(play: PlayRules, up: int, total: int, is_soft: bool) -> dict[str, 
     return position.values(hard, is_soft, 3, 0)
 
 
+@lru_cache(maxsize=32)
 def chart_for(rules: RuleSet) -> Chart:
-    """The rule set's basic-strategy chart (computed once per rule set and process)."""
+    """The rule set's basic-strategy chart: a preset's as stored (:mod:`.preset_charts`),
+    any other rule set's analysed once per process. The analysis is a fifth of a second
+    that every process valuing cash-out offers paid before its first (the offline
+    auditor's workers, the replay); a test analyses every preset again and compares."""
+    stored = PRESET_CHARTS.get(rules.name)
+    if stored is not None and rules == PRESETS.get(rules.name):
+        hard, soft, pairs = (dict(zip(keys, (tuple(row.split()) for row in rows), strict=True))
+                             for keys, rows in zip((HARD_ROWS, SOFT_ROWS, PAIR_ROWS), stored, strict=True))
+        return Chart(rules.name, hard, soft, pairs)
     return analyse(rules).chart
+
+
+def preset_charts_source(charts: Mapping[str, Chart] | None = None) -> str:
+    """The text of :mod:`.preset_charts` for ``charts`` (by preset); by default every
+    preset analysed afresh."""
+    if charts is None:
+        charts = {name: analyse(rules).chart for name, rules in PRESETS.items()}
+    lines = [
+        '"""The presets\' basic-strategy charts, as :func:`tables.engine.math.strategy.analyse`',
+        "gives them. Written by ``python -m tables.engine.math.figures``: do not edit; the tests",
+        'analyse every preset again and compare."""',
+        "",
+        "# preset: (hard 4..21, soft 12..21, pairs 2,2..T,T then A,A), each row its codes",
+        "# against the up cards 2..10 then the ace (strategy.CODES)",
+        "PRESET_CHARTS: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {",
+    ]
+    for name, chart in charts.items():
+        lines.append(f'    "{name}": (')
+        labelled = iter(chart.rows())  # hard, soft, pairs: the sections' order here
+        for keys in (HARD_ROWS, SOFT_ROWS, PAIR_ROWS):
+            lines.append("        (")
+            for _ in keys:
+                label, row = next(labelled)
+                lines.append(f'            "{" ".join(row)}",  # {label}')
+            lines.append("        ),")
+        lines.append("    ),")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
 
 
 class ComputedStrategy:
