@@ -93,19 +93,25 @@ def deal_table(
     several = rules.back_betting or rules.dealer_plays_basic_strategy
     low = rules.min_bet
     high = min(rules.max_bet, max(low, 1) * 20)
+
+    def new_shoe() -> ShoeCursor:
+        nonlocal shoe_no, cut_card
+        shoe_no += 1
+        shoe = Shoe.shuffled(f"{table}-S{shoe_no}", decks=rules.decks, seed=f"{seed}/{shoe_no}")
+        assert shoe.order is not None
+        write("shoe.shuffled", {"shoe": shoe.id, "decks": rules.decks, "method": "rng", "order": list(shoe.order) if order_known else None, "commitment": commitment(shoe.order), "seed": shoe.seed})
+        size = 52 * rules.decks
+        behind = rng.randint(*rules.penetration) if rules.penetration else max(size // 4, 20)
+        cut_card = size - behind
+        write("shoe.cut", {"shoe": shoe.id, "position": 0, "cut_card": cut_card})
+        fresh = ShoeCursor(shoe)
+        for _ in range(shuffle_burns(rules)):
+            write("card.burned", {"shoe": shoe.id, "round": None, "card": fresh.next(), "face": "down", "reason": "after_shuffle"})
+        return fresh
+
     for number in range(1, rounds + 1):
         if cursor is None or cursor.pos >= cut_card:
-            shoe_no += 1
-            shoe = Shoe.shuffled(f"{table}-S{shoe_no}", decks=rules.decks, seed=f"{seed}/{shoe_no}")
-            assert shoe.order is not None
-            write("shoe.shuffled", {"shoe": shoe.id, "decks": rules.decks, "method": "rng", "order": list(shoe.order) if order_known else None, "commitment": commitment(shoe.order), "seed": shoe.seed})
-            size = 52 * rules.decks
-            behind = rng.randint(*rules.penetration) if rules.penetration else max(size // 4, 20)
-            cut_card = size - behind
-            write("shoe.cut", {"shoe": shoe.id, "position": 0, "cut_card": cut_card})
-            cursor = ShoeCursor(shoe)
-            for _ in range(shuffle_burns(rules)):
-                write("card.burned", {"shoe": shoe.id, "round": None, "card": cursor.next(), "face": "down", "reason": "after_shuffle"})
+            cursor = new_shoe()
         stakes = list(carried)
         taken = {s.box for s in stakes}
         for box in range(1, boxes + 1):
@@ -113,7 +119,12 @@ def deal_table(
                 if k == 0 and box in taken:
                     continue
                 stakes.append(Stake(f"r{number}b{box}p{k}", box, rng.randint(low, high), player=f"P{box}{k}"))
-        dealt = deal_round(rules, cursor, number, stakes, seats)
+        while True:
+            try:
+                dealt = deal_round(rules, cursor, number, stakes, seats)
+                break
+            except IndexError:  # the shoe ran out mid-round (one deck, five boxes): dealt again from a new one
+                cursor = new_shoe()
         for kind, payload in dealt.events:
             write(kind, payload)
         settled[number] = dealt.settlements
