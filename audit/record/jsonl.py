@@ -24,9 +24,11 @@ RFC 3339 with an offset (``Z`` or ``+hh:mm``; one without is refused); ``id`` is
   lacks a member of the chain raises :class:`NotChained`.
 
 - :func:`decode_hashed` is :func:`decode_line` for a reader that checks the chain and
-  folds the export form (the offline replay, the regulator's auditor): the envelope with
-  its hash computed once, from the export form, and that form, its id and timestamps
-  taken from the line's text where the line is in the export form already.
+  folds the export form (the offline replay, the regulator's auditor): what the chain's
+  verifier reads of the envelope (:class:`Link`), its hash computed once, and the export
+  form. A line in the export form already (one this codec wrote) is parsed once, its id
+  and moments checked as text and kept as it writes them; any other line is read by the
+  plain decode, so the same lines are refused with the same errors.
 
 Both check the members' forms as the store does (``stream`` a table code, ``actor`` and
 ``source`` identifiers: :func:`.envelope.stream_problem`, :func:`.envelope.label_problem`);
@@ -110,21 +112,9 @@ def decode_fields(text: str | bytes, line: int | None = None) -> Fields:
         raise LineError(line, "line", f"not JSON: {error}") from None
     except RecursionError:
         raise LineError(line, "line", "not JSON this reader can follow: nested too deeply") from None
-    # what the store refuses of an envelope's members, a file is refused for too: an
-    # offline replay must not read an event the store would never have taken. A table's
-    # lines share a few streams, actors and sources: one found good is not looked at again
-    # (the same checks, in the same order, for one not seen yet)
-    if fields.stream not in _GOOD_STREAMS:
-        problem = stream_problem(fields.stream)
-        if problem is not None:
-            raise LineError(line, "stream", problem)
-        _remember(_GOOD_STREAMS, fields.stream)
-    for name, value in (("actor", fields.actor), ("source", fields.source)):
-        if value not in _GOOD_LABELS:
-            problem = label_problem(value)
-            if problem is not None:
-                raise LineError(line, name, problem)
-            _remember(_GOOD_LABELS, value)
+    wrong = _members_problem(fields.stream, fields.actor, fields.source)
+    if wrong is not None:
+        raise LineError(line, *wrong)
     if (fields.recorded_at is None) != (fields.hash is None):
         raise LineError(line, "hash" if fields.hash is None else "recorded_at", "recorded_at and hash come together")
     for name, moment in (("occurred_at", fields.occurred_at), ("recorded_at", fields.recorded_at)):
@@ -135,6 +125,25 @@ def decode_fields(text: str | bytes, line: int | None = None) -> Fields:
             except ValueError as error:
                 raise LineError(line, name, str(error)) from None
     return fields
+
+
+def _members_problem(stream: str, actor: str, source: str) -> tuple[str, str] | None:
+    """(member, what is wrong) of the first of a line's stream, actor and source the store
+    would refuse: an offline replay must not read an event the store would never have
+    taken. A table's lines share a few streams, actors and sources: one found good is not
+    looked at again (the same checks, in the same order, for one not seen yet)."""
+    if stream not in _GOOD_STREAMS:
+        problem = stream_problem(stream)
+        if problem is not None:
+            return "stream", problem
+        _remember(_GOOD_STREAMS, stream)
+    for name, value in (("actor", actor), ("source", source)):
+        if value not in _GOOD_LABELS:
+            problem = label_problem(value)
+            if problem is not None:
+                return name, problem
+            _remember(_GOOD_LABELS, value)
+    return None
 
 
 _GOOD_STREAMS: set[str] = set()
@@ -239,47 +248,149 @@ def export_form(envelope: Envelope, text: str | bytes) -> dict[str, Any]:
     return envelope.as_dict(texts=_texts(text))
 
 
-class _Hashed(Envelope, frozen=True):
-    """An envelope whose hash was computed once, by :func:`decode_hashed`, from the
-    export form its reader wanted anyway: the chain verifier asks for it."""
+class Link(msgspec.Struct, frozen=True):
+    """What the chain's verifier reads of a line :func:`decode_hashed` decoded: the
+    envelope's members but its moments, its id as the export form writes it, and the
+    hash computed once from its content (:class:`.verify.Chained`)."""
 
-    digest: str = ""
+    id: str
+    stream: str
+    version: int
+    position: int | None
+    type: str
+    schema_version: int
+    payload: dict[str, Any]
+    prev_hash: str
+    hash: str
+    digest: str
 
     def computed_hash(self) -> str:
         return self.digest
 
 
-def decode_hashed(text: str | bytes, line: int | None = None) -> tuple[Envelope, dict[str, Any]]:
-    """(:func:`decode_line`'s envelope, its hash computed; its export form), for a
-    reader that checks the chain and folds the export form: the hashed document is the
-    export form without ``hash`` and ``position`` (:mod:`.chain`), so the id and
-    timestamps are made text once for both, or not at all (:func:`export_form`). The
-    document is built first and hashed, then ``hash`` and ``position`` are added to it:
-    the export form, members in ``as_dict``'s order (a test holds the two equal)."""
+class _Exported(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A hash-chained line's members with its id and moments as the text it writes: the
+    one parse of a line in the export form (:func:`decode_hashed`)."""
+
+    id: str
+    stream: str
+    version: _Count
+    type: str
+    schema_version: _Count
+    occurred_at: str
+    recorded_at: str
+    actor: str
+    source: str
+    payload: msgspec.Raw
+    prev_hash: str
+    hash: str
+    position: _Count | None = None
+
+
+_decode_exported = msgspec.json.Decoder(_Exported).decode
+
+
+class _Document(msgspec.Struct):
+    """The hashed document (:mod:`.chain`): its members in the order of their keys, which
+    is the order an encoder writes a struct's fields in, so its JSON is RFC 8785's."""
+
+    actor: str
+    id: str
+    occurred_at: str
+    payload: msgspec.Raw
+    prev_hash: str
+    recorded_at: str
+    schema_version: int
+    source: str
+    stream: str
+    type: str
+    version: int
+
+
+def _hex_id(text: str) -> bool:
+    """Whether an id in the export form's shape (:func:`_export_id`) is 32 hex digits
+    between its dashes: a UUID (whitespace would leave fewer than 16 bytes)."""
+    try:
+        return len(bytes.fromhex(text.replace("-", ""))) == 16
+    except ValueError:
+        return False
+
+
+def _exported_moment(text: str) -> bool:
+    """Whether ``text`` is a moment written as the export form writes it
+    (``YYYY-MM-DDTHH:MM:SS.ffffffZ``, ASCII digits) that the plain decode reads, within
+    the record's range (:data:`.chain.EARLIEST` .. :data:`.chain.LATEST`). Python's
+    ``fromisoformat`` reads more forms than RFC 3339 (week dates, no separators): the
+    places of every separator are pinned first (tests hold this to the plain decode)."""
+    if not (len(text) == 27 and text.isascii() and text[4] == text[7] == "-" and text[10] == "T"
+            and text[13] == text[16] == ":" and text[19] == "." and text[26] == "Z"):
+        return False
+    try:
+        moment = _from_iso(text)
+    except ValueError:
+        return False
+    return EARLIEST <= moment <= LATEST
+
+
+_from_iso = datetime.fromisoformat
+
+
+def _fast(text: str | bytes, line: int | None) -> tuple[Link, dict[str, Any]] | None:
+    """:func:`decode_hashed` of a line in the export form (a line this codec wrote): one
+    parse, its id and moments checked as text and kept as it writes them. None where the
+    line is in another form, or any member would be refused: the plain decode reads it
+    then, and names what is wrong as it always has."""
+    try:
+        fields = _decode_exported(text)
+    except (msgspec.MsgspecError, RecursionError):
+        return None
+    id_text, occurred, recorded = fields.id, fields.occurred_at, fields.recorded_at
+    if not (_export_id(id_text) and _hex_id(id_text) and _exported_moment(occurred) and _exported_moment(recorded)
+            and _members_problem(fields.stream, fields.actor, fields.source) is None):
+        return None
+    try:
+        schema_version, payload, encoded = decode_payload_json(fields.type, fields.schema_version, fields.payload)
+    except PayloadError as error:
+        raise LineError(line, error.field, error.message) from None
+    return _hashed(id_text, fields.stream, fields.version, fields.type, schema_version, occurred, recorded,
+                   fields.actor, fields.source, payload, encoded, fields.prev_hash, fields.hash, fields.position)
+
+
+def _hashed(id_text: str, stream: str, version: int, type_: str, schema_version: int, occurred: str, recorded: str,
+            actor: str, source: str, payload: dict[str, Any], encoded: bytes, prev_hash: str, stored: str,
+            position: int | None) -> tuple[Link, dict[str, Any]]:
+    # the payload's canonical bytes go in as they are: encoded once, by its check
+    digest = hashlib.sha256(canonical_json(_Document(
+        actor, id_text, occurred, msgspec.Raw(encoded), prev_hash, recorded, schema_version, source, stream,
+        type_, version))).hexdigest()
+    event: dict[str, Any] = {
+        "id": id_text, "stream": stream, "version": version, "type": type_, "schema_version": schema_version,
+        "occurred_at": occurred, "recorded_at": recorded, "actor": actor, "source": source, "payload": payload,
+        "prev_hash": prev_hash, "hash": stored,
+    }
+    if position is not None:
+        event["position"] = position
+    return Link(id_text, stream, version, position, type_, schema_version, payload, prev_hash, stored, digest), event
+
+
+def decode_hashed(text: str | bytes, line: int | None = None) -> tuple[Link, dict[str, Any]]:
+    """(the :class:`Link` of :func:`decode_line`'s envelope, its hash computed; its
+    export form), for a reader that checks the chain and folds the export form. The same
+    lines are refused, with the same errors, as :func:`decode_line` refuses; the hashed
+    document is the export form without ``hash`` and ``position`` (:mod:`.chain`), so the
+    id and timestamps are made text once for both, or not at all where the line writes
+    them in the export form (a line this codec wrote: one parse of it, then). The export
+    form's members are in ``as_dict``'s order (a test holds the two equal)."""
+    done = _fast(text, line)
+    if done is not None:
+        return done
     fields, schema_version, payload, encoded = _chained(text, line)
     assert fields.version is not None and fields.recorded_at is not None  # checked above
     assert fields.prev_hash is not None and fields.hash is not None
     texts = _texts(text) or (str(fields.id), format_timestamp(fields.occurred_at),
                              format_timestamp(fields.recorded_at))
-    event: dict[str, Any] = {
-        "id": texts[0], "stream": fields.stream, "version": fields.version, "type": fields.type,
-        "schema_version": schema_version, "occurred_at": texts[1], "recorded_at": texts[2],
-        "actor": fields.actor, "source": fields.source, "payload": msgspec.Raw(encoded),
-        "prev_hash": fields.prev_hash,
-    }
-    # the payload's canonical bytes go in as they are: encoded once, by its check
-    digest = hashlib.sha256(canonical_json(event)).hexdigest()
-    event["payload"] = payload
-    event["hash"] = fields.hash
-    if fields.position is not None:
-        event["position"] = fields.position
-    envelope = _Hashed(
-        id=fields.id, stream=fields.stream, version=fields.version, position=fields.position,
-        type=fields.type, schema_version=schema_version, occurred_at=fields.occurred_at,
-        recorded_at=fields.recorded_at, actor=fields.actor, source=fields.source, payload=payload,
-        prev_hash=fields.prev_hash, hash=fields.hash, digest=digest,
-    )
-    return envelope, event
+    return _hashed(texts[0], fields.stream, fields.version, fields.type, schema_version, texts[1], texts[2],
+                   fields.actor, fields.source, payload, encoded, fields.prev_hash, fields.hash, fields.position)
 
 
 def encode_line(envelope: Envelope) -> bytes:

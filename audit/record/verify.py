@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any, Protocol
 from uuid import UUID
 
 from .chain import GENESIS_HASH
@@ -92,6 +93,31 @@ class Head:
     position: int = 0
 
 
+class Chained(Protocol):
+    """What :meth:`Verifier.check` reads of an event: an :class:`.Envelope`, or the
+    :class:`.jsonl.Link` of a line the codec decoded and hashed (its id the line's text)."""
+
+    @property
+    def id(self) -> UUID | str: ...
+    @property
+    def stream(self) -> str: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def position(self) -> int | None: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def schema_version(self) -> int: ...
+    @property
+    def payload(self) -> dict[str, Any]: ...
+    @property
+    def prev_hash(self) -> str: ...
+    @property
+    def hash(self) -> str: ...
+    def computed_hash(self) -> str: ...
+
+
 @dataclass(slots=True)
 class _Stream:
     version: int
@@ -100,11 +126,11 @@ class _Stream:
     start: int  # the version checking started after
     broken: bool = False
     line: int | None = None
-    last: UUID | None = None  # the id of the last event checked
+    last: UUID | str | None = None  # the id of the last event checked
 
 
 # the first envelope given of a stream -> where that stream's check starts
-Start = Callable[[Envelope], Head]
+Start = Callable[[Chained], Head]
 
 
 class Verifier:
@@ -127,7 +153,7 @@ class Verifier:
         self.problems: list[Problem] = []
         self._streams: dict[str, _Stream] = {}
 
-    def check(self, envelope: Envelope, line: int | None = None) -> Problem | None:
+    def check(self, envelope: Chained, line: int | None = None) -> Problem | None:
         """The envelope's problem, if it has one (it is also kept for the report). One
         method, its checks inline: it runs once per event of the store."""
         self.events += 1
@@ -175,7 +201,7 @@ class Verifier:
             state.position = position
         return None
 
-    def _found(self, state: _Stream, envelope: Envelope, line: int | None, kind: str, detail: str) -> Problem:
+    def _found(self, state: _Stream, envelope: Chained, line: int | None, kind: str, detail: str) -> Problem:
         problem = Problem(envelope.stream, envelope.version, envelope.position, str(envelope.id), kind, detail, line)
         self.problems.append(problem)
         state.broken = True

@@ -14,7 +14,17 @@ import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
 
-from audit.record.jsonl import _export_id, _export_moment, decode_hashed, decode_line, export_form
+from audit.record.jsonl import (
+    LineError,
+    _export_id,
+    _export_moment,
+    _exported_moment,
+    _fast,
+    _hex_id,
+    decode_hashed,
+    decode_line,
+    export_form,
+)
 from auditor import layout
 from auditor.check import verify_package
 
@@ -95,6 +105,92 @@ def test_a_moment_is_taken_as_written_exactly_when_it_is_in_the_export_form(text
     except msgspec.ValidationError:
         return  # not a moment the decoder reads: the check never sees it
     assert _export_moment(text) == (MOMENT_FORM.fullmatch(text) is not None)
+
+
+def _plain(text: bytes) -> tuple[str, dict | None, str | None]:
+    """What the plain decode makes of a line: its error, or its export form and hash."""
+    try:
+        envelope = decode_line(text, 7)
+    except LineError as error:
+        return f"{type(error).__name__}: {error}", None, None
+    return "", envelope.as_dict(), envelope.computed_hash()
+
+
+def _hashed(text: bytes) -> tuple[str, dict | None, str | None]:
+    try:
+        link, event = decode_hashed(text, 7)
+    except LineError as error:
+        return f"{type(error).__name__}: {error}", None, None
+    assert link.hash == event["hash"] and link.stream == event["stream"] and link.version == event["version"]
+    return "", event, link.computed_hash()
+
+
+# lines changed the ways a writer other than this codec, or a forger, might: each read by
+# decode_hashed's one parse or its plain path must come out as the plain decode has it
+_CHANGES = [
+    lambda t: t,
+    lambda t: t.replace(b'"version":', b'"version":0,"x":', 1),
+    lambda t: t.replace(b'"version":', b'"extra":1,"version":', 1),
+    lambda t: t.replace(b'"source":"', b'"source":"Bad Label ', 1),
+    lambda t: t.replace(b'"actor":"', b'"actor":"', 1).replace(b'"actor":"', b'"actor":"-', 1),
+    lambda t: t.replace(b'"stream":"', b'"stream":"no such table ', 1),
+    lambda t: t.replace(b'"schema_version":1', b'"schema_version":99', 1),
+    lambda t: t.replace(b'"schema_version":1', b'"schema_version":"1"', 1),
+    lambda t: t.replace(b'"payload":{', b'"payload":{"unknown":1,', 1),
+    lambda t: t.replace(b'"payload":{', b'"payload": {', 1),
+    lambda t: re.sub(rb'"recorded_at":"[^"]*"', b'"recorded_at":"2026-02-30T10:00:00.000000Z"', t, count=1),
+    lambda t: re.sub(rb'"recorded_at":"[^"]*"', b'"recorded_at":"2026-W48-1T10:00:00.000000Z"', t, count=1),
+    lambda t: re.sub(rb'"occurred_at":"[^"]*"', b'"occurred_at":"1899-12-31T23:59:59.999999Z"', t, count=1),
+    lambda t: re.sub(rb'"occurred_at":"([^"]*)Z"', rb'"occurred_at":"\1+00:00"', t, count=1),
+    lambda t: re.sub(rb'"occurred_at":"([^"]*)Z"', rb'"occurred_at":"\1"', t, count=1),
+    lambda t: re.sub(rb'"id":"([0-9a-f-]*)"', lambda m: b'"id":"' + m.group(1).upper() + b'"', t, count=1),
+    lambda t: re.sub(rb'"id":"([0-9a-f-]*)"', lambda m: b'"id":"' + m.group(1).replace(b"-", b"") + b'"', t, count=1),
+    lambda t: re.sub(rb'"id":"([0-9a-f-]*)"', lambda m: b'"id":"' + m.group(1)[:-1] + b'g"', t, count=1),
+    lambda t: re.sub(rb'"hash":"[^"]*",', b"", t, count=1),
+    lambda t: re.sub(rb',"prev_hash":"[^"]*"', b"", t, count=1),
+    lambda t: t[:-5],
+]
+
+
+def test_decode_hashed_refuses_and_reads_every_line_as_the_plain_decode_does() -> None:
+    """The one parse of a line in the export form, or the plain path for any other:
+    the same error for a line refused, the same export form and hash for one read."""
+    lines = _lines()
+    read = refused = 0
+    for text in lines[:40] + lines[-40:]:
+        assert _fast(text, 7) is not None  # a line this codec wrote takes the one parse
+        for change in _CHANGES:
+            changed = change(text.rstrip(b"\n"))
+            plain = _plain(changed)
+            assert _hashed(changed) == plain, changed
+            read, refused = read + (not plain[0]), refused + bool(plain[0])
+    assert read > 80 * 4 and refused > 80 * 10  # both paths, both outcomes
+
+
+@given(st.text(alphabet="0123456789abcdefABCDEF-g x", min_size=34, max_size=38))
+def test_an_id_passes_the_one_parse_exactly_when_it_is_a_uuid_in_the_export_form(text: str) -> None:
+    assert (_export_id(text) and _hex_id(text)) == (ID_FORM.fullmatch(text) is not None)
+
+
+def _moment_texts() -> st.SearchStrategy[str]:
+    """The export form's moments, valid or not, and texts of its length and shape."""
+    digits = st.text(alphabet="0123456789", min_size=1, max_size=1)
+    free = st.text(alphabet="0123456789-:.TZWtz +\u0663", min_size=27, max_size=27)
+    shaped = st.builds(lambda cs: "{}{}{}{}-{}{}-{}{}T{}{}:{}{}:{}{}.{}{}{}{}{}{}Z".format(*cs),
+                       st.lists(digits, min_size=20, max_size=20))
+    return st.one_of(free, shaped, _moments())
+
+
+@given(_moment_texts())
+def test_a_moment_passes_the_one_parse_exactly_when_the_plain_decode_reads_it_in_the_export_form(text: str) -> None:
+    try:
+        value = _Aware.decode(msgspec.json.encode(text))
+    except msgspec.ValidationError:
+        value = None
+    in_form = MOMENT_FORM.fullmatch(text) is not None and value is not None
+    expected = in_form and datetime(1900, 1, 1, tzinfo=UTC) <= value <= datetime(9998, 12, 31, 23, 59, 59, 999999,
+                                                                                   tzinfo=UTC)
+    assert _exported_moment(text) == expected
 
 
 def test_tables_fanned_out_give_the_same_outcome_as_one_process(tmp_path: Path) -> None:
