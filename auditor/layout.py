@@ -143,16 +143,15 @@ class Package:
             return stream.read()
 
     def lines(self, name: str) -> Iterator[bytes]:
-        """The lines of a gzip member, decompressed as they are read (a block at a time:
-        gzip's line reader costs more than the rest of reading; its checks of the CRC
-        and length are the same)."""
+        """The lines of a gzip member, each without its newline, decompressed as they are
+        read (a block at a time: gzip's line reader costs more than the rest of reading;
+        its checks of the CRC and length are the same)."""
         with self.open(name) as raw, gzip.GzipFile(fileobj=raw, mode="rb") as source:
             rest = b""
             while block := source.read(_BLOCK):
                 lines = (rest + block).split(b"\n")
                 rest = lines.pop()
-                for line in lines:
-                    yield line + b"\n"
+                yield from lines
             if rest:
                 yield rest
 

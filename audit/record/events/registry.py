@@ -171,14 +171,22 @@ def decode_payload_json(
     event_type = _event_type(type_name)
     version = event_type.version if schema_version is None else schema_version
     schema = _schema(event_type, type_name, version)
+    decode = _DECODERS.get(schema)
+    if decode is None:
+        decode = _DECODERS[schema] = msgspec.json.Decoder(schema).decode
     try:
-        value = msgspec.json.decode(raw, type=schema)
+        value = decode(raw)
     except msgspec.ValidationError as error:
         raise explain(error) from None
     except msgspec.DecodeError as error:
         raise PayloadError("payload", f"not JSON: {error}") from None
     normal, encoded = _encoded(value)
     return version, normal, encoded
+
+
+# each schema's JSON decoder, made once (the same strict decoding): msgspec.json.decode(raw,
+# type=schema) finds the type's decoder again on every call, a third of a payload's decode
+_DECODERS: dict[type[msgspec.Struct], Callable[[bytes | msgspec.Raw], msgspec.Struct]] = {}
 
 
 def _schema(event_type: EventType, type_name: str, version: object) -> type[msgspec.Struct]:
