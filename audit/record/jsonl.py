@@ -292,7 +292,8 @@ _decode_exported = msgspec.json.Decoder(_Exported).decode
 
 class _Document(msgspec.Struct):
     """The hashed document (:mod:`.chain`): its members in the order of their keys, which
-    is the order an encoder writes a struct's fields in, so its JSON is RFC 8785's."""
+    is the order an encoder writes a struct's fields in, so its JSON is RFC 8785's (and
+    the encoder need not sort them: :data:`_encode_document`)."""
 
     actor: str
     id: str
@@ -307,13 +308,15 @@ class _Document(msgspec.Struct):
     version: int
 
 
+assert list(_Document.__struct_fields__) == sorted(_Document.__struct_fields__)
+_encode_document = msgspec.json.Encoder().encode
+
+
 def _hex_id(text: str) -> bool:
-    """Whether an id in the export form's shape (:func:`_export_id`) is 32 hex digits
-    between its dashes: a UUID (whitespace would leave fewer than 16 bytes)."""
-    try:
-        return len(bytes.fromhex(text.replace("-", ""))) == 16
-    except ValueError:
-        return False
+    """Whether an id in the export form's shape (:func:`_export_id`: 36 characters, its
+    four dashes in their places, lower case) is a UUID: its other 32 characters hex digits
+    (nothing is left once they and the dashes are stripped, and there are no more dashes)."""
+    return not text.strip("0123456789abcdef-") and text.count("-") == 4
 
 
 def _exported_moment(text: str) -> bool:
@@ -360,7 +363,7 @@ def _hashed(id_text: str, stream: str, version: int, type_: str, schema_version:
             actor: str, source: str, payload: dict[str, Any], encoded: bytes, prev_hash: str, stored: str,
             position: int | None) -> tuple[Link, dict[str, Any]]:
     # the payload's canonical bytes go in as they are: encoded once, by its check
-    digest = hashlib.sha256(canonical_json(_Document(
+    digest = hashlib.sha256(_encode_document(_Document(
         actor, id_text, occurred, msgspec.Raw(encoded), prev_hash, recorded, schema_version, source, stream,
         type_, version))).hexdigest()
     event: dict[str, Any] = {
