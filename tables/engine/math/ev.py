@@ -118,7 +118,9 @@ class Position:
         self.stand_by_total = _stand_table(odds)
         self._after: dict[int, list[float]] = {}
         self.natural_in_split = float(play.natural_pays) * (1.0 - odds[NATURAL])
-        self._hs: dict[int, tuple[list[float], list[float], list[float], list[float]]] = {}
+        # per policy: (value, hit value) by hard total without and with an ace, and the
+        # lowest total worked out so far (:meth:`_hit_stand`)
+        self._hs: dict[int, tuple[list[float], list[float], list[float], list[float], list[int]]] = {}
         self._split: dict[tuple[int, int], float] = {}
 
     def stand_after(self, card: int) -> list[float]:
@@ -151,17 +153,24 @@ class Position:
         return legal_actions(self.play, self.up, hard, ace, ncards, pair, after_split=after_split)
 
     # -- hit and stand --------------------------------------------------------------
-    def _hit_stand(self, policy: Policy | None) -> tuple[list[float], list[float], list[float], list[float]]:
+    def _hit_stand(self, policy: Policy | None,
+                   down_to: int = 2) -> tuple[list[float], list[float], list[float], list[float]]:
         """(value, hit value) by hard total, for hands without and with an ace, when
-        the hand may only hit or stand from here on."""
+        the hand may only hit or stand from here on: worked out from 21 down to
+        ``down_to`` at least (a total's row reads only the rows above it, so a position
+        asked of one hand - a cash-out offer - works out only the totals that hand can
+        reach; the rows are the same floats however far down they were first asked)."""
         key = id(policy) if policy is not None else 0
-        cached = self._hs.get(key)
-        if cached is not None:
-            return cached
+        rows = self._hs.get(key)
+        if rows is None:
+            rows = self._hs[key] = ([-1.0] * 32, [-1.0] * 32, [-1.0] * 32, [-1.0] * 32, [22])
+        lowest = rows[4][0]
+        if lowest <= down_to:
+            return rows[0], rows[1], rows[2], rows[3]
         q, stand = self.q, self.stand_by_total
-        value = ([-1.0] * 32, [-1.0] * 32)
-        hitv = ([-1.0] * 32, [-1.0] * 32)
-        for hard in range(21, 1, -1):
+        value = (rows[0], rows[1])
+        hitv = (rows[2], rows[3])
+        for hard in range(lowest - 1, max(down_to, 2) - 1, -1):
             for ace in (1, 0):
                 h = 0.0
                 for i in range(10):
@@ -173,9 +182,8 @@ class Position:
                 best, soft = best_total(hard, bool(ace))
                 value[ace][hard] = self._hit_or_stand(stand[best], h, best, hard, soft, policy)
                 hitv[ace][hard] = h
-        result = (value[0], value[1], hitv[0], hitv[1])
-        self._hs[key] = result
-        return result
+        rows[4][0] = max(down_to, 2)
+        return rows[0], rows[1], rows[2], rows[3]
 
     def stand(self, hard: int, ace: bool) -> float:
         return self.stand_by_total[best_total(hard, ace)[0]] if hard <= 21 else -1.0
@@ -184,7 +192,7 @@ class Position:
         """Take a card, then play on (optimally, or by ``policy``). With
         ``exact_next_card`` the stand after that card is valued against the dealer's
         odds without it; later cards use the fixed composition."""
-        table = self._hit_stand(policy)
+        table = self._hit_stand(policy, hard)
         if not self.exact_next_card:
             return table[3 if ace else 2][hard]
         total = 0.0
@@ -218,7 +226,7 @@ class Position:
         """A hand of 3+ cards (or one that may only hit or stand): its value."""
         if hard > 21:
             return -1.0
-        table = self._hit_stand(policy)
+        table = self._hit_stand(policy, hard)
         return table[1 if ace else 0][hard]
 
     def double(self, hard: int, ace: bool) -> float:

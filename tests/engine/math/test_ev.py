@@ -1,9 +1,12 @@
 """Values of single hands against Wizard of Odds appendix 9, and the laws they obey."""
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from tables.engine.math.composition import remove, shoe
 from tables.engine.math.ev import Position
 from tables.engine.math.rulesview import PlayRules
+from tables.engine.presets import PRESETS
 from tables.engine.rules import RuleSet
 
 SIX_ENHC_H17 = RuleSet(name="6d-enhc", decks=6, hole_card="none", dealer_hits_soft_17=True,
@@ -62,3 +65,26 @@ def test_resplitting_is_worth_something_for_eights() -> None:
     once = Position(PlayRules.of(RuleSet(name="a", decks=6, max_split_hands=2)), 6, comp).split(8)
     four = Position(PlayRules.of(RuleSet(name="b", decks=6, max_split_hands=4)), 6, comp).split(8)
     assert four > once
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(sorted(PRESETS)), st.integers(1, 10), st.lists(st.integers(0, 12), min_size=10, max_size=10),
+       st.lists(st.tuples(st.integers(2, 21), st.booleans(), st.booleans()), min_size=1, max_size=12))
+def test_a_positions_hit_and_stand_rows_are_the_same_floats_whatever_totals_are_asked_first(
+        name: str, up: int, counts: list[int], asks: list[tuple[int, bool, bool]]) -> None:
+    """The rows are worked out only down to the lowest total asked so far: asked in any
+    order, each value is the float the whole table (worked out to 2 at once) gives."""
+    assume(sum(counts) > 0)
+    rules = PlayRules.of(PRESETS[name])
+    comp = tuple(counts)
+    whole = Position(rules, up, comp)
+    whole._hit_stand(None, 2)
+    lazy = Position(rules, up, comp)
+    for hard, ace, hitting in asks:
+        if hitting:
+            assert lazy.hit(hard, ace) == whole.hit(hard, ace)
+        else:
+            assert lazy.play_on(hard, ace) == whole.play_on(hard, ace)
+    lowest = min(hard for hard, _, _ in asks)
+    for lazy_row, whole_row in zip(lazy._hs[0][:4], whole._hs[0][:4], strict=True):
+        assert lazy_row[lowest:22] == whole_row[lowest:22]
