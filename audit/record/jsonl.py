@@ -312,11 +312,12 @@ assert list(_Document.__struct_fields__) == sorted(_Document.__struct_fields__)
 _encode_document = msgspec.json.Encoder().encode
 
 
-def _hex_id(text: str) -> bool:
-    """Whether an id in the export form's shape (:func:`_export_id`: 36 characters, its
-    four dashes in their places, lower case) is a UUID: its other 32 characters hex digits
-    (nothing is left once they and the dashes are stripped, and there are no more dashes)."""
-    return not text.strip("0123456789abcdef-") and text.count("-") == 4
+def _uuid_text(text: str) -> bool:
+    """Whether ``text`` is a UUID as the export form writes it, lower-case 8-4-4-4-12:
+    36 characters, nothing left once lower-case hex digits and dashes are stripped, four
+    dashes and each in its place."""
+    return (len(text) == 36 and not text.strip("0123456789abcdef-") and text.count("-") == 4
+            and text[8] == text[13] == text[18] == text[23] == "-")
 
 
 def _exported_moment(text: str) -> bool:
@@ -338,6 +339,20 @@ def _exported_moment(text: str) -> bool:
 _from_iso = datetime.fromisoformat
 
 
+def _recorded(text: str) -> bool:
+    """:func:`_exported_moment` of a ``recorded_at``, remembered when good: a batch of
+    events shares one."""
+    if text in _GOOD_MOMENTS:
+        return True
+    if not _exported_moment(text):
+        return False
+    _remember(_GOOD_MOMENTS, text)
+    return True
+
+
+_GOOD_MOMENTS: set[str] = set()
+
+
 def _fast(text: str | bytes, line: int | None) -> tuple[Link, dict[str, Any]] | None:
     """:func:`decode_hashed` of a line in the export form (a line this codec wrote): one
     parse, its id and moments checked as text and kept as it writes them. None where the
@@ -348,15 +363,18 @@ def _fast(text: str | bytes, line: int | None) -> tuple[Link, dict[str, Any]] | 
     except (msgspec.MsgspecError, RecursionError):
         return None
     id_text, occurred, recorded = fields.id, fields.occurred_at, fields.recorded_at
-    if not (_export_id(id_text) and _hex_id(id_text) and _exported_moment(occurred) and _exported_moment(recorded)
-            and _members_problem(fields.stream, fields.actor, fields.source) is None):
+    if not (_uuid_text(id_text) and _recorded(recorded) and _exported_moment(occurred)):
+        return None
+    stream, actor, source = fields.stream, fields.actor, fields.source
+    if not (stream in _GOOD_STREAMS and actor in _GOOD_LABELS and source in _GOOD_LABELS) \
+            and _members_problem(stream, actor, source) is not None:
         return None
     try:
         schema_version, payload, encoded = decode_payload_json(fields.type, fields.schema_version, fields.payload)
     except PayloadError as error:
         raise LineError(line, error.field, error.message) from None
-    return _hashed(id_text, fields.stream, fields.version, fields.type, schema_version, occurred, recorded,
-                   fields.actor, fields.source, payload, encoded, fields.prev_hash, fields.hash, fields.position)
+    return _hashed(id_text, stream, fields.version, fields.type, schema_version, occurred, recorded,
+                   actor, source, payload, encoded, fields.prev_hash, fields.hash, fields.position)
 
 
 def _hashed(id_text: str, stream: str, version: int, type_: str, schema_version: int, occurred: str, recorded: str,
