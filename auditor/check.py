@@ -257,6 +257,7 @@ class _Check:
         last = None
         line = 0
         rule_sets = self.manifest.get("rule_sets") or {}
+        check, add = verifier.check, audit.add  # once per line: held in locals
         try:
             for line, text in enumerate(self.package.lines(file), start=1):
                 envelope, event = decode_hashed(text, line)
@@ -264,19 +265,20 @@ class _Check:
                     self.disagree("events", "an event of another stream", file=file, line=line, stream=name,
                                   version=envelope.version, expected=name, found=envelope.stream)
                     return None
-                problem = verifier.check(envelope, line)
+                problem = check(envelope, line)
                 if problem is not None:
                     self.disagree("chain", f"{problem.kind}: {problem.detail}", file=file, line=line, stream=name,
                                   version=problem.version)
-                if envelope.type == "table.opened":
+                kind = envelope.type
+                if kind == "table.opened":
                     entry = rule_set_entry(event["payload"]["ruleset"], event["payload"].get("rules") or {})
                     stated = rule_sets.get(rule_set_key(entry))
                     if stated is None or stated.get("hash") != entry["hash"]:
                         self.disagree("rule_sets", "the table opened with a rule set the manifest does not list",
                                       file=file, line=line, stream=name, version=envelope.version,
                                       expected=rule_set_key(entry), found=", ".join(sorted(rule_sets)) or "none")
-                audit.add(event)
-                counts[envelope.type] = counts.get(envelope.type, 0) + 1
+                add(event)
+                counts[kind] = counts.get(kind, 0) + 1
                 last = envelope
         except LineError as error:
             self.disagree("events", f"not an event: {error.reason}", file=file, line=error.line, stream=name)
