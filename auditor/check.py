@@ -38,7 +38,6 @@ import json
 import multiprocessing
 import os
 import tempfile
-import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -283,9 +282,9 @@ class _Check:
         except LineError as error:
             self.disagree("events", f"not an event: {error.reason}", file=file, line=error.line, stream=name)
             return None
-        except (OSError, EOFError, zlib.error) as error:  # gzip's CRC and length checks, a cut file
-            self.disagree("events", f"the file cannot be decompressed ({error})", file=file, line=line or None,
-                          stream=name)
+        except layout.CorruptFile as error:  # gzip's CRC and length checks, a cut file
+            self.disagree("events", f"the file cannot be decompressed ({error.reason})", file=file,
+                          line=line or None, stream=name)
             return None
         for problem in verifier.finish().problems:
             if problem.kind == "truncated":
