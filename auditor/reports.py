@@ -19,6 +19,7 @@ House results are in minor units, positive when the house won.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import hashlib
 import json
 import shutil
@@ -270,6 +271,10 @@ class StreamAudit:
             if sink is not None and len(out.rounds) >= _ROWS:
                 sink(out.rounds)
                 out.rounds = []
+                # each round thawed from the shelf is garbage with cycles once its row is
+                # made, and bulk work collects the young only every 100,000 allocations:
+                # 1,500 rounds of a table held 3.7 MiB of them at the peak (2.1 of 300)
+                gc.collect(0)
             if where.day is not None:
                 replayed[where.day] = replayed.get(where.day, 0) + recomputed
                 if not played.voided:
