@@ -497,30 +497,29 @@ class _Handoff:
     def __init__(self) -> None:
         self.queue: queue.Queue[Any] = queue.Queue(maxsize=16)
         self.bad: set[str] | None = None  # the streams with a bad line; None: planning failed
-        self.ended = threading.Event()
+        self.read = False  # (the writer's own) every record read
 
     def put(self, records: list) -> None:
         self.queue.put(records)
 
     def end(self, bad: set[str] | None) -> None:
-        self.bad = bad
+        self.bad = bad  # before the end is queued: the writer reads it after the end
         self.queue.put(self._END)
 
     def records(self) -> Iterator[list]:
         while (records := self.queue.get()) is not self._END:
             yield from records
-        self.ended.set()
+        self.read = True
 
     def outcome(self) -> set[str]:
         """Once every record is read: the streams with a bad line (``_Undo`` when
         planning failed: nothing is to be committed)."""
-        self.ended.wait()
         if self.bad is None:
             raise _Undo
         return self.bad
 
     def drain(self) -> None:
-        if not self.ended.is_set():
+        if not self.read:
             for _ in self.records():
                 pass
 
