@@ -19,7 +19,9 @@ leaves a record that ``verify`` names until the same file is ingested again.
 On PostgreSQL a file over 4 MB is written as it is planned (:func:`_plan_while_writing`):
 the parent writes the rows as the processes plan them, in file order, in one transaction
 under the append lock, and commits it - rows and finished run together - only once
-every line is checked and every stream found good. A bad line, a stream moved meanwhile
+every line is checked and every stream found good. A file of 16 MB or less is planned in
+this process instead, and a thread of it writes (:func:`_plan_beside_writer`): the same
+transaction, without a process to start. A bad line, a stream moved meanwhile
 or a row the database refuses rolls it back, and the good streams are written from the
 spools as above; an ingest killed before the commit has stored nothing.
 
@@ -43,8 +45,10 @@ import getpass
 import heapq
 import multiprocessing
 import os
+import queue
 import struct
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
@@ -84,6 +88,20 @@ _END = 0xFFFFFFFF
 _ID = struct.Struct("<16sQ")  # an id, and its line << 32 | its stream's index
 # the ids a planning process holds in memory before it writes them out (~6 MiB)
 _SEEN_WINDOW = 50_000
+# lines a chunk (planned, then a COPY) when a thread writes beside the planner
+# (:func:`_plan_beside_writer`): the server writes each piece while the next is planned,
+# and what it has left when planning ends - its tail - is one piece (a live round's
+# 14,324 events: 0.30-0.31 s of ingest in pieces of 1,000, 0.35-0.39 in 2,000, 0.33-0.39
+# in 5,000, alternating; the lookup of stored ids is one query a piece)
+_PIECE = 1000
+# the largest file planned in this process beside a writing thread when ``processes`` is
+# not given; a larger one is planned in a child process beside this one's writing. The
+# thread's start costs nothing, the process's about 0.05-0.1 s (the fork, its connection,
+# its cold caches: the live round's 7.9 MB, 0.30 s against 0.38-0.50); but the planner and
+# the writer's Python share one interpreter, which cost the 12-table day (369,514 events)
+# about 3 us an event: 9.76 s against 8.60, under load. Between, not measured: the two
+# put the crossover near 25,000 events; 16 MB is about twice the live round's file
+_HERE_MAX = 16 * 2**20
 
 
 @dataclass
@@ -117,8 +135,13 @@ class _Planner:
     written as bytes (the record core's ``document_digest``, the simulator's writer's
     too) - the same hash ``chain_row`` gives, at a fraction of its cost."""
 
-    def __init__(self, spool: IO[bytes], report: IngestReport, now: datetime, principal: str, runs: str) -> None:
+    def __init__(self, spool: IO[bytes], report: IngestReport, now: datetime, principal: str, runs: str,
+                 handoff: Callable[[list], None] | None = None) -> None:
         self.spool, self.report, self.now, self.principal = spool, report, now, principal
+        # a writer beside the planner (:func:`_plan_beside_writer`): it is handed the
+        # records the spool gets, each chunk's as it is planned
+        self.handoff = handoff
+        self.planned: list[tuple[int, str, int, object]] = []
         # where the windows of ids go (``runs`` + ".0", ".1", ...)
         self.runs = runs
         self.run_files: list[str] = []
@@ -237,9 +260,18 @@ class _Planner:
             row = sqlite_values(
                 event.id.hex, line.stream, version, event.type, event.schema_version, occurred, recorded,
                 event.actor, event.source, event.payload, prev.decode(), digest, self.principal, seal)
-        frame = self.encode((line.number, line.stream, version, row))
+        record = (line.number, line.stream, version, row)
+        frame = self.encode(record)
         self.spool.write(_FRAME.pack(len(frame)))
         self.spool.write(frame)
+        if self.handoff is not None:
+            self.planned.append(record)
+
+    def hand_off(self) -> None:
+        """What is planned and not handed to the writer yet (at the end of a chunk)."""
+        if self.handoff is not None and self.planned:
+            self.handoff(self.planned)
+            self.planned = []
 
 
 def _spooled(spool: IO[bytes]):
@@ -334,7 +366,8 @@ def _reached(number: int) -> None:
 
 
 def _plan_part(path: str, part: int, parts: int, spool_path: str, now: datetime, chunk: int,
-               principal: str, checked: Callable[[int], None] | None = None) -> _Part:
+               principal: str, checked: Callable[[int], None] | None = None,
+               handoff: Callable[[list], None] | None = None) -> _Part:
     report = IngestReport()
     # every process reads every line (and plans its own), so the first one's place is
     # the whole planning's
@@ -342,7 +375,7 @@ def _plan_part(path: str, part: int, parts: int, spool_path: str, now: datetime,
     # a large buffer, flushed after each chunk planned: a parent that writes while the
     # processes plan (:func:`_plan_while_writing`) reads the spool as it grows
     with open(spool_path, "wb", buffering=1 << 20) as spool:
-        planner = _Planner(spool, report, now, principal, spool_path + ".ids")
+        planner = _Planner(spool, report, now, principal, spool_path + ".ids", handoff)
         with open(path, "rb") as source:
             buffer: list[Line] = []
             router = _Router(parts)
@@ -358,9 +391,11 @@ def _plan_part(path: str, part: int, parts: int, spool_path: str, now: datetime,
                     planner.bad(number, str(error), stream_of(text))
                 if len(buffer) >= chunk:
                     planner.plan(buffer)
+                    planner.hand_off()
                     spool.flush()
                     buffer = []
             planner.plan(buffer)
+            planner.hand_off()
         spool.write(_FRAME.pack(_END))
     if parts > 1 or planner.run_files:
         # the ids, sorted, for the parent to find one planned by two processes or in two windows
@@ -422,24 +457,112 @@ def _plan_while_writing(path: str, parts: int, spools: list[str], now: datetime,
         with context.Pool(parts) as pool:
             pending = pool.starmap_async(_plan_part, [(path, k, parts, spools[k], now, chunk, principal)
                                                       for k in range(parts)])
+            records = heapq.merge(*(_followed(spool, pending.ready) for spool in spools), key=lambda r: r[0])
             try:
-                with transaction.atomic():
-                    started = datetime.now(UTC)
-                    records = heapq.merge(*(_followed(spool, pending.ready) for spool in spools),
-                                          key=lambda r: r[0])
-                    stored, line = _write_planned(records, chunk, lambda: checked(_REACHED.value) if checked else None)
-                    bad = planned()
-                    if bad:
-                        raise _Undo
-                    run = IngestRun.objects.create(file=os.path.abspath(path), size=os.path.getsize(path),
-                                                   principal=principal, started_at=started, stored=stored, line=line)
-                    _finished(run)
+                stored = _write_whole(path, principal, records, chunk, planned,
+                                      lambda: checked(_REACHED.value) if checked else None)
             except (_Undo, _Moved, _Unfinished, IntegrityError):
                 # _Unfinished: a planning process failed; pending.get() raises its error
                 return planned(), None
-            return bad, stored
+            return planned(), stored
     finally:
         _REACHED = None
+
+
+def _write_whole(path: str, principal: str, records: Iterable[list], chunk: int, planned: Callable[[], set[str]],
+                 reached: Callable[[], None]) -> int:
+    """The transaction written as planned: every planned row (:func:`_write_planned`),
+    then - ``planned()``: the streams with a bad line, once planning is over - the
+    finished run, committed with them; ``_Undo`` (rolled back) when a stream is bad.
+    Returns the rows stored."""
+    with transaction.atomic():
+        started = datetime.now(UTC)
+        stored, line = _write_planned(records, chunk, reached)
+        if planned():
+            raise _Undo
+        run = IngestRun.objects.create(file=os.path.abspath(path), size=os.path.getsize(path),
+                                       principal=principal, started_at=started, stored=stored, line=line)
+        _finished(run)
+    return stored
+
+
+class _Handoff:
+    """The planned records from the planning thread to the writing one, a piece at a
+    time, then how planning ended. Bounded: a writer that falls behind holds the planner
+    back, so memory stays flat; a writer that fails reads on to the end (:meth:`drain`),
+    so the planner is never left waiting."""
+
+    _END = object()
+
+    def __init__(self) -> None:
+        self.queue: queue.Queue[Any] = queue.Queue(maxsize=16)
+        self.bad: set[str] | None = None  # the streams with a bad line; None: planning failed
+        self.read = False  # (the writer's own) every record read
+
+    def put(self, records: list) -> None:
+        self.queue.put(records)
+
+    def end(self, bad: set[str] | None) -> None:
+        self.bad = bad  # before the end is queued: the writer reads it after the end
+        self.queue.put(self._END)
+
+    def records(self) -> Iterator[list]:
+        while (records := self.queue.get()) is not self._END:
+            yield from records
+        self.read = True
+
+    def outcome(self) -> set[str]:
+        """Once every record is read: the streams with a bad line (``_Undo`` when
+        planning failed: nothing is to be committed)."""
+        if self.bad is None:
+            raise _Undo
+        return self.bad
+
+    def drain(self) -> None:
+        if not self.read:
+            for _ in self.records():
+                pass
+
+
+def _plan_beside_writer(path: str, spool: str, now: datetime, chunk: int, principal: str,
+                        checked: Callable[[int], None] | None, report: IngestReport) -> tuple[set[str], int | None]:
+    """:func:`_plan_while_writing` with one planner: this process plans (no process to
+    start, the caches warm, its connection for the lookups) and a thread writes, on a
+    connection of its own, the records handed to it as they are planned, ``_PIECE``
+    lines a chunk. The writer's Python is small - it waits on the server, without the GIL - so
+    the planner and the server's COPY run side by side on two cores. The same
+    transaction, committed or rolled back as there; the spool is written too, for the
+    chunked write that follows a rollback."""
+    handoff = _Handoff()
+    written: dict[str, Any] = {}
+    piece = min(chunk, _PIECE)
+
+    def write() -> None:
+        try:
+            written["stored"] = _write_whole(path, principal, handoff.records(), piece, handoff.outcome,
+                                             lambda: None)
+        except (_Undo, _Moved, IntegrityError):
+            written["stored"] = None
+        except BaseException as error:  # noqa: BLE001 - raised again in the planning thread
+            written["error"] = error
+        finally:
+            handoff.drain()
+            connection.close()  # this thread's own
+
+    writer = threading.Thread(target=write, name="ingest-writer")
+    writer.start()
+    try:
+        part = _plan_part(path, 0, 1, spool, now, piece, principal, checked, handoff.put)
+        bad = _merge([part], report)
+    except BaseException:
+        handoff.end(None)
+        writer.join()
+        raise
+    handoff.end(bad)
+    writer.join()
+    if "error" in written:
+        raise written["error"]
+    return bad, written["stored"]
 
 
 def _write_planned(records: Iterable[list], chunk: int, reached: Callable[[], None]) -> tuple[int, int]:
@@ -519,14 +642,17 @@ def ingest_file(
     now: datetime | None = None, processes: int | None = None, checked: Callable[[int], None] | None = None,
     principal: str | None = None, overlap: bool | None = None,
 ) -> IngestReport:
-    """Ingest ``path``. On PostgreSQL a file over 4 MB is planned in child processes while
-    this one writes (``overlap``; :func:`_plan_while_writing`): one planning process on a
+    """Ingest ``path``. On PostgreSQL a file over 4 MB is written while it is planned
+    (``overlap``): up to 16 MB, or with ``processes=1``, planned in this process while a
+    thread of it writes (:func:`_plan_beside_writer`); larger, planned in child processes
+    while this one writes (:func:`_plan_while_writing`): one planning process on a
     two-core machine, two on more, or ``processes``. Otherwise planning runs in
     ``processes`` processes (default: two on a file over 4 MB when the machine has two
     cores, else one, in this process), and the write pass follows it. Always one, in this
     process, inside a transaction (whose uncommitted rows other processes could not see)
     and in a daemon process. ``overlap=True`` writes while planning on any file, in
-    ``processes`` or one child process; ``processes=1`` alone plans in this process.
+    ``processes`` or one child process (``processes=1``: this one, a thread writing);
+    ``processes=1`` alone plans in this process, then writes.
     ``checked(n)``: the first n lines are checked (called as planning goes, and once at
     its end with every line); ``progress(n)``: n more events were written. ``principal``:
     who ingests (stored and sealed with each row; default ``ingest:<the operating-system
@@ -561,14 +687,20 @@ class DatabaseLost(Exception):
 def _ingest(path: str, report: IngestReport, chunk: int, progress: Callable[[int], None] | None, now: datetime,
             processes: int | None, checked: Callable[[int], None] | None, principal: str,
             overlap: bool | None) -> IngestReport:
-    large = os.path.getsize(path) > 4 * 2**20
+    size = os.path.getsize(path)
+    large = size > 4 * 2**20
     # (a daemon process, such as a Celery worker's, may not fork children; a caller's open
     # transaction holds rows other processes could not see)
     forks = can_fork() and not connection.in_atomic_block
     if overlap is None:
         overlap = large if processes is None else processes > 1
     overlap = overlap and forks and connection.vendor == "postgresql"
-    if overlap:
+    # one planner in this process, a thread writing beside it (no process started: the
+    # fixed cost that matters on a small file) or planners in child processes
+    here = overlap and (processes == 1 or (processes is None and size <= _HERE_MAX))
+    if here:
+        parts = 1
+    elif overlap:
         # the parent and its database backend take about half the work: on two cores one
         # planning process beside them keeps both busy, where two would share a core
         parts = processes or max(1, min(2, cpus() - 1))
@@ -577,7 +709,8 @@ def _ingest(path: str, report: IngestReport, chunk: int, progress: Callable[[int
     with tempfile.TemporaryDirectory(prefix="ingest-") as folder:
         spools = [os.path.join(folder, f"plan-{k}") for k in range(parts)]
         if overlap:
-            bad, stored = _plan_while_writing(path, parts, spools, now, chunk, principal, checked, report)
+            bad, stored = (_plan_beside_writer(path, spools[0], now, chunk, principal, checked, report) if here
+                           else _plan_while_writing(path, parts, spools, now, chunk, principal, checked, report))
             if stored is not None:  # committed: every planned row, the file's whole
                 if checked is not None:
                     checked(report.lines)

@@ -6,7 +6,7 @@ events.
 
 Read without the ORM's value converters, which cost more than the fold of an event:
 
-- PostgreSQL, through a server-side cursor: the id as text, the payload as its JSON text
+- PostgreSQL, streamed as the server sends the rows: the id as text, the payload as its JSON text
   (decoded by msgspec: the same builtins as ``json.loads`` in a third of its time), the
   moment as a UTC timestamp without a zone (psycopg's compiled loader; Django's own loader
   of a timestamptz, Python per value, took about a third of reading an event back), made
@@ -47,6 +47,9 @@ _SQLITE = (
 _decode_json = msgspec.json.Decoder().decode
 _HEX_ID = re.compile(r"[0-9a-f]{32}")
 _CHUNK = 5000
+# rows a chunk of PostgreSQL's stream: the fold starts on the first chunk while the
+# server sends the next
+_STREAMED = 500
 
 
 def stream_events(stream: str, low: int, high: int, *, types: Collection[str] | None = None
@@ -73,14 +76,24 @@ def _postgresql(stream: str, low: int, high: int, types: Collection[str] | None)
     if types is not None:
         params.append(list(types))
     sql = _POSTGRESQL.format(types="" if types is None else " AND type = ANY(%s)")
-    # a named (server-side) cursor unless the settings turn them off (a transaction pooler)
-    server_side = not connection.settings_dict.get("DISABLE_SERVER_SIDE_CURSORS")
-    with (connection.chunked_cursor() if server_side else connection.cursor()) as cursor:
-        cursor.execute(sql, params)
-        while rows := cursor.fetchmany(_CHUNK):
+    # streamed (psycopg's stream: libpq's rows in chunks as the server sends them), so the
+    # server reads and sends the rows while the fold takes those that came: a server-side
+    # cursor outside a transaction is WITH HOLD, and its query ran to the end, held in a
+    # temporary store, before the first row came back (a live round's replay waited about
+    # 0.02 s on it). Memory stays flat as with the cursor; no other query may run on the
+    # connection until the rows are read, and no reader of a fold runs one
+    with connection.cursor() as cursor:
+        rows = cursor.cursor.stream(sql, params, size=_STREAMED)
+        try:
             for event_id, version, type_, schema_version, payload, occurred_at in rows:
                 yield {"id": event_id, "version": version, "type": type_, "schema_version": schema_version,
                        "payload": loads(payload), "occurred_at": occurred_at.replace(tzinfo=UTC)}
+        finally:
+            # a reader that stops early (the first event only, an error in the fold): the
+            # rest read to the end, where closing the stream would cancel the query by a
+            # signal that might land on the connection's next one
+            for _ in rows:
+                pass
 
 
 def _sqlite(stream: str, low: int, high: int, types: Collection[str] | None) -> Iterator[dict[str, Any]]:

@@ -12,7 +12,9 @@ file; PostgreSQL: ``bench_live_round`` on 127.0.0.1, dropped and made again, or
    engine's ``Round.settle``, timed apart as **settle**, is part of it);
 2. **encode**: the events written as the store's JSON Lines (envelopes, hash chain);
 3. **ingest**: ``ingest_file`` of those lines into the store (parsed, validated, chained,
-   hashed, sealed, written) - how a recorded round reaches the store in bulk;
+   hashed, sealed, written) - how a recorded round reaches the store in bulk, as
+   ``manage.py ingest`` runs it (on PostgreSQL the round's 7.9 MB file is written as it is
+   planned; on two cores by a thread beside this process's planning);
 4. **append**: the same round appended again by the simulator's store sink (the
    store's ``streams_append``, in batches of 2,000: the checks and chain the devices'
    appends go through), as another table;
@@ -176,7 +178,7 @@ def one_run(bettors: int, folder: str, url: str, profile: str | None) -> tuple[T
             writer.write(spec.code, version, chunk, sim.marks)
             version += len(chunk)
     with timer.phase("ingest"):
-        report = ingest_file(path, processes=1)
+        report = ingest_file(path)
     assert report.stored == events and not report.bad_lines, (report.stored, events, report.bad_lines[:3])
     other = SimConfig(tables=1, presets=("it-live",), rounds=1, seed="live-round", live_bets=bettors, prefix="LA-")
     with timer.phase("append"):

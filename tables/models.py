@@ -125,7 +125,10 @@ class Hand(models.Model):
 class Bet(models.Model):
     """A stake with what was recorded for it and what the rules give (recomputed)."""
 
-    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="bets")
+    # no index of its own: the unique (round, bet) index leads with round and serves every
+    # look-up, join and delete by round; a second one was another entry to write for
+    # every bet (10,000 in a live round), read by nothing the first does not serve
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="bets", db_index=False)
     bet = models.CharField(max_length=64)
     box = models.PositiveSmallIntegerField()
     hand = models.PositiveSmallIntegerField()

@@ -1,12 +1,15 @@
-"""PostgreSQL, a file planned in child processes: the rows are written as they are planned,
-in one transaction that commits only once every line is checked, and is rolled back -
-the good streams then written from the spools in chunks, as the two-pass ingest writes
-them - when a stream has a bad line, a stream moved meanwhile, or the ingest dies."""
+"""PostgreSQL, a file written as it is planned - with one planner, planned in this process
+and written by a thread beside it; with more, planned in child processes and written by
+this one: the rows go in one transaction that commits only once every line is checked,
+and is rolled back - the good streams then written from the spools in chunks, as the
+two-pass ingest writes them - when a stream has a bad line, a stream moved meanwhile, or
+the ingest dies."""
 from __future__ import annotations
 
 import io
 import itertools
 import json
+import os
 import threading
 from pathlib import Path
 
@@ -73,6 +76,32 @@ def test_a_good_file_is_written_as_it_is_planned_and_committed_once(on_postgres,
     again = ingest_file(str(path), processes=planners, overlap=True, chunk=20)
     assert again.ok and again.stored == 0 and again.already_stored == len(rows)
     assert Event.objects.count() == len(rows) and unfinished_ingests() == []
+
+
+def test_one_planner_plans_in_this_process_and_a_thread_writes_beside_it(on_postgres, tmp_path, monkeypatch):
+    """No process to start for one planner (a two-core machine's default): it plans here,
+    with this process's warm caches, while another thread of it COPYs the planned rows."""
+    path, rows, hashes = _file(tmp_path)
+    where: dict[str, set[tuple[int, str]]] = {"plan": set(), "copy": set()}
+    plan, copy = ingest._Planner.plan, ingest.copy_rows
+
+    def planned_where(self, lines):
+        where["plan"].add((os.getpid(), threading.current_thread().name))
+        plan(self, lines)
+
+    def copied_where(batch):
+        where["copy"].add((os.getpid(), threading.current_thread().name))
+        copy(batch)
+
+    monkeypatch.setattr(ingest._Planner, "plan", planned_where)
+    monkeypatch.setattr(ingest, "copy_rows", copied_where)
+    report = ingest_file(str(path), processes=1, overlap=True, chunk=20)
+    assert report.ok and report.stored == len(rows)
+    here = (os.getpid(), threading.current_thread().name)
+    assert where["plan"] == {here}
+    assert len(where["copy"]) == 1 and where["copy"] != {here} and next(iter(where["copy"]))[0] == os.getpid()
+    assert list(Event.objects.order_by("position").values_list("hash", flat=True)) == hashes
+    assert IngestRun.objects.get().finished_at is not None and verify_chains().ok
 
 
 @PLANNERS
@@ -166,7 +195,8 @@ def test_a_planning_process_that_fails_stores_nothing_and_its_error_is_raised(on
         planned.append(True)
         real(self, lines)
 
-    monkeypatch.setattr(ingest._Planner, "plan", fails_on_the_second_chunk)  # inherited by the forked processes
+    # (inherited by the forked processes)
+    monkeypatch.setattr(ingest._Planner, "plan", fails_on_the_second_chunk)
     with pytest.raises(RuntimeError, match="the planning process failed"):
         ingest_file(str(path), processes=planners, overlap=True, chunk=20)
     assert Event.objects.count() == 0 and not IngestRun.objects.exists()

@@ -39,3 +39,25 @@ def test_the_reader_gives_what_the_orm_gives() -> None:
     only = list(stream_events("T1", 1, 99, types=types))
     assert only == _expected("T1", 1, 99, types) and {e["type"] for e in only} == types
     assert list(stream_events("T1", 30, 40)) == [] and list(stream_events("T9", 1, 9)) == []
+
+
+@pytest.mark.postgres
+def test_a_reader_that_stops_early_reads_the_rest_rather_than_cancel_the_query(on_postgres, monkeypatch) -> None:
+    """PostgreSQL streams the rows; a reader that takes the first event only (a fold's
+    opening) leaves the connection ready for its next query, its stream read to the end
+    - not cancelled, a signal that could land on that next query - and an outer
+    transaction untouched."""
+    import psycopg
+    from django.db import connection, transaction
+
+    events_append(stream="T1", expected_version=0, events=[table_opened("T1", at=AT), *round_events(1, at=AT)], now=AT)
+    cancelled = []
+    monkeypatch.setattr(psycopg.Connection, "cancel", lambda self: cancelled.append(1))
+    monkeypatch.setattr(psycopg.Connection, "cancel_safe", lambda self, **_: cancelled.append(1))
+    with transaction.atomic():
+        reader = stream_events("T1", 1, 99)
+        first = next(reader)
+        reader.close()
+        assert first == _expected("T1", 1, 1)[0] and cancelled == []
+        assert [e["version"] for e in stream_events("T1", 2, 3)] == [2, 3]
+        assert connection.in_atomic_block and Event.objects.filter(stream="T1").count() > 3

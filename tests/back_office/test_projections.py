@@ -111,3 +111,24 @@ def test_a_table_days_mismatched_bets_are_found_by_their_own_index(django_captur
             cursor.execute("SET LOCAL enable_seqscan = off")  # the plan a large table gets, on a small one
             plan = m.mismatched_bets(table, DAY).explain()
         assert "tables_bet_mismatched" in plan, plan
+
+
+def test_a_rounds_bets_are_found_by_the_unique_index_that_leads_with_the_round(django_capture_on_commit_callbacks):
+    """A bet has one index on its round beside the partial one of mismatched bets: the
+    unique (round, bet), which serves the look-ups, joins and deletes by round - a
+    second, of round alone, was one more entry written for every bet."""
+    from django.db import connection, transaction
+
+    append("T1", dealt("hoyle", rounds=3, table="T1"), project=True)
+    with connection.cursor() as cursor:
+        constraints = connection.introspection.get_constraints(cursor, m.Bet._meta.db_table)
+    on_round = sorted(name for name, c in constraints.items() if c["columns"] and c["columns"][0] == "round_id"
+                      and (c["index"] or c["unique"]) and not c["foreign_key"])
+    assert on_round == ["tables_bet_mismatched", "tables_bet_unique"], on_round
+    round_ = m.Round.objects.filter(table__stream="T1").first()
+    assert m.Bet.objects.filter(round=round_).count() == round_.bets.count() > 0
+    if connection.vendor == "postgresql":
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SET LOCAL enable_seqscan = off")  # the plan a large table gets, on a small one
+            plan = m.Bet.objects.filter(round=round_).explain()
+        assert "tables_bet_unique" in plan, plan
