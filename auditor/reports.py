@@ -102,6 +102,10 @@ def stated_math(rule_sets: Mapping[str, Any]) -> GameMath:
 
 
 _BATCH = 1024
+# the events StreamAudit notes something of before they are folded (one look-up for the
+# rest, most of a table's events)
+_NOTED = frozenset({"table.opened", "round.started", "round.settled", "round.voided", "correction.recorded",
+                    "shoe.shuffled"})
 # round rows handed to finish()'s sink at a time (a row is about 1 KB as a dict)
 _ROWS = 128
 
@@ -197,6 +201,25 @@ class StreamAudit:
 
     def add(self, event: Mapping[str, Any]) -> None:
         kind = event["type"]
+        if kind in _NOTED:
+            self._note(kind, event)
+        event_id = event.get("id")
+        if event_id is not None and not self.ids.add_new(event_id):
+            if event_id not in self.repeated:
+                self.replay.run(self.pending)  # its first event, and the rest before this one
+                self.pending = []
+                self.repeated.add(event_id)
+            self.pending.append(event)
+            return
+        self.pending.append(event)
+        if len(self.pending) >= _BATCH:
+            self.replay.run(self.pending)
+            self.pending = []
+        self.fold.apply(event)
+
+    def _note(self, kind: str, event: Mapping[str, Any]) -> None:
+        """What the reports need of the few events that are not bets, cards or decisions
+        (:data:`_NOTED`), before the event is folded."""
         payload = event["payload"]
         if kind == "table.opened":
             self.day = payload["gaming_day"]
@@ -221,19 +244,6 @@ class StreamAudit:
             self.replay.run(self.pending)
             self.pending = []
             cashout.clear_caches()
-        event_id = event.get("id")
-        if event_id is not None and not self.ids.add_new(event_id):
-            if event_id not in self.repeated:
-                self.replay.run(self.pending)  # its first event, and the rest before this one
-                self.pending = []
-                self.repeated.add(event_id)
-            self.pending.append(event)
-            return
-        self.pending.append(event)
-        if len(self.pending) >= _BATCH:
-            self.replay.run(self.pending)
-            self.pending = []
-        self.fold.apply(event)
 
     def close(self) -> None:
         """Let the shelf go (its file is deleted): the folds can be asked nothing more."""
