@@ -205,11 +205,13 @@ class _Texts(msgspec.Struct):
 _decode_texts = msgspec.json.Decoder(_Texts).decode
 
 
-def _export_id(text: str) -> bool:
-    """Whether an id msgspec read as a UUID is written as the export form writes it:
-    8-4-4-4-12, lower case (msgspec also reads 32 digits without dashes, and upper case)."""
-    return (len(text) == 36 and text[8] == text[13] == text[18] == text[23] == "-"
-            and text.lower() == text)
+def _uuid_text(text: str) -> bool:
+    """Whether ``text`` is a UUID as the export form writes it, lower-case 8-4-4-4-12:
+    36 characters, nothing left once lower-case hex digits and dashes are stripped, four
+    dashes and each in its place (msgspec also reads 32 digits without dashes, and upper
+    case). The whole check, for a text no decoder has read as a UUID as well as one it has."""
+    return (len(text) == 36 and not text.strip("0123456789abcdef-") and text.count("-") == 4
+            and text[8] == text[13] == text[18] == text[23] == "-")
 
 
 def _export_moment(text: str) -> bool:
@@ -227,7 +229,7 @@ def member_texts(text: str | bytes) -> tuple[str | None, str | None, str | None]
     that is left to look at (tests hold this to the patterns the form is written in)."""
     texts = _decode_texts(text)
     recorded = texts.recorded_at
-    return (texts.id if _export_id(texts.id) else None,
+    return (texts.id if _uuid_text(texts.id) else None,
             texts.occurred_at if _export_moment(texts.occurred_at) else None,
             recorded if recorded is not None and _export_moment(recorded) else None)
 
@@ -312,22 +314,14 @@ assert list(_Document.__struct_fields__) == sorted(_Document.__struct_fields__)
 _encode_document = msgspec.json.Encoder().encode
 
 
-def _uuid_text(text: str) -> bool:
-    """Whether ``text`` is a UUID as the export form writes it, lower-case 8-4-4-4-12:
-    36 characters, nothing left once lower-case hex digits and dashes are stripped, four
-    dashes and each in its place."""
-    return (len(text) == 36 and not text.strip("0123456789abcdef-") and text.count("-") == 4
-            and text[8] == text[13] == text[18] == text[23] == "-")
-
-
 def _exported_moment(text: str) -> bool:
     """Whether ``text`` is a moment written as the export form writes it
     (``YYYY-MM-DDTHH:MM:SS.ffffffZ``, ASCII digits) that the plain decode reads, within
     the record's range (:data:`.chain.EARLIEST` .. :data:`.chain.LATEST`). Python's
     ``fromisoformat`` reads more forms than RFC 3339 (week dates, no separators): the
     places of every separator are pinned first (tests hold this to the plain decode)."""
-    if not (len(text) == 27 and text.isascii() and text[4] == text[7] == "-" and text[10] == "T"
-            and text[13] == text[16] == ":" and text[19] == "." and text[26] == "Z"):
+    if not (_export_moment(text) and text.isascii() and text[4] == text[7] == "-"
+            and text[13] == text[16] == ":"):
         return False
     try:
         moment = _from_iso(text)
@@ -366,6 +360,7 @@ def _fast(text: str | bytes, line: int | None) -> tuple[Link, dict[str, Any]] | 
     if not (_uuid_text(id_text) and _recorded(recorded) and _exported_moment(occurred)):
         return None
     stream, actor, source = fields.stream, fields.actor, fields.source
+    # the sets _members_problem asks first, asked here before a call: nearly every line's
     if not (stream in _GOOD_STREAMS and actor in _GOOD_LABELS and source in _GOOD_LABELS) \
             and _members_problem(stream, actor, source) is not None:
         return None

@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 
 from audit.record.jsonl import (
     LineError,
-    _export_id,
     _export_moment,
     _exported_moment,
     _fast,
@@ -95,7 +94,7 @@ def _moments() -> st.SearchStrategy[str]:
 def test_an_id_is_taken_as_written_exactly_when_it_is_in_the_export_form(text: str) -> None:
     UUID(text)  # msgspec reads it (the decoder ran before the check does)
     assert msgspec.json.decode(msgspec.json.encode(text), type=UUID)
-    assert _export_id(text) == (ID_FORM.fullmatch(text) is not None)
+    assert _uuid_text(text) == (ID_FORM.fullmatch(text) is not None)
 
 
 @given(_moments())
@@ -132,7 +131,7 @@ _CHANGES = [
     lambda t: t.replace(b'"version":', b'"version":0,"x":', 1),
     lambda t: t.replace(b'"version":', b'"extra":1,"version":', 1),
     lambda t: t.replace(b'"source":"', b'"source":"Bad Label ', 1),
-    lambda t: t.replace(b'"actor":"', b'"actor":"', 1).replace(b'"actor":"', b'"actor":"-', 1),
+    lambda t: t.replace(b'"actor":"', b'"actor":"-', 1),
     lambda t: t.replace(b'"stream":"', b'"stream":"no such table ', 1),
     lambda t: t.replace(b'"schema_version":1', b'"schema_version":99', 1),
     lambda t: t.replace(b'"schema_version":1', b'"schema_version":"1"', 1),
