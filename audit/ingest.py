@@ -41,8 +41,10 @@ processes is failed.
 """
 from __future__ import annotations
 
+import contextlib
 import getpass
 import heapq
+import itertools
 import multiprocessing
 import os
 import queue
@@ -54,7 +56,7 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 import msgspec
 from django.conf import settings
@@ -122,6 +124,9 @@ class _Stream:
     version: int
     hash: bytes  # of the stream's last event, planned or stored
     bad: bool = False
+    # no event of it was stored when planning met it: none of its lines can be stored
+    # already, so a plan that skips the lookup of stored ids skips its lines'
+    fresh: bool = False
     # by (type, schema version, source): the hashed document's members after recorded_at
     # (document_tail), and the stream, type and source as binary COPY's fields
     texts: dict[tuple[str, int, str], tuple[bytes, bytes, bytes, bytes]] = field(default_factory=dict)
@@ -135,13 +140,21 @@ class _Planner:
     written as bytes (the record core's ``document_digest``, the simulator's writer's
     too) - the same hash ``chain_row`` gives, at a fraction of its cost."""
 
-    def __init__(self, spool: IO[bytes], report: IngestReport, now: datetime, principal: str, runs: str,
-                 handoff: Callable[[list], None] | None = None) -> None:
+    def __init__(self, spool: IO[bytes] | None, report: IngestReport, now: datetime, principal: str, runs: str,
+                 handoff: Callable[[list], None] | None = None, *, lookups: bool = True) -> None:
         self.spool, self.report, self.now, self.principal = spool, report, now, principal
         # a writer beside the planner (:func:`_plan_beside_writer`): it is handed the
-        # records the spool gets, each chunk's as it is planned
+        # records the spool gets, each chunk's as it is planned (without a spool: every
+        # chunk handed over is kept, in ``kept``, for a write after a rollback)
         self.handoff = handoff
         self.planned: list[tuple[int, str, int, object]] = []
+        self.kept: list[list[tuple[int, str, int, object]]] = []
+        # False: the stored ids are not looked up for the lines of a fresh stream (one
+        # without a stored event when planning met it). None of them can be stored
+        # already; an id stored in another stream is then refused by the database's
+        # unique key in the transaction written as planned, and the ingest plans again
+        # with every lookup (:func:`_ingest`)
+        self.lookups = lookups
         # where the windows of ids go (``runs`` + ".0", ".1", ...)
         self.runs = runs
         self.run_files: list[str] = []
@@ -168,7 +181,7 @@ class _Planner:
         state = self.streams.get(stream)
         if state is None:
             version, head = stream_head(stream)
-            state = self.streams[stream] = _Stream(version, head.encode())
+            state = self.streams[stream] = _Stream(version, head.encode(), fresh=version == 0)
         return state
 
     def write_ids(self) -> None:
@@ -183,9 +196,10 @@ class _Planner:
     def plan(self, lines: list[Line]) -> None:
         if len(self.seen) >= _SEEN_WINDOW:
             self.write_ids()
-        texts = [line.texts[0] or str(line.event.id).encode() for line in lines] \
+        asked = lines if self.lookups else [line for line in lines if not self.state(line.stream).fresh]
+        texts = [line.texts[0] or str(line.event.id).encode() for line in asked] \
             if self.vendor == "postgresql" else None  # PostgreSQL's lookup takes the ids' text
-        stored = stored_rows([line.event.id for line in lines], texts)
+        stored = stored_rows([line.event.id for line in asked], texts)
         for line in lines:
             state = self.state(line.stream)
             event_id = line.event.id
@@ -261,9 +275,10 @@ class _Planner:
                 event.id.hex, line.stream, version, event.type, event.schema_version, occurred, recorded,
                 event.actor, event.source, event.payload, prev.decode(), digest, self.principal, seal)
         record = (line.number, line.stream, version, row)
-        frame = self.encode(record)
-        self.spool.write(_FRAME.pack(len(frame)))
-        self.spool.write(frame)
+        if self.spool is not None:
+            frame = self.encode(record)
+            self.spool.write(_FRAME.pack(len(frame)))
+            self.spool.write(frame)
         if self.handoff is not None:
             self.planned.append(record)
 
@@ -271,6 +286,8 @@ class _Planner:
         """What is planned and not handed to the writer yet (at the end of a chunk)."""
         if self.handoff is not None and self.planned:
             self.handoff(self.planned)
+            if self.spool is None:
+                self.kept.append(self.planned)
             self.planned = []
 
 
@@ -352,6 +369,9 @@ class _Part:
     names: list[str]  # the streams, by the index ``_ID`` records name
     # files of its ids, each sorted (none when it planned alone and its ids fitted the window)
     ids: list[str]
+    # its records, a chunk a list, in file order, where it handed them to a writer beside
+    # it instead of spooling them (:func:`_plan_beside_writer`)
+    kept: list[list] = field(default_factory=list)
 
 
 # while several processes plan: the line the first of them has reached, in shared memory
@@ -367,15 +387,18 @@ def _reached(number: int) -> None:
 
 def _plan_part(path: str, part: int, parts: int, spool_path: str, now: datetime, chunk: int,
                principal: str, checked: Callable[[int], None] | None = None,
-               handoff: Callable[[list], None] | None = None) -> _Part:
+               handoff: Callable[[list], None] | None = None, lookups: bool = True) -> _Part:
+    """One planning process's plan of its streams (``part`` of ``parts``), spooled to
+    ``spool_path``; with a ``handoff``, handed to it a chunk at a time and kept in the
+    part (``_Part.kept``) instead. ``lookups``: :class:`_Planner`'s."""
     report = IngestReport()
     # every process reads every line (and plans its own), so the first one's place is
     # the whole planning's
     reached = checked if checked is not None else (_reached if part == 0 else None)
     # a large buffer, flushed after each chunk planned: a parent that writes while the
     # processes plan (:func:`_plan_while_writing`) reads the spool as it grows
-    with open(spool_path, "wb", buffering=1 << 20) as spool:
-        planner = _Planner(spool, report, now, principal, spool_path + ".ids", handoff)
+    with (open(spool_path, "wb", buffering=1 << 20) if handoff is None else contextlib.nullcontext()) as spool:
+        planner = _Planner(spool, report, now, principal, spool_path + ".ids", handoff, lookups=lookups)
         with open(path, "rb") as source:
             buffer: list[Line] = []
             router = _Router(parts)
@@ -392,16 +415,25 @@ def _plan_part(path: str, part: int, parts: int, spool_path: str, now: datetime,
                 if len(buffer) >= chunk:
                     planner.plan(buffer)
                     planner.hand_off()
-                    spool.flush()
+                    if spool is not None:
+                        spool.flush()
                     buffer = []
             planner.plan(buffer)
             planner.hand_off()
-        spool.write(_FRAME.pack(_END))
+        if spool is not None:
+            spool.write(_FRAME.pack(_END))
     if parts > 1 or planner.run_files:
         # the ids, sorted, for the parent to find one planned by two processes or in two windows
         planner.write_ids()
     return _Part(report, {name for name, state in planner.streams.items() if state.bad}, planner.names,
-                 planner.run_files)
+                 planner.run_files, planner.kept)
+
+
+def _plan_parts(path: str, parts: int, spools: list[str], now: datetime, chunk: int, principal: str,
+                checked: Callable[[int], None] | None) -> list[_Part]:
+    """The two-pass ingest's plan: every id looked up, spooled, in this process or in ``parts``."""
+    return ([_plan_part(path, 0, 1, spools[0], now, chunk, principal, checked)] if parts == 1
+            else _plan_in_processes(path, parts, spools, now, chunk, principal, checked))
 
 
 def _plan_in_processes(path: str, parts: int, spools: list[str], now: datetime, chunk: int,
@@ -427,8 +459,17 @@ class _Undo(Exception):
     """The rows written while planning are not to be committed."""
 
 
+class _Overlapped(NamedTuple):
+    """How a write as planned ended (:func:`_plan_while_writing`, :func:`_plan_beside_writer`)."""
+
+    bad: set[str]  # the streams with a bad line
+    stored: int | None  # the events committed; None: rolled back, nothing committed
+    refused: bool  # rolled back because the database refused a row (a stored id)
+    kept: list[list]  # the planned records, where no spool has them (beside the writer)
+
+
 def _plan_while_writing(path: str, parts: int, spools: list[str], now: datetime, chunk: int, principal: str,
-                        checked: Callable[[int], None] | None, report: IngestReport) -> tuple[set[str], int | None]:
+                        checked: Callable[[int], None] | None, report: IngestReport) -> _Overlapped:
     """Plan in ``parts`` processes and, as they plan, write their rows in file order in
     one transaction (PostgreSQL), so that the server's share of the work (COPY, the
     indexes, the key table) is done while Python plans rather than after it. Only when
@@ -437,6 +478,9 @@ def _plan_while_writing(path: str, parts: int, spools: list[str], now: datetime,
     killed, the database gone - nothing). When any stream has a bad line, a stream has
     moved meanwhile or the database refuses a row, it is rolled back, and the caller
     writes the good streams from the spools as the two-pass ingest does.
+
+    The stored ids of fresh streams are not looked up (:class:`_Planner`'s ``lookups``):
+    one stored already is refused by the database, and the caller plans again.
 
     Returns the streams with a bad line (the parts' findings merged into ``report``)
     and the events stored, or None when nothing was committed."""
@@ -455,16 +499,18 @@ def _plan_while_writing(path: str, parts: int, spools: list[str], now: datetime,
 
     try:
         with context.Pool(parts) as pool:
-            pending = pool.starmap_async(_plan_part, [(path, k, parts, spools[k], now, chunk, principal)
-                                                      for k in range(parts)])
+            pending = pool.starmap_async(_plan_part, [(path, k, parts, spools[k], now, chunk, principal,
+                                                       None, None, False) for k in range(parts)])
             records = heapq.merge(*(_followed(spool, pending.ready) for spool in spools), key=lambda r: r[0])
             try:
                 stored = _write_whole(path, principal, records, chunk, planned,
                                       lambda: checked(_REACHED.value) if checked else None)
-            except (_Undo, _Moved, _Unfinished, IntegrityError):
+            except IntegrityError:
+                return _Overlapped(planned(), None, True, [])
+            except (_Undo, _Moved, _Unfinished):
                 # _Unfinished: a planning process failed; pending.get() raises its error
-                return planned(), None
-            return planned(), stored
+                return _Overlapped(planned(), None, False, [])
+            return _Overlapped(planned(), stored, False, [])
     finally:
         _REACHED = None
 
@@ -525,14 +571,15 @@ class _Handoff:
 
 
 def _plan_beside_writer(path: str, spool: str, now: datetime, chunk: int, principal: str,
-                        checked: Callable[[int], None] | None, report: IngestReport) -> tuple[set[str], int | None]:
+                        checked: Callable[[int], None] | None, report: IngestReport) -> _Overlapped:
     """:func:`_plan_while_writing` with one planner: this process plans (no process to
     start, the caches warm, its connection for the lookups) and a thread writes, on a
     connection of its own, the records handed to it as they are planned, ``_PIECE``
     lines a chunk. The writer's Python is small - it waits on the server, without the GIL - so
     the planner and the server's COPY run side by side on two cores. The same
-    transaction, committed or rolled back as there; the spool is written too, for the
-    chunked write that follows a rollback."""
+    transaction, committed or rolled back as there, and without the lookups of fresh
+    streams' ids. Nothing is spooled: the records handed over are kept for the chunked
+    write that follows a rollback (a file of at most ``_HERE_MAX`` bytes)."""
     handoff = _Handoff()
     written: dict[str, Any] = {}
     piece = min(chunk, _PIECE)
@@ -541,7 +588,9 @@ def _plan_beside_writer(path: str, spool: str, now: datetime, chunk: int, princi
         try:
             written["stored"] = _write_whole(path, principal, handoff.records(), piece, handoff.outcome,
                                              lambda: None)
-        except (_Undo, _Moved, IntegrityError):
+        except IntegrityError:
+            written["stored"], written["refused"] = None, True
+        except (_Undo, _Moved):
             written["stored"] = None
         except BaseException as error:  # noqa: BLE001 - raised again in the planning thread
             written["error"] = error
@@ -552,7 +601,7 @@ def _plan_beside_writer(path: str, spool: str, now: datetime, chunk: int, princi
     writer = threading.Thread(target=write, name="ingest-writer")
     writer.start()
     try:
-        part = _plan_part(path, 0, 1, spool, now, piece, principal, checked, handoff.put)
+        part = _plan_part(path, 0, 1, spool, now, piece, principal, checked, handoff.put, lookups=False)
         bad = _merge([part], report)
     except BaseException:
         handoff.end(None)
@@ -562,7 +611,7 @@ def _plan_beside_writer(path: str, spool: str, now: datetime, chunk: int, princi
     writer.join()
     if "error" in written:
         raise written["error"]
-    return bad, written["stored"]
+    return _Overlapped(bad, written["stored"], written.get("refused", False), part.kept)
 
 
 def _write_planned(records: Iterable[list], chunk: int, reached: Callable[[], None]) -> tuple[int, int]:
@@ -708,9 +757,11 @@ def _ingest(path: str, report: IngestReport, chunk: int, progress: Callable[[int
         parts = (processes or (min(2, cpus()) if large else 1)) if forks else 1
     with tempfile.TemporaryDirectory(prefix="ingest-") as folder:
         spools = [os.path.join(folder, f"plan-{k}") for k in range(parts)]
+        kept: list[list] = []
         if overlap:
-            bad, stored = (_plan_beside_writer(path, spools[0], now, chunk, principal, checked, report) if here
-                           else _plan_while_writing(path, parts, spools, now, chunk, principal, checked, report))
+            written = (_plan_beside_writer(path, spools[0], now, chunk, principal, checked, report) if here
+                       else _plan_while_writing(path, parts, spools, now, chunk, principal, checked, report))
+            bad, stored = written.bad, written.stored
             if stored is not None:  # committed: every planned row, the file's whole
                 if checked is not None:
                     checked(report.lines)
@@ -720,17 +771,25 @@ def _ingest(path: str, report: IngestReport, chunk: int, progress: Callable[[int
                 if stored:
                     transaction.on_commit(publish)
                 return report
+            kept = written.kept
+            if written.refused:
+                # a stored id, which the plan of a fresh stream did not look up: planned
+                # again, every id looked up, so that each such line is named as the
+                # two-pass ingest names it
+                report.lines = report.already_stored = 0
+                report.bad_lines.clear()
+                bad = _merge(_plan_parts(path, 1 if here else parts, spools, now, chunk, principal, checked), report)
+                kept = []
         else:
-            results = ([_plan_part(path, 0, 1, spools[0], now, chunk, principal, checked)] if parts == 1
-                       else _plan_in_processes(path, parts, spools, now, chunk, principal, checked))
-            bad = _merge(results, report)
+            bad = _merge(_plan_parts(path, parts, spools, now, chunk, principal, checked), report)
         if checked is not None:
             checked(report.lines)
         for stream in sorted(bad):
             report.failed_streams[stream] = "has bad lines: nothing of it was stored"
-        handles = [open(spool, "rb") for spool in spools]  # noqa: SIM115 - closed below
+        handles = [] if kept else [open(spool, "rb") for spool in spools]  # noqa: SIM115 - closed below
         try:
-            records = heapq.merge(*(_spooled(handle) for handle in handles), key=lambda r: r[0])
+            records = (itertools.chain.from_iterable(kept) if kept
+                       else heapq.merge(*(_spooled(handle) for handle in handles), key=lambda r: r[0]))
             run = _started(path, principal)
             _write(records, report, chunk, progress, run)
             _finished(run)

@@ -78,6 +78,54 @@ def test_a_good_file_is_written_as_it_is_planned_and_committed_once(on_postgres,
     assert Event.objects.count() == len(rows) and unfinished_ingests() == []
 
 
+def test_the_ids_of_fresh_streams_are_not_looked_up_and_a_file_again_is_stored_once(on_postgres, tmp_path,
+                                                                                    monkeypatch):
+    """A stream without a stored event can have none of its lines stored already: the
+    plan written as it goes asks the store about none of their ids. Ingested again, every
+    stream has stored events, so every id is asked, and every line found stored."""
+    path, rows, _ = _file(tmp_path)
+    asked: list[int] = []
+    real = ingest.stored_rows
+
+    def counted(ids, texts=None):
+        asked.append(len(ids))
+        return real(ids, texts)
+
+    monkeypatch.setattr(ingest, "stored_rows", counted)
+    report = ingest_file(str(path), processes=1, overlap=True, chunk=20)
+    assert report.ok and report.stored == len(rows)
+    assert asked and set(asked) == {0}
+    asked.clear()
+    again = ingest_file(str(path), processes=1, overlap=True, chunk=20)
+    assert again.ok and again.stored == 0 and again.already_stored == len(rows) == sum(asked)
+
+
+@PLANNERS
+def test_a_fresh_streams_line_stored_in_another_stream_is_refused_by_the_database_and_named(
+        on_postgres, tmp_path, monkeypatch, planners):
+    """The id of T3's last line is stored already, in another stream. The plan did not ask
+    (T3 has no stored event): the key's unique index refuses the row in the transaction
+    written as planned, which is undone; planned again with every id asked, the line is
+    named as the two-pass ingest names it, and the other streams are stored."""
+    path, rows, hashes = _file(tmp_path)
+    (taken,) = events_append(stream="T9", expected_version=0, events=[table_opened("T9")])
+    last_t3 = max(i for i, row in enumerate(rows) if row["stream"] == "T3")
+    line = {k: v for k, v in rows[last_t3].items() if k not in ("recorded_at", "hash", "prev_hash", "position")}
+    rows[last_t3] = {**line, "id": str(taken.event_id)}
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    copies = _spy(monkeypatch, "copy_rows")
+    report = ingest_file(str(path), processes=planners, overlap=True, chunk=20)
+    assert [bad.number for bad in report.bad_lines] == [last_t3 + 1]
+    assert f"id: {taken.event_id} is already stored with different" in report.bad_lines[0].reason
+    assert set(report.failed_streams) == {"T3"}
+    good = [h for h, row in zip(hashes, rows, strict=True) if row["stream"] != "T3"]
+    assert report.stored == len(good) and report.lines == len(rows) and report.already_stored == 0
+    assert len(copies) > 1  # written as planned, undone, written again
+    assert list(Event.objects.exclude(stream="T9").order_by("position").values_list("hash", flat=True)) == good
+    assert Event.objects.get(event_id=taken.event_id).stream == "T9"
+    assert IngestRun.objects.get().finished_at is not None and verify_chains().ok
+
+
 def test_one_planner_plans_in_this_process_and_a_thread_writes_beside_it(on_postgres, tmp_path, monkeypatch):
     """No process to start for one planner (a two-core machine's default): it plans here,
     with this process's warm caches, while another thread of it COPYs the planned rows."""
