@@ -381,7 +381,9 @@ def _project_stream(stream: str, *, full: bool, day: date | None, cache: FoldCac
 
 def snapshot(stream: str | None = None) -> dict[str, list[tuple[Any, ...]]]:
     """Every read-model row by its natural key (no surrogate ids), sorted: two
-    projections are equal when their snapshots are."""
+    projections are equal when their snapshots are. Hands and bets whose round is gone
+    (the database has no foreign key of their round: :class:`tables.models.Bet`) are
+    counted apart, of every table, for they no longer say which is theirs."""
     def rows(model: Any, key: str, fields: list[str]) -> list[tuple[Any, ...]]:
         query = model.objects.all()
         if stream is not None:
@@ -395,7 +397,21 @@ def snapshot(stream: str | None = None) -> dict[str, list[tuple[Any, ...]]]:
         "round": rows(m.Round, "table__stream", ["table__stream", "gaming_day", "number", "shoe__shuffled_version", "status", "started_at", "first_version", "last_version", "versions", "dealer_total", "handle", "recorded_net", "expected_net", "corrected"]),
         "hand": rows(m.Hand, "round__table__stream", ["round__table__stream", "round__gaming_day", "round__number", "box", "number", "cards", "actions", "total", "soft", "bust", "doubled", "surrendered", "from_split"]),
         "bet": rows(m.Bet, "round__table__stream", ["round__table__stream", "round__gaming_day", "round__number", "bet", "box", "hand", "kind", "amount", "player", "parent", "recorded_outcome", "recorded_net", "expected_outcome", "expected_net", "matches"]),
+        "without a round": [(name, count) for name, count in _unattached().items() if count],
     }
+
+
+def _unattached() -> dict[str, int]:
+    """The hands and the bets whose round does not exist."""
+    rounds = m.Round.objects.values("pk")
+    return {"hand": m.Hand.objects.exclude(round_id__in=rounds).count(),
+            "bet": m.Bet.objects.exclude(round_id__in=rounds).count()}
+
+
+def _delete_unattached() -> None:
+    rounds = m.Round.objects.values("pk")
+    m.Bet.objects.exclude(round_id__in=rounds)._raw_delete(m.Bet.objects.db)
+    m.Hand.objects.exclude(round_id__in=rounds)._raw_delete(m.Hand.objects.db)
 
 
 def _plain(value: Any) -> Any:
@@ -440,4 +456,5 @@ def rebuild(stream: str | None = None, *, progress: Callable[[str], None] | None
             progress(name)
     if stream is None:
         m.Table.objects.exclude(stream__in=streams).delete()
+        _delete_unattached()  # no table's: named by the comparison as live, not rebuilt
     return live, snapshot(stream)

@@ -29,7 +29,7 @@ class Command(BackOfficeCommand):
         with progress_bar(total=len(rebuild_streams(stream)), unit="table", desc="rebuild") as bar:
             live, rebuilt = rebuild(stream, progress=lambda _table: bar.update(1))
         difference = first_difference(live, rebuilt)
-        counts = ", ".join(f"{len(rows)} {name}s" for name, rows in rebuilt.items())
+        counts = ", ".join(f"{len(rows)} {name}s" for name, rows in rebuilt.items() if name != "without a round")
         if difference is not None:
             raise CommandError(f"the rebuilt projection differs from the live one: {difference}", returncode=1)
         self.stdout.write(f"rebuilt {counts}: equal to the live projection, row by row")
