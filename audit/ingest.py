@@ -215,7 +215,7 @@ class _Planner:
             if event_id in stored:
                 self.already_stored(line, stored[event_id], state)
             elif not state.bad:
-                self.chain(line, state)
+                self.chain(line, state, key)  # (the id's 16 bytes)
 
     def already_stored(self, line: Line, row: Event, state: _Stream) -> None:
         differs = same_content(row, line.event, line.stream)
@@ -228,7 +228,8 @@ class _Planner:
         if row.version > state.version:
             state.version, state.hash = row.version, row.hash.encode()
 
-    def chain(self, line: Line, state: _Stream) -> None:
+    def chain(self, line: Line, state: _Stream, id_bytes: bytes) -> None:
+        """Plan ``line`` onto its stream (``id_bytes``: its id's 16 bytes)."""
         version = state.version + 1
         if line.version is not None and line.version != version:
             self.bad(line.number, f"version: {line.version} does not follow the stream's version {state.version}", line.stream)
@@ -265,7 +266,7 @@ class _Planner:
         seal = seal_of(digest, self.principal, secret=self.secret)
         if self.vendor == "postgresql":
             row: object = binary_row(
-                event.id.bytes, stream_field, version, type_field, event.schema_version,
+                id_bytes, stream_field, version, type_field, event.schema_version,
                 binary_moment(event.occurred_at),
                 self.now_moment if event.recorded_at is None else binary_moment(event.recorded_at),
                 actor_field, source_field, payload, prev, digest_text, self.binary_principal, seal.encode())

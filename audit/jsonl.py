@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC
 from typing import IO
 
 from .record.chain import utc
@@ -71,10 +72,12 @@ def parse_line(number: int, text: str | bytes) -> Line:
         schema_version, payload, payload_text = encoded_payload(fields, number)
     except LineError as error:
         raise PayloadError(error.field, error.message) from None
+    # decode_fields checked the range of a moment read in UTC: only another offset is moved
+    occurred, recorded = fields.occurred_at, fields.recorded_at
     event = CheckedEvent(
         id=fields.id, type=fields.type, schema_version=schema_version, payload=payload,
-        occurred_at=utc(fields.occurred_at), actor=fields.actor, source=fields.source,
-        recorded_at=None if fields.recorded_at is None else utc(fields.recorded_at), hash=fields.hash,
+        occurred_at=occurred if occurred.tzinfo is UTC else utc(occurred), actor=fields.actor, source=fields.source,
+        recorded_at=recorded if recorded is None or recorded.tzinfo is UTC else utc(recorded), hash=fields.hash,
     )
     id_text, occurred, recorded = member_texts(text)
     return Line(number, fields.stream, fields.version, event, payload_text, (
