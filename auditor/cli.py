@@ -5,20 +5,25 @@
 
 Exit codes: 0 everything agrees (``round``: printed); 1 a disagreement (each printed
 with its file, line, stream, version, expected and found); 2 the package cannot be read
-(or the table, day or round is not in it).
+(or the table, day or round is not in it); 3 the auditor itself failed - a fault of the
+auditor to report, never a finding about the package.
 """
 from __future__ import annotations
 
 import argparse
 import sys
+import traceback
 from collections.abc import Sequence
 from datetime import date
+from pathlib import Path
 
 from audit.record.pipes import reader_gone
 
 from .check import verify_package
 from .layout import Unreadable
 from .recall import round_recall
+
+INTERNAL_ERROR = 3
 
 
 def _positive(text: str) -> int:
@@ -42,7 +47,8 @@ def _day(text: str) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="blackjack-audit", description=(
         "Verify a regulator's package offline and re-run its audit; recall a round."),
-        epilog="Exit codes: 0 all agree; 1 a disagreement; 2 the package cannot be read.")
+        epilog="Exit codes: 0 all agree; 1 a disagreement; 2 the package cannot be read; "
+               f"{INTERNAL_ERROR} the auditor itself failed (a fault to report, not a finding).")
     commands = parser.add_subparsers(dest="command", required=True)
     verify = commands.add_parser("verify", help="check hashes, signatures, proofs, chains; replay and recompute")
     verify.add_argument("package", help="a package folder or .zip")
@@ -68,12 +74,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Unreadable as error:
         print(f"blackjack-audit: cannot read the package: {error}", file=sys.stderr)
         return 2
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
-        # a manifest whose members are missing or of the wrong shape (its signature would
-        # not hold either): unreadable, said in one line rather than a traceback
-        print(f"blackjack-audit: cannot read the package: {args.package}: manifest.json is malformed "
-              f"({type(error).__name__}: {error})", file=sys.stderr)
-        return 2
+    except Exception as error:  # noqa: BLE001 - said in one line, with its own exit code
+        # the manifest's shape was checked when it was read (auditor.layout): what fails
+        # now is the auditor itself, which must not pass for a finding (1) or for the
+        # package's fault (2)
+        where = traceback.extract_tb(error.__traceback__)[-1]
+        print(f"blackjack-audit: internal error while checking {args.package}: {type(error).__name__}: {error} "
+              f"(at {Path(where.filename).name}:{where.lineno}); this is a fault of the auditor, not a finding "
+              "about the package: please report it", file=sys.stderr)
+        return INTERNAL_ERROR
     try:
         for line in lines:
             print(line)

@@ -29,6 +29,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import IO, Any, cast
 
+import msgspec
+
 _reader: ModuleType
 try:
     # ISA-L's gzip reader (python-isal, a dependency where it has wheels): the same checks
@@ -58,6 +60,71 @@ RECOMPUTED = ("rounds", "reconciliation", "checks")
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # the earliest a zip can say: no build time leaks in
 GZIP_LEVEL = 6
 _BLOCK = 1 << 16  # decompressed bytes read at a time
+
+
+class _File(msgspec.Struct):
+    sha256: str
+    bytes: int
+
+
+class _Stream(msgspec.Struct):
+    file: str
+    first_version: int
+    last_version: int
+    first_prev_hash: str
+    last_hash: str
+    last_position: int
+    events: int | None = None
+    counts: dict[str, int] | None = None
+    struck: list[str] = []
+    inclusion: dict[str, Any] | None = None
+
+
+class _RuleSet(msgspec.Struct):
+    ruleset: str
+    overrides: dict[str, Any] = {}
+    hash: str | None = None
+
+
+class _Manifest(msgspec.Struct):
+    """The members of a manifest the auditor reads, and their shapes (other members are
+    the manifest's own): a manifest without one, or with one of another shape, is
+    refused when it is read, naming the member, rather than found wanting midway.
+    Each entry of ``files``, ``streams`` and ``rule_sets`` has the shape
+    :data:`_ENTRIES` gives."""
+
+    files: dict[str, dict[str, Any]]
+    streams: dict[str, dict[str, Any]]
+    signed_heads: list[dict[str, Any]]
+    public_keys: dict[str, str]
+    rule_sets: dict[str, dict[str, Any]] = {}
+    period: dict[str, str | None] = {}
+    software: dict[str, str | None] = {}
+    previous: dict[str, Any] | None = None
+
+
+_ENTRIES: dict[str, type[msgspec.Struct]] = {"files": _File, "streams": _Stream, "rule_sets": _RuleSet}
+
+
+def _check_shape(path: object, data: dict[str, Any]) -> None:
+    """:class:`Unreadable`, naming the member, unless ``data`` has a manifest's shape."""
+    def refused(error: msgspec.ValidationError, where: str) -> Unreadable:
+        # msgspec says where as "- at `$...`" within what it was given, and nothing of a
+        # member missing from that itself: said from the manifest
+        said = str(error)
+        said = said.replace("`$", f"`{where}") if " - at `$" in said else f"{said} - at `{where}`"
+        return Unreadable(f"{path}: {MANIFEST} is malformed: {said}")
+
+    try:
+        msgspec.convert(data, _Manifest)
+    except msgspec.ValidationError as error:
+        raise refused(error, "manifest") from None
+    for member, shape in _ENTRIES.items():
+        for key, entry in data.get(member, {}).items():
+            try:
+                msgspec.convert(entry, shape)
+            except msgspec.ValidationError as error:
+                raise refused(error, f"{member}[{json.dumps(key)}]") from None
 
 
 class Unreadable(Exception):
@@ -185,6 +252,9 @@ class Package:
             raise CorruptFile(f"{self.path}: {name}: cannot be decompressed ({error})", str(error)) from None
 
     def manifest(self) -> dict[str, Any]:
+        """The manifest, as JSON's values; :class:`Unreadable` unless it is a manifest
+        of a format version this reader knows whose members the auditor reads have
+        their shapes (:class:`_Manifest`)."""
         try:
             data = json.loads(self.read(MANIFEST))
         except Unreadable:
@@ -197,6 +267,7 @@ class Package:
         if not isinstance(version, int) or not 1 <= version <= FORMAT_VERSION:
             raise Unreadable(f"{self.path}: format version {version!r}; this auditor reads 1 to {FORMAT_VERSION} "
                              "(install a newer blackjack-audit)")
+        _check_shape(self.path, data)
         return data
 
     def close(self) -> None:

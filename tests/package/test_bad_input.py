@@ -64,5 +64,44 @@ def test_a_malformed_manifest_is_exit_2_without_a_traceback(exported) -> None:
     del data["streams"]["BJ-02"]["file"]
     write_manifest(package, data)
     code, said = audit("verify", str(package))
-    assert code == 2 and "manifest.json is malformed (KeyError: 'file')" in said, said
+    assert code == 2 and 'manifest.json is malformed: Object missing required field `file` - at `streams["BJ-02"]`' \
+        in said, said
     assert "Traceback" not in said
+
+
+@pytest.mark.parametrize(("change", "says"), [
+    (lambda m: m.pop("files"), "Object missing required field `files` - at `manifest`"),
+    (lambda m: m.update(signed_heads={}), "Expected `array`, got `object` - at `manifest.signed_heads`"),
+    (lambda m: m["streams"]["BJ-01"].update(first_version="1"),
+     'Expected `int`, got `str` - at `streams["BJ-01"].first_version`'),
+    (lambda m: m["files"][next(iter(m["files"]))].pop("sha256"), "Object missing required field `sha256`"),
+    (lambda m: next(iter(m["rule_sets"].values())).update(ruleset=7), "Expected `str`, got `int`"),
+])
+def test_a_manifest_member_of_the_wrong_shape_is_named_and_exit_2(exported, change, says) -> None:
+    """Each member the auditor reads is checked when the manifest is read: the one that
+    is missing or of another shape is named, whichever it is, in one line."""
+    from tests.package.tampering import manifest, write_manifest
+
+    package = exported()
+    data = manifest(package)
+    change(data)
+    write_manifest(package, data)
+    code, said = audit("verify", str(package))
+    assert code == 2 and "manifest.json is malformed: " in said and says in said, said
+    assert "Traceback" not in said and len(said.strip().splitlines()) == 1
+
+
+def test_the_auditor_failing_itself_is_exit_3_and_not_blamed_on_the_package(monkeypatch, capsys, tmp_path) -> None:
+    """A fault of the auditor (here, one raised where it checks) is neither a finding (1)
+    nor the package's fault (2): exit 3, one line naming the error and where it was."""
+    from auditor import cli
+
+    def broken(*args, **kwargs):
+        raise KeyError("a member the code expected")
+
+    monkeypatch.setattr(cli, "verify_package", broken)
+    code = cli.main(["verify", str(tmp_path / "p.zip")])
+    said = capsys.readouterr().err
+    assert code == cli.INTERNAL_ERROR == 3
+    assert "internal error while checking" in said and "KeyError: 'a member the code expected'" in said
+    assert "test_bad_input.py:" in said and "not a finding about the package" in said and "malformed" not in said
