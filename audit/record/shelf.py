@@ -174,6 +174,11 @@ class ShelvedMap(MutableMapping[K, V], Generic[K, V]):
         if bits[code >> 24 & mask] & pattern != pattern:
             return None
         self.alarms += 1
+        # a key is in one batch at most: the one thawed last answers without the index
+        # (a pass over the keys in their order asks each batch's keys in turn)
+        thawed = self._thawed
+        if thawed is not None and key in thawed[1]:
+            return thawed
         for number in self._numbers(code):
             entries = self._batch(number)
             if key in entries:

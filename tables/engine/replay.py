@@ -45,7 +45,7 @@ from audit.record.corrections import struck_events
 from audit.record.events import REGISTRY, upcast
 from audit.record.events.fields import HandAction
 from audit.record.money import money_text
-from audit.record.shelf import Shelf, ShelvedMap
+from audit.record.shelf import SMALL_FILTER, Shelf, ShelvedMap
 
 from .cards import composition
 from .findings import Finding, Illegal
@@ -151,7 +151,8 @@ class Replay:
         self.started: dict[RoundKey, int] = {}
         self.keeps_starts = repeats is None
         # each round.settled event's round, for a correction that names the event
-        self.settled_events: MutableMapping[str, RoundKey] = {} if shelf is None else ShelvedMap(shelf)
+        self.settled_events: MutableMapping[str, RoundKey] = (
+            {} if shelf is None else ShelvedMap(shelf, filter=SMALL_FILTER, grows=True))
         self.spent = False  # handed over by checkpoint(): folds nothing more
         self.version = 0
         self.count = 0
