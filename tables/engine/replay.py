@@ -136,7 +136,7 @@ class Replay:
         # a round's result; pickled (``compact``) once the next round has started - the
         # pickle, or its handle on the ``shelf`` (where the handles go too, a batch at a time)
         self.rounds: dict[RoundKey, RoundResult | bytes] | ShelvedRounds = (
-            {} if shelf is None else ShelvedRounds(shelf, self.freeze))
+            {} if shelf is None else ShelvedRounds(shelf, _freeze))
         self.compact = compact
         self.shelf = shelf
         self.day: str | None = None  # the gaming day of the last table.opened

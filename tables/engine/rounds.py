@@ -40,14 +40,17 @@ RUNS = 64
 class ShelvedRounds(MutableMapping["RoundKey", "RoundResult | bytes"]):
     """The rounds as a dict of them is read and written by the replay - in the order they
     started, a round started again keeping its place - with the handles on the shelf.
-    ``freeze``: a result as its handle (the replay's :meth:`~Replay.freeze`)."""
+    ``pickled``: a result as the bytes put on the shelf (the replay's ``_freeze``; not a
+    method of the replay, which holds this: a cycle would keep the whole fold, its id
+    filter and memo, until the collector's next full pass)."""
 
-    __slots__ = ("freeze", "shelved", "thawed")
+    __slots__ = ("pickled", "shelf", "shelved", "thawed")
 
-    def __init__(self, shelf: Shelf, freeze: Callable[[RoundResult], bytes]) -> None:
+    def __init__(self, shelf: Shelf, pickled: Callable[[RoundResult], bytes]) -> None:
         self.shelved: ShelvedMap[RoundKey, bytes] = ShelvedMap(shelf, batch=BATCH, filter=SMALL_FILTER, grows=True)
         self.thawed: dict[RoundKey, RoundResult] = {}
-        self.freeze = freeze
+        self.shelf = shelf
+        self.pickled = pickled
 
     def __setitem__(self, key: RoundKey, value: RoundResult | bytes) -> None:
         if isinstance(value, bytes):
@@ -63,7 +66,7 @@ class ShelvedRounds(MutableMapping["RoundKey", "RoundResult | bytes"]):
         """Every result held apart frozen into the map."""
         thawed, self.thawed = self.thawed, {}
         for key, result in thawed.items():
-            self.shelved[key] = self.freeze(result)
+            self.shelved[key] = self.shelf.put(self.pickled(result))
 
     def __getitem__(self, key: RoundKey) -> RoundResult | bytes:
         thawed = self.thawed.get(key)
