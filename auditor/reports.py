@@ -229,8 +229,7 @@ class StreamAudit:
                 self.days.append(self.day)
             self.rules.setdefault(payload["gaming_day"], (payload["ruleset"], dict(payload.get("rules") or {})))
         elif kind == "round.started":
-            if payload["round"] not in self.rounds:
-                self.rounds[payload["round"]] = _Round(self.day, event["version"])
+            self.rounds.setdefault(payload["round"], _Round(self.day, event["version"]))
         elif kind in ("round.settled", "round.voided"):
             known = self.rounds.get(payload["round"])
             if known is not None:

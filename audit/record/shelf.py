@@ -275,7 +275,23 @@ class ShelvedMap(MutableMapping[K, V], Generic[K, V]):
             entries[key] = value
             self.batches[number] = self.shelf.put(pickle.dumps(entries, pickle.HIGHEST_PROTOCOL))
             return
-        if len(recent) >= self.batch:
+        self._add(key, value)
+
+    def setdefault(self, key: K, default: V) -> V:
+        """The value of ``key``, else ``default`` set and given: one look-up (the mapping's
+        own makes two, and a KeyError, for a new key - a new round's, each round)."""
+        recent = self.recent
+        if key in recent:
+            return recent[key]
+        found = self._shelved(key)
+        if found is not None:
+            return found[1][key]
+        self._add(key, default)
+        return default
+
+    def _add(self, key: K, value: V) -> None:
+        """A key held nowhere set."""
+        if len(self.recent) >= self.batch:
             self._shelve()
         self.recent[key] = value
         self._size += 1

@@ -57,9 +57,10 @@ class ShelvedRounds(MutableMapping["RoundKey", "RoundResult | bytes"]):
             self.thawed.pop(key, None)
             self.shelved[key] = value
             return
-        if key not in self.thawed and key not in self.shelved:
+        # a new round (not a handle's, b"": its place; its value is held apart) puts back
+        # the results held before it
+        if key not in self.thawed and self.shelved.setdefault(key, b"") == b"" and self.thawed:
             self.put_back()
-            self.shelved[key] = b""  # its place; its value is held apart
         self.thawed[key] = value
 
     def put_back(self) -> None:

@@ -43,6 +43,7 @@ step = st.one_of(
     st.tuples(st.just("set"), st.one_of(keys, clashing), st.integers(-5, 5)),
     st.tuples(st.just("del"), st.one_of(keys, clashing)),
     st.tuples(st.just("read"), st.one_of(keys, clashing)),
+    st.tuples(st.just("setdefault"), st.one_of(keys, clashing), st.integers(-5, 5)),
 )
 
 
@@ -57,6 +58,9 @@ def test_the_shelved_map_answers_as_a_dict_does(steps: list[tuple[Any, ...]], ba
         for kind, key, *value in steps:
             if kind == "set":
                 shelved[key] = plain[key] = (value[0], "2026-11-29")
+            elif kind == "setdefault":
+                value_ = (value[0], "2026-11-30")
+                assert shelved.setdefault(key, value_) == plain.setdefault(key, value_)
             elif kind == "del":
                 assert (key in shelved) == (key in plain)
                 if key in plain:
