@@ -32,7 +32,7 @@ from typing import IO, Any
 from audit.record.chain import canonical_json
 from audit.record.ids import IdSet
 from audit.record.money import percent
-from audit.record.shelf import Shelf
+from audit.record.shelf import SMALL_FILTER, Shelf, ShelvedMap
 from ledger.books import Thresholds, reconcile, replay_difference
 from ledger.books.fold import Fold
 from ledger.books.stats import theoretical
@@ -193,7 +193,9 @@ class StreamAudit:
         self.fold = Fold(struck=self.struck, entries=False, read_once=True, shelf=self.shelf)
         self.day: str | None = None
         self.days: list[str] = []
-        self.rounds: dict[int, _Round] = {}
+        # each round number's first gaming day and versions, a batch at a time on the shelf
+        # (a value read is a copy once shelved: a change is put back)
+        self.rounds: ShelvedMap[int, _Round] = ShelvedMap(self.shelf, filter=SMALL_FILTER, grows=True)
         self.struck_seen: set[str] = set()
         # events waiting for the replay: folded a batch at a time (its loop's set-up is
         # per call, and nothing reads the replay before finish)
@@ -232,6 +234,7 @@ class StreamAudit:
             known = self.rounds.get(payload["round"])
             if known is not None:
                 known.last = event["version"]
+                self.rounds[payload["round"]] = known
         elif kind == "correction.recorded":
             struck = struck_ids(event)
             if struck is not None:
@@ -322,10 +325,10 @@ class StreamAudit:
                 "theoretical_win": None if theory is None else theory.win,
                 "theoretical_sd": None if theory is None else theory.sd,
             })
-        round_days = {number: r.day for number, r in self.rounds.items()}
         for finding in engine_findings:
+            started = self.rounds.get(finding.round) if finding.round is not None else None
             out.checks.append(_check_row(self.table, "engine", finding.as_dict(),
-                                         round_days.get(finding.round) if finding.round is not None else None))
+                                         None if started is None else started.day))
         for finding in ledger_findings:
             data = finding.as_dict()
             out.checks.append(_check_row(self.table, "ledger", data, data.get("gaming_day")))

@@ -20,7 +20,10 @@ show whether memory grows with the package); every figure comes with its CPU tim
 steadier than the wall clock on a shared machine, and a worker's peak memory apart.
 
 ``--scale`` repeats both for a day ``--scale`` times longer (rounds per table), to show
-whether memory grows with the package. Not a test: it prints figures.
+whether memory grows with the package. ``--traced PACKAGE ...``: what the audit of each
+package's longest table holds once its events are read, and its peak while its reports
+are made, by tracemalloc (slow: about 4 times the table's check). Not a test: it prints
+figures.
 """
 from __future__ import annotations
 
@@ -148,6 +151,48 @@ def verify(package: Path, events: int, env: dict[str, str], folder: Path, jobs: 
         print(f"  blackjack-audit verify --jobs {count} (Django blocked): {timed.rates(events)}, {timed.memory()}")
 
 
+def traced(package: Path) -> None:
+    """What the audit of the package's longest table holds (tracemalloc) once its events
+    are read, and the traced peak while its reports are made."""
+    import gc
+    import tracemalloc
+
+    sys.path.insert(0, str(ROOT))
+    from audit.record.collector import bulk_work
+    from auditor import layout
+    from auditor.check import _Check
+
+    opened = layout.Package(package)
+    try:
+        manifest = opened.manifest()
+        name, meta = max(manifest["streams"].items(), key=lambda item: item[1]["events"])
+        check = _Check(opened, manifest, {})
+        rows = 0
+
+        def count(batch: list[object]) -> None:
+            nonlocal rows
+            rows += len(batch)
+
+        with bulk_work():
+            gc.collect()
+            tracemalloc.start()
+            try:
+                audit = check.stream(name, meta, None)
+                if audit is None:
+                    raise SystemExit(f"{package}: {name}'s events cannot be read")
+                gc.collect()
+                held = tracemalloc.get_traced_memory()[0]
+                tracemalloc.reset_peak()
+                audit.finish(rounds=count)
+                peak = tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+    finally:
+        opened.close()
+    print(f"  {name} ({meta['events']:,} events, {rows:,} rounds): its audit holds {held / 2 ** 20:.2f} MiB once its "
+          f"events are read, and peaks at {peak / 2 ** 20:.2f} MiB while its reports are made (tracemalloc)")
+
+
 def _events(package: Path) -> int:
     sys.path.insert(0, str(ROOT))
     from auditor.layout import Package
@@ -170,12 +215,19 @@ def main() -> None:
                         help="verify with each of these numbers of worker processes (default 1 2)")
     parser.add_argument("--verify", metavar="PACKAGE", nargs="+",
                         help="only verify these packages, back to back (no database, no export)")
+    parser.add_argument("--traced", metavar="PACKAGE", nargs="+",
+                        help="what the longest table's audit holds, by tracemalloc (no database, no export)")
     parser.add_argument("--database", default="bench_package",
                         help="the PostgreSQL database's name, its rounds appended (one of your own on a shared server)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child == "build":
         _build(args.tables, args.rounds)
+        return
+    if args.traced:
+        for package in map(Path, args.traced):
+            print(f"--- {package}, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+            traced(package)
         return
     if args.verify:
         for package in map(Path, args.verify):

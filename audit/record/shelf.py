@@ -7,8 +7,9 @@ memory, they grow with the day. A :class:`Shelf` is a temporary file that byte s
 are appended to; each is fetched back by the 16-byte handle :meth:`Shelf.put` gave (its
 offset and length), so memory holds 16 bytes a thing put away, wherever it is.
 
-:class:`ShelvedMap` is a mapping of texts (bet ids) built on one: the latest entries in a
-dict, the older ones shelved a batch at a time, pickled, with an index of the keys' hashes
+:class:`ShelvedMap` is an ordered mapping (of bet ids, of a table's rounds) built on one:
+the latest entries in a dict, the older ones shelved a batch at a time, pickled, with an
+index of the keys' hashes
 (8 bytes each, with the batch's number), itself put on the shelf 8,192 entries at a time
 behind a Bloom filter of a fixed size. A key is looked for in the batches its hash names,
 each thawed and asked, so every answer is exact - two keys of one hash are told apart by
@@ -22,7 +23,8 @@ from __future__ import annotations
 import pickle
 import struct
 import tempfile
-from collections.abc import Iterator, MutableMapping
+from array import array
+from collections.abc import Hashable, ItemsView, Iterator, MutableMapping
 from typing import IO, Generic, TypeVar
 
 _HANDLE = struct.Struct("<QQ")  # offset, length
@@ -45,6 +47,11 @@ ENTRIES = 8192
 # bets pickle to about 10 KB; a correction or a repeat reads back the batch it names)
 BATCH = 512
 
+# the filter a ShelvedMap of a table's rounds starts with (grown as above): a table's day
+# has a few thousand rounds, a month's package 45,000 (at which it has grown to 256 KiB)
+SMALL_FILTER = 1 << 14
+
+K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
 
@@ -99,11 +106,18 @@ class Shelf:
         self._file.close()
 
 
-class ShelvedMap(MutableMapping[str, V], Generic[V]):
-    """A mapping of texts to picklable values whose older entries are kept on a
-    :class:`Shelf`: ``batch`` entries in a dict, then shelved, pickled together. Reading
-    or changing a shelved entry thaws its batch (the last batch thawed is kept, so a run
-    of reads of one batch thaws it once); changing one shelves its batch again.
+class ShelvedMap(MutableMapping[K, V], Generic[K, V]):
+    """A mapping of picklable keys (texts, or tuples of texts and numbers: what ``hash``
+    gives the same for equal keys within the process) to picklable values whose older
+    entries are kept on a :class:`Shelf`: ``batch`` entries in a dict, then shelved,
+    pickled together. Reading or changing a shelved entry thaws its batch (the last batch
+    thawed is kept, so a run of reads of one batch thaws it once); changing one shelves
+    its batch again. A value read is a copy once its batch is shelved: a value changed
+    after it is read must be put back (``m[key] = value``).
+
+    Ordered as a dict is: the keys in the order they were first set (a key set again
+    keeps its place), oldest first; :meth:`__reversed__` newest first, :meth:`items_from`
+    from the n-th on.
 
     Which batch holds a key: each shelved key's hash and batch number (12 bytes), in
     memory up to :data:`ENTRIES`, then on the shelf as a run bucketed by the hash's low
@@ -114,36 +128,41 @@ class ShelvedMap(MutableMapping[str, V], Generic[V]):
     its bucket of the entries in memory and of each run (two reads a run), and each batch
     an entry of its hash names is thawed and asked: every answer is exact."""
 
-    def __init__(self, shelf: Shelf, *, batch: int | None = None, filter: int | None = None) -> None:
+    def __init__(self, shelf: Shelf, *, batch: int | None = None, filter: int | None = None,
+                 grows: bool | None = None) -> None:
+        """``filter``: the filter's bytes to start with; ``grows``: whether it is made
+        larger as keys are shelved (by default only a filter of the default size: a test's
+        size stays that size)."""
         self.shelf = shelf
         self.batch = BATCH if batch is None else batch
-        self.recent: dict[str, V] = {}
+        self.recent: dict[K, V] = {}
         self.batches: list[bytes] = []  # each batch's handle on the shelf
+        self._lengths = array("I")  # each batch's entries (items_from skips whole batches)
         size = FILTER if filter is None else filter
         if size < 1 or size & (size - 1):
             raise ValueError("the filter's bytes are a power of two")
         self._bits = bytearray(size)
         self._mask = size - 1
-        self._grows = filter is None  # a filter of the size asked (a test's) stays that size
+        self._grows = filter is None if grows is None else grows
         self._entries = [bytearray() for _ in range(_BUCKETS)]  # the index's latest entries
         self._count = 0  # of them
         self._shelved_keys = 0  # the index's entries in all
         self._runs: list[bytes] = []  # the index's older entries on the shelf: each run's handle
-        self._thawed: tuple[int, dict[str, V]] | None = None
+        self._thawed: tuple[int, dict[K, V]] | None = None
         self._size = 0
         self.alarms = 0  # the look-ups the filter let through (the shelved keys among them)
 
     # --- where a key is ---------------------------------------------------------------------
 
-    def _batch(self, number: int) -> dict[str, V]:
+    def _batch(self, number: int) -> dict[K, V]:
         thawed = self._thawed
         if thawed is not None and thawed[0] == number:
             return thawed[1]
-        entries: dict[str, V] = pickle.loads(self.shelf.get(self.batches[number]))
+        entries: dict[K, V] = pickle.loads(self.shelf.get(self.batches[number]))
         self._thawed = (number, entries)
         return entries
 
-    def _shelved(self, key: str) -> tuple[int, dict[str, V]] | None:
+    def _shelved(self, key: object) -> tuple[int, dict[K, V]] | None:
         """The batch that holds ``key`` (its number and entries), None when none does."""
         code = hash(key)
         bits = self._bits
@@ -155,6 +174,11 @@ class ShelvedMap(MutableMapping[str, V], Generic[V]):
         if bits[code >> 24 & mask] & pattern != pattern:
             return None
         self.alarms += 1
+        # a key is in one batch at most: the one thawed last answers without the index
+        # (a pass over the keys in their order asks each batch's keys in turn)
+        thawed = self._thawed
+        if thawed is not None and key in thawed[1]:
+            return thawed
         for number in self._numbers(code):
             entries = self._batch(number)
             if key in entries:
@@ -176,6 +200,7 @@ class ShelvedMap(MutableMapping[str, V], Generic[V]):
         entries, self.recent = self.recent, {}
         number = len(self.batches)
         self.batches.append(self.shelf.put(pickle.dumps(entries, pickle.HIGHEST_PROTOCOL)))
+        self._lengths.append(len(entries))
         index = self._entries
         bits = self._bits
         mask = self._mask
@@ -219,18 +244,27 @@ class ShelvedMap(MutableMapping[str, V], Generic[V]):
     def __contains__(self, key: object) -> bool:
         if key in self.recent:
             return True
-        return isinstance(key, str) and self._shelved(key) is not None
+        return self._shelved(key) is not None
 
-    def __getitem__(self, key: str) -> V:
+    def __getitem__(self, key: K) -> V:
         recent = self.recent
         if key in recent:
             return recent[key]
-        found = self._shelved(key) if isinstance(key, str) else None
+        found = self._shelved(key)
         if found is None:
             raise KeyError(key)
         return found[1][key]
 
-    def __setitem__(self, key: str, value: V) -> None:
+    def get(self, key: K, default: V | None = None) -> V | None:  # type: ignore[override]
+        # the mapping's own get goes through __getitem__ and a KeyError for a key not
+        # held, the usual answer of a round's look-up
+        recent = self.recent
+        if key in recent:
+            return recent[key]
+        found = self._shelved(key)
+        return default if found is None else found[1][key]
+
+    def __setitem__(self, key: K, value: V) -> None:
         recent = self.recent
         if key in recent:
             recent[key] = value
@@ -241,12 +275,28 @@ class ShelvedMap(MutableMapping[str, V], Generic[V]):
             entries[key] = value
             self.batches[number] = self.shelf.put(pickle.dumps(entries, pickle.HIGHEST_PROTOCOL))
             return
-        if len(recent) >= self.batch:
+        self._add(key, value)
+
+    def setdefault(self, key: K, default: V) -> V:
+        """The value of ``key``, else ``default`` set and given: one look-up (the mapping's
+        own makes two, and a KeyError, for a new key - a new round's, each round)."""
+        recent = self.recent
+        if key in recent:
+            return recent[key]
+        found = self._shelved(key)
+        if found is not None:
+            return found[1][key]
+        self._add(key, default)
+        return default
+
+    def _add(self, key: K, value: V) -> None:
+        """A key held nowhere set."""
+        if len(self.recent) >= self.batch:
             self._shelve()
         self.recent[key] = value
         self._size += 1
 
-    def __delitem__(self, key: str) -> None:
+    def __delitem__(self, key: K) -> None:
         recent = self.recent
         if key in recent:
             del recent[key]
@@ -257,16 +307,50 @@ class ShelvedMap(MutableMapping[str, V], Generic[V]):
             number, entries = found
             del entries[key]  # its hash stays in the index, pointing at a batch without it
             self.batches[number] = self.shelf.put(pickle.dumps(entries, pickle.HIGHEST_PROTOCOL))
+            self._lengths[number] -= 1
         self._size -= 1
 
     def __len__(self) -> int:
         return self._size
 
-    def __iter__(self) -> Iterator[str]:
+    def __iter__(self) -> Iterator[K]:
         """The keys, oldest batch first (each batch thawed in turn)."""
         for number in range(len(self.batches)):
             yield from list(self._batch(number))
         yield from list(self.recent)
+
+    def __reversed__(self) -> Iterator[K]:
+        """The keys, newest first (each batch thawed in turn, the newest first)."""
+        yield from list(reversed(self.recent))
+        for number in range(len(self.batches) - 1, -1, -1):
+            yield from list(reversed(self._batch(number)))
+
+    def items(self) -> ItemsView[K, V]:
+        """The entries in order, a batch thawed at a time (not a look-up of each key)."""
+        return _Items(self)
+
+    def items_from(self, start: int) -> Iterator[tuple[K, V]]:
+        """The entries from the ``start``-th (0: the oldest) on, in order. Each batch is
+        thawed apart from the one :meth:`__getitem__` keeps, so that several of these
+        can be read side by side (a merge) without thawing a batch twice."""
+        shelf = self.shelf
+        for number, length in enumerate(self._lengths):
+            if start >= length:
+                start -= length
+                continue
+            entries: dict[K, V] = pickle.loads(shelf.get(self.batches[number]))
+            yield from list(entries.items())[start:]
+            start = 0
+        yield from list(self.recent.items())[start:]
+
+
+class _Items(ItemsView[K, V]):
+    """A :class:`ShelvedMap`'s entries, iterated a batch at a time."""
+
+    _mapping: ShelvedMap[K, V]
+
+    def __iter__(self) -> Iterator[tuple[K, V]]:
+        return self._mapping.items_from(0)
 
 
 def _named(bucket: bytes | bytearray, wanted: bytes) -> Iterator[int]:

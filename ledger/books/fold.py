@@ -31,7 +31,7 @@ from typing import Any
 from audit.record.chain import parse_timestamp
 from audit.record.corrections import struck_events
 from audit.record.money import format_money
-from audit.record.shelf import Shelf, ShelvedMap
+from audit.record.shelf import SMALL_FILTER, Shelf, ShelvedMap
 from audit.record.shifts import WHOLE_DAY, ShiftPlan
 
 from . import journal as j
@@ -59,9 +59,12 @@ class Fold:
         for; the entries of a long day would be most of its memory. Each posting is still
         checked as an entry is (:func:`.journal.check`). ``read_once``: the caller hands each
         event id once (it finds the repeats itself, and reads each once), so the fold keeps
-        no ids. ``shelf``: the settled bets' nets and where are put away there a batch at a
-        time (:class:`audit.record.shelf.ShelvedMap`; memory keeps 12 bytes a bet), so a long
-        day's fold does not grow with its bets; the caller closes the shelf."""
+        no ids. ``shelf``: the settled bets' nets and where, and each round's shift, are put
+        away there a batch at a time (:class:`audit.record.shelf.ShelvedMap`), so a long
+        day's fold does not grow with its bets and rounds; the caller closes the shelf. The
+        books of such a fold read its rounds' shifts where they are (``Books.round_shifts``
+        is the fold's own mapping, not a copy: good while the shelf is open, and changed
+        by events folded after)."""
         self.plan = plan
         self.keeps_entries = entries
         self.struck = set(struck)
@@ -96,7 +99,8 @@ class Fold:
         self.findings: list[LedgerFinding] = []
         # gaming day -> (rule set, overrides) of its table.opened; (day, round) -> shift
         self.games: dict[str, tuple[str, dict[str, Any]]] = {}
-        self.round_shifts: dict[tuple[str, int], str] = {}
+        self.round_shifts: MutableMapping[tuple[str, int], str] = (
+            {} if shelf is None else ShelvedMap(shelf, filter=SMALL_FILTER, grows=True))
         self.counts: list[Count] = []
         # the entries' balances per (day, shift), kept as they are posted
         self._key_balances: dict[tuple[str, str | None], dict[str, int]] = {}
@@ -295,7 +299,7 @@ class Fold:
             drops=dict(self.drops),
             findings=tuple(findings),
             games=dict(self.games),
-            round_shifts=dict(self.round_shifts),
+            round_shifts=dict(self.round_shifts) if isinstance(self.round_shifts, dict) else self.round_shifts,
             counts=tuple(self.counts),
             balances={key: dict(b) for key, b in self.key_balances().items()},
             has_entries=entries,

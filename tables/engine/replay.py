@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import pickle
 from collections import Counter
-from collections.abc import Callable, Container, Iterable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -45,11 +45,12 @@ from audit.record.corrections import struck_events
 from audit.record.events import REGISTRY, upcast
 from audit.record.events.fields import HandAction
 from audit.record.money import money_text
-from audit.record.shelf import Shelf
+from audit.record.shelf import SMALL_FILTER, Shelf, ShelvedMap
 
 from .cards import composition
 from .findings import Finding, Illegal
 from .presets import PRESETS
+from .rounds import ShelvedRounds
 from .rules import RuleSet
 from .shoes import ShoeTrack, commitment, cut
 from .table_round import (
@@ -116,9 +117,11 @@ class Replay:
         event not in it). Such a fold cannot :meth:`forget`. ``compact``: a round is kept
         pickled once the next starts (a tenth of its objects' size; a late event that names
         it thaws it) - for :meth:`final`, which thaws them one at a time. ``shelf``: where
-        those pickles go (a file: memory keeps each one's 16-byte handle, so what the fold
-        holds of its rounds no longer grows with them); by default they stay in memory.
-        The caller closes the shelf once done with the fold."""
+        those pickles go (a file), and the rounds' keys and handles and the ``round.settled``
+        events' rounds, a batch at a time (:class:`.rounds.ShelvedRounds`,
+        :class:`audit.record.shelf.ShelvedMap`): what the fold holds of its rounds does not
+        grow with them. By default all stay in memory, in dicts. The caller closes the
+        shelf once done with the fold."""
         self.rules = rules
         # value every cash-out offer (seed 000) and compare it with the recorded amount
         self.check_offers = check_offers
@@ -131,8 +134,9 @@ class Replay:
         self.round: Round | None = None
         self.result: RoundResult | None = None
         # a round's result; pickled (``compact``) once the next round has started - the
-        # pickle, or its handle on the ``shelf``
-        self.rounds: dict[RoundKey, RoundResult | bytes] = {}
+        # pickle, or its handle on the ``shelf`` (where the handles go too, a batch at a time)
+        self.rounds: dict[RoundKey, RoundResult | bytes] | ShelvedRounds = (
+            {} if shelf is None else ShelvedRounds(shelf, _freeze))
         self.compact = compact
         self.shelf = shelf
         self.day: str | None = None  # the gaming day of the last table.opened
@@ -147,7 +151,8 @@ class Replay:
         self.started: dict[RoundKey, int] = {}
         self.keeps_starts = repeats is None
         # each round.settled event's round, for a correction that names the event
-        self.settled_events: dict[str, RoundKey] = {}
+        self.settled_events: MutableMapping[str, RoundKey] = (
+            {} if shelf is None else ShelvedMap(shelf, filter=SMALL_FILTER, grows=True))
         self.spent = False  # handed over by checkpoint(): folds nothing more
         self.version = 0
         self.count = 0
@@ -297,10 +302,14 @@ class Replay:
         self._apply_corrections(corrected, findings, event_id)
         stored = self.rounds
         thaw = self.thaw
-        for key, value in stored.items():
+        for key, value in stored.pairs() if isinstance(stored, ShelvedRounds) else stored.items():
             _compare(corrected[key] if key in corrected else thaw(value), findings)
 
         def rounds() -> Iterator[RoundResult]:
+            if isinstance(stored, ShelvedRounds):  # the keys are not all held at once
+                for key, value in stored.by_number() if by_number else stored.pairs():
+                    yield corrected[key] if key in corrected else thaw(value)
+                return
             for key in sorted(stored, key=lambda key: key[1]) if by_number else list(stored):
                 yield corrected[key] if key in corrected else thaw(stored[key])
 

@@ -43,6 +43,7 @@ step = st.one_of(
     st.tuples(st.just("set"), st.one_of(keys, clashing), st.integers(-5, 5)),
     st.tuples(st.just("del"), st.one_of(keys, clashing)),
     st.tuples(st.just("read"), st.one_of(keys, clashing)),
+    st.tuples(st.just("setdefault"), st.one_of(keys, clashing), st.integers(-5, 5)),
 )
 
 
@@ -52,11 +53,14 @@ def test_the_shelved_map_answers_as_a_dict_does(steps: list[tuple[Any, ...]], ba
     shelf = Shelf()
     try:
         # a filter of one or two bytes lets nearly every key through to the index
-        shelved: ShelvedMap[tuple[int, str]] = ShelvedMap(shelf, batch=batch, filter=size)
+        shelved: ShelvedMap[str, tuple[int, str]] = ShelvedMap(shelf, batch=batch, filter=size)
         plain: dict[str, tuple[int, str]] = {}
         for kind, key, *value in steps:
             if kind == "set":
                 shelved[key] = plain[key] = (value[0], "2026-11-29")
+            elif kind == "setdefault":
+                value_ = (value[0], "2026-11-30")
+                assert shelved.setdefault(key, value_) == plain.setdefault(key, value_)
             elif kind == "del":
                 assert (key in shelved) == (key in plain)
                 if key in plain:
@@ -64,8 +68,10 @@ def test_the_shelved_map_answers_as_a_dict_does(steps: list[tuple[Any, ...]], ba
             assert (key in shelved) == (key in plain)
             assert shelved.get(key) == plain.get(key)
             assert len(shelved) == len(plain)
-        assert dict(shelved.items()) == plain
-        assert sorted(shelved) == sorted(plain)
+        assert list(shelved.items()) == list(plain.items())  # in a dict's order
+        assert list(reversed(shelved)) == list(reversed(plain))
+        for start in range(len(plain) + 1):
+            assert list(shelved.items_from(start)) == list(plain.items())[start:]
     finally:
         shelf.close()
 
@@ -73,7 +79,7 @@ def test_the_shelved_map_answers_as_a_dict_does(steps: list[tuple[Any, ...]], ba
 def test_older_entries_leave_memory_a_batch_at_a_time_and_a_change_to_one_is_kept() -> None:
     shelf = Shelf()
     try:
-        shelved: ShelvedMap[int] = ShelvedMap(shelf, batch=100)
+        shelved: ShelvedMap[str, int] = ShelvedMap(shelf, batch=100)
         for n in range(1_000):
             shelved[f"r{n // 7}-{n % 7}"] = n
         assert len(shelved.recent) == 100 and len(shelved.batches) == 9 and len(shelved) == 1_000
@@ -91,7 +97,7 @@ def test_the_index_on_the_shelf_behind_a_filter_that_lets_every_key_through(monk
     monkeypatch.setattr(shelves, "ENTRIES", 16)
     shelf = Shelf()
     try:
-        shelved: ShelvedMap[int] = ShelvedMap(shelf, batch=5, filter=1)
+        shelved: ShelvedMap[str, int] = ShelvedMap(shelf, batch=5, filter=1)
         plain = {f"bet-{n}": n for n in range(1_000)}
         for key, value in plain.items():
             assert key not in shelved
@@ -126,7 +132,7 @@ def test_the_filter_grows_with_the_keys_shelved_and_every_answer_stays_exact(mon
     monkeypatch.setattr(shelves, "ENTRIES", 50)
     shelf = Shelf()
     try:
-        shelved: ShelvedMap[int] = ShelvedMap(shelf, batch=10)
+        shelved: ShelvedMap[str, int] = ShelvedMap(shelf, batch=10)
         sizes = set()
         for n in range(3_000):
             shelved[f"bet-{n}"] = n
@@ -135,5 +141,32 @@ def test_the_filter_grows_with_the_keys_shelved_and_every_answer_stays_exact(mon
         assert all(shelved[f"bet-{n}"] == n for n in range(3_000))
         assert not any(f"bet-{n}" in shelved for n in range(3_000, 6_000))
         assert shelved.alarms < 3_000 + 300  # the held, and a few false alarms
+    finally:
+        shelf.close()
+
+
+def test_keys_of_numbers_and_days_keep_their_order_and_a_value_changed_is_put_back() -> None:
+    """A table's rounds, keyed (gaming day, number): the order they were first set in
+    (a round set again keeps its place), newest first from the end, and a value read from
+    a shelved batch is a copy - the change is kept once it is put back."""
+    shelf = Shelf()
+    try:
+        rounds: ShelvedMap[tuple[str | None, int], list[int]] = ShelvedMap(
+            shelf, batch=4, filter=shelves.SMALL_FILTER, grows=True)
+        plain: dict[tuple[str | None, int], list[int]] = {}
+        for day in ("2026-11-29", "2026-11-30", None):
+            for number in range(1, 11):
+                rounds[(day, number)] = plain[(day, number)] = [number]
+        rounds[("2026-11-29", 3)] = plain[("2026-11-29", 3)] = [-3]  # set again: its place kept
+        assert list(rounds) == list(plain) and len(rounds.batches) == 7
+        newest = next(key for key in reversed(rounds) if key[1] == 5)
+        assert newest == (None, 5)
+        copy = rounds[("2026-11-29", 2)]
+        copy.append(99)
+        assert rounds[("2026-11-30", 5)] == [5]  # another batch thawed: the change is lost
+        assert rounds[("2026-11-29", 2)] == [2]
+        rounds[("2026-11-29", 2)] = copy
+        assert rounds[("2026-11-29", 2)] == [2, 99] and list(rounds)[1] == ("2026-11-29", 2)
+        assert ("2026-12-01", 1) not in rounds and rounds.get(("2026-12-01", 1)) is None
     finally:
         shelf.close()

@@ -4,6 +4,7 @@ for any order of placements, settlements, voids, corrections and repeats, with t
 settled bets shelved one at a time; and what a long day keeps in memory of them."""
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 from unittest import mock
 
@@ -27,7 +28,10 @@ def shelved_books(events: list[dict[str, Any]], *, batch: int = 1) -> Books:
             state = Fold(struck=struck_events(events), entries=False, shelf=shelf)
         for event in events:
             state.apply(event)
-        return state.books(entries=False)
+        books = state.books(entries=False)
+        # the rounds' shifts are read where they are, on the shelf: copied before it closes
+        assert books.round_shifts is state.round_shifts and isinstance(books.round_shifts, ShelvedMap)
+        return dataclasses.replace(books, round_shifts=dict(books.round_shifts))
     finally:
         shelf.close()
 
@@ -65,6 +69,9 @@ def test_a_long_day_keeps_a_batch_of_settled_bets_in_memory() -> None:
         settled = state.settled
         assert isinstance(settled, ShelvedMap) and len(settled) == 150
         assert (len(settled.batches), len(settled.recent)) == (9, 6)
+        shifts = state.round_shifts
+        assert isinstance(shifts, ShelvedMap) and (len(shifts.batches), len(shifts.recent)) == (3, 2)
+        assert list(shifts.items()) == [((DAY, n), "06:00") for n in range(1, 51)]
         assert state.books(entries=False).day(DAY).settled_win == 50 * (2_000 - 1_000)
     finally:
         shelf.close()
