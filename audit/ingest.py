@@ -548,6 +548,11 @@ class _Handoff:
 
     def put(self, records: list) -> None:
         self.queue.put(records)
+        # the planner lets go of the interpreter here, for the writer to take the piece to
+        # the server at once: a planner that asks the server nothing else (no lookups of
+        # fresh streams' ids) would otherwise hold it for the switch interval (5 ms) and
+        # the server would wait
+        time.sleep(0)
 
     def end(self, bad: set[str] | None) -> None:
         self.bad = bad  # before the end is queued: the writer reads it after the end
