@@ -42,6 +42,7 @@ processes is failed.
 from __future__ import annotations
 
 import contextlib
+import functools
 import getpass
 import heapq
 import itertools
@@ -466,7 +467,9 @@ class _Overlapped(NamedTuple):
     bad: set[str]  # the streams with a bad line
     stored: int | None  # the events committed; None: rolled back, nothing committed
     refused: bool  # rolled back because the database refused a row (a stored id)
-    kept: list[list]  # the planned records, where no spool has them (beside the writer)
+    # the planned records, a chunk a list, where no spool has them (beside the writer);
+    # None: the spools have them
+    kept: list[list] | None
 
 
 def _plan_while_writing(path: str, parts: int, spools: list[str], now: datetime, chunk: int, principal: str,
@@ -500,18 +503,18 @@ def _plan_while_writing(path: str, parts: int, spools: list[str], now: datetime,
 
     try:
         with context.Pool(parts) as pool:
-            pending = pool.starmap_async(_plan_part, [(path, k, parts, spools[k], now, chunk, principal,
-                                                       None, None, False) for k in range(parts)])
+            pending = pool.starmap_async(functools.partial(_plan_part, lookups=False),
+                                         [(path, k, parts, spools[k], now, chunk, principal) for k in range(parts)])
             records = heapq.merge(*(_followed(spool, pending.ready) for spool in spools), key=lambda r: r[0])
             try:
                 stored = _write_whole(path, principal, records, chunk, planned,
                                       lambda: checked(_REACHED.value) if checked else None)
             except IntegrityError:
-                return _Overlapped(planned(), None, True, [])
+                return _Overlapped(planned(), None, True, None)
             except (_Undo, _Moved, _Unfinished):
                 # _Unfinished: a planning process failed; pending.get() raises its error
-                return _Overlapped(planned(), None, False, [])
-            return _Overlapped(planned(), stored, False, [])
+                return _Overlapped(planned(), None, False, None)
+            return _Overlapped(planned(), stored, False, None)
     finally:
         _REACHED = None
 
@@ -763,7 +766,7 @@ def _ingest(path: str, report: IngestReport, chunk: int, progress: Callable[[int
         parts = (processes or (min(2, cpus()) if large else 1)) if forks else 1
     with tempfile.TemporaryDirectory(prefix="ingest-") as folder:
         spools = [os.path.join(folder, f"plan-{k}") for k in range(parts)]
-        kept: list[list] = []
+        kept: list[list] | None = None  # the records to write, where no spool has them
         if overlap:
             written = (_plan_beside_writer(path, spools[0], now, chunk, principal, checked, report) if here
                        else _plan_while_writing(path, parts, spools, now, chunk, principal, checked, report))
@@ -785,16 +788,16 @@ def _ingest(path: str, report: IngestReport, chunk: int, progress: Callable[[int
                 report.lines = report.already_stored = 0
                 report.bad_lines.clear()
                 bad = _merge(_plan_parts(path, 1 if here else parts, spools, now, chunk, principal, checked), report)
-                kept = []
+                kept = None
         else:
             bad = _merge(_plan_parts(path, parts, spools, now, chunk, principal, checked), report)
         if checked is not None:
             checked(report.lines)
         for stream in sorted(bad):
             report.failed_streams[stream] = "has bad lines: nothing of it was stored"
-        handles = [] if kept else [open(spool, "rb") for spool in spools]  # noqa: SIM115 - closed below
+        handles = [] if kept is not None else [open(spool, "rb") for spool in spools]  # noqa: SIM115 - closed below
         try:
-            records = (itertools.chain.from_iterable(kept) if kept
+            records = (itertools.chain.from_iterable(kept) if kept is not None
                        else heapq.merge(*(_spooled(handle) for handle in handles), key=lambda r: r[0]))
             run = _started(path, principal)
             _write(records, report, chunk, progress, run)

@@ -174,6 +174,20 @@ def test_a_bad_line_undoes_what_was_written_and_only_the_good_streams_are_stored
 
 
 @PLANNERS
+def test_a_file_whose_streams_are_all_bad_from_their_first_line_stores_nothing(on_postgres, tmp_path, planners):
+    """Nothing was planned to write (each stream's first line is bad): undone, and the
+    chunked write after it has nothing to write - no planned record, no spool to read."""
+    path, rows, _ = _file(tmp_path, streams=("T1", "T2"))
+    for stream in ("T1", "T2"):
+        first = next(i for i, row in enumerate(rows) if row["stream"] == stream)
+        rows[first]["payload"] = {**rows[first]["payload"], "unknown": 1}
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    report = ingest_file(str(path), processes=planners, overlap=True, chunk=20)
+    assert set(report.failed_streams) == {"T1", "T2"} and report.stored == 0 and len(report.bad_lines) == 2
+    assert not Event.objects.exists() and IngestRun.objects.get().finished_at is not None
+
+
+@PLANNERS
 def test_an_ingest_killed_while_writing_as_it_plans_leaves_nothing_to_resume(on_postgres, tmp_path, monkeypatch,
                                                                             planners):
     path, rows, hashes = _file(tmp_path)
