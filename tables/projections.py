@@ -397,21 +397,14 @@ def snapshot(stream: str | None = None) -> dict[str, list[tuple[Any, ...]]]:
         "round": rows(m.Round, "table__stream", ["table__stream", "gaming_day", "number", "shoe__shuffled_version", "status", "started_at", "first_version", "last_version", "versions", "dealer_total", "handle", "recorded_net", "expected_net", "corrected"]),
         "hand": rows(m.Hand, "round__table__stream", ["round__table__stream", "round__gaming_day", "round__number", "box", "number", "cards", "actions", "total", "soft", "bust", "doubled", "surrendered", "from_split"]),
         "bet": rows(m.Bet, "round__table__stream", ["round__table__stream", "round__gaming_day", "round__number", "bet", "box", "hand", "kind", "amount", "player", "parent", "recorded_outcome", "recorded_net", "expected_outcome", "expected_net", "matches"]),
-        "without a round": [(name, count) for name, count in _unattached().items() if count],
+        "without a round": [(name, count) for name, rows in _unattached().items() if (count := rows.count())],
     }
 
 
-def _unattached() -> dict[str, int]:
-    """The hands and the bets whose round does not exist."""
+def _unattached() -> dict[str, Any]:
+    """The hands and the bets whose round does not exist (querysets)."""
     rounds = m.Round.objects.values("pk")
-    return {"hand": m.Hand.objects.exclude(round_id__in=rounds).count(),
-            "bet": m.Bet.objects.exclude(round_id__in=rounds).count()}
-
-
-def _delete_unattached() -> None:
-    rounds = m.Round.objects.values("pk")
-    m.Bet.objects.exclude(round_id__in=rounds)._raw_delete(m.Bet.objects.db)
-    m.Hand.objects.exclude(round_id__in=rounds)._raw_delete(m.Hand.objects.db)
+    return {"hand": m.Hand.objects.exclude(round_id__in=rounds), "bet": m.Bet.objects.exclude(round_id__in=rounds)}
 
 
 def _plain(value: Any) -> Any:
@@ -456,5 +449,6 @@ def rebuild(stream: str | None = None, *, progress: Callable[[str], None] | None
             progress(name)
     if stream is None:
         m.Table.objects.exclude(stream__in=streams).delete()
-        _delete_unattached()  # no table's: named by the comparison as live, not rebuilt
+        for rows in _unattached().values():  # no table's: named by the comparison as live, not rebuilt
+            rows._raw_delete(rows.db)
     return live, snapshot(stream)
