@@ -8,6 +8,12 @@
   ``run manage.py migrate``, instead of a traceback from the first query. The check costs
   nothing on the way: only a database error that escapes the command is looked at, and
   it is turned into that line only when migrations are in fact missing.
+- **No system checks at the start.** Django's checks import every URL configuration,
+  view and admin to look at them - about half a second of each command's start on the
+  development machine, more than a whole round's replay - and what they check is how the
+  site is served, which these commands do not do. The server's own start (``runserver``,
+  the demo) and ``manage.py check`` still run them, and the test suite runs them every
+  time (``tests/test_system_checks.py``).
 - **A reader that went away** (``| head``) ends the command quietly with exit 141, as the
   pipe's signal ends a program (:mod:`audit.record.pipes`), not with a traceback.
 """
@@ -64,6 +70,7 @@ class BackOfficeCommand(BaseCommand):
     unmigrated database with exit 2 and what to run."""
 
     exit_codes: dict[int, str] = EXIT_CODES
+    requires_system_checks: list[str] | str = []  # why: the module's docstring
 
     def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
         parser = super().create_parser(prog_name, subcommand, **kwargs)

@@ -22,6 +22,7 @@ from casino.demo import (
 
 
 class Command(BackOfficeCommand):
+    requires_system_checks = "__all__"  # the demo serves the site: its checks are worth the start
     help = (
         "The main job on the embedded default: migrate, simulate two gaming days of every rule "
         "set (the second a tenth as long) with planted faults, ingest them, replay them, print a "
