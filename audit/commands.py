@@ -74,6 +74,11 @@ class BackOfficeCommand(BaseCommand):
 
     def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
         parser = super().create_parser(prog_name, subcommand, **kwargs)
+        if not self.requires_system_checks:
+            # Django offers the option only where the checks run: a script that passes it, as
+            # to any Django command, is not refused
+            parser.add_argument("--skip-checks", action="store_true",
+                                help="accepted and needless: these commands skip the system checks")
         parser.epilog = "Exit codes: " + "; ".join(f"{code} {what}" for code, what in sorted(self.exit_codes.items())) + "."
         return parser
 

@@ -5,20 +5,14 @@ from __future__ import annotations
 
 import pytest
 from django.core.management import call_command
-from django.core.management.base import SystemCheckError
+from django.core.management.base import BaseCommand, SystemCheckError
 
-from audit.commands import BackOfficeCommand
+from casino.management.commands.demo import Command as Demo
+from tables.management.commands.strategy import Command as Strategy
 
 
 def test_the_system_checks_pass_without_a_warning():
     call_command("check", fail_level="WARNING")
-
-
-def test_a_back_office_command_skips_them_and_the_demo_does_not():
-    from casino.management.commands.demo import Command as Demo
-
-    assert BackOfficeCommand.requires_system_checks == []
-    assert Demo.requires_system_checks == "__all__"
 
 
 def test_the_check_run_can_fail(settings):
@@ -26,3 +20,26 @@ def test_the_check_run_can_fail(settings):
     settings.STATICFILES_DIRS = "not a list"
     with pytest.raises(SystemCheckError):
         call_command("check", fail_level="WARNING")
+
+
+@pytest.fixture
+def checks_run(monkeypatch):
+    """The commands that asked for the system checks (call_command skips them unless told)."""
+    ran: list[type] = []
+    monkeypatch.setattr(BaseCommand, "check", lambda self, *args, **kwargs: ran.append(type(self)))
+    return ran
+
+
+def test_a_back_office_command_starts_without_them(checks_run, capsys):
+    call_command(Strategy(), "--ruleset", "hoyle", skip_checks=False)
+    assert capsys.readouterr().out  # it ran
+    assert checks_run == []
+    # the option every Django command takes is still taken (and changes nothing)
+    call_command(Strategy(), "--ruleset", "hoyle", "--skip-checks")
+    assert checks_run == []
+
+
+def test_the_demo_still_runs_them(checks_run, monkeypatch):
+    monkeypatch.setattr(Demo, "handle", lambda self, *args, **options: None)
+    call_command(Demo(), skip_checks=False)
+    assert checks_run == [Demo]
