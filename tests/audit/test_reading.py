@@ -61,3 +61,25 @@ def test_a_reader_that_stops_early_reads_the_rest_rather_than_cancel_the_query(o
         assert first == _expected("T1", 1, 1)[0] and cancelled == []
         assert [e["version"] for e in stream_events("T1", 2, 3)] == [2, 3]
         assert connection.in_atomic_block and Event.objects.filter(stream="T1").count() > 3
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("zone", [None, "America/New_York"])
+def test_the_moment_is_aware_in_utc_whatever_the_sessions_zone(on_postgres, zone) -> None:
+    """PostgreSQL: the moment comes from psycopg's own loader of a timestamptz in the
+    session's zone, which Django sets to UTC; a session in another zone (a SET TIME ZONE
+    on the connection) still reads it in UTC, the same instant."""
+    from django.db import connection
+
+    events = [replace(e, occurred_at=AT + timedelta(microseconds=i)) for i, e in
+              enumerate([table_opened("T1", at=AT), *round_events(1, at=AT)])]
+    events_append(stream="T1", expected_version=0, events=events, now=AT)
+    expected = _expected("T1", 1, 99)
+    if zone is not None:
+        with connection.cursor() as cursor:
+            cursor.execute(f"SET TIME ZONE '{zone}'")
+        assert connection.connection.info.timezone is not UTC
+    read = list(stream_events("T1", 1, 99))
+    assert read == expected and len(read) == len(events)
+    assert all(e["occurred_at"].tzinfo is UTC for e in read)
+    assert read[5]["occurred_at"] == AT + timedelta(microseconds=5)
