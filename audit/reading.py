@@ -10,8 +10,8 @@ Read without the ORM's value converters, which cost more than the fold of an eve
   (decoded by msgspec: the same builtins as ``json.loads`` in a third of its time), the
   moment by psycopg's own compiled loader of a timestamptz, aware in the session's zone,
   which Django sets to UTC (Django's loader, Python per value, took about a third of
-  reading an event back; a naive timestamp made aware here, in Python, still took a
-  third of what is left);
+  reading an event back; a naive timestamp made aware in Python per event, over a third
+  of what was left: docs/performance.md, "Morning of 2026-12-03");
 - SQLite: the columns as Django's SQLite backend stores them - the id as its 32 hex
   digits, the moment as naive UTC text, the payload as JSON text - made into what its
   converters give (``str(uuid)``, an aware datetime in UTC, the JSON's builtins) without
@@ -94,14 +94,10 @@ def _postgresql(stream: str, low: int, high: int, types: Collection[str] | None)
         cursor.cursor.adapters.register_loader("timestamptz", _MOMENT_LOADER)  # this cursor's only
         rows = cursor.cursor.stream(sql, params, size=_STREAMED)
         try:
-            if in_utc:
-                for event_id, version, type_, schema_version, payload, occurred_at in rows:
-                    yield {"id": event_id, "version": version, "type": type_, "schema_version": schema_version,
-                           "payload": loads(payload), "occurred_at": occurred_at}
-            else:
-                for event_id, version, type_, schema_version, payload, occurred_at in rows:
-                    yield {"id": event_id, "version": version, "type": type_, "schema_version": schema_version,
-                           "payload": loads(payload), "occurred_at": occurred_at.replace(tzinfo=UTC)}
+            for event_id, version, type_, schema_version, payload, occurred_at in rows:
+                yield {"id": event_id, "version": version, "type": type_, "schema_version": schema_version,
+                       "payload": loads(payload),
+                       "occurred_at": occurred_at if in_utc else occurred_at.replace(tzinfo=UTC)}
         finally:
             # a reader that stops early (the first event only, an error in the fold): the
             # rest read to the end, where closing the stream would cancel the query by a
