@@ -17,7 +17,9 @@ What a partitioned table cannot do, and what stands in for it:
   answers as before (``IdConflict``, ``VersionConflict``). With each key it keeps the
   event's hash, so the write path's own lookups - a stream's head, which ids are stored,
   whether a stream moved - read one index instead of every partition's (:func:`keyed`),
-  and a stream's head survives the archival of the day it was written on;
+  and a stream's head survives the archival of the day it was written on. Its primary
+  key is the record's only index of ids (the partitions keep none: a read by id goes
+  through it, :mod:`audit.event_ids`);
 - the primary key is ``(position, recorded_at)``; ``position`` stays globally unique
   because one sequence hands it out and nothing else writes it;
 - statement triggers are not cloned to partitions (row triggers are, enabled ALWAYS as on
@@ -219,9 +221,9 @@ def convert(cursor: Any, *, tz: str, cutoff: int, ahead: int) -> None:
     cursor.execute(f"SELECT setval('{TABLE}_position_seq', %s, %s)", [last, called])
     cursor.execute(f"ALTER TABLE {TABLE} ALTER COLUMN position SET DEFAULT nextval('{TABLE}_position_seq')")
     cursor.execute(f"ALTER TABLE {TABLE} ADD CONSTRAINT {TABLE}_pkey PRIMARY KEY (position, recorded_at)")
-    # the unique constraints' indexes, as plain ones: the stream read and lookups by id
+    # the stream read's index, as a plain one (the key table holds the unique constraint);
+    # no index of ids: the key table's is the record's one (audit.event_ids, migration 0019)
     cursor.execute(f"CREATE INDEX {TABLE}_stream_version ON {TABLE} (stream, version)")
-    cursor.execute(f"CREATE INDEX {TABLE}_event_id ON {TABLE} (event_id)")
     for definition in indexes:  # recorded_at, the openings' partial index: as they were
         cursor.execute(definition)
     for sql in immutability.INSTALL["postgresql"][1:] + immutability.ALWAYS["postgresql"]:

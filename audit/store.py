@@ -28,6 +28,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 
 from .errors import IdConflict, InvalidEvent, VersionConflict
+from .event_ids import with_ids
 from .inserts import insert_rows
 from .models import Event
 from .partitions import KEY_TABLE, keyed
@@ -352,7 +353,7 @@ def stored_rows(ids: list[uuid.UUID], texts: list[bytes] | None = None) -> dict[
             found = [uuid.UUID(row[0]) for row in cursor.fetchall()]
     if not found:
         return {}
-    return {row.event_id: row for row in Event.objects.filter(event_id__in=found)}
+    return {row.event_id: row for row in Event.objects.filter(with_ids(found))}
 
 
 def _retry_result(stream: str, items: list[CheckedEvent], stored: dict[uuid.UUID, Event]) -> list[Event]:

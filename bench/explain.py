@@ -44,6 +44,7 @@ def main() -> None:
     from django.db.models import Max
 
     from audit import digests
+    from audit.event_ids import with_ids
     from audit.models import Event, Finding, openings_on
     from audit.partitions import KEY_TABLE, keyed, partitions
     from audit.store import stream_events
@@ -74,6 +75,8 @@ def main() -> None:
         "an event's leaf index (the count after its block)":
             Event.objects.filter(position__gt=max(0, middle.position - digests.BLOCK), position__lt=middle.position),
         "a finding's trail": Event.objects.filter(stream="audit.findings", payload__finding=finding).order_by("version"),
+        # on PostgreSQL its stream and version read from the key table first (audit.event_ids)
+        "an event by its id (audit.event_ids.with_ids)": Event.objects.filter(with_ids([middle.event_id])),
     }
     table_row = tm.Table.objects.filter(stream=stream).first()
     if table_row is not None:

@@ -34,6 +34,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Q
 
+from audit.event_ids import with_ids
 from audit.models import Event
 from audit.reading import stream_events
 from audit.record.corrections import struck_events
@@ -93,18 +94,10 @@ def touched_days(stream: str, events: list[dict[str, Any]], opened: list[tuple[i
                 struck.add(str(payload["corrects"]))
     if bets or struck:
         earlier = Event.objects.filter(stream=stream).filter(
-            Q(type="bet.placed", payload__bet__in=sorted(bets)) | Q(event_id__in=[_uuid(i) for i in struck if _is_uuid(i)])
+            Q(type="bet.placed", payload__bet__in=sorted(bets)) | with_ids(struck)
         ).values_list("version", flat=True)
         days.update(d for d in (_day_at(opened, v) for v in earlier) if d)
     return days
-
-
-def _is_uuid(text: str) -> bool:
-    try:
-        uuid.UUID(text)
-    except ValueError:
-        return False
-    return True
 
 
 @dataclass(slots=True)

@@ -15,6 +15,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from audit.event_ids import with_ids
 from audit.models import Event, Finding
 from audit.record.findings import kinds_of
 from audit.record.money import money_text
@@ -171,7 +172,7 @@ def slips(*, table: str | None = None, day: date | None = None, kind: str | None
 def event_admin_urls(event_ids: list[Any]) -> dict[str, int]:
     """Event id (text) -> the event's position (the event admin's key)."""
     ids = [i for i in event_ids if i]
-    return {str(e): p for e, p in Event.objects.filter(event_id__in=ids).values_list("event_id", "position")}
+    return {str(e): p for e, p in Event.objects.filter(with_ids(ids)).values_list("event_id", "position")}
 
 
 def tables(*, pit: str | None = None) -> QuerySet[m.LedgerTable]:

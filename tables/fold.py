@@ -35,6 +35,7 @@ from typing import Any
 
 from django.db import connection
 
+from audit.event_ids import with_ids
 from audit.gaming_day import gaming_day as gaming_day_of
 from audit.models import Event
 from audit.reading import stream_events
@@ -252,7 +253,7 @@ def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: i
     if kept is not None:
         assert changed_from is not None
         struck = _struck(segment.stream, changed_from, segment.last)
-        if Event.objects.filter(stream=segment.stream, event_id__in=list(struck), version__lt=changed_from).exists():
+        if Event.objects.filter(with_ids(struck), stream=segment.stream, version__lt=changed_from).exists():
             kept = None  # strikes an event folded before: refold
     opening_id = None
     if kept is not None:
@@ -380,7 +381,7 @@ def _versions_of(stream: str, findings: Any, opening_id: str | None, opening_ver
     missing = [i for i in ids if i not in versions]
     if missing:
         versions.update(
-            (str(i), v) for i, v in Event.objects.filter(stream=stream, event_id__in=missing).values_list("event_id", "version")
+            (str(i), v) for i, v in Event.objects.filter(with_ids(missing), stream=stream).values_list("event_id", "version")
         )
     return versions
 

@@ -31,6 +31,7 @@ import msgspec
 from django.db import IntegrityError, connection, transaction
 from django.db.models import DateTimeField, Sum
 
+from audit.event_ids import with_ids
 from audit.models import Event
 from audit.record.collector import bulk_work
 from tables.engine.table_round import Hand as EngineHand
@@ -292,7 +293,7 @@ def _refold_from(table: m.Table | None, segment: Segment, done: int) -> int:
             if first is not None:
                 start = min(start, first)
         if payload["corrects"]:
-            struck = Event.objects.filter(stream=segment.stream, event_id=payload["corrects"]).values_list("version", flat=True).first()
+            struck = Event.objects.filter(with_ids([payload["corrects"]]), stream=segment.stream).values_list("version", flat=True).first()
             if struck is not None and struck >= segment.first:
                 start = min(start, struck)
     return start

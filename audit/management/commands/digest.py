@@ -10,6 +10,7 @@ from django.core.management.base import CommandError
 
 from audit.commands import BackOfficeCommand
 from audit.digests import DigestError, digest_sign, inclusion_proof_of, tree_advance, write_new_key
+from audit.event_ids import with_ids
 from audit.models import Event
 from audit.record import signing
 
@@ -44,7 +45,7 @@ class Command(BackOfficeCommand):
                 self.stdout.write(signing.public_pem(public))
                 return
             if proof:
-                event = Event.objects.filter(event_id=proof).first() if _is_uuid(proof) else None
+                event = Event.objects.filter(with_ids([proof])).first() if _is_uuid(proof) else None
                 if event is None:
                     raise CommandError(f"digest: --proof {proof!r}: no such event", returncode=2)
                 self.stdout.write(json.dumps(inclusion_proof_of([event]), indent=2))
