@@ -38,20 +38,24 @@ SERVER = "postgresql://postgres@127.0.0.1:5432/"
 DAY = "2026-11-29"  # the simulator's first gaming day with --seed
 
 # a command run in this child, then its own peak memory and its children's
+# (``command_seconds``: the command alone, from its call - without the interpreter's start
+# and Django's set-up, which the process's wall time includes)
 _RUN = """
-import json, os, resource, sys
+import json, os, resource, sys, time
 import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
 django.setup()
 from django.core.management import call_command
 from django.core.management.base import CommandError
 code = 0
+called = time.perf_counter()
 try:
     call_command(*sys.argv[1:], stdout=open(os.devnull, "w"), stderr=sys.stderr)
 except CommandError as error:
     code = error.returncode
     print(str(error)[:300], file=sys.stderr)
-print(json.dumps({"code": code, "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+print(json.dumps({"code": code, "command_seconds": time.perf_counter() - called,
+                  "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "children_peak_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}))
 """
 
