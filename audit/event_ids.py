@@ -4,7 +4,8 @@ On PostgreSQL the event table is partitioned (:mod:`audit.partitions`) and the r
 one index of event ids is the key table's primary key: the partitions keep none of their
 own. A second index of random UUIDs on every event cost the bulk write more than any
 other index, and more as the day grew (3.4 against 6.6 s a batch of 369,514 rows into a
-partition already holding 3.3 million: docs/performance.md, "The ids' second index").
+partition already holding 3.3 million: docs/performance.md, "Afternoon of 2026-12-03:
+the ids' second index").
 So a read by id asks the key table for the events' streams and versions first, then
 reads the rows through the partitions' ``(stream, version)`` index. SQLite's plain table
 keeps its unique index of ids, read directly: ``Event.objects.filter(with_ids(ids))``
@@ -22,7 +23,7 @@ from django.db.models import Q
 
 from .partitions import KEY_TABLE, keyed
 
-__all__ = ["with_ids"]
+__all__ = ["at_keys", "with_ids"]
 
 
 def _uuids(ids: Iterable[uuid.UUID | str]) -> list[uuid.UUID]:
@@ -47,11 +48,20 @@ def with_ids(ids: Iterable[uuid.UUID | str]) -> Q:
     if not wanted or not (connection.vendor == "postgresql" and keyed(connection)):
         return Q(event_id__in=wanted)
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT stream, version FROM {KEY_TABLE} WHERE event_id = ANY(%s)", [wanted])
-        versions: dict[str, list[int]] = {}
-        for stream, version in cursor.fetchall():
-            versions.setdefault(stream, []).append(version)
+        cursor.execute(f"SELECT event_id, stream, version FROM {KEY_TABLE} WHERE event_id = ANY(%s)", [wanted])
+        return at_keys(cursor.fetchall())
+
+
+def at_keys(keys: Iterable[tuple[uuid.UUID, str, int]]) -> Q:
+    """A filter of the events at these keys, as the key table holds them (id, stream,
+    version): the partitions' ``(stream, version)`` index serves it; the ids are asked too,
+    so that it says exactly which events. No key: no event."""
+    versions: dict[str, list[int]] = {}
+    ids = []
+    for event_id, stream, version in keys:
+        versions.setdefault(stream, []).append(version)
+        ids.append(event_id)
     if not versions:
         return Q(event_id__in=[])
     where = reduce(or_, (Q(stream=stream, version__in=sorted(found)) for stream, found in sorted(versions.items())))
-    return where & Q(event_id__in=wanted)
+    return where & Q(event_id__in=ids)

@@ -28,7 +28,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 
 from .errors import IdConflict, InvalidEvent, VersionConflict
-from .event_ids import with_ids
+from .event_ids import at_keys
 from .inserts import insert_rows
 from .models import Event
 from .partitions import KEY_TABLE, keyed
@@ -335,15 +335,20 @@ def stored_rows(ids: list[uuid.UUID], texts: list[bytes] | None = None) -> dict[
     if not ids:
         return {}
     if connection.vendor == "postgresql":
-        # partitioned: the key table's one index, not each partition's (audit.partitions)
-        table = KEY_TABLE if keyed(connection) else Event._meta.db_table
+        # partitioned: the key table's one index, not each partition's (audit.partitions),
+        # and with the ids the keys the rows are then read by (audit.event_ids.at_keys)
+        keys = keyed(connection)
+        source = f"event_id, stream, version FROM {KEY_TABLE}" if keys else f"event_id FROM {Event._meta.db_table}"
         with connection.cursor() as cursor:
             if texts is not None:
-                cursor.execute(f"SELECT event_id FROM {table} WHERE event_id = ANY(%s::uuid[])",
+                cursor.execute(f"SELECT {source} WHERE event_id = ANY(%s::uuid[])",
                                [(b"{%s}" % b",".join(texts)).decode()])
             else:
-                cursor.execute(f"SELECT event_id FROM {table} WHERE event_id = ANY(%s)", [ids])
-            found = [row[0] for row in cursor.fetchall()]
+                cursor.execute(f"SELECT {source} WHERE event_id = ANY(%s)", [ids])
+            rows = cursor.fetchall()
+        if keys:
+            return {row.event_id: row for row in Event.objects.filter(at_keys(rows))} if rows else {}
+        found = [row[0] for row in rows]
     else:
         # SQLite keeps a UUID as its 32 hex digits: the ids as one JSON array, read by
         # json_each, rather than a placeholder each prepared through the ORM's field
@@ -353,7 +358,7 @@ def stored_rows(ids: list[uuid.UUID], texts: list[bytes] | None = None) -> dict[
             found = [uuid.UUID(row[0]) for row in cursor.fetchall()]
     if not found:
         return {}
-    return {row.event_id: row for row in Event.objects.filter(with_ids(found))}
+    return {row.event_id: row for row in Event.objects.filter(event_id__in=found)}
 
 
 def _retry_result(stream: str, items: list[CheckedEvent], stored: dict[uuid.UUID, Event]) -> list[Event]:

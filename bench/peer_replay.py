@@ -204,5 +204,6 @@ def main() -> None:
           f"{whole['project, replay_day --full'] / base_whole:.2f}x; in one process: "
           f"{whole['project, replay_day --full --jobs 1'] / base_whole:.2f}x")
 
+
 if __name__ == "__main__":
     main()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import uuid
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from audit.record import merkle
 from audit.store import events_append
 from tests.audit.tampering import rehash, tamper
 from tests.audit.test_merkle import ref_root_from_path
+from tests.commands import run_command
 from tests.samples import round_events, table_opened
 
 pytestmark = pytest.mark.django_db
@@ -104,6 +106,19 @@ def test_an_events_inclusion_proof_checks_out_independently(record) -> None:
         assert leaf.hex() == item["leaf"]
         path = [bytes.fromhex(node) for node in item["path"]]
         assert ref_root_from_path(item["index"], sth.size, leaf, path) == sth.root
+
+
+def test_the_digest_command_proves_an_event_by_its_id_and_names_an_unknown_one(record) -> None:
+    """``digest --proof ID``: the event found by its id (through the key table on
+    PostgreSQL), its proof printed; an id no event has, or text that is no id, exit 2."""
+    event = record["T2"][4]
+    code, out, _ = run_command("digest", "--proof", str(event.event_id))
+    assert code == 0
+    [item] = json.loads(out)["proofs"]
+    assert (item["stream"], item["version"], item["hash"]) == ("T2", event.version, event.hash)
+    for unknown in (str(uuid.uuid4()), "not-an-id"):
+        code, _, err = run_command("digest", "--proof", unknown)
+        assert code == 2 and f"--proof {unknown!r}: no such event" in err
 
 
 def test_each_new_head_proves_the_record_only_grew(record) -> None:
