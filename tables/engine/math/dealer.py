@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from functools import cache, lru_cache
-from operator import mul
+from operator import itemgetter, mul
 from typing import NamedTuple
 
 from .composition import Composition
@@ -97,91 +97,104 @@ class _Plan(NamedTuple):
     """:func:`_table` laid out for evaluation in C. Every multiset is a path of (value,
     multiplicity) steps, tens first; paths share their prefixes, and a prefix's product is
     its parent's times one falling factor, so each product is one multiplication, made
-    level by level with ``map`` (``levels``: each node's parent and factor index). A
-    multiset's term is its node's product times its orderings (``leaves``, ``orders``); a
-    group's terms are the slice ``start:end`` of them all."""
+    level by level with ``map`` (``levels``: each level's parents and factors, gathered by
+    one ``itemgetter`` call each). A multiset's term is its node's product times its
+    orderings; a group's terms are gathered by its own getter (``groups``: outcome, size,
+    the getter of its multisets' nodes, their orderings). The factors are read from one
+    tuple of each value's falling factors in turn (``tops``: each value's highest
+    multiplicity any multiset draws; a value's factors start where the one before ends)."""
 
-    levels: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]  # (parent nodes, factor indices)
-    leaves: tuple[int, ...]  # each multiset's node
-    orders: tuple[int, ...]  # each multiset's orderings
-    groups: tuple[tuple[int, int, int, int], ...]  # (outcome, size, start, end)
-    highest: tuple[int, ...]  # per value, the highest multiplicity any multiset draws
+    levels: tuple[tuple[Callable[[Sequence[int]], tuple[int, ...]], Callable[[Sequence[int]], tuple[int, ...]]], ...]
+    groups: tuple[tuple[int, int, Callable[[Sequence[int]], tuple[int, ...]], tuple[int, ...]], ...]
+    tops: tuple[int, ...]
     size: int  # the most cards any multiset draws
+
+
+def _getter(indices: Sequence[int]) -> Callable[[Sequence[int]], tuple[int, ...]]:
+    """``seq -> tuple(seq[i] for i in indices)`` in one C call (``itemgetter`` of one
+    index gives the item, not a tuple of it)."""
+    if len(indices) == 1:
+        only = indices[0]
+        return lambda seq: (seq[only],)
+    return itemgetter(*indices)
 
 
 @cache
 def _plan(up: int, hits_soft_17: bool) -> _Plan:
     table = _table(up, hits_soft_17)
     nodes: dict[tuple[int, ...], int] = {(): 0}  # path of factor indices -> node (0: the root, 1)
-    levels: list[tuple[list[int], list[int]]] = []
-    leaves: list[int] = []
-    orders_: list[int] = []
-    groups: list[tuple[int, int, int, int]] = []
     highest = [0] * 10
-    for outcome, size, entries in table:
-        start = len(leaves)
-        for orders, index in entries:
+    for _outcome, _size, entries in table:
+        for _orders, index in entries:
             path = tuple(sorted(index, reverse=True))  # tens first: the fewest nodes
             for depth in range(1, len(path) + 1):
                 if path[:depth] not in nodes:
                     nodes[path[:depth]] = -1  # numbered below, level by level
-            leaves.append(-1)
-            orders_.append(orders)
             for flat in index:
                 i, m = divmod(flat, _MAXM)
                 highest[i] = max(highest[i], m)
-        groups.append((outcome, size, start, len(leaves)))
+    # where each value's falling factors start in the tuple _factors makes
+    starts = [sum(top + 1 for top in highest[:i]) for i in range(10)]
+
+    def at(flat: int) -> int:
+        i, m = divmod(flat, _MAXM)
+        return starts[i] + m
+
     # number the nodes level by level: node k is the k-th product of the list of all
+    levels = []
     number = 1
     depth = 1
     while True:
         level = [path for path in nodes if len(path) == depth]
         if not level:
             break
-        parents, flats = [], []
+        parents, factors = [], []
         for path in level:
             nodes[path] = number
             number += 1
             parents.append(nodes[path[:-1]])
-            flats.append(path[-1])
-        levels.append((parents, flats))
+            factors.append(at(path[-1]))
+        levels.append((_getter(parents), _getter(factors)))
         depth += 1
-    position = 0
-    for _outcome, _size, entries in table:
-        for _orders, index in entries:
-            leaves[position] = nodes[tuple(sorted(index, reverse=True))]
-            position += 1
-    return _Plan(tuple((tuple(p), tuple(f)) for p, f in levels), tuple(leaves), tuple(orders_), tuple(groups),
-                 tuple(highest), max((size for _, size, _ in table), default=0))
+    groups = []
+    for outcome, size, entries in table:
+        leaves = [nodes[tuple(sorted(index, reverse=True))] for _orders, index in entries]
+        groups.append((outcome, size, _getter(leaves), tuple(orders for orders, _index in entries)))
+    return _Plan(tuple(levels), tuple(groups), tuple(highest), max((size for _, size, _ in table), default=0))
 
 
-def _falling(comp: Composition, highest: Sequence[int] = (_MAXM - 1,) * 10) -> list[int]:
-    """``table[i * _MAXM + m] = fall(comp[i], m)`` for ``m`` up to ``highest[i]`` (the
-    rest 0: no multiset reads them)."""
-    table = [0] * (10 * _MAXM)
-    for i, count in enumerate(comp):
-        value = 1
-        base = i * _MAXM
-        table[base] = 1
-        for m in range(1, highest[i] + 1):
-            value *= max(count - m + 1, 0)
-            table[base + m] = value
-    return table
+@lru_cache(maxsize=4096)
+def _fall_row(count: int, top: int) -> tuple[int, ...]:
+    """``fall(count, m)`` for ``m`` from 0 to ``top``: one value's falling factors (a
+    shoe's counts are few, so the rows are too)."""
+    row = [1]
+    value = 1
+    for m in range(1, top + 1):
+        value *= max(count - m + 1, 0)
+        row.append(value)
+    return tuple(row)
+
+
+def _factors(comp: Composition, tops: Sequence[int]) -> tuple[int, ...]:
+    """Every value's falling factors, one after another (:attr:`_Plan.tops`)."""
+    out: tuple[int, ...] = ()
+    for count, top in zip(comp, tops, strict=True):
+        out += _fall_row(count, top)
+    return out
 
 
 def _sums(up: int, comp: Composition, hits_soft_17: bool) -> list[list[tuple[int, int]]]:
     """Per outcome, (numerator, size) pairs: P = numerator / fall(n, size)."""
     plan = _plan(up, hits_soft_17)
-    factor = _falling(comp, plan.highest).__getitem__
+    factors = _factors(comp, plan.tops)
     # every prefix's product, in C: the same integers (exact) as multiplying each
     # multiset's factors one by one
     products = [1]
-    for parents, flats in plan.levels:
-        products.extend(list(map(mul, map(products.__getitem__, parents), map(factor, flats))))
-    terms = list(map(mul, map(products.__getitem__, plan.leaves), plan.orders))
+    for parents, factor in plan.levels:
+        products.extend(map(mul, parents(products), factor(factors)))
     out: list[list[tuple[int, int]]] = [[] for _ in OUTCOMES]
-    for outcome, size, start, end in plan.groups:
-        out[outcome].append((sum(terms[start:end]), size))
+    for outcome, size, leaves, orders in plan.groups:
+        out[outcome].append((sum(map(mul, leaves(products), orders)), size))
     return out
 
 

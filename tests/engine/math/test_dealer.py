@@ -114,3 +114,36 @@ def test_stand_function_is_stand_value_bit_for_bit() -> None:
                 assert stand_function(total)(probs) == stand_value(probs, total), (up, total)
     with pytest.raises(ValueError):
         stand_function(22)
+
+
+def test_numerators_are_each_multisets_factors_multiplied_one_by_one() -> None:
+    """The evaluation in C (shared prefixes, factors gathered by getters) gives, for every
+    outcome and hand size, the same integer as the finishing multisets' orderings times
+    their falling factors multiplied out one multiset at a time - on shoes of one to
+    eight decks, depleted at random (some values used up), every up card, S17 and H17."""
+    import math
+    import random
+
+    from tables.engine.math.dealer import _MAXM, OUTCOMES, _sums, _table
+
+    draw = random.Random(7)
+    for decks in (1, 2, 6, 8):
+        full = list(shoe(decks))
+        for _ in range(6):
+            comp = list(full)
+            for _ in range(draw.randrange(0, 40 * decks)):
+                value = draw.randrange(10)
+                comp[value] = max(comp[value] - 1, 0)
+            for up in range(1, 11):
+                for h17 in (False, True):
+                    expected: list[list[tuple[int, int]]] = [[] for _ in OUTCOMES]
+                    for outcome, size, entries in _table(up, h17):
+                        total = 0
+                        for orders, index in entries:
+                            term = orders
+                            for flat in index:
+                                value, times = divmod(flat, _MAXM)
+                                term *= math.perm(comp[value], times) if times <= comp[value] else 0
+                            total += term
+                        expected[outcome].append((total, size))
+                    assert _sums(up, tuple(comp), h17) == expected, (decks, comp, up, h17)
