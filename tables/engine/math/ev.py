@@ -33,7 +33,7 @@ from typing import Final, Protocol
 from audit.record.events.fields import HandAction
 
 from .composition import Composition
-from .dealer import NATURAL, dealer_odds, given_no_natural, stand_value
+from .dealer import NATURAL, dealer_odds, given_no_natural, stand_function
 from .hands import best_total
 from .rulesview import PlayRules
 
@@ -320,8 +320,10 @@ class Position:
 
 
 def _stand_table(odds: tuple[float, ...]) -> list[float]:
-    """Stand values by best total 0..21 against dealer ``odds``."""
-    return [stand_value(odds, t) for t in range(22)]
+    """Stand values by best total 0..21 against dealer ``odds``: every total to 16 loses
+    to any dealer finish, so the rows to 16 are one value (:func:`.dealer.stand_function`,
+    ``stand_value``'s floats bit for bit)."""
+    return [stand_function(16)(odds)] * 17 + [stand_function(total)(odds) for total in range(17, 22)]
 
 
 def best(values: dict[str, float]) -> str:

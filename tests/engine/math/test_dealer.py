@@ -147,3 +147,13 @@ def test_numerators_are_each_multisets_factors_multiplied_one_by_one() -> None:
                             total += term
                         expected[outcome].append((total, size))
                     assert _sums(up, tuple(comp), h17) == expected, (decks, comp, up, h17)
+
+
+def test_stand_table_is_stand_value_at_every_total() -> None:
+    """A position's stand values by total (0 to 21) are stand_value's floats, bit for bit."""
+    from tables.engine.math.ev import _stand_table
+
+    comp = remove(shoe(6), 7, 9, 2)
+    for up in range(1, 11):
+        odds = dealer_odds(up, remove(comp, up), hits_soft_17=up % 2 == 1)
+        assert _stand_table(odds) == [stand_value(odds, total) for total in range(22)], up
