@@ -27,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
 from pathlib import Path
 
 # the modules the replay spends its time in (and those they call per event)
@@ -48,7 +49,9 @@ def extensions(package: Path = PACKAGE) -> dict[str, Path]:
     for path in package.iterdir():
         for suffix in _SUFFIXES:
             if path.name.endswith(suffix):
-                found[path.name[: -len(suffix)]] = path
+                name = path.name[: -len(suffix)]
+                if not name.endswith(_SHARED):  # the build's shared library: no module of its own
+                    found[name] = path
                 break
     return found
 
@@ -77,6 +80,20 @@ def _compiler() -> str | None:
     return shutil.which(name) or shutil.which("cc")
 
 
+# mypyc's shared library of the build, inside the package (tables/engine/native__mypyc.*.so):
+# the compiled modules import it by this name, so it must be importable wherever the
+# engine is - not only from the checkout's top level, where mypyc's own command puts it
+# (a console script such as blackjack-audit or celery has no checkout on its path)
+GROUP = f"{__package__}.native"
+_SHARED = "__mypyc"
+_SETUP = """from setuptools import setup
+from mypyc.build import mypycify
+
+setup(name="blackjack-engine-compiled",
+      ext_modules=mypycify({paths!r}, opt_level="3", group_name={group!r}, target_dir={target!r}))
+"""
+
+
 def build() -> int:
     if _compiler() is None:
         print("no C compiler found: the engine stays pure Python")
@@ -88,7 +105,11 @@ def build() -> int:
         return 0
     clean()
     paths = [str((PACKAGE / f"{name}.py").relative_to(ROOT)) for name in MODULES]
-    done = subprocess.run([sys.executable, "-m", "mypyc", *paths], check=False, cwd=ROOT, stdout=subprocess.DEVNULL)
+    with tempfile.TemporaryDirectory() as folder:
+        setup = Path(folder) / "setup.py"
+        setup.write_text(_SETUP.format(paths=paths, group=GROUP, target=str(Path(folder) / "c")))
+        done = subprocess.run([sys.executable, str(setup), "build_ext", "--inplace", "--build-temp", str(Path(folder) / "o")],
+                              check=False, cwd=ROOT, stdout=subprocess.DEVNULL)
     if done.returncode != 0:
         print("mypyc failed: the engine stays pure Python", file=sys.stderr)
         clean()
@@ -101,8 +122,9 @@ def build() -> int:
 def clean() -> int:
     for path in extensions().values():
         path.unlink()
-    # mypyc's shared runtime for the group, at the checkout's top level
-    for path in ROOT.glob("*__mypyc.*"):
+    # the build's shared library (GROUP's), and one an earlier build left at the
+    # checkout's top level, where mypyc's own command puts it
+    for path in [*PACKAGE.glob(f"*{_SHARED}.*"), *ROOT.glob(f"*{_SHARED}.*")]:
         if path.name.endswith(_SUFFIXES):
             path.unlink()
     (PACKAGE / STAMP).unlink(missing_ok=True)

@@ -32,3 +32,21 @@ def test_pure_python_is_the_default() -> None:
     """The checkout as committed holds no compiled module (a build is made, never kept)."""
     tracked = compiled.extensions()
     assert compiled.active() == bool(tracked)
+
+
+def test_the_engine_imports_where_the_checkout_is_not_on_the_path(tmp_path: Path) -> None:
+    """As a console script (blackjack-audit, celery) runs it: the working directory and
+    the script's folder elsewhere. A build's compiled modules import its shared library
+    by name, so it must lie in the package, not at the checkout's top level (where
+    mypyc's own command puts it: every such script failed to import the engine)."""
+    import subprocess
+    import sys
+
+    program = ("import sys; from tables.engine import cards, compiled, replay; "
+               "assert cards.VALUE['TS'] == 10; print(compiled.active(), replay.__file__)")
+    done = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, capture_output=True, text=True, check=False,
+                          env={"PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    active, path = done.stdout.split()
+    assert active == str(compiled.active())
+    assert path.endswith(SUFFIX) == compiled.active()
