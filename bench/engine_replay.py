@@ -15,7 +15,7 @@ machine the only honest before/after. With a compiled build in this checkout
 (``python -m tables.engine.compiled build``) ``--against .`` compares it with its own
 pure-Python sources.
 
-it-live's cash-out offers are valued on replay (about 0.5 ms each, cold); the dealing
+it-live's cash-out offers are valued on replay (about 0.26 ms each, cold); the dealing
 that makes the input values them first in this process, so by default the mathematics'
 caches are warm. ``--cold`` clears them before every run, as a replay in its own process
 finds them.

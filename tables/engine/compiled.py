@@ -83,7 +83,10 @@ def _compiler() -> str | None:
 # mypyc's shared library of the build, inside the package (tables/engine/native__mypyc.*.so):
 # the compiled modules import it by this name, so it must be importable wherever the
 # engine is - not only from the checkout's top level, where mypyc's own command puts it
-# (a console script such as blackjack-audit or celery has no checkout on its path)
+# (a console script such as blackjack-audit or celery has no checkout on its path). mypyc
+# names a compiled module's __file__ from its shared library's folder as if that were the
+# checkout's top level (tables/engine/tables/engine/cards...so for a module the build's
+# code imported first): read a source through the package's folder, not a module's __file__
 GROUP = f"{__package__}.native"
 _SHARED = "__mypyc"
 _SETUP = """from setuptools import setup
@@ -108,8 +111,8 @@ def build() -> int:
     with tempfile.TemporaryDirectory() as folder:
         setup = Path(folder) / "setup.py"
         setup.write_text(_SETUP.format(paths=paths, group=GROUP, target=str(Path(folder) / "c")))
-        done = subprocess.run([sys.executable, str(setup), "build_ext", "--inplace", "--build-temp", str(Path(folder) / "o")],
-                              check=False, cwd=ROOT, stdout=subprocess.DEVNULL)
+        done = subprocess.run([sys.executable, str(setup), "build_ext", "--inplace", "--build-temp", str(Path(folder) / "o"),
+                               "--build-lib", str(Path(folder) / "lib")], check=False, cwd=ROOT, stdout=subprocess.DEVNULL)
     if done.returncode != 0:
         print("mypyc failed: the engine stays pure Python", file=sys.stderr)
         clean()
