@@ -35,6 +35,15 @@ MODULES = ("table_round", "replay", "cards", "money", "shoes", "findings")
 PACKAGE = Path(__file__).resolve().parent
 ROOT = PACKAGE.parent.parent  # the checkout: mypyc is run from here
 STAMP = "compiled.json"
+# mypyc's shared library of the build, inside the package (tables/engine/native__mypyc.*.so):
+# the compiled modules import it by this name, so it must be importable wherever the
+# engine is - not only from the checkout's top level, where mypyc's own command puts it
+# (a console script such as blackjack-audit or celery has no checkout on its path). mypyc
+# names a compiled module's __file__ from its shared library's folder as if that were the
+# checkout's top level (tables/engine/tables/engine/cards...so for a module the build's
+# code imported first): read a source through the package's folder, not a module's __file__
+GROUP = f"{__package__}.native"
+_SHARED = "__mypyc"
 # longest first: ".cpython-311-x86_64-linux-gnu.so" before ".so"
 _SUFFIXES = tuple(sorted(importlib.machinery.EXTENSION_SUFFIXES, key=len, reverse=True))
 
@@ -80,15 +89,6 @@ def _compiler() -> str | None:
     return shutil.which(name) or shutil.which("cc")
 
 
-# mypyc's shared library of the build, inside the package (tables/engine/native__mypyc.*.so):
-# the compiled modules import it by this name, so it must be importable wherever the
-# engine is - not only from the checkout's top level, where mypyc's own command puts it
-# (a console script such as blackjack-audit or celery has no checkout on its path). mypyc
-# names a compiled module's __file__ from its shared library's folder as if that were the
-# checkout's top level (tables/engine/tables/engine/cards...so for a module the build's
-# code imported first): read a source through the package's folder, not a module's __file__
-GROUP = f"{__package__}.native"
-_SHARED = "__mypyc"
 _SETUP = """from setuptools import setup
 from mypyc.build import mypycify
 
