@@ -9,10 +9,13 @@ set splits by rank (seed 004).
 (10, 1, 7)
 >>> len(deck())
 52
+>>> whole_decks(deck() * 2, 2), whole_decks(deck()[1:] + ("AS",), 1)
+(True, False)
 """
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 
 RANKS = "23456789TJQKA"
 SUITS = "SHDC"
@@ -44,3 +47,10 @@ def deck() -> tuple[str, ...]:
 def composition(decks: int) -> Counter[str]:
     """How many of each card a fresh shoe of ``decks`` decks holds."""
     return Counter({card: decks for card in VALUE})
+
+
+def whole_decks(order: Iterable[str], decks: int) -> bool:
+    """Does ``order`` hold every card ``decks`` times, and nothing else? (Compared as
+    plain dicts, in C: a Counter's own ``==`` walks both in Python, a cost every shuffle
+    of a replay paid.)"""
+    return dict(Counter(order)) == dict.fromkeys(VALUE, decks)

@@ -36,18 +36,18 @@ whose turn it is means "hit", a card dealt past it means the hands before it sto
 from __future__ import annotations
 
 import pickle
-from collections import Counter
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from audit.record.collector import bulk_work
 from audit.record.corrections import struck_events
 from audit.record.events import REGISTRY, upcast
 from audit.record.events.fields import HandAction
 from audit.record.money import money_text
 from audit.record.shelf import SMALL_FILTER, Shelf, ShelvedMap
 
-from .cards import composition
+from .cards import whole_decks
 from .findings import Finding, Illegal
 from .presets import PRESETS
 from .rounds import ShelvedRounds
@@ -552,7 +552,7 @@ def on_shoe_shuffled(state: Replay, p: Mapping[str, Any]) -> None:
     order = p["order"]
     if order is not None and p["commitment"] is not None and commitment(order) != p["commitment"]:
         state.find("shoe_procedure", f"Shoe {p['shoe']}'s recorded order does not match its commitment.")
-    if order is not None and Counter(order) != composition(p["decks"]):
+    if order is not None and not whole_decks(order, p["decks"]):
         state.find("shoe_procedure", f"Shoe {p['shoe']}'s recorded order is not {p['decks']} whole decks.")
     rules = state.rules
     if rules is not None and p["decks"] != rules.decks:
@@ -1078,5 +1078,6 @@ def replay(events: Iterable[Event], rules: RuleSet | None = None, *, check_offer
     ``check_offers=False`` skips valuing cash-out offers (0.5-1 ms each, cold)."""
     events = events if isinstance(events, list) else list(events)
     state = Replay(rules, struck=struck_events(events), check_offers=check_offers)
-    state.run(events)
-    return state.view()
+    with bulk_work():  # the fold makes a round's objects by the thousand, nearly all kept
+        state.run(events)
+        return state.view()
