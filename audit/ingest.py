@@ -75,7 +75,7 @@ from .inserts import binary_moment, binary_row, binary_text, copy_rows, insert_v
 from .jsonl import BadLine, Line, parse_line
 from .models import Event, IngestRun
 from .record.chain import canonical_json, format_timestamp
-from .record.collector import bulk_work
+from .record.collector import acyclic_work
 from .record.envelope import check_claimed, document_digest, document_tail
 from .record.events import PayloadError
 from .record.jsonl import numbered, stream_of
@@ -719,9 +719,9 @@ def ingest_file(
     now = (now or datetime.now(UTC)).astimezone(UTC)
     report = IngestReport()
     try:
-        # bulk work: the collector's young threshold raised (audit.record.collector); the
-        # planning processes forked in it inherit it
-        with bulk_work():
+        # bulk work that makes no cyclic garbage (tested): the collector paused
+        # (audit.record.collector); the planning processes forked in it inherit that
+        with acyclic_work():
             return _ingest(path, report, chunk, progress, now, processes, checked, principal, overlap)
     except (OperationalError, InterfaceError) as error:
         # a restart, a dropped connection: committed chunks stay, the run's checkpoint

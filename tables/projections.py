@@ -33,7 +33,7 @@ from django.db.models import DateTimeField, Sum
 
 from audit.event_ids import with_ids
 from audit.models import Event
-from audit.record.collector import bulk_work
+from audit.record.collector import acyclic_work, bulk_work
 from tables.engine.table_round import Hand as EngineHand
 
 from . import models as m
@@ -445,7 +445,8 @@ def rebuild(stream: str | None = None, *, progress: Callable[[str], None] | None
     streams = rebuild_streams(stream)
     live = snapshot(stream)
     for name in streams:
-        project_stream(name, fresh=True)
+        with acyclic_work():  # as a table's replay (replay_service.replay_table)
+            project_stream(name, fresh=True)
         if progress is not None:
             progress(name)
     if stream is None:

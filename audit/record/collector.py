@@ -18,6 +18,15 @@ The policy:
   threads: the thresholds in force are the process's (outside any block) raised to the
   largest of the blocks open now, in whatever thread and order they end. A threshold of
   0 (the collector turned off) is left as it is.
+- :func:`acyclic_work` - around a bulk phase that makes no cyclic garbage that grows
+  with its work (measured, and tested for each phase that uses it: ingest, a table's
+  replay), automatic collection is paused: a young collection there walks every object
+  the phase holds for nothing to find - a seventh of a table's replay's CPU
+  (docs/performance.md, "The collector paused"). Nested and across threads as above: while
+  any such block is open, generation 0's threshold is 0. What the phase makes is freed by
+  reference counting as always; what is still alive when the block ends is walked once by
+  the next young collection, so a caller ends the block once the phase's results are let
+  go (a table's fold, once its rows are written).
 - :func:`freeze_startup` - once, after a long-running process has started (a Celery
   worker process, the web server's application): one full collection, then
   ``gc.freeze()``, so that later full collections skip the start-up heap (the modules,
@@ -40,6 +49,8 @@ from contextlib import contextmanager
 
 # generation 0's threshold in a bulk phase: container allocations between young collections
 BULK_THRESHOLD = 100_000
+# what an acyclic phase asks for: no automatic collection while it is open
+PAUSE = 0
 
 _lock = threading.Lock()
 # the thresholds outside every block (taken when the first block opens), and the
@@ -53,7 +64,7 @@ def _apply() -> None:
         return
     first, second, third = _outside
     if _open and first:  # 0: the collector is off; leave it off
-        first = max(first, *_open)
+        first = PAUSE if PAUSE in _open else max(first, *_open)
     gc.set_threshold(first, second, third)
 
 
@@ -61,6 +72,23 @@ def _apply() -> None:
 def bulk_work(threshold: int = BULK_THRESHOLD) -> Iterator[None]:
     """Run the block with generation 0's threshold at least ``threshold``; the
     thresholds before it are back when the last open block ends (see the module)."""
+    if threshold <= PAUSE:
+        raise ValueError("a bulk block's threshold is positive: acyclic_work() pauses the collector")
+    with _block(threshold):
+        yield
+
+
+@contextmanager
+def acyclic_work() -> Iterator[None]:
+    """Run the block with automatic collection paused (generation 0's threshold 0), for a
+    phase that makes no cyclic garbage that grows with its work (see the module); the
+    thresholds before it are back when the last open block ends."""
+    with _block(PAUSE):
+        yield
+
+
+@contextmanager
+def _block(threshold: int) -> Iterator[None]:
     global _outside
     with _lock:
         if not _open:

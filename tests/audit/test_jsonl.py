@@ -42,7 +42,11 @@ def _empty_store() -> None:
 
 
 def _manage(db_url: str, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "DATABASE_URL": db_url, "DJANGO_SETTINGS_MODULE": "casino.settings"}
+    # the heads published beside the fresh database, not the checkout's (a head an earlier
+    # export_package there signed, with a key this database never saw, would fail verify)
+    digests = str(Path(db_url.removeprefix("sqlite:///")).parent / "digests")
+    env = {**os.environ, "DATABASE_URL": db_url, "DJANGO_SETTINGS_MODULE": "casino.settings",
+           "DIGEST_PUBLISH_DIR": digests}
     return subprocess.run([sys.executable, "manage.py", *args], check=False, cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=300)
 
