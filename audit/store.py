@@ -63,8 +63,11 @@ class NewEvent:
     hash: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class CheckedEvent:
+class CheckedEvent(msgspec.Struct, frozen=True):
+    """An event as checked, before it is chained: what the store appends. (A msgspec
+    struct, immutable as a frozen dataclass is, and made in C: ingest makes one a line,
+    where a frozen dataclass's __init__ cost about 1 us.)"""
+
     id: uuid.UUID
     type: str
     schema_version: int
