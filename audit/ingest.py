@@ -190,7 +190,8 @@ class _Planner:
         path = f"{self.runs}.{len(self.run_files)}"
         seen = self.seen
         with open(path, "wb") as out:
-            out.writelines(_ID.pack(key, seen[key]) for key in sorted(seen))
+            # (the ids are unique: the pairs sort by them alone)
+            out.writelines(itertools.starmap(_ID.pack, sorted(seen.items())))
         self.run_files.append(path)
         seen.clear()
 

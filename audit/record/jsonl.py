@@ -417,7 +417,8 @@ def encode_line(envelope: Envelope) -> bytes:
 def numbered(lines: Iterable[_Text]) -> Iterator[tuple[int, _Text]]:
     """(line number, text) of every line that is not blank, numbered from 1."""
     for number, text in enumerate(lines, start=1):
-        if text.strip():
+        # (not ``text.strip()``: that copies each line to drop its newline)
+        if text and not text.isspace():
             yield number, text
 
 
