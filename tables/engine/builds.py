@@ -36,7 +36,7 @@ from types import ModuleType
 # the modules the replay spends its time in (and those they call per event)
 MODULES = ("table_round", "replay", "cards", "money", "shoes", "findings")
 PACKAGE = Path(__file__).resolve().parent
-ROOT = PACKAGE.parent.parent  # the checkout: mypyc is run from here
+ROOT = PACKAGE.parent.parent  # the checkout, where a build by hand (.compiled) runs setup.py
 STAMP = "compiled.json"
 # the environment variable that chooses the build ("pure": the sources, wherever a build is)
 ENV = "BLACKJACK_ENGINE"
