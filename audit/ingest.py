@@ -80,7 +80,7 @@ from .record.envelope import check_claimed, document_digest, document_tail
 from .record.events import PayloadError
 from .record.jsonl import numbered, stream_of
 from .record.processes import can_fork, cpus
-from .seals import seal_of
+from .seals import sealer
 from .store import same_content, stored_rows, stream_head, take_append_lock, versions_taken
 from .subscribers import publish
 
@@ -171,7 +171,7 @@ class _Planner:
         self.now_moment = binary_moment(now)
         self.binary_principal = binary_text(principal.encode())
         self.actors: dict[str, tuple[bytes, bytes]] = {}  # actor -> (quoted, binary_text)
-        self.secret = settings.SECRET_KEY
+        self.seal = sealer(principal, secret=settings.SECRET_KEY)
 
     def bad(self, number: int, reason: str, stream: str | None) -> None:
         self.report.bad_lines.append(BadLine(number, reason))
@@ -214,7 +214,7 @@ class _Planner:
                 index = self.indexes[line.stream] = len(self.names)
                 self.names.append(line.stream)
             self.seen[key] = line.number << 32 | index
-            if event_id in stored:
+            if stored and event_id in stored:  # (a UUID's hash is Python's: not asked of an empty dict)
                 self.already_stored(line, stored[event_id], state)
             elif not state.bad:
                 self.chain(line, state, key)  # (the id's 16 bytes)
@@ -265,18 +265,18 @@ class _Planner:
             self.bad(line.number, str(error), line.stream)
             return
         state.version, state.hash = version, digest_text
-        seal = seal_of(digest, self.principal, secret=self.secret)
+        seal = self.seal(digest_text)
         if self.vendor == "postgresql":
             row: object = binary_row(
                 id_bytes, stream_field, version, type_field, event.schema_version,
                 binary_moment(event.occurred_at),
                 self.now_moment if event.recorded_at is None else binary_moment(event.recorded_at),
-                actor_field, source_field, payload, prev, digest_text, self.binary_principal, seal.encode())
+                actor_field, source_field, payload, prev, digest_text, self.binary_principal, seal)
         else:
             # SQLite: db_values' row, from the texts made above (the seal not made again)
             row = sqlite_values(
                 event.id.hex, line.stream, version, event.type, event.schema_version, occurred, recorded,
-                event.actor, event.source, event.payload, prev.decode(), digest, self.principal, seal)
+                event.actor, event.source, event.payload, prev.decode(), digest, self.principal, seal.decode())
         record = (line.number, line.stream, version, row)
         if self.spool is not None:
             frame = self.encode(record)

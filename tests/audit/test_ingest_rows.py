@@ -12,7 +12,7 @@ import pytest
 
 from audit.ingest import ingest_file
 from audit.models import Event
-from audit.seals import _key, seal_holds, seal_of
+from audit.seals import _key, seal_holds, seal_of, sealer
 from audit.store import events_append
 from audit.verify import verify_chains
 from tests.samples import round_events, table_opened
@@ -87,6 +87,11 @@ def test_the_seal_is_the_standard_hmac_of_hash_and_principal(settings):
     expected = hmac.new(_key(settings.SECRET_KEY), b"ab" * 32 + b"|ingest:alice", hashlib.sha256).hexdigest()
     assert seal_of("ab" * 32, "ingest:alice") == expected
     assert seal_of("ab" * 32, "ingest:alice", secret="another") != expected
+    # ingest's sealer: the same seal, as bytes, from the hash's bytes; the key it was made with
+    seal = sealer("ingest:alice")
+    assert seal(b"ab" * 32) == expected.encode() and seal(b"ab" * 32) == expected.encode()  # made again each time
+    assert seal(b"cd" * 32) == seal_of("cd" * 32, "ingest:alice").encode()
+    assert sealer("ingest:alice", secret="another")(b"ab" * 32) == seal_of("ab" * 32, "ingest:alice", secret="another").encode()
 
 
 @pytest.mark.parametrize("rewrite", ["as exported", "id in capitals", "moments with an offset", "one moment with an offset"])
