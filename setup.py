@@ -26,14 +26,18 @@ sys.path.insert(0, str(HERE))
 
 from tables.engine import builds, compiled  # the checkout's, found through HERE
 
+# what the metadata steps run: they ready build_ext too (to list its files), never run it
+_METADATA = frozenset(("egg_info", "dist_info", "sdist"))
+
 
 class BuildEngine(build_ext):
     """build_ext of the engine's mypyc extension modules, made when the command is
-    readied (mypyc type-checks and writes C: nothing for the metadata steps to wait for)."""
+    readied for a build (mypyc type-checks and writes C: not for the metadata steps)."""
 
     def finalize_options(self) -> None:
         self.folder = tempfile.TemporaryDirectory()  # mypyc's C, until the compiler has read it
-        self.distribution.ext_modules = self.engine()
+        building = not set(self.distribution.commands) <= _METADATA
+        self.distribution.ext_modules = self.engine() if building else []
         super().finalize_options()
         if self.parallel is None:  # the C files compiled side by side (mypyc writes one a module)
             self.parallel = os.cpu_count() or 1
