@@ -91,7 +91,7 @@ def main() -> None:
     reference = min(timeit.repeat("sum(range(1000))", number=2000, repeat=5)) / 2000 * 1e6
     print(f"reference: sum(range(1000)) takes {reference:.1f} us on this machine; "
           f"load average {' '.join(f'{load:.2f}' for load in os.getloadavg())}; this engine: "
-          f"{'compiled (mypyc)' if builds.active() else 'pure Python'}{'; against: pure Python' if args.against else ''}")
+          f"{builds.described()}{'; against: pure Python' if args.against else ''}")
     print(f"{'preset':<24}{'engine':<9}{'rounds':>8}{'events':>9}{'rounds/s':>11}{'events/s':>11}  (CPU time)")
     for name in args.preset or list(PRESETS):
         table = deal_table(PRESETS[name], seed=f"bench-{name}", rounds=args.rounds, boxes=3, start=start, hashed=False)

@@ -122,3 +122,8 @@ def active() -> bool:
     return str(getattr(module, "__file__", "")).endswith(SUFFIXES)
 
 
+
+
+def described() -> str:
+    """Which build runs, for a benchmark's figures: "compiled (mypyc)" or "pure Python"."""
+    return "compiled (mypyc)" if active() else "pure Python"
