@@ -1,6 +1,6 @@
 """The project's build: pyproject.toml says what it is; this file adds the rules engine's
 compiled build. Where a C compiler is present, the engine's hot modules
-(tables/engine/compiled.py, MODULES) are compiled with mypyc into extension modules that
+(tables/engine/builds.py, MODULES) are compiled with mypyc into extension modules that
 Python imports in their sources' place - beside the sources in an editable install
 (``pip install -e .``), in the wheel otherwise - with a record of the sources they were
 built from (the package imports a build only while its sources match it). Without a
