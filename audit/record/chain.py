@@ -28,6 +28,7 @@ has the ``hash`` of the event before it in the same stream.
 from __future__ import annotations
 
 import hashlib
+import re
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
@@ -36,6 +37,9 @@ from uuid import UUID
 import msgspec
 
 GENESIS_HASH = "0" * 64
+
+# an event id as the normal form writes it (str(UUID)): lower-case hex, 8-4-4-4-12
+UUID_TEXT = re.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 _encoder = msgspec.json.Encoder(order="sorted")
 

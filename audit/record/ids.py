@@ -41,10 +41,10 @@ us an alarm), 1 in 210 at 500,000 and 1 in 33 at a million (61 runs, 230 us an a
 """
 from __future__ import annotations
 
-import re
 import struct
 from collections.abc import Iterable, Iterator
 
+from .chain import UUID_TEXT as _ONE
 from .shelf import PATTERNS as _PATTERNS
 from .shelf import Shelf
 
@@ -60,7 +60,6 @@ SETTLED = 16384
 _BUCKETS = 256  # a key's first byte names its bucket
 _TABLE = struct.Struct(f"<{_BUCKETS + 1}I")  # where each bucket of a run starts, and its end
 _OFFSETS = struct.Struct("<II")
-_ONE = re.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 class IdSet:

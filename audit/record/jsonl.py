@@ -44,7 +44,7 @@ from uuid import UUID
 
 import msgspec
 
-from .chain import EARLIEST, LATEST, canonical_json, format_timestamp, utc
+from .chain import EARLIEST, LATEST, UUID_TEXT, canonical_json, format_timestamp, utc
 from .envelope import Envelope, label_problem, stream_problem
 from .events import PayloadError, decode_payload_json
 from .events.registry import explain
@@ -206,12 +206,14 @@ _decode_texts = msgspec.json.Decoder(_Texts).decode
 
 
 def _uuid_text(text: str) -> bool:
-    """Whether ``text`` is a UUID as the export form writes it, lower-case 8-4-4-4-12:
-    36 characters, nothing left once lower-case hex digits and dashes are stripped, four
-    dashes and each in its place (msgspec also reads 32 digits without dashes, and upper
-    case). The whole check, for a text no decoder has read as a UUID as well as one it has."""
-    return (len(text) == 36 and not text.strip("0123456789abcdef-") and text.count("-") == 4
-            and text[8] == text[13] == text[18] == text[23] == "-")
+    """Whether ``text`` is a UUID as the export form writes it, lower-case 8-4-4-4-12
+    (msgspec also reads 32 digits without dashes, and upper case). The whole check, for a
+    text no decoder has read as a UUID as well as one it has: one match in C (a strip of
+    the digits, a count of the dashes and their places took twice as long)."""
+    return _UUID_TEXT(text) is not None
+
+
+_UUID_TEXT = UUID_TEXT.fullmatch
 
 
 def _export_moment(text: str) -> bool:
@@ -357,7 +359,7 @@ def _fast(text: str | bytes, line: int | None) -> tuple[Link, dict[str, Any]] | 
     except (msgspec.MsgspecError, RecursionError):
         return None
     id_text, occurred, recorded = fields.id, fields.occurred_at, fields.recorded_at
-    if not (_uuid_text(id_text) and _recorded(recorded) and _exported_moment(occurred)):
+    if not (_UUID_TEXT(id_text) and _recorded(recorded) and _exported_moment(occurred)):
         return None
     stream, actor, source = fields.stream, fields.actor, fields.source
     # the sets _members_problem asks first, asked here before a call: nearly every line's

@@ -9,6 +9,7 @@ import pytest
 from audit.errors import InvalidEvent
 from audit.models import Event
 from audit.record.events import REGISTRY, PayloadError, current_version, upcast, validate_payload
+from audit.record.events.registry import decode_payload_json
 from audit.store import events_append
 from tests.event_examples import EXAMPLES, V1_EXAMPLES
 from tests.samples import sample_event
@@ -100,6 +101,23 @@ def test_unknown_type_and_schema_version_are_refused():
     with pytest.raises(PayloadError) as caught:
         validate_payload("bet.placed", None, ["not", "an", "object"])
     assert caught.value.field == "payload"
+
+
+@pytest.mark.parametrize("version", [True, 1.0, "1", 9, None])
+def test_a_json_payloads_version_is_checked_as_strictly_after_its_reader_is_remembered(version):
+    # the JSON path remembers each (type, version) it has read; True hashes as 1, and a
+    # float or text version must not find version 1's reader either
+    raw = json.dumps(EXAMPLES["card.dealt"]).encode()
+    assert decode_payload_json("card.dealt", 1, raw)[:2] == (1, EXAMPLES["card.dealt"])
+    if version is None:  # the current version, by its own look-up
+        assert decode_payload_json("card.dealt", None, raw)[0] == current_version("card.dealt")
+        return
+    with pytest.raises(PayloadError) as caught:
+        decode_payload_json("card.dealt", version, raw)
+    assert caught.value.field == "schema_version"
+    with pytest.raises(PayloadError) as caught:
+        decode_payload_json("card.teleported", 1, raw)
+    assert caught.value.field == "type"
 
 
 def test_older_version_is_validated_by_its_own_schema_and_upcast_on_read():

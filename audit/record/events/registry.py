@@ -168,12 +168,11 @@ def decode_payload_json(
     """:func:`validate_payload_json`, and the normal form's canonical bytes (RFC 8785,
     what the hash chain writes of it): a reader that hashes the event takes them from
     here rather than encoding the payload a second time."""
-    event_type = _event_type(type_name)
-    version = event_type.version if schema_version is None else schema_version
-    schema = _schema(event_type, type_name, version)
-    decode = _DECODERS.get(schema)
-    if decode is None:
-        decode = _DECODERS[schema] = msgspec.json.Decoder(schema).decode
+    # a type and version read before: one look-up (not for a bool, which hashes as 1 and 0)
+    known = _READERS.get((type_name, schema_version)) if type(schema_version) is int else None
+    if known is None:
+        known = _reader(type_name, schema_version)
+    version, decode = known
     try:
         value = decode(raw)
     except msgspec.ValidationError as error:
@@ -184,6 +183,22 @@ def decode_payload_json(
     return version, normal, encoded
 
 
+def _reader(type_name: str, schema_version: int | None) -> tuple[int, Callable[[bytes | msgspec.Raw], msgspec.Struct]]:
+    """(the schema version, its decoder) of a payload of ``type_name`` (PayloadError for an
+    unknown type or version), kept for the next payload of that type and version."""
+    event_type = _event_type(type_name)
+    version = event_type.version if schema_version is None else schema_version
+    schema = _schema(event_type, type_name, version)
+    decode = _DECODERS.get(schema)
+    if decode is None:
+        decode = _DECODERS[schema] = msgspec.json.Decoder(schema).decode
+    if type(schema_version) is int:
+        _READERS[(type_name, schema_version)] = (version, decode)
+    return version, decode
+
+
+# (type, schema version) -> (its version, its decoder): a line's payload found in one look-up
+_READERS: dict[tuple[str, int], tuple[int, Callable[[bytes | msgspec.Raw], msgspec.Struct]]] = {}
 # each schema's JSON decoder, made once (the same strict decoding): msgspec.json.decode(raw,
 # type=schema) finds the type's decoder again on every call, a third of a payload's decode
 _DECODERS: dict[type[msgspec.Struct], Callable[[bytes | msgspec.Raw], msgspec.Struct]] = {}
