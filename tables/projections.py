@@ -68,6 +68,9 @@ def _hands(track: RoundTrack) -> tuple[int | None, list[tuple[Any, ...]]]:
         pool = pools.get(box, [])
         cards = []
         for card in hand.cards:
+            if pool and pool[0]["card"] == card:  # nearly every card: the box's next dealt
+                cards.append(pool.pop(0))
+                continue
             # a split moves a dealt card to a new hand: find it by its value, in deal order
             at = next((i for i, dealt in enumerate(pool) if dealt["card"] == card), None)
             cards.append(pool.pop(at) if at is not None else {"card": card, "face": "up", "version": None, "revealed_version": None})
