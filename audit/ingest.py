@@ -142,7 +142,8 @@ class _Planner:
     too) - the same hash ``chain_row`` gives, at a fraction of its cost."""
 
     def __init__(self, spool: IO[bytes] | None, report: IngestReport, now: datetime, principal: str, runs: str,
-                 handoff: Callable[[list], None] | None = None, *, lookups: bool = True) -> None:
+                 handoff: Callable[[list], None] | None = None, *, lookups: bool = True,
+                 sort_ids: bool = True) -> None:
         self.spool, self.report, self.now, self.principal = spool, report, now, principal
         # a writer beside the planner (:func:`_plan_beside_writer`): it is handed the
         # records the spool gets, each chunk's as it is planned (without a spool: every
@@ -159,6 +160,11 @@ class _Planner:
         # where the windows of ids go (``runs`` + ".0", ".1", ...)
         self.runs = runs
         self.run_files: list[str] = []
+        # whether each window is sorted as it is written: where it is always merged (the
+        # two-pass plan). A plan written as it is made sorts them only if its transaction is
+        # rolled back: when it commits, the database's unique key of ids has found no id
+        # twice, and the windows are not read (:func:`_repeats`)
+        self.sort_ids = sort_ids
         self.streams: dict[str, _Stream] = {}
         # id (16 bytes) -> its line << 32 | its stream's index in ``names``: two small
         # objects a line, the least an exact check of every id of the file can hold
@@ -186,12 +192,13 @@ class _Planner:
         return state
 
     def write_ids(self) -> None:
-        """The window of ids seen, sorted, to a file of its own; the window emptied."""
+        """The window of ids seen to a file of its own (sorted with ``sort_ids``); the
+        window emptied."""
         path = f"{self.runs}.{len(self.run_files)}"
         seen = self.seen
         with open(path, "wb") as out:
             # (the ids are unique: the pairs sort by them alone)
-            out.writelines(itertools.starmap(_ID.pack, sorted(seen.items())))
+            out.writelines(itertools.starmap(_ID.pack, sorted(seen.items()) if self.sort_ids else seen.items()))
         self.run_files.append(path)
         seen.clear()
 
@@ -370,11 +377,13 @@ class _Part:
     report: IngestReport
     bad_streams: set[str]
     names: list[str]  # the streams, by the index ``_ID`` records name
-    # files of its ids, each sorted (none when it planned alone and its ids fitted the window)
+    # files of its ids (none when it planned alone and its ids fitted the window), each
+    # sorted unless ``ids_sorted`` is False (:func:`_repeats` sorts them then)
     ids: list[str]
     # its records, a chunk a list, in file order, where it handed them to a writer beside
     # it instead of spooling them (:func:`_plan_beside_writer`)
     kept: list[list] = field(default_factory=list)
+    ids_sorted: bool = True
 
 
 # while several processes plan: the line the first of them has reached, in shared memory
@@ -390,7 +399,7 @@ def _reached(number: int) -> None:
 
 def _plan_part(path: str, part: int, parts: int, spool_path: str, now: datetime, chunk: int,
                principal: str, checked: Callable[[int], None] | None = None,
-               handoff: Callable[[list], None] | None = None, lookups: bool = True) -> _Part:
+               handoff: Callable[[list], None] | None = None, lookups: bool = True, sort_ids: bool = True) -> _Part:
     """One planning process's plan of its streams (``part`` of ``parts``), spooled to
     ``spool_path``; with a ``handoff``, handed to it a chunk at a time and kept in the
     part (``_Part.kept``) instead. ``lookups``: :class:`_Planner`'s."""
@@ -401,7 +410,8 @@ def _plan_part(path: str, part: int, parts: int, spool_path: str, now: datetime,
     # a large buffer, flushed after each chunk planned: a parent that writes while the
     # processes plan (:func:`_plan_while_writing`) reads the spool as it grows
     with (open(spool_path, "wb", buffering=1 << 20) if handoff is None else contextlib.nullcontext()) as spool:
-        planner = _Planner(spool, report, now, principal, spool_path + ".ids", handoff, lookups=lookups)
+        planner = _Planner(spool, report, now, principal, spool_path + ".ids", handoff, lookups=lookups,
+                           sort_ids=sort_ids)
         with open(path, "rb") as source:
             buffer: list[Line] = []
             router = _Router(parts)
@@ -429,7 +439,7 @@ def _plan_part(path: str, part: int, parts: int, spool_path: str, now: datetime,
         # the ids, sorted, for the parent to find one planned by two processes or in two windows
         planner.write_ids()
     return _Part(report, {name for name, state in planner.streams.items() if state.bad}, planner.names,
-                 planner.run_files, planner.kept)
+                 planner.run_files, planner.kept, sort_ids)
 
 
 def _plan_parts(path: str, parts: int, spools: list[str], now: datetime, chunk: int, principal: str,
@@ -495,16 +505,26 @@ def _plan_while_writing(path: str, parts: int, spools: list[str], now: datetime,
         open(spool, "wb").close()  # there to be followed before its process starts
     context = multiprocessing.get_context("fork")
     _REACHED = context.Value("q", 0, lock=False)
-    merged: list[set[str]] = []
+    done: list[list[_Part]] = []
+    gathered: list[set[str]] = []
 
     def planned() -> set[str]:
-        if not merged:
-            merged.append(_merge(pending.get(), report))
-        return merged[0]
+        """The streams with a bad line as the planners found them, once they are done. An
+        id they planned twice (two processes, or two windows of one) is the database's
+        unique key's to refuse while the transaction is open (it rolls back as refused);
+        once it is rolled back for a bad line, :func:`_repeats` names them too."""
+        if not gathered:
+            done.append(pending.get())
+            gathered.append(_gather(done[0], report))
+        return gathered[0]
+
+    def rolled_back() -> set[str]:
+        bad = planned()  # (also where the transaction ended before it asked)
+        return _repeats(done[0], report, bad)
 
     try:
         with context.Pool(parts) as pool:
-            pending = pool.starmap_async(functools.partial(_plan_part, lookups=False),
+            pending = pool.starmap_async(functools.partial(_plan_part, lookups=False, sort_ids=False),
                                          [(path, k, parts, spools[k], now, chunk, principal) for k in range(parts)])
             records = heapq.merge(*(_followed(spool, pending.ready) for spool in spools), key=lambda r: r[0])
             try:
@@ -514,7 +534,7 @@ def _plan_while_writing(path: str, parts: int, spools: list[str], now: datetime,
                 return _Overlapped(planned(), None, True, None)
             except (_Undo, _Moved, _Unfinished):
                 # _Unfinished: a planning process failed; pending.get() raises its error
-                return _Overlapped(planned(), None, False, None)
+                return _Overlapped(rolled_back(), None, False, None)
             return _Overlapped(planned(), stored, False, None)
     finally:
         _REACHED = None
@@ -611,8 +631,9 @@ def _plan_beside_writer(path: str, spool: str, now: datetime, chunk: int, princi
     writer = threading.Thread(target=write, name="ingest-writer")
     writer.start()
     try:
-        part = _plan_part(path, 0, 1, spool, now, piece, principal, checked, handoff.put, lookups=False)
-        bad = _merge([part], report)
+        part = _plan_part(path, 0, 1, spool, now, piece, principal, checked, handoff.put, lookups=False,
+                          sort_ids=False)
+        bad = _gather([part], report)  # an id planned twice: as in _plan_while_writing
     except BaseException:
         handoff.end(None)
         writer.join()
@@ -621,7 +642,10 @@ def _plan_beside_writer(path: str, spool: str, now: datetime, chunk: int, princi
     writer.join()
     if "error" in written:
         raise written["error"]
-    return _Overlapped(bad, written["stored"], written.get("refused", False), part.kept)
+    refused = written.get("refused", False)
+    if written["stored"] is None and not refused:  # rolled back for a bad line
+        bad = _repeats([part], report, bad)
+    return _Overlapped(bad, written["stored"], refused, part.kept)
 
 
 def _write_planned(records: Iterable[list], chunk: int, reached: Callable[[], None]) -> tuple[int, int]:
@@ -666,15 +690,32 @@ def _ids(handle: IO[bytes], part: int) -> Iterator[tuple[bytes, int, int]]:
 
 
 def _merge(parts: list[_Part], report: IngestReport) -> set[str]:
-    """The parts' findings into ``report``; the streams with a bad line."""
+    """The parts' findings into ``report``, an id planned twice among them; the streams
+    with a bad line."""
+    return _repeats(parts, report, _gather(parts, report))
+
+
+def _gather(parts: list[_Part], report: IngestReport) -> set[str]:
+    """The parts' findings into ``report`` (an id planned by two of them, or in two
+    windows of one, left to :func:`_repeats`); the streams with a bad line."""
     bad = set().union(*(part.bad_streams for part in parts))
-    reported = {bad_line.number for part in parts for bad_line in part.report.bad_lines}
     for part in parts:
         report.lines += part.report.lines
         report.already_stored += part.report.already_stored
         report.bad_lines.extend(part.report.bad_lines)
-    # the same id planned by different processes, or by one in two windows: a merge of
-    # their sorted id files, read as it goes (the parent holds none of them)
+    report.bad_lines.sort(key=lambda bad_line: bad_line.number)
+    return bad
+
+
+def _repeats(parts: list[_Part], report: IngestReport, bad: set[str]) -> set[str]:
+    """``bad`` and the streams of every id the parts planned twice - in different
+    processes, or in two windows of one: a merge of their sorted id files, read as it
+    goes (the parent holds none of them) - each later line named in ``report``."""
+    reported = {bad_line.number for part in parts for bad_line in part.report.bad_lines}
+    for part in parts:
+        if not part.ids_sorted:
+            for path in part.ids:
+                _sort_ids(path)
     owners = [k for k, part in enumerate(parts) for _ in part.ids]  # each file's process
     files = [open(path, "rb") for part in parts for path in part.ids]  # noqa: SIM115 - closed below
     try:
@@ -694,6 +735,15 @@ def _merge(parts: list[_Part], report: IngestReport) -> set[str]:
             handle.close()
     report.bad_lines.sort(key=lambda bad_line: bad_line.number)
     return bad
+
+
+def _sort_ids(path: str) -> None:
+    """A window's id file, written as it was held (``sort_ids=False``), sorted in place:
+    one window in memory at a time."""
+    with open(path, "rb") as handle:
+        records = sorted(_ID.iter_unpack(handle.read()))
+    with open(path, "wb") as out:
+        out.writelines(itertools.starmap(_ID.pack, records))
 
 
 def ingest_file(
