@@ -92,6 +92,15 @@ def test_the_seal_is_the_standard_hmac_of_hash_and_principal(settings):
     assert seal(b"ab" * 32) == expected.encode() and seal(b"ab" * 32) == expected.encode()  # made again each time
     assert seal(b"cd" * 32) == seal_of("cd" * 32, "ingest:alice").encode()
     assert sealer("ingest:alice", secret="another")(b"ab" * 32) == seal_of("ab" * 32, "ingest:alice", secret="another").encode()
+    # hashlib's inner and outer hashes, keyed once (audit.seals._keyed): HMAC-SHA256 itself,
+    # for any secret, hash and principal
+    for secret in ("", "s", "x" * 200, "é☃ key"):
+        for event_hash in ("", "0" * 64, hashlib.sha256(secret.encode()).hexdigest()):
+            for principal in ("ingest:alice", "device:T1", "user:é"):
+                message = f"{event_hash}|{principal}".encode()
+                expected = hmac.new(_key(secret), message, hashlib.sha256).hexdigest()
+                assert seal_of(event_hash, principal, secret=secret) == expected
+                assert sealer(principal, secret=secret)(event_hash.encode()) == expected.encode()
 
 
 @pytest.mark.parametrize("rewrite", ["as exported", "id in capitals", "moments with an offset", "one moment with an offset"])
