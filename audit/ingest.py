@@ -175,6 +175,7 @@ class _Planner:
         self.vendor = connection.vendor
         self.now_text = format_timestamp(now).encode()
         self.now_moment = binary_moment(now)
+        self.recorded: tuple[datetime | None, int] = (None, 0)  # the last recorded_at, as binary_moment
         self.binary_principal = binary_text(principal.encode())
         self.actors: dict[str, tuple[bytes, bytes]] = {}  # actor -> (quoted, binary_text)
         self.seal = sealer(principal, secret=settings.SECRET_KEY)
@@ -274,10 +275,17 @@ class _Planner:
         state.version, state.hash = version, digest_text
         seal = self.seal(digest_text)
         if self.vendor == "postgresql":
+            recorded_at = event.recorded_at
+            if recorded_at is None:
+                moment = self.now_moment
+            elif recorded_at == self.recorded[0]:  # a batch's events share their recorded_at
+                moment = self.recorded[1]
+            else:
+                moment = binary_moment(recorded_at)
+                self.recorded = (recorded_at, moment)
             row: object = binary_row(
                 id_bytes, stream_field, version, type_field, event.schema_version,
-                binary_moment(event.occurred_at),
-                self.now_moment if event.recorded_at is None else binary_moment(event.recorded_at),
+                binary_moment(event.occurred_at), moment,
                 actor_field, source_field, payload, prev, digest_text, self.binary_principal, seal)
         else:
             # SQLite: db_values' row, from the texts made above (the seal not made again)
@@ -412,7 +420,7 @@ def _plan_part(path: str, part: int, parts: int, spool_path: str, now: datetime,
     with (open(spool_path, "wb", buffering=1 << 20) if handoff is None else contextlib.nullcontext()) as spool:
         planner = _Planner(spool, report, now, principal, spool_path + ".ids", handoff, lookups=lookups,
                            sort_ids=sort_ids)
-        with open(path, "rb") as source:
+        with open(path, "rb", buffering=1 << 20) as source:  # (the default's 8 KB reads: 1.5x the time)
             buffer: list[Line] = []
             router = _Router(parts)
             for number, text in numbered(source):
