@@ -275,17 +275,19 @@ class _Planner:
         state.version, state.hash = version, digest_text
         seal = self.seal(digest_text)
         if self.vendor == "postgresql":
-            recorded_at = event.recorded_at
+            occurred_at, recorded_at = event.occurred_at, event.recorded_at
+            occurred_moment = binary_moment(occurred_at)
             if recorded_at is None:
                 moment = self.now_moment
+            elif recorded_at is occurred_at:  # (a simulator's lines: parse_line's one datetime)
+                moment = occurred_moment
             elif recorded_at == self.recorded[0]:  # a batch's events share their recorded_at
                 moment = self.recorded[1]
             else:
                 moment = binary_moment(recorded_at)
                 self.recorded = (recorded_at, moment)
             row: object = binary_row(
-                id_bytes, stream_field, version, type_field, event.schema_version,
-                binary_moment(event.occurred_at), moment,
+                id_bytes, stream_field, version, type_field, event.schema_version, occurred_moment, moment,
                 actor_field, source_field, payload, prev, digest_text, self.binary_principal, seal)
         else:
             # SQLite: db_values' row, from the texts made above (the seal not made again)

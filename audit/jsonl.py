@@ -26,7 +26,7 @@ import msgspec
 
 from .record.chain import utc
 from .record.events import PayloadError
-from .record.jsonl import LineError, decode_fields, encode_line, encoded_payload, member_texts
+from .record.jsonl import LineError, decode_fields, encode_line, encoded_payload, exported_fields, member_texts
 from .store import CheckedEvent, envelope_of, iter_events
 
 
@@ -70,9 +70,12 @@ class BadLine:
 def parse_line(number: int, text: str | bytes) -> Line:
     """Parse and validate one line; raise :class:`PayloadError` naming the field.
     ``decode_fields`` checks the stream, labels and timestamps as ``check_event`` does
-    (the store's one check of each), so here only the payload is left to validate."""
+    (the store's one check of each), so here only the payload is left to validate. A line
+    in the export form is parsed once (``exported_fields``), its id and moments' text
+    kept for the chain."""
+    exported = exported_fields(text)
     try:
-        fields = decode_fields(text, number)
+        fields = exported[0] if exported is not None else decode_fields(text, number)
         schema_version, payload, payload_text = encoded_payload(fields, number)
     except LineError as error:
         raise PayloadError(error.field, error.message) from None
@@ -83,7 +86,7 @@ def parse_line(number: int, text: str | bytes) -> Line:
         occurred_at=occurred if occurred.tzinfo is UTC else utc(occurred), actor=fields.actor, source=fields.source,
         recorded_at=recorded if recorded is None or recorded.tzinfo is UTC else utc(recorded), hash=fields.hash,
     )
-    id_text, occurred, recorded = member_texts(text)
+    id_text, occurred_text, recorded_text = exported[1] if exported is not None else member_texts(text)
     return Line(number, fields.stream, fields.version, event, payload_text, (
-        None if id_text is None else id_text.encode(), None if occurred is None else occurred.encode(),
-        None if recorded is None else recorded.encode()))
+        None if id_text is None else id_text.encode(), None if occurred_text is None else occurred_text.encode(),
+        None if recorded_text is None else recorded_text.encode()))

@@ -100,6 +100,74 @@ _decode_fields = msgspec.json.Decoder(Fields).decode
 _CHAINED = ("version", "schema_version", "recorded_at", "prev_hash", "hash")
 
 
+class _FieldTexts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """:class:`Fields` with the id and the moments as the line writes them."""
+
+    id: str
+    stream: str
+    type: str
+    occurred_at: str
+    actor: str
+    source: str
+    payload: msgspec.Raw
+    version: _Count | None = None
+    position: _Count | None = None
+    schema_version: _Count | None = None
+    recorded_at: str | None = None
+    prev_hash: str | None = None
+    hash: str | None = None
+
+
+_decode_field_texts = msgspec.json.Decoder(_FieldTexts).decode
+
+
+def exported_fields(text: str | bytes) -> tuple[Fields, tuple[str, str, str | None]] | None:
+    """:func:`decode_fields` of a line whose id and moments are in the export form (a
+    line this codec wrote, or the simulator), with their text (:func:`member_texts`'s):
+    one parse of the line where the two took two, the id made a UUID and the moments
+    datetimes from the text. None for any other line, or one either would refuse:
+    decode_fields reads it then, and names what is wrong as it always has."""
+    try:
+        fields = _decode_field_texts(text)
+        event_id = _to_uuid(fields.id, UUID)
+    except (msgspec.MsgspecError, RecursionError):
+        return None
+    id_text, occurred_text, recorded_text = fields.id, fields.occurred_at, fields.recorded_at
+    # a UUID read from 36 characters is 8-4-4-4-12 hex: in lower case, the export form
+    # (all digits, no letter to be lower: the long way, as for upper case)
+    if len(id_text) != 36 or not id_text.islower():
+        return None
+    occurred = _exported_value(occurred_text)
+    if occurred is None:
+        return None
+    recorded = None
+    if recorded_text == occurred_text:  # (a simulator's lines, recorded as they occur)
+        recorded = occurred
+    elif recorded_text is not None:
+        recorded = _RECORDED.get(recorded_text)  # a batch of events shares one
+        if recorded is None:
+            recorded = _exported_value(recorded_text)
+            if recorded is None:
+                return None
+            if len(_RECORDED) >= 4096:
+                _RECORDED.clear()
+            _RECORDED[recorded_text] = recorded
+    stream, actor, source = fields.stream, fields.actor, fields.source
+    if not (stream in _GOOD_STREAMS and actor in _GOOD_LABELS and source in _GOOD_LABELS) \
+            and _members_problem(stream, actor, source) is not None:
+        return None
+    if (recorded is None) != (fields.hash is None):
+        return None
+    return Fields(id=event_id, stream=stream, type=fields.type, occurred_at=occurred, actor=actor, source=source,
+                  payload=fields.payload, version=fields.version, position=fields.position,
+                  schema_version=fields.schema_version, recorded_at=recorded, prev_hash=fields.prev_hash,
+                  hash=fields.hash), (id_text, occurred_text, recorded_text)
+
+
+_to_uuid = msgspec.convert
+_RECORDED: dict[str, datetime] = {}
+
+
 def decode_fields(text: str | bytes, line: int | None = None) -> Fields:
     """The members of a line offered for ingest (see the module's docstring)."""
     try:
@@ -322,14 +390,20 @@ def _exported_moment(text: str) -> bool:
     the record's range (:data:`.chain.EARLIEST` .. :data:`.chain.LATEST`). Python's
     ``fromisoformat`` reads more forms than RFC 3339 (week dates, no separators): the
     places of every separator are pinned first (tests hold this to the plain decode)."""
+    return _exported_value(text) is not None
+
+
+def _exported_value(text: str) -> datetime | None:
+    """The moment ``text`` writes where :func:`_exported_moment` holds (in UTC, as the
+    plain decode reads it), None otherwise."""
     if not (_export_moment(text) and text.isascii() and text[4] == text[7] == "-"
             and text[13] == text[16] == ":"):
-        return False
+        return None
     try:
         moment = _from_iso(text)
     except ValueError:
-        return False
-    return EARLIEST <= moment <= LATEST
+        return None
+    return moment if EARLIEST <= moment <= LATEST else None
 
 
 _from_iso = datetime.fromisoformat

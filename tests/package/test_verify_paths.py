@@ -2,6 +2,7 @@
 export form made once from its line, and the tables fanned out over processes."""
 from __future__ import annotations
 
+import functools
 import gzip
 import re
 import shutil
@@ -20,9 +21,12 @@ from audit.record.jsonl import (
     _exported_moment,
     _fast,
     _uuid_text,
+    decode_fields,
     decode_hashed,
     decode_line,
     export_form,
+    exported_fields,
+    member_texts,
 )
 from auditor import layout
 from auditor.check import verify_package
@@ -166,6 +170,39 @@ def test_decode_hashed_refuses_and_reads_every_line_as_the_plain_decode_does() -
     assert read > 80 * 4 and refused > 80 * 10  # both paths, both outcomes
 
 
+def _fields(text: bytes) -> tuple[object, ...] | None:
+    """What ingest's plain path reads of a line: its members and their texts (None:
+    refused)."""
+    try:
+        return decode_fields(text, 7), member_texts(text)
+    except LineError:
+        return None
+
+
+def test_ingests_one_parse_reads_a_line_as_its_two_do_or_leaves_it_to_them() -> None:
+    """exported_fields (ingest's one parse of a line in the export form): the members
+    and texts decode_fields and member_texts give, or None - never a line they refuse."""
+    lines = _lines()
+    taken = left = 0
+    for text in lines[:40] + lines[-40:]:
+        assert exported_fields(text) is not None  # a line this codec wrote takes the one parse
+        unchained = re.sub(rb',"(hash|prev_hash|recorded_at|position|version|schema_version)":("[^"]*"|[0-9]+)', b"",
+                           text.rstrip(b"\n"))
+        for changed in [change(text.rstrip(b"\n")) for change in _CHANGES] + [unchained]:
+            exported = exported_fields(changed)
+            if exported is None:
+                left += 1
+                continue
+            taken += 1
+            assert exported == _fields(changed), changed
+    assert taken > 80 * 4 and left > 80 * 10
+
+
+@functools.cache
+def _first_line() -> bytes:
+    return _lines()[0]
+
+
 def _changed_ids() -> st.SearchStrategy[str]:
     """UUIDs in the export form with one character put in, taken out or replaced."""
     def change(u: UUID, at: int, char: str, how: str) -> str:
@@ -180,6 +217,16 @@ def _changed_ids() -> st.SearchStrategy[str]:
 @given(st.one_of(st.text(alphabet="0123456789abcdefABCDEF-g x", min_size=34, max_size=38), _ids(), _changed_ids()))
 def test_an_id_passes_the_one_parse_exactly_when_it_is_a_uuid_in_the_export_form(text: str) -> None:
     assert _uuid_text(text) == (ID_FORM.fullmatch(text) is not None)
+
+
+@given(st.one_of(st.text(alphabet="0123456789abcdefABCDEF-g x", min_size=32, max_size=38), _ids(), _changed_ids()))
+def test_an_ingest_line_takes_the_one_parse_exactly_when_its_id_is_in_the_export_form(text: str) -> None:
+    line = re.sub(rb'"id":"[^"]*"', b'"id":' + msgspec.json.encode(text), _first_line(), count=1)
+    plain = _fields(line)
+    exported = exported_fields(line)
+    assert (exported is not None) == (plain is not None and ID_FORM.fullmatch(text) is not None)
+    if exported is not None:
+        assert exported == plain
 
 
 def _moment_texts() -> st.SearchStrategy[str]:
