@@ -50,6 +50,7 @@ import multiprocessing
 import os
 import queue
 import struct
+import sys
 import tempfile
 import threading
 import time
@@ -616,7 +617,8 @@ def _plan_beside_writer(path: str, spool: str, now: datetime, chunk: int, princi
     start, the caches warm, its connection for the lookups) and a thread writes, on a
     connection of its own, the records handed to it as they are planned, ``_PIECE``
     lines a chunk. The writer's Python is small - it waits on the server, without the GIL - so
-    the planner and the server's COPY run side by side on two cores. The same
+    the planner and the server's COPY run side by side on two cores (the interpreter's
+    switch interval short meanwhile: :func:`_writer_turns`). The same
     transaction, committed or rolled back as there, and without the lookups of fresh
     streams' ids. Nothing is spooled: the records handed over are kept for the chunked
     write that follows a rollback (a file of at most ``_HERE_MAX`` bytes)."""
@@ -639,23 +641,45 @@ def _plan_beside_writer(path: str, spool: str, now: datetime, chunk: int, princi
             connection.close()  # this thread's own
 
     writer = threading.Thread(target=write, name="ingest-writer")
-    writer.start()
-    try:
-        part = _plan_part(path, 0, 1, spool, now, piece, principal, checked, handoff.put, lookups=False,
-                          sort_ids=False)
-        bad = _gather([part], report)  # an id planned twice: as in _plan_while_writing
-    except BaseException:
-        handoff.end(None)
+    with _writer_turns():
+        writer.start()
+        try:
+            part = _plan_part(path, 0, 1, spool, now, piece, principal, checked, handoff.put, lookups=False,
+                              sort_ids=False)
+            bad = _gather([part], report)  # an id planned twice: as in _plan_while_writing
+        except BaseException:
+            handoff.end(None)
+            writer.join()
+            raise
+        handoff.end(bad)
         writer.join()
-        raise
-    handoff.end(bad)
-    writer.join()
     if "error" in written:
         raise written["error"]
     refused = written.get("refused", False)
     if written["stored"] is None and not refused:  # rolled back for a bad line
         bad = _repeats([part], report, bad)
     return _Overlapped(bad, written["stored"], refused, part.kept)
+
+
+# the interpreter's switch interval while a writing thread works beside the planner: a
+# thread that waits for the GIL gets it once the holder has run this long (5 ms by
+# default), and the writer takes it a few times a piece (the COPY's start, its rows, the
+# server's answer). At 5 ms it wrote a piece in 20-30 ms while the planner ran, fell
+# behind, and ended 0.09-0.13 s after planning on the live round's 14,324 lines; at
+# 0.5 ms it keeps up and ends 0.03-0.06 s after (docs/performance.md)
+_WRITER_SWITCH = 0.0005
+
+
+@contextlib.contextmanager
+def _writer_turns() -> Iterator[None]:
+    """The switch interval at most :data:`_WRITER_SWITCH` while the block runs; the one
+    before it put back after (the setting is the process's)."""
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(min(before, _WRITER_SWITCH))
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(before)
 
 
 def _write_planned(records: Iterable[list], chunk: int, reached: Callable[[], None]) -> tuple[int, int]:

@@ -10,6 +10,7 @@ import io
 import itertools
 import json
 import os
+import sys
 import threading
 from pathlib import Path
 
@@ -133,8 +134,11 @@ def test_one_planner_plans_in_this_process_and_a_thread_writes_beside_it(on_post
     where: dict[str, set[tuple[int, str]]] = {"plan": set(), "copy": set()}
     plan, copy = ingest._Planner.plan, ingest.copy_rows
 
+    switches = set()
+
     def planned_where(self, lines):
         where["plan"].add((os.getpid(), threading.current_thread().name))
+        switches.add(sys.getswitchinterval())
         plan(self, lines)
 
     def copied_where(batch):
@@ -143,6 +147,7 @@ def test_one_planner_plans_in_this_process_and_a_thread_writes_beside_it(on_post
 
     monkeypatch.setattr(ingest._Planner, "plan", planned_where)
     monkeypatch.setattr(ingest, "copy_rows", copied_where)
+    before = sys.getswitchinterval()
     report = ingest_file(str(path), processes=1, overlap=True, chunk=20)
     assert report.ok and report.stored == len(rows)
     here = (os.getpid(), threading.current_thread().name)
@@ -150,6 +155,24 @@ def test_one_planner_plans_in_this_process_and_a_thread_writes_beside_it(on_post
     assert len(where["copy"]) == 1 and where["copy"] != {here} and next(iter(where["copy"]))[0] == os.getpid()
     assert list(Event.objects.order_by("position").values_list("hash", flat=True)) == hashes
     assert IngestRun.objects.get().finished_at is not None and verify_chains().ok
+    # the writer gets its turns at the interpreter sooner while the planner runs, and the
+    # process's switch interval is its own again after
+    assert switches == {ingest._WRITER_SWITCH} and sys.getswitchinterval() == before
+
+
+def test_the_switch_interval_is_put_back_also_when_the_planning_fails(on_postgres, tmp_path, monkeypatch):
+    path, _, _ = _file(tmp_path)
+    before = sys.getswitchinterval()
+
+    def fails(self, lines):
+        assert sys.getswitchinterval() == ingest._WRITER_SWITCH
+        raise RuntimeError("planning failed")
+
+    monkeypatch.setattr(ingest._Planner, "plan", fails)
+    with pytest.raises(RuntimeError, match="planning failed"):
+        ingest_file(str(path), processes=1, overlap=True, chunk=20)
+    assert sys.getswitchinterval() == before
+    assert not Event.objects.filter(stream__in=["T1", "T2"]).exists()
 
 
 @PLANNERS
