@@ -26,7 +26,14 @@ import msgspec
 
 from .record.chain import utc
 from .record.events import PayloadError
-from .record.jsonl import LineError, decode_fields, encode_line, encoded_payload, exported_fields, member_texts
+from .record.jsonl import (
+    LineError,
+    decode_fields,
+    encode_line,
+    encoded_payload,
+    exported_fields,
+    member_texts,
+)
 from .store import CheckedEvent, envelope_of, iter_events
 
 

@@ -37,7 +37,7 @@ neither checks the chain itself: :mod:`.verify` does.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Annotated, Any, TypeVar
 from uuid import UUID
@@ -100,25 +100,16 @@ _decode_fields = msgspec.json.Decoder(Fields).decode
 _CHAINED = ("version", "schema_version", "recorded_at", "prev_hash", "hash")
 
 
-class _FieldTexts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """:class:`Fields` with the id and the moments as the line writes them."""
-
-    id: str
-    stream: str
-    type: str
-    occurred_at: str
-    actor: str
-    source: str
-    payload: msgspec.Raw
-    version: _Count | None = None
-    position: _Count | None = None
-    schema_version: _Count | None = None
-    recorded_at: str | None = None
-    prev_hash: str | None = None
-    hash: str | None = None
-
-
-_decode_field_texts = msgspec.json.Decoder(_FieldTexts).decode
+# :class:`Fields` with the id and the moments as the line writes them (exported_fields)
+_AS_TEXT: dict[str, Any] = {"id": str, "occurred_at": str, "recorded_at": str | None}
+_FieldTexts = msgspec.defstruct(
+    "_FieldTexts",
+    [(f.name, _AS_TEXT.get(f.name, f.type)) if f.required else (f.name, _AS_TEXT.get(f.name, f.type), f.default)
+     for f in msgspec.structs.fields(Fields)],
+    frozen=True, forbid_unknown_fields=True,
+)
+# (Any: a struct made at run time has no members a type checker knows)
+_decode_field_texts: Callable[[str | bytes], Any] = msgspec.json.Decoder(_FieldTexts).decode
 
 
 def exported_fields(text: str | bytes) -> tuple[Fields, tuple[str, str, str | None]] | None:
