@@ -202,15 +202,17 @@ class Replay:
         count = 0
         named = self.stream is not None
         ruled = self.rules is not None  # once known, a rule set stays known
-        for event in events:
+        for item in events:
+            # a dict, as every reader gives (another mapping copied): the compiled build's
+            # look-ups of a dict are its own C calls, a mapping's go through its methods
+            event: dict[str, Any] = item if type(item) is dict else dict(item)
             count += 1
             if not named:
                 self.stream = event.get("stream")
                 named = True
-            get = event.get
-            event_id = get("id")
+            event_id = event.get("id")
             self.event_id = event_id
-            version = get("version")
+            version = event.get("version")
             if event_id is not None:
                 if event_id in seen:
                     self.find("duplicate_event", f"Event {event_id} appears twice in the record.")
@@ -229,7 +231,7 @@ class Replay:
                 continue
             payload = event["payload"]
             if kind in upcasts:
-                schema = get("schema_version")
+                schema = event.get("schema_version")
                 if schema is not None and schema != _CURRENT[kind]:
                     payload = upcast(kind, schema, dict(payload))[1]
             if not ruled:

@@ -120,3 +120,14 @@ def test_a_round_lists_its_cards_and_its_hands_decisions():
             if p.get("action") in ("hit", "stand", "double", "split", "surrender"):
                 decided[(p["box"], p["hand"])].append(p["action"])
         assert round_.hand_actions() == dict(decided)
+
+
+def test_events_given_as_other_mappings_fold_as_dicts_do():
+    """The fold reads each event as a dict (the compiled build's own look-ups); an event
+    given as another mapping (read-only, say) is read as its copy: the same result, the
+    same findings."""
+    from types import MappingProxyType
+
+    events = _table()
+    assert _summary(replay([MappingProxyType(e) for e in events])) == _summary(replay(events))
+    assert replay(events).findings  # (the table's short pay and strange card are found either way)
