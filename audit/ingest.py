@@ -447,7 +447,8 @@ def _plan_part(path: str, part: int, parts: int, spool_path: str, now: datetime,
         if spool is not None:
             spool.write(_FRAME.pack(_END))
     if parts > 1 or planner.run_files:
-        # the ids, sorted, for the parent to find one planned by two processes or in two windows
+        # the ids (sorted, or as held: ``sort_ids``) for the parent to find one planned by two
+        # processes or in two windows
         planner.write_ids()
     return _Part(report, {name for name, state in planner.streams.items() if state.bad}, planner.names,
                  planner.run_files, planner.kept, sort_ids)
