@@ -57,15 +57,11 @@ def seal_of(event_hash: str, principal: str, *, secret: str | None = None) -> st
 def sealer(principal: str, *, secret: str | None = None) -> Callable[[bytes], bytes]:
     """:func:`seal_of` for many events of one principal (an ingest's), as bytes from the
     hash's bytes: the key and the principal's part made once, not once an event."""
-    inner, outer = _keyed(secret if secret is not None else settings.SECRET_KEY)
+    keyed = _keyed(secret if secret is not None else settings.SECRET_KEY)
     tail = f"|{principal}".encode()
 
     def seal(event_hash: bytes) -> bytes:
-        mac = inner.copy()
-        mac.update(event_hash + tail)
-        out = outer.copy()
-        out.update(mac.digest())
-        return out.hexdigest().encode()
+        return _mac(keyed, event_hash + tail).encode()
 
     return seal
 

@@ -135,14 +135,9 @@ def exported_fields(text: str | bytes) -> tuple[Fields, tuple[str, str, str | No
     if recorded_text == occurred_text:  # (a simulator's lines, recorded as they occur)
         recorded = occurred
     elif recorded_text is not None:
-        recorded = _RECORDED.get(recorded_text)  # a batch of events shares one
+        recorded = _recorded_value(recorded_text)
         if recorded is None:
-            recorded = _exported_value(recorded_text)
-            if recorded is None:
-                return None
-            if len(_RECORDED) >= 4096:
-                _RECORDED.clear()
-            _RECORDED[recorded_text] = recorded
+            return None
     stream, actor, source = fields.stream, fields.actor, fields.source
     if not (stream in _GOOD_STREAMS and actor in _GOOD_LABELS and source in _GOOD_LABELS) \
             and _members_problem(stream, actor, source) is not None:
@@ -156,7 +151,6 @@ def exported_fields(text: str | bytes) -> tuple[Fields, tuple[str, str, str | No
 
 
 _to_uuid = msgspec.convert
-_RECORDED: dict[str, datetime] = {}
 
 
 def decode_fields(text: str | bytes, line: int | None = None) -> Fields:
@@ -331,28 +325,6 @@ class Link(msgspec.Struct, frozen=True):
         return self.digest
 
 
-class _Exported(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """A hash-chained line's members with its id and moments as the text it writes: the
-    one parse of a line in the export form (:func:`decode_hashed`)."""
-
-    id: str
-    stream: str
-    version: _Count
-    type: str
-    schema_version: _Count
-    occurred_at: str
-    recorded_at: str
-    actor: str
-    source: str
-    payload: msgspec.Raw
-    prev_hash: str
-    hash: str
-    position: _Count | None = None
-
-
-_decode_exported = msgspec.json.Decoder(_Exported).decode
-
-
 class _Document(msgspec.Struct):
     """The hashed document (:mod:`.chain`): its members in the order of their keys, which
     is the order an encoder writes a struct's fields in, so its JSON is RFC 8785's (and
@@ -400,18 +372,20 @@ def _exported_value(text: str) -> datetime | None:
 _from_iso = datetime.fromisoformat
 
 
-def _recorded(text: str) -> bool:
-    """:func:`_exported_moment` of a ``recorded_at``, remembered when good: a batch of
+def _recorded_value(text: str) -> datetime | None:
+    """:func:`_exported_value` of a ``recorded_at``, remembered when good: a batch of
     events shares one."""
-    if text in _GOOD_MOMENTS:
-        return True
-    if not _exported_moment(text):
-        return False
-    _remember(_GOOD_MOMENTS, text)
-    return True
+    moment = _RECORDED.get(text)
+    if moment is None:
+        moment = _exported_value(text)
+        if moment is not None:
+            if len(_RECORDED) >= 4096:  # a file of ever new moments costs the checks, not memory
+                _RECORDED.clear()
+            _RECORDED[text] = moment
+    return moment
 
 
-_GOOD_MOMENTS: set[str] = set()
+_RECORDED: dict[str, datetime] = {}
 
 
 def _fast(text: str | bytes, line: int | None) -> tuple[Link, dict[str, Any]] | None:
@@ -420,11 +394,15 @@ def _fast(text: str | bytes, line: int | None) -> tuple[Link, dict[str, Any]] | 
     line is in another form, or any member would be refused: the plain decode reads it
     then, and names what is wrong as it always has."""
     try:
-        fields = _decode_exported(text)
+        fields = _decode_field_texts(text)
     except (msgspec.MsgspecError, RecursionError):
         return None
     id_text, occurred, recorded = fields.id, fields.occurred_at, fields.recorded_at
-    if not (_UUID_TEXT(id_text) and _recorded(recorded) and _exported_moment(occurred)):
+    # a line without the chain's members: the plain decode names the one missing
+    if recorded is None or fields.version is None or fields.schema_version is None or fields.prev_hash is None \
+            or fields.hash is None:
+        return None
+    if not (_UUID_TEXT(id_text) and _recorded_value(recorded) is not None and _exported_moment(occurred)):
         return None
     stream, actor, source = fields.stream, fields.actor, fields.source
     # the sets _members_problem asks first, asked here before a call: nearly every line's
