@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, MutableMapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from audit.record.collector import bulk_work
@@ -74,20 +74,37 @@ _CURRENT = {name: kind.version for name, kind in REGISTRY.items()}
 _UPCAST = frozenset(name for name, version in _CURRENT.items() if version > 1)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class RoundResult:
     """One round as replayed: its bets (id -> (box, hand, kind, amount)), what the rules
-    give (``expected``) and what the record says (``recorded``, corrections applied)."""
+    give (``expected``) and what the record says (``recorded``, corrections applied).
+    Its ``__init__`` is written out: the compiled build runs it natively, where the one
+    ``dataclass`` writes is Python's, run once a round (``None`` for ``bets`` or
+    ``expected`` is a new empty dict, as their default)."""
 
     number: int
     shoe: str
-    bets: dict[str, tuple[int, int, str, int]] = field(default_factory=dict)
-    expected: dict[str, Settlement] = field(default_factory=dict)
-    recorded: dict[str, tuple[str, int]] | None = None
-    voided: bool = False
-    settled: bool = False
-    day: str | None = None  # the gaming day of the table.opened it was dealt under
-    currency: str | None = None  # that opening's: the amounts in findings' messages
+    bets: dict[str, tuple[int, int, str, int]]
+    expected: dict[str, Settlement]
+    recorded: dict[str, tuple[str, int]] | None
+    voided: bool
+    settled: bool
+    day: str | None  # the gaming day of the table.opened it was dealt under
+    currency: str | None  # that opening's: the amounts in findings' messages
+
+    def __init__(self, number: int, shoe: str, bets: dict[str, tuple[int, int, str, int]] | None = None,
+                 expected: dict[str, Settlement] | None = None, recorded: dict[str, tuple[str, int]] | None = None,
+                 voided: bool = False, settled: bool = False, day: str | None = None,
+                 currency: str | None = None) -> None:
+        self.number = number
+        self.shoe = shoe
+        self.bets = {} if bets is None else bets
+        self.expected = {} if expected is None else expected
+        self.recorded = recorded
+        self.voided = voided
+        self.settled = settled
+        self.day = day
+        self.currency = currency
 
 
 @dataclass(frozen=True, slots=True)

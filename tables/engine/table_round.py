@@ -67,7 +67,8 @@ class Operation(NamedTuple):
     bet: str | None = None
 
 
-# NamedTuple's own __new__ is a Python function; the hot path builds them directly
+# NamedTuple's own __new__ is a Python function; the round builds them directly (every
+# member given: the defaults are the NamedTuple's, not tuple.__new__'s)
 _new_op = tuple.__new__
 
 
@@ -428,7 +429,7 @@ class Round:
         else:
             self.targets = first + [DEALER_SPOT] + first + [DEALER_SPOT]
         self.phase = DEAL if boxes else DONE
-        self.log.append(Operation("close"))
+        self.log.append(_new_op(Operation, ("close", None, None, None, None)))
 
     # --- cards ------------------------------------------------------------------------------
 
@@ -504,7 +505,7 @@ class Round:
 
     def close_insurance(self) -> None:
         if self.phase == INSURANCE:
-            self.log.append(Operation("close_insurance"))
+            self.log.append(_new_op(Operation, ("close_insurance", None, None, None, None)))
             self._after_insurance()
 
     def _after_insurance(self) -> None:
@@ -568,7 +569,7 @@ class Round:
         if verify:
             self.verify_reveal(card)
         self.revealed = True
-        self.log.append(Operation("reveal", value=card))
+        self.log.append(_new_op(Operation, ("reveal", None, None, card, None)))
 
     # --- decisions ----------------------------------------------------------------------------
 
@@ -728,7 +729,7 @@ class Round:
             self.bets[bet_id].even_money = True
         elif action == "insurance":
             self.insure(bet_id)
-        self.log.append(Operation(action, bet=bet_id))
+        self.log.append(_new_op(Operation, (action, None, None, None, bet_id)))
 
     def insure(self, bet_id: str) -> None:
         """Bet ``bet_id`` decided to insure: the record owes its stake (also where replay
@@ -818,7 +819,7 @@ class Round:
         if verify:
             self.verify_offer(bet_id, amount)
         self.bets[bet_id].offer = amount
-        self.log.append(Operation("offer", value=amount, bet=bet_id))
+        self.log.append(_new_op(Operation, ("offer", None, None, amount, bet_id)))
 
     def verify_accept(self, bet_id: str, amount: int) -> None:
         bet = self.bets.get(bet_id)
@@ -833,7 +834,7 @@ class Round:
         bet = self.bets[bet_id]
         bet.cashout = amount
         bet.offer = None
-        self.log.append(Operation("cashout", value=amount, bet=bet_id))
+        self.log.append(_new_op(Operation, ("cashout", None, None, amount, bet_id)))
 
     # --- the end -----------------------------------------------------------------------------
 
