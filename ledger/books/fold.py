@@ -40,6 +40,8 @@ from .findings import LedgerFinding
 
 Event = Mapping[str, Any]
 Key = tuple[str, str]  # (gaming day, shift)
+# a journal line made from its members directly (:func:`.journal.moves` does the same)
+_line = tuple.__new__
 
 
 def _chips(items: Iterable[Mapping[str, int]]) -> dict[int, int]:
@@ -355,9 +357,9 @@ def _settle(state: Fold, stake: int, net: int, payer: str, memo: str, key: Key |
     lines: tuple[j.Line, ...]
     # the two usual shapes made straight away (a settlement per bet: the fold's commonest posting)
     if stake and net and back:
-        lines = (j.Line(layout, -stake), j.Line(j.PLAYERS, back), j.Line(payer, -net))
+        lines = (_line(j.Line, (layout, -stake)), _line(j.Line, (j.PLAYERS, back)), _line(j.Line, (payer, -net)))
     elif stake and not back:  # lost: the stake goes to the payer
-        lines = (j.Line(layout, -stake), j.Line(payer, -net))
+        lines = (_line(j.Line, (layout, -stake)), _line(j.Line, (payer, -net)))
     else:
         lines = tuple(j.Line(account, amount) for account, amount in
                       ((layout, -stake), (j.PLAYERS, back), (payer, -net)) if amount)

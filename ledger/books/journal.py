@@ -97,9 +97,14 @@ def moves(*transfers: tuple[str, str, int]) -> tuple[Line, ...]:
     lines: list[Line] = []
     for source, target, amount in transfers:
         if amount:
-            lines.append(Line(source, -amount))
-            lines.append(Line(target, amount))
+            lines.append(_line(Line, (source, -amount)))
+            lines.append(_line(Line, (target, amount)))
     return tuple(lines)
+
+
+# a Line made from its two members directly: a NamedTuple's own __new__ is a Python
+# function, and the fold makes lines per stake and settlement (the same tuples)
+_line = tuple.__new__
 
 
 def trial_balance(entries: Iterable[Entry]) -> dict[str, int]:
