@@ -141,3 +141,23 @@ def test_insurance_pays_two_to_one_independently(name: str) -> None:
     dealt = table.deal([stake], choices=insure)
     assert nets(dealt) == {"r1b1": ("win", stake), "r1b1-i": ("lose", -(stake // 2))}
     assert table.replay().findings == ()
+
+
+def test_a_rule_sets_hash_is_its_fields_and_stays_right_past_the_remembered() -> None:
+    """RuleSet remembers its hash for a few rule sets (by identity, each held): the hash
+    is still the frozen dataclass's (of every field, in order), equal rule sets hash
+    alike, and rule sets past the remembered ones still hash by their own fields."""
+    import dataclasses
+
+    from tables.engine.presets import PRESETS
+
+    def by_fields(rules: object) -> int:
+        return hash(tuple(getattr(rules, f.name) for f in dataclasses.fields(rules)))
+
+    made = [PRESETS["hoyle"].with_overrides({"decks": decks % 8 + 1, "min_bet": 100 + decks})
+            for decks in range(200)]
+    for rules in made + made:
+        assert hash(rules) == by_fields(rules)
+    for name, rules in PRESETS.items():
+        assert hash(rules) == by_fields(rules) == hash(dataclasses.replace(rules)), name
+        assert {rules: 1}[dataclasses.replace(rules)] == 1

@@ -195,9 +195,16 @@ def _shares(rules: RuleSet) -> ShareFn:
     if entry is not None and entry[0] is rules:
         return entry[1]
 
+    kept: dict[Margin | None, Fraction] = {}  # per margin, the share of the return kept: 1 - margin
+
     def share(shape: Shape, up: int, remaining: Composition, margin: Margin | None) -> Fraction:
         quantised, _action = _quantised_return(shape, up, remaining, rules)
-        return quantised * (1 - _margin(rules, margin))
+        left = kept.get(margin)
+        if left is None:  # (a fraction made and subtracted once a margin, not once an offer)
+            if len(kept) >= 16:
+                kept.clear()
+            left = kept[margin] = 1 - _margin(rules, margin)
+        return quantised * left
 
     cached: ShareFn = lru_cache(maxsize=SHARES)(share)
     _SHARES[id(rules)] = (rules, cached)

@@ -10,6 +10,7 @@ from tables.engine.math.cashout import (
     check_offer,
     expected_return,
     offer_due,
+    offer_share,
 )
 from tables.engine.math.composition import remaining
 from tables.engine.math.ev import Position
@@ -123,3 +124,18 @@ def test_offers_are_cached_by_composition_and_the_cache_changes_no_offer() -> No
     assert cashout_offer(second, up, left, stake=2500, rules=LIVE) == offer
     assert cashout.position.cache_info().maxsize == cashout.POSITIONS
     assert cashout._shares(LIVE).cache_info().maxsize == cashout.SHARES  # type: ignore[attr-defined]
+
+
+def test_a_share_is_its_return_less_each_margin_asked_in_turn() -> None:
+    """offer_share keeps 1 - margin per margin: asked with margins in turn (more than it
+    keeps, and again), each share is still the quantised return times 1 - that margin."""
+    cards, up, others = HANDS[0]
+    left = remaining(LIVE.decks, cards + [up] + others)
+    whole = offer_share(cards, up, left, rules=LIVE, margin=(0, 1))
+    assert whole.denominator <= RETURN_QUANTUM
+    margins: list[tuple[int, int] | Fraction | None] = [(k, 100) for k in range(20)]
+    margins += [Fraction(1, 40), None, (3, 100), (0, 1)]
+    for margin in margins + margins:
+        cut = Fraction(*LIVE.cashout_margin) if margin is None else (
+            Fraction(*margin) if isinstance(margin, tuple) else margin)
+        assert offer_share(cards, up, left, rules=LIVE, margin=margin) == whole * (1 - cut)
