@@ -37,11 +37,10 @@ from audit.record.shifts import WHOLE_DAY, ShiftPlan
 from . import journal as j
 from .figures import Count, Drop, Figures, Marker, Slip, chip_value
 from .findings import LedgerFinding
+from .journal import new_line
 
 Event = Mapping[str, Any]
 Key = tuple[str, str]  # (gaming day, shift)
-# a journal line made from its members directly (:func:`.journal.moves` does the same)
-_line = tuple.__new__
 
 
 def _chips(items: Iterable[Mapping[str, int]]) -> dict[int, int]:
@@ -357,9 +356,10 @@ def _settle(state: Fold, stake: int, net: int, payer: str, memo: str, key: Key |
     lines: tuple[j.Line, ...]
     # the two usual shapes made straight away (a settlement per bet: the fold's commonest posting)
     if stake and net and back:
-        lines = (_line(j.Line, (layout, -stake)), _line(j.Line, (j.PLAYERS, back)), _line(j.Line, (payer, -net)))
+        lines = (new_line(j.Line, (layout, -stake)), new_line(j.Line, (j.PLAYERS, back)),
+                 new_line(j.Line, (payer, -net)))
     elif stake and not back:  # lost: the stake goes to the payer
-        lines = (_line(j.Line, (layout, -stake)), _line(j.Line, (payer, -net)))
+        lines = (new_line(j.Line, (layout, -stake)), new_line(j.Line, (payer, -net)))
     else:
         lines = tuple(j.Line(account, amount) for account, amount in
                       ((layout, -stake), (j.PLAYERS, back), (payer, -net)) if amount)

@@ -53,6 +53,12 @@ class UnbalancedEntry(ValueError):
     """An entry whose lines do not sum to zero, or with an amount that is not an integer."""
 
 
+# a Line made from its two members directly, ``new_line(Line, (account, amount))``: a
+# NamedTuple's own __new__ is a Python function, and the fold makes lines per stake and
+# settlement (the same tuples)
+new_line = tuple.__new__
+
+
 class Line(NamedTuple):
     """One line of an entry (a named tuple: entries are made per stake and settlement,
     and a tuple is several times quicker to make than a frozen dataclass)."""
@@ -97,14 +103,9 @@ def moves(*transfers: tuple[str, str, int]) -> tuple[Line, ...]:
     lines: list[Line] = []
     for source, target, amount in transfers:
         if amount:
-            lines.append(_line(Line, (source, -amount)))
-            lines.append(_line(Line, (target, amount)))
+            lines.append(new_line(Line, (source, -amount)))
+            lines.append(new_line(Line, (target, amount)))
     return tuple(lines)
-
-
-# a Line made from its two members directly: a NamedTuple's own __new__ is a Python
-# function, and the fold makes lines per stake and settlement (the same tuples)
-_line = tuple.__new__
 
 
 def trial_balance(entries: Iterable[Entry]) -> dict[str, int]:

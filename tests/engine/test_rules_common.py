@@ -1,6 +1,8 @@
 """The rules brief, "Common to every seed": the same behaviour under each seed's preset."""
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from tables.engine.hands import is_bust, is_natural, total
@@ -147,10 +149,6 @@ def test_a_rule_sets_hash_is_its_fields_and_stays_right_past_the_remembered() ->
     """RuleSet remembers its hash for a few rule sets (by identity, each held): the hash
     is still the frozen dataclass's (of every field, in order), equal rule sets hash
     alike, and rule sets past the remembered ones still hash by their own fields."""
-    import dataclasses
-
-    from tables.engine.presets import PRESETS
-
     def by_fields(rules: object) -> int:
         return hash(tuple(getattr(rules, f.name) for f in dataclasses.fields(rules)))
 

@@ -1,6 +1,7 @@
 """A shuffle's recorded order is checked to be whole decks (``cards.whole_decks``): one
 deck by its set of cards, more by their counts - both the same answer as counting every
-card (hypothesis: shuffled decks, with a card dropped, added, repeated or swapped)."""
+card (hypothesis: shuffled decks, with a card dropped, added or repeated, a text that is
+no card in place of one or added, the decks declared wrong)."""
 from __future__ import annotations
 
 from collections import Counter
@@ -21,14 +22,14 @@ def _counted(order: list[str], decks: int) -> bool:
 def orders(draw: st.DrawFn) -> tuple[list[str], int]:
     decks = draw(st.integers(1, 3))
     order = draw(st.permutations(list(deck() * decks)))
-    change = draw(st.sampled_from(["none", "drop", "add", "repeat", "swap", "foreign", "declared"]))
+    change = draw(st.sampled_from(["none", "drop", "add", "repeat", "not_a_card", "foreign", "declared"]))
     if change == "drop":
         order.pop(draw(st.integers(0, len(order) - 1)))
     elif change == "add":
         order.insert(draw(st.integers(0, len(order))), draw(st.sampled_from(CARDS)))
     elif change == "repeat":  # one card in place of another: the length stays
         order[draw(st.integers(0, len(order) - 1))] = draw(st.sampled_from(CARDS))
-    elif change == "swap":
+    elif change == "not_a_card":  # in place of a card: the length stays
         order[0] = "XX"
     elif change == "foreign":
         order.append("1S")
