@@ -15,8 +15,9 @@ through it); what leaves it - operations, settlements - is frozen.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import IntEnum
+from fractions import Fraction
 from typing import Literal, NamedTuple
 
 from audit.record.events.fields import BetDecision, BetKind, HandAction, Outcome
@@ -70,6 +71,20 @@ class Operation(NamedTuple):
 # NamedTuple's own __new__ is a Python function; the round builds them directly (every
 # member given: the defaults are the NamedTuple's, not tuple.__new__'s)
 _new_op = tuple.__new__
+
+# tables.engine.math.cashout.offer_share, imported at the first offer: the mathematics
+# imports the engine, so not while the engine's modules load; kept here after, since an
+# import statement run at every offer (thousands a live round) is a look-up of modules
+# and names each time, in the compiled build too
+_offer_share: Callable[..., Fraction] | None = None
+
+
+def _load_offer_share() -> Callable[..., Fraction]:
+    global _offer_share
+    from .math.cashout import offer_share
+
+    _offer_share = offer_share
+    return offer_share
 
 
 class Settlement(NamedTuple):
@@ -800,10 +815,8 @@ class Round:
         less the rule set's ``cashout_margin``. The same for every bet on the hand, so a
         dealer with thousands of bets on it values the hand once.
         Raises ValueError when ``left`` is empty (no card to value the hand with)."""
-        from .math.cashout import offer_share
-
         rules = self.rules
-        share = offer_share(hand.cards, self.dealer[0], tuple(left), rules=rules, margin=rules.cashout_margin, split_done=hand.from_split)
+        share = (_offer_share or _load_offer_share())(hand.cards, self.dealer[0], tuple(left), rules=rules, margin=rules.cashout_margin, split_done=hand.from_split)
         return share.numerator, share.denominator
 
     def system_offer(self, bet_id: str, left: Sequence[int]) -> int:
