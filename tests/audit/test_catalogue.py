@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import typing
 from dataclasses import replace
 
 import pytest
@@ -9,8 +10,10 @@ import pytest
 from audit.errors import InvalidEvent
 from audit.models import Event
 from audit.record.events import REGISTRY, PayloadError, current_version, upcast, validate_payload
+from audit.record.events.fields import Card
 from audit.record.events.registry import decode_payload_json
 from audit.store import events_append
+from tables.engine.cards import RANKS, SUITS, VALUE
 from tests.event_examples import EXAMPLES, V1_EXAMPLES
 from tests.samples import sample_event
 
@@ -69,8 +72,10 @@ def test_unknown_field_is_named(type_name):
         ("bet.placed", "amount", 2**53, "payload.amount", "<= 9007199254740991"),
         ("bet.placed", "kind", "side", "payload.kind", "Invalid enum value 'side'"),
         ("bet.placed", "box", 0, "payload.box", ">= 1"),
-        ("card.dealt", "card", "10H", "payload.card", "matching regex"),
-        ("card.dealt", "card", "as", "payload.card", "matching regex"),
+        ("card.dealt", "card", "10H", "payload.card", "Invalid enum value '10H'"),
+        ("card.dealt", "card", "as", "payload.card", "Invalid enum value 'as'"),
+        ("card.dealt", "card", "AS ", "payload.card", "Invalid enum value"),
+        ("shoe.shuffled", "order", ["AS", "XX"], "payload.order[1]", "Invalid enum value 'XX'"),
         ("card.dealt", "face", "sideways", "payload.face", "Invalid enum value"),
         ("table.opened", "currency", "eur", "payload.currency", "matching regex"),
         ("table.opened", "gaming_day", "29/11/2026", "payload.gaming_day", "matching regex"),
@@ -89,6 +94,14 @@ def test_wrong_types_and_values_are_refused_naming_the_field(type_name, field, v
         validate_payload(type_name, None, {**EXAMPLES[type_name], field: value})
     assert caught.value.field.startswith(path), caught.value
     assert says in caught.value.message
+
+
+def test_a_card_is_one_of_the_52_the_engine_deals():
+    # the payload's card type lists them (a Literal, for its speed): the same 52 as every
+    # rank in every suit, the engine's own deck
+    listed = typing.get_args(typing.get_args(Card)[0])
+    assert len(listed) == len(set(listed)) == 52
+    assert set(listed) == {rank + suit for rank in RANKS for suit in SUITS} == set(VALUE)
 
 
 def test_unknown_type_and_schema_version_are_refused():
