@@ -150,7 +150,29 @@ def report_file(name: str, kind: str) -> str:
 
 def json_bytes(value: Any) -> bytes:
     """JSON as the package writes it: sorted keys, indented, UTF-8, a final newline."""
-    return (json.dumps(value, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+    return (json_text(value) + "\n").encode("utf-8")
+
+
+def json_text(value: Any) -> str:
+    """:func:`json_bytes`' JSON as text, without the final newline: the standard
+    library's ``json.dumps(sort_keys=True, indent=1, ensure_ascii=False)``. A flat row -
+    a dict of text keys to text, 64-bit integers, booleans and nulls, as every row of the
+    round report is - is encoded by msgspec, about ten times as fast as the standard
+    library's encoder, which takes its Python path whenever it indents (a test holds the
+    two equal, row by row); any other value by the standard library."""
+    if type(value) is dict and all(type(key) is str for key in value) and all(
+            (kind := type(item)) is str or kind is bool or item is None
+            or (kind is int and _INT64[0] <= item <= _INT64[1]) for item in value.values()):
+        try:
+            return _format(_sorted_json(value), indent=1).decode("utf-8")
+        except (msgspec.EncodeError, UnicodeEncodeError):  # a lone surrogate: named as json names it
+            pass
+    return json.dumps(value, sort_keys=True, indent=1, ensure_ascii=False)
+
+
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+_sorted_json = msgspec.json.Encoder(order="sorted").encode
+_format = msgspec.json.format
 
 
 def csv_bytes(columns: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> bytes:

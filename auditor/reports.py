@@ -21,15 +21,12 @@ from __future__ import annotations
 import dataclasses
 import gc
 import hashlib
-import json
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import IO, Any
-
-import msgspec
 
 from audit.record.chain import canonical_json
 from audit.record.ids import IdSet
@@ -44,7 +41,7 @@ from tables.engine.presets import PRESETS
 from tables.engine.replay import Replay
 from tables.engine.rules import RuleSet
 
-from .layout import FORMAT_VERSION, csv_bytes, json_bytes
+from .layout import FORMAT_VERSION, csv_bytes, json_bytes, json_text
 
 COLUMNS: dict[str, tuple[str, ...]] = {
     "rounds": ("table", "gaming_day", "round", "shoe", "status", "first_version", "last_version", "bets", "stakes",
@@ -357,32 +354,6 @@ def render(name: str, rows: list[Row], version: int = FORMAT_VERSION, *, compare
     }
 
 
-def row_json(row: Mapping[str, Any]) -> str:
-    """``row`` as :func:`.layout.json_bytes` writes it (sorted keys, indented by one, no
-    final newline), as text. A row of text, 64-bit integers, booleans and nulls - every
-    row of the round report - is encoded by msgspec, about ten times as fast as the
-    standard library's encoder, which takes its Python path whenever it indents (a test
-    holds the two equal, row by row); any other row as before."""
-    for key, value in row.items():
-        kind = type(value)
-        if type(key) is not str or not (kind is str or kind is bool or value is None
-                                        or (kind is int and _INT64[0] <= value <= _INT64[1])):
-            return _indented(row)
-    try:
-        return _format(_sorted_json(row), indent=1).decode("utf-8")
-    except (msgspec.EncodeError, UnicodeEncodeError):  # a lone surrogate: named as before
-        return _indented(row)
-
-
-def _indented(row: Mapping[str, Any]) -> str:
-    return json.dumps(row, sort_keys=True, indent=1, ensure_ascii=False)
-
-
-_INT64 = (-(1 << 63), (1 << 63) - 1)
-_sorted_json = msgspec.json.Encoder(order="sorted").encode
-_format = msgspec.json.format
-
-
 class Spool:
     """A report's files written as its rows come, a table's at a time, to temporary files:
     byte for byte what :func:`render` gives for all the rows at once, without holding
@@ -420,7 +391,7 @@ class Spool:
         self.csv.write(csv_bytes(self.columns, rows)[len(self._header):])
         for row in rows:
             # a row is two levels deep in the document: its lines indented by two more
-            member = row_json({c: row.get(c) for c in self.columns})
+            member = json_text({c: row.get(c) for c in self.columns})
             # a part's rows each follow a comma: the spool that takes them opens its list with
             # the first of them if it has none (:meth:`take`)
             self.json.write(b"%s\n  %s" % (b"," if self.rows or self.part else b"[",

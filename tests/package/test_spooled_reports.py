@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auditor.layout import REPORTS
-from auditor.reports import Spool, render, row_json
+from auditor.layout import REPORTS, json_bytes, json_text
+from auditor.reports import Spool, render
 
 ROWS = [
     {"table": "BJ-01", "gaming_day": "2026-11-29", "round": 1, "recorded": -500, "recomputed": -500, "agrees": True,
@@ -48,12 +48,13 @@ def test_a_row_is_written_as_the_indented_standard_encoder_writes_it(row) -> Non
     """A row's JSON (msgspec's where every value is text, a 64-bit integer, a boolean or
     null) is the standard library's ``json.dumps(sort_keys=True, indent=1,
     ensure_ascii=False)``, byte for byte: escapes, non-ASCII text, key order, nesting."""
-    assert row_json(row) == json.dumps(row, sort_keys=True, indent=1, ensure_ascii=False)
+    assert json_text(row) == json.dumps(row, sort_keys=True, indent=1, ensure_ascii=False)
 
 
 def test_a_round_row_is_written_as_before() -> None:
     row = {"table": "BJ-01", "gaming_day": "2026-11-29", "round": 1, "shoe": 3, "status": "settled",
            "first_version": 10, "last_version": 40, "bets": 3, "stakes": 1500, "recorded": -500, "recomputed": None,
            "agrees": True, "note": "\u2028\x1f\x7f\"\\\u00e9\n"}
-    assert row_json(row) == json.dumps(row, sort_keys=True, indent=1, ensure_ascii=False)
-    assert row_json({}) == "{}"
+    assert json_text(row) == json.dumps(row, sort_keys=True, indent=1, ensure_ascii=False)
+    assert json_text({}) == "{}"
+    assert json_bytes(row) == (json.dumps(row, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode()
