@@ -33,6 +33,10 @@ CELERY_TASK_ALWAYS_EAGER = True
 # signed tree heads: a key and a publish folder of this test process's own
 DIGEST_SIGNING_KEY = str(BASE_DIR / "var" / f"test-digest-key-{os.getpid()}.pem")
 DIGEST_PUBLISH_DIR = str(BASE_DIR / "var" / f"test-digests-{os.getpid()}")
+# and for every process a test starts with the project's settings (manage.py, a Celery
+# worker): never the checkout's own key and heads, which the demo signs into var/
+os.environ["DIGEST_SIGNING_KEY"] = DIGEST_SIGNING_KEY
+os.environ["DIGEST_PUBLISH_DIR"] = DIGEST_PUBLISH_DIR
 
 # the apps' static files as they are (a deployment's hashed manifest needs collectstatic)
 STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
