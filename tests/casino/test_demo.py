@@ -11,6 +11,7 @@ from django.test import Client
 
 from audit.models import Event, Finding
 from audit.record.money import format_signed
+from auditor.check import verify_package
 from casino.demo import DEMO_FAULTS, FOUND_IN_RECORD
 from tables import models as m
 from tables.floor import hold_text
@@ -43,6 +44,17 @@ def test_demo_builds_two_days_finds_every_planted_fault_of_every_kind_and_prints
     opener = next(f for f in manifest["faults"] if f["kind"] == "opener_mismatch")
     assert opener["gaming_day"] == "2026-11-30"
     assert "all chains intact" in text
+    # the regulator's package of both days, made by export_package and verified by the
+    # offline auditor; the command printed to run it again, and the recall of a round
+    package = tmp_path / "package.zip"
+    exported = int(re.search(r"export_package: exported ([\d,]+) events of 7 table\(s\)", text).group(1).replace(",", ""))
+    assert exported == Event.objects.exclude(stream__startswith="audit.").count()  # every table event of the two days
+    assert "blackjack-audit verify: all agree" in text
+    assert f"verify {package}   (gaming days 2026-11-29 to 2026-11-30" in text
+    outcome = verify_package(package, processes=1)
+    assert outcome.exit_code == 0 and f"events: {exported:,}" in outcome.summary[3]
+    recall = re.search(r"recall +\S+ round (\S+) (\S+) (\S+) (\d+)", text).groups()
+    assert recall == (str(package), "BJ-05", "2026-11-29", "1")
     assert Finding.objects.filter(superseded_by__isnull=True).count() == len(DEMO_FAULTS)
     # one block of findings by kind; the day's total with its hold; the house result
     # recorded beside the recomputed one, money by the one formatter

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from casino.demo import (
     demo_database_ready,
     demo_days_build,
     demo_logins_ensure,
+    demo_package_build,
     gaming_days,
     planted_faults_found,
     plural,
@@ -38,7 +40,7 @@ class Command(BackOfficeCommand):
         parser.add_argument("--no-serve", action="store_true", help="set up and print, but do not serve")
         parser.add_argument("--rounds", type=int, default=400, help="rounds per table on the first day (default 400; 7 tables; at least 1)")
         parser.add_argument("--live-bets", type=int, default=200, help="bets per round on the live table (default 200)")
-        parser.add_argument("--folder", help="where the day's events and manifest go (default var/demo)")
+        parser.add_argument("--folder", help="where the days' events, manifest and regulator's package go (default var/demo)")
 
     def handle(self, *args: Any, addr: str, no_serve: bool, rounds: int, live_bets: int,
                folder: str | None = None, **options: Any) -> None:
@@ -58,9 +60,11 @@ class Command(BackOfficeCommand):
         second = second_day_rounds(rounds)
         self.stdout.write(f"2/5 simulating two gaming days: 7 tables, {plural(rounds, 'round')} each and "
                           f"{plural(second, 'round')} the next day, planted faults; 3/5 ingesting them; "
-                          "4/5 replaying them through the rules engine; verifying them")
+                          "4/5 replaying them through the rules engine; verifying them; their regulator's package, "
+                          "verified offline")
         manifest = demo_days_build(rounds=rounds, live_bets=live_bets, out=self.stdout,
                                   folder=Path(folder) if folder else None)
+        package = demo_package_build(manifest, folder=Path(folder) if folder else None, out=self.stdout)
         checks = planted_faults_found(manifest)
         self.stdout.write("")
         for line in summary_lines(gaming_days(manifest), checks, manifest.get("not_planted", [])):
@@ -74,7 +78,12 @@ class Command(BackOfficeCommand):
         self.stdout.write(f"  device     table {logins.device_table}, token {logins.device_token}")
         self.stdout.write(
             f"  try        curl -H 'Authorization: Token {logins.device_token}' "
-            f"'{base}/api/streams/{logins.device_table}/events?limit=3'\n"
+            f"'{base}/api/streams/{logins.device_table}/events?limit=3'"
         )
+        auditor = Path(sys.executable).with_name("blackjack-audit")
+        command = str(auditor) if auditor.exists() else "blackjack-audit"
+        self.stdout.write(f"  regulator  {command} verify {package.path}   "
+                          f"(gaming days {package.first} to {package.last}; offline, no Django)")
+        self.stdout.write(f"  recall     {command} round {package.path} {logins.device_table} {package.first} 1\n")
         if not no_serve:
             call_command("runserver", addr, use_reloader=False)

@@ -60,5 +60,5 @@ class Command(BackOfficeCommand):
         except OSError as error:
             raise CommandError(f"--out {out}: writing failed ({error.strerror or error}); nothing written",
                                returncode=2) from None
-        self.stderr.write(f"exported {manifest['events']} events of {len(manifest['streams'])} table(s) to "
+        self.stderr.write(f"exported {manifest['events']:,} events of {len(manifest['streams'])} table(s) to "
                           f"{Path(out).resolve()}")
