@@ -912,7 +912,7 @@ def unfinished_ingests() -> list[str]:
     """One line for each ingest that stopped while writing and was not run again."""
     return [
         f"ingest: {run.file} (started {run.started_at:%Y-%m-%d %H:%M:%S} UTC by {run.principal}) did not finish: "
-        f"{run.stored} events stored, to line {run.line}; a stream of it may be cut short - "
+        f"{run.stored:,} events stored, to line {run.line}; a stream of it may be cut short - "
         f"run manage.py ingest {run.file} again (what is stored is skipped)"
         for run in IngestRun.objects.filter(finished_at=None).order_by("started_at")
     ]

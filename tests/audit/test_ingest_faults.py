@@ -102,7 +102,7 @@ def test_the_database_gone_while_writing_as_it_plans_stores_nothing_and_a_rerun_
     again = _manage("ingest", str(path))
     out, err = again.communicate(timeout=300)
     assert again.returncode == 0, err
-    assert f"{total} lines, {total} events stored, 0 already stored, 0 bad lines" in out
+    assert f"{total:,} lines, {total:,} events stored, 0 already stored, 0 bad lines" in out
     assert Event.objects.count() == Event.objects.values("event_id").distinct().count() == total
     assert IngestRun.objects.get().finished_at is not None
     assert verify_chains().ok
@@ -135,7 +135,7 @@ def test_the_database_gone_mid_ingest_exits_3_and_a_rerun_completes_it(on_postgr
     again = _manage("ingest", str(path))
     out, err = again.communicate(timeout=300)
     assert again.returncode == 1, err
-    assert f"{total + 1} lines, {total + 1 - t3 - stored} events stored, {stored} already stored, 1 bad lines" in err
+    assert f"{total + 1:,} lines, {total + 1 - t3 - stored:,} events stored, {stored:,} already stored, 1 bad lines" in err
     assert Event.objects.count() == total + 1 - t3
     assert Event.objects.values("event_id").distinct().count() == total + 1 - t3
     assert unfinished_ingests() == []

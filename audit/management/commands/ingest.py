@@ -62,8 +62,8 @@ class Command(BackOfficeCommand):
         for stream, why in sorted(report.failed_streams.items()):
             self.stderr.write(f"{file}: stream {stream}: {why}")
         summary = (
-            f"{file}: {report.lines} lines, {report.stored} events stored, "
-            f"{report.already_stored} already stored, {len(report.bad_lines)} bad lines"
+            f"{file}: {report.lines:,} lines, {report.stored:,} events stored, "
+            f"{report.already_stored:,} already stored, {len(report.bad_lines):,} bad lines"
         )
         if not report.ok:
             raise CommandError(summary, returncode=1)

@@ -140,7 +140,7 @@ class Command(BackOfficeCommand):
             self.stdout.write(f"{where}no events to verify")
             return
         summary = (
-            f"{where}verified {report.events} events in {report.streams} streams: "
+            f"{where}verified {report.events:,} events in {report.streams:,} streams: "
             + ("all chains intact" if report.ok else f"{len(report.problems)} stream(s) with problems")
         )
         if not report.ok:

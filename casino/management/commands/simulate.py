@@ -84,7 +84,7 @@ class Command(BackOfficeCommand):
                 out.write("\n")
         report = self.stderr if options["out"] == "-" else self.stdout
         report.write(
-            f"{manifest['rounds']} rounds, {manifest['events']} events on {config.tables} tables into {where} "
+            f"{manifest['rounds']:,} rounds, {manifest['events']:,} events on {config.tables} tables into {where} "
             f"in {took:.1f} s ({manifest['rounds'] / took:,.0f} rounds/s); {len(manifest['faults'])} faults planted"
         )
         for missed in manifest["not_planted"]:
