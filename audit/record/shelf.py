@@ -59,18 +59,22 @@ class Shelf:
     """Byte strings appended to a temporary file; :meth:`put` gives a 16-byte handle,
     :meth:`get` the bytes back (:meth:`read`, a part of them)."""
 
-    __slots__ = ("_end", "_file")
+    __slots__ = ("_at_end", "_end", "_file")
 
     def __init__(self) -> None:
         # closed by close(); deleted by the system when closed, or when the process ends
         self._file: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
         self._end = 0
+        # whether the file stands at its end: no read since the last put (asking the file,
+        # tell(), is a system call at every put - a replay puts every round away)
+        self._at_end = True
 
     def put(self, data: bytes) -> bytes:
         """Put ``data`` away; the handle to :meth:`get` it back with."""
         file = self._file
-        if file.tell() != self._end:
+        if not self._at_end:
             file.seek(self._end)
+            self._at_end = True
         file.write(data)
         handle = _HANDLE.pack(self._end, len(data))
         self._end += len(data)
@@ -80,6 +84,7 @@ class Shelf:
         """The bytes :meth:`put` gave ``handle`` for."""
         offset, length = _HANDLE.unpack(handle)
         file = self._file
+        self._at_end = False
         file.seek(offset)
         data = file.read(length)
         if len(data) != length:
@@ -92,6 +97,7 @@ class Shelf:
         if start < 0 or length < 0 or start + length > size:
             raise ValueError(f"bytes {start} to {start + length} of a thing of {size} bytes")
         file = self._file
+        self._at_end = False
         file.seek(offset + start)
         data = file.read(length)
         if len(data) != length:
