@@ -28,6 +28,10 @@ from collections.abc import Hashable, ItemsView, Iterator, MutableMapping
 from typing import IO, Generic, TypeVar
 
 _HANDLE = struct.Struct("<QQ")  # offset, length
+# the file's buffer: a round is put away at every round and read back in order at the end;
+# with the default 8 KiB, every few of them was a system call (64 KiB: 0.9 against 2.2 us a
+# put, 0.7 against 1.3 a get in order)
+_BUFFER = 1 << 16
 _ENTRY = struct.Struct("<qI")  # the key's hash, its batch
 _BUCKETS = 256  # of the index, by the low byte of a key's hash
 _TABLE = struct.Struct(f"<{_BUCKETS + 1}I")  # where each bucket of a run of the index starts, and its end
@@ -63,7 +67,7 @@ class Shelf:
 
     def __init__(self) -> None:
         # closed by close(); deleted by the system when closed, or when the process ends
-        self._file: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
+        self._file: IO[bytes] = tempfile.TemporaryFile(buffering=_BUFFER)  # noqa: SIM115
         self._end = 0
         # whether the file stands at its end: no read since the last put (asking the file,
         # tell(), is a system call at every put - a replay puts every round away)
