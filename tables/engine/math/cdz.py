@@ -255,7 +255,7 @@ class UpCard:
     def surrender(self, h: int) -> tuple[float, float]:
         """(value, square) of surrendering: late (after the peek) where the dealer peeks,
         else whatever the dealer holds."""
-        give_up = -float(1 - self.game.play.surrender_returns)
+        give_up = self.game.play.surrender_value
         if self.game.play.peeks(self.up):
             p = self.natural[h]
             return -p + (1.0 - p) * give_up, p + (1.0 - p) * give_up * give_up
@@ -263,7 +263,7 @@ class UpCard:
 
     def player_natural(self, h: int) -> tuple[float, float]:
         """(value, square) of a player natural: paid unless the dealer has one too."""
-        pays = float(self.game.play.natural_pays)
+        pays = self.game.play.natural_pays_float
         p = self.natural[h]
         return pays * (1.0 - p), pays * pays * (1.0 - p)
 

@@ -102,7 +102,7 @@ class Position:
             odds = full
             self._a, self._b = 0.0, 1.0
         self.odds = odds
-        give_up = -float(1 - play.surrender_returns)
+        give_up = play.surrender_value
         self.surrender_value = self._a + self._b * give_up if peeked else give_up
         self.q = [c / n for c in comp]
         if odds is not full and n > 1:
@@ -117,7 +117,7 @@ class Position:
             ]
         self.stand_by_total = _stand_table(odds)
         self._after: dict[int, list[float]] = {}
-        self.natural_in_split = float(play.natural_pays) * (1.0 - odds[NATURAL])
+        self.natural_in_split = play.natural_pays_float * (1.0 - odds[NATURAL])
         # per policy: (value, hit value) by hard total without and with an ace, and the
         # lowest total worked out so far (:meth:`_hit_stand`)
         self._hs: dict[int, tuple[list[float], list[float], list[float], list[float], list[int]]] = {}
@@ -146,7 +146,7 @@ class Position:
 
     def natural_value(self) -> float:
         """A player natural, paid ``natural_pays`` unless the dealer has one too."""
-        return float(self.play.natural_pays) * (1.0 - self.p_natural)
+        return self.play.natural_pays_float * (1.0 - self.p_natural)
 
     # -- legality -------------------------------------------------------------------
     def legal(self, hard: int, ace: bool, ncards: int, pair: int, *, after_split: bool) -> frozenset[str]:

@@ -37,6 +37,11 @@ class PlayRules:
     # seed 000's live game: below this a hand must draw, from this on it gets no card
     must_hit_below: int | None
     stand_from: int | None
+    # the two ratios as the valuations use them, made floats once (a position is valued
+    # per composition: thousands of times a shoe in the live game): a natural's payout,
+    # and what a surrender costs (-(1 - returns))
+    natural_pays_float: float
+    surrender_value: float
 
     @classmethod
     def of(cls, rules: RuleSet) -> PlayRules:
@@ -59,6 +64,8 @@ class PlayRules:
             surrender_returns=Fraction(*rules.surrender_returns),
             must_hit_below=rules.live_must_hit_below if live else None,
             stand_from=rules.live_stand_from if live else None,
+            natural_pays_float=float(Fraction(*rules.natural_pays)),
+            surrender_value=-float(1 - Fraction(*rules.surrender_returns)),
         )
 
     def can_double(self, hard: int, soft: bool, *, after_split: bool) -> bool:

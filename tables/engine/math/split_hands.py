@@ -110,7 +110,7 @@ class PairPlay:
         lattice = u.lattice
         self.one_card = pair == 1 and game.rules.split_aces_one_card
         self.split_natural = game.rules.split_21_is_natural
-        self.pays = float(game.play.natural_pays)
+        self.pays = game.play.natural_pays_float
         self._removal_of = (game.rules.decks, game.play.hits_soft_17, u.up, pair)
         self._removal: PairRemoval | None = None
         self._removal_odds: Packed | None = None  # its odds computed in a worker
