@@ -396,9 +396,9 @@ def _fast(text: str | bytes, line: int | None) -> tuple[Link, dict[str, Any]] | 
     line is in another form, or any member would be refused: the plain decode reads it
     then, and names what is wrong as it always has. The auditor's hot path, once a line:
     the checks of :func:`_exported_moment` and :func:`.events.decode_payload_json` are
-    written out here (their calls were a twentieth of its time), and
-    any payload they would not read is handed to ``decode_payload_json`` itself, which
-    names what is wrong."""
+    written out here (their calls were a twentieth of its time), and any payload they
+    would not read is handed to ``decode_payload_json`` itself, which names what is
+    wrong."""
     try:
         fields = _decode_field_texts(text)
     except (msgspec.MsgspecError, RecursionError):
