@@ -75,10 +75,13 @@ def test_demo_builds_two_days_finds_every_planted_fault_of_every_kind_and_prints
     token, url = re.search(r"Token (\w+)' '(http://[^']+)'", text).groups()
     answer = Client().get(url.split("8000", 1)[1], HTTP_AUTHORIZATION=f"Token {token}")
     assert answer.status_code == 200 and len(answer.json()["events"]) == 3
-    # a second run changes nothing it should not: same events, same findings
+    # a second run changes nothing it should not: same events, same findings, the same
+    # package to the byte
     events = Event.objects.count()
+    made = (tmp_path / "package.zip").read_bytes()
     call_command("demo", no_serve=True, rounds=210, live_bets=5, folder=str(tmp_path), stdout=io.StringIO())
     assert Event.objects.count() == events
+    assert (tmp_path / "package.zip").read_bytes() == made
     assert Finding.objects.filter(superseded_by__isnull=True).count() == len(DEMO_FAULTS)
 
 
