@@ -33,7 +33,7 @@ from audit.record.ids import IdSet
 from audit.record.money import percent
 from audit.record.shelf import SMALL_FILTER, Shelf, ShelvedMap
 from ledger.books import Thresholds, reconcile, replay_difference
-from ledger.books.fold import Fold
+from ledger.books.fold import FOLDED, Fold
 from ledger.books.stats import theoretical
 from tables.engine.math import cashout
 from tables.engine.math.figures import Figures
@@ -216,7 +216,8 @@ class StreamAudit:
         if len(self.pending) >= _BATCH:
             self.replay.run(self.pending)
             self.pending = []
-        self.fold.apply(event)
+        if kind in FOLDED:  # (six events in ten are cards, decisions, offers: the call saved)
+            self.fold.apply(event)
 
     def _note(self, kind: str, event: Mapping[str, Any]) -> None:
         """What the reports need of the few events that are not bets, cards or decisions

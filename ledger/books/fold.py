@@ -731,6 +731,9 @@ HANDLERS: dict[str, Handler] = {
     "drop.counted": on_drop_counted,
     "drop.posted": on_drop_posted,
 }
+# the kinds apply folds: an event of any other kind changes nothing in the fold (a caller
+# that reads every event of a long stream - the offline auditor - asks this before the call)
+FOLDED: frozenset[str] = frozenset(HANDLERS)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from audit.record.corrections import struck_events
 from ledger.books import UnbalancedEntry, fold
-from ledger.books.fold import Books, Fold
+from ledger.books.fold import FOLDED, Books, Fold
 
 from .helpers import DAY, Table
 
@@ -153,3 +153,18 @@ def test_a_void_after_some_bets_are_settled_returns_only_the_others() -> None:
     figures = lean.day(DAY)
     assert (figures.handle, figures.bets, figures.settled_win) == (1_000, 1, 1_000)
     assert lean.balances_of(DAY)["layout:BJ-01"] == 0
+
+
+def test_the_kinds_the_fold_does_not_fold_change_nothing_so_a_caller_may_skip_them() -> None:
+    """``FOLDED``: the offline auditor hands the fold only these kinds. A day with every
+    other kind of event in it (cards, decisions, offers) gives the same books as the day
+    without them, to the entries."""
+    t = Table()
+    t.open()
+    t.play((10_000, 10_000), (2_500, -2_500))
+    others = [dict(e, id=f"{e['id']}-x", type=kind) for e in t.events[1:4]
+              for kind in ("card.dealt", "decision.made", "cashout.offered", "shoe.shuffled", "betting.closed")]
+    assert not {e["type"] for e in others} & FOLDED and {e["type"] for e in t.events} <= FOLDED | {"round.started"}
+    assert fold(t.events + others) == fold(t.events)
+    assert set(FOLDED) >= {"table.opened", "bet.placed", "round.settled", "round.voided", "correction.recorded",
+                           "drop.counted", "chips.filled"}
