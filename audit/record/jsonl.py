@@ -47,8 +47,6 @@ import msgspec
 from .chain import EARLIEST, LATEST, UUID_TEXT, canonical_json, format_timestamp, utc
 from .envelope import Envelope, label_problem, stream_problem
 from .events import PayloadError, decode_payload_json
-from .events.registry import _READERS as _PAYLOAD_READERS  # (the hot path's look-up: _fast)
-from .events.registry import _canonical as _canonical_payload
 from .events.registry import explain
 
 _Aware = Annotated[datetime, msgspec.Meta(tz=True)]
@@ -394,57 +392,29 @@ def _fast(text: str | bytes, line: int | None) -> tuple[Link, dict[str, Any]] | 
     """:func:`decode_hashed` of a line in the export form (a line this codec wrote): one
     parse, its id and moments checked as text and kept as it writes them. None where the
     line is in another form, or any member would be refused: the plain decode reads it
-    then, and names what is wrong as it always has. The auditor's hot path, once a line:
-    the checks of :func:`_exported_moment` and :func:`.events.decode_payload_json` are
-    written out here (their calls were a twentieth of its time), and any payload they
-    would not read is handed to ``decode_payload_json`` itself, which names what is
-    wrong."""
+    then, and names what is wrong as it always has."""
     try:
         fields = _decode_field_texts(text)
     except (msgspec.MsgspecError, RecursionError):
         return None
     id_text, occurred, recorded = fields.id, fields.occurred_at, fields.recorded_at
-    version, schema_version, prev_hash, stored = fields.version, fields.schema_version, fields.prev_hash, fields.hash
     # a line without the chain's members: the plain decode names the one missing
-    if recorded is None or version is None or schema_version is None or prev_hash is None or stored is None:
+    if recorded is None or fields.version is None or fields.schema_version is None or fields.prev_hash is None \
+            or fields.hash is None:
         return None
-    if _UUID_TEXT(id_text) is None or (_RECORDED.get(recorded) is None and _recorded_value(recorded) is None):
+    if _UUID_TEXT(id_text) is None or _recorded_value(recorded) is None or _exported_value(occurred) is None:
         return None
-    # _exported_moment(occurred): the export form's places, then a moment in range
-    if not (len(occurred) == 27 and occurred[10] == "T" and occurred[19] == "." and occurred[26] == "Z"
-            and occurred[4] == occurred[7] == "-" and occurred[13] == occurred[16] == ":" and occurred.isascii()):
-        return None
-    try:
-        moment = _from_iso(occurred)
-    except ValueError:
-        return None
-    if not EARLIEST <= moment <= LATEST:
-        return None
-    stream, actor, source, type_ = fields.stream, fields.actor, fields.source, fields.type
+    stream, actor, source = fields.stream, fields.actor, fields.source
     # the sets _members_problem asks first, asked here before a call: nearly every line's
     if not (stream in _GOOD_STREAMS and actor in _GOOD_LABELS and source in _GOOD_LABELS) \
             and _members_problem(stream, actor, source) is not None:
         return None
-    reader = _PAYLOAD_READERS.get((type_, schema_version))  # a type and version read before
     try:
-        if reader is None:
-            raise LookupError(type_)
-        payload = _to_builtins(reader[1](fields.payload))
-        encoded = _encode_canonical(payload)
-    except (LookupError, msgspec.MsgspecError, UnicodeEncodeError):
-        # not read before, or refused: the payload's reader reads it, or names what is wrong
-        try:
-            schema_version, payload, encoded = decode_payload_json(type_, schema_version, fields.payload)
-        except PayloadError as error:
-            raise LineError(line, error.field, error.message) from None
-    else:
-        schema_version = reader[0]
-    return _hashed(id_text, stream, version, type_, schema_version, occurred, recorded, actor, source, payload,
-                   encoded, prev_hash, stored, fields.position)
-
-
-_to_builtins = msgspec.to_builtins
-_encode_canonical = _canonical_payload.encode
+        schema_version, payload, encoded = decode_payload_json(fields.type, fields.schema_version, fields.payload)
+    except PayloadError as error:
+        raise LineError(line, error.field, error.message) from None
+    return _hashed(id_text, stream, fields.version, fields.type, schema_version, occurred, recorded,
+                   actor, source, payload, encoded, fields.prev_hash, fields.hash, fields.position)
 
 
 def _hashed(id_text: str, stream: str, version: int, type_: str, schema_version: int, occurred: str, recorded: str,

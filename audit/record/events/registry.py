@@ -173,14 +173,18 @@ def decode_payload_json(
     if known is None:
         known = _reader(type_name, schema_version)
     version, decode = known
+    # the normal form and its bytes made here, not by a call of _encoded: every line a
+    # reader of a file decodes comes through (the auditor: a twentieth of its decode)
     try:
-        value = decode(raw)
+        normal: dict[str, Any] = _to_builtins(decode(raw))
     except msgspec.ValidationError as error:
         raise explain(error) from None
     except msgspec.DecodeError as error:
         raise PayloadError("payload", f"not JSON: {error}") from None
-    normal, encoded = _encoded(value)
-    return version, normal, encoded
+    try:
+        return version, normal, _canonical_encode(normal)
+    except UnicodeEncodeError:
+        raise PayloadError("payload", _LONE_SURROGATE) from None
 
 
 def _reader(type_name: str, schema_version: int | None) -> tuple[int, Callable[[bytes | msgspec.Raw], msgspec.Struct]]:
@@ -213,21 +217,22 @@ def _schema(event_type: EventType, type_name: str, version: object) -> type[msgs
 
 
 def _normal(value: msgspec.Struct) -> dict[str, Any]:
-    return _encoded(value)[0]
-
-
-def _encoded(value: msgspec.Struct) -> tuple[dict[str, Any], bytes]:
-    normal: dict[str, Any] = msgspec.to_builtins(value)
+    """The normal form of a decoded payload, its text checked by encoding it as the chain
+    would (:func:`decode_payload_json` does the same and keeps the bytes)."""
+    normal: dict[str, Any] = _to_builtins(value)
     try:
-        encoded = _canonical.encode(normal)
+        _canonical_encode(normal)
     except UnicodeEncodeError:
-        raise PayloadError("payload", "contains text that is not valid Unicode (a lone surrogate)") from None
-    return normal, encoded
+        raise PayloadError("payload", _LONE_SURROGATE) from None
+    return normal
 
 
+_LONE_SURROGATE = "contains text that is not valid Unicode (a lone surrogate)"
+_to_builtins = msgspec.to_builtins
 # the encoder of audit.record.chain.canonical_json (RFC 8785 for the values the catalogue
 # allows): encoding the normal form checks its text and gives the bytes the chain hashes
 _canonical = msgspec.json.Encoder(order="sorted")
+_canonical_encode = _canonical.encode
 
 
 def upcast(type_name: str, schema_version: int, payload: dict[str, Any]) -> tuple[int, dict[str, Any]]:
