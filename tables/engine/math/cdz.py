@@ -255,7 +255,7 @@ class UpCard:
     def surrender(self, h: int) -> tuple[float, float]:
         """(value, square) of surrendering: late (after the peek) where the dealer peeks,
         else whatever the dealer holds."""
-        give_up = self.game.play.surrender_value
+        give_up = self.game.play.surrender_loss
         if self.game.play.peeks(self.up):
             p = self.natural[h]
             return -p + (1.0 - p) * give_up, p + (1.0 - p) * give_up * give_up

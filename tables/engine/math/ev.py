@@ -102,7 +102,7 @@ class Position:
             odds = full
             self._a, self._b = 0.0, 1.0
         self.odds = odds
-        give_up = play.surrender_value
+        give_up = play.surrender_loss
         self.surrender_value = self._a + self._b * give_up if peeked else give_up
         self.q = [c / n for c in comp]
         if odds is not full and n > 1:

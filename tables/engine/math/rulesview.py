@@ -10,7 +10,7 @@ it takes.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..legality import double_refusal, split_refusal, surrender_refusal
@@ -37,11 +37,15 @@ class PlayRules:
     # seed 000's live game: below this a hand must draw, from this on it gets no card
     must_hit_below: int | None
     stand_from: int | None
-    # the two ratios as the valuations use them, made floats once (a position is valued
-    # per composition: thousands of times a shoe in the live game): a natural's payout,
-    # and what a surrender costs (-(1 - returns))
-    natural_pays_float: float
-    surrender_value: float
+    # the two ratios as the valuations use them, made floats once from the fields above
+    # (a position is valued per composition: thousands of times a shoe in the live game):
+    # a natural's payout, and what a surrender costs, -(1 - returns)
+    natural_pays_float: float = field(init=False)
+    surrender_loss: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "natural_pays_float", float(self.natural_pays))
+        object.__setattr__(self, "surrender_loss", -float(1 - self.surrender_returns))
 
     @classmethod
     def of(cls, rules: RuleSet) -> PlayRules:
@@ -64,8 +68,6 @@ class PlayRules:
             surrender_returns=Fraction(*rules.surrender_returns),
             must_hit_below=rules.live_must_hit_below if live else None,
             stand_from=rules.live_stand_from if live else None,
-            natural_pays_float=float(Fraction(*rules.natural_pays)),
-            surrender_value=-float(1 - Fraction(*rules.surrender_returns)),
         )
 
     def can_double(self, hard: int, soft: bool, *, after_split: bool) -> bool:
