@@ -26,7 +26,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from audit.record.chain import canonical_json
 from audit.record.ids import IdSet
@@ -161,6 +161,15 @@ class StreamReports:
     checks: list[Row] = field(default_factory=list)
 
 
+class EventIds(Protocol):
+    """What the audit asks of its set of event ids (:class:`IdSet`; a test's reference,
+    a set of the texts): typed by what it does, so that the compiled build takes either."""
+
+    def add_new(self, event_id: str) -> bool: ...
+
+    def __contains__(self, event_id: object) -> bool: ...
+
+
 class StreamAudit:
     """Fold one table's events of the period (dicts in the export form, version order).
     ``struck``: the events a correction strikes (replay skips them from the start, so the
@@ -184,7 +193,7 @@ class StreamAudit:
         # the shelf, each alarm looked up exactly): a repeat is found here once, for the
         # replay (which reports it where it comes: an id is put in ``repeated`` once the
         # replay has read its first event) and the fold (which reads the first only)
-        self.ids = IdSet(shelf=self.shelf, expected=events)
+        self.ids: EventIds = IdSet(shelf=self.shelf, expected=events)
         self.repeated: set[str] = set()
         self.replay = Replay(struck=self.struck, repeats=self.repeated, ids=self.ids, compact=True, shelf=self.shelf)
         self.replay.skip_to(first_version)

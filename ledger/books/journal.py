@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 CAGE = "cage"
 PLAYERS = "players"
@@ -84,12 +84,15 @@ class Entry:
         check(self.memo, self.lines)
 
 
-def check(memo: str, lines: Iterable[Line]) -> None:
+def check(memo: str, lines: Iterable[tuple[object, ...]]) -> None:
     """Refuse lines that do not make an entry: an amount that is not an integer, or
     amounts that do not sum to zero (:class:`UnbalancedEntry`). An :class:`Entry` is
     checked when made; a fold that keeps no entries checks its lines with this."""
     total = 0
-    for _, amount in lines:
+    for line in lines:
+        # lines read as tuples of any objects: typed as Lines (an int amount), the compiled
+        # build would refuse a non-integer with its own TypeError before this check named it
+        amount = line[1]
         if type(amount) is not int:  # not a float, not a bool (a subclass of int)
             raise UnbalancedEntry(f"{memo}: a non-integer amount {amount!r}")
         total += amount
@@ -97,9 +100,12 @@ def check(memo: str, lines: Iterable[Line]) -> None:
         raise UnbalancedEntry(f"{memo}: the lines sum to {total}, not 0")
 
 
-def moves(*transfers: tuple[str, str, int]) -> tuple[Line, ...]:
+def moves(*transfers: tuple[str, str, Any]) -> tuple[Line, ...]:
     """Lines for transfers ``(from, to, amount)``; zero amounts leave no line. Balanced by
-    construction: each transfer is a ``-`` line and a ``+`` line of the same amount."""
+    construction: each transfer is a ``-`` line and a ``+`` line of the same amount. (An
+    amount is typed Any: read from a payload, it reaches the entry's check as it is, and
+    the check names one that is not an integer - typed int, the compiled build would
+    refuse it with its own TypeError first.)"""
     lines: list[Line] = []
     for source, target, amount in transfers:
         if amount:

@@ -177,7 +177,7 @@ class _Texts(set[str]):
 def _audit(events: list[dict[str, Any]], struck: set[str], *, kept: bool) -> StreamReports:
     audit = StreamAudit("T1", first_version=1, struck=struck)
     if kept:  # the reference: the ids, the engine's and the ledger's folds as they keep everything
-        audit.ids = _Texts()  # type: ignore[assignment]
+        audit.ids = _Texts()
         audit.replay = Replay(struck=audit.struck)
         audit.replay.skip_to(1)
         audit.fold = Fold(struck=audit.struck, entries=False)
