@@ -1,10 +1,12 @@
-"""The project's build: pyproject.toml says what it is; this file adds the rules engine's
-compiled build. Where a C compiler is present, the engine's hot modules
-(tables/engine/builds.py, MODULES) are compiled with mypyc into extension modules that
-Python imports in their sources' place - beside the sources in an editable install
-(``pip install -e .``), in the wheel otherwise - with a record of the sources they were
-built from (the package imports a build only while its sources match it). Without a
-compiler, or where mypyc fails, the install goes on with pure Python and says why.
+"""The project's build: pyproject.toml says what it is; this file adds the compiled
+builds. Where a C compiler is present, the hot modules of the pure packages
+(audit/record/builds.py, COMPILED: the engine's replay, the record core's verifier, id
+set and shelf, the ledger's fold and journal, the auditor's reports) are compiled with
+mypyc, each package's on its own, into extension modules that Python imports in their
+sources' place - beside the sources in an editable install (``pip install -e .``), in
+the wheel otherwise - with a record of the sources they were built from (a package
+imports its build only while its sources match it). Without a compiler, or where mypyc
+fails, the install goes on with pure Python and says why.
 
 ``BLACKJACK_ENGINE=compiled`` makes a failed build fail the install (``python -m
 tables.engine.compiled build`` runs it so); ``BLACKJACK_ENGINE=pure`` chooses the sources
@@ -24,14 +26,15 @@ from setuptools.errors import BaseError, CCompilerError
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from tables.engine import builds, compiled  # the checkout's, found through HERE
+from audit.record import builds  # the checkout's, found through HERE
+from tables.engine import compiled
 
 # what the metadata steps run: they ready build_ext too (to list its files), never run it
 _METADATA = frozenset(("egg_info", "dist_info", "sdist"))
 
 
 class BuildEngine(build_ext):
-    """build_ext of the engine's mypyc extension modules, made when the command is
+    """build_ext of the packages' mypyc extension modules, made when the command is
     readied for a build (mypyc type-checks and writes C: not for the metadata steps)."""
 
     def finalize_options(self) -> None:
@@ -43,24 +46,30 @@ class BuildEngine(build_ext):
             self.parallel = os.cpu_count() or 1
 
     def engine(self) -> list[Extension]:
-        """The engine's extension modules, or none, saying why."""
+        """The packages' extension modules, or none, saying why. One mypyc build per
+        package: a build's modules call each other natively, so each package's must be
+        able to run, or fall back to its sources, without the others."""
         self.wanted = os.environ.get(builds.ENV)
         if compiled.compiler() is None:
-            print("no C compiler found: the engine stays pure Python")
+            print("no C compiler found: every package stays pure Python")
             return []
         try:
             from mypyc.build import mypycify
 
             os.chdir(HERE)  # mypyc names the modules by their paths from here
-            return list(mypycify([f"tables/engine/{name}.py" for name in builds.MODULES], opt_level="3",
-                                 group_name=builds.GROUP, target_dir=self.folder.name))
+            made: list[Extension] = []
+            for package, modules in builds.COMPILED.items():
+                path = package.replace(".", "/")
+                made += mypycify([f"{path}/{name}.py" for name in modules], opt_level="3",
+                                 group_name=builds.group(package), target_dir=os.path.join(self.folder.name, path))
+            return made
         except (ImportError, SystemExit) as error:  # no mypyc, or it exits on a type error
             return self.failed(error)
 
     def failed(self, error: BaseException) -> list[Extension]:
         if self.wanted == "compiled":
             raise error
-        print(f"the engine stays pure Python: its compiled build failed ({error!r})", file=sys.stderr)
+        print(f"every package stays pure Python: the compiled build failed ({error!r})", file=sys.stderr)
         return []
 
     def run(self) -> None:
@@ -77,17 +86,18 @@ class BuildEngine(build_ext):
             return
         finally:
             self.folder.cleanup()
-        package = Path(self.build_lib) / "tables" / "engine"
-        package.mkdir(parents=True, exist_ok=True)
-        builds.stamp(package, HERE / "tables" / "engine")
-        if self.inplace:
-            builds.stamp(builds.PACKAGE)
-        print(f"compiled: {', '.join(builds.MODULES)}")
+        for package, modules in builds.COMPILED.items():
+            built = Path(self.build_lib).joinpath(*package.split("."))
+            built.mkdir(parents=True, exist_ok=True)
+            builds.stamp(built, modules, builds.folder(package))
+            if self.inplace:
+                builds.stamp(builds.folder(package), modules)
+            print(f"compiled: {', '.join(f'{package}.{name}' for name in modules)}")
 
 
 setup(
     # a placeholder, so that setuptools runs build_ext (which makes the real ones) and
     # tags the wheel for this platform
-    ext_modules=[Extension(f"{builds.GROUP}__placeholder", sources=[])],
+    ext_modules=[Extension(f"{builds.group('tables.engine')}__placeholder", sources=[])],
     cmdclass={"build_ext": BuildEngine},
 )

@@ -1,4 +1,5 @@
-"""The engine's compiled build by hand (what an install does by itself: :mod:`.builds`).
+"""The compiled builds by hand - the engine's, and the record core's, the ledger's and the
+auditor's beside it (what an install does by itself: :mod:`audit.record.builds`).
 
     .venv/bin/python -m tables.engine.compiled build    # compile in place (after an edit)
     .venv/bin/python -m tables.engine.compiled check    # exit 1 if a build is stale
@@ -14,7 +15,9 @@ import sysconfig
 import tempfile
 from pathlib import Path
 
-from .builds import ENV, PACKAGE, ROOT, SHARED, STAMP, SUFFIXES, extensions, stale
+from audit.record import builds
+
+from .builds import ENV, ROOT, SHARED, STAMP, SUFFIXES
 
 
 def compiler() -> str | None:
@@ -39,22 +42,31 @@ def build() -> int:
 
 
 def clean() -> int:
-    for path in extensions().values():
-        path.unlink()
-    # the build's shared library (GROUP's), and one an earlier build left at the
-    # checkout's top level, where mypyc's own command puts it
-    for path in [*PACKAGE.glob(f"*{SHARED}.*"), *ROOT.glob(f"*{SHARED}.*")]:
+    for package in builds.COMPILED:
+        where = builds.folder(package)
+        for path in builds.extensions(where).values():
+            path.unlink()
+        # the build's shared library (its group's)
+        for path in where.glob(f"*{SHARED}.*"):
+            if path.name.endswith(SUFFIXES):
+                path.unlink()
+        (where / STAMP).unlink(missing_ok=True)
+    # one an earlier build left at the checkout's top level, where mypyc's own command puts it
+    for path in ROOT.glob(f"*{SHARED}.*"):
         if path.name.endswith(SUFFIXES):
             path.unlink()
-    (PACKAGE / STAMP).unlink(missing_ok=True)
     return 0
 
 
 def check() -> int:
-    names = stale()
-    for name in names:
-        print(f"{PACKAGE / name}: compiled module is stale (its source changed since the build); rebuild or clean", file=sys.stderr)
-    return 1 if names else 0
+    stale = False
+    for package, modules in builds.COMPILED.items():
+        where = builds.folder(package)
+        for name in builds.stale(where, modules):
+            stale = True
+            print(f"{where / name}: compiled module is stale (its source changed since the build); rebuild or clean",
+                  file=sys.stderr)
+    return 1 if stale else 0
 
 
 def main(argv: list[str]) -> int:
