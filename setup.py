@@ -38,6 +38,7 @@ class BuildEngine(build_ext):
     readied for a build (mypyc type-checks and writes C: not for the metadata steps)."""
 
     def finalize_options(self) -> None:
+        self.built: list[str] = []  # the packages mypyc made a build of (engine())
         self.folder = tempfile.TemporaryDirectory()  # mypyc's C, until the compiler has read it
         building = not set(self.distribution.commands) <= _METADATA
         self.distribution.ext_modules = self.engine() if building else []
@@ -48,28 +49,36 @@ class BuildEngine(build_ext):
     def engine(self) -> list[Extension]:
         """The packages' extension modules, or none, saying why. One mypyc build per
         package: a build's modules call each other natively, so each package's must be
-        able to run, or fall back to its sources, without the others."""
+        able to run, or fall back to its sources, without the others - and a package
+        mypyc cannot build stays pure Python alone."""
         self.wanted = os.environ.get(builds.ENV)
         if compiled.compiler() is None:
             print("no C compiler found: every package stays pure Python")
             return []
         try:
             from mypyc.build import mypycify
-
-            os.chdir(HERE)  # mypyc names the modules by their paths from here
-            made: list[Extension] = []
-            for package, modules in builds.COMPILED.items():
-                path = package.replace(".", "/")
+        except ImportError as error:  # no mypyc
+            return self.failed(error)
+        os.chdir(HERE)  # mypyc names the modules by their paths from here
+        made: list[Extension] = []
+        for package, modules in builds.COMPILED.items():
+            path = package.replace(".", "/")
+            try:
                 made += mypycify([f"{path}/{name}.py" for name in modules], opt_level="3",
                                  group_name=builds.group(package), target_dir=os.path.join(self.folder.name, path))
-            return made
-        except (ImportError, SystemExit) as error:  # no mypyc, or it exits on a type error
-            return self.failed(error)
+            except SystemExit as error:  # mypyc exits on a type error (mypy's messages above it)
+                self.failed(error, package)
+                continue
+            self.built.append(package)
+        return made
 
-    def failed(self, error: BaseException) -> list[Extension]:
+    def failed(self, error: BaseException, package: str | None = None) -> list[Extension]:
         if self.wanted == "compiled":
             raise error
-        print(f"every package stays pure Python: the compiled build failed ({error!r})", file=sys.stderr)
+        if package is None:
+            print(f"every package stays pure Python: the compiled build failed ({error!r})", file=sys.stderr)
+        else:
+            print(f"{package} stays pure Python: its compiled build failed ({error!r})", file=sys.stderr)
         return []
 
     def run(self) -> None:
@@ -86,7 +95,8 @@ class BuildEngine(build_ext):
             return
         finally:
             self.folder.cleanup()
-        for package, modules in builds.COMPILED.items():
+        for package in self.built:
+            modules = builds.COMPILED[package]
             built = Path(self.build_lib).joinpath(*package.split("."))
             built.mkdir(parents=True, exist_ok=True)
             builds.stamp(built, modules, builds.folder(package))

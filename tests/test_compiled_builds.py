@@ -98,3 +98,27 @@ def test_a_build_lacking_a_module_its_record_names_is_stale(tmp_path: Path) -> N
     assert builds.stale(tmp_path) == ["b"]  # its record names it
     (tmp_path / "a.py").write_text("# a, edited\n")
     assert builds.stale(tmp_path) == ["a", "b"]
+
+
+def test_a_package_mypyc_cannot_build_stays_pure_alone(tmp_path: Path) -> None:
+    """setup.py's build of a copy of the checkout in which the auditor's reports have a
+    type error: mypyc refuses that package's build, says so, and goes on with the others
+    (the compiler, CC=false, then fails them, so nothing is built; what is asserted is
+    that they reached it). A build requirement missing from pyproject.toml's build
+    system (mypy cannot follow an import) ended every package's build so."""
+    copy = tmp_path / "checkout"
+    ignore = shutil.ignore_patterns("__pycache__", "*.so", "compiled.json")
+    for top in ("audit", "auditor", "ledger", "tables"):
+        shutil.copytree(ROOT / top, copy / top, ignore=ignore)
+    for name in ("setup.py", "pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, copy / name)
+    with (copy / "auditor" / "reports.py").open("a") as source:
+        source.write('\n_BROKEN: int = "not an int"\n')
+    done = subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--build-temp", str(tmp_path / "o"),
+                           "--build-lib", str(tmp_path / "lib")], cwd=copy, capture_output=True, text=True,
+                          check=False, env=_env(CC="false", LDSHARED="false"))
+    assert done.returncode == 0, done.stderr
+    assert "auditor stays pure Python: its compiled build failed" in done.stderr
+    assert not any(f"{package} stays pure Python" in done.stderr for package in builds.COMPILED if package != "auditor")
+    assert "every package stays pure Python: the compiled build failed" in done.stderr  # the others reached the compiler
+    assert not list((tmp_path / "lib").rglob("*.so"))

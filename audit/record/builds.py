@@ -7,7 +7,7 @@ installing the project (``pip install -e .`` or ``pip install .``: the project's
 so they compile unchanged) into extension modules next to their sources, which Python
 then imports in their place: the engine's replay, and what a regulator's auditor runs
 per event besides it - the record core's chain verifier, id set and shelf, the ledger's
-fold and journal, the auditor's reports (about an eighth less CPU for a verification:
+fold and journal, the auditor's reports (about a tenth less CPU for a verification:
 docs/performance.md). Without a compiler, or where mypyc fails, the install goes on and
 every package runs its sources; by hand, :mod:`tables.engine.compiled` builds, checks
 and cleans.
