@@ -39,7 +39,11 @@ class BuildEngine(build_ext):
 
     def finalize_options(self) -> None:
         self.built: list[str] = []  # the packages mypyc made a build of (engine())
-        self.folder = tempfile.TemporaryDirectory()  # mypyc's C, until the compiler has read it
+        # mypyc's C, until the compiler has read it: inside the build folder, so that its
+        # files are named by paths relative to here (a wheel's build refuses an absolute
+        # one) and the compiler's objects stay under its build folder too
+        (HERE / "build").mkdir(exist_ok=True)
+        self.folder = tempfile.TemporaryDirectory(dir=HERE / "build", prefix="mypyc-")
         building = not set(self.distribution.commands) <= _METADATA
         self.distribution.ext_modules = self.engine() if building else []
         super().finalize_options()
@@ -65,7 +69,8 @@ class BuildEngine(build_ext):
             path = package.replace(".", "/")
             try:
                 made += mypycify([f"{path}/{name}.py" for name in modules], opt_level="3",
-                                 group_name=builds.group(package), target_dir=os.path.join(self.folder.name, path))
+                                 group_name=builds.group(package),
+                                 target_dir=os.path.relpath(os.path.join(self.folder.name, path), HERE))
             except SystemExit as error:  # mypyc exits on a type error (mypy's messages above it)
                 self.failed(error, package)
                 continue

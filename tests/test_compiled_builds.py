@@ -122,3 +122,16 @@ def test_a_package_mypyc_cannot_build_stays_pure_alone(tmp_path: Path) -> None:
     assert not any(f"{package} stays pure Python" in done.stderr for package in builds.COMPILED if package != "auditor")
     assert "every package stays pure Python: the compiled build failed" in done.stderr  # the others reached the compiler
     assert not list((tmp_path / "lib").rglob("*.so"))
+
+
+def test_a_wheel_builds_where_a_compiler_is(tmp_path: Path) -> None:
+    """``pip install .`` (not editable: a regulator's install of the auditor, docs/regulator.md)
+    builds a wheel, in pip's own build environment. With a compiler present it stopped:
+    mypyc's C files were named by an absolute path, which a wheel's build refuses. Here the
+    compiler is reached and fails (CC=false), and the wheel is made, pure Python."""
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", str(ROOT), "-w",
+                           str(tmp_path / "dist")], cwd=tmp_path, capture_output=True, text=True, check=False,
+                          env=_env(CC="false", LDSHARED="false"))
+    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
+    assert "every package stays pure Python: the compiled build failed" in done.stdout + done.stderr
+    assert len(list((tmp_path / "dist").glob("*.whl"))) == 1
