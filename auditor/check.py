@@ -573,7 +573,7 @@ def _verify(path: str | Path, *, previous: str | Path | None, keys: Sequence[str
          f"{manifest.get('software', {}).get('version')}, gaming days {period.get('from')} to {period.get('to')}"),
         f"keys: {', '.join(sorted(trusted)) or 'none'} ({source})",
         f"signed heads: {len(manifest['signed_heads'])}" + (
-            f", the latest of {latest.size} events, root {latest.root.hex()[:16]}..." if latest else ""),
+            f", the latest of {latest.size:,} events, root {latest.root.hex()[:16]}..." if latest else ""),
         f"tables: {len(manifest['streams'])}, events: {events:,}, rounds replayed: {rounds:,}",
         f"files: {len(manifest['files'])} hashed" + (", consistency with the previous package checked"
                                                      if previous is not None else ""),

@@ -53,6 +53,7 @@ def test_demo_builds_two_days_finds_every_planted_fault_of_every_kind_and_prints
     assert f"verify {package}   (gaming days 2026-11-29 to 2026-11-30" in text
     outcome = verify_package(package, processes=1)
     assert outcome.exit_code == 0 and f"events: {exported:,}" in outcome.summary[3]
+    assert re.search(r"^signed heads: 1, the latest of \d{1,3}(,\d{3})+ events, root ", outcome.summary[2])
     recall = re.search(r"recall +\S+ round (\S+) (\S+) (\S+) (\d+)", text).groups()
     assert recall == (str(package), "BJ-05", "2026-11-29", "1")
     assert Finding.objects.filter(superseded_by__isnull=True).count() == len(DEMO_FAULTS)
