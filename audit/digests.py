@@ -279,7 +279,7 @@ def digest_sign(*, now: datetime | None = None) -> tuple[signing.SignedTreeHead,
             raise DigestError("the record holds no events: there is nothing to sign")
         previous = latest_signed()
         if previous is not None and previous.size > state.size:
-            raise DigestError(f"the last signed head covers {previous.size} events but the record has {state.size}")
+            raise DigestError(f"the last signed head covers {previous.size:,} events but the record has {state.size:,}")
         root = _frontier(state).root
         streams = {name: (version, digest) for name, (version, digest) in state.streams.items()}
         sth = signing.sign_head(merkle.TreeHead(state.size, root), timestamp=now, private_key=key, streams=streams)
@@ -332,7 +332,7 @@ class HeadProblem:
 
 def head_problems(sth: signing.SignedTreeHead, *, source: str) -> list[HeadProblem]:
     """The store against one signed head (``source`` says where the head came from)."""
-    label = f"the signed head of {format_timestamp(sth.timestamp)} ({source}, {sth.size} events)"
+    label = f"the signed head of {format_timestamp(sth.timestamp)} ({source}, {sth.size:,} events)"
     why = signing.verify_head(sth, trusted_keys())
     if why is not None:
         return [HeadProblem(f"{label}: its signature does not hold: {why}")]
@@ -354,7 +354,7 @@ def head_problems(sth: signing.SignedTreeHead, *, source: str) -> list[HeadProbl
                             "(events removed, or the table emptied)")]
     if frontier.root != sth.root:
         where = differs or "the changed events lie in the last, unfinished block or the saved blocks were changed too"
-        return [HeadProblem(f"{label}: the first {sth.size} events no longer have its Merkle root "
+        return [HeadProblem(f"{label}: the first {sth.size:,} events no longer have its Merkle root "
                             f"(an event changed, inserted, removed, re-hashed or moved): {where}")]
     return []
 
@@ -405,7 +405,7 @@ def inclusion_proof_of(events: Sequence[Event], sth: signing.SignedTreeHead | No
         index = leaf_index(event)
         if index >= sth.size:
             raise DigestError(f"event {event.event_id} (position {event.position}) came after the latest signed head "
-                              f"({sth.size} events): sign a new one first")
+                              f"({sth.size:,} events): sign a new one first")
         leaf = _leaf((event.position, event.stream, event.version, event.hash))
         proofs.append({
             "event": str(event.event_id), "stream": event.stream, "version": event.version,

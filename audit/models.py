@@ -251,7 +251,7 @@ class MerkleState(models.Model):
     updated_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
-        return f"Merkle tree of {self.size} events"
+        return f"Merkle tree of {self.size:,} events"
 
 
 class MerkleBlock(models.Model):

@@ -189,7 +189,7 @@ class _Check:
                 continue
             why = signing.verify_head(sth, self.keys)
             if why is not None:
-                self.disagree("heads", f"the signed head of {sth.size} events: its signature does not hold: {why}",
+                self.disagree("heads", f"the signed head of {sth.size:,} events: its signature does not hold: {why}",
                               file=layout.MANIFEST, expected=f"a signature by {', '.join(sorted(self.keys))}",
                               found=f"{sth.signature.hex()[:32]}... by key {sth.key_id}")
             if heads:
@@ -197,8 +197,8 @@ class _Check:
                 proof = [bytes.fromhex(node) for node in data.get("consistency") or []]
                 if data.get("previous_size") != before.size or data.get("previous_root") != before.root.hex() or \
                         not merkle.verify_consistency(before.size, sth.size, before.root, sth.root, proof):
-                    self.disagree("heads", f"the signed head of {sth.size} events does not prove that it grew from "
-                                  f"the one of {before.size} events before it (consistency proof)", file=layout.MANIFEST)
+                    self.disagree("heads", f"the signed head of {sth.size:,} events does not prove that it grew from "
+                                  f"the one of {before.size:,} events before it (consistency proof)", file=layout.MANIFEST)
             heads.append((sth, data))
         if not heads:
             self.disagree("heads", "the manifest holds no signed head", file=layout.MANIFEST)
@@ -210,7 +210,7 @@ class _Check:
             if not merkle.verify_consistency(recorded["size"], latest.size, bytes.fromhex(recorded["root"]),
                                              latest.root, proof):
                 self.disagree("previous", f"the consistency proof from the previous package's head "
-                              f"({recorded['size']} events) to this one's ({latest.size}) does not hold",
+                              f"({recorded['size']:,} events) to this one's ({latest.size:,}) does not hold",
                               file=layout.MANIFEST)
         if previous is not None:
             if recorded is None:
@@ -315,7 +315,7 @@ class _Check:
         leaf = merkle.event_leaf(stream=name, version=last.version, position=last.position, event_hash=last.hash)
         path = [bytes.fromhex(node) for node in proof.get("path") or []]
         if not merkle.verify_inclusion(int(proof.get("index", -1)), latest.size, leaf, path, latest.root):
-            self.disagree("inclusion", f"the stream's last event is not in the signed head of {latest.size} events "
+            self.disagree("inclusion", f"the stream's last event is not in the signed head of {latest.size:,} events "
                           "(its inclusion proof does not lead to the head's root)", file=meta["file"], line=line,
                           stream=name, version=last.version, expected=f"root {latest.root.hex()}",
                           found=f"leaf {leaf.hex()}")

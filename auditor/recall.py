@@ -113,7 +113,7 @@ def _text(table: str, day: str, number: int, rules: str | None, currency: str, e
         ok = merkle.verify_inclusion(int(proof.get("index", -1)), latest.size, leaf,
                                      [bytes.fromhex(n) for n in proof.get("path") or []], latest.root)
         lines.append(f"Inclusion: the stream's last event of the package (v{meta['last_version']}, leaf "
-                     f"{proof.get('index')}) {'is' if ok else 'is NOT'} in the signed head of {latest.size} events "
+                     f"{proof.get('index')}) {'is' if ok else 'is NOT'} in the signed head of {latest.size:,} events "
                      f"(root {latest.root.hex()}, key {latest.key_id}, {heads[-1].get('timestamp')}), proof of "
                      f"{len(proof.get('path') or [])} nodes; the chain's links v{events[-1]['version']}.."
                      f"v{meta['last_version']} join the round to it.")

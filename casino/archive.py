@@ -127,7 +127,7 @@ def _covered(package: layout.Package, manifest: dict[str, Any], name: str) -> li
     if last is not None:
         size = manifest["signed_heads"][-1]["size"] if manifest["signed_heads"] else 0
         if size <= digests.leaf_index(last):
-            raise ArchiveRefused(f"{name}: the package's latest signed head ({size} events) does not cover the "
+            raise ArchiveRefused(f"{name}: the package's latest signed head ({size:,} events) does not cover the "
                                  f"server's events of the day (up to position {last.position})")
     return spans
 

@@ -58,6 +58,8 @@ def test_the_recall_page_shows_the_round_its_short_pay_and_its_proof(short_paid)
         assert part in text, part
     row = Round.objects.get(table__stream="T1", number=number)
     assert f"{row.handle // 100:,}." in text  # the handle, by the one money formatter
+    signed = digests.latest_signed()
+    assert signed is not None and f"of {signed.size:,} events, root" in text  # a count people read
     # the review page links it
     review = page.get(f"/admin/tables/round/T1/{DAY}/{number}/")
     assert f"/admin/recall/T1/{DAY}/{number}/" in review.content.decode()

@@ -52,12 +52,12 @@ class Command(BackOfficeCommand):
                 return
             if advance:
                 state = tree_advance()
-                self.stdout.write(f"the tree holds {state.size} events (up to position {state.position})")
+                self.stdout.write(f"the tree holds {state.size:,} events (up to position {state.position})")
                 return
             sth, stored = digest_sign()
         except DigestError as error:
             raise CommandError(f"digest: {error}", returncode=2) from None
         self.stdout.write(
-            f"signed head: {sth.size} events, root {sth.root.hex()}, {len(sth.streams)} streams, key {sth.key_id}; "
+            f"signed head: {sth.size:,} events, root {sth.root.hex()}, {len(sth.streams)} streams, key {sth.key_id}; "
             f"stored as {stored.stream} v{stored.version}"
         )
