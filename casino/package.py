@@ -190,7 +190,7 @@ def export_package(*, day_from: date, day_to: date, tables: Sequence[str] = (), 
     sth = covering_head(slices)
     if before is not None and before.get("size", 0) > sth.size:
         raise PackageError(f"--previous {previous}: its head covers {before['size']:,} events, more than the "
-                           f"latest signed head ({sth.size}): it is not an earlier package of this record")
+                           f"latest signed head ({sth.size:,}): it is not an earlier package of this record")
     if total is not None:
         total(sum(s.last - s.first + 1 for s in slices))
     work = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.part-"))

@@ -68,5 +68,7 @@ def _anchor(table: str, version: int) -> dict[str, Any]:
     leaf = bytes.fromhex(proof["leaf"])
     ok = merkle.verify_inclusion(proof["index"], sth.size, leaf, [bytes.fromhex(n) for n in proof["path"]], sth.root)
     return {"covered": True, "ok": ok, "version": version, "index": proof["index"], "leaf": proof["leaf"],
-            "path": proof["path"], "size": sth.size, "size_text": f"{sth.size:,}", "root": sth.root.hex(), "key": sth.key_id,
+            # the count as people read it, for the page and the PDF (a template cannot group digits)
+            "path": proof["path"], "size": sth.size, "size_text": f"{sth.size:,}", "root": sth.root.hex(),
+            "key": sth.key_id,
             "signed_at": sth.as_dict().get("timestamp")}

@@ -137,7 +137,7 @@ def recall_pdf(context: dict[str, Any]) -> bytes:
              "round's last event ")
             + f"(version {anchor['version']}, leaf {anchor['index']}) "
             + ("is in " if anchor["ok"] else "to ")
-            + f"the signed head of {anchor['size']:,} events, root {anchor['root']}, key {anchor['key']}, signed "
+            + f"the signed head of {anchor['size_text']} events, root {anchor['root']}, key {anchor['key']}, signed "
             f"{anchor['signed_at']}; proof of {len(anchor['path'])} nodes: {' '.join(anchor['path'])}", 7)
     elif anchor:
         pdf.line_of(f"Inclusion: {anchor['why']}.")

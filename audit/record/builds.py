@@ -139,12 +139,11 @@ class _Sources(importlib.abc.MetaPathFinder):
         return importlib.util.spec_from_file_location(fullname, self.where / f"{name}.py")
 
 
-def guard(package: str, where: Path | None = None) -> None:
+def guard(package: str, where: Path) -> None:
     """At ``package``'s import: where a build is present but may not run (stale, or
     ``BLACKJACK_ENGINE=pure``), every one of its modules loads from its source.
-    ``where``: the package's folder (by default :func:`folder`'s; a package passes its
-    own, which a copy of it elsewhere on the path has too)."""
-    where = folder(package) if where is None else where
+    ``where``: the package's own folder, from its ``__file__`` (not :func:`folder`: a
+    copy of the package elsewhere on the path guards its own build)."""
     built = extensions(where)
     if not built:
         return

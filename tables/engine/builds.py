@@ -19,7 +19,6 @@ from audit.record.builds import ENV, SHARED, STAMP, SUFFIXES
 MODULES = _builds.COMPILED[__package__]
 PACKAGE = Path(__file__).resolve().parent
 ROOT = PACKAGE.parent.parent  # the checkout, where a build by hand (.compiled) runs setup.py
-GROUP = _builds.group(__package__)
 
 
 def extensions(package: Path = PACKAGE) -> dict[str, Path]:
@@ -55,5 +54,5 @@ def described() -> str:
     return _builds.described()
 
 
-__all__ = ["ENV", "GROUP", "MODULES", "PACKAGE", "ROOT", "SHARED", "STAMP", "SUFFIXES", "active", "described",
+__all__ = ["ENV", "MODULES", "PACKAGE", "ROOT", "SHARED", "STAMP", "SUFFIXES", "active", "described",
            "extensions", "guard", "stale", "stamp"]

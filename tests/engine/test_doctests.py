@@ -27,7 +27,7 @@ def _with_docstrings(module: ModuleType) -> ModuleType:
     if str(module.__file__).endswith(".py"):
         return module
     # beside the package's own __init__ (never compiled): mypyc names a compiled module's
-    # __file__ from its shared library's folder (tables/engine/builds.py, GROUP)
+    # __file__ from its shared library's folder (audit/record/builds.py, SHARED)
     package = importlib.import_module(module.__name__.rsplit(".", 1)[0])
     source = Path(str(package.__file__)).parent / f"{module.__name__.rsplit('.', 1)[1]}.py"
     spec = importlib.util.spec_from_file_location(f"{module.__name__}_source", source)
