@@ -179,7 +179,7 @@ class _Planner:
         self.recorded: tuple[datetime | None, int] = (None, 0)  # the last recorded_at, as binary_moment
         self.binary_principal = binary_text(principal.encode())
         self.actors: dict[str, tuple[bytes, bytes]] = {}  # actor -> (quoted, binary_text)
-        self.seal = sealer(principal, secret=settings.SECRET_KEY)
+        self.seal = sealer(principal, secret=settings.SEAL_KEY)
 
     def bad(self, number: int, reason: str, stream: str | None) -> None:
         self.report.bad_lines.append(BadLine(number, reason))

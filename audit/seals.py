@@ -3,12 +3,14 @@
 Each event row carries ``principal`` - who appended it as the server authenticated them
 (``device:<user>``, ``user:<user>``, ``server:<service>``, ``ingest:<who ran it>``), beside
 the client's own ``actor`` - and ``seal``, an HMAC-SHA256 of the event's hash and that
-principal under a key derived from ``SECRET_KEY`` (which lives with the application, never
-in the database). A row added or changed past the store - by a database superuser, say,
-who can even compute a correct chain hash with the project's own function - has no valid
-seal: ``verify`` reports it as ``unsealed``, naming the stream, version and position. That
-also covers an event forged at the head *after* the last signed tree head, which the
-heads alone cannot show. ``SECRET_KEY_FALLBACKS`` keep old seals valid after a rotation.
+principal under a key derived from ``SEAL_KEY`` (a secret of its own, apart from Django's
+``SECRET_KEY`` and the database's login; never in the database). A row added or changed
+past the store - by the application's database role, the owner or a superuser, who can
+even compute a correct chain hash with the project's own function - has no valid seal:
+``verify`` reports it as ``unsealed``, naming the stream, version and position. The Merkle
+leaf of an event commits to its seal (:mod:`audit.record.merkle`), so a seal stripped or
+replaced under a signed head changes the root. ``SEAL_KEY_FALLBACKS`` keep old seals valid
+after a rotation (a store sealed before ``SEAL_KEY`` existed: its ``SECRET_KEY``).
 """
 from __future__ import annotations
 
@@ -51,13 +53,13 @@ def _mac(keyed: tuple[Any, Any], message: bytes) -> str:
 
 
 def seal_of(event_hash: str, principal: str, *, secret: str | None = None) -> str:
-    return _mac(_keyed(secret if secret is not None else settings.SECRET_KEY), f"{event_hash}|{principal}".encode())
+    return _mac(_keyed(secret if secret is not None else settings.SEAL_KEY), f"{event_hash}|{principal}".encode())
 
 
 def sealer(principal: str, *, secret: str | None = None) -> Callable[[bytes], bytes]:
     """:func:`seal_of` for many events of one principal (an ingest's), as bytes from the
     hash's bytes: the key and the principal's part made once, not once an event."""
-    keyed = _keyed(secret if secret is not None else settings.SECRET_KEY)
+    keyed = _keyed(secret if secret is not None else settings.SEAL_KEY)
     tail = f"|{principal}".encode()
 
     def seal(event_hash: bytes) -> bytes:
@@ -70,7 +72,7 @@ def seal_holds(event_hash: str, principal: str | None, seal: str | None) -> bool
     """Whether ``seal`` was made by this application (its key, or a rotated-out one)."""
     if not seal or principal is None:
         return False
-    for secret in (settings.SECRET_KEY, *getattr(settings, "SECRET_KEY_FALLBACKS", ())):
+    for secret in (settings.SEAL_KEY, *settings.SEAL_KEY_FALLBACKS):
         if hmac.compare_digest(seal_of(event_hash, principal, secret=secret), seal):
             return True
     return False

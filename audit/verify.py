@@ -118,9 +118,10 @@ def archived_starts(stream: str | None = None) -> tuple[dict[str, tuple[int, str
 
 
 WRONG_KEY = (
-    "; no seal in the store holds under this SECRET_KEY or its fallbacks: if the store was"
-    " written under another key (another deployment's SECRET_KEY, or another checkout's"
-    " var/dev-secret-key), run with that key, or add it to SECRET_KEY_FALLBACKS"
+    "; no seal in the store holds under this SEAL_KEY or its fallbacks: if the store was"
+    " written under another key (another deployment's SEAL_KEY, another checkout's"
+    " var/dev-seal-key, or - sealed before SEAL_KEY existed - its SECRET_KEY), add that key"
+    " to SEAL_KEY_FALLBACKS"
 )
 
 

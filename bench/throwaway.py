@@ -1,7 +1,7 @@
 """What a benchmark's throwaway database needs from the settings: with ``DATABASE_URL``
-set and ``DEBUG`` off, the settings refuse to start without a secret key of the
-deployment's own (they fail closed), and the store seals every row with it. A benchmark's
-database is thrown away, so a fixed key will do - unless the caller gives one."""
+set and ``DEBUG`` off, the settings refuse to start without a secret key and a seal key of
+the deployment's own (they fail closed), and the store seals every row with the seal key. A
+benchmark's database is thrown away, so fixed keys will do - unless the caller gives them."""
 from __future__ import annotations
 
 import argparse
@@ -9,11 +9,14 @@ import re
 from collections.abc import MutableMapping
 
 SECRET_KEY = "bench-only-" + "x" * 50
+SEAL_KEY = "bench-only-seal-" + "s" * 50
 
 
 def throwaway(env: MutableMapping[str, str]) -> MutableMapping[str, str]:
-    """``env`` (``os.environ`` or a child's) with the benchmark's secret key where it has none."""
+    """``env`` (``os.environ`` or a child's) with the benchmark's secret and seal keys where
+    it has none."""
     env.setdefault("SECRET_KEY", SECRET_KEY)
+    env.setdefault("SEAL_KEY", SEAL_KEY)
     return env
 
 

@@ -75,3 +75,42 @@ def development_secret_key(path: Path) -> str:
     with os.fdopen(descriptor, "w") as out:
         out.write(key)
     return key
+
+
+def _secret_file(name: str, path: str) -> str:
+    try:
+        text = Path(path).read_text().strip()
+    except OSError as error:
+        raise ImproperlyConfigured(f"{name}={path}: {error.strerror or error}") from None
+    if not text:
+        raise ImproperlyConfigured(f"{name}={path}: the file is empty")
+    return text
+
+
+def seal_keys(development_path: Path, *, development: bool, secret_key: str) -> tuple[str, list[str]]:
+    """The store's seal key and its fallbacks (audit.seals), from ``SEAL_KEY`` or
+    ``SEAL_KEY_FILE`` and ``SEAL_KEY_FALLBACKS`` (keys, comma-separated) with
+    ``SEAL_KEY_FALLBACK_FILES`` (files, comma-separated). ``development`` (a checkout, or
+    debug mode): a missing key is made once in ``development_path``. Otherwise it fails
+    closed: no key, a key shorter than 40 characters, or the key that is ``secret_key``
+    (the seal key is kept apart from Django's) stops the process, naming the variable."""
+    key, path = env_str("SEAL_KEY", ""), env_str("SEAL_KEY_FILE", "")
+    if key and path:
+        raise ImproperlyConfigured("SEAL_KEY and SEAL_KEY_FILE are both set: set one of them")
+    if path:
+        key = _secret_file("SEAL_KEY_FILE", path)
+    if not key and development:
+        key = development_secret_key(development_path)
+    if not key:
+        raise ImproperlyConfigured(
+            "SEAL_KEY is not set: a deployment (DATABASE_URL set, DEBUG off) seals every stored event with a key "
+            "of its own, apart from SECRET_KEY - set SEAL_KEY_FILE to a file holding a long random value "
+            "(e.g. python -c 'import secrets; print(secrets.token_urlsafe(50))'), or SEAL_KEY to the value"
+        )
+    if not development and len(key) < 40:
+        raise ImproperlyConfigured("SEAL_KEY is shorter than 40 characters: set a long random value of your own")
+    if key == secret_key:
+        raise ImproperlyConfigured("SEAL_KEY is the SECRET_KEY: the seal key must be a secret of its own")
+    fallbacks = env_list("SEAL_KEY_FALLBACKS", [])
+    fallbacks += [_secret_file("SEAL_KEY_FALLBACK_FILES", name) for name in env_list("SEAL_KEY_FALLBACK_FILES", [])]
+    return key, fallbacks

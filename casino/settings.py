@@ -13,7 +13,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from .env import development_secret_key, env_bool, env_int, env_json, env_list, env_str
+from .env import development_secret_key, env_bool, env_int, env_json, env_list, env_str, seal_keys
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -36,8 +36,15 @@ if not DEBUG and (SECRET_KEY in KNOWN_SECRET_KEYS or len(SECRET_KEY) < 40):
     raise ImproperlyConfigured(
         "SECRET_KEY is a known example or shorter than 40 characters: set a long random value of your own"
     )
-# Previous keys, while sessions and the store's seals made with them are still checked
+# Previous keys, while sessions made with them are still checked
 SECRET_KEY_FALLBACKS = env_list("SECRET_KEY_FALLBACKS", [])
+# The key of the store's seals (audit.seals): a secret of its own, apart from SECRET_KEY and
+# the database's login, so that whoever reads the env file for either cannot seal a row.
+# SEAL_KEY (the key) or SEAL_KEY_FILE (a file holding it); older keys, while the rows sealed
+# with them are checked, in SEAL_KEY_FALLBACKS / SEAL_KEY_FALLBACK_FILES (rotation:
+# docs/security.md). A checkout makes one in var/; a deployment refuses to start without it.
+SEAL_KEY, SEAL_KEY_FALLBACKS = seal_keys(
+    BASE_DIR / "var" / "dev-seal-key", development=DEBUG or EMBEDDED, secret_key=SECRET_KEY)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
 
 INSTALLED_APPS = [

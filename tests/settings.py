@@ -8,6 +8,8 @@ import os
 
 # a key for the tests alone (a deployment's settings refuse to start without their own)
 os.environ.setdefault("SECRET_KEY", "tests-only-" + "k" * 40)
+# and of the store's seals, apart from it (audit.seals)
+os.environ.setdefault("SEAL_KEY", "tests-only-seal-" + "s" * 40)
 
 from casino.settings import *
 from casino.settings import BASE_DIR, DATABASES, STATIC_ROOT

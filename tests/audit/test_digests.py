@@ -260,19 +260,19 @@ def test_an_event_forged_at_the_head_after_the_last_signed_head_is_unsealed(reco
     code, text = verify()
     assert code == 1
     assert "T1: first bad event is version 78" in text and "unsealed: its server seal does not hold" in text
-    assert "SECRET_KEY_FALLBACKS" not in text  # T2's seals hold: a forger, not the key
+    assert "SEAL_KEY_FALLBACKS" not in text  # T2's seals hold: a forger, not the key
 
 
 def test_a_store_written_under_another_key_says_so(record, settings) -> None:
     """Not one seal holds - every stream's first sealed row fails - when the store was
-    written under another SECRET_KEY (another checkout's dev key, say): verify still fails,
+    written under another SEAL_KEY (another checkout's dev key, say): verify still fails,
     and says what to do; the key it was written under, as a fallback, verifies it."""
-    written_under = settings.SECRET_KEY
-    settings.SECRET_KEY = "another-checkouts-key-" + "y" * 40
+    written_under = settings.SEAL_KEY
+    settings.SEAL_KEY = "another-checkouts-key-" + "y" * 40
     code, text = verify()
     assert code == 1
-    assert text.count("no seal in the store holds under this SECRET_KEY") == len(record) + 1  # and audit.digests
-    settings.SECRET_KEY_FALLBACKS = [written_under]
+    assert text.count("no seal in the store holds under this SEAL_KEY") == len(record) + 1  # and audit.digests
+    settings.SEAL_KEY_FALLBACKS = [written_under]
     assert verify()[0] == 0
 
 

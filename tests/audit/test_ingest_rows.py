@@ -84,7 +84,7 @@ def test_a_restore_of_the_awkward_lines_is_checked_against_their_stored_hashes(t
 
 
 def test_the_seal_is_the_standard_hmac_of_hash_and_principal(settings):
-    expected = hmac.new(_key(settings.SECRET_KEY), b"ab" * 32 + b"|ingest:alice", hashlib.sha256).hexdigest()
+    expected = hmac.new(_key(settings.SEAL_KEY), b"ab" * 32 + b"|ingest:alice", hashlib.sha256).hexdigest()
     assert seal_of("ab" * 32, "ingest:alice") == expected
     assert seal_of("ab" * 32, "ingest:alice", secret="another") != expected
     # ingest's sealer: the same seal, as bytes, from the hash's bytes; the key it was made with

@@ -13,13 +13,15 @@ from audit.gaming_day import gaming_day
 
 ROOT = Path(__file__).resolve().parents[2]
 _PRINT = "from django.conf import settings as s; print(s.DEBUG, s.DATABASES['default']['ENGINE'], s.CELERY_TASK_ALWAYS_EAGER, s.GAMING_DAY_CUTOFF_HOUR, s.TIME_ZONE, s.ALLOWED_HOSTS)"
+_SEAL = "from django.conf import settings as s; print(s.SEAL_KEY); print(','.join(s.SEAL_KEY_FALLBACKS))"
 
 
-def _settings(**env: str) -> subprocess.CompletedProcess:
+def _settings(*, show: str = _PRINT, **env: str) -> subprocess.CompletedProcess:
     clean = {k: v for k, v in os.environ.items()
              if k not in {"DATABASE_URL", "DEBUG", "SECRET_KEY", "CELERY_BROKER_URL", "ALLOWED_HOSTS",
-                          "TIME_ZONE", "GAMING_DAY_CUTOFF_HOUR"}}
-    code = f"import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'casino.settings'; django.setup(); {_PRINT}"
+                          "TIME_ZONE", "GAMING_DAY_CUTOFF_HOUR", "SEAL_KEY", "SEAL_KEY_FILE", "SEAL_KEY_FALLBACKS",
+                          "SEAL_KEY_FALLBACK_FILES"}}
+    code = f"import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'casino.settings'; django.setup(); {show}"
     return subprocess.run([sys.executable, "-c", code], check=False, cwd=ROOT, env={**clean, **env},
                           capture_output=True, text=True, timeout=60)
 
@@ -32,12 +34,16 @@ def test_defaults_are_sqlite_eager_and_debug_off():
     assert run.stdout.split()[:5] == ["False", "django.db.backends.sqlite3", "True", "6", "Europe/Rome"]
     key = (ROOT / "var" / "dev-secret-key").read_text()
     assert len(key) >= 60 and key not in {"dev-insecure-blackjack-backoffice-change-me"}
+    # the store's seal key: a random key of its own beside it, never Django's
+    seal = _settings(show=_SEAL)
+    assert seal.returncode == 0, seal.stderr
+    assert seal.stdout.splitlines()[0] == (ROOT / "var" / "dev-seal-key").read_text() != key
 
 
 def test_environment_overrides():
     run = _settings(DATABASE_URL="postgresql://u@db:5432/casino", CELERY_BROKER_URL="redis://r:6379/0",
                     GAMING_DAY_CUTOFF_HOUR="4", TIME_ZONE="Europe/Prague", ALLOWED_HOSTS="a.example,b.example",
-                    DEBUG="false", SECRET_KEY="x" * 50)
+                    DEBUG="false", SECRET_KEY="x" * 50, SEAL_KEY="s" * 50)
     assert run.returncode == 0, run.stderr
     assert run.stdout.split()[:5] == ["False", "django.db.backends.postgresql", "False", "4", "Europe/Prague"]
     assert "a.example" in run.stdout and "b.example" in run.stdout
@@ -49,12 +55,32 @@ def test_environment_overrides():
      "known example"),
     ({"SECRET_KEY": "dev-insecure-blackjack-backoffice-change-me"}, "known example"),
     ({"DATABASE_URL": "postgresql://u@db:5432/casino", "SECRET_KEY": "short-key"}, "shorter than 40"),
+    ({"DATABASE_URL": "postgresql://u@db:5432/casino", "SECRET_KEY": "x" * 50}, "SEAL_KEY is not set"),
+    ({"DATABASE_URL": "postgresql://u@db:5432/casino", "SECRET_KEY": "x" * 50, "SEAL_KEY": "short"},
+     "SEAL_KEY is shorter than 40"),
+    ({"DATABASE_URL": "postgresql://u@db:5432/casino", "SECRET_KEY": "x" * 50, "SEAL_KEY": "x" * 50},
+     "SEAL_KEY is the SECRET_KEY"),
+    ({"DATABASE_URL": "postgresql://u@db:5432/casino", "SECRET_KEY": "x" * 50, "SEAL_KEY_FILE": "/nonexistent/seal"},
+     "SEAL_KEY_FILE=/nonexistent/seal: No such file or directory"),
+    ({"SEAL_KEY": "s" * 50, "SEAL_KEY_FILE": "/nonexistent/seal"}, "both set"),
 ])
 def test_a_deployment_refuses_a_missing_known_or_short_secret(env, says):
     """Fail closed: a deployment without its own long random key does not start."""
     run = _settings(**env)
     assert run.returncode != 0
     assert says in run.stderr
+
+
+def test_the_seal_key_and_its_fallbacks_come_from_files(tmp_path):
+    """SEAL_KEY_FILE and SEAL_KEY_FALLBACK_FILES: each file's text (its line end dropped),
+    the fallbacks given as keys first."""
+    (tmp_path / "seal").write_text("n" * 50 + "\n")
+    (tmp_path / "old").write_text("o" * 50)
+    run = _settings(show=_SEAL, DATABASE_URL="postgresql://u@db:5432/casino", SECRET_KEY="x" * 50,
+                    SEAL_KEY_FILE=str(tmp_path / "seal"), SEAL_KEY_FALLBACKS="p" * 50,
+                    SEAL_KEY_FALLBACK_FILES=str(tmp_path / "old"))
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == ["n" * 50, f"{'p' * 50},{'o' * 50}"]
 
 
 def test_the_demo_turns_debug_on_for_itself_only():
