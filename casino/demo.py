@@ -30,7 +30,7 @@ from audit.models import Finding
 from audit.record.money import format_money, format_signed
 from audit.roles import adopt_sql, create_roles_sql, grant_sql, privilege_problems
 from auditor.check import verify_package
-from tables.floor import hold_text
+from tables.floor import result_of_handle_text
 from tables.simulator.faults import KINDS as FAULT_KINDS
 
 DEMO_USER = "demo"
@@ -244,7 +244,8 @@ def summary_lines(days: list[date], checks: list[FaultCheck], not_planted: list[
     """The demo's summary of its days: per gaming day, per table and in all (per
     currency), the rounds, bets, handle and the house result - recorded (what the
     settlements say; + the house won) beside recomputed (what the rules give) - and the
-    hold; the findings by kind of both days, once; and which planted faults were found."""
+    recorded house result as a share of the handle (not the hold: the ledger's chip-count
+    win over the drop); the findings by kind of both days, once; and which planted faults were found."""
     from tables.selectors import day_summary
 
     lines: list[str] = []
@@ -255,8 +256,8 @@ def summary_lines(days: list[date], checks: list[FaultCheck], not_planted: list[
         lines += [(f"Gaming day {summary['gaming_day']}: {plural(summary['rounds'], 'round')}, "
                    f"{plural(summary['bets'], 'bet')} on {plural(len(summary['tables']), 'table')}"), ""]
         lines.append(f"  {'table':8} {'rule set':22} {'rounds':>7} {'bets':>8} {'handle':>18} "
-                     f"{'house result':>16} {'recomputed':>16} {'hold':>7} {'findings':>8}")
-        lines.append(f"  {'':8} {'':22} {'':>7} {'':>8} {'':>18} {'(recorded)':>16} {'':>16} {'':>7} {'':>8}")
+                     f"{'house result':>16} {'recomputed':>16} {'% handle':>8} {'findings':>8}")
+        lines.append(f"  {'':8} {'':22} {'':>7} {'':>8} {'':>18} {'(recorded)':>16} {'':>16} {'':>8} {'':>8}")
         totals: dict[str, dict[str, int]] = {}
         for t in summary["tables"]:
             lines.append(_row(t["table"], t["ruleset"], t, t["currency"]))
@@ -268,7 +269,8 @@ def summary_lines(days: list[date], checks: list[FaultCheck], not_planted: list[
             lines.append(_row("total", f"day, {currency}", total, currency))
         lines.append("")
     lines.append("  (house result: + the house won; recorded is what the settlements say, recomputed what the "
-                 "rules give - they differ by the planted payout faults)")
+                 "rules give - they differ by the planted payout faults; % handle: the recorded house result "
+                 "over the handle, not the hold)")
     by_kind = ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items())) or "none"
     lines += ["", f"  findings by kind, both days: {by_kind}"]
     found = sum(c.found for c in checks)
@@ -289,7 +291,7 @@ def _row(name: str, ruleset: str, t: dict[str, int], currency: str) -> str:
     return (f"  {name:8} {ruleset:22} {t['rounds']:>7,} {t['bets']:>8,} {format_money(t['handle'], currency):>18} "
             f"{format_signed(t['house_result'], currency):>16} "
             f"{format_signed(t['house_result_recomputed'], currency):>16} "
-            f"{hold_text(t['house_result'], t['handle']):>7} {t['findings']:>8}")
+            f"{result_of_handle_text(t['house_result'], t['handle']):>8} {t['findings']:>8}")
 
 
 # --- PostgreSQL: the demo as the least-privilege roles (audit.roles) --------------------------

@@ -262,11 +262,11 @@ class ReconciliationAdmin(NoDevices, ReadOnlyAdmin):
         hold = reports.hold(day_from=p["day_from"], day_to=p["day_to"], **p["filters"])
         statistics = reports.statistics(group=p["group"], period=p["period"], day=p["day_to"], **p["filters"])
         currencies = sorted({r["currency"] for r in daily.rows})
-        band = {c: charts.win_band([charts.DayPoint(r["gaming_day"], r["win"], r["theoretical_win"], r["interval_low"],
+        band = {c: charts.win_band([charts.DayPoint(r["gaming_day"], r["house_result"], r["theoretical_win"], r["interval_low"],
                                                     r["interval_high"]) for r in daily.rows if r["currency"] == c], c)
                 for c in currencies}
         bars = charts.hold_by_table([charts.HoldBar(r["table"], r["hold"], r["theoretical_hold"], r["drop"], r["win"],
-                                                    r["currency"]) for r in hold.rows])
+                                                    r["currency"], r["left_out"]) for r in hold.rows])
         query = {"from": p["day_from"].isoformat(), "to": p["day_to"].isoformat(),
                  **{k: v for k, v in p["filters"].items() if v}}
         context = {
@@ -301,7 +301,15 @@ def _report_table(report: reports.Report) -> dict[str, Any]:
     them (the shift of a report not by shift)."""
     columns = [c for c in report.columns if c.screen and any(row.get(c.key) is not None for row in report.rows)]
     columns = columns or [c for c in report.columns if c.screen]
-    return {"name": report.name, "title": report.title, "columns": columns,
+    # the table-days a row's hold leaves out, named under the table (the CSV and the API
+    # have them in the row: left_out_days)
+    label = next((c for c in report.columns if c.kind == "text"), None)
+    left_out = []
+    for row in report.rows:
+        if row.get("left_out_days"):
+            name = report.display(row, label) if label else ""
+            left_out.append(("" if row["left_out_days"].startswith(name) else name, row["left_out_days"]))
+    return {"name": report.name, "title": report.title, "columns": columns, "left_out": left_out,
             "rows": [[(c.kind, report.display(row, c)) for c in columns] for row in report.rows]}
 
 

@@ -2,12 +2,20 @@
 :class:`Report` of rows - plain values for the API, the CSV and the screens - built from
 the reconciled periods with the pure statistics (:mod:`ledger.books.stats`).
 
-- :func:`statistics` - drop, win, hold %, theoretical win and hold per table, game (rule
-  set), pit or the whole casino, for a shift (each shift of the day), a gaming day, month
-  to date, year to date or a range of days, beside the same period a year before;
+- :func:`statistics` - drop, chip-count win, hold %, theoretical win and hold per table,
+  game (rule set), pit or the whole casino, for a shift (each shift of the day), a gaming
+  day, month to date, year to date or a range of days, beside the same period a year
+  before;
 - :func:`hold` - the same per table over a range of days, without the comparison;
-- :func:`daily` - per gaming day: win against the theoretical win and its 95% interval;
+- :func:`daily` - per gaming day: the hold, and the house result against the theoretical
+  win and its 95% interval;
 - :func:`drop` - per table-day: the drop by instrument (cash, markers, chips).
+
+Two bases, named apart in every report: the **hold** is the chip-count win over the drop
+of the *complete* table-days (both counted) only - each other table-day is counted as
+left out and listed (``left_out_days``), never averaged in; the **house result** (the
+recorded win), the handle, the "house result % of handle" and the theoretical win are of
+every table-day's rounds.
 
 Amounts are integers of minor units; currencies are never added (a group holds one
 currency, and a report of several lists each apart). Each row carries the text of its
@@ -35,21 +43,23 @@ class ReportError(ValueError):
 
 
 def stat_rows(periods: Sequence[m.Reconciliation]) -> list[stats.TableDay]:
-    """Reconciled periods as the statistics' rows: the actual win (chip-count where the
-    table counts chips, else recorded), the drop (0 where none was counted), the
-    theoretical win and its variance (None where the game's variance is not known)."""
+    """Reconciled periods as the statistics' rows: the chip-count win and the drop (None
+    where not counted: the period stays out of every hold, and says what it lacks), the
+    house result (the recorded win) and handle, the theoretical win and its variance
+    (None where the game's edge, or its variance, is not known)."""
     out = []
     for row in periods:
         variance = stats.win_variance(
             Fraction(row.game_variance), Fraction(row.game_covariance) if row.game_covariance else None,
             stake_squares=int(row.stake_squares), hand_squares=int(row.hand_squares),
             round_squares=int(row.round_squares),
-        ) if row.game_variance else None
-        theory = row.handle * Fraction(row.edge) if row.edge else Fraction(0)
+        ) if row.game_variance and row.edge else None
+        theory = row.handle * Fraction(row.edge) if row.edge else None
         out.append(stats.TableDay(
             table=row.table.stream, gaming_day=row.gaming_day, game=row.ruleset or "-", pit=row.table.pit or "-",
-            currency=row.currency, drop=row.drop or 0, win=selectors.actual_win(row), handle=row.handle,
-            theoretical=theory, theoretical_variance=variance if row.edge else Fraction(0), shift=row.shift or None,
+            currency=row.currency, drop=row.drop, chip_win=row.chip_win, house_result=row.recorded_win,
+            handle=row.handle, theoretical=theory, theoretical_variance=variance, shift=row.shift or None,
+            missing=stats.missing_counts(opener=row.opener, closer=row.closer, drop=row.drop),
         ))
     return out
 
@@ -74,21 +84,37 @@ def _by_currency(rows: list[stats.TableDay]) -> dict[str, list[stats.TableDay]]:
 def _totals(totals: stats.Totals) -> dict[str, Any]:
     interval = totals.interval()
     return {
-        "drop": totals.drop, "win": totals.win, "hold": totals.hold, "handle": totals.handle,
-        "theoretical_win": round(totals.theoretical), "theoretical_hold": totals.theoretical_hold,
-        "theoretical_sd": totals.theoretical_sd,
+        "drop": totals.drop if totals.complete else None, "win": totals.win if totals.complete else None,
+        "hold": totals.hold, "in_hold": totals.complete, "left_out": len(totals.left_out),
+        "left_out_days": stats.left_out_text(totals.left_out),
+        "house_result": totals.house_result, "handle": totals.handle, "result_of_handle": totals.result_of_handle,
+        "theoretical_win": None if totals.theoretical is None else round(totals.theoretical),
+        "theoretical_hold": totals.theoretical_hold, "theoretical_sd": totals.theoretical_sd,
         "interval_low": interval[0] if interval else None, "interval_high": interval[1] if interval else None,
         "inside": totals.inside(), "periods": totals.rows,
     }
 
 
+# the hold's columns (chip-count win over drop, complete table-days only) and the rounds'
+# (house result, handle, theoretical win: every table-day); the same words in every report
+HOLD_BASIS = (
+    Column("drop", "drop", "money"), Column("win", "chip-count win", "signed"), Column("hold", "hold", "rate"),
+    Column("in_hold", "days in hold", "int"), Column("left_out", "left out", "int"),
+    Column("left_out_days", "left out of hold", screen=False),
+)
+ROUNDS_BASIS = (
+    Column("house_result", "house result", "signed"), Column("handle", "handle", "money"),
+    Column("result_of_handle", "house result % of handle", "rate"),
+)
+
+
 STAT_COLUMNS = (
     Column("group", "group"), Column("shift", "shift"), Column("period", "period", screen=False),
     Column("start", "from", screen=False), Column("end", "to", screen=False), Column("currency", "currency"),
-    Column("drop", "drop", "money"), Column("win", "win", "signed"),
-    Column("hold", "hold", "rate"), Column("theoretical_win", "theoretical win", "signed"),
+    *HOLD_BASIS, *ROUNDS_BASIS, Column("theoretical_win", "theoretical win", "signed"),
     Column("theoretical_hold", "theor. hold", "rate"), Column("before_drop", "prior-year drop", "money"),
-    Column("before_win", "prior-year win", "signed"), Column("before_hold", "prior-year hold", "rate"),
+    Column("before_win", "prior-year chip-count win", "signed"), Column("before_hold", "prior-year hold", "rate"),
+    Column("before_left_out", "prior-year days left out", "int", screen=False),
     Column("drop_change", "drop change", "signed", screen=False), Column("win_change", "win change", "signed"),
     Column("hold_change_bp", "hold change (bp)", "int"),
 )
@@ -132,6 +158,7 @@ def statistics(*, group: str = "table", period: str = "day", day: date | None = 
                 "group": "casino" if group == "casino" else str(key[0]), "shift": c.key[-1] if by_shift else None,
                 "period": span.name, "start": span.start.isoformat(), "end": span.end.isoformat(), "currency": currency,
                 **now, "before_drop": was["drop"], "before_win": was["win"], "before_hold": was["hold"],
+                "before_left_out": was["left_out"],
                 "drop_change": c.drop_change, "win_change": c.win_change, "hold_change_bp": c.hold_change_bp,
             })
     when = {"shift": f"by shift, gaming day {span.start.isoformat()}", "day": f"gaming day {span.start.isoformat()}",
@@ -144,16 +171,16 @@ def statistics(*, group: str = "table", period: str = "day", day: date | None = 
 
 HOLD_COLUMNS = (
     Column("table", "table"), Column("pit", "pit"), Column("game", "game"), Column("currency", "currency"),
-    Column("periods", "days", "int"), Column("drop", "drop", "money"), Column("win", "win", "signed"),
-    Column("hold", "hold", "rate"), Column("theoretical_win", "theoretical win", "signed"),
-    Column("theoretical_hold", "theoretical hold", "rate"),
+    Column("periods", "days", "int"), *HOLD_BASIS, Column("theoretical_hold", "theor. hold", "rate"),
+    *ROUNDS_BASIS, Column("theoretical_win", "theoretical win", "signed"),
 )
 
 
 def hold(*, day_from: date, day_to: date, table: str | None = None, game: str | None = None,
          pit: str | None = None) -> Report:
-    """Per table over the days ``day_from`` to ``day_to``: drop, win, hold and theoretical
-    hold."""
+    """Per table over the days ``day_from`` to ``day_to``: drop, chip-count win, hold and
+    theoretical hold over the complete table-days (the others listed as left out), and the
+    house result, handle and theoretical win of every day's rounds."""
     span = _period("range", None, day_from, day_to)
     periods = list(selectors.reconciliations(day_from=span.start, day_to=span.end, **_filters(table, game, pit)))
     rows = []
@@ -168,7 +195,7 @@ def hold(*, day_from: date, day_to: date, table: str | None = None, game: str | 
 
 DAILY_COLUMNS = (
     Column("gaming_day", "gaming day"), Column("currency", "currency"), Column("periods", "tables", "int"),
-    Column("drop", "drop", "money"), Column("win", "win", "signed"), Column("hold", "hold", "rate"),
+    *HOLD_BASIS, *ROUNDS_BASIS,
     Column("theoretical_win", "theoretical win", "signed"), Column("theoretical_sd", "SD", "money"),
     Column("interval_low", "95% from", "signed"), Column("interval_high", "95% to", "signed"),
     Column("inside", "inside"),
@@ -177,15 +204,16 @@ DAILY_COLUMNS = (
 
 def daily(*, day_from: date, day_to: date, table: str | None = None, game: str | None = None,
           pit: str | None = None) -> Report:
-    """Per gaming day (the tables selected together): win against the theoretical win
-    and its 95% interval (none where the game's variance is not known)."""
+    """Per gaming day (the tables selected together): the hold of the complete table-days,
+    and the house result of every table's rounds against their theoretical win and its
+    95% interval (none where the game's variance is not known)."""
     span = _period("range", None, day_from, day_to)
     periods = list(selectors.reconciliations(day_from=span.start, day_to=span.end, **_filters(table, game, pit)))
     rows = []
     for currency, group_rows in _by_currency(stat_rows(periods)).items():
         for (day,), totals in stats.aggregate(group_rows, ("gaming_day",)).items():
             rows.append({"gaming_day": day.isoformat(), "currency": currency, **_totals(totals)})
-    return Report("daily", f"Win against theoretical by gaming day, {span.name}", DAILY_COLUMNS, rows,
+    return Report("daily", f"House result against theoretical win by gaming day, {span.name}", DAILY_COLUMNS, rows,
                   {"from": day_from, "to": day_to, "table": table, "game": game, "pit": pit})
 
 

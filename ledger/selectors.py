@@ -47,11 +47,6 @@ def hold_of(row: m.Reconciliation) -> Fraction | None:
     return hold(row.chip_win, row.drop) if row.chip_win is not None and row.drop else None
 
 
-def actual_win(row: m.Reconciliation) -> int:
-    """The chip-count win where the table counts chips, else the recorded win."""
-    return row.chip_win if row.chip_win is not None else row.recorded_win
-
-
 money = partial(money_text, none=NOT_KNOWN)  # the ledger's name for it
 
 

@@ -47,7 +47,7 @@ from audit.store import STREAM_REGEX
 
 from . import models as m
 from . import selectors
-from .floor import hold_text
+from .floor import result_of_handle_text
 
 # rank and suit of a card as the engine writes it ("TD", "AS") -> what a card shows
 RANKS = {"T": "10"}
@@ -450,7 +450,7 @@ class TableAdmin(NaturalKeyAdmin):
 @admin.register(m.TableDay)
 class TableDayAdmin(NaturalKeyAdmin):
     list_display = ("table", day, "round_count", "bets", "handle_text", "house_result", "house_result_recomputed",
-                    "hold", "finding_count", "open_finding_count")
+                    "result_of_handle", "finding_count", "open_finding_count")
     list_filter = (GAMING_DAY, TABLE)
     key_pattern = rf"(?P<table>{STREAM_REGEX})/(?P<day>{_DAY})"
     shown_as = {"handle": "handle_text", "recorded_net": "house_result", "expected_net": "house_result_recomputed"}
@@ -477,9 +477,11 @@ class TableDayAdmin(NaturalKeyAdmin):
     def house_result_recomputed(self, obj: m.TableDay) -> str:
         return money_text(-obj.expected_net, obj.table.currency, signed=True)
 
-    @admin.display(description="hold")
-    def hold(self, obj: m.TableDay) -> str:
-        return hold_text(-obj.recorded_net, obj.handle)
+    @admin.display(description="house result % of handle")
+    def result_of_handle(self, obj: m.TableDay) -> str:
+        """The rounds' house result over their handle; not the hold (chip-count win over
+        drop: the ledger's)."""
+        return result_of_handle_text(-obj.recorded_net, obj.handle)
 
     @admin.display(description="rounds", ordering="rounds")
     def round_count(self, obj: m.TableDay) -> str:

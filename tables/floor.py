@@ -47,9 +47,11 @@ class AlertError(Exception):
 
 # --- figures ------------------------------------------------------------------------------
 
-def hold_text(house_result: int, handle: int) -> str:
-    """The house's result as a share of the handle, ``2.35%`` (``-1.20%`` when the
-    players won), rounded half away from zero; ``-`` without a handle. Integers only."""
+def result_of_handle_text(house_result: int, handle: int) -> str:
+    """The house's result as a share of the handle - "house result % of handle", the
+    rounds' actual edge; not the hold, which is the chip-count win over the drop (the
+    ledger's) - ``2.35%`` (``-1.20%`` when the players won), rounded half away from zero;
+    ``-`` without a handle. Integers only."""
     if handle <= 0:
         return "-"
     hundredths = (abs(house_result) * 20_000 + handle) // (2 * handle)
@@ -106,7 +108,7 @@ def _silent_after() -> timedelta:
 
 def floor_figures(*, day: date, today: date, now: datetime) -> dict[str, Any]:
     """The floor of gaming day ``day``: per table its rounds, bets, handle, house result
-    (recorded: + the house won) and hold, open and current findings, the head of its
+    (recorded: + the house won) and that result as a share of the handle, open and current findings, the head of its
     stream and how long it has been silent; the totals per currency; today's open
     findings by severity. Money as integers (minor units) and as text."""
     tables = []
@@ -123,7 +125,7 @@ def floor_figures(*, day: date, today: date, now: datetime) -> dict[str, Any]:
             "house_result_recomputed": -row.expected_net,
             "handle_text": format_money(row.handle, currency), "house_result_text": format_signed(house, currency),
             "house_result_recomputed_text": format_signed(-row.expected_net, currency),
-            "hold_text": hold_text(house, row.handle),
+            "result_of_handle_text": result_of_handle_text(house, row.handle),
             "findings": row.findings, "open_findings": row.open_findings,
             "closed": closed, "silent_seconds": silent,
             "silent_too_long": silent is not None and silent > settings.FLOOR_SILENT_AFTER_SECONDS,
@@ -142,7 +144,7 @@ def floor_figures(*, day: date, today: date, now: datetime) -> dict[str, Any]:
                      handle_text=format_money(total["handle"], total["currency"]),
                      house_result_text=format_signed(total["house_result"], total["currency"]),
                      house_result_recomputed_text=format_signed(total["house_result_recomputed"], total["currency"]),
-                     hold_text=hold_text(total["house_result"], total["handle"]))
+                     result_of_handle_text=result_of_handle_text(total["house_result"], total["handle"]))
     return {
         "gaming_day": day.isoformat(), "today": today.isoformat(), "now": now.isoformat(),
         "tables": tables, "totals": [totals[c] for c in sorted(totals)],

@@ -109,7 +109,7 @@ _KINDS = (
     FindingKind("replay_variance", "high", "ledger",
                 "the win the settlements record differs from the win replay recomputes by more than replay's findings explain"),
     FindingKind("win_outside_interval", "medium", "ledger",
-                "a table's actual win lies outside the 95% interval around its theoretical win (investigate in writing)"),
+                "the house result of a table's rounds lies outside the 95% interval around their theoretical win (investigate in writing)"),
     FindingKind("signed_day_changed", "high", "ledger",
                 "a later event (a correction, a late count) changed the figures of a table's gaming day that accounting had signed off"),
     # --- the chain verifier: the record itself ----------------------------------------------

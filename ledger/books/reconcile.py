@@ -88,16 +88,12 @@ class Reconciliation:
     chip_variance: int | None
     replay_variance: int | None
     findings: tuple[LedgerFinding, ...]
+    handle: int = 0
 
     @property
     def hold(self) -> Fraction | None:
         """Win-to-drop of the chip-count win."""
         return hold(self.chip_win, self.drop) if self.chip_win is not None and self.drop else None
-
-    @property
-    def actual_win(self) -> int:
-        """The chip-count win where the table counts chips, else the recorded win."""
-        return self.chip_win if self.chip_win is not None else self.recorded_win
 
 
 def chip_known(figures: Figures) -> list[Known]:
@@ -178,7 +174,9 @@ def reconcile(
         # without the game's variance the theoretical win has no SD and no interval
         theory = theoretical(figures.handle, figures.stake_squares, edge, variance, covariance,
                              hand_squares=figures.hand_squares, round_squares=figures.round_squares)
-        actual = chip_win if chip_win is not None else recorded
+        # the theoretical win is of the rounds: their house result is what it predicts (the
+        # chips' difference from it is the chip variance's matter)
+        actual = recorded
         bounds = theory.interval(thresholds.z)
         if figures.handle and bounds is not None and theory.contains(actual, thresholds.z) is False:
             low, high = bounds
@@ -192,20 +190,19 @@ def reconcile(
         table=figures.table, gaming_day=figures.gaming_day, shift=figures.shift, currency=currency,
         chip_win=chip_win, recorded_win=recorded, replayed_win=replayed_win, theoretical=theory, drop=figures.drop,
         chip_known=tuple(known), replay_known=replay_known, chip_variance=chip_variance,
-        replay_variance=replay_variance, findings=tuple(findings),
+        replay_variance=replay_variance, findings=tuple(findings), handle=figures.handle,
     )
 
 
 def table_day(result: Reconciliation, *, game: str, pit: str) -> TableDay:
-    """A reconciled period as a row of the statistics: its actual win, its drop (0 where
-    none was counted) and its theoretical win (0 where no edge was given; its variance None
-    where the game's is not known)."""
+    """A reconciled period as a row of the statistics: its chip-count win and drop (None
+    where not counted: it then stays out of any hold), its house result (the recorded
+    win) and handle, and its theoretical win (None where no edge was given; its variance
+    None where the game's is not known)."""
     theory = result.theoretical
     return TableDay(
         table=result.table, gaming_day=date.fromisoformat(result.gaming_day), game=game, pit=pit,
-        currency=result.currency, drop=result.drop or 0, win=result.actual_win,
-        handle=theory.handle if theory is not None else 0,
-        theoretical=theory.mean if theory is not None else Fraction(0),
-        theoretical_variance=theory.variance if theory is not None else Fraction(0),
-        shift=result.shift,
+        currency=result.currency, drop=result.drop, chip_win=result.chip_win, house_result=result.recorded_win,
+        handle=result.handle, theoretical=theory.mean if theory is not None else None,
+        theoretical_variance=theory.variance if theory is not None else None, shift=result.shift,
     )

@@ -138,21 +138,44 @@ def theoretical(handle: int, stake_squares: int, edge: Fraction | int, variance_
 @dataclass(frozen=True, slots=True)
 class TableDay:
     """One table's figures for one gaming day (or one shift of it) as statistics read
-    them: ``game`` is the rule set, ``pit`` where the table stands; ``win`` the actual win
-    (the chip-count win where the table counts chips, else the recorded win);
-    ``theoretical`` and ``theoretical_variance`` the theoretical win's mean and variance."""
+    them: ``game`` is the rule set, ``pit`` where the table stands.
+
+    Two bases, never mixed. The **hold** is the chip-count win over the drop
+    (COMAR 36.05.03.25): ``chip_win`` and ``drop`` (None: not counted - an opener, a
+    closer or the drop missing, or a game with no drop box); a table-day with both is
+    *complete*, and only complete ones enter a hold. The **house result** is the
+    recorded win of the rounds (settlements, corrections applied), set against the
+    ``handle`` and the ``theoretical`` win of the same rounds (None where the game's edge
+    is not known) and its ``theoretical_variance`` (None where the game's variance is
+    not). ``missing`` names what a table-day lacks for the hold ("no closer count")."""
 
     table: str
     gaming_day: date
     game: str
     pit: str
     currency: str
-    drop: int
-    win: int
+    drop: int | None
+    chip_win: int | None
+    house_result: int
     handle: int
-    theoretical: Fraction
+    theoretical: Fraction | None
     theoretical_variance: Fraction | None
     shift: str | None = None
+    missing: tuple[str, ...] = ()
+
+    @property
+    def complete(self) -> bool:
+        """It has a chip-count win and a drop: it enters the hold."""
+        return self.chip_win is not None and self.drop is not None
+
+    @property
+    def why_left_out(self) -> str:
+        """What keeps it out of the hold, in words ("" where it is complete)."""
+        if self.complete:
+            return ""
+        if self.missing:
+            return ", ".join(self.missing)
+        return "no drop count" if self.drop is None else "no chip-count win"
 
     @property
     def month(self) -> tuple[int, int]:
@@ -163,26 +186,58 @@ class TableDay:
         return self.gaming_day.year
 
 
+def missing_counts(*, opener: object, closer: object, drop: object) -> tuple[str, ...]:
+    """What a period lacks for a chip-count win, in words: each of the opener, the closer
+    and the drop that is None.
+
+    >>> missing_counts(opener=1, closer=None, drop=None)
+    ('no closer count', 'no drop count')
+    """
+    return tuple(words for value, words in ((opener, "no opener count"), (closer, "no closer count"),
+                                            (drop, "no drop count")) if value is None)
+
+
 @dataclass(frozen=True, slots=True)
 class Totals:
-    """Sums over table-days; rates computed from the sums (never averaged). The variance
-    is None when any row's is not known (a sum would understate it)."""
+    """Sums over table-days; rates computed from the sums (never averaged).
+
+    ``drop``, ``win`` (the chip-count win) and ``theoretical_in_hold`` are sums over the
+    *complete* table-days only (``complete`` of the ``rows``): the hold's basis. The
+    others - ``left_out``, listed - are never averaged in. ``house_result``, ``handle``,
+    ``theoretical`` and ``theoretical_variance`` are sums over every row: the rounds'
+    basis. ``theoretical`` is None when any row's is not known, and the variance None
+    when any row's is not (a sum would understate either)."""
 
     currency: str
     rows: int = 0
+    complete: int = 0
     drop: int = 0
     win: int = 0
+    theoretical_in_hold: Fraction | None = Fraction(0)
+    house_result: int = 0
     handle: int = 0
-    theoretical: Fraction = Fraction(0)
+    theoretical: Fraction | None = Fraction(0)
     theoretical_variance: Fraction | None = Fraction(0)
+    left_out: tuple[TableDay, ...] = ()
 
     @property
     def hold(self) -> Fraction | None:
-        return hold(self.win, self.drop)
+        """Chip-count win / drop over the complete table-days; None without any (or a
+        drop of 0)."""
+        return hold(self.win, self.drop) if self.complete else None
 
     @property
     def theoretical_hold(self) -> Fraction | None:
-        return self.theoretical / self.drop if self.drop else None
+        """The theoretical win of the complete table-days over their drop."""
+        if not self.complete or not self.drop or self.theoretical_in_hold is None:
+            return None
+        return self.theoretical_in_hold / self.drop
+
+    @property
+    def result_of_handle(self) -> Fraction | None:
+        """The house result as a share of the handle (the "actual edge" of the rounds);
+        not a hold."""
+        return Fraction(self.house_result, self.handle) if self.handle else None
 
     @property
     def theoretical_sd(self) -> int | None:
@@ -191,26 +246,69 @@ class Totals:
 
     def interval(self, z: Fraction = Z95) -> tuple[int, int] | None:
         variance = self.theoretical_variance
-        return None if variance is None else interval(self.theoretical, variance, z)
+        if variance is None or self.theoretical is None:
+            return None
+        return interval(self.theoretical, variance, z)
 
     def inside(self, z: Fraction = Z95) -> bool | None:
-        """Whether the win lies within the 95% interval around the theoretical win (None
-        where the variance is not known)."""
+        """Whether the house result lies within the 95% interval around the theoretical
+        win of the same rounds (None where the edge or the variance is not known)."""
         variance = self.theoretical_variance
-        return None if variance is None else inside(self.win, self.theoretical, variance, z)
+        if variance is None or self.theoretical is None:
+            return None
+        return inside(self.house_result, self.theoretical, variance, z)
+
+
+def _add(a: Fraction | None, b: Fraction | None) -> Fraction | None:
+    return None if a is None or b is None else a + b
 
 
 def total(rows: Iterable[TableDay], currency: str | None = None) -> Totals:
     """The sums of ``rows``; rows of different currencies cannot be added."""
-    sums = Totals(currency or "")
+    currency = currency or ""
+    count = complete = drop = win = house_result = handle = 0
+    theory: Fraction | None = Fraction(0)
+    in_hold: Fraction | None = Fraction(0)
+    variance: Fraction | None = Fraction(0)
+    left_out: list[TableDay] = []
     for row in rows:
-        if sums.currency and row.currency != sums.currency:
-            raise ValueError(f"cannot add {row.currency} ({row.table}, {row.gaming_day}) to {sums.currency}")
-        variance = (None if sums.theoretical_variance is None or row.theoretical_variance is None
-                    else sums.theoretical_variance + row.theoretical_variance)
-        sums = Totals(row.currency, sums.rows + 1, sums.drop + row.drop, sums.win + row.win, sums.handle + row.handle,
-                      sums.theoretical + row.theoretical, variance)
-    return sums
+        if currency and row.currency != currency:
+            raise ValueError(f"cannot add {row.currency} ({row.table}, {row.gaming_day}) to {currency}")
+        currency = row.currency
+        count += 1
+        house_result += row.house_result
+        handle += row.handle
+        theory = _add(theory, row.theoretical)
+        variance = _add(variance, row.theoretical_variance)
+        if row.chip_win is not None and row.drop is not None:
+            complete += 1
+            drop += row.drop
+            win += row.chip_win
+            in_hold = _add(in_hold, row.theoretical)
+        else:
+            left_out.append(row)
+    return Totals(currency, count, complete, drop, win, in_hold, house_result, handle, theory, variance,
+                  tuple(left_out))
+
+
+def left_out_text(rows: Sequence[TableDay]) -> str:
+    """The table-days left out of a hold, in words: per table and reason, the day (or how
+    many days, first to last). "" where none is.
+
+    >>> day = TableDay("BJ-03", date(2026, 11, 30), "hoyle", "P1", "EUR", None, None, 0, 0, None, None)
+    >>> left_out_text([day])
+    'BJ-03 2026-11-30 (no drop count)'
+    """
+    groups: dict[tuple[str, str | None, str], list[date]] = {}
+    for row in rows:
+        groups.setdefault((row.table, row.shift, row.why_left_out), []).append(row.gaming_day)
+    parts = []
+    for (table, shift, why), days in sorted(groups.items(), key=lambda item: (item[0][0], str(item[0][1]), item[0][2])):
+        days = sorted(set(days))
+        where = f"{table}" + (f" shift {shift}" if shift else "")
+        when = days[0].isoformat() if len(days) == 1 else f"{len(days)} days, {days[0].isoformat()} to {days[-1].isoformat()}"
+        parts.append(f"{where} {when} ({why})")
+    return "; ".join(parts)
 
 
 DIMENSIONS = ("table", "game", "pit", "shift", "gaming_day", "month", "year")

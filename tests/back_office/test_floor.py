@@ -121,7 +121,7 @@ def test_a_failed_verification_is_a_critical_alert(fault):
 
 def test_the_figures_show_the_house_result_positive_when_the_house_won(fault):
     """Per table: the handle, the house result (the players' recorded net negated), the
-    recomputed one and the hold, in the table's currency; the day's total per currency;
+    recomputed one and the house result % of handle, in the table's currency; the day's total per currency;
     today's open findings by severity."""
     day = m.TableDay.objects.get()
     figures = floor.floor_figures(day=DAY, today=DAY, now=Event.objects.order_by("-position").first().recorded_at)
@@ -129,19 +129,19 @@ def test_the_figures_show_the_house_result_positive_when_the_house_won(fault):
     assert row["house_result"] == -day.recorded_net and row["house_result_recomputed"] == -day.expected_net
     assert row["handle_text"] == format_money(day.handle, "EUR")
     assert row["house_result_text"] == format_signed(-day.recorded_net, "EUR")
-    assert row["hold_text"] == floor.hold_text(-day.recorded_net, day.handle)
+    assert row["result_of_handle_text"] == floor.result_of_handle_text(-day.recorded_net, day.handle)
     # the short pay kept one unit from the player: the recorded house result is one more
     assert row["house_result"] == row["house_result_recomputed"] + 1
     assert figures["totals"][0]["handle"] == day.handle and figures["totals"][0]["tables"] == 1
     assert figures["open_findings"] == {"critical": 0, "high": 1, "medium": 0, "low": 0}
 
 
-def test_hold_is_the_house_result_over_the_handle_rounded_half_away_from_zero():
-    assert floor.hold_text(235, 10_000) == "2.35%"
-    assert floor.hold_text(-120, 10_000) == "-1.20%"
-    assert floor.hold_text(1, 3) == "33.33%" and floor.hold_text(2, 3) == "66.67%"
-    assert floor.hold_text(1, 200_000) == "0.00%" and floor.hold_text(-1, 200_000) == "0.00%"
-    assert floor.hold_text(5, 0) == "-"
+def test_the_result_of_handle_is_the_house_result_over_the_handle_rounded_half_away_from_zero():
+    assert floor.result_of_handle_text(235, 10_000) == "2.35%"
+    assert floor.result_of_handle_text(-120, 10_000) == "-1.20%"
+    assert floor.result_of_handle_text(1, 3) == "33.33%" and floor.result_of_handle_text(2, 3) == "66.67%"
+    assert floor.result_of_handle_text(1, 200_000) == "0.00%" and floor.result_of_handle_text(-1, 200_000) == "0.00%"
+    assert floor.result_of_handle_text(5, 0) == "-"
 
 
 def test_the_floor_is_the_admin_home_page_and_its_poll_sends_every_part(admin_client, fault):

@@ -14,7 +14,7 @@ from audit.record.money import format_signed
 from auditor.check import verify_package
 from casino.demo import DEMO_FAULTS, FOUND_IN_RECORD
 from tables import models as m
-from tables.floor import hold_text
+from tables.floor import result_of_handle_text
 
 
 @pytest.mark.django_db(transaction=True)
@@ -57,7 +57,7 @@ def test_demo_builds_two_days_finds_every_planted_fault_of_every_kind_and_prints
     recall = re.search(r"recall +\S+ round (\S+) (\S+) (\S+) (\d+)", text).groups()
     assert recall == (str(package), "BJ-05", "2026-11-29", "1")
     assert Finding.objects.filter(superseded_by__isnull=True).count() == len(DEMO_FAULTS)
-    # one block of findings by kind; the day's total with its hold; the house result
+    # one block of findings by kind; the day's total with its house result % of handle; the house result
     # recorded beside the recomputed one, money by the one formatter
     assert text.count("findings by kind") == 1 and "1 findings" not in text
     days = list(m.TableDay.objects.filter(gaming_day="2026-11-29"))
@@ -65,7 +65,7 @@ def test_demo_builds_two_days_finds_every_planted_fault_of_every_kind_and_prints
     recomputed = -sum(d.expected_net for d in days)
     total = next(line for line in text.splitlines() if line.strip().startswith("total"))  # the first day's
     assert format_signed(house, "EUR") in total and format_signed(recomputed, "EUR") in total
-    assert hold_text(house, handle) in total and "house result" in text and "(recorded)" in text
+    assert result_of_handle_text(house, handle) in total and "house result" in text and "(recorded)" in text
     password = text.split("password: ")[1].split()[0]
     client = Client()
     # through the login form, as a person would (and past django-axes' backend)

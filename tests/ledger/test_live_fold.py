@@ -72,8 +72,9 @@ def test_without_the_game_s_variance_the_theoretical_win_has_no_sd_and_nothing_i
     result = reconcile(fold(worked_example().events).day(DAY), edge=Fraction(1, 2))  # the house won 4,000 of 300,000
     assert result.theoretical is not None and result.theoretical.win == 300_000
     assert result.theoretical.sd is None and result.findings == ()
-    row = TableDay("BJ-01", date(2026, 11, 29), "hoyle", "P1", "EUR", 900_000, 400_000, 600_000, Fraction(300_000), None)
-    known = TableDay("BJ-02", row.gaming_day, "hoyle", "P1", "EUR", 1, 1, 1, Fraction(1), Fraction(4))
+    row = TableDay("BJ-01", date(2026, 11, 29), "hoyle", "P1", "EUR", 900_000, 400_000, 400_000, 600_000,
+                   Fraction(300_000), None)
+    known = TableDay("BJ-02", row.gaming_day, "hoyle", "P1", "EUR", 1, 1, 1, 1, Fraction(1), Fraction(4))
     totals = aggregate([row, known])[()]
     assert totals.theoretical_variance is None and totals.interval() is None and totals.theoretical_sd is None
     assert aggregate([known])[()].theoretical_sd == 2

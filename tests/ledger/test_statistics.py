@@ -38,7 +38,9 @@ def test_a_reconciled_day_is_a_row_of_the_statistics() -> None:
     books = fold(worked_example().events)
     result = reconcile(books.day("2026-11-29"), edge=Fraction(1, 200), variance=Fraction(13, 10))
     row = table_day(result, game="hoyle", pit="P1")
-    assert (row.table, row.gaming_day, row.drop, row.win, row.handle) == ("BJ-01", date(2026, 11, 29), 900_000, 400_000, 600_000)
+    assert (row.table, row.gaming_day, row.drop, row.chip_win, row.house_result, row.handle) == (
+        "BJ-01", date(2026, 11, 29), 900_000, 400_000, 400_000, 600_000)
+    assert row.complete and row.why_left_out == ""
     assert row.theoretical == 3_000 and row.theoretical_variance == Fraction(13, 10) * 140_000_000_000
     totals = aggregate([row], ("pit",))[("P1",)]
     assert percent(totals.hold) == "44.4%" and percent(totals.theoretical_hold) == "0.3%"
@@ -84,17 +86,18 @@ def test_about_95_percent_of_simulated_outcomes_fall_inside_the_interval() -> No
     assert 0.935 <= inside / trials <= 0.965, inside / trials
 
 
-def row(table: str, day: date, *, game: str = "hoyle", pit: str = "P1", drop: int = 100_000, win: int = 10_000,
-        currency: str = "EUR") -> TableDay:
-    return TableDay(table, day, game, pit, currency, drop, win, handle=500_000, theoretical=Fraction(5_000),
-                    theoretical_variance=Fraction(4_000_000))
+def row(table: str, day: date, *, game: str = "hoyle", pit: str = "P1", drop: int | None = 100_000,
+        win: int | None = 10_000, result: int = 9_000, currency: str = "EUR") -> TableDay:
+    return TableDay(table, day, game, pit, currency, drop, win, house_result=result, handle=500_000,
+                    theoretical=Fraction(5_000), theoretical_variance=Fraction(4_000_000))
 
 
 def test_aggregation_adds_the_sums_and_takes_rates_from_the_sums() -> None:
     rows = [row("BJ-01", date(2026, 11, 1), win=10_000), row("BJ-02", date(2026, 11, 1), pit="P2", win=30_000, drop=300_000),
             row("BJ-03", date(2026, 11, 2), game="it-classic", pit="P2", win=-5_000)]
     casino = aggregate(rows)[()]
-    assert (casino.rows, casino.drop, casino.win, casino.handle) == (3, 500_000, 35_000, 1_500_000)
+    assert (casino.rows, casino.complete, casino.drop, casino.win, casino.handle) == (3, 3, 500_000, 35_000, 1_500_000)
+    assert casino.house_result == 27_000 and casino.result_of_handle == Fraction(27_000, 1_500_000)
     assert casino.hold == Fraction(35_000, 500_000) and casino.theoretical_variance == 12_000_000
     assert casino.theoretical_hold == Fraction(15_000, 500_000)
     by_pit = aggregate(rows, ("pit",))

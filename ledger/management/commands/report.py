@@ -9,8 +9,10 @@ from ledger import reports
 
 class Command(BaseCommand):
     help = (
-        "The ledger's reports. `report hold --from D --to D`: drop, win, hold and theoretical hold "
-        "per table over the days; `report statistics --group table|game|pit|casino --period "
+        "The ledger's reports. `report hold --from D --to D`: drop, chip-count win, hold and "
+        "theoretical hold per table over the days that have both a chip-count win and a drop (the "
+        "others listed as left out), beside the house result, handle and theoretical win of every "
+        "day's rounds; `report statistics --group table|game|pit|casino --period "
         "shift|day|mtd|ytd --day D` (or `--period range --from D --to D`): the same per group beside "
         "a year before; `report daily` and `report drop --from D --to D`. --table, --game and --pit "
         "narrow them; --csv writes CSV (amounts as text and in minor units). Exit codes: 0 the "
@@ -57,6 +59,14 @@ class Command(BaseCommand):
                                         for text, w, c in zip(line, widths, columns)).rstrip())
         if not made.rows:
             self.stdout.write("(nothing in the range)")
+        left_out = [row for row in made.rows if row.get("left_out_days")]
+        if left_out:
+            self.stdout.write("Left out of the hold (no chip-count win or no drop):")
+            label = next((c for c in made.columns if c.kind == "text"), None)
+            for row in left_out:
+                name = made.display(row, label) if label else ""
+                days = row["left_out_days"]
+                self.stdout.write(f"  {name + ': ' if name and not days.startswith(name) else ''}{days}")
 
 
 def _day(text: str | None, name: str) -> date | None:
