@@ -10,7 +10,8 @@
 House results are positive when the house won. Known differences are explained, each
 with its amount: a correction (paid or taken at the cage, so the chips never see it), a
 duplicate slip (counted once - it explains nothing but is named), what the tray changed
-between two shifts of the day (an ``opener_mismatch`` already), and on the replay side
+between two shifts of the day (an ``opener_mismatch`` already), chips found in the drop
+box (part of the drop, so of the chip-count win, but no round's result), and on the replay side
 each of the engine's differences. What is left unexplained beyond the thresholds is a
 finding: ``chip_variance`` (chips against the record), ``replay_variance`` (the record
 against replay); an actual win outside its interval is ``win_outside_interval``.
@@ -111,6 +112,13 @@ def chip_known(figures: Figures) -> list[Known]:
     if figures.between_shifts:
         known.append(Known("between_shifts", figures.between_shifts, figures.between_shifts,
                            f"the tray changed by {format_signed(figures.between_shifts, figures.currency)} between shifts"))
+    if figures.drop_chips:
+        # chips a player put into the box came back to the house from the player's hands,
+        # not from the tray and not through a round: the drop counts them, the settlements
+        # never do (the books post them from players to the box, with no over/short)
+        known.append(Known("drop_chips", figures.drop_chips, figures.drop_chips,
+                           f"chips found in the drop box ({money(figures.drop_chips)}), from players' hands, "
+                           "not from play"))
     return known
 
 
