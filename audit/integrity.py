@@ -1,6 +1,7 @@
 """The whole verification of the store, as ``manage.py verify`` and the periodic task run
-it: the protection (the append-only triggers), the latest signed tree heads, every chain
-against the newest head that holds, and the access log's seals. :func:`integrity_verify`
+it: the protection (the append-only triggers, the refusal of unsealed rows), the latest
+signed tree heads, every chain against the newest head that holds, every row's seal, and
+the access log's seals. :func:`integrity_verify`
 also records what it found as critical findings (``audit.findings``), so a failed
 periodic verification is a finding to work and an alert on the floor, not a log line."""
 from __future__ import annotations
@@ -16,6 +17,7 @@ from .digests import head_problems, signed_heads_to_check
 from .findings import IntegrityProblem, findings_record_integrity
 from .immutability import protection_problems
 from .record.verify import Report
+from .seals import guard_problems
 from .verify import verify_chains
 
 
@@ -37,7 +39,7 @@ def integrity_check(*, stream: str | None = None, since: datetime | None = None,
     heads and seals concern the whole store). Raises DigestError for an unreadable head
     file."""
     signed = signed_heads_to_check(head_files)
-    guards = [f"protection: {p}" for p in protection_problems(connection)]
+    guards = [f"protection: {p}" for p in (*protection_problems(connection), *guard_problems(connection))]
     trusted = []
     for sth, source in signed:
         problems = head_problems(sth, source=source) if stream is None else []

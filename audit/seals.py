@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
@@ -76,3 +77,51 @@ def seal_holds(event_hash: str, principal: str | None, seal: str | None) -> bool
         if hmac.compare_digest(seal_of(event_hash, principal, secret=secret), seal):
             return True
     return False
+
+
+# --- the database's own refusal of a row without a seal ----------------------------------
+# The database cannot check a seal (the key is not there, by design), but it refuses a row
+# that has none: a row inserted past the store - by the application's role, which may
+# INSERT - must at least forge one, and ``verify`` names a forged one. PostgreSQL: a CHECK
+# constraint, NOT VALID so that rows stored before seals existed stay (verify names them),
+# inherited by every partition and beyond the application role's reach (it owns nothing);
+# SQLite: a trigger. Migration 0020; ``verify`` checks it is there as shipped.
+TABLE = "audit_event"
+GUARD = f"{TABLE}_sealed"
+_CONDITION = "principal IS NOT NULL AND seal IS NOT NULL AND length(seal) = 64"
+GUARD_INSTALL = {
+    "postgresql": [f"ALTER TABLE {TABLE} ADD CONSTRAINT {GUARD} CHECK ({_CONDITION}) NOT VALID"],
+    "sqlite": [(f"CREATE TRIGGER {GUARD} BEFORE INSERT ON {TABLE} WHEN NEW.principal IS NULL OR NEW.seal IS NULL "
+                f"OR length(NEW.seal) != 64 BEGIN SELECT RAISE(ABORT, '{TABLE}: a row without the store''s seal "
+                "is refused'); END")],
+}
+GUARD_REMOVE = {
+    "postgresql": [f"ALTER TABLE {TABLE} DROP CONSTRAINT IF EXISTS {GUARD}"],
+    "sqlite": [f"DROP TRIGGER IF EXISTS {GUARD}"],
+}
+
+
+def _squashed(sql: str) -> str:
+    """A definition without its spaces, parentheses and casts (PostgreSQL prints its own
+    parenthesised form of what it was given)."""
+    return re.sub(r"::\w+|[\s()]", "", sql)
+
+
+def guard_problems(connection: Any) -> list[str]:
+    """What is wrong with the refusal of unsealed rows: missing, or not the shipped one."""
+    with connection.cursor() as cursor:
+        if connection.vendor == "sqlite":
+            cursor.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = %s", [GUARD])
+            found = cursor.fetchone()
+            shipped = GUARD_INSTALL["sqlite"][0]
+        else:
+            cursor.execute("SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = to_regclass(%s) "
+                           "AND conname = %s", [TABLE, GUARD])
+            found = cursor.fetchone()
+            shipped = f"CHECK ({_CONDITION}) NOT VALID"
+    kind = "trigger" if connection.vendor == "sqlite" else "constraint"
+    if found is None:
+        return [f"{kind} {GUARD} on {TABLE} is missing (rows without the store's seal are not refused)"]
+    if _squashed(found[0]) != _squashed(shipped):
+        return [f"{kind} {GUARD} on {TABLE} is not the shipped one: {' '.join(found[0].split())[:200]}"]
+    return []

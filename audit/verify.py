@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
+from typing import Any
 
 from django.db import connection
 
@@ -129,38 +130,40 @@ def _envelopes(
     stream: str | None, since: datetime | None, chunk_size: int, progress: Callable[[int], None] | None,
     unsealed: list[Problem],
 ) -> Iterator[Envelope]:
-    """The rows as envelopes; each row's server seal is checked on the way (a stream's
-    rows from before seals existed have none, and may not follow a sealed one)."""
+    """The rows as envelopes; each row's server seal is checked on the way. Every row must
+    hold one, in every stream - a new stream too, and rows stored before seals existed:
+    each stream's first row without a valid seal is reported, with how many more of the
+    stream's rows are so."""
     rows = Event.objects.order_by("stream", "version")
     if stream is not None:
         rows = rows.filter(stream=stream)
     if since is not None:
         rows = rows.filter(recorded_at__gte=since)
-    sealed: set[str] = set()
-    reported: set[str] = set()
+    found: dict[str, list[Any]] = {}  # stream -> [its first unsealed row's problem, how many rows]
     held = False  # a seal held: the key is right, whatever else fails
-    missing = False  # an event without the seal its stream's earlier ones have
+    missing = False  # a row without any seal: a forger's (or an old row), not a wrong key
     for count, row in enumerate(rows.values_list(*_COLUMNS, "principal", "seal").iterator(chunk_size=chunk_size), start=1):
         envelope = Envelope(*row[:13])
         principal, seal = row[13], row[14]
-        name = envelope.stream
-        if seal:
-            sealed.add(name)
-        if (seal or name in sealed) and name not in reported:
-            if seal_holds(envelope.hash, principal, seal):
-                held = True
+        if seal_holds(envelope.hash, principal, seal):
+            held = True
+        else:
+            name = envelope.stream
+            missing = missing or not seal
+            if name in found:
+                found[name][1] += 1
             else:
-                reported.add(name)
-                missing = missing or not seal
-                unsealed.append(Problem(name, envelope.version, envelope.position, str(envelope.id), "unsealed", (
-                    "it has no server seal, though the stream's events before it have one" if not seal
-                    else f"its server seal does not hold for its hash and principal {principal!r}")))
+                found[name] = [Problem(name, envelope.version, envelope.position, str(envelope.id), "unsealed", (
+                    "it has no server seal (a row written past the store)" if not seal
+                    else f"its server seal does not hold for its hash and principal {principal!r}")), 1]
         yield envelope
         if progress is not None and count % chunk_size == 0:
             progress(chunk_size)
-    if unsealed and not held and not missing:
-        # not one seal holds: the likelier cause is the key, not a forger in every stream
-        unsealed[:] = [dataclasses.replace(p, detail=p.detail + WRONG_KEY) for p in unsealed]
+    wrong_key = bool(found) and not held and not missing
+    for problem, many in found.values():
+        more = f"; {many - 1:,} more of the stream's events have none that holds" if many > 1 else ""
+        # not one seal holds anywhere: the likelier cause is the key, not a forger in every stream
+        unsealed.append(dataclasses.replace(problem, detail=problem.detail + more + (WRONG_KEY if wrong_key else "")))
 
 
 def verify_chains(

@@ -1,6 +1,7 @@
 """Changing stored events behind the triggers' back, as an attacker with database
 superuser (or table owner) rights would: the triggers disabled on PostgreSQL (they fire
-in replica mode too), dropped on SQLite - and put back afterwards."""
+in replica mode too), dropped on SQLite, the refusal of unsealed rows dropped - and all put
+back afterwards."""
 from __future__ import annotations
 
 from typing import Any
@@ -8,12 +9,14 @@ from typing import Any
 import msgspec
 from django.db import connection, transaction
 
-from audit import immutability, partitions
+from audit import immutability, partitions, seals
 from audit.models import Event
 
 
 def _open() -> None:
     with connection.cursor() as cursor:
+        for sql in seals.GUARD_REMOVE[connection.vendor]:  # rows without a seal let in too
+            cursor.execute(sql)
         if connection.vendor == "postgresql":
             cursor.execute(f"ALTER TABLE {immutability.ACCESS_TABLE} DISABLE TRIGGER USER")
             cursor.execute(partitions.every_trigger_sql("DISABLE"))
@@ -31,7 +34,7 @@ def _close() -> None:
         else:
             restore = [*immutability.statements(immutability.INSTALL, "sqlite"),
                        *immutability.statements(immutability.ACCESS_INSTALL, "sqlite")]
-        for sql in restore:
+        for sql in [*restore, *seals.GUARD_INSTALL[connection.vendor]]:
             cursor.execute(sql)
 
 
@@ -88,3 +91,34 @@ def empty_store() -> None:
     if partitions.is_partitioned(connection):
         statements.append(f"DELETE FROM {partitions.KEY_TABLE}")
     tamper(*statements)
+
+
+def forged_stream(stream: str, events: list[Any], *, version: int = 0, head: str | None = None) -> list[Any]:
+    """``events`` (NewEvents) chained onto ``stream`` after ``version``/``head`` with the
+    record's own hash function - a chain that is correct in every link, as anyone who
+    reads the project's code can make - as envelopes, not stored."""
+    from datetime import UTC, datetime
+
+    from audit.record.chain import GENESIS_HASH
+    from audit.record.envelope import StreamChain
+
+    chain = StreamChain(stream, version=version, head=head or GENESIS_HASH)
+    now = datetime.now(UTC)
+    return [chain.seal(id=e.id, type=e.type, schema_version=1, occurred_at=e.occurred_at, recorded_at=now,
+                       actor=e.actor, source=e.source, payload=e.payload) for e in events]
+
+
+INSERT = ("INSERT INTO audit_event (event_id, stream, version, type, schema_version, occurred_at, recorded_at, "
+          "actor, source, payload, prev_hash, hash, principal, seal) "
+          "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)")
+
+
+def insert_forged(cursor: Any, envelopes: list[Any], *, principal: str | None = None,
+                  seal: str | None = None) -> None:
+    """INSERT ``envelopes`` straight into the event table on ``cursor`` (as whoever the
+    cursor's session is), with the given principal and seal (none: a row past the store)."""
+    for e in envelopes:
+        event_id = e.id.hex if connection.vendor == "sqlite" else str(e.id)
+        cursor.execute(INSERT, [event_id, e.stream, e.version, e.type, e.schema_version, e.occurred_at,
+                                e.recorded_at, e.actor, e.source, msgspec.json.encode(e.payload).decode(),
+                                e.prev_hash, e.hash, principal, seal])
