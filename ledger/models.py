@@ -199,13 +199,17 @@ class DropBox(models.Model):
 
 
 class Marker(models.Model):
-    """Credit extended at a table: issued, redeemed (in part) at the cage."""
+    """Credit extended at a table: issued, redeemed (in part) at the cage. ``redeemed`` is
+    what the redemptions folded with its issue saw; the aging
+    (:func:`ledger.selectors.marker_aging`) sums :class:`MarkerRedemption` rows, which
+    hold every redemption whatever day it came."""
 
     table = models.ForeignKey(LedgerTable, on_delete=models.CASCADE, related_name="markers")
     number = models.CharField(max_length=64)
     gaming_day = models.DateField()
     player = models.CharField(max_length=64, blank=True)
     amount = models.BigIntegerField()
+    currency = models.CharField(max_length=3, blank=True)
     redeemed = models.BigIntegerField(default=0)
     event_id = models.UUIDField(null=True, blank=True)
 
@@ -215,6 +219,26 @@ class Marker(models.Model):
 
     def __str__(self) -> str:
         return f"marker {self.number}"
+
+
+class MarkerRedemption(models.Model):
+    """One ``marker.redeemed``: a payment on a marker at the cage, in the gaming day it was
+    recorded in (the marker may have been issued days before)."""
+
+    table = models.ForeignKey(LedgerTable, on_delete=models.CASCADE, related_name="redemptions")
+    marker = models.CharField(max_length=64)
+    gaming_day = models.DateField()
+    amount = models.BigIntegerField()
+    currency = models.CharField(max_length=3)
+    method = models.CharField(max_length=8, help_text="cash, chips or cheque")
+    event_id = models.UUIDField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["table", "gaming_day", "marker"]
+        indexes = [models.Index(fields=["marker", "gaming_day"], name="ledger_redemption_marker")]
+
+    def __str__(self) -> str:
+        return f"marker {self.marker} redeemed {self.gaming_day}"
 
 
 class SignOff(models.Model):

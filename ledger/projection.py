@@ -214,6 +214,7 @@ def project_table(*, stream: str, full: bool = False, cache: FoldCache | None = 
 def _days_of(books: Books) -> set[str]:
     days = {day for day, _ in books.shifts} | {s.gaming_day for s in books.slips.values()}
     days |= {day for day, _ in books.drops} | {c.gaming_day for c in books.counts}
+    days |= {r.gaming_day for r in books.redemptions if r.gaming_day}
     return days | {mk.gaming_day for mk in books.markers.values() if mk.gaming_day}
 
 
@@ -238,7 +239,7 @@ def _write(*, stream: str, books: Books, days: list[str], final: set[str], data:
         if table.folded_version > head or (table.folded_version == head and not full):
             return False  # another run got as far first: it wrote these very rows
         when = [date.fromisoformat(d) for d in days]
-        for model in (m.Reconciliation, m.Slip, m.InventorySlip, m.DropBox, m.Marker):
+        for model in (m.Reconciliation, m.Slip, m.InventorySlip, m.DropBox, m.Marker, m.MarkerRedemption):
             model.objects.filter(table=table, gaming_day__in=when).delete()
         wanted = set(days)
         rows = _periods(table, books, wanted, final, first_versions)
@@ -333,8 +334,13 @@ def _custody_rows(table: m.LedgerTable, books: Books, wanted: set[str], versions
     m.DropBox.objects.bulk_create(drops)
     m.Marker.objects.bulk_create([
         m.Marker(table=table, number=mk.number, gaming_day=date.fromisoformat(mk.gaming_day), player=mk.player or "",
-                 amount=mk.amount, redeemed=mk.redeemed, event_id=_uuid(mk.event))
+                 amount=mk.amount, currency=mk.currency, redeemed=mk.redeemed, event_id=_uuid(mk.event))
         for mk in books.markers.values() if mk.gaming_day in wanted
+    ])
+    m.MarkerRedemption.objects.bulk_create([
+        m.MarkerRedemption(table=table, marker=r.marker, gaming_day=date.fromisoformat(r.gaming_day), amount=r.amount,
+                           currency=r.currency, method=r.method, event_id=_uuid(r.event))
+        for r in books.redemptions if r.gaming_day in wanted
     ])
 
 

@@ -124,16 +124,34 @@ class Slip:
 
 @dataclass(slots=True)
 class Marker:
+    """A marker issued at the table: ``amount`` in ``currency`` (the table's), what the
+    redemptions this fold saw paid of it (``redeemed``; a redemption on a later day that
+    a fold of that day alone reads is in :class:`Redemption`, which the aging sums)."""
+
     number: str
     player: str | None
     amount: int
     redeemed: int = 0
     event: str | None = None
     gaming_day: str = ""  # where it was issued
+    currency: str = ""
 
     @property
     def outstanding(self) -> int:
         return self.amount - self.redeemed
+
+
+@dataclass(frozen=True, slots=True)
+class Redemption:
+    """One ``marker.redeemed``: ``amount`` of ``currency`` paid on marker ``marker`` at the
+    cage (``method``: cash, chips, cheque), in the gaming day it was recorded in."""
+
+    marker: str
+    amount: int
+    currency: str
+    method: str
+    gaming_day: str
+    event: str | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,7 +35,7 @@ from audit.record.shelf import SMALL_FILTER, Shelf, ShelvedMap
 from audit.record.shifts import WHOLE_DAY, ShiftPlan
 
 from . import journal as j
-from .figures import Count, Drop, Figures, Marker, Slip, chip_value
+from .figures import Count, Drop, Figures, Marker, Redemption, Slip, chip_value
 from .findings import LedgerFinding
 from .journal import new_line
 
@@ -84,6 +84,7 @@ class Fold:
         self.last_count: tuple[str, dict[int, int], str | None] | None = None  # kind, chips, event
         self.slips: dict[str, Slip] = {}
         self.markers: dict[str, Marker] = {}
+        self.redemptions: list[Redemption] = []
         self.drops: dict[tuple[str, str | None], Drop] = {}
         # bet -> stake, where; a bet leaves it when settled (what is left of it is in
         # settled), so a long day holds one record of each bet, not two
@@ -297,6 +298,7 @@ class Fold:
             shifts=shifts,
             slips=dict(self.slips),
             markers=dict(self.markers),
+            redemptions=tuple(self.redemptions),
             drops=dict(self.drops),
             findings=tuple(findings),
             games=dict(self.games),
@@ -454,7 +456,8 @@ def on_marker_issued(state: Fold, p: Mapping[str, Any]) -> None:
                    slip=number, recorded=state.money(p["amount"]))
         state.at(state.key()).duplicates.append((number, p["amount"]))
         return
-    state.markers[number] = Marker(number, p["player"], p["amount"], event=state.event_id, gaming_day=state.key()[0])
+    state.markers[number] = Marker(number, p["player"], p["amount"], event=state.event_id, gaming_day=state.key()[0],
+                                   currency=p["currency"])
     _marker_in(state, p["amount"], f"marker {number}")
 
 
@@ -463,6 +466,7 @@ def on_marker_redeemed(state: Fold, p: Mapping[str, Any]) -> None:
     marker = state.markers.get(number)
     if marker is not None:
         marker.redeemed += p["amount"]
+    state.redemptions.append(Redemption(number, p["amount"], p["currency"], p["method"], state.key()[0], state.event_id))
     state.post(f"marker {number} redeemed ({p['method']})", j.moves((j.MARKERS_RECEIVABLE, j.CAGE, p["amount"])))
 
 
@@ -760,6 +764,9 @@ class Books:
     balances: Mapping[tuple[str, str | None], Mapping[str, int]] = field(default_factory=dict)
     # False: made without its entries (Fold.books(entries=False)); balances_of still holds
     has_entries: bool = True
+    # every marker.redeemed, in the order recorded (a marker issued before the fold's first
+    # day has no Marker here, its redemptions still do)
+    redemptions: tuple[Redemption, ...] = ()
 
     def days(self) -> list[str]:
         """The gaming days with figures, in order."""
