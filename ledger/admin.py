@@ -310,7 +310,8 @@ def _report_table(report: reports.Report) -> dict[str, Any]:
             name = report.display(row, label) if label else ""
             left_out.append(("" if row["left_out_days"].startswith(name) else name, row["left_out_days"]))
     return {"name": report.name, "title": report.title, "columns": columns, "left_out": left_out,
-            "rows": [[(c.kind, report.display(row, c)) for c in columns] for row in report.rows]}
+            "rows": [[(c.kind, report.display(row, c)) for c in columns] for row in report.rows],
+            "totals": [[(c.kind, report.total_display(row, c)) for c in columns] for row in report.totals]}
 
 
 def _figure(label: str, amount: int | None, currency: str, *, signed: bool = True, note: str = "") -> dict[str, Any]:

@@ -259,7 +259,7 @@ class ReconciliationListView(GenericAPIView):
                                          unexplained=params.get("unexplained"))
         if _csv(request):
             report = reports.Report("reconciliations", "Reconciliations", RECONCILIATION_COLUMNS,
-                                    [selectors.as_dict(r) for r in rows])
+                                    [selectors.as_dict(r) for r in rows]).with_totals()
             return Response(report.as_csv(), content_type="text/csv")
         page = self.paginate_queryset(rows)
         return self.get_paginated_response([selectors.as_dict(r) for r in page])
@@ -269,10 +269,12 @@ RECONCILIATION_COLUMNS = (
     reports.Column("table", "table"), reports.Column("gaming_day", "gaming day"), reports.Column("shift", "shift"),
     reports.Column("pit", "pit"), reports.Column("game", "game"), reports.Column("currency", "currency"),
     reports.Column("opener", "opener", "money"), reports.Column("closer", "closer", "money"),
-    reports.Column("fills", "fills", "money"), reports.Column("credits", "credits", "money"),
-    reports.Column("drop", "drop", "money"), reports.Column("chip_count_win", "chip-count win", "signed"),
-    reports.Column("recorded_win", "recorded win", "signed"), reports.Column("replayed_win", "replayed win", "signed"),
-    reports.Column("theoretical_win", "theoretical win", "signed"),
+    reports.Column("fills", "fills", "money", total=True), reports.Column("credits", "credits", "money", total=True),
+    reports.Column("drop", "drop", "money", total=True),
+    reports.Column("chip_count_win", "chip-count win", "signed", total=True),
+    reports.Column("recorded_win", "recorded win", "signed", total=True),
+    reports.Column("replayed_win", "replayed win", "signed", total=True),
+    reports.Column("theoretical_win", "theoretical win", "signed", total=True),
     reports.Column("theoretical_sd", "theoretical SD", "money"), reports.Column("hold", "hold"),
     reports.Column("unexplained", "unexplained"),
 )

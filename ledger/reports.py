@@ -19,7 +19,9 @@ every table-day's rounds.
 
 Amounts are integers of minor units; currencies are never added (a group holds one
 currency, and a report of several lists each apart). Each row carries the text of its
-amounts by the one money formatter (the CSV writes both).
+amounts by the one money formatter (the CSV writes text, currency units and minor
+units). Each report ends with a totals row per currency, computed as its rows are (the
+sums of the same periods, the rates from the sums: :func:`ledger.books.stats.total`).
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ from datetime import date
 from fractions import Fraction
 from typing import Any
 
-from audit.reports import Column, Report
+from audit.reports import TOTAL, Column, Report
 from ledger.books import stats
 
 from . import models as m
@@ -108,6 +110,11 @@ ROUNDS_BASIS = (
 )
 
 
+def _total_row(first: str, currency: str, rows: list[stats.TableDay]) -> dict[str, Any]:
+    """A currency's totals row: the sums of the rows' periods and the rates from them."""
+    return {first: TOTAL, "currency": currency, **_totals(stats.total(rows, currency))}
+
+
 STAT_COLUMNS = (
     Column("group", "group"), Column("shift", "shift"), Column("period", "period", screen=False),
     Column("start", "from", screen=False), Column("end", "to", screen=False), Column("currency", "currency"),
@@ -118,6 +125,25 @@ STAT_COLUMNS = (
     Column("drop_change", "drop change", "signed", screen=False), Column("win_change", "win change", "signed"),
     Column("hold_change_bp", "hold change (bp)", "int"),
 )
+
+
+def _compared_total(currency: str, rows: list[stats.TableDay], span: stats.Period,
+                    by: tuple[str, ...]) -> dict[str, Any]:
+    """The statistics' totals row: the groups listed (those with periods in ``span``)
+    added up, beside the same groups a year before - so the row is the sum of the rows
+    above it, and its rates are computed from those sums."""
+    def key(row: stats.TableDay) -> tuple[object, ...]:
+        return tuple(getattr(row, name) for name in by)
+
+    listed = stats.within(rows, span)
+    keys = {key(row) for row in listed}
+    before = [row for row in stats.within(rows, span.year_before()) if key(row) in keys]
+    c = stats.Comparison((), span, stats.total(listed, currency), stats.total(before, currency))
+    now, was = _totals(c.now), _totals(c.before)
+    return {"group": TOTAL, "period": span.name, "start": span.start.isoformat(), "end": span.end.isoformat(),
+            "currency": currency, **now, "before_drop": was["drop"], "before_win": was["win"],
+            "before_hold": was["hold"], "before_left_out": was["left_out"], "drop_change": c.drop_change,
+            "win_change": c.win_change, "hold_change_bp": c.hold_change_bp}
 
 
 def _period(period: str, as_of: date | None, day_from: date | None, day_to: date | None) -> stats.Period:
@@ -149,8 +175,10 @@ def statistics(*, group: str = "table", period: str = "day", day: date | None = 
     for window in (span, before):
         periods += selectors.reconciliations(day_from=window.start, day_to=window.end, shifts=by_shift,
                                              **_filters(table, game, pit))
-    rows = []
+    rows, totals = [], []
     for currency, group_rows in _by_currency(stat_rows(periods)).items():
+        if by:  # the casino's is its own row
+            totals.append(_compared_total(currency, group_rows, span, by))
         for c in stats.compare(group_rows, span, by):
             key = c.key[: len(by) - 1] if by_shift else c.key
             now, was = _totals(c.now), _totals(c.before)
@@ -166,7 +194,7 @@ def statistics(*, group: str = "table", period: str = "day", day: date | None = 
             "ytd": f"year to date, {span.start.isoformat()} to {span.end.isoformat()}", "range": span.name}[period]
     return Report("statistics", f"Drop, win and hold by {group}, {when}, beside a year before", STAT_COLUMNS, rows,
                   {"group": group, "period": period, "day": day, "from": span.start, "to": span.end,
-                   "table": table, "game": game, "pit": pit})
+                   "table": table, "game": game, "pit": pit}, totals)
 
 
 HOLD_COLUMNS = (
@@ -183,14 +211,15 @@ def hold(*, day_from: date, day_to: date, table: str | None = None, game: str | 
     house result, handle and theoretical win of every day's rounds."""
     span = _period("range", None, day_from, day_to)
     periods = list(selectors.reconciliations(day_from=span.start, day_to=span.end, **_filters(table, game, pit)))
-    rows = []
+    rows, totals = [], []
     for currency, group_rows in _by_currency(stat_rows(periods)).items():
-        for (name,), totals in stats.aggregate(group_rows, ("table",)).items():
+        for (name,), sums in stats.aggregate(group_rows, ("table",)).items():
             first = next(r for r in group_rows if r.table == name)
             rows.append({"table": name, "pit": first.pit, "game": first.game, "currency": currency,
-                         **_totals(totals)})
+                         **_totals(sums)})
+        totals.append(_total_row("table", currency, group_rows))
     return Report("hold", f"Hold by table, {span.name}", HOLD_COLUMNS, rows,
-                  {"from": day_from, "to": day_to, "table": table, "game": game, "pit": pit})
+                  {"from": day_from, "to": day_to, "table": table, "game": game, "pit": pit}, totals)
 
 
 DAILY_COLUMNS = (
@@ -209,18 +238,20 @@ def daily(*, day_from: date, day_to: date, table: str | None = None, game: str |
     95% interval (none where the game's variance is not known)."""
     span = _period("range", None, day_from, day_to)
     periods = list(selectors.reconciliations(day_from=span.start, day_to=span.end, **_filters(table, game, pit)))
-    rows = []
+    rows, totals = [], []
     for currency, group_rows in _by_currency(stat_rows(periods)).items():
-        for (day,), totals in stats.aggregate(group_rows, ("gaming_day",)).items():
-            rows.append({"gaming_day": day.isoformat(), "currency": currency, **_totals(totals)})
+        for (day,), sums in stats.aggregate(group_rows, ("gaming_day",)).items():
+            rows.append({"gaming_day": day.isoformat(), "currency": currency, **_totals(sums)})
+        totals.append(_total_row("gaming_day", currency, group_rows))
     return Report("daily", f"House result against theoretical win by gaming day, {span.name}", DAILY_COLUMNS, rows,
-                  {"from": day_from, "to": day_to, "table": table, "game": game, "pit": pit})
+                  {"from": day_from, "to": day_to, "table": table, "game": game, "pit": pit}, totals)
 
 
 DROP_COLUMNS = (
     Column("table", "table"), Column("gaming_day", "gaming day"), Column("shift", "shift"), Column("pit", "pit"),
-    Column("game", "game"), Column("currency", "currency"), Column("drop_cash", "cash", "money"),
-    Column("drop_markers", "markers", "money"), Column("drop_chips", "chips", "money"), Column("drop", "drop", "money"),
+    Column("game", "game"), Column("currency", "currency"), Column("drop_cash", "cash", "money", total=True),
+    Column("drop_markers", "markers", "money", total=True), Column("drop_chips", "chips", "money", total=True),
+    Column("drop", "drop", "money", total=True),
 )
 
 
@@ -236,4 +267,5 @@ def drop(*, day_from: date, day_to: date, table: str | None = None, game: str | 
                                            **_filters(table, game, pit))
     ]
     return Report("drop", f"Drop by table, {span.name}", DROP_COLUMNS, rows,
-                  {"from": day_from, "to": day_to, "table": table, "game": game, "pit": pit, "shifts": shifts})
+                  {"from": day_from, "to": day_to, "table": table, "game": game, "pit": pit,
+                   "shifts": shifts}).with_totals()

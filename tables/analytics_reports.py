@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
+from fractions import Fraction
 from typing import Any
 
 from django.conf import settings
@@ -117,15 +118,16 @@ def counters(*, day: date, table: str | None = None) -> CounterReport:
 
 ACCURACY_COLUMNS = (
     Column("player", "player"), Column("tables", "table"), Column("currency", "currency", screen=False),
-    Column("decisions", "decisions", "int"), Column("errors", "errors", "int"), Column("accuracy", "accuracy", "rate"),
-    Column("cost", "expected value lost", "money"), Column("errors_by_play", "errors by the play made"),
+    Column("decisions", "decisions", "int", total=True), Column("errors", "errors", "int", total=True),
+    Column("accuracy", "accuracy", "rate"), Column("cost", "expected value lost", "money", total=True),
+    Column("errors_by_play", "errors by the play made"),
 )
 
 ERROR_COLUMNS = (
     Column("table", "table"), Column("round", "round", "int"), Column("box", "box", "int"), Column("hand", "hand", "int"),
     Column("player", "player"), Column("currency", "currency", screen=False), Column("cards", "cards"),
     Column("up", "dealer shows"), Column("action", "played"), Column("chart", "chart says"),
-    Column("stake", "stake", "money"), Column("cost", "expected value lost", "money"),
+    Column("stake", "stake", "money", total=True), Column("cost", "expected value lost", "money", total=True),
 )
 
 
@@ -154,18 +156,28 @@ def accuracy(*, day: date, table: str | None = None) -> AccuracyReport:
     } for d in sorted((d for d in made if d.error), key=lambda d: (-d.cost, d.table, d.round, d.box, d.hand))]
     parameters = _parameters(day, table)
     return AccuracyReport(
-        Report("accuracy", "Strategy accuracy: decisions against the table's chart", ACCURACY_COLUMNS, rows, parameters),
-        Report("strategy_errors", "Decisions off the chart, the costliest first", ERROR_COLUMNS, error_rows, parameters),
+        Report("accuracy", "Strategy accuracy: decisions against the table's chart", ACCURACY_COLUMNS, rows,
+               parameters).with_totals(_accuracy_of_sums),
+        Report("strategy_errors", "Decisions off the chart, the costliest first", ERROR_COLUMNS, error_rows,
+               parameters).with_totals(),
         players, next(iter(currency.values()), "EUR"),
     )
+
+
+def _accuracy_of_sums(currency: str | None, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The totals row's accuracy: the share of all its decisions that were the chart's
+    (from the sums, as each player's is)."""
+    decisions = sum(r["decisions"] for r in rows)
+    return {"accuracy": Fraction(decisions - sum(r["errors"] for r in rows), decisions) if decisions else None}
 
 
 # --- dealer performance ----------------------------------------------------------------------
 
 DEALER_COLUMNS = (
     Column("dealer", "dealer"), Column("shift", "shift"), Column("tables", "tables"),
-    Column("hours", "hours dealt"), Column("rounds", "rounds", "int"), Column("rounds_per_hour", "rounds / hour"),
-    Column("errors", "errors", "int"), Column("errors_per_hour", "errors / hour"),
+    Column("hours", "hours dealt"), Column("rounds", "rounds", "int", total=True),
+    Column("rounds_per_hour", "rounds / hour"), Column("errors", "errors", "int", total=True),
+    Column("errors_per_hour", "errors / hour"),
     Column("errors_per_100_rounds", "errors / 100 rounds"), Column("kinds", "errors by kind"),
 )
 
@@ -201,15 +213,17 @@ def dealers(*, day: date, table: str | None = None) -> DealerReport:
         "kinds": ", ".join(f"{k} {n}" for k, n in sorted(r.kinds.items())),
     } for r in rows]
     return DealerReport(Report("dealers", "Dealer performance: rounds and errors per hour dealt, by shift",
-                               DEALER_COLUMNS, out, _parameters(day, table)), rows)
+                               DEALER_COLUMNS, out, _parameters(day, table)).with_totals(), rows)
 
 
 # --- what-if re-settlement ---------------------------------------------------------------------
 
 WHAT_IF_COLUMNS = (
-    Column("currency", "currency", screen=False), Column("bets", "bets", "int"),
-    Column("changed", "bets paid otherwise", "int"), Column("house", "house result as played", "signed"),
-    Column("what_if_house", "house result, what if", "signed"), Column("difference", "difference for the house", "signed"),
+    Column("currency", "currency", screen=False), Column("bets", "bets", "int", total=True),
+    Column("changed", "bets paid otherwise", "int", total=True),
+    Column("house", "house result as played", "signed", total=True),
+    Column("what_if_house", "house result, what if", "signed", total=True),
+    Column("difference", "difference for the house", "signed", total=True),
 )
 
 
@@ -242,7 +256,7 @@ def what_if(*, day: date, table: str | None = None, changes: dict[str, str]) -> 
             "bets": t.bets, "changed": t.changed, "house": -t.net, "what_if_house": -t.what_if_net,
             "difference": t.difference,
         } for t in whatif_.totals(rows, by)]
-        return Report(f"what_if_{by}s", title, columns, out, {**_parameters(day, table), **changes})
+        return Report(f"what_if_{by}s", title, columns, out, {**_parameters(day, table), **changes}).with_totals()
 
     return WhatIfReport(report("table", "What if: per table"), report("player", "What if: per player"),
                         next(iter(currency.values()), "EUR"))

@@ -49,7 +49,8 @@ def screen_table(report: Report) -> dict[str, Any]:
     columns = [c for c in report.columns if c.screen]
     return {"name": report.name, "title": report.title, "columns": columns,
             "rows": [{"flagged": row.get("flagged") == "yes", "cells": [(c.kind, report.display(row, c)) for c in columns]}
-                     for row in report.rows]}
+                     for row in report.rows],
+            "totals": [[(c.kind, report.total_display(row, c)) for c in columns] for row in report.totals]}
 
 
 def _counters(day: date, table: str | None, options: dict[str, str]) -> Made:

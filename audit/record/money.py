@@ -5,6 +5,8 @@ major units with ``,`` between thousands, ``.`` and the minor units with as many
 as ISO 4217 gives the currency (EUR, USD, GBP, CZK 2; JPY, KRW 0; KWD, BHD 3); a minus
 sign in front for a negative amount (``-EUR 25.00``). ``format_signed`` is the variant
 for house results, which always shows the sign of a non-zero amount (``+EUR 40.00``).
+``decimal_text`` is the same amount as a number a spreadsheet reads (``1234.50``), for
+the CSVs' numeric columns beside the formatted ones.
 
 Pure integer arithmetic (``divmod``), never a float: every layer - the admin, the API's
 CSV, the demo's summary, the engine's and the ledger's messages - formats money here.
@@ -53,6 +55,26 @@ def format_money(amount_minor: int, currency: str) -> str:
         return f"{sign}{currency} {abs(amount_minor):,}"
     major, minor = divmod(abs(amount_minor), 10**digits)
     return f"{sign}{currency} {major:,}.{minor:0{digits}d}"
+
+
+def decimal_text(amount_minor: int, currency: str) -> str:
+    """``amount_minor`` of ``currency`` in currency units as plain decimal text: the
+    number a spreadsheet or a general ledger reads (no code, no thousands separator, a
+    minus sign only), with exactly the currency's minor digits.
+
+    >>> decimal_text(3520000, "EUR"), decimal_text(-2500, "EUR"), decimal_text(5, "USD")
+    ('35200.00', '-25.00', '0.05')
+    >>> decimal_text(35200, "JPY"), decimal_text(1234, "KWD"), decimal_text(-7, "KWD")
+    ('35200', '1.234', '-0.007')
+    """
+    if not isinstance(amount_minor, int) or isinstance(amount_minor, bool):
+        raise TypeError(f"money is an integer number of minor units, not {type(amount_minor).__name__}")
+    digits = minor_unit_digits(currency)
+    sign = "-" if amount_minor < 0 else ""
+    if digits == 0:
+        return f"{sign}{abs(amount_minor)}"
+    major, minor = divmod(abs(amount_minor), 10**digits)
+    return f"{sign}{major}.{minor:0{digits}d}"
 
 
 def format_signed(amount_minor: int, currency: str) -> str:

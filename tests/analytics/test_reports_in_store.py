@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+from decimal import Decimal
 
 import pytest
 from django.contrib.auth.models import User
@@ -70,6 +71,14 @@ def test_the_api_answers_json_and_csv(api) -> None:
     assert answer.status_code == 200 and answer["Content-Type"].startswith("text/csv")
     lines = list(csv.reader(io.StringIO(answer.content.decode())))
     assert lines[0][:3] == ["table", "round", "box"] and "cost_minor" in lines[0] and len(lines) > 10
+    # each cost in currency units beside its minor units; the totals row foots them
+    errors = [dict(zip(lines[0], line)) for line in lines[1:]]
+    *rows, total = errors
+    assert total["table"] == "total" and all(r["table"] != "total" for r in rows)
+    assert all(Decimal(r["cost_amount"]) * 100 == int(r["cost_minor"]) for r in errors)
+    assert int(total["cost_minor"]) == sum(int(r["cost_minor"]) for r in rows)
+    assert int(total["stake_minor"]) == sum(int(r["stake_minor"]) for r in rows)
+    assert body["totals"][0]["decisions"] == sum(r["decisions"] for r in body["rows"])
     counters = api.get(f"/api/analytics/counters?day={DAY}&table=BJ-02").json()
     assert {r["tables"] for r in counters["rows"]} == {"BJ-02"}
 

@@ -166,9 +166,11 @@ def test_reports_and_their_csv(books, accounting) -> None:
     assert row["display"]["win"] == "+EUR 4,000.00"
     text = accounting.get("/api/ledger/reports/hold", {"from": DAY, "to": NEXT, "format": "csv"})
     assert text["Content-Type"].startswith("text/csv")
-    [line] = list(csv.DictReader(io.StringIO(text.content.decode())))
-    assert (line["table"], line["win"], line["win_minor"], line["hold"], line["hold_bp"]) == (
-        "BJ-01", "+EUR 4,000.00", "400000", "44.4%", "4444")
+    line, total = list(csv.DictReader(io.StringIO(text.content.decode())))
+    assert (line["table"], line["win"], line["win_amount"], line["win_minor"], line["hold"], line["hold_bp"]) == (
+        "BJ-01", "+EUR 4,000.00", "4000.00", "400000", "44.4%", "4444")
+    assert (total["table"], total["currency"], total["drop_amount"], total["win_amount"], total["hold"]) == (
+        "total", "EUR", "9000.00", "4000.00", "44.4%")
     stats = accounting.get("/api/ledger/reports/statistics", {"group": "casino", "period": "mtd", "day": DAY}).json()
     assert stats["rows"][0]["group"] == "casino" and stats["rows"][0]["hold"] == "44.4%"
     assert stats["rows"][0]["before_drop"] is None  # no day a year before: n/a, not 0

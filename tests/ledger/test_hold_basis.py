@@ -97,8 +97,9 @@ def test_the_reports_take_the_hold_over_the_complete_day_and_name_the_other(sett
     assert (stat["hold"], stat["in_hold"], stat["left_out"]) == (Fraction(4, 9), 1, 1)
 
     made = reports.hold(day_from=date(2026, 11, 29), day_to=date(2026, 11, 30))
-    [line] = list(csv.DictReader(io.StringIO(made.as_csv())))
+    line, total = list(csv.DictReader(io.StringIO(made.as_csv())))
     assert (line["hold"], line["hold_bp"], line["in_hold"], line["left_out"]) == ("44.4%", "4444", "1", "1")
+    assert (total["table"], total["hold_bp"], total["in_hold"], total["left_out"]) == ("total", "4444", "1", "1")
     assert line["left_out_days"] == "BJ-01 2026-11-30 (no closer count, no drop count)"
     assert line["result_of_handle"] == "35.7%" and line["house_result"] == "+EUR 2,500.00"
 

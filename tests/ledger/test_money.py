@@ -63,3 +63,33 @@ def test_the_text_reads_back_to_the_same_amount(amount: int, currency: str) -> N
 def test_docstring_examples_hold() -> None:
     failed, tried = doctest.testmod(money)
     assert tried > 0 and failed == 0
+
+
+@pytest.mark.parametrize(
+    ("amount", "currency", "text"),
+    [(3_520_000, "EUR", "35200.00"), (-2_500, "EUR", "-25.00"), (0, "EUR", "0.00"), (5, "USD", "0.05"),
+     (35_200, "JPY", "35200"), (-1_000_000, "KRW", "-1000000"), (1_234, "KWD", "1.234"), (-7, "KWD", "-0.007"),
+     (5, "CLF", "0.0005")],
+)
+def test_the_numeric_text_is_the_amount_in_currency_units(amount: int, currency: str, text: str) -> None:
+    """The CSVs' numeric columns: currency units, the currency's minor digits, no code
+    and no separators."""
+    assert money.decimal_text(amount, currency) == text
+
+
+@given(st.integers(min_value=-(10**30), max_value=10**30), st.sampled_from(["EUR", "JPY", "KWD", "CLF"]))
+def test_the_numeric_text_agrees_with_decimal_arithmetic(amount: int, currency: str) -> None:
+    """Against the standard library's decimal: the minor units scaled by the ISO
+    exponent, exactly (amounts far beyond a float's 53 bits included)."""
+    from decimal import Context, Decimal
+
+    digits = minor_unit_digits(currency)
+    expected = Decimal(amount).scaleb(-digits, Context(prec=60))
+    assert Decimal(money.decimal_text(amount, currency)) == expected
+    assert money.decimal_text(amount, currency) == f"{expected:.{digits}f}"
+
+
+@pytest.mark.parametrize("bad", [12.5, True, "100"])
+def test_the_numeric_text_refuses_what_is_not_money(bad: object) -> None:
+    with pytest.raises(TypeError):
+        money.decimal_text(bad, "EUR")  # type: ignore[arg-type]

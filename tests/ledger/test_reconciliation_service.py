@@ -207,9 +207,11 @@ def test_report_hold_prints_and_writes_csv(fake_game) -> None:
     code, out, _ = run_command("report", "hold", "--from", DAY, "--to", DAY)
     assert code == 0 and "BJ-01" in out and "+EUR 4,000.00" in out and "44.4%" in out
     code, out, _ = run_command("report", "hold", "--from", DAY, "--to", DAY, "--csv")
-    header, row = out.splitlines()
-    assert header.startswith("table,pit,game,currency,periods,drop,drop_minor,win,win_minor,hold,hold_bp")
-    assert '"+EUR 4,000.00",400000,44.4%,4444' in row
+    header, row, total = out.splitlines()
+    assert header.startswith("table,pit,game,currency,periods,drop,drop_amount,drop_minor,win,win_amount,win_minor,"
+                             "hold,hold_bp")
+    assert '"+EUR 4,000.00",4000.00,400000,44.4%,4444' in row
+    assert total.startswith("total,,,EUR,1,") and '"+EUR 4,000.00",4000.00,400000,44.4%,4444' in total
     code, out, _ = run_command("report", "statistics", "--group", "casino", "--period", "ytd", "--day", DAY)
     assert code == 0 and "year to date, 2026-01-01 to 2026-11-29" in out
 

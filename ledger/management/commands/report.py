@@ -15,7 +15,8 @@ class Command(BaseCommand):
         "day's rounds; `report statistics --group table|game|pit|casino --period "
         "shift|day|mtd|ytd --day D` (or `--period range --from D --to D`): the same per group beside "
         "a year before; `report daily` and `report drop --from D --to D`. --table, --game and --pit "
-        "narrow them; --csv writes CSV (amounts as text and in minor units). Exit codes: 0 the "
+        "narrow them; --csv writes CSV (amounts as text, in currency units and in minor units, and a "
+        "totals row per currency). Exit codes: 0 the "
         "report was written; 2 bad input (an unknown report, a malformed or missing day, from after "
         "to)."
     )
@@ -52,7 +53,8 @@ class Command(BaseCommand):
             return
         self.stdout.write(made.title)
         columns = [c for c in made.columns if c.screen]
-        cells = [[c.title for c in columns]] + [[made.display(row, c) or "-" for c in columns] for row in made.rows]
+        cells = [[c.title for c in columns]] + [[made.display(row, c) or "-" for c in columns]
+                                                     for row in (*made.rows, *made.totals)]
         widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
         for line in cells:
             self.stdout.write("  ".join(text.rjust(w) if c.kind != "text" else text.ljust(w)
