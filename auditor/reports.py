@@ -32,7 +32,7 @@ from audit.record.chain import canonical_json
 from audit.record.ids import IdSet
 from audit.record.money import percent
 from audit.record.shelf import SMALL_FILTER, Shelf, ShelvedMap
-from ledger.books import Thresholds, reconcile, replay_difference
+from ledger.books import reconcile, replay_difference
 from ledger.books.fold import FOLDED, Fold
 from ledger.books.stats import theoretical
 from tables.engine.math import cashout
@@ -315,8 +315,8 @@ class StreamAudit:
         ledger_findings = list(books.findings)
         for day in books.days():
             figures = books.day(day)
-            done = reconcile(figures, replayed_win=replayed.get(day, 0), replay_differences=differences.get(day, ()),
-                             thresholds=Thresholds())
+            # the thresholds of the table's currency, 25 and 100 of its unit (N.J.A.C. 13:69D-1.21(e))
+            done = reconcile(figures, replayed_win=replayed.get(day, 0), replay_differences=differences.get(day, ()))
             ledger_findings.extend(done.findings)
             theory = None
             known = self.rules.get(day)

@@ -284,16 +284,19 @@ DIGEST_SIGNING_KEY = env_str("DIGEST_SIGNING_KEY", str(BASE_DIR / "var" / "diges
 DIGEST_TRUSTED_KEYS = env_list("DIGEST_TRUSTED_KEYS", [])
 DIGEST_PUBLISH_DIR = env_str("DIGEST_PUBLISH_DIR", str(BASE_DIR / "var" / "digests"))
 
-# The ledger (docs/accounting.md). N.J.A.C. 13:69D-1.21(e): an unexplained variance above
-# the first (in the table currency's minor units: 2500 = $25.00) is a finding; from the
-# second its message says it goes to the regulator.
-LEDGER_VARIANCE_REPORT_MINOR = env_int("LEDGER_VARIANCE_REPORT_MINOR", 2_500, low=0, high=10**12)
-LEDGER_VARIANCE_REGULATOR_MINOR = env_int("LEDGER_VARIANCE_REGULATOR_MINOR", 10_000, low=0, high=10**12)
-if LEDGER_VARIANCE_REGULATOR_MINOR < LEDGER_VARIANCE_REPORT_MINOR:
-    raise ImproperlyConfigured(
-        f"LEDGER_VARIANCE_REGULATOR_MINOR={LEDGER_VARIANCE_REGULATOR_MINOR}: expected at least "
-        f"LEDGER_VARIANCE_REPORT_MINOR ({LEDGER_VARIANCE_REPORT_MINOR})"
-    )
+# The ledger (docs/accounting.md). N.J.A.C. 13:69D-1.21(e): per currency, in its units, an
+# unexplained variance above the first is a finding and from the second its message says it
+# goes to the regulator: EUR=25.00/100.00;JPY=3000/12000. A currency not named: 25 and 100
+# of its major unit.
+LEDGER_VARIANCE_THRESHOLDS = env_str("LEDGER_VARIANCE_THRESHOLDS", "")
+for _gone in ("LEDGER_VARIANCE_REPORT_MINOR", "LEDGER_VARIANCE_REGULATOR_MINOR"):
+    # one number of minor units for every currency (2500: EUR 25.00 but JPY 2,500): refused
+    # rather than ignored, so that a deployment that set it is told
+    if _gone in os.environ:
+        raise ImproperlyConfigured(
+            f"{_gone} is no longer read: the thresholds are set per currency, in its units - "
+            "LEDGER_VARIANCE_THRESHOLDS=EUR=25.00/100.00"
+        )
 # The shifts of the gaming day (Nevada MICS note 3): 24h, 8h (any whole number of hours
 # dividing 24) from GAMING_DAY_CUTOFF_HOUR, or start times, each optionally named
 # (day=06:00,swing=14:00,grave=22:00), in TIME_ZONE.
@@ -305,7 +308,7 @@ LEDGER_PITS = env_str("LEDGER_PITS", "")
 
 def _check_ledger() -> None:
     from audit.record.shifts import ShiftPlan
-    from ledger.config import parse_pits
+    from ledger.config import parse_pits, parse_thresholds
 
     try:
         ShiftPlan.parse(LEDGER_SHIFTS, day_start=f"{GAMING_DAY_CUTOFF_HOUR:02d}:00", zone=TIME_ZONE)
@@ -315,6 +318,10 @@ def _check_ledger() -> None:
         parse_pits(LEDGER_PITS)
     except ValueError as error:
         raise ImproperlyConfigured(f"LEDGER_PITS={LEDGER_PITS!r}: {error}") from None
+    try:
+        parse_thresholds(LEDGER_VARIANCE_THRESHOLDS)
+    except ValueError as error:
+        raise ImproperlyConfigured(f"LEDGER_VARIANCE_THRESHOLDS={LEDGER_VARIANCE_THRESHOLDS!r}: {error}") from None
 
 
 _check_ledger()

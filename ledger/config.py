@@ -1,14 +1,15 @@
 """The ledger's configuration, read from Django's settings when asked (never at import):
-the shift plan, the variance thresholds and the pits tables stand in.
+the shift plan, the variance thresholds per currency and the pits tables stand in.
 
-``parse_pits`` has no Django in it: the settings module uses it to refuse a bad value at
-start, naming the variable.
+``parse_pits`` and ``parse_thresholds`` have no Django in them: the settings module uses
+them to refuse a bad value at start, naming the variable.
 """
 from __future__ import annotations
 
 import fnmatch
 import re
 
+from audit.record.money import minor_unit_digits
 from ledger.books import ShiftPlan, Thresholds
 
 _PIT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,31}$")
@@ -55,12 +56,56 @@ def shift_plan() -> ShiftPlan:
                            zone=settings.TIME_ZONE)
 
 
-def thresholds() -> Thresholds:
-    """N.J.A.C. 13:69D-1.21(e)'s thresholds as configured, in minor units."""
+_AMOUNT = re.compile(r"^(\d{1,12})(?:\.(\d{1,4}))?$")
+
+
+def _minor(text: str, currency: str) -> int:
+    """``25.00`` of ``currency`` in its minor units, exactly (no more decimals than it has)."""
+    found = _AMOUNT.match(text.strip())
+    if not found:
+        raise ValueError(f"{text.strip()!r}: expected an amount in {currency}, e.g. 25.00")
+    whole, fraction = found.group(1), found.group(2) or ""
+    digits = minor_unit_digits(currency)
+    if len(fraction) > digits:
+        raise ValueError(f"{text.strip()!r}: {currency} has {digits} decimal{'s' if digits != 1 else ''}")
+    return int(whole) * 10**digits + int(fraction.ljust(digits, "0") or 0)
+
+
+def parse_thresholds(text: str) -> dict[str, Thresholds]:
+    """``EUR=25.00/100.00;JPY=3000/12000`` -> per currency the variance above which a
+    finding is made and from which its message says it goes to the regulator, in the
+    currency's units (N.J.A.C. 13:69D-1.21(e): $25 and $100), as minor units. A currency
+    not named takes :meth:`Thresholds.default` (25 and 100 of its major unit).
+
+    >>> t = parse_thresholds("EUR=25.00/100.00; KWD=10/40.5")
+    >>> (t["EUR"].report_above, t["EUR"].regulator_from), (t["KWD"].report_above, t["KWD"].regulator_from)
+    ((2500, 10000), (10000, 40500))
+    """
+    out: dict[str, Thresholds] = {}
+    for part in text.split(";"):
+        if not part.strip():
+            continue
+        currency, sep, amounts = part.partition("=")
+        currency = currency.strip()
+        report, slash, regulator = amounts.partition("/")
+        if not sep or not slash:
+            raise ValueError(f"{part.strip()!r}: expected CURRENCY=REPORT/REGULATOR, e.g. EUR=25.00/100.00")
+        minor_unit_digits(currency)  # a code of three capital letters, or ValueError naming it
+        if currency in out:
+            raise ValueError(f"{currency} is given twice")
+        above, to_regulator = _minor(report, currency), _minor(regulator, currency)
+        if to_regulator < above:
+            raise ValueError(f"{part.strip()!r}: the regulator's threshold must be at least the report's")
+        out[currency] = Thresholds(report_above=above, regulator_from=to_regulator)
+    return out
+
+
+def thresholds(currency: str) -> Thresholds:
+    """N.J.A.C. 13:69D-1.21(e)'s thresholds for ``currency`` as configured
+    (``LEDGER_VARIANCE_THRESHOLDS``), else its default, in its minor units."""
     from django.conf import settings
 
-    return Thresholds(report_above=settings.LEDGER_VARIANCE_REPORT_MINOR,
-                      regulator_from=settings.LEDGER_VARIANCE_REGULATOR_MINOR)
+    return parse_thresholds(settings.LEDGER_VARIANCE_THRESHOLDS).get(currency) or Thresholds.default(currency)
 
 
 def configured_pit(table: str) -> str:

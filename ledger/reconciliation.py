@@ -123,9 +123,9 @@ def reconcile_rows(rows: Sequence[m.Reconciliation], data: GameData, *, version:
                    now: datetime | None = None) -> list[LedgerFinding]:
     """Reconcile one table-day's stored periods (the day's row, shift blank, and its
     shifts' rows): set each row's results (not saved) and return the day's findings."""
-    thresholds = thresholds or config.thresholds()
     now = now or datetime.now(UTC)
     day = next(r for r in rows if not r.shift)
+    thresholds = thresholds or config.thresholds(day.currency)
     shifts = [r for r in rows if r.shift]
     results: dict[str, Reconciliation] = {}
     for row in rows:

@@ -110,6 +110,8 @@ _KINDS = (
                 "the win the settlements record differs from the win replay recomputes by more than replay's findings explain"),
     FindingKind("win_outside_interval", "medium", "ledger",
                 "the house result of a table's rounds lies outside the 95% interval around their theoretical win (investigate in writing)"),
+    FindingKind("currency_mismatch", "high", "ledger",
+                "an amount was recorded at a table in another currency than the table's and no exchange rate of its gaming day converts it: it is not booked"),
     FindingKind("signed_day_changed", "high", "ledger",
                 "a later event (a correction, a late count) changed the figures of a table's gaming day that accounting had signed off"),
     # --- the chain verifier: the record itself ----------------------------------------------

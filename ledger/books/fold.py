@@ -12,6 +12,11 @@ the last opening count of the day opened - so a shift's figures are exactly what
 between its opener and its closer; at a table that counts no inventory (a live game) it is
 the shift plan's shift at the event's time.
 
+Every amount an event states with its currency (a buy-in, a marker, a redemption, a
+drop's count and posting) is checked against the table's: one in another currency is
+booked only where an exchange rate of its gaming day converts it, both amounts kept;
+otherwise it is a ``currency_mismatch`` finding and is not booked.
+
 Conventions shared with the rules engine's replay: an event id seen twice is read once,
 and an event that an authorised correction strikes (``corrects`` without settlements) is
 skipped, both without a finding here (replay reports them). A bet placed twice (the same
@@ -85,6 +90,9 @@ class Fold:
         self.slips: dict[str, Slip] = {}
         self.markers: dict[str, Marker] = {}
         self.redemptions: list[Redemption] = []
+        # drops (day, shift) whose count or posting was in a currency the fold could not
+        # book: their currency_mismatch says so, the end of day does not say it again
+        self.unbookable: set[tuple[str, str | None]] = set()
         self.drops: dict[tuple[str, str | None], Drop] = {}
         # bet -> stake, where; a bet leaves it when settled (what is left of it is in
         # settled), so a long day holds one record of each bet, not two
@@ -133,6 +141,20 @@ class Fold:
         if isinstance(moment, str):
             return parse_timestamp(moment)
         raise ValueError(f"event {self.event_id}: no occurred_at to find its shift by")
+
+    def booked(self, amount: int, currency: str, what: str, key: tuple[str, str | None] | None = None) -> int | None:
+        """``amount`` of ``currency`` in the table's currency, to be booked; None where it
+        cannot be (another currency than the table's): a ``currency_mismatch`` finding
+        naming ``what``. A table whose currency the record has not stated yet (no
+        ``table.opened``) takes any."""
+        if currency == self.currency or self.currency == "XXX":
+            return amount
+        day = (key or self.key())[0]
+        self.find("currency_mismatch",
+                  f"{what}: {format_money(amount, currency)} recorded at a {self.currency} table on gaming day {day}, "
+                  f"and no rate of {currency} to {self.currency} converts it: not booked.",
+                  key=key, expected=self.currency, recorded=format_money(amount, currency))
+        return None
 
     def at(self, key: Key) -> Figures:
         figures = self.figures.get(key)
@@ -247,7 +269,7 @@ class Fold:
         self.event_id = None
         days_with_drop = {day for day, _ in self.drops}
         for (day, shift), drop in self.drops.items():
-            if not wanted(day):
+            if not wanted(day) or (day, shift) in self.unbookable:
                 continue
             where = f"gaming day {day}" + (f", shift {shift}" if shift else "")
             if drop.counted is None:
@@ -438,7 +460,9 @@ def _marker_in(state: Fold, amount: int, memo: str) -> None:
 
 
 def on_buyin_recorded(state: Fold, p: Mapping[str, Any]) -> None:
-    amount = p["amount"]
+    amount = state.booked(p["amount"], p["currency"], f"A {p['method']} buy-in at box {p['box']}")
+    if amount is None:
+        return
     if p["method"] == "marker":
         _marker_in(state, amount, f"marker buy-in box {p['box']}")
         return
@@ -458,16 +482,28 @@ def on_marker_issued(state: Fold, p: Mapping[str, Any]) -> None:
         return
     state.markers[number] = Marker(number, p["player"], p["amount"], event=state.event_id, gaming_day=state.key()[0],
                                    currency=p["currency"])
-    _marker_in(state, p["amount"], f"marker {number}")
+    amount = state.booked(p["amount"], p["currency"], f"Marker {number}")
+    if amount is not None:
+        _marker_in(state, amount, f"marker {number}")
 
 
 def on_marker_redeemed(state: Fold, p: Mapping[str, Any]) -> None:
     number = p["marker"]
     marker = state.markers.get(number)
+    state.redemptions.append(Redemption(number, p["amount"], p["currency"], p["method"], state.key()[0], state.event_id))
+    if marker is not None and marker.currency and p["currency"] != marker.currency:
+        # paid in another currency than the marker's: it pays nothing of it in the books
+        state.find("currency_mismatch",
+                   f"Marker {number} ({format_money(marker.amount, marker.currency)}) was redeemed with "
+                   f"{format_money(p['amount'], p['currency'])}: another currency than the marker's; not booked.",
+                   slip=number, expected=marker.currency, recorded=format_money(p["amount"], p["currency"]))
+        return
+    amount = state.booked(p["amount"], p["currency"], f"A redemption of marker {number}")
+    if amount is None:
+        return
     if marker is not None:
         marker.redeemed += p["amount"]
-    state.redemptions.append(Redemption(number, p["amount"], p["currency"], p["method"], state.key()[0], state.event_id))
-    state.post(f"marker {number} redeemed ({p['method']})", j.moves((j.MARKERS_RECEIVABLE, j.CAGE, p["amount"])))
+    state.post(f"marker {number} redeemed ({p['method']})", j.moves((j.MARKERS_RECEIVABLE, j.CAGE, amount)))
 
 
 # --- inventory counts --------------------------------------------------------------------------
@@ -645,6 +681,21 @@ def _drop(state: Fold, p: Mapping[str, Any]) -> Drop:
     return drop
 
 
+def _foreign(state: Fold, p: Mapping[str, Any], what: str, where: tuple[str, str | None]) -> bool:
+    """A drop's count or posting in another currency than the table's: found, not booked."""
+    if p["currency"] == state.currency or state.currency == "XXX":
+        return False
+    amounts = (p["cash"], p["markers"], p.get("chips") or 0)
+    day, shift = where
+    box = f"gaming day {day}" + (f", shift {shift}" if shift else "")
+    state.find("currency_mismatch",
+               f"The drop {what} of {box} is in {p['currency']} ({format_money(sum(amounts), p['currency'])}) at a "
+               f"{state.currency} table, and no rate of {p['currency']} to {state.currency} converts it: not booked.",
+               key=where, expected=state.currency, recorded=format_money(sum(amounts), p["currency"]))
+    state.unbookable.add(where)
+    return True
+
+
 def _book_drop(state: Fold, day: str, shift: str | None) -> tuple[int, int]:
     """Cash and markers the table's record put into the box (or compartment)."""
     cash = markers = 0
@@ -666,6 +717,9 @@ def on_drop_counted(state: Fold, p: Mapping[str, Any]) -> None:
     the cage and the markers to markers receivable at once."""
     drop = _drop(state, p)
     if drop.counted is not None:
+        return
+    where = (drop.gaming_day, drop.shift)
+    if _foreign(state, p, "count", where):
         return
     cash, markers, chips = p["cash"], p["markers"], p.get("chips") or 0
     drop.counted = (cash, markers, chips)
@@ -696,6 +750,8 @@ def _post_drop(state: Fold, key: tuple[str, str | None], amounts: tuple[int, int
 def on_drop_posted(state: Fold, p: Mapping[str, Any]) -> None:
     drop = _drop(state, p)
     if drop.posted is not None:
+        return
+    if _foreign(state, p, "posting", (drop.gaming_day, drop.shift)):
         return
     posted = (p["cash"], p["markers"], p["chips"])
     drop.posted = posted

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import date
 from fractions import Fraction
 
-from audit.record.money import format_money, format_signed
+from audit.record.money import format_money, format_signed, minor_unit_digits
 
 from .figures import Figures
 from .findings import LedgerFinding
@@ -33,12 +33,26 @@ from .stats import Z95, TableDay, Theoretical, hold, theoretical
 @dataclass(frozen=True, slots=True)
 class Thresholds:
     """When an unexplained variance is a finding (N.J.A.C. 13:69D-1.21(e): a report above
-    $25, a copy to the regulator from $100), in the table currency's minor units, and the
-    interval's z (1.96: 95%)."""
+    $25, a copy to the regulator from $100), in minor units of one currency - the
+    table's: :meth:`default` gives 25 and 100 of a currency's major unit, the settings
+    set them per currency - and the interval's z (1.96: 95%).
+
+    >>> Thresholds.default("EUR").report_above, Thresholds.default("JPY").report_above
+    (2500, 25)
+    >>> Thresholds.default("KWD").regulator_from
+    100000
+    """
 
     report_above: int = 2_500
     regulator_from: int = 10_000
     z: Fraction = Z95
+
+    @classmethod
+    def default(cls, currency: str) -> Thresholds:
+        """25 and 100 units of ``currency`` (its minor units by ISO 4217): EUR 25.00 and
+        EUR 100.00, JPY 25 and JPY 100, KWD 25.000 and KWD 100.000."""
+        unit = 10 ** minor_unit_digits(currency)
+        return cls(report_above=25 * unit, regulator_from=100 * unit)
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +144,7 @@ def reconcile(
     edge: Fraction | int | None = None,
     variance: Fraction | int | None = None,
     covariance: Fraction | int | None = None,
-    thresholds: Thresholds = Thresholds(),
+    thresholds: Thresholds | None = None,
 ) -> Reconciliation:
     """Reconcile one period's figures (a shift, or a whole day: :meth:`.fold.Books.shift`,
     :meth:`.fold.Books.day`). ``edge`` and ``variance`` are the rule set's house edge and
@@ -138,8 +152,11 @@ def reconcile(
     that of two boxes of one round (:func:`.stats.win_variance`; None: the stakes taken as
     independent). With an edge and
     no variance the theoretical win is computed without its SD and interval (and nothing
-    is found outside an interval there is not)."""
+    is found outside an interval there is not). ``thresholds`` are in minor units of the
+    figures' currency (None: :meth:`Thresholds.default` of it)."""
     currency = figures.currency
+    if thresholds is None:
+        thresholds = Thresholds.default(currency)
 
     def money(amount: int) -> str:
         return format_money(amount, currency)

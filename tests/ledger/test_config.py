@@ -28,15 +28,28 @@ def test_the_shift_plan_and_thresholds_follow_the_settings(settings) -> None:
     settings.LEDGER_SHIFTS, settings.GAMING_DAY_CUTOFF_HOUR, settings.TIME_ZONE = "8h", 4, "Europe/Prague"
     plan = config.shift_plan()
     assert plan.labels == ("04:00", "12:00", "20:00") and plan.zone == "Europe/Prague"
-    settings.LEDGER_VARIANCE_REPORT_MINOR, settings.LEDGER_VARIANCE_REGULATOR_MINOR = 100, 200
-    assert (config.thresholds().report_above, config.thresholds().regulator_from) == (100, 200)
+    settings.LEDGER_VARIANCE_THRESHOLDS = "EUR=1.00/2.00"
+    assert (config.thresholds("EUR").report_above, config.thresholds("EUR").regulator_from) == (100, 200)
+
+
+def test_thresholds_are_per_currency_in_its_units(settings) -> None:
+    """N.J.A.C. 13:69D-1.21(e)'s $25 / $100 in each currency's units: a currency not named
+    takes 25 and 100 of its major unit (JPY 25 is 25 minor units, KWD 25.000 is 25,000)."""
+    settings.LEDGER_VARIANCE_THRESHOLDS = "EUR=25.00/100.00; JPY=3000/12000"
+    got = {c: (config.thresholds(c).report_above, config.thresholds(c).regulator_from) for c in ("EUR", "JPY", "KWD", "USD")}
+    assert got == {"EUR": (2_500, 10_000), "JPY": (3_000, 12_000), "KWD": (25_000, 100_000), "USD": (2_500, 10_000)}
+    for bad, says in (("EUR=25.001/100", "EUR has 2 decimals"), ("JPY=25.5/100", "JPY has 0 decimals"),
+                      ("EUR=100/25", "at least"), ("EUR=25", "CURRENCY=REPORT/REGULATOR"), ("eur=1/2", "ISO 4217"),
+                      ("EUR=1/2;EUR=3/4", "twice"), ("EUR=-1/2", "an amount")):
+        with pytest.raises(ValueError, match=says):
+            config.parse_thresholds(bad)
 
 
 @pytest.mark.parametrize("env, says", [
     ({"LEDGER_SHIFTS": "7h"}, "LEDGER_SHIFTS='7h'"),
     ({"LEDGER_PITS": "nonsense"}, "LEDGER_PITS='nonsense'"),
-    ({"LEDGER_VARIANCE_REPORT_MINOR": "5000", "LEDGER_VARIANCE_REGULATOR_MINOR": "100"},
-     "LEDGER_VARIANCE_REGULATOR_MINOR=100"),
+    ({"LEDGER_VARIANCE_THRESHOLDS": "EUR=100/25"}, "LEDGER_VARIANCE_THRESHOLDS='EUR=100/25'"),
+    ({"LEDGER_VARIANCE_REPORT_MINOR": "5000"}, "LEDGER_VARIANCE_REPORT_MINOR is no longer read"),
 ])
 def test_a_bad_setting_stops_the_process_naming_it(env, says) -> None:
     code = "import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'casino.settings'; django.setup()"

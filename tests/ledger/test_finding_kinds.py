@@ -54,7 +54,11 @@ def scenario(fault: str | None = None) -> Table:
     drop_steps = {"drop_not_counted": ("removed",), "drop_not_posted": ("removed", "counted")}
     t.drop(900_000, 300_000, steps=drop_steps.get(fault or "", ("removed", "counted", "posted")),
            posted=(895_000, 300_000, 0) if fault == "drop_mismatch" else None)
-    t.redeem("M-1", 300_000)
+    if fault == "currency_mismatch":  # the EUR marker paid with USD: not booked
+        t.add("marker.redeemed", {"marker": "M-1", "amount": 300_000, "currency": "USD", "method": "cash",
+                                  "received_by": "CA-1"})
+    else:
+        t.redeem("M-1", 300_000)
     t.open(DAY2)
     t.count("opening", {100_000: hundreds, 5_000: fives - (1 if fault == "opener_mismatch" else 0)}, day=DAY2, slip="I-2")
     t.count("closing", {100_000: hundreds, 5_000: fives - (1 if fault == "opener_mismatch" else 0)}, day=DAY2, slip="I-3")
@@ -109,6 +113,7 @@ CASES = [
     ("drop_not_posted", "drop_not_posted", "EUR 12,000.00", None, None),
     ("drop_mismatch", "drop_mismatch", "EUR 12,000.00", "EUR 11,950.00", None),
     ("win_outside_interval", "win_outside_interval", None, "+EUR 14,000.00", None),
+    ("currency_mismatch", "currency_mismatch", "EUR", "USD 3,000.00", "M-1"),
 ]
 
 

@@ -109,7 +109,7 @@ def test_a_variance_at_the_threshold_is_shown_not_reported(fake_game) -> None:
 
 
 def test_the_regulator_threshold_is_read_from_the_settings(fake_game, settings) -> None:
-    settings.LEDGER_VARIANCE_REGULATOR_MINOR = 5_000
+    settings.LEDGER_VARIANCE_THRESHOLDS = "EUR=25.00/50.00"
     t = worked_example()
     fake_game.record(t.code, t.events)
     short_closer(t)
@@ -233,7 +233,7 @@ def test_a_day_of_shifts_reports_a_variance_by_the_shift_it_is_in(fake_game, set
     over in the first and 30.00 short in the second cancel out in the day, so each shift
     reports its own (with a threshold of 20.00) and the day reports none."""
     settings.LEDGER_SHIFTS = "8h"
-    settings.LEDGER_VARIANCE_REPORT_MINOR = 2_000
+    settings.LEDGER_VARIANCE_THRESHOLDS = "EUR=20.00/100.00"
     t = Table()
     t.open()
     t.count("opening", {100_000: 20}, shift="06:00")

@@ -20,8 +20,8 @@ class Command(BaseCommand):
         "Reconcile table-days four ways - chip-count, recorded, replayed and theoretical win - "
         "and record what is found (the ledger's read models are brought up to the feed's head "
         "first). Every table of --day (default: today's gaming day), or with --table every day "
-        "of that table. Exit codes: 0 every variance is explained (none beyond "
-        "LEDGER_VARIANCE_REPORT_MINOR); 1 a variance is not; 2 bad input (a malformed day, a "
+        "of that table. Exit codes: 0 every variance is explained (none beyond its "
+        "currency's threshold, LEDGER_VARIANCE_THRESHOLDS); 1 a variance is not; 2 bad input (a malformed day, a "
         "table or day the ledger has no figures for). A progress bar on stderr on a terminal."
     )
 
