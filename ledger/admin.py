@@ -41,7 +41,7 @@ from audit.record.money import format_money
 from audit.store import STREAM_REGEX
 from ledger.books.stats import percent
 
-from . import charts, reports, selectors, signoff
+from . import accounting_admin, charts, reports, selectors, signoff
 from . import models as m
 
 
@@ -167,6 +167,7 @@ class ReconciliationAdmin(NoDevices, ReadOnlyAdmin):
             path("reports/", view(self.reports_view), name="ledger_reports"),
             re_path(r"^reports/(?P<name>statistics|hold|daily|drop)\.csv$", view(self.report_csv),
                     name="ledger_report_csv"),
+            *accounting_admin.urls(self),
             re_path(rf"^{self.key_pattern}/$", view(self.key_view), name="ledger_reconciliation_key"),
             *super().get_urls(),
         ]

@@ -33,8 +33,8 @@ from audit.api import (
 )
 from audit.api_common import CSVRenderer, Pages, PersonWith, ReportSerializer, StrictQuery, query
 
+from . import master_game, reports, selectors, signoff
 from . import models as m
-from . import reports, selectors, signoff
 
 _AUTH_ERRORS = {
     401: OpenApiResponse(ErrorSerializer, description="no or bad credentials"),
@@ -462,3 +462,24 @@ class DropView(_RangeReport):
     @_report_schema("ledger_reports_drop", "The drop by instrument per table-day", RangeQuery)
     def get(self, request: Request) -> Response:
         return super().get(request)
+
+
+# --- the reports an accountant files (master game, ...) --------------------------------------
+
+_SHIFT = r"^[A-Za-z0-9][A-Za-z0-9._:-]*\Z"
+
+
+class MasterGameQuery(LedgerQuery):
+    day = serializers.DateField(required=True, help_text="the gaming day, YYYY-MM-DD")
+    shift = serializers.RegexField(_SHIFT, max_length=32, required=False,
+                                   help_text="a shift's label (06:00, swing), or all: every shift; none: the whole day")
+
+
+class MasterGameView(_ReportView):
+    @_report_schema("ledger_reports_master_game",
+                    "The master game report (stiff sheet): per table opener, fills, credits, closer, drop by "
+                    "instrument, win, hold, theoretical win, variance and who counted, with totals", MasterGameQuery)
+    def get(self, request: Request) -> Response:
+        p = query(MasterGameQuery, request)
+        return self.answer(request, master_game.master_game, day=p["day"], shift=p.get("shift"),
+                           table=p.get("table"), game=p.get("game"), pit=p.get("pit"))

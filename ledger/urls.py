@@ -18,4 +18,5 @@ urlpatterns = [
     path("reports/hold", api.HoldView.as_view(), name="ledger-report-hold"),
     path("reports/daily", api.DailyView.as_view(), name="ledger-report-daily"),
     path("reports/drop", api.DropView.as_view(), name="ledger-report-drop"),
+    path("reports/master-game", api.MasterGameView.as_view(), name="ledger-report-master-game"),
 ]

@@ -78,6 +78,7 @@ API: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "/api/ledger/reports/hold"): BOOKS,
     ("GET", "/api/ledger/reports/daily"): BOOKS,
     ("GET", "/api/ledger/reports/drop"): BOOKS,
+    ("GET", "/api/ledger/reports/master-game"): BOOKS,
     # the regulator's package (casino.package_api)
     ("GET", "/api/packages"): PACKAGERS,
     ("POST", "/api/packages"): PACKAGERS,
@@ -131,6 +132,8 @@ ADMIN_VIEWS: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "admin:ledger_reconciliation_key"): BOOKS,
     ("GET", "admin:ledger_reports"): BOOKS,
     ("GET", "admin:ledger_report_csv"): BOOKS,
+    ("GET", "admin:ledger_accounting"): BOOKS,
+    ("GET", "admin:ledger_accounting_csv"): BOOKS,
     ("GET", "admin:casino_packagerequest_download"): PACKAGERS,
     ("GET", "round-recall"): ROUNDS,
     ("GET", "round-recall-pdf"): ROUNDS,
@@ -217,7 +220,7 @@ def _fill(path: str, data: dict[str, str]) -> str:
         values |= {"table": data["table"], "day": data["day"]}
     for name, value in values.items():
         path = path.replace("{" + name + "}", value)
-    if path == "/api/ledger/reports/statistics":
+    if path in ("/api/ledger/reports/statistics", "/api/ledger/reports/master-game"):
         path += f"?day={data['day']}"
     elif path.startswith("/api/ledger/reports/"):
         path += f"?from={data['day']}&to={data['day']}"
@@ -236,6 +239,8 @@ def _view_url(name: str, data: dict[str, str]) -> str:
         "admin:tables_round_key": {"table": data["round_table"], "day": data["round_day"], "number": data["round_number"]},
         "admin:ledger_reconciliation_key": {"table": data["table"], "day": data["day"]},
         "admin:ledger_report_csv": {"name": "hold"},
+        "admin:ledger_accounting": {"name": "master-game"},
+        "admin:ledger_accounting_csv": {"name": "master-game"},
         "admin:casino_packagerequest_download": {"pk": data["package"]},
         "round-recall": {"table": data["round_table"], "day": data["round_day"], "number": data["round_number"]},
         "round-recall-pdf": {"table": data["round_table"], "day": data["round_day"], "number": data["round_number"]},

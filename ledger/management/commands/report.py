@@ -4,7 +4,7 @@ from datetime import date
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ledger import reports
+from ledger import master_game, reports
 
 
 class Command(BaseCommand):
@@ -14,7 +14,8 @@ class Command(BaseCommand):
         "others listed as left out), beside the house result, handle and theoretical win of every "
         "day's rounds; `report statistics --group table|game|pit|casino --period "
         "shift|day|mtd|ytd --day D` (or `--period range --from D --to D`): the same per group beside "
-        "a year before; `report daily` and `report drop --from D --to D`. --table, --game and --pit "
+        "a year before; `report daily` and `report drop --from D --to D`; `report master-game --day D "
+        "[--shift S|all]`: the master game report (stiff sheet) of the day. --table, --game and --pit "
         "narrow them; --csv writes CSV (amounts as text, in currency units and in minor units, and a "
         "totals row per currency). Exit codes: 0 the "
         "report was written; 2 bad input (an unknown report, a malformed or missing day, from after "
@@ -31,6 +32,7 @@ class Command(BaseCommand):
         parser.add_argument("--table", help="one table's code")
         parser.add_argument("--game", help="one rule set")
         parser.add_argument("--pit", help="one pit")
+        parser.add_argument("--shift", help="master-game: a shift's label, or all (default: the whole day)")
         parser.add_argument("--csv", action="store_true", help="CSV instead of a table")
 
     def handle(self, *args, report, csv=False, **options):
@@ -40,12 +42,17 @@ class Command(BaseCommand):
             if report == "statistics":
                 made = reports.statistics(group=options["group"], period=options["period"], day=days["day"],
                                           day_from=days["day_from"], day_to=days["day_to"], **filters)
+            elif report == "master-game":
+                if days["day"] is None:
+                    raise CommandError("report master-game needs --day (YYYY-MM-DD)", returncode=2)
+                made = master_game.master_game(day=days["day"], shift=options["shift"], **filters)
             elif report in ("hold", "daily", "drop"):
                 if days["day_from"] is None or days["day_to"] is None:
                     raise CommandError(f"report {report} needs --from and --to (YYYY-MM-DD)", returncode=2)
                 made = getattr(reports, report)(day_from=days["day_from"], day_to=days["day_to"], **filters)
             else:
-                raise CommandError(f"{report!r}: no such report (hold, statistics, daily, drop)", returncode=2)
+                raise CommandError(f"{report!r}: no such report (hold, statistics, daily, drop, master-game)",
+                                   returncode=2)
         except reports.ReportError as error:
             raise CommandError(str(error), returncode=2) from None
         if csv:
@@ -53,8 +60,8 @@ class Command(BaseCommand):
             return
         self.stdout.write(made.title)
         columns = [c for c in made.columns if c.screen]
-        cells = [[c.title for c in columns]] + [[made.display(row, c) or "-" for c in columns]
-                                                     for row in (*made.rows, *made.totals)]
+        cells = ([[c.title for c in columns]] + [[made.display(row, c) or "-" for c in columns] for row in made.rows]
+                 + [[made.total_display(row, c) for c in columns] for row in made.totals])
         widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
         for line in cells:
             self.stdout.write("  ".join(text.rjust(w) if c.kind != "text" else text.ljust(w)

@@ -1,0 +1,199 @@
+"""The reports an accountant files, on the admin's screens (Ledger > Reconciliations >
+Accounting): the master game report and the others beside it. Each page shows its reports as tables - money by
+the one formatter, a totals line per currency - with the same report as CSV one click
+away; the parameters come from the query string (a value that does not parse falls back
+to the default and says so). Addresses: ``/admin/ledger/reconciliation/accounting/<page>/``
+and ``.../accounting/<page>.csv``.
+
+Thin: the reports are built by their modules; this shapes them for the template
+``admin/ledger/accounting.html``. Who may: whoever may view the reconciliations (the
+``accounting`` group), never a device account.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+from functools import partial
+from typing import Any
+
+from django.contrib import admin
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
+from django.utils.http import urlencode
+
+from audit.reports import NOT_KNOWN, Column, Report
+
+from . import master_game, selectors
+from . import models as m
+
+
+@dataclass
+class Parameters:
+    """What a page was asked, read forgivingly: ``problems`` says what fell back."""
+
+    day: date
+    shift: str | None = None
+    table: str | None = None
+    game: str | None = None
+    pit: str | None = None
+    problems: list[str] = field(default_factory=list)
+
+    def query(self) -> dict[str, str]:
+        values = {"day": self.day.isoformat(), "shift": self.shift, "table": self.table, "game": self.game,
+                  "pit": self.pit}
+        return {k: v for k, v in values.items() if v}
+
+
+def _latest_day() -> date:
+    return (m.Reconciliation.objects.order_by("-gaming_day").values_list("gaming_day", flat=True).first()
+            or date.today())
+
+
+def parameters(request: HttpRequest) -> Parameters:
+    problems = []
+    day = _latest_day()
+    if request.GET.get("day"):
+        try:
+            day = date.fromisoformat(request.GET["day"])
+        except ValueError:
+            problems.append(f"{request.GET['day']!r} is not a gaming day (YYYY-MM-DD): showing {day.isoformat()}.")
+    filters = {k: (request.GET.get(k) or "").strip()[:64] or None for k in ("shift", "table", "game", "pit")}
+    return Parameters(day=day, problems=problems, **filters)
+
+
+# --- the screen's tables ------------------------------------------------------------------------
+
+def cell(report: Report, row: dict[str, Any], column: Column, *, total: bool = False) -> dict[str, Any]:
+    """A cell as the template shows it: the text (``-`` for an empty text on a report's
+    line), whether it is a number, whether it is not known, and lines under it."""
+    text = report.total_display(row, column) if total else report.display(row, column)
+    if not text and not total:
+        text = "-"
+    return {"text": text, "num": column.kind != "text", "unknown": text == NOT_KNOWN, "lines": [], "plain": False}
+
+
+def table(report: Report, *, columns: list[Column] | None = None,
+          extra: Callable[[dict[str, Any], bool], list[dict[str, Any]]] | None = None,
+          extra_titles: tuple[tuple[str, bool], ...] = (), row_class: Callable[[dict[str, Any]], str] | None = None
+          ) -> dict[str, Any]:
+    """A report as the template's table: its screen columns (or ``columns``), then the
+    cells ``extra`` makes of a row (``True`` for a totals row)."""
+    shown = columns if columns is not None else [c for c in report.columns if c.screen]
+
+    def line(row: dict[str, Any], total: bool) -> dict[str, Any]:
+        cells = [cell(report, row, c, total=total) for c in shown] + (extra(row, total) if extra else [])
+        return {"cells": cells, "cls": "total" if total else (row_class(row) if row_class else "")}
+
+    return {"name": report.name, "title": report.title,
+            "titles": [(c.title, c.kind != "text") for c in shown] + list(extra_titles),
+            "rows": [line(r, False) for r in report.rows], "totals": [line(r, True) for r in report.totals]}
+
+
+# --- the pages ----------------------------------------------------------------------------------
+
+def _master_game_page(p: Parameters) -> tuple[list[Report], list[dict[str, Any]], dict[str, Any]]:
+    shift = p.shift if p.shift else None
+    made = master_game.master_game(day=p.day, shift=shift, table=p.table, game=p.game, pit=p.pit)
+    by_key = {c.key: c for c in made.columns}
+    drop = by_key["drop"]
+    screen = [by_key[k] for k in ("table", "pit", "game")] + ([by_key["shift"]] if shift else []) + [
+        by_key[k] for k in ("opener", "fills", "credits", "closer")]
+    after = [by_key[k] for k in ("win", "hold", "theoretical_win", "variance")]
+
+    def cells(row: dict[str, Any], total: bool) -> list[dict[str, Any]]:
+        shown = cell(made, row, drop, total=total)
+        parts = [(name, made.total_display(row, by_key[key]) if total else made.display(row, by_key[key]))
+                 for name, key in (("cash", "drop_cash"), ("markers", "drop_markers"), ("chips", "drop_chips"))]
+        if row.get("drop") is not None:
+            shown["lines"] = [f"{name} {text}" for name, text in parts]
+        out = [shown] + [cell(made, row, c, total=total) for c in after]
+        if row.get("variance") and row.get("unexplained"):
+            out[-1]["cls"] = "bad"
+        if total:
+            out.append({"text": "", "num": False, "unknown": False, "lines": [], "plain": True})
+            return out
+        people = [f"{what} {by or NOT_KNOWN} / {witness or NOT_KNOWN}" for what, by, witness in (
+            ("opener", row["opener_counted_by"], row["opener_witnessed_by"]),
+            ("closer", row["closer_counted_by"], row["closer_witnessed_by"]))]
+        people.append(f"drop {row['drop_counted_by'] or NOT_KNOWN}")
+        out.append({"text": people[0], "num": False, "unknown": False, "lines": people[1:], "plain": True,
+                    "cls": "people"})
+        return out
+
+    shown = table(made, columns=screen, extra=cells,
+                  extra_titles=(("drop", True), ("chip-count win", True), ("hold", True), ("theoretical win", True),
+                                ("variance not explained", True), ("counted / witnessed", False)),
+                  row_class=lambda row: "unexplained" if row.get("unexplained") and row.get("variance") else "")
+    return [made], [shown], {"shift_choices": _shifts(p.day)}
+
+
+def _shifts(day: date) -> list[str]:
+    return sorted(set(m.Reconciliation.objects.filter(gaming_day=day).exclude(shift="")
+                      .values_list("shift", flat=True)))
+
+
+@dataclass(frozen=True)
+class Page:
+    title: str
+    make: Callable[[Parameters], tuple[list[Report], list[dict[str, Any]], dict[str, Any]]]
+    fields: tuple[str, ...]  # the form's parameters
+    explain: str
+
+
+PAGES: dict[str, Page] = {
+    "master-game": Page(
+        "Master game report", _master_game_page, ("day", "shift", "table", "game", "pit"),
+        "Per table: opener, fills, credits, closer, the drop by instrument, the chip-count win "
+        "(closer - opener + credits - fills + drop), hold, theoretical win and the variance the record does not "
+        "explain, with who counted and witnessed. Shift: blank for the whole gaming day, all for every shift."),
+}
+
+
+def _page(model_admin: admin.ModelAdmin, request: HttpRequest, name: str) -> HttpResponse:
+    if name not in PAGES:
+        raise Http404(f"No accounting report {name!r}.")
+    if not model_admin.has_view_permission(request):
+        raise PermissionDenied
+    page = PAGES[name]
+    p = parameters(request)
+    made, tables, extra = page.make(p)
+    query = p.query()
+    context = {
+        **model_admin.admin_site.each_context(request),
+        "opts": model_admin.model._meta, "title": page.title, "subtitle": None, "page": page, "name": name,
+        "parameters": p, "query": query, "tables": tables,
+        "csv": {r.name: reverse("admin:ledger_accounting_csv", args=[name]) + "?" + urlencode(
+            {**query, "report": r.name}) for r in made},
+        "pages": [(key, other.title, reverse("admin:ledger_accounting", args=[key])) for key, other in PAGES.items()],
+        "games": selectors.games(), "pits": selectors.pits(),
+        "table_codes": list(m.LedgerTable.objects.values_list("stream", flat=True)),
+        **extra,
+    }
+    request.current_app = model_admin.admin_site.name
+    return TemplateResponse(request, "admin/ledger/accounting.html", context)
+
+
+def _csv(model_admin: admin.ModelAdmin, request: HttpRequest, name: str) -> HttpResponse:
+    if name not in PAGES:
+        raise Http404(f"No accounting report {name!r}.")
+    if not model_admin.has_view_permission(request):
+        raise PermissionDenied
+    p = parameters(request)
+    made, _, _ = PAGES[name].make(p)
+    wanted = request.GET.get("report") or made[0].name
+    report = next((r for r in made if r.name == wanted), made[0])
+    response = HttpResponse(report.as_csv(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="ledger-{report.name}-{p.day.isoformat()}.csv"'
+    return response
+
+
+def urls(model_admin: admin.ModelAdmin) -> list[URLPattern]:
+    """The pages' addresses, under the Reconciliation admin's."""
+    view = model_admin.admin_site.admin_view
+    return [
+        path("accounting/<slug:name>.csv", view(partial(_csv, model_admin)), name="ledger_accounting_csv"),
+        path("accounting/<slug:name>/", view(partial(_page, model_admin)), name="ledger_accounting"),
+    ]

@@ -1,0 +1,68 @@
+"""The reports an accountant files, in a real browser at 1400 px: the master game report of
+the worked day (tests/ledger/test_master_game.py) read as an accountant reads it - each
+table's line, the drop by instrument, who counted, the totals line - and its CSV.
+Screenshots in artifacts/."""
+from __future__ import annotations
+
+import pytest
+
+from audit.subscribers import catch_up
+from tests.back_office.helpers import append
+from tests.browser.conftest import ARTIFACTS, member_of
+from tests.ledger.conftest import fake_game  # noqa: F401 - the fixture, shared
+from tests.ledger.test_master_game import DAY, worked_day
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def accountant(page, live_server, django_user_model):
+    return member_of(("ledger.migrations.0002_accounting_group",), "carol", page, live_server, django_user_model)
+
+
+@pytest.fixture
+def day(settings, fake_game):  # noqa: F811 - the fixture imported above
+    settings.PROJECT_ON_APPEND = False
+    settings.LEDGER_SHIFTS = "8h"
+    for t in worked_day():
+        fake_game.record(t.code, t.events)
+        append(t.code, t.events)
+    catch_up("ledger.books")
+
+
+def _shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+
+
+def test_the_master_game_report_of_the_worked_day(accountant, live_server, day) -> None:
+    page = accountant
+    page.goto(f"{live_server.url}/admin/ledger/reconciliation/")
+    page.click("#accounting-link")
+    page.select_option("select[name=shift]", "")
+    page.fill("input[name=day]", DAY)
+    page.click("input[type=submit]")
+    section = page.locator("#report-master_game")
+    titles = section.locator("thead th").all_inner_texts()
+    assert [t.lower() for t in titles] == ["table", "pit", "game", "opener", "fills", "credits", "closer", "drop",
+                                           "chip-count win", "hold", "theoretical win", "variance not explained",
+                                           "counted / witnessed"]
+    first = section.locator("tbody tr").first.locator("td").all_inner_texts()
+    assert first[:2] == ["BJ-01", "-"] and first[3:7] == ["EUR 20,000.00", "EUR 7,000.00", "EUR 2,000.00", "EUR 15,000.00"]
+    assert first[7].splitlines() == ["EUR 13,000.00", "cash EUR 10,000.00", "markers EUR 3,000.00", "chips EUR 0.00"]
+    assert first[8:10] == ["+EUR 3,000.00", "23.1%"]
+    assert first[12].splitlines() == ["opener D-1 / PB-1", "closer D-3 / PB-2", "drop CR-1, CR-2, CR-3"]
+    total = section.locator("tfoot tr.total td").all_inner_texts()
+    assert total[0] == "total" and total[3:7] == ["EUR 32,000.00", "EUR 7,000.00", "EUR 3,000.00", "EUR 23,000.00"]
+    assert total[7].splitlines()[0] == "EUR 18,000.00" and total[8:10] == ["+EUR 5,000.00", "27.8%"]
+    width = page.evaluate("document.querySelector('#report-master_game table').scrollWidth")
+    assert width <= 1400 - 40, width  # one screen wide, no scrolling sideways
+    _shot(page, "ledger_master_game.png")
+
+    page.select_option("select[name=shift]", "all")
+    page.click("input[type=submit]")
+    assert page.locator("#report-master_game tbody tr").count() == 3
+    _shot(page, "ledger_master_game_shifts.png")
+
+    csv = page.request.get(live_server.url + page.locator("#report-master_game a.csv").get_attribute("href"))
+    assert csv.ok and csv.text().splitlines()[-1].startswith("total,")
