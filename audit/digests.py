@@ -3,7 +3,8 @@ to date by a feed subscriber, signed with Ed25519, stored as events, published a
 and checked by ``manage.py verify``.
 
 - **The tree** (:mod:`audit.record.merkle`): leaf ``i`` is the ``i``-th event by global
-  position, binding its hash, stream, version and position. The subscriber
+  position, binding its hash, stream, version, position and the store's seal of it (leaf
+  format 2: a seal stripped or replaced changes the root). The subscriber
   ``audit.merkle`` folds each new batch of the feed into :class:`audit.models.MerkleState`
   (size, last position, the frontier's perfect subtrees, each stream's head) and saves
   the root of every aligned block of :data:`BLOCK` leaves (:class:`audit.models.MerkleBlock`),
@@ -56,7 +57,8 @@ from .subscribers import Batch, Subscriber
 BLOCK = 1024
 DIGEST_STREAM = "audit.digests"
 SUBSCRIBER_NAME = "audit.merkle"
-_COLUMNS = ("position", "stream", "version", "hash")
+_COLUMNS = ("position", "stream", "version", "hash", "seal")
+Row = tuple[int, str, int, str, str | None]  # a leaf's row: position, stream, version, hash, seal
 MAX_POSITION = 2**63 - 1  # bigint's
 
 
@@ -66,8 +68,8 @@ class DigestError(Exception):
 
 # --- the tree -----------------------------------------------------------------------------------
 
-def _rows_after(position: int, upto: int | None = None, *, limit: int | None = None) -> Iterator[tuple[int, str, int, str]]:
-    """The leaves' rows (position, stream, version, hash) after ``position`` in position
+def _rows_after(position: int, upto: int | None = None, *, limit: int | None = None) -> Iterator[Row]:
+    """The leaves' rows (position, stream, version, hash, seal) after ``position`` in position
     order: the events', and where days were detached (PostgreSQL) the detached events'
     kept in ``audit_event_detached``, merged in their places."""
     if _detached_after(position, upto):
@@ -92,12 +94,13 @@ def _detached_after(position: int, upto: int | None) -> bool:
         return bool(cursor.fetchone()[0])
 
 
-def _rows_with_detached(position: int, upto: int | None, limit: int | None) -> Iterator[tuple[int, str, int, str]]:
+def _rows_with_detached(position: int, upto: int | None, limit: int | None) -> Iterator[Row]:
     """:func:`_rows_after` over the events and the detached leaves, through a server-side
     cursor (a Merge Append of the two primary keys' index scans)."""
     bound = [position, MAX_POSITION if upto is None else upto]
-    sql = (f"SELECT position, stream, version, hash FROM {Event._meta.db_table} WHERE position > %s AND position <= %s "
-           f"UNION ALL SELECT position, stream, version, hash FROM {LEAVES} WHERE position > %s AND position <= %s "
+    sql = (f"SELECT position, stream, version, hash, seal FROM {Event._meta.db_table} WHERE position > %s "
+           f"AND position <= %s UNION ALL SELECT position, stream, version, hash, seal FROM {LEAVES} "
+           "WHERE position > %s AND position <= %s "
            "ORDER BY position" + (" LIMIT %s" if limit is not None else ""))
     cursor = connection.chunked_cursor()
     try:
@@ -108,9 +111,10 @@ def _rows_with_detached(position: int, upto: int | None, limit: int | None) -> I
         cursor.close()
 
 
-def _leaf(row: tuple[int, str, int, str]) -> bytes:
-    position, stream, version, digest = row
-    return merkle.event_leaf(stream=stream, version=version, position=position, event_hash=digest)
+def _leaf(row: Row, leaf_format: int = merkle.LEAF_FORMAT) -> bytes:
+    position, stream, version, digest, seal = row
+    return merkle.event_leaf(stream=stream, version=version, position=position, event_hash=digest, seal=seal,
+                             leaf_format=leaf_format)
 
 
 def tree_state() -> MerkleState:
@@ -263,10 +267,17 @@ def _head_of(payload: dict[str, Any]) -> signing.SignedTreeHead:
     return signing.SignedTreeHead.from_dict(payload)
 
 
-def latest_signed() -> signing.SignedTreeHead | None:
-    payload = (Event.objects.filter(stream=DIGEST_STREAM, type="digest.signed")
-               .order_by("-version").values_list("payload", flat=True).first())
-    return None if payload is None else _head_of(payload)
+def latest_signed(*, leaf_format: int | None = None) -> signing.SignedTreeHead | None:
+    """The latest stored head (of ``leaf_format``'s leaves only, when given)."""
+    payloads = (Event.objects.filter(stream=DIGEST_STREAM, type="digest.signed")
+                .order_by("-version").values_list("payload", flat=True))
+    if leaf_format is None:
+        payload = payloads.first()
+        return None if payload is None else _head_of(payload)
+    for payload in payloads.iterator(chunk_size=100):
+        if payload.get("leaf_format", 1) == leaf_format:
+            return _head_of(payload)
+    return None
 
 
 def digest_sign(*, now: datetime | None = None) -> tuple[signing.SignedTreeHead, Event]:
@@ -277,12 +288,17 @@ def digest_sign(*, now: datetime | None = None) -> tuple[signing.SignedTreeHead,
         state = tree_advance()
         if state.size == 0:
             raise DigestError("the record holds no events: there is nothing to sign")
-        previous = latest_signed()
-        if previous is not None and previous.size > state.size:
-            raise DigestError(f"the last signed head covers {previous.size:,} events but the record has {state.size:,}")
+        latest = latest_signed()
+        if latest is not None and latest.size > state.size:
+            raise DigestError(f"the last signed head covers {latest.size:,} events but the record has {state.size:,}")
+        # the head this one grew from: the latest of its leaf format (the first head of a
+        # format names none - no consistency proof joins trees of two formats)
+        previous = latest if latest is None or latest.leaf_format == merkle.LEAF_FORMAT else \
+            latest_signed(leaf_format=merkle.LEAF_FORMAT)
         root = _frontier(state).root
         streams = {name: (version, digest) for name, (version, digest) in state.streams.items()}
-        sth = signing.sign_head(merkle.TreeHead(state.size, root), timestamp=now, private_key=key, streams=streams)
+        sth = signing.sign_head(merkle.TreeHead(state.size, root), timestamp=now, private_key=key, streams=streams,
+                                leaf_format=merkle.LEAF_FORMAT)
         consistency = [] if previous is None else merkle.consistency_proof(previous.size, state.size, subtree)
         payload = {**sth.as_dict(), "previous_size": previous.size if previous else None,
                    "previous_root": previous.root.hex() if previous else None,
@@ -338,10 +354,11 @@ def head_problems(sth: signing.SignedTreeHead, *, source: str) -> list[HeadProbl
         return [HeadProblem(f"{label}: its signature does not hold: {why}")]
     frontier = merkle.Frontier()
     block, pending, first = 0, [], None
-    saved = dict(MerkleBlock.objects.values_list("index", "hash"))
+    # the saved blocks are of the current leaf format: an older head's leaves are not theirs
+    saved = dict(MerkleBlock.objects.values_list("index", "hash")) if sth.leaf_format == merkle.LEAF_FORMAT else {}
     differs: str | None = None
     for row in _rows_after(0, limit=sth.size):
-        leaf = _leaf(row)
+        leaf = _leaf(row, sth.leaf_format)
         frontier.append(leaf)
         pending.append(leaf)
         first = row[0] if first is None else first
@@ -353,9 +370,11 @@ def head_problems(sth: signing.SignedTreeHead, *, source: str) -> list[HeadProbl
         return [HeadProblem(f"{label}: the record now holds only {frontier.size} of the events it covers "
                             "(events removed, or the table emptied)")]
     if frontier.root != sth.root:
-        where = differs or "the changed events lie in the last, unfinished block or the saved blocks were changed too"
+        where = differs or ("the changed events lie in the last, unfinished block or the saved blocks were changed too"
+                            if saved else "no saved blocks of its leaf format to say where")
+        seals = ", or a seal stripped or replaced" if sth.leaf_format >= 2 else ""
         return [HeadProblem(f"{label}: the first {sth.size:,} events no longer have its Merkle root "
-                            f"(an event changed, inserted, removed, re-hashed or moved): {where}")]
+                            f"(an event changed, inserted, removed, re-hashed or moved{seals}): {where}")]
     return []
 
 
@@ -400,16 +419,19 @@ def inclusion_proof_of(events: Sequence[Event], sth: signing.SignedTreeHead | No
     sth = sth or latest_signed()
     if sth is None:
         raise DigestError("no head has been signed yet: run manage.py digest")
+    if sth.leaf_format != merkle.LEAF_FORMAT:
+        raise DigestError(f"the signed head of {sth.size:,} events has leaves of format {sth.leaf_format}, the tree "
+                          f"now format {merkle.LEAF_FORMAT}: sign a new head first (manage.py digest)")
     proofs = []
     for event in events:
         index = leaf_index(event)
         if index >= sth.size:
             raise DigestError(f"event {event.event_id} (position {event.position}) came after the latest signed head "
                               f"({sth.size:,} events): sign a new one first")
-        leaf = _leaf((event.position, event.stream, event.version, event.hash))
+        leaf = _leaf((event.position, event.stream, event.version, event.hash, event.seal))
         proofs.append({
             "event": str(event.event_id), "stream": event.stream, "version": event.version,
-            "position": event.position, "hash": event.hash, "index": index, "leaf": leaf.hex(),
+            "position": event.position, "hash": event.hash, "seal": event.seal, "index": index, "leaf": leaf.hex(),
             "path": [node.hex() for node in merkle.inclusion_proof(index, sth.size, subtree)],
         })
     return {"head": sth.as_dict(), "proofs": proofs}

@@ -51,7 +51,7 @@ MAKE_ONE = f"{TABLE}_partition_create"  # (day, tz, cutoff): the owner's own
 KEEP_KEYS = f"{TABLE}_keep_keys"
 KEYS_TRIGGER = f"{TABLE}_keys"
 KEY_TRIGGERS = (f"{KEY_TABLE}_no_update_delete", f"{KEY_TABLE}_no_truncate")
-# the Merkle leaves of detached days' events (position, stream, version, hash), kept so
+# the Merkle leaves of detached days' events (position, stream, version, hash, seal), kept so
 # that the signed heads still check over them (casino.archive writes it as the owner)
 LEAVES = f"{TABLE}_detached"
 LEAVES_TRIGGERS = (f"{LEAVES}_no_update_delete", f"{LEAVES}_no_truncate")

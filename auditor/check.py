@@ -192,7 +192,13 @@ class _Check:
                 self.disagree("heads", f"the signed head of {sth.size:,} events: its signature does not hold: {why}",
                               file=layout.MANIFEST, expected=f"a signature by {', '.join(sorted(self.keys))}",
                               found=f"{sth.signature.hex()[:32]}... by key {sth.key_id}")
-            if heads:
+            if heads and heads[-1][0].leaf_format != sth.leaf_format:
+                before = heads[-1][0]
+                self.disagree("heads", f"the signed head of {sth.size:,} events has leaves of format {sth.leaf_format}, "
+                              f"the one of {before.size:,} events before it format {before.leaf_format}: no consistency "
+                              "proof joins trees of two leaf formats, so this package cannot show that the record "
+                              "only grew between them", file=layout.MANIFEST)
+            elif heads:
                 before = heads[-1][0]
                 proof = [bytes.fromhex(node) for node in data.get("consistency") or []]
                 if data.get("previous_size") != before.size or data.get("previous_root") != before.root.hex() or \
@@ -213,7 +219,11 @@ class _Check:
                               f"({recorded['size']:,} events) to this one's ({latest.size:,}) does not hold",
                               file=layout.MANIFEST)
         if previous is not None:
-            if recorded is None:
+            if previous.get("leaf_format", 1) != latest.leaf_format:
+                self.disagree("previous", f"the previous package's head has leaves of format "
+                              f"{previous.get('leaf_format', 1)}, this package's format {latest.leaf_format}: no "
+                              "consistency proof joins trees of two leaf formats", file=layout.MANIFEST)
+            elif recorded is None:
                 self.disagree("previous", "the package carries no consistency proof from a previous package's head "
                               "(export it with --previous)", file=layout.MANIFEST)
             elif (recorded["size"], recorded["root"]) != (previous["size"], previous["root"]):
@@ -312,7 +322,10 @@ class _Check:
         if latest is None or last.position is None:
             return
         proof = meta.get("inclusion") or {}
-        leaf = merkle.event_leaf(stream=name, version=last.version, position=last.position, event_hash=last.hash)
+        # the leaf as the head's tree made it: from format 2 it commits to the event's seal,
+        # which the manifest carries (the seal itself is the casino's to check, not the package's)
+        leaf = merkle.event_leaf(stream=name, version=last.version, position=last.position, event_hash=last.hash,
+                                 seal=meta.get("last_seal"), leaf_format=latest.leaf_format)
         path = [bytes.fromhex(node) for node in proof.get("path") or []]
         if not merkle.verify_inclusion(int(proof.get("index", -1)), latest.size, leaf, path, latest.root):
             self.disagree("inclusion", f"the stream's last event is not in the signed head of {latest.size:,} events "

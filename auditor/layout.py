@@ -49,8 +49,10 @@ FORMAT = "blackjack-regulator-package"
 # bumped when a reader of an older version could not read the new one; every version
 # this reader knows must still verify (tests/package/fixtures/ keeps one of each)
 # 2: the reconciliation's theoretical win and SD, the rule sets' edge and variance;
-# 3: the engine's messages (the checks report) give amounts in the table's currency
-FORMAT_VERSION = 3
+# 3: the engine's messages (the checks report) give amounts in the table's currency;
+# 4: the Merkle leaf commits to the event's seal (leaf format 2, which each head states),
+#    so each stream says its last event's seal (last_seal) for its inclusion proof
+FORMAT_VERSION = 4
 MANIFEST = "manifest.json"
 SIGNATURE = "manifest.sig"  # the casino's Ed25519 signature of manifest.json's bytes
 EVENTS_DIR = "events"

@@ -108,8 +108,9 @@ def _text(table: str, day: str, number: int, rules: str | None, currency: str, e
     latest = signing.SignedTreeHead.from_dict(heads[-1]) if heads else None
     proof = meta.get("inclusion") or {}
     if latest is not None:
-        leaf = merkle.event_leaf(stream=table, version=meta["last_version"],
-                                 position=meta["last_position"], event_hash=meta["last_hash"])
+        leaf = merkle.event_leaf(stream=table, version=meta["last_version"], position=meta["last_position"],
+                                 event_hash=meta["last_hash"], seal=meta.get("last_seal"),
+                                 leaf_format=latest.leaf_format)
         ok = merkle.verify_inclusion(int(proof.get("index", -1)), latest.size, leaf,
                                      [bytes.fromhex(n) for n in proof.get("path") or []], latest.root)
         lines.append(f"Inclusion: the stream's last event of the package (v{meta['last_version']}, leaf "

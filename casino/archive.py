@@ -18,7 +18,7 @@ The check, in order (any failure refuses, nothing is detached):
    a stream is always a whole tail of it.
 
 Then, in one transaction under the append lock: the partition is detached; its events'
-Merkle leaves (position, stream, version, hash) are copied to ``audit_event_detached``, so
+Merkle leaves (position, stream, version, hash, seal) are copied to ``audit_event_detached``, so
 that the signed heads still check over their positions (audit.digests); and the detach is
 recorded as a ``store.partition_detached`` event in the stream ``audit.store`` - the day,
 the partition, the package's manifest SHA-256 and latest signed head, the events and
@@ -183,8 +183,8 @@ def detach_day(day: date, package_path: Path, *, now: datetime | None = None) ->
                 cursor.execute(f"CREATE TRIGGER {trigger} BEFORE UPDATE OR DELETE ON {name} "
                                f"FOR EACH ROW EXECUTE FUNCTION {immutability.FUNCTION}()")
                 cursor.execute(f"ALTER TABLE {name} ENABLE ALWAYS TRIGGER {trigger}")
-                cursor.execute(f"INSERT INTO {LEAVES} (position, stream, version, hash, day) "
-                               f"SELECT position, stream, version, hash, %s FROM {name} ORDER BY position", [day])
+                cursor.execute(f"INSERT INTO {LEAVES} (position, stream, version, hash, seal, day) "
+                               f"SELECT position, stream, version, hash, seal, %s FROM {name} ORDER BY position", [day])
                 cursor.execute(f"SELECT count(*), min(position), max(position) FROM {name}")
                 events, first, last = cursor.fetchone()
                 cursor.execute(f"SELECT DISTINCT ON (stream) stream, version, hash FROM {name} "

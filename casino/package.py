@@ -164,7 +164,8 @@ def covering_head(slices: Sequence[Slice]) -> signing.SignedTreeHead:
     """The latest signed head, signed anew when it does not cover every exported event."""
     last = max((Event.objects.get(stream=s.table, version=s.last) for s in slices), key=lambda e: e.position)
     sth = digests.latest_signed()
-    if sth is None or sth.size <= digests.leaf_index(last):
+    # a head of an older leaf format is not the tree's any more: its proofs cannot be made
+    if sth is None or sth.size <= digests.leaf_index(last) or sth.leaf_format != merkle.LEAF_FORMAT:
         try:
             sth, _ = digests.digest_sign()
         except digests.DigestError as error:
@@ -188,6 +189,11 @@ def export_package(*, day_from: date, day_to: date, tables: Sequence[str] = (), 
     check_out(out, force=force)
     before = previous_head(previous) if previous is not None else None
     sth = covering_head(slices)
+    if before is not None and before.get("leaf_format", 1) != sth.leaf_format:
+        raise PackageError(f"--previous {previous}: its head's tree has leaves of format {before.get('leaf_format', 1)}, "
+                           f"this record's now format {sth.leaf_format} (each leaf commits to the event's seal): no "
+                           "consistency proof joins two formats; export without --previous (docs/regulator.md)",
+                           field="previous")
     if before is not None and before.get("size", 0) > sth.size:
         raise PackageError(f"--previous {previous}: its head covers {before['size']:,} events, more than the "
                            f"latest signed head ({sth.size:,}): it is not an earlier package of this record")
@@ -294,7 +300,7 @@ def _tables(folder: Path, slices: Sequence[Slice], sth: signing.SignedTreeHead, 
         streams[part.table] = {
             "file": name, "events": sum(kinds.values()), "counts": dict(sorted(kinds.items())),
             "first_version": first.version, "last_version": last.version,
-            "first_prev_hash": first.prev_hash, "last_hash": last.hash,
+            "first_prev_hash": first.prev_hash, "last_hash": last.hash, "last_seal": last.seal,
             "first_position": first.position, "last_position": last.position,
             "first_index": digests.leaf_index(first),
             "struck": struck, "gaming_days": audit.days,
@@ -337,11 +343,13 @@ def _manifest(folder: Path, sth: signing.SignedTreeHead, day_from: date, day_to:
 def signed_heads(latest: signing.SignedTreeHead, first_index: int) -> list[dict[str, Any]]:
     """The signed heads that cover part of the period (size above its first event's
     leaf), oldest first, up to the one the proofs use; each with the consistency proof
-    from the head before it, as stored."""
+    from the head before it, as stored. Only heads of the latest one's leaf format: no
+    consistency proof joins a tree of another (audit.record.merkle)."""
     heads = []
     for payload in (Event.objects.filter(stream=digests.DIGEST_STREAM, type="digest.signed")
                     .order_by("version").values_list("payload", flat=True).iterator(chunk_size=500)):
-        if payload["size"] > first_index and payload["size"] <= latest.size:
+        if payload["size"] > first_index and payload["size"] <= latest.size and \
+                payload.get("leaf_format", 1) == latest.leaf_format:
             heads.append(payload)
     if not heads or heads[-1]["size"] != latest.size or heads[-1]["root"] != latest.root.hex():
         heads.append({**latest.as_dict(), "previous_size": None, "previous_root": None, "consistency": []})

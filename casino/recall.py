@@ -61,7 +61,8 @@ def _anchor(table: str, version: int) -> dict[str, Any]:
     """The round's last event's inclusion proof in the latest signed head, checked."""
     event = Event.objects.get(stream=table, version=version)
     sth = digests.latest_signed()
-    if sth is None or digests.leaf_index(event) >= sth.size:
+    if sth is None or digests.leaf_index(event) >= sth.size or sth.leaf_format != merkle.LEAF_FORMAT:
+        # (a head of an older leaf format is not the tree's any more: the next one covers the round)
         return {"covered": False, "size": sth.size if sth else 0,
                 "why": "no signed head covers the round yet: the next periodic signing will (manage.py digest)"}
     proof = digests.inclusion_proof_of([event], sth)["proofs"][0]

@@ -52,7 +52,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "digest.signed": {"size": 4096, "root": "d" * 64, "timestamp": "2026-11-30T06:05:00.000000Z",
                       "key_id": "0123456789abcdef", "signature": "e" * 128,
                       "streams": {"BJ-01": [2048, "f" * 64], "audit.findings": [3, "a" * 64]},
-                      "previous_size": 1024, "previous_root": "c" * 64, "consistency": ["b" * 64, "9" * 64]},
+                      "previous_size": 1024, "previous_root": "c" * 64, "consistency": ["b" * 64, "9" * 64],
+                      "leaf_format": 2},
     "store.partition_detached": {"day": "2026-11-20", "partition": "audit_event_d20261120", "package_sha256": "a" * 64,
                                  "signed_head": {"size": 4096, "root": "d" * 64, "key_id": "0123456789abcdef",
                                                  "timestamp": "2026-11-22T06:05:00.000000Z"},
@@ -98,4 +99,7 @@ V1_EXAMPLES: dict[str, dict[str, Any]] = {
     "chips.credited": {"slip": "C-2001", "chips": [{"denomination": 10_000, "count": 5}]},
     "drop.counted": {"gaming_day": "2026-11-29", "cash": 1_250_000, "markers": 0, "currency": "EUR",
                      "counted_by": "CR-1"},
+    "digest.signed": {"size": 4096, "root": "d" * 64, "timestamp": "2026-11-30T06:05:00.000000Z",
+                      "key_id": "0123456789abcdef", "signature": "e" * 128, "streams": {"BJ-01": [2048, "f" * 64]},
+                      "previous_size": None, "previous_root": None, "consistency": []},
 }

@@ -2,10 +2,17 @@
 
 Every event is a leaf, in global-position order: leaf ``i`` is the ``i``-th event by
 position (positions may skip numbers; the index does not). A leaf's data binds the event's
-content and its place in the record: the canonical JSON (:mod:`.chain`) of its ``hash``
-(which covers the content, see :func:`.chain.event_hash`), ``stream``, ``version`` and
-``position`` - so re-hashing an altered event, moving it to another position or another
-stream, cutting a tail or deleting a stream all change the root.
+content, its place in the record and the store's seal of it: the canonical JSON
+(:mod:`.chain`) of its ``hash`` (which covers the content, see :func:`.chain.event_hash`),
+``position``, ``seal`` (the store's HMAC of the hash and the appending principal,
+``audit.seals``; null for a row without one), ``stream`` and ``version`` - so re-hashing an
+altered event, moving it to another position or another stream, cutting a tail, deleting a
+stream, and stripping or replacing a seal all change the root.
+
+The leaf's layout has a format number, which a signed head states
+(:mod:`.signing`): format 2 (:data:`LEAF_FORMAT`, the one signed now) is the above;
+format 1, of heads signed before seals entered the leaf, has no ``seal`` member. A tree is
+of one format throughout: a head is checked by recomputing its leaves in its format.
 
 Hashes (RFC 9162, 2.1.1), SHA-256, 32 bytes:
 
@@ -40,9 +47,20 @@ _LEAF = b"\x00"
 _NODE = b"\x01"
 
 
-def leaf_data(*, stream: str, version: int, position: int, event_hash: str) -> bytes:
-    """What a leaf hashes: the event's chain hash and where it stands in the record."""
-    return canonical_json({"hash": event_hash, "position": position, "stream": stream, "version": version})
+LEAF_FORMAT = 2
+LEAF_FORMATS = (1, 2)
+
+
+def leaf_data(*, stream: str, version: int, position: int, event_hash: str, seal: str | None,
+              leaf_format: int = LEAF_FORMAT) -> bytes:
+    """What a leaf hashes: the event's chain hash, where it stands in the record and (from
+    format 2) the store's seal of it."""
+    if leaf_format == 1:
+        return canonical_json({"hash": event_hash, "position": position, "stream": stream, "version": version})
+    if leaf_format != 2:
+        raise ValueError(f"leaf format {leaf_format!r}: expected one of {LEAF_FORMATS}")
+    return canonical_json({"hash": event_hash, "position": position, "seal": seal, "stream": stream,
+                           "version": version})
 
 
 def leaf_hash(data: bytes) -> bytes:
@@ -53,15 +71,23 @@ def node_hash(left: bytes, right: bytes) -> bytes:
     return hashlib.sha256(_NODE + left + right).digest()
 
 
-def event_leaf(*, stream: str, version: int, position: int, event_hash: str) -> bytes:
+def event_leaf(*, stream: str, version: int, position: int, event_hash: str, seal: str | None,
+               leaf_format: int = LEAF_FORMAT) -> bytes:
     """The leaf hash of one stored event. The canonical JSON of :func:`leaf_data`, written
-    directly (a store's table codes and a hash's hex digits need no escaping; anything
-    else goes through the encoder): this runs once per event of the record."""
+    directly (a store's table codes and the hex digits of a hash and a seal need no
+    escaping; anything else goes through the encoder): this runs once per event of the
+    record."""
     if _PLAIN.match(stream) and _HEX.match(event_hash):
-        data = b'{"hash":"%s","position":%d,"stream":"%s","version":%d}' % (
-            event_hash.encode(), position, stream.encode(), version)
-    else:
-        data = leaf_data(stream=stream, version=version, position=position, event_hash=event_hash)
+        if leaf_format == 2 and seal is not None and _HEX.match(seal):
+            data = b'{"hash":"%s","position":%d,"seal":"%s","stream":"%s","version":%d}' % (
+                event_hash.encode(), position, seal.encode(), stream.encode(), version)
+            return hashlib.sha256(_LEAF + data).digest()
+        if leaf_format == 1:
+            data = b'{"hash":"%s","position":%d,"stream":"%s","version":%d}' % (
+                event_hash.encode(), position, stream.encode(), version)
+            return hashlib.sha256(_LEAF + data).digest()
+    data = leaf_data(stream=stream, version=version, position=position, event_hash=event_hash, seal=seal,
+                     leaf_format=leaf_format)
     return hashlib.sha256(_LEAF + data).digest()
 
 

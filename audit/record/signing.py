@@ -9,9 +9,11 @@ Published outside the database (a file, the regulator's package), it lets anyone
 the public key prove later that the record only grew from it - a cut tail, a deleted
 stream, a re-hashed history or a forged event at the head no longer pass.
 
-What is signed is the canonical JSON (:mod:`.chain`) of ``{"key_id", "root", "size",
-"streams", "timestamp"}`` (root as 64 hex digits, streams as ``{name: [version, hash]}``,
-timestamp as the chain's UTC text). ``key_id`` is
+What is signed is the canonical JSON (:mod:`.chain`) of ``{"key_id", "leaf_format", "root",
+"size", "streams", "timestamp"}`` (root as 64 hex digits, streams as ``{name: [version,
+hash]}``, timestamp as the chain's UTC text; ``leaf_format`` the layout of the tree's leaves,
+:mod:`.merkle` - a head of format 1, signed before the leaf held the seal, has no such
+member, and is signed and read as it was). ``key_id`` is
 the first 16 hex digits of SHA-256 of the raw 32-byte public key, so a verifier can pick
 the right key from several (rotation: a new key gets a new id; old heads keep verifying
 with the old public key, which stays published).
@@ -32,7 +34,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from .chain import canonical_json, format_timestamp, parse_timestamp
-from .merkle import TreeHead
+from .merkle import LEAF_FORMAT, LEAF_FORMATS, TreeHead
 
 
 class UnusableKey(ValueError):
@@ -91,16 +93,17 @@ class SignedTreeHead:
     key_id: str
     signature: bytes
     streams: StreamHeads = field(default_factory=dict)
+    leaf_format: int = 1  # the leaves' layout (merkle.leaf_data); 1 for a head that does not say
 
     @property
     def head(self) -> TreeHead:
         return TreeHead(self.size, self.root)
 
     def signed_bytes(self) -> bytes:
-        return _signed_bytes(self.size, self.root, self.streams, self.timestamp, self.key_id)
+        return _signed_bytes(self.size, self.root, self.streams, self.timestamp, self.key_id, self.leaf_format)
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        data = {
             "size": self.size,
             "root": self.root.hex(),
             "streams": {name: [version, digest] for name, (version, digest) in sorted(self.streams.items())},
@@ -108,6 +111,9 @@ class SignedTreeHead:
             "key_id": self.key_id,
             "signature": self.signature.hex(),
         }
+        if self.leaf_format != 1:  # a format 1 head is written as it always was
+            data["leaf_format"] = self.leaf_format
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SignedTreeHead:
@@ -126,25 +132,34 @@ class SignedTreeHead:
                 if isinstance(version, bool) or not isinstance(version, int) or not isinstance(digest, str):
                     raise ValueError(f"streams.{name}: expected [version, hash]")  # noqa: TRY004 - a malformed head is a ValueError to every caller
                 streams[str(name)] = (version, digest)
-            return cls(size, root, parse_timestamp(str(data["timestamp"])), str(data["key_id"]), signature, streams)
+            leaf_format = data.get("leaf_format", 1)
+            if leaf_format not in LEAF_FORMATS or isinstance(leaf_format, bool):
+                raise ValueError(f"leaf_format: expected one of {', '.join(map(str, LEAF_FORMATS))}")
+            return cls(size, root, parse_timestamp(str(data["timestamp"])), str(data["key_id"]), signature, streams,
+                       leaf_format)
         except KeyError as missing:
             raise ValueError(f"{missing.args[0]}: missing") from None
 
 
-def _signed_bytes(size: int, root: bytes, streams: StreamHeads, timestamp: datetime, key: str) -> bytes:
-    return canonical_json({
+def _signed_bytes(size: int, root: bytes, streams: StreamHeads, timestamp: datetime, key: str,
+                  leaf_format: int) -> bytes:
+    signed: dict[str, Any] = {
         "key_id": key, "root": root.hex(), "size": size,
         "streams": {name: [version, digest] for name, (version, digest) in streams.items()},
         "timestamp": format_timestamp(timestamp),
-    })
+    }
+    if leaf_format != 1:
+        signed["leaf_format"] = leaf_format
+    return canonical_json(signed)
 
 
 def sign_head(head: TreeHead, *, timestamp: datetime, private_key: Ed25519PrivateKey,
-              streams: StreamHeads | None = None) -> SignedTreeHead:
+              streams: StreamHeads | None = None, leaf_format: int = LEAF_FORMAT) -> SignedTreeHead:
+    """Sign ``head``, a tree of ``leaf_format`` leaves (the current format unless told)."""
     kid = key_id(private_key.public_key())
     heads = dict(streams or {})
-    signature = private_key.sign(_signed_bytes(head.size, head.root, heads, timestamp, kid))
-    return SignedTreeHead(head.size, head.root, timestamp, kid, signature, heads)
+    signature = private_key.sign(_signed_bytes(head.size, head.root, heads, timestamp, kid, leaf_format))
+    return SignedTreeHead(head.size, head.root, timestamp, kid, signature, heads, leaf_format)
 
 
 def verify_head(sth: SignedTreeHead, public_keys: Mapping[str, Ed25519PublicKey]) -> str | None:

@@ -81,8 +81,8 @@ def test_a_signed_head_is_stored_published_and_verifies(record) -> None:
 def test_the_tree_kept_on_the_feed_is_the_tree_of_the_record(record) -> None:
     """The root the subscriber keeps, and every saved block, equal a fold of every event
     from scratch; a subtree served from the blocks equals one from the leaves."""
-    rows = Event.objects.order_by("position").values_list("position", "stream", "version", "hash")
-    leaves = [merkle.event_leaf(stream=s, version=v, position=p, event_hash=h) for p, s, v, h in rows]
+    rows = Event.objects.order_by("position").values_list("position", "stream", "version", "hash", "seal")
+    leaves = [merkle.event_leaf(stream=s, version=v, position=p, event_hash=h, seal=x) for p, s, v, h, x in rows]
     state = digests.tree_advance()
     assert state.size == len(leaves)
     assert digests._frontier(state).root == merkle.root_of(leaves)
@@ -101,8 +101,10 @@ def test_an_events_inclusion_proof_checks_out_independently(record) -> None:
     proof = digests.inclusion_proof_of(round_two)
     assert len(proof["proofs"]) == 25
     for item in proof["proofs"]:
+        stored = Event.objects.get(stream=item["stream"], version=item["version"])
+        assert item["seal"] == stored.seal and item["hash"] == stored.hash
         leaf = merkle.event_leaf(stream=item["stream"], version=item["version"], position=item["position"],
-                                 event_hash=item["hash"])
+                                 event_hash=item["hash"], seal=stored.seal)
         assert leaf.hex() == item["leaf"]
         path = [bytes.fromhex(node) for node in item["path"]]
         assert ref_root_from_path(item["index"], sth.size, leaf, path) == sth.root

@@ -193,19 +193,40 @@ def test_any_prefix_is_consistent_and_any_leaf_included(n: int, draw: st.DataObj
     assert ref_root_from_path(i, n, leaves[i], merkle.inclusion_proof(i, n, source)) == ref_mth(d)
 
 
-def test_a_leaf_binds_the_event_and_its_place() -> None:
-    """Changing the event's hash, its stream, its version or its position changes the leaf."""
-    base = {"stream": "BJ-01", "version": 7, "position": 1234, "event_hash": "a" * 64}
+def test_a_leaf_binds_the_event_its_place_and_its_seal() -> None:
+    """Changing the event's hash, its stream, its version, its position or its seal
+    (replaced, or stripped) changes the leaf."""
+    base = {"stream": "BJ-01", "version": 7, "position": 1234, "event_hash": "a" * 64, "seal": "c" * 64}
     leaf = merkle.event_leaf(**base)
-    for key, value in (("stream", "BJ-02"), ("version", 8), ("position", 1235), ("event_hash", "b" * 64)):
+    for key, value in (("stream", "BJ-02"), ("version", 8), ("position", 1235), ("event_hash", "b" * 64),
+                       ("seal", "d" * 64), ("seal", None)):
         assert merkle.event_leaf(**{**base, key: value}) != leaf
 
 
+def test_the_leaf_formats_hash_the_bytes_the_format_names() -> None:
+    """Format 2 (the current one): the canonical JSON with the seal; format 1 (heads signed
+    before): without it, whatever seal is given - each against the bytes written by hand."""
+    base = {"stream": "BJ-01", "version": 7, "position": 1234, "event_hash": "a" * 64, "seal": "c" * 64}
+    two = b'{"hash":"%s","position":1234,"seal":"%s","stream":"BJ-01","version":7}' % (b"a" * 64, b"c" * 64)
+    one = b'{"hash":"%s","position":1234,"stream":"BJ-01","version":7}' % (b"a" * 64)
+    assert merkle.LEAF_FORMAT == 2
+    assert merkle.event_leaf(**base) == hashlib.sha256(b"\x00" + two).digest()
+    assert merkle.event_leaf(**base, leaf_format=1) == hashlib.sha256(b"\x00" + one).digest()
+    assert merkle.event_leaf(**{**base, "seal": None}, leaf_format=1) == hashlib.sha256(b"\x00" + one).digest()
+    stripped = b'{"hash":"%s","position":1234,"seal":null,"stream":"BJ-01","version":7}' % (b"a" * 64)
+    assert merkle.event_leaf(**{**base, "seal": None}) == hashlib.sha256(b"\x00" + stripped).digest()
+    with pytest.raises(ValueError, match="leaf format 3"):
+        merkle.event_leaf(**base, leaf_format=3)
+
+
 @given(st.text(min_size=1, max_size=20), st.integers(1, 2**53 - 1), st.integers(1, 2**53 - 1),
-       st.sampled_from(["a" * 64, "0123456789abcdef" * 4, "not hex"]))
-def test_the_fast_leaf_is_the_canonical_one(stream: str, version: int, position: int, digest: str) -> None:
-    """event_leaf's direct encoding equals hashing leaf_data's canonical JSON."""
-    canonical = merkle.leaf_hash(merkle.leaf_data(stream=stream, version=version, position=position, event_hash=digest))
-    assert merkle.event_leaf(stream=stream, version=version, position=position, event_hash=digest) == canonical
-    plain = merkle.leaf_hash(merkle.leaf_data(stream="BJ-01.a_b", version=version, position=position, event_hash="f" * 64))
-    assert merkle.event_leaf(stream="BJ-01.a_b", version=version, position=position, event_hash="f" * 64) == plain
+       st.sampled_from(["a" * 64, "0123456789abcdef" * 4, "not hex"]),
+       st.sampled_from(["c" * 64, None, "ABCDEF" * 10 + "0123", "not hex"]), st.sampled_from([1, 2]))
+def test_the_fast_leaf_is_the_canonical_one(stream: str, version: int, position: int, digest: str,
+                                            seal: str | None, leaf_format: int) -> None:
+    """event_leaf's direct encoding equals hashing leaf_data's canonical JSON, in both formats."""
+    given_ = {"version": version, "position": position, "seal": seal, "leaf_format": leaf_format}
+    canonical = merkle.leaf_hash(merkle.leaf_data(stream=stream, event_hash=digest, **given_))
+    assert merkle.event_leaf(stream=stream, event_hash=digest, **given_) == canonical
+    plain = merkle.leaf_hash(merkle.leaf_data(stream="BJ-01.a_b", event_hash="f" * 64, **given_))
+    assert merkle.event_leaf(stream="BJ-01.a_b", event_hash="f" * 64, **given_) == plain

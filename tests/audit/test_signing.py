@@ -27,10 +27,11 @@ def test_a_signed_head_verifies_with_its_public_key(key) -> None:
 
 @pytest.mark.parametrize("change", [
     {"size": 13}, {"root": b"\x08" * 32}, {"timestamp": T.replace(second=1)},
-    {"signature": bytes(64)}, {"streams": {"BJ-01": (41, "e" * 64)}}, {"streams": {}},
+    {"signature": bytes(64)}, {"streams": {"BJ-01": (41, "e" * 64)}}, {"streams": {}}, {"leaf_format": 1},
 ])
 def test_any_change_to_a_signed_head_is_refused(key, change) -> None:
-    """A head whose size, root, stream heads, time or signature changed does not verify."""
+    """A head whose size, root, stream heads, time, signature or leaf format changed does
+    not verify (a head of seal-committing leaves cannot be passed off as an older one's)."""
     sth = signing.sign_head(TreeHead(12, b"\x07" * 32), timestamp=T, private_key=key,
                             streams={"BJ-01": (40, "e" * 64)})
     forged = dataclasses.replace(sth, **change)
@@ -57,7 +58,24 @@ def test_a_head_round_trips_through_its_dict(key) -> None:
     assert signing.verify_head(again, {sth.key_id: signing.load_public_key(signing.public_pem(key.public_key()).encode())}) is None
 
 
+def test_a_head_of_the_first_leaf_format_is_signed_and_read_as_it_always_was(key) -> None:
+    """Signed bytes without a leaf_format member, a dict without one: a head published
+    before seals entered the leaf still verifies and reads as format 1. The current
+    format's head says it in both."""
+    old = signing.sign_head(TreeHead(5, b"\x02" * 32), timestamp=T, private_key=key, leaf_format=1)
+    assert b"leaf_format" not in old.signed_bytes() and "leaf_format" not in old.as_dict()
+    key.public_key().verify(old.signature, b'{"key_id":"%s","root":"%s","size":5,"streams":{},'
+                            b'"timestamp":"2026-11-30T06:00:00.000000Z"}' % (old.key_id.encode(), b"02" * 32))
+    assert signing.SignedTreeHead.from_dict(old.as_dict()).leaf_format == 1
+    new = signing.sign_head(TreeHead(5, b"\x02" * 32), timestamp=T, private_key=key)
+    assert new.leaf_format == 2 and new.as_dict()["leaf_format"] == 2
+    assert b'"leaf_format":2' in new.signed_bytes()
+    assert signing.SignedTreeHead.from_dict(new.as_dict()) == new
+
+
 @pytest.mark.parametrize(("data", "field"), [
+    ({"size": 1, "root": "ab" * 32, "timestamp": "2026-11-30T06:00:00.000000Z", "key_id": "x", "signature": "",
+      "leaf_format": 3}, "leaf_format"),
     ({"root": "ab" * 32, "timestamp": "2026-11-30T06:00:00.000000Z", "key_id": "x", "signature": ""}, "size"),
     ({"size": 1, "root": "ab", "timestamp": "2026-11-30T06:00:00.000000Z", "key_id": "x", "signature": ""}, "root"),
     ({"size": -1, "root": "ab" * 32, "timestamp": "2026-11-30T06:00:00.000000Z", "key_id": "x", "signature": ""}, "size"),

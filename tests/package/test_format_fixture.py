@@ -3,7 +3,8 @@ verify with every later version of the auditor, and recall its rounds. Version 1
 theoretical win; version 2's is recomputed and checked; version 3's engine messages give
 amounts in the table's currency, where an older package's give minor units (its messages
 are not compared: ``package-v2-findings.zip``, made by the version 2 exporter with two
-wrong payouts planted).
+wrong payouts planted). Versions 1-3 were signed over leaves of format 1 (no seal);
+version 4's leaves commit to each event's seal, and its streams give their last seal.
 
 Make only the fixture of a new format version, the first time (never to make this test
 pass): ``PACKAGE_FIXTURE=1 pytest tests/package/test_format_fixture.py`` writes
@@ -154,3 +155,59 @@ def test_the_version_3_fixture_verifies_with_its_messages_in_the_table_s_currenc
     code, said = audit("verify", str(FIXTURE_V3), blocked=True)
     assert code == 0, said
     assert "format 3" in said and "all agree" in said
+
+
+FIXTURE_V4 = FIXTURES / "package-v4.zip"
+
+
+def test_the_version_4_fixture_verifies_with_leaves_that_commit_to_the_seals() -> None:
+    """Its heads' leaves are of format 2, and each stream gives its last event's seal,
+    which the inclusion proof's leaf commits to: a seal changed in the manifest no longer
+    leads to the head's root."""
+    with zipfile.ZipFile(FIXTURE_V4) as package:
+        manifest = json.loads(package.read("manifest.json"))
+    assert manifest["format_version"] == 4
+    assert [head["leaf_format"] for head in manifest["signed_heads"]] == [2]
+    assert all(len(meta["last_seal"]) == 64 for meta in manifest["streams"].values())
+    code, said = audit("verify", str(FIXTURE_V4), blocked=True)
+    assert code == 0, said
+    assert "format 4" in said and "all agree" in said
+    code, said = audit("round", str(FIXTURE_V4), "BJ-02", DAY, "2", blocked=True)
+    assert code == 0 and "is in the signed head" in said, said
+
+
+def test_a_seal_changed_in_the_manifest_breaks_the_inclusion_proof(tmp_path) -> None:
+    folder = tmp_path / "v4"
+    with zipfile.ZipFile(FIXTURE_V4) as package:
+        package.extractall(folder)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["streams"]["BJ-01"]["last_seal"] = "0" * 64
+    (folder / "manifest.json").write_bytes(layout.json_bytes(manifest))
+    code, said = audit("verify", str(folder))
+    assert code == 1
+    assert "[inclusion]" in said and "the stream's last event is not in the signed head" in said, said
+
+
+def test_heads_of_two_leaf_formats_in_one_package_are_a_disagreement(tmp_path) -> None:
+    """No consistency proof joins a tree of format 1 and one of format 2: a package that
+    lists both says so (the exporter lists only the latest format's heads)."""
+    folder = tmp_path / "mixed"
+    with zipfile.ZipFile(FIXTURE_V4) as package:
+        package.extractall(folder)
+    with zipfile.ZipFile(FIXTURE_V3) as older:
+        old_head = json.loads(older.read("manifest.json"))["signed_heads"][-1]
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["signed_heads"].insert(0, old_head)
+    (folder / "manifest.json").write_bytes(layout.json_bytes(manifest))
+    code, said = audit("verify", str(folder))
+    assert code == 1
+    assert "has leaves of format 2, the one of" in said and "before it format 1: no consistency proof" in said, said
+
+
+def test_a_previous_package_of_the_first_leaf_format_is_named(tmp_path) -> None:
+    """--previous with a package whose head's leaves are of format 1: the auditor says
+    that no proof joins the two formats, rather than that a proof failed."""
+    code, said = audit("verify", str(FIXTURE_V4), "--previous", str(FIXTURE_V3))
+    assert code == 1
+    assert ("[previous] manifest.json: the previous package's head has leaves of format 1, this package's format 2: no "
+            "consistency proof joins trees of two leaf formats") in said, said

@@ -300,6 +300,18 @@ class DigestSigned(Payload, frozen=True):
     consistency: list[Sha256Hex]
 
 
+LeafFormat = Annotated[int, msgspec.Meta(ge=1, le=2)]
+
+
+class DigestSignedV2(DigestSigned, frozen=True):
+    """v2: ``leaf_format``, the layout of the tree's leaves (audit.record.merkle): 2 when
+    each leaf commits to the event's seal. A v1 head's leaves are of format 1. The first
+    head of a new format starts a new tree: it names no previous head (no consistency proof
+    joins trees of two formats)."""
+
+    leaf_format: LeafFormat
+
+
 # --- the store's own structure (audit.partitions, casino.archive) ---------------------------
 # Appended to the stream ``audit.store`` by the owner's archival only (``manage.py
 # event_partitions --detach``), in the transaction that detaches the partition.

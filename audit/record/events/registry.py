@@ -59,6 +59,10 @@ def _drop_counted_v1_to_v2(payload: dict[str, Any]) -> dict[str, Any]:
     return {**payload, "shift": None, "chips": None, "team": None}
 
 
+def _digest_signed_v1_to_v2(payload: dict[str, Any]) -> dict[str, Any]:
+    return {**payload, "leaf_format": 1}
+
+
 _TYPES = [
     EventType("table.opened", {1: c.TableOpened}),
     EventType("table.closed", {1: c.TableClosed}),
@@ -92,7 +96,7 @@ _TYPES = [
     EventType("alert.acknowledged", {1: c.AlertAcknowledged}),
     EventType("access.sealed", {1: c.AccessSealed}),
     EventType("access.purged", {1: c.AccessPurged}),
-    EventType("digest.signed", {1: c.DigestSigned}),
+    EventType("digest.signed", {1: c.DigestSigned, 2: c.DigestSignedV2}, upcasters={1: _digest_signed_v1_to_v2}),
     EventType("store.partition_detached", {1: c.PartitionDetached}),
     EventType("ledger.signed_off", {1: c.LedgerSignedOff}),
     EventType("ledger.reopened", {1: c.LedgerReopened}),
