@@ -26,7 +26,7 @@ from django.utils.http import urlencode
 
 from audit.reports import NOT_KNOWN, Column, Report
 
-from . import master_game, selectors
+from . import master_game, receivables, selectors
 from . import models as m
 
 
@@ -35,15 +35,18 @@ class Parameters:
     """What a page was asked, read forgivingly: ``problems`` says what fell back."""
 
     day: date
+    day_from: date | None = None
     shift: str | None = None
     table: str | None = None
     game: str | None = None
     pit: str | None = None
+    every: bool = False
     problems: list[str] = field(default_factory=list)
 
     def query(self) -> dict[str, str]:
-        values = {"day": self.day.isoformat(), "shift": self.shift, "table": self.table, "game": self.game,
-                  "pit": self.pit}
+        values = {"day": self.day.isoformat(), "from": self.day_from.isoformat() if self.day_from else None,
+                  "shift": self.shift, "table": self.table, "game": self.game, "pit": self.pit,
+                  "every": "1" if self.every else None}
         return {k: v for k, v in values.items() if v}
 
 
@@ -53,15 +56,27 @@ def _latest_day() -> date:
 
 
 def parameters(request: HttpRequest) -> Parameters:
-    problems = []
-    day = _latest_day()
-    if request.GET.get("day"):
+    problems: list[str] = []
+
+    def day_of(name: str, default: date | None) -> date | None:
+        text = request.GET.get(name)
+        if not text:
+            return default
         try:
-            day = date.fromisoformat(request.GET["day"])
+            return date.fromisoformat(text)
         except ValueError:
-            problems.append(f"{request.GET['day']!r} is not a gaming day (YYYY-MM-DD): showing {day.isoformat()}.")
+            shown = default.isoformat() if default else "none"
+            problems.append(f"{text!r} is not a gaming day (YYYY-MM-DD): showing {shown}.")
+            return default
+
+    day = day_of("day", _latest_day()) or _latest_day()
+    since = day_of("from", None)
+    if since is not None and since > day:
+        problems.append(f"from {since.isoformat()} is after {day.isoformat()}: showing {day.isoformat()} alone.")
+        since = None
     filters = {k: (request.GET.get(k) or "").strip()[:64] or None for k in ("shift", "table", "game", "pit")}
-    return Parameters(day=day, problems=problems, **filters)
+    return Parameters(day=day, day_from=since, every=request.GET.get("every") in ("1", "true", "on"),
+                      problems=problems, **filters)
 
 
 # --- the screen's tables ------------------------------------------------------------------------
@@ -135,12 +150,23 @@ def _shifts(day: date) -> list[str]:
                       .values_list("shift", flat=True)))
 
 
+def _marker_page(p: Parameters) -> tuple[list[Report], list[dict[str, Any]], dict[str, Any]]:
+    aging, listed = receivables.marker_aging(day=p.day, table=p.table, pit=p.pit, outstanding_only=not p.every)
+    return [aging, listed], [table(aging), table(listed)], {}
+
+
+def _chips_page(p: Parameters) -> tuple[list[Report], list[dict[str, Any]], dict[str, Any]]:
+    made = receivables.chips_outstanding(day=p.day, day_from=p.day_from, table=p.table, pit=p.pit)
+    return [made], [table(made)], {}
+
+
 @dataclass(frozen=True)
 class Page:
     title: str
     make: Callable[[Parameters], tuple[list[Report], list[dict[str, Any]], dict[str, Any]]]
     fields: tuple[str, ...]  # the form's parameters
     explain: str
+    day_label: str = "gaming day"
 
 
 PAGES: dict[str, Page] = {
@@ -149,6 +175,17 @@ PAGES: dict[str, Page] = {
         "Per table: opener, fills, credits, closer, the drop by instrument, the chip-count win "
         "(closer - opener + credits - fills + drop), hold, theoretical win and the variance the record does not "
         "explain, with who counted and witnessed. Shift: blank for the whole gaming day, all for every shift."),
+    "marker-aging": Page(
+        "Marker receivables", _marker_page, ("day", "table", "pit", "every"),
+        "Markers issued on or before the day, with what the cage received for them on or before it, aged by the "
+        "days since their issue. The markers listed are those still owed (tick every marker to list the paid "
+        "ones too).", day_label="as of"),
+    "chips-outstanding": Page(
+        "Chips outstanding", _chips_page, ("day", "from", "table", "pit"),
+        "The chips in players' hands on the books (a liability): what each table's play gave players - buy-ins, "
+        "markers, payouts, corrections paid at the cage - less what came back to it - stakes, chips found in the "
+        "drop. Chips players cash at the cage are not in the record, so this is the float as the tables' books "
+        "give it: it never goes down by a cage redemption.", day_label="as of the end of"),
 }
 
 

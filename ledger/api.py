@@ -33,7 +33,7 @@ from audit.api import (
 )
 from audit.api_common import CSVRenderer, Pages, PersonWith, ReportSerializer, StrictQuery, query
 
-from . import master_game, reports, selectors, signoff
+from . import master_game, receivables, reports, selectors, signoff
 from . import models as m
 
 _AUTH_ERRORS = {
@@ -483,3 +483,59 @@ class MasterGameView(_ReportView):
         p = query(MasterGameQuery, request)
         return self.answer(request, master_game.master_game, day=p["day"], shift=p.get("shift"),
                            table=p.get("table"), game=p.get("game"), pit=p.get("pit"))
+
+
+class AsOfQuery(StrictQuery):
+    day = serializers.DateField(required=True, help_text="as of the end of this gaming day, YYYY-MM-DD")
+    table = serializers.RegexField(rf"^{STREAM_REGEX}$", required=False, help_text="a table's code")
+    pit = serializers.CharField(required=False, max_length=32)
+
+
+class MarkerQuery(AsOfQuery):
+    every = serializers.BooleanField(required=False, default=False,
+                                     help_text="markers: true lists every marker issued, paid or not")
+
+
+class MarkerAgingView(_ReportView):
+    @_report_schema("ledger_reports_marker_aging",
+                    "Marker receivables aged as of a day: per currency and bucket (0-30, 31-60, 61-90, 90+ days "
+                    "since issue) the markers issued, redeemed and outstanding, with totals", AsOfQuery)
+    def get(self, request: Request) -> Response:
+        p = query(AsOfQuery, request)
+        return self.answer(request, lambda **kw: receivables.marker_aging(**kw)[0], day=p["day"],
+                           table=p.get("table"), pit=p.get("pit"))
+
+
+class MarkerListView(_ReportView):
+    @_report_schema("ledger_reports_markers",
+                    "The markers outstanding as of a day (every=true: every marker issued), the oldest first: "
+                    "issued, redeemed, outstanding, age, bucket", MarkerQuery)
+    def get(self, request: Request) -> Response:
+        p = query(MarkerQuery, request)
+        return self.answer(request, lambda **kw: receivables.marker_aging(**kw)[1], day=p["day"],
+                           table=p.get("table"), pit=p.get("pit"), outstanding_only=not p.get("every"))
+
+
+class ChipsQuery(AsOfQuery):
+    from_ = serializers.DateField(required=False, help_text="the movement from this gaming day (default: day)")
+
+    def get_fields(self) -> dict[str, Any]:
+        fields = super().get_fields()
+        fields["from"] = fields.pop("from_")
+        return fields
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs.get("from") and attrs["from"] > attrs["day"]:
+            raise ValidationError({"from": [f"{attrs['from'].isoformat()} is after day ({attrs['day'].isoformat()})."]})
+        return attrs
+
+
+class ChipsOutstandingView(_ReportView):
+    @_report_schema("ledger_reports_chips_outstanding",
+                    "Chips outstanding (in players' hands, a liability) per table on the books: brought forward, "
+                    "moved in the days from-day, outstanding at the end of day; cage redemptions are not on record",
+                    ChipsQuery)
+    def get(self, request: Request) -> Response:
+        p = query(ChipsQuery, request)
+        return self.answer(request, receivables.chips_outstanding, day=p["day"], day_from=p.get("from"),
+                           table=p.get("table"), pit=p.get("pit"))

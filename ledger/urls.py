@@ -19,4 +19,7 @@ urlpatterns = [
     path("reports/daily", api.DailyView.as_view(), name="ledger-report-daily"),
     path("reports/drop", api.DropView.as_view(), name="ledger-report-drop"),
     path("reports/master-game", api.MasterGameView.as_view(), name="ledger-report-master-game"),
+    path("reports/marker-aging", api.MarkerAgingView.as_view(), name="ledger-report-marker-aging"),
+    path("reports/markers", api.MarkerListView.as_view(), name="ledger-report-markers"),
+    path("reports/chips-outstanding", api.ChipsOutstandingView.as_view(), name="ledger-report-chips-outstanding"),
 ]

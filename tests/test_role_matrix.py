@@ -79,6 +79,9 @@ API: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "/api/ledger/reports/daily"): BOOKS,
     ("GET", "/api/ledger/reports/drop"): BOOKS,
     ("GET", "/api/ledger/reports/master-game"): BOOKS,
+    ("GET", "/api/ledger/reports/marker-aging"): BOOKS,
+    ("GET", "/api/ledger/reports/markers"): BOOKS,
+    ("GET", "/api/ledger/reports/chips-outstanding"): BOOKS,
     # the regulator's package (casino.package_api)
     ("GET", "/api/packages"): PACKAGERS,
     ("POST", "/api/packages"): PACKAGERS,
@@ -220,7 +223,8 @@ def _fill(path: str, data: dict[str, str]) -> str:
         values |= {"table": data["table"], "day": data["day"]}
     for name, value in values.items():
         path = path.replace("{" + name + "}", value)
-    if path in ("/api/ledger/reports/statistics", "/api/ledger/reports/master-game"):
+    if path in ("/api/ledger/reports/statistics", "/api/ledger/reports/master-game", "/api/ledger/reports/marker-aging",
+                "/api/ledger/reports/markers", "/api/ledger/reports/chips-outstanding"):
         path += f"?day={data['day']}"
     elif path.startswith("/api/ledger/reports/"):
         path += f"?from={data['day']}&to={data['day']}"

@@ -66,3 +66,38 @@ def test_the_master_game_report_of_the_worked_day(accountant, live_server, day) 
 
     csv = page.request.get(live_server.url + page.locator("#report-master_game a.csv").get_attribute("href"))
     assert csv.ok and csv.text().splitlines()[-1].startswith("total,")
+
+
+def test_marker_receivables_and_chips_outstanding(accountant, live_server, settings, fake_game) -> None:  # noqa: F811
+    """The markers of tests/ledger/test_receivables.py aged as of 29 November, and the
+    chips they put in players' hands."""
+    from tests.ledger.helpers import Table
+    from tests.ledger.test_receivables import marker_day
+
+    settings.PROJECT_ON_APPEND = False
+    t = Table()
+    marker_day(t, "2026-08-01", issue=("M-1", 500_000))
+    marker_day(t, "2026-10-15", issue=("M-2", 200_000), redeem=("M-1", 100_000))
+    marker_day(t, "2026-11-29", issue=("M-3", 100_000), redeem=("M-2", 200_000))
+    fake_game.record(t.code, t.events)
+    append(t.code, t.events)
+    catch_up("ledger.books")
+    page = accountant
+    page.goto(f"{live_server.url}/admin/ledger/reconciliation/accounting/marker-aging/?day=2026-11-29")
+    aging = page.locator("#report-marker_aging")
+    assert [r.split("\t") for r in aging.locator("tbody tr").all_inner_texts()] == [
+        ["0-30", "EUR", "1", "EUR 1,000.00", "EUR 0.00", "EUR 1,000.00"],
+        ["31-60", "EUR", "1", "EUR 2,000.00", "EUR 2,000.00", "EUR 0.00"],
+        ["61-90", "EUR", "0", "EUR 0.00", "EUR 0.00", "EUR 0.00"],
+        ["90+", "EUR", "1", "EUR 5,000.00", "EUR 1,000.00", "EUR 4,000.00"]]
+    assert aging.locator("tfoot td").all_inner_texts()[-1] == "EUR 5,000.00"
+    assert page.locator("#report-markers tbody tr").count() == 2
+    _shot(page, "ledger_marker_aging.png")
+
+    page.goto(f"{live_server.url}/admin/ledger/reconciliation/accounting/chips-outstanding/?day=2026-11-29"
+              "&from=2026-10-15")
+    chips = page.locator("#report-chips_outstanding tbody tr td").all_inner_texts()
+    # markers in chips: 5,000 before the range, 2,000 + 1,000 in it
+    assert chips[0] == "BJ-01" and chips[-3:] == ["EUR 5,000.00", "+EUR 3,000.00", "EUR 8,000.00"]
+    assert "not in the record" in page.locator("p.explain").inner_text()
+    _shot(page, "ledger_chips_outstanding.png")
