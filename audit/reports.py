@@ -82,6 +82,8 @@ class Report:
     def display(self, row: dict[str, Any], column: Column) -> str:
         """A cell as a person reads it: money by the one formatter, rates as 44.4%."""
         value = row.get(column.key)
+        if column.kind == "amount":  # a debit or a credit: empty on a line of the other side
+            return money_text(value, row["currency"], none="")
         if column.kind in MONEY_KINDS:
             return money_text(value, row["currency"], signed=column.kind == "signed", none=NOT_KNOWN)
         if column.kind == "rate":

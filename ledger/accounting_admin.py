@@ -24,9 +24,9 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.http import urlencode
 
-from audit.reports import NOT_KNOWN, Column, Report
+from audit.reports import NOT_KNOWN, TOTAL, Column, Report
 
-from . import master_game, receivables, selectors
+from . import general_ledger, master_game, receivables, selectors
 from . import models as m
 
 
@@ -82,10 +82,11 @@ def parameters(request: HttpRequest) -> Parameters:
 # --- the screen's tables ------------------------------------------------------------------------
 
 def cell(report: Report, row: dict[str, Any], column: Column, *, total: bool = False) -> dict[str, Any]:
-    """A cell as the template shows it: the text (``-`` for an empty text on a report's
-    line), whether it is a number, whether it is not known, and lines under it."""
+    """A cell as the template shows it: the text (``-`` for an empty text column on a
+    report's line; an amount of the other side - a debit's credit - stays empty), whether
+    it is a number, whether it is not known, and lines under it."""
     text = report.total_display(row, column) if total else report.display(row, column)
-    if not text and not total:
+    if not text and not total and column.kind == "text":
         text = "-"
     return {"text": text, "num": column.kind != "text", "unknown": text == NOT_KNOWN, "lines": [], "plain": False}
 
@@ -100,6 +101,8 @@ def table(report: Report, *, columns: list[Column] | None = None,
 
     def line(row: dict[str, Any], total: bool) -> dict[str, Any]:
         cells = [cell(report, row, c, total=total) for c in shown] + (extra(row, total) if extra else [])
+        if total and cells and not cells[0]["text"]:  # its label sits in a column the screen leaves out
+            cells[0]["text"] = TOTAL
         return {"cells": cells, "cls": "total" if total else (row_class(row) if row_class else "")}
 
     return {"name": report.name, "title": report.title,
@@ -160,6 +163,32 @@ def _chips_page(p: Parameters) -> tuple[list[Report], list[dict[str, Any]], dict
     return [made], [table(made)], {}
 
 
+JOURNAL_ON_SCREEN = 400  # lines; the CSV has every one
+
+
+def _general_ledger_page(p: Parameters) -> tuple[list[Report], list[dict[str, Any]], dict[str, Any]]:
+    balance = general_ledger.trial_balance(day=p.day, table=p.table)
+    lines = general_ledger.journal(day=p.day, table=p.table)
+    found = general_ledger.agreement(day=p.day, table=p.table)
+    notes = []
+    if not balance.rows:
+        notes.append(("", f"No table-day of {p.day.isoformat()} on record."))
+    elif found.agrees:
+        notes.append(("ok", "The journal, folded again from the record, sums account by account to the "
+                      + "trial balance the ledger stored."))
+    else:
+        for table_code, accounts in found.differences.items():
+            differ = "; ".join(f"{a}: journal {j}, stored {s} (minor units)" for a, (j, s) in accounts.items())
+            notes.append(("bad", f"{table_code}: the journal and the stored trial balance differ - {differ}. "
+                          + "The ledger's read models may be behind the record: run manage.py reconcile."))
+    shown = table(lines)
+    if len(shown["rows"]) > JOURNAL_ON_SCREEN:
+        notes.append(("", f"The journal has {len(shown['rows']):,} lines; the first {JOURNAL_ON_SCREEN} are "
+                      + "shown (choose a table, or take the CSV, for every line)."))
+        shown["rows"] = shown["rows"][:JOURNAL_ON_SCREEN]
+    return [balance, lines], [table(balance), shown], {"notes": notes}
+
+
 @dataclass(frozen=True)
 class Page:
     title: str
@@ -186,6 +215,11 @@ PAGES: dict[str, Page] = {
         "markers, payouts, corrections paid at the cage - less what came back to it - stakes, chips found in the "
         "drop. Chips players cash at the cage are not in the record, so this is the float as the tables' books "
         "give it: it never goes down by a cage redemption.", day_label="as of the end of"),
+    "general-ledger": Page(
+        "General ledger", _general_ledger_page, ("day", "table"),
+        "The day's trial balance and journal for the accounting system: every line of every entry the books "
+        "posted for the gaming day (a debit where value arrives at an account, a credit where it leaves), folded "
+        "again from the record; the CSV is the general ledger export (docs/accounting.md gives its format)."),
 }
 
 

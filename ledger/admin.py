@@ -329,21 +329,6 @@ def _rounds_url(table: str, day: date) -> str | None:
     return url + "?" + urlencode({"table__stream": table, "gaming_day": day.isoformat()})
 
 
-def account_label(account: str, currency: str) -> str:
-    """An account of the plan as an accountant reads it: ``tray:BJ-01:100000`` is the
-    tray's EUR 1,000.00 chips."""
-    place, _, rest = account.partition(":")
-    table, _, part = rest.partition(":")
-    if place == "tray":
-        return f"tray {table}: " + ("chips not yet sorted by a count" if part == "unsorted"
-                                   else f"{format_money(int(part), currency)} chips")
-    names = {"drop": f"drop box {table}: {part}", "layout": f"layout {table}: stakes in play",
-             "transit": f"in transit {table}: fills and credits under way", "over_short": f"over/short {table}",
-             "cage": "cage", "players": "players' chips", "markers_receivable": "markers receivable",
-             "world": "outside world (cash in)"}
-    return names.get(place, account)
-
-
 def period_context(row: m.Reconciliation) -> dict[str, Any]:
     """One period's four wins, drop, hold and variances, as the page shows them."""
     c = row.currency
@@ -429,7 +414,7 @@ def review_context(detail: selectors.DayDetail) -> dict[str, Any]:
                      "outstanding": _money(mk.amount - mk.redeemed, c, signed=False)} for mk in detail.markers],
         "findings": findings, "signoff": signed,
         "signed": signed is not None and signed.status == m.SignOff.Status.SIGNED,
-        "balance": [(account_label(account, c), _money(amount, c, signed=True))
+        "balance": [(selectors.account_label(account, c), _money(amount, c, signed=True))
                     for account, amount in row.trial_balance.items()],
         "balance_total": _money(sum(row.trial_balance.values()), c, signed=True),
         "previous_url": reconciliation_url(table, detail.previous.gaming_day) if detail.previous else None,

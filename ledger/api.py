@@ -33,7 +33,7 @@ from audit.api import (
 )
 from audit.api_common import CSVRenderer, Pages, PersonWith, ReportSerializer, StrictQuery, query
 
-from . import master_game, receivables, reports, selectors, signoff
+from . import general_ledger, master_game, receivables, reports, selectors, signoff
 from . import models as m
 
 _AUTH_ERRORS = {
@@ -539,3 +539,43 @@ class ChipsOutstandingView(_ReportView):
         p = query(ChipsQuery, request)
         return self.answer(request, receivables.chips_outstanding, day=p["day"], day_from=p.get("from"),
                            table=p.get("table"), pit=p.get("pit"))
+
+
+class GeneralLedgerQuery(StrictQuery):
+    day = serializers.DateField(required=True, help_text="the gaming day, YYYY-MM-DD")
+    table = serializers.RegexField(rf"^{STREAM_REGEX}$", required=False, help_text="one table's code")
+
+
+class _GeneralLedgerView(_ReportView):
+    make: Any = None
+
+    def get(self, request: Request) -> Response:
+        p = query(GeneralLedgerQuery, request)
+        response = self.answer(request, type(self).make, day=p["day"], table=p.get("table"))
+        if not _csv(request):
+            found = general_ledger.agreement(day=p["day"], table=p.get("table"))
+            response.data["agreement"] = {"agrees": found.agrees, "differences": {
+                table: {account: {"journal": j, "stored": s} for account, (j, s) in accounts.items()}
+                for table, accounts in found.differences.items()}}
+        return response
+
+
+class JournalView(_GeneralLedgerView):
+    make = staticmethod(general_ledger.journal)
+
+    @_report_schema("ledger_general_ledger_journal",
+                    "The general ledger export of a gaming day: one line per journal line (gaming day, table, "
+                    "shift, entry, line, account, debit, credit in currency units, currency, memo, event); JSON "
+                    "adds agreement: whether it sums to the stored trial balance", GeneralLedgerQuery)
+    def get(self, request: Request) -> Response:
+        return super().get(request)
+
+
+class TrialBalanceView(_GeneralLedgerView):
+    make = staticmethod(general_ledger.trial_balance)
+
+    @_report_schema("ledger_general_ledger_trial_balance",
+                    "The trial balance of a gaming day: each account's debit or credit in currency units, debits "
+                    "equal to credits per currency", GeneralLedgerQuery)
+    def get(self, request: Request) -> Response:
+        return super().get(request)

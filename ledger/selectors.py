@@ -18,7 +18,7 @@ from django.db.models import QuerySet
 from audit.event_ids import with_ids
 from audit.models import Event, Finding
 from audit.record.findings import kinds_of
-from audit.record.money import money_text
+from audit.record.money import format_money, money_text
 from audit.reports import NOT_KNOWN
 from ledger.books.stats import basis_points, hold, percent
 
@@ -48,6 +48,21 @@ def hold_of(row: m.Reconciliation) -> Fraction | None:
 
 
 money = partial(money_text, none=NOT_KNOWN)  # the ledger's name for it
+
+
+def account_label(account: str, currency: str) -> str:
+    """An account of the plan as an accountant reads it: ``tray:BJ-01:100000`` is the
+    tray's EUR 1,000.00 chips."""
+    place, _, rest = account.partition(":")
+    table, _, part = rest.partition(":")
+    if place == "tray":
+        return f"tray {table}: " + ("chips not yet sorted by a count" if part == "unsorted"
+                                   else f"{format_money(int(part), currency)} chips")
+    names = {"drop": f"drop box {table}: {part}", "layout": f"layout {table}: stakes in play",
+             "transit": f"in transit {table}: fills and credits under way", "over_short": f"over/short {table}",
+             "cage": "cage", "players": "players' chips", "markers_receivable": "markers receivable",
+             "world": "outside world (cash in)"}
+    return names.get(place, account)
 
 
 _WINS = ("chip_win", "recorded_win", "replayed_win", "theoretical_win", "chip_variance", "replay_variance")

@@ -22,4 +22,6 @@ urlpatterns = [
     path("reports/marker-aging", api.MarkerAgingView.as_view(), name="ledger-report-marker-aging"),
     path("reports/markers", api.MarkerListView.as_view(), name="ledger-report-markers"),
     path("reports/chips-outstanding", api.ChipsOutstandingView.as_view(), name="ledger-report-chips-outstanding"),
+    path("general-ledger/journal", api.JournalView.as_view(), name="ledger-journal"),
+    path("general-ledger/trial-balance", api.TrialBalanceView.as_view(), name="ledger-trial-balance"),
 ]

@@ -82,6 +82,8 @@ API: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "/api/ledger/reports/marker-aging"): BOOKS,
     ("GET", "/api/ledger/reports/markers"): BOOKS,
     ("GET", "/api/ledger/reports/chips-outstanding"): BOOKS,
+    ("GET", "/api/ledger/general-ledger/journal"): BOOKS,
+    ("GET", "/api/ledger/general-ledger/trial-balance"): BOOKS,
     # the regulator's package (casino.package_api)
     ("GET", "/api/packages"): PACKAGERS,
     ("POST", "/api/packages"): PACKAGERS,
@@ -224,7 +226,8 @@ def _fill(path: str, data: dict[str, str]) -> str:
     for name, value in values.items():
         path = path.replace("{" + name + "}", value)
     if path in ("/api/ledger/reports/statistics", "/api/ledger/reports/master-game", "/api/ledger/reports/marker-aging",
-                "/api/ledger/reports/markers", "/api/ledger/reports/chips-outstanding"):
+                "/api/ledger/reports/markers", "/api/ledger/reports/chips-outstanding",
+                "/api/ledger/general-ledger/journal", "/api/ledger/general-ledger/trial-balance"):
         path += f"?day={data['day']}"
     elif path.startswith("/api/ledger/reports/"):
         path += f"?from={data['day']}&to={data['day']}"

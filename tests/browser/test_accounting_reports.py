@@ -101,3 +101,23 @@ def test_marker_receivables_and_chips_outstanding(accountant, live_server, setti
     assert chips[0] == "BJ-01" and chips[-3:] == ["EUR 5,000.00", "+EUR 3,000.00", "EUR 8,000.00"]
     assert "not in the record" in page.locator("p.explain").inner_text()
     _shot(page, "ledger_chips_outstanding.png")
+
+
+def test_the_general_ledger_of_a_day(accountant, live_server, settings, fake_game) -> None:  # noqa: F811
+    from tests.ledger.helpers import worked_example
+
+    settings.PROJECT_ON_APPEND = False
+    t = worked_example()
+    fake_game.record(t.code, t.events)
+    append(t.code, t.events)
+    catch_up("ledger.books")
+    page = accountant
+    page.goto(f"{live_server.url}/admin/ledger/reconciliation/accounting/general-ledger/?day={DAY}")
+    assert "sums account by account to the trial balance" in page.locator("p.note.ok").inner_text()
+    balance = page.locator("#report-trial_balance")
+    assert [r.split("\t")[:1] + r.split("\t")[3:] for r in balance.locator("tbody tr").all_inner_texts()][:4] == [
+        ["cage", "", "EUR 14,000.00"], ["players' chips", "EUR 5,000.00", ""],
+        ["outside world (cash in)", "", "EUR 9,000.00"], ["drop box BJ-01: cash", "EUR 0.00", ""]]
+    assert balance.locator("tfoot td").all_inner_texts() == ["total", "", "EUR", "EUR 23,000.00", "EUR 23,000.00"]
+    assert page.locator("#report-journal tbody tr").count() == 31
+    _shot(page, "ledger_general_ledger.png")

@@ -1,0 +1,174 @@
+"""A gaming day's general ledger, for the casino's accounting system: the journal - every
+line of every entry the books posted for the day, one CSV line each - and the trial
+balance of the day's accounts. The format is documented in docs/accounting.md ("The
+general ledger export").
+
+**Where the lines come from.** The books are a fold of the events (:mod:`ledger.books`);
+the ledger's read models keep each table-day's balances, not its entries (a live day's
+entries would be rewritten with every batch). So the journal is folded again from the
+record: each table's stream from the ``table.opened`` of the day before (the trays'
+balances come from there, as the ledger's own fold starts) to its head - a drop posted, a
+correction recorded days later still belongs to its day - and the entries of the day kept.
+The same events give the same lines, in the same order, with the same ids: an entry is
+named by its event and its place among that event's entries (``<event id>.<n>``), which a
+later event never changes. :func:`agreement` compares the journal with the trial balance
+the ledger stored, account by account: the two readings of one record.
+
+**Signs.** An account is a place where value is; a line is ``+`` when value arrives there
+and ``-`` when it leaves. The export writes ``+`` as a debit and ``-`` as a credit (an
+asset account's convention: value arriving at the cage, a tray, the drop box, or in
+players' hands - the chip liability - is a debit there), so each entry's debits equal its
+credits, and so does each day's and currency's total.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from audit.reading import stream_events
+from audit.record.corrections import struck_events
+from audit.reports import Column, Report
+from audit.store import stream_head
+from ledger.books.fold import Fold
+from ledger.books.journal import Entry
+
+from . import config, projection, selectors
+from . import models as m
+
+JOURNAL_COLUMNS = (
+    Column("gaming_day", "gaming day", screen=False), Column("table", "table"), Column("shift", "shift"),
+    Column("entry", "entry", screen=False), Column("line", "line", "int"), Column("account", "account", screen=False),
+    Column("account_name", "account"), Column("currency", "currency", screen=False),
+    Column("debit", "debit", "amount", total=True), Column("credit", "credit", "amount", total=True),
+    Column("memo", "memo"), Column("event", "event", screen=False), Column("event_version", "version", "int"),
+)
+BALANCE_COLUMNS = (
+    Column("account", "account", screen=False), Column("account_name", "account"), Column("table", "table"),
+    Column("currency", "currency"), Column("debit", "debit", "amount", total=True),
+    Column("credit", "credit", "amount", total=True),
+)
+
+
+@dataclass(frozen=True)
+class TableJournal:
+    table: str
+    currency: str
+    entries: list[Entry]
+    versions: dict[str, int]  # event id -> its version in the stream
+
+
+def table_journal(*, table: str, day: date) -> TableJournal:
+    """The entries ``table``'s books post for gaming ``day``, folded again from the record."""
+    text = day.isoformat()
+    opened = projection.openings(table)
+    index = next((i for i, (_, d) in enumerate(opened) if d == text), None)
+    start = 1 if not index else opened[index - 1][0]
+    head, _ = stream_head(table)
+    events = []
+    for event in stream_events(table, start, head, types=projection.TYPES):
+        event["stream"] = table
+        events.append(event)
+    fold = Fold(plan=config.shift_plan(), struck=struck_events(events))
+    for event in events:
+        fold.apply(event)
+    books = fold.books(final=False)
+    return TableJournal(table, books.currency, [e for e in books.entries if e.gaming_day == text],
+                        {e["id"]: e["version"] for e in events})
+
+
+def _tables(day: date, table: str | None) -> list[m.Reconciliation]:
+    return list(selectors.reconciliations(day=day, table=table))
+
+
+def journal(*, day: date, table: str | None = None) -> Report:
+    """The day's journal: one line per line of every entry, table by table in the order
+    the books posted them; debits and credits in currency units, totals per currency."""
+    rows = []
+    for period in _tables(day, table):
+        found = table_journal(table=period.table.stream, day=day)
+        seen: dict[str, int] = {}
+        for entry in found.entries:
+            key = entry.event or "-"
+            seen[key] = seen.get(key, 0) + 1
+            for number, line in enumerate(entry.lines, start=1):
+                rows.append({
+                    "gaming_day": entry.gaming_day, "table": found.table, "shift": entry.shift or None,
+                    "entry": f"{key}.{seen[key]}", "line": number, "account": line.account,
+                    "account_name": selectors.account_label(line.account, found.currency),
+                    "currency": found.currency, "debit": line.amount if line.amount > 0 else None,
+                    "credit": -line.amount if line.amount < 0 else None, "memo": entry.memo, "event": entry.event,
+                    "event_version": found.versions.get(entry.event or ""),
+                })
+    return Report("journal", f"General ledger journal, gaming day {day.isoformat()}", JOURNAL_COLUMNS, rows,
+                  {"day": day.isoformat(), "table": table}).with_totals()
+
+
+_SHARED = ("cage", "players", "markers_receivable", "world")  # accounts of no one table
+
+
+def trial_balance(*, day: date, table: str | None = None) -> Report:
+    """The day's trial balance from the ledger's stored rows: each account's balance of the
+    day's entries as a debit (value arrived; an account value only passed through, 0.00)
+    or a credit (value left); the accounts of no one table (cage, players' chips, markers
+    receivable, the outside world) added over the tables of a currency. Debits equal
+    credits per currency."""
+    sums: dict[tuple[str, str], int] = {}
+    owner: dict[tuple[str, str], str | None] = {}
+    for period in _tables(day, table):
+        for account, amount in period.trial_balance.items():
+            key = (period.currency, account)
+            sums[key] = sums.get(key, 0) + amount
+            owner[key] = None if account in _SHARED else period.table.stream
+    rows = [{
+        "account": account, "account_name": selectors.account_label(account, currency), "table": owner[(currency, account)],
+        "currency": currency, "debit": amount if amount >= 0 else None, "credit": -amount if amount < 0 else None,
+    } for (currency, account), amount in sorted(sums.items(), key=lambda item: (item[0][0], _order(item[0][1])))]
+    return Report("trial_balance", f"Trial balance, gaming day {day.isoformat()}", BALANCE_COLUMNS, rows,
+                  {"day": day.isoformat(), "table": table}).with_totals()
+
+
+def _order(account: str) -> tuple[int, str]:
+    """The shared accounts first, then each table's, by name."""
+    return (_SHARED.index(account), "") if account in _SHARED else (len(_SHARED), account)
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """The journal folded again against the trial balance stored, per table: the accounts
+    whose balance differs (empty: they agree)."""
+
+    differences: dict[str, dict[str, tuple[int, int]]]  # table -> account -> (journal, stored)
+
+    @property
+    def agrees(self) -> bool:
+        return not self.differences
+
+
+def agreement(*, day: date, table: str | None = None) -> Agreement:
+    """Whether each table's journal of ``day`` sums, account by account, to the day's trial
+    balance the ledger stored. They differ when the ledger's read models are behind the
+    record (they follow the feed), or were built from other events."""
+    out: dict[str, dict[str, tuple[int, int]]] = {}
+    for period in _tables(day, table):
+        found = table_journal(table=period.table.stream, day=day)
+        folded: dict[str, int] = {}
+        for entry in found.entries:
+            for line in entry.lines:
+                folded[line.account] = folded.get(line.account, 0) + line.amount
+        accounts = set(folded) | set(period.trial_balance)
+        differ = {a: (folded.get(a, 0), period.trial_balance.get(a, 0)) for a in sorted(accounts)
+                  if folded.get(a, 0) != period.trial_balance.get(a, 0)}
+        if differ:
+            out[period.table.stream] = differ
+    return Agreement(out)
+
+
+def summary(report: Report) -> dict[str, Any]:
+    """Lines and entries of a journal, per currency (for the screen's heading)."""
+    out: dict[str, Any] = {}
+    for row in report.rows:
+        mine = out.setdefault(row["currency"], {"lines": 0, "entries": set()})
+        mine["lines"] += 1
+        mine["entries"].add(row["entry"])
+    return {c: {"lines": v["lines"], "entries": len(v["entries"])} for c, v in out.items()}
