@@ -36,6 +36,7 @@ from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from . import store
+from .authority import check_append_authority, may_append_something
 from .devices import SERVER_STREAM_PREFIX, check_device_actors, device_of, principal_of
 from .errors import BatchTooLarge
 from .models import Event
@@ -334,13 +335,17 @@ class _OwnStreamOrPermission(BasePermission):
 
 
 class MayAppend(_OwnStreamOrPermission):
-    """Appending: a device to its own table's stream, a person with the permission - and
-    nobody, through the API, to a server stream (``audit.*``: the findings' trail, the
-    digests, the access log, written by the server's own services only)."""
+    """Appending: a device to its own table's stream, a person with the permission to
+    append or to record a money-changing type (a pit boss's corrections and voids: which
+    events of the batch each may record is checked with the batch,
+    :func:`audit.authority.check_append_authority`) - and nobody, through the API, to a
+    server stream (``audit.*``: the findings' trail, the digests, the access log, written
+    by the server's own services only)."""
 
     permission = "audit.append_event"
     verb = "append to"
-    denied = "Appending events needs the permission audit.append_event."
+    denied = ("Appending events needs the permission audit.append_event (or, for corrections and voids alone, "
+              "audit.correct_round or audit.void_slip).")
 
     def has_permission(self, request: Request, view: APIView) -> bool:
         if view.kwargs["stream"].startswith(SERVER_STREAM_PREFIX):
@@ -349,6 +354,9 @@ class MayAppend(_OwnStreamOrPermission):
                 "services, never through the API."
             )
             return False
+        if device_of(request.user) is None:
+            self.message = self.denied
+            return may_append_something(request.user)
         return super().has_permission(request, view)
 
 
@@ -441,7 +449,8 @@ class StreamEventsView(APIView):
         body = AppendRequestSerializer(data=data)
         body.is_valid(raise_exception=True)
         events = [store.NewEvent(**event) for event in body.validated_data["events"]]
-        check_device_actors(request.user, events)
+        check_append_authority(request.user, events, device=device_of(request.user) is not None)
+        check_device_actors(request.user, stream, events)
         stored = store.events_append(
             stream=stream,
             expected_version=body.validated_data["expected_version"],

@@ -1,30 +1,27 @@
 """Device accounts: the users that table devices (shoe readers, dealer terminals)
-authenticate as. A device may append to, and read, its own table's stream only; the
-API's permission classes (audit.api) enforce that."""
+authenticate as. A device may append to, and read, its own table's stream only, as the
+actors its table may use (:func:`check_device_actors`); the API's permission classes
+(audit.api) enforce that. A device never records what changes money after the fact
+(audit.authority)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 
 from .errors import StoreError
-from .models import DeviceAccount
+from .models import STAFFING, DeviceAccount, Event
 from .record.events import PayloadError
-from .store import check_stream
+from .store import SERVER_STREAM_PREFIX, check_stream
 from .tokens import IssuedToken, token_issue, tokens_revoke
 
 
 class DeviceError(StoreError):
     code = "device_error"
-
-
-# streams the server's own services write (findings' trail, digests, access log, alerts)
-SERVER_STREAM_PREFIX = "audit."
 
 
 class ActorNotAllowed(StoreError):
@@ -33,10 +30,12 @@ class ActorNotAllowed(StoreError):
     http_status = 403
     code = "actor_not_allowed"
 
-    def __init__(self, index: int, actor: str, allowed: tuple[str, ...]) -> None:
+    def __init__(self, index: int, actor: str, stream: str, own: str) -> None:
         super().__init__(
-            f"events[{index}].actor: a table device may record only actors starting with "
-            f"{', '.join(allowed)} (and itself as device:<its user>), not {actor!r}"
+            f"events[{index}].actor: a device of table {stream} records as itself ({own}), as its table's own "
+            f"instruments (shoe:{stream}, shuffler:{stream}) or as a dealer assigned to {stream} since it opened "
+            f"(dealer:<id>, after a dealer.assigned of that id) - never as a person, another device or another "
+            f"table's instrument or dealer; not {actor!r}"
         )
         self.index = index
 
@@ -44,18 +43,55 @@ class ActorNotAllowed(StoreError):
         return {**super().as_dict(), "errors": {f"events[{self.index}].actor": [str(self)]}}
 
 
-def check_device_actors(user: object, events: list[Any]) -> None:
-    """A table device speaks for its table's people (dealers) and itself, never for a
-    person of the back-office: refuse any other actor (``DEVICE_ACTOR_PREFIXES``)."""
+def _plain_id(value: object) -> str | None:
+    """A dealer's id as a ``dealer.assigned`` gives it: a plain identifier, never one that
+    names a kind of its own (``user:PB-1`` would make ``dealer:user:PB-1``)."""
+    return value if isinstance(value, str) and value and ":" not in value else None
+
+
+def assigned_dealers(stream: str) -> set[str]:
+    """The dealers assigned to table ``stream`` since its last ``table.opened`` (since its
+    first event when it never opened): the ids its ``dealer.assigned`` events name. Read
+    backwards through the partial index audit_event_staffing (a few rows a day), not a
+    walk of the stream."""
+    dealers = set()
+    rows = Event.objects.filter(stream=stream, type__in=STAFFING).order_by("-version").values_list("type", "payload")
+    for type_name, payload in rows.iterator(chunk_size=100):
+        if type_name == "table.opened":
+            break
+        if isinstance(payload, dict) and (dealer := _plain_id(payload.get("dealer"))):
+            dealers.add(dealer)
+    return dealers
+
+
+def check_device_actors(user: object, stream: str, events: list[Any]) -> None:
+    """A table device speaks for its own table only: itself (``device:<its user>``), the
+    table's own instruments (``shoe:<table>``, ``shuffler:<table>``) and the dealers
+    assigned to the table since it opened (its ``dealer.assigned`` events, stored or
+    earlier in the batch) - never a person of the back-office, another device, another
+    table's instrument or dealer. Refuse any other actor (ActorNotAllowed, 403)."""
     device = device_of(user)
     if device is None:
         return
-    allowed = tuple(settings.DEVICE_ACTOR_PREFIXES)
     own = f"device:{user.get_username()}"  # type: ignore[attr-defined]
+    instruments = {own, f"shoe:{stream}", f"shuffler:{stream}"}
+    dealers: set[str] | None = None  # read when the batch first needs them
     for index, event in enumerate(events):
         actor = event.actor
-        if actor != own and not (isinstance(actor, str) and actor.startswith(allowed) and not actor.startswith("device:")):
-            raise ActorNotAllowed(index, actor, allowed)
+        allowed = isinstance(actor, str) and actor in instruments
+        if not allowed and isinstance(actor, str) and actor.startswith("dealer:"):
+            if dealers is None:
+                dealers = assigned_dealers(stream)
+            allowed = actor[len("dealer:"):] in dealers
+        if not allowed:
+            raise ActorNotAllowed(index, actor, stream, own)
+        payload = event.payload if isinstance(event.payload, dict) else {}
+        if event.type == "table.opened":
+            dealers = set()  # a new gaming day: the dealers are assigned again
+        elif event.type == "dealer.assigned" and (dealer := _plain_id(payload.get("dealer"))):
+            if dealers is None:
+                dealers = assigned_dealers(stream)
+            dealers.add(dealer)
 
 
 @dataclass(frozen=True, slots=True)

@@ -72,17 +72,27 @@ from django.db import (
 )
 from django.db.models import F
 
+from .authority import ingest_authority
 from .inserts import binary_moment, binary_row, binary_text, copy_rows, insert_values, sqlite_values
 from .jsonl import BadLine, Line, parse_line
 from .models import Event, IngestRun
+from .record.authority import ingest_principal
 from .record.chain import canonical_json, format_timestamp
 from .record.collector import acyclic_work
 from .record.envelope import check_claimed, document_digest, document_tail
-from .record.events import PayloadError
+from .record.events import AUTHORITY, SERVER_ONLY, PayloadError
 from .record.jsonl import numbered, stream_of
 from .record.processes import can_fork, cpus
 from .seals import sealer
-from .store import same_content, stored_rows, stream_head, take_append_lock, versions_taken
+from .store import (
+    SERVER_STREAM_PREFIX,
+    same_content,
+    server_only_problem,
+    stored_rows,
+    stream_head,
+    take_append_lock,
+    versions_taken,
+)
 from .subscribers import publish
 
 _FRAME = struct.Struct("<I")
@@ -180,6 +190,9 @@ class _Planner:
         self.binary_principal = binary_text(principal.encode())
         self.actors: dict[str, tuple[bytes, bytes]] = {}  # actor -> (quoted, binary_text)
         self.seal = sealer(principal, secret=settings.SEAL_KEY)
+        # type -> why a line of it is refused under this principal (audit.authority): the
+        # money-changing types its person may not record, the server's own types
+        self.refusals = line_refusals(principal)
 
     def bad(self, number: int, reason: str, stream: str | None) -> None:
         self.report.bad_lines.append(BadLine(number, reason))
@@ -225,6 +238,11 @@ class _Planner:
             self.seen[key] = line.number << 32 | index
             if stored and event_id in stored:  # (a UUID's hash is Python's: not asked of an empty dict)
                 self.already_stored(line, stored[event_id], state)
+                continue
+            refusal = self.refusals.get(line.event.type)
+            if refusal is not None and (line.event.type not in SERVER_ONLY
+                                        or not line.stream.startswith(SERVER_STREAM_PREFIX)):
+                self.bad(line.number, refusal, line.stream)  # each such line named, its stream not stored
             elif not state.bad:
                 self.chain(line, state, key)  # (the id's 16 bytes)
 
@@ -310,6 +328,20 @@ class _Planner:
             if self.spool is None:
                 self.kept.append(self.planned)
             self.planned = []
+
+
+def line_refusals(principal: str) -> dict[str, str]:
+    """Why a line of each refused type is refused under ``principal`` (``type: ...``): a
+    money-changing type whose permission the person the ingest runs for does not hold (or
+    every one, for an ingest for no one), and the server's own types (refused on a
+    table's stream only)."""
+    allowed = ingest_authority(principal)
+    refusals = {name: (f"type: {name} changes money after the fact: ingest stores it only when run for a person "
+                       f"holding the permission {permission} (ingest --as USERNAME)")
+                for name, permission in AUTHORITY.items() if name not in allowed}
+    for name in SERVER_ONLY:
+        refusals[name] = f"type: {server_only_problem('a-table', name)}"
+    return refusals
 
 
 def _spooled(spool: IO[bytes]):
@@ -800,8 +832,8 @@ def ingest_file(
     ``checked(n)``: the first n lines are checked (called as planning goes, and once at
     its end with every line); ``progress(n)``: n more events were written. ``principal``:
     who ingests (stored and sealed with each row; default ``ingest:<the operating-system
-    user>``)."""
-    principal = principal or f"ingest:{getpass.getuser()}"
+    user>``, an ingest for no one: its money-changing lines are refused, audit.authority)."""
+    principal = principal or ingest_principal(getpass.getuser(), None)
     now = (now or datetime.now(UTC)).astimezone(UTC)
     report = IngestReport()
     try:

@@ -13,6 +13,11 @@ def opened_day() -> Cast:
     return Cast(KeyTextTransform("gaming_day", "payload"), models.TextField())
 
 
+# the types that say who deals at a table on its gaming day (the partial index
+# audit_event_staffing; a query must name them in this order to use it)
+STAFFING = ("dealer.assigned", "table.opened")
+
+
 class Event(models.Model):
     """One stored event. Rows are only ever inserted: database triggers (migration 0002)
     refuse UPDATE and DELETE, and TRUNCATE on PostgreSQL. On PostgreSQL the table is
@@ -55,8 +60,18 @@ class Event(models.Model):
             # a gaming day's tables (tables.replay_service.day_streams): without it, finding a
             # day's openings scanned the whole record. Partial: openings are a few rows a day
             models.Index(opened_day(), condition=models.Q(type="table.opened"), name="audit_event_opened_day"),
+            # a table's dealers since it opened (audit.devices.assigned_dealers, on every
+            # device's append that names one): read backwards to the last opening, without it
+            # the stream since its opening walked. Partial: a few rows a day
+            models.Index(fields=["stream", "version"], condition=models.Q(type__in=STAFFING),
+                         name="audit_event_staffing"),
         ]
-        permissions = [("append_event", "Can append events to any table's stream")]
+        permissions = [
+            ("append_event", "Can append events to any table's stream"),
+            # the catalogue's money-changing types (audit.record.events.AUTHORITY)
+            ("correct_round", "Can record a round's correction or void"),
+            ("void_slip", "Can record a fill or credit slip's void"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.stream} v{self.version} {self.type}"

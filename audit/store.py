@@ -27,11 +27,13 @@ import msgspec
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 
+from .authority import NotAuthorised
 from .errors import IdConflict, InvalidEvent, VersionConflict
 from .event_ids import at_keys
 from .inserts import insert_rows
 from .models import Event
 from .partitions import KEY_TABLE, keyed
+from .record.authority import authority_problem
 from .record.chain import GENESIS_HASH, utc
 from .record.envelope import (  # noqa: F401 - STREAM_REGEX: the URLs' and admin keys' pattern, read from here
     STREAM_REGEX,
@@ -40,7 +42,13 @@ from .record.envelope import (  # noqa: F401 - STREAM_REGEX: the URLs' and admin
     seal,
     stream_problem,
 )
-from .record.events import PayloadError, upcast, validate_payload, validate_payload_json
+from .record.events import (
+    SERVER_ONLY,
+    PayloadError,
+    upcast,
+    validate_payload,
+    validate_payload_json,
+)
 from .subscribers import publish
 
 # an arbitrary constant: the key of the advisory lock every append takes
@@ -155,6 +163,20 @@ class CheckedBatch:
     items: list[CheckedEvent]
 
 
+# streams the server's own services write (findings' trail, digests, access log, alerts,
+# sign-offs); every other stream is a table's
+SERVER_STREAM_PREFIX = "audit."
+
+
+def server_only_problem(stream: str, type_name: str) -> str | None:
+    """Why an event of ``type_name`` may not go into ``stream``: a type only the server's
+    services write (the catalogue's ``server_only``) on a table's stream."""
+    if type_name in SERVER_ONLY and not stream.startswith(SERVER_STREAM_PREFIX):
+        return (f"{type_name} is written only by the back-office's own services, into its audit.* streams, "
+                "never into a table's stream")
+    return None
+
+
 def check_stream_batch(batch: StreamBatch) -> CheckedBatch:
     try:
         check_stream(batch.stream)
@@ -163,7 +185,12 @@ def check_stream_batch(batch: StreamBatch) -> CheckedBatch:
     expected = batch.expected_version
     if isinstance(expected, bool) or not isinstance(expected, int) or expected < 0:
         raise InvalidEvent(0, "expected_version", "expected a whole number >= 0")
-    return CheckedBatch(batch.stream, expected, check_batch(batch.events))
+    checked = check_batch(batch.events)
+    for index, item in enumerate(checked):
+        problem = server_only_problem(batch.stream, item.type)
+        if problem is not None:
+            raise InvalidEvent(index, "type", problem)
+    return CheckedBatch(batch.stream, expected, checked)
 
 
 SERVER = "server:back-office"
@@ -206,6 +233,13 @@ def append_checked(
     moved on since, and the rows are written. So the lock is held for that query, the
     write and the commit only.
     """
+    for batch in batches:
+        for index, item in enumerate(batch.items):
+            # the door's rule again, for every caller: a correction or void under a device's
+            # principal, or an ingest's for no one, is never stored (audit.authority)
+            why = authority_problem(item.type, principal)
+            if why is not None:
+                raise NotAuthorised(index, f"{item.type} changes money after the fact and {why}")
     recorded_at = (now or datetime.now(UTC)).astimezone(UTC)
     stored = stored_rows([item.id for batch in batches for item in batch.items])
     results: list[list[Event] | None] = []

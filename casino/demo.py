@@ -34,6 +34,9 @@ from tables.floor import result_of_handle_text
 from tables.simulator.faults import KINDS as FAULT_KINDS
 
 DEMO_USER = "demo"
+# the person the demo's file is ingested for: its slips' voids change money, and ingest
+# stores them only for a person holding the permission (ingest --as)
+DEMO_PIT_BOSS = "demo-pit-boss"
 # the demo's device token reads (and may append to) a table the demo day fills
 DEMO_TABLE = "BJ-05"
 DEMO_SEED = "2026-11-29"
@@ -103,6 +106,28 @@ def demo_logins_ensure() -> DemoLogins:
     return DemoLogins(DEMO_USER, password, device.token, DEMO_TABLE)
 
 
+@transaction.atomic
+def demo_pit_boss_ensure() -> str:
+    """The demo's pit boss (no password: no one logs in as them), in the pit_boss group
+    where it exists and holding the group's money-changing permissions in any case (a
+    test's flush empties the groups the migrations made); returns the user name."""
+    from django.contrib.auth.models import Group, Permission
+
+    from audit.record.events import AUTHORITY
+
+    user, created = get_user_model().objects.get_or_create(username=DEMO_PIT_BOSS)
+    if created:
+        user.set_unusable_password()
+        user.save()
+    group = Group.objects.filter(name="pit_boss").first()
+    if group is not None:
+        user.groups.add(group)
+    for permission in set(AUTHORITY.values()):
+        app_label, codename = permission.split(".")
+        user.user_permissions.add(Permission.objects.get(content_type__app_label=app_label, codename=codename))
+    return DEMO_PIT_BOSS
+
+
 def port_free(addr: str) -> str | None:
     """None when ``addr`` (``host:port`` or ``port``, as runserver takes it) can be served
     on; else why not (``Address already in use``)."""
@@ -167,7 +192,7 @@ def demo_days_build(*, rounds: int, live_bets: int, folder: Path | None = None,
     report("simulate: " + _last_line(step("simulate", out=str(events), manifest=str(manifest), seed=DEMO_SEED,
                                           rounds=rounds, days=DEMO_DAYS, last_day_rounds=second_day_rounds(rounds),
                                           live_bets=live_bets, fault=demo_faults(rounds))))
-    report("ingest: " + _last_line(step("ingest", str(events))))
+    report("ingest: " + _last_line(step("ingest", str(events), as_user=demo_pit_boss_ensure())))
     planted = json.loads(manifest.read_text())
     # the feed's subscriber has projected the ingest already; replay_day checks it again
     # (its findings by kind are the summary's, below)

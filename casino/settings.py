@@ -240,10 +240,6 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
-# The actors a table device may record events for (besides itself, device:<its user>):
-# its dealers and its own instruments; never a person of the back-office (user:...).
-DEVICE_ACTOR_PREFIXES = env_list("DEVICE_ACTOR_PREFIXES", ["dealer:", "shoe:", "shuffler:"])
-
 # The largest batch one append may carry; a larger one is refused with HTTP 413.
 EVENT_BATCH_MAX = env_int("EVENT_BATCH_MAX", 1000, low=1, high=100_000)
 # The largest page of the global feed and of a stream read.

@@ -26,7 +26,7 @@ from __future__ import annotations
 import bisect
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
@@ -34,9 +34,11 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Q
 
+from audit.authority import refused_events
 from audit.event_ids import with_ids
 from audit.models import Event
 from audit.reading import stream_events
+from audit.record.authority import applicable
 from audit.record.corrections import struck_events
 from audit.store import stream_head
 from ledger.books.figures import chip_value
@@ -69,16 +71,22 @@ def _day_at(opened: list[tuple[int, str]], version: int) -> str | None:
     return opened[index][1] if index >= 0 else None
 
 
-def touched_days(stream: str, events: list[dict[str, Any]], opened: list[tuple[int, str]]) -> set[str]:
+def touched_days(stream: str, events: list[dict[str, Any]], opened: list[tuple[int, str]],
+                 refused: Mapping[str, str] | None = None) -> set[str]:
     """The gaming days new events change: a count's or a drop's own, else the day of the
     ``table.opened`` the event follows; a ``table.opened`` also the day before it (which
     it makes final: its end-of-day checks are due); a correction also the day of the
     bets it settles again or of the event it strikes (a late correction of an earlier
-    day's round changes that day)."""
+    day's round changes that day). An event struck by a correction among them names no
+    day; a correction no one with the authority recorded (``refused``) changes none."""
+    refused = refused or {}
     days = set()
     bets: set[str] = set()
     struck: set[str] = set()
+    skipped = struck_events(applicable(events, refused))  # a struck event names no day
     for event in events:
+        if event["id"] in skipped:
+            continue
         payload = event["payload"]
         named = payload.get("gaming_day") if event["type"] != "table.closed" else None
         day = named or _day_at(opened, event["version"])
@@ -88,7 +96,7 @@ def touched_days(stream: str, events: list[dict[str, Any]], opened: list[tuple[i
             before = _day_at(opened, event["version"] - 1)
             if before:
                 days.add(before)
-        elif event["type"] == "correction.recorded":
+        elif event["type"] == "correction.recorded" and event["id"] not in refused:
             bets.update(s["bet"] for s in payload.get("settlements") or ())
             if payload.get("corrects"):
                 struck.add(str(payload["corrects"]))
@@ -142,9 +150,9 @@ class Projected:
     written: bool  # False: nothing new, or another run was further
 
 
-def _strikes(events: list[dict[str, Any]]) -> bool:
+def _strikes(events: list[dict[str, Any]], refused: Mapping[str, str]) -> bool:
     return any(e["type"] == "correction.recorded" and e["payload"].get("corrects") is not None
-               and not e["payload"].get("settlements") for e in events)
+               and not e["payload"].get("settlements") and e["id"] not in refused for e in events)
 
 
 def project_table(*, stream: str, full: bool = False, cache: FoldCache | None = None,
@@ -170,7 +178,8 @@ def project_table(*, stream: str, full: bool = False, cache: FoldCache | None = 
         opened = kept.openings  # no new day: the openings the kept fold knew (a query that scans the stream)
     else:
         opened = openings(stream)
-    days = touched_days(stream, new, opened)
+    refused = refused_events(stream, done + 1, head)
+    days = touched_days(stream, new, opened, refused)
     if full:
         days |= {day for _, day in opened}
     if not days:
@@ -182,15 +191,19 @@ def project_table(*, stream: str, full: bool = False, cache: FoldCache | None = 
     start = 1 if full or not first else opened[first - 1][0]
     plan = config.shift_plan()
     reusable = (
-        kept is not None and kept.start <= start and kept.state.plan == plan and not _strikes(new)
+        kept is not None and kept.start <= start and kept.state.plan == plan and not _strikes(new, refused)
         and not any(e["type"] == "table.opened" for e in new)
     )
     if reusable:
         assert kept is not None
         state, versions, start, folded = kept.state, kept.versions, kept.start, new
+        state.refused.update(refused)
     else:
         folded = new if start == done + 1 else list(_events(stream, start, head))
-        state, versions = Fold(plan=plan, struck=struck_events(folded), entries=False), {}
+        if start <= done:
+            refused = {**refused_events(stream, start, done), **refused}
+        state = Fold(plan=plan, struck=struck_events(applicable(folded, refused)), entries=False, refused=refused)
+        versions = {}
     for event in folded:
         state.apply(event)
         versions[event["id"]] = event["version"]

@@ -35,6 +35,7 @@ from typing import Any
 
 from django.db import connection
 
+from audit.authority import refused_events
 from audit.event_ids import with_ids
 from audit.gaming_day import gaming_day as gaming_day_of
 from audit.models import Event
@@ -252,7 +253,7 @@ def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: i
         kept = cache.take(segment, point, changed_from)
     if kept is not None:
         assert changed_from is not None
-        struck = _struck(segment.stream, changed_from, segment.last)
+        struck, refused = _struck(segment.stream, changed_from, segment.last)
         if Event.objects.filter(with_ids(struck), stream=segment.stream, version__lt=changed_from).exists():
             kept = None  # strikes an event folded before: refold
     opening_id = None
@@ -260,6 +261,7 @@ def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: i
         assert changed_from is not None
         state = Replay.resume(kept.fold)
         state.strike(struck)
+        state.refuse(refused)
         rounds, shoes, shoe = kept.rounds, kept.shoes, kept.shoe
         events: Iterator[dict[str, Any]] = stream_events(segment.stream, changed_from, segment.last)
         prefix = -1
@@ -274,7 +276,8 @@ def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: i
         prefix = len(head)
         # streamed, not held: a live game's day is close to a million events
         events = itertools.chain(head, stream_events(segment.stream, context, segment.last))
-        state = Replay(struck=_struck(segment.stream, context, segment.last))
+        struck, refused = _struck(segment.stream, context, segment.last)
+        state = Replay(struck=struck, refused=refused)
         rounds = {}
         shoes = []
         shoe = None
@@ -329,7 +332,7 @@ def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: i
                 named = rounds[payload["round"]]
                 if version is not None:
                     named.versions.append(version)
-                if kind == "correction.recorded":
+                if kind == "correction.recorded" and event["id"] not in state.refused:
                     named.corrected = named.corrected or bool(payload["settlements"])
 
     state.run(tracked())
@@ -386,13 +389,17 @@ def _versions_of(stream: str, findings: Any, opening_id: str | None, opening_ver
     return versions
 
 
-def _struck(stream: str, low: int, high: int) -> set[str]:
+def _struck(stream: str, low: int, high: int) -> tuple[set[str], dict[str, str]]:
     """Ids of the events that corrections in versions ``low``..``high`` strike
-    (``corrects`` with no settlements: replay skips them)."""
-    payloads = Event.objects.filter(
+    (``corrects`` with no settlements: replay skips them), and the money-changing events
+    there that no one with the authority recorded (id -> why: replay reports them and
+    applies none; a refused correction strikes nothing)."""
+    refused = refused_events(stream, low, high)
+    rows = Event.objects.filter(
         stream=stream, type="correction.recorded", version__gte=low, version__lte=high
-    ).values_list("payload", flat=True)
-    return struck_events({"type": "correction.recorded", "payload": p} for p in payloads)
+    ).values_list("event_id", "payload")
+    struck = struck_events({"type": "correction.recorded", "payload": p} for i, p in rows if str(i) not in refused)
+    return struck, refused
 
 
 def _closed(segment: Segment, since: int) -> bool:

@@ -11,6 +11,7 @@ from django.contrib.auth.models import Group, Permission
 GROUP_MIGRATIONS = (
     "tables.migrations.0002_pit_boss_group",
     "tables.migrations.0003_alert",
+    "tables.migrations.0007_pit_boss_corrections",
     "ledger.migrations.0002_accounting_group",
     "casino.migrations.0001_compliance_and_regulator_groups",
     "casino.migrations.0002_packagerequest",

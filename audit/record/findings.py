@@ -65,6 +65,9 @@ _KINDS = (
                 "a double, split or insurance decision with no stake placed for it: the hand or the bet played for free"),
     FindingKind("stream_mismatch", "high", "engine",
                 "a stream's table.opened names another table than the stream: that table's record would merge with another's"),
+    FindingKind("unauthorised_change", "high", "engine",
+                "a round's correction or void recorded without a person's authority (a table device, no recorded "
+                "principal, or a server seal that does not hold): not applied, the settlements stand as recorded"),
     FindingKind("illegal_decision", "medium", "engine",
                 "a decision the rule set does not allow for that hand at that moment"),
     FindingKind("illegal_bet", "medium", "engine",
@@ -98,6 +101,9 @@ _KINDS = (
                 "a fill or credit slip was voided without a reason"),
     FindingKind("void_after_receipt", "medium", "ledger",
                 "a fill or credit slip was voided after its chips had already moved (they stay counted)"),
+    FindingKind("unauthorised_void", "high", "ledger",
+                "a fill or credit slip's void recorded without a person's authority (a table device, no recorded "
+                "principal, or a server seal that does not hold): not applied, the slip stands"),
     FindingKind("opener_mismatch", "high", "ledger",
                 "a table's opening count differs from the closing count of the shift before it"),
     FindingKind("drop_not_counted", "high", "ledger",

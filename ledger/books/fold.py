@@ -19,7 +19,10 @@ otherwise it is a ``currency_mismatch`` finding and is not booked.
 
 Conventions shared with the rules engine's replay: an event id seen twice is read once,
 and an event that an authorised correction strikes (``corrects`` without settlements) is
-skipped, both without a finding here (replay reports them). A bet placed twice (the same
+skipped, both without a finding here (replay reports them). A money-changing event that
+no one with the authority recorded (``refused``, :mod:`audit.record.authority`) is not
+applied: a round's correction or void silently (replay reports it, ``unauthorised_change``),
+a slip's void with the ledger's own finding (``unauthorised_void``). A bet placed twice (the same
 bet id) counts once; the first settlement of a bet is the recorded one, corrections change
 it. Handlers change the accumulator in place (no I/O, no clock, no randomness), as the
 engine's do.
@@ -33,6 +36,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from audit.record.authority import applicable
 from audit.record.chain import parse_timestamp
 from audit.record.corrections import struck_events
 from audit.record.money import format_money
@@ -59,7 +63,7 @@ class Fold:
     """The accumulator for one table's stream; :meth:`apply` is the fold step."""
 
     def __init__(self, *, plan: ShiftPlan = WHOLE_DAY, struck: Iterable[str] = (), entries: bool = True,
-                 read_once: bool = False, shelf: Shelf | None = None) -> None:
+                 read_once: bool = False, shelf: Shelf | None = None, refused: Mapping[str, str] | None = None) -> None:
         """``entries`` False: the fold keeps no journal entries, only the balances they
         make (per account, and per gaming day and shift) - what the offline auditor asks
         for; the entries of a long day would be most of its memory. Each posting is still
@@ -70,10 +74,12 @@ class Fold:
         day's fold does not grow with its bets and rounds; the caller closes the shelf. The
         books of such a fold read its rounds' shifts where they are (``Books.round_shifts``
         is the fold's own mapping, not a copy: good while the shelf is open, and changed
-        by events folded after)."""
+        by events folded after). ``refused``: the ids of the money-changing events no one
+        with the authority recorded (id -> why), not applied."""
         self.plan = plan
         self.keeps_entries = entries
         self.struck = set(struck)
+        self.refused: dict[str, str] = dict(refused or {})
         self.table = ""
         self.currency = "XXX"
         self.day = ""
@@ -219,6 +225,14 @@ class Fold:
         self.event_id = event_id
         if not self.table:
             self.table = str(event.get("stream") or "")
+        refused = self.refused
+        if refused and event_id in refused:
+            if event["type"] in ("fill.voided", "credit.voided"):
+                p = event["payload"]
+                kind = event["type"].split(".")[0]
+                self.find("unauthorised_void", f"{kind.capitalize()} slip {p['slip']}'s void was not applied: "
+                                               f"{refused[event_id]}; the slip stands.", slip=p["slip"])
+            return
         handler(self, event["payload"])
 
     def end_of_day(self, day: str) -> None:
@@ -903,12 +917,15 @@ def _drops_to_shifts(figures_of: Mapping[Key, Figures], drops: Mapping[tuple[str
                 figures.drop_cash, figures.drop_markers, figures.drop_chips = drop.counted
 
 
-def fold(events: Iterable[Event], *, plan: ShiftPlan = WHOLE_DAY, final: bool = True) -> Books:
+def fold(events: Iterable[Event], *, plan: ShiftPlan = WHOLE_DAY, final: bool = True,
+         refused: Mapping[str, str] | None = None) -> Books:
     """Fold one table's events (envelope dicts in version order). ``final``: the record
     is complete for its days - slips still under way and drops not counted or posted are
-    findings (a live projection passes False)."""
+    findings (a live projection passes False). ``refused``: the money-changing events no
+    one with the authority recorded (id -> why), not applied."""
     events = events if isinstance(events, list) else list(events)
-    state = Fold(plan=plan, struck=struck_events(events))
+    refused = dict(refused or {})
+    state = Fold(plan=plan, struck=struck_events(applicable(events, refused)), refused=refused)
     for event in events:
         state.apply(event)
     return state.books(final=final)

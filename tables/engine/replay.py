@@ -40,6 +40,7 @@ from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Mu
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from audit.record.authority import applicable
 from audit.record.collector import bulk_work
 from audit.record.corrections import struck_events
 from audit.record.events import REGISTRY, upcast
@@ -125,7 +126,7 @@ class Replay:
 
     def __init__(self, rules: RuleSet | None = None, *, struck: Iterable[str] = (), check_offers: bool = True,
                  repeats: Container[str] | None = None, ids: Container[str] | None = None,
-                 compact: bool = False, shelf: Shelf | None = None) -> None:
+                 compact: bool = False, shelf: Shelf | None = None, refused: Mapping[str, str] | None = None) -> None:
         """``repeats`` and ``ids``: the caller keeps the ids, the fold none (a long stream
         folded once - the offline auditor - keeps them compact, :class:`audit.record.ids.IdSet`).
         An event whose id is in ``repeats`` when the fold reads it is a repeat (reported,
@@ -138,7 +139,9 @@ class Replay:
         events' rounds, a batch at a time (:class:`.rounds.ShelvedRounds`,
         :class:`audit.record.shelf.ShelvedMap`): what the fold holds of its rounds does not
         grow with them. By default all stay in memory, in dicts. The caller closes the
-        shelf once done with the fold."""
+        shelf once done with the fold. ``refused``: the ids of money-changing events no one
+        with the authority recorded (id -> why; :mod:`audit.record.authority`): a refused
+        correction or void is reported (``unauthorised_change``) and not applied."""
         self.rules = rules
         # value every cash-out offer (seed 000) and compare it with the recorded amount
         self.check_offers = check_offers
@@ -177,6 +180,7 @@ class Replay:
         self.pending: dict[str, tuple[int, int]] = {}
         self.reshuffle: str | None = None
         self.struck = set(struck)
+        self.refused: dict[str, str] = dict(refused or {})
         self.corrections: list[tuple[RoundKey | None, int | None, list[dict[str, Any]], str | None]] = []
         self.event_id: str | None = None
         # the live game's strategy decisions, memoised for the rule set in force
@@ -214,6 +218,7 @@ class Replay:
         seen = self.seen
         keep = type(seen) is dict
         struck = self.struck
+        refused = self.refused
         handlers = HANDLERS
         upcasts = _UPCAST
         count = 0
@@ -241,6 +246,9 @@ class Replay:
                     continue
                 self.version = version
             if struck and event_id in struck:
+                continue
+            if refused and event_id in refused:
+                self._refuse(event, refused[event_id])
                 continue
             kind = event["type"]
             handler = handlers.get(kind)
@@ -282,6 +290,24 @@ class Replay:
     def strike(self, ids: Iterable[str]) -> None:
         """Skip the events with these ids when they come (struck by a correction)."""
         self.struck.update(ids)
+
+    def refuse(self, refused: Mapping[str, str]) -> None:
+        """Report and skip these money-changing events when they come (id -> why: no one
+        with the authority recorded them)."""
+        self.refused.update(refused)
+
+    def _refuse(self, event: Mapping[str, Any], why: str) -> None:
+        """A correction or a void of a round that no one with the authority recorded: not
+        applied, reported. (The slips' voids are the ledger's to report.)"""
+        kind = event["type"]
+        if kind not in ("correction.recorded", "round.voided"):
+            return
+        payload = event["payload"]
+        number = payload.get("round") if isinstance(payload, Mapping) else None
+        what = "correction" if kind == "correction.recorded" else "void"
+        where = f" of round {number}" if number is not None else ""
+        self.find("unauthorised_change", f"A {what}{where} was not applied: {why}; the settlements stand as recorded.",
+                  round=number, recorded=kind)
 
     def view(self) -> ReplayResult:
         """The result as if the record ended here - a round in play reported as never
@@ -1092,11 +1118,16 @@ for _name in REGISTRY:
 _NO_RULES_NEEDED = frozenset(name for name, handler in HANDLERS.items() if handler is _ignore) | {"table.opened", "correction.recorded"}
 
 
-def replay(events: Iterable[Event], rules: RuleSet | None = None, *, check_offers: bool = True) -> ReplayResult:
+def replay(events: Iterable[Event], rules: RuleSet | None = None, *, check_offers: bool = True,
+           refused: Mapping[str, str] | None = None) -> ReplayResult:
     """Fold one stream's events; ``rules`` stands in for a missing ``table.opened``.
-    ``check_offers=False`` skips valuing cash-out offers (0.5-1 ms each, cold)."""
+    ``check_offers=False`` skips valuing cash-out offers (0.5-1 ms each, cold).
+    ``refused``: the money-changing events no one with the authority recorded (id -> why),
+    reported and not applied; a refused correction strikes nothing."""
     events = events if isinstance(events, list) else list(events)
-    state = Replay(rules, struck=struck_events(events), check_offers=check_offers)
+    refused = dict(refused or {})
+    state = Replay(rules, struck=struck_events(applicable(events, refused)), check_offers=check_offers,
+                   refused=refused)
     with bulk_work():  # the fold makes a round's objects by the thousand, nearly all kept
         state.run(events)
         return state.view()

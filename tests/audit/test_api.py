@@ -39,7 +39,7 @@ def event(
         "id": str(uuid.uuid4()),
         "type": type_,
         "occurred_at": "2026-11-29T21:04:05.123+01:00",
-        "actor": "dealer:D1",
+        "actor": "shoe:T1",  # table T1's own shoe: an actor T1's device may use
         "source": "shoe-reader:T1",
         "payload": {"round": 1, "shoe": "S1"} if payload is None else payload,
     }
@@ -492,7 +492,7 @@ def test_create_device_prints_a_token_that_appends_to_its_table() -> None:
     client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     assert (
         post(
-            client, "/api/streams/T7/events", {"expected_version": 0, "events": rounds(1)}
+            client, "/api/streams/T7/events", {"expected_version": 0, "events": [event(actor="shoe:T7")]}
         ).status_code
         == 201
     )

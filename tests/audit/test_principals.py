@@ -23,22 +23,66 @@ def device() -> APIClient:
     return client
 
 
+def assigned(dealer: str) -> dict:
+    return event("dealer.assigned", {"dealer": dealer}, actor="device:device-T1")
+
+
 def test_the_authenticated_principal_is_stored_beside_the_actor(device: APIClient) -> None:
     """The device's events say device:<its user>, whatever actor they name."""
-    response = post(device, T1, {"expected_version": 0, "events": [event(actor="dealer:D-7")]})
+    response = post(device, T1, {"expected_version": 0, "events": [assigned("D-7"), event(actor="dealer:D-7")]})
     assert response.status_code == 201, response.content
-    stored = Event.objects.get()
+    stored = Event.objects.get(version=2)
     assert (stored.actor, stored.principal) == ("dealer:D-7", "device:device-T1")
     assert stored.seal and len(stored.seal) == 64
 
 
-@pytest.mark.parametrize("actor", ["user:pitboss", "device:device-T2", "server:digest", "cage:C-1"])
+@pytest.mark.parametrize("actor", [
+    "user:pitboss", "device:device-T2", "server:digest", "cage:C-1",
+    # another table's instruments, a dealer never assigned here, a person dressed as a dealer
+    "shoe:BJ-02", "shuffler:T2", "dealer:D-0042", "dealer:user:PB-1",
+])
 def test_a_device_cannot_speak_for_a_person_or_another_device(device: APIClient, actor: str) -> None:
     """403 naming the field; nothing stored."""
     response = post(device, T1, {"expected_version": 0, "events": [event(), event(actor=actor)]})
     assert response.status_code == 403
     assert list(response.json()["errors"]) == ["events[1].actor"]
     assert Event.objects.count() == 0
+
+
+def test_a_device_speaks_for_the_dealers_assigned_to_its_table_since_it_opened(device: APIClient) -> None:
+    """A dealer is one a dealer.assigned of this table's stream names (stored, or earlier
+    in the batch); a new table.opened starts the day's assignments again; another table's
+    assignment counts for nothing here; a 'dealer' whose id names a kind of its own
+    (user:PB-1) is never one."""
+    opened = {"table": "T1", "ruleset": "hoyle", "min_bet": 100, "max_bet": 10000, "currency": "EUR",
+              "gaming_day": "2026-11-29", "rules": {}}
+    assert post(device, T1, {"expected_version": 0, "events": [
+        event("table.opened", opened, actor="device:device-T1"), assigned("D-1"), event(actor="dealer:D-1"),
+    ]}).status_code == 201
+    # the next request reads the assignment from the stream
+    assert post(device, T1, {"expected_version": 3, "events": [event(actor="dealer:D-1")]}).status_code == 201
+    # T2's dealer is not T1's
+    other = APIClient()
+    other.credentials(HTTP_AUTHORIZATION=f"Token {device_ensure(stream='T2').token}")
+    t2 = "/api/streams/T2/events"
+    assert post(other, t2, {"expected_version": 0, "events": [
+        event("dealer.assigned", {"dealer": "D-2"}, actor="device:device-T2")]}).status_code == 201
+    refused = post(device, T1, {"expected_version": 4, "events": [event(actor="dealer:D-2")]})
+    assert refused.status_code == 403 and "events[0].actor" in refused.json()["errors"]
+    # a person's name assigned as a dealer makes no dealer of them
+    refused = post(device, T1, {"expected_version": 4, "events": [assigned("user:PB-1"), event(actor="dealer:user:PB-1")]})
+    assert refused.status_code == 403 and "events[1].actor" in refused.json()["errors"]
+    # the next day: yesterday's dealers lapse until assigned again
+    next_day = {**opened, "gaming_day": "2026-11-30"}
+    refused = post(device, T1, {"expected_version": 4, "events": [
+        event("table.opened", next_day, actor="device:device-T1"), event(actor="dealer:D-1")]})
+    assert refused.status_code == 403 and "events[1].actor" in refused.json()["errors"]
+    assert Event.objects.filter(stream="T1").count() == 4
+
+
+def test_a_device_speaks_for_its_own_shoe_and_shuffler(device: APIClient) -> None:
+    response = post(device, T1, {"expected_version": 0, "events": [event(actor="shoe:T1"), event(actor="shuffler:T1")]})
+    assert response.status_code == 201, response.content
 
 
 def test_a_device_may_name_itself(device: APIClient) -> None:
@@ -82,7 +126,7 @@ def test_an_actor_with_hidden_or_confusable_characters_is_refused(actor: str) ->
 @pytest.mark.parametrize("note", ["ok\u202eevil", "zero\u200bwidth", "bell\x07"])
 def test_free_text_with_format_or_control_characters_is_refused(note: str) -> None:
     client = APIClient()
-    client.force_login(_person("boss", "append_event"))
+    client.force_login(_person("boss", "correct_round"))
     voided = {"round": 1, "reason": note, "authorised_by": "PB-7"}
     response = post(client, T1, {"expected_version": 0, "events": [event("round.voided", voided)]})
     assert response.status_code == 400

@@ -38,6 +38,9 @@ def scenario(fault: str | None = None) -> Table:
         t.fill("F-1", {100_000: 5})
     if fault == "void_after_receipt":
         t.void("fill", "F-1", "the tray was full")
+    if fault == "unauthorised_void":  # a void of the filled slip that no one with the authority recorded
+        t.void("fill", "F-1", "the tray was full")
+        t.refused = {t.events[-1]["id"]: "it was recorded by the table device device-BJ-01, not by a person"}
     if fault == "slip_unfinished":
         t.fill("F-2", {5_000: 40}, steps=("requested", "issued"))
     t.fill("F-3", {5_000: 40}, steps=("requested",))
@@ -67,7 +70,7 @@ def scenario(fault: str | None = None) -> Table:
 
 
 def audit(t: Table, *, replayed_extra: int = 0) -> tuple[Books, list[Reconciliation]]:
-    books = fold(t.events)
+    books = fold(t.events, refused=t.refused)
     recs = [reconcile(books.day(day), replayed_win=books.day(day).recorded_win + replayed_extra, edge=EDGE,
                       variance=VARIANCE) for day in books.days()]
     return books, recs
@@ -109,6 +112,8 @@ CASES = [
     ("void_after_receipt", "void_after_receipt", None, "EUR 5,000.00 (5 x EUR 1,000.00)", "F-1"),
     ("opener_mismatch", "opener_mismatch", "EUR 20,000.00 (100 x EUR 50.00, 15 x EUR 1,000.00)",
      "EUR 19,950.00 (99 x EUR 50.00, 15 x EUR 1,000.00)", "I-2"),
+    # not applied: the slip stands complete, and no void_after_receipt (the void is not the record's)
+    ("unauthorised_void", "unauthorised_void", None, None, "F-1"),
     ("drop_not_counted", "drop_not_counted", None, None, None),
     ("drop_not_posted", "drop_not_posted", "EUR 12,000.00", None, None),
     ("drop_mismatch", "drop_mismatch", "EUR 12,000.00", "EUR 11,950.00", None),
@@ -183,3 +188,14 @@ def test_a_correction_is_a_known_difference_between_chips_and_record() -> None:
     assert [(k.kind, k.effect) for k in result.chip_known] == [("correction", 50_000)]
     assert result.findings == () and result.chip_variance == 0
     assert books.findings == ()
+
+
+def test_a_void_no_one_with_the_authority_recorded_changes_no_money() -> None:
+    """The unauthorised void of a filled slip leaves the books as the clean day's: the
+    slip complete, every balance the same; applied, the same void moves nothing either
+    (its chips had moved) but makes the slip voided."""
+    clean, refused = fold(scenario().events), scenario("unauthorised_void")
+    books = fold(refused.events, refused=refused.refused)
+    assert books.slips["F-1"].state == clean.slips["F-1"].state == "complete"
+    assert books.trial_balance() == clean.trial_balance()
+    assert [f.kind for f in fold(refused.events).findings] == ["void_after_receipt"]

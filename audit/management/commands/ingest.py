@@ -1,23 +1,28 @@
 from __future__ import annotations
 
+import getpass
 import os
 from typing import Any
 
 from django.core.management.base import CommandError
 
+from audit.authority import person_for_ingest
 from audit.commands import BackOfficeCommand
 from audit.ingest import DatabaseLost, ingest_file
 from audit.progress import count_lines, progress_bar
+from audit.record.authority import ingest_principal
 
 
 class Command(BackOfficeCommand):
     help = (
         "Append a JSON Lines file of events. Every line is checked first; a stream with "
-        "any bad line is not stored at all. A progress bar (lines checked, then events "
-        "written) on stderr, on a terminal only."
+        "any bad line is not stored at all. A line of a type that changes money after the "
+        "fact (a correction, a void) is stored only with --as a person holding its "
+        "permission. A progress bar (lines checked, then events written) on stderr, on a "
+        "terminal only."
     )
     exit_codes = {0: "every line stored (or already stored)", 1: "some line or stream was refused (each is named)",
-                  2: "the file cannot be read, or the database is not migrated",
+                  2: "the file cannot be read, the database is not migrated, or --as names no person",
                   3: "the database went away during the ingest (a restart, a dropped connection): a file "
                      "written as it was planned (PostgreSQL, a file over 4 MB) stored nothing; otherwise "
                      "the chunks committed stay and verify names the unfinished ingest; running the same command "
@@ -26,12 +31,22 @@ class Command(BackOfficeCommand):
     def add_arguments(self, parser):
         parser.add_argument("file")
         parser.add_argument("--chunk", type=int, default=5000, help="events per transaction (default 5000)")
+        parser.add_argument("--as", dest="as_user", metavar="USERNAME",
+                            help="the person the file is ingested for (recorded with every event): its corrections "
+                                 "and voids are stored only when they hold the permission each needs "
+                                 "(the pit_boss group holds them); without it, those lines are refused")
 
-    def handle(self, *args: Any, file: str, chunk: int, **options: Any) -> None:
+    def handle(self, *args: Any, file: str, chunk: int, as_user: str | None = None, **options: Any) -> None:
         if not os.path.isfile(file):
             raise CommandError(f"{file}: not a readable file", returncode=2)
         if chunk < 1:
             raise CommandError(f"--chunk {chunk}: must be at least 1", returncode=2)
+        if as_user is not None:
+            try:
+                person_for_ingest(as_user)
+            except LookupError as error:
+                raise CommandError(str(error), returncode=2) from None
+        principal = ingest_principal(getpass.getuser(), as_user)
         try:
             lines = count_lines(file)
         except OSError as error:
@@ -49,7 +64,7 @@ class Command(BackOfficeCommand):
                 bar.update(n)
 
             try:
-                report = ingest_file(file, chunk=chunk, progress=written, checked=checked)
+                report = ingest_file(file, chunk=chunk, progress=written, checked=checked, principal=principal)
             except DatabaseLost as lost:
                 stored = ("nothing was stored (the file is written in one transaction, which was not "
                           "committed)" if not lost.stored else f"{lost.stored} events were stored in whole chunks")

@@ -3,7 +3,9 @@
 Pure Python (msgspec, no Django) so that the rules engine and offline replay can use it.
 """
 from .registry import (
+    AUTHORITY,
     REGISTRY,
+    SERVER_ONLY,
     EventType,
     PayloadError,
     current_version,
@@ -14,7 +16,9 @@ from .registry import (
 )
 
 __all__ = [
+    "AUTHORITY",
     "REGISTRY",
+    "SERVER_ONLY",
     "EventType",
     "PayloadError",
     "current_version",

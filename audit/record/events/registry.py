@@ -33,10 +33,18 @@ class PayloadError(ValueError):
 
 @dataclass(frozen=True)
 class EventType:
+    """A type of the catalogue. ``authority``: the permission (``app.codename``) a person
+    must hold to record it - a type that changes money or a finding after the fact (a
+    correction, a void); never a table device's, whatever its payload names.
+    ``server_only``: written only by the back-office's own services into its ``audit.*``
+    streams, refused on a table's stream from anyone (docs/events.md lists both)."""
+
     name: str
     schemas: Mapping[int, type[msgspec.Struct]]
     # upcasters[v] turns a version-v payload into version v+1
     upcasters: Mapping[int, Upcaster] = field(default_factory=dict)
+    authority: str | None = None
+    server_only: bool = False
 
     @property
     def version(self) -> int:
@@ -63,6 +71,11 @@ def _digest_signed_v1_to_v2(payload: dict[str, Any]) -> dict[str, Any]:
     return {**payload, "leaf_format": 1}
 
 
+# the permissions of the types that change money after the fact (audit.models.Event's
+# Meta declares them; the role groups' migrations give them to the pit boss)
+CORRECT_ROUND = "audit.correct_round"  # a round's correction or void
+VOID_SLIP = "audit.void_slip"  # a fill or credit slip's void
+
 _TYPES = [
     EventType("table.opened", {1: c.TableOpened}),
     EventType("table.closed", {1: c.TableClosed}),
@@ -88,25 +101,26 @@ _TYPES = [
     EventType("cashout.accepted", {1: c.CashoutAccepted}),
     EventType("card.revealed", {1: c.CardRevealed}),
     EventType("round.settled", {1: c.RoundSettled}),
-    EventType("round.voided", {1: c.RoundVoided}),
-    EventType("correction.recorded", {1: c.CorrectionRecorded}),
-    EventType("finding.acknowledged", {1: c.FindingStatusChanged}),
-    EventType("finding.resolved", {1: c.FindingStatusChanged}),
-    EventType("finding.reopened", {1: c.FindingStatusChanged}),
-    EventType("alert.acknowledged", {1: c.AlertAcknowledged}),
-    EventType("access.sealed", {1: c.AccessSealed}),
-    EventType("access.purged", {1: c.AccessPurged}),
-    EventType("digest.signed", {1: c.DigestSigned, 2: c.DigestSignedV2}, upcasters={1: _digest_signed_v1_to_v2}),
-    EventType("store.partition_detached", {1: c.PartitionDetached}),
-    EventType("ledger.signed_off", {1: c.LedgerSignedOff}),
-    EventType("ledger.reopened", {1: c.LedgerReopened}),
+    EventType("round.voided", {1: c.RoundVoided}, authority=CORRECT_ROUND),
+    EventType("correction.recorded", {1: c.CorrectionRecorded}, authority=CORRECT_ROUND),
+    EventType("finding.acknowledged", {1: c.FindingStatusChanged}, server_only=True),
+    EventType("finding.resolved", {1: c.FindingStatusChanged}, server_only=True),
+    EventType("finding.reopened", {1: c.FindingStatusChanged}, server_only=True),
+    EventType("alert.acknowledged", {1: c.AlertAcknowledged}, server_only=True),
+    EventType("access.sealed", {1: c.AccessSealed}, server_only=True),
+    EventType("access.purged", {1: c.AccessPurged}, server_only=True),
+    EventType("digest.signed", {1: c.DigestSigned, 2: c.DigestSignedV2}, upcasters={1: _digest_signed_v1_to_v2},
+              server_only=True),
+    EventType("store.partition_detached", {1: c.PartitionDetached}, server_only=True),
+    EventType("ledger.signed_off", {1: c.LedgerSignedOff}, server_only=True),
+    EventType("ledger.reopened", {1: c.LedgerReopened}, server_only=True),
     # --- custody (custody.py): slips' lifecycles, the drop from removal to posting, markers
     EventType("fill.requested", {1: k.SlipRequested}),
     EventType("fill.issued", {1: k.CageStep}),
-    EventType("fill.voided", {1: k.SlipVoided}),
+    EventType("fill.voided", {1: k.SlipVoided}, authority=VOID_SLIP),
     EventType("credit.requested", {1: k.SlipRequested}),
     EventType("credit.received", {1: k.CageStep}),
-    EventType("credit.voided", {1: k.SlipVoided}),
+    EventType("credit.voided", {1: k.SlipVoided}, authority=VOID_SLIP),
     EventType("drop.removed", {1: k.DropRemoved}),
     EventType("drop.posted", {1: k.DropPosted}),
     EventType("marker.issued", {1: k.MarkerIssued}),
@@ -114,6 +128,10 @@ _TYPES = [
 ]
 
 REGISTRY: dict[str, EventType] = {t.name: t for t in _TYPES}
+# type -> the permission a person needs to record it (the money-changing types)
+AUTHORITY: Mapping[str, str] = {t.name: t.authority for t in _TYPES if t.authority is not None}
+# the types only the back-office's own services write, into its audit.* streams
+SERVER_ONLY: frozenset[str] = frozenset(t.name for t in _TYPES if t.server_only)
 
 _AT = re.compile(r" - at (?P<key>`key` in )?`\$(?P<path>[^`]*)`$")
 _FIELD = re.compile(r"field `(?P<name>[^`]+)`")

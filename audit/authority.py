@@ -1,0 +1,110 @@
+"""Who may change money, where the record is written and where it is read.
+
+The catalogue names the types that change money after the fact and the permission each
+needs (``audit.record.events.AUTHORITY``: a round's correction or void needs
+``audit.correct_round``, a fill or credit slip's void ``audit.void_slip``; the pit boss's
+group holds both). They are recorded only under a person's principal holding it:
+
+- **the API** (:func:`check_append_authority`): a person's token or login with the
+  permission (a superuser holds every one); never a table device, whatever its payload's
+  ``authorised_by`` says (403 naming the event);
+- **ingest** (:func:`ingest_authority`): a file's money-changing lines are stored only
+  when the command runs for a person holding the permission (``ingest --as USERNAME``);
+  otherwise each is a bad line;
+- **the folds** (:func:`refused_events`): whatever is stored - an event from before these
+  checks, or a row a database administrator slipped in - the engine's replay and the
+  ledger's books apply a money-changing event only when its stored principal is a
+  person's or the server's and its server seal holds (the pure rule:
+  :mod:`audit.record.authority`); otherwise they report it and leave the money as it was.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db.models import Q
+
+from .errors import StoreError
+from .models import Event
+from .record.authority import person_of, refused
+from .record.events import AUTHORITY
+from .seals import seal_holds
+
+APPEND = "audit.append_event"
+
+
+class NotAuthorised(StoreError):
+    """An event the appending principal may not record (HTTP 403), named by its place."""
+
+    http_status = 403
+    code = "not_authorised"
+
+    def __init__(self, index: int, message: str) -> None:
+        super().__init__(f"events[{index}].type: {message}")
+        self.index = index
+
+    def as_dict(self) -> dict[str, object]:
+        return {**super().as_dict(), "errors": {f"events[{self.index}].type": [str(self)]}}
+
+
+def may_append_something(user: Any) -> bool:
+    """Whether a person may append anything at all: the append permission, or one of the
+    money-changing types' (a pit boss records corrections and voids, nothing else)."""
+    return bool(user.has_perm(APPEND) or any(user.has_perm(p) for p in set(AUTHORITY.values())))
+
+
+def check_append_authority(user: Any, events: Iterable[Any], *, device: bool) -> None:
+    """Refuse (NotAuthorised) the first event of a batch its appender may not record: a
+    money-changing type from a table device, or from a person without its permission; any
+    other type from a person without ``audit.append_event``."""
+    for index, event in enumerate(events):
+        needed = AUTHORITY.get(event.type)
+        if needed is not None:
+            if device:
+                raise NotAuthorised(index, f"{event.type} changes money after the fact: a table device never "
+                                           f"records it (a name in its payload authorises nothing); a person "
+                                           f"holding the permission {needed} does")
+            if not user.has_perm(needed):
+                raise NotAuthorised(index, f"{event.type} changes money after the fact: recording it needs the "
+                                           f"permission {needed}")
+        elif not device and not user.has_perm(APPEND):
+            raise NotAuthorised(index, f"recording {event.type} needs the permission {APPEND} (this account may "
+                                       f"record only {', '.join(sorted(t for t, p in AUTHORITY.items() if user.has_perm(p)))})")
+
+
+def person_for_ingest(username: str) -> Any:
+    """The active person ``username`` an ingest runs for (``--as``); LookupError saying
+    why not (no such user, inactive, a table device)."""
+    user = get_user_model().objects.filter(username=username).first()
+    if user is None:
+        raise LookupError(f"--as {username}: no such user")
+    if not user.is_active:
+        raise LookupError(f"--as {username}: the user is not active")
+    if getattr(user, "device_account", None) is not None:
+        raise LookupError(f"--as {username}: a table device, not a person")
+    return user
+
+
+def ingest_authority(principal: str) -> frozenset[str]:
+    """The money-changing types an ingest under ``principal`` may store: those whose
+    permission the person it runs for holds now (none for an ingest for no one)."""
+    name = person_of(principal)
+    if name is None:
+        return frozenset()
+    user = get_user_model().objects.filter(username=name, is_active=True).first()
+    if user is None:
+        return frozenset()
+    return frozenset(t for t, permission in AUTHORITY.items() if user.has_perm(permission))
+
+
+def refused_events(stream: str, low: int, high: int) -> dict[str, str]:
+    """The money-changing events of ``stream``'s versions ``low``..``high`` that no fold
+    may apply (id -> why): the pure rule (:func:`audit.record.authority.refused`) over their
+    stored principals, each seal checked. A few rows a day, found by their type."""
+    rows = Event.objects.filter(Q(stream=stream, version__gte=low, version__lte=high, type__in=list(AUTHORITY)))
+    return refused(
+        (str(event_id), type_name, principal, seal_holds(digest, principal, seal))
+        for event_id, type_name, principal, seal, digest in rows.values_list(
+            "event_id", "type", "principal", "seal", "hash").iterator()
+    )
