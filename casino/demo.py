@@ -78,6 +78,7 @@ DEMO_FAULTS = (
     "insurance_without_decision@BJ-01:110",
     "drop_not_counted@BJ-03:300",
     "drop_not_posted@BJ-04:300",
+    "closer_missing@BJ-07:300",
     # the first opening after round 400: the second day's
     "opener_mismatch@BJ-06:400",
 )
@@ -270,7 +271,11 @@ def summary_lines(days: list[date], checks: list[FaultCheck], not_planted: list[
     currency), the rounds, bets, handle and the house result - recorded (what the
     settlements say; + the house won) beside recomputed (what the rules give) - and the
     recorded house result as a share of the handle (not the hold: the ledger's chip-count
-    win over the drop); the findings by kind of both days, once; and which planted faults were found."""
+    win over the drop), and the table-day's accounting state (the ledger's: incomplete
+    with what it lacks, reconciled, ...); the findings by kind of both days, once; and
+    which planted faults were found."""
+    from ledger.models import Reconciliation
+    from ledger.selectors import state_text
     from tables.selectors import day_summary
 
     lines: list[str] = []
@@ -281,11 +286,13 @@ def summary_lines(days: list[date], checks: list[FaultCheck], not_planted: list[
         lines += [(f"Gaming day {summary['gaming_day']}: {plural(summary['rounds'], 'round')}, "
                    f"{plural(summary['bets'], 'bet')} on {plural(len(summary['tables']), 'table')}"), ""]
         lines.append(f"  {'table':8} {'rule set':22} {'rounds':>7} {'bets':>8} {'handle':>18} "
-                     f"{'house result':>16} {'recomputed':>16} {'% handle':>8} {'findings':>8}")
+                     f"{'house result':>16} {'recomputed':>16} {'% handle':>8} {'findings':>8}  accounting")
         lines.append(f"  {'':8} {'':22} {'':>7} {'':>8} {'':>18} {'(recorded)':>16} {'':>16} {'':>8} {'':>8}")
+        states = {r.table.stream: state_text(r) for r in
+                  Reconciliation.objects.filter(gaming_day=day, shift="").select_related("table")}
         totals: dict[str, dict[str, int]] = {}
         for t in summary["tables"]:
-            lines.append(_row(t["table"], t["ruleset"], t, t["currency"]))
+            lines.append(_row(t["table"], t["ruleset"], t, t["currency"]) + f"  {states.get(t['table'], 'n/a')}")
             total = totals.setdefault(t["currency"], {"rounds": 0, "bets": 0, "handle": 0, "house_result": 0,
                                                       "house_result_recomputed": 0, "findings": 0})
             for name in total:
@@ -296,6 +303,9 @@ def summary_lines(days: list[date], checks: list[FaultCheck], not_planted: list[
     lines.append("  (house result: + the house won; recorded is what the settlements say, recomputed what the "
                  "rules give - they differ by the planted payout faults; % handle: the recorded house result "
                  "over the handle, not the hold)")
+    lines.append("  (accounting: the table-day's state in the ledger - reconciled, counted with a variance not "
+                 "explained, incomplete and what it lacks, open while the table has not opened a later day, "
+                 "no drop box for the live game)")
     by_kind = ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items())) or "none"
     lines += ["", f"  findings by kind, both days: {by_kind}"]
     found = sum(c.found for c in checks)

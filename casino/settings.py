@@ -300,6 +300,11 @@ LEDGER_SHIFTS = env_str("LEDGER_SHIFTS", "24h")
 # The pits tables stand in, by table-code pattern: PIT-A=BJ-0*,BJ-10;PIT-B=BJ-1* (the admin
 # may put a table in another pit; that choice then stays).
 LEDGER_PITS = env_str("LEDGER_PITS", "")
+# The games (rule-set names or shell patterns, comma-separated) whose tables have no chip
+# tray and no drop box by design: the live game of seed 000, whose players are remote. Their
+# table-days have the state "no drop box" and never enter a hold ratio; every other game's
+# day lacking an opener, a closer or a drop is incomplete.
+LEDGER_NO_DROP_BOX = env_list("LEDGER_NO_DROP_BOX", ["it-live"])
 
 
 def _check_ledger() -> None:

@@ -20,6 +20,7 @@ from typing import Any
 from audit.record.jsonl import decode_lines
 from audit.record.verify import verify
 from ledger.books import fold, reconcile
+from ledger.config import has_drop_box
 from tables.engine.replay import replay
 from tables.simulator.faults import KINDS
 
@@ -65,7 +66,10 @@ def found_in_streams(streams: Mapping[str, Sequence[Mapping[str, Any]]]) -> Coun
     for stream, events in streams.items():
         for f in replay(events).findings:
             found[("engine", stream, f.kind, str(f.round))] += 1
-        books = fold(events)
+        # the days whose game has a chip tray and a drop box (their counts and drop must be on record)
+        boxed = {e["payload"]["gaming_day"] for e in events
+                 if e["type"] == "table.opened" and has_drop_box(e["payload"]["ruleset"])}
+        books = fold(events, drop_box=boxed)
         for finding in [*books.findings, *(f for day in books.days() for f in reconcile(books.day(day)).findings)]:
             found[("ledger", stream, finding.kind, str(finding.gaming_day))] += 1
     return found

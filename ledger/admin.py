@@ -27,11 +27,11 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db.models import OuterRef, QuerySet, Subquery
+from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, URLPattern, path, re_path, reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 
 from audit.admin import GAMING_DAY, ReadOnlyAdmin
@@ -39,10 +39,12 @@ from audit.devices import device_of
 from audit.errors import StoreError
 from audit.record.money import format_money
 from audit.store import STREAM_REGEX
+from ledger.books.reconcile import missing_text
 from ledger.books.stats import percent
 
 from . import accounting_admin, charts, reports, selectors, signoff
 from . import models as m
+from .reconciliation import SIGNED, figures_hash, signed_figures
 
 
 class NoDevices:
@@ -95,12 +97,29 @@ class Unexplained(admin.SimpleListFilter):
     parameter_name = "unexplained"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        return [("yes", "not explained"), ("no", "explained")]
+        # "none beyond the threshold" says nothing of a day's counts: its state does
+        return [("yes", "not explained"), ("no", "none beyond the threshold")]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         if self.value() in ("yes", "no"):
             return queryset.filter(unexplained=self.value() == "yes")
         return queryset
+
+
+class State(admin.SimpleListFilter):
+    title = "state"
+    parameter_name = "state"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return list(m.Reconciliation.State.choices)
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        return queryset.filter(state=self.value()) if self.value() else queryset
+
+
+# the badge of each state on the screens: good, bad (something to do), quiet, signed
+STATE_BADGE = {"reconciled": "ok", "counted": "bad", "incomplete": "bad", "open": "quiet", "no_drop_box": "quiet",
+               "signed": "signed", "adjusted": "signed"}
 
 
 class Pit(admin.SimpleListFilter):
@@ -119,8 +138,8 @@ class ReconciliationAdmin(NoDevices, ReadOnlyAdmin):
     """The reconciled table-days; each opens its reconciliation page."""
 
     list_display = ("__str__", "pit", "ruleset", "drop_shown", "chip_win_shown", "recorded_win_shown",
-                    "replayed_win_shown", "theoretical_win_shown", "hold_shown", "variance_shown", "signed")
-    list_filter = (Unexplained, Pit, "ruleset", GAMING_DAY, TABLE)
+                    "replayed_win_shown", "theoretical_win_shown", "hold_shown", "variance_shown", "state_shown")
+    list_filter = (State, Unexplained, Pit, "ruleset", GAMING_DAY, TABLE)
     review_template = "admin/ledger/reconciliation/review.html"
     reports_template = "admin/ledger/reports.html"
     key_pattern = rf"(?P<table>{STREAM_REGEX})/(?P<day>{_DAY})"
@@ -131,9 +150,7 @@ class ReconciliationAdmin(NoDevices, ReadOnlyAdmin):
     theoretical_win_shown = MoneyColumns.column("theoretical_win", "theoretical win", signed=True)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[m.Reconciliation]:
-        signed = m.SignOff.objects.filter(table=OuterRef("table__stream"), gaming_day=OuterRef("gaming_day"))
-        return (super().get_queryset(request).filter(shift="").select_related("table")
-                .annotate(signoff_status=Subquery(signed.values("status")[:1])))
+        return super().get_queryset(request).filter(shift="").select_related("table")
 
     @admin.display(description="drop", ordering="drop_cash")
     def drop_shown(self, obj: m.Reconciliation) -> str:
@@ -154,10 +171,11 @@ class ReconciliationAdmin(NoDevices, ReadOnlyAdmin):
             return format_html('<strong class="unexplained" style="color:#b00020">{} not explained</strong>', text)
         return text
 
-    @admin.display(description="signed off", ordering="signoff_status")
-    def signed(self, obj: m.Reconciliation) -> str:
-        status = getattr(obj, "signoff_status", None)
-        return "-" if status is None else m.SignOff.Status(status).label
+    @admin.display(description="state", ordering="state")
+    def state_shown(self, obj: m.Reconciliation) -> str:
+        return format_html('<span class="state state-{}" style="{}">{}</span>', obj.state,
+                           "color:#b00020;font-weight:bold" if STATE_BADGE.get(obj.state) == "bad" else "",
+                           selectors.state_text(obj))
 
     # --- addresses by natural key ---------------------------------------------------------------
 
@@ -329,6 +347,20 @@ def _rounds_url(table: str, day: date) -> str | None:
     return url + "?" + urlencode({"table__stream": table, "gaming_day": day.isoformat()})
 
 
+def _chip_note(row: m.Reconciliation) -> str:
+    """What the chip-count win is, or why there is none - in the record's own terms."""
+    if row.chip_win is not None:
+        return "closer - opener + credits - fills + drop"
+    if not row.drop_box:
+        return "none: a game without a chip tray or drop box"
+    lacking = [k for k in row.missing if k in ("opener_missing", "closer_missing", "drop_not_counted")]
+    if lacking:
+        return f"not computed: {missing_text(lacking)}"
+    held = [name for name, value in (("opener", row.opener), ("closer", row.closer), ("drop count", row.drop))
+            if value is None]
+    return f"not computed: no {', '.join(held)} in this period"
+
+
 def period_context(row: m.Reconciliation) -> dict[str, Any]:
     """One period's four wins, drop, hold and variances, as the page shows them."""
     c = row.currency
@@ -340,9 +372,7 @@ def period_context(row: m.Reconciliation) -> dict[str, Any]:
     return {
         "row": row,
         "figures": [
-            _figure("chip-count win", row.chip_win, c,
-                    note="closer - opener + credits - fills + drop" if row.chip_win is not None
-                    else "no opener, closer or drop count"),
+            _figure("chip-count win", row.chip_win, c, note=_chip_note(row)),
             _figure("recorded win", row.recorded_win, c, note="the settlements as recorded, corrections applied"),
             _figure("replayed win", row.replayed_win, c,
                     note="the settlements the rules engine recomputes" if row.replayed_win is not None
@@ -414,6 +444,14 @@ def review_context(detail: selectors.DayDetail) -> dict[str, Any]:
                      "outstanding": _money(mk.amount - mk.redeemed, c, signed=False)} for mk in detail.markers],
         "findings": findings, "signoff": signed,
         "signed": signed is not None and signed.status == m.SignOff.Status.SIGNED,
+        "state_text": selectors.state_text(row), "state_badge": STATE_BADGE.get(row.state, "quiet"),
+        "exceptions": signoff.exceptions_of(row, detail.shifts),
+        "exceptions_text": signoff.exceptions_text(signoff.exceptions_of(row, detail.shifts)),
+        "signed_exceptions": signoff.exceptions_text(signed.exceptions) if signed is not None else "",
+        "late": _late(row) if row.late else None,
+        "adjustments": [_adjustment(table, a, c) for a in row.adjustments],
+        "adjustment_total": (_money(row.adjustment_win, c, signed=True), _money(row.adjustment_drop, c, signed=True),
+                             _money(row.adjustment_house_result, c, signed=True)),
         "balance": [(selectors.account_label(account, c), _money(amount, c, signed=True))
                     for account, amount in row.trial_balance.items()],
         "balance_total": _money(sum(row.trial_balance.values()), c, signed=True),
@@ -423,6 +461,33 @@ def review_context(detail: selectors.DayDetail) -> dict[str, Any]:
             {"stream": table, "gaming_day": row.gaming_day.isoformat()}),
         "rounds_url": _rounds_url(table, row.gaming_day) if row.rounds else None,
     }
+
+
+_FIGURE_NAMES = {"opener": "opener", "closer": "closer", "fills": "fills", "credits": "credits", "drop": "drop",
+                 "handle": "handle", "chip_win": "chip-count win", "recorded_win": "recorded win",
+                 "replayed_win": "replayed win", "theoretical_win": "theoretical win"}
+
+
+def _moved(figures: dict[str, int], currency: str) -> str:
+    """``recorded win -EUR 100.00, handle +EUR 50.00``: each figure's change."""
+    return ", ".join(f"{_FIGURE_NAMES.get(n, n)} {_money(v, currency, signed=True)}" for n, v in figures.items())
+
+
+def _adjustment(table: str, adjustment: dict[str, Any], currency: str) -> dict[str, Any]:
+    """An adjustment posted into a day, as its page shows it: from which signed day (a
+    link back), what moved, the win and the drop it adds."""
+    return {"day": adjustment["gaming_day"], "url": reconciliation_url(table, adjustment["gaming_day"]),
+            "moved": _moved(adjustment["figures"], currency), "win": _money(adjustment["win"], currency, signed=True),
+            "drop": _money(adjustment["drop"], currency, signed=True),
+            "house_result": _money(adjustment.get("house_result", 0), currency, signed=True)}
+
+
+def _late(row: m.Reconciliation) -> dict[str, Any]:
+    """A signed day's later events, as its page shows them: what moved and where it went."""
+    c = row.currency
+    into = row.adjusted_into
+    return {"moved": _moved(row.late.get("figures", {}), c),
+            "into": into, "url": reconciliation_url(row.table.stream, into) if into else None}
 
 
 @admin.register(m.LedgerTable)
@@ -512,10 +577,70 @@ class MarkerAdmin(_ByTable):
 
 @admin.register(m.SignOff)
 class SignOffAdmin(NoDevices, ReadOnlyAdmin):
-    list_display = ("table", "gaming_day", "status", "signed_by", "signed_at", "note", "reopened_by", "reopen_note",
-                    "day")
-    list_filter = ("status", GAMING_DAY, "table")
+    """The sign-off of a table-day, as a person reads it: who signed and when, the day's
+    state then and what the note signed over, the figures signed as money (each by the
+    one formatter, in the table's currency), whether the day's kept figures still give
+    their hash, the adjustments it carries; reopened by whom and why."""
 
-    @admin.display(description="reconciliation")
+    list_display = ("table", "gaming_day", "status", "state_shown", "signed_by", "signed_at", "note", "reopened_by",
+                    "reopen_note", "day")
+    list_filter = ("status", GAMING_DAY, "table")
+    fieldsets = (
+        (None, {"fields": ("day", "status", "state_shown", "signed_by", "signed_at", "note", "exceptions_shown")}),
+        ("Figures signed", {"fields": ("figures_shown", "adjustments_shown", "hash_shown")}),
+        ("Reopened", {"fields": ("reopened_by", "reopened_at", "reopen_note")}),
+    )
+
+    @staticmethod
+    def _row(obj: m.SignOff) -> m.Reconciliation | None:
+        return (m.Reconciliation.objects.select_related("table")
+                .filter(table__stream=obj.table, gaming_day=obj.gaming_day, shift="").first())
+
+    def _currency(self, obj: m.SignOff) -> str:
+        row = self._row(obj)
+        if row is not None:
+            return row.currency
+        table = m.LedgerTable.objects.filter(stream=obj.table).first()
+        return (table.currency if table is not None else "") or "XXX"
+
+    @admin.display(description="table-day")
     def day(self, obj: m.SignOff) -> str:
-        return format_html('<a href="{}">open</a>', reconciliation_url(obj.table, obj.gaming_day))
+        return format_html('<a href="{}">{} {}</a>', reconciliation_url(obj.table, obj.gaming_day), obj.table,
+                           obj.gaming_day.isoformat())
+
+    @admin.display(description="state when signed", ordering="state")
+    def state_shown(self, obj: m.SignOff) -> str:
+        if not obj.state:
+            return "not recorded (signed before states were)"
+        return m.Reconciliation.State(obj.state).label if obj.state in m.Reconciliation.State.values else obj.state
+
+    @admin.display(description="the note signed over")
+    def exceptions_shown(self, obj: m.SignOff) -> str:
+        return signoff.exceptions_text(obj.exceptions) if obj.exceptions else "nothing: the day had no exception"
+
+    @admin.display(description="figures")
+    def figures_shown(self, obj: m.SignOff) -> str:
+        c = self._currency(obj)
+        signed = {"chip_win", "recorded_win", "replayed_win", "theoretical_win"}
+        rows = format_html_join("", '<tr><th>{}</th><td class="money" style="text-align:right">{}</td></tr>', (
+            (_FIGURE_NAMES.get(name, name), _money(obj.figures[name], c, signed=name in signed))
+            for name in SIGNED if name in obj.figures))
+        return format_html('<table class="signed-figures">{}</table>', rows)
+
+    @admin.display(description="adjustments carried")
+    def adjustments_shown(self, obj: m.SignOff) -> str:
+        row = self._row(obj)
+        if row is None or not row.adjustments:
+            return "none"
+        c = row.currency
+        return format_html_join(format_html("<br>"), '{} from <a href="{}">{}</a>: {}', (
+            (a["win"], a["url"], a["day"], a["moved"]) for a in (_adjustment(obj.table, x, c) for x in row.adjustments)))
+
+    @admin.display(description="checked against its hash")
+    def hash_shown(self, obj: m.SignOff) -> str:
+        row = self._row(obj)
+        same = row is not None and figures_hash(signed_figures(row)) == obj.figures_hash
+        kept = "the day's figures kept in the ledger give the signed hash" if same else (
+            "the day's figures in the ledger no longer give the signed hash: see its findings")
+        return format_html('{} <span class="muted" title="SHA-256 of the figures signed">(SHA-256 {}...)</span>',
+                           kept, obj.figures_hash[:12])

@@ -91,6 +91,8 @@ class ReconciliationQuery(LedgerQuery):
     shifts = serializers.BooleanField(required=False, default=False, help_text="true: the shifts, not the days")
     unexplained = serializers.BooleanField(required=False, allow_null=True, default=None,
                                            help_text="true: only periods with a variance beyond the threshold")
+    state = serializers.ChoiceField(choices=m.Reconciliation.State.values, required=False,
+                                    help_text="only periods in this accounting state")
 
 
 # --- documentation of the bodies (the views return plain dicts) ------------------------------
@@ -110,6 +112,10 @@ class DisplaySerializer(serializers.Serializer):
     chip_variance = serializers.CharField()
     replay_variance = serializers.CharField()
     hold = serializers.CharField(help_text="e.g. 44.4%; - without a drop")
+    missing = serializers.CharField(allow_null=True, help_text="what the record lacks, in words")
+    adjustment_win = serializers.CharField()
+    adjustment_drop = serializers.CharField()
+    adjustment_house_result = serializers.CharField()
 
 
 class LedgerFindingSerializer(serializers.Serializer):
@@ -133,6 +139,9 @@ class SignedOffSerializer(serializers.Serializer):
     reopened_by = serializers.CharField(allow_null=True)
     reopened_at = serializers.DateTimeField(allow_null=True)
     reopen_note = serializers.CharField(allow_null=True)
+    state = serializers.CharField(allow_null=True, help_text="the day's accounting state when it was signed")
+    exceptions = serializers.ListField(child=serializers.CharField(),
+                                       help_text="what the note signs over: closer_missing, chip_variance, not_final, ...")
 
 
 class ReconciliationSerializer(serializers.Serializer):
@@ -166,6 +175,20 @@ class ReconciliationSerializer(serializers.Serializer):
                                       help_text="chip, replay: what the known differences leave unexplained")
     explanations = serializers.DictField(child=serializers.ListField(child=serializers.DictField()))
     unexplained = serializers.BooleanField()
+    state = serializers.ChoiceField(choices=m.Reconciliation.State.values,
+                                    help_text="open, incomplete, no_drop_box, counted, reconciled, signed, adjusted")
+    state_text = serializers.CharField(help_text="the state in words, with what is missing")
+    drop_box = serializers.BooleanField(help_text="the game has a chip tray and a drop box by design")
+    missing = serializers.ListField(child=serializers.CharField(),
+                                    help_text="what the record lacks, as the kinds of the findings that name it")
+    late = serializers.DictField(allow_null=True, help_text="a signed day: what events after signing changed "
+                                 "(figures: now - signed; win; drop), posted into adjusted_into")
+    adjusted_into = serializers.DateField(allow_null=True)
+    adjustments = serializers.ListField(child=serializers.DictField(),
+                                        help_text="posted into this day from signed days: gaming_day, figures, win, drop")
+    adjustment_win = serializers.IntegerField(help_text="the chip-count win the adjustments add (the reports count it)")
+    adjustment_drop = serializers.IntegerField()
+    adjustment_house_result = serializers.IntegerField(help_text="the house result the adjustments add")
     findings = LedgerFindingSerializer(many=True)
     trial_balance = serializers.DictField(child=serializers.IntegerField())
     reconciled_version = serializers.IntegerField()
@@ -256,7 +279,7 @@ class ReconciliationListView(GenericAPIView):
         rows = selectors.reconciliations(table=params.get("table"), day=params.get("day"),
                                          day_from=params.get("from"), day_to=params.get("to"), pit=params.get("pit"),
                                          game=params.get("game"), shifts=params.get("shifts", False),
-                                         unexplained=params.get("unexplained"))
+                                         unexplained=params.get("unexplained"), state=params.get("state"))
         if _csv(request):
             report = reports.Report("reconciliations", "Reconciliations", RECONCILIATION_COLUMNS,
                                     [selectors.as_dict(r) for r in rows]).with_totals()
@@ -276,7 +299,11 @@ RECONCILIATION_COLUMNS = (
     reports.Column("replayed_win", "replayed win", "signed", total=True),
     reports.Column("theoretical_win", "theoretical win", "signed", total=True),
     reports.Column("theoretical_sd", "theoretical SD", "money"), reports.Column("hold", "hold"),
-    reports.Column("unexplained", "unexplained"),
+    reports.Column("unexplained", "unexplained"), reports.Column("state", "state"),
+    reports.Column("state_text", "state in words"),
+    reports.Column("adjustment_win", "adjustment: chip-count win", "signed", total=True),
+    reports.Column("adjustment_drop", "adjustment: drop", "signed", total=True),
+    reports.Column("adjustment_house_result", "adjustment: house result", "signed", total=True),
 )
 
 

@@ -1,5 +1,6 @@
 """The ledger's configuration, read from Django's settings when asked (never at import):
-the shift plan, the variance thresholds per currency and the pits tables stand in.
+the shift plan, the variance thresholds per currency, the pits tables stand in and the
+games without a drop box.
 
 ``parse_pits`` and ``parse_thresholds`` have no Django in them: the settings module uses
 them to refuse a bad value at start, naming the variable.
@@ -112,3 +113,21 @@ def configured_pit(table: str) -> str:
     from django.conf import settings
 
     return pit_by_settings(table, parse_pits(settings.LEDGER_PITS))
+
+
+def drop_box_of(ruleset: str, no_drop_box: list[str] | tuple[str, ...]) -> bool:
+    """Whether tables of the game ``ruleset`` have a chip tray and a drop box by design: not
+    when a pattern of ``no_drop_box`` matches it. A day whose game is not known (no
+    ``table.opened``) has one: its missing counts are said, not hidden.
+
+    >>> drop_box_of("hoyle", ["it-live"]), drop_box_of("it-live", ["it-live"]), drop_box_of("", ["*"])
+    (True, False, True)
+    """
+    return not ruleset or not any(fnmatch.fnmatchcase(ruleset, pattern) for pattern in no_drop_box)
+
+
+def has_drop_box(ruleset: str) -> bool:
+    """:func:`drop_box_of` by the setting ``LEDGER_NO_DROP_BOX``."""
+    from django.conf import settings
+
+    return drop_box_of(ruleset, settings.LEDGER_NO_DROP_BOX)

@@ -40,8 +40,18 @@ class LedgerTable(models.Model):
 
 class Reconciliation(models.Model):
     """One table's gaming day (``shift`` blank) or one shift of it: the figures the
-    ledger's fold gives, and their four-way reconciliation (chip-count, recorded,
-    replayed and theoretical win) as last computed."""
+    ledger's fold gives, their four-way reconciliation (chip-count, recorded, replayed
+    and theoretical win) as last computed, and the day's accounting state. The rows of a
+    signed-off day are kept as they were signed (:mod:`ledger.projection`)."""
+
+    class State(models.TextChoices):
+        OPEN = "open", "open"
+        INCOMPLETE = "incomplete", "incomplete"
+        NO_DROP_BOX = "no_drop_box", "no drop box"
+        COUNTED = "counted", "counted, a variance not explained"
+        RECONCILED = "reconciled", "reconciled"
+        SIGNED = "signed", "signed off"
+        ADJUSTED = "adjusted", "signed off, adjusted"
 
     table = models.ForeignKey(LedgerTable, on_delete=models.CASCADE, related_name="periods")
     gaming_day = models.DateField()
@@ -96,6 +106,26 @@ class Reconciliation(models.Model):
     unexplained = models.BooleanField(default=False, help_text="a variance beyond the threshold")
     reconciled_version = models.PositiveBigIntegerField(default=0)
     reconciled_at = models.DateTimeField(null=True, blank=True)
+    # --- the accounting state (docs/accounting.md, "States")
+    state = models.CharField(max_length=16, choices=State.choices, default=State.OPEN)
+    drop_box = models.BooleanField(default=True, help_text="the game has a chip tray and a drop box by design")
+    missing = models.JSONField(default=list, blank=True,
+                               help_text="what the record lacks, as the kinds of the findings that name it")
+    # --- period close: a signed day keeps its rows as signed; what arrived later is here,
+    # and is posted into the first open day of the table (its ``adjustments``)
+    late = models.JSONField(default=dict, blank=True,
+                            help_text="signed day: {figures: {name: now - signed}, win, drop, house_result} of the "
+                            "events after signing")
+    adjusted_into = models.DateField(null=True, blank=True,
+                                     help_text="signed day: the gaming day its later events were posted into")
+    adjustments = models.JSONField(default=list, blank=True,
+                                   help_text="[{gaming_day, figures, win, drop, house_result}] posted into this day "
+                                   "from signed days")
+    adjustment_win = models.BigIntegerField(default=0,
+                                            help_text="the chip-count win the adjustments posted into this day add")
+    adjustment_drop = models.BigIntegerField(default=0, help_text="the drop the adjustments posted into this day add")
+    adjustment_house_result = models.BigIntegerField(
+        default=0, help_text="the house result (recorded win) the adjustments posted into this day add")
 
     class Meta:
         ordering = ["table", "gaming_day", "shift"]
@@ -259,6 +289,9 @@ class SignOff(models.Model):
     signed_by = models.CharField(max_length=150)
     signed_at = models.DateTimeField()
     note = models.TextField(blank=True)
+    state = models.CharField(max_length=16, blank=True, help_text="the day's accounting state when it was signed")
+    exceptions = models.JSONField(default=list, blank=True,
+                                  help_text="what the note signs over: the kinds of what was missing or not explained")
     reopened_by = models.CharField(max_length=150, blank=True)
     reopened_at = models.DateTimeField(null=True, blank=True)
     reopen_note = models.TextField(blank=True)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import bisect
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
@@ -44,6 +44,7 @@ from audit.store import stream_head
 from ledger.books.figures import chip_value
 from ledger.books.findings import KINDS as LEDGER_KINDS
 from ledger.books.fold import HANDLERS, Books, Fold
+from ledger.books.reconcile import missing_of
 
 from . import config
 from . import models as m
@@ -156,15 +157,24 @@ def _strikes(events: list[dict[str, Any]], refused: Mapping[str, str]) -> bool:
 
 
 def project_table(*, stream: str, full: bool = False, cache: FoldCache | None = None,
-                  now: datetime | None = None) -> Projected:
+                  now: datetime | None = None, redo: Collection[str] = ()) -> Projected:
     """Bring the ledger's read models of ``stream`` up to its head (``full``: every day
-    from the first event). Folds outside any transaction; writes in one."""
+    from the first event; ``redo``: these gaming days written again even with nothing new -
+    a day reopened after sign-off). Folds outside any transaction; writes in one."""
     from django.db import connection
 
     now = now or datetime.now(UTC)
     table = m.LedgerTable.objects.filter(stream=stream).first()
     done = 0 if full or table is None else table.folded_version
     head, head_hash = stream_head(stream)
+    again = bool(redo)  # write even where the ledger stands at the head already
+    if redo and not full and table is not None:
+        first = min(redo)
+        opened = openings(stream)
+        start = next((v for v, day in opened if day == first), None)
+        if start is not None:  # fold again from that day's table.opened, as if it were new
+            done = min(done, start - 1)
+            full = full or done == 0
     if head <= done:
         return Projected(stream, done, 0, (), False)
     new = list(_events(stream, done + 1, head))
@@ -209,7 +219,9 @@ def project_table(*, stream: str, full: bool = False, cache: FoldCache | None = 
         versions[event["id"]] = event["version"]
     window = [(v, day) for v, day in opened if v >= start]
     final = {day for v, day in window} - ({window[-1][1]} if window else set())
-    books = state.books(final=final, entries=False)
+    # the final days whose game has a chip tray and a drop box: their counts and drop must be on record
+    boxed = {day for day in final if config.has_drop_box(state.games.get(day, ("", {}))[0])}
+    books = state.books(final=final, entries=False, drop_box=boxed)
     write = sorted(d for d in _days_of(books) if d >= earliest)
     data = {
         day: r.game_data(table=stream, gaming_day=date.fromisoformat(day), version=head,
@@ -218,7 +230,7 @@ def project_table(*, stream: str, full: bool = False, cache: FoldCache | None = 
     }
     written = _write(stream=stream, books=books, days=write, final=final, data=data, head=head,
                      versions=versions, events=len(folded), first_versions={d: v for v, d in opened}, now=now,
-                     full=full)
+                     full=full or again)
     if cache is not None:
         cache.put(stream, _Kept(connection.alias, start, head, head_hash, state, versions, opened))
     return Projected(stream, head, len(folded), tuple(write), written)
@@ -252,21 +264,55 @@ def _write(*, stream: str, books: Books, days: list[str], final: set[str], data:
         if table.folded_version > head or (table.folded_version == head and not full):
             return False  # another run got as far first: it wrote these very rows
         when = [date.fromisoformat(d) for d in days]
+        signoffs = {s.gaming_day.isoformat(): s for s in m.SignOff.objects.filter(
+            table=stream, gaming_day__in=when, status=m.SignOff.Status.SIGNED)}
+        # a signed day is closed: its rows stay as they were signed
+        kept = {row.gaming_day.isoformat(): row for row in m.Reconciliation.objects.select_related("table").filter(
+            table=table, gaming_day__in=[date.fromisoformat(d) for d in signoffs], shift="")}
         for model in (m.Reconciliation, m.Slip, m.InventorySlip, m.DropBox, m.Marker, m.MarkerRedemption):
-            model.objects.filter(table=table, gaming_day__in=when).delete()
+            rows_of = model.objects.filter(table=table, gaming_day__in=when)
+            if model is m.Reconciliation:
+                rows_of = rows_of.exclude(gaming_day__in=[date.fromisoformat(d) for d in kept])
+            rows_of.delete()
         wanted = set(days)
         rows = _periods(table, books, wanted, final, first_versions)
-        signoffs = {s.gaming_day.isoformat(): s for s in m.SignOff.objects.filter(table=stream, gaming_day__in=when)}
         # reconciled before they are inserted: one INSERT per row, no UPDATE after
-        found = {day: r.reconcile_rows(group, data[day], version=head, signoff=signoffs.get(day), now=now)
-                 for day, group in rows.items()}
+        found: dict[str, list[Any]] = {}
+        for day, group in rows.items():
+            drop_box = config.has_drop_box(books.games.get(day, ("", {}))[0])
+            found[day] = r.reconcile_rows(group, data[day], version=head, now=now, drop_box=drop_box,
+                                          missing=missing_of_books(books, day, drop_box=drop_box),
+                                          drop_mismatch=any(d.counted is not None and d.posted is not None
+                                                            and d.counted != d.posted
+                                                            for (d_day, _), d in books.drops.items() if d_day == day))
+            signoff = signoffs.get(day)
+            if signoff is None:
+                continue
+            late = r.late_of(group[0], signoff)
+            state = m.Reconciliation.State.ADJUSTED if late else m.Reconciliation.State.SIGNED
+            if day in kept:
+                stored = m.Reconciliation.objects.filter(table=table, gaming_day=date.fromisoformat(day))
+                stored.filter(shift="").update(late=late)
+                stored.update(state=state)
+                rows[day] = []
+            else:
+                r.take_signed(group, signoff)
+                for row in group:
+                    row.late, row.state = (late if not row.shift else {}), state
         m.Reconciliation.objects.bulk_create([row for group in rows.values() for row in group])
         _custody_rows(table, books, wanted, versions)
+        r.route_adjustments(table)
         run = r.check_run(table=stream, gaming_day=min(when) if when else None, events=events, now=now)
         for day in days:
             gaming_day = date.fromisoformat(day)
             r.record_findings(run=run, table=stream, gaming_day=gaming_day, versions=versions, kinds=CUSTODY_KINDS,
                               findings=[f for f in books.findings if f.gaming_day == day])
+            signoff = signoffs.get(day)
+            if signoff is not None and day in found:
+                stored = m.Reconciliation.objects.select_related("table").get(
+                    table=table, gaming_day=gaming_day, shift="")
+                changed = r.signed_changed(stored, signoff)
+                found[day] += [changed] if changed is not None else []
             r.record_findings(run=run, table=stream, gaming_day=gaming_day, findings=found.get(day, []), kinds=r.KINDS)
         latest = max(books.games) if books.games else None
         table.folded_version = head
@@ -277,6 +323,15 @@ def _write(*, stream: str, books: Books, days: list[str], final: set[str], data:
             table.pit = config.configured_pit(stream)
         table.save()
         return True
+
+
+def missing_of_books(books: Books, day: str, *, drop_box: bool) -> tuple[str, ...]:
+    """What a day's record lacks (:func:`ledger.books.reconcile.missing_of`), from the books."""
+    drops = [(d.counted is not None, d.posted is not None or (d.legacy and d.counted is not None))
+             for (d_day, _), d in books.drops.items() if d_day == day]
+    unfinished = sum(1 for s in books.slips.values()
+                     if s.gaming_day == day and not s.voided and not s.complete and "requested" in s.steps)
+    return missing_of(shifts=books.shifts_of(day), drops=drops, unfinished_slips=unfinished, drop_box=drop_box)
 
 
 _FIGURES = ("opener", "opener_chips", "closer", "closer_chips", "fills", "credits", "buyins_cash", "markers_issued",

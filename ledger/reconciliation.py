@@ -31,6 +31,7 @@ from audit.record.chain import canonical_json
 from audit.record.money import format_signed
 from ledger.books import Figures, Reconciliation, Thresholds, reconcile
 from ledger.books.findings import LedgerFinding
+from ledger.books.reconcile import day_state, missing_of
 
 from . import config, game
 from . import models as m
@@ -38,6 +39,11 @@ from . import models as m
 # the kinds this service reports; the fold's (custody) kinds are the projection's
 KINDS = frozenset({"chip_variance", "replay_variance", "win_outside_interval", "signed_day_changed"})
 VARIANCES = ("chip_variance", "replay_variance")
+# what leaves a day not reconciled: its variances not explained, a drop posted other than counted
+UNEXPLAINED = (*VARIANCES, "drop_mismatch")
+# what an adjustment adds to the day it is posted into, as the reports count it: the
+# chip-count win, the drop and the house result (each row's adjustment_<name>)
+ADJUSTED = ("win", "drop", "house_result")
 SIGNED = ("opener", "closer", "fills", "credits", "drop", "handle", "chip_win", "recorded_win", "replayed_win",
           "theoretical_win")
 
@@ -119,10 +125,15 @@ def _apply(row: m.Reconciliation, result: Reconciliation, data: GameData, versio
 
 
 def reconcile_rows(rows: Sequence[m.Reconciliation], data: GameData, *, version: int,
-                   thresholds: Thresholds | None = None, signoff: m.SignOff | None = None,
-                   now: datetime | None = None) -> list[LedgerFinding]:
-    """Reconcile one table-day's stored periods (the day's row, shift blank, and its
-    shifts' rows): set each row's results (not saved) and return the day's findings."""
+                   thresholds: Thresholds | None = None, missing: Sequence[str] = (), drop_box: bool = True,
+                   drop_mismatch: bool = False, now: datetime | None = None) -> list[LedgerFinding]:
+    """Reconcile one table-day's periods (the day's row, shift blank, and its shifts'
+    rows) as the record gives them: set each row's results and accounting state (not
+    saved) and return the day's findings. ``missing``: what the day's record lacks
+    (:func:`ledger.books.reconcile.missing_of`); ``drop_box``: its game has one by design;
+    ``drop_mismatch``: a drop was posted other than counted (a ``drop_mismatch`` of the
+    books): a difference nothing explains, so the day is not reconciled. The rows of a
+    signed-off day are kept as signed (:func:`late_of`)."""
     now = now or datetime.now(UTC)
     day = next(r for r in rows if not r.shift)
     thresholds = thresholds or config.thresholds(day.currency)
@@ -151,32 +162,123 @@ def reconcile_rows(rows: Sequence[m.Reconciliation], data: GameData, *, version:
         row.findings = [f.as_dict() for f in results[row.shift].findings]
         row.unexplained = any(f.kind in VARIANCES for f in results[row.shift].findings)
     # the day: what is reported for it, by the day or by its shifts
-    day.unexplained = any(f.kind in VARIANCES for f in chosen)
-    if signoff is not None and signoff.status == m.SignOff.Status.SIGNED:
-        changed = _signed_changed(day, signoff)
-        if changed is not None:
-            chosen.append(changed)
+    day.unexplained = any(f.kind in VARIANCES for f in chosen) or drop_mismatch
+    for row in rows:
+        row.missing, row.drop_box = list(missing), drop_box
+        row.state = day_state(missing=missing, final=day.final, drop_box=drop_box, unexplained=row.unexplained)
     return chosen
 
 
-def _signed_changed(row: m.Reconciliation, signoff: m.SignOff) -> LedgerFinding | None:
-    """The day's figures no longer those signed: a finding naming each that changed."""
-    now = signed_figures(row)
-    if figures_hash(now) == signoff.figures_hash:
+# --- period close: a signed day keeps its figures, what came later is an adjustment ------------
+
+def late_of(fresh: m.Reconciliation, signoff: m.SignOff) -> dict[str, Any]:
+    """What the record gives now for a signed day (``fresh``, its day row reconciled
+    again) against what was signed: each signed figure that moved (now - signed; a figure
+    not known counts 0), and the changes the reports count - of the chip-count win
+    (``win``), the drop and the house result (the recorded win). Empty where nothing
+    moved."""
+    now = signed_figures(fresh)
+    signed = signoff.figures
+    moved = {name: (now[name] or 0) - (signed.get(name) or 0) for name in SIGNED if now[name] != signed.get(name)}
+    if not moved:
+        return {}
+    return {"figures": moved, "win": moved.get("chip_win", 0), "drop": moved.get("drop", 0),
+            "house_result": moved.get("recorded_win", 0)}
+
+
+def take_signed(rows: Sequence[m.Reconciliation], signoff: m.SignOff) -> None:
+    """Rows of a signed day made again (they were deleted outside the projection, which
+    keeps them): the day row takes the figures as signed - the drop, signed as a total,
+    as cash - so that what came later is not counted twice (it is an adjustment)."""
+    day = next(r for r in rows if not r.shift)
+    signed = signoff.figures
+    for name in SIGNED:
+        if name != "drop":
+            setattr(day, name, signed.get(name))
+    if signed.get("drop") != day.drop:
+        day.drop_cash = signed.get("drop")
+        day.drop_markers = day.drop_chips = None if signed.get("drop") is None else 0
+
+
+def signed_changed(row: m.Reconciliation, signoff: m.SignOff) -> LedgerFinding | None:
+    """A signed day whose record moved after signing (``row.late``): a finding naming
+    each figure that moved, and the day it was posted into."""
+    late = row.late or {}
+    moved = late.get("figures") or {}
+    if not moved:
         return None
+    c = row.currency
 
     def text(name: str, value: int | None) -> str:
-        return "n/a" if value is None else f"{name} {format_signed(value, row.currency)}"
+        return f"{name} n/a" if value is None else f"{name} {format_signed(value, c)}"
 
-    changed = [name for name in SIGNED if signoff.figures.get(name) != now[name]]
-    before = ", ".join(text(n, signoff.figures.get(n)) for n in changed)
-    after = ", ".join(text(n, now[n]) for n in changed)
+    def now(name: str) -> int | None:
+        before = signoff.figures.get(name)
+        return (before or 0) + moved[name] if before is not None or moved[name] else None
+
+    before = ", ".join(text(n, signoff.figures.get(n)) for n in moved)
+    after = ", ".join(text(n, now(n)) for n in moved)
+    into = (f"posted as an adjustment into gaming day {row.adjusted_into.isoformat()}" if row.adjusted_into
+            else "to be posted into the table's next gaming day")
     return LedgerFinding(
         "signed_day_changed",
         f"{row.table.stream}, gaming day {row.gaming_day.isoformat()} was signed off by {signoff.signed_by} on "
-        f"{signoff.signed_at:%Y-%m-%d %H:%M} UTC with {before}; the record now gives {after}.",
+        f"{signoff.signed_at:%Y-%m-%d %H:%M} UTC with {before}; the record now gives {after}. The signed figures "
+        f"stand; the difference is {into}.",
         expected=before[:200], recorded=after[:200], table=row.table.stream, gaming_day=row.gaming_day.isoformat(),
     )
+
+
+def route_adjustments(table: m.LedgerTable) -> None:
+    """Post what arrived after each signed day of ``table`` (its ``late``) into the first
+    day after it that is not signed off: the part no signed day carries already (a day
+    signed with an adjustment keeps it, as signed). Sets every unsigned day's
+    ``adjustments`` (and their sums) and each signed day's ``adjusted_into``; saves what
+    changed."""
+    days = list(m.Reconciliation.objects.filter(table=table, shift="").order_by("gaming_day"))
+    signed = set(m.SignOff.objects.filter(table=table.stream, status=m.SignOff.Status.SIGNED)
+                 .values_list("gaming_day", flat=True))
+
+    def nothing() -> dict[str, Any]:
+        return {"figures": {}, **dict.fromkeys(ADJUSTED, 0), "by": []}
+
+    carried: dict[str, dict[str, Any]] = {}  # signed day -> what signed days carry of it
+    for row in days:
+        if row.gaming_day in signed:
+            for adjustment in row.adjustments:
+                into = carried.setdefault(adjustment["gaming_day"], nothing())
+                for name, amount in adjustment["figures"].items():
+                    into["figures"][name] = into["figures"].get(name, 0) + amount
+                for name in ADJUSTED:
+                    into[name] += adjustment.get(name, 0)
+                into["by"].append(row.gaming_day)
+    incoming: dict[date, list[dict[str, Any]]] = {}
+    for row in days:
+        if row.gaming_day not in signed or not row.late:
+            continue
+        taken = carried.get(row.gaming_day.isoformat(), nothing())
+        left = {name: amount - taken["figures"].get(name, 0) for name, amount in row.late["figures"].items()}
+        pending = {"gaming_day": row.gaming_day.isoformat(),
+                   "figures": {name: amount for name, amount in left.items() if amount},
+                   **{name: row.late.get(name, 0) - taken[name] for name in ADJUSTED}}
+        target = next((d for d in days if d.gaming_day > row.gaming_day and d.gaming_day not in signed), None)
+        into = max(taken["by"], default=None)
+        if pending["figures"] or any(pending[name] for name in ADJUSTED):
+            into = target.gaming_day if target is not None else None
+            if target is not None:
+                incoming.setdefault(target.gaming_day, []).append(pending)
+        if row.adjusted_into != into:
+            row.adjusted_into = into
+            m.Reconciliation.objects.filter(pk=row.pk).update(adjusted_into=into)
+    for row in days:
+        if row.gaming_day in signed:
+            continue
+        posted = incoming.get(row.gaming_day, [])
+        values = {"adjustments": posted, **{f"adjustment_{name}": sum(a[name] for a in posted) for name in ADJUSTED}}
+        if any(getattr(row, k) != v for k, v in values.items()):
+            for k, v in values.items():
+                setattr(row, k, v)
+            m.Reconciliation.objects.filter(pk=row.pk).update(**values)
 
 
 def check_run(*, table: str, gaming_day: date | None, findings: tuple[int, int, int] = (0, 0, 0),
@@ -216,24 +318,65 @@ class Reconciled:
     findings: list[LedgerFinding]
 
 
+def _mismatched(box: m.DropBox) -> bool:
+    counted = (box.counted_cash, box.counted_markers, box.counted_chips)
+    posted = (box.posted_cash, box.posted_markers, box.posted_chips)
+    return box.counted_cash is not None and box.posted_cash is not None and counted != posted
+
+
+def drop_mismatch_of_day(day: m.Reconciliation) -> bool:
+    """A drop box of the stored day posted other than counted."""
+    return any(_mismatched(d) for d in m.DropBox.objects.filter(table=day.table, gaming_day=day.gaming_day))
+
+
+def missing_of_day(day: m.Reconciliation, shifts: Sequence[m.Reconciliation], *, drop_box: bool) -> tuple[str, ...]:
+    """What a stored table-day's record lacks (:func:`ledger.books.reconcile.missing_of`),
+    from its shifts' figures and its drop boxes and slips."""
+    drops = [(d.counted_cash is not None, d.state == "posted")
+             for d in m.DropBox.objects.filter(table=day.table, gaming_day=day.gaming_day)]
+    unfinished = sum(1 for s in m.Slip.objects.filter(table=day.table, gaming_day=day.gaming_day)
+                     if s.state not in ("complete", "voided") and "requested" in s.steps)
+    return missing_of(shifts=[figures_of(s) for s in shifts] or [figures_of(day)], drops=drops,
+                      unfinished_slips=unfinished, drop_box=drop_box)
+
+
 def reconcile_table_day(*, table: str, gaming_day: date, provider: game.GameProvider | None = None,
                         now: datetime | None = None) -> Reconciled | None:
     """Reconcile one table-day again from its stored figures with what the game provider
-    gives now; store the results and the findings. None where the ledger has no
-    figures for it."""
+    gives now; store the results, the state and the findings. None where the ledger has
+    no figures for it. A signed-off day's rows stay as signed: only its state and where
+    its later events were posted are brought up to date (the ledger's fold reconciles
+    its record as it comes)."""
     rows = list(m.Reconciliation.objects.filter(table__stream=table, gaming_day=gaming_day)
                 .select_related("table").order_by("shift"))
     if not rows or all(r.shift for r in rows):
         return None
     day = next(r for r in rows if not r.shift)
+    shifts = [r for r in rows if r.shift]
     version = day.table.folded_version
-    data = game_data(table=table, gaming_day=gaming_day, ruleset=day.ruleset, rules=day.rules, version=version,
-                     provider=provider)
+    signoff = m.SignOff.objects.filter(table=table, gaming_day=gaming_day, status=m.SignOff.Status.SIGNED).first()
+    data = None if signoff is not None else game_data(
+        table=table, gaming_day=gaming_day, ruleset=day.ruleset, rules=day.rules, version=version, provider=provider)
     with transaction.atomic():
-        signoff = m.SignOff.objects.filter(table=table, gaming_day=gaming_day).first()
-        findings = reconcile_rows(rows, data, version=version, signoff=signoff, now=now)
-        for row in rows:
-            row.save()
-        record_findings(run=check_run(table=table, gaming_day=gaming_day, now=now), table=table,
-                        gaming_day=gaming_day, findings=findings, kinds=KINDS)
-    return Reconciled(table, gaming_day, [day, *(r for r in rows if r.shift)], findings)
+        route_adjustments(day.table)
+        run = check_run(table=table, gaming_day=gaming_day, now=now)
+        if signoff is not None:
+            day.refresh_from_db()
+            state = m.Reconciliation.State.ADJUSTED if day.late else m.Reconciliation.State.SIGNED
+            m.Reconciliation.objects.filter(pk__in=[r.pk for r in rows]).update(state=state)
+            for row in rows:
+                row.state = state
+            changed = signed_changed(day, signoff)
+            findings = [changed] if changed is not None else []
+            record_findings(run=run, table=table, gaming_day=gaming_day, findings=findings,
+                            kinds=frozenset({"signed_day_changed"}))
+        else:
+            assert data is not None
+            drop_box = config.has_drop_box(day.ruleset)
+            findings = reconcile_rows(rows, data, version=version, now=now, drop_box=drop_box,
+                                      missing=missing_of_day(day, shifts, drop_box=drop_box),
+                                      drop_mismatch=drop_mismatch_of_day(day))
+            for row in rows:
+                row.save()
+            record_findings(run=run, table=table, gaming_day=gaming_day, findings=findings, kinds=KINDS)
+    return Reconciled(table, gaming_day, [day, *shifts], findings)

@@ -59,7 +59,8 @@ def stat_rows(periods: Sequence[m.Reconciliation]) -> list[stats.TableDay]:
         theory = row.handle * Fraction(row.edge) if row.edge else None
         out.append(stats.TableDay(
             table=row.table.stream, gaming_day=row.gaming_day, game=row.ruleset or "-", pit=row.table.pit or "-",
-            currency=row.currency, drop=row.drop, chip_win=row.chip_win, house_result=row.recorded_win,
+            currency=row.currency, drop=selectors.reported_drop(row), chip_win=selectors.reported_chip_win(row),
+            house_result=selectors.reported_house_result(row),
             handle=row.handle, theoretical=theory, theoretical_variance=variance, shift=row.shift or None,
             missing=stats.missing_counts(opener=row.opener, closer=row.closer, drop=row.drop),
         ))

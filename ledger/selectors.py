@@ -20,6 +20,7 @@ from audit.models import Event, Finding
 from audit.record.findings import kinds_of
 from audit.record.money import format_money, money_text
 from audit.reports import NOT_KNOWN
+from ledger.books.reconcile import missing_text
 from ledger.books.stats import basis_points, hold, percent
 
 from . import models as m
@@ -29,14 +30,15 @@ LEDGER_KINDS = sorted(kinds_of("ledger"))
 
 def reconciliations(*, table: str | None = None, day: date | None = None, day_from: date | None = None,
                     day_to: date | None = None, pit: str | None = None, game: str | None = None,
-                    shifts: bool = False, unexplained: bool | None = None) -> QuerySet[m.Reconciliation]:
+                    shifts: bool = False, unexplained: bool | None = None,
+                    state: str | None = None) -> QuerySet[m.Reconciliation]:
     """The reconciled periods: whole days (``shifts`` False) or shifts (True), filtered."""
     rows = m.Reconciliation.objects.select_related("table")
     rows = rows.exclude(shift="") if shifts else rows.filter(shift="")
     filters: dict[str, Any] = {}
     for name, value in (("table__stream", table), ("gaming_day", day), ("gaming_day__gte", day_from),
                         ("gaming_day__lte", day_to), ("table__pit", pit), ("ruleset", game),
-                        ("unexplained", unexplained)):
+                        ("unexplained", unexplained), ("state", state)):
         if value is not None:
             filters[name] = value
     return rows.filter(**filters).order_by("gaming_day", "table__stream", "shift")
@@ -45,6 +47,46 @@ def reconciliations(*, table: str | None = None, day: date | None = None, day_fr
 def hold_of(row: m.Reconciliation) -> Fraction | None:
     """Win-to-drop of the chip-count win."""
     return hold(row.chip_win, row.drop) if row.chip_win is not None and row.drop else None
+
+
+def reported_chip_win(row: m.Reconciliation) -> int | None:
+    """The chip-count win the reports count for the period: its own plus what adjustments
+    posted into it (the later events of signed days); None where it has none."""
+    return None if row.chip_win is None else row.chip_win + row.adjustment_win
+
+
+def reported_drop(row: m.Reconciliation) -> int | None:
+    """The drop the reports count for the period: as counted plus what adjustments posted
+    into it; None where none was counted."""
+    return None if row.drop is None else row.drop + row.adjustment_drop
+
+
+def reported_house_result(row: m.Reconciliation) -> int:
+    """The house result (recorded win) the reports count: its own plus the adjustments'."""
+    return row.recorded_win + row.adjustment_house_result
+
+
+def state_text(row: m.Reconciliation) -> str:
+    """A period's accounting state in words: ``incomplete: no closing count``,
+    ``reconciled``, ``signed off, adjusted: later events posted into 2026-11-30``."""
+    S = m.Reconciliation.State
+    missing = missing_text(row.missing)
+    text = {
+        S.OPEN: f"open (the table has not opened a later day): {missing}",
+        S.INCOMPLETE: f"incomplete: {missing}",
+        S.NO_DROP_BOX: "no drop box (a game without a chip tray)",
+        S.COUNTED: "counted, a variance not explained",
+        S.RECONCILED: "reconciled",
+        S.SIGNED: "signed off",
+        S.ADJUSTED: "signed off, adjusted: later events " + (
+            f"posted into {row.adjusted_into.isoformat()}" if row.adjusted_into
+            else "to be posted into the table's next day"),
+    }.get(row.state, row.state)
+    if row.state in (S.SIGNED, S.ADJUSTED) and missing:
+        text += f" (over what is missing: {missing})"
+    if row.unexplained and row.state not in (S.COUNTED,):
+        text += "; a variance not explained"
+    return text
 
 
 money = partial(money_text, none=NOT_KNOWN)  # the ledger's name for it
@@ -87,6 +129,11 @@ def as_dict(row: m.Reconciliation, *, findings: list[Finding] | None = None,
         "variances": {"chip": row.chip_variance, "replay": row.replay_variance},
         "explanations": row.explanations,
         "unexplained": row.unexplained,
+        "state": row.state, "state_text": state_text(row), "drop_box": row.drop_box, "missing": row.missing,
+        "late": row.late or None,
+        "adjusted_into": row.adjusted_into.isoformat() if row.adjusted_into else None,
+        "adjustments": row.adjustments, "adjustment_win": row.adjustment_win, "adjustment_drop": row.adjustment_drop,
+        "adjustment_house_result": row.adjustment_house_result,
         "findings": row.findings if findings is None else [finding_dict(f) for f in findings],
         "trial_balance": row.trial_balance,
         "reconciled_version": row.reconciled_version,
@@ -101,6 +148,10 @@ def as_dict(row: m.Reconciliation, *, findings: list[Finding] | None = None,
             "chip_variance": money(row.chip_variance, c, signed=True),
             "replay_variance": money(row.replay_variance, c, signed=True),
             "hold": percent(rate),
+            "missing": missing_text(row.missing) or None,
+            "adjustment_win": money(row.adjustment_win, c, signed=True),
+            "adjustment_drop": money(row.adjustment_drop, c, signed=True),
+            "adjustment_house_result": money(row.adjustment_house_result, c, signed=True),
         },
     }
     if not row.shift:
@@ -110,6 +161,7 @@ def as_dict(row: m.Reconciliation, *, findings: list[Finding] | None = None,
             "reopened_by": signoff.reopened_by or None,
             "reopened_at": signoff.reopened_at.isoformat() if signoff.reopened_at else None,
             "reopen_note": signoff.reopen_note or None,
+            "state": signoff.state or None, "exceptions": signoff.exceptions,
         }
     return data
 

@@ -1,29 +1,43 @@
-"""Sign-off (COMAR-style): accounting signs a table's gaming day's reconciliation off, and
-may reopen it with a note saying why.
+"""Sign-off (COMAR-style): accounting signs a table's gaming day's reconciliation off - which
+closes the day - and may reopen it with a note saying why.
+
+Who: a person (never a device account) holding ``ledger.sign_off`` (the ``accounting``
+group, a superuser); the services check it themselves, whatever the caller checked.
 
 Each action runs in one durable transaction that locks nothing but its own row, appends
-its event to the stream ``audit.ledger`` (``ledger.signed_off`` with the figures signed
-and their hash; ``ledger.reopened``) and writes the :class:`~ledger.models.SignOff` row -
-the audit record written with the change, as the findings' actions do. Then the day is
-reconciled again, so that a ``signed_day_changed`` finding appears or goes at once.
+its event to the stream ``audit.ledger`` and writes the :class:`~ledger.models.SignOff`
+row - the audit record written with the change, as the findings' actions do.
 
-A later event that changes a signed-off day's figures (a correction, a late count) is
-found by the reconciliation (:mod:`ledger.reconciliation`): the figures no longer hash to
-the signed ones.
+- ``ledger.signed_off`` carries the figures signed and their hash, the day's state, the
+  **exceptions** its note signs over - what the record lacks (``closer_missing``, ...), a
+  variance not explained, a day not final - and the adjustments from earlier signed days
+  the day carries. A day with any exception is signed only with a note.
+- A signed day is **closed**: its rows stay as signed (:mod:`ledger.projection`); events
+  that arrive later for it are posted as an adjustment into the first day of the table
+  not signed off (:func:`ledger.reconciliation.route_adjustments`), and are the finding
+  ``signed_day_changed``.
+- ``ledger.reopened`` needs a note. A day whose later events a signed day carries is
+  reopened only after that day (409): else the change would count twice. Reopened, the
+  day is folded again: its rows are the record as it is now.
 """
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
+from typing import get_args
 
 from django.db import IntegrityError
 
+from audit.devices import device_of
 from audit.errors import StoreError
 from audit.findings import server_change, server_event_append, username_of
+from audit.record.events.catalogue import DayState
+from ledger.books.reconcile import MISSING_WORDS
 
 from . import models as m
 from . import reconciliation as r
 
 LEDGER_STREAM = "audit.ledger"
+DAY_STATES = frozenset(get_args(DayState))
 
 
 class SignOffError(StoreError):
@@ -48,36 +62,81 @@ class NoteRequired(StoreError):
         return {**super().as_dict(), "errors": {"note": [str(self)]}}
 
 
+class NotAllowed(StoreError):
+    """Signing off and reopening are accounting's (HTTP 403)."""
+
+    http_status = 403
+    code = "permission_denied"
+
+
+def _may_sign(user: object) -> None:
+    if device_of(user) is not None or not getattr(user, "has_perm", lambda perm: False)("ledger.sign_off"):
+        raise NotAllowed(f"{username_of(user)} may not sign off or reopen a gaming day: that needs a person "
+                         "holding ledger.sign_off (the accounting group).")
+
+
+# what each exception says, in the refusal and on the screens
+EXCEPTION_WORDS = {**MISSING_WORDS, "chip_variance": "a chip variance not explained",
+                   "replay_variance": "a replay variance not explained",
+                   "drop_mismatch": "the drop posted differs from its count",
+                   "not_final": "the table has not opened a later gaming day"}
+
+
+def exceptions_of(day: m.Reconciliation, shifts: list[m.Reconciliation]) -> list[str]:
+    """What signing ``day`` off would sign over: what its record lacks, each difference not
+    explained (a variance, by the day or its shifts; a drop posted other than counted),
+    and a day its table has not left yet."""
+    out = list(day.missing)
+    if day.unexplained:
+        found = {f.get("kind") for row in (day, *shifts) for f in row.findings}
+        if r.drop_mismatch_of_day(day):
+            found.add("drop_mismatch")
+        out += [kind for kind in r.UNEXPLAINED if kind in found] or ["chip_variance"]
+    if not day.final:
+        out.append("not_final")
+    return out
+
+
+def exceptions_text(exceptions: list[str]) -> str:
+    return "; ".join(EXCEPTION_WORDS.get(e, e) for e in exceptions)
+
+
 def day_sign_off(*, table: str, gaming_day: date, user: object, note: str | None = None,
                  now: datetime | None = None) -> m.SignOff:
-    """Sign ``table``'s ``gaming_day`` off with the figures its reconciliation has now.
-    A day with an unexplained variance or not yet complete (no later day opened) needs
-    a note. Refused (409) while it is signed off already."""
+    """Sign ``table``'s ``gaming_day`` off with the figures its reconciliation has now,
+    which closes it. A day with an exception (:func:`exceptions_of`) needs a note, which
+    the event records with them. Refused (409) while it is signed off already."""
+    _may_sign(user)
     username = username_of(user)
     note = (note or "").strip() or None
     now = now or datetime.now(UTC)
 
     def action() -> m.SignOff:
-        row = (m.Reconciliation.objects.select_related("table")
-               .filter(table__stream=table, gaming_day=gaming_day, shift="").first())
+        rows = list(m.Reconciliation.objects.select_related("table").filter(table__stream=table,
+                                                                            gaming_day=gaming_day))
+        row = next((x for x in rows if not x.shift), None)
         if row is None:
             raise NothingToSign(f"The ledger has no figures for table {table!r} on {gaming_day.isoformat()}.")
         existing = m.SignOff.objects.select_for_update().filter(table=table, gaming_day=gaming_day).first()
         if existing is not None and existing.status == m.SignOff.Status.SIGNED:
             raise SignOffError(f"{table} {gaming_day.isoformat()} is signed off already (by {existing.signed_by}); "
                                "reopen it first.")
-        if note is None and (row.unexplained or not row.final):
-            why = "has an unexplained variance" if row.unexplained else "is not complete yet (no later day opened)"
-            raise NoteRequired(f"{table} {gaming_day.isoformat()} {why}: signing it off needs a note saying why.")
+        exceptions = exceptions_of(row, [x for x in rows if x.shift])
+        if note is None and exceptions:
+            raise NoteRequired(f"{table} {gaming_day.isoformat()} is {row.get_state_display()}: "
+                               f"{exceptions_text(exceptions)}. Signing it off needs a note saying why.")
         figures = r.signed_figures(row)
         digest = r.figures_hash(figures)
+        state = row.state if row.state in DAY_STATES else None
         version = server_event_append(stream=LEDGER_STREAM, type="ledger.signed_off", payload={
             "table": table, "gaming_day": gaming_day.isoformat(), "currency": row.currency, "figures": figures,
-            "figures_hash": digest, "by": username, "note": note,
+            "figures_hash": digest, "by": username, "note": note, "state": state, "exceptions": exceptions,
+            "adjustments": [{"gaming_day": a["gaming_day"], "figures": a["figures"], "win": a["win"],
+                             "drop": a["drop"], "house_result": a["house_result"]} for a in row.adjustments],
         }, user=user, now=now).version
         values = {"status": m.SignOff.Status.SIGNED, "figures": figures, "figures_hash": digest, "signed_by": username,
-                  "signed_at": now, "note": note or "", "reopened_by": "", "reopened_at": None, "reopen_note": "",
-                  "event_version": version}
+                  "signed_at": now, "note": note or "", "state": state or "", "exceptions": exceptions,
+                  "reopened_by": "", "reopened_at": None, "reopen_note": "", "event_version": version}
         try:
             signoff, _ = m.SignOff.objects.update_or_create(table=table, gaming_day=gaming_day, defaults=values)
         except IntegrityError:  # a concurrent first sign-off of the same day committed first
@@ -90,7 +149,9 @@ def day_sign_off(*, table: str, gaming_day: date, user: object, note: str | None
 
 
 def day_reopen(*, table: str, gaming_day: date, user: object, note: str, now: datetime | None = None) -> m.SignOff:
-    """Reopen a signed-off day; the note saying why is required."""
+    """Reopen a signed-off day; the note saying why is required. Refused (409) while a
+    signed day carries the day's later events. The day is then folded again."""
+    _may_sign(user)
     username = username_of(user)
     text = (note or "").strip()
     if not text:
@@ -101,6 +162,13 @@ def day_reopen(*, table: str, gaming_day: date, user: object, note: str, now: da
         signoff = m.SignOff.objects.select_for_update().filter(table=table, gaming_day=gaming_day).first()
         if signoff is None or signoff.status != m.SignOff.Status.SIGNED:
             raise SignOffError(f"{table} {gaming_day.isoformat()} is not signed off.")
+        carriers = [row.gaming_day.isoformat() for row in m.Reconciliation.objects.filter(
+            table__stream=table, shift="", gaming_day__gt=gaming_day).order_by("gaming_day")
+            if any(a.get("gaming_day") == gaming_day.isoformat() for a in row.adjustments)
+            and m.SignOff.objects.filter(table=table, gaming_day=row.gaming_day, status=m.SignOff.Status.SIGNED).exists()]
+        if carriers:
+            raise SignOffError(f"{table} {gaming_day.isoformat()}: its later events were posted into "
+                               f"{', '.join(carriers)}, signed off; reopen {carriers[-1]} first.")
         signoff.event_version = server_event_append(stream=LEDGER_STREAM, type="ledger.reopened", payload={
             "table": table, "gaming_day": gaming_day.isoformat(), "figures_hash": signoff.figures_hash,
             "by": username, "note": text,
@@ -111,5 +179,9 @@ def day_reopen(*, table: str, gaming_day: date, user: object, note: str, now: da
         return signoff
 
     signoff = server_change(action)
+    # the day's rows were kept as signed: folded again, they are the record as it is now
+    from .projection import project_table
+
+    project_table(stream=table, redo={gaming_day.isoformat()})
     r.reconcile_table_day(table=table, gaming_day=gaming_day)
     return signoff

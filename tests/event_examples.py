@@ -64,7 +64,10 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                           "figures": {"opener": 2_000_000, "closer": 1_800_000, "fills": 500_000, "credits": 200_000,
                                       "drop": 900_000, "handle": 600_000, "chip_win": 400_000,
                                       "recorded_win": 400_000, "replayed_win": 400_000, "theoretical_win": 4_014},
-                          "figures_hash": "d" * 64, "by": "carol", "note": None},
+                          "figures_hash": "d" * 64, "by": "carol", "note": "the drop is counted tomorrow",
+                          "state": "incomplete", "exceptions": ["drop_not_counted"],
+                          "adjustments": [{"gaming_day": "2026-11-28", "figures": {"recorded_win": -10_000},
+                                           "win": 0, "drop": 0, "house_result": -10_000}]},
     "ledger.reopened": {"table": "BJ-01", "gaming_day": "2026-11-29", "figures_hash": "d" * 64, "by": "carol",
                         "note": "the count room found a second bag of the drop"},
     # --- custody: slips' lifecycles, the drop from removal to posting, markers
@@ -102,4 +105,9 @@ V1_EXAMPLES: dict[str, dict[str, Any]] = {
     "digest.signed": {"size": 4096, "root": "d" * 64, "timestamp": "2026-11-30T06:05:00.000000Z",
                       "key_id": "0123456789abcdef", "signature": "e" * 128, "streams": {"BJ-01": [2048, "f" * 64]},
                       "previous_size": None, "previous_root": None, "consistency": []},
+    "ledger.signed_off": {"table": "BJ-01", "gaming_day": "2026-11-29", "currency": "EUR",
+                          "figures": {"opener": 2_000_000, "closer": 1_800_000, "fills": 500_000, "credits": 200_000,
+                                      "drop": 900_000, "handle": 600_000, "chip_win": 400_000,
+                                      "recorded_win": 400_000, "replayed_win": 400_000, "theoretical_win": 4_014},
+                          "figures_hash": "d" * 64, "by": "carol", "note": None},
 }

@@ -47,6 +47,7 @@ from . import journal as j
 from .figures import Count, Drop, Figures, Marker, Redemption, Slip, chip_value
 from .findings import LedgerFinding
 from .journal import new_line
+from .reconcile import counts_missing
 
 Event = Mapping[str, Any]
 Key = tuple[str, str]  # (gaming day, shift)
@@ -259,28 +260,43 @@ class Fold:
         self.days_closed.update(key[0] for key in self.figures)
         self.days_closed.update(s.gaming_day for s in self.slips.values())
 
-    def closing_findings(self, days: Collection[str] | None = None) -> list[LedgerFinding]:
+    def closing_findings(self, days: Collection[str] | None = None, *,
+                         drop_box: Collection[str] | None = None) -> list[LedgerFinding]:
         """The end-of-day checks of ``days`` (every day when None): slips under way and
         neither complete nor voided (of days no later ``table.opened`` closed yet), every
         drop box removed but not counted, or counted (with the custody members) but not
-        posted, and buy-ins into a box no drop of the day counted. Changes nothing, so a
-        fold kept to go on with later (a live projection) can be asked at any point."""
+        posted, and buy-ins into a box no drop of the day counted. ``drop_box``: the days
+        whose game has a chip tray and a drop box by design - of those, an opening or
+        closing count not on record (:func:`.reconcile.counts_missing`) and a day with no
+        drop on record at all are findings too (None: not known, not checked). Changes
+        nothing, so a fold kept to go on with later (a live projection) can be asked at
+        any point."""
         saved = self.findings, self.days_closed, self.event_id
         self.findings, self.days_closed = [], set(self.days_closed)
         try:
-            self._closing_checks(days)
+            self._closing_checks(days, drop_box)
             return self.findings
         finally:
             self.findings, self.days_closed, self.event_id = saved
 
-    def _closing_checks(self, only: Collection[str] | None) -> None:
+    def _closing_checks(self, only: Collection[str] | None, drop_box: Collection[str] | None) -> None:
         def wanted(day: str) -> bool:
             return only is None or day in only
+
+        def boxed(day: str) -> bool:
+            return drop_box is not None and day in drop_box
 
         for day in sorted({key[0] for key in self.figures} | {s.gaming_day for s in self.slips.values()}):
             if wanted(day):
                 self.end_of_day(day)
         self.event_id = None
+        for day in sorted({key[0] for key in self.figures}):
+            if not (wanted(day) and boxed(day)):
+                continue
+            for kind, shift in counts_missing([f for (d, _), f in self.figures.items() if d == day]):
+                what = "opening" if kind == "opener_missing" else "closing"
+                where = f"gaming day {day}" + (f", shift {shift}" if shift else "")
+                self.find(kind, f"No {what} count of the tray is on record for {where}.", key=(day, shift))
         days_with_drop = {day for day, _ in self.drops}
         for (day, shift), drop in self.drops.items():
             if not wanted(day) or (day, shift) in self.unbookable:
@@ -298,10 +314,15 @@ class Fold:
         self.event_id = None
         for (day, shift), figures in self.figures.items():
             book = figures.buyins_cash + figures.markers_issued
-            if wanted(day) and day not in days_with_drop and book and figures.closer is not None:
+            if not wanted(day) or day in days_with_drop:
+                continue
+            if book and figures.closer is not None:
                 self.find("drop_not_counted", f"Gaming day {day}, shift {shift}: {self.money(book)} went into the drop "
                           "box, but no drop of the day was removed or counted.", key=(day, shift),
                           expected=self.money(book))
+                days_with_drop.add(day)
+            elif boxed(day):
+                self.find("drop_not_counted", f"No drop of gaming day {day} was removed or counted.", key=(day, None))
                 days_with_drop.add(day)
 
     def key_balances(self) -> dict[tuple[str, str | None], dict[str, int]]:
@@ -310,11 +331,12 @@ class Fold:
         a fold without entries has them too. The fold's own: copy before changing."""
         return self._key_balances
 
-    def books(self, *, final: bool | Collection[str] = True, entries: bool = True) -> Books:
+    def books(self, *, final: bool | Collection[str] = True, entries: bool = True,
+              drop_box: Collection[str] | None = None) -> Books:
         """The books as they stand, without changing the fold (it may go on with more
         events). ``final``: the record is complete for every day (True), for none (False),
         or for the days named - their end-of-day checks are made
-        (:meth:`closing_findings`). ``entries`` False: without the entries (a live
+        (:meth:`closing_findings`, with ``drop_box``). ``entries`` False: without the entries (a live
         projection asks after every batch and reads the balances kept per day and shift;
         copying every entry of a live day each time would cost more than the fold). A
         fold made with ``entries=False`` has none to give: ValueError."""
@@ -322,9 +344,9 @@ class Fold:
             raise ValueError("this fold keeps no entries (Fold(entries=False)): ask books(entries=False)")
         findings = list(self.findings)
         if final is True:
-            findings += self.closing_findings()
+            findings += self.closing_findings(drop_box=drop_box)
         elif final:
-            findings += self.closing_findings(final)
+            findings += self.closing_findings(final, drop_box=drop_box)
         shifts = {key: copy.copy(figures) for key, figures in self.figures.items()}
         _drops_to_shifts(shifts, self.drops)
         return Books(
@@ -918,14 +940,15 @@ def _drops_to_shifts(figures_of: Mapping[Key, Figures], drops: Mapping[tuple[str
 
 
 def fold(events: Iterable[Event], *, plan: ShiftPlan = WHOLE_DAY, final: bool = True,
-         refused: Mapping[str, str] | None = None) -> Books:
+         refused: Mapping[str, str] | None = None, drop_box: Collection[str] | None = None) -> Books:
     """Fold one table's events (envelope dicts in version order). ``final``: the record
     is complete for its days - slips still under way and drops not counted or posted are
     findings (a live projection passes False). ``refused``: the money-changing events no
-    one with the authority recorded (id -> why), not applied."""
+    one with the authority recorded (id -> why), not applied. ``drop_box``: the days whose
+    game has a chip tray and a drop box (their counts and a drop must be on record)."""
     events = events if isinstance(events, list) else list(events)
     refused = dict(refused or {})
     state = Fold(plan=plan, struck=struck_events(applicable(events, refused)), refused=refused)
     for event in events:
         state.apply(event)
-    return state.books(final=final)
+    return state.books(final=final, drop_box=drop_box)

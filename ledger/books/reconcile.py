@@ -18,7 +18,7 @@ against replay); an actual win outside its interval is ``win_outside_interval``.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from fractions import Fraction
@@ -231,3 +231,94 @@ def table_day(result: Reconciliation, *, game: str, pit: str) -> TableDay:
         handle=result.handle, theoretical=theory.mean if theory is not None else None,
         theoretical_variance=theory.variance if theory is not None else None, shift=result.shift,
     )
+
+
+# --- what a table-day's record lacks, and its accounting state ---------------------------------
+
+# the findings that name something missing from a table-day's record, in the order they are said
+MISSING = ("opener_missing", "closer_missing", "drop_not_counted", "drop_not_posted", "slip_unfinished")
+# each in a few words, for screens and the command
+MISSING_WORDS = {
+    "opener_missing": "no opening count",
+    "closer_missing": "no closing count",
+    "drop_not_counted": "the drop not counted",
+    "drop_not_posted": "the drop not posted",
+    "slip_unfinished": "a fill or credit slip neither finished nor voided",
+}
+
+# A table-day's accounting state. ``open``: something is missing and the record may still
+# bring it (no later day opened); ``incomplete``: something is missing and the table has
+# opened a later day; ``no_drop_box``: a game with no chip tray or drop box by design (the
+# live game) - its wins are the recorded and replayed ones, and it has no hold;
+# ``counted``: opener, closer and drop counted and posted, every slip finished or voided,
+# but a variance not explained; ``reconciled``: counted and every variance explained;
+# ``signed``: signed off (its figures closed); ``adjusted``: signed off, and events that
+# arrived later were posted into the first open day.
+STATES = ("open", "incomplete", "no_drop_box", "counted", "reconciled", "signed", "adjusted")
+STATE_WORDS = {
+    "open": "open",
+    "incomplete": "incomplete",
+    "no_drop_box": "no drop box",
+    "counted": "counted, a variance not explained",
+    "reconciled": "reconciled",
+    "signed": "signed off",
+    "adjusted": "signed off, adjusted",
+}
+
+
+def counts_missing(shifts: Sequence[Figures]) -> list[tuple[str, str | None]]:
+    """The inventory counts a table-day with a chip tray lacks, as (finding kind, shift):
+    with no count at all, its opener and closer (shift None: the day); else each counted
+    shift's opener or closer that is not on record. A shift with neither count, in a day
+    whose other shifts were counted, lacks nothing the record can tell."""
+    counted = [f for f in shifts if f.opener is not None or f.closer is not None]
+    if not counted:
+        return [("opener_missing", None), ("closer_missing", None)]
+    out: list[tuple[str, str | None]] = []
+    for figures in counted:
+        if figures.opener is None:
+            out.append(("opener_missing", figures.shift))
+        if figures.closer is None:
+            out.append(("closer_missing", figures.shift))
+    return out
+
+
+def missing_of(*, shifts: Sequence[Figures], drops: Iterable[tuple[bool, bool]], unfinished_slips: int,
+               drop_box: bool) -> tuple[str, ...]:
+    """What a table-day's record lacks, as the kinds of the findings that name it, in the
+    order of :data:`MISSING`. ``shifts``: the day's shifts' figures; ``drops``: each drop
+    box (or compartment) of the day as (counted, posted); ``unfinished_slips``: the fill
+    and credit slips requested and neither finished nor voided; ``drop_box``: the game
+    has a chip tray and a drop box by design (then its counts and a drop must be on
+    record)."""
+    found: set[str] = set()
+    boxes = list(drops)
+    if drop_box:
+        found.update(kind for kind, _ in counts_missing(shifts))
+        if not boxes:
+            found.add("drop_not_counted")
+    for counted, posted in boxes:
+        if not counted:
+            found.add("drop_not_counted")
+        elif not posted:
+            found.add("drop_not_posted")
+    if unfinished_slips:
+        found.add("slip_unfinished")
+    return tuple(kind for kind in MISSING if kind in found)
+
+
+def day_state(*, missing: Sequence[str], final: bool, drop_box: bool, unexplained: bool) -> str:
+    """The accounting state of a table-day not signed off (:data:`STATES`): a day lacking
+    something is ``incomplete`` once its table opened a later day (``final``), ``open``
+    before; else ``no_drop_box`` for a game without one, ``counted`` with a variance not
+    explained, ``reconciled`` without."""
+    if missing:
+        return "incomplete" if final else "open"
+    if not drop_box:
+        return "no_drop_box"
+    return "counted" if unexplained else "reconciled"
+
+
+def missing_text(missing: Sequence[str]) -> str:
+    """``no closing count, the drop not counted`` (empty: nothing missing)."""
+    return ", ".join(MISSING_WORDS.get(kind, kind) for kind in missing)

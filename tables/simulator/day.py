@@ -279,11 +279,14 @@ class TableSim:
             fault = next((kind for kind in CLOSING_KINDS if self.due(kind, self.number, per_day=True)), None)
             claimed = self._claimed
             gone = self.tray.lose(_MISSING) if fault == "chip_variance" else 0
-            version = self.count("closing")
+            if fault != "closer_missing":
+                version = self.count("closing")
             if gone:
                 self.plant("chip_variance", version, "inventory.counted", round=None, gaming_day=self.gaming_day,
                            variance=-gone, requested=claimed)
-        self.emit("table.closed", {"gaming_day": self.gaming_day}, boss)
+        version = self.emit("table.closed", {"gaming_day": self.gaming_day}, boss)
+        if fault == "closer_missing":  # the table closed with no closing count of its tray
+            self.plant(fault, version, "table.closed", round=None, gaming_day=self.gaming_day, requested=claimed)
         if not self.live:
             self.clock += 8 * _HOUR  # the count room counts the next morning
             self.drop(fault, claimed)

@@ -71,6 +71,7 @@ _KINDS = (
               "chips leave the tray overnight: the opening count differs from the closing count before it"),
     FaultKind("chip_variance", "chip_variance", "closing",
               "chips go missing from the tray during play: the closing count is short by more than the report threshold"),
+    FaultKind("closer_missing", "closer_missing", "closing", "the tray's closing count is never recorded"),
     FaultKind("drop_not_counted", "drop_not_counted", "closing", "the drop box is removed but its count is never recorded"),
     FaultKind("drop_not_posted", "drop_not_posted", "closing", "the drop is counted but never posted to the books"),
     FaultKind("drop_mismatch", "drop_mismatch", "closing", "the drop is posted with other cash than the count team counted"),

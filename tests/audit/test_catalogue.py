@@ -171,6 +171,22 @@ def test_a_v1_shaped_payload_stamped_v2_is_stored_and_hashed_as_sent(type_name):
     assert validate_payload(type_name, 2, {**v1, **V1_READ_AS_V2[type_name]}) == (2, v1)
 
 
+def test_a_v1_sign_off_reads_as_v2_with_no_state_no_exceptions_and_no_adjustments():
+    """A sign-off of before the day's states: read, it is the v2 payload with the state
+    None and empty lists of exceptions and adjustments; v2 requires them."""
+    v1 = V1_EXAMPLES["ledger.signed_off"]
+    assert validate_payload("ledger.signed_off", 1, v1) == (1, v1)
+    lifted = {**v1, "state": None, "exceptions": [], "adjustments": []}
+    assert upcast("ledger.signed_off", 1, dict(v1)) == (2, lifted)
+    assert validate_payload("ledger.signed_off", 2, lifted) == (2, lifted)
+    with pytest.raises(PayloadError) as caught:
+        validate_payload("ledger.signed_off", 2, v1)
+    assert caught.value.field == "payload.state"
+    with pytest.raises(PayloadError) as caught:
+        validate_payload("ledger.signed_off", 2, {**lifted, "exceptions": ["looked_fine"]})
+    assert caught.value.field == "payload.exceptions[0]"
+
+
 def test_every_type_with_an_older_version_has_a_v1_example():
     """Each type whose schema moved on has a v1 example, so its upcaster is tested."""
     assert set(V1_EXAMPLES) == {name for name, t in REGISTRY.items() if t.version > 1}

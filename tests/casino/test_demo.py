@@ -41,6 +41,19 @@ def test_demo_builds_two_days_finds_every_planted_fault_of_every_kind_and_prints
         else:
             assert findings.filter(gaming_day=fault["gaming_day"]).count() == 1, fault
             assert f"found  {fault['kind']} on {fault['table']} gaming day {fault['gaming_day']} ->" in text
+    # each table-day's accounting state beside its figures: an incomplete day says what it
+    # lacks, a drop posted other than counted is not reconciled, the live game has no drop box
+    first = text.split("Gaming day 2026-11-29")[1].split("Gaming day 2026-11-30")[0].splitlines()
+
+    def state(table: str) -> str:
+        return next(line for line in first if line.strip().startswith(table)).split("  ")[-1]
+
+    assert state("BJ-03") == "incomplete: the drop not counted"
+    assert state("BJ-04") == "incomplete: the drop not posted"
+    assert state("BJ-07") == "incomplete: no closing count"
+    assert state("BJ-05") == "incomplete: a fill or credit slip neither finished nor voided; a variance not explained"
+    assert state("BJ-01") == "no drop box (a game without a chip tray)"
+    assert state("BJ-02") == "counted, a variance not explained"  # the chips 100.00 short
     opener = next(f for f in manifest["faults"] if f["kind"] == "opener_mismatch")
     assert opener["gaming_day"] == "2026-11-30"
     assert "all chains intact" in text

@@ -78,7 +78,7 @@ def test_signing_off_from_the_page_needs_the_permission_and_a_note_for_a_varianc
     assert m.SignOff.objects.get().status == "signed"
     assert Event.objects.filter(stream="audit.ledger", type="ledger.signed_off").count() == 1
     listed = carol.get("/admin/ledger/reconciliation/").content.decode()
-    assert '<td class="field-signed">signed off</td>' in listed
+    assert '<span class="state state-signed" style="">signed off; a variance not explained</span>' in listed
     staff = Client()
     staff.force_login(get_user_model().objects.create_user("dave", is_staff=True))
     assert staff.post(PAGE, {"action": "reopen", "note": "x"}).status_code == 403

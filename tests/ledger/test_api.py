@@ -124,7 +124,9 @@ def test_sign_off_and_reopen_are_events(books, accounting) -> None:
 def test_a_day_not_complete_or_unexplained_is_signed_only_with_a_note(books, accounting) -> None:
     today = f"/api/ledger/reconciliations/BJ-01/{NEXT}/sign-off"
     refused = accounting.post(today, {}, format="json")
-    assert refused.status_code == 400 and "not complete" in refused.json()["detail"]
+    assert refused.status_code == 400 and refused.json()["detail"] == (
+        "BJ-01 2026-11-30 is open: no closing count; the drop not counted; the table has not opened a later "
+        "gaming day. Signing it off needs a note saying why.")
     assert accounting.post(today, {"note": "signed early: the table closed for the night"}, format="json").status_code == 200
     missing = accounting.post("/api/ledger/reconciliations/BJ-01/2026-11-01/sign-off", {}, format="json")
     assert missing.status_code == 404 and missing.json()["code"] == "not_found"

@@ -23,7 +23,8 @@ def scenario(fault: str | None = None) -> Table:
     redeemed; and ``fault`` planted in it."""
     t = Table()
     t.open()
-    t.count("opening", {100_000: 20, 5_000: 100}, slip="I-1")  # 2,500,000
+    if fault != "opener_missing":
+        t.count("opening", {100_000: 20, 5_000: 100}, slip="I-1")  # 2,500,000
     t.buyin(900_000)
     t.marker("M-1", 300_000, box=2)
     if fault == "duplicate_marker":
@@ -52,7 +53,8 @@ def scenario(fault: str | None = None) -> Table:
     t.credit("C-1", {100_000: 2})
     fives = 99 if fault == "chip_variance" else 100  # one 50.00 chip short
     hundreds = 15 + extra - (1 if fault == "slip_mismatch" else 0)
-    t.count("closing", {100_000: hundreds, 5_000: fives}, slip="I-2")
+    if fault != "closer_missing":
+        t.count("closing", {100_000: hundreds, 5_000: fives}, slip="I-2")
     t.close()
     drop_steps = {"drop_not_counted": ("removed",), "drop_not_posted": ("removed", "counted")}
     t.drop(900_000, 300_000, steps=drop_steps.get(fault or "", ("removed", "counted", "posted")),
@@ -70,7 +72,9 @@ def scenario(fault: str | None = None) -> Table:
 
 
 def audit(t: Table, *, replayed_extra: int = 0) -> tuple[Books, list[Reconciliation]]:
-    books = fold(t.events, refused=t.refused)
+    # the first day's game has a drop box (its counts and drop must be on record); the
+    # second day has no drop, and is not asked about it
+    books = fold(t.events, refused=t.refused, drop_box={DAY})
     recs = [reconcile(books.day(day), replayed_win=books.day(day).recorded_win + replayed_extra, edge=EDGE,
                       variance=VARIANCE) for day in books.days()]
     return books, recs
@@ -115,6 +119,8 @@ CASES = [
     # not applied: the slip stands complete, and no void_after_receipt (the void is not the record's)
     ("unauthorised_void", "unauthorised_void", None, None, "F-1"),
     ("drop_not_counted", "drop_not_counted", None, None, None),
+    ("opener_missing", "opener_missing", None, None, None),
+    ("closer_missing", "closer_missing", None, None, None),
     ("drop_not_posted", "drop_not_posted", "EUR 12,000.00", None, None),
     ("drop_mismatch", "drop_mismatch", "EUR 12,000.00", "EUR 11,950.00", None),
     ("win_outside_interval", "win_outside_interval", None, "+EUR 14,000.00", None),
@@ -199,3 +205,39 @@ def test_a_void_no_one_with_the_authority_recorded_changes_no_money() -> None:
     assert books.slips["F-1"].state == clean.slips["F-1"].state == "complete"
     assert books.trial_balance() == clean.trial_balance()
     assert [f.kind for f in fold(refused.events).findings] == ["void_after_receipt"]
+
+
+def test_a_day_with_nothing_counted_lacks_its_opener_closer_and_drop_and_a_game_without_a_box_lacks_none() -> None:
+    """A day of rounds only: with a drop box by design, its opener, closer and drop are
+    each a finding (of the whole day: shift None); the same day of a game without a
+    drop box (the live game), or not final yet, is no finding."""
+    t = Table()
+    t.open()
+    t.play((100_000, -100_000))
+    t.close()
+    t.open(DAY2)
+    found = fold(t.events, drop_box={DAY}).findings
+    assert [(f.kind, f.gaming_day, f.shift) for f in found] == [
+        ("opener_missing", DAY, None), ("closer_missing", DAY, None), ("drop_not_counted", DAY, None)]
+    assert "No closing count of the tray is on record for gaming day 2026-11-29." in [f.message for f in found]
+    assert fold(t.events, drop_box=set()).findings == ()
+    assert fold(t.events, final=False, drop_box={DAY}).findings == ()
+
+
+def test_a_shift_counted_at_its_opening_only_lacks_its_closer() -> None:
+    """Two shifts: the first opened and closed, the second opened and never closed -
+    one closer_missing, of the second shift."""
+    from audit.record.shifts import ShiftPlan
+
+    t = Table()
+    t.open()
+    t.count("opening", {100_000: 20}, shift="06:00")
+    t.play((100_000, -100_000))
+    t.count("closing", {100_000: 21}, shift="06:00")
+    t.count("opening", {100_000: 21}, shift="14:00")
+    t.play((100_000, -100_000))
+    t.close()
+    t.drop(0, shift=None)
+    plan = ShiftPlan.parse("8h", day_start="06:00", zone="UTC")
+    found = fold(t.events, plan=plan, drop_box={DAY}).findings
+    assert [(f.kind, f.shift) for f in found] == [("closer_missing", "14:00")]

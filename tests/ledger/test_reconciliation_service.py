@@ -148,7 +148,8 @@ def test_bad_input_exits_2_naming_it(fake_game) -> None:
 def test_help_states_exit_codes() -> None:
     from ledger.management.commands.reconcile import Command
 
-    assert "Exit codes: 0" in Command.help and "1 a variance" in Command.help and "2 bad input" in Command.help
+    assert "Exit codes: 0" in Command.help and "1 a table-day lacks a count" in Command.help
+    assert "has a variance not explained" in Command.help and "2 bad input" in Command.help
 
 
 def test_a_batch_seen_twice_changes_nothing_and_chunks_give_the_rows_of_one_fold(fake_game) -> None:

@@ -18,7 +18,7 @@ _TABLE = {
     "short_pay": 2, "overpay": 3, "natural_even_money": 5, "dealer_draws_17": 4, "dealer_stands_16": 6,
     "card_out_of_sequence": 3, "impossible_card": 7, "missing_event": 1, "duplicate_event": 1,
     "fill_twice": 4, "fill_without_request": 2, "fill_short": 3, "fill_unfinished": 5, "void_without_reason": 6,
-    "void_after_receipt": 7, "opener_mismatch": 2, "chip_variance": 3, "drop_not_counted": 4, "drop_not_posted": 5,
+    "void_after_receipt": 7, "opener_mismatch": 2, "chip_variance": 3, "drop_not_counted": 4, "drop_not_posted": 5, "closer_missing": 7,
     "drop_mismatch": 6, "tamper": 5, "wrong_face": 2, "missing_stake": 6,
     "insurance_without_decision": 3,
 }

@@ -410,6 +410,47 @@ class LedgerSignedOff(Payload, frozen=True):
     note: Text | None
 
 
+# a table-day's accounting state as accounting signs it (docs/accounting.md, "States")
+DayState = Literal["open", "incomplete", "no_drop_box", "counted", "reconciled"]
+# what a sign-off's note signs over: a thing missing from the day's record (the finding kind
+# that names it), a variance not explained, a drop posted other than counted, or a day whose
+# table has not opened a later one
+SignOffException = Literal["opener_missing", "closer_missing", "drop_not_counted", "drop_not_posted",
+                           "slip_unfinished", "chip_variance", "replay_variance", "drop_mismatch", "not_final"]
+SignedFigure = Literal["opener", "closer", "fills", "credits", "drop", "handle", "chip_win", "recorded_win",
+                       "replayed_win", "theoretical_win"]
+
+
+class Adjustment(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """What events that arrived after an earlier day was signed off changed of it, posted
+    into the day signed here: each signed figure's change, and the changes the reports
+    count - of the chip-count win, the drop and the house result (the recorded win) - in
+    minor units."""
+
+    gaming_day: GamingDay  # the signed day they belong to
+    figures: dict[SignedFigure, SignedMoney]
+    win: SignedMoney
+    drop: SignedMoney
+    house_result: SignedMoney
+
+
+class LedgerSignedOffV2(Payload, frozen=True):
+    """v2 adds the day's accounting state when it was signed, the exceptions its note signs
+    over, and the adjustments from earlier signed days it carries (v1 reads as v2 with
+    the state None and neither)."""
+
+    table: TableCode
+    gaming_day: GamingDay
+    currency: Currency
+    figures: SignedFigures
+    figures_hash: Sha256Hex
+    by: Text
+    note: Text | None
+    state: DayState | None
+    exceptions: Annotated[list[SignOffException], msgspec.Meta(max_length=8)]
+    adjustments: Annotated[list[Adjustment], msgspec.Meta(max_length=400)]
+
+
 class LedgerReopened(Payload, frozen=True):
     """A signed-off day reopened; the note saying why is required."""
 

@@ -71,10 +71,15 @@ def _digest_signed_v1_to_v2(payload: dict[str, Any]) -> dict[str, Any]:
     return {**payload, "leaf_format": 1}
 
 
+def _signed_off_v1_to_v2(payload: dict[str, Any]) -> dict[str, Any]:
+    return {**payload, "state": None, "exceptions": [], "adjustments": []}
+
+
 # the permissions of the types that change money after the fact (audit.models.Event's
 # Meta declares them; the role groups' migrations give them to the pit boss)
 CORRECT_ROUND = "audit.correct_round"  # a round's correction or void
 VOID_SLIP = "audit.void_slip"  # a fill or credit slip's void
+
 
 _TYPES = [
     EventType("table.opened", {1: c.TableOpened}),
@@ -112,7 +117,8 @@ _TYPES = [
     EventType("digest.signed", {1: c.DigestSigned, 2: c.DigestSignedV2}, upcasters={1: _digest_signed_v1_to_v2},
               server_only=True),
     EventType("store.partition_detached", {1: c.PartitionDetached}, server_only=True),
-    EventType("ledger.signed_off", {1: c.LedgerSignedOff}, server_only=True),
+    EventType("ledger.signed_off", {1: c.LedgerSignedOff, 2: c.LedgerSignedOffV2},
+              upcasters={1: _signed_off_v1_to_v2}, server_only=True),
     EventType("ledger.reopened", {1: c.LedgerReopened}, server_only=True),
     # --- custody (custody.py): slips' lifecycles, the drop from removal to posting, markers
     EventType("fill.requested", {1: k.SlipRequested}),

@@ -20,9 +20,12 @@ class Command(BaseCommand):
         "Reconcile table-days four ways - chip-count, recorded, replayed and theoretical win - "
         "and record what is found (the ledger's read models are brought up to the feed's head "
         "first). Every table of --day (default: today's gaming day), or with --table every day "
-        "of that table. Exit codes: 0 every variance is explained (none beyond its "
-        "currency's threshold, LEDGER_VARIANCE_THRESHOLDS); 1 a variance is not; 2 bad input (a malformed day, a "
-        "table or day the ledger has no figures for). A progress bar on stderr on a terminal."
+        "of that table; prints each table-day's state (open, incomplete and what is missing, no "
+        "drop box, counted, reconciled, signed off, adjusted). Exit codes: 0 every table-day is "
+        "complete and every variance explained (none beyond its currency's threshold, LEDGER_VARIANCE_THRESHOLDS); 1 a "
+        "table-day lacks a count, a drop or a finished slip, or has a variance not explained; 2 bad "
+        "input (a malformed day, a table or day the ledger has no figures for). A progress bar on "
+        "stderr on a terminal."
     )
 
     def add_arguments(self, parser):
@@ -60,10 +63,13 @@ class Command(BaseCommand):
         else:
             for result in results:
                 self._print(result)
-        open_ = sum(1 for r in results if r.rows[0].unexplained)
-        if open_:
-            raise CommandError(f"{open_} of {len(results)} table-day(s) have a variance the record does not explain",
-                               returncode=1)
+        unexplained = sum(1 for r in results if r.rows[0].unexplained)
+        lacking = sum(1 for r in results if r.rows[0].missing)
+        if unexplained or lacking:
+            said = [f"{lacking} of {len(results)} table-day(s) lack a count, a drop or a finished slip"] if lacking else []
+            said += [f"{unexplained} of {len(results)} table-day(s) have a variance the record does not explain"] \
+                if unexplained else []
+            raise CommandError("; ".join(said), returncode=1)
 
     def _object(self, result: reconciliation.Reconciled) -> dict[str, Any]:
         day, *shifts = result.rows
@@ -79,7 +85,7 @@ class Command(BaseCommand):
             f"{result.table} {result.gaming_day.isoformat()}: chip-count {shown['chip_count_win']}, "
             f"recorded {shown['recorded_win']}, replayed {shown['replayed_win']}, theoretical "
             f"{shown['theoretical_win']} (SD {shown['theoretical_sd']}), drop {shown['drop']}, hold {shown['hold']}"
-            f" - {'NOT EXPLAINED' if day.unexplained else 'explained'}"
+            f" - {selectors.state_text(day)}"
         )
         for finding in selectors.findings_of_day(table=result.table, day=result.gaming_day):
             self.stdout.write(f"  {finding.kind} ({finding.severity}, {finding.status}): {finding.message}")
