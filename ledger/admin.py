@@ -591,6 +591,11 @@ class SignOffAdmin(NoDevices, ReadOnlyAdmin):
         ("Reopened", {"fields": ("reopened_by", "reopened_at", "reopen_note")}),
     )
 
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
+        if obj is not None and not obj.reopened_by:  # never reopened: nothing to say of it
+            return self.fieldsets[:2]
+        return self.fieldsets
+
     @staticmethod
     def _row(obj: m.SignOff) -> m.Reconciliation | None:
         return (m.Reconciliation.objects.select_related("table")
