@@ -17,16 +17,23 @@ from datetime import date
 from functools import partial
 from typing import Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseNotAllowed,
+    HttpResponseRedirect,
+)
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.http import urlencode
 
+from audit.errors import StoreError
 from audit.reports import NOT_KNOWN, TOTAL, Column, Report
 
-from . import general_ledger, master_game, receivables, selectors
+from . import general_ledger, master_game, receivables, selectors, slip_books, slip_sequence
 from . import models as m
 
 
@@ -41,12 +48,13 @@ class Parameters:
     game: str | None = None
     pit: str | None = None
     every: bool = False
+    kind: str | None = None
     problems: list[str] = field(default_factory=list)
 
     def query(self) -> dict[str, str]:
         values = {"day": self.day.isoformat(), "from": self.day_from.isoformat() if self.day_from else None,
                   "shift": self.shift, "table": self.table, "game": self.game, "pit": self.pit,
-                  "every": "1" if self.every else None}
+                  "every": "1" if self.every else None, "kind": self.kind}
         return {k: v for k, v in values.items() if v}
 
 
@@ -74,7 +82,7 @@ def parameters(request: HttpRequest) -> Parameters:
     if since is not None and since > day:
         problems.append(f"from {since.isoformat()} is after {day.isoformat()}: showing {day.isoformat()} alone.")
         since = None
-    filters = {k: (request.GET.get(k) or "").strip()[:64] or None for k in ("shift", "table", "game", "pit")}
+    filters = {k: (request.GET.get(k) or "").strip()[:64] or None for k in ("shift", "table", "game", "pit", "kind")}
     return Parameters(day=day, day_from=since, every=request.GET.get("every") in ("1", "true", "on"),
                       problems=problems, **filters)
 
@@ -163,6 +171,15 @@ def _chips_page(p: Parameters) -> tuple[list[Report], list[dict[str, Any]], dict
     return [made], [table(made)], {}
 
 
+def _slips_page(p: Parameters) -> tuple[list[Report], list[dict[str, Any]], dict[str, Any]]:
+    kind = p.kind if p.kind in m.Slip.Kind.values else None
+    books, sequence = slip_sequence.slip_books(kind=kind), slip_sequence.slip_sequence(kind=kind)
+    bad = {slip_sequence.VOIDED, slip_sequence.GAP, slip_sequence.UNDER_WAY, slip_sequence.SEVERAL,
+           slip_sequence.WRONG_KIND, slip_sequence.OUTSIDE}
+    return [books, sequence], [table(books), table(sequence, row_class=lambda r: "exception" if r["state"] in bad
+                                                  else "")], {"kinds": m.Slip.Kind.values}
+
+
 JOURNAL_ON_SCREEN = 400  # lines; the CSV has every one
 
 
@@ -215,12 +232,34 @@ PAGES: dict[str, Page] = {
         "markers, payouts, corrections paid at the cage - less what came back to it - stakes, chips found in the "
         "drop. Chips players cash at the cage are not in the record, so this is the float as the tables' books "
         "give it: it never goes down by a cage redemption.", day_label="as of the end of"),
+    "slips": Page(
+        "Slip sequence", _slips_page, ("kind",),
+        "Every number of every book of fill and credit slips recorded as issued, against the slips used: used, "
+        "voided, under way (requested or issued, never received), a gap (skipped while a later number was used), "
+        "not used yet. A series of slips with no book recorded is read from its lowest to its highest number used."),
     "general-ledger": Page(
         "General ledger", _general_ledger_page, ("day", "table"),
         "The day's trial balance and journal for the accounting system: every line of every entry the books "
         "posted for the gaming day (a debit where value arrives at an account, a credit where it leaves), folded "
         "again from the record; the CSV is the general ledger export (docs/accounting.md gives its format)."),
 }
+
+
+def _record_book(model_admin: admin.ModelAdmin, request: HttpRequest) -> HttpResponse:
+    """The slip page's form: record a book of slips issued (``ledger.add_slipbook``)."""
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    if not model_admin.has_view_permission(request) or not request.user.has_perm("ledger.add_slipbook"):
+        raise PermissionDenied
+    form = request.POST
+    try:
+        book = slip_books.slip_book_issue(kind=form.get("book_kind", ""), first=form.get("first", "").strip(),
+                                          last=form.get("last", "").strip(), user=request.user,
+                                          note=form.get("note", "")[:2000])
+        model_admin.message_user(request, f"Recorded: {book}.", messages.SUCCESS)
+    except StoreError as error:
+        model_admin.message_user(request, str(error), messages.ERROR)
+    return HttpResponseRedirect(reverse("admin:ledger_accounting", args=["slips"]))
 
 
 def _page(model_admin: admin.ModelAdmin, request: HttpRequest, name: str) -> HttpResponse:
@@ -241,6 +280,7 @@ def _page(model_admin: admin.ModelAdmin, request: HttpRequest, name: str) -> Htt
         "pages": [(key, other.title, reverse("admin:ledger_accounting", args=[key])) for key, other in PAGES.items()],
         "games": selectors.games(), "pits": selectors.pits(),
         "table_codes": list(m.LedgerTable.objects.values_list("stream", flat=True)),
+        "may_record_books": name == "slips" and request.user.has_perm("ledger.add_slipbook"),
         **extra,
     }
     request.current_app = model_admin.admin_site.name
@@ -265,6 +305,7 @@ def urls(model_admin: admin.ModelAdmin) -> list[URLPattern]:
     """The pages' addresses, under the Reconciliation admin's."""
     view = model_admin.admin_site.admin_view
     return [
+        path("accounting/slips/record/", view(partial(_record_book, model_admin)), name="ledger_slip_book_record"),
         path("accounting/<slug:name>.csv", view(partial(_csv, model_admin)), name="ledger_accounting_csv"),
         path("accounting/<slug:name>/", view(partial(_page, model_admin)), name="ledger_accounting"),
     ]

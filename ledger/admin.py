@@ -575,6 +575,16 @@ class MarkerAdmin(_ByTable):
     redeemed_shown = MoneyColumns.column("redeemed", "redeemed")
 
 
+@admin.register(m.SlipBook)
+class SlipBookAdmin(NoDevices, ReadOnlyAdmin):
+    """The books of fill and credit slips recorded as issued (recorded on the Accounting
+    page's Slip sequence, each an event in audit.ledger)."""
+
+    list_display = ("kind", "first_number", "last_number", "issued_by", "issued_at", "note")
+    list_filter = ("kind",)
+    search_fields = ("first_number", "last_number")
+
+
 @admin.register(m.SignOff)
 class SignOffAdmin(NoDevices, ReadOnlyAdmin):
     """The sign-off of a table-day, as a person reads it: who signed and when, the day's

@@ -33,7 +33,16 @@ from audit.api import (
 )
 from audit.api_common import CSVRenderer, Pages, PersonWith, ReportSerializer, StrictQuery, query
 
-from . import general_ledger, master_game, receivables, reports, selectors, signoff
+from . import (
+    general_ledger,
+    master_game,
+    receivables,
+    reports,
+    selectors,
+    signoff,
+    slip_books,
+    slip_sequence,
+)
 from . import models as m
 
 _AUTH_ERRORS = {
@@ -606,3 +615,80 @@ class TrialBalanceView(_GeneralLedgerView):
                     "equal to credits per currency", GeneralLedgerQuery)
     def get(self, request: Request) -> Response:
         return super().get(request)
+
+
+# --- slip books and the slip sequence --------------------------------------------------------
+
+class MayRecordSlipBooks(PersonWith):
+    perm = "ledger.add_slipbook"
+
+
+class SlipBookSerializer(StrictSerializer):
+    kind = serializers.ChoiceField(choices=m.SlipBook.Kind.values, help_text="fill or credit")
+    first = serializers.RegexField(r"^[A-Za-z0-9][A-Za-z0-9._:@/-]*\Z", max_length=64,
+                                   help_text="the book's first slip number, e.g. F-0100001")
+    last = serializers.RegexField(r"^[A-Za-z0-9][A-Za-z0-9._:@/-]*\Z", max_length=64,
+                                  help_text="its last, of the same prefix and as many digits, e.g. F-0100050")
+    note = FreeTextField(required=False, allow_blank=True, help_text="e.g. where the book went")
+
+
+class SlipBookRecordedSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    first = serializers.CharField()
+    last = serializers.CharField()
+    numbers = serializers.IntegerField()
+    issued_by = serializers.CharField()
+    issued_at = serializers.DateTimeField()
+    note = serializers.CharField()
+    event_version = serializers.IntegerField(help_text="its ledger.slip_book_issued in audit.ledger")
+
+
+def slip_book_body(book: m.SlipBook) -> dict[str, Any]:
+    return {"kind": book.kind, "first": book.first_number, "last": book.last_number, "numbers": book.size,
+            "issued_by": book.issued_by, "issued_at": book.issued_at.isoformat(), "note": book.note,
+            "event_version": book.event_version}
+
+
+class SlipBookView(APIView):
+    permission_classes = (IsAuthenticated, MayRecordSlipBooks)
+    parser_classes = (JSONParser,)
+
+    @extend_schema(
+        operation_id="ledger_slip_books_create", summary="Record a book of fill or credit slips issued for use",
+        description="Appends ledger.slip_book_issued to audit.ledger. A book overlapping one of the same kind "
+        "recorded already is refused (409).",
+        request=SlipBookSerializer,
+        responses={201: SlipBookRecordedSerializer,
+                   400: OpenApiResponse(InvalidSerializer, description="a bad body: the field named"),
+                   **_AUTH_ERRORS,
+                   409: OpenApiResponse(ErrorSerializer, description="it overlaps a book recorded already")},
+    )
+    def post(self, request: Request) -> Response:
+        body = SlipBookSerializer(data=request.data if request.data is not None else {})
+        body.is_valid(raise_exception=True)
+        p = body.validated_data
+        book = slip_books.slip_book_issue(kind=p["kind"], first=p["first"], last=p["last"], user=request.user,
+                                          note=p.get("note"))
+        return Response(slip_book_body(book), status=201)
+
+
+class SlipQueryKind(StrictQuery):
+    kind = serializers.ChoiceField(choices=m.Slip.Kind.values, required=False, help_text="fill or credit")
+
+
+class SlipBooksReportView(_ReportView):
+    @_report_schema("ledger_reports_slip_books",
+                    "Per slip book (and per series of slips with no book recorded): its numbers used, voided, "
+                    "under way, skipped and not used yet", SlipQueryKind)
+    def get(self, request: Request) -> Response:
+        p = query(SlipQueryKind, request)
+        return self.answer(request, slip_sequence.slip_books, kind=p.get("kind"))
+
+
+class SlipSequenceView(_ReportView):
+    @_report_schema("ledger_reports_slip_sequence",
+                    "The slip numbers not simply used: voided, under way, gaps, not used yet, used at several "
+                    "tables, in a book of the other kind, outside every book", SlipQueryKind)
+    def get(self, request: Request) -> Response:
+        p = query(SlipQueryKind, request)
+        return self.answer(request, slip_sequence.slip_sequence, kind=p.get("kind"))

@@ -304,3 +304,40 @@ class SignOff(models.Model):
 
     def __str__(self) -> str:
         return f"{self.table} {self.gaming_day} {self.status}"
+
+
+class SlipBook(models.Model):
+    """A book of fill or credit slips issued for use: the numbers ``prefix`` followed by
+    ``first`` to ``last`` written with ``width`` digits (``F-0100001`` to ``F-0100050``).
+    Written with its event ``ledger.slip_book_issued`` in the stream ``audit.ledger``, in
+    one transaction (:mod:`ledger.slip_books`); the slip sequence report reads it."""
+
+    class Kind(models.TextChoices):
+        FILL = "fill"
+        CREDIT = "credit"
+
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    prefix = models.CharField(max_length=64, blank=True)
+    first = models.PositiveBigIntegerField()
+    last = models.PositiveBigIntegerField()
+    width = models.PositiveSmallIntegerField(help_text="digits of each number, zeros in front")
+    first_number = models.CharField(max_length=64)
+    last_number = models.CharField(max_length=64)
+    issued_by = models.CharField(max_length=150)
+    issued_at = models.DateTimeField()
+    note = models.TextField(blank=True)
+    event_version = models.PositiveBigIntegerField(help_text="its event in audit.ledger")
+
+    class Meta:
+        ordering = ["kind", "prefix", "first"]
+        verbose_name = "slip book"
+
+    def __str__(self) -> str:
+        return f"{self.kind} slips {self.first_number} to {self.last_number}"
+
+    @property
+    def size(self) -> int:
+        return self.last - self.first + 1
+
+    def number(self, n: int) -> str:
+        return f"{self.prefix}{n:0{self.width}d}"

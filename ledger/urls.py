@@ -23,5 +23,8 @@ urlpatterns = [
     path("reports/markers", api.MarkerListView.as_view(), name="ledger-report-markers"),
     path("reports/chips-outstanding", api.ChipsOutstandingView.as_view(), name="ledger-report-chips-outstanding"),
     path("general-ledger/journal", api.JournalView.as_view(), name="ledger-journal"),
+    path("slip-books", api.SlipBookView.as_view(), name="ledger-slip-books"),
+    path("reports/slip-books", api.SlipBooksReportView.as_view(), name="ledger-report-slip-books"),
+    path("reports/slip-sequence", api.SlipSequenceView.as_view(), name="ledger-report-slip-sequence"),
     path("general-ledger/trial-balance", api.TrialBalanceView.as_view(), name="ledger-trial-balance"),
 ]

@@ -70,6 +70,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                                            "win": 0, "drop": 0, "house_result": -10_000}]},
     "ledger.reopened": {"table": "BJ-01", "gaming_day": "2026-11-29", "figures_hash": "d" * 64, "by": "carol",
                         "note": "the count room found a second bag of the drop"},
+    "ledger.slip_book_issued": {"kind": "fill", "first": "F-0100001", "last": "F-0100050", "by": "carol",
+                                "note": "book 2001 to the main pit"},
     # --- custody: slips' lifecycles, the drop from removal to posting, markers
     "fill.requested": {"slip": "F-1001", "chips": [{"denomination": 500, "count": 20}], "requested_by": "PB-7"},
     "fill.issued": {"slip": "F-1001", "chips": [{"denomination": 500, "count": 20}], "cashier": "CA-3",

@@ -16,6 +16,8 @@ GROUP_MIGRATIONS = (
     "casino.migrations.0001_compliance_and_regulator_groups",
     "casino.migrations.0002_packagerequest",
     "casino.migrations.0003_compliance_api_tokens",
+    "ledger.migrations.0006_slip_books",
+    "casino.migrations.0004_slip_books_read",
 )
 
 

@@ -34,6 +34,7 @@ from casino.models import PackageRequest
 from ledger import game
 from ledger.feed import CACHE
 from ledger.signoff import day_sign_off
+from ledger.slip_books import slip_book_issue
 from tables.models import Alert, Round
 from tests.back_office.helpers import append, dealt, plant_short_pay
 from tests.groups import group_named
@@ -85,6 +86,9 @@ API: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "/api/ledger/reports/chips-outstanding"): BOOKS,
     ("GET", "/api/ledger/general-ledger/journal"): BOOKS,
     ("GET", "/api/ledger/general-ledger/trial-balance"): BOOKS,
+    ("POST", "/api/ledger/slip-books"): frozenset({ACCT, SUPER}),
+    ("GET", "/api/ledger/reports/slip-books"): BOOKS,
+    ("GET", "/api/ledger/reports/slip-sequence"): BOOKS,
     # the regulator's package (casino.package_api)
     ("GET", "/api/packages"): PACKAGERS,
     ("POST", "/api/packages"): PACKAGERS,
@@ -121,6 +125,7 @@ ADMIN_MODELS: dict[str, frozenset[str]] = {
     "ledger.DropBox": BOOKS,
     "ledger.Marker": BOOKS,
     "ledger.SignOff": BOOKS,
+    "ledger.SlipBook": BOOKS,
     "casino.PackageRequest": PACKAGERS,
 }
 
@@ -140,6 +145,7 @@ ADMIN_VIEWS: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "admin:ledger_report_csv"): BOOKS,
     ("GET", "admin:ledger_accounting"): BOOKS,
     ("GET", "admin:ledger_accounting_csv"): BOOKS,
+    ("POST", "admin:ledger_slip_book_record"): frozenset({ACCT, SUPER}),
     ("GET", "admin:casino_packagerequest_download"): PACKAGERS,
     ("GET", "round-recall"): ROUNDS,
     ("GET", "round-recall-pdf"): ROUNDS,
@@ -176,6 +182,7 @@ def floor_and_books(settings, tmp_path) -> Iterator[dict[str, str]]:
         catch_up_all()
         root = get_user_model().objects.create_superuser("root", "root@example.com", "root-password-1")
         day_sign_off(table=books.code, gaming_day=date.fromisoformat(DAY), user=root, note="the role matrix")
+        slip_book_issue(kind="fill", first="F-1", last="F-9", user=root)
         device_ensure(stream=books.code)
         # a good login, and someone else's wrong password (a success clears its name's)
         Client().post("/admin/login/", {"username": "root", "password": "root-password-1"})
@@ -230,6 +237,8 @@ def _fill(path: str, data: dict[str, str]) -> str:
                 "/api/ledger/reports/markers", "/api/ledger/reports/chips-outstanding",
                 "/api/ledger/general-ledger/journal", "/api/ledger/general-ledger/trial-balance"):
         path += f"?day={data['day']}"
+    elif path.startswith("/api/ledger/reports/slip-"):
+        pass  # every book, as of now
     elif path.startswith("/api/ledger/reports/"):
         path += f"?from={data['day']}&to={data['day']}"
     elif path.startswith("/api/analytics/"):

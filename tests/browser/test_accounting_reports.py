@@ -17,7 +17,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def accountant(page, live_server, django_user_model):
-    return member_of(("ledger.migrations.0002_accounting_group",), "carol", page, live_server, django_user_model)
+    return member_of(("ledger.migrations.0002_accounting_group", "ledger.migrations.0006_slip_books"), "carol", page,
+                     live_server, django_user_model)
 
 
 @pytest.fixture
@@ -121,3 +122,43 @@ def test_the_general_ledger_of_a_day(accountant, live_server, settings, fake_gam
     assert balance.locator("tfoot td").all_inner_texts() == ["total", "", "EUR", "EUR 23,000.00", "EUR 23,000.00"]
     assert page.locator("#report-journal tbody tr").count() == 31
     _shot(page, "ledger_general_ledger.png")
+
+
+def test_an_accountant_records_a_slip_book_and_reads_the_sequence(accountant, live_server, settings,
+                                                                   fake_game) -> None:  # noqa: F811
+    """The slips of tests/ledger/test_slip_sequence.py at BJ-01 (without the books): the
+    accountant records the fill book F-0001 to F-0010 from the page; the exceptions are
+    then the book's, each number in its state."""
+    from tests.ledger.helpers import Table
+
+    settings.PROJECT_ON_APPEND = False
+    t = Table()
+    t.open()
+    for number in ("F-0001", "F-0002", "F-0007"):
+        t.fill(number, {500: 2})
+    t.fill("F-0003", {500: 2}, steps=("requested",))
+    t.void("fill", "F-0003", reason="tray had enough")
+    t.fill("F-0005", {500: 2}, steps=("requested", "issued"))
+    fake_game.record(t.code, t.events)
+    append(t.code, t.events)
+    catch_up("ledger.books")
+    page = accountant
+    page.goto(f"{live_server.url}/admin/ledger/reconciliation/accounting/slips/")
+    books = page.locator("#report-slip_books tbody tr td").all_inner_texts()
+    assert books[:3] == ["fill", "F-0001 to F-0007", "no book recorded: the numbers used"]
+    page.select_option("select[name=book_kind]", "fill")
+    page.fill("input[name=first]", "F-0001")
+    page.fill("input[name=last]", "F-0010")
+    page.fill("input[name=note]", "book 1 to pit A")
+    page.click("#record-book-button")
+    assert "Recorded: fill slips F-0001 to F-0010." in page.locator("ul.messagelist").inner_text()
+    rows = [r.split("\t") for r in page.locator("#report-slip_sequence tbody tr").all_inner_texts()]
+    assert [(r[2], r[3], r[5]) for r in rows] == [
+        ("F-0003", "F-0003", "voided"), ("F-0004", "F-0004", "gap"), ("F-0005", "F-0005", "under way"),
+        ("F-0006", "F-0006", "gap"), ("F-0008", "F-0010", "not used yet")]
+    assert page.locator("#report-slip_sequence tbody tr.exception").count() == 4
+    _shot(page, "ledger_slip_sequence.png")
+    page.fill("input[name=first]", "F-0009")
+    page.fill("input[name=last]", "F-0012")
+    page.click("#record-book-button")
+    assert "overlap the book F-0001 to F-0010" in page.locator("ul.messagelist").inner_text()

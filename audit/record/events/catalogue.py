@@ -459,3 +459,16 @@ class LedgerReopened(Payload, frozen=True):
     figures_hash: Sha256Hex  # of the sign-off it reopens
     by: Text
     note: Text
+
+
+class LedgerSlipBookIssued(Payload, frozen=True):
+    """Accounting records a book of fill or credit slips issued for use (MICS's slip
+    control): its numbers ``first`` to ``last``, the same prefix and a run of digits of one
+    width (``F-0100001`` to ``F-0100050``). The slip sequence report tells each number of
+    a book used, voided, under way, skipped (a gap) or not yet used."""
+
+    kind: Literal["fill", "credit"]
+    first: Ident
+    last: Ident
+    by: Text
+    note: Text | None

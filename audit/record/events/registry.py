@@ -120,6 +120,7 @@ _TYPES = [
     EventType("ledger.signed_off", {1: c.LedgerSignedOff, 2: c.LedgerSignedOffV2},
               upcasters={1: _signed_off_v1_to_v2}, server_only=True),
     EventType("ledger.reopened", {1: c.LedgerReopened}, server_only=True),
+    EventType("ledger.slip_book_issued", {1: c.LedgerSlipBookIssued}, server_only=True),
     # --- custody (custody.py): slips' lifecycles, the drop from removal to posting, markers
     EventType("fill.requested", {1: k.SlipRequested}),
     EventType("fill.issued", {1: k.CageStep}),
