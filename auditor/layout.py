@@ -51,8 +51,10 @@ FORMAT = "blackjack-regulator-package"
 # 2: the reconciliation's theoretical win and SD, the rule sets' edge and variance;
 # 3: the engine's messages (the checks report) give amounts in the table's currency;
 # 4: the Merkle leaf commits to the event's seal (leaf format 2, which each head states),
-#    so each stream says its last event's seal (last_seal) for its inclusion proof
-FORMAT_VERSION = 4
+#    so each stream says its last event's seal (last_seal) for its inclusion proof;
+# 5: the reconciliation's theoretical win and SD are of the initial stakes (and insurance
+#    by its own edge), where 2 to 4 took the handle
+FORMAT_VERSION = 5
 MANIFEST = "manifest.json"
 SIGNATURE = "manifest.sig"  # the casino's Ed25519 signature of manifest.json's bytes
 EVENTS_DIR = "events"

@@ -6,13 +6,19 @@ order, through the engine's replay (:class:`tables.engine.replay.Replay`: each r
 settlements as recorded and as the rules give them, the engine's findings) and the
 ledger's fold (:class:`ledger.books.fold.Fold`: the day's chips, drop and win), then
 reconciles each gaming day (:func:`ledger.books.reconcile`: chip-count, recorded and
-replayed win) and, from format version 2, gives its theoretical win: the handle times
-the exact house edge of the rule set the table opened with, with its SD (the game's
-variance per unit staked and the covariance of two boxes of one round, over the boxes'
-stakes, :func:`ledger.books.stats.win_variance`). The edge and variance are the engine's
-analysis and the covariance its seeded estimate (:func:`tables.engine.math.figures.engine_math`); the manifest states
-them per rule set, and the auditor recomputes the win from the events with the stated
-figures (``verify --edges`` analyses each rule set again: seconds each).
+replayed win) and, from format version 2, gives its theoretical win
+(:class:`ledger.books.stats.Theoretical`): from format version 5 the initial stakes times
+the exact house edge per initial stake of the rule set the table opened with, plus the
+insurance stakes times insurance's own edge, with its SD (the game's variance per unit of
+initial stake and the covariance of two boxes of one round, over the boxes' initial
+stakes, :func:`ledger.books.stats.win_variance`, and insurance's variance); versions 2
+to 4 took every stake (the handle) times the edge, so their two columns are not
+compared (:data:`REWORDED_IN`). The edge and variance are the engine's analysis and the
+covariance its seeded estimate (:func:`tables.engine.math.figures.engine_math`); the
+manifest states them per rule set, and the auditor recomputes the win from the events with
+the stated figures (``verify --edges`` analyses each rule set again: seconds each).
+Insurance's edge and variance follow from the rule set's decks and payout alone
+(:func:`tables.engine.math.figures.insurance_math`, exact).
 
 House results are in minor units, positive when the house won.
 """
@@ -36,7 +42,7 @@ from ledger.books import reconcile, replay_difference
 from ledger.books.fold import FOLDED, Fold
 from ledger.books.stats import theoretical
 from tables.engine.math import cashout
-from tables.engine.math.figures import Figures
+from tables.engine.math.figures import Figures, insurance_math
 from tables.engine.presets import PRESETS
 from tables.engine.replay import Replay
 from tables.engine.rules import RuleSet
@@ -64,7 +70,10 @@ ADDED_IN: dict[str, int] = {"theoretical_win": 2, "theoretical_sd": 2}
 # other columns still say what was found and where - and its bytes stay covered by the
 # manifest's hashes. Compared without them: their cells left empty on both sides, so the
 # lines stay where they are in the package's files
-REWORDED_IN: dict[tuple[str, str], int] = {("checks", "message"): 3}
+REWORDED_IN: dict[tuple[str, str], int] = {("checks", "message"): 3,
+                                            # from version 5 on the initial stakes, before on the handle
+                                            ("reconciliation", "theoretical_win"): 5,
+                                            ("reconciliation", "theoretical_sd"): 5}
 
 Row = dict[str, Any]
 # a rule set's figures (:mod:`tables.engine.math.figures`), None where not known
@@ -321,9 +330,14 @@ class StreamAudit:
             theory = None
             known = self.rules.get(day)
             figures_of_game = self.math(*known) if self.math is not None and known is not None else None
-            if figures_of_game is not None:
-                theory = theoretical(figures.handle, figures.stake_squares, *figures_of_game,
-                                     hand_squares=figures.hand_squares, round_squares=figures.round_squares)
+            if figures_of_game is not None and known is not None:
+                edge, variance, covariance = figures_of_game
+                insurance = insurance_math(*known) if figures.insurance else None
+                theory = theoretical(figures.initial, edge, variance, covariance, hand_squares=figures.hand_squares,
+                                     round_squares=figures.round_squares, insurance=figures.insurance,
+                                     insurance_squares=figures.insurance_squares,
+                                     insurance_edge=insurance[0] if insurance else None,
+                                     insurance_variance=insurance[1] if insurance else None)
             out.reconciliation.append({
                 "table": self.table, "gaming_day": day, "currency": done.currency, "rounds": figures.rounds,
                 "handle": figures.handle, "opener": figures.opener, "closer": figures.closer,

@@ -10,12 +10,14 @@ tables' read models and the rules engine's mathematics; registered by
   replayed incrementally first - the same service the tables' subscriber runs, which
   then finds nothing new.
 - **Edge, variance and covariance**: the engine's house edge of the rule set with the
-  table's overrides and the variance of one box's result per unit of initial stake, the
+  table's overrides and the variance of one box's result, per unit of initial stake, the
   chart played (:func:`tables.engine.math.house_edge.house_edge`: floats from the
   combinatorial analysis, each made an exact fraction of its decimal text, deliberately);
   the covariance of two boxes of one round, estimated by a seeded simulation through the
   engine (:func:`tables.engine.math.covariance.box_covariance`: stored for the presets,
-  estimated once per process for a rule set with overrides).
+  estimated once per process for a rule set with overrides); insurance's own edge and
+  variance per unit of insurance stake, exact
+  (:func:`tables.engine.math.figures.insurance_math`).
 """
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ from typing import Any
 
 from ledger.books import ReplayDifference
 from ledger.game import GameMath, ReplayedDay
-from tables.engine.math.figures import engine_math
+from tables.engine.math.figures import engine_math, insurance_math
 
 log = logging.getLogger(__name__)
 
@@ -74,4 +76,7 @@ def _math(ruleset: str, overrides: tuple[tuple[str, Any], ...]) -> GameMath:
     if figures is None:
         return GameMath()
     edge, variance, covariance = figures
-    return GameMath(edge=edge, variance=variance, covariance=covariance)
+    insurance = insurance_math(ruleset, dict(overrides))
+    return GameMath(edge=edge, variance=variance, covariance=covariance,
+                    insurance_edge=insurance[0] if insurance else None,
+                    insurance_variance=insurance[1] if insurance else None)

@@ -361,6 +361,23 @@ def _chip_note(row: m.Reconciliation) -> str:
     return f"not computed: no {', '.join(held)} in this period"
 
 
+def _theoretical_note(row: m.Reconciliation, sd: str, interval: str) -> str:
+    """What the theoretical win is of: the initial stakes x the edge per initial stake,
+    insurance by its own edge; or why there is none."""
+    c = row.currency
+    if row.theoretical_win is None:
+        if not row.edge:
+            return "the engine knows no edge for this game"
+        if row.initial_stakes is None:
+            return "n/a: folded before the books kept the initial stakes (fold the table again)"
+        return "n/a: insurance was staked and its edge is not known"
+    text = f"initial stakes {_money(row.initial_stakes, c, signed=False)} x house edge {percent(Fraction(row.edge), 3)}"
+    if row.insurance_stakes and row.insurance_edge:
+        text += (f" + insurance {_money(row.insurance_stakes, c, signed=False)} x its edge "
+                 f"{percent(Fraction(row.insurance_edge), 2)}")
+    return f"{text} (handle {_money(row.handle, c, signed=False)}); {sd}" + (f"; {interval}" if interval else "")
+
+
 def period_context(row: m.Reconciliation) -> dict[str, Any]:
     """One period's four wins, drop, hold and variances, as the page shows them."""
     c = row.currency
@@ -377,10 +394,7 @@ def period_context(row: m.Reconciliation) -> dict[str, Any]:
             _figure("replayed win", row.replayed_win, c,
                     note="the settlements the rules engine recomputes" if row.replayed_win is not None
                     else "no replay of this day yet"),
-            _figure("theoretical win", row.theoretical_win, c,
-                    note=(f"handle {_money(row.handle, c)} x house edge {percent(Fraction(row.edge), 3)}; {sd}"
-                          + (f"; {interval}" if interval else ""))
-                    if row.theoretical_win is not None else "the engine knows no edge for this game"),
+            _figure("theoretical win", row.theoretical_win, c, note=_theoretical_note(row, sd, interval)),
         ],
         "drop": _money(row.drop, c, signed=False), "hold": percent(selectors.hold_of(row)),
         "handle": _money(row.handle, c, signed=False),

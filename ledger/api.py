@@ -170,12 +170,16 @@ class ReconciliationSerializer(serializers.Serializer):
     drop_markers = serializers.IntegerField(allow_null=True)
     drop_chips = serializers.IntegerField(allow_null=True)
     handle = serializers.IntegerField()
+    initial_stakes = serializers.IntegerField(allow_null=True, help_text="main bets and the bets behind them: what the "
+                                              "theoretical win is of (null: folded before they were kept)")
+    insurance_stakes = serializers.IntegerField(help_text="valued by insurance's own edge")
     rounds = serializers.IntegerField()
     bets = serializers.IntegerField()
     chip_count_win = serializers.IntegerField(allow_null=True, help_text="house result: + the house won")
     recorded_win = serializers.IntegerField()
     replayed_win = serializers.IntegerField(allow_null=True)
-    theoretical_win = serializers.IntegerField(allow_null=True)
+    theoretical_win = serializers.IntegerField(allow_null=True, help_text="initial stakes x the house edge per initial "
+                                               "stake, insurance by its own edge")
     theoretical_sd = serializers.IntegerField(allow_null=True)
     theoretical_interval = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
     hold = serializers.CharField(allow_null=True, help_text="win-to-drop, e.g. 44.4%")

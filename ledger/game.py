@@ -2,7 +2,7 @@
 
 The reconciliation needs two figures only the rules engine knows: the **replayed win**
 (the house result of the settlements the engine recomputes) and the **theoretical
-edge and variance** of a table's rule set. The ledger may not import the game (imports
+edge and variance** of a table's rule set (per unit of initial stake, and insurance's own). The ledger may not import the game (imports
 point one way: casino -> tables, ledger -> audit), so it declares what it needs here -
 :class:`GameProvider` - and the project (``casino.apps``) registers an implementation
 backed by the tables' read models and the engine's mathematics. Tests register fakes.
@@ -50,13 +50,17 @@ class ReplayedDay:
 class GameMath:
     """A rule set's house edge, the variance of one box's result in a round and the
     covariance of two boxes' results in one round (they share the dealer's hand), each
-    per unit of initial stake, as exact fractions; None where not known (a rule set the
-    engine does not know; a figure the engine does not give). Without the covariance the
-    ledger takes the stakes as independent (a narrower SD than the truth)."""
+    per unit of initial stake, the chart played; and insurance's own edge and variance per
+    unit of insurance stake: exact fractions, None where not known (a rule set the engine
+    does not know; a figure the engine does not give). Without the covariance the ledger
+    takes the boxes as independent (a narrower SD than the truth); with insurance staked
+    and no insurance edge, the theoretical win is n/a."""
 
     edge: Fraction | None = None
     variance: Fraction | None = None
     covariance: Fraction | None = None
+    insurance_edge: Fraction | None = None
+    insurance_variance: Fraction | None = None
 
 
 class GameProvider(Protocol):

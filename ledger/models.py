@@ -75,6 +75,10 @@ class Reconciliation(models.Model):
     drop_chips = models.BigIntegerField(null=True, blank=True)
     handle = models.BigIntegerField(default=0)
     stake_squares = models.DecimalField(max_digits=40, decimal_places=0, default=0)
+    initial_stakes = models.BigIntegerField(null=True, blank=True,
+                                            help_text="main bets and the bets behind them (null: folded before it was kept)")
+    insurance_stakes = models.BigIntegerField(default=0)
+    insurance_squares = models.DecimalField(max_digits=40, decimal_places=0, default=0)
     hand_squares = models.DecimalField(max_digits=40, decimal_places=0, default=0,
                                        help_text="per settled round, each box's initial stake squared, summed")
     round_squares = models.DecimalField(max_digits=40, decimal_places=0, default=0,
@@ -95,10 +99,12 @@ class Reconciliation(models.Model):
     theoretical_sd = models.BigIntegerField(null=True, blank=True)
     interval_low = models.BigIntegerField(null=True, blank=True)
     interval_high = models.BigIntegerField(null=True, blank=True)
-    edge = models.CharField(max_length=80, blank=True, help_text="the house edge, an exact fraction")
-    game_variance = models.CharField(max_length=80, blank=True, help_text="variance per unit staked, exact")
+    edge = models.CharField(max_length=80, blank=True, help_text="the house edge per initial stake, an exact fraction")
+    game_variance = models.CharField(max_length=80, blank=True, help_text="variance per unit of initial stake, exact")
     game_covariance = models.CharField(max_length=80, blank=True,
                                        help_text="covariance of two boxes of one round per unit staked, exact")
+    insurance_edge = models.CharField(max_length=80, blank=True, help_text="insurance's house edge, exact")
+    insurance_variance = models.CharField(max_length=80, blank=True, help_text="insurance's variance per unit, exact")
     chip_variance = models.BigIntegerField(null=True, blank=True)
     replay_variance = models.BigIntegerField(null=True, blank=True)
     explanations = models.JSONField(default=dict, blank=True, help_text="the known differences, chip and replay")

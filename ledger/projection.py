@@ -336,13 +336,16 @@ def missing_of_books(books: Books, day: str, *, drop_box: bool) -> tuple[str, ..
 
 _FIGURES = ("opener", "opener_chips", "closer", "closer_chips", "fills", "credits", "buyins_cash", "markers_issued",
             "drop_cash", "drop_markers", "drop_chips", "handle", "stake_squares", "hand_squares", "round_squares", "settled_win", "corrections",
-            "rounds", "bets", "between_shifts")
+            "rounds", "bets", "between_shifts", "insurance_squares")
+# the fold's figures whose columns have other names
+_RENAMED = {"initial": "initial_stakes", "insurance": "insurance_stakes"}
 
 
 def _period(table: m.LedgerTable, books: Books, day: str, figures: Any, shift: str, final: set[str],
             first_versions: dict[str, int]) -> m.Reconciliation:
     ruleset, rules = books.games.get(day, ("", {}))
     values = {name: getattr(figures, name) for name in _FIGURES}
+    values.update({column: getattr(figures, name) for name, column in _RENAMED.items()})
     for name in ("opener_chips", "closer_chips"):
         if values[name] is not None:
             values[name] = {str(d): n for d, n in sorted(values[name].items())}

@@ -80,6 +80,7 @@ def figures_of(row: m.Reconciliation) -> Figures:
         drop_chips=row.drop_chips, handle=row.handle, stake_squares=int(row.stake_squares),
         hand_squares=int(row.hand_squares), round_squares=int(row.round_squares),
         settled_win=row.settled_win, corrections=row.corrections, rounds=row.rounds, bets=row.bets,
+        initial=row.initial_stakes or 0, insurance=row.insurance_stakes, insurance_squares=int(row.insurance_squares),
         between_shifts=row.between_shifts, duplicates=[(slip, value) for slip, value in row.duplicates],
     )
 
@@ -117,6 +118,8 @@ def _apply(row: m.Reconciliation, result: Reconciliation, data: GameData, versio
     row.edge = str(data.math.edge) if data.math.edge is not None else ""
     row.game_variance = str(data.math.variance) if data.math.variance is not None else ""
     row.game_covariance = str(data.math.covariance) if data.math.covariance is not None else ""
+    row.insurance_edge = str(data.math.insurance_edge) if data.math.insurance_edge is not None else ""
+    row.insurance_variance = str(data.math.insurance_variance) if data.math.insurance_variance is not None else ""
     row.chip_variance = result.chip_variance
     row.replay_variance = result.replay_variance
     row.explanations = _known(result)
@@ -146,7 +149,11 @@ def reconcile_rows(rows: Sequence[m.Reconciliation], data: GameData, *, version:
             figures_of(row),
             replayed_win=replayed.win(rounds) if replayed is not None else None,
             replay_differences=replayed.differences_of(rounds) if replayed is not None else (),
-            edge=data.math.edge, variance=data.math.variance, covariance=data.math.covariance, thresholds=thresholds,
+            # a row folded before the initial stakes were kept has no theoretical win (n/a)
+            # until it is folded again, never one on another basis
+            edge=data.math.edge if row.initial_stakes is not None else None, variance=data.math.variance,
+            covariance=data.math.covariance, insurance_edge=data.math.insurance_edge,
+            insurance_variance=data.math.insurance_variance, thresholds=thresholds,
         )
         _apply(row, result, data, version, now)
         results[row.shift] = result

@@ -44,6 +44,25 @@ class ReportError(ValueError):
     """A report asked with parameters that do not make one (the API's 400, the command's 2)."""
 
 
+def _fraction(text: str) -> Fraction | None:
+    return Fraction(text) if text else None
+
+
+def theoretical_of(row: m.Reconciliation) -> stats.Theoretical | None:
+    """A stored period's theoretical win, exact, on the one basis (:class:`stats.Theoretical`:
+    initial stakes x the edge per initial stake, insurance by its own edge); None where
+    the game's edge is not known, or the period was folded before its initial stakes were
+    kept (n/a until folded again)."""
+    if not row.edge or row.initial_stakes is None:
+        return None
+    return stats.theoretical(
+        row.initial_stakes, Fraction(row.edge), _fraction(row.game_variance), _fraction(row.game_covariance),
+        hand_squares=int(row.hand_squares), round_squares=int(row.round_squares), insurance=row.insurance_stakes,
+        insurance_squares=int(row.insurance_squares), insurance_edge=_fraction(row.insurance_edge),
+        insurance_variance=_fraction(row.insurance_variance),
+    )
+
+
 def stat_rows(periods: Sequence[m.Reconciliation]) -> list[stats.TableDay]:
     """Reconciled periods as the statistics' rows: the chip-count win and the drop (None
     where not counted: the period stays out of every hold, and says what it lacks), the
@@ -51,17 +70,13 @@ def stat_rows(periods: Sequence[m.Reconciliation]) -> list[stats.TableDay]:
     (None where the game's edge, or its variance, is not known)."""
     out = []
     for row in periods:
-        variance = stats.win_variance(
-            Fraction(row.game_variance), Fraction(row.game_covariance) if row.game_covariance else None,
-            stake_squares=int(row.stake_squares), hand_squares=int(row.hand_squares),
-            round_squares=int(row.round_squares),
-        ) if row.game_variance and row.edge else None
-        theory = row.handle * Fraction(row.edge) if row.edge else None
+        theory = theoretical_of(row)
         out.append(stats.TableDay(
             table=row.table.stream, gaming_day=row.gaming_day, game=row.ruleset or "-", pit=row.table.pit or "-",
             currency=row.currency, drop=selectors.reported_drop(row), chip_win=selectors.reported_chip_win(row),
             house_result=selectors.reported_house_result(row),
-            handle=row.handle, theoretical=theory, theoretical_variance=variance, shift=row.shift or None,
+            handle=row.handle, theoretical=theory.mean if theory is not None else None,
+            theoretical_variance=theory.variance if theory is not None else None, shift=row.shift or None,
             missing=stats.missing_counts(opener=row.opener, closer=row.closer, drop=row.drop),
         ))
     return out

@@ -23,6 +23,10 @@ class Figures:
     team's count (None when not counted); ``buyins_cash``/``markers_issued`` what the
     drop box should hold by the table's record; ``handle`` the sum of stakes (voided
     rounds' stakes taken out) and ``stake_squares`` the sum of their squares;
+    ``initial`` the initial stakes among them (main bets and the bets behind them: what
+    the chart's house edge is per unit of), ``insurance`` the insurance stakes and
+    ``insurance_squares`` the sum of their squares (doubles and splits are neither: the
+    chart's edge has them inside it);
     ``hand_squares`` and ``round_squares`` what the variance of the win needs where boxes
     of one round are correlated (settled rounds only): per round, each box's initial
     stake (its main bet and the bets behind it, which play its hand) squared and summed,
@@ -48,6 +52,9 @@ class Figures:
     drop_chips: int | None = None
     handle: int = 0
     stake_squares: int = 0
+    initial: int = 0
+    insurance: int = 0
+    insurance_squares: int = 0
     hand_squares: int = 0
     round_squares: int = 0
     settled_win: int = 0

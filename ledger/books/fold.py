@@ -101,9 +101,9 @@ class Fold:
         # book: their currency_mismatch says so, the end of day does not say it again
         self.unbookable: set[tuple[str, str | None]] = set()
         self.drops: dict[tuple[str, str | None], Drop] = {}
-        # bet -> stake, where; a bet leaves it when settled (what is left of it is in
+        # bet -> stake, where, kind; a bet leaves it when settled (what is left of it is in
         # settled), so a long day holds one record of each bet, not two
-        self.bets: dict[str, tuple[int, Key]] = {}
+        self.bets: dict[str, tuple[int, Key, str]] = {}
         # bet -> recorded net, where
         self.settled: MutableMapping[str, tuple[int, Key]] = {} if shelf is None else ShelvedMap(shelf)
         # bets settled before any bet.placed placed them (one placed later stays in bets)
@@ -397,12 +397,17 @@ def on_bet_placed(state: Fold, p: Mapping[str, Any]) -> None:
         return
     amount = p["amount"]
     key = state.key()
-    state.bets[bet] = (amount, key)
+    kind = p["kind"]
+    state.bets[bet] = (amount, key, kind)
     state.round_bets.setdefault(p["round"], []).append(bet)
-    if p["kind"] in ("main", "behind"):
+    figures = state.at(key)
+    if kind == "main" or kind == "behind":
         hands = state.round_hands.setdefault(p["round"], (key, {}))[1]
         hands[p["box"]] = hands.get(p["box"], 0) + amount
-    figures = state.at(key)
+        figures.initial += amount
+    elif kind == "insurance":
+        figures.insurance += amount
+        figures.insurance_squares += amount * amount
     figures.handle += amount
     figures.stake_squares += amount * amount
     figures.bets += 1
@@ -455,11 +460,16 @@ def on_round_voided(state: Fold, p: Mapping[str, Any]) -> None:
     for bet in state.round_bets.get(p["round"], []):
         if bet in state.settled:
             continue
-        key = state.bets[bet][1]
+        _, key, kind = state.bets[bet]
         stake = state.settle(bet, 0, key)
         figures = state.at(key)
         figures.handle -= stake
         figures.stake_squares -= stake * stake
+        if kind == "main" or kind == "behind":
+            figures.initial -= stake
+        elif kind == "insurance":
+            figures.insurance -= stake
+            figures.insurance_squares -= stake * stake
         figures.bets -= 1
         state.post(f"void {bet}", j.moves((j.layout(state.table), j.PLAYERS, stake)), key)
 
@@ -894,8 +904,9 @@ class Books:
                 if before.closer is not None and after.opener is not None:
                     total.between_shifts += after.opener - before.closer
         for f in shifts:
-            for name in ("fills", "credits", "buyins_cash", "markers_issued", "handle", "stake_squares",
-                         "hand_squares", "round_squares", "settled_win", "corrections", "rounds", "bets"):
+            for name in ("fills", "credits", "buyins_cash", "markers_issued", "handle", "stake_squares", "initial",
+                         "insurance", "insurance_squares", "hand_squares", "round_squares", "settled_win",
+                         "corrections", "rounds", "bets"):
                 setattr(total, name, getattr(total, name) + getattr(f, name))
             total.duplicates.extend(f.duplicates)
         drops = [d.counted for (d_day, _), d in self.drops.items() if d_day == day and d.counted is not None]

@@ -4,8 +4,9 @@
 - **recorded win** = the house result of the settlements as recorded, corrections applied;
 - **replayed win** = the house result of the settlements the rules engine recomputes
   (given by the caller, with the engine's differences and their amounts);
-- **theoretical win** = handle x house edge (the edge given by the caller), with its
-  standard deviation sigma x sqrt(sum of stake^2) and its 95% interval.
+- **theoretical win** = initial stakes x the chart's house edge per initial stake, plus
+  insurance stakes x insurance's own edge (both given by the caller), with its standard
+  deviation on the same basis (:class:`.stats.Theoretical`) and its 95% interval.
 
 House results are positive when the house won. Known differences are explained, each
 with its amount: a correction (paid or taken at the cage, so the chips never see it), a
@@ -14,7 +15,8 @@ between two shifts of the day (an ``opener_mismatch`` already), chips found in t
 box (part of the drop, so of the chip-count win, but no round's result), and on the replay side
 each of the engine's differences. What is left unexplained beyond the thresholds is a
 finding: ``chip_variance`` (chips against the record), ``replay_variance`` (the record
-against replay); an actual win outside its interval is ``win_outside_interval``.
+against replay); a house result outside the interval of the theoretical win of the same
+rounds is ``win_outside_interval``.
 """
 from __future__ import annotations
 
@@ -144,15 +146,20 @@ def reconcile(
     edge: Fraction | int | None = None,
     variance: Fraction | int | None = None,
     covariance: Fraction | int | None = None,
+    insurance_edge: Fraction | int | None = None,
+    insurance_variance: Fraction | int | None = None,
     thresholds: Thresholds | None = None,
 ) -> Reconciliation:
     """Reconcile one period's figures (a shift, or a whole day: :meth:`.fold.Books.shift`,
     :meth:`.fold.Books.day`). ``edge`` and ``variance`` are the rule set's house edge and
-    variance of one round's result per unit staked, exact (``Fraction``); ``covariance``
-    that of two boxes of one round (:func:`.stats.win_variance`; None: the stakes taken as
-    independent). With an edge and
-    no variance the theoretical win is computed without its SD and interval (and nothing
-    is found outside an interval there is not). ``thresholds`` are in minor units of the
+    variance of one box's result per unit of initial stake, the chart played, exact
+    (``Fraction``); ``covariance`` that of two boxes of one round
+    (:func:`.stats.win_variance`; None: the boxes taken as independent);
+    ``insurance_edge`` and ``insurance_variance`` insurance's own, per unit of insurance
+    stake (:mod:`tables.engine.math.insurance`). With an edge and no variance the
+    theoretical win is computed without its SD and interval (and nothing is found outside
+    an interval there is not); with insurance staked and no insurance edge there is no
+    theoretical win (n/a). ``thresholds`` are in minor units of the
     figures' currency (None: :meth:`Thresholds.default` of it)."""
     currency = figures.currency
     if thresholds is None:
@@ -197,8 +204,11 @@ def reconcile(
     theory = None
     if edge is not None:
         # without the game's variance the theoretical win has no SD and no interval
-        theory = theoretical(figures.handle, figures.stake_squares, edge, variance, covariance,
-                             hand_squares=figures.hand_squares, round_squares=figures.round_squares)
+        theory = theoretical(figures.initial, edge, variance, covariance, hand_squares=figures.hand_squares,
+                             round_squares=figures.round_squares, insurance=figures.insurance,
+                             insurance_squares=figures.insurance_squares, insurance_edge=insurance_edge,
+                             insurance_variance=insurance_variance)
+    if theory is not None:
         # the theoretical win is of the rounds: their house result is what it predicts (the
         # chips' difference from it is the chip variance's matter)
         actual = recorded
@@ -206,7 +216,8 @@ def reconcile(
         if figures.handle and bounds is not None and theory.contains(actual, thresholds.z) is False:
             low, high = bounds
             find("win_outside_interval",
-                 f"{where}: a house result of {format_signed(actual, currency)} on a handle of {money(figures.handle)}; "
+                 f"{where}: a house result of {format_signed(actual, currency)} on initial stakes of "
+                 f"{money(figures.initial)} (a handle of {money(figures.handle)}); "
                  f"the theoretical win is {format_signed(theory.win, currency)} (SD {money(theory.sd or 0)}), "
                  f"its 95% interval {format_signed(low, currency)} to {format_signed(high, currency)}.",
                  f"{format_signed(low, currency)} to {format_signed(high, currency)}", format_signed(actual, currency))

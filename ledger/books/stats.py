@@ -2,6 +2,11 @@
 interval of a win, aggregation by table, game, pit and casino, by shift, day, month to date
 and year to date, and the comparison with the same period of the year before.
 
+The theoretical win is of the initial stakes, times the house edge per initial stake the
+chart's analysis gives (doubles, splits and insurance are not extra handle: the first two
+are inside that edge, insurance is valued by its own), with its variance on the same
+basis.
+
 Exact arithmetic only: amounts are integers of minor units, rates (hold, the house edge,
 the variance per unit staked) are :class:`~fractions.Fraction`; a percentage becomes text
 (one decimal) only to be shown. The interval is computed without a square root where it
@@ -60,42 +65,54 @@ def interval(mean: Fraction, variance: Fraction, z: Fraction = Z95) -> tuple[int
     return math.floor(mean - half), math.ceil(mean + half)
 
 
-def win_variance(variance_per_unit: Fraction, covariance_per_unit: Fraction | None, *, stake_squares: int,
-                 hand_squares: int = 0, round_squares: int = 0) -> Fraction:
-    """The variance of a table's win over its rounds (minor units squared).
+def win_variance(variance_per_unit: Fraction, covariance_per_unit: Fraction | None, *, hand_squares: int,
+                 round_squares: int = 0) -> Fraction:
+    """The variance of the house result of a table's hands over its rounds (minor units
+    squared), on the basis of the chart's figures: per unit of *initial* stake.
 
     Rounds are independent; within a round the boxes are not (they share the dealer's
-    hand and the shoe). A round whose boxes have initial stakes ``s_i`` has the variance
+    hand and the shoe). A round whose boxes have initial stakes ``s_i`` (a box's main bet
+    and the bets behind it, which play its hand) has the variance
     ``V * sum(s_i^2) + C * sum over i != j of s_i s_j`` - ``V`` one box's variance and
-    ``C`` the covariance of two boxes, per unit of initial stake (the game's) - so over
-    the rounds ``V * hand_squares + C * (round_squares - hand_squares)``. Where ``C`` is
-    not known, or the figures predate the per-box sums (``hand_squares`` 0 with stakes),
-    each stake is taken as independent: ``V * stake_squares``, narrower than the truth
+    ``C`` the covariance of two boxes, per unit of initial stake (the game's; a box's
+    doubles and splits are inside ``V``, as in the chart's edge) - so over the rounds
+    ``V * hand_squares + C * (round_squares - hand_squares)``. Where ``C`` is not known
+    the boxes are taken as independent: ``V * hand_squares``, narrower than the truth
     wherever several boxes play."""
-    if covariance_per_unit is None or (hand_squares == 0 and stake_squares):
-        return variance_per_unit * stake_squares
+    if covariance_per_unit is None:
+        return variance_per_unit * hand_squares
     return variance_per_unit * hand_squares + covariance_per_unit * (round_squares - hand_squares)
 
 
 @dataclass(frozen=True, slots=True)
 class Theoretical:
-    """Theoretical win of a set of stakes: ``handle * edge``, with the variance of the
-    result by :func:`win_variance` (the variance and covariance of one round's boxes per
-    unit staked are the game's, given by the caller). Where the game's variance is not
-    known (``variance_per_unit`` None) the win has no SD and no interval: ``variance``
-    and ``sd`` are None."""
+    """Theoretical win of a set of rounds: the **initial stakes** (main bets and the bets
+    behind them) times the chart's house edge per initial stake - doubles and splits are
+    inside that edge, never extra handle - plus the **insurance** stakes times
+    insurance's own edge (the chart never insures: a player who does makes a bet of its
+    own, :mod:`tables.engine.math.insurance`).
 
-    handle: int
-    stake_squares: int
+    Its variance: :func:`win_variance` of the hands, plus insurance's variance per unit
+    times the sum of its stakes' squares (each insurance taken as independent of the
+    hand it insures; it pays when the hand loses to a natural, so the true variance of
+    the two together is smaller). Where a variance is not known (``variance_per_unit``
+    None, or insurance staked and its variance not given) the win has no SD and no
+    interval: ``variance`` and ``sd`` are None."""
+
+    initial: int
     edge: Fraction
     variance_per_unit: Fraction | None
     covariance_per_unit: Fraction | None = None
     hand_squares: int = 0
     round_squares: int = 0
+    insurance: int = 0
+    insurance_squares: int = 0
+    insurance_edge: Fraction = Fraction(0)
+    insurance_variance: Fraction | None = None
 
     @property
     def mean(self) -> Fraction:
-        return self.handle * self.edge
+        return self.initial * self.edge + self.insurance * self.insurance_edge
 
     @property
     def win(self) -> int:
@@ -106,8 +123,13 @@ class Theoretical:
     def variance(self) -> Fraction | None:
         if self.variance_per_unit is None:
             return None
-        return win_variance(self.variance_per_unit, self.covariance_per_unit, stake_squares=self.stake_squares,
-                            hand_squares=self.hand_squares, round_squares=self.round_squares)
+        hands = win_variance(self.variance_per_unit, self.covariance_per_unit, hand_squares=self.hand_squares,
+                             round_squares=self.round_squares)
+        if not self.insurance_squares:
+            return hands
+        if self.insurance_variance is None:
+            return None
+        return hands + self.insurance_variance * self.insurance_squares
 
     @property
     def sd(self) -> int | None:
@@ -126,11 +148,25 @@ class Theoretical:
         return None if variance is None else inside(win, self.mean, variance, z)
 
 
-def theoretical(handle: int, stake_squares: int, edge: Fraction | int, variance_per_unit: Fraction | int | None,
-                covariance_per_unit: Fraction | int | None = None, *, hand_squares: int = 0,
-                round_squares: int = 0) -> Theoretical:
-    return Theoretical(handle, stake_squares, exact(edge), None if variance_per_unit is None else exact(variance_per_unit),
-                       None if covariance_per_unit is None else exact(covariance_per_unit), hand_squares, round_squares)
+def theoretical(initial: int, edge: Fraction | int, variance_per_unit: Fraction | int | None,
+                covariance_per_unit: Fraction | int | None = None, *, hand_squares: int = 0, round_squares: int = 0,
+                insurance: int = 0, insurance_squares: int = 0, insurance_edge: Fraction | int | None = None,
+                insurance_variance: Fraction | int | None = None) -> Theoretical | None:
+    """The theoretical win of rounds with ``initial`` stakes (and their per-box sums of
+    squares, :func:`win_variance`) and ``insurance`` stakes, exact; None where insurance
+    was staked and its edge is not given (n/a, never a win that leaves it out).
+
+        >>> theoretical(10_000, Fraction(1, 200), None, insurance=1_000, insurance_edge=Fraction(23, 311)).win
+        124
+    """
+    if insurance and insurance_edge is None:
+        return None
+    return Theoretical(
+        initial, exact(edge), None if variance_per_unit is None else exact(variance_per_unit),
+        None if covariance_per_unit is None else exact(covariance_per_unit), hand_squares, round_squares,
+        insurance, insurance_squares, exact(insurance_edge or 0),
+        None if insurance_variance is None else exact(insurance_variance),
+    )
 
 
 # --- aggregation -------------------------------------------------------------------------------

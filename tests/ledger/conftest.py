@@ -19,6 +19,8 @@ class FakeGame:
 
     def __init__(self, *, edge: Fraction | None = Fraction(1, 200), variance: Fraction | None = None) -> None:
         self.edge, self.variance = edge, variance
+        # insurance's edge and variance, where a test stakes insurance
+        self.insurance: tuple[Fraction, Fraction] | None = None
         self.rounds: dict[tuple[str, str, int], int] = {}
         self.differences: dict[tuple[str, str], list[ReplayDifference]] = {}
         self.asked: list[tuple[str, date, int]] = []
@@ -40,7 +42,8 @@ class FakeGame:
         return game.ReplayedDay(version, rounds, tuple(self.differences.get((table, day), ())))
 
     def game_math(self, *, ruleset: str, rules: Any) -> game.GameMath:
-        return game.GameMath(self.edge, self.variance)
+        insurance = self.insurance or (None, None)
+        return game.GameMath(self.edge, self.variance, insurance_edge=insurance[0], insurance_variance=insurance[1])
 
 
 @pytest.fixture

@@ -40,8 +40,9 @@ def test_the_actual_win_falls_inside_its_95_percent_interval_at_about_that_rate(
         books = fold(events)
         for day in books.days():
             day_figures = books.day(day)
-            theory = theoretical(day_figures.handle, day_figures.stake_squares, edge, variance)
-            assert theory.sd is not None and theory.sd > 0
+            theory = theoretical(day_figures.initial, edge, variance, hand_squares=day_figures.hand_squares,
+                                 round_squares=day_figures.round_squares)
+            assert theory is not None and theory.variance is not None and theory.sd is not None and theory.sd > 0
             inside += bool(theory.contains(day_figures.recorded_win))
             z_scores.append(float(day_figures.recorded_win - theory.mean) / math.sqrt(theory.variance))
     days = len(z_scores)
@@ -59,8 +60,8 @@ def test_with_four_boxes_a_round_the_interval_holds_at_about_that_rate_only_with
     """Four basic-strategy players at every round: one round's boxes win and lose
     together (a dealer bust pays them all), so the win's variance is ``V sum(s_i^2) + C
     sum over i != j of s_i s_j`` per round, ``C`` the engine's covariance of two boxes
-    (about 0.45 for hoyle, against one box's variance of 1.23). Without ``C`` (each stake
-    independent, the ledger's figure before) the SD is too narrow: |z| runs large."""
+    (about 0.45 for hoyle, against one box's variance of 1.23). Without ``C`` (each box
+    independent) the SD is too narrow: |z| runs large."""
     config = SimConfig(tables=6, presets=("hoyle",), rounds=150, days=10, seats=4, players=("basic",), seed="boxes")
     out = io.BytesIO()
     simulate(config, FileSink(out, config))
@@ -81,9 +82,11 @@ def test_with_four_boxes_a_round_the_interval_holds_at_about_that_rate_only_with
             d = books.day(day)
             # four boxes every round: the round's stakes summed and squared hold the cross terms
             assert d.round_squares > 2 * d.hand_squares > 0
-            theory = theoretical(d.handle, d.stake_squares, edge, variance, covariance,
-                                 hand_squares=d.hand_squares, round_squares=d.round_squares)
-            independent = theoretical(d.handle, d.stake_squares, edge, variance)
+            theory = theoretical(d.initial, edge, variance, covariance, hand_squares=d.hand_squares,
+                                 round_squares=d.round_squares)
+            independent = theoretical(d.initial, edge, variance, hand_squares=d.hand_squares,
+                                      round_squares=d.round_squares)
+            assert theory is not None and independent is not None
             assert theory.variance is not None and independent.variance is not None
             assert theory.variance > Fraction(7, 5) * independent.variance  # an SD over 1.18 times wider
             inside += bool(theory.contains(d.recorded_win))

@@ -67,7 +67,8 @@ def test_the_day_s_game_and_the_shift_of_each_round_are_kept() -> None:
 
 
 def test_without_the_game_s_variance_the_theoretical_win_has_no_sd_and_nothing_is_outside() -> None:
-    theory = theoretical(600_000, 140_000_000_000, Fraction(1, 200), None)
+    theory = theoretical(600_000, Fraction(1, 200), None, hand_squares=140_000_000_000)
+    assert theory is not None
     assert (theory.win, theory.sd, theory.interval(), theory.contains(0)) == (3_000, None, None, None)
     result = reconcile(fold(worked_example().events).day(DAY), edge=Fraction(1, 2))  # the house won 4,000 of 300,000
     assert result.theoretical is not None and result.theoretical.win == 300_000

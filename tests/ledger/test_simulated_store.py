@@ -16,6 +16,7 @@ from ledger.feed import CACHE
 from tables import models as tm
 from tables.engine.math.covariance import box_covariance
 from tables.engine.math.house_edge import house_edge
+from tables.engine.math.insurance import insurance_figures
 from tables.engine.presets import PRESETS
 from tables.simulator.config import SimConfig
 from tables.simulator.run import simulate
@@ -40,12 +41,22 @@ def test_a_clean_simulated_day_reconciles_with_replay(settings) -> None:
         replayed = tm.TableDay.objects.get(table__stream=day.table.stream, gaming_day=day.gaming_day)
         assert day.replayed_win == -replayed.expected_net and day.handle == replayed.handle
         assert day.theoretical_win is not None and day.edge  # the engine's edge of the rule set
+        # the theoretical win: the initial stakes (main and behind) x the chart's edge, the
+        # insurance stakes x insurance's own (six decks at 2:1: 23/311)
+        rules = PRESETS[day.ruleset]
+        analysis = house_edge(rules)
+        edge, variance = Fraction(str(analysis.house_edge)), Fraction(str(analysis.variance))
+        insurance_edge, insurance_variance = insurance_figures(rules) or (Fraction(0), Fraction(0))
+        initial = sum(b.amount for b in tm.Bet.objects.filter(round__table__stream=day.table.stream,
+                                                              kind__in=("main", "behind")))
+        assert day.initial_stakes == initial <= day.handle
+        assert day.theoretical_win == round(initial * edge + day.insurance_stakes * insurance_edge)
         # the SD from the engine's variance of a box's round (the chart played) and the
-        # covariance of two boxes of one round
-        variance = Fraction(str(house_edge(PRESETS[day.ruleset]).variance))
-        covariance = Fraction(str(box_covariance(PRESETS[day.ruleset])))
+        # covariance of two boxes of one round, and insurance's own variance
+        covariance = Fraction(str(box_covariance(rules)))
         assert day.game_covariance == str(covariance) and 0 < day.hand_squares < day.round_squares
-        wanted = variance * int(day.hand_squares) + covariance * int(day.round_squares - day.hand_squares)
+        wanted = (variance * int(day.hand_squares) + covariance * int(day.round_squares - day.hand_squares)
+                  + insurance_variance * int(day.insurance_squares))
         assert day.theoretical_sd == standard_deviation(wanted) > 0
         if day.chip_win is not None:
             counted += 1

@@ -38,6 +38,8 @@ def test_a_reconciled_day_is_a_row_of_the_statistics() -> None:
     books = fold(worked_example().events)
     result = reconcile(books.day("2026-11-29"), edge=Fraction(1, 200), variance=Fraction(13, 10))
     row = table_day(result, game="hoyle", pit="P1")
+    # one round of three boxes staked 3,000, 1,000 and 2,000 (all initial stakes); no covariance given:
+    # the boxes taken as independent, V x (3,000^2 + 1,000^2 + 2,000^2)
     assert (row.table, row.gaming_day, row.drop, row.chip_win, row.house_result, row.handle) == (
         "BJ-01", date(2026, 11, 29), 900_000, 400_000, 400_000, 600_000)
     assert row.complete and row.why_left_out == ""
@@ -54,11 +56,14 @@ def test_hold_has_no_value_without_a_drop_and_rounds_half_away_from_zero() -> No
     assert basis_points(Fraction(-1, 20_000)) == -1
 
 
-def test_the_theoretical_win_is_handle_times_edge_and_its_sd_sigma_times_root_of_the_stakes_squared() -> None:
-    """Stakes 300 and 400 (sum of squares 250,000): SD = sigma x 500."""
-    theory = theoretical(700, 300**2 + 400**2, Fraction(1, 100), Fraction(1))
+def test_the_theoretical_win_is_initial_stakes_times_edge_and_its_sd_sigma_times_root_of_the_boxes_squared() -> None:
+    """Boxes of initial stakes 300 and 400 in rounds of their own (sum of squares
+    250,000): SD = sigma x 500."""
+    theory = theoretical(700, Fraction(1, 100), Fraction(1), hand_squares=300**2 + 400**2, round_squares=250_000)
+    assert theory is not None
     assert theory.mean == 7 and theory.win == 7 and theory.sd == 500
-    assert theoretical(700, 250_000, Fraction(1, 100), Fraction(13225, 10_000)).sd == 575  # sigma 1.15
+    sigma_115 = theoretical(700, Fraction(1, 100), Fraction(13225, 10_000), hand_squares=250_000)
+    assert sigma_115 is not None and sigma_115.sd == 575  # sigma 1.15
     low, high = theory.interval()
     assert (low, high) == (7 - 980, 7 + 980)
     assert theory.contains(7 + 980) and not theory.contains(7 + 981)
@@ -66,7 +71,7 @@ def test_the_theoretical_win_is_handle_times_edge_and_its_sd_sigma_times_root_of
 
 def test_a_float_rate_is_refused() -> None:
     with pytest.raises(TypeError):
-        theoretical(100, 10_000, 0.01, Fraction(1))  # type: ignore[arg-type]
+        theoretical(100, 0.01, Fraction(1))  # type: ignore[arg-type]
 
 
 def test_about_95_percent_of_simulated_outcomes_fall_inside_the_interval() -> None:
@@ -81,8 +86,9 @@ def test_about_95_percent_of_simulated_outcomes_fall_inside_the_interval() -> No
     for _ in range(trials):
         stakes = [rng.choice((500, 1_000, 2_500, 5_000, 10_000)) for _ in range(200)]
         win = sum(-s if rng.random() < 0.49 else s for s in stakes)
-        theory = theoretical(sum(stakes), sum(s * s for s in stakes), edge, variance)
-        inside += theory.contains(win)
+        theory = theoretical(sum(stakes), edge, variance, hand_squares=sum(s * s for s in stakes))
+        assert theory is not None
+        inside += bool(theory.contains(win))
     assert 0.935 <= inside / trials <= 0.965, inside / trials
 
 

@@ -3,7 +3,8 @@ verify with every later version of the auditor, and recall its rounds. Version 1
 theoretical win; version 2's is recomputed and checked; version 3's engine messages give
 amounts in the table's currency, where an older package's give minor units (its messages
 are not compared: ``package-v2-findings.zip``, made by the version 2 exporter with two
-wrong payouts planted). Versions 1-3 were signed over leaves of format 1 (no seal);
+wrong payouts planted); version 5's theoretical win is of the initial stakes, where 2 to
+4 took the handle (their theoretical columns are not compared). Versions 1-3 were signed over leaves of format 1 (no seal);
 version 4's leaves commit to each event's seal, and its streams give their last seal.
 
 Make only the fixture of a new format version, the first time (never to make this test
@@ -11,6 +12,7 @@ pass): ``PACKAGE_FIXTURE=1 pytest tests/package/test_format_fixture.py`` writes
 ``package-v<this version>.zip``."""
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import shutil
@@ -211,3 +213,42 @@ def test_a_previous_package_of_the_first_leaf_format_is_named(tmp_path) -> None:
     assert code == 1
     assert ("[previous] manifest.json: the previous package's head has leaves of format 1, this package's format 2: no "
             "consistency proof joins trees of two leaf formats") in said, said
+
+
+FIXTURE_V5 = FIXTURES / "package-v5.zip"
+
+
+def test_the_version_5_fixture_verifies_with_its_theoretical_win_on_the_initial_stakes() -> None:
+    """From version 5 the theoretical win is the initial stakes (main and behind bets of
+    rounds not voided) x the stated edge, insurance by its own; versions 2 to 4 took the
+    handle, so their theoretical columns are not compared (their other columns are)."""
+    from fractions import Fraction
+
+    from tables.engine.math.insurance import insurance_figures
+    from tables.engine.presets import PRESETS
+
+    with zipfile.ZipFile(FIXTURE_V5) as package:
+        manifest = json.loads(package.read("manifest.json"))
+        rows = json.loads(package.read("reports/reconciliation.json"))["rows"]
+        events = {table: [json.loads(line) for line in gzip.decompress(package.read(layout.events_file(table)))
+                          .splitlines() if line] for table in manifest["streams"]}
+    assert manifest["format_version"] == 5
+    stated = {entry["ruleset"]: entry for entry in manifest["rule_sets"].values()}
+    checked = 0
+    for row in rows:
+        opened = [e["payload"] for e in events[row["table"]] if e["type"] == "table.opened"]
+        voided = {e["payload"]["round"] for e in events[row["table"]] if e["type"] == "round.voided"}
+        bets = [e["payload"] for e in events[row["table"]] if e["type"] == "bet.placed"
+                and e["payload"]["round"] not in voided]
+        initial = sum(b["amount"] for b in bets if b["kind"] in ("main", "behind"))
+        insurance = sum(b["amount"] for b in bets if b["kind"] == "insurance")
+        ruleset = opened[0]["ruleset"]
+        insurance_edge = (insurance_figures(PRESETS[ruleset]) or (Fraction(0),))[0]
+        assert row["theoretical_win"] == round(initial * Fraction(stated[ruleset]["house_edge"])
+                                               + insurance * insurance_edge), row
+        assert initial < row["handle"] or not bets
+        checked += 1
+    assert checked == 2
+    code, said = audit("verify", str(FIXTURE_V5), blocked=True)
+    assert code == 0, said
+    assert "format 5" in said and "all agree" in said

@@ -1,5 +1,6 @@
-"""The reconciliation's theoretical win (format 2): handle x the rule set's exact house
-edge, with its SD, as the engine's analysis gives them; recomputed by ``blackjack-audit
+"""The reconciliation's theoretical win (format 2; from format 4 on the initial stakes):
+the initial stakes x the rule set's exact house edge per initial stake, insurance by its
+own edge, with its SD, as the engine's analysis gives them; recomputed by ``blackjack-audit
 verify`` from the events and the manifest's stated edge, or with ``--edges`` from the
 engine's analysis again. A casino that signs a report or an edge that the events do not
 bear out is caught."""
@@ -14,6 +15,7 @@ from audit.record import signing
 from auditor import layout
 from ledger.books.stats import standard_deviation
 from tables.engine.math.house_edge import house_edge
+from tables.engine.math.insurance import insurance_figures
 from tables.engine.presets import PRESETS
 from tests.package.conftest import DAY, audit, export
 from tests.package.tampering import manifest, write_manifest
@@ -36,18 +38,38 @@ def _rows(package: Path) -> list[dict]:
     return json.loads((package / "reports/reconciliation.json").read_text())["rows"]
 
 
-def test_the_theoretical_win_is_handle_times_the_exact_edge(exported) -> None:
+def _stakes(package: Path, table: str = "BJ-03") -> tuple[int, int]:
+    """(initial stakes, insurance stakes) of the package's table, from its events: main
+    and behind bets, and insurance bets, of rounds not voided."""
+    opened = layout.Package(package)
+    try:
+        events = [json.loads(line) for line in opened.lines(layout.events_file(table)) if line]
+    finally:
+        opened.close()
+    voided = {e["payload"]["round"] for e in events if e["type"] == "round.voided"}
+    bets = [e["payload"] for e in events if e["type"] == "bet.placed" and e["payload"]["round"] not in voided]
+    return (sum(b["amount"] for b in bets if b["kind"] in ("main", "behind")),
+            sum(b["amount"] for b in bets if b["kind"] == "insurance"))
+
+
+def _insurance_edge(ruleset: str) -> Fraction:
+    figures = insurance_figures(PRESETS[ruleset])
+    return figures[0] if figures is not None else Fraction(0)
+
+
+def test_the_theoretical_win_is_initial_stakes_times_the_exact_edge(exported) -> None:
     package = exported("one", "--table", "BJ-03")
     (entry,) = manifest(package)["rule_sets"].values()
     figures = house_edge(PRESETS[entry["ruleset"]])
     edge, variance = Fraction(str(figures.house_edge)), Fraction(str(figures.variance))
     assert (Fraction(entry["house_edge"]), Fraction(entry["variance"])) == (edge, variance)
     (row,) = _rows(package)
-    assert row["handle"] > 0 and row["theoretical_win"] == round(row["handle"] * edge)
-    # the SD: sqrt(variance x the sum of the stakes' squares), which lies between the
-    # handle (stakes of one minor unit each) and the handle squared (one stake)
-    low, high = standard_deviation(variance * row["handle"]), standard_deviation(variance * row["handle"] ** 2)
-    assert low < row["theoretical_sd"] < high
+    initial, insurance = _stakes(package)
+    assert 0 < initial < row["handle"]
+    assert row["theoretical_win"] == round(initial * edge + insurance * _insurance_edge(entry["ruleset"]))
+    # the SD: at least sqrt(variance x initial) (initial stakes of one minor unit each), at
+    # most the initial stakes (a round's results are within a few stakes of 0)
+    assert standard_deviation(variance * initial) < row["theoretical_sd"] < initial
     assert "theoretical_win" in (package / "reports/reconciliation.csv").read_text().splitlines()[0]
     code, said = audit("verify", str(package), "--edges")
     assert code == 0, said
@@ -80,8 +102,9 @@ def test_an_edge_stated_but_not_the_engines_is_found(exported) -> None:
     assert code == 1 and "reports/reconciliation.csv:2" in said, said
     # the report and the edge changed alike: only the engine's own analysis finds it
     rows = _rows(package)
-    handle = rows[0]["handle"]
-    lied = round(handle * Fraction(data["rule_sets"][key]["house_edge"]))
+    initial, insurance = _stakes(package)
+    lied = round(initial * Fraction(data["rule_sets"][key]["house_edge"])
+                 + insurance * _insurance_edge(data["rule_sets"][key]["ruleset"]))
     rows[0]["theoretical_win"] = lied
     body = json.loads((package / "reports/reconciliation.json").read_text())
     body["rows"] = rows

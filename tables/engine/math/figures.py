@@ -1,7 +1,8 @@
 """A rule set's figures as the books use them, exact: the house edge of the chart played,
-the variance of one round's result per unit staked (:func:`.house_edge.house_edge`) and
-the covariance of two boxes of one round (:func:`.covariance.box_covariance`, a seeded
-estimate, stored for the presets). One function for the back-office's theoretical win and
+the variance of one round's result per unit of initial stake (:func:`.house_edge.house_edge`)
+and the covariance of two boxes of one round (:func:`.covariance.box_covariance`, a seeded
+estimate, stored for the presets); and insurance's own edge and variance
+(:func:`insurance_math`). One function for the back-office's theoretical win and
 the regulator's package, which the offline auditor recomputes.
 
 The analysis takes seconds of CPU a rule set (tens for the seven presets) and hundreds of
@@ -73,6 +74,16 @@ def engine_math(name: str, overrides: Mapping[str, Any]) -> Figures | None:
 
             return _exact(*stored, box_covariance(rules))
     return analysed_math(name, overrides)
+
+
+def insurance_math(name: str, overrides: Mapping[str, Any]) -> tuple[Fraction, Fraction] | None:
+    """Insurance's own house edge and variance per unit of insurance stake under preset
+    ``name`` with ``overrides`` (:mod:`.insurance`: exact, from the decks and the payout);
+    None for a rule set the engine does not know, or one without insurance."""
+    from .insurance import insurance_figures
+
+    rules = _rules(name, tuple(sorted(overrides.items())))
+    return None if rules is None else insurance_figures(rules)
 
 
 def preset_figures_source(figures: Mapping[str, tuple[float, float]] | None = None) -> str:
