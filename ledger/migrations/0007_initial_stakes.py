@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('ledger', '0005_day_state_and_adjustments'),
+        ('ledger', '0006_slip_books'),
     ]
 
     operations = [
