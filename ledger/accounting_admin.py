@@ -101,8 +101,8 @@ def cell(report: Report, row: dict[str, Any], column: Column, *, total: bool = F
 
 def table(report: Report, *, columns: list[Column] | None = None,
           extra: Callable[[dict[str, Any], bool], list[dict[str, Any]]] | None = None,
-          extra_titles: tuple[tuple[str, bool], ...] = (), row_class: Callable[[dict[str, Any]], str] | None = None
-          ) -> dict[str, Any]:
+          extra_titles: tuple[tuple[str, bool], ...] = (), row_class: Callable[[dict[str, Any]], str] | None = None,
+          first_lines: Callable[[dict[str, Any]], list[str]] | None = None) -> dict[str, Any]:
     """A report as the template's table: its screen columns (or ``columns``), then the
     cells ``extra`` makes of a row (``True`` for a totals row)."""
     shown = columns if columns is not None else [c for c in report.columns if c.screen]
@@ -111,6 +111,8 @@ def table(report: Report, *, columns: list[Column] | None = None,
         cells = [cell(report, row, c, total=total) for c in shown] + (extra(row, total) if extra else [])
         if total and cells and not cells[0]["text"]:  # its label sits in a column the screen leaves out
             cells[0]["text"] = TOTAL
+        if first_lines and not total and cells:
+            cells[0]["lines"], cells[0]["cls"] = first_lines(row), "wraps"
         return {"cells": cells, "cls": "total" if total else (row_class(row) if row_class else "")}
 
     return {"name": report.name, "title": report.title,
@@ -136,6 +138,11 @@ def _master_game_page(p: Parameters) -> tuple[list[Report], list[dict[str, Any]]
         if row.get("drop") is not None:
             shown["lines"] = [f"{name} {text}" for name, text in parts]
         out = [shown] + [cell(made, row, c, total=total) for c in after]
+        if row.get("adjustment_win") or row.get("adjustment_drop"):
+            out[0]["lines"] = out[0]["lines"] + [
+                f"adjustments {made.display(row, by_key['adjustment_drop'])}" if not total
+                else f"adjustments {made.total_display(row, by_key['adjustment_drop'])}"]
+            out[1]["lines"] = [f"adjustments {made.total_display(row, by_key['adjustment_win'])}"]
         if row.get("variance") and row.get("unexplained"):
             out[-1]["cls"] = "bad"
         if total:
@@ -149,7 +156,7 @@ def _master_game_page(p: Parameters) -> tuple[list[Report], list[dict[str, Any]]
                     "cls": "people"})
         return out
 
-    shown = table(made, columns=screen, extra=cells,
+    shown = table(made, columns=screen, extra=cells, first_lines=lambda row: [row["state_text"]],
                   extra_titles=(("drop", True), ("chip-count win", True), ("hold", True), ("theoretical win", True),
                                 ("variance not explained", True), ("counted / witnessed", False)),
                   row_class=lambda row: "unexplained" if row.get("unexplained") and row.get("variance") else "")

@@ -1,8 +1,14 @@
 """The master game report (the "stiff sheet"): per gaming day, or per shift, one line per
-table - opener, fills, credits, closer, the drop by instrument, the chip-count win, hold,
-theoretical win and the variance the record does not explain - with who counted and
-witnessed the opener and the closer and who counted the drop, and a totals line per
-currency.
+table - its accounting state, opener, fills, credits, closer, the drop by instrument, the
+chip-count win, hold, theoretical win and the variance the record does not explain - with
+who counted and witnessed the opener and the closer and who counted the drop, and a
+totals line per currency.
+
+A line's figures are its own and foot: win = closer - opener + credits - fills + drop. A
+signed day keeps its figures as signed; what arrived after signing is posted into the
+table's first open day as an adjustment (docs/accounting.md, "States"), which that day's
+line shows beside its own figures (``adjustment_win``, ``adjustment_drop``) and its hold
+counts, as every report does.
 
 Read from the ledger's stored rows (the reconciled periods, the inventory slips, the drop
 boxes) and, for the count team's names, the ``drop.counted`` events they point at. The
@@ -31,7 +37,8 @@ ALL_SHIFTS = "all"
 
 COLUMNS = (
     Column("table", "table"), Column("pit", "pit"), Column("game", "game"), Column("shift", "shift"),
-    Column("currency", "currency", screen=False),
+    Column("currency", "currency", screen=False), Column("state", "state", screen=False),
+    Column("state_text", "state in words", screen=False),
     Column("opener", "opener", "money", total=True), Column("fills", "fills", "money", total=True),
     Column("credits", "credits", "money", total=True), Column("closer", "closer", "money", total=True),
     Column("drop_cash", "drop: cash", "money", total=True), Column("drop_markers", "drop: markers", "money", total=True),
@@ -40,6 +47,8 @@ COLUMNS = (
     Column("in_hold", "in hold", "int", screen=False), Column("left_out", "left out of hold", "int", screen=False),
     Column("theoretical_win", "theoretical win", "signed", total=True),
     Column("variance", "variance not explained", "signed", total=True),
+    Column("adjustment_win", "adjustments' win", "signed", total=True, screen=False),
+    Column("adjustment_drop", "adjustments' drop", "signed", total=True, screen=False),
     Column("opener_counted_by", "opener counted by", screen=False),
     Column("opener_witnessed_by", "opener witnessed by", screen=False),
     Column("closer_counted_by", "closer counted by", screen=False),
@@ -120,11 +129,13 @@ def master_game(*, day: date, shift: str | None = None, table: str | None = None
         by_currency.setdefault(row.currency, []).append(row)
         out.append({
             "table": row.table.stream, "pit": row.table.pit or None, "game": row.ruleset or None,
-            "shift": row.shift or None, "currency": row.currency,
+            "shift": row.shift or None, "currency": row.currency, "state": row.state,
+            "state_text": selectors.state_text(row),
             "opener": row.opener, "fills": row.fills, "credits": row.credits, "closer": row.closer,
             "drop_cash": row.drop_cash, "drop_markers": row.drop_markers, "drop_chips": row.drop_chips,
             "drop": row.drop, "win": row.chip_win, **_hold(stats.total(reports.stat_rows([row]))),
             "theoretical_win": row.theoretical_win, "variance": row.chip_variance, "unexplained": row.unexplained,
+            "adjustment_win": row.adjustment_win, "adjustment_drop": row.adjustment_drop,
             **_people(row, counts.get(row.table_id, []), teams),
         })
     which = ("the whole gaming day" if shift is None else "every shift" if shift == ALL_SHIFTS else f"shift {shift}")

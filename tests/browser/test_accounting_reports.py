@@ -49,7 +49,7 @@ def test_the_master_game_report_of_the_worked_day(accountant, live_server, day) 
                                            "chip-count win", "hold", "theoretical win", "variance not explained",
                                            "counted / witnessed"]
     first = section.locator("tbody tr").first.locator("td").all_inner_texts()
-    assert first[:2] == ["BJ-01", "-"] and first[3:7] == ["EUR 20,000.00", "EUR 7,000.00", "EUR 2,000.00", "EUR 15,000.00"]
+    assert first[:2] == ["BJ-01\nreconciled", "-"] and first[3:7] == ["EUR 20,000.00", "EUR 7,000.00", "EUR 2,000.00", "EUR 15,000.00"]
     assert first[7].splitlines() == ["EUR 13,000.00", "cash EUR 10,000.00", "markers EUR 3,000.00", "chips EUR 0.00"]
     assert first[8:10] == ["+EUR 3,000.00", "23.1%"]
     assert first[12].splitlines() == ["opener D-1 / PB-1", "closer D-3 / PB-2", "drop CR-1, CR-2, CR-3"]

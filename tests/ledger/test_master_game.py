@@ -8,8 +8,10 @@ import csv
 import io
 from datetime import date
 from decimal import Decimal
+from fractions import Fraction
 
 import pytest
+from django.contrib.auth import get_user_model
 
 from audit.subscribers import catch_up
 from ledger.master_game import master_game
@@ -192,3 +194,28 @@ def test_the_command_prints_it(day) -> None:
     assert code == 0 and out.splitlines()[-1].startswith("total,")
     code, _, err = run_command("report", "master-game")
     assert code == 2 and "needs --day" in err
+
+
+def test_a_signed_day_and_the_adjustment_posted_into_the_next(fake_game) -> None:
+    """tests/ledger/test_period_close.py's day signed before its drop was counted: the
+    drop of 9,000.00 counted later completes its chip-count win (18,000 - 20,000 + 2,000 -
+    5,000 + 9,000 = 4,000), and both are posted into the next open day as an adjustment.
+    The signed day's line keeps what was signed (no drop: win and hold n/a) and says so; the
+    next day's line has its own figures (opener = closer 18,000, an empty box: win 0) and
+    the adjustment beside them, which its hold counts: (0 + 4,000) / (0 + 9,000) = 44.4%."""
+    from django.contrib.auth.models import Group
+
+    from .test_period_close import D, E, signed_without_its_drop
+
+    carol = get_user_model().objects.create_user("carol", is_staff=True)
+    carol.groups.add(Group.objects.get(name="accounting"))
+    from .helpers import worked_example
+
+    signed_without_its_drop(worked_example(), fake_game, carol)
+    [signed] = master_game(day=D).rows
+    assert (signed["state"], signed["drop"], signed["win"], signed["hold"]) == ("adjusted", None, None, None)
+    assert signed["state_text"] == ("signed off, adjusted: later events posted into 2026-11-30 (over what is missing: "
+                                    "the drop not counted)")
+    [into] = master_game(day=E).rows
+    assert (into["opener"], into["closer"], into["drop"], into["win"]) == (1_800_000, 1_800_000, 0, 0)
+    assert (into["adjustment_win"], into["adjustment_drop"], into["hold"]) == (400_000, 900_000, Fraction(4, 9))
