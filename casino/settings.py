@@ -285,6 +285,9 @@ DIGEST_PUBLISH_DIR = env_str("DIGEST_PUBLISH_DIR", str(BASE_DIR / "var" / "diges
 # goes to the regulator: EUR=25.00/100.00;JPY=3000/12000. A currency not named: 25 and 100
 # of its major unit.
 LEDGER_VARIANCE_THRESHOLDS = env_str("LEDGER_VARIANCE_THRESHOLDS", "")
+# The casino's house currency (ISO 4217): reports consolidate the tables' figures in it at
+# each gaming day's rates (fx.rate_set), and a rate is set for it by default.
+LEDGER_HOUSE_CURRENCY = env_str("LEDGER_HOUSE_CURRENCY", "EUR")
 for _gone in ("LEDGER_VARIANCE_REPORT_MINOR", "LEDGER_VARIANCE_REGULATOR_MINOR"):
     # one number of minor units for every currency (2500: EUR 25.00 but JPY 2,500): refused
     # rather than ignored, so that a deployment that set it is told
@@ -308,6 +311,7 @@ LEDGER_NO_DROP_BOX = env_list("LEDGER_NO_DROP_BOX", ["it-live"])
 
 
 def _check_ledger() -> None:
+    from audit.record.money import minor_unit_digits
     from audit.record.shifts import ShiftPlan
     from ledger.config import parse_pits, parse_thresholds
 
@@ -323,6 +327,10 @@ def _check_ledger() -> None:
         parse_thresholds(LEDGER_VARIANCE_THRESHOLDS)
     except ValueError as error:
         raise ImproperlyConfigured(f"LEDGER_VARIANCE_THRESHOLDS={LEDGER_VARIANCE_THRESHOLDS!r}: {error}") from None
+    try:
+        minor_unit_digits(LEDGER_HOUSE_CURRENCY)
+    except ValueError as error:
+        raise ImproperlyConfigured(f"LEDGER_HOUSE_CURRENCY={LEDGER_HOUSE_CURRENCY!r}: {error}") from None
 
 
 _check_ledger()

@@ -5,7 +5,8 @@ authorise; :mod:`ledger.selectors`, :mod:`ledger.reports` and :mod:`ledger.signo
 the rest. Errors have the project's shape (``casino.api_errors``).
 
 Who: reading needs ``ledger.view_reconciliation`` (the ``accounting`` group has it);
-signing off and reopening ``ledger.sign_off``; device accounts never.
+signing off and reopening ``ledger.sign_off``; setting a day's exchange rate
+``ledger.add_fxrate``; device accounts never.
 """
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ from audit.api import (
 from audit.api_common import CSVRenderer, Pages, PersonWith, ReportSerializer, StrictQuery, query
 
 from . import (
+    fx,
     general_ledger,
     master_game,
     receivables,
@@ -173,6 +175,9 @@ class ReconciliationSerializer(serializers.Serializer):
     initial_stakes = serializers.IntegerField(allow_null=True, help_text="main bets and the bets behind them: what the "
                                               "theoretical win is of (null: folded before they were kept)")
     insurance_stakes = serializers.IntegerField(help_text="valued by insurance's own edge")
+    conversions = serializers.ListField(
+        child=serializers.DictField(), help_text="amounts recorded in a foreign currency and booked at the day's "
+        "rate, both kept: event, what, shift, currency, amount (its minor units), rate (exact), booked (the table's)")
     rounds = serializers.IntegerField()
     bets = serializers.IntegerField()
     chip_count_win = serializers.IntegerField(allow_null=True, help_text="house result: + the house won")
@@ -696,3 +701,86 @@ class SlipSequenceView(_ReportView):
     def get(self, request: Request) -> Response:
         p = query(SlipQueryKind, request)
         return self.answer(request, slip_sequence.slip_sequence, kind=p.get("kind"))
+
+
+# --- exchange rates ----------------------------------------------------------------------------
+
+class MaySetFxRates(PersonWith):
+    perm = "ledger.add_fxrate"
+
+
+class FxRateSerializer(StrictSerializer):
+    gaming_day = serializers.DateField(help_text="the gaming day the rate is for, YYYY-MM-DD")
+    currency = serializers.RegexField(r"^[A-Z]{3}\Z", help_text="the foreign currency taken, ISO 4217 (USD)")
+    house = serializers.RegexField(r"^[A-Z]{3}\Z", required=False,
+                                   help_text="the currency it is taken into (default: LEDGER_HOUSE_CURRENCY)")
+    rate = serializers.CharField(max_length=64, help_text="units of house per unit of currency, exact: 0.9215 or "
+                                 "9215/10000")
+    note = FreeTextField(required=False, allow_blank=True, help_text="e.g. where the rate comes from")
+
+
+class FxRateRecordedSerializer(serializers.Serializer):
+    gaming_day = serializers.DateField()
+    currency = serializers.CharField()
+    house = serializers.CharField()
+    rate = serializers.CharField(help_text="an exact fraction, e.g. 1843/2000")
+    set_by = serializers.CharField()
+    set_at = serializers.DateTimeField()
+    note = serializers.CharField()
+    event_version = serializers.IntegerField(help_text="its fx.rate_set in audit.ledger")
+
+
+def fx_rate_body(row: m.FxRate) -> dict[str, Any]:
+    return {"gaming_day": row.gaming_day.isoformat(), "currency": row.currency, "house": row.house,
+            "rate": f"{row.numerator}/{row.denominator}", "set_by": row.set_by, "set_at": row.set_at.isoformat(),
+            "note": row.note, "event_version": row.event_version}
+
+
+class FxRateQuery(StrictQuery):
+    from_ = serializers.DateField(required=False, help_text="from this gaming day")
+    to = serializers.DateField(required=False, help_text="to this gaming day")
+
+    def get_fields(self) -> dict[str, Any]:
+        fields = super().get_fields()
+        fields["from"] = fields.pop("from_")  # "from" is a Python keyword
+        return fields
+
+
+class FxRateView(APIView):
+    parser_classes = (JSONParser,)
+
+    def get_permissions(self) -> list[Any]:
+        may = MayViewLedger if self.request.method == "GET" else MaySetFxRates
+        return [IsAuthenticated(), may()]
+
+    @extend_schema(
+        operation_id="ledger_fx_rates_list", summary="The exchange rates of gaming days", parameters=[FxRateQuery],
+        responses={200: FxRateRecordedSerializer(many=True),
+                   400: OpenApiResponse(InvalidSerializer, description="a bad query parameter"), **_AUTH_ERRORS},
+    )
+    def get(self, request: Request) -> Response:
+        p = query(FxRateQuery, request)
+        rows = m.FxRate.objects.all()
+        if "from" in p:
+            rows = rows.filter(gaming_day__gte=p["from"])
+        if "to" in p:
+            rows = rows.filter(gaming_day__lte=p["to"])
+        return Response([fx_rate_body(r) for r in rows.order_by("gaming_day", "currency", "house")])
+
+    @extend_schema(
+        operation_id="ledger_fx_rates_create", summary="Set the rate at which a foreign currency is taken on a day",
+        description="Appends fx.rate_set to audit.ledger; the tables whose books the rate changes are folded again "
+        "(an amount recorded in that currency that day is booked at it, both amounts kept). A later rate for the "
+        "same day and pair replaces it.",
+        request=FxRateSerializer,
+        responses={201: FxRateRecordedSerializer,
+                   400: OpenApiResponse(InvalidSerializer, description="a bad body: the field named"),
+                   **_AUTH_ERRORS},
+    )
+    def post(self, request: Request) -> Response:
+        body = FxRateSerializer(data=request.data if request.data is not None else {})
+        body.is_valid(raise_exception=True)
+        p = body.validated_data
+        row = fx.fx_rate_set(gaming_day=p["gaming_day"], currency=p["currency"], house=p.get("house"),
+                             rate=fx.parse_rate(p["rate"]), user=request.user, note=p.get("note"))
+        return Response(fx_rate_body(row), status=201)

@@ -89,6 +89,8 @@ class Reconciliation(models.Model):
     bets = models.PositiveIntegerField(default=0)
     between_shifts = models.BigIntegerField(default=0)
     duplicates = models.JSONField(default=list, blank=True, help_text="[[slip, value], ...] recorded twice")
+    conversions = models.JSONField(default=list, blank=True,
+                                   help_text="amounts recorded in a foreign currency, booked at the day's rate: both kept")
     round_numbers = models.JSONField(default=list, blank=True, help_text="the rounds started in the period")
     trial_balance = models.JSONField(default=dict, blank=True, help_text="{account: balance}; sums to 0")
     # --- the reconciliation
@@ -310,6 +312,32 @@ class SignOff(models.Model):
 
     def __str__(self) -> str:
         return f"{self.table} {self.gaming_day} {self.status}"
+
+
+class FxRate(models.Model):
+    """The rate at which the casino takes ``currency`` at its tables of currency ``house``
+    on ``gaming_day``: one unit of ``currency`` is ``numerator / denominator`` units of
+    ``house``. Written with its event ``fx.rate_set`` in the stream ``audit.ledger``, in
+    one transaction (:mod:`ledger.fx`); a later rate of the same day and pair replaces
+    it (its event stays)."""
+
+    gaming_day = models.DateField()
+    currency = models.CharField(max_length=3)
+    house = models.CharField(max_length=3)
+    numerator = models.PositiveBigIntegerField()
+    denominator = models.PositiveBigIntegerField()
+    set_by = models.CharField(max_length=150)
+    set_at = models.DateTimeField()
+    note = models.TextField(blank=True)
+    event_version = models.PositiveBigIntegerField(help_text="its event in audit.ledger")
+
+    class Meta:
+        ordering = ["gaming_day", "currency", "house"]
+        verbose_name = "exchange rate"
+        constraints = [models.UniqueConstraint(fields=["gaming_day", "currency", "house"], name="ledger_fxrate_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.gaming_day} 1 {self.currency} = {self.numerator}/{self.denominator} {self.house}"
 
 
 class SlipBook(models.Model):

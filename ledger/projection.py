@@ -46,7 +46,7 @@ from ledger.books.findings import KINDS as LEDGER_KINDS
 from ledger.books.fold import HANDLERS, Books, Fold
 from ledger.books.reconcile import missing_of
 
-from . import config
+from . import config, fx
 from . import models as m
 from . import reconciliation as r
 
@@ -179,9 +179,11 @@ def project_table(*, stream: str, full: bool = False, cache: FoldCache | None = 
         return Projected(stream, done, 0, (), False)
     new = list(_events(stream, done + 1, head))
     kept = cache.take(stream) if cache is not None else None
+    rates = fx.rates()
     if kept is not None and not (
         not full and kept.database == connection.alias and kept.version == done
         and Event.objects.filter(stream=stream, version=done).values_list("hash", flat=True).first() == kept.head_hash
+        and kept.state.rates == rates  # a rate set since (here or in another process) books the days anew
     ):
         kept = None  # not a fold of what the ledger has folded: of no use
     if kept is not None and not any(e["type"] == "table.opened" for e in new):
@@ -212,7 +214,8 @@ def project_table(*, stream: str, full: bool = False, cache: FoldCache | None = 
         folded = new if start == done + 1 else list(_events(stream, start, head))
         if start <= done:
             refused = {**refused_events(stream, start, done), **refused}
-        state = Fold(plan=plan, struck=struck_events(applicable(folded, refused)), entries=False, refused=refused)
+        state = Fold(plan=plan, struck=struck_events(applicable(folded, refused)), entries=False, refused=refused,
+                     rates=rates)
         versions = {}
     for event in folded:
         state.apply(event)
@@ -350,7 +353,11 @@ def _period(table: m.LedgerTable, books: Books, day: str, figures: Any, shift: s
         if values[name] is not None:
             values[name] = {str(d): n for d, n in sorted(values[name].items())}
     rounds = sorted(n for (d, n), s in books.round_shifts.items() if d == day and (not shift or s == shift))
+    conversions = [{"event": c.event, "what": c.what, "shift": c.shift, "currency": c.currency, "amount": c.amount,
+                    "rate": str(c.rate), "booked": c.booked}
+                   for c in books.conversions if c.gaming_day == day and (not shift or c.shift == shift)]
     return m.Reconciliation(
+        conversions=conversions,
         table=table, gaming_day=date.fromisoformat(day), shift=shift, currency=books.currency, ruleset=ruleset,
         rules=dict(rules), final=day in final, first_version=first_versions.get(day, 0),
         duplicates=[list(d) for d in figures.duplicates], round_numbers=rounds,

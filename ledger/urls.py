@@ -27,4 +27,5 @@ urlpatterns = [
     path("reports/slip-books", api.SlipBooksReportView.as_view(), name="ledger-report-slip-books"),
     path("reports/slip-sequence", api.SlipSequenceView.as_view(), name="ledger-report-slip-sequence"),
     path("general-ledger/trial-balance", api.TrialBalanceView.as_view(), name="ledger-trial-balance"),
+    path("fx-rates", api.FxRateView.as_view(), name="ledger-fx-rates"),
 ]

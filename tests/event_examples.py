@@ -72,6 +72,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                         "note": "the count room found a second bag of the drop"},
     "ledger.slip_book_issued": {"kind": "fill", "first": "F-0100001", "last": "F-0100050", "by": "carol",
                                 "note": "book 2001 to the main pit"},
+    "fx.rate_set": {"gaming_day": "2026-11-29", "currency": "USD", "house": "EUR", "numerator": 9215,
+                    "denominator": 10000, "by": "carol", "note": "the cage's buying rate at 06:00"},
     # --- custody: slips' lifecycles, the drop from removal to posting, markers
     "fill.requested": {"slip": "F-1001", "chips": [{"denomination": 500, "count": 20}], "requested_by": "PB-7"},
     "fill.issued": {"slip": "F-1001", "chips": [{"denomination": 500, "count": 20}], "cashier": "CA-3",

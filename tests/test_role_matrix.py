@@ -89,6 +89,8 @@ API: dict[tuple[str, str], frozenset[str]] = {
     ("POST", "/api/ledger/slip-books"): frozenset({ACCT, SUPER}),
     ("GET", "/api/ledger/reports/slip-books"): BOOKS,
     ("GET", "/api/ledger/reports/slip-sequence"): BOOKS,
+    ("GET", "/api/ledger/fx-rates"): BOOKS,
+    ("POST", "/api/ledger/fx-rates"): frozenset({ACCT, SUPER}),
     # the regulator's package (casino.package_api)
     ("GET", "/api/packages"): PACKAGERS,
     ("POST", "/api/packages"): PACKAGERS,

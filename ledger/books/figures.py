@@ -5,12 +5,47 @@ Sign convention, everywhere: a **house result** (a win) is positive when the hou
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from fractions import Fraction
+
+from audit.record.money import minor_unit_digits
 
 
 def chip_value(chips: dict[int, int]) -> int:
     """The value of chips given as denomination -> count."""
     return sum(denomination * count for denomination, count in chips.items())
+
+
+def convert(amount: int, currency: str, into: str, rate: Fraction) -> int:
+    """``amount`` minor units of ``currency`` in minor units of ``into`` at ``rate`` (units
+    of ``into`` per unit of ``currency``, major units), exact and rounded to the nearest
+    minor unit, a half away from zero.
+
+    >>> convert(100_000, "USD", "EUR", Fraction(9215, 10_000)), convert(100_000, "JPY", "EUR", Fraction(61, 10_000))
+    (92150, 61000)
+    >>> convert(-5, "USD", "EUR", Fraction(1, 2))
+    -3
+    """
+    exact = amount * rate * Fraction(10) ** (minor_unit_digits(into) - minor_unit_digits(currency))
+    whole = math.floor(abs(exact) + Fraction(1, 2))
+    return whole if exact >= 0 else -whole
+
+
+@dataclass(frozen=True, slots=True)
+class Conversion:
+    """An amount a table recorded in a foreign currency, booked in the table's at the
+    day's rate (``fx.rate_set``): both amounts kept - ``amount`` of ``currency`` as
+    recorded, ``booked`` in the table's currency - with the ``rate`` and what it was."""
+
+    event: str | None
+    what: str
+    gaming_day: str
+    shift: str | None
+    currency: str
+    amount: int
+    rate: Fraction
+    booked: int
 
 
 @dataclass(slots=True)

@@ -34,6 +34,7 @@ import itertools
 from collections.abc import Callable, Collection, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from fractions import Fraction
 from typing import Any
 
 from audit.record.authority import applicable
@@ -44,7 +45,7 @@ from audit.record.shelf import SMALL_FILTER, Shelf, ShelvedMap
 from audit.record.shifts import WHOLE_DAY, ShiftPlan
 
 from . import journal as j
-from .figures import Count, Drop, Figures, Marker, Redemption, Slip, chip_value
+from .figures import Conversion, Count, Drop, Figures, Marker, Redemption, Slip, chip_value, convert
 from .findings import LedgerFinding
 from .journal import new_line
 from .reconcile import counts_missing
@@ -64,7 +65,8 @@ class Fold:
     """The accumulator for one table's stream; :meth:`apply` is the fold step."""
 
     def __init__(self, *, plan: ShiftPlan = WHOLE_DAY, struck: Iterable[str] = (), entries: bool = True,
-                 read_once: bool = False, shelf: Shelf | None = None, refused: Mapping[str, str] | None = None) -> None:
+                 read_once: bool = False, shelf: Shelf | None = None, refused: Mapping[str, str] | None = None,
+                 rates: Mapping[tuple[str, str, str], Fraction] | None = None) -> None:
         """``entries`` False: the fold keeps no journal entries, only the balances they
         make (per account, and per gaming day and shift) - what the offline auditor asks
         for; the entries of a long day would be most of its memory. Each posting is still
@@ -76,11 +78,16 @@ class Fold:
         books of such a fold read its rounds' shifts where they are (``Books.round_shifts``
         is the fold's own mapping, not a copy: good while the shelf is open, and changed
         by events folded after). ``refused``: the ids of the money-changing events no one
-        with the authority recorded (id -> why), not applied."""
+        with the authority recorded (id -> why), not applied. ``rates``: (gaming day,
+        currency, table's currency) -> units of the table's currency per unit of the other
+        (``fx.rate_set``), by which an amount recorded in another currency is booked; the
+        caller may replace the mapping between events (the latest rates)."""
         self.plan = plan
         self.keeps_entries = entries
         self.struck = set(struck)
         self.refused: dict[str, str] = dict(refused or {})
+        self.rates: Mapping[tuple[str, str, str], Fraction] = rates or {}
+        self.conversions: list[Conversion] = []
         self.table = ""
         self.currency = "XXX"
         self.day = ""
@@ -150,13 +157,19 @@ class Fold:
         raise ValueError(f"event {self.event_id}: no occurred_at to find its shift by")
 
     def booked(self, amount: int, currency: str, what: str, key: tuple[str, str | None] | None = None) -> int | None:
-        """``amount`` of ``currency`` in the table's currency, to be booked; None where it
-        cannot be (another currency than the table's): a ``currency_mismatch`` finding
-        naming ``what``. A table whose currency the record has not stated yet (no
-        ``table.opened``) takes any."""
+        """``amount`` of ``currency`` in the table's currency, to be booked: converted at
+        the gaming day's rate where it is another currency and one is recorded (both
+        amounts kept: :class:`.figures.Conversion`); None where it cannot be (no rate): a
+        ``currency_mismatch`` finding naming ``what``. A table whose currency the record
+        has not stated yet (no ``table.opened``) takes any."""
         if currency == self.currency or self.currency == "XXX":
             return amount
-        day = (key or self.key())[0]
+        day, shift = key or self.key()
+        rate = self.rates.get((day, currency, self.currency))
+        if rate is not None:
+            converted = convert(amount, currency, self.currency, rate)
+            self.conversions.append(Conversion(self.event_id, what, day, shift, currency, amount, rate, converted))
+            return converted
         self.find("currency_mismatch",
                   f"{what}: {format_money(amount, currency)} recorded at a {self.currency} table on gaming day {day}, "
                   f"and no rate of {currency} to {self.currency} converts it: not booked.",
@@ -357,6 +370,7 @@ class Fold:
             slips=dict(self.slips),
             markers=dict(self.markers),
             redemptions=tuple(self.redemptions),
+            conversions=tuple(self.conversions),
             drops=dict(self.drops),
             findings=tuple(findings),
             games=dict(self.games),
@@ -727,19 +741,28 @@ def _drop(state: Fold, p: Mapping[str, Any]) -> Drop:
     return drop
 
 
-def _foreign(state: Fold, p: Mapping[str, Any], what: str, where: tuple[str, str | None]) -> bool:
-    """A drop's count or posting in another currency than the table's: found, not booked."""
-    if p["currency"] == state.currency or state.currency == "XXX":
-        return False
+def _drop_amounts(state: Fold, p: Mapping[str, Any], what: str,
+                  where: tuple[str, str | None]) -> tuple[int, int, int] | None:
+    """A drop's count or posting (cash, markers, chips) in the table's currency: as
+    recorded, or converted at the day's rate (both kept); None - found, not booked -
+    where it is in another currency and no rate of the day converts it."""
     amounts = (p["cash"], p["markers"], p.get("chips") or 0)
+    if p["currency"] == state.currency or state.currency == "XXX":
+        return amounts
     day, shift = where
+    rate = state.rates.get((day, p["currency"], state.currency))
+    if rate is not None:
+        cash, markers, chips = (convert(a, p["currency"], state.currency, rate) for a in amounts)
+        state.conversions.append(Conversion(state.event_id, f"drop {what}", day, shift, p["currency"], sum(amounts),
+                                            rate, cash + markers + chips))
+        return cash, markers, chips
     box = f"gaming day {day}" + (f", shift {shift}" if shift else "")
     state.find("currency_mismatch",
                f"The drop {what} of {box} is in {p['currency']} ({format_money(sum(amounts), p['currency'])}) at a "
                f"{state.currency} table, and no rate of {p['currency']} to {state.currency} converts it: not booked.",
                key=where, expected=state.currency, recorded=format_money(sum(amounts), p["currency"]))
     state.unbookable.add(where)
-    return True
+    return None
 
 
 def _book_drop(state: Fold, day: str, shift: str | None) -> tuple[int, int]:
@@ -764,10 +787,10 @@ def on_drop_counted(state: Fold, p: Mapping[str, Any]) -> None:
     drop = _drop(state, p)
     if drop.counted is not None:
         return
-    where = (drop.gaming_day, drop.shift)
-    if _foreign(state, p, "count", where):
+    amounts = _drop_amounts(state, p, "count", (drop.gaming_day, drop.shift))
+    if amounts is None:
         return
-    cash, markers, chips = p["cash"], p["markers"], p.get("chips") or 0
+    cash, markers, chips = amounts
     drop.counted = (cash, markers, chips)
     drop.count_event = state.event_id
     drop.legacy = p.get("shift") is None and p.get("chips") is None and p.get("team") is None
@@ -797,9 +820,9 @@ def on_drop_posted(state: Fold, p: Mapping[str, Any]) -> None:
     drop = _drop(state, p)
     if drop.posted is not None:
         return
-    if _foreign(state, p, "posting", (drop.gaming_day, drop.shift)):
+    posted = _drop_amounts(state, p, "posting", (drop.gaming_day, drop.shift))
+    if posted is None:
         return
-    posted = (p["cash"], p["markers"], p["chips"])
     drop.posted = posted
     drop.post_event = state.event_id
     key = (drop.gaming_day, drop.shift)
@@ -869,6 +892,8 @@ class Books:
     # every marker.redeemed, in the order recorded (a marker issued before the fold's first
     # day has no Marker here, its redemptions still do)
     redemptions: tuple[Redemption, ...] = ()
+    # every amount recorded in a foreign currency and booked at its day's rate, both kept
+    conversions: tuple[Conversion, ...] = ()
 
     def days(self) -> list[str]:
         """The gaming days with figures, in order."""
@@ -951,15 +976,17 @@ def _drops_to_shifts(figures_of: Mapping[Key, Figures], drops: Mapping[tuple[str
 
 
 def fold(events: Iterable[Event], *, plan: ShiftPlan = WHOLE_DAY, final: bool = True,
-         refused: Mapping[str, str] | None = None, drop_box: Collection[str] | None = None) -> Books:
+         refused: Mapping[str, str] | None = None, drop_box: Collection[str] | None = None,
+         rates: Mapping[tuple[str, str, str], Fraction] | None = None) -> Books:
     """Fold one table's events (envelope dicts in version order). ``final``: the record
     is complete for its days - slips still under way and drops not counted or posted are
     findings (a live projection passes False). ``refused``: the money-changing events no
     one with the authority recorded (id -> why), not applied. ``drop_box``: the days whose
-    game has a chip tray and a drop box (their counts and a drop must be on record)."""
+    game has a chip tray and a drop box (their counts and a drop must be on record).
+    ``rates``: the exchange rates of the days (:class:`Fold`)."""
     events = events if isinstance(events, list) else list(events)
     refused = dict(refused or {})
-    state = Fold(plan=plan, struck=struck_events(applicable(events, refused)), refused=refused)
+    state = Fold(plan=plan, struck=struck_events(applicable(events, refused)), refused=refused, rates=rates)
     for event in events:
         state.apply(event)
     return state.books(final=final, drop_box=drop_box)

@@ -22,6 +22,10 @@ cash, or a slip that stands for them, is an event naming the people who signed f
   ``drop.posted`` (accounting posts the count to the books).
 - **Markers.** ``marker.issued`` at the table (chips to the player, the marker slip into
   the drop box) and ``marker.redeemed`` at the cage.
+- **Foreign currency.** ``fx.rate_set``: accounting sets, per gaming day, the rate at which
+  the casino takes a foreign currency at its tables (the server's stream ``audit.ledger``).
+  Every money fact above states its currency; one in another currency than the table's is
+  booked at that day's rate, both amounts kept, or not at all (a finding).
 
 All of a table's custody events are appended to the table's stream, whoever records them
 (the cage, the count room): the stream is the table's record, and the envelope's actor
@@ -44,7 +48,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from .catalogue import ChipCount
-from .fields import Box, Currency, GamingDay, Ident, Money, Payload, Text
+from .fields import MAX_SAFE_INT, Box, Currency, GamingDay, Ident, Money, Payload, Text
 
 # The classes repeat ``frozen=True`` (already the base's) so that mypy, which reads msgspec
 # Structs as dataclasses, sees them frozen too.
@@ -177,3 +181,25 @@ class MarkerRedeemed(Payload, frozen=True):
     method: Literal["cash", "chips", "cheque"]
     received_by: Ident  # the cage cashier
 
+
+
+# --- foreign currency --------------------------------------------------------------------------
+
+# a part of an exchange rate: a whole number from 1 to 2**53 - 1
+RatePart = Annotated[int, msgspec.Meta(ge=1, le=MAX_SAFE_INT)]
+
+
+class FxRateSet(Payload, frozen=True):
+    """``fx.rate_set``: accounting sets the rate at which the casino takes ``currency`` at
+    its tables whose currency is ``house`` on ``gaming_day``: one unit of ``currency`` is
+    ``numerator / denominator`` units of ``house`` (major units, an exact fraction: USD
+    at 0.9215 EUR is 9215/10000). Appended by the server only, to ``audit.ledger``, for a
+    person holding the permission; a later one for the same day and pair replaces it."""
+
+    gaming_day: GamingDay
+    currency: Currency
+    house: Currency
+    numerator: RatePart
+    denominator: RatePart
+    by: Text
+    note: Text | None

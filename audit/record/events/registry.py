@@ -132,6 +132,7 @@ _TYPES = [
     EventType("drop.posted", {1: k.DropPosted}),
     EventType("marker.issued", {1: k.MarkerIssued}),
     EventType("marker.redeemed", {1: k.MarkerRedeemed}),
+    EventType("fx.rate_set", {1: k.FxRateSet}, server_only=True),
 ]
 
 REGISTRY: dict[str, EventType] = {t.name: t for t in _TYPES}
