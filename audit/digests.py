@@ -1,5 +1,5 @@
 """Signed tree heads of the record: the Merkle tree (RFC 9162) over every event, kept up
-to date by a feed subscriber, signed with Ed25519, stored as events, published as files,
+to date by a feed subscriber, signed with Ed25519, stored as events, handed to publishers,
 and checked by ``manage.py verify``.
 
 - **The tree** (:mod:`audit.record.merkle`): leaf ``i`` is the ``i``-th event by global
@@ -9,50 +9,58 @@ and checked by ``manage.py verify``.
   (size, last position, the frontier's perfect subtrees, each stream's head) and saves
   the root of every aligned block of :data:`BLOCK` leaves (:class:`audit.models.MerkleBlock`),
   so proofs need not re-hash the whole record.
-- **Signing** (:func:`digest_sign`, ``manage.py digest``, a daily beat task): the current
-  head - size, root, the stream heads, a time - signed with the key in
-  ``DIGEST_SIGNING_KEY`` (a PEM file outside the database); appended as ``digest.signed`` to
-  the stream ``audit.digests`` with the consistency proof from the head before it, and
-  written to ``DIGEST_PUBLISH_DIR`` (``head-<size>.json`` and ``latest.json``, each with
-  the public key) for the casino to publish, hand to the regulator, or keep elsewhere.
+- **Signing** (:func:`digest_sign`, ``manage.py digest``; the signer, ``digest --follow``,
+  :func:`sign_following`: a head within ``DIGEST_INTERVAL_MS`` of a commit): the current
+  head - size, root, the stream heads, a time, the leaves' format - signed with the key in
+  ``DIGEST_SIGNING_KEY`` (a PEM file outside the database); appended as ``digest.signed``
+  to the stream ``audit.digests`` with the consistency proof from the head before it, and
+  handed to every publisher (:mod:`audit.publishers`: folders, HTTP, S3 with object lock),
+  out of the database owner's reach.
 - **Checking** (:func:`head_problems`, run by ``manage.py verify``): the store against a
-  signed head - the stored one, a published file, or both. A detached day's events
-  (PostgreSQL archival, casino.archive) are leaves all the same: their rows (position,
-  stream, version, hash) are kept in ``audit_event_detached`` and read in their places. A head whose signature fails
-  with the trusted keys is itself a problem. The first ``size`` events are re-read in
-  position order and their root recomputed: a cut tail, a deleted stream, an event
-  inserted, swapped, re-hashed or moved to another position changes it, and the first
-  block that differs from the saved blocks names the positions; the chain verifier, given
-  the head's stream heads, names the stream and version of a cut tail (``truncated``) or a
-  rewritten chain (``head_mismatch``).
+  signed head - the latest in the database, the latest at each publisher, a file given.
+  A detached day's events (PostgreSQL archival, casino.archive) are leaves all the same:
+  their rows (position, stream, version, hash, seal) are kept in ``audit_event_detached``
+  and read in their places. A head whose signature fails with the trusted keys is itself
+  a problem. The first ``size`` events are re-read in position order and their root
+  recomputed, each leaf in the head's own format: a cut tail, a deleted stream, an event
+  inserted, swapped, re-hashed or moved to another position, a seal stripped or replaced
+  changes it, and the first block that differs from the saved blocks names the positions;
+  the chain verifier, given the head's stream heads, names the stream and version of a
+  cut tail (``truncated``) or a rewritten chain (``head_mismatch``).
 - **Proofs**: :func:`inclusion_proof_of` (an event, or a round's events, against the
-  latest head) and :func:`consistency_between` (two sizes).
+  latest head) and consistency proofs between two sizes (:func:`subtrees` serves both).
 
-What a signed head cannot show: an event forged at the head *after* the last head was
-signed - until the next head covers it. Signing often (``DIGEST_EVERY_SECONDS``) keeps
-that window short; the record of who appended each event is the other guard.
+What a signed head cannot show: an event forged at the head, or a tail cut, *after* the
+last head was signed - until the next head covers it. The signer keeps that window to
+about ``DIGEST_INTERVAL_MS``; the seal of each row (:mod:`audit.seals`) names a forged one
+even there.
 """
 from __future__ import annotations
 
 import json
+import logging
 import os
+import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 
 from .errors import VersionConflict
 from .models import Event, MerkleBlock, MerkleState
 from .partitions import LEAVES, has_leaves
+from .publishers import PublishError, document, publishers
 from .record import merkle, signing
 from .record.chain import format_timestamp
 from .store import NewEvent, events_append, stream_version
 from .subscribers import Batch, Subscriber
+
+log = logging.getLogger(__name__)
 
 BLOCK = 1024
 DIGEST_STREAM = "audit.digests"
@@ -64,6 +72,15 @@ MAX_POSITION = 2**63 - 1  # bigint's
 
 class DigestError(Exception):
     """Signing or checking cannot go on (no key, an unusable key, nothing to sign)."""
+
+
+class Unpublished(Exception):
+    """A head was signed and stored, but a publisher did not keep it (each line says which
+    and why); ``sth`` and ``stored`` are the head and its event."""
+
+    def __init__(self, sth: signing.SignedTreeHead, stored: Event, failed: list[str]) -> None:
+        super().__init__("; ".join(failed))
+        self.sth, self.stored, self.failed = sth, stored, failed
 
 
 # --- the tree -----------------------------------------------------------------------------------
@@ -80,6 +97,8 @@ def _rows_after(position: int, upto: int | None = None, *, limit: int | None = N
     query = rows.values_list(*_COLUMNS)
     if limit is not None:
         query = query[:limit]
+        if limit <= BLOCK:  # a block at most: one round trip, not a server-side cursor's three
+            return iter(list(query))
     return query.iterator(chunk_size=5000)
 
 
@@ -203,20 +222,38 @@ def _leaves(start: int, end: int) -> list[bytes]:
     return [_leaf(row) for row in rows[skip:]]
 
 
-def subtree(start: int, end: int) -> bytes:
+def subtree(start: int, end: int, leaves: Callable[[int, int], list[bytes]] = _leaves) -> bytes:
     """MTH of leaves ``start`` .. ``end - 1`` (the :data:`audit.record.merkle.Subtrees`
     a proof asks for): whole aligned blocks from their saved roots, the rest from events."""
     size = end - start
     if size <= BLOCK or start % BLOCK or size % BLOCK or size & (size - 1):
         if size > BLOCK:
             k = merkle.split_point(size)
-            return merkle.node_hash(subtree(start, start + k), subtree(start + k, end))
-        return merkle.root_of(_leaves(start, end))
+            return merkle.node_hash(subtree(start, start + k, leaves), subtree(start + k, end, leaves))
+        return merkle.root_of(leaves(start, end))
     hashes = MerkleBlock.objects.filter(index__gte=start // BLOCK, index__lt=end // BLOCK).order_by("index")
     roots = [bytes.fromhex(h) for h in hashes.values_list("hash", flat=True)]
     if len(roots) != size // BLOCK:
-        return merkle.root_of(_leaves(start, end))
+        return merkle.root_of(leaves(start, end))
     return merkle.root_of(roots)  # a perfect tree of block roots: their MTH is the range's
+
+
+def subtrees() -> merkle.Subtrees:
+    """:func:`subtree` for one proof, each block's leaves read from the events once: a
+    proof asks for several ranges of the same unfinished blocks (a consistency proof's
+    were seven reads of up to a block each)."""
+    read: dict[int, list[bytes]] = {}
+
+    def leaves(start: int, end: int) -> list[bytes]:
+        block = start // BLOCK
+        if end > (block + 1) * BLOCK:  # beyond one block (no saved roots): as it comes
+            return _leaves(start, end)
+        need = end - block * BLOCK
+        if len(read.get(block, ())) < need:
+            read[block] = [_leaf(row) for row in _rows_after(_block_start(block), limit=need)]
+        return read[block][start - block * BLOCK:need]
+
+    return lambda start, end: subtree(start, end, leaves)
 
 
 # --- keys ---------------------------------------------------------------------------------------
@@ -280,8 +317,16 @@ def latest_signed(*, leaf_format: int | None = None) -> signing.SignedTreeHead |
     return None
 
 
-def digest_sign(*, now: datetime | None = None) -> tuple[signing.SignedTreeHead, Event]:
-    """Bring the tree up to the feed's head, sign it, append the head and publish it."""
+def digest_sign(*, now: datetime | None = None, strict: bool = False) -> tuple[signing.SignedTreeHead, Event]:
+    """Bring the tree up to the feed's head, sign it, append the head and publish it. A
+    publisher that fails is logged; with ``strict``, :class:`Unpublished` is raised
+    after every publisher was tried (the head is signed and stored all the same)."""
+    sth, stored, _ = _sign(now=now, strict=strict)
+    return sth, stored
+
+
+def _sign(*, now: datetime | None, strict: bool) -> tuple[signing.SignedTreeHead, Event, int]:
+    """:func:`digest_sign`, and the position of the head's last leaf."""
     key = signing_key()
     now = now or datetime.now(UTC)
     for _ in range(5):
@@ -299,7 +344,7 @@ def digest_sign(*, now: datetime | None = None) -> tuple[signing.SignedTreeHead,
         streams = {name: (version, digest) for name, (version, digest) in state.streams.items()}
         sth = signing.sign_head(merkle.TreeHead(state.size, root), timestamp=now, private_key=key, streams=streams,
                                 leaf_format=merkle.LEAF_FORMAT)
-        consistency = [] if previous is None else merkle.consistency_proof(previous.size, state.size, subtree)
+        consistency = [] if previous is None else merkle.consistency_proof(previous.size, state.size, subtrees())
         payload = {**sth.as_dict(), "previous_size": previous.size if previous else None,
                    "previous_root": previous.root.hex() if previous else None,
                    "consistency": [node.hex() for node in consistency]}
@@ -309,31 +354,43 @@ def digest_sign(*, now: datetime | None = None) -> tuple[signing.SignedTreeHead,
                                                     occurred_at=now, actor="server:digest", source="back-office")])
         except VersionConflict:
             continue
-        publish(sth, key.public_key())
-        return sth, stored[0]
+        proof = {key: payload[key] for key in ("previous_size", "previous_root", "consistency")}
+        unpublished = publish(sth, key.public_key(), proof)
+        if unpublished and strict:
+            raise Unpublished(sth, stored[0], unpublished)
+        return sth, stored[0], state.position
     raise DigestError("another signer kept appending heads; try again")
 
 
-def publish(sth: signing.SignedTreeHead, public_key: signing.Ed25519PublicKey) -> Path:
-    """Write the head, with its public key, where the casino publishes heads."""
-    folder = Path(settings.DIGEST_PUBLISH_DIR)
-    folder.mkdir(parents=True, exist_ok=True)
-    text = json.dumps({**sth.as_dict(), "public_key": signing.public_pem(public_key)}, indent=2, sort_keys=True) + "\n"
-    path = folder / f"head-{sth.size:012d}.json"
-    path.write_text(text)
-    (folder / "latest.json").write_text(text)
-    return path
+def publish(sth: signing.SignedTreeHead, public_key: signing.Ed25519PublicKey,
+            proof: dict[str, Any] | None = None) -> list[str]:
+    """Hand the head, with its public key (and the consistency proof from the head before
+    it), to every publisher (:mod:`audit.publishers`). Returns what failed, one line each:
+    a publisher that fails does not stop the others."""
+    text = document({**sth.as_dict(), **(proof or {})}, signing.public_pem(public_key))
+    failed = []
+    for publisher in publishers():
+        try:
+            publisher.publish(sth.size, sth.timestamp, text)
+        except PublishError as error:
+            log.error("signed head of %s events not published: %s", sth.size, error)
+            failed.append(str(error))
+    return failed
+
+
+def _head_text(text: bytes, where: str) -> signing.SignedTreeHead:
+    try:
+        return _head_of(json.loads(text))
+    except (ValueError, TypeError) as error:
+        raise DigestError(f"{where}: not a signed head ({error})") from None
 
 
 def read_head_file(path: str | Path) -> signing.SignedTreeHead:
     try:
-        data = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as error:
-        raise DigestError(f"{path}: not a signed head file ({error})") from None
-    try:
-        return _head_of(data)
-    except (ValueError, TypeError) as error:
-        raise DigestError(f"{path}: not a signed head file ({error})") from None
+        text = Path(path).read_bytes()
+    except OSError as error:
+        raise DigestError(f"{path}: not a signed head file ({error.strerror or error})") from None
+    return _head_text(text, str(path))
 
 
 # --- checking -----------------------------------------------------------------------------------
@@ -371,27 +428,91 @@ def head_problems(sth: signing.SignedTreeHead, *, source: str) -> list[HeadProbl
                             "(events removed, or the table emptied)")]
     if frontier.root != sth.root:
         where = differs or ("the changed events lie in the last, unfinished block or the saved blocks were changed too"
-                            if saved else "no saved blocks of its leaf format to say where")
+                            if sth.leaf_format == merkle.LEAF_FORMAT else "no saved blocks of its leaf format to say where")
         seals = ", or a seal stripped or replaced" if sth.leaf_format >= 2 else ""
         return [HeadProblem(f"{label}: the first {sth.size:,} events no longer have its Merkle root "
                             f"(an event changed, inserted, removed, re-hashed or moved{seals}): {where}")]
     return []
 
 
-def signed_heads_to_check(extra: Sequence[str] = ()) -> list[tuple[signing.SignedTreeHead, str]]:
-    """The heads ``verify`` checks: the latest stored one, the latest published file (if
-    the publish folder has one) and any given files."""
-    heads = []
+@dataclass(frozen=True, slots=True)
+class HeadSearch:
+    """The heads ``verify`` checks, each with where it came from, and every place looked
+    in with what was found there (a line each, for a person)."""
+
+    heads: list[tuple[signing.SignedTreeHead, str]]
+    looked: list[str]
+    unread: list[str]  # publishers that could not be read, a line each
+
+
+def signed_heads_to_check(extra: Sequence[str] = ()) -> HeadSearch:
+    """The heads ``verify`` checks: the latest stored in the database, the latest each
+    publisher holds, and any given files (a file that is not a head: DigestError)."""
+    heads, looked, unread = [], [], []
     stored = latest_signed()
     if stored is not None:
         heads.append((stored, "stored in audit.digests"))
-    published = Path(settings.DIGEST_PUBLISH_DIR) / "latest.json"
-    for path in ([str(published)] if published.exists() else []) + list(extra):
-        heads.append((read_head_file(path), path))
+    looked.append("the heads in the database (audit.digests): "
+                  + (f"the latest of {stored.size:,} events" if stored else "none"))
+    for publisher in publishers():
+        try:
+            text = publisher.latest()
+        except PublishError as error:
+            unread.append(str(error))
+            looked.append(f"{publisher.where}: could not be read ({error})")
+            continue
+        if text is None:
+            looked.append(f"{publisher.where}: none")
+            continue
+        try:
+            sth = _head_text(text, publisher.where)
+        except DigestError as error:
+            unread.append(str(error))
+            looked.append(f"{publisher.where}: {error}")
+            continue
+        heads.append((sth, publisher.where))
+        looked.append(f"{publisher.where}: the latest of {sth.size:,} events")
+    for path in extra:
+        sth = read_head_file(path)
+        heads.append((sth, path))
+        looked.append(f"--head {path}: {sth.size:,} events")
     unique: dict[tuple[int, bytes], tuple[signing.SignedTreeHead, str]] = {}
     for sth, source in heads:
         unique.setdefault((sth.size, sth.root), (sth, source))
-    return list(unique.values())
+    return HeadSearch(list(unique.values()), looked, unread)
+
+
+def leaf_position(index: int) -> int:
+    """The position of leaf ``index`` (the tree brought up to it first): read from the
+    saved block before it, at most a block's rows."""
+    if tree_state().size <= index:
+        tree_advance()
+    rows = list(_rows_after(_block_start(index // BLOCK), limit=index % BLOCK + 1))
+    if len(rows) != index % BLOCK + 1:
+        raise DigestError(f"the record holds no leaf {index}")
+    return rows[-1][0]
+
+
+def unsigned_after(position: int) -> bool:
+    """Whether an event other than a signed head came after ``position``: what a new head
+    would cover that the one whose last leaf is there does not."""
+    return Event.objects.filter(position__gt=position).exclude(stream=DIGEST_STREAM).exists()
+
+
+def covered_position() -> int | None:
+    """The position of the latest head's last leaf (None: no head yet)."""
+    latest = latest_signed()
+    return None if latest is None else leaf_position(latest.size - 1)
+
+
+def digest_sign_if_needed(*, now: datetime | None = None, strict: bool = False
+                          ) -> tuple[signing.SignedTreeHead, Event] | None:
+    """:func:`digest_sign` when events other than heads came after the latest head (None:
+    the latest covers all there is but heads; an empty record too)."""
+    covered = covered_position()
+    if not unsigned_after(0 if covered is None else covered):
+        return None
+    return digest_sign(now=now, strict=strict)
 
 
 # --- proofs -------------------------------------------------------------------------------------
@@ -423,6 +544,7 @@ def inclusion_proof_of(events: Sequence[Event], sth: signing.SignedTreeHead | No
         raise DigestError(f"the signed head of {sth.size:,} events has leaves of format {sth.leaf_format}, the tree "
                           f"now format {merkle.LEAF_FORMAT}: sign a new head first (manage.py digest)")
     proofs = []
+    proofs_subtree = subtrees()
     for event in events:
         index = leaf_index(event)
         if index >= sth.size:
@@ -432,6 +554,45 @@ def inclusion_proof_of(events: Sequence[Event], sth: signing.SignedTreeHead | No
         proofs.append({
             "event": str(event.event_id), "stream": event.stream, "version": event.version,
             "position": event.position, "hash": event.hash, "seal": event.seal, "index": index, "leaf": leaf.hex(),
-            "path": [node.hex() for node in merkle.inclusion_proof(index, sth.size, subtree)],
+            "path": [node.hex() for node in merkle.inclusion_proof(index, sth.size, proofs_subtree)],
         })
     return {"head": sth.as_dict(), "proofs": proofs}
+
+
+# --- the signer -----------------------------------------------------------------------------------
+
+def sign_following(*, interval: float, stop: Callable[[], bool], poll: float = 0.05,
+                   signed: Callable[[signing.SignedTreeHead], object] | None = None,
+                   sleep: Callable[[float], object] = time.sleep, clock: Callable[[], float] = time.monotonic) -> int:
+    """Sign a head whenever events other than heads came after the latest one, at most
+    once every ``interval`` seconds (coalesced: a burst of appends gets one head), until
+    ``stop()``; returns how many were signed. What a commit waits for its head is at
+    most about ``interval`` (while appends keep coming) or ``poll`` (after a quiet spell),
+    plus the signing. A failure (the database gone, no key, a publisher down) is logged
+    and tried again: the signer outlives it."""
+    covered: int | None = None
+    last = float("-inf")
+    count = 0
+    while not stop():
+        try:
+            if covered is None:
+                covered = covered_position() or 0
+            if not unsigned_after(covered):
+                sleep(poll)
+                continue
+            wait = last + interval - clock()
+            if wait > 0:
+                sleep(min(wait, poll))
+                continue
+            last = clock()
+            sth, _, covered = _sign(now=None, strict=False)
+            count += 1
+            if signed is not None:
+                signed(sth)
+        except (DigestError, DatabaseError) as error:
+            log.error("the signer could not sign a head, and tries again: %s", error)
+            if isinstance(error, DatabaseError) and not connection.in_atomic_block:
+                connection.close()  # a new connection next time, if that one broke
+            covered = None
+            sleep(max(interval, poll))
+    return count

@@ -16,6 +16,7 @@ from .access import access_seals_problems
 from .digests import head_problems, signed_heads_to_check
 from .findings import IntegrityProblem, findings_record_integrity
 from .immutability import protection_problems
+from .models import Event
 from .record.verify import Report
 from .seals import guard_problems
 from .verify import verify_chains
@@ -26,7 +27,9 @@ class Integrity:
     report: Report
     # what protects the record, each problem a line ("protection: ...", "signed head: ...")
     guards: list[str] = field(default_factory=list)
-    signed: bool = False  # a signed head was there to check against
+    signed: bool = False  # a trusted signed head was there to check against
+    looked: list[str] = field(default_factory=list)  # where heads were looked for, and what was found
+    unread: list[str] = field(default_factory=list)  # publishers that could not be read
 
     @property
     def ok(self) -> bool:
@@ -37,21 +40,25 @@ def integrity_check(*, stream: str | None = None, since: datetime | None = None,
                     progress: Callable[[int], None] | None = None) -> Integrity:
     """Everything ``verify`` checks (one stream's chain alone with ``stream``; the
     heads and seals concern the whole store). Raises DigestError for an unreadable head
-    file."""
-    signed = signed_heads_to_check(head_files)
+    file. Events and not one trusted head - none found, or none whose signature holds - is
+    a problem: what a cut tail or a consistent re-hash would be checked against is gone."""
+    search = signed_heads_to_check(head_files)
     guards = [f"protection: {p}" for p in (*protection_problems(connection), *guard_problems(connection))]
     trusted = []
-    for sth, source in signed:
+    for sth, source in search.heads:
         problems = head_problems(sth, source=source) if stream is None else []
         guards += [f"signed head: {p}" for p in problems]
         if not any("signature" in str(p) for p in problems):
             trusted.append(sth)
+    if stream is None and not trusted and Event.objects.exists():
+        guards.append("signed head: no trusted signed head found, so a cut tail or a consistent re-hash cannot be "
+                      "seen; looked in " + "; ".join(search.looked))
     latest = max(trusted, key=lambda sth: sth.size) if trusted else None
     report = verify_chains(stream=stream, since=since, progress=progress,
                            heads=latest.streams if latest is not None and since is None else None)
     if stream is None:
         guards += [f"access log: {p}" for p in access_seals_problems()]
-    return Integrity(report=report, guards=guards, signed=bool(signed))
+    return Integrity(report=report, guards=guards, signed=bool(trusted), looked=search.looked, unread=search.unread)
 
 
 def integrity_verify(*, now: datetime | None = None) -> tuple[Integrity, int]:

@@ -50,11 +50,15 @@ def seal_access_log_task() -> dict:
 
 @shared_task(name="audit.tasks.sign_digest")
 def sign_digest_task() -> dict:
-    """Sign a tree head of the record (periodic, see CELERY_BEAT_SCHEDULE)."""
-    from .digests import digest_sign
+    """Sign a tree head of the record when it grew since the latest (periodic, see
+    CELERY_BEAT_SCHEDULE: the backstop of the signer process, ``manage.py digest --follow``)."""
+    from .digests import digest_sign_if_needed
 
-    sth, _ = digest_sign()
-    return {"size": sth.size, "root": sth.root.hex(), "key_id": sth.key_id}
+    done = digest_sign_if_needed()
+    if done is None:
+        return {"signed": False}
+    sth, _ = done
+    return {"signed": True, "size": sth.size, "root": sth.root.hex(), "key_id": sth.key_id}
 
 
 @shared_task(name="audit.tasks.make_event_partitions")

@@ -62,7 +62,7 @@ def _database(kind: str, folder: Path, name: str) -> str:
 
 def _env(url: str, folder: Path) -> dict[str, str]:
     return {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "casino.settings", "PROJECT_ON_APPEND": "false",
-            "DEBUG": "true", "DIGEST_SIGNING_KEY": str(folder / "key.pem"), "DIGEST_PUBLISH_DIR": str(folder / "heads")}
+            "DEBUG": "true", "DIGEST_SIGNING_KEY": str(folder / "key.pem"), "DIGEST_PUBLISHERS": str(folder / "heads")}
 
 
 def _build(tables: int, rounds: int) -> None:

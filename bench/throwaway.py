@@ -7,16 +7,20 @@ from __future__ import annotations
 import argparse
 import re
 from collections.abc import MutableMapping
+from pathlib import Path
 
 SECRET_KEY = "bench-only-" + "x" * 50
 SEAL_KEY = "bench-only-seal-" + "s" * 50
+# where a benchmark's signed heads are published (a deployment must name a place)
+HEADS = Path(__file__).resolve().parents[1] / "var" / "bench-digests"
 
 
 def throwaway(env: MutableMapping[str, str]) -> MutableMapping[str, str]:
-    """``env`` (``os.environ`` or a child's) with the benchmark's secret and seal keys where
-    it has none."""
+    """``env`` (``os.environ`` or a child's) with the benchmark's secret and seal keys and
+    heads' folder where it has none."""
     env.setdefault("SECRET_KEY", SECRET_KEY)
     env.setdefault("SEAL_KEY", SEAL_KEY)
+    env.setdefault("DIGEST_PUBLISHERS", str(HEADS))
     return env
 
 

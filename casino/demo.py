@@ -200,6 +200,8 @@ def demo_days_build(*, rounds: int, live_bets: int, folder: Path | None = None,
     for day in gaming_days(planted):
         replayed = step("replay_day", day=day.isoformat()).splitlines()[:-1]
         report(f"replay_day --day {day}: {len(replayed)} tables replayed")
+    # the head the signer (manage.py digest --follow) would sign within a second of the ingest
+    report("digest: " + _last_line(step("digest", if_needed=True)))
     report("verify: " + _last_line(step("verify")))
     return planted
 

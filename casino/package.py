@@ -330,7 +330,7 @@ def _manifest(folder: Path, sth: signing.SignedTreeHead, day_from: date, day_to:
         "public_keys": {kid: signing.public_pem(key) for kid, key in sorted(digests.trusted_keys().items())},
         "previous": None if before is None else {
             "size": before["size"], "root": before["root"],
-            "consistency": [node.hex() for node in merkle.consistency_proof(before["size"], sth.size, digests.subtree)],
+            "consistency": [node.hex() for node in merkle.consistency_proof(before["size"], sth.size, digests.subtrees())],
         },
         "retention_years": settings.EVENT_RETENTION_YEARS,
     }

@@ -274,11 +274,29 @@ PACKAGE_DIR = env_str("PACKAGE_DIR", str(BASE_DIR / "var" / "packages"))
 
 # Signed tree heads of the record (audit.digests): the Ed25519 private key (PEM, outside
 # the database; in development a missing one is made), the public keys heads may also be
-# signed with (rotated-out keys, comma-separated paths), and where signed heads are
-# written for the casino to publish.
+# signed with (rotated-out keys, comma-separated paths).
 DIGEST_SIGNING_KEY = env_str("DIGEST_SIGNING_KEY", str(BASE_DIR / "var" / "digest-signing-key.pem"))
 DIGEST_TRUSTED_KEYS = env_list("DIGEST_TRUSTED_KEYS", [])
-DIGEST_PUBLISH_DIR = env_str("DIGEST_PUBLISH_DIR", str(BASE_DIR / "var" / "digests"))
+# Where every signed head is published besides the database, out of its owner's reach
+# (audit.publishers): comma-separated folders (another mount), http(s):// endpoints and
+# s3://bucket/prefix buckets with object lock. A deployment must name at least one; a
+# checkout publishes to var/digests.
+DIGEST_PUBLISHERS = env_list("DIGEST_PUBLISHERS", [str(BASE_DIR / "var" / "digests")] if DEBUG or EMBEDDED else [])
+if not DIGEST_PUBLISHERS:
+    raise ImproperlyConfigured(
+        "DIGEST_PUBLISHERS is not set: a deployment publishes its signed heads where the database's owner cannot "
+        "write - a folder on another mount, an https:// endpoint or an s3://bucket/prefix with object lock"
+    )
+for _publisher in DIGEST_PUBLISHERS:
+    if "://" in _publisher and not _publisher.startswith(("file://", "http://", "https://", "s3://")):
+        raise ImproperlyConfigured(f"DIGEST_PUBLISHERS: {_publisher!r}: expected a folder, file://, http(s):// or s3://")
+DIGEST_HTTP_TOKEN = env_str("DIGEST_HTTP_TOKEN", "")  # an HTTP publisher's bearer token
+DIGEST_S3_ENDPOINT_URL = env_str("DIGEST_S3_ENDPOINT_URL", "")  # an S3-compatible service other than AWS
+# how long an S3 publisher's objects are locked (COMPLIANCE): the events' own retention
+DIGEST_S3_RETAIN_DAYS = env_int("DIGEST_S3_RETAIN_DAYS", 366 * EVENT_RETENTION_YEARS, low=1, high=366 * 100)
+# the signer (manage.py digest --follow) signs a head at most this often, and within this
+# long of a commit while tables record (docs/security.md: the window a head leaves open)
+DIGEST_INTERVAL_MS = env_int("DIGEST_INTERVAL_MS", 500, low=50, high=3_600_000)
 
 # The ledger (docs/accounting.md). N.J.A.C. 13:69D-1.21(e): per currency, in its units, an
 # unexplained variance above the first is a finding and from the second its message says it
@@ -350,7 +368,8 @@ CELERY_BEAT_SCHEDULE = {
         "task": "audit.tasks.verify_chains",
         "schedule": env_int("VERIFY_EVERY_SECONDS", 3600, low=60, high=7 * 86400),
     },
-    # a signed tree head of the record: each gaming day (after its cut-off) and this often
+    # a signed tree head of the record, when it grew: the backstop of the signer process
+    # (manage.py digest --follow, within DIGEST_INTERVAL_MS of a commit)
     "sign-record-digest": {
         "task": "audit.tasks.sign_digest",
         "schedule": env_int("DIGEST_EVERY_SECONDS", 3600, low=60, high=7 * 86400),

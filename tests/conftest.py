@@ -44,10 +44,12 @@ def digest_signing_key() -> None:
 
 @pytest.fixture(autouse=True)
 def _clean_publish_dir(settings) -> None:
-    """No published head outlives the test that signed it (verify reads the folder)."""
+    """No published head outlives the test that signed it (verify reads the folders)."""
     import shutil
 
-    shutil.rmtree(settings.DIGEST_PUBLISH_DIR, ignore_errors=True)
+    for folder in settings.DIGEST_PUBLISHERS:
+        if "://" not in folder:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

@@ -10,6 +10,8 @@ import os
 os.environ.setdefault("SECRET_KEY", "tests-only-" + "k" * 40)
 # and of the store's seals, apart from it (audit.seals)
 os.environ.setdefault("SEAL_KEY", "tests-only-seal-" + "s" * 40)
+# where signed heads are published (a deployment must name one; set again below)
+os.environ.setdefault("DIGEST_PUBLISHERS", "var/test-digests")
 
 from casino.settings import *
 from casino.settings import BASE_DIR, DATABASES, STATIC_ROOT
@@ -34,11 +36,11 @@ CELERY_TASK_ALWAYS_EAGER = True
 
 # signed tree heads: a key and a publish folder of this test process's own
 DIGEST_SIGNING_KEY = str(BASE_DIR / "var" / f"test-digest-key-{os.getpid()}.pem")
-DIGEST_PUBLISH_DIR = str(BASE_DIR / "var" / f"test-digests-{os.getpid()}")
+DIGEST_PUBLISHERS = [str(BASE_DIR / "var" / f"test-digests-{os.getpid()}")]
 # and for every process a test starts with the project's settings (manage.py, a Celery
 # worker): never the checkout's own key and heads, which the demo signs into var/
 os.environ["DIGEST_SIGNING_KEY"] = DIGEST_SIGNING_KEY
-os.environ["DIGEST_PUBLISH_DIR"] = DIGEST_PUBLISH_DIR
+os.environ["DIGEST_PUBLISHERS"] = ",".join(DIGEST_PUBLISHERS)
 
 # the apps' static files as they are (a deployment's hashed manifest needs collectstatic)
 STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}

@@ -70,7 +70,7 @@ def test_a_signed_head_is_stored_published_and_verifies(record) -> None:
     """The head is an event of audit.digests, a file with its public key, and the store
     verifies against it."""
     head = Event.objects.get(stream=digests.DIGEST_STREAM)
-    published = json.loads((Path(settings.DIGEST_PUBLISH_DIR) / "latest.json").read_text())
+    published = json.loads((Path(settings.DIGEST_PUBLISHERS[0]) / "latest.json").read_text())
     assert head.payload["size"] == published["size"] == 2 * 76
     assert published["root"] == head.payload["root"] and "BEGIN PUBLIC KEY" in published["public_key"]
     assert head.payload["streams"]["T1"] == [76, record["T1"][-1].hash]
@@ -91,6 +91,10 @@ def test_the_tree_kept_on_the_feed_is_the_tree_of_the_record(record) -> None:
     assert blocks == [merkle.root_of(leaves[i * 16:(i + 1) * 16]).hex() for i in range(len(blocks))]
     assert digests.subtree(32, 64) == merkle.root_of(leaves[32:64])
     assert digests.subtree(0, len(leaves)) == merkle.root_of(leaves)
+    # one proof's subtrees, each block read once: the same roots, asked in any order
+    once = digests.subtrees()
+    for start, end in ((len(leaves) - 5, len(leaves)), (144, 150), (128, len(leaves)), (0, 64), (144, 152), (3, 9)):
+        assert once(start, end) == merkle.root_of(leaves[start:end]), (start, end)
 
 
 def test_an_events_inclusion_proof_checks_out_independently(record) -> None:
@@ -215,7 +219,7 @@ def test_an_attack_the_chain_cannot_see_is_found_against_the_signed_head(record,
 
 def test_a_head_whose_signature_fails_is_itself_a_problem(record) -> None:
     """A published head edited after signing (another root) is refused by its signature."""
-    path = Path(settings.DIGEST_PUBLISH_DIR) / "latest.json"
+    path = Path(settings.DIGEST_PUBLISHERS[0]) / "latest.json"
     data = json.loads(path.read_text())
     data["size"] -= 1
     path.write_text(json.dumps(data))

@@ -8,7 +8,6 @@ import io
 import json
 import uuid
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -88,7 +87,7 @@ def test_a_head_of_the_first_format_still_finds_a_rehashed_event(upgraded) -> No
     assert "no saved blocks of its leaf format to say where" in text
 
 
-def test_the_next_head_starts_a_tree_of_the_new_format(upgraded) -> None:
+def test_the_next_head_starts_a_tree_of_the_new_format(upgraded, tmp_path) -> None:
     """The tree is folded again with the seals; the head names no previous one (no proof
     joins two formats) and both heads verify, the old one given as a file too."""
     sth, stored = digests.digest_sign()
@@ -100,7 +99,7 @@ def test_the_next_head_starts_a_tree_of_the_new_format(upgraded) -> None:
     leaves = [merkle.event_leaf(stream=e.stream, version=e.version, position=e.position, event_hash=e.hash,
                                 seal=e.seal) for e in rows]
     assert sth.size == len(leaves) and sth.root == merkle.root_of(leaves)
-    old = Path(digests.settings.DIGEST_PUBLISH_DIR) / "old-head.json"
+    old = tmp_path / "old-head.json"
     old.write_text(json.dumps(upgraded.as_dict()))
     code, text = verify("--head", str(old))
     assert code == 0, text

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
+from audit.digests import digest_sign
 from audit.models import Event
 from audit.store import events_append
 from audit.verify import verify_chains
@@ -17,9 +18,11 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def two_tables():
+    """Two tables of three rounds each, and a signed head over them (audit.digests)."""
     for stream in ("T1", "T2"):
         for r in range(3):
             events_append(stream=stream, expected_version=25 * r, events=round_events(r + 1))
+    digest_sign()
 
 
 def _run_verify(*args: str) -> tuple[int, str, str]:
@@ -29,7 +32,20 @@ def _run_verify(*args: str) -> tuple[int, str, str]:
 def test_intact_store_verifies_clean(two_tables):
     code, out, _ = _run_verify()
     assert code == 0
-    assert "verified 150 events in 2 streams: all chains intact" in out
+    assert "verified 151 events in 3 streams: all chains intact" in out  # and the head's own stream
+    assert "signed heads: the heads in the database (audit.digests): the latest of 150 events" in out
+
+
+def test_events_and_no_signed_head_anywhere_fail(db, settings):
+    """Nothing to check a cut tail or a consistent re-hash against: exit 1, saying where
+    it looked (the database's heads and each publisher)."""
+    events_append(stream="T1", expected_version=0, events=round_events(1))
+    code, _, err = _run_verify()
+    assert code == 1
+    folder = settings.DIGEST_PUBLISHERS[0]
+    assert ("signed head: no trusted signed head found, so a cut tail or a consistent re-hash cannot be seen; "
+            "looked in the heads in the database (audit.digests): none; "
+            f"folder {folder}: could not be read (folder {folder}: the folder is not there)") in err
 
 
 def test_payload_altered_behind_the_triggers_is_found(two_tables):
@@ -114,5 +130,6 @@ def test_verify_task_reports_problems(two_tables):
 
     tamper("DELETE FROM audit_event WHERE stream = 'T2' AND version = 7")
     result = verify_chains_task.delay().get()
-    assert result["events"] == 149
-    assert len(result["problems"]) == 1 and "T2" in result["problems"][0]
+    assert result["events"] == 150  # and the signed head
+    chain, head = result["problems"]
+    assert "T2: first bad event is version 8" in chain and "no longer have its Merkle root" in head

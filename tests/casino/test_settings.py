@@ -20,7 +20,7 @@ def _settings(*, show: str = _PRINT, **env: str) -> subprocess.CompletedProcess:
     clean = {k: v for k, v in os.environ.items()
              if k not in {"DATABASE_URL", "DEBUG", "SECRET_KEY", "CELERY_BROKER_URL", "ALLOWED_HOSTS",
                           "TIME_ZONE", "GAMING_DAY_CUTOFF_HOUR", "SEAL_KEY", "SEAL_KEY_FILE", "SEAL_KEY_FALLBACKS",
-                          "SEAL_KEY_FALLBACK_FILES"}}
+                          "SEAL_KEY_FALLBACK_FILES", "DIGEST_PUBLISHERS"}}
     code = f"import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'casino.settings'; django.setup(); {show}"
     return subprocess.run([sys.executable, "-c", code], check=False, cwd=ROOT, env={**clean, **env},
                           capture_output=True, text=True, timeout=60)
@@ -43,7 +43,8 @@ def test_defaults_are_sqlite_eager_and_debug_off():
 def test_environment_overrides():
     run = _settings(DATABASE_URL="postgresql://u@db:5432/casino", CELERY_BROKER_URL="redis://r:6379/0",
                     GAMING_DAY_CUTOFF_HOUR="4", TIME_ZONE="Europe/Prague", ALLOWED_HOSTS="a.example,b.example",
-                    DEBUG="false", SECRET_KEY="x" * 50, SEAL_KEY="s" * 50)
+                    DEBUG="false", SECRET_KEY="x" * 50, SEAL_KEY="s" * 50,
+                    DIGEST_PUBLISHERS="/mnt/heads,https://heads.example/casino")
     assert run.returncode == 0, run.stderr
     assert run.stdout.split()[:5] == ["False", "django.db.backends.postgresql", "False", "4", "Europe/Prague"]
     assert "a.example" in run.stdout and "b.example" in run.stdout
@@ -63,9 +64,13 @@ def test_environment_overrides():
     ({"DATABASE_URL": "postgresql://u@db:5432/casino", "SECRET_KEY": "x" * 50, "SEAL_KEY_FILE": "/nonexistent/seal"},
      "SEAL_KEY_FILE=/nonexistent/seal: No such file or directory"),
     ({"SEAL_KEY": "s" * 50, "SEAL_KEY_FILE": "/nonexistent/seal"}, "both set"),
+    ({"DATABASE_URL": "postgresql://u@db:5432/casino", "SECRET_KEY": "x" * 50, "SEAL_KEY": "s" * 50},
+     "DIGEST_PUBLISHERS is not set"),
+    ({"DIGEST_PUBLISHERS": "ftp://heads.example/x"}, "DIGEST_PUBLISHERS: 'ftp://heads.example/x': expected"),
 ])
 def test_a_deployment_refuses_a_missing_known_or_short_secret(env, says):
-    """Fail closed: a deployment without its own long random key does not start."""
+    """Fail closed: a deployment without its own long random keys, or without a place to
+    publish its signed heads, does not start."""
     run = _settings(**env)
     assert run.returncode != 0
     assert says in run.stderr
@@ -77,6 +82,7 @@ def test_the_seal_key_and_its_fallbacks_come_from_files(tmp_path):
     (tmp_path / "seal").write_text("n" * 50 + "\n")
     (tmp_path / "old").write_text("o" * 50)
     run = _settings(show=_SEAL, DATABASE_URL="postgresql://u@db:5432/casino", SECRET_KEY="x" * 50,
+                    DIGEST_PUBLISHERS="/mnt/heads",
                     SEAL_KEY_FILE=str(tmp_path / "seal"), SEAL_KEY_FALLBACKS="p" * 50,
                     SEAL_KEY_FALLBACK_FILES=str(tmp_path / "old"))
     assert run.returncode == 0, run.stderr

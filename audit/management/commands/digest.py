@@ -3,13 +3,26 @@ event's inclusion (audit.digests)."""
 from __future__ import annotations
 
 import json
+import signal
+import threading
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import CommandError
 
 from audit.commands import BackOfficeCommand
-from audit.digests import DigestError, digest_sign, inclusion_proof_of, tree_advance, write_new_key
+from audit.digests import (
+    DigestError,
+    Unpublished,
+    digest_sign,
+    digest_sign_if_needed,
+    inclusion_proof_of,
+    sign_following,
+    signing_key,
+    tree_advance,
+    write_new_key,
+)
 from audit.event_ids import with_ids
 from audit.models import Event
 from audit.record import signing
@@ -18,20 +31,27 @@ from audit.record import signing
 class Command(BackOfficeCommand):
     help = (
         "Sign a tree head of the whole record (the RFC 9162 Merkle root of every event, each "
-        "stream's head, the time) with DIGEST_SIGNING_KEY, append it to audit.digests and write it "
-        "to DIGEST_PUBLISH_DIR; or --new-key PATH: make a signing key; or --proof EVENT_ID: print an "
+        "stream's head, the time) with DIGEST_SIGNING_KEY, append it to audit.digests and hand it "
+        "to each of DIGEST_PUBLISHERS; or --new-key PATH: make a signing key; or --proof EVENT_ID: print an "
         "event's inclusion proof against the latest signed head."
     )
 
-    exit_codes = {0: "done (a head signed, a key made, a proof printed)", 2: "bad input or nothing to sign: no key, an unusable key, an unknown event, an empty record"}
+    exit_codes = {0: "done (a head signed, a key made, a proof printed)",
+                  1: "a head signed and stored, but a publisher did not keep it (named)", 2: "bad input or nothing to sign: no key, an unusable key, an unknown event, an empty record"}
 
     def add_arguments(self, parser: Any) -> None:
         action = parser.add_mutually_exclusive_group()
         action.add_argument("--new-key", metavar="PATH", help="write a new Ed25519 private key there (never overwrites)")
         action.add_argument("--proof", metavar="EVENT_ID", help="the inclusion proof of this event, as JSON")
         action.add_argument("--advance", action="store_true", help="only bring the tree up to the record (no signing)")
+        action.add_argument("--if-needed", action="store_true",
+                            help="sign only if events other than heads came after the latest head")
+        action.add_argument("--follow", action="store_true",
+                            help="the signer: sign a head whenever the record grew, at most every DIGEST_INTERVAL_MS, "
+                                 "until stopped (SIGTERM, Ctrl-C); a deployment runs it as a process of its own")
 
-    def handle(self, *args: Any, new_key: str | None, proof: str | None, advance: bool, **options: Any) -> None:
+    def handle(self, *args: Any, new_key: str | None, proof: str | None, advance: bool, if_needed: bool = False,
+               follow: bool = False, **options: Any) -> None:
         try:
             if new_key:
                 try:
@@ -54,9 +74,37 @@ class Command(BackOfficeCommand):
                 state = tree_advance()
                 self.stdout.write(f"the tree holds {state.size:,} events (up to position {state.position})")
                 return
-            sth, stored = digest_sign()
+            if follow:
+                self._follow()
+                return
+            if if_needed:
+                done = digest_sign_if_needed(strict=True)
+                if done is None:
+                    self.stdout.write("the latest signed head covers every event but heads: nothing to sign")
+                    return
+                sth, stored = done
+            else:
+                sth, stored = digest_sign(strict=True)
         except DigestError as error:
             raise CommandError(f"digest: {error}", returncode=2) from None
+        except Unpublished as missing:
+            self._signed(missing.sth, missing.stored)
+            raise CommandError(f"digest: signed and stored, but not published to: {missing}", returncode=1) from None
+        self._signed(sth, stored)
+
+    def _follow(self) -> None:
+        signing_key()  # no key: exit 2 now, not a log line a second
+        stopping = threading.Event()
+        signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+        interval = settings.DIGEST_INTERVAL_MS / 1000
+        self.stdout.write(f"signer: a head at most every {interval:g} s while the record grows; stop with SIGTERM")
+        try:
+            count = sign_following(interval=interval, stop=stopping.is_set)
+        except KeyboardInterrupt:
+            return
+        self.stdout.write(f"signer: stopped after {count:,} heads")
+
+    def _signed(self, sth: signing.SignedTreeHead, stored: Event) -> None:
         self.stdout.write(
             f"signed head: {sth.size:,} events, root {sth.root.hex()}, {len(sth.streams)} streams, key {sth.key_id}; "
             f"stored as {stored.stream} v{stored.version}"

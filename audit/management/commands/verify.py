@@ -61,12 +61,15 @@ class Command(BackOfficeCommand):
     help = (
         "Re-hash every stream's chain, in the store or in a JSON Lines file (--file); report "
         "the first bad event of each stream (gap, reordering, alteration ...). In the store it also "
-        "checks that the append-only triggers are in place as shipped, the store against every signed "
-        "tree head it knows (a cut tail, a deleted stream, a re-hashed or moved event) and that the "
+        "checks that the append-only triggers and the refusal of unsealed rows are in place as shipped, every "
+        "row's server seal, the store against the latest signed tree head in the database, at each publisher and "
+        "in --head files (a cut tail, a deleted stream, a re-hashed or moved event, a seal stripped; events and no "
+        "trusted head at all is a problem) and that the "
         "access log still matches its seals, and names an ingest that stopped while writing (a stream of it "
         "may be cut short). A progress bar on stderr, on a terminal only."
     )
-    exit_codes = {0: "every chain intact (or no events to verify)", 1: "a problem was found (one line each)",
+    exit_codes = {0: "every chain intact (or no events to verify)",
+                  1: "a problem was found (one line each), or events and no trusted signed head",
                   2: "the file cannot be read, a line is not an envelope, an unknown --stream, a bad --since, "
                      "or an unmigrated database"}
 
@@ -75,8 +78,9 @@ class Command(BackOfficeCommand):
         parser.add_argument("--stream", help="verify one table's stream only (the store)")
         parser.add_argument("--since", help="only events recorded since this date (YYYY-MM-DD, TIME_ZONE) or timestamp (the store)")
         parser.add_argument("--head", action="append", metavar="FILE",
-                            help="also check the store against this published signed head (repeatable; the latest "
-                                 "stored head and DIGEST_PUBLISH_DIR/latest.json are always checked)")
+                            help="also check the store against this signed head, one kept apart (the regulator's "
+                                 "own check; repeatable). The latest head in the database and the latest at each of "
+                                 "DIGEST_PUBLISHERS are always checked")
 
     def handle(self, *args, file=None, stream=None, since=None, head=None, **options):
         if file is not None:
@@ -101,9 +105,10 @@ class Command(BackOfficeCommand):
         if stream is None:
             # a stream cut short by an ingest that stopped while writing chains clean: say so
             guards = [*guards, *unfinished_ingests()]
-        if stream is None and not result.signed and total:
-            self.stdout.write("no signed head yet: a cut tail or a consistent re-hash shows only against one "
-                              "(manage.py digest signs one)")
+        for unread in result.unread:  # a publisher that did not answer: the others still count
+            self.stdout.write(f"signed heads: {unread}: not read")
+        if stream is None and result.signed:
+            self.stdout.write("signed heads: " + "; ".join(result.looked))
         self._report(report, where="", guards=guards)
 
     def _archived_only(self, stream: str) -> None:
