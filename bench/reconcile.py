@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 from throwaway import throwaway
@@ -95,13 +96,14 @@ def _reconcile(url: str) -> None:
     print(f"the engine's house edge of {len(games)} rule sets (once per process): {time.perf_counter() - began:.1f} s")
     for label in ("first", "again"):
         began = time.perf_counter()
-        unexplained = 0
+        states: Counter[str] = Counter()
         for table, day, _, _ in rows:
             done = reconcile_table_day(table=table, gaming_day=day)
-            unexplained += bool(done and done.rows[0].unexplained)
+            if done is not None:
+                states[done.rows[0].state] += 1
         took = time.perf_counter() - began
         print(f"reconciling {len(rows)} table-days ({label}): {took:.2f} s ({took / len(rows) * 1000:.1f} ms each); "
-              f"{unexplained} not explained")
+              + ", ".join(f"{n} {state}" for state, n in sorted(states.items())))
 
 
 def main() -> None:

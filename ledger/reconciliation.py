@@ -242,9 +242,11 @@ def route_adjustments(table: m.LedgerTable) -> None:
     signed with an adjustment keeps it, as signed). Sets every unsigned day's
     ``adjustments`` (and their sums) and each signed day's ``adjusted_into``; saves what
     changed."""
+    statuses = dict(m.SignOff.objects.filter(table=table.stream).values_list("gaming_day", "status"))
+    if not statuses:  # never signed off: nothing was ever posted forward
+        return
+    signed = {day for day, status in statuses.items() if status == m.SignOff.Status.SIGNED}
     days = list(m.Reconciliation.objects.filter(table=table, shift="").order_by("gaming_day"))
-    signed = set(m.SignOff.objects.filter(table=table.stream, status=m.SignOff.Status.SIGNED)
-                 .values_list("gaming_day", flat=True))
 
     def nothing() -> dict[str, Any]:
         return {"figures": {}, **dict.fromkeys(ADJUSTED, 0), "by": []}
@@ -325,26 +327,20 @@ class Reconciled:
     findings: list[LedgerFinding]
 
 
-def _mismatched(box: m.DropBox) -> bool:
-    counted = (box.counted_cash, box.counted_markers, box.counted_chips)
-    posted = (box.posted_cash, box.posted_markers, box.posted_chips)
-    return box.counted_cash is not None and box.posted_cash is not None and counted != posted
-
-
-def drop_mismatch_of_day(day: m.Reconciliation) -> bool:
-    """A drop box of the stored day posted other than counted."""
-    return any(_mismatched(d) for d in m.DropBox.objects.filter(table=day.table, gaming_day=day.gaming_day))
-
-
-def missing_of_day(day: m.Reconciliation, shifts: Sequence[m.Reconciliation], *, drop_box: bool) -> tuple[str, ...]:
+def custody_of_day(day: m.Reconciliation, shifts: Sequence[m.Reconciliation], *,
+                   drop_box: bool) -> tuple[tuple[str, ...], bool]:
     """What a stored table-day's record lacks (:func:`ledger.books.reconcile.missing_of`),
-    from its shifts' figures and its drop boxes and slips."""
-    drops = [(d.counted_cash is not None, d.state == "posted")
-             for d in m.DropBox.objects.filter(table=day.table, gaming_day=day.gaming_day)]
-    unfinished = sum(1 for s in m.Slip.objects.filter(table=day.table, gaming_day=day.gaming_day)
-                     if s.state not in ("complete", "voided") and "requested" in s.steps)
-    return missing_of(shifts=[figures_of(s) for s in shifts] or [figures_of(day)], drops=drops,
-                      unfinished_slips=unfinished, drop_box=drop_box)
+    from its shifts' figures and its drop boxes and slips; and whether a drop box was
+    posted other than counted."""
+    boxes = list(m.DropBox.objects.filter(table=day.table, gaming_day=day.gaming_day).values_list(
+        "state", "counted_cash", "counted_markers", "counted_chips", "posted_cash", "posted_markers", "posted_chips"))
+    drops = [(box[1] is not None, box[0] == "posted") for box in boxes]
+    mismatch = any(box[1] is not None and box[4] is not None and box[1:4] != box[4:7] for box in boxes)
+    unfinished = sum(1 for steps in m.Slip.objects.filter(table=day.table, gaming_day=day.gaming_day)
+                     .exclude(state__in=("complete", "voided")).values_list("steps", flat=True) if "requested" in steps)
+    missing = missing_of(shifts=[figures_of(s) for s in shifts] or [figures_of(day)], drops=drops,
+                         unfinished_slips=unfinished, drop_box=drop_box)
+    return missing, mismatch
 
 
 def reconcile_table_day(*, table: str, gaming_day: date, provider: game.GameProvider | None = None,
@@ -380,9 +376,9 @@ def reconcile_table_day(*, table: str, gaming_day: date, provider: game.GameProv
         else:
             assert data is not None
             drop_box = config.has_drop_box(day.ruleset)
-            findings = reconcile_rows(rows, data, version=version, now=now, drop_box=drop_box,
-                                      missing=missing_of_day(day, shifts, drop_box=drop_box),
-                                      drop_mismatch=drop_mismatch_of_day(day))
+            missing, mismatch = custody_of_day(day, shifts, drop_box=drop_box)
+            findings = reconcile_rows(rows, data, version=version, now=now, drop_box=drop_box, missing=missing,
+                                      drop_mismatch=mismatch)
             for row in rows:
                 row.save()
             record_findings(run=run, table=table, gaming_day=gaming_day, findings=findings, kinds=KINDS)

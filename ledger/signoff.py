@@ -89,7 +89,7 @@ def exceptions_of(day: m.Reconciliation, shifts: list[m.Reconciliation]) -> list
     out = list(day.missing)
     if day.unexplained:
         found = {f.get("kind") for row in (day, *shifts) for f in row.findings}
-        if r.drop_mismatch_of_day(day):
+        if r.custody_of_day(day, shifts, drop_box=day.drop_box)[1]:
             found.add("drop_mismatch")
         out += [kind for kind in r.UNEXPLAINED if kind in found] or ["chip_variance"]
     if not day.final:

@@ -79,7 +79,7 @@ def test_the_worked_example_complete_is_reconciled(fake_game) -> None:
     assert (day.state, day.missing, day.chip_win, day.chip_variance) == ("reconciled", [], 400_000, 0)
     assert open_findings() == []
     code, out, _ = run_command("reconcile", "--day", DAY)
-    assert code == 0 and out.rstrip().endswith("hold 44.4% - reconciled")
+    assert code == 0 and out.rstrip().endswith("hold 44.4%; reconciled")
 
 
 @pytest.mark.parametrize(("make", "kind", "words", "chip_win"), [
@@ -96,7 +96,7 @@ def test_an_incomplete_day_is_said_found_exits_1_and_is_signed_only_with_a_note(
     assert open_findings() == [kind]
 
     code, out, err = run_command("reconcile", "--day", DAY)
-    assert code == 1 and f"- incomplete: {words}" in out and "1 of 1 table-day(s) lack a count" in err
+    assert code == 1 and f"; incomplete: {words}" in out and "1 of 1 table-day(s) lack a count" in err
     code, out, _ = run_command("reconcile", "--day", DAY, "--json")
     [result] = json.loads(out)
     assert (result["state"], result["missing"], result["state_text"]) == ("incomplete", [kind], f"incomplete: {words}")
@@ -161,7 +161,7 @@ def test_the_live_game_has_no_drop_box_no_hold_and_nothing_missing(fake_game) ->
         "no_drop_box", False, [], None, None, 50_000)
     assert open_findings() == []
     code, out, _ = run_command("reconcile", "--day", DAY)
-    assert code == 0 and out.rstrip().endswith("hold - - no drop box (a game without a chip tray)")
+    assert code == 0 and out.rstrip().endswith("hold -; no drop box (a game without a chip tray)")
 
 
 def test_a_device_or_a_person_without_the_role_may_not_sign_off_even_past_the_api(fake_game) -> None:
@@ -188,7 +188,7 @@ def test_a_drop_posted_other_than_counted_is_counted_not_reconciled(fake_game, c
         "counted", [], 400_000, 0, True)
     assert open_findings() == ["drop_mismatch"]
     code, out, err = run_command("reconcile", "--day", DAY)
-    assert code == 1 and out.splitlines()[0].endswith("- counted, a variance not explained") and "does not explain" in err
+    assert code == 1 and out.splitlines()[0].endswith("; counted, a variance not explained") and "does not explain" in err
     with pytest.raises(NoteRequired) as refused:
         day_sign_off(table="BJ-01", gaming_day=D, user=carol)
     assert "the drop posted differs from its count" in str(refused.value)

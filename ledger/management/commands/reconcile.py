@@ -85,7 +85,7 @@ class Command(BaseCommand):
             f"{result.table} {result.gaming_day.isoformat()}: chip-count {shown['chip_count_win']}, "
             f"recorded {shown['recorded_win']}, replayed {shown['replayed_win']}, theoretical "
             f"{shown['theoretical_win']} (SD {shown['theoretical_sd']}), drop {shown['drop']}, hold {shown['hold']}"
-            f" - {selectors.state_text(day)}"
+            f"; {selectors.state_text(day)}"
         )
         for finding in selectors.findings_of_day(table=result.table, day=result.gaming_day):
             self.stdout.write(f"  {finding.kind} ({finding.severity}, {finding.status}): {finding.message}")
