@@ -431,7 +431,16 @@ class SlipListView(GenericAPIView):
         return self.get_paginated_response(SlipSerializer(page, many=True).data)
 
 
+_CONSOLIDATE = "true: every table-day in the house currency (LEDGER_HOUSE_CURRENCY) at its day's rate; those " \
+    "without a rate counted and named apart (no_rate, no_rate_days)"
+
+
+class ConsolidatedRangeQuery(RangeQuery):
+    consolidate = serializers.BooleanField(required=False, default=False, help_text=_CONSOLIDATE)
+
+
 class StatisticsQuery(LedgerQuery):
+    consolidate = serializers.BooleanField(required=False, default=False, help_text=_CONSOLIDATE)
     group = serializers.ChoiceField(choices=reports.GROUPS, default="table")
     period = serializers.ChoiceField(choices=reports.PERIODS, default="day",
                                      help_text="shift, day, mtd, ytd (of day) or range (from, to)")
@@ -471,32 +480,38 @@ class StatisticsView(_ReportView):
         parsed.is_valid(raise_exception=True)
         p = parsed.validated_data
         return self.answer(request, reports.statistics, group=p["group"], period=p["period"], day=p.get("day"),
-                           day_from=p.get("from"), day_to=p.get("to"), **parsed.filters())
+                           day_from=p.get("from"), day_to=p.get("to"), consolidate=p["consolidate"],
+                           **parsed.filters())
 
 
 class _RangeReport(_ReportView):
     make: Any = None
+    parameters: type[RangeQuery] = RangeQuery
 
     def get(self, request: Request) -> Response:
-        parsed = RangeQuery(data=request.query_params)
+        parsed = self.parameters(data=request.query_params)
         parsed.is_valid(raise_exception=True)
         p = parsed.validated_data
-        return self.answer(request, type(self).make, day_from=p["from"], day_to=p["to"], **parsed.filters())
+        more = {"consolidate": p["consolidate"]} if "consolidate" in p else {}
+        return self.answer(request, type(self).make, day_from=p["from"], day_to=p["to"], **more, **parsed.filters())
 
 
 class HoldView(_RangeReport):
     make = staticmethod(reports.hold)
+    parameters = ConsolidatedRangeQuery
 
-    @_report_schema("ledger_reports_hold", "Drop, win, hold and theoretical hold per table over days", RangeQuery)
+    @_report_schema("ledger_reports_hold", "Drop, win, hold and theoretical hold per table over days",
+                    ConsolidatedRangeQuery)
     def get(self, request: Request) -> Response:
         return super().get(request)
 
 
 class DailyView(_RangeReport):
     make = staticmethod(reports.daily)
+    parameters = ConsolidatedRangeQuery
 
     @_report_schema("ledger_reports_daily", "Win against the theoretical win and its 95% interval, by gaming day",
-                    RangeQuery)
+                    ConsolidatedRangeQuery)
     def get(self, request: Request) -> Response:
         return super().get(request)
 

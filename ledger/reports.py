@@ -33,8 +33,8 @@ from typing import Any
 from audit.reports import TOTAL, Column, Report
 from ledger.books import stats
 
+from . import fx, selectors
 from . import models as m
-from . import selectors
 
 GROUPS = ("table", "game", "pit", "casino")
 PERIODS = ("shift", "day", "mtd", "ytd", "range")
@@ -99,6 +99,53 @@ def _by_currency(rows: list[stats.TableDay]) -> dict[str, list[stats.TableDay]]:
     return dict(sorted(out.items()))
 
 
+def _currencies(rows: list[stats.TableDay], consolidate: bool) -> tuple[dict[str, list[stats.TableDay]],
+                                                                         list[stats.TableDay] | None]:
+    """The rows per currency; ``consolidate``: all in the house currency
+    (``LEDGER_HOUSE_CURRENCY``) at each gaming day's rate (:mod:`ledger.fx`), and apart
+    the table-days of a currency with no rate that day (None when not consolidating)."""
+    if not consolidate:
+        return _by_currency(rows), None
+    from django.conf import settings
+
+    house = settings.LEDGER_HOUSE_CURRENCY
+    inside, missing = stats.consolidated(rows, house, fx.rates())
+    return ({house: inside} if inside else {}), missing
+
+
+def _no_rate(missing: list[stats.TableDay] | None, by: tuple[str, ...], key: tuple[object, ...]) -> dict[str, Any]:
+    """The table-days of a group left out of a consolidation for want of a rate: how many
+    and which (None where the report is not consolidated)."""
+    if missing is None:
+        return {"no_rate": None, "no_rate_days": None}
+    rows = [r for r in missing if tuple(getattr(r, name) for name in by) == key]
+    groups: dict[tuple[str, str], list[date]] = {}
+    for r in rows:
+        groups.setdefault((r.table, r.currency), []).append(r.gaming_day)
+    text = "; ".join(
+        f"{table} {days[0].isoformat() if len(days) == 1 else f'{len(days)} days, {min(days)} to {max(days)}'} "
+        f"({currency}: no rate)" for (table, currency), days in sorted(groups.items()))
+    return {"no_rate": len(rows), "no_rate_days": text}
+
+
+def _unconverted_rows(missing: list[stats.TableDay] | None, name: str, listed: set[object]) -> list[dict[str, Any]]:
+    """A row for each group a consolidation left wholly out (every table-day of it without
+    a rate): no figures, only what is missing - so no group vanishes from the report."""
+    if not missing:
+        return []
+    from django.conf import settings
+
+    out = []
+    for key in sorted({getattr(row, name) for row in missing} - listed, key=str):
+        out.append({name: key.isoformat() if isinstance(key, date) else key, "currency": settings.LEDGER_HOUSE_CURRENCY,
+                    **_no_rate(missing, (name,), (key,))})
+    return out
+
+
+# a consolidated report's table-days left out for want of a day's rate (ledger.fx)
+NO_RATE = (Column("no_rate", "no rate", "int", screen=False), Column("no_rate_days", "no rate of the day", screen=False))
+
+
 def _totals(totals: stats.Totals) -> dict[str, Any]:
     interval = totals.interval()
     return {
@@ -137,7 +184,7 @@ STAT_COLUMNS = (
     *HOLD_BASIS, *ROUNDS_BASIS, Column("theoretical_win", "theoretical win", "signed"),
     Column("theoretical_hold", "theor. hold", "rate"), Column("before_drop", "prior-year drop", "money"),
     Column("before_win", "prior-year chip-count win", "signed"), Column("before_hold", "prior-year hold", "rate"),
-    Column("before_left_out", "prior-year days left out", "int", screen=False),
+    Column("before_left_out", "prior-year days left out", "int", screen=False), *NO_RATE,
     Column("drop_change", "drop change", "signed", screen=False), Column("win_change", "win change", "signed"),
     Column("hold_change_bp", "hold change (bp)", "int"),
 )
@@ -162,6 +209,14 @@ def _compared_total(currency: str, rows: list[stats.TableDay], span: stats.Perio
             "win_change": c.win_change, "hold_change_bp": c.hold_change_bp}
 
 
+def _in_house(consolidate: bool) -> str:
+    if not consolidate:
+        return ""
+    from django.conf import settings
+
+    return f", in {settings.LEDGER_HOUSE_CURRENCY} at each day's rate"
+
+
 def _period(period: str, as_of: date | None, day_from: date | None, day_to: date | None) -> stats.Period:
     if period not in PERIODS:
         raise ReportError(f"period {period!r}: expected one of {', '.join(PERIODS)}")
@@ -178,9 +233,10 @@ def _period(period: str, as_of: date | None, day_from: date | None, day_to: date
 
 def statistics(*, group: str = "table", period: str = "day", day: date | None = None, day_from: date | None = None,
                day_to: date | None = None, table: str | None = None, game: str | None = None,
-               pit: str | None = None) -> Report:
+               pit: str | None = None, consolidate: bool = False) -> Report:
     """Per group, the period's drop, win, hold and theoretical win and hold, beside the
-    same period a year before (29 February becomes the 28th)."""
+    same period a year before (29 February becomes the 28th). ``consolidate``: every
+    table-day in the house currency at its day's rate, those without one named apart."""
     by = _dimension(group)
     span = _period(period, day, day_from, day_to)
     before = span.year_before()
@@ -192,12 +248,14 @@ def statistics(*, group: str = "table", period: str = "day", day: date | None = 
         periods += selectors.reconciliations(day_from=window.start, day_to=window.end, shifts=by_shift,
                                              **_filters(table, game, pit))
     rows, totals = [], []
-    for currency, group_rows in _by_currency(stat_rows(periods)).items():
+    groups, missing = _currencies(stat_rows(periods), consolidate)
+    for currency, group_rows in groups.items():
         if by:  # the casino's is its own row
             totals.append(_compared_total(currency, group_rows, span, by))
         for c in stats.compare(group_rows, span, by):
             key = c.key[: len(by) - 1] if by_shift else c.key
-            now, was = _totals(c.now), _totals(c.before)
+            now, was = {**_totals(c.now), **_no_rate(stats.within(missing, span) if missing is not None else None,
+                                                     by, c.key)}, _totals(c.before)
             rows.append({
                 "group": "casino" if group == "casino" else str(key[0]), "shift": c.key[-1] if by_shift else None,
                 "period": span.name, "start": span.start.isoformat(), "end": span.end.isoformat(), "currency": currency,
@@ -208,34 +266,37 @@ def statistics(*, group: str = "table", period: str = "day", day: date | None = 
     when = {"shift": f"by shift, gaming day {span.start.isoformat()}", "day": f"gaming day {span.start.isoformat()}",
             "mtd": f"month to date, {span.start.isoformat()} to {span.end.isoformat()}",
             "ytd": f"year to date, {span.start.isoformat()} to {span.end.isoformat()}", "range": span.name}[period]
-    return Report("statistics", f"Drop, win and hold by {group}, {when}, beside a year before", STAT_COLUMNS, rows,
-                  {"group": group, "period": period, "day": day, "from": span.start, "to": span.end,
-                   "table": table, "game": game, "pit": pit}, totals)
+    return Report("statistics", f"Drop, win and hold by {group}, {when}, beside a year before{_in_house(consolidate)}",
+                  STAT_COLUMNS, rows, {"group": group, "period": period, "day": day, "from": span.start, "to": span.end,
+                                       "table": table, "game": game, "pit": pit, "consolidate": consolidate}, totals)
 
 
 HOLD_COLUMNS = (
     Column("table", "table"), Column("pit", "pit"), Column("game", "game"), Column("currency", "currency"),
     Column("periods", "days", "int"), *HOLD_BASIS, Column("theoretical_hold", "theor. hold", "rate"),
-    *ROUNDS_BASIS, Column("theoretical_win", "theoretical win", "signed"),
+    *ROUNDS_BASIS, Column("theoretical_win", "theoretical win", "signed"), *NO_RATE,
 )
 
 
 def hold(*, day_from: date, day_to: date, table: str | None = None, game: str | None = None,
-         pit: str | None = None) -> Report:
+         pit: str | None = None, consolidate: bool = False) -> Report:
     """Per table over the days ``day_from`` to ``day_to``: drop, chip-count win, hold and
     theoretical hold over the complete table-days (the others listed as left out), and the
     house result, handle and theoretical win of every day's rounds."""
     span = _period("range", None, day_from, day_to)
     periods = list(selectors.reconciliations(day_from=span.start, day_to=span.end, **_filters(table, game, pit)))
     rows, totals = [], []
-    for currency, group_rows in _by_currency(stat_rows(periods)).items():
+    groups, missing = _currencies(stat_rows(periods), consolidate)
+    for currency, group_rows in groups.items():
         for (name,), sums in stats.aggregate(group_rows, ("table",)).items():
             first = next(r for r in group_rows if r.table == name)
             rows.append({"table": name, "pit": first.pit, "game": first.game, "currency": currency,
-                         **_totals(sums)})
+                         **_totals(sums), **_no_rate(missing, ("table",), (name,))})
         totals.append(_total_row("table", currency, group_rows))
-    return Report("hold", f"Hold by table, {span.name}", HOLD_COLUMNS, rows,
-                  {"from": day_from, "to": day_to, "table": table, "game": game, "pit": pit}, totals)
+    rows += _unconverted_rows(missing, "table", {row["table"] for row in rows})
+    return Report("hold", f"Hold by table, {span.name}{_in_house(consolidate)}", HOLD_COLUMNS, rows,
+                  {"from": day_from, "to": day_to, "table": table, "game": game, "pit": pit,
+                   "consolidate": consolidate}, totals)
 
 
 DAILY_COLUMNS = (
@@ -243,24 +304,28 @@ DAILY_COLUMNS = (
     *HOLD_BASIS, *ROUNDS_BASIS,
     Column("theoretical_win", "theoretical win", "signed"), Column("theoretical_sd", "SD", "money"),
     Column("interval_low", "95% from", "signed"), Column("interval_high", "95% to", "signed"),
-    Column("inside", "inside"),
+    Column("inside", "inside"), *NO_RATE,
 )
 
 
 def daily(*, day_from: date, day_to: date, table: str | None = None, game: str | None = None,
-          pit: str | None = None) -> Report:
+          pit: str | None = None, consolidate: bool = False) -> Report:
     """Per gaming day (the tables selected together): the hold of the complete table-days,
     and the house result of every table's rounds against their theoretical win and its
     95% interval (none where the game's variance is not known)."""
     span = _period("range", None, day_from, day_to)
     periods = list(selectors.reconciliations(day_from=span.start, day_to=span.end, **_filters(table, game, pit)))
     rows, totals = [], []
-    for currency, group_rows in _by_currency(stat_rows(periods)).items():
+    groups, missing = _currencies(stat_rows(periods), consolidate)
+    for currency, group_rows in groups.items():
         for (day,), sums in stats.aggregate(group_rows, ("gaming_day",)).items():
-            rows.append({"gaming_day": day.isoformat(), "currency": currency, **_totals(sums)})
+            rows.append({"gaming_day": day.isoformat(), "currency": currency, **_totals(sums),
+                         **_no_rate(missing, ("gaming_day",), (day,))})
         totals.append(_total_row("gaming_day", currency, group_rows))
-    return Report("daily", f"House result against theoretical win by gaming day, {span.name}", DAILY_COLUMNS, rows,
-                  {"from": day_from, "to": day_to, "table": table, "game": game, "pit": pit}, totals)
+    rows += _unconverted_rows(missing, "gaming_day", {date.fromisoformat(row["gaming_day"]) for row in rows})
+    return Report("daily", f"House result against theoretical win by gaming day, {span.name}{_in_house(consolidate)}",
+                  DAILY_COLUMNS, rows, {"from": day_from, "to": day_to, "table": table, "game": game, "pit": pit,
+                                        "consolidate": consolidate}, totals)
 
 
 DROP_COLUMNS = (

@@ -18,14 +18,17 @@ decides anything: ``value`` is inside ``mean +- z * sd`` exactly when
 """
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from fractions import Fraction
 
 # the rates' formatters live with money's (one of each); the ledger reads them here too
-from audit.record.money import basis_points, percent  # noqa: F401 - percent re-exported
+from audit.record.money import basis_points, minor_unit_digits, percent  # noqa: F401 - percent re-exported
+
+from .figures import convert
 
 Z95 = Fraction(196, 100)  # the two-sided 95% point of the normal distribution
 
@@ -345,6 +348,42 @@ def left_out_text(rows: Sequence[TableDay]) -> str:
         when = days[0].isoformat() if len(days) == 1 else f"{len(days)} days, {days[0].isoformat()} to {days[-1].isoformat()}"
         parts.append(f"{where} {when} ({why})")
     return "; ".join(parts)
+
+
+def converted(row: TableDay, into: str, rate: Fraction) -> TableDay:
+    """``row`` in currency ``into`` at ``rate`` (units of ``into`` per unit of its own):
+    each amount converted and rounded to a minor unit (:func:`.figures.convert`), the
+    theoretical win and its variance exactly."""
+    scale = rate * Fraction(10) ** (minor_unit_digits(into) - minor_unit_digits(row.currency))
+
+    def money(amount: int | None) -> int | None:
+        return None if amount is None else convert(amount, row.currency, into, rate)
+
+    return dataclasses.replace(
+        row, currency=into, drop=money(row.drop), chip_win=money(row.chip_win),
+        house_result=convert(row.house_result, row.currency, into, rate), handle=convert(row.handle, row.currency, into, rate),
+        theoretical=None if row.theoretical is None else row.theoretical * scale,
+        theoretical_variance=None if row.theoretical_variance is None else row.theoretical_variance * scale * scale,
+    )
+
+
+def consolidated(rows: Iterable[TableDay], house: str,
+                 rates: Mapping[tuple[str, str, str], Fraction]) -> tuple[list[TableDay], list[TableDay]]:
+    """``rows`` in the house currency: each of another currency converted at the rate of
+    its gaming day (``rates``: (day, currency, house) -> rate); those with no rate that day
+    apart, never added at a guessed one. Returns (in the house currency, without a rate)."""
+    out: list[TableDay] = []
+    missing: list[TableDay] = []
+    for row in rows:
+        if row.currency == house:
+            out.append(row)
+            continue
+        rate = rates.get((row.gaming_day.isoformat(), row.currency, house))
+        if rate is None:
+            missing.append(row)
+        else:
+            out.append(converted(row, house, rate))
+    return out, missing
 
 
 DIMENSIONS = ("table", "game", "pit", "shift", "gaming_day", "month", "year")

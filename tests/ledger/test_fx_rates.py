@@ -147,3 +147,56 @@ def test_a_later_rate_in_the_fold_is_read_between_events() -> None:
     books = state.books()
     assert [f.kind for f in books.findings] == ["currency_mismatch"]
     assert books.day(DAY).buyins_cash == 9_215 and len(books.conversions) == 1
+
+
+@pytest.mark.django_db
+def test_reports_consolidated_in_the_house_currency_at_each_day_s_rate(settings, fake_game) -> None:
+    """BJ-01 (EUR) is the worked example: drop 9,000.00, chip-count win 4,000.00. BJ-CZ
+    (CZK) on the same day: opener 30,000.00, a buy-in of 25,000.00, the house loses
+    2,500.00, closer 2,500.00 - drop CZK 25,000.00, win CZK -2,500.00; at 1/25 (CZK 25 to
+    EUR 1) EUR 1,000.00 and EUR -100.00. Consolidated: drop 10,000.00, win 3,900.00, hold
+    39.0%. BJ-CZ's next day has no rate: counted and named apart, never added."""
+    from ledger import reports
+    from ledger.books.stats import percent
+
+    from .helpers import worked_example
+
+    settings.PROJECT_ON_APPEND = False
+    eur = worked_example()
+    czk = Table("BJ-CZ", currency="CZK")
+    czk.open()
+    czk.count("opening", {50_000: 60})
+    czk.buyin(2_500_000)
+    czk.play((250_000, 250_000))
+    czk.count("closing", {50_000: 5})
+    czk.close()
+    czk.drop(2_500_000)
+    czk.open("2026-11-30")
+    czk.count("opening", {50_000: 5}, day="2026-11-30")
+    czk.count("closing", {50_000: 5}, day="2026-11-30")
+    czk.close("2026-11-30")
+    czk.drop(0, day="2026-11-30")
+    for t in (eur, czk):
+        fake_game.record(t.code, t.events)
+        append(t.code, t.events)
+    catch_up("ledger.books")
+    root = get_user_model().objects.create_superuser("root", "root@example.com", "x")
+    fx.fx_rate_set(gaming_day=date(2026, 11, 29), currency="CZK", rate=Fraction(1, 25), user=root)
+
+    apart = {r["currency"]: r for r in reports.hold(day_from=date(2026, 11, 29), day_to=date(2026, 11, 30)).rows}
+    assert set(apart) == {"EUR", "CZK"} and apart["CZK"]["no_rate"] is None  # not consolidated: each apart
+
+    made = reports.hold(day_from=date(2026, 11, 29), day_to=date(2026, 11, 30), consolidate=True)
+    rows = {r["table"]: r for r in made.rows}
+    assert (rows["BJ-01"]["drop"], rows["BJ-01"]["win"]) == (900_000, 400_000)
+    assert (rows["BJ-CZ"]["currency"], rows["BJ-CZ"]["drop"], rows["BJ-CZ"]["win"]) == ("EUR", 100_000, -10_000)
+    assert (rows["BJ-CZ"]["no_rate"], rows["BJ-CZ"]["no_rate_days"]) == (1, "BJ-CZ 2026-11-30 (CZK: no rate)")
+    assert "in EUR at each day's rate" in made.title
+    [casino] = reports.statistics(group="casino", period="range", day_from=date(2026, 11, 29),
+                                  day_to=date(2026, 11, 30), consolidate=True).rows
+    assert (casino["currency"], casino["drop"], casino["win"], percent(casino["hold"])) == (
+        "EUR", 1_000_000, 390_000, "39.0%")
+    assert casino["no_rate"] == 1
+    daily = {r["gaming_day"]: r for r in reports.daily(day_from=date(2026, 11, 29), day_to=date(2026, 11, 30),
+                                                        consolidate=True).rows}
+    assert daily["2026-11-30"]["no_rate_days"] == "BJ-CZ 2026-11-30 (CZK: no rate)"

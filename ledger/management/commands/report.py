@@ -34,6 +34,8 @@ class Command(BaseCommand):
         parser.add_argument("--pit", help="one pit")
         parser.add_argument("--shift", help="master-game: a shift's label, or all (default: the whole day)")
         parser.add_argument("--csv", action="store_true", help="CSV instead of a table")
+        parser.add_argument("--consolidate", action="store_true",
+                            help="statistics, hold, daily: every table-day in the house currency at its day's rate")
 
     def handle(self, *args, report, csv=False, **options):
         days = {name: _day(options[name], name) for name in ("day_from", "day_to", "day")}
@@ -41,7 +43,8 @@ class Command(BaseCommand):
         try:
             if report == "statistics":
                 made = reports.statistics(group=options["group"], period=options["period"], day=days["day"],
-                                          day_from=days["day_from"], day_to=days["day_to"], **filters)
+                                          day_from=days["day_from"], day_to=days["day_to"],
+                                          consolidate=options["consolidate"], **filters)
             elif report == "master-game":
                 if days["day"] is None:
                     raise CommandError("report master-game needs --day (YYYY-MM-DD)", returncode=2)
@@ -49,7 +52,8 @@ class Command(BaseCommand):
             elif report in ("hold", "daily", "drop"):
                 if days["day_from"] is None or days["day_to"] is None:
                     raise CommandError(f"report {report} needs --from and --to (YYYY-MM-DD)", returncode=2)
-                made = getattr(reports, report)(day_from=days["day_from"], day_to=days["day_to"], **filters)
+                more = {"consolidate": True} if options["consolidate"] and report != "drop" else {}
+                made = getattr(reports, report)(day_from=days["day_from"], day_to=days["day_to"], **more, **filters)
             else:
                 raise CommandError(f"{report!r}: no such report (hold, statistics, daily, drop, master-game)",
                                    returncode=2)
@@ -76,6 +80,11 @@ class Command(BaseCommand):
                 name = made.display(row, label) if label else ""
                 days = row["left_out_days"]
                 self.stdout.write(f"  {name + ': ' if name and not days.startswith(name) else ''}{days}")
+        unconverted = [row for row in made.rows if row.get("no_rate_days")]
+        if unconverted:
+            self.stdout.write("Not in the house currency (no rate of the day):")
+            for row in unconverted:
+                self.stdout.write(f"  {row['no_rate_days']}")
 
 
 def _day(text: str | None, name: str) -> date | None:
