@@ -20,6 +20,7 @@ and a sign-off is an event. Money is shown by the one formatter.
 """
 from __future__ import annotations
 
+import math
 import re
 from datetime import date, timedelta
 from fractions import Fraction
@@ -421,6 +422,20 @@ def _chips(chips: dict[str, int] | None, currency: str) -> str:
     return ", ".join(f"{n} x {format_money(int(d), currency)}" for d, n in sorted(chips.items(), key=lambda i: -int(i[0])))
 
 
+def _rate_text(rate: str) -> str:
+    """An exact rate as a person reads it: ``1843/2000`` -> ``0.9215``; a rate with no
+    finite decimal keeps its fraction beside eight decimals (``1/3 (0.33333333)``)."""
+    value = Fraction(rate)
+    denominator = value.denominator
+    for prime in (2, 5):
+        while denominator % prime == 0:
+            denominator //= prime
+    places = 8
+    scaled = value * 10**places
+    text = f"{math.floor(scaled) // 10**places}.{math.floor(scaled) % 10**places:0{places}d}".rstrip("0").rstrip(".")
+    return text if denominator == 1 else f"{rate} ({text})"
+
+
 def review_context(detail: selectors.DayDetail) -> dict[str, Any]:
     """What the reconciliation page shows, shaped from :func:`selectors.day_detail`."""
     row = detail.day
@@ -453,9 +468,16 @@ def review_context(detail: selectors.DayDetail) -> dict[str, Any]:
     return {
         "detail": detail, "table": table, "day": row.gaming_day, "currency": c, "whole": period_context(row),
         "shifts": [period_context(s) for s in detail.shifts], "slips": slips, "counts": counts, "drops": drops,
-        "markers": [{"marker": mk, "amount": _money(mk.amount, c, signed=False),
-                     "redeemed": _money(mk.redeemed, c, signed=False),
-                     "outstanding": _money(mk.amount - mk.redeemed, c, signed=False)} for mk in detail.markers],
+        # a marker in its own currency (a foreign one's is named by currency_mismatch or converted)
+        "markers": [{"marker": mk, "amount": _money(mk.amount, mk.currency or c, signed=False),
+                     "redeemed": _money(mk.redeemed, mk.currency or c, signed=False),
+                     "outstanding": _money(mk.amount - mk.redeemed, mk.currency or c, signed=False)}
+                    for mk in detail.markers],
+        # amounts recorded in a foreign currency, booked at the day's rate: both amounts
+        "conversions": [{"what": x["what"], "shift": x.get("shift") or "-",
+                         "recorded": _money(x["amount"], x["currency"], signed=False),
+                         "rate": f"1 {x['currency']} = {_rate_text(x['rate'])} {c}",
+                         "booked": _money(x["booked"], c, signed=False)} for x in row.conversions],
         "findings": findings, "signoff": signed,
         "signed": signed is not None and signed.status == m.SignOff.Status.SIGNED,
         "state_text": selectors.state_text(row), "state_badge": STATE_BADGE.get(row.state, "quiet"),
