@@ -136,6 +136,9 @@ class Report:
                 if c.kind == "amount":
                     line.append(_number(value, row))
                     continue
+                if c.kind in ("text", "int"):  # as display() gives them: the value, or nothing
+                    line.append("" if value is None else value)
+                    continue
                 line.append(show(row, c))
                 if c.kind in MONEY_KINDS:
                     line += [_number(value, row), "" if value is None else value]

@@ -12,7 +12,7 @@ Thin: the reports are built by their modules; this shapes them for the template
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from functools import partial
 from typing import Any
@@ -192,8 +192,9 @@ JOURNAL_ON_SCREEN = 400  # lines; the CSV has every one
 
 def _general_ledger_page(p: Parameters) -> tuple[list[Report], list[dict[str, Any]], dict[str, Any]]:
     balance = general_ledger.trial_balance(day=p.day, table=p.table)
-    lines = general_ledger.journal(day=p.day, table=p.table)
-    found = general_ledger.agreement(day=p.day, table=p.table)
+    folds = general_ledger.folded(day=p.day, table=p.table)
+    lines = general_ledger.journal(day=p.day, folds=folds)
+    found = general_ledger.agreement(day=p.day, folds=folds)
     notes = []
     if not balance.rows:
         notes.append(("", f"No table-day of {p.day.isoformat()} on record."))
@@ -205,11 +206,10 @@ def _general_ledger_page(p: Parameters) -> tuple[list[Report], list[dict[str, An
             differ = "; ".join(f"{a}: journal {j}, stored {s} (minor units)" for a, (j, s) in accounts.items())
             notes.append(("bad", f"{table_code}: the journal and the stored trial balance differ - {differ}. "
                           + "The ledger's read models may be behind the record: run manage.py reconcile."))
-    shown = table(lines)
-    if len(shown["rows"]) > JOURNAL_ON_SCREEN:
-        notes.append(("", f"The journal has {len(shown['rows']):,} lines; the first {JOURNAL_ON_SCREEN} are "
+    if len(lines.rows) > JOURNAL_ON_SCREEN:
+        notes.append(("", f"The journal has {len(lines.rows):,} lines; the first {JOURNAL_ON_SCREEN} are "
                       + "shown (choose a table, or take the CSV, for every line)."))
-        shown["rows"] = shown["rows"][:JOURNAL_ON_SCREEN]
+    shown = table(replace(lines, rows=lines.rows[:JOURNAL_ON_SCREEN]))
     return [balance, lines], [table(balance), shown], {"notes": notes}
 
 

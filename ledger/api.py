@@ -10,6 +10,7 @@ signing off and reopening ``ledger.sign_off``; setting a day's exchange rate
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 from typing import Any
 
@@ -606,39 +607,38 @@ class GeneralLedgerQuery(StrictQuery):
     table = serializers.RegexField(rf"^{STREAM_REGEX}$", required=False, help_text="one table's code")
 
 
-class _GeneralLedgerView(_ReportView):
-    make: Any = None
-
-    def get(self, request: Request) -> Response:
-        p = query(GeneralLedgerQuery, request)
-        response = self.answer(request, type(self).make, day=p["day"], table=p.get("table"))
-        if not _csv(request):
-            found = general_ledger.agreement(day=p["day"], table=p.get("table"))
-            response.data["agreement"] = {"agrees": found.agrees, "differences": {
-                table: {account: {"journal": j, "stored": s} for account, (j, s) in accounts.items()}
-                for table, accounts in found.differences.items()}}
-        return response
-
-
-class JournalView(_GeneralLedgerView):
-    make = staticmethod(general_ledger.journal)
-
+class JournalView(_ReportView):
     @_report_schema("ledger_general_ledger_journal",
                     "The general ledger export of a gaming day: one line per journal line (gaming day, table, "
-                    "shift, entry, line, account, debit, credit in currency units, currency, memo, event); JSON "
-                    "adds agreement: whether it sums to the stored trial balance", GeneralLedgerQuery)
+                    "shift, entry, line, account, debit, credit in currency units, currency, memo, event). The CSV "
+                    "has every line; JSON a page of them (page, page_size; count, next, previous) with the "
+                    "totals, and agreement: whether the journal sums to the stored trial balance",
+                    GeneralLedgerQuery)
     def get(self, request: Request) -> Response:
-        return super().get(request)
+        p = query(GeneralLedgerQuery, request)
+        folds = general_ledger.folded(day=p["day"], table=p.get("table"))
+        report = general_ledger.journal(day=p["day"], table=p.get("table"), folds=folds)
+        if _csv(request):
+            return Response(report.as_csv(), content_type="text/csv")
+        pages = Pages()
+        rows = pages.paginate_queryset(report.rows, request, view=self) or []
+        found = general_ledger.agreement(day=p["day"], folds=folds)
+        return Response({
+            **replace(report, rows=list(rows)).as_json(), "count": len(report.rows),
+            "next": pages.get_next_link(), "previous": pages.get_previous_link(),
+            "agreement": {"agrees": found.agrees, "differences": {
+                table: {account: {"journal": j, "stored": s} for account, (j, s) in accounts.items()}
+                for table, accounts in found.differences.items()}},
+        })
 
 
-class TrialBalanceView(_GeneralLedgerView):
-    make = staticmethod(general_ledger.trial_balance)
-
+class TrialBalanceView(_ReportView):
     @_report_schema("ledger_general_ledger_trial_balance",
                     "The trial balance of a gaming day: each account's debit or credit in currency units, debits "
                     "equal to credits per currency", GeneralLedgerQuery)
     def get(self, request: Request) -> Response:
-        return super().get(request)
+        p = query(GeneralLedgerQuery, request)
+        return self.answer(request, general_ledger.trial_balance, day=p["day"], table=p.get("table"))
 
 
 # --- slip books and the slip sequence --------------------------------------------------------

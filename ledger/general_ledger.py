@@ -9,6 +9,9 @@ entries would be rewritten with every batch). So the journal is folded again fro
 record: each table's stream from the ``table.opened`` of the day before (the trays'
 balances come from there, as the ledger's own fold starts) to its head - a drop posted, a
 correction recorded days later still belongs to its day - and the entries of the day kept.
+After the day's last event (the next ``table.opened``) only the kinds that can still post
+into it are read (:data:`LATE_TYPES`), so a day long past costs its own events, not the
+months since.
 The same events give the same lines, in the same order, with the same ids: an entry is
 named by its event and its place among that event's entries (``<event id>.<n>``), which a
 later event never changes. :func:`agreement` compares the journal with the trial balance
@@ -24,7 +27,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
 
 from audit.reading import stream_events
 from audit.record.corrections import struck_events
@@ -50,6 +52,14 @@ BALANCE_COLUMNS = (
 )
 
 
+# after a day has ended, the events that can still post into it - its drop counted and
+# posted, a correction of its bets - and those that say where the fold stands (a later
+# day's opening and counts, so nothing later is taken for the day). Every other kind
+# posts into the day it is recorded in.
+LATE_TYPES = ("table.opened", "table.closed", "inventory.counted", "drop.removed", "drop.counted", "drop.posted",
+              "correction.recorded")
+
+
 @dataclass(frozen=True)
 class TableJournal:
     table: str
@@ -64,11 +74,15 @@ def table_journal(*, table: str, day: date) -> TableJournal:
     opened = projection.openings(table)
     index = next((i for i, (_, d) in enumerate(opened) if d == text), None)
     start = 1 if not index else opened[index - 1][0]
+    after = opened[index + 1][0] if index is not None and index + 1 < len(opened) else None
     head, _ = stream_head(table)
+    reads = [(start, head, projection.TYPES)] if after is None else [
+        (start, after - 1, projection.TYPES), (after, head, LATE_TYPES)]
     events = []
-    for event in stream_events(table, start, head, types=projection.TYPES):
-        event["stream"] = table
-        events.append(event)
+    for low, high, types in reads:
+        for event in stream_events(table, low, high, types=types):
+            event["stream"] = table
+            events.append(event)
     fold = Fold(plan=config.shift_plan(), struck=struck_events(events))
     for event in events:
         fold.apply(event)
@@ -81,12 +95,21 @@ def _tables(day: date, table: str | None) -> list[m.Reconciliation]:
     return list(selectors.reconciliations(day=day, table=table))
 
 
-def journal(*, day: date, table: str | None = None) -> Report:
+Folded = list[tuple[m.Reconciliation, TableJournal]]
+
+
+def folded(*, day: date, table: str | None = None) -> Folded:
+    """Each table-day of ``day`` with its journal folded again: what :func:`journal` and
+    :func:`agreement` read (a caller that wants both folds once)."""
+    return [(period, table_journal(table=period.table.stream, day=day)) for period in _tables(day, table)]
+
+
+def journal(*, day: date, table: str | None = None, folds: Folded | None = None) -> Report:
     """The day's journal: one line per line of every entry, table by table in the order
-    the books posted them; debits and credits in currency units, totals per currency."""
+    the books posted them; debits and credits in currency units, totals per currency.
+    ``folds``: the table-days folded already (:func:`folded`)."""
     rows = []
-    for period in _tables(day, table):
-        found = table_journal(table=period.table.stream, day=day)
+    for _, found in folds if folds is not None else folded(day=day, table=table):
         seen: dict[str, int] = {}
         for entry in found.entries:
             key = entry.event or "-"
@@ -145,30 +168,20 @@ class Agreement:
         return not self.differences
 
 
-def agreement(*, day: date, table: str | None = None) -> Agreement:
+def agreement(*, day: date, table: str | None = None, folds: Folded | None = None) -> Agreement:
     """Whether each table's journal of ``day`` sums, account by account, to the day's trial
     balance the ledger stored. They differ when the ledger's read models are behind the
     record (they follow the feed), or were built from other events."""
     out: dict[str, dict[str, tuple[int, int]]] = {}
-    for period in _tables(day, table):
-        found = table_journal(table=period.table.stream, day=day)
-        folded: dict[str, int] = {}
+    for period, found in folds if folds is not None else folded(day=day, table=table):
+        sums: dict[str, int] = {}
         for entry in found.entries:
             for line in entry.lines:
-                folded[line.account] = folded.get(line.account, 0) + line.amount
-        accounts = set(folded) | set(period.trial_balance)
-        differ = {a: (folded.get(a, 0), period.trial_balance.get(a, 0)) for a in sorted(accounts)
-                  if folded.get(a, 0) != period.trial_balance.get(a, 0)}
+                sums[line.account] = sums.get(line.account, 0) + line.amount
+        accounts = set(sums) | set(period.trial_balance)
+        differ = {a: (sums.get(a, 0), period.trial_balance.get(a, 0)) for a in sorted(accounts)
+                  if sums.get(a, 0) != period.trial_balance.get(a, 0)}
         if differ:
             out[period.table.stream] = differ
     return Agreement(out)
 
-
-def summary(report: Report) -> dict[str, Any]:
-    """Lines and entries of a journal, per currency (for the screen's heading)."""
-    out: dict[str, Any] = {}
-    for row in report.rows:
-        mine = out.setdefault(row["currency"], {"lines": 0, "entries": set()})
-        mine["lines"] += 1
-        mine["entries"].add(row["entry"])
-    return {c: {"lines": v["lines"], "entries": len(v["entries"])} for c, v in out.items()}

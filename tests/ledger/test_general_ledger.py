@@ -14,8 +14,9 @@ import pytest
 
 from audit.subscribers import catch_up
 from ledger import models as m
-from ledger.general_ledger import agreement, journal, trial_balance
+from ledger.general_ledger import agreement, journal, table_journal, trial_balance
 from tests.back_office.helpers import append
+from tests.commands import run_command
 
 from .helpers import DAY, Table, worked_example
 
@@ -175,6 +176,10 @@ def test_over_rest(example, client, django_user_model) -> None:
     body = client.get("/api/ledger/general-ledger/journal", {"day": DAY}).json()
     assert body["agreement"] == {"agrees": True, "differences": {}}
     assert body["rows"][0]["display"]["debit"] == "EUR 20,000.00" and body["rows"][0]["display"]["credit"] == ""
+    assert (body["count"], len(body["rows"]), body["totals"][0]["debit"]) == (31, 31, 7_900_000)
+    page = client.get("/api/ledger/general-ledger/journal", {"day": DAY, "page_size": 10, "page": 4}).json()
+    assert (page["count"], len(page["rows"]), page["next"]) == (31, 1, None)
+    assert page["rows"][0]["memo"] == "drop posted" and page["totals"] == body["totals"]
     text = client.get("/api/ledger/general-ledger/journal", {"day": DAY, "format": "csv"}).content.decode()
     assert text == journal(day=THE_DAY).as_csv()
     balance = client.get("/api/ledger/general-ledger/trial-balance", {"day": DAY, "table": "BJ-01"}).json()
@@ -183,3 +188,53 @@ def test_over_rest(example, client, django_user_model) -> None:
                        ({"day": DAY, "page": "x", "colour": "red"}, "colour")):
         answer = client.get("/api/ledger/general-ledger/journal", bad)
         assert answer.status_code == 400 and field in answer.json()["errors"], (bad, answer.content)
+
+
+def test_the_command_writes_the_export(example) -> None:
+    code, out, err = run_command("report", "journal", "--day", DAY, "--csv")
+    assert code == 0, err
+    assert out == journal(day=THE_DAY).as_csv()
+    code, out, _ = run_command("report", "trial-balance", "--day", DAY)
+    assert code == 0 and out.splitlines()[-1].split() == ["total", "EUR", "EUR", "23,000.00", "EUR", "23,000.00"]
+    for args, says in ((("journal",), "needs --day"), (("journal", "--day", "29/11"), "--day '29/11'"),
+                       (("slip-sequence", "--kind", "chips"), "--kind 'chips'"), (("ledgers",), "no such report")):
+        code, _, err = run_command("report", *args)
+        assert code == 2 and says in err and len(err.strip().splitlines()) == 1, (args, err)
+
+
+def test_a_day_long_past_folds_to_the_same_lines_as_the_whole_stream(fake_game) -> None:
+    """After the day, only what can still post into it is read: the worked example, a busy
+    next day (buy-ins, rounds, a fill, a marker, its drop), a correction of the first day's
+    round recorded on the third day, then more play. The first day's journal is the
+    entries a fold of the whole stream gives for it (ledger.books.fold over every event),
+    the correction's entry among them, and it agrees with the stored trial balance."""
+    from audit.reading import stream_events
+    from ledger.books import fold
+
+    t = worked_example()
+    t.open("2026-11-30")
+    t.count("opening", {100_000: 18}, day="2026-11-30")
+    t.buyin(300_000)
+    t.play((100_000, 100_000), (50_000, -50_000))
+    t.fill("F-2", {100_000: 1})
+    t.marker("M-2", 200_000)
+    t.count("closing", {100_000: 14, 50_000: 1}, day="2026-11-30")
+    t.close("2026-11-30")
+    t.drop(300_000, markers=200_000, day="2026-11-30")
+    t.open("2026-12-01")
+    t.correct(1, "r1-b2", 150_000)
+    t.count("opening", {100_000: 14, 50_000: 1}, day="2026-12-01")
+    t.buyin(100_000)
+    t.play((100_000, -100_000))
+    fake_game.record(t.code, t.events)
+    append(t.code, t.events)
+    catch_up("ledger.books")
+    whole = fold(list(stream_events("BJ-01", 1, len(t.events))), final=False)
+    for day in ("2026-11-29", "2026-11-30"):
+        reference = [(e.memo, e.shift, e.event, e.lines) for e in whole.entries if e.gaming_day == day]
+        folded = table_journal(table="BJ-01", day=date.fromisoformat(day))
+        got = [(e.memo, e.shift, e.event, e.lines) for e in folded.entries]
+        assert got == reference, day
+        assert agreement(day=date.fromisoformat(day)).agrees, day
+    first = [e.memo for e in table_journal(table="BJ-01", day=THE_DAY).entries]
+    assert first[-1] == "correct r1-b2 (win)" and len(first) == 15  # the 14 entries of the day, then it

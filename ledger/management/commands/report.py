@@ -4,7 +4,22 @@ from datetime import date
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ledger import master_game, reports
+from audit.reports import TOTAL
+from ledger import general_ledger, master_game, receivables, reports, slip_sequence
+
+# the reports of one day (--day), and how each is made: (day, --from, the options)
+AS_OF = {
+    "master-game": lambda day, _, o: master_game.master_game(day=day, shift=o["shift"], table=o["table"],
+                                                             game=o["game"], pit=o["pit"]),
+    "marker-aging": lambda day, _, o: receivables.marker_aging(day=day, table=o["table"], pit=o["pit"])[0],
+    "markers": lambda day, _, o: receivables.marker_aging(day=day, table=o["table"], pit=o["pit"],
+                                                          outstanding_only=not o["every"])[1],
+    "chips-outstanding": lambda day, since, o: receivables.chips_outstanding(day=day, day_from=since,
+                                                                             table=o["table"], pit=o["pit"]),
+    "journal": lambda day, _, o: general_ledger.journal(day=day, table=o["table"]),
+    "trial-balance": lambda day, _, o: general_ledger.trial_balance(day=day, table=o["table"]),
+}
+NAMES = ("hold", "statistics", "daily", "drop", *AS_OF, "slip-books", "slip-sequence")
 
 
 class Command(BaseCommand):
@@ -15,7 +30,10 @@ class Command(BaseCommand):
         "day's rounds; `report statistics --group table|game|pit|casino --period "
         "shift|day|mtd|ytd --day D` (or `--period range --from D --to D`): the same per group beside "
         "a year before; `report daily` and `report drop --from D --to D`; `report master-game --day D "
-        "[--shift S|all]`: the master game report (stiff sheet) of the day. --table, --game and --pit "
+        "[--shift S|all]`: the master game report (stiff sheet) of the day; `report marker-aging|markers "
+        "[--every]|chips-outstanding [--from D]|journal|trial-balance --day D`: marker receivables, chips "
+        "outstanding, the general ledger export of the day; `report slip-books|slip-sequence [--kind "
+        "fill|credit]`: slip sequence control. --table, --game and --pit "
         "narrow them; --csv writes CSV (amounts as text, in currency units and in minor units, and a "
         "totals row per currency). Exit codes: 0 the "
         "report was written; 2 bad input (an unknown report, a malformed or missing day, from after "
@@ -33,6 +51,8 @@ class Command(BaseCommand):
         parser.add_argument("--game", help="one rule set")
         parser.add_argument("--pit", help="one pit")
         parser.add_argument("--shift", help="master-game: a shift's label, or all (default: the whole day)")
+        parser.add_argument("--every", action="store_true", help="markers: every marker, paid or not")
+        parser.add_argument("--kind", help="slip-books, slip-sequence: fill or credit")
         parser.add_argument("--csv", action="store_true", help="CSV instead of a table")
         parser.add_argument("--consolidate", action="store_true",
                             help="statistics, hold, daily: every table-day in the house currency at its day's rate")
@@ -45,18 +65,22 @@ class Command(BaseCommand):
                 made = reports.statistics(group=options["group"], period=options["period"], day=days["day"],
                                           day_from=days["day_from"], day_to=days["day_to"],
                                           consolidate=options["consolidate"], **filters)
-            elif report == "master-game":
+            elif report in AS_OF:
                 if days["day"] is None:
-                    raise CommandError("report master-game needs --day (YYYY-MM-DD)", returncode=2)
-                made = master_game.master_game(day=days["day"], shift=options["shift"], **filters)
+                    raise CommandError(f"report {report} needs --day (YYYY-MM-DD)", returncode=2)
+                made = AS_OF[report](days["day"], days["day_from"], options)
+            elif report in ("slip-books", "slip-sequence"):
+                if options["kind"] not in (None, "fill", "credit"):
+                    raise CommandError(f"--kind {options['kind']!r}: expected fill or credit", returncode=2)
+                made = (slip_sequence.slip_books if report == "slip-books" else slip_sequence.slip_sequence)(
+                    kind=options["kind"])
             elif report in ("hold", "daily", "drop"):
                 if days["day_from"] is None or days["day_to"] is None:
                     raise CommandError(f"report {report} needs --from and --to (YYYY-MM-DD)", returncode=2)
                 more = {"consolidate": True} if options["consolidate"] and report != "drop" else {}
                 made = getattr(reports, report)(day_from=days["day_from"], day_to=days["day_to"], **more, **filters)
             else:
-                raise CommandError(f"{report!r}: no such report (hold, statistics, daily, drop, master-game)",
-                                   returncode=2)
+                raise CommandError(f"{report!r}: no such report ({', '.join(NAMES)})", returncode=2)
         except reports.ReportError as error:
             raise CommandError(str(error), returncode=2) from None
         if csv:
@@ -64,8 +88,11 @@ class Command(BaseCommand):
             return
         self.stdout.write(made.title)
         columns = [c for c in made.columns if c.screen]
-        cells = ([[c.title for c in columns]] + [[made.display(row, c) or "-" for c in columns] for row in made.rows]
-                 + [[made.total_display(row, c) for c in columns] for row in made.totals])
+        totals = [[made.total_display(row, c) for c in columns] for row in made.totals]
+        for line in totals:  # its label may sit in a column left out of the table
+            line[0] = line[0] or TOTAL
+        cells = [[c.title for c in columns]] + [[made.display(row, c) or "-" for c in columns] for row in made.rows]
+        cells += totals
         widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
         for line in cells:
             self.stdout.write("  ".join(text.rjust(w) if c.kind != "text" else text.ljust(w)
