@@ -395,14 +395,18 @@ def _action_schema(operation: str, summary: str, description: str) -> Any:
 
 class SignOffView(_SignOffAction):
     @_action_schema("ledger_sign_off", "Sign a table's gaming day off",
-                    "Appends ledger.signed_off (the figures and their hash, who, the note) to audit.ledger.")
+                    "Appends ledger.signed_off (the figures and their hash, who, the note, the day's state and the "
+                    "exceptions the note signs over) to audit.ledger; the day is then closed: later events for it "
+                    "are posted as an adjustment into the first open day. A day with an exception (something "
+                    "missing, a difference not explained, not final) needs a note (400 note_required, naming them).")
     def post(self, request: Request, table: str, day: str) -> Response:
         return self.act(request, table, day)
 
 
 class ReopenView(_SignOffAction):
     @_action_schema("ledger_reopen", "Reopen a signed-off gaming day (a note is required)",
-                    "Appends ledger.reopened to audit.ledger.")
+                    "Appends ledger.reopened to audit.ledger and folds the day again: its rows are the record as it "
+                    "is now. Refused (409) while a signed day carries its later events.")
     def post(self, request: Request, table: str, day: str) -> Response:
         return self.act(request, table, day)
 
