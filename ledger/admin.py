@@ -34,6 +34,7 @@ from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, URLPattern, path, re_path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
+from django.utils.timezone import localtime
 
 from audit.admin import GAMING_DAY, ReadOnlyAdmin
 from audit.devices import device_of
@@ -621,6 +622,11 @@ class SlipBookAdmin(NoDevices, ReadOnlyAdmin):
     search_fields = ("first_number", "last_number")
 
 
+def _when(moment: Any) -> str:
+    """A moment in the casino's time zone, with its name: ``2026-12-07 00:12 CET``."""
+    return "-" if moment is None else localtime(moment).strftime("%Y-%m-%d %H:%M %Z")
+
+
 @admin.register(m.SignOff)
 class SignOffAdmin(NoDevices, ReadOnlyAdmin):
     """The sign-off of a table-day, as a person reads it: who signed and when, the day's
@@ -632,9 +638,9 @@ class SignOffAdmin(NoDevices, ReadOnlyAdmin):
                     "reopen_note", "day")
     list_filter = ("status", GAMING_DAY, "table")
     fieldsets = (
-        (None, {"fields": ("day", "status", "state_shown", "signed_by", "signed_at", "note", "exceptions_shown")}),
+        (None, {"fields": ("day", "status", "state_shown", "signed_by", "signed_at_shown", "note", "exceptions_shown")}),
         ("Figures signed", {"fields": ("figures_shown", "adjustments_shown", "hash_shown")}),
-        ("Reopened", {"fields": ("reopened_by", "reopened_at", "reopen_note")}),
+        ("Reopened", {"fields": ("reopened_by", "reopened_at_shown", "reopen_note")}),
     )
 
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
@@ -653,6 +659,14 @@ class SignOffAdmin(NoDevices, ReadOnlyAdmin):
             return row.currency
         table = m.LedgerTable.objects.filter(stream=obj.table).first()
         return (table.currency if table is not None else "") or "XXX"
+
+    @admin.display(description="signed at", ordering="signed_at")
+    def signed_at_shown(self, obj: m.SignOff) -> str:
+        return _when(obj.signed_at)
+
+    @admin.display(description="reopened at")
+    def reopened_at_shown(self, obj: m.SignOff) -> str:
+        return _when(obj.reopened_at)
 
     @admin.display(description="table-day")
     def day(self, obj: m.SignOff) -> str:
