@@ -134,13 +134,13 @@ def test_no_one_puts_a_server_type_into_a_tables_stream(type_: str) -> None:
 
 def test_the_catalogue_flags_what_changes_money_and_what_is_the_servers() -> None:
     """The lists, read independently of the flags: the voids and the correction change
-    money; the findings', alerts', access log's, digests', store's, ledger's sign-off and
-    slip book types are the server's."""
+    money; the findings', alerts', access log's, digests', store's, ledger's sign-off,
+    slip book and exchange rate types are the server's."""
     assert AUTHORITY == {"correction.recorded": "audit.correct_round", "round.voided": "audit.correct_round",
                          "fill.voided": "audit.void_slip", "credit.voided": "audit.void_slip"}
     assert SERVER_ONLY == {"finding.acknowledged", "finding.resolved", "finding.reopened", "alert.acknowledged",
                            "access.sealed", "access.purged", "digest.signed", "store.partition_detached",
-                           "ledger.signed_off", "ledger.reopened", "ledger.slip_book_issued"}
+                           "ledger.signed_off", "ledger.reopened", "ledger.slip_book_issued", "fx.rate_set"}
     assert not AUTHORITY.keys() & SERVER_ONLY
 
 
