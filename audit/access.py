@@ -20,6 +20,7 @@ where, outcome - kept append-only and sealed into the record.
 from __future__ import annotations
 
 import hashlib
+import re
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -95,6 +96,16 @@ def _insert_one_round_trip(row: AccessRecord, user_id: int | None) -> None:
         )
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` with each control character written ``\\xNN``: a request's path or query
+    may carry one (``%00`` decoded), which the log keeps legible, and PostgreSQL's text
+    could not hold as a NUL."""
+    return _CONTROL.sub(lambda found: f"\\x{ord(found.group()):02x}", text)
+
+
 def access_record(request: HttpRequest, status: int, *, now: datetime | None = None) -> AccessRecord | None:
     """Record one read: the row offered (on PostgreSQL's one-round-trip path the database
     itself leaves out a device's), or None when it is known not to be a person's."""
@@ -105,8 +116,8 @@ def access_record(request: HttpRequest, status: int, *, now: datetime | None = N
     name = user.get_username() if user is not None and user.is_authenticated else None
     row = AccessRecord(
         at=now or datetime.now(UTC), principal=(f"user:{name}" if name is not None else "anonymous")[:160],
-        method=request.method or "", path=request.path[:500], query=request.META.get("QUERY_STRING", "")[:1000],
-        what=_what(request), status=status, address=client_address(request),
+        method=request.method or "", path=printable(request.path)[:500],
+        query=printable(request.META.get("QUERY_STRING", ""))[:1000], what=printable(_what(request)), status=status, address=client_address(request),
     )
     if connection.vendor == "postgresql" and connection.get_autocommit() and not connection.in_atomic_block:
         _insert_one_round_trip(row, None if name is None else user.pk)  # type: ignore[union-attr]

@@ -174,6 +174,9 @@ class StrictSerializerSchema(OpenApiSerializerExtension):
     def map_serializer(self, auto_schema: Any, direction: Any) -> Any:
         schema = auto_schema._map_basic_serializer(self.target, direction)
         schema["additionalProperties"] = False
+        for name, field in self.target.fields.items():  # a list that may not be empty says so
+            if isinstance(field, serializers.ListSerializer) and not field.allow_empty and name in schema["properties"]:
+                schema["properties"][name].setdefault("minItems", 1)
         return schema
 
 

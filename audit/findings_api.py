@@ -15,7 +15,14 @@ from rest_framework.views import APIView
 
 from . import findings as service
 from .api import STREAM_REGEX, ErrorSerializer, FreeTextField, InvalidSerializer, StrictSerializer
-from .api_common import MayChangeFindings, MayViewFindings, Pages, StrictQuery, query
+from .api_common import (
+    GamingDayField,
+    MayChangeFindings,
+    MayViewFindings,
+    Pages,
+    StrictQuery,
+    query,
+)
 from .models import Finding
 from .parsers import BoundedJSONParser
 from .record.findings import KINDS
@@ -28,7 +35,7 @@ _AUTH_ERRORS = {
 
 class FindingQuery(StrictQuery):
     table = serializers.RegexField(rf"^{STREAM_REGEX}$", required=False, help_text="the table's code (its stream)")
-    day = serializers.DateField(required=False, help_text="the gaming day, YYYY-MM-DD")
+    day = GamingDayField(required=False, help_text="the gaming day, YYYY-MM-DD")
     kind = serializers.ChoiceField(choices=sorted(KINDS), required=False)
     severity = serializers.ChoiceField(choices=Finding.Severity.values, required=False)
     status = serializers.ChoiceField(choices=Finding.Status.values, required=False)

@@ -18,12 +18,19 @@ import sys
 import uuid
 from typing import Any
 
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 from rest_framework import status
-from rest_framework.exceptions import APIException, ValidationError
+from rest_framework.exceptions import (
+    APIException,
+    NotFound,
+    ParseError,
+    PermissionDenied,
+    ValidationError,
+)
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -97,10 +104,17 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
             },
             status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
         )
+    # Django's own, as DRF's handler turns them, so that their code is named below
+    if isinstance(exc, Http404):
+        exc = NotFound(*exc.args)
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = PermissionDenied(*exc.args)
     response = drf_exception_handler(exc, context)
     if response is not None and isinstance(exc, APIException) and isinstance(response.data, dict):
         detail = response.data.get("detail")
         response.data.setdefault("code", getattr(detail, "code", None) or exc.default_code)
+        if isinstance(exc, ParseError):  # a body that is not JSON: the field is the body
+            response.data.setdefault("errors", {"body": [str(detail)]})
     if response is None:
         body, status_code = server_error(exc)
         response = Response(body, status=status_code)
@@ -113,6 +127,17 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
 
 def _is_api(request: HttpRequest) -> bool:
     return request.path.startswith("/api/")
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None, *, detail: str | None = None,
+                field: str | None = None) -> HttpResponse:
+    """400 before any view (a request Django itself refuses, e.g. a Host not allowed, or
+    one :mod:`casino.middleware` refuses): JSON under /api/ naming what is wrong, the
+    admin's page elsewhere."""
+    if _is_api(request):
+        text = detail or "The request cannot be read."
+        return JsonResponse({"code": "bad_request", "detail": text, "errors": {field or "request": [text]}}, status=400)
+    return defaults.bad_request(request, exception or Exception(detail))  # type: ignore[arg-type]
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

@@ -27,7 +27,7 @@ from rest_framework.views import APIView
 
 from audit.access import principal_of
 from audit.api import STREAM_REGEX, ErrorSerializer, InvalidSerializer, StrictSerializer
-from audit.api_common import Pages, PersonWith
+from audit.api_common import GamingDayField, Pages, PersonWith
 from audit.clients import client_address
 
 from .models import PackageRequest
@@ -51,8 +51,8 @@ class MayViewPackages(PersonWith):
 
 
 class PackageAskSerializer(StrictSerializer):
-    day = serializers.DateField(help_text="the (first) gaming day, YYYY-MM-DD")
-    to = serializers.DateField(required=False, help_text="the last gaming day (default: day)")
+    day = GamingDayField(help_text="the (first) gaming day, YYYY-MM-DD")
+    to = GamingDayField(required=False, help_text="the last gaming day (default: day)")
     tables = serializers.ListField(
         child=serializers.RegexField(rf"^{STREAM_REGEX}$"), required=False, max_length=500,
         help_text="the tables' codes (default: every table open in the period)")

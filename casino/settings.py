@@ -60,6 +60,8 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     # admin login throttling and lockout (below)
     "axes",
+    # the Content-Security-Policy header (below)
+    "csp",
     "casino",
     "audit",
     "tables",
@@ -68,12 +70,17 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # the Content-Security-Policy header on every answer, a refused request's too
+    # (CONTENT_SECURITY_POLICY below)
+    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # every read of /admin/ and /api/ by a person, after the view answered (audit.access)
     "audit.access.AccessLogMiddleware",
+    # a NUL byte in the path or query: 400 before any view, logged by the access log above
+    "casino.middleware.RefuseNulMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # last, as django-axes asks: answers a locked-out login (casino.lockout)
@@ -182,13 +189,36 @@ if TRUST_PROXY_HEADERS:
 if not DEBUG:
     # production: static files from the app (runserver serves them in development)
     MIDDLEWARE.insert(1, "whitenoise.middleware.WhiteNoiseMiddleware")
-    # cookies only over HTTPS
-    SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", not EMBEDDED)
-    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not EMBEDDED)
-    # a year of HTTPS only once a browser has seen it (the embedded default serves plain HTTP)
-    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if EMBEDDED else 31_536_000, low=0, high=63_072_000)
+    # With DEBUG off the back-office is served as production is, whatever the database:
+    # cookies only over HTTPS, plain HTTP redirected, a year of HTTPS only once a browser
+    # has seen it. A laptop serving plain HTTP runs with DEBUG on (manage.py demo does)
+    # or turns each off by name.
+    SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000, low=0, high=63_072_000)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
     CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [f"https://{h}" for h in ALLOWED_HOSTS])
+
+# Content-Security-Policy on every response (django-csp): scripts, styles, images,
+# fonts and the floor's polls from this server only; no plugins, no framing, forms
+# posted here only. Inline style stays allowed: the admin's widgets and this project's
+# pages set style attributes, which a nonce cannot cover, and a style cannot run code;
+# inline script does not (the admin and these pages load every script from a file; the
+# API docs page is Swagger's split view, its setup a script of its own).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -199,6 +229,10 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "casino.api_errors.exception_handler",
+    # JSON for machines, no browsable HTML API (the admin is the screen for people); a
+    # client accepting none of a view's formats gets its first (audit.negotiation)
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "audit.negotiation.FirstRendererUnlessAccepted",
     "DEFAULT_PARSER_CLASSES": ["audit.parsers.BoundedJSONParser"],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     # every authenticated caller, device or person: API_REQUESTS_PER_MINUTE
@@ -228,6 +262,9 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Event store ingestion and feeds, rounds, findings. See docs/api.md.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # every operation documents the 400 and 404 a request may meet before its view (audit.api_common)
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
+                             "audit.api_common.document_refusals"],
     # the schema for people and devices with a login only; the docs page's assets installed
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     "SWAGGER_UI_DIST": "SIDECAR",

@@ -15,13 +15,18 @@ from datetime import date
 from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.generics import GenericAPIView
 from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
-from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -33,7 +38,15 @@ from audit.api import (
     InvalidSerializer,
     StrictSerializer,
 )
-from audit.api_common import CSVRenderer, Pages, PersonWith, ReportSerializer, StrictQuery, query
+from audit.api_common import (
+    CSVRenderer,
+    GamingDayField,
+    Pages,
+    PersonWith,
+    ReportSerializer,
+    StrictQuery,
+    query,
+)
 
 from . import (
     fx,
@@ -62,7 +75,7 @@ class MaySignOff(PersonWith):
     perm = "ledger.sign_off"
 
 
-_RENDERERS = (JSONRenderer, CSVRenderer, BrowsableAPIRenderer)
+_RENDERERS = (JSONRenderer, CSVRenderer)
 _CSV = OpenApiParameter("format", str, enum=["json", "csv"], description="csv: the same rows as CSV")
 
 
@@ -87,8 +100,8 @@ class LedgerQuery(StrictQuery):
 
 
 class RangeQuery(LedgerQuery):
-    from_ = serializers.DateField(required=True, help_text="the first gaming day, YYYY-MM-DD")
-    to = serializers.DateField(required=True, help_text="the last gaming day, YYYY-MM-DD")
+    from_ = GamingDayField(required=True, help_text="the first gaming day, YYYY-MM-DD")
+    to = GamingDayField(required=True, help_text="the last gaming day, YYYY-MM-DD")
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if attrs["from"] > attrs["to"]:
@@ -97,9 +110,9 @@ class RangeQuery(LedgerQuery):
 
 
 class ReconciliationQuery(LedgerQuery):
-    day = serializers.DateField(required=False, help_text="one gaming day, YYYY-MM-DD")
-    from_ = serializers.DateField(required=False, help_text="from this gaming day")
-    to = serializers.DateField(required=False, help_text="to this gaming day")
+    day = GamingDayField(required=False, help_text="one gaming day, YYYY-MM-DD")
+    from_ = GamingDayField(required=False, help_text="from this gaming day")
+    to = GamingDayField(required=False, help_text="to this gaming day")
     shifts = serializers.BooleanField(required=False, default=False, help_text="true: the shifts, not the days")
     unexplained = serializers.BooleanField(required=False, allow_null=True, default=None,
                                            help_text="true: only periods with a variance beyond the threshold")
@@ -413,7 +426,7 @@ class ReopenView(_SignOffAction):
 
 class SlipQuery(StrictQuery):
     table = serializers.RegexField(rf"^{STREAM_REGEX}$", required=False)
-    day = serializers.DateField(required=False)
+    day = GamingDayField(required=False)
     kind = serializers.ChoiceField(choices=m.Slip.Kind.values, required=False)
     state = serializers.ChoiceField(choices=["requested", "issued", "released", "received", "complete", "voided"],
                                     required=False)
@@ -449,9 +462,9 @@ class StatisticsQuery(LedgerQuery):
     group = serializers.ChoiceField(choices=reports.GROUPS, default="table")
     period = serializers.ChoiceField(choices=reports.PERIODS, default="day",
                                      help_text="shift, day, mtd, ytd (of day) or range (from, to)")
-    day = serializers.DateField(required=False, help_text="the day the period ends on")
-    from_ = serializers.DateField(required=False)
-    to = serializers.DateField(required=False)
+    day = GamingDayField(required=False, help_text="the day the period ends on")
+    from_ = GamingDayField(required=False)
+    to = GamingDayField(required=False)
 
 
 class _ReportView(APIView):
@@ -535,7 +548,7 @@ _SHIFT = r"^[A-Za-z0-9][A-Za-z0-9._:-]*\Z"
 
 
 class MasterGameQuery(LedgerQuery):
-    day = serializers.DateField(required=True, help_text="the gaming day, YYYY-MM-DD")
+    day = GamingDayField(required=True, help_text="the gaming day, YYYY-MM-DD")
     shift = serializers.RegexField(_SHIFT, max_length=32, required=False,
                                    help_text="a shift's label (06:00, swing), or all: every shift; none: the whole day")
 
@@ -551,7 +564,7 @@ class MasterGameView(_ReportView):
 
 
 class AsOfQuery(StrictQuery):
-    day = serializers.DateField(required=True, help_text="as of the end of this gaming day, YYYY-MM-DD")
+    day = GamingDayField(required=True, help_text="as of the end of this gaming day, YYYY-MM-DD")
     table = serializers.RegexField(rf"^{STREAM_REGEX}$", required=False, help_text="a table's code")
     pit = serializers.CharField(required=False, max_length=32)
 
@@ -582,7 +595,7 @@ class MarkerListView(_ReportView):
 
 
 class ChipsQuery(AsOfQuery):
-    from_ = serializers.DateField(required=False, help_text="the movement from this gaming day (default: day)")
+    from_ = GamingDayField(required=False, help_text="the movement from this gaming day (default: day)")
 
     def get_fields(self) -> dict[str, Any]:
         fields = super().get_fields()
@@ -607,7 +620,7 @@ class ChipsOutstandingView(_ReportView):
 
 
 class GeneralLedgerQuery(StrictQuery):
-    day = serializers.DateField(required=True, help_text="the gaming day, YYYY-MM-DD")
+    day = GamingDayField(required=True, help_text="the gaming day, YYYY-MM-DD")
     table = serializers.RegexField(rf"^{STREAM_REGEX}$", required=False, help_text="one table's code")
 
 
@@ -651,12 +664,28 @@ class MayRecordSlipBooks(PersonWith):
     perm = "ledger.add_slipbook"
 
 
+# what the schema promises is taken (a subset of what ledger.slip_books and ledger.fx read):
+# a slip number ending in digits; a positive rate of few enough digits to be exact
+_SLIP_NUMBER = r"^(?:[0-9]|[A-Za-z0-9][A-Za-z0-9._:@/-]{0,62}[0-9])\Z"
+_RATE = (r"^(?:0{0,8}[1-9][0-9]{0,8}(?:\.[0-9]{1,6})?|0{1,9}\.[0-9]{0,5}[1-9][0-9]{0,5}"
+         r"|0{0,8}[1-9][0-9]{0,8}/0{0,8}[1-9][0-9]{0,8})\Z")
+
+
+@extend_schema_field({"type": "string", "pattern": _SLIP_NUMBER, "maxLength": 64})
+class SlipNumberField(serializers.RegexField):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(r"^[A-Za-z0-9][A-Za-z0-9._:@/-]*\Z", max_length=64, **kwargs)
+
+
+@extend_schema_field({"type": "string", "pattern": _RATE, "maxLength": 64})
+class RateField(serializers.CharField):
+    pass
+
+
 class SlipBookSerializer(StrictSerializer):
     kind = serializers.ChoiceField(choices=m.SlipBook.Kind.values, help_text="fill or credit")
-    first = serializers.RegexField(r"^[A-Za-z0-9][A-Za-z0-9._:@/-]*\Z", max_length=64,
-                                   help_text="the book's first slip number, e.g. F-0100001")
-    last = serializers.RegexField(r"^[A-Za-z0-9][A-Za-z0-9._:@/-]*\Z", max_length=64,
-                                  help_text="its last, of the same prefix and as many digits, e.g. F-0100050")
+    first = SlipNumberField(help_text="the book's first slip number, e.g. F-0100001")
+    last = SlipNumberField(help_text="its last, of the same prefix and as many digits, e.g. F-0100050")
     note = FreeTextField(required=False, allow_blank=True, help_text="e.g. where the book went")
 
 
@@ -729,12 +758,11 @@ class MaySetFxRates(PersonWith):
 
 
 class FxRateSerializer(StrictSerializer):
-    gaming_day = serializers.DateField(help_text="the gaming day the rate is for, YYYY-MM-DD")
+    gaming_day = GamingDayField(help_text="the gaming day the rate is for, YYYY-MM-DD")
     currency = serializers.RegexField(r"^[A-Z]{3}\Z", help_text="the foreign currency taken, ISO 4217 (USD)")
     house = serializers.RegexField(r"^[A-Z]{3}\Z", required=False,
                                    help_text="the currency it is taken into (default: LEDGER_HOUSE_CURRENCY)")
-    rate = serializers.CharField(max_length=64, help_text="units of house per unit of currency, exact: 0.9215 or "
-                                 "9215/10000")
+    rate = RateField(max_length=64, help_text="units of house per unit of currency, exact: 0.9215 or 9215/10000")
     note = FreeTextField(required=False, allow_blank=True, help_text="e.g. where the rate comes from")
 
 

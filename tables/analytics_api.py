@@ -22,13 +22,13 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.permissions import IsAuthenticated
-from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from audit.api import STREAM_REGEX, ErrorSerializer, InvalidSerializer
-from audit.api_common import CSVRenderer, ReportSerializer, StrictQuery
+from audit.api_common import CSVRenderer, GamingDayField, ReportSerializer, StrictQuery
 from audit.reports import Report
 
 from . import analytics_reports as reports
@@ -36,7 +36,7 @@ from .api import MayViewRounds
 
 
 class AnalyticsQuery(StrictQuery):
-    day = serializers.DateField(help_text="the gaming day, YYYY-MM-DD")
+    day = GamingDayField(help_text="the gaming day, YYYY-MM-DD")
     table = serializers.RegexField(rf"^{STREAM_REGEX}$", required=False, help_text="one table's code (default: every table)")
 
 
@@ -45,7 +45,7 @@ _CSV = OpenApiParameter("format", str, enum=["json", "csv"], description="csv: t
 
 class _AnalyticsView(APIView):
     permission_classes = (IsAuthenticated, MayViewRounds)
-    renderer_classes = (JSONRenderer, CSVRenderer, BrowsableAPIRenderer)
+    renderer_classes = (JSONRenderer, CSVRenderer)
     make: Callable[[date, str | None], Report]
 
     def get(self, request: Request) -> Response:

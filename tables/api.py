@@ -21,7 +21,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from audit.api import STREAM_REGEX, EnvelopeSerializer, ErrorSerializer, InvalidSerializer
-from audit.api_common import Pages, PersonWith, StrictQuery, query
+from audit.api_common import GamingDayField, Pages, PersonWith, StrictQuery, query
 from audit.store import envelope
 
 from . import models as m
@@ -40,7 +40,7 @@ class MayViewRounds(PersonWith):
 
 class RoundQuery(StrictQuery):
     table = serializers.RegexField(rf"^{STREAM_REGEX}$", required=False, help_text="the table's code (its stream)")
-    day = serializers.DateField(required=False, help_text="the gaming day, YYYY-MM-DD")
+    day = GamingDayField(required=False, help_text="the gaming day, YYYY-MM-DD")
     with_findings = serializers.BooleanField(required=False, allow_null=True, default=None,
                                              help_text="true: only rounds with current findings; false: only without")
     status = serializers.ChoiceField(choices=m.Round.Status.values, required=False)

@@ -115,6 +115,8 @@ class ShelvedRounds(MutableMapping["RoundKey", "RoundResult | bytes"]):
             if last is None or number < last:
                 starts.append(index)
             last = number
+        if not starts:  # not one round (a table opened and closed without dealing)
+            return
         if len(starts) > RUNS:
             for key in sorted(self, key=_number):
                 yield key, self[key]

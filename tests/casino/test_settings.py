@@ -16,11 +16,16 @@ _PRINT = "from django.conf import settings as s; print(s.DEBUG, s.DATABASES['def
 _SEAL = "from django.conf import settings as s; print(s.SEAL_KEY); print(','.join(s.SEAL_KEY_FALLBACKS))"
 
 
+_SECURITY = ("from django.conf import settings as s; print(s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, "
+             "s.SECURE_SSL_REDIRECT, s.SECURE_HSTS_SECONDS, 'csp.middleware.CSPMiddleware' in s.MIDDLEWARE)")
+
+
 def _settings(*, show: str = _PRINT, **env: str) -> subprocess.CompletedProcess:
     clean = {k: v for k, v in os.environ.items()
              if k not in {"DATABASE_URL", "DEBUG", "SECRET_KEY", "CELERY_BROKER_URL", "ALLOWED_HOSTS",
                           "TIME_ZONE", "GAMING_DAY_CUTOFF_HOUR", "SEAL_KEY", "SEAL_KEY_FILE", "SEAL_KEY_FALLBACKS",
-                          "SEAL_KEY_FALLBACK_FILES", "DIGEST_PUBLISHERS"}}
+                          "SEAL_KEY_FALLBACK_FILES", "DIGEST_PUBLISHERS", "SECURE_COOKIES", "SECURE_SSL_REDIRECT",
+                          "SECURE_HSTS_SECONDS"}}
     code = f"import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'casino.settings'; django.setup(); {show}"
     return subprocess.run([sys.executable, "-c", code], check=False, cwd=ROOT, env={**clean, **env},
                           capture_output=True, text=True, timeout=60)
@@ -38,6 +43,24 @@ def test_defaults_are_sqlite_eager_and_debug_off():
     seal = _settings(show=_SEAL)
     assert seal.returncode == 0, seal.stderr
     assert seal.stdout.splitlines()[0] == (ROOT / "var" / "dev-seal-key").read_text() != key
+
+
+@pytest.mark.parametrize("database", [{}, {"DATABASE_URL": "postgresql://u@db:5432/casino"}],
+                         ids=["sqlite", "postgresql"])
+def test_the_security_flags_follow_debug_being_off_on_any_database(database: dict[str, str]) -> None:
+    """DEBUG off: secure cookies, HTTPS redirect, a year of HSTS and the CSP header, on
+    SQLite as on PostgreSQL; DEBUG on (a laptop, the demo): none of the HTTPS ones; each
+    may still be turned off by name."""
+    key = {"SECRET_KEY": "k" * 50, "SEAL_KEY": "s" * 50, "DIGEST_PUBLISHERS": "/mnt/heads"}
+    off = _settings(show=_SECURITY, DEBUG="false", **database, **key)
+    assert off.returncode == 0, off.stderr
+    assert off.stdout.split() == ["True", "True", "True", "31536000", "True"]
+    on = _settings(show=_SECURITY, DEBUG="true", **database, **key)
+    assert on.returncode == 0, on.stderr
+    assert on.stdout.split() == ["False", "False", "False", "0", "True"]
+    plain = _settings(show=_SECURITY, DEBUG="false", SECURE_SSL_REDIRECT="false", SECURE_HSTS_SECONDS="0",
+                      **database, **key)
+    assert plain.stdout.split() == ["True", "True", "False", "0", "True"]
 
 
 def test_environment_overrides():

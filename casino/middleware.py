@@ -1,0 +1,39 @@
+"""Requests no address of the back-office can mean, refused before any view or query.
+
+A NUL byte (``%00``) in the path or the query string names nothing here - every code,
+id and note of the record refuses control characters - and PostgreSQL cannot hold one
+in a text value: a view that took it to the database would fail with a 5xx. So such a
+request is answered 400 at once, JSON under ``/api/`` and Django's page elsewhere
+(:func:`casino.api_errors.bad_request`). The middleware sits inside the access log's
+(:class:`audit.access.AccessLogMiddleware`), which records the refused read with the
+path written out printable.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.http import HttpRequest, HttpResponse
+
+from .api_errors import bad_request
+
+
+def nul_in(request: HttpRequest) -> str | None:
+    """Where the request carries a NUL byte (``path`` or ``query``), or None."""
+    if "\x00" in request.path:
+        return "path"
+    query = request.META.get("QUERY_STRING", "")
+    if "\x00" in query or "%00" in query:
+        return "query"
+    return None
+
+
+class RefuseNulMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        where = nul_in(request)
+        if where is not None:
+            return bad_request(request, detail=f"The request's {where} holds a NUL byte (%00), which no address "
+                                               "or parameter of the back-office can contain.", field=where)
+        return self.get_response(request)
