@@ -27,10 +27,14 @@ class AuditConfig(AppConfig):
         # register the tasks in every process, not only in a worker (where Celery's
         # autodiscovery imports them)
         from . import tasks  # noqa: F401
+        from .derived import register as register_derived
         from .digests import SUBSCRIBER as MERKLE
+        from .findings import FINDING_STATUS
         from .subscribers import register
 
         # the record's Merkle tree follows the feed like any read model
         register(MERKLE)
+        # the findings' status, checked against its events by verify (audit.derived)
+        register_derived(FINDING_STATUS)
         # once per migrate run: after the last app's migrations (this app's signal only)
         post_migrate.connect(_grant_to_app_role, sender=self, dispatch_uid="audit.grant_to_app_role")

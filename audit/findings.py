@@ -33,7 +33,7 @@ import hashlib
 import json
 import uuid
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import TypeVar
@@ -41,6 +41,7 @@ from typing import TypeVar
 from django.db import transaction
 from django.db.models import Q, QuerySet
 
+from .derived import Derived, stream_events
 from .errors import StoreError, VersionConflict
 from .gaming_day import gaming_day
 from .models import Event, Finding, ReplayRun
@@ -303,15 +304,63 @@ def _change(*, finding_id: int, to: str, user: object, note: str | None, now: da
             payload={"finding": finding.fingerprint, "table": finding.stream, "kind": finding.kind,
                      "previous": finding.status, "by": username, "note": note},
         )
-        finding.status = to
-        finding.note = note or ""
-        finding.status_changed_by = username
-        finding.status_changed_at = when
-        finding.status_event_version = stored.version
-        finding.save(update_fields=["status", "note", "status_changed_by", "status_changed_at", "status_event_version"])
+        # the row as its events make it: the same fold verify checks it by
+        for name, value in status_applied({}, stored).items():
+            setattr(finding, name, value)
+        finding.save(update_fields=list(STATUS_FIELDS))
         return finding
 
     return server_change(work)
+
+
+# --- the status as its events make it (audit.derived) ----------------------------------------
+
+# the row's fields that its events in audit.findings make, and what they are before any
+STATUS_FIELDS = ("status", "note", "status_changed_by", "status_changed_at", "status_event_version")
+UNTOUCHED: dict[str, object] = {"status": Finding.Status.OPEN, "note": "", "status_changed_by": "",
+                                "status_changed_at": None, "status_event_version": None}
+_STATUS_OF = {"finding.acknowledged": Finding.Status.ACKNOWLEDGED, "finding.resolved": Finding.Status.RESOLVED,
+              "finding.reopened": Finding.Status.OPEN}
+
+
+def status_applied(fields: dict[str, object], event: Event) -> dict[str, object]:
+    """A finding's status fields after one of its events (``finding.acknowledged``,
+    ``.resolved``, ``.reopened``): the status it moved to, the note, who and when, and
+    the event's version."""
+    payload = event.payload
+    return {**fields, "status": _STATUS_OF[event.type], "note": payload.get("note") or "",
+            "status_changed_by": payload.get("by") or "", "status_changed_at": event.occurred_at,
+            "status_event_version": event.version}
+
+
+def statuses_from_events() -> dict[str, dict[str, object]]:
+    """Every finding's status fields by fingerprint, as the stream ``audit.findings``
+    makes them (only the findings some event names)."""
+    statuses: dict[str, dict[str, object]] = {}
+    for event in stream_events(FINDINGS_STREAM, _STATUS_OF):
+        fingerprint = str(event.payload.get("finding"))
+        statuses[fingerprint] = status_applied(statuses.get(fingerprint, {}), event)
+    return statuses
+
+
+def _acted_on(derived: Mapping[Hashable, object]) -> QuerySet[Finding]:
+    """The findings worth comparing: those the events name, and those not as untouched."""
+    touched = ~Q(status=Finding.Status.OPEN) | ~Q(note="") | ~Q(status_changed_by="")
+    touched |= Q(status_changed_at__isnull=False) | Q(status_event_version__isnull=False)
+    return Finding.objects.filter(touched | Q(fingerprint__in=list(derived)))
+
+
+def _described(finding: Finding) -> str:
+    day = f" {finding.gaming_day.isoformat()}" if finding.gaming_day else ""
+    return f"{finding.pk} ({finding.stream or 'the store'}{day} {finding.kind}, fingerprint {finding.fingerprint[:12]})"
+
+
+FINDING_STATUS = Derived(
+    name="finding", model=Finding, fields=STATUS_FIELDS, derive=statuses_from_events,
+    key=lambda finding: finding.fingerprint, describe=_described,
+    describe_key=lambda fingerprint: f"with fingerprint {str(fingerprint)[:12]}", unevented=UNTOUCHED,
+    candidates=_acted_on,
+)
 
 
 def finding_acknowledge(*, finding_id: int, user: object, note: str | None = None, now: datetime | None = None) -> Finding:

@@ -6,9 +6,14 @@ class LedgerConfig(AppConfig):
     verbose_name = "Ledger: chips, cash, reconciliation"
 
     def ready(self) -> None:
+        from audit.derived import register as register_derived
         from audit.subscribers import register
 
         from .feed import SUBSCRIBER
+        from .signoff_events import SIGN_OFF
+
+        # the sign-off rows, checked against their events by verify (audit.derived)
+        register_derived(SIGN_OFF)
 
         # the read models and the reconciliation follow the global feed
         register(SUBSCRIBER)

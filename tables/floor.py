@@ -21,13 +21,15 @@ Each has a stable ``key`` (``finding:<fingerprint>``, ``silent:<table>:<version>
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, Exists, OuterRef, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
+from audit.derived import Derived, stream_events
 from audit.findings import server_change, server_event_append, username_of
 from audit.gaming_day import gaming_day
 from audit.models import Event, Finding
@@ -281,11 +283,46 @@ def alert_acknowledge(*, alert_id: int, user: object, note: str | None = None,
                      "finding": alert.finding.fingerprint if alert.finding else None,
                      "by": username_of(user), "note": note},
         )
-        alert.acknowledged_by = username_of(user)
-        alert.acknowledged_at = when
-        alert.note = note or ""
-        alert.event_version = stored.version
-        alert.save(update_fields=["acknowledged_by", "acknowledged_at", "note", "event_version"])
+        # the row as its event makes it: the same fold verify checks it by
+        for name, value in acknowledgement_applied({}, stored).items():
+            setattr(alert, name, value)
+        alert.save(update_fields=list(ACKNOWLEDGEMENT_FIELDS))
         return alert
 
     return server_change(work)
+
+
+# --- the acknowledgement as its events make it (audit.derived) -------------------------------
+
+ACKNOWLEDGEMENT_FIELDS = ("acknowledged_by", "acknowledged_at", "note", "event_version")
+NOT_ACKNOWLEDGED: dict[str, object] = {"acknowledged_by": "", "acknowledged_at": None, "note": "",
+                                       "event_version": None}
+
+
+def acknowledgement_applied(fields: dict[str, object], event: Event) -> dict[str, object]:
+    """An alert's acknowledgement fields after its ``alert.acknowledged`` event: who,
+    when, the note, and the event's version."""
+    payload = event.payload
+    return {**fields, "acknowledged_by": payload.get("by") or "", "acknowledged_at": event.occurred_at,
+            "note": payload.get("note") or "", "event_version": event.version}
+
+
+def acknowledgements_from_events() -> dict[str, dict[str, object]]:
+    """Every acknowledged alert's fields by its key, as ``audit.alerts`` makes them."""
+    acknowledged: dict[str, dict[str, object]] = {}
+    for event in stream_events(ALERTS_STREAM, ["alert.acknowledged"]):
+        key = str(event.payload.get("alert"))
+        acknowledged[key] = acknowledgement_applied(acknowledged.get(key, {}), event)
+    return acknowledged
+
+
+def _acknowledged_or_named(derived: Mapping[Hashable, object]) -> QuerySet[m.Alert]:
+    touched = Q(acknowledged_at__isnull=False) | ~Q(acknowledged_by="") | ~Q(note="") | Q(event_version__isnull=False)
+    return m.Alert.objects.filter(touched | Q(key__in=list(derived)))
+
+
+ALERT_ACKNOWLEDGEMENT = Derived(
+    name="alert", model=m.Alert, fields=ACKNOWLEDGEMENT_FIELDS, derive=acknowledgements_from_events,
+    key=lambda alert: alert.key, describe=lambda alert: f"{alert.pk} ({alert.key})",
+    describe_key=lambda key: f"with key {key}", unevented=NOT_ACKNOWLEDGED, candidates=_acknowledged_or_named,
+)

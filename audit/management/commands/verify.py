@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
 from audit.commands import BackOfficeCommand, no_events_in
+from audit.derived import derived_disagreements
 from audit.digests import DigestError
 from audit.ingest import unfinished_ingests
 from audit.integrity import integrity_check
@@ -65,8 +66,9 @@ class Command(BackOfficeCommand):
         "row's server seal, the store against the latest signed tree head in the database, at each publisher and "
         "in --head files (a cut tail, a deleted stream, a re-hashed or moved event, a seal stripped; events and no "
         "trusted head at all is a problem) and that the "
-        "access log still matches its seals, and names an ingest that stopped while writing (a stream of it "
-        "may be cut short). A progress bar on stderr, on a terminal only."
+        "access log still matches its seals, that the rows people act on (findings' status, sign-offs, "
+        "alerts' acknowledgements) agree with their events, and names an ingest that stopped while writing "
+        "(a stream of it may be cut short). A progress bar on stderr, on a terminal only."
     )
     exit_codes = {0: "every chain intact (or no events to verify)",
                   1: "a problem was found (one line each), or events and no trusted signed head",
@@ -105,11 +107,20 @@ class Command(BackOfficeCommand):
         if stream is None:
             # a stream cut short by an ingest that stopped while writing chains clean: say so
             guards = [*guards, *unfinished_ingests()]
+        if stream is None:
+            guards = [*guards, *self._read_models()]
         for unread in result.unread:  # a publisher that did not answer: the others still count
             self.stdout.write(f"signed heads: {unread}: not read")
         if stream is None and result.signed:
             self.stdout.write("signed heads: " + "; ".join(result.looked))
         self._report(report, where="", guards=guards)
+
+    @staticmethod
+    def _read_models() -> list[str]:
+        """The rows people act on - findings' status, sign-offs, alerts' acknowledgements -
+        against the events that make them (audit.derived): one line for each field of a
+        row that differs, and each row missing or made by no event."""
+        return [f"read model: {found}" for found in derived_disagreements()]
 
     def _archived_only(self, stream: str) -> None:
         """A stream every event of which was detached (casino.archive): nothing of it is
