@@ -186,7 +186,7 @@ class StrictSerializerSchema(OpenApiSerializerExtension):
 class NewEventSerializer(StrictSerializer):
     id = StrictUUIDField(help_text="chosen by the sender; sending it again is a safe retry")
     type = StrictCharField(
-        max_length=64, help_text="an event type of the catalogue, e.g. card.dealt"
+        min_length=1, max_length=64, help_text="an event type of the catalogue, e.g. card.dealt"
     )
     schema_version = StrictIntegerField(
         min_value=1,
@@ -449,10 +449,12 @@ class StreamEventsView(APIView):
         events = data.get("events") if isinstance(data, dict) else None
         if isinstance(events, list) and len(events) > settings.EVENT_BATCH_MAX:
             raise BatchTooLarge(len(events), settings.EVENT_BATCH_MAX)
+        if isinstance(events, list):  # who may record these types, before anything else of the batch
+            check_append_authority(request.user, [e.get("type") if isinstance(e, dict) else None for e in events],
+                                   device=device_of(request.user) is not None)
         body = AppendRequestSerializer(data=data)
         body.is_valid(raise_exception=True)
         events = [store.NewEvent(**event) for event in body.validated_data["events"]]
-        check_append_authority(request.user, events, device=device_of(request.user) is not None)
         check_device_actors(request.user, stream, events)
         stored = store.events_append(
             stream=stream,

@@ -28,6 +28,7 @@ from django.db.models import Q
 from .errors import StoreError
 from .models import Event
 from .record.authority import person_of, refused
+from .record.corrections import struck_events
 from .record.events import AUTHORITY
 from .seals import seal_holds
 
@@ -54,23 +55,25 @@ def may_append_something(user: Any) -> bool:
     return bool(user.has_perm(APPEND) or any(user.has_perm(p) for p in set(AUTHORITY.values())))
 
 
-def check_append_authority(user: Any, events: Iterable[Any], *, device: bool) -> None:
-    """Refuse (NotAuthorised) the first event of a batch its appender may not record: a
-    money-changing type from a table device, or from a person without its permission; any
-    other type from a person without ``audit.append_event``."""
-    for index, event in enumerate(events):
-        needed = AUTHORITY.get(event.type)
+def check_append_authority(user: Any, types: Iterable[object], *, device: bool) -> None:
+    """Refuse (NotAuthorised) the first event of a batch - given by its ``type``, as sent:
+    checked before the batch is, so that who may not append learns nothing more - that its
+    appender may not record: a money-changing type from a table device, or from a person
+    without its permission; any other type from a person without ``audit.append_event``."""
+    for index, type_name in enumerate(types):
+        needed = AUTHORITY.get(type_name) if isinstance(type_name, str) else None
         if needed is not None:
             if device:
-                raise NotAuthorised(index, f"{event.type} changes money after the fact: a table device never "
+                raise NotAuthorised(index, f"{type_name} changes money after the fact: a table device never "
                                            f"records it (a name in its payload authorises nothing); a person "
                                            f"holding the permission {needed} does")
             if not user.has_perm(needed):
-                raise NotAuthorised(index, f"{event.type} changes money after the fact: recording it needs the "
+                raise NotAuthorised(index, f"{type_name} changes money after the fact: recording it needs the "
                                            f"permission {needed}")
         elif not device and not user.has_perm(APPEND):
-            raise NotAuthorised(index, f"recording {event.type} needs the permission {APPEND} (this account may "
-                                       f"record only {', '.join(sorted(t for t, p in AUTHORITY.items() if user.has_perm(p)))})")
+            may = ", ".join(sorted(t for t, p in AUTHORITY.items() if user.has_perm(p)))
+            raise NotAuthorised(index, f"recording {type_name if isinstance(type_name, str) else 'this event'} "
+                                       f"needs the permission {APPEND} (this account may record only {may})")
 
 
 def person_for_ingest(username: str) -> Any:
@@ -108,3 +111,28 @@ def refused_events(stream: str, low: int, high: int) -> dict[str, str]:
         for event_id, type_name, principal, seal, digest in rows.values_list(
             "event_id", "type", "principal", "seal", "hash").iterator()
     )
+
+
+def struck_and_refused(stream: str, low: int, high: int) -> tuple[set[str], dict[str, str]]:
+    """The ids of the events that the corrections in ``stream``'s versions ``low``..``high``
+    strike (``corrects`` and no settlements: every fold skips them), and the money-changing
+    events there no fold may apply (id -> why; :func:`refused_events`): a refused
+    correction strikes nothing."""
+    refused = refused_events(stream, low, high)
+    rows = Event.objects.filter(
+        stream=stream, type="correction.recorded", version__gte=low, version__lte=high
+    ).values_list("event_id", "payload")
+    struck = struck_events({"type": "correction.recorded", "payload": p} for i, p in rows if str(i) not in refused)
+    return struck, refused
+
+
+def unreadable_opening_struck(stream: str, version: int) -> bool:
+    """Whether the ``table.opened`` at ``version`` of ``stream`` - one whose gaming day no
+    reader can take, stored past the catalogue's check - is struck by a correction after
+    it: the day readers then leave it out (as every fold skips a struck event), so that
+    the strike takes a table set aside for it back. Asked only of such an opening."""
+    found = Event.objects.filter(stream=stream, version=version).values_list("event_id", flat=True).first()
+    if found is None:
+        return False
+    head = Event.objects.filter(stream=stream).order_by("-version").values_list("version", flat=True).first() or 0
+    return str(found) in struck_and_refused(stream, version + 1, head)[0]

@@ -112,7 +112,7 @@ def _produced(stream: str, gaming_day: date, findings: Iterable[tuple[object, in
     return produced
 
 
-def _store(*, stream: str, gaming_day: date, produced: dict[str, tuple[object, int | None]],
+def _store(*, stream: str, gaming_day: date | None, produced: dict[str, tuple[object, int | None]],
            existing: QuerySet[Finding], run: ReplayRun, now: datetime) -> tuple[int, int, int]:
     """Add the produced findings not stored yet; mark the stored ones of the scope
     (``existing``) that were not produced superseded by ``run``, and the ones produced
@@ -244,6 +244,30 @@ def findings_record_integrity(*, problems: Iterable[IntegrityProblem], now: date
         new = len(produced) - len(stored)
         ReplayRun.objects.filter(pk=run.pk).update(findings=len(produced), findings_new=new, findings_superseded=gone)
     return new
+
+
+def findings_record_feed(*, stream: str, subscriber: str, finding: object | None, version: int | None,
+                         now: datetime | None = None) -> None:
+    """Store the finding of a table that the feed's subscriber ``subscriber`` set aside
+    (``stream_set_aside``, owner ``feed``; its ``expected`` names the subscriber), or with
+    ``finding`` None supersede the current one (the table was taken back). Under a run of
+    trigger ``feed``; no gaming day (a table's stream, not a day of it)."""
+    now = now or datetime.now(UTC)
+    kinds = kinds_of("feed")
+    if finding is not None and finding.kind not in kinds:  # type: ignore[attr-defined]
+        raise ValueError(f"feed does not report {finding.kind}")  # type: ignore[attr-defined]
+    current = Finding.objects.filter(stream=stream, gaming_day__isnull=True, kind__in=kinds, expected=subscriber,
+                                     superseded_by__isnull=True)
+    if finding is None and not current.exists():
+        return
+    with transaction.atomic():
+        run = ReplayRun.objects.create(mode=ReplayRun.Mode.FULL, trigger="feed", stream=stream,
+                                       status=ReplayRun.Status.DONE, started_at=now, finished_at=now)
+        existing = Finding.objects.filter(stream=stream, gaming_day__isnull=True, kind__in=kinds, expected=subscriber)
+        produced = {} if finding is None else {
+            identity(stream=stream, gaming_day=None, key=key_of(finding), rank=1): (finding, version)}
+        found, new, gone = _store(stream=stream, gaming_day=None, produced=produced, existing=existing, run=run, now=now)
+        ReplayRun.objects.filter(pk=run.pk).update(findings=found, findings_new=new, findings_superseded=gone)
 
 
 # --- people's actions -----------------------------------------------------------------------

@@ -119,6 +119,34 @@ class SubscriberPosition(models.Model):
         return f"{self.name} at {self.position}"
 
 
+class StreamFailure(models.Model):
+    """A table's stream that a subscriber of the feed (a read model) failed to follow:
+    ``failures`` runs in a row (a database that does not answer is not counted). From
+    ``SET_ASIDE_AFTER_FAILURES`` of them the stream is *set aside* (``set_aside_at``): the
+    subscriber goes on with every other table and leaves this one where its read model
+    stopped, with a critical finding (``stream_set_aside``), until it is taken back - a
+    correction recorded in the stream (which may strike the event), or ``manage.py catch_up
+    --take-back`` - and then follows it again. The row goes when the stream is followed
+    again (:mod:`audit.subscribers`)."""
+
+    subscriber = models.CharField(max_length=100)
+    stream = models.CharField(max_length=64, verbose_name="table")
+    failures = models.PositiveIntegerField(default=0)
+    error = models.TextField()
+    # the stream's first version in the batch that failed: where this read model stopped
+    from_version = models.PositiveBigIntegerField(null=True, blank=True)
+    first_failed_at = models.DateTimeField()
+    set_aside_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["subscriber", "stream"]
+        constraints = [models.UniqueConstraint(fields=["subscriber", "stream"], name="audit_streamfailure_one")]
+
+    def __str__(self) -> str:
+        state = "set aside" if self.set_aside_at else f"failed {self.failures} time(s)"
+        return f"{self.subscriber}: {self.stream} {state}"
+
+
 class ReplayRun(models.Model):
     """One run of a check that records findings. Mostly a replay: of a table's gaming
     day, of one stream, or of a whole day (a parent run whose children are the per-table

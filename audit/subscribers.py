@@ -17,19 +17,30 @@ store; the store knows nothing of them.
   compare-and-set. A subscriber that fails keeps its position: the next publish, run or
   periodic task retries it. So a subscriber catches up after a crash, a restart or a
   bulk ingest, and a handler must be idempotent (it may see a batch twice).
+- **One table never stops the others.** A subscriber that follows tables
+  (:func:`each_table`) does every table of a batch even when one fails. A table that
+  fails ``SET_ASIDE_AFTER_FAILURES`` runs in a row (an event its read model cannot apply:
+  one stored past the catalogue's checks, say) is *set aside* for that subscriber, with a
+  critical finding (``stream_set_aside``): the batch is then done, the position moves, and
+  later batches leave that table where its read model stopped. It is taken back when a
+  batch brings it a ``correction.recorded`` (one that strikes the event the read model
+  could not apply) and it then applies, or by ``manage.py catch_up --take-back TABLE``; the
+  finding is then superseded. A database that does not answer is no table's fault: such
+  a failure is never counted. Tested in ``tests/back_office/test_set_aside.py``.
 """
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from django.conf import settings
-from django.db.models import Max
+from django.db import InterfaceError, OperationalError
+from django.db.models import Max, Min
 
 from .fanout import fan_out
-from .models import Event, SubscriberPosition
+from .models import Event, StreamFailure, SubscriberPosition
 
 log = logging.getLogger(__name__)
 
@@ -37,16 +48,33 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True, slots=True)
 class Batch:
     """The events with a position in ``after`` < position <= ``upto``; ``jobs``: how many
-    processes may take its tables (:func:`each_table`)."""
+    processes may take its tables (:func:`each_table`); ``subscriber``: whose batch it is
+    (the tables it set aside are its own); ``tables``: these streams, whatever the
+    positions touch (a take-back)."""
 
     after: int
     upto: int
     jobs: int = 1
+    subscriber: str = ""
+    tables: tuple[str, ...] | None = None
 
     def streams(self) -> list[str]:
         """The streams the batch touches, sorted."""
+        if self.tables is not None:
+            return sorted(self.tables)
         rows = Event.objects.filter(position__gt=self.after, position__lte=self.upto)
         return sorted(set(rows.order_by().values_list("stream", flat=True).distinct()))
+
+    def corrected(self, streams: Collection[str]) -> set[str]:
+        """Those of ``streams`` to which the batch brings a ``correction.recorded``."""
+        rows = Event.objects.filter(position__gt=self.after, position__lte=self.upto, stream__in=list(streams),
+                                    type="correction.recorded")
+        return set(rows.order_by().values_list("stream", flat=True).distinct())
+
+    def first_versions(self, streams: Collection[str]) -> dict[str, int]:
+        """Each of ``streams``' first version in the batch."""
+        rows = Event.objects.filter(position__gt=self.after, position__lte=self.upto, stream__in=list(streams))
+        return dict(rows.order_by().values("stream").annotate(first=Min("version")).values_list("stream", "first"))
 
     def events(self, *, chunk_size: int = 2000) -> Iterator[Event]:
         """The batch's events in position order, in constant memory."""
@@ -58,26 +86,130 @@ class TablesFailed(Exception):
     """Some tables of a batch failed (each named with its error); the others were done."""
 
 
+# a database that does not answer (a restart, a dropped connection): no table's fault
+DATABASE_GONE = (OperationalError, InterfaceError)
+
+
 def each_table(batch: Batch, handle: Callable[[str], object], *, what: str) -> None:
     """Run ``handle(stream)`` for every table whose stream the batch touches (streams
     under ``audit.``, the back-office's own, are not tables). A table that fails does not
     stop the others; then the batch fails as a whole, naming them, so that the subscriber
     keeps its position and the next run retries - the tables already done find nothing
-    new. With ``batch.jobs`` above 1 the tables are taken by that many processes
-    (:func:`audit.fanout.fan_out`)."""
+    new - unless the failing tables are set aside: a table that failed
+    ``SET_ASIDE_AFTER_FAILURES`` runs in a row is, and a set-aside table is left out of
+    the batches of its subscriber (``batch.subscriber``) but for one that brings it a
+    correction (see the module's docstring). With ``batch.jobs`` above 1 the tables are
+    taken by that many processes (:func:`audit.fanout.fan_out`)."""
 
-    def one(stream: str) -> str | None:
+    def one(stream: str) -> tuple[str, str, bool] | None:
         try:
             handle(stream)
         except Exception as error:
             log.exception("%s of %s failed", what, stream)
-            return f"{stream}: {error!r}"
+            return stream, repr(error), isinstance(error, DATABASE_GONE)
         return None
 
     tables = [stream for stream in batch.streams() if not stream.startswith("audit.")]
-    failed = [error for error in fan_out(one, tables, jobs=batch.jobs) if error is not None]
-    if failed:
-        raise TablesFailed(f"{what}: " + "; ".join(failed))
+    known = failures_of(batch.subscriber) if batch.subscriber else {}
+    aside = {stream for stream, row in known.items() if row.set_aside_at is not None}
+    if aside and batch.tables is None:
+        retried = batch.corrected(aside & set(tables))
+        tables = [stream for stream in tables if stream not in aside or stream in retried]
+    failed = {stream: (text, gone) for stream, text, gone in
+              (result for result in fan_out(one, tables, jobs=batch.jobs) if result is not None)}
+    failing = [stream for stream, (_, gone) in failed.items() if gone]
+    if batch.subscriber:
+        followed = [stream for stream in tables if stream in known and stream not in failed]
+        if followed:
+            _followed(batch.subscriber, followed)
+        counted = {stream: text for stream, (text, gone) in failed.items() if not gone}
+        if counted:
+            failing += _failed(batch, counted, known)
+    else:
+        failing = list(failed)
+    if failing:
+        raise TablesFailed(f"{what}: " + "; ".join(f"{stream}: {failed[stream][0]}" for stream in sorted(failing)))
+
+
+def failures_of(subscriber: str) -> dict[str, StreamFailure]:
+    """The tables ``subscriber`` failed to follow lately, or set aside, by stream."""
+    return {row.stream: row for row in StreamFailure.objects.filter(subscriber=subscriber)}
+
+
+def _failed(batch: Batch, errors: dict[str, str], known: dict[str, StreamFailure]) -> list[str]:
+    """Count one more failure of each of ``errors``' tables (stream -> the error); set
+    aside those that reach ``SET_ASIDE_AFTER_FAILURES``, with their finding. Returns the
+    tables that still fail the batch (not set aside)."""
+    now = datetime.now(UTC)
+    firsts = batch.first_versions([s for s in errors if s not in known])
+    still = []
+    for stream, error in sorted(errors.items()):
+        row = known.get(stream) or StreamFailure(subscriber=batch.subscriber, stream=stream, first_failed_at=now,
+                                                 from_version=firsts.get(stream))
+        row.failures += 1
+        row.error = error[:2000]
+        if row.set_aside_at is None and row.failures >= settings.SET_ASIDE_AFTER_FAILURES:
+            row.set_aside_at = now
+            row.save()
+            _finding(row, now)
+            log.error("%s: table %s set aside after %d failures: %s", batch.subscriber, stream, row.failures, error)
+        else:
+            row.save()
+        if row.set_aside_at is None:
+            still.append(stream)
+    return still
+
+
+def _followed(subscriber: str, streams: list[str]) -> None:
+    """The tables of ``streams`` that ``subscriber`` follows again: forgotten as failed,
+    a set-aside one taken back (its finding superseded)."""
+    rows = StreamFailure.objects.filter(subscriber=subscriber, stream__in=streams)
+    aside = list(rows.filter(set_aside_at__isnull=False).values_list("stream", flat=True))
+    rows.delete()
+    now = datetime.now(UTC)
+    for stream in aside:
+        _finding(StreamFailure(subscriber=subscriber, stream=stream, first_failed_at=now), now, gone=True)
+        log.warning("%s: table %s taken back", subscriber, stream)
+
+
+def _finding(row: StreamFailure, now: datetime, *, gone: bool = False) -> None:
+    """The critical finding of a table set aside (``gone``: superseded, it was taken back)."""
+    # (here, not at the top: audit.findings appends through the store, which publishes here)
+    from .findings import findings_record_feed
+    from .record.findings import Finding
+
+    if gone:
+        findings_record_feed(stream=row.stream, subscriber=row.subscriber, finding=None, version=None, now=now)
+        return
+    event = None
+    if row.from_version is not None:
+        found = Event.objects.filter(stream=row.stream, version=row.from_version).values_list("event_id", flat=True).first()
+        event = str(found) if found is not None else None
+    where = f" from version {row.from_version}" if row.from_version is not None else ""
+    message = (f"The read model {row.subscriber} could not apply table {row.stream}'s events{where} "
+               f"({row.failures} runs in a row: {row.error[:300]}). The table is set aside: this read model of it "
+               f"stays where it stopped while every other table goes on, until a correction recorded in its "
+               f"stream (striking the event) or catch_up --take-back takes it back.")
+    findings_record_feed(stream=row.stream, subscriber=row.subscriber, version=row.from_version, now=now,
+                         finding=Finding("stream_set_aside", message, expected=row.subscriber, event=event))
+
+
+def take_back(name: str, stream: str) -> bool:
+    """Follow ``stream`` again in subscriber ``name`` at once (``manage.py catch_up
+    --take-back``): True when its read model now applies it (the finding superseded);
+    False when it still fails (set aside again) - or LookupError when it is not set aside."""
+    follower = subscriber(name)
+    row = StreamFailure.objects.filter(subscriber=name, stream=stream, set_aside_at__isnull=False).first()
+    if row is None:
+        raise LookupError(f"{stream} is not set aside by {name}")
+    at = Event.objects.filter(stream=stream).aggregate(head=Max("position"))["head"] or 0
+    try:
+        # a batch of this table alone: it fails as a set-aside table's does, counted and kept
+        # aside (each_table raises only for a database that does not answer)
+        follower.handle(Batch(max(at - 1, 0), at, subscriber=name, tables=(stream,)))
+    except Exception:  # the database did not answer: still set aside
+        log.exception("%s: taking %s back failed", name, stream)
+    return not StreamFailure.objects.filter(subscriber=name, stream=stream).exists()
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +285,7 @@ def catch_up(name: str, *, upto: int | None = None, progress: Callable[[int, int
     while position < head:
         end = head if size is None else min(head, position + size)
         try:
-            follower.handle(Batch(position, end, jobs))
+            follower.handle(Batch(position, end, jobs, subscriber=name))
         except Exception as error:
             SubscriberPosition.objects.filter(name=name).update(error=repr(error)[:2000], failed_at=datetime.now(UTC))
             raise

@@ -34,7 +34,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Q
 
-from audit.authority import refused_events
+from audit.authority import refused_events, unreadable_opening_struck
 from audit.event_ids import with_ids
 from audit.models import Event
 from audit.reading import stream_events
@@ -62,9 +62,20 @@ def _events(stream: str, low: int, high: int) -> Iterator[dict[str, Any]]:
 
 
 def openings(stream: str) -> list[tuple[int, str]]:
-    """(version, gaming day) of every ``table.opened`` of the stream, in order."""
+    """(version, gaming day) of every ``table.opened`` of the stream, in order - but one
+    whose gaming day is no date (stored past the catalogue's check) once a correction
+    strikes it."""
     return [(v, p["gaming_day"]) for v, p in Event.objects.filter(stream=stream, type="table.opened")
-            .order_by("version").values_list("version", "payload")]
+            .order_by("version").values_list("version", "payload")
+            if _is_day(p.get("gaming_day")) or not unreadable_opening_struck(stream, v)]
+
+
+def _is_day(text: object) -> bool:
+    try:
+        date.fromisoformat(text)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _day_at(opened: list[tuple[int, str]], version: int) -> str | None:

@@ -35,12 +35,11 @@ from typing import Any
 
 from django.db import connection
 
-from audit.authority import refused_events
+from audit.authority import struck_and_refused, unreadable_opening_struck
 from audit.event_ids import with_ids
 from audit.gaming_day import gaming_day as gaming_day_of
 from audit.models import Event
 from audit.reading import stream_events
-from audit.record.corrections import struck_events
 from tables.engine.findings import Finding as EngineFinding
 from tables.engine.replay import Checkpoint, Replay, ReplayResult
 from tables.engine.table_round import Round as EngineRound
@@ -74,6 +73,9 @@ def segments(stream: str, *, known: list[tuple[int, dict[str, Any] | None]] | No
         Event.objects.filter(stream=stream, version__gt=after, type="table.opened")
         .order_by("version").values_list("version", "payload")
     )
+    # an opening whose gaming day is no date (stored past the catalogue's check) starts no
+    # day once a correction strikes it (asked only of such an opening)
+    starts = [(v, p) for v, p in starts if p is None or _day_of(p) is not None or not unreadable_opening_struck(stream, v)]
     if not starts or starts[0][0] > 1:
         starts.insert(0, (1, None))
     result = []
@@ -87,6 +89,14 @@ def segments(stream: str, *, known: list[tuple[int, dict[str, Any] | None]] | No
             day = gaming_day_of(moment)
         result.append(Segment(stream, day, first, last, payload))
     return result
+
+
+def _day_of(payload: dict[str, Any]) -> date | None:
+    """A ``table.opened``'s gaming day, or None when it is no date."""
+    try:
+        return date.fromisoformat(payload["gaming_day"])
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def _known_starts(table: m.Table | None) -> tuple[list[tuple[int, dict[str, Any] | None]], int]:
@@ -394,12 +404,7 @@ def _struck(stream: str, low: int, high: int) -> tuple[set[str], dict[str, str]]
     (``corrects`` with no settlements: replay skips them), and the money-changing events
     there that no one with the authority recorded (id -> why: replay reports them and
     applies none; a refused correction strikes nothing)."""
-    refused = refused_events(stream, low, high)
-    rows = Event.objects.filter(
-        stream=stream, type="correction.recorded", version__gte=low, version__lte=high
-    ).values_list("event_id", "payload")
-    struck = struck_events({"type": "correction.recorded", "payload": p} for i, p in rows if str(i) not in refused)
-    return struck, refused
+    return struck_and_refused(stream, low, high)
 
 
 def _closed(segment: Segment, since: int) -> bool:

@@ -19,7 +19,8 @@ Severity:
 Owners: ``engine`` (replay of the rounds, :mod:`tables.engine.replay`), ``ledger`` (the
 reconciliation of chips and cash, :mod:`ledger`), ``integrity`` (the chain verifier,
 :mod:`audit.record.verify`, and the verification of what protects the store around it,
-``audit.integrity``).
+``audit.integrity``), ``feed`` (the read models' runner, :mod:`audit.subscribers`: a
+table a read model could not follow).
 """
 from __future__ import annotations
 
@@ -28,9 +29,9 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 Severity = Literal["critical", "high", "medium", "low"]
-Owner = Literal["engine", "ledger", "integrity"]
+Owner = Literal["engine", "ledger", "integrity", "feed"]
 SEVERITIES: tuple[Severity, ...] = ("critical", "high", "medium", "low")
-OWNERS: tuple[Owner, ...] = ("engine", "ledger", "integrity")
+OWNERS: tuple[Owner, ...] = ("engine", "ledger", "integrity", "feed")
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +147,10 @@ _KINDS = (
     FindingKind("protection_broken", "critical", "integrity",
                 "what protects the record no longer holds: an append-only trigger missing, disabled or changed, "
                 "the record not matching a signed tree head, or the access log not matching its seals"),
+    # --- the read models' runner: a stream no read model can follow -------------------------
+    FindingKind("stream_set_aside", "critical", "feed",
+                "a read model failed to apply a table's events run after run: the table is set aside (that read model "
+                "of it stays where it stopped) while every other table goes on, until a correction takes it back"),
 )
 
 KINDS: MappingProxyType[str, FindingKind] = MappingProxyType({k.name: k for k in _KINDS})

@@ -6,7 +6,7 @@ from django.core.management.base import CommandError
 
 from audit.commands import BackOfficeCommand
 from audit.progress import progress_bar
-from audit.subscribers import catch_up, feed_head, position_of, registered
+from audit.subscribers import catch_up, failures_of, feed_head, position_of, registered, take_back
 
 # positions per batch for a subscriber that sets no limit, so that the bar moves
 _STEP = 20_000
@@ -15,25 +15,35 @@ _STEP = 20_000
 class Command(BackOfficeCommand):
     help = (
         "Bring the global feed's subscribers (the read models and findings) up to the "
-        "feed's head, each from its own position. A progress bar per subscriber (positions) "
-        "on stderr, on a terminal only."
+        "feed's head, each from its own position, and name every table a subscriber has set "
+        "aside (an event its read model cannot apply; the other tables go on). --take-back "
+        "TABLE follows a set-aside table again at once. A progress bar per subscriber "
+        "(positions) on stderr, on a terminal only."
     )
-    exit_codes = {0: "every subscriber is at the head", 1: "a subscriber failed (it keeps its position; the "
-                  "others go on)", 2: "an unknown --subscriber, a bad --jobs, or an unmigrated database"}
+    exit_codes = {0: "every subscriber is at the head and follows every table", 1: "a subscriber failed (it "
+                  "keeps its position; the others go on), or a table is set aside (each named)",
+                  2: "an unknown --subscriber, a bad --jobs, a --take-back of a table not set aside, or an "
+                     "unmigrated database"}
 
     def add_arguments(self, parser):
         parser.add_argument("--subscriber", help="one subscriber only (default: every registered one)")
+        parser.add_argument("--take-back", metavar="TABLE",
+                            help="follow this set-aside table again (each subscriber that set it aside, or "
+                                 "--subscriber's): its read models go on from where they stopped")
         parser.add_argument("--jobs", type=int, default=1,
                             help="processes that take the tables (PostgreSQL; after a bulk ingest): the new events "
                                  "are then handed over in one batch, the bar moving once at its end")
 
-    def handle(self, *args: Any, subscriber: str | None = None, jobs: int = 1, **options: Any) -> None:
+    def handle(self, *args: Any, subscriber: str | None = None, jobs: int = 1, take_back: str | None = None,
+               **options: Any) -> None:
         if jobs < 1:
             raise CommandError(f"--jobs {jobs}: expected a whole number of at least 1", returncode=2)
         names = [s.name for s in registered()]
         if subscriber is not None and subscriber not in names:
             raise CommandError(f"--subscriber {subscriber!r}: no such subscriber; registered: "
                                f"{', '.join(names) or 'none'}", returncode=2)
+        if take_back is not None:
+            self.take_back(take_back, [subscriber] if subscriber else names)
         failed = []
         for name in [subscriber] if subscriber else names:
             start, head = position_of(name), feed_head()
@@ -48,5 +58,32 @@ class Command(BackOfficeCommand):
                     self.stderr.write(f"{name}: failed ({error!r}); it stays where it was and is retried next time")
                     continue
             self.stdout.write(f"{name}: position {done.start} -> {done.position} (head {feed_head()})")
-        if failed:
-            raise CommandError(f"{len(failed)} subscriber(s) failed: {', '.join(failed)}", returncode=1)
+        aside = self.set_aside([subscriber] if subscriber else names)
+        if failed or aside:
+            said = [f"{len(failed)} subscriber(s) failed: {', '.join(failed)}"] if failed else []
+            said += [f"{aside} table(s) set aside"] if aside else []
+            raise CommandError("; ".join(said), returncode=1)
+
+    def set_aside(self, names: list[str]) -> int:
+        """Name every table these subscribers set aside (stderr); how many."""
+        count = 0
+        for name in names:
+            for stream, row in sorted(failures_of(name).items()):
+                if row.set_aside_at is None:
+                    continue
+                count += 1
+                where = f" from version {row.from_version}" if row.from_version is not None else ""
+                self.stderr.write(f"{name}: table {stream} set aside since {row.set_aside_at:%Y-%m-%d %H:%M:%S} UTC: "
+                                  f"its events{where} fail ({row.error[:200]}); a correction recorded in the stream, "
+                                  f"or catch_up --take-back {stream}, takes it back")
+        return count
+
+    def take_back(self, stream: str, names: list[str]) -> None:
+        held = [name for name in names if (row := failures_of(name).get(stream)) is not None and row.set_aside_at]
+        if not held:
+            raise CommandError(f"--take-back {stream}: no subscriber has set it aside", returncode=2)
+        for name in held:
+            if take_back(name, stream):
+                self.stdout.write(f"{name}: table {stream} taken back: its read model follows it again")
+            else:
+                self.stderr.write(f"{name}: table {stream} still fails: set aside it stays")

@@ -11,12 +11,15 @@ from typing import Annotated, Literal
 import msgspec
 
 from .fields import (
+    MAX_SAFE_INT,
+    SHOE_MAX,
     Action,
     BetKind,
     Box,
     Card,
     Count,
     Currency,
+    DayChecked,
     Denomination,
     Face,
     GamingDay,
@@ -32,7 +35,10 @@ from .fields import (
     Text,
 )
 
-RuleValue = int | bool | str | None
+# a rule set parameter's value, as a rule set has them: a number a JSON reader reads exactly,
+# a flag, a short word (h17, late), or none
+RuleValue = (Annotated[int, msgspec.Meta(ge=-MAX_SAFE_INT, le=MAX_SAFE_INT)] | bool
+             | Annotated[str, msgspec.Meta(max_length=64)] | None)
 
 # Every schema repeats ``frozen=True``: msgspec inherits it from Payload anyway, but mypy
 # (without a plugin) reads a subclass that does not say it as a non-frozen dataclass.
@@ -42,10 +48,22 @@ class ChipCount(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only
     denomination: Denomination
     count: Count
 
+    def __post_init__(self) -> None:
+        # their value a JSON reader reads exactly, as any amount (a slip's chips, at most
+        # CHIP_KINDS of these, then sum within a 64-bit column)
+        if self.denomination * self.count > MAX_SAFE_INT:
+            raise ValueError(f"count: {self.count} chips of {self.denomination} come to more than "
+                             f"{MAX_SAFE_INT} minor units")
+
+
+# chips by denomination: at most this many entries (a tray has a dozen denominations)
+CHIP_KINDS = 64
+Chips = Annotated[list[ChipCount], msgspec.Meta(max_length=CHIP_KINDS)]
+
 
 # --- the table and its people -------------------------------------------------------------
 
-class TableOpened(Payload, frozen=True):
+class TableOpened(Payload, DayChecked, frozen=True):
     table: Ident
     ruleset: Ident
     min_bet: Money
@@ -56,7 +74,7 @@ class TableOpened(Payload, frozen=True):
     rules: dict[ParamName, RuleValue] = {}
 
 
-class TableClosed(Payload, frozen=True):
+class TableClosed(Payload, DayChecked, frozen=True):
     gaming_day: GamingDay
 
 
@@ -68,19 +86,19 @@ class DealerAssigned(Payload, frozen=True):
 
 class InventoryCounted(Payload, frozen=True):
     kind: Literal["opening", "closing"]
-    chips: list[ChipCount]
+    chips: Chips
     counted_by: Ident
     witnessed_by: Ident
 
 
 class ChipsFilled(Payload, frozen=True):
     slip: Ident
-    chips: list[ChipCount]
+    chips: Chips
 
 
 class ChipsCredited(Payload, frozen=True):
     slip: Ident
-    chips: list[ChipCount]
+    chips: Chips
 
 
 class BuyinRecorded(Payload, frozen=True):
@@ -91,7 +109,7 @@ class BuyinRecorded(Payload, frozen=True):
     currency: Currency
 
 
-class DropCounted(Payload, frozen=True):
+class DropCounted(Payload, DayChecked, frozen=True):
     gaming_day: GamingDay
     cash: Money
     markers: Money
@@ -106,19 +124,24 @@ class ShoeShuffled(Payload, frozen=True):
     decks: Annotated[int, msgspec.Meta(ge=1, le=12)]
     method: Literal["hand", "machine", "continuous", "rng"]
     # the full card order, first card to be dealt first, where a device knows it
-    order: list[Card] | None
+    order: Annotated[list[Card], msgspec.Meta(max_length=SHOE_MAX)] | None
     # SHA-256 of the order's cards joined by "," - a commitment revealed later
     commitment: Sha256Hex | None
     # the seed that produced the order, for RNG shuffles that must be reproducible
     seed: Text | None
 
 
+# a place in a shoe: at most the cards of the largest shoe (a place beyond this shoe's cards
+# is the engine's finding, shoe_procedure; one beyond any shoe is refused)
+ShoePlace = Annotated[int, msgspec.Meta(ge=0, le=SHOE_MAX)]
+
+
 class ShoeCut(Payload, frozen=True):
     shoe: Ident
     # how many cards the cut moved from the front to the back (0 for a machine)
-    position: Count
+    position: ShoePlace
     # how many cards are dealt before the cut card comes out (penetration)
-    cut_card: Count
+    cut_card: ShoePlace
 
 
 class CardBurned(Payload, frozen=True):
@@ -335,7 +358,7 @@ class HeadCited(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only
     key_id: HexKeyId
 
 
-class PartitionDetached(Payload, frozen=True):
+class PartitionDetached(Payload, DayChecked, frozen=True):
     """Gaming day ``day``'s partition ``partition`` was detached from the event table:
     ``events`` events at positions ``first_position`` .. ``last_position`` (positions may
     skip), each stream's versions ``streams[name] = [first, last]``; the regulator's package
@@ -343,6 +366,7 @@ class PartitionDetached(Payload, frozen=True):
     ``signed_head``. ``archived``: every stream's last archived version and its hash, over
     this detach and every earlier one (``verify`` starts each chain there)."""
 
+    DAYS = ("day",)
     day: GamingDay
     partition: PartitionName
     package_sha256: Sha256Hex
@@ -396,7 +420,7 @@ class SignedFigures(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_
     theoretical_win: SignedMoney | None
 
 
-class LedgerSignedOff(Payload, frozen=True):
+class LedgerSignedOff(Payload, DayChecked, frozen=True):
     """Accounting signs a table's gaming day's reconciliation off (COMAR-style): the
     figures it signed and their hash (SHA-256 of the figures' canonical JSON), so that a
     later change of the day's figures is told from the record alone."""
@@ -421,7 +445,7 @@ SignedFigure = Literal["opener", "closer", "fills", "credits", "drop", "handle",
                        "replayed_win", "theoretical_win"]
 
 
-class Adjustment(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+class Adjustment(msgspec.Struct, DayChecked, forbid_unknown_fields=True, frozen=True, kw_only=True):
     """What events that arrived after an earlier day was signed off changed of it, posted
     into the day signed here: each signed figure's change, and the changes the reports
     count - of the chip-count win, the drop and the house result (the recorded win) - in
@@ -434,7 +458,7 @@ class Adjustment(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_onl
     house_result: SignedMoney
 
 
-class LedgerSignedOffV2(Payload, frozen=True):
+class LedgerSignedOffV2(Payload, DayChecked, frozen=True):
     """v2 adds the day's accounting state when it was signed, the exceptions its note signs
     over, and the adjustments from earlier signed days it carries (v1 reads as v2 with
     the state None and neither)."""
@@ -451,7 +475,7 @@ class LedgerSignedOffV2(Payload, frozen=True):
     adjustments: Annotated[list[Adjustment], msgspec.Meta(max_length=400)]
 
 
-class LedgerReopened(Payload, frozen=True):
+class LedgerReopened(Payload, DayChecked, frozen=True):
     """A signed-off day reopened; the note saying why is required."""
 
     table: TableCode

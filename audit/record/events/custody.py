@@ -47,8 +47,8 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from .catalogue import ChipCount
-from .fields import MAX_SAFE_INT, Box, Currency, GamingDay, Ident, Money, Payload, Text
+from .catalogue import Chips
+from .fields import MAX_SAFE_INT, Box, Currency, DayChecked, GamingDay, Ident, Money, Payload, Text
 
 # The classes repeat ``frozen=True`` (already the base's) so that mypy, which reads msgspec
 # Structs as dataclasses, sees them frozen too.
@@ -62,11 +62,11 @@ Team = Annotated[list[Ident], msgspec.Meta(min_length=1, max_length=16)]
 
 # --- inventory slips ---------------------------------------------------------------------------
 
-class InventoryCountedV2(Payload, frozen=True, omit_defaults=True):
+class InventoryCountedV2(Payload, DayChecked, frozen=True, omit_defaults=True):
     """v2 adds the slip's gaming day, shift and number (v1 reads as v2 with them None)."""
 
     kind: Literal["opening", "closing"]
-    chips: list[ChipCount]
+    chips: Chips
     counted_by: Ident  # the dealer
     witnessed_by: Ident  # the floor supervisor
     gaming_day: GamingDay | None = None
@@ -80,7 +80,7 @@ class SlipRequested(Payload, frozen=True):
     """``fill.requested`` / ``credit.requested``: the floor supervisor asks the cage."""
 
     slip: Ident
-    chips: list[ChipCount]
+    chips: Chips
     requested_by: Ident  # the floor supervisor
 
 
@@ -90,7 +90,7 @@ class CageStep(Payload, frozen=True):
     security officer who carries them."""
 
     slip: Ident
-    chips: list[ChipCount]
+    chips: Chips
     cashier: Ident
     carried_by: Ident  # runner or security officer
 
@@ -102,7 +102,7 @@ class TableStepV2(Payload, frozen=True, omit_defaults=True):
     from v1)."""
 
     slip: Ident
-    chips: list[ChipCount]
+    chips: Chips
     dealer: Ident | None = None
     supervisor: Ident | None = None
 
@@ -120,7 +120,7 @@ class SlipVoided(Payload, frozen=True):
 
 # --- the drop box ------------------------------------------------------------------------------
 
-class DropRemoved(Payload, frozen=True):
+class DropRemoved(Payload, DayChecked, frozen=True):
     """Security takes the drop box (or one shift's compartment of it) off the table."""
 
     gaming_day: GamingDay
@@ -130,7 +130,7 @@ class DropRemoved(Payload, frozen=True):
     witnessed_by: Ident
 
 
-class DropCountedV2(Payload, frozen=True, omit_defaults=True):
+class DropCountedV2(Payload, DayChecked, frozen=True, omit_defaults=True):
     """The count team's count of one box (or compartment), per instrument. v2 adds the
     shift, the chips found in the box and the rest of the team (v1 reads as v2 with them
     None)."""
@@ -145,7 +145,7 @@ class DropCountedV2(Payload, frozen=True, omit_defaults=True):
     team: Team | None = None  # the other members of the count team
 
 
-class DropPosted(Payload, frozen=True):
+class DropPosted(Payload, DayChecked, frozen=True):
     """Accounting posts the count to the books (the amounts as posted)."""
 
     gaming_day: GamingDay
@@ -189,7 +189,7 @@ class MarkerRedeemed(Payload, frozen=True):
 RatePart = Annotated[int, msgspec.Meta(ge=1, le=MAX_SAFE_INT)]
 
 
-class FxRateSet(Payload, frozen=True):
+class FxRateSet(Payload, DayChecked, frozen=True):
     """``fx.rate_set``: accounting sets the rate at which the casino takes ``currency`` at
     its tables whose currency is ``house`` on ``gaming_day``: one unit of ``currency`` is
     ``numerator / denominator`` units of ``house`` (major units, an exact fraction: USD

@@ -12,7 +12,8 @@ the same number.
 """
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from datetime import date
+from typing import Annotated, ClassVar, Literal
 
 import msgspec
 
@@ -45,7 +46,14 @@ TEXT_PATTERN = rf"^[^{TEXT_REFUSED}]*\Z"
 TEXT_MAX = 2000
 Text = Annotated[str, msgspec.Meta(min_length=1, max_length=TEXT_MAX, pattern=TEXT_PATTERN)]
 Currency = Annotated[str, msgspec.Meta(pattern=r"^[A-Z]{3}\Z", description="ISO 4217")]
-GamingDay = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-\d{2}-\d{2}\Z", description="YYYY-MM-DD")]
+# A gaming day is a calendar date, YYYY-MM-DD (msgspec reads it as a date: 2026-02-31 is
+# refused), from 1900 to 9998 as the API's timestamps (the classes that hold one check the
+# years: DayChecked). The normal form, what is stored and hashed, is the same text.
+GamingDay = Annotated[date, msgspec.Meta(description="YYYY-MM-DD, a calendar date from 1900-01-01 to 9998-12-31")]
+FIRST_DAY, LAST_DAY = date(1900, 1, 1), date(9998, 12, 31)
+# the most cards a shoe holds (12 decks: ShoeShuffled.decks): a cut or a cut card beyond the
+# shoe is the engine's finding, one beyond any shoe is no cut at all
+SHOE_MAX = 12 * 52
 Sha256Hex = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}\Z")]
 ParamName = Annotated[str, msgspec.Meta(pattern=r"^[a-z][a-z0-9_]{0,63}\Z")]
 Face = Literal["up", "down"]
@@ -64,3 +72,18 @@ Outcome = Literal["win", "natural", "lose", "push", "surrender", "carried", "cas
 
 class Payload(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
     """Base of every payload: undeclared fields are a sender bug and are refused."""
+
+
+class DayChecked:
+    """A payload whose gaming days (the fields ``DAYS`` names) must lie from 1900-01-01 to
+    9998-12-31: checked once decoded, refused as a ValidationError naming the field (the
+    registry's ``explain`` reads the name in front of the message)."""
+
+    __slots__ = ()
+    DAYS: ClassVar[tuple[str, ...]] = ("gaming_day",)
+
+    def __post_init__(self) -> None:
+        for name in self.DAYS:
+            value = getattr(self, name)
+            if value is not None and not FIRST_DAY <= value <= LAST_DAY:
+                raise ValueError(f"{name}: {value.isoformat()} is outside {FIRST_DAY.isoformat()}..{LAST_DAY.isoformat()}")

@@ -143,6 +143,8 @@ SERVER_ONLY: frozenset[str] = frozenset(t.name for t in _TYPES if t.server_only)
 
 _AT = re.compile(r" - at (?P<key>`key` in )?`\$(?P<path>[^`]*)`$")
 _FIELD = re.compile(r"field `(?P<name>[^`]+)`")
+_CHECKED = re.compile(r"^(?P<name>[a-z_]+): (?P<why>.+)$", re.DOTALL)
+_NOT_A_DATE = "Invalid RFC3339 encoded date"
 
 
 def explain(error: msgspec.ValidationError) -> PayloadError:
@@ -155,6 +157,11 @@ def explain(error: msgspec.ValidationError) -> PayloadError:
     named = _FIELD.search(text)
     if named and ("missing required" in text or "unknown field" in text):
         path = f"{path}.{named.group('name')}"
+    checked = _CHECKED.match(text)
+    if checked:  # a payload's own check once decoded (fields.DayChecked): "<field>: why"
+        path, text = f"{path}.{checked.group('name')}", checked.group("why")
+    if text.startswith(_NOT_A_DATE):
+        text = "not a calendar date (YYYY-MM-DD, e.g. 2026-11-29)" + text[len(_NOT_A_DATE):]
     return PayloadError(path, text)
 
 
