@@ -89,6 +89,28 @@ ACCESS_REMOVE = {
 }
 
 
+# an ingest's run and its steps (audit.ingest): never changed, whoever asks (the
+# application's role holds no DELETE either: audit.roles); removing rows stays the owner's
+INGEST_TABLES = ("audit_ingestrun", "audit_ingeststep")
+INGEST_INSTALL = {
+    "sqlite": [
+        (f"CREATE TRIGGER {table}_no_update BEFORE UPDATE ON {table} "
+         f"BEGIN SELECT RAISE(ABORT, '{table} is append-only: UPDATE refused'); END")
+        for table in INGEST_TABLES
+    ],
+    "postgresql": [
+        sql for table in INGEST_TABLES for sql in (
+            f"CREATE TRIGGER {table}_no_update BEFORE UPDATE ON {table} FOR EACH ROW EXECUTE FUNCTION {FUNCTION}()",
+            f"ALTER TABLE {table} ENABLE ALWAYS TRIGGER {table}_no_update",
+        )
+    ],
+}
+INGEST_REMOVE = {
+    "sqlite": [f"DROP TRIGGER IF EXISTS {table}_no_update" for table in INGEST_TABLES],
+    "postgresql": [f"DROP TRIGGER IF EXISTS {table}_no_update ON {table}" for table in INGEST_TABLES],
+}
+
+
 def statements(kind: dict[str, list[str]], vendor: str) -> list[str]:
     try:
         return kind[vendor]

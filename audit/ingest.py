@@ -12,9 +12,10 @@ Two passes, so that nothing of a stream with a bad line is stored and memory sta
    query confirms that no stream has moved on since the plan (a concurrent writer makes
    that stream fail from there on, reported with its line).
 
-Each write pass keeps a checkpoint (``IngestRun``) in the transactions of its chunks, so
-an ingest that stops while writing (killed, or the database gone: ``DatabaseLost``)
-leaves a record that ``verify`` names until the same file is ingested again.
+Each write pass keeps a checkpoint (an ``IngestRun`` and its ``IngestStep`` rows, both
+append-only) in the transactions of its chunks, so an ingest that stops while writing
+(killed, or the database gone: ``DatabaseLost``) leaves a record that ``verify`` names
+until the same file is ingested again.
 
 On PostgreSQL a file over 4 MB is written as it is planned (:func:`_plan_while_writing`):
 the parent writes the rows as the processes plan them, in file order, in one transaction
@@ -70,12 +71,12 @@ from django.db import (
     connections,
     transaction,
 )
-from django.db.models import F
+from django.db.models import OuterRef, Subquery
 
 from .authority import ingest_authority
 from .inserts import binary_moment, binary_row, binary_text, copy_rows, insert_values, sqlite_values
 from .jsonl import BadLine, Line, parse_line
-from .models import Event, IngestRun
+from .models import Event, IngestRun, IngestStep
 from .record.authority import ingest_principal
 from .record.chain import canonical_json, format_timestamp
 from .record.collector import acyclic_work
@@ -596,8 +597,8 @@ def _write_whole(path: str, principal: str, records: Iterable[list], chunk: int,
         if planned():
             raise _Undo
         run = IngestRun.objects.create(file=os.path.abspath(path), size=os.path.getsize(path),
-                                       principal=principal, started_at=started, stored=stored, line=line)
-        _finished(run)
+                                       principal=principal, started_at=started)
+        _finished(run, stored=stored, line=line)
     return stored
 
 
@@ -919,7 +920,7 @@ def _ingest(path: str, report: IngestReport, chunk: int, progress: Callable[[int
                        else heapq.merge(*(_spooled(handle) for handle in handles), key=lambda r: r[0]))
             run = _started(path, principal)
             _write(records, report, chunk, progress, run)
-            _finished(run)
+            _finished(run, stored=report.stored, line=run.line)
         finally:
             for handle in handles:
                 handle.close()
@@ -934,19 +935,34 @@ def _started(path: str, principal: str) -> IngestRun:
                                     started_at=datetime.now(UTC))
 
 
-def _finished(run: IngestRun) -> None:
+def _unfinished(file: str | None = None) -> list[tuple[IngestRun, IngestStep | None]]:
+    """The runs (of ``file``) whose last step is not a finishing one, each with that step."""
+    runs = IngestRun.objects.order_by("started_at", "pk")
+    if file is not None:
+        runs = runs.filter(file=file)
+    last = IngestStep.objects.filter(run=OuterRef("pk")).order_by("-pk")
+    runs = runs.annotate(done=Subquery(last.values("finished")[:1])).exclude(done=True)
+    return [(run, run.steps.order_by("-pk").first()) for run in runs]
+
+
+def _finished(run: IngestRun, *, stored: int, line: int) -> None:
     """This run, and any earlier one of the same file left unfinished, is complete: every
-    line of the file is stored now, or was refused and reported."""
-    IngestRun.objects.filter(file=run.file, finished_at=None).update(finished_at=datetime.now(UTC))
+    line of the file is stored now, or was refused and reported. A finishing step each,
+    in the transaction of the last rows where there is one (the runs are append-only)."""
+    now = datetime.now(UTC)
+    IngestStep.objects.bulk_create(
+        [IngestStep(run=run, stored=stored, line=line, finished=True, at=now)]
+        + [IngestStep(run=earlier, stored=step.stored if step else 0, line=step.line if step else 0, finished=True,
+                      at=now) for earlier, step in _unfinished(run.file) if earlier.pk != run.pk])
 
 
 def unfinished_ingests() -> list[str]:
     """One line for each ingest that stopped while writing and was not run again."""
     return [
         f"ingest: {run.file} (started {run.started_at:%Y-%m-%d %H:%M:%S} UTC by {run.principal}) did not finish: "
-        f"{run.stored:,} events stored, to line {run.line}; a stream of it may be cut short - "
-        f"run manage.py ingest {run.file} again (what is stored is skipped)"
-        for run in IngestRun.objects.filter(finished_at=None).order_by("started_at")
+        f"{step.stored if step else 0:,} events stored, to line {step.line if step else 0}; a stream of it may be "
+        f"cut short - run manage.py ingest {run.file} again (what is stored is skipped)"
+        for run, step in _unfinished()
     ]
 
 
@@ -991,7 +1007,8 @@ def _write_chunk(records: list, report: IngestReport, run: IngestRun) -> None:
                 else:
                     insert_values(rows)
                 # the checkpoint commits with the rows or not at all
-                IngestRun.objects.filter(pk=run.pk).update(stored=F("stored") + len(rows), line=records[-1][0])
+                IngestStep.objects.create(run=run, stored=report.stored + len(rows), line=records[-1][0],
+                                          at=datetime.now(UTC))
         except _Moved as moved:
             failed = {s: f"version: stream {s} was appended to since this ingest began: "
                          f"version {first[s][0]} is taken" for s in moved.streams}

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.conf import settings
 from django.db import models
 from django.db.models.fields.json import KeyTextTransform
@@ -338,25 +340,55 @@ class ApiToken(models.Model):
 
 
 class IngestRun(models.Model):
-    """One ``manage.py ingest`` write pass. Written in chunks (SQLite, a small file, or a
-    file with a bad line): made when it starts writing, brought up to date in the
-    transaction of each chunk it commits, finished at its end; a run left unfinished (the
-    process killed, the database gone) has stored whole chunks only, so a stream may be
-    cut short: ``verify`` names the run until a later ingest of the same file finishes it
-    (stored lines are skipped, the rest appended). Written while it plans (PostgreSQL, a
-    good file): made, finished, in the one transaction that stores the whole file - a
-    run cut short stores nothing and leaves no row."""
+    """One ``manage.py ingest`` write pass, and with its steps (:class:`IngestStep`) how
+    far it got. Append-only, as the steps are: made when it starts writing, never changed
+    (the database refuses an UPDATE; the application's role holds no UPDATE or DELETE).
+    Written in chunks (SQLite, a small file, or a file with a bad line): a step in the
+    transaction of each chunk it commits, a finishing one at its end; a run left
+    unfinished (the process killed, the database gone) has stored whole chunks only, so a
+    stream may be cut short: ``verify`` names the run until a later ingest of the same
+    file finishes it (stored lines are skipped, the rest appended). Written while it
+    plans (PostgreSQL, a good file): the run and its finishing step in the one
+    transaction that stores the whole file - a run cut short stores nothing and leaves
+    no row."""
 
     file = models.CharField(max_length=1024)
     size = models.BigIntegerField()
     principal = models.CharField(max_length=160)
     started_at = models.DateTimeField()
-    stored = models.BigIntegerField(default=0)
-    line = models.BigIntegerField(default=0, help_text="the last line stored")
-    finished_at = models.DateTimeField(null=True)
-
-    class Meta:
-        indexes = [models.Index(fields=["file"], condition=models.Q(finished_at=None), name="audit_ingestrun_open")]
 
     def __str__(self) -> str:
         return f"ingest of {self.file} started {self.started_at:%Y-%m-%d %H:%M:%S}"
+
+    def _last(self) -> IngestStep | None:
+        return self.steps.order_by("-pk").first()
+
+    @property
+    def stored(self) -> int:
+        """The events it stored, as its last step says (0 before its first chunk)."""
+        last = self._last()
+        return last.stored if last is not None else 0
+
+    @property
+    def line(self) -> int:
+        """The last line it stored."""
+        last = self._last()
+        return last.line if last is not None else 0
+
+    @property
+    def finished_at(self) -> datetime | None:
+        """When it - or a later run of the same file - finished it; None while unfinished."""
+        last = self._last()
+        return last.at if last is not None and last.finished else None
+
+
+class IngestStep(models.Model):
+    """How far an ingest run got: the events it has stored and the last line, written in
+    the transaction of the chunk that stored them (``finished``: every line of the file is
+    stored now, or was refused and reported). Append-only (:class:`IngestRun`)."""
+
+    run = models.ForeignKey(IngestRun, on_delete=models.PROTECT, related_name="steps")
+    stored = models.BigIntegerField()
+    line = models.BigIntegerField(help_text="the last line stored")
+    finished = models.BooleanField(default=False)
+    at = models.DateTimeField()
