@@ -43,7 +43,7 @@ def remove(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('audit', '0022_event_authority'),
+        ('audit', '0023_stream_failure'),
     ]
 
     operations = [
