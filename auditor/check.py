@@ -238,7 +238,7 @@ class _Check:
         """The table's events checked and folded: its audit, to :meth:`StreamAudit.finish`
         (None, the audit closed, when its events cannot be read)."""
         audit = StreamAudit(name, first_version=meta["first_version"], struck=meta.get("struck") or (),
-                            events=meta.get("events"),
+                            events=meta.get("events"), authority=meta.get("authority") or {},
                             math=engine_math if self.edges else stated_math(self.manifest.get("rule_sets") or {}))
         done = None
         try:
@@ -314,6 +314,11 @@ class _Check:
         if sorted(audit.struck_seen) != sorted(meta.get("struck") or ()):
             self.disagree("manifest", "the events a correction strikes are not the manifest's", file=file,
                           stream=name, expected=str(sorted(meta.get("struck") or ())), found=str(sorted(audit.struck_seen)))
+        listed = sorted(meta.get("authority") or {})
+        if self.version >= 6 and sorted(audit.authority_seen) != listed:
+            self.disagree("manifest", "the events that change money (corrections, voids) are not the ones whose "
+                          "authority the manifest states", file=file, stream=name, expected=str(listed),
+                          found=str(sorted(audit.authority_seen)))
         self.inclusion(name, meta, last, line, latest)
         return audit
 

@@ -53,8 +53,11 @@ FORMAT = "blackjack-regulator-package"
 # 4: the Merkle leaf commits to the event's seal (leaf format 2, which each head states),
 #    so each stream says its last event's seal (last_seal) for its inclusion proof;
 # 5: the reconciliation's theoretical win and SD are of the initial stakes (and insurance
-#    by its own edge), where 2 to 4 took the handle
-FORMAT_VERSION = 5
+#    by its own edge), where 2 to 4 took the handle;
+# 6: each stream says who recorded its money-changing events (authority: id -> principal
+#    and whether its server seal held), and the folds apply none no one with the authority
+#    recorded (a reader of 5 would apply them, and its reports would differ)
+FORMAT_VERSION = 6
 MANIFEST = "manifest.json"
 SIGNATURE = "manifest.sig"  # the casino's Ed25519 signature of manifest.json's bytes
 EVENTS_DIR = "events"
@@ -81,6 +84,8 @@ class _Stream(msgspec.Struct):
     events: int | None = None
     counts: dict[str, int] | None = None
     struck: list[str] = []
+    # 6: who recorded each money-changing event (id -> principal, sealed)
+    authority: dict[str, dict[str, Any]] = {}
     inclusion: dict[str, Any] | None = None
 
 

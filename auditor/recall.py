@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from audit.record import merkle, signing
+from audit.record.authority import refused_of
 from audit.record.collector import bulk_work
 from audit.record.jsonl import LineError, decode_line
 from audit.record.money import format_money, format_signed
@@ -41,7 +42,7 @@ def _recall(path: str | Path, table: str, day: str, number: int) -> str:
             raise layout.Unreadable(f"{path}: no table {table} in the package "
                                     f"(it has {', '.join(sorted(manifest.get('streams', {}))) or 'none'})")
         first = meta["first_version"]
-        replay = Replay(struck=meta.get("struck") or ())
+        replay = Replay(struck=meta.get("struck") or (), refused=refused_of(meta.get("authority") or {}))
         replay.skip_to(first)
         verifier = Verifier(start=lambda _: Head(first - 1, meta["first_prev_hash"], 0), check_payloads=False)
         mine: list[dict[str, Any]] = []

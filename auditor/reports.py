@@ -34,7 +34,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import IO, Any, Protocol
 
+from audit.record.authority import refused_of
 from audit.record.chain import canonical_json
+from audit.record.events import AUTHORITY
 from audit.record.ids import IdSet
 from audit.record.money import percent
 from audit.record.shelf import SMALL_FILTER, Shelf, ShelvedMap
@@ -113,7 +115,7 @@ _BATCH = 1024
 # the events StreamAudit notes something of before they are folded (one look-up for the
 # rest, most of a table's events)
 _NOTED = frozenset({"table.opened", "round.started", "round.settled", "round.voided", "correction.recorded",
-                    "shoe.shuffled"})
+                    "shoe.shuffled", *AUTHORITY})
 # round rows handed to finish()'s sink at a time (a row is about 1 KB as a dict)
 _ROWS = 128
 
@@ -184,14 +186,21 @@ class StreamAudit:
     ``struck``: the events a correction strikes (replay skips them from the start, so the
     ids must be known before: the manifest lists them, :attr:`struck_seen` proves them).
     ``events``: how many the manifest says the table has (the id filter's size for more
-    than 175,000; a wrong count costs time, never a wrong answer)."""
+    than 175,000; a wrong count costs time, never a wrong answer). ``authority``: who
+    recorded each money-changing event (the manifest's, id -> its ``principal`` and
+    whether its seal held): the folds apply none that no one with the authority recorded
+    (:mod:`audit.record.authority`), and :attr:`authority_seen` proves the list whole."""
 
     def __init__(self, table: str, *, first_version: int, struck: Iterable[str] = (),
-                 math: GameMath | None = None, events: int | None = None) -> None:
+                 math: GameMath | None = None, events: int | None = None,
+                 authority: Mapping[str, Mapping[str, Any]] | None = None) -> None:
         self.table = table
         self.math = math
         self.rules: dict[str, tuple[str, dict[str, Any]]] = {}  # each day's first rule set
         self.struck = set(struck)
+        self.refused = refused_of(authority or {})
+        # the money-changing events read (what the manifest's authority must list)
+        self.authority_seen: set[str] = set()
         # what the folds keep to the end but seldom read goes to a temporary file, its
         # handles in memory (closed by finish(), or close()): each round pickled once the
         # next starts, thawed one at a time at the end; the settled bets' nets and where, a
@@ -204,10 +213,11 @@ class StreamAudit:
         # replay has read its first event) and the fold (which reads the first only)
         self.ids: EventIds = IdSet(shelf=self.shelf, expected=events)
         self.repeated: set[str] = set()
-        self.replay = Replay(struck=self.struck, repeats=self.repeated, ids=self.ids, compact=True, shelf=self.shelf)
+        self.replay = Replay(struck=self.struck, repeats=self.repeated, ids=self.ids, compact=True, shelf=self.shelf,
+                             refused=self.refused)
         self.replay.skip_to(first_version)
         # the reports read balances and figures, never entries
-        self.fold = Fold(struck=self.struck, entries=False, read_once=True, shelf=self.shelf)
+        self.fold = Fold(struck=self.struck, entries=False, read_once=True, shelf=self.shelf, refused=self.refused)
         self.day: str | None = None
         self.days: list[str] = []
         # each round number's first gaming day and versions, a batch at a time on the shelf
@@ -255,8 +265,10 @@ class StreamAudit:
                 self.rounds[payload["round"]] = known
         elif kind == "correction.recorded":
             struck = struck_ids(event)
-            if struck is not None:
+            if struck is not None and str(event.get("id")) not in self.refused:  # a refused one strikes nothing
                 self.struck_seen.add(struck)
+        if kind in AUTHORITY:
+            self.authority_seen.add(str(event.get("id")))
         elif kind == "shoe.shuffled":
             # the cash-out valuation's caches are of the compositions of the shoe: a new
             # shoe's are others (at 1,200 rounds of the live game the dealer's odds were hit

@@ -33,8 +33,11 @@ from audit.findings import FINDINGS_STREAM
 from audit.gaming_day import gaming_day_bounds
 from audit.models import AccessRecord, Event, Finding
 from audit.record import merkle, signing
+from audit.record.authority import refused_of
 from audit.record.chain import format_timestamp
+from audit.record.events import AUTHORITY
 from audit.record.jsonl import encode_line
+from audit.seals import seal_holds
 from audit.store import envelope_of
 from auditor import layout
 from auditor.reports import StreamAudit, rule_set_entry, rule_set_key, struck_ids
@@ -262,9 +265,16 @@ def _tables(folder: Path, slices: Sequence[Slice], sth: signing.SignedTreeHead, 
     tables = []
     for part in slices:
         rows = Event.objects.filter(stream=part.table, version__gte=part.first, version__lte=part.last)
-        struck = sorted(filter(None, (struck_ids({"type": t, "payload": p}) for t, p in
-                                      rows.filter(type="correction.recorded").values_list("type", "payload"))))
-        audit = StreamAudit(part.table, first_version=part.first, struck=struck, math=engine_math)
+        # who recorded each money-changing event, its seal checked here (the key is the
+        # casino's): the folds of the back-office and the auditor's apply the same of them
+        authority = {str(i): {"principal": principal, "sealed": seal_holds(digest, principal, seal)}
+                     for i, principal, seal, digest in rows.filter(type__in=list(AUTHORITY)).order_by("version")
+                     .values_list("event_id", "principal", "seal", "hash")}
+        refused = refused_of(authority)
+        struck = sorted(filter(None, (struck_ids({"type": t, "payload": p})
+                                      for i, t, p in rows.filter(type="correction.recorded")
+                                      .values_list("event_id", "type", "payload") if str(i) not in refused)))
+        audit = StreamAudit(part.table, first_version=part.first, struck=struck, math=engine_math, authority=authority)
         name = layout.events_file(part.table)
         kinds: Counter[str] = Counter()
         first = last = None
@@ -303,7 +313,7 @@ def _tables(folder: Path, slices: Sequence[Slice], sth: signing.SignedTreeHead, 
             "first_prev_hash": first.prev_hash, "last_hash": last.hash, "last_seal": last.seal,
             "first_position": first.position, "last_position": last.position,
             "first_index": digests.leaf_index(first),
-            "struck": struck, "gaming_days": audit.days,
+            "struck": struck, "authority": authority, "gaming_days": audit.days,
             "inclusion": {"index": proof["index"], "leaf": proof["leaf"], "path": proof["path"]},
         }
         counts.update(kinds)

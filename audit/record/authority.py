@@ -54,6 +54,12 @@ def authority_problem(type_name: str, principal: str | None) -> str | None:
     None when it may (it is no money-changing type, or a person's or the server's)."""
     if type_name not in AUTHORITY:
         return None
+    return principal_problem(principal)
+
+
+def principal_problem(principal: str | None) -> str | None:
+    """Why a money-changing event stored under ``principal`` may not change money, or None
+    when it may (a person's or the server's)."""
     if principal is None:
         return "it was stored before the store recorded who appended each event"
     if principal.startswith(SERVER) or person_of(principal) is not None:
@@ -72,6 +78,20 @@ def refused(rows: Iterable[tuple[str, str, str | None, bool]]) -> dict[str, str]
             continue
         why = authority_problem(type_name, principal)
         if why is None and not sealed:
+            why = "its server seal does not hold (a row written past the store)"
+        if why is not None:
+            out[str(event_id)] = why
+    return out
+
+
+def refused_of(authority: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """The rule over a package's record of its money-changing events (the manifest's
+    ``authority``: id -> its ``principal`` and whether its server seal held when it was
+    exported): the ids no fold may apply, each with why."""
+    out = {}
+    for event_id, said in authority.items():
+        why = principal_problem(said.get("principal"))
+        if why is None and not said.get("sealed"):
             why = "its server seal does not hold (a row written past the store)"
         if why is not None:
             out[str(event_id)] = why

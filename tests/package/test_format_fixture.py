@@ -4,7 +4,9 @@ theoretical win; version 2's is recomputed and checked; version 3's engine messa
 amounts in the table's currency, where an older package's give minor units (its messages
 are not compared: ``package-v2-findings.zip``, made by the version 2 exporter with two
 wrong payouts planted); version 5's theoretical win is of the initial stakes, where 2 to
-4 took the handle (their theoretical columns are not compared). Versions 1-3 were signed over leaves of format 1 (no seal);
+4 took the handle (their theoretical columns are not compared); version 6's streams say
+who recorded each correction and void (an older package has no such list: the auditor
+applies its corrections as its exporter did). Versions 1-3 were signed over leaves of format 1 (no seal);
 version 4's leaves commit to each event's seal, and its streams give their last seal.
 
 Make only the fixture of a new format version, the first time (never to make this test
@@ -252,3 +254,16 @@ def test_the_version_5_fixture_verifies_with_its_theoretical_win_on_the_initial_
     code, said = audit("verify", str(FIXTURE_V5), blocked=True)
     assert code == 0, said
     assert "format 5" in said and "all agree" in said
+
+
+def test_the_version_6_fixture_verifies_with_its_authority() -> None:
+    """Every stream states who recorded its money-changing events (here none: a simulated
+    day records no correction or void), and the package verifies."""
+    fixture = FIXTURES / "package-v6.zip"
+    with zipfile.ZipFile(fixture) as package:
+        manifest = json.loads(package.read("manifest.json"))
+    assert manifest["format_version"] == 6
+    assert all(stream["authority"] == {} for stream in manifest["streams"].values())
+    code, said = audit("verify", str(fixture), blocked=True)
+    assert code == 0, said
+    assert "format 6" in said and "all agree" in said
