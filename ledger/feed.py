@@ -7,7 +7,8 @@ the folds this process kept: :data:`CACHE`). Registered in
 Streams under ``audit.`` are not tables and are skipped (a sign-off in ``audit.ledger``
 reconciles its day itself: :mod:`ledger.signoff`). A table that fails does not stop the
 others; the batch then fails as a whole, naming the tables, so the subscriber keeps its
-position and the next run retries - the tables already done find nothing new.
+position and the next run retries - the tables already done find nothing new - until a
+table that keeps failing is set aside (:func:`audit.subscribers.each_table`).
 """
 from __future__ import annotations
 

@@ -7,7 +7,8 @@ folds this process kept of those days: :data:`CACHE`). Registered in
 Streams under ``audit.`` (the back-office's own, such as ``audit.findings``) are not
 tables and are skipped. A table that fails does not stop the others; the batch then
 fails as a whole (naming the tables), so the subscriber keeps its position and the next
-run retries - the tables already done find nothing new.
+run retries - the tables already done find nothing new - until a table that keeps
+failing is set aside (:func:`audit.subscribers.each_table`).
 """
 from __future__ import annotations
 

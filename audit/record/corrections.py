@@ -4,7 +4,8 @@ A ``correction.recorded`` that ``corrects`` an event and carries no settlements 
 that event: the event stays in the chain (events are never changed or deleted), and every
 fold of the record - the engine's replay, the ledger's books - skips it as if it had never
 been recorded. One definition, so that the game and the books never disagree on what was
-struck.
+struck. A correction no one with the authority recorded strikes nothing: readers hand
+:func:`struck_events` only the events :func:`audit.record.authority.applicable` leaves.
 """
 from __future__ import annotations
 
