@@ -78,7 +78,7 @@ class Unpublished(Exception):
     """A head was signed and stored, but a publisher did not keep it (each line says which
     and why); ``sth`` and ``stored`` are the head and its event."""
 
-    def __init__(self, sth: signing.SignedTreeHead, stored: Event, failed: list[str]) -> None:
+    def __init__(self, sth: signing.SignedTreeHead, stored: Event | None, failed: list[str]) -> None:
         super().__init__("; ".join(failed))
         self.sth, self.stored, self.failed = sth, stored, failed
 
@@ -321,57 +321,96 @@ def digest_sign(*, now: datetime | None = None, strict: bool = False) -> tuple[s
     """Bring the tree up to the feed's head, sign it, append the head and publish it. A
     publisher that fails is logged; with ``strict``, :class:`Unpublished` is raised
     after every publisher was tried (the head is signed and stored all the same)."""
-    sth, stored, _ = _sign(now=now, strict=strict)
+    sth, stored, _ = _sign(now=now, strict=strict, store=True)
+    assert stored is not None
     return sth, stored
 
 
-def _sign(*, now: datetime | None, strict: bool) -> tuple[signing.SignedTreeHead, Event, int]:
-    """:func:`digest_sign`, and the position of the head's last leaf."""
+def published_heads() -> list[signing.SignedTreeHead]:
+    """The latest head each publisher holds whose signature holds (a publisher that cannot
+    be read, or holds none, gives none)."""
+    heads = []
+    keys = trusted_keys()
+    for publisher in publishers():
+        try:
+            text = publisher.latest()
+            sth = None if text is None else _head_text(text, publisher.where)
+        except (PublishError, DigestError) as error:
+            log.warning("the latest head at a publisher could not be read: %s", error)
+            continue
+        if sth is not None and signing.verify_head(sth, keys) is None:
+            heads.append(sth)
+    return heads
+
+
+def _sign(*, now: datetime | None, strict: bool, store: bool, known: Sequence[signing.SignedTreeHead] | None = None
+          ) -> tuple[signing.SignedTreeHead, Event | None, int]:
+    """:func:`digest_sign`, and the position of the head's last leaf; with ``store`` false
+    the head is only handed to the publishers as their latest (the signer's heads between
+    two it stores: the record keeps one ``DIGEST_EVERY_SECONDS``). The new head must
+    extend every head signed before that is known - the latest in the database and
+    ``known`` (the latest at each publisher when not given; the signer passes the last it
+    signed): a record that no longer has a known head's events as they were is not signed
+    over (:class:`DigestError`), so that deleting the database's heads after cutting a tail
+    does not get the cut record signed anew."""
     key = signing_key()
     now = now or datetime.now(UTC)
+    known = list(published_heads() if known is None else known)
     for _ in range(5):
         state = tree_advance()
         if state.size == 0:
             raise DigestError("the record holds no events: there is nothing to sign")
         latest = latest_signed()
-        if latest is not None and latest.size > state.size:
-            raise DigestError(f"the last signed head covers {latest.size:,} events but the record has {state.size:,}")
         # the head this one grew from: the latest of its leaf format (the first head of a
         # format names none - no consistency proof joins trees of two formats)
-        previous = latest if latest is None or latest.leaf_format == merkle.LEAF_FORMAT else \
+        stored = latest if latest is None or latest.leaf_format == merkle.LEAF_FORMAT else \
             latest_signed(leaf_format=merkle.LEAF_FORMAT)
+        earlier = [head for head in (stored, *known) if head is not None and head.leaf_format == merkle.LEAF_FORMAT]
         root = _frontier(state).root
+        proofs = subtrees()
+        for head in earlier:
+            if head.size > state.size or not merkle.verify_consistency(
+                    head.size, state.size, head.root, root, merkle.consistency_proof(head.size, state.size, proofs)):
+                raise DigestError(
+                    f"the record does not extend the signed head of {head.size:,} events of "
+                    f"{format_timestamp(head.timestamp)}: events it covers were removed or changed; not signing over "
+                    "them (manage.py verify names what)")
+        previous = max(earlier, key=lambda head: head.size, default=None)
         streams = {name: (version, digest) for name, (version, digest) in state.streams.items()}
         sth = signing.sign_head(merkle.TreeHead(state.size, root), timestamp=now, private_key=key, streams=streams,
                                 leaf_format=merkle.LEAF_FORMAT)
-        consistency = [] if previous is None else merkle.consistency_proof(previous.size, state.size, subtrees())
-        payload = {**sth.as_dict(), "previous_size": previous.size if previous else None,
-                   "previous_root": previous.root.hex() if previous else None,
-                   "consistency": [node.hex() for node in consistency]}
-        try:
-            stored = events_append(principal="server:digest", stream=DIGEST_STREAM, expected_version=stream_version(DIGEST_STREAM), now=now,
-                                   events=[NewEvent(id=uuid.uuid4(), type="digest.signed", payload=payload,
-                                                    occurred_at=now, actor="server:digest", source="back-office")])
-        except VersionConflict:
-            continue
-        proof = {key: payload[key] for key in ("previous_size", "previous_root", "consistency")}
-        unpublished = publish(sth, key.public_key(), proof)
+        consistency = [] if previous is None else merkle.consistency_proof(previous.size, state.size, proofs)
+        proof = {"previous_size": previous.size if previous else None,
+                 "previous_root": previous.root.hex() if previous else None,
+                 "consistency": [node.hex() for node in consistency]}
+        event = None
+        if store:
+            try:
+                event = events_append(principal="server:digest", stream=DIGEST_STREAM,
+                                      expected_version=stream_version(DIGEST_STREAM), now=now,
+                                      events=[NewEvent(id=uuid.uuid4(), type="digest.signed",
+                                                       payload={**sth.as_dict(), **proof}, occurred_at=now,
+                                                       actor="server:digest", source="back-office")])[0]
+            except VersionConflict:
+                continue
+        unpublished = publish(sth, key.public_key(), proof, archive=store)
         if unpublished and strict:
-            raise Unpublished(sth, stored[0], unpublished)
-        return sth, stored[0], state.position
+            raise Unpublished(sth, event, unpublished)
+        return sth, event, state.position
     raise DigestError("another signer kept appending heads; try again")
 
 
 def publish(sth: signing.SignedTreeHead, public_key: signing.Ed25519PublicKey,
-            proof: dict[str, Any] | None = None) -> list[str]:
+            proof: dict[str, Any] | None = None, *, archive: bool = True) -> list[str]:
     """Hand the head, with its public key (and the consistency proof from the head before
-    it), to every publisher (:mod:`audit.publishers`). Returns what failed, one line each:
-    a publisher that fails does not stop the others."""
+    it), to every publisher (:mod:`audit.publishers`), as their latest and, with
+    ``archive``, kept apart too. Returns what failed, one line each: a publisher that
+    fails does not stop the others."""
     text = document({**sth.as_dict(), **(proof or {})}, signing.public_pem(public_key))
     failed = []
     for publisher in publishers():
         try:
-            publisher.publish(sth.size, sth.timestamp, text)
+            publisher.publish(sth.size, sth.timestamp, text, archive=archive)
         except PublishError as error:
             log.error("signed head of %s events not published: %s", sth.size, error)
             failed.append(str(error))
@@ -561,16 +600,22 @@ def inclusion_proof_of(events: Sequence[Event], sth: signing.SignedTreeHead | No
 
 # --- the signer -----------------------------------------------------------------------------------
 
-def sign_following(*, interval: float, stop: Callable[[], bool], poll: float = 0.05,
+def sign_following(*, interval: float, stop: Callable[[], bool], poll: float = 0.05, store_every: float | None = None,
                    signed: Callable[[signing.SignedTreeHead], object] | None = None,
                    sleep: Callable[[float], object] = time.sleep, clock: Callable[[], float] = time.monotonic) -> int:
     """Sign a head whenever events other than heads came after the latest one, at most
     once every ``interval`` seconds (coalesced: a burst of appends gets one head), until
     ``stop()``; returns how many were signed. What a commit waits for its head is at
     most about ``interval`` (while appends keep coming) or ``poll`` (after a quiet spell),
-    plus the signing. A failure (the database gone, no key, a publisher down) is logged
-    and tried again: the signer outlives it."""
+    plus the signing. Every head goes to the publishers as their latest; one every
+    ``store_every`` seconds (``DIGEST_EVERY_SECONDS``; the first of a run too) is also
+    stored in the record and archived at the publishers - two heads a second kept for
+    ever would outweigh the tables' own events. A failure (the database gone, no key, a
+    publisher down) is logged and tried again: the signer outlives it."""
+    store_every = settings.DIGEST_EVERY_SECONDS if store_every is None else store_every
+    stored_at = float("-inf")
     covered: int | None = None
+    known: list[signing.SignedTreeHead] | None = None  # None: the publishers' latest, read at the first signing
     last = float("-inf")
     count = 0
     while not stop():
@@ -585,7 +630,10 @@ def sign_following(*, interval: float, stop: Callable[[], bool], poll: float = 0
                 sleep(min(wait, poll))
                 continue
             last = clock()
-            sth, _, covered = _sign(now=None, strict=False)
+            store = last - stored_at >= store_every
+            sth, _, covered = _sign(now=None, strict=False, store=store, known=known)
+            stored_at = last if store else stored_at
+            known = [sth]  # what the next head must extend, whatever becomes of the database's
             count += 1
             if signed is not None:
                 signed(sth)

@@ -5,17 +5,18 @@ delete it. So every head is also handed to each publisher of ``DIGEST_PUBLISHERS
 (comma-separated; several may be set), and ``verify`` reads the latest one back from each:
 
 - a **folder** (``/mnt/heads`` or ``file:///mnt/heads``): another mount, not the database
-  host's disk - ``heads/<UTC day>/head-<size>.json`` for each head and ``latest.json``;
+  host's disk - ``latest.json``, replaced by each head, and ``heads/<UTC day>/head-<size>.json``
+  for each head the record stores too (one every ``DIGEST_EVERY_SECONDS``);
 - an **HTTP endpoint** (``https://...``): each head POSTed as JSON (``Authorization:
   Bearer`` with ``DIGEST_HTTP_TOKEN`` when set), a 2xx answer taken as kept; a GET of the
   same URL answers the latest head the endpoint holds;
 - an **S3-compatible bucket with object lock** (``s3://bucket/prefix``, boto3;
   ``DIGEST_S3_ENDPOINT_URL`` for another service than AWS, the credentials from boto3's
-  usual chain): each head an object ``<prefix>heads/<size>.json`` and a new version of
-  ``<prefix>latest.json``, both written in COMPLIANCE mode retained
-  ``DIGEST_S3_RETAIN_DAYS``, so that no one - the bucket's owner included - can delete or
-  overwrite them before then. The bucket must have object lock enabled (it is enabled at
-  creation).
+  usual chain): each head a new version of ``<prefix>latest.json``, and each head the
+  record stores an object ``<prefix>heads/<size>.json``, all written in COMPLIANCE mode
+  retained ``DIGEST_S3_RETAIN_DAYS``, so that no one - the bucket's owner included - can
+  delete or overwrite them before then. The bucket must have object lock enabled (it is
+  enabled at creation).
 
 What a publisher holds is the head as :meth:`audit.record.signing.SignedTreeHead.as_dict`
 writes it, with the public key that signed it and the consistency proof from the head
@@ -46,8 +47,9 @@ class PublishError(Exception):
 class Publisher(Protocol):
     where: str  # what a person reads: "folder /mnt/heads", "https://...", "s3://bucket/prefix"
 
-    def publish(self, size: int, signed_at: datetime, document: bytes) -> None:
-        """Keep ``document`` (a head's JSON) as the head of ``size`` events, and as the latest."""
+    def publish(self, size: int, signed_at: datetime, document: bytes, *, archive: bool) -> None:
+        """Keep ``document`` (a head's JSON) as the latest head and, with ``archive``, as
+        the head of ``size`` events kept apart."""
 
     def latest(self) -> bytes | None:
         """The latest head's JSON it holds (None: none yet)."""
@@ -66,11 +68,12 @@ class FolderPublisher:
     def where(self) -> str:
         return f"folder {self.folder}"
 
-    def publish(self, size: int, signed_at: datetime, document: bytes) -> None:
+    def publish(self, size: int, signed_at: datetime, document: bytes, *, archive: bool) -> None:
         day = self.folder / "heads" / f"{signed_at.astimezone(UTC):%Y-%m-%d}"
         try:
-            day.mkdir(parents=True, exist_ok=True)
-            (day / f"head-{size:012d}.json").write_bytes(document)
+            if archive:
+                day.mkdir(parents=True, exist_ok=True)
+                (day / f"head-{size:012d}.json").write_bytes(document)
             # latest.json replaced in one step: a reader never sees half a head
             partial = self.folder / f".latest.json.{size}"
             partial.write_bytes(document)
@@ -107,7 +110,7 @@ class HttpPublisher:
             headers["Authorization"] = f"Bearer {self.token}"
         return urllib.request.Request(self.url, data=body, method=method, headers=headers)
 
-    def publish(self, size: int, signed_at: datetime, document: bytes) -> None:
+    def publish(self, size: int, signed_at: datetime, document: bytes, *, archive: bool) -> None:
         try:
             with urllib.request.urlopen(self._request("POST", document), timeout=TIMEOUT_SECONDS) as answer:
                 answer.read()
@@ -148,7 +151,7 @@ class S3Publisher:
         config = Config(connect_timeout=TIMEOUT_SECONDS, read_timeout=TIMEOUT_SECONDS, retries={"max_attempts": 2})
         return boto3.client("s3", endpoint_url=self.endpoint_url, config=config)
 
-    def publish(self, size: int, signed_at: datetime, document: bytes) -> None:
+    def publish(self, size: int, signed_at: datetime, document: bytes, *, archive: bool) -> None:
         from botocore.exceptions import BotoCoreError, ClientError
 
         until = datetime.now(UTC) + timedelta(days=self.retain_days)
@@ -156,7 +159,9 @@ class S3Publisher:
                   "ContentType": "application/json", "ChecksumAlgorithm": "SHA256"}
         try:
             client = self._client()
-            client.put_object(Bucket=self.bucket, Key=f"{self.prefix}heads/{size:012d}.json", Body=document, **locked)
+            if archive:
+                client.put_object(Bucket=self.bucket, Key=f"{self.prefix}heads/{size:012d}.json", Body=document,
+                                  **locked)
             client.put_object(Bucket=self.bucket, Key=f"{self.prefix}latest.json", Body=document, **locked)
         except (BotoCoreError, ClientError) as error:
             raise PublishError(f"{self.where}: {error}") from None

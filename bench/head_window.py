@@ -12,7 +12,8 @@ steadily (``--rate`` appends a second, for ``--seconds``), then sparsely (an app
 2.3 s after a quiet spell, for as long). A thread watches the published ``latest.json``
 (every 2 ms); an append's window is from its commit (``events_append`` returned) to the
 moment a head whose size covers its last event is there to read. Prints the median, 95th
-percentile and maximum of each phase, the heads signed, and the load average. Not a test:
+percentile and maximum of each phase, the heads published and stored, and the load
+average. Not a test:
 the target (1 s) is the docs', the figures are this machine's.
 """
 from __future__ import annotations
@@ -131,6 +132,7 @@ def run(kind: str, seconds: float, rate: float, interval_ms: int) -> None:
             import django
 
             django.setup()
+            (folder / "heads").mkdir()  # the publisher's mount, there before the signer starts
             signer = subprocess.Popen([sys.executable, "manage.py", "digest", "--follow"], cwd=ROOT, env=env,
                                       stdout=subprocess.DEVNULL)
             watcher = Watcher(folder / "heads" / "latest.json")
@@ -144,8 +146,9 @@ def run(kind: str, seconds: float, rate: float, interval_ms: int) -> None:
             from audit.digests import DIGEST_STREAM
             from audit.models import Event
 
-            heads = Event.objects.filter(stream=DIGEST_STREAM).count()
-            print(f"{kind}: signer interval {interval_ms} ms, {heads:,} heads signed, load average "
+            stored = Event.objects.filter(stream=DIGEST_STREAM).count()
+            print(f"{kind}: signer interval {interval_ms} ms, {len(watcher.seen):,} heads published "
+                  f"({stored:,} stored in the record), load average "
                   + " ".join(f"{x:.2f}" for x in os.getloadavg()))
             _say("steady", _windows(steady, watcher))
             _say("sparse", _windows(sparse, watcher))

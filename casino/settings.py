@@ -337,6 +337,9 @@ DIGEST_S3_RETAIN_DAYS = env_int("DIGEST_S3_RETAIN_DAYS", 366 * EVENT_RETENTION_Y
 # the signer (manage.py digest --follow) signs a head at most this often, and within this
 # long of a commit while tables record (docs/security.md: the window a head leaves open)
 DIGEST_INTERVAL_MS = env_int("DIGEST_INTERVAL_MS", 500, low=50, high=3_600_000)
+# of those, one this often is also stored in the record (a digest.signed event) and
+# archived at the publishers; the others are each publisher's latest until the next
+DIGEST_EVERY_SECONDS = env_int("DIGEST_EVERY_SECONDS", 300, low=10, high=7 * 86400)
 
 # The ledger (docs/accounting.md). N.J.A.C. 13:69D-1.21(e): per currency, in its units, an
 # unexplained variance above the first is a finding and from the second its message says it
@@ -408,11 +411,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "audit.tasks.verify_chains",
         "schedule": env_int("VERIFY_EVERY_SECONDS", 3600, low=60, high=7 * 86400),
     },
-    # a signed tree head of the record, when it grew: the backstop of the signer process
-    # (manage.py digest --follow, within DIGEST_INTERVAL_MS of a commit)
+    # a signed tree head of the record, when it grew, stored in the record: the backstop of
+    # the signer process (manage.py digest --follow, within DIGEST_INTERVAL_MS of a commit,
+    # which stores one this often too)
     "sign-record-digest": {
         "task": "audit.tasks.sign_digest",
-        "schedule": env_int("DIGEST_EVERY_SECONDS", 3600, low=60, high=7 * 86400),
+        "schedule": DIGEST_EVERY_SECONDS,
     },
     # PostgreSQL: the event table's partitions for today and EVENT_PARTITIONS_AHEAD days
     "make-event-partitions": {

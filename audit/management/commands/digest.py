@@ -104,8 +104,8 @@ class Command(BackOfficeCommand):
             return
         self.stdout.write(f"signer: stopped after {count:,} heads")
 
-    def _signed(self, sth: signing.SignedTreeHead, stored: Event) -> None:
+    def _signed(self, sth: signing.SignedTreeHead, stored: Event | None) -> None:
         self.stdout.write(
-            f"signed head: {sth.size:,} events, root {sth.root.hex()}, {len(sth.streams)} streams, key {sth.key_id}; "
-            f"stored as {stored.stream} v{stored.version}"
+            f"signed head: {sth.size:,} events, root {sth.root.hex()}, {len(sth.streams)} streams, key {sth.key_id}"
+            + (f"; stored as {stored.stream} v{stored.version}" if stored is not None else "")
         )
