@@ -53,9 +53,9 @@ def result_of_handle_text(house_result: int, handle: int) -> str:
     """The house's result as a share of the handle - "house result % of handle", the
     rounds' actual edge; not the hold, which is the chip-count win over the drop (the
     ledger's) - ``2.35%`` (``-1.20%`` when the players won), rounded half away from zero;
-    ``-`` without a handle. Integers only."""
+    ``n/a`` without a handle. Integers only."""
     if handle <= 0:
-        return "-"
+        return "n/a"
     hundredths = (abs(house_result) * 20_000 + handle) // (2 * handle)
     sign = "-" if house_result < 0 and hundredths else ""
     return f"{sign}{hundredths // 100}.{hundredths % 100:02d}%"

@@ -113,13 +113,14 @@ def basis_points(value: Fraction) -> int:
 
 
 def percent(value: Fraction | None, digits: int = 1) -> str:
-    """``44.4%``; ``-`` where there is no rate (no drop). Rounded half away from zero.
+    """``44.4%``; ``n/a`` where there is no rate (no drop: missing data is never a
+    figure). Rounded half away from zero.
 
     >>> percent(Fraction(1, 8)), percent(Fraction(-1, 3)), percent(None)
-    ('12.5%', '-33.3%', '-')
+    ('12.5%', '-33.3%', 'n/a')
     """
     if value is None:
-        return "-"
+        return "n/a"
     scaled = abs(value) * 100 * 10**digits
     whole = math.floor(scaled + Fraction(1, 2))
     sign = "-" if value < 0 and whole else ""

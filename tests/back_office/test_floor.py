@@ -141,7 +141,7 @@ def test_the_result_of_handle_is_the_house_result_over_the_handle_rounded_half_a
     assert floor.result_of_handle_text(-120, 10_000) == "-1.20%"
     assert floor.result_of_handle_text(1, 3) == "33.33%" and floor.result_of_handle_text(2, 3) == "66.67%"
     assert floor.result_of_handle_text(1, 200_000) == "0.00%" and floor.result_of_handle_text(-1, 200_000) == "0.00%"
-    assert floor.result_of_handle_text(5, 0) == "-"
+    assert floor.result_of_handle_text(5, 0) == "n/a"
 
 
 def test_the_floor_is_the_admin_home_page_and_its_poll_sends_every_part(admin_client, fault):

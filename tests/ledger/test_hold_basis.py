@@ -38,7 +38,7 @@ def test_a_day_without_a_drop_is_left_out_of_a_two_day_hold() -> None:
     assert totals.house_result == 6_036_000 and totals.result_of_handle == Fraction(6_036_000, 11_000_000)
     # with no complete day there is no hold at all, not 0%
     alone = aggregate([no_drop])[()]
-    assert alone.hold is None and alone.theoretical_hold is None and percent(alone.hold) == "-"
+    assert alone.hold is None and alone.theoretical_hold is None and percent(alone.hold) == "n/a"
 
 
 def test_left_out_days_are_grouped_by_table_and_reason() -> None:

@@ -49,7 +49,7 @@ def test_a_reconciled_day_is_a_row_of_the_statistics() -> None:
 
 
 def test_hold_has_no_value_without_a_drop_and_rounds_half_away_from_zero() -> None:
-    assert hold(100, 0) is None and percent(None) == "-"
+    assert hold(100, 0) is None and percent(None) == "n/a"
     assert percent(Fraction(1, 2000)) == "0.1%"  # 0.05% rounds up
     assert percent(Fraction(-1, 2000)) == "-0.1%"
     assert percent(Fraction(-1, 100_000)) == "0.0%"
