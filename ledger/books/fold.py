@@ -911,20 +911,22 @@ class Books:
         raise KeyError(f"{self.table} has no shift {shift!r} on gaming day {day}")
 
     def day(self, day: str) -> Figures:
-        """The whole gaming day: its first opener and last closer, the sums of the shifts'
-        flows, every drop count of the day, and what the tray changed between shifts."""
+        """The whole gaming day: the opener of its first counted shift and the closer of
+        its last (None where that shift lacks it: a day whose last shift has an opener and
+        no closer has no closer, so no chip-count win), the sums of the shifts' flows,
+        every drop count of the day, and what the tray changed between shifts."""
         shifts = self.shifts_of(day)
         if not shifts:
             raise KeyError(f"{self.table} has no figures for gaming day {day}")
         total = Figures(self.table, day, None, self.currency)
         counted = [f for f in shifts if f.opener is not None or f.closer is not None]
         if counted:
-            first = next((f for f in counted if f.opener is not None), None)
-            last = next((f for f in reversed(counted) if f.closer is not None), None)
-            if first is not None:
-                total.opener, total.opener_chips = first.opener, first.opener_chips
-            if last is not None:
-                total.closer, total.closer_chips = last.closer, last.closer_chips
+            # the day's opener is its first counted shift's and its closer its last's; where
+            # that shift lacks it the day has none (its chip-count win is n/a), never the
+            # count of another shift in its place
+            first, last = counted[0], counted[-1]
+            total.opener, total.opener_chips = first.opener, first.opener_chips
+            total.closer, total.closer_chips = last.closer, last.closer_chips
             for before, after in itertools.pairwise(counted):
                 if before.closer is not None and after.opener is not None:
                     total.between_shifts += after.opener - before.closer

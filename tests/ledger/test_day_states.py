@@ -161,7 +161,7 @@ def test_the_live_game_has_no_drop_box_no_hold_and_nothing_missing(fake_game) ->
         "no_drop_box", False, [], None, None, 50_000)
     assert open_findings() == []
     code, out, _ = run_command("reconcile", "--day", DAY)
-    assert code == 0 and out.rstrip().endswith("hold -; no drop box (a game without a chip tray)")
+    assert code == 0 and out.rstrip().endswith("hold n/a; no drop box (a game without a chip tray)")
 
 
 def test_a_device_or_a_person_without_the_role_may_not_sign_off_even_past_the_api(fake_game) -> None:
@@ -192,3 +192,33 @@ def test_a_drop_posted_other_than_counted_is_counted_not_reconciled(fake_game, c
     with pytest.raises(NoteRequired) as refused:
         day_sign_off(table="BJ-01", gaming_day=D, user=carol)
     assert "the drop posted differs from its count" in str(refused.value)
+
+
+def test_a_day_whose_last_shift_was_never_closed_has_no_chip_count_win_and_no_hold(fake_game) -> None:
+    """Two shifts: 06:00 opens at 20,000.00, takes a 4,000.00 buy-in, the house wins
+    2,000.00 and it closes at 18,000.00; 14:00 opens at 18,000.00, the house wins
+    1,000.00 more, and no closer is counted; the day's box holds 4,000.00. The day's
+    chip-count win is n/a - not 18,000 - 20,000 + 4,000 = +2,000.00 from the 06:00 closer
+    - so it has no hold and is left out of the hold report, named."""
+    from ledger.reports import hold
+
+    t = Table()
+    t.open()
+    t.count("opening", {100_000: 20}, shift="06:00")
+    t.buyin(400_000)
+    t.play((200_000, -200_000))
+    t.count("closing", {100_000: 18}, shift="06:00")
+    t.count("opening", {100_000: 18}, shift="14:00")
+    t.play((100_000, -100_000))
+    t.close()
+    t.drop(400_000, shift=None)
+    day = stored(t, fake_game)
+    assert (day.opener, day.closer, day.drop, day.recorded_win, day.chip_win) == (2_000_000, None, 400_000, 300_000,
+                                                                                   None)
+    assert (day.state, day.missing) == ("incomplete", ["closer_missing"])
+    assert open_findings() == ["closer_missing"]
+    [row] = hold(day_from=D, day_to=D).rows
+    assert (row["hold"], row["in_hold"], row["left_out"], row["left_out_days"]) == (
+        None, 0, 1, "BJ-01 2026-11-29 (no closer count)")
+    code, out, _ = run_command("reconcile", "--day", DAY)
+    assert code == 1 and "chip-count n/a" in out and "hold n/a" in out

@@ -85,3 +85,28 @@ def test_a_table_without_counts_takes_its_shifts_from_the_plan_s_clock() -> None
 def test_docstring_examples_hold() -> None:
     failed, tried = doctest.testmod(shifts)
     assert tried > 0 and failed == 0
+
+
+def test_a_day_whose_last_shift_has_no_closer_has_no_chip_count_win() -> None:
+    """Shift 06:00 is counted 5,000.00 -> 4,700.00; shift 14:00 opens at 4,700.00, the
+    house wins 100.00 and nobody counts the closer. The day has no closer: its
+    chip-count win is n/a (the 06:00 closer would give 4,700 - 5,000 + 500 = +200.00, a
+    figure of the wrong shift), and closer_missing names the 14:00 shift."""
+    t = Table()
+    t.open()
+    t.count("opening", {5_000: 100}, shift="06:00")
+    t.buyin(50_000)
+    t.play((20_000, -20_000))
+    t.count("closing", {5_000: 94}, shift="06:00")
+    t.count("opening", {5_000: 94}, shift="14:00")
+    t.play((10_000, -10_000))
+    t.close()
+    t.drop(50_000, shift=None)
+    books = fold(t.events, drop_box={DAY})
+    first, second = books.shifts_of(DAY)
+    assert (first.chip_win, second.opener, second.closer, second.chip_win) == (None, 470_000, None, None)
+    day = books.day(DAY)
+    assert (day.opener, day.closer, day.drop, day.recorded_win, day.chip_win) == (500_000, None, 50_000, 30_000, None)
+    result = reconcile(day)
+    assert (result.chip_win, result.hold, result.chip_variance) == (None, None, None)
+    assert [(f.kind, f.shift) for f in books.findings] == [("closer_missing", "14:00")]
