@@ -234,11 +234,13 @@ PAGES: dict[str, Page] = {
         "days since their issue. The markers listed are those still owed (tick every marker to list the paid "
         "ones too).", day_label="as of"),
     "chips-outstanding": Page(
-        "Chips outstanding", _chips_page, ("day", "from", "table", "pit"),
-        "The chips in players' hands on the books (a liability): what each table's play gave players - buy-ins, "
-        "markers, payouts, corrections paid at the cage - less what came back to it - stakes, chips found in the "
-        "drop. Chips players cash at the cage are not in the record, so this is the float as the tables' books "
-        "give it: it never goes down by a cage redemption.", day_label="as of the end of"),
+        "Chips to players at the tables", _chips_page, ("day", "from", "table", "pit"),
+        "What each table's books put into players' hands, net: chips for cash and markers, payouts and "
+        "corrections paid at the cage, less what came back - stakes lost, chips found in the drop box, markers "
+        "paid in chips. This is not the casino's chip float (chips outstanding): chips sold for cash or cashed "
+        "at the cage are not on record, so the figure grows with every buy-in and never falls by a cage "
+        "cash-out. The float needs the cage's chip transactions and a chip inventory.",
+        day_label="as of the end of"),
     "slips": Page(
         "Slip sequence", _slips_page, ("kind",),
         "Every number of every book of fill and credit slips recorded as issued, against the slips used: used, "

@@ -610,8 +610,9 @@ class ChipsQuery(AsOfQuery):
 
 class ChipsOutstandingView(_ReportView):
     @_report_schema("ledger_reports_chips_outstanding",
-                    "Chips outstanding (in players' hands, a liability) per table on the books: brought forward, "
-                    "moved in the days from-day, outstanding at the end of day; cage redemptions are not on record",
+                    "Chips each table's books put into players' hands, net: brought forward, moved in the days "
+                    "from-day, the net at the end of day. Not the chip float: chips sold or cashed at the cage are "
+                    "not on record",
                     ChipsQuery)
     def get(self, request: Request) -> Response:
         p = query(ChipsQuery, request)

@@ -1,15 +1,18 @@
-"""What players owe and what the casino owes them, as reports: marker receivables aged
-across days, and the chips outstanding (the chip float, a liability).
+"""What players owe and what the tables gave them, as reports: marker receivables aged
+across days, and the chips the tables put into players' hands (the tables' side of the
+chip float).
 
 - :func:`marker_aging` - as of a gaming day: per currency and age bucket (0-30, 31-60,
   61-90, 90+ days since the issue) the markers issued, what was redeemed and what is
   outstanding, and the markers themselves. Built on the one selector
   (:func:`ledger.selectors.marker_aging`); it only arranges what that gives.
-- :func:`chips_outstanding` - per table, the chips its play put into players' hands on
-  the books (the ``players`` account of each day's trial balance): brought forward from
-  the days before a range, the range's movement, carried forward. Chips players cash at
-  the cage are not in the record (no event says so), so this is the float as the tables'
-  books give it - it never goes down by a cage redemption - and the report says so.
+- :func:`chips_outstanding` - per table, the chips its books put into players' hands,
+  net (the ``players`` account of each day's trial balance: buy-ins, markers, payouts,
+  corrections paid at the cage, less stakes lost, chips found in the drop box and markers
+  paid in chips): brought forward from the days before a range, the range's movement,
+  carried forward. It is **not** the casino's chip float: chips sold for cash or cashed at
+  the cage are not in the record (no event says so), so it grows with every buy-in and
+  never falls by a cage cash-out. The report's title and the screen say so.
 """
 from __future__ import annotations
 
@@ -68,16 +71,16 @@ CHIP_COLUMNS = (
     Column("days", "days on record", "int"),
     Column("brought_forward", "brought forward", "money", total=True),
     Column("movement", "to players in the range", "signed", total=True),
-    Column("outstanding", "outstanding", "money", total=True),
+    Column("outstanding", "net to players", "signed", total=True),
 )
 
 
 def chips_outstanding(*, day: date, day_from: date | None = None, table: str | None = None,
                       pit: str | None = None) -> Report:
-    """Per table: the chips in players' hands on the books as of the end of gaming day
-    ``day`` - brought forward from the days before ``day_from`` (default: ``day``), what the
-    days ``day_from`` to ``day`` moved, and what is outstanding after them. A liability:
-    positive when players hold the casino's chips."""
+    """Per table: the chips its books put into players' hands, net, as of the end of gaming
+    day ``day`` - brought forward from the days before ``day_from`` (default: ``day``), what
+    the days ``day_from`` to ``day`` moved, and the net after them (positive: the tables
+    gave players more chips than came back). Not the chip float (module docstring)."""
     since = day_from or day
     rows = selectors.reconciliations(day_to=day, table=table, pit=pit)
     lines: dict[str, dict[str, Any]] = {}
@@ -90,8 +93,9 @@ def chips_outstanding(*, day: date, day_from: date | None = None, table: str | N
         line["brought_forward" if row.gaming_day < since else "movement"] += held
     out = [{**line, "outstanding": line["brought_forward"] + line["movement"]}
            for _, line in sorted(lines.items())]
-    title = (f"Chips outstanding (in players' hands) at the end of {day.isoformat()}"
-             + (f", moved {since.isoformat()} to {day.isoformat()}" if since != day else ""))
+    title = (f"Chips the tables put into players' hands, net, at the end of {day.isoformat()}"
+             + (f", moved {since.isoformat()} to {day.isoformat()}" if since != day else "")
+             + " - not the chip float: chips sold or cashed at the cage are not on record")
     return Report("chips_outstanding", title, CHIP_COLUMNS, out,
                   {"day": day.isoformat(), "from": since.isoformat(), "table": table, "pit": pit}).with_totals()
 

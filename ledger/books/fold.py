@@ -563,6 +563,12 @@ def on_marker_redeemed(state: Fold, p: Mapping[str, Any]) -> None:
         return
     if marker is not None:
         marker.redeemed += p["amount"]
+    if p["method"] == "chips":
+        # the player hands the casino's chips back: they leave the players' hands for the
+        # cage, and the promise the marker was is settled (it goes back to the outside world)
+        state.post(f"marker {number} redeemed (chips)",
+                   j.moves((j.PLAYERS, j.CAGE, amount), (j.MARKERS_RECEIVABLE, j.WORLD, amount)))
+        return
     state.post(f"marker {number} redeemed ({p['method']})", j.moves((j.MARKERS_RECEIVABLE, j.CAGE, amount)))
 
 

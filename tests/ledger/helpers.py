@@ -89,8 +89,8 @@ class Table:
         self.add("marker.issued", {"marker": number, "player": f"P-{box}", "box": box, "amount": amount,
                                    "currency": self.currency, "approved_by": "PB-1", "dealer": "D-1"})
 
-    def redeem(self, number: str, amount: int) -> None:
-        self.add("marker.redeemed", {"marker": number, "amount": amount, "currency": self.currency, "method": "cash",
+    def redeem(self, number: str, amount: int, method: str = "cash") -> None:
+        self.add("marker.redeemed", {"marker": number, "amount": amount, "currency": self.currency, "method": method,
                                      "received_by": "CA-1"})
 
     def drop(self, cash: int, markers: int = 0, chips: int = 0, *, shift: str | None = "06:00", day: str = DAY,

@@ -121,7 +121,7 @@ def test_chips_outstanding_brought_forward_moved_and_carried(fake_game) -> None:
     assert {r["table"]: (r["brought_forward"], r["movement"]) for r in whole.rows} == {
         "BJ-01": (0, 760_000), "BJ-02": (0, 50_000)}
     line = {r["table"]: r for r in csv.DictReader(io.StringIO(made.as_csv()))}
-    assert (line["BJ-01"]["outstanding"], line["BJ-01"]["outstanding_amount"]) == ("EUR 7,600.00", "7600.00")
+    assert (line["BJ-01"]["outstanding"], line["BJ-01"]["outstanding_amount"]) == ("+EUR 7,600.00", "7600.00")
     assert line["BJ-02"]["outstanding_amount"] == "50000"
 
 
@@ -142,3 +142,41 @@ def test_over_rest(markers, client, django_user_model) -> None:
                              ("marker-aging", {"day": "2026-11-29", "colour": "red"}, "colour")):
         answer = client.get(f"/api/ledger/reports/{path}", bad)
         assert answer.status_code == 400 and field in answer.json()["errors"], (path, answer.content)
+
+
+def test_a_marker_paid_in_chips_takes_the_chips_from_the_players(fake_game) -> None:
+    """The worked example leaves players 5,000.00 of chips. The next day M-7 (3,000.00) is
+    issued in chips and its drop posted; the day after, the player pays 1,000.00 of it
+    with chips at the cage and 500.00 in cash (recorded in the table's stream, on a day
+    the table is counted). By hand: chips in players' hands 5,000 +
+    3,000 - 1,000 = 7,000.00 (the cash payment moves no chips); markers receivable 3,000 -
+    1,000 - 500 = 1,500.00; the cage took 1,000.00 of chips and 500.00 of cash."""
+    from ledger.books import fold
+
+    t = worked_example()
+    t.open("2026-11-30")
+    t.marker("M-7", 300_000)
+    t.close("2026-11-30")
+    t.drop(0, markers=300_000, day="2026-11-30", shift=None)
+    t.open("2026-12-01")
+    t.count("opening", {100_000: 18}, day="2026-12-01")
+    t.redeem("M-7", 100_000, method="chips")
+    t.redeem("M-7", 50_000, method="cash")
+    t.count("closing", {100_000: 18}, day="2026-12-01")
+    t.close("2026-12-01")
+    t.drop(0, day="2026-12-01")
+    t.open("2026-12-02")
+
+    books = fold(t.events)
+    whole = books.trial_balance()
+    assert (whole["players"], whole["markers_receivable"]) == (700_000, 150_000)
+    assert sum(whole.values()) == 0
+    paid = books.trial_balance("2026-12-01")
+    assert (paid["players"], paid["cage"], paid["markers_receivable"], paid["world"]) == (
+        -100_000, 150_000, -150_000, 100_000)
+
+    stored(fake_game, t)
+    [line] = chips_outstanding(day=date(2026, 12, 1), day_from=date(2026, 12, 1)).rows
+    assert (line["brought_forward"], line["movement"], line["outstanding"]) == (800_000, -100_000, 700_000)
+    aging, _ = marker_aging(day=date(2026, 12, 1))
+    assert aging.totals[0]["outstanding"] == 150_000
