@@ -85,6 +85,9 @@ class Derived:
     with many untouched rows passes only those not at ``unevented`` and those the
     events name. ``create(key, fields)``: make a missing row again, or None when the
     read model cannot (a finding comes from its check's replay, not from its status).
+    ``after(keys)``: called once the restore has committed, with the keys of the rows
+    it wrote or made again - what else follows from them is brought up to date there (an
+    exchange rate: the books of its day folded again).
     """
 
     name: str
@@ -97,6 +100,7 @@ class Derived:
     unevented: Fields | None = None
     candidates: Callable[[Mapping[Hashable, Fields]], models.QuerySet[Any]] | None = None
     create: Callable[[Hashable, Fields], object] | None = None
+    after: Callable[[list[Hashable]], object] | None = None
 
     def _rows(self, derived: Mapping[Hashable, Fields]) -> Iterator[Any]:
         rows = self.candidates(derived) if self.candidates is not None else self.model._default_manager.all()
@@ -157,17 +161,22 @@ def derived_restore() -> Restored:
     (deleting rows is not a restore)."""
     done = Restored()
     for derived in registered():
+        keys: list[Hashable] = []
         with transaction.atomic():
             for row, key, expected, found in list(derived.compare()):
                 if row is None and expected is not None and derived.create is not None:
                     derived.create(key, expected)
                     done.made[derived.name] = done.made.get(derived.name, 0) + 1
+                    keys.append(key)
                 elif row is not None and expected is not None:
                     for name in derived.fields:
                         if name in expected:
                             setattr(row, name, expected[name])
                     row.save(update_fields=[name for name in derived.fields if name in expected])
                     done.written[derived.name] = done.written.get(derived.name, 0) + 1
+                    keys.append(key)
                 else:
                     done.left.extend(found)
+        if keys and derived.after is not None:
+            derived.after(keys)
     return done

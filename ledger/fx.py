@@ -13,13 +13,22 @@ changes - a ``currency_mismatch`` of the day open, or amounts converted at an ea
 of it - are folded again at once.
 
 Who: a person holding ``ledger.add_fxrate`` (the ``accounting`` group); never a device.
+
+The :class:`~ledger.models.FxRate` rows are a read model of those events
+(:data:`FX_RATES`, registered with :mod:`audit.derived`): ``manage.py verify`` names a row
+that differs from what its events make it (a rate changed in the table books every
+foreign amount of its day at it), ``manage.py rebuild_projections`` writes it back and
+makes a deleted one again, then the tables of the rates it wrote back are folded again.
 """
 from __future__ import annotations
 
+from collections.abc import Hashable
 from datetime import UTC, date, datetime
 from fractions import Fraction
 from typing import Any
 
+from audit.derived import Derived, stream_events
+from audit.devices import device_of
 from audit.errors import StoreError
 from audit.findings import server_change, server_event_append, username_of
 from audit.models import Finding
@@ -28,6 +37,13 @@ from audit.record.money import minor_unit_digits
 
 from . import models as m
 from .signoff import LEDGER_STREAM
+
+
+class RateNotAllowed(StoreError):
+    """Setting a rate is accounting's (HTTP 403)."""
+
+    http_status = 403
+    code = "permission_denied"
 
 
 class RateInvalid(StoreError):
@@ -73,6 +89,10 @@ def fx_rate_set(*, gaming_day: date, currency: str, rate: Fraction, user: object
     ``LEDGER_HOUSE_CURRENCY``) on ``gaming_day``, then fold again the tables it changes."""
     from django.conf import settings
 
+    # a rate books money: a person holding the permission, on every path (not the API's alone)
+    if device_of(user) is not None or not getattr(user, "has_perm", lambda perm: False)("ledger.add_fxrate"):
+        raise RateNotAllowed(f"{username_of(user)} may not set an exchange rate: that needs a person holding "
+                             "ledger.add_fxrate (the accounting group).")
     house = house or settings.LEDGER_HOUSE_CURRENCY
     for field, code in (("currency", currency), ("house", house)):
         try:
@@ -118,3 +138,45 @@ def refold(*, gaming_day: date, currency: str, house: str) -> list[str]:
     for stream in tables:
         project_table(stream=stream, cache=CACHE, redo={gaming_day.isoformat()})
     return tables
+
+
+# --- the rows as their events make them (audit.derived) --------------------------------------------
+
+FX_FIELDS = ("numerator", "denominator", "set_by", "set_at", "note", "event_version")
+
+
+def fx_rates_from_events() -> dict[tuple[date, str, str], dict[str, Any]]:
+    """Every rate row's fields by (gaming day, currency, house), as the ``fx.rate_set``
+    events of ``audit.ledger`` make them: the last event of a day and pair is its rate."""
+    rows: dict[tuple[date, str, str], dict[str, Any]] = {}
+    for event in stream_events(LEDGER_STREAM, ("fx.rate_set",)):
+        p = event.payload
+        rows[(date.fromisoformat(p["gaming_day"]), p["currency"], p["house"])] = {
+            "numerator": p["numerator"], "denominator": p["denominator"], "set_by": p["by"],
+            "set_at": event.occurred_at, "note": p.get("note") or "", "event_version": event.version}
+    return rows
+
+
+def _fx_key_text(key: Hashable) -> str:
+    day, currency, house = key  # type: ignore[misc]
+    return f"{day.isoformat()} {currency} to {house}"
+
+
+def _fx_create(key: Hashable, fields: dict[str, Any]) -> m.FxRate:
+    day, currency, house = key  # type: ignore[misc]
+    return m.FxRate.objects.create(gaming_day=day, currency=currency, house=house, **fields)
+
+
+def _fx_restored(keys: list[Hashable]) -> None:
+    """The books of a restored rate's day were folded at the wrong rate (or at none):
+    fold its tables again."""
+    for day, currency, house in keys:  # type: ignore[misc]
+        refold(gaming_day=day, currency=currency, house=house)
+
+
+FX_RATES = Derived(
+    name="exchange rate", model=m.FxRate, fields=FX_FIELDS, derive=fx_rates_from_events,
+    key=lambda row: (row.gaming_day, row.currency, row.house),
+    describe=lambda row: _fx_key_text((row.gaming_day, row.currency, row.house)),
+    describe_key=_fx_key_text, unevented=None, create=_fx_create, after=_fx_restored,
+)

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import date
+from fractions import Fraction
 from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.db import connection, transaction
 
 from audit import digests
@@ -179,3 +181,87 @@ def test_a_deleted_sign_off_is_made_again_and_a_row_without_events_is_named(acte
         f"sign-off {acted_on['table']} 2026-12-01: the row is there, but no event made it"]
     assert [str(d) for d in derived_restore().left] == [
         f"sign-off {acted_on['table']} 2026-12-01: the row is there, but no event made it"]
+
+
+@pytest.fixture
+def a_rate(settings) -> Iterator[dict[str, Any]]:
+    """A USD buy-in and drop of USD 1,000.00 at the EUR table BJ-01, the day's rate set by
+    accounting at 0.9215 (EUR 921.50 booked), then again at 0.9 (EUR 900.00: the rate of
+    the day is the last one set); a head signed."""
+    from ledger.fx import fx_rate_set
+    from tests.ledger.test_currencies import usd_at_a_eur_table
+
+    settings.PROJECT_ON_APPEND = False
+    before = game.provider()
+    fake = FakeGame()
+    game.register(fake)
+    CACHE.clear()
+    try:
+        t = usd_at_a_eur_table()
+        fake.record(t.code, t.events)
+        append(t.code, t.events)
+        catch_up_all()
+        carol = get_user_model().objects.create_user("carol", is_staff=True)
+        carol.groups.add(Group.objects.get(name="accounting"))
+        fx_rate_set(gaming_day=date.fromisoformat(DAY), currency="USD", rate=Fraction(9_215, 10_000), user=carol,
+                    note="the cage's buying rate")
+        fx_rate_set(gaming_day=date.fromisoformat(DAY), currency="USD", rate=Fraction(9, 10), user=carol)
+        digests.digest_sign()
+        yield {"table": t.code}
+    finally:
+        game.register(before)
+        CACHE.clear()
+
+
+def _booked() -> tuple[int | None, int | None]:
+    from ledger.models import Reconciliation
+
+    day = Reconciliation.objects.get(table__stream="BJ-01", gaming_day=date.fromisoformat(DAY), shift="")
+    return day.buyins_cash, day.drop
+
+
+@pytest.mark.django_db
+def test_an_exchange_rate_changed_behind_the_service_is_named_and_restored_and_its_day_booked_again(a_rate) -> None:
+    """The rate row set to 1/1 (and its note rewritten) behind the service's back, and the
+    table folded again with it: the USD 1,000.00 is booked as EUR 1,000.00. verify names
+    the row's fields against its last event (9/10); rebuild_projections writes them back
+    and folds the day again: EUR 900.00 (by hand, 1,000.00 x 0.9)."""
+    from ledger.models import FxRate
+    from ledger.projection import project_table
+
+    assert derived_disagreements() == []
+    assert _booked() == (90_000, 90_000)
+    kept = FxRate.objects.values_list("numerator", "denominator", "set_by", "set_at", "note", "event_version").get()
+    assert kept[:3] == (9, 10, "carol") and kept[4] == ""
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE ledger_fxrate SET numerator = 1, denominator = 1, note = 'par'")
+    project_table(stream="BJ-01", full=True, cache=CACHE)
+    assert _booked() == (100_000, 100_000)
+
+    code, _, err = run_command("verify")
+    assert code == 1
+    for line in (f"read model: exchange rate {DAY} USD to EUR: numerator is 1 in the row, 9 by its events",
+                 "denominator is 1 in the row, 10 by its events", "note is 'par' in the row, blank by its events"):
+        assert line in err, (line, err)
+    code, _, err = run_command("rebuild_projections")
+    assert code == 1 and "1 exchange rate row(s) written as their events make them" in err, err
+    assert FxRate.objects.values_list("numerator", "denominator", "set_by", "set_at", "note",
+                                      "event_version").get() == kept
+    assert _booked() == (90_000, 90_000)
+    code, _, err = run_command("verify")
+    assert code == 0, err
+
+
+@pytest.mark.django_db
+def test_a_deleted_exchange_rate_is_made_again_from_its_events(a_rate) -> None:
+    from ledger.models import FxRate
+
+    kept = FxRate.objects.values_list("gaming_day", "currency", "house", "numerator", "denominator", "set_by",
+                                      "set_at", "note", "event_version").get()
+    FxRate.objects.all().delete()
+    assert [str(d) for d in derived_disagreements()] == [
+        f"exchange rate {DAY} USD to EUR: its events make a row, but there is none"]
+    done = derived_restore()
+    assert done.made == {"exchange rate": 1} and not done.left
+    assert FxRate.objects.values_list("gaming_day", "currency", "house", "numerator", "denominator", "set_by",
+                                      "set_at", "note", "event_version").get() == kept

@@ -125,7 +125,14 @@ def test_who_may_set_a_rate_and_bad_rates_named(accounting) -> None:
                         ({"gaming_day": DAY, "currency": "USD", "rate": "1", "colour": "red"}, "colour")):
         answer = client.post("/api/ledger/fx-rates", body, format="json")
         assert answer.status_code == 400 and field in answer.json()["errors"], (body, answer.content)
-    assert not Event.objects.filter(type="fx.rate_set").exists()
+    # past the API too: the service itself refuses a person without the permission, and a device
+    from audit.devices import device_ensure
+
+    device = device_ensure(stream="BJ-01").account.user
+    for user in (pit, device):
+        with pytest.raises(fx.RateNotAllowed):
+            fx.fx_rate_set(gaming_day=date(2026, 11, 29), currency="USD", rate=Fraction(1), user=user)
+    assert not Event.objects.filter(type="fx.rate_set").exists() and not m.FxRate.objects.exists()
     with pytest.raises(fx.RateInvalid):
         fx.parse_rate("-1")
 
