@@ -126,8 +126,8 @@ def access_record(request: HttpRequest, status: int, *, now: datetime | None = N
         return None
     with transaction.atomic():
         if connection.vendor == "postgresql":
-            # Don't wait for the WAL flush: it would cost each read a disk sync (~4 ms
-            # here). A database crash can lose the last fraction of a second of access
+            # Don't wait for the WAL flush: it would cost each read a disk sync. A
+            # database crash can lose the last fraction of a second of access
             # rows (wal_writer_delay); a crash of the application loses nothing.
             with connection.cursor() as cursor:
                 cursor.execute("SET LOCAL synchronous_commit TO OFF")

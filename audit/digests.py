@@ -560,7 +560,7 @@ def leaf_index(event: Event) -> int:
     """The event's index among the tree's leaves: how many events come before it. Counted
     from the end of the last saved block before it, so that a recall or an export reads at
     most a block's positions instead of counting the whole record (a count of every
-    earlier event was a scan of the table: 43 ms at 122,000 events, growing with the years)."""
+    earlier event is a scan of the table, growing with the years)."""
     before = (MerkleBlock.objects.filter(last_position__lt=event.position).order_by("-index")
               .values_list("index", "last_position").first())
     block, after = (before[0] + 1, before[1]) if before is not None else (0, 0)

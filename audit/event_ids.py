@@ -2,10 +2,10 @@
 
 On PostgreSQL the event table is partitioned (:mod:`audit.partitions`) and the record's
 one index of event ids is the key table's primary key: the partitions keep none of their
-own. A second index of random UUIDs on every event cost the bulk write more than any
-other index, and more as the day grew (3.4 against 6.6 s a batch of 369,514 rows into a
-partition already holding 3.3 million: docs/performance.md, "Afternoon of 2026-12-03:
-the ids' second index").
+own. A second index of random UUIDs on every event would cost the bulk write more than
+any other index, and more as the day grows: a random id lands on any leaf page, and a
+day's partition outgrows the server's shared buffers (docs/performance.md, "Partitions
+and the key table").
 So a read by id asks the key table for the events' streams and versions first, then
 reads the rows through the partitions' ``(stream, version)`` index. SQLite's plain table
 keeps its unique index of ids, read directly: ``Event.objects.filter(with_ids(ids))``

@@ -105,17 +105,17 @@ _ID = struct.Struct("<16sQ")  # an id, and its line << 32 | its stream's index
 _SEEN_WINDOW = 50_000
 # lines a chunk (planned, then a COPY) when a thread writes beside the planner
 # (:func:`_plan_beside_writer`): the server writes each piece while the next is planned,
-# and what it has left when planning ends - its tail - is one piece (a live round's
-# 14,324 events: 0.30-0.31 s of ingest in pieces of 1,000, 0.35-0.39 in 2,000, 0.33-0.39
-# in 5,000, alternating; the lookup of stored ids is one query a piece)
+# and what it has left when planning ends - its tail - is one piece: a small piece keeps
+# the tail short, a large one asks the server less often (the lookup of stored ids is one
+# query a piece); bench/live_round.py shows the trade
 _PIECE = 1000
 # the largest file planned in this process beside a writing thread when ``processes`` is
 # not given; a larger one is planned in a child process beside this one's writing. The
-# thread's start costs nothing, the process's about 0.05-0.1 s (the fork, its connection,
-# its cold caches: the live round's 7.9 MB, 0.30 s against 0.38-0.50); but the planner and
-# the writer's Python share one interpreter, which cost the 12-table day (369,514 events)
-# about 3 us an event: 9.76 s against 8.60, under load. Between, not measured: the two
-# put the crossover near 25,000 events; 16 MB is about twice the live round's file
+# thread's start costs nothing and a process's does (the fork, its connection, its cold
+# caches), which a small file such as a live round's 7.9 MB feels; but the planner and
+# the writer's Python share one interpreter, which a whole day's file feels more. 16 MB
+# is about twice the live round's file (bench/live_round.py and bench/peer.py show each
+# side)
 _HERE_MAX = 16 * 2**20
 
 
@@ -456,7 +456,7 @@ def _plan_part(path: str, part: int, parts: int, spool_path: str, now: datetime,
     with (open(spool_path, "wb", buffering=1 << 20) if handoff is None else contextlib.nullcontext()) as spool:
         planner = _Planner(spool, report, now, principal, spool_path + ".ids", handoff, lookups=lookups,
                            sort_ids=sort_ids)
-        with open(path, "rb", buffering=1 << 20) as source:  # (the default's 8 KB reads: 1.5x the time)
+        with open(path, "rb", buffering=1 << 20) as source:  # (the default's 8 KB: a read a few lines)
             buffer: list[Line] = []
             router = _Router(parts)
             for number, text in numbered(source):
@@ -698,9 +698,9 @@ def _plan_beside_writer(path: str, spool: str, now: datetime, chunk: int, princi
 # the interpreter's switch interval while a writing thread works beside the planner: a
 # thread that waits for the GIL gets it once the holder has run this long (5 ms by
 # default), and the writer takes it a few times a piece (the COPY's start, its rows, the
-# server's answer). At 5 ms it wrote a piece in 20-30 ms while the planner ran, fell
-# behind, and ended 0.09-0.13 s after planning on the live round's 14,324 lines; at
-# 0.5 ms it keeps up and ends 0.03-0.06 s after (docs/performance.md)
+# server's answer). At the default it waits that long each time, falls behind the planner
+# and ends well after planning; at a tenth of it it keeps up (docs/performance.md, "The
+# writer's turns")
 _WRITER_SWITCH = 0.0005
 
 

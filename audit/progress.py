@@ -14,7 +14,7 @@ def progress_bar(*, total: int | None, unit: str, desc: str) -> tqdm:
 
 def count_lines(path: str, *, block: int = 1 << 20) -> int:
     """The lines of a file (a last line without a newline counts), read in binary blocks:
-    about 0.1 s for 100 MB, the price of a bar with a total."""
+    a read of the file before the work, the price of a bar with a total."""
     lines, last = 0, b"\n"
     with open(path, "rb") as source:
         while chunk := source.read(block):

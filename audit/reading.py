@@ -7,15 +7,14 @@ events.
 Read without the ORM's value converters, which cost more than the fold of an event:
 
 - PostgreSQL, streamed as the server sends the rows: the id as text, the payload as its JSON text
-  (decoded by msgspec: the same builtins as ``json.loads`` in a third of its time), the
+  (decoded by msgspec: the same builtins as ``json.loads``, made in C), the
   moment by psycopg's own compiled loader of a timestamptz, aware in the session's zone,
-  which Django sets to UTC (Django's loader, Python per value, took about a third of
-  reading an event back; a naive timestamp made aware in Python per event, over a third
-  of what was left: docs/performance.md, "Morning of 2026-12-03");
+  which Django sets to UTC (Django's loader, and a naive timestamp made aware, are each
+  Python per value: docs/performance.md, "One reader for the folds");
 - SQLite: the columns as Django's SQLite backend stores them - the id as its 32 hex
   digits, the moment as naive UTC text, the payload as JSON text - made into what its
   converters give (``str(uuid)``, an aware datetime in UTC, the JSON's builtins) without
-  a converter call per value: they were half of a live round's replay on SQLite.
+  a converter call per value, which would cost more than the fold of the event.
 
 ``tests/audit/test_reading.py`` and ``tests/back_office/test_fold_read.py`` hold every
 value equal to what the ORM reads.

@@ -74,7 +74,7 @@ class NewEvent:
 class CheckedEvent(msgspec.Struct, frozen=True):
     """An event as checked, before it is chained: what the store appends. (A msgspec
     struct, immutable as a frozen dataclass is, and made in C: ingest makes one a line,
-    where a frozen dataclass's __init__ cost about 1 us.)"""
+    and a frozen dataclass's __init__ sets each field through object.__setattr__.)"""
 
     id: uuid.UUID
     type: str
@@ -368,7 +368,7 @@ def stored_rows(ids: list[uuid.UUID], texts: list[bytes] | None = None) -> dict[
     exist - on PostgreSQL as one array parameter, which the driver does not have to
     splice into the query text one placeholder at a time. ``texts``: the same ids as
     UUID text (bulk ingest has them already), sent as one array literal, which costs the
-    driver nothing an id (the ``ids`` it adapts one by one, about 1.3 us each)."""
+    driver nothing an id (the ``ids`` it adapts one by one)."""
     if not ids:
         return {}
     if connection.vendor == "postgresql":

@@ -166,9 +166,9 @@ def json_text(value: Any) -> str:
     """:func:`json_bytes`' JSON as text, without the final newline: the standard
     library's ``json.dumps(sort_keys=True, indent=1, ensure_ascii=False)``. A flat row -
     a dict of text keys to text, 64-bit integers, booleans and nulls, as every row of the
-    round report is - is encoded by msgspec, about ten times as fast as the standard
-    library's encoder, which takes its Python path whenever it indents (a test holds the
-    two equal, row by row); any other value by the standard library."""
+    round report is - is encoded by msgspec, because the standard library's encoder
+    takes its Python path whenever it indents and a package writes a row a round (a test
+    holds the two equal, row by row); any other value by the standard library."""
     if type(value) is dict and all(type(key) is str for key in value) and all(
             (kind := type(item)) is str or kind is bool or item is None
             or (kind is int and _INT64[0] <= item <= _INT64[1]) for item in value.values()):

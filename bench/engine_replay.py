@@ -16,13 +16,13 @@ machine the only honest before/after. Where the install compiled this checkout's
 the build with its own pure-Python sources; ``BLACKJACK_ENGINE=pure`` times the sources
 alone.
 
-it-live's cash-out offers are valued on replay (about 0.26 ms each, cold); the dealing
+it-live's cash-out offers are valued on replay (each an exact valuation); the dealing
 that makes the input values them first in this process, so by default the mathematics'
 caches are warm. ``--cold`` clears them before every run, as a replay in its own process
 finds them. Either way they are cleared once a preset's figures are printed: no later
-preset uses them (they are per rule set), and kept alive they slowed the presets timed
-after it-live by about a sixth (hoyle 19,737 rounds/s after it-live, 22,978 with them
-cleared, 23,256 alone in a process: its events were made among the caches' objects).
+preset uses them (they are per rule set), and kept alive they slow the presets timed
+after it-live (their events are made among the caches' objects), which a replay in its
+own process never meets.
 """
 from __future__ import annotations
 
@@ -89,8 +89,8 @@ def main() -> None:
     if args.against:
         engines = {"against": other_engine(args.against), **engines}
     start = datetime(2026, 11, 29, tzinfo=UTC)
-    # the machine's own pace, to read the figures against (CPython 3.11 on a recent
-    # desktop core takes roughly 7-8 us for this)
+    # the machine's own pace, printed beside the figures: runs of one machine at
+    # different minutes are read against it
     reference = min(timeit.repeat("sum(range(1000))", number=2000, repeat=5)) / 2000 * 1e6
     print(f"reference: sum(range(1000)) takes {reference:.1f} us on this machine; "
           f"load average {' '.join(f'{load:.2f}' for load in os.getloadavg())}; this engine: "

@@ -102,8 +102,8 @@ class Hand(models.Model):
     """A box's hand, or the dealer's (``box`` 0). ``cards`` is the list of
     ``{"card", "face", "version", "revealed_version"}`` in the order dealt."""
 
-    # no foreign key in the database, as a bet's (below says why): its check at the
-    # commit was 80-90 ms of a 1,500-round table's replay (7,000 hands)
+    # no foreign key in the database, as a bet's (below says why): its deferred check of
+    # every hand's round at the commit is work the replay's process waits for
     round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="hands", db_constraint=False)
     box = models.PositiveSmallIntegerField(help_text="0 = the dealer")
     number = models.PositiveSmallIntegerField(help_text="0 = original hand, 1.. = split off")
@@ -131,7 +131,7 @@ class Bet(models.Model):
     # look-up, join and delete by round; a second one was another entry to write for
     # every bet (10,000 in a live round), read by nothing the first does not serve.
     # No foreign key in the database either: its check of every bet's round at the
-    # commit was 25-35 ms of a live round's replay, the process waiting. Only the
+    # commit is work the replay's process waits for (10,000 bets a live round). Only the
     # projection writes bets and hands, each with the round it has just written, in one
     # transaction, and deletes a day's bets and hands before its rounds (Django's
     # cascade still follows the relation); rebuild_projections proves the rows equal to

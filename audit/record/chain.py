@@ -18,7 +18,7 @@ Encoding (exactly RFC 8785, the JSON Canonicalization Scheme, for the values we 
 
 Under those restrictions msgspec's JSON encoder with sorted keys produces RFC 8785
 output byte for byte (and so would ``json.dumps(sort_keys=True, separators=(",", ":"),
-ensure_ascii=False)``, eight times slower); ``tests/audit/test_chain.py`` checks it
+ensure_ascii=False)``, in Python); ``tests/audit/test_chain.py`` checks it
 against the reference implementation (``rfc8785``) on generated values.
 
 ``hash = sha256(canonical bytes).hexdigest()`` (64 lower-case hex digits). The first

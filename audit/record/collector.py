@@ -7,8 +7,8 @@ freed grows by generation 0's threshold - 700 by default - and every so often an
 one, up to a full collection that walks every object the process holds: Django, the
 charts, the caches. Bulk work (an ingest, a replay, the simulator dealing a round of
 10,000 bettors) makes hundreds of thousands of long-lived containers, and at 700 the
-collector walks them again and again for almost no garbage: a fifth of the live round's
-CPU (docs/performance.md, "The collector").
+collector walks them again and again for almost no garbage (docs/performance.md, "The
+collector").
 
 The policy:
 
@@ -21,9 +21,8 @@ The policy:
 - :func:`acyclic_work` - around a bulk phase that makes no cyclic garbage that grows
   with its work (measured, and tested for each phase that uses it: ingest, a table's
   replay), automatic collection is paused: a young collection there walks every object
-  the phase holds for nothing to find - a seventh of a table's replay's CPU
-  (docs/performance.md, "The collector paused"). Nested and across threads as above: while
-  any such block is open, generation 0's threshold is 0. What the phase makes is freed by
+  the phase holds for nothing to find (docs/performance.md, "The collector"). Nested and
+  across threads as above: while any such block is open, generation 0's threshold is 0. What the phase makes is freed by
   reference counting as always; what is still alive when the block ends is walked once by
   the next young collection, so a caller ends the block once the phase's results are let
   go (a table's fold, once its rows are written).

@@ -24,8 +24,7 @@ MiB by default): each id sets two bits in each of two bytes, all taken from its 
 64-bit hash (the bytes from its lowest 24 bits and the next 24, the bits from its highest
 12) - which the text keeps once made, and which siphash spreads evenly whatever the ids
 are (a package of sequential or all-but-equal ids sounds no more false alarms), where
-bits taken from the UUID's own bytes would need the bytes first (0.6 us an id: the cost
-this replaces). An id whose bits are not all set was never added: that is the answer for
+bits taken from the UUID's own bytes would need the bytes made first, for every id. An id whose bits are not all set was never added: that is the answer for
 all but a few. When they are all set - the id was added, or a false alarm - it is looked
 up exactly: in the latest texts, the set of other texts, its settled bucket, and its
 bucket of each run read back from the file (two reads a run). So every answer is exact:
@@ -34,10 +33,11 @@ a repeat is found however far apart, and a false alarm costs a look-up, never a 
 Memory: the filter, the latest texts (about 0.1 MiB) and the settled ids (0.25 MiB),
 whatever the number of ids. The false alarms grow with the ids a filter of a fixed size
 holds, and each reads two places of every run: measured for new ids against 1 MiB, none
-in 200,000 at 22,000 ids held, 1 in 18,000 at 90,000, 1 in 3,200 at 180,000 (10 runs, 44
-us an alarm), 1 in 210 at 500,000 and 1 in 33 at a million (61 runs, 230 us an alarm:
-7 us a look-up on average). So a caller that expects more than 262,144 ids says so
-(``expected``) and the filter is made larger, 4 bytes or more an expected id (1 in 1,400 at a million, 4 MiB: 0.2 us a look-up on average). Pure Python, no I/O but the shelf's.
+in 200,000 at 22,000 ids held, 1 in 18,000 at 90,000, 1 in 3,200 at 180,000 (10 runs),
+1 in 210 at 500,000 and 1 in 33 at a million (61 runs: there the alarms' reads outweigh
+the rest of a look-up). So a caller that expects more than 262,144 ids says so
+(``expected``) and the filter is made larger, 4 bytes or more an expected id (1 in 1,400
+at a million, 4 MiB). Pure Python, no I/O but the shelf's.
 """
 from __future__ import annotations
 

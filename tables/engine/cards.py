@@ -52,7 +52,7 @@ def composition(decks: int) -> Counter[str]:
 def whole_decks(order: Iterable[str], decks: int) -> bool:
     """Does ``order`` hold every card ``decks`` times, and nothing else? One deck: its 52
     cards are the deck's 52, each once - a set, in C (a single-deck game shuffles every
-    few rounds, and a Counter's Python set-up was half a shuffle's replay). More decks:
+    few rounds, and a Counter's Python set-up would be most of a shuffle's replay). More decks:
     the counts compared as plain dicts, in C (a Counter's own ``==`` walks both in
     Python; its count is C's, faster than a compiled loop of a dict's look-ups)."""
     if decks == 1:

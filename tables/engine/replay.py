@@ -11,7 +11,7 @@ and by :mod:`.jsonl` when a file is read).
 The team's style guide gives the fold as ``mutate(state, event) -> state``; here a handler is
 ``(accumulator, payload) -> None`` and changes the accumulator in place, because
 copying a round's state per event would cost more than the whole replay's budget
-(20,000 rounds a second). Handlers touch nothing but the accumulator - no I/O, no clock,
+(the target: docs/performance.md). Handlers touch nothing but the accumulator - no I/O, no clock,
 no randomness - so ``replay`` stays a pure function of its events (a test proves it
 deterministic).
 
@@ -464,8 +464,8 @@ class Replay:
 
 def _freeze(result: RoundResult) -> bytes:
     """A round as one pickle of builtins (its settlements as plain tuples): unpickling
-    objects one by one - a dataclass's state, a named tuple's ``__new__`` - would cost
-    ten times as much."""
+    objects one by one - a dataclass's state, a named tuple's ``__new__`` - would be a
+    Python call per settlement, and a late event may thaw any round."""
     return pickle.dumps((result.number, result.shoe, result.bets,
                          [(bet, tuple(settlement)) for bet, settlement in result.expected.items()],
                          result.recorded, result.voided, result.settled, result.day, result.currency),
@@ -1121,7 +1121,8 @@ _NO_RULES_NEEDED = frozenset(name for name, handler in HANDLERS.items() if handl
 def replay(events: Iterable[Event], rules: RuleSet | None = None, *, check_offers: bool = True,
            refused: Mapping[str, str] | None = None) -> ReplayResult:
     """Fold one stream's events; ``rules`` stands in for a missing ``table.opened``.
-    ``check_offers=False`` skips valuing cash-out offers (0.5-1 ms each, cold).
+    ``check_offers=False`` skips valuing cash-out offers (each an exact valuation: the
+    dealer's odds of the shoe left, the dearest check of a live table's replay).
     ``refused``: the money-changing events no one with the authority recorded (id -> why),
     reported and not applied; a refused correction strikes nothing."""
     events = events if isinstance(events, list) else list(events)

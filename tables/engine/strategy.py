@@ -30,8 +30,8 @@ _COMPUTED: dict[RuleSet, Strategy] = {}
 
 def computed_strategy(rules: RuleSet) -> Strategy:
     """The basic strategy generated from ``rules`` (the live game's default), made once
-    per rule set and process: the first call for a rule set computes its chart
-    (0.2-0.6 s), later ones find it here.
+    per rule set and process: the first call for a rule set computes its chart (the
+    exact analysis of every hand against every up card), later ones find it here.
 
     The mathematics imports the engine (cards, rules), so it is imported here only when
     first needed, never while the engine's modules are loading.

@@ -348,11 +348,9 @@ def _serial(game: Game, deals: Sequence[Deal]) -> list[DealValue]:
 
 
 # the up cards' order for the workers, the heaviest first, so that the light ones fill in
-# at the end and the two workers end together (measured, six decks, CPU seconds per up
-# card, serially: hoyle 1: 0.26, 2: 0.25, 3: 0.22, 4: 0.20, 5: 0.17, 6: 0.20, 7: 0.17,
-# 8: 0.13, 9: 0.12, 10: 0.11; where pairs resplit beyond two hands (vegas-s17-das-ls) 7-10
-# weigh more, their resplits played out: 1: 0.57, 2: 0.42, 3: 0.37, 4: 0.22, 5: 0.19,
-# 6: 0.17, 7: 0.35, 8: 0.28, 9: 0.27, 10: 0.25)
+# at the end and the two workers end together (by each up card's CPU, six decks, timed
+# serially: the ace and the small cards weigh most; where pairs resplit beyond two hands
+# (vegas-s17-das-ls) 7-10 weigh more, their resplits played out)
 PARALLEL_ORDER = (1, 2, 3, 4, 6, 5, 7, 8, 9, 10)
 RESPLIT_ORDER = (1, 2, 3, 7, 8, 9, 10, 4, 5, 6)
 

@@ -118,7 +118,7 @@ def estimate(rules: RuleSet, *, rounds: int = ROUNDS, boxes: int = BOXES, seed: 
 
 # The presets' estimates, as :func:`estimate` gives them with its defaults (the tests
 # estimate one again and compare; ``bench/box_covariance.py`` prints them all).
-# (covariance, standard error); measured 2026-11-30, load average 11 (about 10-18 s a preset).
+# (covariance, standard error): stored because each estimate deals many rounds.
 PRESET_FIGURES: dict[str, tuple[float, float]] = {
     "it-live": (0.4645859749749855, 0.004762630719991243),
     "it-classic": (0.4762609870999732, 0.005868428664366385),
