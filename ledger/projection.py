@@ -44,7 +44,6 @@ from audit.store import stream_head
 from ledger.books.figures import chip_value
 from ledger.books.findings import KINDS as LEDGER_KINDS
 from ledger.books.fold import HANDLERS, Books, Fold
-from ledger.books.reconcile import missing_of
 
 from . import config, fx
 from . import models as m
@@ -295,10 +294,8 @@ def _write(*, stream: str, books: Books, days: list[str], final: set[str], data:
         for day, group in rows.items():
             drop_box = config.has_drop_box(books.games.get(day, ("", {}))[0])
             found[day] = r.reconcile_rows(group, data[day], version=head, now=now, drop_box=drop_box,
-                                          missing=missing_of_books(books, day, drop_box=drop_box),
-                                          drop_mismatch=any(d.counted is not None and d.posted is not None
-                                                            and d.counted != d.posted
-                                                            for (d_day, _), d in books.drops.items() if d_day == day))
+                                          missing=books.missing(day, drop_box=drop_box),
+                                          drop_mismatch=books.drop_mismatch(day))
             signoff = signoffs.get(day)
             if signoff is None:
                 continue
@@ -337,15 +334,6 @@ def _write(*, stream: str, books: Books, days: list[str], final: set[str], data:
             table.pit = config.configured_pit(stream)
         table.save()
         return True
-
-
-def missing_of_books(books: Books, day: str, *, drop_box: bool) -> tuple[str, ...]:
-    """What a day's record lacks (:func:`ledger.books.reconcile.missing_of`), from the books."""
-    drops = [(d.counted is not None, d.posted is not None or (d.legacy and d.counted is not None))
-             for (d_day, _), d in books.drops.items() if d_day == day]
-    unfinished = sum(1 for s in books.slips.values()
-                     if s.gaming_day == day and not s.voided and not s.complete and "requested" in s.steps)
-    return missing_of(shifts=books.shifts_of(day), drops=drops, unfinished_slips=unfinished, drop_box=drop_box)
 
 
 _FIGURES = ("opener", "opener_chips", "closer", "closer_chips", "fills", "credits", "buyins_cash", "markers_issued",

@@ -48,7 +48,7 @@ from . import journal as j
 from .figures import Conversion, Count, Drop, Figures, Marker, Redemption, Slip, chip_value, convert
 from .findings import LedgerFinding
 from .journal import new_line
-from .reconcile import counts_missing
+from .reconcile import counts_missing, missing_of
 
 Event = Mapping[str, Any]
 Key = tuple[str, str]  # (gaming day, shift)
@@ -955,6 +955,20 @@ class Books:
             raise ValueError("these books were made without their entries: use balances_of(day, shift)")
         return j.trial_balance(e for e in self.entries
                                if (day is None or e.gaming_day == day) and (shift is None or e.shift == shift))
+
+    def missing(self, day: str, *, drop_box: bool) -> tuple[str, ...]:
+        """What the day's record lacks (:func:`.reconcile.missing_of`): its counts where
+        its game has a drop box, each drop box counted and posted, its slips finished."""
+        drops = [(d.counted is not None, d.posted is not None or (d.legacy and d.counted is not None))
+                 for (d_day, _), d in self.drops.items() if d_day == day]
+        unfinished = sum(1 for s in self.slips.values()
+                         if s.gaming_day == day and not s.voided and not s.complete and "requested" in s.steps)
+        return missing_of(shifts=self.shifts_of(day), drops=drops, unfinished_slips=unfinished, drop_box=drop_box)
+
+    def drop_mismatch(self, day: str) -> bool:
+        """A drop of the day was posted other than counted (a ``drop_mismatch``)."""
+        return any(d.counted is not None and d.posted is not None and d.counted != d.posted
+                   for (d_day, _), d in self.drops.items() if d_day == day)
 
     def balances_of(self, day: str, shift: str | None = None) -> dict[str, int]:
         """:meth:`trial_balance` of one gaming day (or one of its shifts) from the balances
