@@ -41,6 +41,7 @@ import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import IO, Any
 
@@ -58,12 +59,15 @@ from tables.engine.presets import PRESETS
 from . import layout
 from .reports import (
     COLUMNS,
+    DropBox,
     Spool,
     StreamAudit,
     StreamReports,
+    rates_of,
     render,
     rule_set_entry,
     rule_set_key,
+    stated_drop_box,
     stated_math,
 )
 
@@ -139,6 +143,15 @@ class _Check:
         self.keys = keys
         self.edges = edges  # the house edges analysed again by the engine, not taken from the manifest
         self.version = int(manifest.get("format_version") or 1)
+        # 7: the days' exchange rates and the rule sets' drop boxes, as the back-office's books use them
+        self.rates: dict[tuple[str, str, str], Fraction] = {}
+        self.drop_box: DropBox | None = None
+        if self.version >= 7:
+            try:
+                self.rates = rates_of(manifest.get("fx_rates") or [])
+            except ValueError as error:
+                raise layout.Unreadable(f"{package.path}: {layout.MANIFEST} is malformed: {error}") from None
+            self.drop_box = stated_drop_box(manifest.get("rule_sets") or {})
         self.outcome = Outcome()
         self.broken_files: set[str] = set()
 
@@ -239,7 +252,8 @@ class _Check:
         (None, the audit closed, when its events cannot be read)."""
         audit = StreamAudit(name, first_version=meta["first_version"], struck=meta.get("struck") or (),
                             events=meta.get("events"), authority=meta.get("authority") or {},
-                            math=engine_math if self.edges else stated_math(self.manifest.get("rule_sets") or {}))
+                            math=engine_math if self.edges else stated_math(self.manifest.get("rule_sets") or {}),
+                            rates=self.rates, drop_box=self.drop_box)
         done = None
         try:
             done = self._events(name, meta, latest, audit)

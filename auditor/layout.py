@@ -57,7 +57,11 @@ FORMAT = "blackjack-regulator-package"
 # 6: each stream says who recorded its money-changing events (authority: id -> principal
 #    and whether its server seal held), and the folds apply none no one with the authority
 #    recorded (a reader of 5 would apply them, and its reports would differ)
-FORMAT_VERSION = 6
+# 7: the manifest states the exchange rates of the days (fx_rates) and which rule sets have
+#    a drop box; the folds book foreign amounts at the rates, the checks report names a
+#    missing opener, closer or drop, and the reconciliation gives each day's state and what
+#    it lacks (a reader of 6 would find foreign amounts unbooked and those findings extra)
+FORMAT_VERSION = 7
 MANIFEST = "manifest.json"
 SIGNATURE = "manifest.sig"  # the casino's Ed25519 signature of manifest.json's bytes
 EVENTS_DIR = "events"
@@ -93,6 +97,7 @@ class _RuleSet(msgspec.Struct):
     ruleset: str
     overrides: dict[str, Any] = {}
     hash: str | None = None
+    drop_box: bool | None = None  # 7: the game has a chip tray and a drop box
 
 
 class _Manifest(msgspec.Struct):
@@ -107,6 +112,8 @@ class _Manifest(msgspec.Struct):
     signed_heads: list[dict[str, Any]]
     public_keys: dict[str, str]
     rule_sets: dict[str, dict[str, Any]] = {}
+    # 7: the exchange rates of the days (gaming_day, currency, house, rate "n/d")
+    fx_rates: list[dict[str, str]] = []
     period: dict[str, str | None] = {}
     software: dict[str, str | None] = {}
     previous: dict[str, Any] | None = None

@@ -20,6 +20,16 @@ the stated figures (``verify --edges`` analyses each rule set again: seconds eac
 Insurance's edge and variance follow from the rule set's decks and payout alone
 (:func:`tables.engine.math.figures.insurance_math`, exact).
 
+From format version 7 the audit is given what the back-office's books use besides the
+events: the exchange rates of the package's days (``rates``, the manifest's
+``fx_rates``), by which an amount recorded in another currency than the table's is booked
+as the back-office books it, and which rule sets have a chip tray and a drop box
+(``drop_box``, the manifest's rule sets say): a day of such a game lacking an opener, a
+closer or its drop is a finding of the checks report (``opener_missing``,
+``closer_missing``, ``drop_not_counted``...), and each reconciliation row says the day's
+state (:func:`ledger.books.reconcile.day_state`: ``incomplete``, ``no_drop_box``,
+``counted``, ``reconciled``; every day of a package is taken as final) and what it lacks.
+
 House results are in minor units, positive when the house won.
 """
 from __future__ import annotations
@@ -42,6 +52,7 @@ from audit.record.money import percent
 from audit.record.shelf import SMALL_FILTER, Shelf, ShelvedMap
 from ledger.books import reconcile, replay_difference
 from ledger.books.fold import FOLDED, Fold
+from ledger.books.reconcile import day_state
 from ledger.books.stats import theoretical
 from tables.engine.math import cashout
 from tables.engine.math.figures import Figures, insurance_math
@@ -56,7 +67,7 @@ COLUMNS: dict[str, tuple[str, ...]] = {
                "recorded", "recomputed", "agrees"),
     "reconciliation": ("table", "gaming_day", "currency", "rounds", "handle", "opener", "closer", "fills", "credits",
                        "drop", "chip_win", "recorded_win", "replayed_win", "hold", "chip_variance",
-                       "replay_variance", "theoretical_win", "theoretical_sd"),
+                       "replay_variance", "theoretical_win", "theoretical_sd", "state", "missing"),
     "checks": ("table", "owner", "kind", "gaming_day", "round", "box", "hand", "bet", "expected", "recorded",
                "event", "message"),
     "findings": ("id", "table", "gaming_day", "kind", "severity", "round", "box", "hand", "bet", "shift", "slip",
@@ -65,7 +76,7 @@ COLUMNS: dict[str, tuple[str, ...]] = {
 }
 
 # the columns a format version's report has not (a version 1 package verifies as it was made)
-ADDED_IN: dict[str, int] = {"theoretical_win": 2, "theoretical_sd": 2}
+ADDED_IN: dict[str, int] = {"theoretical_win": 2, "theoretical_sd": 2, "state": 7, "missing": 7}
 # the columns whose text a format version writes in other words than the versions before:
 # from version 3 the engine's messages give amounts in the table's currency ("EUR 25.00"),
 # before in minor units ("2500"). An older package's report is compared without them - its
@@ -80,6 +91,10 @@ REWORDED_IN: dict[tuple[str, str], int] = {("checks", "message"): 3,
 Row = dict[str, Any]
 # a rule set's figures (:mod:`tables.engine.math.figures`), None where not known
 GameMath = Callable[[str, Mapping[str, Any]], Figures | None]
+# whether a rule set (name, overrides) has a chip tray and a drop box by design
+DropBox = Callable[[str, Mapping[str, Any]], bool]
+# the exchange rates: (gaming day, currency, table's currency) -> units of the table's per unit
+Rates = Mapping[tuple[str, str, str], Fraction]
 
 
 def columns_of(name: str, version: int = FORMAT_VERSION) -> tuple[str, ...]:
@@ -94,6 +109,37 @@ def reworded(name: str, version: int) -> frozenset[str]:
 
 def _blank(rows: Sequence[Row], columns: frozenset[str]) -> Sequence[Row]:
     return rows if not columns else [{**row, **dict.fromkeys(columns)} for row in rows]
+
+
+def stated_drop_box(rule_sets: Mapping[str, Any]) -> DropBox:
+    """Whether a rule set has a drop box, as a manifest of format 7 states it per rule set
+    (``drop_box``; a rule set it does not state: True, its counts and drop are due)."""
+    def boxed(name: str, overrides: Mapping[str, Any]) -> bool:
+        stated = rule_sets.get(rule_set_key(rule_set_entry(name, overrides))) or {}
+        return stated.get("drop_box") is not False
+
+    return boxed
+
+
+def rates_of(stated: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str, str], Fraction]:
+    """A manifest's ``fx_rates`` (each ``gaming_day``, ``currency``, ``house``, ``rate``
+    as ``"n/d"``) as the fold takes them; ValueError naming one that is not a rate."""
+    out: dict[tuple[str, str, str], Fraction] = {}
+    for entry in stated:
+        try:
+            rate = Fraction(entry["rate"])
+        except (KeyError, TypeError, ValueError, ZeroDivisionError):
+            raise ValueError(f"fx_rates: {entry!r} has no rate as a fraction (\"n/d\")") from None
+        if rate <= 0:
+            raise ValueError(f"fx_rates: {entry!r}: a rate is positive")
+        out[(str(entry["gaming_day"]), str(entry["currency"]), str(entry["house"]))] = rate
+    return out
+
+
+def fx_rates_entries(rates: Rates) -> list[dict[str, str]]:
+    """Rates as a manifest's ``fx_rates`` states them, in order (:func:`rates_of` reads them)."""
+    return [{"gaming_day": day, "currency": currency, "house": house, "rate": f"{rate.numerator}/{rate.denominator}"}
+            for (day, currency, house), rate in sorted(rates.items())]
 
 
 def stated_math(rule_sets: Mapping[str, Any]) -> GameMath:
@@ -189,13 +235,20 @@ class StreamAudit:
     than 175,000; a wrong count costs time, never a wrong answer). ``authority``: who
     recorded each money-changing event (the manifest's, id -> its ``principal`` and
     whether its seal held): the folds apply none that no one with the authority recorded
-    (:mod:`audit.record.authority`), and :attr:`authority_seen` proves the list whole."""
+    (:mod:`audit.record.authority`), and :attr:`authority_seen` proves the list whole.
+    ``rates`` (format 7): the exchange rates of the days, by which the fold books an amount
+    in another currency (none: such an amount is a ``currency_mismatch``, as before).
+    ``drop_box`` (format 7): which rule sets have a drop box - then each day's counts and
+    drop are checked and each reconciliation row gives the day's state (None: neither,
+    as formats 1 to 6 were made)."""
 
     def __init__(self, table: str, *, first_version: int, struck: Iterable[str] = (),
                  math: GameMath | None = None, events: int | None = None,
-                 authority: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+                 authority: Mapping[str, Mapping[str, Any]] | None = None, rates: Rates | None = None,
+                 drop_box: DropBox | None = None) -> None:
         self.table = table
         self.math = math
+        self.drop_box = drop_box
         self.rules: dict[str, tuple[str, dict[str, Any]]] = {}  # each day's first rule set
         self.struck = set(struck)
         self.refused = refused_of(authority or {})
@@ -217,7 +270,8 @@ class StreamAudit:
                              refused=self.refused)
         self.replay.skip_to(first_version)
         # the reports read balances and figures, never entries
-        self.fold = Fold(struck=self.struck, entries=False, read_once=True, shelf=self.shelf, refused=self.refused)
+        self.fold = Fold(struck=self.struck, entries=False, read_once=True, shelf=self.shelf, refused=self.refused,
+                         rates=rates)
         self.day: str | None = None
         self.days: list[str] = []
         # each round number's first gaming day and versions, a batch at a time on the shelf
@@ -332,7 +386,9 @@ class StreamAudit:
         if sink is not None:
             sink(out.rounds)
             out.rounds = []
-        books = self.fold.books(final=True, entries=False)
+        games = self.fold.games
+        boxed = None if self.drop_box is None else {day for day, game in games.items() if self.drop_box(*game)}
+        books = self.fold.books(final=True, entries=False, drop_box=boxed)
         ledger_findings = list(books.findings)
         for day in books.days():
             figures = books.day(day)
@@ -359,6 +415,7 @@ class StreamAudit:
                 "chip_variance": done.chip_variance, "replay_variance": done.replay_variance,
                 "theoretical_win": None if theory is None else theory.win,
                 "theoretical_sd": None if theory is None else theory.sd,
+                **({} if boxed is None else _state(books, day, day in boxed, done)),
             })
         for finding in engine_findings:
             started = self.rounds.get(finding.round) if finding.round is not None else None
@@ -368,6 +425,15 @@ class StreamAudit:
             data = finding.as_dict()
             out.checks.append(_check_row(self.table, "ledger", data, data.get("gaming_day")))
         return out
+
+
+def _state(books: Any, day: str, boxed: bool, done: Any) -> Row:
+    """A day's state and what it lacks, as the back-office says them (every day of a
+    package final; a variance is of the whole day here)."""
+    missing = books.missing(day, drop_box=boxed)
+    unexplained = any(f.kind in ("chip_variance", "replay_variance") for f in done.findings) or books.drop_mismatch(day)
+    return {"state": day_state(missing=missing, final=True, drop_box=boxed, unexplained=unexplained),
+            "missing": "; ".join(missing) or None}
 
 
 def _check_row(table: str, owner: str, data: Mapping[str, Any], day: str | None) -> Row:

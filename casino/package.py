@@ -40,7 +40,9 @@ from audit.record.jsonl import encode_line
 from audit.seals import seal_holds
 from audit.store import envelope_of
 from auditor import layout
-from auditor.reports import StreamAudit, rule_set_entry, rule_set_key, struck_ids
+from auditor.reports import StreamAudit, fx_rates_entries, rule_set_entry, rule_set_key, struck_ids
+from ledger import config as ledger_config
+from ledger import fx
 from tables.engine.math.figures import engine_math
 
 from .report_files import ReportFiles
@@ -247,15 +249,23 @@ def _build(folder: Path, slices: Sequence[Slice], sth: signing.SignedTreeHead, d
         reports = {name: ReportFiles(folder, name) for name in (*layout.RECOMPUTED, "findings", "access")}
         for report in reports.values():
             closing.callback(report.close)
-        streams, rule_sets, tables, counts = _tables(folder, slices, sth, reports, progress)
+        # the rates of the period's days, by which the books convert a foreign amount (the
+        # manifest states them, so that the auditor books as the back-office does)
+        rates = {key: rate for key, rate in fx.rates().items()
+                 if day_from <= date.fromisoformat(key[0]) <= day_to}
+        streams, rule_sets, tables, counts = _tables(folder, slices, sth, reports, progress, rates)
         table_names = [part.table for part in slices]
         reports["findings"].write(finding_rows(table_names, day_from, day_to))
         reports["access"].write_all(access_rows(day_from, day_to))
-    return _manifest(folder, sth, day_from, day_to, before, streams, rule_sets, tables, counts)
+    return _manifest(folder, sth, day_from, day_to, before, streams, rule_sets, tables, counts, rates)
+
+
+def _drop_box(ruleset: str, overrides: Any) -> bool:
+    return ledger_config.has_drop_box(ruleset)
 
 
 def _tables(folder: Path, slices: Sequence[Slice], sth: signing.SignedTreeHead, reports: dict[str, ReportFiles],
-            progress: Callable[[int], object] | None
+            progress: Callable[[int], object] | None, rates: dict[tuple[str, str, str], Any]
             ) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]], Counter[str]]:
     """Each table's events written and folded, its report rows written as it ends:
     what the manifest says of the tables."""
@@ -274,7 +284,8 @@ def _tables(folder: Path, slices: Sequence[Slice], sth: signing.SignedTreeHead, 
         struck = sorted(filter(None, (struck_ids({"type": t, "payload": p})
                                       for i, t, p in rows.filter(type="correction.recorded")
                                       .values_list("event_id", "type", "payload") if str(i) not in refused)))
-        audit = StreamAudit(part.table, first_version=part.first, struck=struck, math=engine_math, authority=authority)
+        audit = StreamAudit(part.table, first_version=part.first, struck=struck, math=engine_math, authority=authority,
+                            rates=rates, drop_box=_drop_box)
         name = layout.events_file(part.table)
         kinds: Counter[str] = Counter()
         first = last = None
@@ -303,6 +314,7 @@ def _tables(folder: Path, slices: Sequence[Slice], sth: signing.SignedTreeHead, 
             math = engine_math(payload["ruleset"], dict(payload.get("rules") or {}))
             for key, figure in zip(("house_edge", "variance", "covariance"), math or (None, None, None), strict=True):
                 entry[key] = None if figure is None else str(figure)
+            entry["drop_box"] = _drop_box(payload["ruleset"], payload.get("rules") or {})
             rule_sets[rule_set_key(entry)] = entry
             currencies.add(payload["currency"])
         tables.append({"table": part.table, "currencies": sorted(currencies), "gaming_days": audit.days})
@@ -322,7 +334,8 @@ def _tables(folder: Path, slices: Sequence[Slice], sth: signing.SignedTreeHead, 
 
 def _manifest(folder: Path, sth: signing.SignedTreeHead, day_from: date, day_to: date,
               before: dict[str, Any] | None, streams: dict[str, Any], rule_sets: dict[str, Any],
-              tables: list[dict[str, Any]], counts: Counter[str]) -> dict[str, Any]:
+              tables: list[dict[str, Any]], counts: Counter[str], rates: dict[tuple[str, str, str], Any]
+              ) -> dict[str, Any]:
     files = {}
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         with path.open("rb") as stream:
@@ -334,7 +347,8 @@ def _manifest(folder: Path, sth: signing.SignedTreeHead, day_from: date, day_to:
         "software": {"name": "blackjack-backoffice", "version": _software_version()},
         "casino": {"time_zone": settings.TIME_ZONE, "gaming_day_cutoff_hour": settings.GAMING_DAY_CUTOFF_HOUR},
         "period": {"from": day_from.isoformat(), "to": day_to.isoformat()},
-        "tables": tables, "rule_sets": rule_sets, "streams": streams, "files": files,
+        "tables": tables, "rule_sets": rule_sets, "fx_rates": fx_rates_entries(rates), "streams": streams,
+        "files": files,
         "event_counts": dict(sorted(counts.items())), "events": sum(counts.values()),
         "signed_heads": signed_heads(sth, first_index),
         "public_keys": {kid: signing.public_pem(key) for kid, key in sorted(digests.trusted_keys().items())},

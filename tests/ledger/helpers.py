@@ -135,10 +135,10 @@ class Table:
                                          "reason": "short pay corrected", "authorised_by": "PB-1"})
 
 
-def worked_example() -> Table:
+def worked_example(code: str = "BJ-01") -> Table:
     """13 Miss. Code R. 7-3.3's example in EUR: opener 20,000; fills 5,000; credits
     2,000; closer 18,000; drop 9,000 - the rounds win 4,000 for the house."""
-    t = Table()
+    t = Table(code)
     t.open()
     t.count("opening", {100_000: 20})  # 20 x 1,000.00 = 20,000.00
     t.buyin(900_000)  # 9,000.00 cash into the drop box, chips out of the tray

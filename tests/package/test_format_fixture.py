@@ -6,7 +6,10 @@ are not compared: ``package-v2-findings.zip``, made by the version 2 exporter wi
 wrong payouts planted); version 5's theoretical win is of the initial stakes, where 2 to
 4 took the handle (their theoretical columns are not compared); version 6's streams say
 who recorded each correction and void (an older package has no such list: the auditor
-applies its corrections as its exporter did). Versions 1-3 were signed over leaves of format 1 (no seal);
+applies its corrections as its exporter did); version 7's manifest states the days'
+exchange rates and which rule sets have a drop box, and its reconciliation each day's
+state (an older package's folds book no foreign amount and check no count: as made).
+Versions 1-3 were signed over leaves of format 1 (no seal);
 version 4's leaves commit to each event's seal, and its streams give their last seal.
 
 Make only the fixture of a new format version, the first time (never to make this test
@@ -267,3 +270,21 @@ def test_the_version_6_fixture_verifies_with_its_authority() -> None:
     code, said = audit("verify", str(fixture), blocked=True)
     assert code == 0, said
     assert "format 6" in said and "all agree" in said
+
+
+def test_the_version_7_fixture_verifies_with_its_states_rates_and_drop_boxes() -> None:
+    """The manifest states the days' exchange rates (here none: the simulated tables take
+    only their own currency) and which rule sets have a drop box (the live game not); the
+    reconciliation gives each table-day's state and what it lacks."""
+    fixture = FIXTURES / "package-v7.zip"
+    with zipfile.ZipFile(fixture) as package:
+        manifest = json.loads(package.read("manifest.json"))
+        rows = json.loads(package.read("reports/reconciliation.json"))["rows"]
+    assert manifest["format_version"] == 7 and manifest["fx_rates"] == []
+    assert {entry["ruleset"]: entry["drop_box"] for entry in manifest["rule_sets"].values()} == {
+        "it-live": False, "it-classic": True}
+    assert [(r["table"], r["state"], r["missing"]) for r in rows] == [
+        ("BJ-01", "no_drop_box", None), ("BJ-02", "reconciled", None)]
+    code, said = audit("verify", str(fixture), blocked=True)
+    assert code == 0, said
+    assert "format 7" in said and "all agree" in said
