@@ -12,6 +12,20 @@ class StoreError(Exception):
         return {"code": self.code, "detail": str(self)}
 
 
+class FieldInvalid(StoreError):
+    """A request whose ``field`` cannot be: the field and why, in the one error shape
+    (HTTP 400, ``errors: {field: [message]}``)."""
+
+    code = "invalid_request"
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field, self.message = field, message
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**super().as_dict(), "errors": {self.field: [self.message]}}
+
+
 class InvalidEvent(StoreError):
     """An event of a batch is malformed; ``index`` is its place in the batch (0-based)."""
 

@@ -29,34 +29,18 @@ from typing import Any
 
 from audit.derived import Derived, stream_events
 from audit.devices import device_of
-from audit.errors import StoreError
+from audit.errors import FieldInvalid
 from audit.findings import server_change, server_event_append, username_of
 from audit.models import Finding
 from audit.record.events.fields import MAX_SAFE_INT
 from audit.record.money import minor_unit_digits
 
 from . import models as m
-from .signoff import LEDGER_STREAM
+from .signoff import LEDGER_STREAM, NotAllowed
 
 
-class RateNotAllowed(StoreError):
-    """Setting a rate is accounting's (HTTP 403)."""
-
-    http_status = 403
-    code = "permission_denied"
-
-
-class RateInvalid(StoreError):
+class RateInvalid(FieldInvalid):
     """A rate that cannot be: the field and why (HTTP 400)."""
-
-    code = "invalid_request"
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field, self.message = field, message
-
-    def as_dict(self) -> dict[str, Any]:
-        return {**super().as_dict(), "errors": {self.field: [self.message]}}
 
 
 def parse_rate(text: str) -> Fraction:
@@ -91,7 +75,7 @@ def fx_rate_set(*, gaming_day: date, currency: str, rate: Fraction, user: object
 
     # a rate books money: a person holding the permission, on every path (not the API's alone)
     if device_of(user) is not None or not getattr(user, "has_perm", lambda perm: False)("ledger.add_fxrate"):
-        raise RateNotAllowed(f"{username_of(user)} may not set an exchange rate: that needs a person holding "
+        raise NotAllowed(f"{username_of(user)} may not set an exchange rate: that needs a person holding "
                              "ledger.add_fxrate (the accounting group).")
     house = house or settings.LEDGER_HOUSE_CURRENCY
     for field, code in (("currency", currency), ("house", house)):

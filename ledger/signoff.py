@@ -63,7 +63,8 @@ class NoteRequired(StoreError):
 
 
 class NotAllowed(StoreError):
-    """Signing off and reopening are accounting's (HTTP 403)."""
+    """Accounting's actions - signing off, reopening, setting a rate - by someone without
+    the permission, or a device (HTTP 403)."""
 
     http_status = 403
     code = "permission_denied"

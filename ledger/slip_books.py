@@ -18,9 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
-from audit.errors import StoreError
+from audit.errors import FieldInvalid, StoreError
 from audit.findings import server_change, server_event_append, username_of
 
 from . import models as m
@@ -30,17 +29,8 @@ MAX_BOOK = 10_000  # numbers in one book: a book of slips is a few hundred at mo
 _NUMBER = re.compile(r"^(?P<prefix>[A-Za-z0-9._:@/-]*?)(?P<digits>[0-9]+)\Z")
 
 
-class SlipBookInvalid(StoreError):
+class SlipBookInvalid(FieldInvalid):
     """A book that cannot be: the field and why (HTTP 400)."""
-
-    code = "invalid_request"
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field, self.message = field, message
-
-    def as_dict(self) -> dict[str, Any]:
-        return {**super().as_dict(), "errors": {self.field: [self.message]}}
 
 
 class SlipBookOverlap(StoreError):

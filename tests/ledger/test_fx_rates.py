@@ -18,6 +18,7 @@ from ledger import fx
 from ledger import models as m
 from ledger.books import fold, reconcile
 from ledger.books.figures import convert
+from ledger.signoff import NotAllowed
 from tests.back_office.helpers import append
 
 from .helpers import DAY, Table
@@ -130,7 +131,7 @@ def test_who_may_set_a_rate_and_bad_rates_named(accounting) -> None:
 
     device = device_ensure(stream="BJ-01").account.user
     for user in (pit, device):
-        with pytest.raises(fx.RateNotAllowed):
+        with pytest.raises(NotAllowed):
             fx.fx_rate_set(gaming_day=date(2026, 11, 29), currency="USD", rate=Fraction(1), user=user)
     assert not Event.objects.filter(type="fx.rate_set").exists() and not m.FxRate.objects.exists()
     with pytest.raises(fx.RateInvalid):
