@@ -24,6 +24,7 @@ import hashlib
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from fractions import Fraction
 from typing import Any
 
 from django.conf import settings
@@ -33,7 +34,7 @@ from audit.derived import Derived, stream_events
 from audit.findings import server_change, server_event_append, username_of
 from audit.gaming_day import gaming_day
 from audit.models import Event, Finding
-from audit.record.money import format_money, format_signed
+from audit.record.money import format_money, format_signed, percent
 
 from . import models as m
 from . import selectors
@@ -53,12 +54,9 @@ def result_of_handle_text(house_result: int, handle: int) -> str:
     """The house's result as a share of the handle - "house result % of handle", the
     rounds' actual edge; not the hold, which is the chip-count win over the drop (the
     ledger's) - ``2.35%`` (``-1.20%`` when the players won), rounded half away from zero;
-    ``n/a`` without a handle. Integers only."""
-    if handle <= 0:
-        return "n/a"
-    hundredths = (abs(house_result) * 20_000 + handle) // (2 * handle)
-    sign = "-" if house_result < 0 and hundredths else ""
-    return f"{sign}{hundredths // 100}.{hundredths % 100:02d}%"
+    ``n/a`` without a handle. Exact (the one rate formatter's, as the ledger's reports
+    show the same figure)."""
+    return percent(Fraction(house_result, handle), 2) if handle > 0 else "n/a"
 
 
 def duration_text(seconds: int) -> str:
