@@ -431,7 +431,7 @@ def _state(books: Any, day: str, boxed: bool, done: Any) -> Row:
     """A day's state and what it lacks, as the back-office says them (every day of a
     package final; a variance is of the whole day here)."""
     missing = books.missing(day, drop_box=boxed)
-    unexplained = any(f.kind in ("chip_variance", "replay_variance") for f in done.findings) or books.drop_mismatch(day)
+    unexplained = any(f.kind in ("chip_variance", "replay_variance") for f in done.findings) or bool(books.differences(day))
     return {"state": day_state(missing=missing, final=True, drop_box=boxed, unexplained=unexplained),
             "missing": "; ".join(missing) or None}
 

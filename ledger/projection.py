@@ -295,7 +295,7 @@ def _write(*, stream: str, books: Books, days: list[str], final: set[str], data:
             drop_box = config.has_drop_box(books.games.get(day, ("", {}))[0])
             found[day] = r.reconcile_rows(group, data[day], version=head, now=now, drop_box=drop_box,
                                           missing=books.missing(day, drop_box=drop_box),
-                                          drop_mismatch=books.drop_mismatch(day))
+                                          differences=books.differences(day))
             signoff = signoffs.get(day)
             if signoff is None:
                 continue

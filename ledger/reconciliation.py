@@ -26,12 +26,12 @@ from typing import Any
 from django.db import transaction
 
 from audit.findings import findings_record_scope
-from audit.models import ReplayRun
+from audit.models import Finding, ReplayRun
 from audit.record.chain import canonical_json
 from audit.record.money import format_signed
 from ledger.books import Figures, Reconciliation, Thresholds, reconcile
 from ledger.books.findings import LedgerFinding
-from ledger.books.reconcile import day_state, missing_of
+from ledger.books.reconcile import DIFFERENCES, day_state, missing_of
 
 from . import config, game
 from . import models as m
@@ -40,7 +40,7 @@ from . import models as m
 KINDS = frozenset({"chip_variance", "replay_variance", "win_outside_interval", "signed_day_changed"})
 VARIANCES = ("chip_variance", "replay_variance")
 # what leaves a day not reconciled: its variances not explained, a drop posted other than counted
-UNEXPLAINED = (*VARIANCES, "drop_mismatch")
+UNEXPLAINED = (*VARIANCES, *DIFFERENCES)
 # what an adjustment adds to the day it is posted into, as the reports count it: the
 # chip-count win, the drop and the house result (each row's adjustment_<name>)
 ADJUSTED = ("win", "drop", "house_result")
@@ -129,13 +129,14 @@ def _apply(row: m.Reconciliation, result: Reconciliation, data: GameData, versio
 
 def reconcile_rows(rows: Sequence[m.Reconciliation], data: GameData, *, version: int,
                    thresholds: Thresholds | None = None, missing: Sequence[str] = (), drop_box: bool = True,
-                   drop_mismatch: bool = False, now: datetime | None = None) -> list[LedgerFinding]:
+                   differences: Sequence[str] = (), now: datetime | None = None) -> list[LedgerFinding]:
     """Reconcile one table-day's periods (the day's row, shift blank, and its shifts'
     rows) as the record gives them: set each row's results and accounting state (not
     saved) and return the day's findings. ``missing``: what the day's record lacks
     (:func:`ledger.books.reconcile.missing_of`); ``drop_box``: its game has one by design;
-    ``drop_mismatch``: a drop was posted other than counted (a ``drop_mismatch`` of the
-    books): a difference nothing explains, so the day is not reconciled. The rows of a
+    ``differences``: the custody differences nothing explains (:meth:`ledger.books.Books.differences`:
+    a drop posted other than counted, an amount not booked for want of a rate), so the day
+    is not reconciled. The rows of a
     signed-off day are kept as signed (:func:`late_of`)."""
     now = now or datetime.now(UTC)
     day = next(r for r in rows if not r.shift)
@@ -169,7 +170,7 @@ def reconcile_rows(rows: Sequence[m.Reconciliation], data: GameData, *, version:
         row.findings = [f.as_dict() for f in results[row.shift].findings]
         row.unexplained = any(f.kind in VARIANCES for f in results[row.shift].findings)
     # the day: what is reported for it, by the day or by its shifts
-    day.unexplained = any(f.kind in VARIANCES for f in chosen) or drop_mismatch
+    day.unexplained = any(f.kind in VARIANCES for f in chosen) or bool(differences)
     for row in rows:
         row.missing, row.drop_box = list(missing), drop_box
         row.state = day_state(missing=missing, final=day.final, drop_box=drop_box, unexplained=row.unexplained)
@@ -328,10 +329,11 @@ class Reconciled:
 
 
 def custody_of_day(day: m.Reconciliation, shifts: Sequence[m.Reconciliation], *,
-                   drop_box: bool) -> tuple[tuple[str, ...], bool]:
+                   drop_box: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """What a stored table-day's record lacks (:func:`ledger.books.reconcile.missing_of`),
-    from its shifts' figures and its drop boxes and slips; and whether a drop box was
-    posted other than counted."""
+    from its shifts' figures and its drop boxes and slips; and its custody differences
+    nothing explains (:data:`ledger.books.reconcile.DIFFERENCES`): a drop box posted other
+    than counted, an amount its books did not book (an open ``currency_mismatch``)."""
     boxes = list(m.DropBox.objects.filter(table=day.table, gaming_day=day.gaming_day).values_list(
         "state", "counted_cash", "counted_markers", "counted_chips", "posted_cash", "posted_markers", "posted_chips"))
     drops = [(box[1] is not None, box[0] == "posted") for box in boxes]
@@ -340,7 +342,10 @@ def custody_of_day(day: m.Reconciliation, shifts: Sequence[m.Reconciliation], *,
                      .exclude(state__in=("complete", "voided")).values_list("steps", flat=True) if "requested" in steps)
     missing = missing_of(shifts=[figures_of(s) for s in shifts] or [figures_of(day)], drops=drops,
                          unfinished_slips=unfinished, drop_box=drop_box)
-    return missing, mismatch
+    unbooked = Finding.objects.filter(stream=day.table.stream, gaming_day=day.gaming_day, kind="currency_mismatch",
+                                      superseded_by__isnull=True).exists()
+    return missing, tuple(kind for kind, found in (("drop_mismatch", mismatch), ("currency_mismatch", unbooked))
+                          if found)
 
 
 def reconcile_table_day(*, table: str, gaming_day: date, provider: game.GameProvider | None = None,
@@ -376,9 +381,9 @@ def reconcile_table_day(*, table: str, gaming_day: date, provider: game.GameProv
         else:
             assert data is not None
             drop_box = config.has_drop_box(day.ruleset)
-            missing, mismatch = custody_of_day(day, shifts, drop_box=drop_box)
+            missing, differences = custody_of_day(day, shifts, drop_box=drop_box)
             findings = reconcile_rows(rows, data, version=version, now=now, drop_box=drop_box, missing=missing,
-                                      drop_mismatch=mismatch)
+                                      differences=differences)
             for row in rows:
                 row.save()
             record_findings(run=run, table=table, gaming_day=gaming_day, findings=findings, kinds=KINDS)

@@ -80,6 +80,7 @@ def _may_sign(user: object) -> None:
 EXCEPTION_WORDS = {**MISSING_WORDS, "chip_variance": "a chip variance not explained",
                    "replay_variance": "a replay variance not explained",
                    "drop_mismatch": "the drop posted differs from its count",
+                   "currency_mismatch": "an amount in another currency not booked (no rate of the day)",
                    "not_final": "the table has not opened a later gaming day"}
 
 
@@ -90,8 +91,7 @@ def exceptions_of(day: m.Reconciliation, shifts: list[m.Reconciliation]) -> list
     out = list(day.missing)
     if day.unexplained:
         found = {f.get("kind") for row in (day, *shifts) for f in row.findings}
-        if r.custody_of_day(day, shifts, drop_box=day.drop_box)[1]:
-            found.add("drop_mismatch")
+        found.update(r.custody_of_day(day, shifts, drop_box=day.drop_box)[1])
         out += [kind for kind in r.UNEXPLAINED if kind in found] or ["chip_variance"]
     if not day.final:
         out.append("not_final")

@@ -48,7 +48,7 @@ from . import journal as j
 from .figures import Conversion, Count, Drop, Figures, Marker, Redemption, Slip, chip_value, convert
 from .findings import LedgerFinding
 from .journal import new_line
-from .reconcile import counts_missing, missing_of
+from .reconcile import DIFFERENCES, counts_missing, missing_of
 
 Event = Mapping[str, Any]
 Key = tuple[str, str]  # (gaming day, shift)
@@ -965,10 +965,17 @@ class Books:
                          if s.gaming_day == day and not s.voided and not s.complete and "requested" in s.steps)
         return missing_of(shifts=self.shifts_of(day), drops=drops, unfinished_slips=unfinished, drop_box=drop_box)
 
-    def drop_mismatch(self, day: str) -> bool:
-        """A drop of the day was posted other than counted (a ``drop_mismatch``)."""
-        return any(d.counted is not None and d.posted is not None and d.counted != d.posted
-                   for (d_day, _), d in self.drops.items() if d_day == day)
+    def differences(self, day: str) -> tuple[str, ...]:
+        """The custody differences of the day that nothing explains, as the kinds of their
+        findings (:data:`.reconcile.DIFFERENCES`): a drop posted other than counted
+        (``drop_mismatch``), an amount in another currency that no rate of the day
+        converts and that was not booked (``currency_mismatch``). A day with one is never
+        reconciled, however small it is."""
+        found = {f.kind for f in self.findings if f.gaming_day == day and f.kind in DIFFERENCES}
+        if any(d.counted is not None and d.posted is not None and d.counted != d.posted
+               for (d_day, _), d in self.drops.items() if d_day == day):
+            found.add("drop_mismatch")
+        return tuple(kind for kind in DIFFERENCES if kind in found)
 
     def balances_of(self, day: str, shift: str | None = None) -> dict[str, int]:
         """:meth:`trial_balance` of one gaming day (or one of its shifts) from the balances

@@ -110,3 +110,40 @@ def test_the_thresholds_are_in_each_currency_s_units() -> None:
     assert eur.findings == ()
     kwd = reconcile(fold(short_day("KWD")).day(DAY), thresholds=Thresholds.default("KWD"))
     assert kwd.findings == ()  # KWD 0.030 is not above KWD 25.000
+
+
+@pytest.mark.django_db
+def test_a_small_amount_not_booked_keeps_the_day_from_reading_reconciled(settings, fake_game) -> None:
+    """The worked example (reconciled: chip-count win = recorded win = +EUR 4,000.00) plus
+    a USD 20.00 cash buy-in for EUR 20.00 of chips, no rate of the day. The chips went, the
+    dollars are not booked: the chip-count win is +EUR 3,980.00, a variance of -EUR 20.00
+    - under the EUR 25.00 threshold, so no chip_variance - but the day is "counted", not
+    "reconciled", and signing it off needs a note naming the amount not booked."""
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+
+    from ledger.signoff import NoteRequired, day_sign_off
+
+    from .helpers import worked_example
+
+    settings.PROJECT_ON_APPEND = False
+    t = worked_example()
+    closer = next(i for i, e in enumerate(t.events) if e["type"] == "inventory.counted"
+                  and e["payload"]["kind"] == "closing")
+    t.add("buyin.recorded", {"box": 2, "player": "P-2", "method": "cash", "amount": 2_000, "currency": "USD"})
+    t.events.insert(closer, t.events.pop())  # before the closer, which counts 20.00 fewer chips
+    t.events[closer + 1]["payload"]["chips"] = [{"denomination": 100_000, "count": 17},
+                                                {"denomination": 500, "count": 196}]
+    t.open("2026-11-30")
+    fake_game.record(t.code, t.events)
+    append(t.code, t.events)
+    catch_up("ledger.books")
+    day = m.Reconciliation.objects.get(table__stream="BJ-01", gaming_day=date(2026, 11, 29), shift="")
+    assert (day.closer, day.chip_win, day.recorded_win, day.chip_variance) == (1_798_000, 398_000, 400_000, -2_000)
+    assert (day.state, day.missing, day.unexplained) == ("counted", [], True)
+    kinds = Finding.objects.filter(stream="BJ-01", gaming_day=date(2026, 11, 29), superseded_by__isnull=True)
+    assert sorted(kinds.values_list("kind", flat=True)) == ["currency_mismatch"]
+    carol = get_user_model().objects.create_user("carol", is_staff=True)
+    carol.groups.add(Group.objects.get(name="accounting"))
+    with pytest.raises(NoteRequired, match="an amount in another currency not booked"):
+        day_sign_off(table="BJ-01", gaming_day=date(2026, 11, 29), user=carol)
