@@ -202,8 +202,7 @@ def _general_ledger_page(p: Parameters) -> tuple[list[Report], list[dict[str, An
         notes.append(("ok", "The journal, folded again from the record, sums account by account to the "
                       + "trial balance the ledger stored."))
     else:
-        for table_code, accounts in found.differences.items():
-            differ = "; ".join(f"{a}: journal {j}, stored {s} (minor units)" for a, (j, s) in accounts.items())
+        for table_code, differ in found.said().items():
             notes.append(("bad", f"{table_code}: the journal and the stored trial balance differ - {differ}. "
                           + "The ledger's read models may be behind the record: run manage.py reconcile."))
     if len(lines.rows) > JOURNAL_ON_SCREEN:

@@ -25,11 +25,12 @@ credits, and so does each day's and currency's total.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 
 from audit.reading import stream_events
 from audit.record.corrections import struck_events
+from audit.record.money import money_text
 from audit.reports import Column, Report
 from audit.store import stream_head
 from ledger.books.fold import Fold
@@ -162,6 +163,14 @@ class Agreement:
     whose balance differs (empty: they agree)."""
 
     differences: dict[str, dict[str, tuple[int, int]]]  # table -> account -> (journal, stored)
+    currencies: dict[str, str] = field(default_factory=dict)  # table -> its currency
+
+    def said(self) -> dict[str, str]:
+        """Per table, each account that differs in words, its amounts by the one money
+        formatter: ``cage: the journal -EUR 14,000.00, stored -EUR 13,999.00``."""
+        return {table: "; ".join(f"{account}: the journal {money_text(j, self.currencies.get(table))}, stored "
+                                 f"{money_text(s, self.currencies.get(table))}" for account, (j, s) in accounts.items())
+                for table, accounts in self.differences.items()}
 
     @property
     def agrees(self) -> bool:
@@ -173,6 +182,7 @@ def agreement(*, day: date, table: str | None = None, folds: Folded | None = Non
     balance the ledger stored. They differ when the ledger's read models are behind the
     record (they follow the feed), or were built from other events."""
     out: dict[str, dict[str, tuple[int, int]]] = {}
+    currencies: dict[str, str] = {}
     for period, found in folds if folds is not None else folded(day=day, table=table):
         sums: dict[str, int] = {}
         for entry in found.entries:
@@ -183,5 +193,6 @@ def agreement(*, day: date, table: str | None = None, folds: Folded | None = Non
                   if sums.get(a, 0) != period.trial_balance.get(a, 0)}
         if differ:
             out[period.table.stream] = differ
-    return Agreement(out)
+            currencies[period.table.stream] = period.currency
+    return Agreement(out, currencies)
 

@@ -136,6 +136,8 @@ def test_a_stored_balance_that_the_journal_does_not_give_is_named(example) -> No
     row.save()
     found = agreement(day=THE_DAY)
     assert not found.agrees and found.differences == {"BJ-01": {"cage": (-1_400_000, -1_399_900)}}
+    # as the screen says it: money by the one formatter, never minor units
+    assert found.said() == {"BJ-01": "cage: the journal -EUR 14,000.00, stored -EUR 13,999.00"}
 
 
 def test_a_later_correction_joins_its_day_and_moves_no_other_entry(example, fake_game) -> None:
