@@ -35,6 +35,27 @@ from .seals import seal_holds
 APPEND = "audit.append_event"
 
 
+class NotAllowed(StoreError):
+    """An action on money or a finding - signing a day off, setting a rate, recording a
+    slip book, working a finding - by a device, or by a person without the permission
+    (HTTP 403)."""
+
+    http_status = 403
+    code = "permission_denied"
+
+
+def require_person(user: Any, permission: str, doing: str) -> None:
+    """Refuse (NotAllowed) unless ``user`` is a person - not a table device - holding
+    ``permission``. The services call it themselves, so that no path (a command, a task, a
+    screen written tomorrow) reaches them on the API's or the admin's check alone."""
+    from .devices import device_of  # devices reads the store; this module is read by it
+
+    holds = getattr(user, "has_perm", None)
+    if device_of(user) is not None or holds is None or not holds(permission):
+        name = getattr(user, "get_username", lambda: str(user))()
+        raise NotAllowed(f"{name} may not {doing}: that needs a person holding {permission}.")
+
+
 class NotAuthorised(StoreError):
     """An event the appending principal may not record (HTTP 403), named by its place."""
 

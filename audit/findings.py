@@ -41,6 +41,7 @@ from typing import TypeVar
 from django.db import transaction
 from django.db.models import Q, QuerySet
 
+from .authority import require_person
 from .derived import Derived, stream_events
 from .errors import StoreError, VersionConflict
 from .gaming_day import gaming_day
@@ -312,6 +313,7 @@ def server_change(work: Callable[[], T]) -> T:
 
 
 def _change(*, finding_id: int, to: str, user: object, note: str | None, now: datetime | None) -> Finding:
+    require_person(user, "audit.change_finding", "acknowledge, resolve or reopen a finding")
     username = username_of(user)
     note = (note or "").strip() or None
     if to == Finding.Status.RESOLVED and note is None:

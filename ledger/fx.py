@@ -27,8 +27,8 @@ from datetime import UTC, date, datetime
 from fractions import Fraction
 from typing import Any
 
+from audit.authority import require_person
 from audit.derived import Derived, stream_events
-from audit.devices import device_of
 from audit.errors import FieldInvalid
 from audit.findings import server_change, server_event_append, username_of
 from audit.models import Finding
@@ -36,7 +36,7 @@ from audit.record.events.fields import MAX_SAFE_INT
 from audit.record.money import minor_unit_digits
 
 from . import models as m
-from .signoff import LEDGER_STREAM, NotAllowed
+from .signoff import LEDGER_STREAM
 
 
 class RateInvalid(FieldInvalid):
@@ -74,9 +74,7 @@ def fx_rate_set(*, gaming_day: date, currency: str, rate: Fraction, user: object
     from django.conf import settings
 
     # a rate books money: a person holding the permission, on every path (not the API's alone)
-    if device_of(user) is not None or not getattr(user, "has_perm", lambda perm: False)("ledger.add_fxrate"):
-        raise NotAllowed(f"{username_of(user)} may not set an exchange rate: that needs a person holding "
-                             "ledger.add_fxrate (the accounting group).")
+    require_person(user, "ledger.add_fxrate", "set an exchange rate (the accounting group)")
     house = house or settings.LEDGER_HOUSE_CURRENCY
     for field, code in (("currency", currency), ("house", house)):
         try:

@@ -333,7 +333,8 @@ def custody_of_day(day: m.Reconciliation, shifts: Sequence[m.Reconciliation], *,
     """What a stored table-day's record lacks (:func:`ledger.books.reconcile.missing_of`),
     from its shifts' figures and its drop boxes and slips; and its custody differences
     nothing explains (:data:`ledger.books.reconcile.DIFFERENCES`): a drop box posted other
-    than counted, an amount its books did not book (an open ``currency_mismatch``)."""
+    than counted, an amount its books did not book (an open ``currency_mismatch``), a fill or
+    credit slip whose steps disagree (an open ``slip_mismatch``)."""
     boxes = list(m.DropBox.objects.filter(table=day.table, gaming_day=day.gaming_day).values_list(
         "state", "counted_cash", "counted_markers", "counted_chips", "posted_cash", "posted_markers", "posted_chips"))
     drops = [(box[1] is not None, box[0] == "posted") for box in boxes]
@@ -342,10 +343,12 @@ def custody_of_day(day: m.Reconciliation, shifts: Sequence[m.Reconciliation], *,
                      .exclude(state__in=("complete", "voided")).values_list("steps", flat=True) if "requested" in steps)
     missing = missing_of(shifts=[figures_of(s) for s in shifts] or [figures_of(day)], drops=drops,
                          unfinished_slips=unfinished, drop_box=drop_box)
-    unbooked = Finding.objects.filter(stream=day.table.stream, gaming_day=day.gaming_day, kind="currency_mismatch",
-                                      superseded_by__isnull=True).exists()
-    return missing, tuple(kind for kind, found in (("drop_mismatch", mismatch), ("currency_mismatch", unbooked))
-                          if found)
+    open_kinds = set(Finding.objects.filter(stream=day.table.stream, gaming_day=day.gaming_day,
+                                            kind__in=("currency_mismatch", "slip_mismatch"),
+                                            superseded_by__isnull=True).values_list("kind", flat=True))
+    return missing, tuple(kind for kind, found in (("drop_mismatch", mismatch),
+                                                   ("currency_mismatch", "currency_mismatch" in open_kinds),
+                                                   ("slip_mismatch", "slip_mismatch" in open_kinds)) if found)
 
 
 def reconcile_table_day(*, table: str, gaming_day: date, provider: game.GameProvider | None = None,

@@ -27,7 +27,7 @@ from typing import get_args
 
 from django.db import IntegrityError
 
-from audit.devices import device_of
+from audit.authority import require_person
 from audit.errors import StoreError
 from audit.findings import server_change, server_event_append, username_of
 from audit.record.events.catalogue import DayState
@@ -62,18 +62,8 @@ class NoteRequired(StoreError):
         return {**super().as_dict(), "errors": {"note": [str(self)]}}
 
 
-class NotAllowed(StoreError):
-    """Accounting's actions - signing off, reopening, setting a rate - by someone without
-    the permission, or a device (HTTP 403)."""
-
-    http_status = 403
-    code = "permission_denied"
-
-
 def _may_sign(user: object) -> None:
-    if device_of(user) is not None or not getattr(user, "has_perm", lambda perm: False)("ledger.sign_off"):
-        raise NotAllowed(f"{username_of(user)} may not sign off or reopen a gaming day: that needs a person "
-                         "holding ledger.sign_off (the accounting group).")
+    require_person(user, "ledger.sign_off", "sign off or reopen a gaming day (the accounting group)")
 
 
 # what each exception says, in the refusal and on the screens
@@ -81,6 +71,7 @@ EXCEPTION_WORDS = {**MISSING_WORDS, "chip_variance": "a chip variance not explai
                    "replay_variance": "a replay variance not explained",
                    "drop_mismatch": "the drop posted differs from its count",
                    "currency_mismatch": "an amount in another currency not booked (no rate of the day)",
+                   "slip_mismatch": "a fill or credit slip whose steps disagree",
                    "not_final": "the table has not opened a later gaming day"}
 
 

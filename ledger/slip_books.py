@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from audit.authority import require_person
 from audit.errors import FieldInvalid, StoreError
 from audit.findings import server_change, server_event_append, username_of
 
@@ -69,6 +70,7 @@ def _parse(field: str, number: str) -> Numbering:
 def slip_book_issue(*, kind: str, first: str, last: str, user: object, note: str | None = None,
                     now: datetime | None = None) -> m.SlipBook:
     """Record the book of ``kind`` slips numbered ``first`` to ``last`` as issued."""
+    require_person(user, "ledger.add_slipbook", "record a book of slips (the accounting group)")
     if kind not in m.SlipBook.Kind.values:
         raise SlipBookInvalid("kind", f"{kind!r}: expected fill or credit")
     start, end = _parse("first", first), _parse("last", last)

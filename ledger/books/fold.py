@@ -969,7 +969,9 @@ class Books:
         """The custody differences of the day that nothing explains, as the kinds of their
         findings (:data:`.reconcile.DIFFERENCES`): a drop posted other than counted
         (``drop_mismatch``), an amount in another currency that no rate of the day
-        converts and that was not booked (``currency_mismatch``). A day with one is never
+        converts and that was not booked (``currency_mismatch``), a fill or credit slip whose
+        steps disagree (``slip_mismatch``: chips may be left in transit that no count of
+        the tray shows). A day with one is never
         reconciled, however small it is."""
         found = {f.kind for f in self.findings if f.gaming_day == day and f.kind in DIFFERENCES}
         if any(d.counted is not None and d.posted is not None and d.counted != d.posted

@@ -247,7 +247,8 @@ def table_day(result: Reconciliation, *, game: str, pit: str) -> TableDay:
 # --- what a table-day's record lacks, and its accounting state ---------------------------------
 
 # the custody findings that name a difference nothing explains: a day with one is not reconciled
-DIFFERENCES = ("drop_mismatch", "currency_mismatch")
+# (a slip whose steps disagree may leave chips in transit that no count of the tray shows)
+DIFFERENCES = ("drop_mismatch", "currency_mismatch", "slip_mismatch")
 # the findings that name something missing from a table-day's record, in the order they are said
 MISSING = ("opener_missing", "closer_missing", "drop_not_counted", "drop_not_posted", "slip_unfinished")
 # each in a few words, for screens and the command

@@ -12,6 +12,7 @@ from datetime import UTC, date, datetime
 import pytest
 from django.apps import apps
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 
 from audit.findings import finding_acknowledge, findings_record
 from audit.models import Event, Finding, ReplayRun
@@ -38,6 +39,13 @@ def record(*findings: EngineFinding) -> tuple[int, int, int]:
                            findings=[(f, 12) for f in findings], run=run())
 
 
+def pit_boss():
+    """A person who may work findings (the pit boss's group)."""
+    user = get_user_model().objects.create_user("pit")
+    user.groups.add(Group.objects.get(name="pit_boss"))
+    return user
+
+
 def old_fingerprint(f: EngineFinding, rank: int = 1) -> str:
     """The fingerprint rows were given before identities: the message was part of it."""
     key = ["T1", DAY.isoformat(), f.kind, f.round, f.box, f.hand, f.bet, f.expected, f.recorded, f.event, f.message,
@@ -48,7 +56,7 @@ def old_fingerprint(f: EngineFinding, rank: int = 1) -> str:
 def test_the_same_finding_in_other_words_is_the_same_row_with_its_handling_and_new_words() -> None:
     assert record(payout(OLD)) == (1, 1, 0)
     row = Finding.objects.get()
-    finding_acknowledge(finding_id=row.pk, user=get_user_model().objects.create_user("pit"), note="looking")
+    finding_acknowledge(finding_id=row.pk, user=pit_boss(), note="looking")
     assert record(payout(NEW)) == (1, 0, 0)
     again = Finding.objects.get()
     assert (again.pk, again.fingerprint, again.status, again.message) == (row.pk, row.fingerprint, "acknowledged", NEW)
@@ -76,7 +84,7 @@ def test_a_row_stored_before_identities_is_matched_after_the_migration() -> None
         fingerprint=old_fingerprint(payout(OLD)), identity="placeholder-2", kind="wrong_payout", severity="high",
         stream="T1", gaming_day=DAY, round=3, box=2, hand=0, bet="b1", expected="win +1000", recorded="win +900",
         message=OLD, event_version=12, run=first, last_seen_run=gone, created_at=datetime.now(UTC))
-    finding_acknowledge(finding_id=current.pk, user=get_user_model().objects.create_user("pit"))
+    finding_acknowledge(finding_id=current.pk, user=pit_boss())
     migration = importlib.import_module("audit.migrations.0016_finding_identity")
     migration.fill(apps, None)
 

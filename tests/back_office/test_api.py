@@ -160,6 +160,7 @@ def test_bulk_acknowledge_goes_through_for_each_it_may_and_says_why_not_for_the_
     from tables.selectors import table_days
 
     pit = get_user_model().objects.create_user("gina", is_staff=True)
+    pit.groups.add(Group.objects.get(name="pit_boss"))
     finding = Finding.objects.get()
     (day,) = table_days(table="T1")
     assert (day.rounds, day.findings, day.open_findings) == (25, 1, 1)

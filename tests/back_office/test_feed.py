@@ -157,7 +157,7 @@ def test_the_findings_actions_publish_but_audit_streams_are_not_projected(settin
                                                                          django_capture_on_commit_callbacks):
     """Acknowledging a finding appends to audit.findings and publishes; the projections'
     subscriber moves past it without making a table of it."""
-    from django.contrib.auth.models import User
+    from django.contrib.auth.models import Group, User
 
     from audit.findings import finding_acknowledge
 
@@ -166,9 +166,11 @@ def test_the_findings_actions_publish_but_audit_streams_are_not_projected(settin
     plant_short_pay(events)
     append("T1", events)
     catch_up(NAME)
+    boss = User.objects.create_user("pb")
+    boss.groups.add(Group.objects.get(name="pit_boss"))
     settings.PROJECT_ON_APPEND = True
     with django_capture_on_commit_callbacks(execute=True) as published:
-        finding_acknowledge(finding_id=engine_findings().get().pk, user=User(username="pb"))
+        finding_acknowledge(finding_id=engine_findings().get().pk, user=boss)
     assert len(published) == 1
     assert _position() == feed_head() and Event.objects.get(position=feed_head()).stream == "audit.findings"
     assert list(m.Table.objects.values_list("stream", flat=True)) == ["T1"]

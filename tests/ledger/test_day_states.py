@@ -15,10 +15,11 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from rest_framework.test import APIClient
 
+from audit.authority import NotAllowed
 from audit.models import Event, Finding
 from audit.subscribers import catch_up
 from ledger import models as m
-from ledger.signoff import LEDGER_STREAM, NotAllowed, NoteRequired, day_sign_off
+from ledger.signoff import LEDGER_STREAM, NoteRequired, day_sign_off
 from tests.back_office.helpers import append
 from tests.commands import run_command
 
@@ -192,6 +193,33 @@ def test_a_drop_posted_other_than_counted_is_counted_not_reconciled(fake_game, c
     with pytest.raises(NoteRequired) as refused:
         day_sign_off(table="BJ-01", gaming_day=D, user=carol)
     assert "the drop posted differs from its count" in str(refused.value)
+
+
+def test_a_fill_received_short_of_its_issue_is_counted_not_reconciled(fake_game, carol) -> None:
+    """The cage issued fill F-1 for 5,000.00 and the table received 4,900.00 (the tray
+    and its closer hold 100.00 fewer: 17,900.00). By hand: chip-count win = 17,900.00 -
+    20,000.00 + 2,000.00 - 4,900.00 + 9,000.00 = 4,000.00 = the recorded win, variance
+    0.00 - yet 100.00 left the cage and reached no table. The day is not reconciled."""
+    t = Table()
+    t.open()
+    t.count("opening", {100_000: 20})
+    t.buyin(900_000)
+    t.fill("F-1", {100_000: 5}, received={100_000: 4, 10_000: 9})  # 4,900.00 of 5,000.00
+    t.play((300_000, -300_000), (100_000, 100_000), (200_000, -200_000))
+    t.credit("C-1", {100_000: 2})
+    t.count("closing", {100_000: 17, 10_000: 9})  # 17,900.00
+    t.close()
+    t.drop(900_000)
+    day = stored(t, fake_game)
+    assert (day.fills, day.closer, day.chip_win, day.recorded_win, day.chip_variance) == (
+        490_000, 1_790_000, 400_000, 400_000, 0)
+    assert (day.state, day.missing, day.unexplained) == ("counted", [], True)
+    assert open_findings() == ["slip_mismatch"]
+    code, out, _ = run_command("reconcile", "--day", DAY)
+    assert code == 1 and out.splitlines()[0].endswith("; counted, a variance not explained")
+    with pytest.raises(NoteRequired) as refused:
+        day_sign_off(table="BJ-01", gaming_day=D, user=carol)
+    assert "a fill or credit slip whose steps disagree" in str(refused.value)
 
 
 def test_a_day_whose_last_shift_was_never_closed_has_no_chip_count_win_and_no_hold(fake_game) -> None:

@@ -12,13 +12,13 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from rest_framework.test import APIClient
 
+from audit.authority import NotAllowed
 from audit.models import Event, Finding
 from audit.subscribers import catch_up
 from ledger import fx
 from ledger import models as m
 from ledger.books import fold, reconcile
 from ledger.books.figures import convert
-from ledger.signoff import NotAllowed
 from tests.back_office.helpers import append
 
 from .helpers import DAY, Table

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 
 from audit import digests
 from audit.findings import finding_acknowledge
@@ -26,6 +27,7 @@ def test_a_short_pay_and_its_finding_travel_in_the_package(db, settings, tmp_pat
     catch_up("tables.projections")
     finding = Finding.objects.get(stream="BJ-02", kind="wrong_payout")
     boss = get_user_model().objects.create_user("boss")
+    boss.groups.add(Group.objects.get(name="pit_boss"))
     finding_acknowledge(finding_id=finding.pk, user=boss, note="looking at the camera")
     digests.digest_sign()
     out = tmp_path / "fault"
