@@ -1,5 +1,5 @@
-"""SQL that makes the event table append-only, per database vendor, and the check that the
-protection is still in place.
+"""SQL that makes the event table append-only (and the access log and the ingest runs and
+steps: no UPDATE), per database vendor, and the check that the protection is still in place.
 
 Row triggers refuse UPDATE and DELETE; on PostgreSQL a statement trigger also refuses
 TRUNCATE, which row triggers do not see. On PostgreSQL the triggers are enabled ALWAYS,
@@ -125,20 +125,34 @@ def _squash(sql: str) -> str:
     return re.sub(r"\s+", " ", sql).strip()
 
 
+def _sqlite_expected() -> dict[str, tuple[str, str]]:
+    """Trigger name -> (table, its shipped SQL) on SQLite: the event table's, the access
+    log's and the ingest runs' and steps'."""
+    expected = {name: (TABLE, sql) for name, sql in SQLITE_TRIGGERS.items()}
+    for table, sql in [(ACCESS_TABLE, sql) for sql in ACCESS_INSTALL["sqlite"]] + list(
+            zip(INGEST_TABLES, INGEST_INSTALL["sqlite"], strict=True)):
+        expected[f"{table}_no_update"] = (table, sql)
+    return expected
+
+
 def protection_problems(connection: Any) -> list[str]:
-    """What is wrong with the event table's protection on ``connection``: a trigger
+    """What is wrong with the append-only protection on ``connection`` - of the event
+    table, the access log (``audit_access``) and the ingest runs and steps: a trigger
     missing, disabled (or only firing in one replication mode), a trigger function whose
     body is not the shipped one. Empty when the protection is as shipped."""
     with connection.cursor() as cursor:
         if connection.vendor == "sqlite":
-            cursor.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = %s", [TABLE])
-            found = dict(cursor.fetchall())
+            expected = _sqlite_expected()
+            cursor.execute("SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name IN "
+                           f"({', '.join(['%s'] * len({t for t, _ in expected.values()}))})",
+                           sorted({t for t, _ in expected.values()}))
+            found = {name: (table, sql) for name, table, sql in cursor.fetchall()}
             problems = []
-            for name, sql in SQLITE_TRIGGERS.items():
-                if name not in found:
-                    problems.append(f"trigger {name} on {TABLE} is missing")
-                elif _squash(found[name]) != _squash(sql):
-                    problems.append(f"trigger {name} on {TABLE} is not the shipped one: {_squash(found[name])}")
+            for name, (table, sql) in expected.items():
+                if name not in found or found[name][0] != table:
+                    problems.append(f"trigger {name} on {table} is missing")
+                elif _squash(found[name][1]) != _squash(sql):
+                    problems.append(f"trigger {name} on {table} is not the shipped one: {_squash(found[name][1])}")
             return problems
         expected = _pg_expected(cursor)
         cursor.execute(
@@ -166,11 +180,13 @@ def protection_problems(connection: Any) -> list[str]:
 
 def _pg_expected(cursor: Any) -> list[tuple[str, str, str, str]]:
     """(table, trigger, function, its body) that must be there on PostgreSQL: the event
-    table's; partitioned (audit.partitions), also the key trigger, the key table's, the
+    table's, the access log's and the ingest runs' and steps' (UPDATE refused);
+    partitioned (audit.partitions), also the key trigger, the key table's, the
     detached leaves' and each partition's (the row trigger cloned from the table's, its own TRUNCATE trigger)."""
     from . import partitions
 
     expected = [(TABLE, name, FUNCTION, FUNCTION_BODY) for name in PG_TRIGGERS]
+    expected += [(table, f"{table}_no_update", FUNCTION, FUNCTION_BODY) for table in (ACCESS_TABLE, *INGEST_TABLES)]
     cursor.execute("SELECT relkind FROM pg_class WHERE oid = to_regclass(%s)", [TABLE])
     if cursor.fetchone() != ("p",):
         return expected

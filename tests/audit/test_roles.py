@@ -150,3 +150,44 @@ def test_verify_fails_when_the_protection_is_not_as_shipped(db) -> None:
         transaction.set_rollback(True)
     assert caught.value.returncode == 1
     assert "protection: trigger audit_event_no_update" in err.getvalue()
+
+
+@pytest.mark.parametrize("table", ["audit_access", "audit_ingestrun", "audit_ingeststep"])
+def test_verify_names_a_dropped_trigger_of_the_access_log_or_the_ingest_runs(db, table: str) -> None:
+    """The access log and the ingest runs and steps refuse UPDATE by a trigger of their
+    own: one dropped (as the owner or a superuser can) is named by verify, exit 1, as the
+    event table's are."""
+    call_command("verify", stdout=io.StringIO(), stderr=io.StringIO())
+    with transaction.atomic(), connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(f"DROP TRIGGER {table}_no_update ON {table}")
+        else:
+            cursor.execute(f"DROP TRIGGER {table}_no_update")
+        problems = immutability.protection_problems(connection)
+        err = io.StringIO()
+        with pytest.raises(CommandError) as caught:
+            call_command("verify", stdout=io.StringIO(), stderr=err)
+        transaction.set_rollback(True)
+    assert problems == [f"trigger {table}_no_update on {table} is missing"]
+    assert caught.value.returncode == 1
+    assert f"protection: trigger {table}_no_update on {table} is missing" in err.getvalue()
+    assert immutability.protection_problems(connection) == []
+
+
+def test_the_protection_check_names_a_disabled_access_log_trigger(on_postgres) -> None:
+    """PostgreSQL: the access log's trigger disabled, or the ingest runs' replaced by one
+    that runs another function, is named."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("ALTER TABLE audit_access DISABLE TRIGGER audit_access_no_update")
+        cursor.execute("CREATE FUNCTION let_it_be() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$")
+        cursor.execute("DROP TRIGGER audit_ingeststep_no_update ON audit_ingeststep")
+        cursor.execute("CREATE TRIGGER audit_ingeststep_no_update BEFORE UPDATE ON audit_ingeststep "
+                       "FOR EACH ROW EXECUTE FUNCTION let_it_be()")
+        problems = immutability.protection_problems(connection)
+        transaction.set_rollback(True)
+    assert problems == [
+        "trigger audit_access_no_update on audit_access is disabled, not enabled always",
+        # made again as an ordinary trigger: it neither fires always nor refuses anything
+        "trigger audit_ingeststep_no_update on audit_ingeststep is enabled only outside replica mode, not enabled always",
+        "trigger audit_ingeststep_no_update on audit_ingeststep runs let_it_be(), not audit_event_refuse()",
+    ]
