@@ -16,6 +16,9 @@ module compares the two:
 - :func:`derived_restore` (``manage.py rebuild_projections``): each such row written as
   its events make it (a missing one made again where the read model can make it).
 
+Both take a ``table``: only the rows of that table's stream (``rebuild_projections
+--stream``), by the field each read model names it with (:attr:`Derived.table_field`).
+
 The services write a row and append its event in one transaction, so on an untouched
 database the two agree; a row changed behind the services' back (an UPDATE by anyone
 who may write the table - the application's own database role included) is named by
@@ -88,6 +91,11 @@ class Derived:
     ``after(keys)``: called once the restore has committed, with the keys of the rows
     it wrote or made again - what else follows from them is brought up to date there (an
     exchange rate: the books of its day folded again).
+    ``table_field``: the row's field that names its table's stream, None for a read model
+    of no one table (an exchange rate: checked and restored by the whole check only);
+    ``table_of(key)``: the table a key's row belongs to, where the key says it (a
+    sign-off's), else None - a missing row of an unknown table is then named by the
+    whole check only.
     """
 
     name: str
@@ -101,16 +109,22 @@ class Derived:
     candidates: Callable[[Mapping[Hashable, Fields]], models.QuerySet[Any]] | None = None
     create: Callable[[Hashable, Fields], object] | None = None
     after: Callable[[list[Hashable]], object] | None = None
+    table_field: str | None = "stream"
+    table_of: Callable[[Hashable], str] | None = None
 
-    def _rows(self, derived: Mapping[Hashable, Fields]) -> Iterator[Any]:
+    def _rows(self, derived: Mapping[Hashable, Fields], table: str | None) -> Iterator[Any]:
         rows = self.candidates(derived) if self.candidates is not None else self.model._default_manager.all()
+        if table is not None:
+            rows = rows.filter(**{self.table_field: table})
         return rows.order_by("pk").iterator(chunk_size=2000)
 
-    def compare(self) -> Iterator[tuple[Any, Hashable, Fields | None, list[Disagreement]]]:
-        """Each row that disagrees: (row or None when missing, key, the fields its events
-        make or None, the disagreements)."""
+    def compare(self, table: str | None = None) -> Iterator[tuple[Any, Hashable, Fields | None, list[Disagreement]]]:
+        """Each row that disagrees (of ``table`` only, when given): (row or None when
+        missing, key, the fields its events make or None, the disagreements)."""
+        if table is not None and self.table_field is None:
+            return  # no one table's rows
         derived = dict(self.derive())
-        for row in self._rows(derived):
+        for row in self._rows(derived, table):
             key = self.key(row)
             wanted = derived.pop(key, None)
             what = f"{self.name} {self.describe(row)}"
@@ -123,6 +137,8 @@ class Derived:
             if found:
                 yield row, key, expected, found
         for key, wanted in derived.items():
+            if table is not None and (self.table_of is None or self.table_of(key) != table):
+                continue  # another table's row, or one whose table the key does not say
             what = f"{self.name} {self.describe_key(key)}"
             yield None, key, wanted, [Disagreement(what, "", "its events make a row", "there is none")]
 
@@ -139,9 +155,11 @@ def registered() -> list[Derived]:
     return list(_REGISTERED.values())
 
 
-def derived_disagreements() -> list[Disagreement]:
-    """Every disagreement of every registered read model with its events."""
-    return [found for derived in registered() for *_, disagreements in derived.compare() for found in disagreements]
+def derived_disagreements(table: str | None = None) -> list[Disagreement]:
+    """Every disagreement of every registered read model with its events (of the rows of
+    ``table`` only, when given)."""
+    return [found for derived in registered() for *_, disagreements in derived.compare(table)
+            for found in disagreements]
 
 
 @dataclass
@@ -154,16 +172,16 @@ class Restored:
     left: list[Disagreement] = field(default_factory=list)
 
 
-def derived_restore() -> Restored:
-    """Write every disagreeing row as its events make it, in one transaction per read
-    model; a missing row is made again where the read model can (``create``), else left
-    and reported; a row no event made, where every row needs one, is left and reported
-    (deleting rows is not a restore)."""
+def derived_restore(table: str | None = None) -> Restored:
+    """Write every disagreeing row (of ``table`` only, when given) as its events make it,
+    in one transaction per read model; a missing row is made again where the read model
+    can (``create``), else left and reported; a row no event made, where every row needs
+    one, is left and reported (deleting rows is not a restore)."""
     done = Restored()
     for derived in registered():
         keys: list[Hashable] = []
         with transaction.atomic():
-            for row, key, expected, found in list(derived.compare()):
+            for row, key, expected, found in list(derived.compare(table)):
                 if row is None and expected is not None and derived.create is not None:
                     derived.create(key, expected)
                     done.made[derived.name] = done.made.get(derived.name, 0) + 1

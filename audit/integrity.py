@@ -1,9 +1,11 @@
 """The whole verification of the store, as ``manage.py verify`` and the periodic task run
-it: the protection (the append-only triggers, the refusal of unsealed rows), the latest
-signed tree heads, every chain against the newest head that holds, every row's seal, and
-the access log's seals. :func:`integrity_verify`
-also records what it found as critical findings (``audit.findings``), so a failed
-periodic verification is a finding to work and an alert on the floor, not a log line."""
+it: the protection (the append-only triggers of the events, the access log and the ingest
+runs, the refusal of unsealed rows), the latest signed tree heads, every chain against the
+newest head that holds, every row's seal, the access log's seals, the rows people act on
+against their events (:mod:`audit.derived`) and an ingest that stopped while writing.
+:func:`integrity_verify` also records what it found as findings (``audit.findings``), so
+a failed periodic verification is a finding to work and an alert on the floor, not a log
+line. One function checks for both, so the task finds what the command finds."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -13,9 +15,11 @@ from datetime import datetime
 from django.db import connection
 
 from .access import access_seals_problems
+from .derived import derived_disagreements
 from .digests import head_problems, signed_heads_to_check
 from .findings import IntegrityProblem, findings_record_integrity
 from .immutability import protection_problems
+from .ingest import unfinished_ingests
 from .models import Event
 from .record.verify import Report
 from .seals import guard_problems
@@ -30,10 +34,19 @@ class Integrity:
     signed: bool = False  # a trusted signed head was there to check against
     looked: list[str] = field(default_factory=list)  # where heads were looked for, and what was found
     unread: list[str] = field(default_factory=list)  # publishers that could not be read
+    # the rows people act on that differ from their events (audit.derived), one line each
+    read_models: list[str] = field(default_factory=list)
+    # the ingests that stopped while writing (a stream of one may be cut short), one line each
+    ingests: list[str] = field(default_factory=list)
+
+    @property
+    def problems(self) -> list[str]:
+        """Every problem but the chains' own, one line each, as verify prints them."""
+        return [*self.guards, *self.ingests, *self.read_models]
 
     @property
     def ok(self) -> bool:
-        return self.report.ok and not self.guards
+        return self.report.ok and not self.problems
 
 
 def integrity_check(*, stream: str | None = None, since: datetime | None = None, head_files: Sequence[str] = (),
@@ -56,21 +69,31 @@ def integrity_check(*, stream: str | None = None, since: datetime | None = None,
     latest = max(trusted, key=lambda sth: sth.size) if trusted else None
     report = verify_chains(stream=stream, since=since, progress=progress,
                            heads=latest.streams if latest is not None and since is None else None)
+    read_models: list[str] = []
+    ingests: list[str] = []
     if stream is None:
         guards += [f"access log: {p}" for p in access_seals_problems()]
-    return Integrity(report=report, guards=guards, signed=bool(trusted), looked=search.looked, unread=search.unread)
+        # a stream cut short by an ingest that stopped while writing chains clean: say so
+        ingests = unfinished_ingests()
+        read_models = [f"read model: {found}" for found in derived_disagreements()]
+    return Integrity(report=report, guards=guards, signed=bool(trusted), looked=search.looked, unread=search.unread,
+                     read_models=read_models, ingests=ingests)
 
 
 def integrity_verify(*, now: datetime | None = None) -> tuple[Integrity, int]:
-    """Check the whole store and record what was found as critical findings (each chain
-    problem of its own kind, the rest ``protection_broken``). Returns the check and how
-    many findings are new. Safe to run again: the same problems are the same findings."""
+    """Check the whole store and record what was found as findings: each chain problem of
+    its own kind, a row people act on that differs from its events ``read_model_differs``,
+    an ingest that stopped while writing ``ingest_unfinished``, the rest
+    ``protection_broken``. Returns the check and how many findings are new. Safe to run
+    again: the same problems are the same findings."""
     result = integrity_check()
     problems = [
         IntegrityProblem(kind=p.kind, stream=p.stream, version=p.version, position=p.position,
                          event_id=p.event_id, message=str(p))
         for p in result.report.problems
-    ] + [IntegrityProblem(kind="protection_broken", stream="", version=None, position=None, event_id="",
-                          message=guard) for guard in result.guards]
+    ] + [IntegrityProblem(kind=kind, stream="", version=None, position=None, event_id="", message=line)
+         for kind, lines in (("protection_broken", result.guards), ("ingest_unfinished", result.ingests),
+                             ("read_model_differs", result.read_models))
+         for line in lines]
     new = findings_record_integrity(problems=problems, now=now)
     return result, new

@@ -13,13 +13,14 @@ log = logging.getLogger(__name__)
 @shared_task(name="audit.tasks.verify_chains")
 def verify_chains_task() -> dict:
     """Verify the whole store as ``manage.py verify`` does (periodic, see
-    CELERY_BEAT_SCHEDULE) and record every problem as a critical finding
-    (audit.integrity); return the summary, whose problems the floor turns into an alert
-    (tables.apps)."""
+    CELERY_BEAT_SCHEDULE) - the chains, seals and heads, what protects them, the rows
+    people act on against their events, an ingest that stopped - and record every problem
+    as a finding (audit.integrity); return the summary, whose problems the floor turns
+    into an alert (tables.apps)."""
     from .integrity import integrity_verify
 
     result, _ = integrity_verify()
-    problems = [str(p) for p in result.report.problems] + result.guards
+    problems = [str(p) for p in result.report.problems] + result.problems
     for problem in problems:
         log.error("verification of the record: %s", problem)
     return {"streams": result.report.streams, "events": result.report.events, "problems": problems}

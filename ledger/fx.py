@@ -161,4 +161,5 @@ FX_RATES = Derived(
     key=lambda row: (row.gaming_day, row.currency, row.house),
     describe=lambda row: _fx_key_text((row.gaming_day, row.currency, row.house)),
     describe_key=_fx_key_text, unevented=None, create=_fx_create, after=_fx_restored,
+    table_field=None,  # a day's rate, of every table: restored by the whole check only
 )

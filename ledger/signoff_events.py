@@ -81,5 +81,6 @@ def _create(key: Hashable, fields: Fields) -> m.SignOff:
 SIGN_OFF = Derived(
     name="sign-off", model=m.SignOff, fields=FIELDS, derive=signoffs_from_events,
     key=lambda row: (row.table, row.gaming_day), describe=lambda row: _key_text((row.table, row.gaming_day)),
-    describe_key=_key_text, unevented=None, create=_create,
+    describe_key=_key_text, unevented=None, create=_create, table_field="table",
+    table_of=lambda key: str(key[0]),  # type: ignore[index]
 )

@@ -147,6 +147,11 @@ _KINDS = (
     FindingKind("protection_broken", "critical", "integrity",
                 "what protects the record no longer holds: an append-only trigger missing, disabled or changed, "
                 "the record not matching a signed tree head, or the access log not matching its seals"),
+    FindingKind("read_model_differs", "critical", "integrity",
+                "a row people act on (a finding's status, a day's sign-off, an alert's acknowledgement) differs from "
+                "the events that make it: changed behind the services' back; rebuild_projections writes it back"),
+    FindingKind("ingest_unfinished", "critical", "integrity",
+                "an ingest stopped while writing and was not run again: a stream of its file may be cut short"),
     # --- the read models' runner: a stream no read model can follow -------------------------
     FindingKind("stream_set_aside", "critical", "feed",
                 "a read model failed to apply a table's events run after run: the table is set aside (that read model "

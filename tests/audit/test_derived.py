@@ -265,3 +265,45 @@ def test_a_deleted_exchange_rate_is_made_again_from_its_events(a_rate) -> None:
     assert done.made == {"exchange rate": 1} and not done.left
     assert FxRate.objects.values_list("gaming_day", "currency", "house", "numerator", "denominator", "set_by",
                                       "set_at", "note", "event_version").get() == kept
+
+
+@pytest.mark.django_db
+def test_the_periodic_verification_finds_a_changed_row(acted_on) -> None:
+    """The beat's verification (audit.tasks.verify_chains) checks the rows people act on as
+    verify does: each field changed behind the services' back is a critical
+    ``read_model_differs`` finding, the floor gets its alert; once the rows are written
+    back, the next run supersedes them."""
+    from audit.tasks import verify_chains_task
+
+    assert verify_chains_task.apply().get()["problems"] == []
+    tamper(acted_on, None)
+    result = verify_chains_task.apply().get()
+    assert len(result["problems"]) == 7 and all(p.startswith("read model: ") for p in result["problems"])
+    found = Finding.objects.filter(kind="read_model_differs", superseded_by__isnull=True)
+    assert found.count() == 7 and {f.severity for f in found} == {"critical"}
+    assert found.filter(message__contains="signed_by is 'mallory' in the row, 'boss' by its events").exists()
+    assert Alert.objects.filter(kind="verify_failed").exists()
+    derived_restore()
+    assert verify_chains_task.apply().get()["problems"] == []
+    assert not Finding.objects.filter(kind="read_model_differs", superseded_by__isnull=True).exists()
+
+
+@pytest.mark.django_db
+def test_rebuild_of_one_table_writes_back_that_tables_rows_only(acted_on) -> None:
+    """rebuild_projections --stream: the rows people act on of that table are written back
+    as their events make them; another table's stay as they are, named by verify."""
+    before = rows(acted_on)
+    tamper(acted_on, None)
+    code, out, err = run_command("rebuild_projections", "--stream", "T1")
+    assert code == 1, (out, err)
+    assert "1 finding row(s) written as their events make them" in err and "2 alert row(s)" in err
+    assert "sign-off" not in err  # BJ-01's
+    after = rows(acted_on)
+    assert (after["second"], after["alert"], after["other alert"]) == (
+        before["second"], before["alert"], before["other alert"])
+    assert after["sign-off"] != before["sign-off"]
+    code, out, err = run_command("rebuild_projections", "--stream", acted_on["table"])
+    assert code == 1 and "1 sign-off row(s) written as their events make them" in err, (out, err)
+    assert rows(acted_on) == before
+    code, out, err = run_command("rebuild_projections", "--stream", "T1")
+    assert code == 0 and "the rows people act on of table T1 agree with their events" in out, err

@@ -20,8 +20,9 @@ from django.db import connection
 
 from audit.digests import digest_sign
 from audit.ingest import ingest_file, unfinished_ingests
-from audit.models import Event, IngestRun
+from audit.models import Event, Finding, IngestRun
 from audit.store import APPEND_LOCK_KEY
+from audit.tasks import verify_chains_task
 from audit.verify import verify_chains
 from tests.commands import run_command
 from tests.samples import round_events, table_opened
@@ -171,7 +172,14 @@ def test_an_ingest_killed_while_writing_is_named_by_verify_until_run_again(tmp_p
     assert run.line == 100 and run.file == str(path)
     [line] = unfinished_ingests()
     assert "100 events stored, to line 100" in line and "did not finish" in line
+    # the periodic verification names it too, as a finding of its own
+    digest_sign()
+    assert verify_chains_task.apply().get()["problems"] == [line]
+    assert Finding.objects.get(kind="ingest_unfinished", superseded_by__isnull=True).message == line
     monkeypatch.setattr(ingest, "_write_chunk", real)
     report = ingest_file(str(path))
     assert report.ok and report.already_stored == 100 and report.stored == total - 100
-    assert unfinished_ingests() == [] and Event.objects.count() == total
+    assert unfinished_ingests() == [] and Event.objects.exclude(stream__startswith="audit.").count() == total
+    digest_sign()
+    assert verify_chains_task.apply().get()["problems"] == []
+    assert not Finding.objects.filter(kind="ingest_unfinished", superseded_by__isnull=True).exists()

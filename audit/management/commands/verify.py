@@ -14,9 +14,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
 from audit.commands import BackOfficeCommand, no_events_in
-from audit.derived import derived_disagreements
 from audit.digests import DigestError
-from audit.ingest import unfinished_ingests
 from audit.integrity import integrity_check
 from audit.models import Event
 from audit.progress import count_lines, progress_bar
@@ -103,24 +101,14 @@ class Command(BackOfficeCommand):
                 result = integrity_check(stream=stream, since=since_at, head_files=head or (), progress=bar.update)
             except DigestError as error:
                 raise CommandError(str(error), returncode=2) from None
-        report, guards = result.report, result.guards
-        if stream is None:
-            # a stream cut short by an ingest that stopped while writing chains clean: say so
-            guards = [*guards, *unfinished_ingests()]
-        if stream is None:
-            guards = [*guards, *self._read_models()]
+        # what protects the record, an ingest that stopped while writing, the rows people
+        # act on against their events (audit.integrity: the periodic task checks the same)
+        report, guards = result.report, result.problems
         for unread in result.unread:  # a publisher that did not answer: the others still count
             self.stdout.write(f"signed heads: {unread}: not read")
         if stream is None and result.signed:
             self.stdout.write("signed heads: " + "; ".join(result.looked))
         self._report(report, where="", guards=guards)
-
-    @staticmethod
-    def _read_models() -> list[str]:
-        """The rows people act on - findings' status, sign-offs, alerts' acknowledgements -
-        against the events that make them (audit.derived): one line for each field of a
-        row that differs, and each row missing or made by no event."""
-        return [f"read model: {found}" for found in derived_disagreements()]
 
     def _archived_only(self, stream: str) -> None:
         """A stream every event of which was detached (casino.archive): nothing of it is

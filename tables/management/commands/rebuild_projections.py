@@ -15,9 +15,9 @@ class Command(BackOfficeCommand):
     help = (
         "Drop the read models (tables, days, shoes, rounds, hands, bets) and build them "
         "again from the first event by the rules engine's replay; then compare the rebuilt "
-        "rows with the ones that were live, row by row. Without --stream, then writes the rows people "
-        "act on (findings' status, sign-offs, alerts' acknowledgements) as their events "
-        "make them, naming each row it wrote. A progress bar (tables) on stderr, on a terminal only."
+        "rows with the ones that were live, row by row. Then writes the rows people act on (findings' "
+        "status, sign-offs, alerts' acknowledgements) as their events make them, naming each row it "
+        "wrote - with --stream, those of that table only. A progress bar (tables) on stderr, on a terminal only."
     )
     exit_codes = {0: "rebuilt, equal to the live rows", 1: "rebuilt, but it differs from the live rows (the first "
                   "difference is named; the rebuilt rows stay), or a row people act on differed from its events "
@@ -34,23 +34,25 @@ class Command(BackOfficeCommand):
             live, rebuilt = rebuild(stream, progress=lambda _table: bar.update(1))
         difference = first_difference(live, rebuilt)
         counts = ", ".join(f"{len(rows)} {name}s" for name, rows in rebuilt.items() if name != "without a round")
-        restored = self._read_models() if stream is None else []
+        restored = self._read_models(stream)
         if difference is not None:
             raise CommandError(f"the rebuilt projection differs from the live one: {difference}", returncode=1)
         self.stdout.write(f"rebuilt {counts}: equal to the live projection, row by row")
         if restored:
             raise CommandError("; ".join(restored), returncode=1)
 
-    def _read_models(self) -> list[str]:
-        """The rows people act on written as their events make them (audit.derived):
-        each disagreement named on stderr; what it says of them (empty: all agreed)."""
-        disagreements = derived_disagreements()
+    def _read_models(self, stream: str | None) -> list[str]:
+        """The rows people act on (of table ``stream`` only, when given) written as their
+        events make them (audit.derived): each disagreement named on stderr; what it says
+        of them (empty: all agreed)."""
+        disagreements = derived_disagreements(stream)
         if not disagreements:
-            self.stdout.write("the rows people act on agree with their events")
+            of = f" of table {stream}" if stream is not None else ""
+            self.stdout.write(f"the rows people act on{of} agree with their events")
             return []
         for found in disagreements:
             self.stderr.write(f"read model: {found}")
-        done = derived_restore()
+        done = derived_restore(stream)
         said = [f"{count} {name} row(s) written as their events make them" for name, count in done.written.items()]
         said += [f"{count} {name} row(s) made again from their events" for name, count in done.made.items()]
         for found in done.left:
