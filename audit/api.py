@@ -339,16 +339,18 @@ class _OwnStreamOrPermission(BasePermission):
 
 class MayAppend(_OwnStreamOrPermission):
     """Appending: a device to its own table's stream, a person with the permission to
-    append or to record a money-changing type (a pit boss's corrections and voids: which
-    events of the batch each may record is checked with the batch,
-    :func:`audit.authority.check_append_authority`) - and nobody, through the API, to a
+    append or to record a money-changing type (a pit boss's corrections and voids) or a
+    type recorded away from the table (the count team's counts, the cage's steps,
+    accounting's postings): which events of the batch each may record is checked with the
+    batch, :func:`audit.authority.check_append_authority` - and nobody, through the API, to a
     server stream (``audit.*``: the findings' trail, the digests, the access log, written
     by the server's own services only)."""
 
     permission = "audit.append_event"
     verb = "append to"
     denied = ("Appending events needs the permission audit.append_event (or, for corrections and voids alone, "
-              "audit.correct_round or audit.void_slip).")
+              "audit.correct_round or audit.void_slip; for the count room's, the cage's or accounting's events "
+              "alone, audit.record_count, audit.record_cage or audit.post_drop).")
 
     def has_permission(self, request: Request, view: APIView) -> bool:
         if view.kwargs["stream"].startswith(SERVER_STREAM_PREFIX):

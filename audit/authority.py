@@ -16,6 +16,14 @@ group holds both). They are recorded only under a person's principal holding it:
   ledger's books apply a money-changing event only when its stored principal is a
   person's or the server's and its server seal holds (the pure rule:
   :mod:`audit.record.authority`); otherwise they report it and leave the money as it was.
+
+What happens away from the table - the count room's count of a drop box, the cage's
+steps (a fill issued, a credit received, a marker redeemed), accounting's posting of a
+drop (``audit.record.events.OFF_TABLE``) - is never a table device's to record: a device
+speaks for its own table. Through the API a person records it holding the type's
+permission (the groups ``count_team``, ``cage``, ``accounting``); the store refuses one
+under a device's principal from any caller; ingest, an operator's load of a file
+recorded elsewhere, stores it under the ingest's own principal.
 """
 from __future__ import annotations
 
@@ -29,7 +37,7 @@ from .errors import StoreError
 from .models import Event
 from .record.authority import person_of, refused
 from .record.corrections import struck_events
-from .record.events import AUTHORITY
+from .record.events import AUTHORITY, OFF_TABLE, PLACES
 from .seals import seal_holds
 
 APPEND = "audit.append_event"
@@ -70,19 +78,28 @@ class NotAuthorised(StoreError):
         return {**super().as_dict(), "errors": {f"events[{self.index}].type": [str(self)]}}
 
 
+# type -> the permission a person needs to record it as such: the money-changing types'
+# and the types recorded away from the table
+_OWN_PERMISSION: dict[str, str] = {**AUTHORITY, **OFF_TABLE}
+
+
 def may_append_something(user: Any) -> bool:
     """Whether a person may append anything at all: the append permission, or one of the
-    money-changing types' (a pit boss records corrections and voids, nothing else)."""
-    return bool(user.has_perm(APPEND) or any(user.has_perm(p) for p in set(AUTHORITY.values())))
+    money-changing types' (a pit boss records corrections and voids, nothing else), or of
+    the types recorded away from the table (the count team its counts, the cage its
+    steps, accounting its postings)."""
+    return bool(user.has_perm(APPEND) or any(user.has_perm(p) for p in set(_OWN_PERMISSION.values())))
 
 
 def check_append_authority(user: Any, types: Iterable[object], *, device: bool) -> None:
     """Refuse (NotAuthorised) the first event of a batch - given by its ``type``, as sent:
     checked before the batch is, so that who may not append learns nothing more - that its
-    appender may not record: a money-changing type from a table device, or from a person
-    without its permission; any other type from a person without ``audit.append_event``."""
+    appender may not record: a money-changing type, or one recorded away from the table,
+    from a table device or from a person without its permission; any other type from a
+    person without ``audit.append_event``."""
     for index, type_name in enumerate(types):
         needed = AUTHORITY.get(type_name) if isinstance(type_name, str) else None
+        place = OFF_TABLE.get(type_name) if isinstance(type_name, str) else None
         if needed is not None:
             if device:
                 raise NotAuthorised(index, f"{type_name} changes money after the fact: a table device never "
@@ -91,8 +108,15 @@ def check_append_authority(user: Any, types: Iterable[object], *, device: bool) 
             if not user.has_perm(needed):
                 raise NotAuthorised(index, f"{type_name} changes money after the fact: recording it needs the "
                                            f"permission {needed}")
+        elif place is not None:
+            if device:
+                raise NotAuthorised(index, f"{type_name} is recorded by {PLACES[place]}, not at a table: a table "
+                                           f"device never records it; a person holding the permission {place} does")
+            if not user.has_perm(place):
+                raise NotAuthorised(index, f"{type_name} is recorded by {PLACES[place]}: recording it needs the "
+                                           f"permission {place}")
         elif not device and not user.has_perm(APPEND):
-            may = ", ".join(sorted(t for t, p in AUTHORITY.items() if user.has_perm(p)))
+            may = ", ".join(sorted(t for t, p in _OWN_PERMISSION.items() if user.has_perm(p)))
             raise NotAuthorised(index, f"recording {type_name if isinstance(type_name, str) else 'this event'} "
                                        f"needs the permission {APPEND} (this account may record only {may})")
 

@@ -73,6 +73,10 @@ class Event(models.Model):
             # the catalogue's money-changing types (audit.record.events.AUTHORITY)
             ("correct_round", "Can record a round's correction or void"),
             ("void_slip", "Can record a fill or credit slip's void"),
+            # the types recorded away from the table (audit.record.events.OFF_TABLE)
+            ("record_count", "Can record the count room's count of a drop box"),
+            ("record_cage", "Can record the cage's steps: a fill issued, a credit received, a marker redeemed"),
+            ("post_drop", "Can post a counted drop to the books"),
         ]
 
     def __str__(self) -> str:

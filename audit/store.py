@@ -33,7 +33,7 @@ from .event_ids import at_keys
 from .inserts import insert_rows
 from .models import Event
 from .partitions import KEY_TABLE, keyed
-from .record.authority import authority_problem
+from .record.authority import authority_problem, place_problem
 from .record.chain import GENESIS_HASH, utc
 from .record.envelope import (  # noqa: F401 - STREAM_REGEX: the URLs' and admin keys' pattern, read from here
     STREAM_REGEX,
@@ -240,6 +240,10 @@ def append_checked(
             why = authority_problem(item.type, principal)
             if why is not None:
                 raise NotAuthorised(index, f"{item.type} changes money after the fact and {why}")
+            # and what the count room, the cage or accounting records, under a table device's
+            why = place_problem(item.type, principal)
+            if why is not None:
+                raise NotAuthorised(index, why)
     recorded_at = (now or datetime.now(UTC)).astimezone(UTC)
     stored = stored_rows([item.id for batch in batches for item in batch.items])
     results: list[list[Event] | None] = []

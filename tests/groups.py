@@ -18,6 +18,7 @@ GROUP_MIGRATIONS = (
     "casino.migrations.0003_compliance_api_tokens",
     "ledger.migrations.0006_slip_books",
     "casino.migrations.0004_slip_books_read",
+    "ledger.migrations.0009_count_team_and_cage",
 )
 
 

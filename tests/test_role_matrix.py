@@ -2,7 +2,8 @@
 one declared table (docs/security.md has the same table in words).
 
 The roles: anonymous, a table device (its token; its own table is BJ-01), the groups
-pit_boss, accounting, compliance and regulator (staff members, not superusers), and a
+pit_boss, accounting, compliance and regulator (staff members, not superusers), the
+groups count_team and cage (people who record through the API only, not staff), and a
 superuser. The API's operations come from the live OpenAPI schema, and the schema is
 checked against the URL resolver, so a new endpoint fails this test until it is
 declared below; the admin's pages are every registered model's list and one object's
@@ -43,10 +44,12 @@ from tests.ledger.helpers import DAY, worked_example
 
 pytestmark = pytest.mark.django_db
 
-ANON, DEVICE, PIT, ACCT, COMP, REG, SUPER = (
-    "anonymous", "device", "pit_boss", "accounting", "compliance", "regulator", "superuser")
-ROLES = (ANON, DEVICE, PIT, ACCT, COMP, REG, SUPER)
+ANON, DEVICE, PIT, ACCT, COMP, REG, COUNT, CAGE, SUPER = (
+    "anonymous", "device", "pit_boss", "accounting", "compliance", "regulator", "count_team", "cage", "superuser")
+ROLES = (ANON, DEVICE, PIT, ACCT, COMP, REG, COUNT, CAGE, SUPER)
 STAFF = frozenset({PIT, ACCT, COMP, REG, SUPER})
+# people who record through the API only (the count room's, the cage's terminals): not staff
+API_ONLY = frozenset({COUNT, CAGE})
 ROUNDS = frozenset({PIT, COMP, REG, SUPER})  # the game: rounds, shoes, replay
 BOOKS = frozenset({ACCT, COMP, REG, SUPER})  # the ledger's reads
 FINDING_WORKERS = frozenset({PIT, ACCT, COMP, SUPER})
@@ -56,8 +59,9 @@ PACKAGERS = frozenset({COMP, REG, SUPER})  # the regulator's package: ask, see, 
 
 API: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "/api/streams/{stream}/events"): STAFF | {DEVICE},
-    # a device its own table's; a pit boss corrections and voids (checked with the batch)
-    ("POST", "/api/streams/{stream}/events"): frozenset({DEVICE, PIT, SUPER}),
+    # a device its own table's; a pit boss corrections and voids, the count team its counts,
+    # the cage its steps, accounting its postings (which types: checked with the batch)
+    ("POST", "/api/streams/{stream}/events"): frozenset({DEVICE, PIT, ACCT, COUNT, CAGE, SUPER}),
     ("GET", "/api/events"): STAFF,
     ("GET", "/api/findings"): STAFF,
     ("GET", "/api/findings/{id}"): STAFF,
@@ -218,7 +222,7 @@ def _clients(role: str, token: str) -> tuple[Any, Client]:
         page.force_login(get_user_model().objects.get(username="device-BJ-01"))
         return api, page
     users = get_user_model().objects
-    user = users.get(username="root") if role == SUPER else users.create_user(f"m-{role}", is_staff=True)
+    user = users.get(username="root") if role == SUPER else users.create_user(f"m-{role}", is_staff=role not in API_ONLY)
     if role != SUPER:
         user.groups.add(group_named(role))
     api, page = APIClient(), Client()
@@ -319,7 +323,7 @@ def _seen_api(status: int, method: str) -> str:
 def _expected_page(role: str, method: str, allowed: bool) -> str:
     if allowed:
         return "200" if method == "GET" else "302 back"
-    return "302 login" if role in (ANON, DEVICE) else "403"
+    return "302 login" if role in (ANON, DEVICE, *API_ONLY) else "403"
 
 
 def _seen_page(response: Any) -> str:

@@ -52,7 +52,8 @@ pytestmark = pytest.mark.django_db
 
 # per operation, generation mode and role: bounded, CI's two cores run it in seconds
 EXAMPLES = int(os.environ.get("SCHEMATHESIS_EXAMPLES", "3"))
-ROLES = ("anonymous", "device", "pit_boss", "accounting", "compliance", "regulator", "superuser")
+ROLES = ("anonymous", "device", "pit_boss", "accounting", "compliance", "regulator", "count_team", "cage",
+         "superuser")
 
 
 @contextmanager
@@ -86,8 +87,9 @@ def tokens(settings, tmp_path) -> dict[str, str]:
     users = get_user_model().objects
     found = {"device": device_ensure(stream="BJ-01").token,
              "superuser": token_issue(user=users.create_superuser("root", "root@example.com", "root-password-1")).text}
-    for group in ("pit_boss", "accounting", "compliance", "regulator"):
-        person = users.create_user(f"m-{group}", is_staff=True)
+    for group in ("pit_boss", "accounting", "compliance", "regulator", "count_team", "cage"):
+        # the count team and the cage record through the API only: not staff
+        person = users.create_user(f"m-{group}", is_staff=group not in ("count_team", "cage"))
         person.groups.add(group_named(group))
         found[group] = token_issue(user=person).text
     return found

@@ -1,6 +1,8 @@
 """Who may change money: the rule every fold of the record applies to the catalogue's
 money-changing types (``AUTHORITY``: corrections, voids), as the door applies it when
-they are appended.
+they are appended; and the rule the store applies to what happens away from the table
+(``OFF_TABLE``: the count room's, the cage's, accounting's types), which no table
+device's principal records (:func:`place_problem`).
 
 The store records with each row the **principal** it authenticated (``device:<user>``,
 ``user:<user>``, ``server:<service>``, ``ingest:<who ran it>``, ``ingest:<who> as
@@ -21,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .events import AUTHORITY
+from .events import AUTHORITY, OFF_TABLE, PLACES
 
 PERSON = "user:"
 SERVER = "server:"
@@ -55,6 +57,18 @@ def authority_problem(type_name: str, principal: str | None) -> str | None:
     if type_name not in AUTHORITY:
         return None
     return principal_problem(principal)
+
+
+def place_problem(type_name: str, principal: str | None) -> str | None:
+    """Why an event of ``type_name`` may not be stored under ``principal`` because it
+    happens away from the table (the catalogue's ``OFF_TABLE``: the count room's, the
+    cage's, accounting's) and ``principal`` is a table device's, which speaks for its own
+    table only; None when it may."""
+    permission = OFF_TABLE.get(type_name)
+    if permission is None or principal is None or not principal.startswith(DEVICE):
+        return None
+    return (f"{type_name} is recorded by {PLACES[permission]}, not at a table: the table device "
+            f"{principal[len(DEVICE):]} never records it")
 
 
 def principal_problem(principal: str | None) -> str | None:

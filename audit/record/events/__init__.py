@@ -4,6 +4,8 @@ Pure Python (msgspec, no Django) so that the rules engine and offline replay can
 """
 from .registry import (
     AUTHORITY,
+    OFF_TABLE,
+    PLACES,
     REGISTRY,
     SERVER_ONLY,
     EventType,
@@ -17,6 +19,8 @@ from .registry import (
 
 __all__ = [
     "AUTHORITY",
+    "OFF_TABLE",
+    "PLACES",
     "REGISTRY",
     "SERVER_ONLY",
     "EventType",

@@ -36,14 +36,18 @@ class EventType:
     """A type of the catalogue. ``authority``: the permission (``app.codename``) a person
     must hold to record it - a type that changes money or a finding after the fact (a
     correction, a void); never a table device's, whatever its payload names.
+    ``off_table``: the permission of the people who record it where it happens away from
+    the table - the count room, the cage, accounting (:data:`PLACES`) - so never a table
+    device's, which speaks for its own table only.
     ``server_only``: written only by the back-office's own services into its ``audit.*``
-    streams, refused on a table's stream from anyone (docs/events.md lists both)."""
+    streams, refused on a table's stream from anyone (docs/events.md lists all three)."""
 
     name: str
     schemas: Mapping[int, type[msgspec.Struct]]
     # upcasters[v] turns a version-v payload into version v+1
     upcasters: Mapping[int, Upcaster] = field(default_factory=dict)
     authority: str | None = None
+    off_table: str | None = None
     server_only: bool = False
 
     @property
@@ -80,6 +84,17 @@ def _signed_off_v1_to_v2(payload: dict[str, Any]) -> dict[str, Any]:
 CORRECT_ROUND = "audit.correct_round"  # a round's correction or void
 VOID_SLIP = "audit.void_slip"  # a fill or credit slip's void
 
+# the permissions of the types recorded away from the table (the groups count_team, cage
+# and accounting hold one each), and who records each, as the refusals name them
+RECORD_COUNT = "audit.record_count"  # the count room's count of a drop box
+RECORD_CAGE = "audit.record_cage"  # the cage's steps: a fill issued, a credit received, a marker redeemed
+POST_DROP = "audit.post_drop"  # accounting's posting of a counted drop to the books
+PLACES: Mapping[str, str] = {
+    RECORD_COUNT: "the count team, in the count room",
+    RECORD_CAGE: "a cashier, at the cage",
+    POST_DROP: "accounting",
+}
+
 
 _TYPES = [
     EventType("table.opened", {1: c.TableOpened}),
@@ -91,7 +106,8 @@ _TYPES = [
     EventType("chips.filled", {1: c.ChipsFilled, 2: k.TableStepV2}, upcasters={1: _table_step_v1_to_v2}),
     EventType("chips.credited", {1: c.ChipsCredited, 2: k.TableStepV2}, upcasters={1: _table_step_v1_to_v2}),
     EventType("buyin.recorded", {1: c.BuyinRecorded}),
-    EventType("drop.counted", {1: c.DropCounted, 2: k.DropCountedV2}, upcasters={1: _drop_counted_v1_to_v2}),
+    EventType("drop.counted", {1: c.DropCounted, 2: k.DropCountedV2}, upcasters={1: _drop_counted_v1_to_v2},
+              off_table=RECORD_COUNT),
     EventType("shoe.shuffled", {1: c.ShoeShuffled}),
     EventType("shoe.cut", {1: c.ShoeCut}),
     EventType("card.burned", {1: c.CardBurned}),
@@ -123,21 +139,23 @@ _TYPES = [
     EventType("ledger.slip_book_issued", {1: c.LedgerSlipBookIssued}, server_only=True),
     # --- custody (custody.py): slips' lifecycles, the drop from removal to posting, markers
     EventType("fill.requested", {1: k.SlipRequested}),
-    EventType("fill.issued", {1: k.CageStep}),
+    EventType("fill.issued", {1: k.CageStep}, off_table=RECORD_CAGE),
     EventType("fill.voided", {1: k.SlipVoided}, authority=VOID_SLIP),
     EventType("credit.requested", {1: k.SlipRequested}),
-    EventType("credit.received", {1: k.CageStep}),
+    EventType("credit.received", {1: k.CageStep}, off_table=RECORD_CAGE),
     EventType("credit.voided", {1: k.SlipVoided}, authority=VOID_SLIP),
     EventType("drop.removed", {1: k.DropRemoved}),
-    EventType("drop.posted", {1: k.DropPosted}),
+    EventType("drop.posted", {1: k.DropPosted}, off_table=POST_DROP),
     EventType("marker.issued", {1: k.MarkerIssued}),
-    EventType("marker.redeemed", {1: k.MarkerRedeemed}),
+    EventType("marker.redeemed", {1: k.MarkerRedeemed}, off_table=RECORD_CAGE),
     EventType("fx.rate_set", {1: k.FxRateSet}, server_only=True),
 ]
 
 REGISTRY: dict[str, EventType] = {t.name: t for t in _TYPES}
 # type -> the permission a person needs to record it (the money-changing types)
 AUTHORITY: Mapping[str, str] = {t.name: t.authority for t in _TYPES if t.authority is not None}
+# type -> the permission of the people who record it away from the table (no table device)
+OFF_TABLE: Mapping[str, str] = {t.name: t.off_table for t in _TYPES if t.off_table is not None}
 # the types only the back-office's own services write, into its audit.* streams
 SERVER_ONLY: frozenset[str] = frozenset(t.name for t in _TYPES if t.server_only)
 
