@@ -46,6 +46,7 @@ from typing import IO, Any, Protocol
 
 from audit.record.authority import refused_of
 from audit.record.chain import canonical_json
+from audit.record.corrections import holds_day
 from audit.record.events import AUTHORITY
 from audit.record.ids import IdSet
 from audit.record.money import percent
@@ -305,7 +306,9 @@ class StreamAudit:
         """What the reports need of the few events that are not bets, cards or decisions
         (:data:`_NOTED`), before the event is folded."""
         payload = event["payload"]
-        if kind == "table.opened":
+        if kind == "table.opened" and str(event.get("id")) in self.struck and holds_day(event):
+            self.day = None  # the day before ends; what follows is in no day, as the folds hold it
+        elif kind == "table.opened":
             self.day = payload["gaming_day"]
             if self.day not in self.days:
                 self.days.append(self.day)

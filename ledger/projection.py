@@ -39,7 +39,7 @@ from audit.event_ids import with_ids
 from audit.models import Event
 from audit.reading import stream_events
 from audit.record.authority import applicable
-from audit.record.corrections import struck_events
+from audit.record.corrections import is_gaming_day, struck_events
 from audit.store import stream_head
 from ledger.books.figures import chip_value
 from ledger.books.findings import KINDS as LEDGER_KINDS
@@ -61,20 +61,14 @@ def _events(stream: str, low: int, high: int) -> Iterator[dict[str, Any]]:
 
 
 def openings(stream: str) -> list[tuple[int, str]]:
-    """(version, gaming day) of every ``table.opened`` of the stream, in order - but one
-    whose gaming day is no date (stored past the catalogue's check) once a correction
-    strikes it."""
-    return [(v, p["gaming_day"]) for v, p in Event.objects.filter(stream=stream, type="table.opened")
+    """(version, gaming day) of every ``table.opened`` of the stream, in order; one whose
+    gaming day is no date (stored past the catalogue's check) that a correction strikes
+    has the day "": the events from it to the next opening are in no gaming day
+    (:func:`audit.record.corrections.holds_day`), and the day before it ends there."""
+    return [(v, p["gaming_day"] if is_gaming_day(p.get("gaming_day")) else "")
+            for v, p in Event.objects.filter(stream=stream, type="table.opened")
             .order_by("version").values_list("version", "payload")
-            if _is_day(p.get("gaming_day")) or not unreadable_opening_struck(stream, v)]
-
-
-def _is_day(text: object) -> bool:
-    try:
-        date.fromisoformat(text)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return False
-    return True
+            if is_gaming_day(p.get("gaming_day")) or unreadable_opening_struck(stream, v)]
 
 
 def _day_at(opened: list[tuple[int, str]], version: int) -> str | None:
@@ -115,7 +109,8 @@ def touched_days(stream: str, events: list[dict[str, Any]], opened: list[tuple[i
         earlier = Event.objects.filter(stream=stream).filter(
             Q(type="bet.placed", payload__bet__in=sorted(bets)) | with_ids(struck)
         ).values_list("version", flat=True)
-        days.update(d for d in (_day_at(opened, v) for v in earlier) if d)
+        # the day before a struck event too: a struck opening whose day is no date ends it
+        days.update(d for v in earlier for d in (_day_at(opened, v), _day_at(opened, v - 1)) if d)
     return days
 
 
@@ -203,7 +198,7 @@ def project_table(*, stream: str, full: bool = False, cache: FoldCache | None = 
     refused = refused_events(stream, done + 1, head)
     days = touched_days(stream, new, opened, refused)
     if full:
-        days |= {day for _, day in opened}
+        days |= {day for _, day in opened if day}
     if not days:
         if kept is not None and cache is not None:  # nothing the fold reads: it stands at the head
             cache.put(stream, _Kept(kept.database, kept.start, head, head_hash, kept.state, kept.versions, opened))
@@ -231,7 +226,7 @@ def project_table(*, stream: str, full: bool = False, cache: FoldCache | None = 
         state.apply(event)
         versions[event["id"]] = event["version"]
     window = [(v, day) for v, day in opened if v >= start]
-    final = {day for v, day in window} - ({window[-1][1]} if window else set())
+    final = {day for v, day in window if day} - ({window[-1][1]} if window else set())
     # the final days whose game has a chip tray and a drop box: their counts and drop must be on record
     boxed = {day for day in final if config.has_drop_box(state.games.get(day, ("", {}))[0])}
     books = state.books(final=final, entries=False, drop_box=boxed)

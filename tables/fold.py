@@ -50,13 +50,17 @@ from . import models as m
 
 @dataclass(frozen=True, slots=True)
 class Segment:
-    """One gaming day of a stream: versions ``first``..``last`` (inclusive)."""
+    """One gaming day of a stream: versions ``first``..``last`` (inclusive). ``held``:
+    not a day - the versions from a struck opening whose gaming day is no date to the
+    next opening, which belong to no gaming day (:func:`audit.record.corrections.holds_day`;
+    ``gaming_day`` None); the read models leave them out (the ledger reports them)."""
 
     stream: str
-    gaming_day: date
+    gaming_day: date | None
     first: int
     last: int
     opened: dict[str, Any] | None  # the table.opened payload, None if the day has none
+    held: bool = False
 
 
 def segments(stream: str, *, known: list[tuple[int, dict[str, Any] | None]] | None = None,
@@ -69,18 +73,26 @@ def segments(stream: str, *, known: list[tuple[int, dict[str, Any] | None]] | No
     if head is None:
         return []
     starts: list[tuple[int, dict[str, Any] | None]] = list(known or [])
-    starts += list(
-        Event.objects.filter(stream=stream, version__gt=after, type="table.opened")
-        .order_by("version").values_list("version", "payload")
-    )
-    # an opening whose gaming day is no date (stored past the catalogue's check) starts no
-    # day once a correction strikes it (asked only of such an opening)
-    starts = [(v, p) for v, p in starts if p is None or _day_of(p) is not None or not unreadable_opening_struck(stream, v)]
+    openings = Event.objects.filter(stream=stream, type="table.opened")
+    # the openings after the known days', and before them any that starts no known day
+    # (a struck opening whose day is no date: it holds its versions; none, nearly always)
+    starts += list(openings.filter(version__gt=after).order_by("version").values_list("version", "payload"))
+    if after:
+        starts += [(v, p) for v, p in openings.filter(version__lte=after).exclude(version__in=[v for v, _ in starts])
+                   .values_list("version", "payload") if _day_of(p) is None]
+        starts.sort(key=lambda start: start[0])
+    # an opening whose gaming day is no date (stored past the catalogue's check) holds
+    # what follows it in no day once a correction strikes it (asked only of such an
+    # opening); unstruck, it is a day no reader can take, and its table is set aside
+    held = {v for v, p in starts if p is not None and _day_of(p) is None and unreadable_opening_struck(stream, v)}
     if not starts or starts[0][0] > 1:
         starts.insert(0, (1, None))
     result = []
     for index, (first, payload) in enumerate(starts):
         last = starts[index + 1][0] - 1 if index + 1 < len(starts) else head
+        if first in held:
+            result.append(Segment(stream, None, first, last, payload, held=True))
+            continue
         if payload is not None:
             day = date.fromisoformat(payload["gaming_day"])
         else:

@@ -302,14 +302,29 @@ def _refold_from(table: m.Table | None, segment: Segment, done: int) -> int:
     return start
 
 
+def write_held(segment: Segment) -> None:
+    """A stretch held in no gaming day (:attr:`Segment.held`): no table-day, no rounds (the
+    ledger names it, ``no_gaming_day``); the projection has passed it, so the days after
+    it follow on. In :func:`project_stream`'s write, in order with the folds."""
+    table, _ = m.Table.objects.get_or_create(stream=segment.stream)
+    if segment.first <= table.projected_version + 1 and segment.last > table.projected_version:
+        table.projected_version = segment.last
+        table.save(update_fields=["projected_version"])
+
+
 def fold_stream(stream: str, table: m.Table | None, *, full: bool = False, day: date | None = None,
-                cache: FoldCache | None = None) -> list[Fold]:
+                cache: FoldCache | None = None) -> list[Fold | Segment]:
     """Fold what is new in ``stream`` since ``table`` (its projection as read; every day
-    from its first event with ``full``; one gaming day with ``day``). Reads only."""
+    from its first event with ``full``; one gaming day with ``day``), in order; a stretch
+    held in no gaming day is its :class:`Segment` (nothing to fold). Reads only."""
     done = 0 if full or table is None else table.projected_version
-    folds = []
+    folds: list[Fold | Segment] = []
     known, after = ([], 0) if full else _known_starts(table)
     for segment in segments(stream, known=known, after=after):
+        if segment.held:
+            if day is None and (full or segment.last > done):
+                folds.append(segment)
+            continue
         if day is not None and segment.gaming_day != day:
             continue
         if not full and segment.last <= done:
@@ -363,13 +378,17 @@ def _project_stream(stream: str, *, full: bool, day: date | None, cache: FoldCac
                     record: Callable[[Fold], None] | None, fresh: bool) -> list[Fold]:
     for _ in range(_ATTEMPTS):
         table = m.Table.objects.filter(stream=stream).first()
-        folds = fold_stream(stream, table, full=full or fresh, day=day, cache=cache)
-        if not folds and not fresh:
+        folded = fold_stream(stream, table, full=full or fresh, day=day, cache=cache)
+        if not folded and not fresh:
             return []
-        head = max(fold.last_version for fold in folds) if folds else 0
+        head = max(f.last if isinstance(f, Segment) else f.last_version for f in folded) if folded else 0
+        folds = [f for f in folded if not isinstance(f, Segment)]
         with transaction.atomic():
             if _claimed(stream, table, fresh=fresh):
-                for fold in folds:
+                for fold in folded:
+                    if isinstance(fold, Segment):
+                        write_held(fold)
+                        continue
                     write_fold(fold)
                     if record is not None:
                         record(fold)

@@ -123,6 +123,9 @@ _KINDS = (
                 "the house result of a table's rounds lies outside the 95% interval around their theoretical win (investigate in writing)"),
     FindingKind("currency_mismatch", "high", "ledger",
                 "an amount was recorded at a table in another currency than the table's and no exchange rate of its gaming day converts it: it is not booked"),
+    FindingKind("no_gaming_day", "high", "ledger",
+                "events after a table.opened struck by a correction for a gaming day that is no calendar date, up to "
+                "the next proper opening: counted in no gaming day, never in the day before"),
     FindingKind("signed_day_changed", "high", "ledger",
                 "a later event (a correction, a late count) changed the figures of a table's gaming day that accounting had signed off"),
     # --- the chain verifier: the record itself ----------------------------------------------

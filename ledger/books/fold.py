@@ -19,7 +19,10 @@ otherwise it is a ``currency_mismatch`` finding and is not booked.
 
 Conventions shared with the rules engine's replay: an event id seen twice is read once,
 and an event that an authorised correction strikes (``corrects`` without settlements) is
-skipped, both without a finding here (replay reports them). A money-changing event that
+skipped, both without a finding here (replay reports them) - but for a struck
+``table.opened`` whose gaming day is no date, which ends the day before it and holds the
+events after it, up to the next opening, in no gaming day (a ``no_gaming_day`` finding on
+the day it ended: :func:`audit.record.corrections.holds_day`). A money-changing event that
 no one with the authority recorded (``refused``, :mod:`audit.record.authority`) is not
 applied: a round's correction or void silently (replay reports it, ``unauthorised_change``),
 a slip's void with the ledger's own finding (``unauthorised_void``). A bet placed twice (the same
@@ -39,7 +42,7 @@ from typing import Any
 
 from audit.record.authority import applicable
 from audit.record.chain import parse_timestamp
-from audit.record.corrections import struck_events
+from audit.record.corrections import holds_day, struck_events
 from audit.record.money import format_money
 from audit.record.shelf import SMALL_FILTER, Shelf, ShelvedMap
 from audit.record.shifts import WHOLE_DAY, ShiftPlan
@@ -91,6 +94,9 @@ class Fold:
         self.table = ""
         self.currency = "XXX"
         self.day = ""
+        # a struck opening whose day is no date: (its version, its gaming day as recorded, the
+        # day it ended) - the events after it are in no day until the next opening
+        self.held: tuple[int | None, str, str] | None = None
         self.opened_shift: dict[str, str] = {}  # gaming day -> shift of its last opener
         self.event: Event = {}
         self.event_id: str | None = None
@@ -226,12 +232,18 @@ class Fold:
         if event_id is not None:
             event_id = str(event_id)
             if event_id in self.struck:
+                if holds_day(event):
+                    self._hold(event, event_id)
                 return
             seen = self.seen
             if seen is not None:
                 if event_id in seen:
                     return
                 seen.add(event_id)
+        if self.held is not None:
+            if event["type"] != "table.opened":
+                return  # held: in no gaming day
+            self._release(event, event_id)
         handler = HANDLERS.get(event["type"])
         if handler is None:
             return
@@ -248,6 +260,41 @@ class Fold:
                                                f"{refused[event_id]}; the slip stands.", slip=p["slip"])
             return
         handler(self, event["payload"])
+
+    def _hold(self, event: Event, event_id: str) -> None:
+        """A struck opening whose gaming day is no date: the day before it ends here, and
+        what follows is in no day until the next opening (reported on the day it ended, or
+        on the next opening's day when there was none before)."""
+        if self.held is not None:
+            return
+        ended = self.day
+        payload = event.get("payload")
+        recorded = payload.get("gaming_day") if isinstance(payload, Mapping) else None
+        self.held = (event.get("version"), str(recorded), ended)
+        if ended:
+            self.end_of_day(ended)
+            self._report_held(event_id, key=(ended, None))
+        self.day = ""
+
+    def _release(self, event: Event, event_id: str | None) -> None:
+        """The next opening: what follows it is its day's again."""
+        held, self.held = self.held, None
+        if held is not None and not held[2]:
+            payload = event.get("payload")
+            day = payload.get("gaming_day") if isinstance(payload, Mapping) else None
+            self._report_held(event_id, key=(str(day or ""), None), held=held)
+
+    def _report_held(self, event_id: str | None, *, key: tuple[str, str | None],
+                     held: tuple[int | None, str, str] | None = None) -> None:
+        version, recorded, ended = held or self.held or (None, "", "")
+        where = f"from version {version}" if version is not None else "after it"
+        saved, self.event_id = self.event_id, event_id
+        self.find("no_gaming_day",
+                  f"The events of table {self.table} {where}, up to its next proper table.opened, follow an opening "
+                  f"struck by a correction whose gaming day ({recorded!r}) is no calendar date: they are counted in no "
+                  "gaming day" + (f" - not in {ended}, which that opening ended." if ended else "."),
+                  key=key, recorded=recorded)
+        self.event_id = saved
 
     def end_of_day(self, day: str) -> None:
         """Slips of ``day`` that are under way and neither complete nor voided."""

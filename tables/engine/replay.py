@@ -42,7 +42,7 @@ from typing import Any, Protocol
 
 from audit.record.authority import applicable
 from audit.record.collector import bulk_work
-from audit.record.corrections import struck_events
+from audit.record.corrections import holds_day, struck_events
 from audit.record.events import REGISTRY, upcast
 from audit.record.events.fields import HandAction
 from audit.record.money import money_text
@@ -180,6 +180,9 @@ class Replay:
         self.pending: dict[str, tuple[int, int]] = {}
         self.reshuffle: str | None = None
         self.struck = set(struck)
+        # after a struck opening whose day is no date: the events up to the next opening
+        # are in no gaming day, and folded into none (audit.record.corrections.holds_day)
+        self.holding = False
         self.refused: dict[str, str] = dict(refused or {})
         self.corrections: list[tuple[RoundKey | None, int | None, list[dict[str, Any]], str | None]] = []
         self.event_id: str | None = None
@@ -224,6 +227,7 @@ class Replay:
         count = 0
         named = self.stream is not None
         ruled = self.rules is not None  # once known, a rule set stays known
+        holding = self.holding
         for item in events:
             # a dict, as every reader gives (another mapping copied): the compiled build's
             # look-ups of a dict are its own C calls, a mapping's go through its methods
@@ -246,11 +250,17 @@ class Replay:
                     continue
                 self.version = version
             if struck and event_id in struck:
+                if not holding and holds_day(event):
+                    holding = self.holding = True
                 continue
+            kind = event["type"]
+            if holding:
+                if kind != "table.opened":
+                    continue
+                holding = self.holding = False
             if refused and event_id in refused:
                 self._refuse(event, refused[event_id])
                 continue
-            kind = event["type"]
             handler = handlers.get(kind)
             if handler is None:
                 continue

@@ -7,7 +7,7 @@ takes it back, and its read model catches up."""
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 import pytest
@@ -198,3 +198,58 @@ def test_a_table_set_aside_for_its_opening_is_taken_back_by_striking_it(settings
     assert not StreamFailure.objects.exists()
     assert m.Table.objects.get(stream="T1").projected_version == stream_version("T1") == _folded("T1")
     assert not Finding.objects.filter(kind="stream_set_aside", superseded_by__isnull=True).exists()
+
+
+def _house_result(events: list[dict[str, Any]]) -> int:
+    """What the house won over ``events``' settled rounds, read from the settlements as
+    recorded (a bet's house result is minus its net)."""
+    return -sum(s["net"] for e in events if e["type"] == "round.settled" for s in e["payload"]["settlements"])
+
+
+def test_a_struck_opening_of_no_date_holds_what_follows_in_no_day(settings, monkeypatch) -> None:
+    """A day of T1, then an opening of 2026-02-30 and the next day's rounds after it: the
+    table is set aside; a pit boss strikes the opening to take it back. The rounds after
+    it belong to no gaming day - not to the day before, whose rounds and books stay that
+    day's own (a no_gaming_day finding there says so) - until a proper opening, whose day
+    counts what follows it."""
+    settings.PROJECT_ON_APPEND = False
+    settings.SET_ASIDE_AFTER_FAILURES = 1
+    feed.CACHE.clear()
+    first = dealt("hoyle", rounds=3, table="T1")
+    append("T1", first)
+    ended = stream_version("T1")
+    bad = _store_unchecked(monkeypatch, "T1", "table.opened", {**first[0]["payload"], "gaming_day": "2026-02-30"})
+    append("T1", dealt("hoyle", rounds=4, table="T1", seed="two")[1:])  # that day's rounds, its opening the bad one
+    for name in (TABLES, LEDGER):
+        catch_up(name)
+    assert StreamFailure.objects.filter(stream="T1", set_aside_at__isnull=False).count() == 2
+    _strike("T1", bad)
+    for name in (TABLES, LEDGER):
+        assert catch_up(name).position == feed_head()
+    assert not StreamFailure.objects.exists()
+    day = first[0]["payload"]["gaming_day"]
+    # the game: the first day's three rounds alone, its day ending where the bad opening stood
+    assert list(m.TableDay.objects.values_list("gaming_day", "first_version", "last_version")) == [
+        (date.fromisoformat(day), 1, ended)]
+    assert sorted(m.Round.objects.values_list("number", flat=True)) == [1, 2, 3]
+    assert not Finding.objects.filter(kind="duplicate_event").exists()
+    # the books: that day's rounds and house result, as its own events say
+    whole = lm.Reconciliation.objects.get(table__stream="T1", gaming_day=day, shift="")
+    assert (whole.rounds, whole.recorded_win) == (3, _house_result(first))
+    held = Finding.objects.get(kind="no_gaming_day", superseded_by__isnull=True)
+    assert (held.stream, held.gaming_day.isoformat(), held.severity) == ("T1", day, "high")
+    assert f"from version {ended + 1}" in held.message and "'2026-02-30'" in held.message
+    assert f"not in {day}" in held.message
+    # a proper opening: what follows it is its day's
+    later = dealt("hoyle", rounds=2, table="T1", seed="three")
+    later[0]["payload"] = {**later[0]["payload"], "gaming_day": "2026-12-01"}
+    append("T1", later)
+    for name in (TABLES, LEDGER):
+        assert catch_up(name).position == feed_head()
+    assert sorted(m.TableDay.objects.values_list("gaming_day", flat=True)) == [date(2026, 11, 29), date(2026, 12, 1)]
+    assert lm.Reconciliation.objects.get(table__stream="T1", gaming_day=day, shift="").recorded_win == _house_result(first)
+    latest = lm.Reconciliation.objects.get(table__stream="T1", gaming_day="2026-12-01", shift="")
+    assert (latest.rounds, latest.recorded_win) == (2, _house_result(later))
+    # and a rebuild from the first event makes the same rows
+    code, out, err = run_command("rebuild_projections", "--stream", "T1")
+    assert code == 0, (out, err)

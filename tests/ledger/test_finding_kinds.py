@@ -99,9 +99,11 @@ def test_the_clean_days_give_no_finding_and_reconcile() -> None:
 
 def test_every_ledger_kind_has_a_test_here() -> None:
     """The vocabulary's ledger kinds and the faults below are the same set (but for
-    ``replay_variance``, tested above, and ``signed_day_changed``, which the sign-off
-    finds: tests/ledger/test_sign_off.py)."""
-    assert kinds_of("ledger") == {kind for kind, *_ in CASES} | {"replay_variance", "signed_day_changed"}
+    ``replay_variance``, tested above, ``signed_day_changed``, which the sign-off finds:
+    tests/ledger/test_sign_off.py, and ``no_gaming_day``, which a struck opening of no
+    date makes: tests/engine/test_struck_opening.py)."""
+    assert kinds_of("ledger") == {kind for kind, *_ in CASES} | {"replay_variance", "signed_day_changed",
+                                                                  "no_gaming_day"}
 
 
 CASES = [
