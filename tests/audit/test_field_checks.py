@@ -13,6 +13,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
+from audit.devices import device_ensure
 from audit.models import Event
 from audit.record.chain import canonical_json
 from audit.record.events import validate_payload
@@ -46,6 +47,18 @@ def test_the_api_refuses_a_gaming_day_that_is_no_calendar_day(day: str, says: st
     assert response.status_code == 400, response.content
     errors = response.json()["errors"]
     assert list(errors) == ["events[0].payload.gaming_day"] and says in errors["events[0].payload.gaming_day"][0]
+    assert not Event.objects.exists()
+
+
+def test_a_devices_opening_of_no_calendar_day_is_refused() -> None:
+    """A table device's own event - its table opening on 2026-02-31 - is 400 naming the
+    field, before anything is stored."""
+    device = APIClient()
+    device.credentials(HTTP_AUTHORIZATION=f"Token {device_ensure(stream='T1').token}")
+    opened = {**EXAMPLES["table.opened"], "table": "T1", "gaming_day": "2026-02-31"}
+    response = post(device, T1, {"expected_version": 0, "events": [event("table.opened", opened)]})
+    assert response.status_code == 400, response.content
+    assert list(response.json()["errors"]) == ["events[0].payload.gaming_day"]
     assert not Event.objects.exists()
 
 
