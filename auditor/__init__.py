@@ -14,10 +14,3 @@ the record, the engine's replay, the books' reconciliation.
 - :mod:`.recall` - ``blackjack-audit round``: one round's recall;
 - :mod:`.cli` - the console script.
 """
-
-from pathlib import Path
-
-from audit.record import builds as _builds
-
-# a compiled build runs only while its sources are as built (audit.record.builds)
-_builds.guard(__name__, Path(__file__).resolve().parent)

@@ -35,7 +35,7 @@ from throwaway import database_name, throwaway
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tables.engine import builds  # which engine build the figures are of
+from tables.engine import compiled  # which engine build the figures are of
 
 ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 SERVER = "postgresql://postgres@127.0.0.1:5432/"
@@ -109,7 +109,7 @@ def main() -> None:
         path = Path(args.keep) if args.keep else Path(folder) / "day.jsonl"
         _fresh_database(db)
         print(f"{args.tables} tables x {args.rounds} rounds, {os.cpu_count()} cores, PostgreSQL, "
-              f"engine: {builds.described()}", flush=True)
+              f"engine: {compiled.described()}", flush=True)
         phase(db, "simulate", "simulate", "--tables", str(args.tables), "--rounds", str(args.rounds), "--preset", "hoyle",
               "--preset", "it-classic", "--seed", "100", "--jobs", str(os.cpu_count() or 1), "--out", str(path))
         with path.open("rb") as lines:

@@ -11,10 +11,10 @@ result is freed before the next is timed.
 ``--against CHECKOUT`` also replays the same events with the engine of another checkout
 (e.g. ``/work/main``, its ``tables/engine`` sources copied into a temporary package, so
 always pure Python), runs of the two alternating in this one process: on a shared
-machine the only honest before/after. Where the install compiled this checkout's engine
-(a C compiler was present: docs/engine.md, The compiled build) ``--against .`` compares
-the build with its own pure-Python sources; ``BLACKJACK_ENGINE=pure`` times the sources
-alone.
+machine the only honest before/after. Where this checkout's engine has a compiled build
+(``python -m tables.engine.compiled build``: docs/engine.md, The compiled build)
+``--against .`` compares the build with its own pure-Python sources;
+``BLACKJACK_ENGINE=pure`` times the sources alone.
 
 it-live's cash-out offers are valued on replay (each an exact valuation); the dealing
 that makes the input values them first in this process, so by default the mathematics'
@@ -41,7 +41,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from tables.engine import builds
+from tables.engine import compiled
 from tables.engine.math.cashout import clear_caches
 from tables.engine.presets import PRESETS
 from tables.engine.replay import replay
@@ -57,7 +57,7 @@ def other_engine(checkout: str) -> Engine:
     if not os.path.isdir(source):
         sys.exit(f"--against: {source} is not a directory")
     home = tempfile.mkdtemp(prefix="engine-against-")
-    shutil.copytree(source, os.path.join(home, "engine_against"), ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    shutil.copytree(source, os.path.join(home, "engine_against"), ignore=shutil.ignore_patterns("__pycache__", "*.so", "_compiled"))
     sys.path.insert(0, home)
     module = importlib.import_module("engine_against.replay")
     cashout = importlib.import_module("engine_against.math.cashout")
@@ -94,7 +94,7 @@ def main() -> None:
     reference = min(timeit.repeat("sum(range(1000))", number=2000, repeat=5)) / 2000 * 1e6
     print(f"reference: sum(range(1000)) takes {reference:.1f} us on this machine; "
           f"load average {' '.join(f'{load:.2f}' for load in os.getloadavg())}; this engine: "
-          f"{builds.described()}{'; against: pure Python' if args.against else ''}")
+          f"{compiled.described()}{'; against: pure Python' if args.against else ''}")
     print(f"{'preset':<24}{'engine':<9}{'rounds':>8}{'events':>9}{'rounds/s':>11}{'events/s':>11}  (CPU time)")
     for name in args.preset or list(PRESETS):
         table = deal_table(PRESETS[name], seed=f"bench-{name}", rounds=args.rounds, boxes=3, start=start, hashed=False)

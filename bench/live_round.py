@@ -216,11 +216,11 @@ def main() -> None:
         runs = [one_run(args.bettors, folder, url, args.profile) for _ in range(args.repeat)]
     timers = [t for t, _ in runs]
     facts = runs[0][1]
-    from tables.engine import builds  # the checkout's
+    from tables.engine import compiled  # the checkout's
 
     print(f"{CHECKOUT}: one live round, {args.bettors:,} bettors, {facts['events']:,} events, {args.db}; "
           f"best of {args.repeat}; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; "
-          f"engine: {builds.described()}")
+          f"engine: {compiled.described()}")
     print(f"{'phase':<20}{'CPU s':>9}{'wall s':>9}{'of CPU: gc':>12}")
     names = [*PHASES[:1], "settle (in deal)", *PHASES[1:], "settle (in replay)"]
     for name in names:

@@ -40,7 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tables.engine import builds  # which engine build the figures are of
+from tables.engine import compiled  # which engine build the figures are of
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 DAY = "2026-11-29"
@@ -230,19 +230,19 @@ def main() -> None:
         return
     if args.traced:
         for package in map(Path, args.traced):
-            print(f"--- {package}, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}, engine: {builds.described()}")
+            print(f"--- {package}, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}, engine: {compiled.described()}")
             traced(package)
         return
     if args.verify:
         for package in map(Path, args.verify):
             with tempfile.TemporaryDirectory() as folder:
-                print(f"--- {package}, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}, engine: {builds.described()}")
+                print(f"--- {package}, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}, engine: {compiled.described()}")
                 verify(package, _events(package), dict(os.environ), Path(folder), args.jobs)
         return
     sizes = [args.rounds] + ([args.rounds * args.scale] if args.scale > 1 else [])
     for rounds in sizes:
         with tempfile.TemporaryDirectory() as folder:
-            print(f"--- {args.db}: {args.tables} tables x {rounds} rounds, one gaming day, engine: {builds.described()}")
+            print(f"--- {args.db}: {args.tables} tables x {rounds} rounds, one gaming day, engine: {compiled.described()}")
             _run(args.db, args.tables, rounds, Path(folder), args.keep if rounds == sizes[-1] else None, args.jobs,
                  args.database)
 

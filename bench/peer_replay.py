@@ -50,7 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import day  # the day's phases: a command in a process of its own, its peak memory
 from throwaway import database_name
 
-from tables.engine import builds  # (day.py put the checkout on the path)
+from tables.engine import compiled  # (day.py put the checkout on the path)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -160,7 +160,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-peer-replay-") as folder:
         path = args.file or Path(folder) / "day.jsonl"
         day._fresh_database(db)
-        print(f"PostgreSQL database {db}, {os.cpu_count()} cores, engine: {builds.described()}", flush=True)
+        print(f"PostgreSQL database {db}, {os.cpu_count()} cores, engine: {compiled.described()}", flush=True)
         if not args.file:
             day.phase(db, "simulate", "simulate", "--tables", str(args.tables), "--rounds", str(args.rounds),
                       "--preset", "hoyle", "--preset", "it-classic", "--seed", "13", "--out", str(path))

@@ -1,137 +1,157 @@
-"""Every package's compiled build (audit/record/builds.py, COMPILED: the engine's, and the
-record core's, the ledger's and the auditor's, which a verification runs per event): made
-by the install where a C compiler is present, run only while its sources are as built,
-each package's whole or not at all. The engine's own tests: tests/engine/test_compiled_build.py."""
+"""The rules engine's compiled build (tables/engine/compiled.py makes it; the guard in
+tables/engine/__init__.py runs it; pyproject.toml lists its modules): made by hand, run
+only while it is current, whole or not at all."""
 from __future__ import annotations
 
+import hashlib
+import importlib
+import json
 import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
-from audit.record import builds
+from tables.engine import compiled
 
 ROOT = Path(__file__).resolve().parents[1]
-OTHERS = [package for package in builds.COMPILED if package != "tables.engine"]
-
-
-def _current(package: str) -> bool:
-    where = builds.folder(package)
-    return bool(builds.extensions(where)) and not builds.stale(where, builds.COMPILED[package])
+SUFFIX = compiled.SUFFIXES[0]  # this Python's own: ".cpython-311-x86_64-linux-gnu.so"
+current = bool(compiled.extensions(compiled.BUILD)) and not compiled.stale()
+built = pytest.mark.skipif(not current, reason="no current compiled build in this checkout "
+                           "(python -m tables.engine.compiled build makes one)")
 
 
 def _env(**extra: str) -> dict[str, str]:
     """A child's environment without this run's choice of build."""
-    return {**{key: value for key, value in os.environ.items() if key != builds.ENV}, **extra}
+    return {**{key: value for key, value in os.environ.items() if key != "BLACKJACK_ENGINE"}, **extra}
 
 
-def _imported(package: str, cwd: Path, env: dict[str, str]) -> tuple[list[bool], list[str], str]:
-    """Import each of ``package``'s compiled modules in a child: whether each runs
-    compiled, its file, and the child's stderr."""
-    names = [f"{package}.{name}" for name in builds.COMPILED[package]]
-    program = ("import sys; from audit.record import builds\n"
-               f"for name in {names!r}:\n"
-               "    print(builds.active(name), sys.modules[name].__file__)")
+def _engine(cwd: Path, env: dict[str, str]) -> tuple[bool, str, str]:
+    """Import the engine in a child: whether it runs compiled, its replay's file, stderr."""
+    program = ("from tables.engine import cards, compiled, replay; "
+               "assert cards.VALUE['TS'] == 10; print(compiled.active(), replay.__file__)")
     done = subprocess.run([sys.executable, "-c", program], cwd=cwd, capture_output=True, text=True, check=False,
                           env=env)
     assert done.returncode == 0, done.stderr
-    rows = [line.split(" ", 1) for line in done.stdout.splitlines()]
-    return [active == "True" for active, _ in rows], [path for _, path in rows], done.stderr
+    active, path = done.stdout.split()
+    return active == "True", path, done.stderr
 
 
-@pytest.mark.parametrize("package", list(builds.COMPILED))
-def test_each_package_runs_compiled_exactly_where_its_current_build_is_and_pure_is_not_asked(package: str) -> None:
-    expected = _current(package) and os.environ.get(builds.ENV) != "pure"
-    assert all(builds.active(f"{package}.{name}") == expected for name in builds.COMPILED[package])
+def test_the_engine_runs_compiled_exactly_where_a_current_build_is_and_pure_is_not_asked() -> None:
+    expected = current and os.environ.get("BLACKJACK_ENGINE") != "pure"
+    assert compiled.active() == expected
+    for name in compiled.listed():
+        module = importlib.import_module(f"tables.engine.{name}")
+        assert str(module.__file__).endswith(SUFFIX) == expected, module.__file__
 
 
-@pytest.mark.parametrize("package", OTHERS)
-def test_pure_asked_runs_every_module_of_the_build_from_its_source(package: str, tmp_path: Path) -> None:
-    if not _current(package):
-        pytest.skip(f"no current compiled build of {package} in this checkout (no C compiler at install)")
-    active, paths, stderr = _imported(package, tmp_path, _env(PATH="/usr/bin:/bin"))
-    assert all(active), paths  # a console script's way: the checkout not on the path
-    active, paths, stderr = _imported(package, tmp_path, _env(**{builds.ENV: "pure"}))
-    assert not any(active) and all(path.endswith(".py") for path in paths)
+def test_stale_names_every_reason_a_build_may_not_run(tmp_path: Path) -> None:
+    sources, build = tmp_path / "engine", tmp_path / "engine" / "_compiled"
+    assert compiled.stale(build, sources) == []  # no build: nothing to refuse
+    build.mkdir(parents=True)
+    for name in ("a", "b"):
+        (sources / f"{name}.py").write_text(f"# {name}\n")
+    for name in ("a", "b", "native__mypyc"):
+        (build / f"{name}{SUFFIX}").write_bytes(b"")
+    (build / "stamp.json").write_text(json.dumps({name: hashlib.sha256(f"# {name}\n".encode()).hexdigest()
+                                                  for name in ("a", "b")}))
+    assert compiled.stale(build, sources) == []
+    (sources / "a.py").write_text("# a, edited after the build\n")
+    assert compiled.stale(build, sources) == ["a"]
+    (build / f"b{SUFFIX}").unlink()  # a module its record names, not built (or not for this Python)
+    assert compiled.stale(build, sources) == ["a", "b"]
+    (build / f"c{SUFFIX}").write_bytes(b"")  # one it holds but never recorded
+    (build / f"native__mypyc{SUFFIX}").unlink()  # its shared library gone
+    assert compiled.stale(build, sources) == ["a", "b", "c", "native__mypyc"]
+    (build / "stamp.json").unlink()  # a build nobody recorded
+    assert compiled.stale(build, sources) == ["a", "c", "native__mypyc"]
+
+
+def test_the_list_is_pyprojects_and_names_the_engines_modules_only(tmp_path: Path) -> None:
+    listed = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["blackjack"]["compiled"]
+    assert compiled.listed() == [name.removeprefix("tables.engine.") for name in listed]
+    assert "replay" in compiled.listed()
+    wrong = tmp_path / "pyproject.toml"
+    wrong.write_text('[tool.blackjack]\ncompiled = ["tables.engine.replay", "audit.record.verify"]\n')
+    with pytest.raises(ValueError, match=r"compiled: audit\.record\.verify is not a module of tables\.engine"):
+        compiled.listed(wrong)
+    wrong.write_text('[tool.blackjack]\ncompiled = "tables.engine.replay"\n')
+    with pytest.raises(ValueError, match="must be a list of module names"):
+        compiled.listed(wrong)
+
+
+@built
+def test_the_build_is_of_the_listed_modules_with_their_sources_digests() -> None:
+    recorded = json.loads((compiled.BUILD / "stamp.json").read_text())
+    assert sorted(recorded) == sorted(compiled.listed())
+    for name, digest in recorded.items():
+        assert digest == hashlib.sha256((compiled.PACKAGE / f"{name}.py").read_bytes()).hexdigest()
+    assert sorted(compiled.extensions(compiled.BUILD)) == sorted([*compiled.listed(), compiled.SHARED])
+    assert not compiled.extensions(compiled.PACKAGE)  # nothing beside the sources to shadow them
+
+
+def test_the_engine_imports_where_the_checkout_is_not_on_the_path(tmp_path: Path) -> None:
+    """As a console script (blackjack-audit, celery) runs it: the working directory and
+    the script's folder elsewhere. The compiled modules import their shared library by
+    name, so it must lie in the package's path, not at the checkout's top level."""
+    active, path, _ = _engine(tmp_path, _env(PATH="/usr/bin:/bin"))
+    assert active == current
+    assert path.endswith(SUFFIX) == active
+
+
+@built
+def test_pure_asked_runs_the_sources_without_a_word(tmp_path: Path) -> None:
+    active, path, stderr = _engine(tmp_path, _env(BLACKJACK_ENGINE="pure"))
+    assert not active and path == str(compiled.PACKAGE / "replay.py")
     assert "stale" not in stderr
 
 
-@pytest.mark.parametrize("package", OTHERS)
-def test_a_stale_build_is_never_run_its_sources_are(package: str, tmp_path: Path) -> None:
+@built
+def test_a_stale_build_is_never_run_its_sources_are(tmp_path: Path) -> None:
     """A copy of the package with its build, ahead of the checkout on the path: as built,
-    it runs compiled; with one source edited after the build, every module of the build
-    loads from its source (a build runs whole), and a warning names the edited one."""
-    if not _current(package):
-        pytest.skip(f"no current compiled build of {package} in this checkout (no C compiler at install)")
-    parts = package.split(".")
-    for depth in range(1, len(parts)):  # the enclosing packages' __init__ only
-        (tmp_path.joinpath(*parts[:depth])).mkdir(parents=True, exist_ok=True)
-        shutil.copy(ROOT.joinpath(*parts[:depth], "__init__.py"), tmp_path.joinpath(*parts[:depth], "__init__.py"))
-    copy = tmp_path.joinpath(*parts)
-    shutil.copytree(builds.folder(package), copy, ignore=shutil.ignore_patterns("__pycache__"))
+    it runs compiled; with one source edited after the build, every module loads from its
+    source (the build runs whole or not at all), and a warning names the edited one."""
+    copy = tmp_path / "tables" / "engine"
+    copy.parent.mkdir()
+    shutil.copy(ROOT / "tables" / "__init__.py", copy.parent / "__init__.py")
+    shutil.copytree(compiled.PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
     env = _env(PYTHONPATH=f"{tmp_path}{os.pathsep}{ROOT}")
-    active, paths, stderr = _imported(package, tmp_path, env)
-    assert all(active) and all(path.startswith(str(copy)) for path in paths), (paths, stderr)
-    edited = builds.COMPILED[package][-1]
-    with (copy / f"{edited}.py").open("a") as source:
+    active, path, stderr = _engine(tmp_path, env)
+    assert active and path.startswith(str(copy / "_compiled")), (path, stderr)
+    with (copy / "shoes.py").open("a") as source:
         source.write("\n# edited after the build\n")
-    active, paths, stderr = _imported(package, tmp_path, env)
-    assert not any(active)
-    assert paths == [str(copy / f"{name}.py") for name in builds.COMPILED[package]]
-    assert f"{package} runs its pure-Python sources: its compiled build is stale ({edited} changed" in stderr
+    active, path, stderr = _engine(tmp_path, env)
+    assert not active and path == str(copy / "replay.py")
+    assert "its compiled build is stale (shoes changed or missing since it was built)" in stderr
+    done = subprocess.run([sys.executable, "-m", "tables.engine.compiled", "check"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 1 and "the compiled build is stale (shoes changed" in done.stderr
 
 
-def test_a_build_lacking_a_module_its_record_names_is_stale(tmp_path: Path) -> None:
-    suffix = builds.SUFFIXES[-1]
-    for name in ("a", "b"):
-        (tmp_path / f"{name}.py").write_text(f"# {name}\n")
-        (tmp_path / f"{name}{suffix}").write_bytes(b"")
-    (tmp_path / f"native{builds.SHARED}{suffix}").write_bytes(b"")  # the shared library: no module
-    builds.stamp(tmp_path, ["a", "b"])
-    assert sorted(builds.extensions(tmp_path)) == ["a", "b"]
-    assert builds.stale(tmp_path) == []
-    assert builds.stale(tmp_path, ["a", "b", "c"]) == ["c"]  # one the package's list names, not built
-    (tmp_path / f"b{suffix}").unlink()
-    assert builds.stale(tmp_path) == ["b"]  # its record names it
-    (tmp_path / "a.py").write_text("# a, edited\n")
-    assert builds.stale(tmp_path) == ["a", "b"]
+def _unchanged(build: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(build.iterdir())} if build.is_dir() else {}
 
 
-def test_a_package_mypyc_cannot_build_stays_pure_alone(tmp_path: Path) -> None:
-    """setup.py's build of a copy of the checkout in which the auditor's reports have a
-    type error: mypyc refuses that package's build, says so, and goes on with the others
-    (the compiler, CC=false, then fails them, so nothing is built; what is asserted is
-    that they reached it). A build requirement missing from pyproject.toml's build
-    system (mypy cannot follow an import) ended every package's build so."""
-    copy = tmp_path / "checkout"
-    ignore = shutil.ignore_patterns("__pycache__", "*.so", "compiled.json")
-    for top in ("audit", "auditor", "ledger", "tables"):
-        shutil.copytree(ROOT / top, copy / top, ignore=ignore)
-    for name in ("setup.py", "pyproject.toml", "README.md"):
-        shutil.copy(ROOT / name, copy / name)
-    with (copy / "auditor" / "reports.py").open("a") as source:
-        source.write('\n_BROKEN: int = "not an int"\n')
-    done = subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--build-temp", str(tmp_path / "o"),
-                           "--build-lib", str(tmp_path / "lib")], cwd=copy, capture_output=True, text=True,
-                          check=False, env=_env(CC="false", LDSHARED="false"))
-    assert done.returncode == 0, done.stderr
-    assert "auditor stays pure Python: its compiled build failed" in done.stderr
-    assert not any(f"{package} stays pure Python" in done.stderr for package in builds.COMPILED if package != "auditor")
-    assert "every package stays pure Python: the compiled build failed" in done.stderr  # the others reached the compiler
-    assert not list((tmp_path / "lib").rglob("*.so"))
+def test_a_build_without_a_compiler_fails_saying_so_and_changes_nothing(tmp_path: Path) -> None:
+    before = _unchanged(compiled.BUILD)
+    done = subprocess.run([sys.executable, "-m", "tables.engine.compiled", "build"], cwd=tmp_path, capture_output=True,
+                          text=True, check=False, env=_env(PATH=str(tmp_path)))
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1] == "no C compiler found: the engine stays pure Python"
+    assert _unchanged(compiled.BUILD) == before
 
 
-def test_a_wheel_builds_where_a_compiler_is(tmp_path: Path) -> None:
-    """``pip install .`` (not editable: a regulator's install of the auditor, docs/regulator.md)
-    builds a wheel, in pip's own build environment. With a compiler present it stopped:
-    mypyc's C files were named by an absolute path, which a wheel's build refuses. Here the
-    compiler is reached and fails (CC=false), and the wheel is made, pure Python."""
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", str(ROOT), "-w",
-                           str(tmp_path / "dist")], cwd=tmp_path, capture_output=True, text=True, check=False,
-                          env=_env(CC="false", LDSHARED="false"))
-    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
-    assert "every package stays pure Python: the compiled build failed" in done.stdout + done.stderr
-    assert len(list((tmp_path / "dist").glob("*.whl"))) == 1
+def test_a_build_the_compiler_fails_says_so_and_changes_nothing(tmp_path: Path) -> None:
+    """mypyc compiles the engine to C and the C compiler fails (CC=false): exit 1 with a
+    line saying so, and whatever build was there stays exactly as it was."""
+    if compiled.compiler() is None:
+        pytest.skip("no C compiler here: the build stops before mypyc (the test above)")
+    before = _unchanged(compiled.BUILD)
+    done = subprocess.run([sys.executable, "-m", "tables.engine.compiled", "build"], cwd=tmp_path, capture_output=True,
+                          text=True, check=False, env=_env(CC="false", LDSHARED="false"))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "the compiled build failed: the compiler failed" in done.stderr
+    assert _unchanged(compiled.BUILD) == before

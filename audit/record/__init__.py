@@ -8,10 +8,3 @@ Everything above it - the store, the API, the admin - is a Django shell around i
   upcasters;
 - :mod:`.chain` - canonical JSON (RFC 8785) and the SHA-256 chain.
 """
-
-from pathlib import Path
-
-from . import builds as _builds
-
-# a compiled build runs only while its sources are as built (builds.py)
-_builds.guard(__name__, Path(__file__).resolve().parent)

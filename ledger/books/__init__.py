@@ -11,13 +11,6 @@ layer hands it the replayed figures and the house edge).
 - :mod:`.stats` - hold, intervals, aggregation by table, game, pit, casino and period;
 - :mod:`.findings` - the ledger's findings (the one vocabulary's kinds owned by ``ledger``).
 """
-from pathlib import Path
-
-from audit.record import builds as _builds
-
-# a compiled build runs only while its sources are as built (audit.record.builds)
-_builds.guard(__name__, Path(__file__).resolve().parent)
-
 from audit.record.shifts import WHOLE_DAY, ShiftPlan
 
 from .figures import Figures

@@ -22,12 +22,12 @@ def test_doctests(name: str) -> None:
 
 
 def _with_docstrings(module: ModuleType) -> ModuleType:
-    """The module, or where it is compiled (tables/engine/builds.py), its source loaded
+    """The module, or where it is compiled (tables/engine/compiled.py), its source loaded
     beside it: a compiled function keeps no docstring for doctest to find."""
     if str(module.__file__).endswith(".py"):
         return module
     # beside the package's own __init__ (never compiled): mypyc names a compiled module's
-    # __file__ from its shared library's folder (audit/record/builds.py, SHARED)
+    # __file__ from its shared library's folder (docs/engine.md, The compiled build)
     package = importlib.import_module(module.__name__.rsplit(".", 1)[0])
     source = Path(str(package.__file__)).parent / f"{module.__name__.rsplit('.', 1)[1]}.py"
     spec = importlib.util.spec_from_file_location(f"{module.__name__}_source", source)
