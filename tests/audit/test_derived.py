@@ -128,6 +128,8 @@ def check_tampering_named_and_restored(data: dict[str, Any], role: str | None) -
     for line in expected:
         assert line in err, (line, err)
     assert err.count("read model: ") == 7  # three of the finding, one of the sign-off, one and two of the alerts
+    assert "7 field(s) of rows people act on differ from their events" in err
+    assert "what protects the record" not in err  # nothing of the protection is wrong
     code, out, err = run_command("rebuild_projections")
     assert code == 1 and "finding row(s) written as their events make them" in err, (out, err)
     assert "1 sign-off row(s)" in err and "2 alert row(s)" in err

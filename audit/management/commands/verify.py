@@ -135,11 +135,14 @@ class Command(BackOfficeCommand):
         for problem in report.problems:
             self.stderr.write(f"{where}{problem}")
         if guards:
-            raise CommandError(
-                f"{len(guards)} problem(s) with what protects the record"
-                + (f"; {len(report.problems)} stream(s) with problems" if report.problems else ""),
-                returncode=1,
-            )
+            # each kind of problem counted under its own name (audit.integrity's lines)
+            rows = sum(1 for g in guards if g.startswith("read model: "))
+            stopped = sum(1 for g in guards if g.startswith("ingest: "))
+            said = [f"{len(guards) - rows - stopped} problem(s) with what protects the record"] if len(guards) > rows + stopped else []
+            said += [f"{rows} field(s) of rows people act on differ from their events"] if rows else []
+            said += [f"{stopped} ingest(s) stopped while writing"] if stopped else []
+            said += [f"{len(report.problems)} stream(s) with problems"] if report.problems else []
+            raise CommandError("; ".join(said), returncode=1)
         if not report.events and report.ok:
             self.stdout.write(f"{where}no events to verify")
             return
