@@ -28,7 +28,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 
+from audit.authority import refused_events
 from audit.reading import stream_events
+from audit.record.authority import applicable
 from audit.record.corrections import struck_events
 from audit.record.money import money_text
 from audit.reports import Column, Report
@@ -36,7 +38,7 @@ from audit.store import stream_head
 from ledger.books.fold import Fold
 from ledger.books.journal import Entry
 
-from . import config, projection, selectors
+from . import config, fx, projection, selectors
 from . import models as m
 
 JOURNAL_COLUMNS = (
@@ -84,7 +86,11 @@ def table_journal(*, table: str, day: date) -> TableJournal:
         for event in stream_events(table, low, high, types=types):
             event["stream"] = table
             events.append(event)
-    fold = Fold(plan=config.shift_plan(), struck=struck_events(events))
+    # the books' own rules: a correction no one with the authority recorded strikes nothing
+    # (audit.record.authority), and foreign amounts are booked at the days' rates
+    refused = refused_events(table, start, head)
+    fold = Fold(plan=config.shift_plan(), struck=struck_events(applicable(events, refused)), refused=refused,
+                rates=fx.rates())
     for event in events:
         fold.apply(event)
     books = fold.books(final=False)

@@ -158,6 +158,54 @@ def test_a_later_correction_joins_its_day_and_moves_no_other_entry(example, fake
     assert agreement(day=THE_DAY).agrees
 
 
+def test_a_strike_no_one_with_the_authority_recorded_strikes_nothing_in_the_journal(example) -> None:
+    """A correction striking the day's drop posting, stored past the door under a table
+    device's principal: the books apply it to nothing (audit.record.authority), and the
+    journal, folded again from the record, by the same rule - its lines stay as they were
+    and agree with the stored trial balance."""
+    import uuid
+    from datetime import UTC, datetime
+
+    from audit.models import Event
+    from audit.store import NewEvent
+    from tests.back_office.test_authority_paths import store_past_the_door
+
+    before = lines(journal(day=THE_DAY).as_csv())
+    posted = Event.objects.get(stream="BJ-01", type="drop.posted")
+    store_past_the_door("BJ-01", NewEvent(
+        id=uuid.uuid4(), type="correction.recorded", occurred_at=datetime(2026, 11, 30, 9, tzinfo=UTC),
+        actor="device:device-BJ-01", source="probe",
+        payload={"round": None, "corrects": str(posted.event_id), "settlements": [], "reason": "no drop",
+                 "authorised_by": "PB-1"}), principal="device:device-BJ-01")
+    catch_up("ledger.books")
+    assert lines(journal(day=THE_DAY).as_csv()) == before
+    assert agreement(day=THE_DAY).agrees
+
+
+def test_a_foreign_amount_is_journalled_at_the_days_rate_as_the_books_book_it(fake_game, django_user_model) -> None:
+    """USD 1,000.00 bought in and dropped at a EUR table, the day's rate 0.9 set by
+    accounting: the journal posts EUR 900.00 (by hand: 1,000.00 x 0.9) where the books do,
+    and agrees with the stored trial balance."""
+    from fractions import Fraction
+
+    from django.contrib.auth.models import Group
+
+    from ledger.fx import fx_rate_set
+    from tests.ledger.test_currencies import usd_at_a_eur_table
+
+    t = usd_at_a_eur_table()
+    fake_game.record(t.code, t.events)
+    append(t.code, t.events)
+    carol = django_user_model.objects.create_user("carol", is_staff=True)
+    carol.groups.add(Group.objects.get(name="accounting"))
+    fx_rate_set(gaming_day=THE_DAY, currency="USD", rate=Fraction(9, 10), user=carol)
+    catch_up("ledger.books")
+    made = lines(journal(day=THE_DAY).as_csv())
+    assert [(r["memo"], r["account"], r["debit"], r["credit"]) for r in made if r["account"] == "world"] == [
+        ("cash buy-in box 1", "world", "", "900.00")]
+    assert agreement(day=THE_DAY).agrees
+
+
 def test_two_currencies_are_two_totals(example, fake_game) -> None:
     yen = Table("JP-01", currency="JPY")
     yen.open(DAY)
