@@ -221,7 +221,7 @@ class StreamReports:
 
 class EventIds(Protocol):
     """What the audit asks of its set of event ids (:class:`IdSet`; a test's reference,
-    a set of the texts): typed by what it does, so that the compiled build takes either."""
+    a set of the texts): typed by what it does, so that either serves."""
 
     def add_new(self, event_id: str) -> bool: ...
 

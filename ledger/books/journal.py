@@ -104,8 +104,7 @@ def moves(*transfers: tuple[str, str, Any]) -> tuple[Line, ...]:
     """Lines for transfers ``(from, to, amount)``; zero amounts leave no line. Balanced by
     construction: each transfer is a ``-`` line and a ``+`` line of the same amount. (An
     amount is typed Any: read from a payload, it reaches the entry's check as it is, and
-    the check names one that is not an integer - typed int, the compiled build would
-    refuse it with its own TypeError first.)"""
+    the check names one that is not an integer.)"""
     lines: list[Line] = []
     for source, target, amount in transfers:
         if amount:
