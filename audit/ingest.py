@@ -78,9 +78,9 @@ from .inserts import binary_moment, binary_row, binary_text, copy_rows, insert_v
 from .jsonl import BadLine, Line, parse_line
 from .models import Event, IngestRun, IngestStep
 from .record.authority import ingest_principal
-from .record.chain import canonical_json, format_timestamp
+from .record.chain import canonical_json, document_digest, document_tail, format_timestamp
 from .record.collector import acyclic_work
-from .record.envelope import check_claimed, document_digest, document_tail
+from .record.envelope import check_claimed
 from .record.events import AUTHORITY, SERVER_ONLY, PayloadError
 from .record.jsonl import numbered, stream_of
 from .record.processes import can_fork, cpus

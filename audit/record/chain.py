@@ -17,9 +17,18 @@ Encoding (exactly RFC 8785, the JSON Canonicalization Scheme, for the values we 
   sorting by UTF-16 code unit.
 
 Under those restrictions msgspec's JSON encoder with sorted keys produces RFC 8785
-output byte for byte (and so would ``json.dumps(sort_keys=True, separators=(",", ":"),
-ensure_ascii=False)``, in Python); ``tests/audit/test_chain.py`` checks it
-against the reference implementation (``rfc8785``) on generated values.
+output byte for byte (:func:`canonical_json`; so would ``json.dumps(sort_keys=True,
+separators=(",", ":"), ensure_ascii=False)``, in Python); ``tests/audit/test_chain.py``
+checks it against the reference implementation (``rfc8785``) on generated values.
+
+**The one builder of the hashed document** is :func:`document`: its members, each in
+its canonical text, set into the document's fixed member order. Every path that hashes
+an event calls it - :func:`hashed_document` and :func:`event_hash` from an event's
+values (the store, :func:`.envelope.seal`, the verifier), and, from text they hold
+already, the writer of a run of lines (:meth:`.envelope.StreamChain.lines`), the
+offline reader (:func:`.jsonl.decode_hashed`) and the store's ingest - so none of them
+writes the document itself. ``tests/audit/test_chain.py`` holds :func:`hashed_document`
+to ``rfc8785`` of the document's members, and every path to it, on generated events.
 
 ``hash = sha256(canonical bytes).hexdigest()`` (64 lower-case hex digits). The first
 event of a stream has ``prev_hash`` = :data:`GENESIS_HASH`, 64 zeros; every later event
@@ -89,6 +98,46 @@ def parse_timestamp(text: str) -> datetime:
     return utc(moment)
 
 
+# The hashed document as bytes, members in RFC 8785 (sorted) order: actor, id,
+# occurred_at, payload, prev_hash, recorded_at, then the tail (document_tail) - the one
+# place it is written. Each member goes in as its canonical text, so a caller that holds
+# that text already (a line's, the previous event's hash) does not make it again.
+_DOCUMENT = b'{"actor":%s,"id":"%s","occurred_at":"%s","payload":%s,"prev_hash":"%s","recorded_at":"%s",%s%d}'
+
+
+@lru_cache(maxsize=4096)
+def document_tail(schema_version: int, source: str, stream: str, type: str) -> bytes:
+    """The document's members after ``recorded_at``, up to ``version``'s value: one per
+    (schema version, source, stream, type), so it is made once and kept."""
+    return b'"schema_version":%d,"source":%s,"stream":%s,"type":%s,"version":' % (
+        schema_version, canonical_json(source), canonical_json(stream), canonical_json(type))
+
+
+def string_text(text: str) -> bytes:
+    """A string's canonical text without its quotes (what goes between them)."""
+    raw = text.encode()
+    # letters and digits only (a hash, a UUID's hex) are their own text: no encoder call
+    return raw if raw.isalnum() else _encoder.encode(text)[1:-1]
+
+
+def document(actor: bytes, id: bytes, occurred_at: bytes, payload: bytes, prev_hash: bytes, recorded_at: bytes,
+             tail: bytes, version: int) -> bytes:
+    """The hashed document's canonical bytes from its members in canonical text:
+    ``actor`` quoted (:func:`canonical_json`); ``id`` (lower-case 8-4-4-4-12) and the
+    timestamps (:func:`format_timestamp`) as the chain writes them; ``payload``
+    :func:`canonical_json` of the normal form; ``prev_hash`` :func:`string_text` (a
+    hash's 64 hex digits are their own); ``tail`` from :func:`document_tail`."""
+    return _DOCUMENT % (actor, id, occurred_at, payload, prev_hash, recorded_at, tail, version)
+
+
+def document_digest(actor: bytes, id: bytes, occurred_at: bytes, payload: bytes, prev_hash: bytes,
+                    recorded_at: bytes, tail: bytes, version: int) -> bytes:
+    """The event's hash (64 hex digits, as bytes) of :func:`document`'s bytes (the
+    template set here as there: one call less for the hot paths)."""
+    return hashlib.sha256(_DOCUMENT % (actor, id, occurred_at, payload, prev_hash, recorded_at, tail, version)
+                          ).hexdigest().encode()
+
+
 def hashed_document(
     *,
     id: UUID,
@@ -102,22 +151,15 @@ def hashed_document(
     source: str,
     payload: dict[str, Any],
     prev_hash: str,
-) -> dict[str, Any]:
-    return {
-        "id": str(id),
-        "stream": stream,
-        "version": version,
-        "type": type,
-        "schema_version": schema_version,
-        "occurred_at": format_timestamp(occurred_at),
-        "recorded_at": format_timestamp(recorded_at),
-        "actor": actor,
-        "source": source,
-        "payload": payload,
-        "prev_hash": prev_hash,
-    }
+) -> bytes:
+    """The canonical bytes of an event's hashed document (see the module), from its
+    values: :func:`document` of each member written in its canonical text."""
+    return document(
+        canonical_json(actor), string_text(str(id)), format_timestamp(occurred_at).encode(), canonical_json(payload),
+        string_text(prev_hash), format_timestamp(recorded_at).encode(),
+        document_tail(schema_version, source, stream, type), version)
 
 
 def event_hash(**fields: Any) -> str:
     """SHA-256 of the canonical document of an event (see :func:`hashed_document`)."""
-    return hashlib.sha256(canonical_json(hashed_document(**fields))).hexdigest()
+    return hashlib.sha256(hashed_document(**fields)).hexdigest()

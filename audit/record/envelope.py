@@ -19,7 +19,6 @@ ones).
 """
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable
 from datetime import datetime
@@ -28,7 +27,14 @@ from uuid import UUID
 
 import msgspec
 
-from .chain import GENESIS_HASH, canonical_json, event_hash, format_timestamp
+from .chain import (
+    GENESIS_HASH,
+    canonical_json,
+    document_digest,
+    document_tail,
+    event_hash,
+    format_timestamp,
+)
 from .events import PayloadError, current_version
 
 # a stream is a table's code (or a server stream such as ``audit.findings``): the pattern
@@ -96,23 +102,32 @@ class Envelope(msgspec.Struct, frozen=True):
         :func:`audit.record.jsonl.export_form`)."""
         id_text, occurred, recorded = texts or (
             str(self.id), format_timestamp(self.occurred_at), format_timestamp(self.recorded_at))
-        out: dict[str, Any] = {
-            "id": id_text,
-            "stream": self.stream,
-            "version": self.version,
-            "type": self.type,
-            "schema_version": self.schema_version,
-            "occurred_at": occurred,
-            "recorded_at": recorded,
-            "actor": self.actor,
-            "source": self.source,
-            "payload": self.payload,
-            "prev_hash": self.prev_hash,
-            "hash": self.hash,
-        }
-        if self.position is not None:
-            out["position"] = self.position
-        return out
+        return export_dict(id_text, self.stream, self.version, self.type, self.schema_version, occurred, recorded,
+                           self.actor, self.source, self.payload, self.prev_hash, self.hash, self.position)
+
+
+def export_dict(id: str, stream: str, version: int, type: str, schema_version: int, occurred_at: str,
+                recorded_at: str, actor: str, source: str, payload: dict[str, Any], prev_hash: str, hash: str,
+                position: int | None) -> dict[str, Any]:
+    """An envelope's export form from its members, the id and moments as the chain writes
+    them (:meth:`Envelope.as_dict`'s, and the offline reader's: one place)."""
+    out: dict[str, Any] = {
+        "id": id,
+        "stream": stream,
+        "version": version,
+        "type": type,
+        "schema_version": schema_version,
+        "occurred_at": occurred_at,
+        "recorded_at": recorded_at,
+        "actor": actor,
+        "source": source,
+        "payload": payload,
+        "prev_hash": prev_hash,
+        "hash": hash,
+    }
+    if position is not None:
+        out["position"] = position
+    return out
 
 
 def seal(envelope: Envelope, *, claimed: str | None = None) -> Envelope:
@@ -128,29 +143,6 @@ def check_claimed(claimed: str | None, digest: str) -> None:
     """A restored event's ``claimed`` hash must be the ``digest`` its content gives."""
     if claimed is not None and claimed != digest:
         raise PayloadError("hash", f"does not match the event's content (computed {digest})")
-
-
-# The hashed document (chain.hashed_document, canonical_json) written straight as bytes,
-# members in RFC 8785 (sorted) order: actor, id, occurred_at, payload, prev_hash,
-# recorded_at, then the tail (document_tail). The fast paths fill it from values already
-# in their canonical text; tests hold it equal to event_hash.
-_DOCUMENT = b'{"actor":%s,"id":"%s","occurred_at":"%s","payload":%s,"prev_hash":"%s","recorded_at":"%s",%s%d}'
-
-
-def document_tail(schema_version: int, source: str, stream: str, type: str) -> bytes:
-    """The members after ``recorded_at``, up to ``version``'s value: one per (schema
-    version, source, stream, type), so a fast path makes it once and keeps it."""
-    return b'"schema_version":%d,"source":%s,"stream":%s,"type":%s,"version":' % (
-        schema_version, canonical_json(source), canonical_json(stream), canonical_json(type))
-
-
-def document_digest(actor: bytes, id: bytes, occurred_at: bytes, payload: bytes, prev_hash: bytes,
-                    recorded_at: bytes, tail: bytes, version: int) -> bytes:
-    """The event's hash (hex, as bytes) from its members in canonical text: ``actor``
-    quoted (canonical_json), ``id`` and the timestamps as the chain writes them,
-    ``payload`` canonical_json of the normal form, ``tail`` from :func:`document_tail`."""
-    return hashlib.sha256(_DOCUMENT % (actor, id, occurred_at, payload, prev_hash, recorded_at, tail, version)
-                          ).hexdigest().encode()
 
 
 # One new event for :meth:`StreamChain.lines`: (id as lower-case 8-4-4-4-12 text, type,

@@ -36,7 +36,6 @@ neither checks the chain itself: :mod:`.verify` does.
 """
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Annotated, Any, TypeVar
@@ -44,8 +43,18 @@ from uuid import UUID
 
 import msgspec
 
-from .chain import EARLIEST, LATEST, UUID_TEXT, canonical_json, format_timestamp, utc
-from .envelope import Envelope, label_problem, stream_problem
+from .chain import (
+    EARLIEST,
+    LATEST,
+    UUID_TEXT,
+    canonical_json,
+    document_digest,
+    document_tail,
+    format_timestamp,
+    string_text,
+    utc,
+)
+from .envelope import Envelope, export_dict, label_problem, stream_problem
 from .events import PayloadError, decode_payload_json
 from .events.registry import explain
 
@@ -201,6 +210,14 @@ def _members_problem(stream: str, actor: str, source: str) -> tuple[str, str] | 
 
 _GOOD_STREAMS: set[str] = set()
 _GOOD_LABELS: set[str] = set()
+_QUOTED: dict[str, bytes] = {}  # an actor -> its canonical JSON
+
+
+def _remembered(known: dict[str, bytes], key: str, value: bytes) -> bytes:
+    if len(known) >= 4096:  # a file of ever new names costs the encoding, not memory
+        known.clear()
+    known[key] = value
+    return value
 
 
 def _remember(good: set[str], value: str) -> None:
@@ -325,28 +342,6 @@ class Link(msgspec.Struct, frozen=True):
         return self.digest
 
 
-class _Document(msgspec.Struct):
-    """The hashed document (:mod:`.chain`): its members in the order of their keys, which
-    is the order an encoder writes a struct's fields in, so its JSON is RFC 8785's (and
-    the encoder need not sort them: :data:`_encode_document`)."""
-
-    actor: str
-    id: str
-    occurred_at: str
-    payload: msgspec.Raw
-    prev_hash: str
-    recorded_at: str
-    schema_version: int
-    source: str
-    stream: str
-    type: str
-    version: int
-
-
-assert list(_Document.__struct_fields__) == sorted(_Document.__struct_fields__)
-_encode_document = msgspec.json.Encoder().encode
-
-
 def _exported_moment(text: str) -> bool:
     """Whether ``text`` is a moment written as the export form writes it
     (``YYYY-MM-DDTHH:MM:SS.ffffffZ``, ASCII digits) that the plain decode reads, within
@@ -420,17 +415,16 @@ def _fast(text: str | bytes, line: int | None) -> tuple[Link, dict[str, Any]] | 
 def _hashed(id_text: str, stream: str, version: int, type_: str, schema_version: int, occurred: str, recorded: str,
             actor: str, source: str, payload: dict[str, Any], encoded: bytes, prev_hash: str, stored: str,
             position: int | None) -> tuple[Link, dict[str, Any]]:
-    # the payload's canonical bytes go in as they are: encoded once, by its check
-    digest = hashlib.sha256(_encode_document(_Document(
-        actor, id_text, occurred, msgspec.Raw(encoded), prev_hash, recorded, schema_version, source, stream,
-        type_, version))).hexdigest()
-    event: dict[str, Any] = {
-        "id": id_text, "stream": stream, "version": version, "type": type_, "schema_version": schema_version,
-        "occurred_at": occurred, "recorded_at": recorded, "actor": actor, "source": source, "payload": payload,
-        "prev_hash": prev_hash, "hash": stored,
-    }
-    if position is not None:
-        event["position"] = position
+    # the payload's canonical bytes go in as they are: encoded once, by its check; the id
+    # and the moments are in the chain's text already (checked, or written by it)
+    who = _QUOTED.get(actor)
+    if who is None:
+        who = _remembered(_QUOTED, actor, canonical_json(actor))
+    digest = document_digest(who, id_text.encode(), occurred.encode(), encoded, string_text(prev_hash),
+                             recorded.encode(), document_tail(schema_version, source, stream, type_),
+                             version).decode()
+    event = export_dict(id_text, stream, version, type_, schema_version, occurred, recorded, actor, source,
+                        payload, prev_hash, stored, position)
     return Link(id_text, stream, version, position, type_, schema_version, payload, prev_hash, stored, digest), event
 
 
