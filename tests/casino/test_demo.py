@@ -49,7 +49,8 @@ def test_demo_builds_two_days_finds_every_planted_fault_of_every_kind_and_prints
         return next(line for line in first if line.strip().startswith(table)).split("  ")[-1]
 
     assert state("BJ-03") == "incomplete: the drop not counted"
-    assert state("BJ-04") == "incomplete: the drop not posted"
+    # BJ-04's fill arrived a chip short of its issue (fill_short): that difference too
+    assert state("BJ-04") == "incomplete: the drop not posted; a variance not explained"
     assert state("BJ-07") == "incomplete: no closing count"
     assert state("BJ-05") == "incomplete: a fill or credit slip neither finished nor voided; a variance not explained"
     assert state("BJ-01") == "no drop box (a game without a chip tray)"
