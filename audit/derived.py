@@ -36,16 +36,22 @@ from typing import Any
 from django.db import models, transaction
 
 from .models import Event
+from .record.events import LIFTED, current_form
 
 Fields = dict[str, Any]
 
 
 def stream_events(stream: str, types: Iterable[str] | None = None) -> Iterator[Event]:
-    """A server stream's events in version order (``types``: only these)."""
+    """A server stream's events in version order (``types``: only these), each payload in
+    its type's current form (:func:`audit.record.events.current_form`; the instance's
+    ``payload`` and ``schema_version`` as read, never saved: events are not updated)."""
     events = Event.objects.filter(stream=stream)
     if types is not None:
         events = events.filter(type__in=list(types))
-    return events.order_by("version").iterator(chunk_size=2000)
+    for event in events.order_by("version").iterator(chunk_size=2000):
+        if event.type in LIFTED:
+            event.schema_version, event.payload = current_form(event.type, event.schema_version, event.payload)
+        yield event
 
 
 def _shown(value: object) -> str:

@@ -2,7 +2,9 @@
 ledger's books (:mod:`ledger.projection`) - as the dicts the folds read: ``id`` (text),
 ``version``, ``type``, ``schema_version``, ``payload`` (builtins) and ``occurred_at`` (an
 aware datetime in UTC). Streamed, not held: a live game's day is close to a million
-events.
+events. Each payload is in its type's current form (:func:`audit.record.events.current_form`:
+an older version lifted by the catalogue's upcasters, a member left out as ``None`` put
+back) and ``schema_version`` is the current version: the folds read no older version.
 
 Read without the ORM's value converters, which cost more than the fold of an event:
 
@@ -33,6 +35,7 @@ from django.db import connection
 from django.utils.dateparse import parse_datetime
 
 from .models import Event
+from .record.events import LIFTED, current_form
 
 __all__ = ["stream_events"]
 
@@ -69,6 +72,8 @@ def stream_events(stream: str, low: int, high: int, *, types: Collection[str] | 
             rows = rows.filter(type__in=list(types))
         for event_id, version, type_, schema_version, payload, occurred_at in (
                 rows.order_by("version").values_list(*FIELDS).iterator(chunk_size=_CHUNK)):
+            if type_ in LIFTED:
+                schema_version, payload = current_form(type_, schema_version, payload)
             yield {"id": str(event_id), "version": version, "type": type_, "schema_version": schema_version,
                    "payload": payload, "occurred_at": occurred_at}
 
@@ -94,8 +99,11 @@ def _postgresql(stream: str, low: int, high: int, types: Collection[str] | None)
         rows = cursor.cursor.stream(sql, params, size=_STREAMED)
         try:
             for event_id, version, type_, schema_version, payload, occurred_at in rows:
+                payload = loads(payload)
+                if type_ in LIFTED:
+                    schema_version, payload = current_form(type_, schema_version, payload)
                 yield {"id": event_id, "version": version, "type": type_, "schema_version": schema_version,
-                       "payload": loads(payload),
+                       "payload": payload,
                        "occurred_at": occurred_at if in_utc else occurred_at.replace(tzinfo=UTC)}
         finally:
             # a reader that stops early (the first event only, an error in the fold): the
@@ -116,8 +124,11 @@ def _sqlite(stream: str, low: int, high: int, types: Collection[str] | None) -> 
         cursor.execute(_SQLITE.format(types=marks), params)
         while rows := cursor.fetchmany(_CHUNK):
             for event_id, version, type_, schema_version, payload, occurred_at in rows:
+                payload = loads(payload)
+                if type_ in LIFTED:
+                    schema_version, payload = current_form(type_, schema_version, payload)
                 yield {"id": _id_text(event_id), "version": version, "type": type_,
-                       "schema_version": schema_version, "payload": loads(payload),
+                       "schema_version": schema_version, "payload": payload,
                        "occurred_at": _sqlite_moment(occurred_at)}
 
 

@@ -49,6 +49,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from audit.record import merkle, signing
 from audit.record.collector import bulk_work
+from audit.record.events import read_current
 from audit.record.jsonl import LineError, decode_hashed
 from audit.record.processes import cpus
 from audit.record.verify import Head, Verifier
@@ -300,7 +301,7 @@ class _Check:
                         self.disagree("rule_sets", "the table opened with a rule set the manifest does not list",
                                       file=file, line=line, stream=name, version=envelope.version,
                                       expected=rule_set_key(entry), found=", ".join(sorted(rule_sets)) or "none")
-                add(event)
+                add(read_current(event))  # hashed as stored, folded in its current form
                 counts[kind] = counts.get(kind, 0) + 1
                 last = envelope
         except LineError as error:

@@ -16,6 +16,7 @@ from typing import Any
 from audit.record import merkle, signing
 from audit.record.authority import refused_of
 from audit.record.collector import bulk_work
+from audit.record.events import read_current
 from audit.record.jsonl import LineError, decode_line
 from audit.record.money import format_money, format_signed
 from audit.record.verify import Head, Verifier
@@ -66,7 +67,7 @@ def _recall(path: str | Path, table: str, day: str, number: int) -> str:
                 in_round, round_day = True, current_day
             if in_round or (envelope.type == "correction.recorded" and payload.get("round") == number):
                 mine.append(event)
-            replay.apply(event)
+            replay.apply(read_current({**event}))  # the fold reads the current form
             if in_round and envelope.type in ("round.settled", "round.voided") and payload.get("round") == number:
                 in_round, done = False, True
         if not mine:

@@ -35,7 +35,7 @@ from audit.models import AccessRecord, Event, Finding
 from audit.record import merkle, signing
 from audit.record.authority import refused_of
 from audit.record.chain import format_timestamp
-from audit.record.events import AUTHORITY
+from audit.record.events import AUTHORITY, read_current
 from audit.record.jsonl import encode_line
 from audit.seals import seal_holds
 from audit.store import envelope_of
@@ -294,7 +294,7 @@ def _tables(folder: Path, slices: Sequence[Slice], sth: signing.SignedTreeHead, 
             for number, row in enumerate(rows.order_by("version").iterator(chunk_size=2000), start=1):
                 envelope = envelope_of(row)
                 target.write(encode_line(envelope))
-                audit.add(envelope.as_dict())
+                audit.add(read_current(envelope.as_dict()))  # written as stored, folded in its current form
                 kinds[row.type] += 1
                 first = first or row
                 last = row

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from audit.record.events import read_current
 from audit.record.jsonl import decode_lines
 from audit.record.verify import verify
 from ledger.books import fold, reconcile
@@ -63,7 +64,9 @@ def found_in_streams(streams: Mapping[str, Sequence[Mapping[str, Any]]]) -> Coun
     """What replay and the books find in each stream's events (envelope dicts, in
     version order): the engine's findings by round, the ledger's by gaming day."""
     found: Counter[Key] = Counter()
-    for stream, events in streams.items():
+    for stream, written in streams.items():
+        # read as every reader hands events to the folds: each payload in its current form
+        events = [read_current(dict(event)) for event in written]
         for f in replay(events).findings:
             found[("engine", stream, f.kind, str(f.round))] += 1
         # the days whose game has a chip tray and a drop box (their counts and drop must be on record)

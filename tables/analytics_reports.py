@@ -21,7 +21,8 @@ from typing import Any
 
 from django.conf import settings
 
-from audit.models import Event, Finding
+from audit.models import Finding
+from audit.reading import stream_events
 from audit.record.findings import kinds_of
 from audit.record.shifts import ShiftPlan
 from audit.reports import Column, Report
@@ -51,13 +52,9 @@ def table_days(day: date, table: str | None = None) -> list[m.TableDay]:
 
 
 def day_events(table_day: m.TableDay) -> Iterator[dict[str, Any]]:
-    """A table's gaming day as the events replay reads (the stored payload; replay upcasts)."""
-    rows = (Event.objects.filter(stream=table_day.table.stream, version__gte=table_day.first_version,
-                                 version__lte=table_day.last_version)
-            .order_by("version").values_list("event_id", "version", "type", "schema_version", "payload", "occurred_at"))
-    for event_id, version, type_, schema, payload, occurred_at in rows.iterator(chunk_size=2000):
-        yield {"id": str(event_id), "version": version, "type": type_, "schema_version": schema, "payload": payload,
-               "occurred_at": occurred_at}
+    """A table's gaming day as the folds read it (:func:`audit.reading.stream_events`:
+    each payload in its type's current form)."""
+    return stream_events(table_day.table.stream, table_day.first_version, table_day.last_version)
 
 
 def played(day: date, table: str | None) -> list[m.TableDay]:

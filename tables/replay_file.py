@@ -46,6 +46,7 @@ import msgspec
 
 from audit.record.collector import bulk_work
 from audit.record.corrections import struck_events
+from audit.record.events import read_current
 from audit.record.ids import IdSet
 from audit.record.jsonl import LineError, NotChained, decode_hashed, numbered
 from audit.record.shelf import Shelf
@@ -291,7 +292,7 @@ def _read_chained(lines: Iterable[str | bytes], spooled: Spooled) -> None:
         if check(envelope, number) is not None:
             broken = True
         if not broken:  # every line is still read: a later one may be unusable, or break another chain
-            spooled.add(event)
+            spooled.add(read_current(event))  # after its hash: the fold reads the current form
     report = verifier.finish()
     if not report.ok:
         raise BrokenChain(report.problems)

@@ -1,5 +1,9 @@
 """The ledger's fold: one table's stream (envelope dicts in version order) -> its books.
 
+It reads each payload in its type's current form only: the readers of events (the
+store's, a file's) lift an older version, and put back a member the normal form leaves
+out, with the catalogue's upcasters (:func:`audit.record.events.read_current`).
+
 ``fold(events)`` posts every stake, payout, buy-in, marker, fill, credit, count and drop
 as balanced entries (:mod:`.journal`), adds up the figures per gaming day and shift
 (:class:`.figures.Figures`), follows the custody of every slip, marker and drop box, and
@@ -627,31 +631,31 @@ def on_inventory_counted(state: Fold, p: Mapping[str, Any]) -> None:
     table's first count in the record is its imprest, from the cage)."""
     chips = _chips(p["chips"])
     kind = p["kind"]
-    day = p.get("gaming_day") or state.day
+    day = p["gaming_day"] or state.day
     if kind == "opening":
         if day != state.day and state.day:
             state.end_of_day(state.day)
         state.day = day
-        shift = p.get("shift") or state.clock_shift()
+        shift = p["shift"] or state.clock_shift()
         state.opened_shift[day] = shift
         previous = state.last_count
         if previous is not None and previous[0] == "closing" and previous[1] != chips:
             state.find("opener_mismatch",
                        f"The opener of gaming day {day}, shift {shift} is {state.chips_text(chips)}; "
                        f"the closer before it was {state.chips_text(previous[1])}.",
-                       key=(day, shift), slip=p.get("slip"),
+                       key=(day, shift), slip=p["slip"],
                        expected=state.chips_text(previous[1]), recorded=state.chips_text(chips))
         key = (day, shift)
         figures = state.at(key)
         if figures.opener is None:
             figures.opener, figures.opener_chips = chip_value(chips), chips
     else:
-        key = (day, p.get("shift") or state.key()[1])
+        key = (day, p["shift"] or state.key()[1])
         figures = state.at(key)
         figures.closer, figures.closer_chips = chip_value(chips), chips
     state.last_count = (kind, chips, state.event_id)
-    state.counts.append(Count(state.event_id, key[0], key[1], kind, chips, p.get("slip"), p.get("counted_by"),
-                              p.get("witnessed_by")))
+    state.counts.append(Count(state.event_id, key[0], key[1], kind, chips, p["slip"], p["counted_by"],
+                              p["witnessed_by"]))
     table = state.table
     lines = [j.Line(j.tray(table, d), d * chips.get(d, 0) - state.balances.get(j.tray(table, d), 0))
              for d in sorted(state.tray_denominations | set(chips))]
@@ -724,7 +728,7 @@ def _table_step(state: Fold, p: Mapping[str, Any], kind: str) -> None:
     never issued them), a credit's go out to transit (to the cage, for a record of
     version 1, which has no cage step)."""
     step = "received" if kind == "fill" else "released"
-    slip = _step(state, p, kind, step, {"dealer": p.get("dealer"), "supervisor": p.get("supervisor")})
+    slip = _step(state, p, kind, step, {"dealer": p["dealer"], "supervisor": p["supervisor"]})
     if slip is None:
         return
     chips = slip.steps[step][1]
@@ -787,7 +791,7 @@ def on_credit_voided(state: Fold, p: Mapping[str, Any]) -> None:
 # --- the drop ----------------------------------------------------------------------------------
 
 def _drop(state: Fold, p: Mapping[str, Any]) -> Drop:
-    where = (p["gaming_day"], p.get("shift"))
+    where = (p["gaming_day"], p["shift"])
     drop = state.drops.get(where)
     if drop is None:
         drop = state.drops[where] = Drop(*where)
@@ -799,7 +803,7 @@ def _drop_amounts(state: Fold, p: Mapping[str, Any], what: str,
     """A drop's count or posting (cash, markers, chips) in the table's currency: as
     recorded, or converted at the day's rate (both kept); None - found, not booked -
     where it is in another currency and no rate of the day converts it."""
-    amounts = (p["cash"], p["markers"], p.get("chips") or 0)
+    amounts = (p["cash"], p["markers"], p["chips"] or 0)
     if p["currency"] == state.currency or state.currency == "XXX":
         return amounts
     day, shift = where
@@ -846,7 +850,7 @@ def on_drop_counted(state: Fold, p: Mapping[str, Any]) -> None:
     cash, markers, chips = amounts
     drop.counted = (cash, markers, chips)
     drop.count_event = state.event_id
-    drop.legacy = p.get("shift") is None and p.get("chips") is None and p.get("team") is None
+    drop.legacy = p["shift"] is None and p["chips"] is None and p["team"] is None
     table = state.table
     book_cash, book_markers = _book_drop(state, drop.gaming_day, drop.shift)
     key = (drop.gaming_day, drop.shift)

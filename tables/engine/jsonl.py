@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from audit.record.events import read_current
 from audit.record.jsonl import (
     LineError,
     NotChained,
@@ -59,14 +60,15 @@ def read_events(lines: Iterable[str | bytes], *, verify_chain: bool = True) -> l
     report = verify(envelopes, check_payloads=False)  # the codec has checked the payloads
     if not report.ok:
         raise BrokenChain(report.problems)
-    return [envelope.as_dict() for _, envelope in envelopes]
+    return [read_current(envelope.as_dict()) for _, envelope in envelopes]
 
 
 def _unchained(text: str | bytes, number: int) -> dict[str, Any]:
+    """A line read without its chain, its payload in its type's current form."""
     fields = decode_fields(text, number)
     schema_version, payload = checked_payload(fields, number)
-    return {"id": str(fields.id), "stream": fields.stream, "version": fields.version,
-            "type": fields.type, "schema_version": schema_version, "payload": payload}
+    return read_current({"id": str(fields.id), "stream": fields.stream, "version": fields.version,
+                         "type": fields.type, "schema_version": schema_version, "payload": payload})
 
 
 def replay_events(events: list[dict[str, Any]], rules: RuleSet | None = None) -> list[ReplayResult]:

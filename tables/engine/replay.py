@@ -4,8 +4,10 @@
 (the dict ``HANDLERS``), and returns a :class:`ReplayResult`: every round with its
 bets, the settlements the rules give and the ones the record holds, and the findings.
 The same handlers serve a live projection (``Replay.apply`` one event at a time), the
-offline command and the audit. Events are plain dicts in the store's envelope format;
-the hot path reads them as they are (payloads are validated by the store on the way in,
+offline command and the audit. Events are plain dicts in the store's envelope format,
+each payload in its type's current form: the readers (the store's, a file's) lift older
+versions with the catalogue's upcasters (:func:`audit.record.events.read_current`); the
+hot path reads them as they are (payloads are validated by the store on the way in,
 and by :mod:`.jsonl` when a file is read).
 
 The team's style guide gives the fold as ``mutate(state, event) -> state``; here a handler is
@@ -43,7 +45,7 @@ from typing import Any, Protocol
 from audit.record.authority import applicable
 from audit.record.collector import bulk_work
 from audit.record.corrections import holds_day, struck_events
-from audit.record.events import REGISTRY, upcast
+from audit.record.events import REGISTRY
 from audit.record.events.fields import HandAction
 from audit.record.money import money_text
 from audit.record.shelf import SMALL_FILTER, Shelf, ShelvedMap
@@ -71,8 +73,6 @@ Event = Mapping[str, Any]
 # a round is known by its gaming day (the last table.opened's) and its number: numbering
 # that starts again each day does not collide
 RoundKey = tuple[str | None, int]
-_CURRENT = {name: kind.version for name, kind in REGISTRY.items()}
-_UPCAST = frozenset(name for name, version in _CURRENT.items() if version > 1)
 
 
 @dataclass(slots=True, init=False)
@@ -223,7 +223,6 @@ class Replay:
         struck = self.struck
         refused = self.refused
         handlers = HANDLERS
-        upcasts = _UPCAST
         count = 0
         named = self.stream is not None
         ruled = self.rules is not None  # once known, a rule set stays known
@@ -265,10 +264,6 @@ class Replay:
             if handler is None:
                 continue
             payload = event["payload"]
-            if kind in upcasts:
-                schema = event.get("schema_version")
-                if schema is not None and schema != _CURRENT[kind]:
-                    payload = upcast(kind, schema, dict(payload))[1]
             if not ruled:
                 if self.rules is None and kind not in _NO_RULES_NEEDED:
                     self.find("unknown_rule_set", "No table.opened names the rule set; replay uses hoyle.")

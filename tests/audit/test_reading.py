@@ -41,6 +41,26 @@ def test_the_reader_gives_what_the_orm_gives() -> None:
     assert list(stream_events("T1", 30, 40)) == [] and list(stream_events("T9", 1, 9)) == []
 
 
+def test_an_older_version_or_a_member_left_out_is_read_in_the_current_form() -> None:
+    """The folds read every payload in its type's current form: a bet.placed of version 1
+    with ``parent`` None (the catalogue's upcaster), an inventory count stored without its
+    None members with them None, each at the current schema version; stored as sent."""
+    from tests.event_examples import EXAMPLES, V1_EXAMPLES
+    from tests.samples import sample_event
+
+    bet_v1 = replace(sample_event("bet.placed", V1_EXAMPLES["bet.placed"], at=AT), schema_version=1)
+    count = {"kind": "opening", "chips": EXAMPLES["inventory.counted"]["chips"], "counted_by": "D-1",
+             "witnessed_by": "PB-1", "gaming_day": "2026-11-29"}
+    events = [table_opened("T1", at=AT), bet_v1, sample_event("inventory.counted", count, at=AT)]
+    events_append(stream="T1", expected_version=0, events=events, now=AT)
+    bet, counted = list(stream_events("T1", 2, 3))
+    assert (bet["schema_version"], bet["payload"]) == (2, {**V1_EXAMPLES["bet.placed"], "parent": None})
+    assert (counted["schema_version"], counted["payload"]) == (2, {**count, "shift": None, "slip": None})
+    stored = dict(Event.objects.filter(stream="T1").values_list("version", "payload"))
+    assert stored[2] == V1_EXAMPLES["bet.placed"] and stored[3] == count
+    assert [e["payload"] for e in stream_events("T1", 2, 3, types={"inventory.counted"})] == [counted["payload"]]
+
+
 @pytest.mark.postgres
 def test_a_reader_that_stops_early_reads_the_rest_rather_than_cancel_the_query(on_postgres, monkeypatch) -> None:
     """PostgreSQL streams the rows; a reader that takes the first event only (a fold's

@@ -11,6 +11,7 @@ from fractions import Fraction
 
 import pytest
 
+from audit.record.events import read_current
 from ledger.books import fold
 from ledger.books.stats import theoretical, win_variance
 from tables.engine.math import covariance as cov
@@ -75,7 +76,7 @@ def test_the_books_sum_each_rounds_boxes_as_the_record_has_them() -> None:
     simulate(config, FileSink(out, config))
     streams: dict[str, list[dict]] = defaultdict(list)
     for line in out.getvalue().splitlines():
-        event = json.loads(line)
+        event = read_current(json.loads(line))  # read as the readers read a file
         streams[event["stream"]].append(event)
     behind = 0
     for events in streams.values():

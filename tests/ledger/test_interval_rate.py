@@ -15,6 +15,7 @@ import math
 from collections import defaultdict
 from fractions import Fraction
 
+from audit.record.events import read_current
 from ledger.books import fold
 from ledger.books.stats import theoretical
 from tables.engine.math.covariance import box_covariance
@@ -30,7 +31,7 @@ def test_the_actual_win_falls_inside_its_95_percent_interval_at_about_that_rate(
     simulate(config, FileSink(out, config))
     streams: dict[str, list[dict]] = defaultdict(list)
     for line in out.getvalue().splitlines():
-        event = json.loads(line)
+        event = read_current(json.loads(line))  # read as the readers read a file
         streams[event["stream"]].append(event)
     figures = house_edge(PRESETS["hoyle"])
     edge, variance = Fraction(str(figures.house_edge)), Fraction(str(figures.variance))
@@ -67,7 +68,7 @@ def test_with_four_boxes_a_round_the_interval_holds_at_about_that_rate_only_with
     simulate(config, FileSink(out, config))
     streams: dict[str, list[dict]] = defaultdict(list)
     for line in out.getvalue().splitlines():
-        event = json.loads(line)
+        event = read_current(json.loads(line))  # read as the readers read a file
         streams[event["stream"]].append(event)
     rules = PRESETS["hoyle"]
     figures = house_edge(rules)

@@ -13,6 +13,7 @@ from fractions import Fraction
 
 import pytest
 
+from audit.record.events import read_current
 from audit.subscribers import catch_up
 from ledger import models as m
 from ledger.books import fold, reconcile
@@ -127,7 +128,7 @@ def test_a_long_simulation_s_house_result_per_initial_stake_converges_on_the_edg
     simulate(config, FileSink(out, config))
     streams: dict[str, list[dict]] = defaultdict(list)
     for line in out.getvalue().splitlines():
-        event = json.loads(line)
+        event = read_current(json.loads(line))  # read as the readers read a file
         streams[event["stream"]].append(event)
     rules = PRESETS["hoyle"]
     analysis = house_edge(rules)

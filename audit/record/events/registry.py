@@ -4,7 +4,10 @@
 unknown field, a missing field or a wrong type with a message naming the field, and
 returns the payload in its normal form (defaults filled in), which is what is stored and
 hashed. Stored payloads keep the version they were written in; ``upcast`` lifts them to
-the current version when they are read.
+the current version when they are read, and :func:`current_form` gives a fold the whole
+current form (the members a current schema leaves out when they are ``None`` put back):
+every reader of events for a fold - the store's (``audit.reading``) and a file's - hands
+the folds that form only (:func:`read_current`), so no fold reads an older version.
 """
 from __future__ import annotations
 
@@ -298,3 +301,45 @@ def upcast(type_name: str, schema_version: int, payload: dict[str, Any]) -> tupl
         payload = event_type.upcasters[version](payload)
         version += 1
     return version, payload
+
+
+def _omitted(schema: type[msgspec.Struct]) -> dict[str, Any]:
+    """The members ``schema`` leaves out of the normal form when they are ``None``
+    (``omit_defaults``), each ``None``: what a reader puts back."""
+    if not schema.__struct_config__.omit_defaults:
+        return {}
+    fields, defaults = schema.__struct_fields__, schema.__struct_defaults__
+    named = dict(zip(fields[len(fields) - len(defaults):], defaults, strict=True))
+    return {name: None for name, default in named.items() if default is None}
+
+
+# type -> (its current version, the members its current form may leave out, each None)
+_CURRENT_FORM: dict[str, tuple[int, dict[str, Any]]] = {
+    name: (t.version, _omitted(t.schemas[t.version])) for name, t in REGISTRY.items()
+}
+# the types whose stored payloads a reader may have to lift: an older version, or members
+# the normal form leaves out
+LIFTED: frozenset[str] = frozenset(
+    name for name, t in REGISTRY.items() if t.version > 1 or _CURRENT_FORM[name][1]
+)
+
+
+def current_form(type_name: str, schema_version: int, payload: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    """A stored payload as a fold reads it: lifted to its type's current version by the
+    upcasters, with every member the current schema leaves out of the normal form (a
+    ``None`` under ``omit_defaults``) put back as ``None``. ``payload`` is not changed."""
+    version, lifted = upcast(type_name, schema_version, payload)
+    omitted = _CURRENT_FORM[type_name][1]
+    if omitted and not omitted.keys() <= lifted.keys():
+        lifted = {**lifted, **{name: None for name in omitted if name not in lifted}}
+    return version, lifted
+
+
+def read_current(event: dict[str, Any]) -> dict[str, Any]:
+    """``event`` (an envelope's dict with ``type``, ``schema_version`` and ``payload``)
+    with its payload in :func:`current_form` and its ``schema_version`` the current one;
+    the same dict, changed in place, or as it was for a type that never needs it."""
+    kind = event["type"]
+    if kind in LIFTED:
+        event["schema_version"], event["payload"] = current_form(kind, event["schema_version"], event["payload"])
+    return event
