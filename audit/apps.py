@@ -27,6 +27,7 @@ class AuditConfig(AppConfig):
         # register the tasks in every process, not only in a worker (where Celery's
         # autodiscovery imports them)
         from . import tasks  # noqa: F401
+        from .authority_seal import connect as seal_authority
         from .derived import register as register_derived
         from .digests import SUBSCRIBER as MERKLE
         from .findings import FINDING_STATUS
@@ -36,5 +37,7 @@ class AuditConfig(AppConfig):
         register(MERKLE)
         # the findings' status, checked against its events by verify (audit.derived)
         register_derived(FINDING_STATUS)
+        # who a person is and what they may do, sealed whenever the application changes it
+        seal_authority()
         # once per migrate run: after the last app's migrations (this app's signal only)
         post_migrate.connect(_grant_to_app_role, sender=self, dispatch_uid="audit.grant_to_app_role")

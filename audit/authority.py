@@ -33,6 +33,8 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 
+from .authority_seal import KIND as AUTHORITY_UNSEALED
+from .authority_seal import authority_problem, authority_refusal
 from .errors import StoreError
 from .models import Event
 from .record.authority import person_of, refused
@@ -54,14 +56,25 @@ class NotAllowed(StoreError):
 
 def require_person(user: Any, permission: str, doing: str) -> None:
     """Refuse (NotAllowed) unless ``user`` is a person - not a table device - holding
-    ``permission``. The services call it themselves, so that no path (a command, a task, a
-    screen written tomorrow) reaches them on the API's or the admin's check alone."""
+    ``permission``, whose authority holds its seal (else AuthorityUnsealed). The services
+    call it themselves, so that no path (a command, a task, a screen written tomorrow)
+    reaches them on the API's or the admin's check alone."""
     from .devices import device_of  # devices reads the store; this module is read by it
 
+    # what has_perm reads is only the person's if it holds its seal (audit.authority_seal)
+    refusal = authority_refusal(user)
+    if refusal is not None:
+        raise AuthorityUnsealed(refusal)
     holds = getattr(user, "has_perm", None)
     if device_of(user) is not None or holds is None or not holds(permission):
         name = getattr(user, "get_username", lambda: str(user))()
         raise NotAllowed(f"{name} may not {doing}: that needs a person holding {permission}.")
+
+
+class AuthorityUnsealed(NotAllowed):
+    """A person whose authority does not hold its seal (audit.authority_seal), HTTP 403."""
+
+    code = AUTHORITY_UNSEALED
 
 
 class NotAuthorised(StoreError):
@@ -123,7 +136,8 @@ def check_append_authority(user: Any, types: Iterable[object], *, device: bool) 
 
 def person_for_ingest(username: str) -> Any:
     """The active person ``username`` an ingest runs for (``--as``); LookupError saying
-    why not (no such user, inactive, a table device)."""
+    why not (no such user, inactive, a table device, an authority that does not hold its
+    seal)."""
     user = get_user_model().objects.filter(username=username).first()
     if user is None:
         raise LookupError(f"--as {username}: no such user")
@@ -131,17 +145,21 @@ def person_for_ingest(username: str) -> Any:
         raise LookupError(f"--as {username}: the user is not active")
     if getattr(user, "device_account", None) is not None:
         raise LookupError(f"--as {username}: a table device, not a person")
+    refusal = authority_refusal(user)
+    if refusal is not None:
+        raise LookupError(f"--as {username}: {refusal}")
     return user
 
 
 def ingest_authority(principal: str) -> frozenset[str]:
     """The money-changing types an ingest under ``principal`` may store: those whose
-    permission the person it runs for holds now (none for an ingest for no one)."""
+    permission the person it runs for holds now (none for an ingest for no one, or for a
+    person whose authority does not hold its seal)."""
     name = person_of(principal)
     if name is None:
         return frozenset()
     user = get_user_model().objects.filter(username=name, is_active=True).first()
-    if user is None:
+    if user is None or authority_problem(user) is not None:
         return frozenset()
     return frozenset(t for t, permission in AUTHORITY.items() if user.has_perm(permission))
 

@@ -216,18 +216,21 @@ class IntegrityProblem:
         return hashlib.sha256(json.dumps(key, separators=(",", ":")).encode()).hexdigest()
 
 
-def findings_record_integrity(*, problems: Iterable[IntegrityProblem], now: datetime | None = None) -> int:
+def findings_record_integrity(*, problems: Iterable[IntegrityProblem], now: datetime | None = None,
+                               supersede: bool = True) -> int:
     """Store the problems a verification of the store found as findings of a run of
     trigger ``verify`` (on the gaming day it found them); supersede the integrity
     findings it no longer finds. Nothing is written when nothing was found and nothing is
-    current. Returns how many findings are new."""
+    current. Returns how many findings are new. ``supersede=False``: one problem found
+    where it showed (a person refused at use, audit.authority_seal), not by a whole
+    verification - the others stand."""
     now = now or datetime.now(UTC)
     produced = {p.fingerprint(): p for p in problems}
     stray = sorted({p.kind for p in produced.values()} - kinds_of("integrity"))
     if stray:
         raise ValueError(f"integrity does not report {', '.join(stray)}")
     current = Finding.objects.filter(kind__in=kinds_of("integrity"), superseded_by__isnull=True)
-    if not produced and not current.exists():
+    if not produced and (not supersede or not current.exists()):
         return 0
     with transaction.atomic():
         run = ReplayRun.objects.create(mode=ReplayRun.Mode.FULL, trigger="verify", status=ReplayRun.Status.DONE,
@@ -241,7 +244,7 @@ def findings_record_integrity(*, problems: Iterable[IntegrityProblem], now: date
             for print_, p in produced.items() if print_ not in stored
         ])
         Finding.objects.filter(identity__in=stored).update(last_seen_run=run, superseded_by=None)
-        gone = current.exclude(identity__in=list(produced)).update(superseded_by=run)
+        gone = current.exclude(identity__in=list(produced)).update(superseded_by=run) if supersede else 0
         new = len(produced) - len(stored)
         ReplayRun.objects.filter(pk=run.pk).update(findings=len(produced), findings_new=new, findings_superseded=gone)
     return new

@@ -1,5 +1,6 @@
-"""SQL that makes the event table append-only (and the access log and the ingest runs and
-steps: no UPDATE), per database vendor, and the check that the protection is still in place.
+"""SQL that makes the event table append-only (and the access log, the ingest runs and
+steps and the authority seals: no UPDATE), per database vendor, and the check that the
+protection is still in place.
 
 Row triggers refuse UPDATE and DELETE; on PostgreSQL a statement trigger also refuses
 TRUNCATE, which row triggers do not see. On PostgreSQL the triggers are enabled ALWAYS,
@@ -111,6 +112,26 @@ INGEST_REMOVE = {
 }
 
 
+# people's authority seals (audit.authority_seal): a row per change, never changed, so
+# that an older seal cannot be put back; the application's role holds no UPDATE or DELETE
+AUTHORITY_TABLE = "audit_authorityseal"
+AUTHORITY_INSTALL = {
+    "sqlite": [
+        (f"CREATE TRIGGER {AUTHORITY_TABLE}_no_update BEFORE UPDATE ON {AUTHORITY_TABLE} "
+         f"BEGIN SELECT RAISE(ABORT, '{AUTHORITY_TABLE} is append-only: UPDATE refused'); END"),
+    ],
+    "postgresql": [
+        (f"CREATE TRIGGER {AUTHORITY_TABLE}_no_update BEFORE UPDATE ON {AUTHORITY_TABLE} "
+         f"FOR EACH ROW EXECUTE FUNCTION {FUNCTION}()"),
+        f"ALTER TABLE {AUTHORITY_TABLE} ENABLE ALWAYS TRIGGER {AUTHORITY_TABLE}_no_update",
+    ],
+}
+AUTHORITY_REMOVE = {
+    "sqlite": [f"DROP TRIGGER IF EXISTS {AUTHORITY_TABLE}_no_update"],
+    "postgresql": [f"DROP TRIGGER IF EXISTS {AUTHORITY_TABLE}_no_update ON {AUTHORITY_TABLE}"],
+}
+
+
 def statements(kind: dict[str, list[str]], vendor: str) -> list[str]:
     try:
         return kind[vendor]
@@ -127,17 +148,19 @@ def _squash(sql: str) -> str:
 
 def _sqlite_expected() -> dict[str, tuple[str, str]]:
     """Trigger name -> (table, its shipped SQL) on SQLite: the event table's, the access
-    log's and the ingest runs' and steps'."""
+    log's, the ingest runs' and steps' and the authority seals'."""
     expected = {name: (TABLE, sql) for name, sql in SQLITE_TRIGGERS.items()}
     for table, sql in [(ACCESS_TABLE, sql) for sql in ACCESS_INSTALL["sqlite"]] + list(
-            zip(INGEST_TABLES, INGEST_INSTALL["sqlite"], strict=True)):
+            zip(INGEST_TABLES, INGEST_INSTALL["sqlite"], strict=True)) + [
+            (AUTHORITY_TABLE, sql) for sql in AUTHORITY_INSTALL["sqlite"]]:
         expected[f"{table}_no_update"] = (table, sql)
     return expected
 
 
 def protection_problems(connection: Any) -> list[str]:
     """What is wrong with the append-only protection on ``connection`` - of the event
-    table, the access log (``audit_access``) and the ingest runs and steps: a trigger
+    table, the access log (``audit_access``), the ingest runs and steps and the
+    authority seals (``audit_authorityseal``): a trigger
     missing, disabled (or only firing in one replication mode), a trigger function whose
     body is not the shipped one. Empty when the protection is as shipped."""
     with connection.cursor() as cursor:
@@ -180,13 +203,15 @@ def protection_problems(connection: Any) -> list[str]:
 
 def _pg_expected(cursor: Any) -> list[tuple[str, str, str, str]]:
     """(table, trigger, function, its body) that must be there on PostgreSQL: the event
-    table's, the access log's and the ingest runs' and steps' (UPDATE refused);
+    table's, the access log's, the ingest runs' and steps' and the authority seals'
+    (UPDATE refused);
     partitioned (audit.partitions), also the key trigger, the key table's, the
     detached leaves' and each partition's (the row trigger cloned from the table's, its own TRUNCATE trigger)."""
     from . import partitions
 
     expected = [(TABLE, name, FUNCTION, FUNCTION_BODY) for name in PG_TRIGGERS]
-    expected += [(table, f"{table}_no_update", FUNCTION, FUNCTION_BODY) for table in (ACCESS_TABLE, *INGEST_TABLES)]
+    expected += [(table, f"{table}_no_update", FUNCTION, FUNCTION_BODY)
+                 for table in (ACCESS_TABLE, *INGEST_TABLES, AUTHORITY_TABLE)]
     cursor.execute("SELECT relkind FROM pg_class WHERE oid = to_regclass(%s)", [TABLE])
     if cursor.fetchone() != ("p",):
         return expected

@@ -2,7 +2,8 @@
 it: the protection (the append-only triggers of the events, the access log and the ingest
 runs, the refusal of unsealed rows), the latest signed tree heads, every chain against the
 newest head that holds, every row's seal, the access log's seals, the rows people act on
-against their events (:mod:`audit.derived`) and an ingest that stopped while writing.
+against their events (:mod:`audit.derived`), an ingest that stopped while writing, and
+every person's authority against its seal (:mod:`audit.authority_seal`).
 :func:`integrity_verify` also records what it found as findings (``audit.findings``), so
 a failed periodic verification is a finding to work and an alert on the floor, not a log
 line. One function checks for both, so the task finds what the command finds."""
@@ -15,6 +16,8 @@ from datetime import datetime
 from django.db import connection
 
 from .access import access_seals_problems
+from .authority_seal import KIND as AUTHORITY_UNSEALED
+from .authority_seal import authority_problems
 from .derived import derived_disagreements
 from .digests import head_problems, signed_heads_to_check
 from .findings import IntegrityProblem, findings_record_integrity
@@ -38,11 +41,13 @@ class Integrity:
     read_models: list[str] = field(default_factory=list)
     # the ingests that stopped while writing (a stream of one may be cut short), one line each
     ingests: list[str] = field(default_factory=list)
+    # the people whose authority does not hold its seal (audit.authority_seal), one line each
+    authority: list[str] = field(default_factory=list)
 
     @property
     def problems(self) -> list[str]:
         """Every problem but the chains' own, one line each, as verify prints them."""
-        return [*self.guards, *self.ingests, *self.read_models]
+        return [*self.guards, *self.ingests, *self.read_models, *self.authority]
 
     @property
     def ok(self) -> bool:
@@ -71,19 +76,22 @@ def integrity_check(*, stream: str | None = None, since: datetime | None = None,
                            heads=latest.streams if latest is not None and since is None else None)
     read_models: list[str] = []
     ingests: list[str] = []
+    authority: list[str] = []
     if stream is None:
         guards += [f"access log: {p}" for p in access_seals_problems()]
         # a stream cut short by an ingest that stopped while writing chains clean: say so
         ingests = unfinished_ingests()
         read_models = [f"read model: {found}" for found in derived_disagreements()]
+        authority = authority_problems()
     return Integrity(report=report, guards=guards, signed=bool(trusted), looked=search.looked, unread=search.unread,
-                     read_models=read_models, ingests=ingests)
+                     read_models=read_models, ingests=ingests, authority=authority)
 
 
 def integrity_verify(*, now: datetime | None = None) -> tuple[Integrity, int]:
     """Check the whole store and record what was found as findings: each chain problem of
     its own kind, a row people act on that differs from its events ``read_model_differs``,
-    an ingest that stopped while writing ``ingest_unfinished``, the rest
+    an ingest that stopped while writing ``ingest_unfinished``, a person whose authority
+    does not hold its seal ``authority_unsealed``, the rest
     ``protection_broken``. Returns the check and how many findings are new. Safe to run
     again: the same problems are the same findings."""
     result = integrity_check()
@@ -93,7 +101,7 @@ def integrity_verify(*, now: datetime | None = None) -> tuple[Integrity, int]:
         for p in result.report.problems
     ] + [IntegrityProblem(kind=kind, stream="", version=None, position=None, event_id="", message=line)
          for kind, lines in (("protection_broken", result.guards), ("ingest_unfinished", result.ingests),
-                             ("read_model_differs", result.read_models))
+                             ("read_model_differs", result.read_models), (AUTHORITY_UNSEALED, result.authority))
          for line in lines]
     new = findings_record_integrity(problems=problems, now=now)
     return result, new

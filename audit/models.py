@@ -396,3 +396,27 @@ class IngestStep(models.Model):
     line = models.BigIntegerField(help_text="the last line stored")
     finished = models.BooleanField(default=False)
     at = models.DateTimeField()
+
+
+class AuthoritySeal(models.Model):
+    """What one person may do, as the application last wrote it, sealed with the seal key
+    (audit.authority_seal): the user's name, flags and password, their groups and the
+    groups' permissions, their own permissions, their live API tokens and their device
+    account, as canonical JSON, and an HMAC over it under the seal key, which the
+    database's roles never hold. A row per change, never changed itself (the database
+    refuses an UPDATE; the application's role holds no UPDATE or DELETE): the latest
+    generation of a user is the one that counts, so an old seal cannot be put back."""
+
+    # the user's id, not a foreign key: the rows are kept when a user is deleted
+    user_id = models.BigIntegerField()
+    generation = models.BigIntegerField()
+    authority = models.TextField(help_text="canonical JSON of what was sealed")
+    seal = models.CharField(max_length=64)
+    sealed_at = models.DateTimeField()
+    reason = models.CharField(max_length=120, help_text="what the application changed, or who re-sealed")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user_id", "generation"], name="audit_authorityseal_once")]
+
+    def __str__(self) -> str:
+        return f"authority of user {self.user_id}, generation {self.generation}"

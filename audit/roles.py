@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import re
 
-from .immutability import ACCESS_TABLE, INGEST_TABLES
+from .immutability import ACCESS_TABLE, AUTHORITY_TABLE, INGEST_TABLES
 from .immutability import TABLE as EVENT_TABLE
 from .partitions import KEY_TABLE, LEAVES, MAKE
 
 # tables the application may only read and append to
-APPEND_ONLY = (EVENT_TABLE, ACCESS_TABLE, *INGEST_TABLES)
+APPEND_ONLY = (EVENT_TABLE, ACCESS_TABLE, *INGEST_TABLES, AUTHORITY_TABLE)
 _ROLE = re.compile(r"^[a-z_][a-z0-9_]{0,62}\Z")
 
 

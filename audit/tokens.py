@@ -10,6 +10,11 @@ Checking a token looks its row up by the key id (an index, not a scan of digests
 compares the digests in constant time. Issuing a token never touches the others, so a
 device can be given a new one and switched over before the old one is revoked
 (:func:`tokens_revoke`), or before it expires.
+
+A user's live tokens are part of their sealed authority (:mod:`audit.authority_seal`):
+issuing one (a row saved) and revoking one re-seal it, so a token row written past the
+application - a copy of a known digest, an expiry moved, a revocation undone - makes the
+person's authority fail its seal, and their every request is refused.
 """
 from __future__ import annotations
 
@@ -23,6 +28,7 @@ from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 
+from .authority_seal import authority_change
 from .errors import StoreError
 from .models import ApiToken
 
@@ -76,7 +82,9 @@ def tokens_revoke(*, user: AbstractBaseUser, key_id: str | None = None, now: dat
     tokens = ApiToken.objects.filter(user=user, revoked_at__isnull=True)
     if key_id is not None:
         tokens = tokens.filter(key_id=key_id)
-    return tokens.update(revoked_at=now)
+    # a user's live tokens are part of their sealed authority (audit.authority_seal)
+    with transaction.atomic(), authority_change([user.pk], reason="API token revoked"):
+        return tokens.update(revoked_at=now)
 
 
 def token_user(text: str, *, now: datetime | None = None) -> AbstractBaseUser:

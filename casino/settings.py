@@ -81,6 +81,9 @@ MIDDLEWARE = [
     "audit.access.AccessLogMiddleware",
     # a NUL byte in the path or query: 400 before any view, logged by the access log above
     "casino.middleware.RefuseNulMiddleware",
+    # a session whose person's authority does not hold its seal: 403, logged above
+    # (audit.authority_seal; a token's is refused by its authentication)
+    "audit.authentication.SealedSessionMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # last, as django-axes asks: answers a locked-out login (casino.lockout)

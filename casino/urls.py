@@ -8,6 +8,7 @@ from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerSplitView
 
+from audit.authentication import SealedAdminAuthenticationForm
 from audit.store import STREAM_REGEX
 from casino import package_api, recall_views
 from tables import analytics_views, floor_views
@@ -18,6 +19,8 @@ admin.site.index_title = "Every screen"
 admin.site.site_url = "/admin/"
 # the floor links every screen; the lists get the whole width of a 1400 px screen
 admin.site.enable_nav_sidebar = False
+# a person whose authority does not hold its seal is told so, not logged in (audit.authority_seal)
+admin.site.login_form = SealedAdminAuthenticationForm
 
 # a round by its natural key, as the rounds' own endpoint has it
 _ROUND = rf"(?P<table>{STREAM_REGEX})/(?P<day>\d{{4}}-\d{{2}}-\d{{2}})/(?P<number>[0-9]{{1,18}})"

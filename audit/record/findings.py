@@ -155,6 +155,9 @@ _KINDS = (
                 "the events that make it: changed behind the services' back; rebuild_projections writes it back"),
     FindingKind("ingest_unfinished", "critical", "integrity",
                 "an ingest stopped while writing and was not run again: a stream of its file may be cut short"),
+    FindingKind("authority_unsealed", "critical", "integrity",
+                "a person's authority (user, flags, password, groups, permissions, API tokens, device account) differs "
+                "from what the application sealed: changed past it; the person is refused until re-sealed"),
     # --- the read models' runner: a stream no read model can follow -------------------------
     FindingKind("stream_set_aside", "critical", "feed",
                 "a read model failed to apply a table's events run after run: the table is set aside (that read model "

@@ -131,10 +131,10 @@ def test_file_lines_are_named_in_problems() -> None:
 def test_every_kind_the_verifier_reports_is_declared_for_it() -> None:
     """The verifier's kinds are the vocabulary's integrity kinds (with what the
     verification around it reports: the store's protection, the rows people act on, an
-    ingest that stopped); a problem of another kind cannot be made."""
+    ingest that stopped, a person's authority); a problem of another kind cannot be made."""
     assert {"bad_start", "gap", "reordered", "broken_link", "altered", "invalid", "truncated",
             "head_mismatch", "unsealed", "protection_broken", "read_model_differs",
-            "ingest_unfinished"} == kinds_of("integrity")
+            "ingest_unfinished", "authority_unsealed"} == kinds_of("integrity")
     assert all(KINDS[k].severity == "critical" for k in kinds_of("integrity"))
     with pytest.raises(ValueError):
         Problem("T1", 1, None, "", "wrong_payout", "not the verifier's")

@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError, CommandParser
 
+from audit.authority_seal import authority_changes
 from audit.commands import BackOfficeCommand
 from audit.devices import device_of
 from audit.tokens import token_issue, tokens_revoke
@@ -46,4 +47,9 @@ class Command(BackOfficeCommand):
             f"user {username}: new token {issued.key_id}..., valid until {issued.expires_at:%Y-%m-%d %H:%M} UTC "
             "(shown once):"
         )
+        changed = authority_changes(get_user_model().objects.get(pk=user.pk))
+        if changed is not None:
+            # issued all the same: it works once an operator has checked and sealed the person
+            self.stderr.write(f"user {username}: refused wherever it is used until sealed again - its authority "
+                              f"does not hold its seal: {changed} (manage.py authority_seal {username})")
         self.stdout.write(issued.text)

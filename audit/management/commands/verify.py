@@ -65,8 +65,9 @@ class Command(BackOfficeCommand):
         "in --head files (a cut tail, a deleted stream, a re-hashed or moved event, a seal stripped; events and no "
         "trusted head at all is a problem) and that the "
         "access log still matches its seals, that the rows people act on (findings' status, sign-offs, "
-        "alerts' acknowledgements) agree with their events, and names an ingest that stopped while writing "
-        "(a stream of it may be cut short). A progress bar on stderr, on a terminal only."
+        "alerts' acknowledgements) agree with their events, names an ingest that stopped while writing "
+        "(a stream of it may be cut short) and every person whose authority (user, groups, permissions, API "
+        "tokens, device account) does not hold its seal. A progress bar on stderr, on a terminal only."
     )
     exit_codes = {0: "every chain intact (or no events to verify)",
                   1: "a problem was found (one line each), or events and no trusted signed head",
@@ -138,9 +139,12 @@ class Command(BackOfficeCommand):
             # each kind of problem counted under its own name (audit.integrity's lines)
             rows = sum(1 for g in guards if g.startswith("read model: "))
             stopped = sum(1 for g in guards if g.startswith("ingest: "))
-            said = [f"{len(guards) - rows - stopped} problem(s) with what protects the record"] if len(guards) > rows + stopped else []
+            people = sum(1 for g in guards if g.startswith("authority: "))
+            others = len(guards) - rows - stopped - people
+            said = [f"{others} problem(s) with what protects the record"] if others else []
             said += [f"{rows} field(s) of rows people act on differ from their events"] if rows else []
             said += [f"{stopped} ingest(s) stopped while writing"] if stopped else []
+            said += [f"{people} person(s) whose authority does not hold its seal"] if people else []
             said += [f"{len(report.problems)} stream(s) with problems"] if report.problems else []
             raise CommandError("; ".join(said), returncode=1)
         if not report.events and report.ok:
