@@ -23,7 +23,6 @@ there first) writes nothing. A batch seen twice finds nothing new.
 """
 from __future__ import annotations
 
-import bisect
 import uuid
 from collections import OrderedDict
 from collections.abc import Collection, Iterator, Mapping
@@ -34,12 +33,13 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Q
 
-from audit.authority import refused_events, unreadable_opening_struck
+from audit import readmodels
+from audit.authority import refused_events
 from audit.event_ids import with_ids
 from audit.models import Event
 from audit.reading import stream_events
 from audit.record.authority import applicable
-from audit.record.corrections import is_gaming_day, struck_events
+from audit.record.corrections import struck_events
 from audit.store import stream_head
 from ledger.books.figures import chip_value
 from ledger.books.findings import KINDS as LEDGER_KINDS
@@ -61,19 +61,12 @@ def _events(stream: str, low: int, high: int) -> Iterator[dict[str, Any]]:
 
 
 def openings(stream: str) -> list[tuple[int, str]]:
-    """(version, gaming day) of every ``table.opened`` of the stream, in order; one whose
-    gaming day is no date (stored past the catalogue's check) that a correction strikes
-    has the day "": the events from it to the next opening are in no gaming day
-    (:func:`audit.record.corrections.holds_day`), and the day before it ends there."""
-    return [(v, p["gaming_day"] if is_gaming_day(p.get("gaming_day")) else "")
-            for v, p in Event.objects.filter(stream=stream, type="table.opened")
-            .order_by("version").values_list("version", "payload")
-            if is_gaming_day(p.get("gaming_day")) or unreadable_opening_struck(stream, v)]
-
-
-def _day_at(opened: list[tuple[int, str]], version: int) -> str | None:
-    index = bisect.bisect_right([v for v, _ in opened], version) - 1
-    return opened[index][1] if index >= 0 else None
+    """(version, gaming day) of every ``table.opened`` of the stream a reader takes
+    (:func:`audit.readmodels.openings`), in order; a struck one of no date has the day
+    "": the events from it to the next opening are in no gaming day, and the day before
+    it ends there."""
+    return [(o.version, o.payload["gaming_day"] if o.day is not None else "")
+            for o in readmodels.openings(stream) if o.readable]
 
 
 def touched_days(stream: str, events: list[dict[str, Any]], opened: list[tuple[int, str]],
@@ -94,11 +87,11 @@ def touched_days(stream: str, events: list[dict[str, Any]], opened: list[tuple[i
             continue
         payload = event["payload"]
         named = payload.get("gaming_day") if event["type"] != "table.closed" else None
-        day = named or _day_at(opened, event["version"])
+        day = named or readmodels.day_at(opened, event["version"])
         if day:
             days.add(day)
         if event["type"] == "table.opened":
-            before = _day_at(opened, event["version"] - 1)
+            before = readmodels.day_at(opened, event["version"] - 1)
             if before:
                 days.add(before)
         elif event["type"] == "correction.recorded" and event["id"] not in refused:
@@ -110,7 +103,7 @@ def touched_days(stream: str, events: list[dict[str, Any]], opened: list[tuple[i
             Q(type="bet.placed", payload__bet__in=sorted(bets)) | with_ids(struck)
         ).values_list("version", flat=True)
         # the day before a struck event too: a struck opening whose day is no date ends it
-        days.update(d for v in earlier for d in (_day_at(opened, v), _day_at(opened, v - 1)) if d)
+        days.update(d for v in earlier for d in (readmodels.day_at(opened, v), readmodels.day_at(opened, v - 1)) if d)
     return days
 
 

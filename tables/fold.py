@@ -30,98 +30,18 @@ import itertools
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import date
 from typing import Any
 
 from django.db import connection
 
-from audit.authority import struck_and_refused, unreadable_opening_struck
+from audit.authority import struck_and_refused
 from audit.event_ids import with_ids
-from audit.gaming_day import gaming_day as gaming_day_of
 from audit.models import Event
 from audit.reading import stream_events
+from audit.readmodels import Segment
 from tables.engine.findings import Finding as EngineFinding
 from tables.engine.replay import Checkpoint, Replay, ReplayResult
 from tables.engine.table_round import Round as EngineRound
-
-from . import models as m
-
-# --- the stream's gaming days --------------------------------------------------------------
-
-@dataclass(frozen=True, slots=True)
-class Segment:
-    """One gaming day of a stream: versions ``first``..``last`` (inclusive). ``held``:
-    not a day - the versions from a struck opening whose gaming day is no date to the
-    next opening, which belong to no gaming day (:func:`audit.record.corrections.holds_day`;
-    ``gaming_day`` None); the read models leave them out (the ledger reports them)."""
-
-    stream: str
-    gaming_day: date | None
-    first: int
-    last: int
-    opened: dict[str, Any] | None  # the table.opened payload, None if the day has none
-    held: bool = False
-
-
-def segments(stream: str, *, known: list[tuple[int, dict[str, Any] | None]] | None = None,
-             after: int = 0) -> list[Segment]:
-    """The stream's gaming days, in order, up to its current head. ``known``: the
-    starts (version, ``table.opened`` payload) of the days already projected, up to
-    version ``after``; only later versions are searched for a ``table.opened`` (an
-    index range, not the whole stream)."""
-    head = Event.objects.filter(stream=stream).order_by("-version").values_list("version", flat=True).first()
-    if head is None:
-        return []
-    starts: list[tuple[int, dict[str, Any] | None]] = list(known or [])
-    openings = Event.objects.filter(stream=stream, type="table.opened")
-    # the openings after the known days', and before them any that starts no known day
-    # (a struck opening whose day is no date: it holds its versions; none, nearly always)
-    starts += list(openings.filter(version__gt=after).order_by("version").values_list("version", "payload"))
-    if after:
-        starts += [(v, p) for v, p in openings.filter(version__lte=after).exclude(version__in=[v for v, _ in starts])
-                   .values_list("version", "payload") if _day_of(p) is None]
-        starts.sort(key=lambda start: start[0])
-    # an opening whose gaming day is no date (stored past the catalogue's check) holds
-    # what follows it in no day once a correction strikes it (asked only of such an
-    # opening); unstruck, it is a day no reader can take, and its table is set aside
-    held = {v for v, p in starts if p is not None and _day_of(p) is None and unreadable_opening_struck(stream, v)}
-    if not starts or starts[0][0] > 1:
-        starts.insert(0, (1, None))
-    result = []
-    for index, (first, payload) in enumerate(starts):
-        last = starts[index + 1][0] - 1 if index + 1 < len(starts) else head
-        if first in held:
-            result.append(Segment(stream, None, first, last, payload, held=True))
-            continue
-        if payload is not None:
-            day = date.fromisoformat(payload["gaming_day"])
-        else:
-            moment = Event.objects.filter(stream=stream, version=first).values_list("occurred_at", flat=True).first()
-            assert moment is not None
-            day = gaming_day_of(moment)
-        result.append(Segment(stream, day, first, last, payload))
-    return result
-
-
-def _day_of(payload: dict[str, Any]) -> date | None:
-    """A ``table.opened``'s gaming day, or None when it is no date."""
-    try:
-        return date.fromisoformat(payload["gaming_day"])
-    except (KeyError, TypeError, ValueError):
-        return None
-
-
-def _known_starts(table: m.Table | None) -> tuple[list[tuple[int, dict[str, Any] | None]], int]:
-    """The day starts of a projected table (read back from their events) and the
-    version up to which they are known."""
-    if table is None or not table.projected_version:
-        return [], 0
-    firsts = list(m.TableDay.objects.filter(table=table).order_by("first_version").values_list("first_version", flat=True))
-    payloads = dict(
-        Event.objects.filter(stream=table.stream, version__in=firsts, type="table.opened").values_list("version", "payload")
-    )
-    return [(v, payloads.get(v)) for v in firsts], table.projected_version
-
 
 # --- the fold -------------------------------------------------------------------------------
 

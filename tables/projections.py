@@ -33,11 +33,12 @@ from django.db.models import DateTimeField, Sum
 
 from audit.event_ids import with_ids
 from audit.models import Event
+from audit.readmodels import Segment, segments
 from audit.record.collector import acyclic_work, bulk_work
 from tables.engine.table_round import Hand as EngineHand
 
 from . import models as m
-from .fold import Fold, FoldCache, RoundTrack, Segment, _known_starts, fold_day, segments
+from .fold import Fold, FoldCache, RoundTrack, fold_day
 
 # attempts of a projection whose folds keep going stale (each a fold of what the
 # winner left, so a few at most unless appends never pause)
@@ -310,6 +311,15 @@ def write_held(segment: Segment) -> None:
     if segment.first <= table.projected_version + 1 and segment.last > table.projected_version:
         table.projected_version = segment.last
         table.save(update_fields=["projected_version"])
+
+
+def _known_starts(table: m.Table | None) -> tuple[list[int], int]:
+    """The first versions of a projected table's days and the version up to which
+    they are known (:func:`audit.readmodels.segments`)."""
+    if table is None or not table.projected_version:
+        return [], 0
+    firsts = list(m.TableDay.objects.filter(table=table).order_by("first_version").values_list("first_version", flat=True))
+    return firsts, table.projected_version
 
 
 def fold_stream(stream: str, table: m.Table | None, *, full: bool = False, day: date | None = None,

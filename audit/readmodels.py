@@ -1,0 +1,126 @@
+"""What every read model of a table stands on: the stream's gaming days.
+
+**The day index.** A table's stream is cut into gaming days by its ``table.opened``
+events (:func:`openings`): a day runs from an opening to the event before the next one;
+the events before the first opening are a day of their own, the gaming day of the
+first event's moment (:func:`segments`). An opening whose gaming day is no date (stored
+past the catalogue's check) that a correction strikes *holds* what follows it to the
+next opening in no gaming day (:func:`audit.record.corrections.holds_day`): the read
+models leave those versions out, the ledger reports them. Unstruck, such an opening is
+a day no reader can take: the tables' projection fails on it (and its table is set
+aside), the ledger's books leave it out. The tables' projection reads the index by
+:class:`Segment` (versions ``first``..``last``); the ledger's books by opening
+(:func:`day_at`).
+
+Tested through its readers: ``tests/engine/test_struck_opening.py``,
+``tests/back_office/test_set_aside.py`` and the ledger's tests.
+"""
+from __future__ import annotations
+
+import bisect
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Any, TypeVar
+
+from .authority import unreadable_opening_struck
+from .gaming_day import gaming_day as gaming_day_of
+from .models import Event
+from .record.corrections import is_gaming_day
+
+T = TypeVar("T")
+
+
+# --- the day index --------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """A ``table.opened`` of a stream: its version, its payload and its gaming day
+    (None: no date). ``held``: of no date and struck - what follows it to the next
+    opening is in no gaming day."""
+
+    version: int
+    payload: dict[str, Any]
+    day: date | None
+    held: bool = False
+
+    @property
+    def readable(self) -> bool:
+        """Whether a reader takes it: a day, or a stretch held in none."""
+        return self.day is not None or self.held
+
+
+def openings(stream: str, *, known: Collection[int] = (), after: int = 0) -> list[Opening]:
+    """The stream's ``table.opened`` events, in order. ``known``: the versions of the
+    openings already indexed up to version ``after`` (a read model's days): only later
+    versions are searched for an opening (an index range, not the whole stream), and
+    before them any that starts no known day (an opening of no date, struck: it holds its
+    versions; none, nearly always)."""
+    rows = Event.objects.filter(stream=stream, type="table.opened")
+    found: list[tuple[int, dict[str, Any]]] = []
+    if known:
+        found += rows.filter(version__in=list(known)).values_list("version", "payload")
+    found += rows.filter(version__gt=after).order_by("version").values_list("version", "payload")
+    if after:
+        found += [(v, p) for v, p in rows.filter(version__lte=after).exclude(version__in=[v for v, _ in found])
+                  .values_list("version", "payload") if not is_gaming_day(p.get("gaming_day"))]
+    found.sort(key=lambda row: row[0])
+    result = []
+    for version, payload in found:
+        text = payload.get("gaming_day")
+        if is_gaming_day(text):
+            result.append(Opening(version, payload, date.fromisoformat(text)))
+        else:
+            # struck or not: asked only of an opening of no date
+            result.append(Opening(version, payload, None, held=unreadable_opening_struck(stream, version)))
+    return result
+
+
+def day_at(starts: Sequence[tuple[int, T]], version: int) -> T | None:
+    """The day of the start (version, day) that ``version`` follows, in ``starts``
+    sorted by version; None before the first."""
+    index = bisect.bisect_right([v for v, _ in starts], version) - 1
+    return starts[index][1] if index >= 0 else None
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One gaming day of a stream: versions ``first``..``last`` (inclusive). ``held``:
+    not a day - the versions from a struck opening whose gaming day is no date to the
+    next opening, which belong to no gaming day (``gaming_day`` None); the read models
+    leave them out (the ledger reports them)."""
+
+    stream: str
+    gaming_day: date | None
+    first: int
+    last: int
+    opened: dict[str, Any] | None  # the table.opened payload, None if the day has none
+    held: bool = False
+
+
+def segments(stream: str, *, known: Collection[int] = (), after: int = 0) -> list[Segment]:
+    """The stream's gaming days, in order, up to its current head (``known``, ``after``:
+    as :func:`openings`; a known version that is no opening - the first, before any - is
+    found again)."""
+    head = Event.objects.filter(stream=stream).order_by("-version").values_list("version", flat=True).first()
+    if head is None:
+        return []
+    starts: list[tuple[int, Opening | None]] = [(o.version, o) for o in openings(stream, known=known, after=after)]
+    if not starts or starts[0][0] > 1:
+        starts.insert(0, (1, None))
+    result = []
+    for index, (first, opening) in enumerate(starts):
+        last = starts[index + 1][0] - 1 if index + 1 < len(starts) else head
+        if opening is not None and opening.held:
+            result.append(Segment(stream, None, first, last, opening.payload, held=True))
+            continue
+        if opening is not None:
+            # of no date and unstruck, a day no reader can take: this raises, and the
+            # table is set aside
+            day = date.fromisoformat(opening.payload["gaming_day"])
+        else:
+            moment = Event.objects.filter(stream=stream, version=first).values_list("occurred_at", flat=True).first()
+            assert moment is not None
+            day = gaming_day_of(moment)
+        result.append(Segment(stream, day, first, last, opening.payload if opening is not None else None))
+    return result
