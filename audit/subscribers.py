@@ -27,22 +27,46 @@ store; the store knows nothing of them.
   could not apply) and it then applies, or by ``manage.py catch_up --take-back TABLE``; the
   finding is then superseded. A database that does not answer is no table's fault: such
   a failure is never counted. Tested in ``tests/back_office/test_set_aside.py``.
+- **Announcing.** One app's read model reaches another's as an announcement, never as a
+  call across apps: :data:`table_day_replayed` (``stream``, ``gaming_day``, ``version``)
+  is sent by the tables' replay once the read models of that table-day are written, up to
+  stream version ``version`` (:func:`tables.replay_service.replay_table`), and the ledger
+  reconciles again the days of that table still waiting for their replay
+  (``ledger.apps``). So the order the subscribers run in matters for speed only: where
+  the ledger runs first, its days wait (state ``replay_pending``) until the announcement.
+  Receivers run in the sender's process and transaction; one that fails is logged, never
+  raised into the replay. Tested in ``tests/ledger/test_replay_announced.py``.
 """
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.db.models import Max, Min
+from django.dispatch import Signal
 
 from .fanout import fan_out
 from .models import Event, StreamFailure, SubscriberPosition
 
 log = logging.getLogger(__name__)
+
+# tables -> whom it may concern: "the read models of ``stream``'s ``gaming_day`` (a date)
+# are written up to stream version ``version``" (see the module's docstring)
+table_day_replayed = Signal()
+
+
+def table_day_announce(*, sender: object, stream: str, gaming_day: date, version: int) -> None:
+    """Send :data:`table_day_replayed`; a receiver that fails is logged (the replay it
+    announces is done and stays done)."""
+    for receiver, result in table_day_replayed.send_robust(sender, stream=stream, gaming_day=gaming_day,
+                                                            version=version):
+        if isinstance(result, Exception):
+            log.error("%r failed on the replay of %s %s up to version %d", receiver, stream, gaming_day, version,
+                      exc_info=result)
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,8 +258,9 @@ def register(subscriber: Subscriber) -> None:
 def registered() -> list[Subscriber]:
     """In the order they were registered: the order of their apps in ``INSTALLED_APPS``,
     so that where they run one after another (eagerly, or one catch-up of them all) an
-    app's read models follow those of the apps it builds on (the ledger's replayed win is
-    the tables' replay)."""
+    app's read models follow those of the apps it builds on. Correctness does not hang on
+    it: the ledger's days that find the tables' replay behind wait for its announcement
+    (:data:`table_day_replayed`); run in this order they never have to."""
     return list(_REGISTRY.values())
 
 

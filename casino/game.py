@@ -4,11 +4,11 @@ tables' read models and the rules engine's mathematics; registered by
 
 - **Replayed win**: per round, the house result of the settlements the engine
   recomputes (``tables.models.Round.expected_net``, the players' net, negated), and per
-  bet whose recorded settlement differs, the difference as the ledger reads it. The
-  tables' read models must cover the version the ledger folded: where they are behind
-  (their subscriber of the feed has not run yet, or runs elsewhere), the table is
-  replayed incrementally first - the same service the tables' subscriber runs, which
-  then finds nothing new.
+  bet whose recorded settlement differs, the difference as the ledger reads it. Read
+  from the tables' read models only, which must cover the version the ledger folded:
+  where they are behind (their subscriber of the feed has not run yet, or runs
+  elsewhere) there is no replay yet (None), and the ledger's day waits for the tables'
+  announcement that they caught up (:data:`audit.subscribers.table_day_replayed`).
 - **Edge, variance and covariance**: the engine's house edge of the rule set with the
   table's overrides and the variance of one box's result, per unit of initial stake, the
   chart played (:func:`tables.engine.math.house_edge.house_edge`: floats from the
@@ -21,7 +21,6 @@ tables' read models and the rules engine's mathematics; registered by
 """
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from datetime import date
 from typing import Any
@@ -30,26 +29,15 @@ from ledger.books import ReplayDifference
 from ledger.game import GameMath, ReplayedDay
 from tables.engine.math.figures import engine_math, insurance_math
 
-log = logging.getLogger(__name__)
-
 
 class TablesGame:
     def replayed(self, *, table: str, gaming_day: date, version: int) -> ReplayedDay | None:
         from audit.models import Finding
         from tables import models as tm
-        from tables.feed import CACHE
-        from tables.replay_service import replay_table
 
         row = tm.Table.objects.filter(stream=table).first()
         if row is None or row.projected_version < version:
-            try:
-                replay_table(stream=table, trigger="ledger", cache=CACHE)
-            except Exception:
-                log.exception("replaying %s for the ledger failed", table)
-                return None
-            row = tm.Table.objects.filter(stream=table).first()
-            if row is None or row.projected_version < version:
-                return None
+            return None
         rounds = {number: -net for number, net in tm.Round.objects.filter(table=row, gaming_day=gaming_day)
                   .values_list("number", "expected_net")}
         mismatched = list(tm.mismatched_bets(row, gaming_day)

@@ -120,7 +120,8 @@ class State(admin.SimpleListFilter):
 
 
 # the badge of each state on the screens: good, bad (something to do), quiet, signed
-STATE_BADGE = {"reconciled": "ok", "counted": "bad", "incomplete": "bad", "open": "quiet", "no_drop_box": "quiet",
+STATE_BADGE = {"reconciled": "ok", "counted": "bad", "incomplete": "bad", "open": "quiet", "replay_pending": "quiet",
+               "no_drop_box": "quiet",
                "signed": "signed", "adjusted": "signed"}
 
 

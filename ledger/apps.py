@@ -1,3 +1,6 @@
+from datetime import date
+from typing import Any
+
 from django.apps import AppConfig
 
 
@@ -7,7 +10,7 @@ class LedgerConfig(AppConfig):
 
     def ready(self) -> None:
         from audit.derived import register as register_derived
-        from audit.subscribers import register
+        from audit.subscribers import register, table_day_replayed
 
         from .feed import SUBSCRIBER
         from .fx import FX_RATES
@@ -19,3 +22,11 @@ class LedgerConfig(AppConfig):
 
         # the read models and the reconciliation follow the global feed
         register(SUBSCRIBER)
+        # the days that found the tables' replay behind take it when the tables announce it
+        table_day_replayed.connect(_replayed, dispatch_uid="ledger.reconcile_replayed")
+
+
+def _replayed(sender: object, *, stream: str, gaming_day: date, version: int, **kwargs: Any) -> None:
+    from .reconciliation import reconcile_replayed
+
+    reconcile_replayed(table=stream, version=version)

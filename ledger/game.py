@@ -8,7 +8,9 @@ point one way: casino -> tables, ledger -> audit), so it declares what it needs 
 backed by the tables' read models and the engine's mathematics. Tests register fakes.
 
 Without a provider (or where it knows nothing) the replayed win is "n/a" and no
-theoretical win is computed: nothing is invented.
+theoretical win is computed: nothing is invented. A day without its replayed win is never
+reconciled: it waits (state ``replay_pending``) for the game's announcement that its
+replay is written (:func:`ledger.reconciliation.reconcile_replayed`).
 """
 from __future__ import annotations
 
@@ -66,7 +68,8 @@ class GameMath:
 class GameProvider(Protocol):
     def replayed(self, *, table: str, gaming_day: date, version: int) -> ReplayedDay | None:
         """The replay of ``table``'s ``gaming_day`` covering at least stream version
-        ``version`` (the last the ledger folded); None where there is none (yet)."""
+        ``version`` (the last the ledger folded); None where there is none (yet). Reads
+        only: it never brings the game's read models up itself."""
 
     def game_math(self, *, ruleset: str, rules: Mapping[str, Any]) -> GameMath:
         """The edge, variance and covariance of ``ruleset`` with the table's overrides ``rules``."""

@@ -47,6 +47,7 @@ class Reconciliation(models.Model):
     class State(models.TextChoices):
         OPEN = "open", "open"
         INCOMPLETE = "incomplete", "incomplete"
+        REPLAY_PENDING = "replay_pending", "the replay not yet available"
         NO_DROP_BOX = "no_drop_box", "no drop box"
         COUNTED = "counted", "counted, a variance not explained"
         RECONCILED = "reconciled", "reconciled"

@@ -58,8 +58,9 @@ class GameData:
 
 def game_data(*, table: str, gaming_day: date, ruleset: str, rules: dict[str, Any], version: int,
               provider: game.GameProvider | None = None) -> GameData:
-    """Ask the provider (outside any transaction: it may bring the game's read models up
-    to ``version`` first)."""
+    """Ask the provider: the replay of the day covering stream version ``version`` (None
+    while the game's read models are behind it: the day then waits in ``replay_pending``
+    for the tables' announcement, :func:`reconcile_replayed`), and the game's figures."""
     provider = provider or game.provider()
     return GameData(
         replayed=provider.replayed(table=table, gaming_day=gaming_day, version=version),
@@ -173,7 +174,8 @@ def reconcile_rows(rows: Sequence[m.Reconciliation], data: GameData, *, version:
     day.unexplained = any(f.kind in VARIANCES for f in chosen) or bool(differences)
     for row in rows:
         row.missing, row.drop_box = list(missing), drop_box
-        row.state = day_state(missing=missing, final=day.final, drop_box=drop_box, unexplained=row.unexplained)
+        row.state = day_state(missing=missing, final=day.final, drop_box=drop_box, unexplained=row.unexplained,
+                              replayed=data.replayed is not None)
     return chosen
 
 
@@ -391,3 +393,31 @@ def reconcile_table_day(*, table: str, gaming_day: date, provider: game.GameProv
                 row.save()
             record_findings(run=run, table=table, gaming_day=gaming_day, findings=findings, kinds=KINDS)
     return Reconciled(table, gaming_day, [day, *shifts], findings)
+
+
+def reconcile_replayed(*, table: str, version: int, provider: game.GameProvider | None = None,
+                       now: datetime | None = None) -> list[Reconciled]:
+    """The tables announced ``table``'s read models written up to stream version
+    ``version`` (:data:`audit.subscribers.table_day_replayed`): reconcile again each of its
+    days not signed off that waits for its replay - reconciled with no replayed win, as
+    the game's read models were behind the version the ledger folded - where ``version``
+    covers what the ledger folded (a table's read models cover all its days at one
+    version). A day reconciled with a replay needs nothing: that replay covered what the
+    ledger had folded, and a later event of the day is folded and reconciled again by the
+    ledger's own subscriber. Under the table's lock, as the ledger's fold writes."""
+    def waiting() -> list[date]:
+        rows = (m.Reconciliation.objects.filter(table__stream=table, table__folded_version__lte=version, shift="",
+                                                replayed_win__isnull=True)
+                .exclude(state__in=(m.Reconciliation.State.SIGNED, m.Reconciliation.State.ADJUSTED)))
+        return list(rows.order_by("gaming_day").values_list("gaming_day", flat=True))
+
+    done: list[Reconciled] = []
+    if not waiting():  # the common case, the tables first: no lock taken
+        return done
+    with transaction.atomic():
+        m.LedgerTable.objects.select_for_update().filter(stream=table).first()
+        for day in waiting():
+            reconciled = reconcile_table_day(table=table, gaming_day=day, provider=provider, now=now)
+            if reconciled is not None:
+                done.append(reconciled)
+    return done

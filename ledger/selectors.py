@@ -74,6 +74,7 @@ def state_text(row: m.Reconciliation) -> str:
     text = {
         S.OPEN: f"open (the table has not opened a later day): {missing}",
         S.INCOMPLETE: f"incomplete: {missing}",
+        S.REPLAY_PENDING: "the replay not yet available (the game's read models are behind the ledger)",
         S.NO_DROP_BOX: "no drop box (a game without a chip tray)",
         S.COUNTED: "counted, a variance not explained",
         S.RECONCILED: "reconciled",

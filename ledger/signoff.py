@@ -97,7 +97,8 @@ def day_sign_off(*, table: str, gaming_day: date, user: object, note: str | None
                  now: datetime | None = None) -> m.SignOff:
     """Sign ``table``'s ``gaming_day`` off with the figures its reconciliation has now,
     which closes it. A day with an exception (:func:`exceptions_of`) needs a note, which
-    the event records with them. Refused (409) while it is signed off already."""
+    the event records with them. Refused (409) while it is signed off already, and while
+    its replay is not yet available (the tables' read models behind the ledger's)."""
     _may_sign(user)
     username = username_of(user)
     note = (note or "").strip() or None
@@ -113,6 +114,11 @@ def day_sign_off(*, table: str, gaming_day: date, user: object, note: str | None
         if existing is not None and existing.status == m.SignOff.Status.SIGNED:
             raise SignOffError(f"{table} {gaming_day.isoformat()} is signed off already (by {existing.signed_by}); "
                                "reopen it first.")
+        if row.replayed_win is None:
+            # its replayed win is not given yet (state replay_pending, or open or incomplete
+            # besides): a figure missing that no note may sign over, and it comes by itself
+            raise SignOffError(f"{table} {gaming_day.isoformat()}: the replay is not yet available (the game's "
+                               "read models are behind the ledger); sign it off once they have caught up.")
         exceptions = exceptions_of(row, [x for x in rows if x.shift])
         if note is None and exceptions:
             raise NoteRequired(f"{table} {gaming_day.isoformat()} is {row.get_state_display()}: "

@@ -8,6 +8,8 @@ keeps the findings table and its services, and knows nothing of replay.
 - :func:`replay_table` - one table (stream), one gaming day or every day of it;
   incremental (only what is new since the last replay, refolded from the last shuffle
   checkpoint) or full. Idempotent: a second run finds nothing new and changes nothing.
+  Each table-day it wrote is then announced (:data:`audit.subscribers.table_day_replayed`),
+  which is how the ledger learns that its replayed win is there.
 - :func:`replay_day_start` / :func:`replay_day_finish` - a whole gaming day: a parent run,
   one task per table (``tables.tasks.replay_table_day``) gathered by a Celery chord into
   ``tables.tasks.replay_day_summary``; :func:`replay_day_here` - the same fan-out
@@ -30,9 +32,11 @@ from audit.fanout import default_jobs, fan_out
 from audit.findings import findings_record
 from audit.models import Finding, ReplayRun, openings_on
 from audit.record.collector import acyclic_work
+from audit.subscribers import table_day_announce
 
 from . import floor, projections
 from .fold import FoldCache
+from .models import Table
 
 WORKER_LOST = "its worker stopped before the end; the table was replayed again"
 
@@ -73,8 +77,11 @@ def replay_table(*, stream: str, day: date | None = None, full: bool = False, tr
             status=ReplayRun.Status.FAILED, error=WORKER_LOST, finished_at=datetime.now(UTC))
     run = run or run_start(mode=mode, trigger=trigger, stream=stream, gaming_day=day, parent=parent)
     totals = Counter[str]()
+    written: set[date] = set()
 
     def record(fold: projections.Fold) -> None:
+        if fold.segment.gaming_day is not None:
+            written.add(fold.segment.gaming_day)
         owned = [n for n in fold.rounds if fold.owns_round(n)]
         produced, new, superseded = findings_record(
             stream=stream, gaming_day=fold.segment.gaming_day, owned_from=fold.owned_from,
@@ -115,7 +122,20 @@ def replay_table(*, stream: str, day: date | None = None, full: bool = False, tr
                 findings=F("findings") + produced, findings_new=F("findings_new") + new,
                 findings_superseded=F("findings_superseded") + superseded,
             )
+    _announce(stream, written)
     return summary
+
+
+def _announce(stream: str, days: set[date]) -> None:
+    """Each table-day whose read models this replay wrote, announced with the version
+    they now cover (:data:`audit.subscribers.table_day_replayed`: the ledger waits for it)."""
+    if not days:
+        return
+    version = Table.objects.filter(stream=stream).values_list("projected_version", flat=True).first()
+    if version is None:
+        return
+    for day in sorted(days):
+        table_day_announce(sender=replay_table, stream=stream, gaming_day=day, version=version)
 
 
 def open_by_kind(*, stream: str | None = None, day: date | None = None) -> dict[str, int]:

@@ -264,14 +264,17 @@ MISSING_WORDS = {
 # bring it (no later day opened); ``incomplete``: something is missing and the table has
 # opened a later day; ``no_drop_box``: a game with no chip tray or drop box by design (the
 # live game) - its wins are the recorded and replayed ones, and it has no hold;
+# ``replay_pending``: nothing missing from the record, but the replayed win not given yet
+# (the game's read models are behind the version the ledger folded) - never a pass;
 # ``counted``: opener, closer and drop counted and posted, every slip finished or voided,
 # but a variance not explained; ``reconciled``: counted and every variance explained;
 # ``signed``: signed off (its figures closed); ``adjusted``: signed off, and events that
 # arrived later were posted into the first open day.
-STATES = ("open", "incomplete", "no_drop_box", "counted", "reconciled", "signed", "adjusted")
+STATES = ("open", "incomplete", "replay_pending", "no_drop_box", "counted", "reconciled", "signed", "adjusted")
 STATE_WORDS = {
     "open": "open",
     "incomplete": "incomplete",
+    "replay_pending": "the replay not yet available",
     "no_drop_box": "no drop box",
     "counted": "counted, a variance not explained",
     "reconciled": "reconciled",
@@ -321,13 +324,17 @@ def missing_of(*, shifts: Sequence[Figures], drops: Iterable[tuple[bool, bool]],
     return tuple(kind for kind in MISSING if kind in found)
 
 
-def day_state(*, missing: Sequence[str], final: bool, drop_box: bool, unexplained: bool) -> str:
+def day_state(*, missing: Sequence[str], final: bool, drop_box: bool, unexplained: bool,
+              replayed: bool = True) -> str:
     """The accounting state of a table-day not signed off (:data:`STATES`): a day lacking
     something is ``incomplete`` once its table opened a later day (``final``), ``open``
-    before; else ``no_drop_box`` for a game without one, ``counted`` with a variance not
+    before; else ``replay_pending`` while its replayed win is not given (``replayed``
+    False), ``no_drop_box`` for a game without one, ``counted`` with a variance not
     explained, ``reconciled`` without."""
     if missing:
         return "incomplete" if final else "open"
+    if not replayed:
+        return "replay_pending"
     if not drop_box:
         return "no_drop_box"
     return "counted" if unexplained else "reconciled"

@@ -31,7 +31,9 @@ def test_a_clean_simulated_day_reconciles_with_replay(settings) -> None:
     config = SimConfig(tables=4, rounds=25, days=1, seed="ledger-clean", live_bets=30)
     manifest = simulate(config, StoreSink(config))
     assert manifest["faults"] == []
-    catch_up("ledger.books")  # the ledger first: its provider brings the tables' replay up itself
+    catch_up("ledger.books")  # the ledger first: its days wait for the tables' replay
+    assert set(m.Reconciliation.objects.filter(shift="").values_list("state", flat=True)) == {"replay_pending"}
+    catch_up("tables.projections")  # the tables' replay, announced: the ledger takes it
     days = list(m.Reconciliation.objects.filter(shift="").select_related("table"))
     assert len(days) == 4
     counted = 0
@@ -63,6 +65,4 @@ def test_a_clean_simulated_day_reconciles_with_replay(settings) -> None:
             assert day.chip_win == day.recorded_win and day.chip_variance == 0
         assert sum(day.trial_balance.values()) == 0
     assert counted >= 3  # every table but the live game counts its chips
-    assert not Finding.objects.filter(superseded_by__isnull=True).exists()
-    catch_up("tables.projections")  # the tables' own subscriber then finds nothing new
     assert not Finding.objects.filter(superseded_by__isnull=True).exists()
