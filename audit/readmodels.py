@@ -1,4 +1,5 @@
-"""What every read model of a table stands on: the stream's gaming days.
+"""What every read model of a table stands on: the stream's gaming days, and its folds
+kept in memory.
 
 **The day index.** A table's stream is cut into gaming days by its ``table.opened``
 events (:func:`openings`): a day runs from an opening to the event before the next one;
@@ -12,16 +13,28 @@ aside), the ledger's books leave it out. The tables' projection reads the index 
 :class:`Segment` (versions ``first``..``last``); the ledger's books by opening
 (:func:`day_at`).
 
-Tested through its readers: ``tests/engine/test_struck_opening.py``,
-``tests/back_office/test_set_aside.py`` and the ledger's tests.
+**The folds kept.** A read model keeps its last folds in a :class:`FoldCache`, so that
+its next fold of the same table (or day) in this process - eagerly, one after every
+append - goes on from where the last one stopped instead of folding again. A kept fold
+is used once, and only while the stream's event at the version it folded still has the
+hash it folded - the chain makes that hash stand for the whole prefix - in the same
+database.
+
+The day index is tested through its readers (``tests/engine/test_struck_opening.py``,
+``tests/back_office/test_set_aside.py``, the ledger's tests); the cache in
+``tests/audit/test_readmodels.py``.
 """
 from __future__ import annotations
 
 import bisect
-from collections.abc import Collection, Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
+
+from django.db import connection
 
 from .authority import unreadable_opening_struck
 from .gaming_day import gaming_day as gaming_day_of
@@ -68,7 +81,7 @@ def openings(stream: str, *, known: Collection[int] = (), after: int = 0) -> lis
     result = []
     for version, payload in found:
         text = payload.get("gaming_day")
-        if is_gaming_day(text):
+        if isinstance(text, str) and is_gaming_day(text):
             result.append(Opening(version, payload, date.fromisoformat(text)))
         else:
             # struck or not: asked only of an opening of no date
@@ -124,3 +137,70 @@ def segments(stream: str, *, known: Collection[int] = (), after: int = 0) -> lis
             day = gaming_day_of(moment)
         result.append(Segment(stream, day, first, last, opening.payload if opening is not None else None))
     return result
+
+
+# --- the folds kept in memory ----------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class _Kept(Generic[T]):
+    """A fold handed over at version ``version`` of its stream, whose event had
+    ``head_hash``, in ``database``."""
+
+    database: tuple[str, str]
+    version: int
+    head_hash: str
+    fold: T
+
+
+def _database() -> tuple[str, str]:
+    return connection.alias, connection.settings_dict["NAME"]
+
+
+def _hash_at(stream: str, version: int) -> str | None:
+    found: str | None = Event.objects.filter(stream=stream, version=version).values_list("hash", flat=True).first()
+    return found
+
+
+class FoldCache(Generic[T]):
+    """The folds a read model kept, of up to ``size`` tables or days (the least recently
+    kept out first; none with ``size`` 0), each by its stream and, for a read model that
+    folds a day at a time, the day's first version. Owned by the read model's subscriber
+    (its feed module's ``CACHE``); thread-safe."""
+
+    def __init__(self, size: int = 16) -> None:
+        self.size = size
+        self._kept: OrderedDict[tuple[str, int | None], _Kept[T]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._kept.clear()
+
+    def take(self, stream: str, *, version: int, day: int | None = None,
+             fits: Callable[[T], bool] = lambda fold: True) -> T | None:
+        """Take out the fold kept of ``stream`` (its ``day``): it when it stands at
+        ``version`` and ``fits``, in this database, and the stream's event there still
+        has the hash it folded; else None (a fold of no use is dropped)."""
+        with self._lock:
+            kept = self._kept.pop((stream, day), None)
+        if kept is None or kept.version != version or not fits(kept.fold) or kept.database != _database():
+            return None
+        return kept.fold if _hash_at(stream, version) == kept.head_hash else None
+
+    def put(self, stream: str, fold: T, *, version: int, day: int | None = None,
+            head_hash: str | None = None) -> None:
+        """Keep ``fold`` of ``stream`` (its ``day``), folded up to ``version`` whose
+        event has ``head_hash`` (None: read from the store)."""
+        if self.size <= 0:
+            return
+        kept = _Kept(_database(), version, head_hash if head_hash is not None else _hash_at(stream, version) or "",
+                     fold)
+        with self._lock:
+            self._kept.pop((stream, day), None)
+            while len(self._kept) >= self.size:
+                self._kept.popitem(last=False)
+            self._kept[(stream, day)] = kept
+

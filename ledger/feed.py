@@ -12,9 +12,10 @@ table that keeps failing is set aside (:func:`audit.subscribers.each_table`).
 """
 from __future__ import annotations
 
+from audit.readmodels import FoldCache
 from audit.subscribers import Batch, Subscriber, each_table
 
-from .projection import FoldCache, project_table
+from .projection import project_table
 
 NAME = "ledger.books"
 CACHE = FoldCache(16)

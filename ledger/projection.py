@@ -13,9 +13,10 @@ inserted), the day before only read. A day is *final* - its end-of-day checks ma
 once the table opened a later day. Only the event types the fold reads are read.
 
 **Kept folds.** The fold of a live table's day goes on from where the last one stopped
-when this process still holds it (:class:`FoldCache`, owned by the feed's subscriber) and
-the stream's event at that version still has the hash it folded; a new day, a
-correction that strikes an event, or anything else refolds from the day before.
+when this process still holds it (:class:`audit.readmodels.FoldCache`, owned by the
+feed's subscriber) and the stream's event at that version still has the hash it folded;
+a new day, a correction that strikes an event, or anything else refolds from the day
+before.
 
 **Idempotent, and one writer.** The rows are written in one transaction that first
 locks the table's row: a fold that finds the ledger already further (another run got
@@ -24,7 +25,6 @@ there first) writes nothing. A batch seen twice finds nothing new.
 from __future__ import annotations
 
 import uuid
-from collections import OrderedDict
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -38,6 +38,7 @@ from audit.authority import refused_events
 from audit.event_ids import with_ids
 from audit.models import Event
 from audit.reading import stream_events
+from audit.readmodels import FoldCache
 from audit.record.authority import applicable
 from audit.record.corrections import struck_events
 from audit.store import stream_head
@@ -108,36 +109,14 @@ def touched_days(stream: str, events: list[dict[str, Any]], opened: list[tuple[i
 
 
 @dataclass(slots=True)
-class _Kept:
-    """A fold of a table from version ``start`` to ``version`` (whose event had
-    ``head_hash``), to go on with."""
+class KeptBooks:
+    """A fold of a table from version ``start`` on, to go on with: kept in the ledger's
+    :class:`audit.readmodels.FoldCache` (:data:`ledger.feed.CACHE`)."""
 
-    database: str
     start: int
-    version: int
-    head_hash: str
     state: Fold
     versions: dict[str, int]
-    openings: list[tuple[int, str]]  # every table.opened of the stream up to version
-
-
-class FoldCache:
-    """The last folds of up to ``size`` tables (least recently used out first)."""
-
-    def __init__(self, size: int = 16) -> None:
-        self.size = size
-        self._kept: OrderedDict[str, _Kept] = OrderedDict()
-
-    def take(self, stream: str) -> _Kept | None:
-        return self._kept.pop(stream, None)
-
-    def put(self, stream: str, kept: _Kept) -> None:
-        self._kept[stream] = kept
-        while len(self._kept) > self.size:
-            self._kept.popitem(last=False)
-
-    def clear(self) -> None:
-        self._kept.clear()
+    openings: list[tuple[int, str]]  # every table.opened of the stream up to the fold's version
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,13 +133,11 @@ def _strikes(events: list[dict[str, Any]], refused: Mapping[str, str]) -> bool:
                and not e["payload"].get("settlements") and e["id"] not in refused for e in events)
 
 
-def project_table(*, stream: str, full: bool = False, cache: FoldCache | None = None,
+def project_table(*, stream: str, full: bool = False, cache: FoldCache[KeptBooks] | None = None,
                   now: datetime | None = None, redo: Collection[str] = ()) -> Projected:
     """Bring the ledger's read models of ``stream`` up to its head (``full``: every day
     from the first event; ``redo``: these gaming days written again even with nothing new -
     a day reopened after sign-off). Folds outside any transaction; writes in one."""
-    from django.db import connection
-
     now = now or datetime.now(UTC)
     table = m.LedgerTable.objects.filter(stream=stream).first()
     done = 0 if full or table is None else table.folded_version
@@ -176,14 +153,11 @@ def project_table(*, stream: str, full: bool = False, cache: FoldCache | None = 
     if head <= done:
         return Projected(stream, done, 0, (), False)
     new = list(_events(stream, done + 1, head))
-    kept = cache.take(stream) if cache is not None else None
     rates = fx.rates()
-    if kept is not None and not (
-        not full and kept.database == connection.alias and kept.version == done
-        and Event.objects.filter(stream=stream, version=done).values_list("hash", flat=True).first() == kept.head_hash
-        and kept.state.rates == rates  # a rate set since (here or in another process) books the days anew
-    ):
-        kept = None  # not a fold of what the ledger has folded: of no use
+    # of use only as a fold of what the ledger has folded; a rate set since (here or in
+    # another process) books the days anew
+    kept = cache.take(stream, version=done, fits=lambda books: not full and books.state.rates == rates) \
+        if cache is not None else None
     if kept is not None and not any(e["type"] == "table.opened" for e in new):
         opened = kept.openings  # no new day: the openings the kept fold knew (a query that scans the stream)
     else:
@@ -194,7 +168,8 @@ def project_table(*, stream: str, full: bool = False, cache: FoldCache | None = 
         days |= {day for _, day in opened if day}
     if not days:
         if kept is not None and cache is not None:  # nothing the fold reads: it stands at the head
-            cache.put(stream, _Kept(kept.database, kept.start, head, head_hash, kept.state, kept.versions, opened))
+            cache.put(stream, KeptBooks(kept.start, kept.state, kept.versions, opened), version=head,
+                      head_hash=head_hash)
         return _advance(stream, done, head)
     earliest = min(days)
     first = next((i for i, (_, day) in enumerate(opened) if day == earliest), None)
@@ -233,7 +208,7 @@ def project_table(*, stream: str, full: bool = False, cache: FoldCache | None = 
                      versions=versions, events=len(folded), first_versions={d: v for v, d in opened}, now=now,
                      full=full or again)
     if cache is not None:
-        cache.put(stream, _Kept(connection.alias, start, head, head_hash, state, versions, opened))
+        cache.put(stream, KeptBooks(start, state, versions, opened), version=head, head_hash=head_hash)
     return Projected(stream, head, len(folded), tuple(write), written)
 
 

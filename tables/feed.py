@@ -12,14 +12,14 @@ failing is set aside (:func:`audit.subscribers.each_table`).
 """
 from __future__ import annotations
 
+from audit.readmodels import FoldCache
 from audit.subscribers import Batch, Subscriber, each_table
 
 from . import replay_service
-from .fold import FoldCache
 
 NAME = "tables.projections"
 # this process's folds of the days it projected last, so that the next batch of a
-# live table folds only its new events (see tables.fold.FoldCache)
+# live table folds only its new events (see audit.readmodels.FoldCache)
 CACHE = FoldCache(16)
 
 

@@ -21,24 +21,21 @@ rule set, limits and gaming day of ``table.opened``.
 
 :func:`fold_day` reads events and the read models but writes nothing and holds no lock
 or transaction: a day of a live table (close to a million events) folds while appends
-and other projections go on. A :class:`FoldCache` keeps folds in memory so that the
-next fold of the same day goes on from where the last one stopped.
+and other projections go on. A :class:`audit.readmodels.FoldCache` keeps folds in
+memory so that the next fold of the same day goes on from where the last one stopped.
 """
 from __future__ import annotations
 
 import itertools
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
-
-from django.db import connection
 
 from audit.authority import struck_and_refused
 from audit.event_ids import with_ids
 from audit.models import Event
 from audit.reading import stream_events
-from audit.readmodels import Segment
+from audit.readmodels import FoldCache, Segment
 from tables.engine.findings import Finding as EngineFinding
 from tables.engine.replay import Checkpoint, Replay, ReplayResult
 from tables.engine.table_round import Round as EngineRound
@@ -125,13 +122,11 @@ def _carries_over(segment: Segment) -> bool:
 # --- the fold kept in memory ---------------------------------------------------------------
 
 @dataclass(slots=True)
-class _Kept:
-    """A fold of a day handed over at its head (version ``version``, whose event had
-    ``head_hash``), from its checkpoint ``point`` on."""
+class KeptDay:
+    """A fold of a day handed over at its head, from its checkpoint ``point`` on (at most
+    from its last shuffle on; the one before too, where pushes carry over): kept in the
+    projections' :class:`audit.readmodels.FoldCache` (:data:`tables.feed.CACHE`)."""
 
-    database: str
-    version: int
-    head_hash: str
     point: int
     fold: Checkpoint
     rounds: dict[int, RoundTrack]
@@ -139,48 +134,8 @@ class _Kept:
     shoe: ShoeTrack | None
 
 
-class FoldCache:
-    """Folds kept in memory after they ran, so that the next incremental fold of the same
-    day in this process (eagerly: one after every append) goes on from its head instead
-    of refolding from the last shuffle. At most ``size`` days, each from its last shuffle
-    on (the one before too, where pushes carry over). A kept fold is used once (taken
-    out), and only while the stream's event at the version it folded still has the hash
-    it folded: the chain makes that hash stand for the whole prefix. Owned by the
-    projections' subscriber (:mod:`tables.feed`); thread-safe."""
-
-    def __init__(self, size: int = 16) -> None:
-        self.size = size
-        self._days: dict[tuple[str, int], _Kept] = {}
-        self._lock = threading.Lock()
-
-    def __len__(self) -> int:
-        return len(self._days)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._days.clear()
-
-    def take(self, segment: Segment, point: int, changed_from: int) -> _Kept | None:
-        with self._lock:
-            kept = self._days.pop((segment.stream, segment.first), None)
-        if kept is None or kept.version != changed_from - 1 or kept.point > point:
-            return None
-        if kept.database != connection.settings_dict["NAME"]:
-            return None
-        return kept if _head_hash(segment.stream, kept.version) == kept.head_hash else None
-
-    def put(self, segment: Segment, kept: _Kept) -> None:
-        if self.size <= 0:
-            return
-        with self._lock:
-            self._days.pop((segment.stream, segment.first), None)
-            while len(self._days) >= self.size:
-                self._days.pop(next(iter(self._days)))
-            self._days[(segment.stream, segment.first)] = kept
-
-
 def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: int | None = None,
-             cache: FoldCache | None = None) -> Fold:
+             cache: FoldCache[KeptDay] | None = None) -> Fold:
     """Fold one gaming day through the engine, owning everything from the checkpoint of
     ``owned_from`` (the whole day when None); ``changed_from``: the first version not
     folded before (every owned round is rewritten when None). With a ``cache``, go on
@@ -192,7 +147,8 @@ def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: i
         context, point = checkpoint(segment, owned_from)
     kept = None
     if cache is not None and changed_from is not None and owned_from is not None and owned_from >= changed_from:
-        kept = cache.take(segment, point, changed_from)
+        kept = cache.take(segment.stream, day=segment.first, version=changed_from - 1,
+                          fits=lambda day: day.point <= point)
     if kept is not None:
         assert changed_from is not None
         struck, refused = _struck(segment.stream, changed_from, segment.last)
@@ -298,10 +254,8 @@ def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: i
             del rounds[number]
         shoes[:] = [s for s in shoes if s.version >= keep_from]
         state.forget(keep_from)
-        cache.put(segment, _Kept(
-            connection.settings_dict["NAME"], segment.last, _head_hash(segment.stream, segment.last),
-            shuffles[-1] if shuffles else point, state.checkpoint(), rounds, shoes, shoe,
-        ))
+        cache.put(segment.stream, KeptDay(shuffles[-1] if shuffles else point, state.checkpoint(), rounds, shoes, shoe),
+                  day=segment.first, version=segment.last)
     still_playing = open_round is not None and not _closed(segment, rounds[open_round].first_version if open_round in rounds else segment.first)
     for finding in result.findings:
         version = versions.get(finding.event) if finding.event is not None else None
@@ -313,10 +267,6 @@ def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: i
             continue
         fold.findings.append((finding, version))
     return fold
-
-
-def _head_hash(stream: str, version: int) -> str:
-    return Event.objects.filter(stream=stream, version=version).values_list("hash", flat=True).get()
 
 
 def _versions_of(stream: str, findings: Any, opening_id: str | None, opening_version: int) -> dict[str, int]:

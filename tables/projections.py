@@ -33,12 +33,12 @@ from django.db.models import DateTimeField, Sum
 
 from audit.event_ids import with_ids
 from audit.models import Event
-from audit.readmodels import Segment, segments
+from audit.readmodels import FoldCache, Segment, segments
 from audit.record.collector import acyclic_work, bulk_work
 from tables.engine.table_round import Hand as EngineHand
 
 from . import models as m
-from .fold import Fold, FoldCache, RoundTrack, fold_day
+from .fold import Fold, KeptDay, RoundTrack, fold_day
 
 # attempts of a projection whose folds keep going stale (each a fold of what the
 # winner left, so a few at most unless appends never pause)
@@ -323,7 +323,7 @@ def _known_starts(table: m.Table | None) -> tuple[list[int], int]:
 
 
 def fold_stream(stream: str, table: m.Table | None, *, full: bool = False, day: date | None = None,
-                cache: FoldCache | None = None) -> list[Fold | Segment]:
+                cache: FoldCache[KeptDay] | None = None) -> list[Fold | Segment]:
     """Fold what is new in ``stream`` since ``table`` (its projection as read; every day
     from its first event with ``full``; one gaming day with ``day``), in order; a stretch
     held in no gaming day is its :class:`Segment` (nothing to fold). Reads only."""
@@ -370,7 +370,8 @@ def _claimed(stream: str, table: m.Table | None, *, fresh: bool) -> bool:
     return True
 
 
-def project_stream(stream: str, *, full: bool = False, day: date | None = None, cache: FoldCache | None = None,
+def project_stream(stream: str, *, full: bool = False, day: date | None = None,
+                   cache: FoldCache[KeptDay] | None = None,
                    record: Callable[[Fold], None] | None = None, fresh: bool = False) -> list[Fold]:
     """Fold what is new in ``stream`` (everything with ``full``; one gaming day with
     ``day``) outside any transaction, then write the read models in one short
@@ -384,7 +385,7 @@ def project_stream(stream: str, *, full: bool = False, day: date | None = None, 
         return _project_stream(stream, full=full, day=day, cache=cache, record=record, fresh=fresh)
 
 
-def _project_stream(stream: str, *, full: bool, day: date | None, cache: FoldCache | None,
+def _project_stream(stream: str, *, full: bool, day: date | None, cache: FoldCache[KeptDay] | None,
                     record: Callable[[Fold], None] | None, fresh: bool) -> list[Fold]:
     for _ in range(_ATTEMPTS):
         table = m.Table.objects.filter(stream=stream).first()

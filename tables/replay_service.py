@@ -31,11 +31,11 @@ from django.db.models import Count, F
 from audit.fanout import default_jobs, fan_out
 from audit.findings import findings_record
 from audit.models import Finding, ReplayRun, openings_on
+from audit.readmodels import FoldCache
 from audit.record.collector import acyclic_work
 from audit.subscribers import table_day_announce
 
 from . import floor, projections
-from .fold import FoldCache
 from .models import Table
 
 WORKER_LOST = "its worker stopped before the end; the table was replayed again"

@@ -21,7 +21,7 @@ def test_live_projection_equals_a_rebuild_from_scratch(preset, kept, django_capt
     from the last shuffle as another process would - the read models equal a full
     rebuild row by row (it-sabot's pushes carry over to the next round, across shoes too)."""
     import tables.feed
-    from tables.fold import FoldCache
+    from audit.readmodels import FoldCache
 
     monkeypatch.setattr(tables.feed, "CACHE", FoldCache(64 if kept else 0))
     events = dealt(preset, rounds=45, table="T1")
