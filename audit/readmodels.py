@@ -1,5 +1,5 @@
-"""What every read model of a table stands on: the stream's gaming days, and its folds
-kept in memory.
+"""The one runner of the read models of tables: the stream's gaming days, the folds kept
+in memory, and the feed's subscriber that brings every table a batch touches up to date.
 
 **The day index.** A table's stream is cut into gaming days by its ``table.opened``
 events (:func:`openings`): a day runs from an opening to the event before the next one;
@@ -20,6 +20,14 @@ is used once, and only while the stream's event at the version it folded still h
 hash it folded - the chain makes that hash stand for the whole prefix - in the same
 database.
 
+**The subscriber.** A read model of tables is a :class:`ReadModel`: its name on the feed
+and ``project(stream=..., cache=...)``, which folds what is new in one table's stream (going on
+from the folds in ``cache``) outside any transaction and writes the table-days it owns
+in one short transaction (:func:`write_owned`). Its subscriber runs it for every table a
+batch touches (:func:`audit.subscribers.each_table`: one table that fails does not stop
+the others). The tables' projection (:mod:`tables.feed`) and the ledger's books
+(:mod:`ledger.feed`) are two.
+
 The day index is tested through its readers (``tests/engine/test_struck_opening.py``,
 ``tests/back_office/test_set_aside.py``, the ledger's tests); the cache in
 ``tests/audit/test_readmodels.py``.
@@ -34,14 +42,16 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, Generic, TypeVar
 
-from django.db import connection
+from django.db import connection, transaction
 
 from .authority import unreadable_opening_struck
 from .gaming_day import gaming_day as gaming_day_of
 from .models import Event
 from .record.corrections import is_gaming_day
+from .subscribers import Batch, Subscriber, each_table
 
 T = TypeVar("T")
+W = TypeVar("W")
 
 
 # --- the day index --------------------------------------------------------------------------
@@ -204,3 +214,37 @@ class FoldCache(Generic[T]):
                 self._kept.popitem(last=False)
             self._kept[(stream, day)] = kept
 
+
+# --- the subscriber and the write -----------------------------------------------------------
+
+class ReadModel(Generic[T]):
+    """A read model of tables on the global feed: subscriber ``name`` (registered from
+    its app's ``ready()``: ``register(READ_MODEL.subscriber)``) runs ``project(stream=...,
+    cache=...)`` for every table a batch touches, with the folds it keeps (:attr:`cache`,
+    ``size`` of them). ``what`` names the work in a failure's message."""
+
+    def __init__(self, name: str, project: Callable[..., object], *, what: str, size: int = 16) -> None:
+        self.name = name
+        self.what = what
+        self.cache: FoldCache[T] = FoldCache(size)
+        self._project = project
+        self.subscriber = Subscriber(name, self.handle)
+
+    def project(self, stream: str) -> object:
+        """Bring ``stream``'s read model up to its head."""
+        return self._project(stream=stream, cache=self.cache)
+
+    def handle(self, batch: Batch) -> None:
+        each_table(batch, self.project, what=self.what)
+
+
+def write_owned(claim: Callable[[], W | None], write: Callable[[W], object]) -> bool:
+    """The one short write of a fold: in one transaction, ``claim()`` the table's row
+    (a compare-and-set or a row lock; None: another run got there first, and this fold
+    is stale) and ``write(claimed)`` the table-days the fold owns. Whether it wrote."""
+    with transaction.atomic():
+        claimed = claim()
+        if claimed is None:
+            return False
+        write(claimed)
+        return True

@@ -2,27 +2,24 @@
 stream a batch of new events touches, bring the ledger's read models, its reconciliation
 and their findings up to date (:func:`ledger.projection.project_table`, going on from
 the folds this process kept: :data:`CACHE`). Registered in
-:class:`ledger.apps.LedgerConfig`; the feed itself is audit's (:mod:`audit.subscribers`).
-
-Streams under ``audit.`` are not tables and are skipped (a sign-off in ``audit.ledger``
-reconciles its day itself: :mod:`ledger.signoff`). A table that fails does not stop the
-others; the batch then fails as a whole, naming the tables, so the subscriber keeps its
-position and the next run retries - the tables already done find nothing new - until a
-table that keeps failing is set aside (:func:`audit.subscribers.each_table`).
+:class:`ledger.apps.LedgerConfig`; the runner is audit's (:class:`audit.readmodels.ReadModel`),
+so are the feed (:mod:`audit.subscribers`) and what a table that keeps failing comes to
+(:func:`audit.subscribers.each_table`). A sign-off in ``audit.ledger`` (not a table)
+reconciles its day itself: :mod:`ledger.signoff`.
 """
 from __future__ import annotations
 
-from audit.readmodels import FoldCache
-from audit.subscribers import Batch, Subscriber, each_table
+from audit.readmodels import FoldCache, ReadModel
 
-from .projection import project_table
+from .projection import KeptBooks, project_table
 
 NAME = "ledger.books"
-CACHE = FoldCache(16)
 
 
-def project_batch(batch: Batch) -> None:
-    each_table(batch, lambda stream: project_table(stream=stream, cache=CACHE), what="the ledger's projection")
+def project(*, stream: str, cache: FoldCache[KeptBooks]) -> object:
+    return project_table(stream=stream, cache=cache)
 
 
-SUBSCRIBER = Subscriber(NAME, project_batch)
+READ_MODEL: ReadModel[KeptBooks] = ReadModel(NAME, project, what="the ledger's projection")
+CACHE = READ_MODEL.cache
+SUBSCRIBER = READ_MODEL.subscriber

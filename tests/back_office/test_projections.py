@@ -21,9 +21,9 @@ def test_live_projection_equals_a_rebuild_from_scratch(preset, kept, django_capt
     from the last shuffle as another process would - the read models equal a full
     rebuild row by row (it-sabot's pushes carry over to the next round, across shoes too)."""
     import tables.feed
-    from audit.readmodels import FoldCache
 
-    monkeypatch.setattr(tables.feed, "CACHE", FoldCache(64 if kept else 0))
+    tables.feed.CACHE.clear()
+    monkeypatch.setattr(tables.feed.CACHE, "size", 64 if kept else 0)
     events = dealt(preset, rounds=45, table="T1")
     assert append("T1", events, chunk=61, project=True) == -(-len(events) // 61)
     assert len(tables.feed.CACHE) == (1 if kept else 0)  # the day's fold, kept at its head

@@ -106,9 +106,9 @@ def test_findings_of_events_survive_incremental_replays(kept, monkeypatch, djang
     """A card that is not the shoe's next (found at its event) and a short pay (found
     at the end): replayed after every chunk, the current findings are a full replay's."""
     import tables.feed
-    from audit.readmodels import FoldCache
 
-    monkeypatch.setattr(tables.feed, "CACHE", FoldCache(16 if kept else 0))
+    tables.feed.CACHE.clear()
+    monkeypatch.setattr(tables.feed.CACHE, "size", 16 if kept else 0)
     events = dealt("hoyle", rounds=60, table="T1")
     plant_short_pay(events, skip=40)
     dealt_cards = [e for e in events if e["type"] == "card.dealt"]
