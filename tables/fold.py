@@ -67,7 +67,7 @@ class RoundTrack:
 
 
 @dataclass(slots=True)
-class Fold:
+class TableDayFold:
     """What one fold of a gaming day gives: the engine's result and, for the part this
     fold owns (versions from ``owned_from``), the shoes and rounds to write."""
 
@@ -135,7 +135,7 @@ class KeptDay:
 
 
 def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: int | None = None,
-             cache: FoldCache[KeptDay] | None = None) -> Fold:
+             cache: FoldCache[KeptDay] | None = None) -> TableDayFold:
     """Fold one gaming day through the engine, owning everything from the checkpoint of
     ``owned_from`` (the whole day when None); ``changed_from``: the first version not
     folded before (every owned round is rewritten when None). With a ``cache``, go on
@@ -243,8 +243,8 @@ def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: i
     state.forget(context)
     result = state.view()
     versions = _versions_of(segment.stream, result.findings, opening_id, segment.first)
-    fold = Fold(segment, point, point if changed_from is None else max(point, changed_from), segment.last,
-                count, result, [s for s in shoes if s.version >= point], dict(rounds), [])
+    fold = TableDayFold(segment, point, point if changed_from is None else max(point, changed_from), segment.last,
+                        count, result, [s for s in shoes if s.version >= point], dict(rounds), [])
     if cache is not None and last_folded == segment.last:
         # keep only what the next fold can need: from the last shuffle on (the one
         # before it too, where pushes carry over)

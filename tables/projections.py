@@ -38,7 +38,7 @@ from audit.record.collector import acyclic_work, bulk_work
 from tables.engine.table_round import Hand as EngineHand
 
 from . import models as m
-from .fold import Fold, KeptDay, RoundTrack, fold_day
+from .fold import KeptDay, RoundTrack, TableDayFold, fold_day
 
 # attempts of a projection whose folds keep going stale (each a fold of what the
 # winner left, so a few at most unless appends never pause)
@@ -108,7 +108,7 @@ def _write_shoes(table: m.Table, segment: Segment, shoes: list[Any]) -> dict[int
     return {id(s): row.pk for s, row in zip(shoes, rows, strict=True)}
 
 
-def write_fold(fold: Fold) -> m.Table:
+def write_fold(fold: TableDayFold) -> m.Table:
     """Replace what ``fold`` owns in the read models. Call inside the transaction of
     :func:`project_stream`'s write, after its compare-and-set.
 
@@ -323,12 +323,12 @@ def _known_starts(table: m.Table | None) -> tuple[list[int], int]:
 
 
 def fold_stream(stream: str, table: m.Table | None, *, full: bool = False, day: date | None = None,
-                cache: FoldCache[KeptDay] | None = None) -> list[Fold | Segment]:
+                cache: FoldCache[KeptDay] | None = None) -> list[TableDayFold | Segment]:
     """Fold what is new in ``stream`` since ``table`` (its projection as read; every day
     from its first event with ``full``; one gaming day with ``day``), in order; a stretch
     held in no gaming day is its :class:`Segment` (nothing to fold). Reads only."""
     done = 0 if full or table is None else table.projected_version
-    folds: list[Fold | Segment] = []
+    folds: list[TableDayFold | Segment] = []
     known, after = ([], 0) if full else _known_starts(table)
     for segment in segments(stream, known=known, after=after):
         if segment.held:
@@ -371,8 +371,8 @@ def _claimed(stream: str, table: m.Table | None, *, fresh: bool) -> bool:
 
 
 def project_stream(stream: str, *, full: bool = False, day: date | None = None,
-                   cache: FoldCache[KeptDay] | None = None,
-                   record: Callable[[Fold], None] | None = None, fresh: bool = False) -> list[Fold]:
+                   cache: FoldCache[KeptDay] | None = None, record: Callable[[TableDayFold], None] | None = None,
+                   fresh: bool = False) -> list[TableDayFold]:
     """Fold what is new in ``stream`` (everything with ``full``; one gaming day with
     ``day``) outside any transaction, then write the read models in one short
     transaction guarded by the compare-and-set of ``projected_version`` (see the module's
@@ -386,7 +386,7 @@ def project_stream(stream: str, *, full: bool = False, day: date | None = None,
 
 
 def _project_stream(stream: str, *, full: bool, day: date | None, cache: FoldCache[KeptDay] | None,
-                    record: Callable[[Fold], None] | None, fresh: bool) -> list[Fold]:
+                    record: Callable[[TableDayFold], None] | None, fresh: bool) -> list[TableDayFold]:
     for _ in range(_ATTEMPTS):
         table = m.Table.objects.filter(stream=stream).first()
         folded = fold_stream(stream, table, full=full or fresh, day=day, cache=cache)

@@ -79,7 +79,7 @@ def replay_table(*, stream: str, day: date | None = None, full: bool = False, tr
     totals = Counter[str]()
     written: set[date] = set()
 
-    def record(fold: projections.Fold) -> None:
+    def record(fold: projections.TableDayFold) -> None:
         if fold.segment.gaming_day is not None:
             written.add(fold.segment.gaming_day)
         owned = [n for n in fold.rounds if fold.owns_round(n)]
