@@ -204,9 +204,11 @@ def project_table(*, stream: str, full: bool = False, cache: FoldCache[KeptBooks
                          ruleset=books.games.get(day, ("", {}))[0], rules=dict(books.games.get(day, ("", {}))[1]))
         for day in write if any(key[0] == day for key in books.shifts)
     }
-    written = _write(stream=stream, books=books, days=write, final=final, data=data, head=head,
-                     versions=versions, events=len(folded), first_versions={d: v for v, d in opened}, now=now,
-                     full=full or again)
+    written = readmodels.write_owned(
+        lambda: _claim(stream, head=head, full=full or again),
+        lambda table: _write(table, stream=stream, books=books, days=write, final=final, data=data, head=head,
+                             versions=versions, events=len(folded), first_versions={d: v for v, d in opened},
+                             now=now))
     if cache is not None:
         cache.put(stream, KeptBooks(start, state, versions, opened), version=head, head_hash=head_hash)
     return Projected(stream, head, len(folded), tuple(write), written)
@@ -231,72 +233,76 @@ def _uuid(text: str | None) -> uuid.UUID | None:
     return uuid.UUID(text) if text else None
 
 
-def _write(*, stream: str, books: Books, days: list[str], final: set[str], data: dict[str, r.GameData], head: int,
-           versions: dict[str, int], events: int, first_versions: dict[str, int], now: datetime,
-           full: bool = False) -> bool:
-    with transaction.atomic():
-        table, _ = m.LedgerTable.objects.get_or_create(stream=stream, defaults={"pit": config.configured_pit(stream)})
-        table = m.LedgerTable.objects.select_for_update().get(pk=table.pk)
-        if table.folded_version > head or (table.folded_version == head and not full):
-            return False  # another run got as far first: it wrote these very rows
-        when = [date.fromisoformat(d) for d in days]
-        signoffs = {s.gaming_day.isoformat(): s for s in m.SignOff.objects.filter(
-            table=stream, gaming_day__in=when, status=m.SignOff.Status.SIGNED)}
-        # a signed day is closed: its rows stay as they were signed
-        kept = {row.gaming_day.isoformat(): row for row in m.Reconciliation.objects.select_related("table").filter(
-            table=table, gaming_day__in=[date.fromisoformat(d) for d in signoffs], shift="")}
-        for model in (m.Reconciliation, m.Slip, m.InventorySlip, m.DropBox, m.Marker, m.MarkerRedemption):
-            rows_of = model.objects.filter(table=table, gaming_day__in=when)
-            if model is m.Reconciliation:
-                rows_of = rows_of.exclude(gaming_day__in=[date.fromisoformat(d) for d in kept])
-            rows_of.delete()
-        wanted = set(days)
-        rows = _periods(table, books, wanted, final, first_versions)
-        # reconciled before they are inserted: one INSERT per row, no UPDATE after
-        found: dict[str, list[Any]] = {}
-        for day, group in rows.items():
-            drop_box = config.has_drop_box(books.games.get(day, ("", {}))[0])
-            found[day] = r.reconcile_rows(group, data[day], version=head, now=now, drop_box=drop_box,
-                                          missing=books.missing(day, drop_box=drop_box),
-                                          differences=books.differences(day))
-            signoff = signoffs.get(day)
-            if signoff is None:
-                continue
-            late = r.late_of(group[0], signoff)
-            state = m.Reconciliation.State.ADJUSTED if late else m.Reconciliation.State.SIGNED
-            if day in kept:
-                stored = m.Reconciliation.objects.filter(table=table, gaming_day=date.fromisoformat(day))
-                stored.filter(shift="").update(late=late)
-                stored.update(state=state)
-                rows[day] = []
-            else:
-                r.take_signed(group, signoff)
-                for row in group:
-                    row.late, row.state = (late if not row.shift else {}), state
-        m.Reconciliation.objects.bulk_create([row for group in rows.values() for row in group])
-        _custody_rows(table, books, wanted, versions)
-        r.route_adjustments(table)
-        run = r.check_run(table=stream, gaming_day=min(when) if when else None, events=events, now=now)
-        for day in days:
-            gaming_day = date.fromisoformat(day)
-            r.record_findings(run=run, table=stream, gaming_day=gaming_day, versions=versions, kinds=CUSTODY_KINDS,
-                              findings=[f for f in books.findings if f.gaming_day == day])
-            signoff = signoffs.get(day)
-            if signoff is not None and day in found:
-                stored = m.Reconciliation.objects.select_related("table").get(
-                    table=table, gaming_day=gaming_day, shift="")
-                changed = r.signed_changed(stored, signoff)
-                found[day] += [changed] if changed is not None else []
-            r.record_findings(run=run, table=stream, gaming_day=gaming_day, findings=found.get(day, []), kinds=r.KINDS)
-        latest = max(books.games) if books.games else None
-        table.folded_version = head
-        table.currency = books.currency if books.currency != "XXX" else table.currency
-        if latest is not None:
-            table.ruleset = books.games[latest][0]
-        if table.pit_source == m.LedgerTable.PitSource.SETTINGS:
-            table.pit = config.configured_pit(stream)
-        table.save()
-        return True
+def _claim(stream: str, *, head: int, full: bool) -> m.LedgerTable | None:
+    """The table's row, locked for the write of a fold to ``head``; None when another run
+    got as far first (it wrote these very rows) - unless ``full``, at the head only."""
+    table, _ = m.LedgerTable.objects.get_or_create(stream=stream, defaults={"pit": config.configured_pit(stream)})
+    table = m.LedgerTable.objects.select_for_update().get(pk=table.pk)
+    if table.folded_version > head or (table.folded_version == head and not full):
+        return None
+    return table
+
+
+def _write(table: m.LedgerTable, *, stream: str, books: Books, days: list[str], final: set[str],
+           data: dict[str, r.GameData], head: int, versions: dict[str, int], events: int,
+           first_versions: dict[str, int], now: datetime) -> None:
+    when = [date.fromisoformat(d) for d in days]
+    signoffs = {s.gaming_day.isoformat(): s for s in m.SignOff.objects.filter(
+        table=stream, gaming_day__in=when, status=m.SignOff.Status.SIGNED)}
+    # a signed day is closed: its rows stay as they were signed
+    kept = {row.gaming_day.isoformat(): row for row in m.Reconciliation.objects.select_related("table").filter(
+        table=table, gaming_day__in=[date.fromisoformat(d) for d in signoffs], shift="")}
+    for model in (m.Reconciliation, m.Slip, m.InventorySlip, m.DropBox, m.Marker, m.MarkerRedemption):
+        rows_of = model.objects.filter(table=table, gaming_day__in=when)
+        if model is m.Reconciliation:
+            rows_of = rows_of.exclude(gaming_day__in=[date.fromisoformat(d) for d in kept])
+        rows_of.delete()
+    wanted = set(days)
+    rows = _periods(table, books, wanted, final, first_versions)
+    # reconciled before they are inserted: one INSERT per row, no UPDATE after
+    found: dict[str, list[Any]] = {}
+    for day, group in rows.items():
+        drop_box = config.has_drop_box(books.games.get(day, ("", {}))[0])
+        found[day] = r.reconcile_rows(group, data[day], version=head, now=now, drop_box=drop_box,
+                                      missing=books.missing(day, drop_box=drop_box),
+                                      differences=books.differences(day))
+        signoff = signoffs.get(day)
+        if signoff is None:
+            continue
+        late = r.late_of(group[0], signoff)
+        state = m.Reconciliation.State.ADJUSTED if late else m.Reconciliation.State.SIGNED
+        if day in kept:
+            stored = m.Reconciliation.objects.filter(table=table, gaming_day=date.fromisoformat(day))
+            stored.filter(shift="").update(late=late)
+            stored.update(state=state)
+            rows[day] = []
+        else:
+            r.take_signed(group, signoff)
+            for row in group:
+                row.late, row.state = (late if not row.shift else {}), state
+    m.Reconciliation.objects.bulk_create([row for group in rows.values() for row in group])
+    _custody_rows(table, books, wanted, versions)
+    r.route_adjustments(table)
+    run = r.check_run(table=stream, gaming_day=min(when) if when else None, events=events, now=now)
+    for day in days:
+        gaming_day = date.fromisoformat(day)
+        r.record_findings(run=run, table=stream, gaming_day=gaming_day, versions=versions, kinds=CUSTODY_KINDS,
+                          findings=[f for f in books.findings if f.gaming_day == day])
+        signoff = signoffs.get(day)
+        if signoff is not None and day in found:
+            stored = m.Reconciliation.objects.select_related("table").get(
+                table=table, gaming_day=gaming_day, shift="")
+            changed = r.signed_changed(stored, signoff)
+            found[day] += [changed] if changed is not None else []
+        r.record_findings(run=run, table=stream, gaming_day=gaming_day, findings=found.get(day, []), kinds=r.KINDS)
+    latest = max(books.games) if books.games else None
+    table.folded_version = head
+    table.currency = books.currency if books.currency != "XXX" else table.currency
+    if latest is not None:
+        table.ruleset = books.games[latest][0]
+    if table.pit_source == m.LedgerTable.PitSource.SETTINGS:
+        table.pit = config.configured_pit(stream)
+    table.save()
 
 
 _FIGURES = ("opener", "opener_chips", "closer", "closer_chips", "fills", "credits", "buyins_cash", "markers_issued",

@@ -22,6 +22,7 @@ docs/back-office.md.
 """
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from datetime import date, datetime
@@ -33,7 +34,7 @@ from django.db.models import DateTimeField, Sum
 
 from audit.event_ids import with_ids
 from audit.models import Event
-from audit.readmodels import FoldCache, Segment, segments
+from audit.readmodels import FoldCache, Segment, segments, write_owned
 from audit.record.collector import acyclic_work, bulk_work
 from tables.engine.table_round import Hand as EngineHand
 
@@ -349,25 +350,38 @@ class StaleProjection(Exception):
     """A projection whose folds went stale attempt after attempt."""
 
 
-def _claimed(stream: str, table: m.Table | None, *, fresh: bool) -> bool:
-    """In the write's transaction: whether the projection is still the one the fold
-    started from (``table``, None: none yet), claiming it. ``fresh``: drop its rows."""
+def _claim(stream: str, table: m.Table | None, *, fresh: bool) -> m.Table | None:
+    """In the write's transaction: the projection's row, while it is still the one the
+    fold started from (``table``, None: none yet); None when another projection moved it.
+    ``fresh``: drop its rows."""
     if table is None:
         try:
             with transaction.atomic():
-                m.Table.objects.create(stream=stream)
+                return m.Table.objects.create(stream=stream)
         except IntegrityError:  # another projection created it first
-            return False
-        return True
+            return None
     # a no-op UPDATE, for its WHERE: the compare-and-set (and, on PostgreSQL, the row
     # lock that makes a second writer wait for this one's commit and then see it)
     if not m.Table.objects.filter(pk=table.pk, projected_version=table.projected_version).update(
             projected_version=table.projected_version):
-        return False
+        return None
     if fresh:
         table.delete()
-        m.Table.objects.create(stream=stream)
-    return True
+        return m.Table.objects.create(stream=stream)
+    return table
+
+
+def _write(table: m.Table, *, folded: list[TableDayFold | Segment],
+           record: Callable[[TableDayFold], None] | None) -> None:
+    """The rows of ``folded``, in order, ``record(fold)`` after each fold's (``table``:
+    the row claimed; each write reads it again, as the rows it writes change it)."""
+    for fold in folded:
+        if isinstance(fold, Segment):
+            write_held(fold)
+            continue
+        write_fold(fold)
+        if record is not None:
+            record(fold)
 
 
 def project_stream(stream: str, *, full: bool = False, day: date | None = None,
@@ -394,16 +408,9 @@ def _project_stream(stream: str, *, full: bool, day: date | None, cache: FoldCac
             return []
         head = max(f.last if isinstance(f, Segment) else f.last_version for f in folded) if folded else 0
         folds = [f for f in folded if not isinstance(f, Segment)]
-        with transaction.atomic():
-            if _claimed(stream, table, fresh=fresh):
-                for fold in folded:
-                    if isinstance(fold, Segment):
-                        write_held(fold)
-                        continue
-                    write_fold(fold)
-                    if record is not None:
-                        record(fold)
-                return folds
+        if write_owned(functools.partial(_claim, stream, table, fresh=fresh),
+                       functools.partial(_write, folded=folded, record=record)):
+            return folds
         if not fresh and not full:
             now = m.Table.objects.filter(stream=stream).values_list("projected_version", flat=True).first()
             if now is not None and now >= head:

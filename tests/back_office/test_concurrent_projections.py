@@ -44,17 +44,17 @@ def _gate(monkeypatch, before_write: Callable[[str], None]) -> list[tuple[str, b
     """Call ``before_write(thread name)`` when a projection has folded and opened its
     write's transaction, before its compare-and-set; return the list that collects
     (thread name, whether its compare-and-set held)."""
-    claimed = tables.projections._claimed
+    claim = tables.projections._claim
     claims: list[tuple[str, bool]] = []
 
     def gated(*args, **kwargs):
         name = threading.current_thread().name
         before_write(name)
-        held = claimed(*args, **kwargs)
-        claims.append((name, held))
-        return held
+        claimed = claim(*args, **kwargs)
+        claims.append((name, claimed is not None))
+        return claimed
 
-    monkeypatch.setattr(tables.projections, "_claimed", gated)
+    monkeypatch.setattr(tables.projections, "_claim", gated)
     return claims
 
 
