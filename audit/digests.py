@@ -18,7 +18,7 @@ and checked by ``manage.py verify``.
   out of the database owner's reach.
 - **Checking** (:func:`head_problems`, run by ``manage.py verify``): the store against a
   signed head - the latest in the database, the latest at each publisher, a file given.
-  A detached day's events (PostgreSQL archival, casino.archive) are leaves all the same:
+  A detached day's events (PostgreSQL archival, regulator.archive) are leaves all the same:
   their rows (position, stream, version, hash, seal) are kept in ``audit_event_detached``
   and read in their places. A head whose signature fails with the trusted keys is itself
   a problem. The first ``size`` events are re-read in position order and their root

@@ -52,14 +52,14 @@ KEEP_KEYS = f"{TABLE}_keep_keys"
 KEYS_TRIGGER = f"{TABLE}_keys"
 KEY_TRIGGERS = (f"{KEY_TABLE}_no_update_delete", f"{KEY_TABLE}_no_truncate")
 # the Merkle leaves of detached days' events (position, stream, version, hash, seal), kept so
-# that the signed heads still check over them (casino.archive writes it as the owner)
+# that the signed heads still check over them (regulator.archive writes it as the owner)
 LEAVES = f"{TABLE}_detached"
 LEAVES_TRIGGERS = (f"{LEAVES}_no_update_delete", f"{LEAVES}_no_truncate")
 # an arbitrary constant (not the append lock's): two makers of partitions take turns
 MAKE_LOCK_KEY = 0x70617274  # "part"
 _NAME = re.compile(rf"^{PREFIX}(\d{{8}})\Z")
 _BOUND = re.compile(r"FOR VALUES FROM \('([^']+)'\) TO \('([^']+)'\)")
-# the archival's record of each detach (casino.archive), which verify reads
+# the archival's record of each detach (regulator.archive), which verify reads
 DETACH_STREAM = "audit.store"
 DETACHED = "store.partition_detached"
 

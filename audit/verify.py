@@ -7,7 +7,7 @@ reported; checking resumes with the next stream. The kinds, and what a chain alo
 cannot prove (a cut tail, a consistent re-hash), are the core verifier's.
 
 A stream whose first versions were archived (PostgreSQL: a gaming day's partition
-detached, casino.archive) is checked from the last archived version: the latest
+detached, regulator.archive) is checked from the last archived version: the latest
 ``store.partition_detached`` event of ``audit.store`` records every stream's archived head
 (version, hash), and the hash is read again from the key table, which keeps every event's
 (:func:`archived_starts`). A stream missing its first versions with no detach recorded

@@ -11,8 +11,6 @@ class CasinoConfig(AppConfig):
     def ready(self) -> None:
         from ledger.game import register
 
-        # register the tasks in every process, not only in a worker
-        from . import package_tasks  # noqa: F401
         from .game import TablesGame
 
         register(TablesGame())

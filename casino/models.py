@@ -1,43 +1,7 @@
-"""The project's own rows: a regulator's or compliance's request for the package
-(:mod:`casino.package`), built by a Celery task (:mod:`casino.package_tasks`).
+"""casino's one model is the regulator's package request, defined in
+:mod:`regulator.models` under this app's label (it says why). Imported here so that
+Django counts casino an app with models: after a flush, or a migrate, its content type
+and permissions (``casino.add_packagerequest``) are made again like any app's."""
+from regulator.models import PackageRequest
 
-A request is a workflow row, not part of the record: the package it names carries the
-record's proofs itself, and who asked for it and when is in the access log too."""
-from __future__ import annotations
-
-from django.db import models
-
-
-class PackageRequest(models.Model):
-    class Status(models.TextChoices):
-        QUEUED = "queued", "queued"
-        BUILDING = "building", "building"
-        READY = "ready", "ready"
-        FAILED = "failed", "failed"
-
-    class Via(models.TextChoices):
-        API = "api", "REST API"
-        ADMIN = "admin", "admin"
-
-    requested_by = models.CharField(max_length=160, help_text="user:NAME")
-    requested_at = models.DateTimeField(db_index=True)
-    via = models.CharField(max_length=8, choices=Via.choices)
-    day_from = models.DateField("first gaming day")
-    day_to = models.DateField("last gaming day")
-    tables = models.JSONField(default=list, blank=True, help_text="the tables' codes; empty: every table open")
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
-    message = models.TextField(blank=True, help_text="why it failed")
-    file = models.CharField(max_length=300, blank=True, help_text="the zip's name in PACKAGE_DIR")
-    sha256 = models.CharField(max_length=64, blank=True)
-    size = models.BigIntegerField(null=True, blank=True, help_text="bytes")
-    events = models.BigIntegerField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    keep_until = models.DateField(help_text="kept EVENT_RETENTION_YEARS from the request")
-
-    class Meta:
-        ordering = ["-id"]
-        verbose_name = "package request"
-
-    def __str__(self) -> str:
-        days = self.day_from.isoformat() + (f" to {self.day_to.isoformat()}" if self.day_to != self.day_from else "")
-        return f"package {self.pk}: {days}, {', '.join(self.tables) or 'every table'} ({self.status})"
+__all__ = ("PackageRequest",)

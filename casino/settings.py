@@ -66,6 +66,7 @@ INSTALLED_APPS = [
     "audit",
     "tables",
     "ledger",
+    "regulator",
 ]
 
 MIDDLEWARE = [
@@ -311,7 +312,7 @@ EVENT_RETENTION_YEARS = env_int("EVENT_RETENTION_YEARS", 10, low=1, high=100)
 # PostgreSQL: the event table's partitions (one a gaming day) made this many days ahead
 # of today, by celery beat (audit.tasks.make_event_partitions) and migrate
 EVENT_PARTITIONS_AHEAD = env_int("EVENT_PARTITIONS_AHEAD", 7, low=1, high=366)
-# Where the packages requested over REST or from the admin are built (casino.package_requests),
+# Where the packages requested over REST or from the admin are built (regulator.package_requests),
 # each kept EVENT_RETENTION_YEARS; served only to the regulator group, compliance and superusers.
 PACKAGE_DIR = env_str("PACKAGE_DIR", str(BASE_DIR / "var" / "packages"))
 

@@ -10,7 +10,7 @@ from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerSpli
 
 from audit.authentication import SealedAdminAuthenticationForm
 from audit.store import STREAM_REGEX
-from casino import package_api, recall_views
+from regulator import package_api, recall_views
 from tables import analytics_views, floor_views
 
 admin.site.site_header = "Blackjack back-office"

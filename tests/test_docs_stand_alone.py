@@ -22,7 +22,7 @@ BENCH = re.compile(r"\bbench/[\w./-]*\w")
 
 def _texts() -> list[Path]:
     paths = [*ROOT.glob("*.md"), *(ROOT / "docs").glob("*.md"), *(ROOT / "deploy").glob("*")]
-    for app in ("audit", "auditor", "tables", "ledger", "casino", "tests", "bench"):
+    for app in ("audit", "auditor", "tables", "ledger", "regulator", "casino", "tests", "bench"):
         paths += [p for p in (ROOT / app).rglob("*") if p.suffix in (".py", ".html", ".md", ".js", ".css")]
     return [p for p in paths if p.is_file() and p != Path(__file__)]
 

@@ -1,5 +1,6 @@
-"""Imports point one way: casino -> the offline auditor -> tables, ledger (side by side,
-neither importing the other) -> audit -> audit.record; the pure cores import no Django.
+"""Imports point one way: casino -> regulator -> the offline auditor -> tables, ledger (side
+by side, neither importing the other) -> audit -> audit.record; the pure cores import no
+Django.
 The contracts are import-linter's, in pyproject.toml ([tool.importlinter]), over every
 import the code makes - relative ones and those inside a function too - and CI runs them
 (``lint-imports``). Here they run as CI runs them, and on a small package of our own, to

@@ -59,5 +59,5 @@ def test_imports_point_down_only(package: str) -> None:
                 top = name.split(".")[0]
                 if top in {"django", "rest_framework"}:
                     raise AssertionError(f"{path} imports {name}")
-                if top in {"casino", "tables", "ledger", "audit"}:
+                if top in {"casino", "regulator", "tables", "ledger", "audit"}:
                     assert name.startswith(allowed), f"{path} imports {name}"

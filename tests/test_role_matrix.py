@@ -31,11 +31,11 @@ from rest_framework.test import APIClient
 from audit.devices import device_ensure
 from audit.models import Finding
 from audit.subscribers import catch_up_all
-from casino.models import PackageRequest
 from ledger import game
 from ledger.feed import CACHE
 from ledger.signoff import day_sign_off
 from ledger.slip_books import slip_book_issue
+from regulator.models import PackageRequest
 from tables.models import Alert, Round
 from tests.back_office.helpers import append, dealt, plant_short_pay
 from tests.groups import group_named
@@ -95,12 +95,12 @@ API: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "/api/ledger/reports/slip-sequence"): BOOKS,
     ("GET", "/api/ledger/fx-rates"): BOOKS,
     ("POST", "/api/ledger/fx-rates"): frozenset({ACCT, SUPER}),
-    # the regulator's package (casino.package_api)
+    # the regulator's package (regulator.package_api)
     ("GET", "/api/packages"): PACKAGERS,
     ("POST", "/api/packages"): PACKAGERS,
     ("GET", "/api/packages/{package}"): PACKAGERS,
     ("GET", "/api/packages/{package}/download"): PACKAGERS,
-    # game recall (casino.recall_views): as the round's own endpoint
+    # game recall (regulator.recall_views): as the round's own endpoint
     ("GET", "/api/rounds/{table}/{day}/{number}/recall.html"): STAFF,
     ("GET", "/api/rounds/{table}/{day}/{number}/recall.pdf"): STAFF,
 }

@@ -44,7 +44,7 @@ from audit.record.envelope import label_problem
 from audit.record.events.fields import Text
 from audit.subscribers import catch_up_all
 from audit.tokens import token_issue
-from casino.models import PackageRequest
+from regulator.models import PackageRequest
 from tests.back_office.helpers import append, dealt, plant_short_pay
 from tests.groups import group_named
 

@@ -24,7 +24,7 @@ from audit.roles import privilege_problems
 from audit.store import chain_row, check_event, events_append, stream_head
 from audit.tasks import make_event_partitions_task
 from audit.verify import chain_state, verify_chains
-from casino.archive import ArchiveRefused, detach_day
+from regulator.archive import ArchiveRefused, detach_day
 from tests.commands import run_command
 from tests.samples import round_events, table_opened
 

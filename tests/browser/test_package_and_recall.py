@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from audit import digests
-from casino.models import PackageRequest
+from regulator.models import PackageRequest
 from tables.replay_service import replay_table
 from tests.back_office.helpers import DAY, append, dealt, plant_short_pay
 from tests.browser.conftest import ARTIFACTS, log_in

@@ -21,7 +21,7 @@ from tests.back_office.helpers import DAY, append, dealt
 from tests.celery_worker import ROOT
 from tests.commands import run_command
 
-OURS = ("audit", "tables", "casino")
+OURS = ("audit", "tables", "regulator", "casino")
 
 
 def _manage(*args: str, database: str, **env: str) -> subprocess.CompletedProcess:

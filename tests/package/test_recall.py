@@ -16,8 +16,8 @@ from rest_framework.test import APIClient
 
 from audit import digests
 from audit.subscribers import catch_up_all
-from casino.recall import recall_context
-from casino.recall_pdf import recall_pdf
+from regulator.recall import recall_context
+from regulator.recall_pdf import recall_pdf
 from tables.models import Round
 from tests.back_office.helpers import DAY, append, dealt, plant_short_pay
 from tests.groups import group_named

@@ -8,7 +8,7 @@ import pytest
 
 from auditor import layout
 from auditor.reports import COLUMNS, render
-from casino.report_files import ReportFiles
+from regulator.report_files import ReportFiles
 
 
 def _rows(name: str, count: int) -> list[dict]:

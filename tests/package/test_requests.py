@@ -13,7 +13,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from audit.models import AccessRecord
-from casino.models import PackageRequest
+from regulator.models import PackageRequest
 from tests.groups import group_named
 from tests.package.conftest import DAY, audit, export
 
@@ -112,7 +112,7 @@ def test_a_package_not_built_yet_is_409_and_a_failed_one_says_why(packages, sett
     blocker = Path(settings.PACKAGE_DIR)
     blocker.parent.mkdir(parents=True, exist_ok=True)
     blocker.write_text("a file where the folder should be")
-    from casino.package_tasks import build_package_task
+    from regulator.tasks import build_package_task
 
     assert build_package_task.apply(args=[pk]).get()["status"] == "failed"
     row = PackageRequest.objects.get(pk=pk)
@@ -169,7 +169,7 @@ def test_a_real_worker_builds_the_bytes_eager_mode_builds(record, settings, tmp_
                                                             django_capture_on_commit_callbacks) -> None:
     """The request queued here, built by a worker process through the broker: the same
     zip as the task run eagerly in this process."""
-    from casino.package_tasks import build_package_task
+    from regulator.tasks import build_package_task
     from tests.celery_worker import celery_worker
 
     remote_dir, eager_dir = tmp_path / "remote", tmp_path / "eager"

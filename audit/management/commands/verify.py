@@ -112,7 +112,7 @@ class Command(BackOfficeCommand):
         self._report(report, where="", guards=guards)
 
     def _archived_only(self, stream: str) -> None:
-        """A stream every event of which was detached (casino.archive): nothing of it is
+        """A stream every event of which was detached (regulator.archive): nothing of it is
         left to re-hash here, but its archived head must still agree with the key table, and
         the regulator's package that holds its events is named."""
         starts, problems = archived_starts(stream)

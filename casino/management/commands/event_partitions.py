@@ -11,7 +11,7 @@ from django.utils.timezone import localtime
 
 from audit.commands import BackOfficeCommand
 from audit.partitions import PartitionOverlap, is_partitioned, make_ahead, make_day, partitions
-from casino.archive import ArchiveRefused, detach_day
+from regulator.archive import ArchiveRefused, detach_day
 
 
 def _day(option: str, text: str) -> date:

@@ -10,7 +10,7 @@ from django.core.management.base import CommandError
 
 from audit.commands import BackOfficeCommand
 from audit.progress import progress_bar
-from casino.package import PackageError, export_logged
+from regulator.package import PackageError, export_logged
 
 
 def _day(text: str) -> date:

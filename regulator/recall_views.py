@@ -1,4 +1,4 @@
-"""Game recall's pages (:mod:`casino.recall`): in the admin beside the round's review
+"""Game recall's pages (:mod:`regulator.recall`): in the admin beside the round's review
 (``/admin/recall/<table>/<day>/<number>/``, ``.pdf``) for who may see rounds, and over
 the API (``/api/rounds/<table>/<day>/<number>/recall.html``, ``recall.pdf``) for any
 staff member, as the round's own endpoint. Read by a person, so in the access log."""
@@ -38,7 +38,7 @@ def _context(table: str, day: str, number: str) -> dict[str, Any] | None:
 
 
 def _html(context: dict[str, Any], *, pdf_url: str, review_url: str | None) -> str:
-    return render_to_string("casino/recall.html", {**context, "pdf_url": pdf_url, "review_url": review_url})
+    return render_to_string("regulator/recall.html", {**context, "pdf_url": pdf_url, "review_url": review_url})
 
 
 def _pdf_response(context: dict[str, Any]) -> HttpResponse:

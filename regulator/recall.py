@@ -1,5 +1,5 @@
 """Game recall (AGCO 13.1): one round's printable report, as HTML (a print stylesheet)
-and PDF, from the admin and the API (:mod:`casino.recall_views`).
+and PDF, from the admin and the API (:mod:`regulator.recall_views`).
 
 Its content is the offline auditor's recall (``blackjack-audit round``, :mod:`auditor.recall`)
 - the round's events in order (cards, bets, decisions, settlements), each bet's settlement

@@ -1,5 +1,5 @@
 """Game recall as PDF (fpdf2: pure Python, from PyPI, no system library), from the same
-context as the HTML (:func:`casino.recall.recall_context`), section for section.
+context as the HTML (:func:`regulator.recall.recall_context`), section for section.
 
 The same round gives the same bytes: fpdf2 would stamp the moment it renders as the
 creation date (and hash it into the document's /ID), so the date is the round's own

@@ -4,7 +4,7 @@ the regulator group, superusers: ``casino.add_packagerequest``), the action that
 again for the selected requests' days and tables, and each ready package's download.
 
 A request is never changed or deleted here: it is built by a Celery task
-(:mod:`casino.package_tasks`) and says what happened to it.
+(:mod:`regulator.tasks`) and says what happened to it.
 """
 from __future__ import annotations
 

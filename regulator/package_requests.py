@@ -1,11 +1,11 @@
 """The regulator's package on request: the regulator group asks over REST
-(:mod:`casino.package_api`), compliance from the admin (:mod:`casino.admin`); a Celery
-task (:mod:`casino.package_tasks`) builds it with the same code as ``manage.py
-export_package`` (:func:`casino.package.export_logged`) into ``PACKAGE_DIR``, where it is
+(:mod:`regulator.package_api`), compliance from the admin (:mod:`regulator.admin`); a Celery
+task (:mod:`regulator.tasks`) builds it with the same code as ``manage.py
+export_package`` (:func:`regulator.package.export_logged`) into ``PACKAGE_DIR``, where it is
 kept ``EVENT_RETENTION_YEARS``.
 
 Bad input is refused when asked, before a request exists: the same checks as the
-command's (:func:`casino.package.table_slices`), so a request that is queued only fails
+command's (:func:`regulator.package.table_slices`), so a request that is queued only fails
 for a reason the store gives later (a folder that cannot be written, a head that cannot
 be signed) - and then says why on the request.
 """
@@ -50,7 +50,7 @@ def package_request(*, principal: str, day_from: date, day_to: date, tables: Seq
         requested_by=principal[:160], requested_at=now, via=via, day_from=day_from, day_to=day_to,
         tables=sorted(set(tables)), keep_until=_keep_until(now.date()),
     )
-    from .package_tasks import build_package_task
+    from .tasks import build_package_task
 
     pk = row.pk
     # the worker must find the row: sent when it is committed (address: the access log's)

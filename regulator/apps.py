@@ -1,0 +1,14 @@
+from django.apps import AppConfig
+
+
+class RegulatorConfig(AppConfig):
+    """The regulator's feature: the package of gaming days (built on request or by
+    ``export_package``), its REST API and Celery task, the archival of a day's events, and
+    game recall. It stands above tables, ledger and audit, and below the project."""
+
+    name = "regulator"
+    verbose_name = "Regulator"
+
+    def ready(self) -> None:
+        # register the tasks in every process, not only in a worker
+        from . import tasks  # noqa: F401
