@@ -11,7 +11,8 @@ from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerSpli
 from audit.authentication import SealedAdminAuthenticationForm
 from audit.store import STREAM_REGEX
 from regulator import package_api, recall_views
-from tables import analytics_views, floor_views
+from tables import floor_views
+from tables.analytics import views as analytics_views
 
 admin.site.site_header = "Blackjack back-office"
 admin.site.site_title = "Blackjack back-office"

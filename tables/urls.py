@@ -4,7 +4,7 @@ from django.urls import path, re_path
 
 from audit.api import STREAM_REGEX
 
-from . import analytics_api
+from .analytics import api as analytics_api
 from .api import RoundDetailView, RoundListView
 
 urlpatterns = [

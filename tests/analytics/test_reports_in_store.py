@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 from django.contrib.auth.models import User
 
-from tables import analytics_reports as reports
+from tables.analytics import reports
 from tables.analytics.counting import counted_bets
 
 from .helpers import kinds

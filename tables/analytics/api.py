@@ -1,5 +1,5 @@
 """The analytics over REST (see docs/analytics.md), each as JSON or, with ``?format=csv``,
-CSV - the same rows the screens show (:mod:`tables.analytics_reports`):
+CSV - the same rows the screens show (:mod:`tables.analytics.reports`):
 
 - ``GET /api/analytics/counters?day=YYYY-MM-DD[&table=CODE]`` - counter detection;
 - ``GET /api/analytics/accuracy?day=...`` - strategy accuracy per player;
@@ -30,9 +30,9 @@ from rest_framework.views import APIView
 from audit.api import STREAM_REGEX, ErrorSerializer, InvalidSerializer
 from audit.api_common import CSVRenderer, GamingDayField, ReportSerializer, StrictQuery
 from audit.reports import Report
+from tables.api import MayViewRounds
 
-from . import analytics_reports as reports
-from .api import MayViewRounds
+from . import reports
 
 
 class AnalyticsQuery(StrictQuery):

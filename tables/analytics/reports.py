@@ -26,13 +26,12 @@ from audit.reading import stream_events
 from audit.record.findings import kinds_of
 from audit.record.shifts import ShiftPlan
 from audit.reports import Column, Report
+from tables import models as m
 from tables.analytics import accuracy as accuracy_
 from tables.analytics import counters as counters_
 from tables.analytics import dealers as dealers_
 from tables.analytics import whatif as whatif_
 from tables.analytics.counting import counted_bets
-
-from . import models as m
 
 
 class AnalyticsError(ValueError):

@@ -1,7 +1,7 @@
 """The analytics' screens in the admin: counter detection, strategy accuracy (and, as
 they land, dealer performance and what-if re-settlement) - each a chart drawn on the
 server, its tables, and its CSV. The views parse and authorise; the reports are
-:mod:`tables.analytics_reports`, the charts :mod:`tables.analytics_charts`. Every view
+:mod:`tables.analytics.reports`, the charts :mod:`tables.analytics.charts`. Every view
 is wrapped by the admin site: any staff member may read them, as any staff member may
 read the rounds over REST (``tables.api.MayViewRounds``); the access log records each
 read like any other admin page."""
@@ -19,10 +19,9 @@ from django.utils.safestring import SafeString
 
 from audit.record.money import format_money
 from audit.reports import Report
+from tables import models as m
 
-from . import analytics_charts as charts
-from . import analytics_reports as reports
-from . import models as m
+from . import charts, reports
 
 PAGES = (("counters", "Counter detection"), ("accuracy", "Strategy accuracy"), ("dealers", "Dealer performance"),
          ("what-if", "What-if re-settlement"))
