@@ -3,9 +3,10 @@
 - **Events** and device accounts.
 - **Replay runs**, read-only, so that a day's progress is visible while its chord runs.
 - **Findings**: filtered by table, gaming day, kind, severity and status, each linking
-  to its round's review - by the round's natural key (table, gaming day, number) and the
-  URL name of the rounds' admin, so that the link survives a rebuild of the read models
-  and audit imports nothing of the app that shows rounds. Pit bosses (``audit.change_finding``)
+  to its round's review - by the round's natural key (table, gaming day, number), so that
+  the link survives a rebuild of the read models, and through the address the app that
+  shows rounds registers (:func:`round_review_register`): audit knows nothing of it,
+  not even its URL names. Pit bosses (``audit.change_finding``)
   acknowledge, resolve and reopen them with a note - bulk actions on the list, forms on a
   finding's page and on its round's review - through :mod:`audit.findings` only (one
   event per change); the page shows the trail. Amounts are money in the table's
@@ -25,7 +26,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import redirect
-from django.urls import NoReverseMatch, URLPattern, re_path, reverse
+from django.urls import URLPattern, re_path, reverse
 from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.timezone import localtime
@@ -112,13 +113,22 @@ def kind_sentence(kind: str) -> str:
     return found.sentence if found else kind
 
 
+# --- a round's review --------------------------------------------------------------------------
+# The app that shows rounds says where a round's review is (it registers its address from
+# its AppConfig.ready(), as it does the currencies). Without one, findings link no round.
+_ROUND_REVIEW: list[Callable[..., str | None]] = []
+
+
+def round_review_register(source: Callable[..., str | None]) -> None:
+    """``source(*, table, day, number) -> the review's address or None``; the last
+    registered wins."""
+    _ROUND_REVIEW[:] = [source]
+
+
 def round_review_url(*, table: str, day: str, number: int) -> str | None:
     """The admin address of a round's review, by its natural key; None where no admin
-    shows rounds (the URL name is the rounds' admin's, ``admin:tables_round_key``)."""
-    try:
-        return reverse("admin:tables_round_key", kwargs={"table": table, "day": day, "number": number})
-    except NoReverseMatch:
-        return None
+    shows rounds."""
+    return _ROUND_REVIEW[0](table=table, day=day, number=number) if _ROUND_REVIEW else None
 
 
 @admin.register(Event)

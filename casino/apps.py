@@ -3,14 +3,19 @@ from django.apps import AppConfig
 
 class CasinoConfig(AppConfig):
     """The project itself, installed as an app for its management commands (demo) and to
-    wire the apps that may not import each other: the ledger's view of the game."""
+    wire the apps that may not import each other: the ledger's view of the game, the
+    floor's link to the API's docs."""
 
     name = "casino"
     verbose_name = "Casino"
 
     def ready(self) -> None:
+        from django.urls import reverse
+
         from ledger.game import register
+        from tables.floor_views import floor_link_register
 
         from .game import TablesGame
 
         register(TablesGame())
+        floor_link_register("api_docs", lambda: reverse("api-docs"))

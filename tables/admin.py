@@ -20,6 +20,7 @@ Everything is read-only: projections are rebuilt from events.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -35,13 +36,7 @@ from django.urls import URLPattern, re_path, reverse
 from django.utils.html import format_html
 from django.utils.http import urlencode
 
-from audit.admin import (
-    GAMING_DAY,
-    ReadOnlyAdmin,
-    finding_actions,
-    finding_amounts,
-    round_review_url,
-)
+from audit.admin import GAMING_DAY, ReadOnlyAdmin, finding_actions, finding_amounts
 from audit.record.money import money_text
 from audit.store import STREAM_REGEX
 
@@ -130,11 +125,33 @@ def _timeline_detail(event: Any, currency: str = "") -> str:
     return ""
 
 
+def round_review_url(*, table: str, day: str, number: int) -> str:
+    """The review of a round, by its natural key (what this app registers with audit's
+    findings: ``audit.admin.round_review_register``)."""
+    return reverse("admin:tables_round_key", kwargs={"table": table, "day": day, "number": number})
+
+
 def round_url(round_: m.Round) -> str:
     """The review of a round, by its natural key."""
-    url = round_review_url(table=round_.table.stream, day=round_.gaming_day.isoformat(), number=round_.number)
-    assert url is not None  # this module is the rounds' admin
-    return url
+    return round_review_url(table=round_.table.stream, day=round_.gaming_day.isoformat(), number=round_.number)
+
+
+# --- links of other apps on a round's review -----------------------------------------------------
+# An app that shows something of a round (the regulator's recall) adds its links to the
+# review from its AppConfig.ready(): this app knows nothing of it, not even its URL names.
+RoundLink = tuple[str, str, str]  # the link's id on the page, its text, its address
+_ROUND_LINKS: dict[str, Callable[[str, str, int], Sequence[RoundLink]]] = {}
+
+
+def round_links_register(name: str, source: Callable[[str, str, int], Sequence[RoundLink]]) -> None:
+    """``source(table, day, number) -> [(id, text, address), ...]``, shown on each round's
+    review in the order registered; ``name`` registers it once however often it is called."""
+    _ROUND_LINKS[name] = source
+
+
+def round_links(round_: m.Round) -> list[dict[str, str]]:
+    key = (round_.table.stream, round_.gaming_day.isoformat(), round_.number)
+    return [{"id": id_, "text": text, "url": url} for source in _ROUND_LINKS.values() for id_, text, url in source(*key)]
 
 
 def shoe_url(shoe: m.Shoe) -> str:
@@ -280,6 +297,7 @@ def review_context(review: selectors.RoundReview, request: HttpRequest | None = 
     return {
         "review": review,
         "round": round_,
+        "round_links": round_links(round_),
         "currency": currency,
         "figures": {
             "handle": money_text(round_.handle, currency),

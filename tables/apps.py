@@ -24,10 +24,13 @@ class TablesConfig(AppConfig):
         from celery.signals import task_success
 
         task_success.connect(_verify_done, dispatch_uid="tables.floor.verify_done")
-        # the findings' screens show amounts in each table's currency
-        from audit.admin import currencies_register
+        # the findings' screens show amounts in each table's currency, and link a round's review
+        from audit.admin import currencies_register, round_review_register
+
+        from .admin import round_review_url
 
         currencies_register(_currencies)
+        round_review_register(round_review_url)
 
 
 def _currencies(tables: list[str]) -> dict[str, str]:

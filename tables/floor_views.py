@@ -7,6 +7,7 @@ is wrapped by the admin site (staff only, CSRF-protected); acknowledging needs
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -25,6 +26,15 @@ from . import models as m
 
 # the page's poll, in milliseconds (the floor must see an alert within about a second)
 POLL_MS = 1000
+
+# the floor's links to pages that are not this app's (the API's docs, the project's):
+# their owner registers each address from its AppConfig.ready()
+_LINKS: dict[str, Callable[[], str]] = {}
+
+
+def floor_link_register(name: str, address: Callable[[], str]) -> None:
+    """The floor's link ``name`` (``api_docs``) leads to ``address()``."""
+    _LINKS[name] = address
 
 
 def _day(request: HttpRequest, now: datetime) -> tuple[date, date]:
@@ -54,7 +64,7 @@ def _links(day: date) -> dict[str, str]:
         "alert_events": reverse("admin:audit_event_changelist") + "?" + urlencode({"stream": floor.ALERTS_STREAM}),
         "subscribers": reverse("admin:audit_subscriberposition_changelist"),
         "apps": reverse("floor-apps"),
-        "api_docs": reverse("api-docs"),
+        **{name: address() for name, address in _LINKS.items()},
     }
 
 
