@@ -85,7 +85,6 @@ class FindingListView(GenericAPIView):
     permission_classes = (IsAuthenticated, MayViewFindings)
     pagination_class = Pages
     serializer_class = FindingSerializer
-    filter_backends = ()
 
     @extend_schema(
         operation_id="findings_list",

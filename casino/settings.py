@@ -55,7 +55,6 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     # admin login throttling and lockout (below)
@@ -238,7 +237,6 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "audit.negotiation.FirstRendererUnlessAccepted",
     "DEFAULT_PARSER_CLASSES": ["audit.parsers.BoundedJSONParser"],
-    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     # every authenticated caller, device or person: API_REQUESTS_PER_MINUTE
     "DEFAULT_THROTTLE_CLASSES": ["audit.authentication.CallerRateThrottle"],
 }

@@ -294,7 +294,6 @@ class ReconciliationListView(GenericAPIView):
     permission_classes = (IsAuthenticated, MayViewLedger)
     pagination_class = Pages
     renderer_classes = _RENDERERS
-    filter_backends = ()
     serializer_class = ReconciliationSerializer
 
     @extend_schema(
@@ -436,7 +435,6 @@ class SlipListView(GenericAPIView):
     permission_classes = (IsAuthenticated, MayViewLedger)
     pagination_class = Pages
     serializer_class = SlipSerializer
-    filter_backends = ()
 
     @extend_schema(operation_id="ledger_slips_list", summary="Fill and credit slips with their state and steps",
                    parameters=[SlipQuery, OpenApiParameter("page", int), OpenApiParameter("page_size", int)],

@@ -167,7 +167,6 @@ class RoundListView(GenericAPIView):
     permission_classes = (IsAuthenticated, MayViewRounds)
     pagination_class = Pages
     serializer_class = RoundSerializer
-    filter_backends = ()
 
     @extend_schema(
         operation_id="rounds_list",
