@@ -4,7 +4,7 @@ from django.apps import AppConfig
 class CasinoConfig(AppConfig):
     """The project itself, installed as an app for its management commands (demo) and to
     wire the apps that may not import each other: the ledger's view of the game, the
-    floor's link to the API's docs."""
+    floor's link to the API's docs, the reconciliation's link to a table-day's rounds."""
 
     name = "casino"
     verbose_name = "Casino"
@@ -12,10 +12,13 @@ class CasinoConfig(AppConfig):
     def ready(self) -> None:
         from django.urls import reverse
 
+        from ledger.admin import rounds_link_register
         from ledger.game import register
+        from tables.admin import rounds_of_day_url
         from tables.floor_views import floor_link_register
 
         from .game import TablesGame
 
         register(TablesGame())
         floor_link_register("api_docs", lambda: reverse("api-docs"))
+        rounds_link_register(rounds_of_day_url)

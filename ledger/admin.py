@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from datetime import date, timedelta
 from fractions import Fraction
 from typing import Any
@@ -340,14 +341,19 @@ def _figure(label: str, amount: int | None, currency: str, *, signed: bool = Tru
     return {"label": label, "text": _money(amount, currency, signed=signed), "known": amount is not None, "note": note}
 
 
+# The ledger imports nothing of the app that shows rounds, nor knows its URL names: the
+# project registers where a table-day's rounds are (casino.apps). Without it, no link.
+_ROUNDS: list[Callable[[str, date], str | None]] = []
+
+
+def rounds_link_register(source: Callable[[str, date], str | None]) -> None:
+    """``source(table, gaming_day) -> the address of that table-day's rounds, or None``;
+    the last registered wins."""
+    _ROUNDS[:] = [source]
+
+
 def _rounds_url(table: str, day: date) -> str | None:
-    """The rounds of the table's day in the rounds' admin (by its URL name: the ledger
-    imports nothing of the app that shows rounds); None where there is none."""
-    try:
-        url = reverse("admin:tables_round_changelist")
-    except NoReverseMatch:
-        return None
-    return url + "?" + urlencode({"table__stream": table, "gaming_day": day.isoformat()})
+    return _ROUNDS[0](table, day) if _ROUNDS else None
 
 
 def _chip_note(row: m.Reconciliation) -> str:

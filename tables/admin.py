@@ -125,6 +125,12 @@ def _timeline_detail(event: Any, currency: str = "") -> str:
     return ""
 
 
+def rounds_of_day_url(table: str, day: date) -> str:
+    """The rounds' list of one table's gaming day (what the ledger's reconciliation links)."""
+    return reverse("admin:tables_round_changelist") + "?" + urlencode({"table__stream": table,
+                                                                       "gaming_day": day.isoformat()})
+
+
 def round_review_url(*, table: str, day: str, number: int) -> str:
     """The review of a round, by its natural key (what this app registers with audit's
     findings: ``audit.admin.round_review_register``)."""

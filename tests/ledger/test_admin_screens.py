@@ -70,6 +70,16 @@ def test_the_reconciliation_page_shows_the_four_wins_and_the_variance_it_does_no
     assert 'class="variance unexplained"' in page and 'id="sign-off-button"' in page
 
 
+def test_the_reconciliation_page_links_the_days_rounds_where_the_project_says_they_are(books) -> None:
+    """The ledger knows nothing of the app that shows rounds: the project registers the
+    address (casino.apps), and the page's link is the rounds' list of that table-day."""
+    root = login("root", superuser=True)
+    page = root.get(PAGE).content.decode()
+    link = f'href="/admin/tables/round/?table__stream=BJ-01&amp;gaming_day={DAY}"'
+    assert link in page
+    assert root.get(f"/admin/tables/round/?table__stream=BJ-01&gaming_day={DAY}").status_code == 200
+
+
 def test_signing_off_from_the_page_needs_the_permission_and_a_note_for_a_variance(books) -> None:
     carol = login("carol", group="accounting")
     refused = carol.post(PAGE, {"action": "sign_off", "note": ""}, follow=True)
