@@ -214,15 +214,14 @@ def test_a_round_dealt_by_the_table_alone_is_in_a_block(monkeypatch) -> None:
 
 @pytest.mark.django_db
 def test_ingest_and_replay_run_in_a_block(dealt_file, monkeypatch, settings) -> None:
-    from audit import ingest
-    from audit.ingest import ingest_file
+    from audit.ingest import ingest_file, plan, write
     from tables import projections, replay_service
     from tables.replay_service import replay_table
 
     settings.PROJECT_ON_APPEND = False
     path, _ = dealt_file
-    planning = _spy(monkeypatch, ingest._Planner, "plan")
-    writing = _spy(monkeypatch, ingest, "_write_chunk")
+    planning = _spy(monkeypatch, plan._Planner, "plan")
+    writing = _spy(monkeypatch, write, "_write_chunk")
     report = ingest_file(path, processes=1)
     assert report.ok and report.stored
     assert planning and set(planning) == {PAUSE}

@@ -151,12 +151,12 @@ def test_the_database_gone_mid_ingest_exits_3_and_a_rerun_completes_it(on_postgr
 def test_an_ingest_killed_while_writing_is_named_by_verify_until_run_again(tmp_path, monkeypatch):
     """The checkpoint commits with each chunk: a write pass that dies after two chunks
     leaves a run that says so (stored events and the last line), on any database."""
-    from audit import ingest
+    from audit.ingest import write
 
     path = tmp_path / "day.jsonl"
     total = _device_file(path, rounds=12)
     chunks = []
-    real = ingest._write_chunk
+    real = write._write_chunk
 
     def dies_on_the_third(records, report, run):
         if len(chunks) == 2:
@@ -164,7 +164,7 @@ def test_an_ingest_killed_while_writing_is_named_by_verify_until_run_again(tmp_p
         chunks.append(len(records))
         real(records, report, run)
 
-    monkeypatch.setattr(ingest, "_write_chunk", dies_on_the_third)
+    monkeypatch.setattr(write, "_write_chunk", dies_on_the_third)
     with pytest.raises(KeyboardInterrupt):
         ingest_file(str(path), chunk=50)
     run = IngestRun.objects.get()
@@ -176,7 +176,7 @@ def test_an_ingest_killed_while_writing_is_named_by_verify_until_run_again(tmp_p
     digest_sign()
     assert verify_chains_task.apply().get()["problems"] == [line]
     assert Finding.objects.get(kind="ingest_unfinished", superseded_by__isnull=True).message == line
-    monkeypatch.setattr(ingest, "_write_chunk", real)
+    monkeypatch.setattr(write, "_write_chunk", real)
     report = ingest_file(str(path))
     assert report.ok and report.already_stored == 100 and report.stored == total - 100
     assert unfinished_ingests() == [] and Event.objects.exclude(stream__startswith="audit.").count() == total

@@ -18,8 +18,9 @@ import pytest
 from django.core.management import call_command
 from django.db import connections
 
-from audit import ingest
-from audit.ingest import ingest_file, unfinished_ingests
+from audit.ingest import ingest_file, strategy, unfinished_ingests
+from audit.ingest import plan as planning
+from audit.ingest import write as writing
 from audit.models import Event, IngestRun
 from audit.store import events_append
 from audit.verify import verify_chains
@@ -47,23 +48,23 @@ def _file(tmp_path: Path, streams: tuple[str, ...] = ("T1", "T2", "T3", "T4")) -
     return out, [json.loads(line) for line in out.read_text().splitlines()], hashes
 
 
-def _spy(monkeypatch, name: str) -> list[int]:
+def _spy(monkeypatch, module, name: str) -> list[int]:
     calls: list[int] = []
-    real = getattr(ingest, name)
+    real = getattr(module, name)
 
     def spy(*args, **kwargs):
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(ingest, name, spy)
+    monkeypatch.setattr(module, name, spy)
     return calls
 
 
 @PLANNERS
 def test_a_good_file_is_written_as_it_is_planned_and_committed_once(on_postgres, tmp_path, monkeypatch, planners):
     path, rows, hashes = _file(tmp_path)
-    written = _spy(monkeypatch, "_write_planned")
-    chunked = _spy(monkeypatch, "_write_chunk")
+    written = _spy(monkeypatch, writing, "_write_planned")
+    chunked = _spy(monkeypatch, writing, "_write_chunk")
     checked, progress = [], []
     report = ingest_file(str(path), processes=planners, overlap=True, chunk=20, checked=checked.append,
                          progress=progress.append)
@@ -86,13 +87,13 @@ def test_the_ids_of_fresh_streams_are_not_looked_up_and_a_file_again_is_stored_o
     stream has stored events, so every id is asked, and every line found stored."""
     path, rows, _ = _file(tmp_path)
     asked: list[int] = []
-    real = ingest.stored_rows
+    real = planning.stored_rows
 
     def counted(ids, texts=None):
         asked.append(len(ids))
         return real(ids, texts)
 
-    monkeypatch.setattr(ingest, "stored_rows", counted)
+    monkeypatch.setattr(planning, "stored_rows", counted)
     report = ingest_file(str(path), processes=1, overlap=True, chunk=20)
     assert report.ok and report.stored == len(rows)
     assert asked and set(asked) == {0}
@@ -114,7 +115,7 @@ def test_a_fresh_streams_line_stored_in_another_stream_is_refused_by_the_databas
     line = {k: v for k, v in rows[last_t3].items() if k not in ("recorded_at", "hash", "prev_hash", "position")}
     rows[last_t3] = {**line, "id": str(taken.event_id)}
     path.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    copies = _spy(monkeypatch, "copy_rows")
+    copies = _spy(monkeypatch, writing, "copy_rows")
     report = ingest_file(str(path), processes=planners, overlap=True, chunk=20)
     assert [bad.number for bad in report.bad_lines] == [last_t3 + 1]
     assert f"id: {taken.event_id} is already stored with different" in report.bad_lines[0].reason
@@ -132,7 +133,7 @@ def test_one_planner_plans_in_this_process_and_a_thread_writes_beside_it(on_post
     with this process's warm caches, while another thread of it COPYs the planned rows."""
     path, rows, hashes = _file(tmp_path)
     where: dict[str, set[tuple[int, str]]] = {"plan": set(), "copy": set()}
-    plan, copy = ingest._Planner.plan, ingest.copy_rows
+    plan, copy = planning._Planner.plan, writing.copy_rows
 
     switches = set()
 
@@ -145,8 +146,8 @@ def test_one_planner_plans_in_this_process_and_a_thread_writes_beside_it(on_post
         where["copy"].add((os.getpid(), threading.current_thread().name))
         copy(batch)
 
-    monkeypatch.setattr(ingest._Planner, "plan", planned_where)
-    monkeypatch.setattr(ingest, "copy_rows", copied_where)
+    monkeypatch.setattr(planning._Planner, "plan", planned_where)
+    monkeypatch.setattr(writing, "copy_rows", copied_where)
     before = sys.getswitchinterval()
     report = ingest_file(str(path), processes=1, overlap=True, chunk=20)
     assert report.ok and report.stored == len(rows)
@@ -157,7 +158,7 @@ def test_one_planner_plans_in_this_process_and_a_thread_writes_beside_it(on_post
     assert IngestRun.objects.get().finished_at is not None and verify_chains().ok
     # the writer gets its turns at the interpreter sooner while the planner runs, and the
     # process's switch interval is its own again after
-    assert switches == {ingest._WRITER_SWITCH} and sys.getswitchinterval() == before
+    assert switches == {strategy._WRITER_SWITCH} and sys.getswitchinterval() == before
 
 
 def test_the_switch_interval_is_put_back_also_when_the_planning_fails(on_postgres, tmp_path, monkeypatch):
@@ -165,10 +166,10 @@ def test_the_switch_interval_is_put_back_also_when_the_planning_fails(on_postgre
     before = sys.getswitchinterval()
 
     def fails(self, lines):
-        assert sys.getswitchinterval() == ingest._WRITER_SWITCH
+        assert sys.getswitchinterval() == strategy._WRITER_SWITCH
         raise RuntimeError("planning failed")
 
-    monkeypatch.setattr(ingest._Planner, "plan", fails)
+    monkeypatch.setattr(planning._Planner, "plan", fails)
     with pytest.raises(RuntimeError, match="planning failed"):
         ingest_file(str(path), processes=1, overlap=True, chunk=20)
     assert sys.getswitchinterval() == before
@@ -183,8 +184,8 @@ def test_a_bad_line_undoes_what_was_written_and_only_the_good_streams_are_stored
     last_t2 = max(i for i, row in enumerate(rows) if row["stream"] == "T2")
     rows[last_t2]["payload"] = {**rows[last_t2]["payload"], "unknown": 1}
     path.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    copies = _spy(monkeypatch, "copy_rows")
-    chunked = _spy(monkeypatch, "_write_chunk")
+    copies = _spy(monkeypatch, writing, "copy_rows")
+    chunked = _spy(monkeypatch, writing, "_write_chunk")
     report = ingest_file(str(path), processes=planners, overlap=True, chunk=20)
     assert [bad.number for bad in report.bad_lines] == [last_t2 + 1]
     assert set(report.failed_streams) == {"T2"}
@@ -214,7 +215,7 @@ def test_a_file_whose_streams_are_all_bad_from_their_first_line_stores_nothing(o
 def test_an_ingest_killed_while_writing_as_it_plans_leaves_nothing_to_resume(on_postgres, tmp_path, monkeypatch,
                                                                             planners):
     path, rows, hashes = _file(tmp_path)
-    real = ingest.copy_rows
+    real = writing.copy_rows
     calls = []
 
     def dies_on_the_third(batch):
@@ -223,12 +224,12 @@ def test_an_ingest_killed_while_writing_as_it_plans_leaves_nothing_to_resume(on_
         calls.append(len(batch))
         real(batch)
 
-    monkeypatch.setattr(ingest, "copy_rows", dies_on_the_third)
+    monkeypatch.setattr(writing, "copy_rows", dies_on_the_third)
     with pytest.raises(KeyboardInterrupt):
         ingest_file(str(path), processes=planners, overlap=True, chunk=20)
     assert calls == [20, 20]
     assert Event.objects.count() == 0 and not IngestRun.objects.exists() and unfinished_ingests() == []
-    monkeypatch.setattr(ingest, "copy_rows", real)
+    monkeypatch.setattr(writing, "copy_rows", real)
     report = ingest_file(str(path), processes=planners, overlap=True, chunk=20)
     assert report.ok and report.stored == len(rows) and report.already_stored == 0
     assert list(Event.objects.order_by("position").values_list("hash", flat=True)) == hashes
@@ -241,7 +242,7 @@ def test_a_stream_appended_to_while_planning_fails_from_there_and_the_rest_is_st
     ingest's lock: the transaction written as planned is undone and T1 is refused from
     its first line, as the two-pass ingest refuses it; the other streams are stored."""
     path, rows, _ = _file(tmp_path)
-    real = ingest._write_planned
+    real = writing._write_planned
 
     def another_writer_first(records, chunk, reached):
         records = iter(records)
@@ -256,7 +257,7 @@ def test_a_stream_appended_to_while_planning_fails_from_there_and_the_rest_is_st
         writer.join()
         return real(itertools.chain([first], records), chunk, reached)
 
-    monkeypatch.setattr(ingest, "_write_planned", another_writer_first)
+    monkeypatch.setattr(writing, "_write_planned", another_writer_first)
     report = ingest_file(str(path), processes=planners, overlap=True, chunk=20)
     first_t1 = next(i for i, row in enumerate(rows) if row["stream"] == "T1")
     assert [bad.number for bad in report.bad_lines] == [first_t1 + 1]
@@ -271,7 +272,7 @@ def test_a_stream_appended_to_while_planning_fails_from_there_and_the_rest_is_st
 def test_a_planning_process_that_fails_stores_nothing_and_its_error_is_raised(on_postgres, tmp_path, monkeypatch,
                                                                              planners):
     path, _, _ = _file(tmp_path)
-    real = ingest._Planner.plan
+    real = planning._Planner.plan
     planned = []
 
     def fails_on_the_second_chunk(self, lines):
@@ -281,7 +282,7 @@ def test_a_planning_process_that_fails_stores_nothing_and_its_error_is_raised(on
         real(self, lines)
 
     # (inherited by the forked processes)
-    monkeypatch.setattr(ingest._Planner, "plan", fails_on_the_second_chunk)
+    monkeypatch.setattr(planning._Planner, "plan", fails_on_the_second_chunk)
     with pytest.raises(RuntimeError, match="the planning process failed"):
         ingest_file(str(path), processes=planners, overlap=True, chunk=20)
     assert Event.objects.count() == 0 and not IngestRun.objects.exists()

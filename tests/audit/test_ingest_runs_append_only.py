@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 from django.db import DatabaseError, connection, transaction
 
-from audit import ingest
-from audit.ingest import ingest_file, unfinished_ingests
+from audit.ingest import ingest_file, unfinished_ingests, write
 from audit.models import IngestRun, IngestStep
 from tests.audit.test_api import event
 from tests.audit.test_roles import granted_role
@@ -27,7 +26,7 @@ def stopped(db, tmp_path: Path, monkeypatch) -> Path:
     """An ingest of 3 lines, one chunk each, killed after its first chunk."""
     path = tmp_path / "three.jsonl"
     path.write_text("".join(json.dumps({**event(), "stream": f"T{n}"}) + "\n" for n in range(3)))
-    real = ingest._write_chunk
+    real = write._write_chunk
     chunks = []
 
     def dies_on_the_second(records, report, run):
@@ -36,10 +35,10 @@ def stopped(db, tmp_path: Path, monkeypatch) -> Path:
             raise KeyboardInterrupt
         real(records, report, run)
 
-    monkeypatch.setattr(ingest, "_write_chunk", dies_on_the_second)
+    monkeypatch.setattr(write, "_write_chunk", dies_on_the_second)
     with pytest.raises(KeyboardInterrupt):
         ingest_file(str(path), chunk=1, processes=1, overlap=False)
-    monkeypatch.setattr(ingest, "_write_chunk", real)
+    monkeypatch.setattr(write, "_write_chunk", real)
     [line] = unfinished_ingests()
     assert "1 events stored, to line 1" in line
     return path

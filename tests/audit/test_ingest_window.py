@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from audit import ingest
-from audit.ingest import ingest_file
+from audit.ingest import ingest_file, plan
 from audit.models import Event
 from audit.store import events_append
 from tests.samples import round_events, table_opened
@@ -46,7 +45,7 @@ HOW = pytest.mark.parametrize("processes, overlap", [(1, None), (2, None), (1, T
                               ids=["one", "two", "beside"])
 
 
-def _ingest(path: str, processes: int, overlap: bool | None = None) -> ingest.IngestReport:
+def _ingest(path: str, processes: int, overlap: bool | None = None) -> plan.IngestReport:
     empty_store()
     return ingest_file(path, processes=processes, chunk=5, overlap=overlap)
 
@@ -57,15 +56,15 @@ def windows(monkeypatch, tmp_path) -> Path:
     out (by whichever planning process: they are forked)."""
     noted = tmp_path / "windows"
     noted.touch()
-    write_ids = ingest._Planner.write_ids
+    write_ids = plan._Planner.write_ids
 
     def counted(self):
         with noted.open("a") as out:
             out.write(f"{len(self.seen)}\n")
         write_ids(self)
 
-    monkeypatch.setattr(ingest, "_SEEN_WINDOW", 12)
-    monkeypatch.setattr(ingest._Planner, "write_ids", counted)
+    monkeypatch.setattr(plan, "_SEEN_WINDOW", 12)
+    monkeypatch.setattr(plan._Planner, "write_ids", counted)
     return noted
 
 
@@ -104,7 +103,7 @@ def test_an_id_met_again_past_the_window_is_refused_as_one_met_within_it(tmp_pat
     far[t4[80]] = {**far[t4[80]], "id": far[t1[4]]["id"]}
     path = _write(tmp_path, "far.jsonl", far)
     every_id = _ingest(path, processes, overlap)  # the window holds the whole file
-    monkeypatch.setattr(ingest, "_SEEN_WINDOW", 12)
+    monkeypatch.setattr(plan, "_SEEN_WINDOW", 12)
     windowed = _ingest(path, processes, overlap)
     assert [b.number for b in every_id.bad_lines] == sorted([t1[90] + 1, t4[80] + 1])
     assert [b.number for b in windowed.bad_lines] == [b.number for b in every_id.bad_lines]
@@ -135,7 +134,7 @@ def test_an_id_met_again_past_the_window_after_a_bad_line_is_named_too(tmp_path,
     every_id = _ingest(path, processes, overlap)
     assert [b.number for b in every_id.bad_lines] == [t4[50] + 1, t4[80] + 1]
     assert "appears twice in the file" in every_id.bad_lines[1].reason
-    monkeypatch.setattr(ingest, "_SEEN_WINDOW", 12)
+    monkeypatch.setattr(plan, "_SEEN_WINDOW", 12)
     windowed = _ingest(path, processes, overlap)
     assert [(b.number, b.reason) for b in windowed.bad_lines] == [(b.number, b.reason) for b in every_id.bad_lines]
     assert set(windowed.failed_streams) == set(every_id.failed_streams) == {"T4"}
