@@ -15,16 +15,14 @@ worker's child may not start processes); or where ``fork`` does not exist.
 """
 from __future__ import annotations
 
-import multiprocessing
 import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
 
 from django.db import connection, connections
 
-from .record.processes import can_fork
+from .record.processes import process_pool
 
 __all__ = ["default_jobs", "fan_out"]
 
@@ -46,7 +44,10 @@ def fan_out(work: Callable[[Item], Any], items: Sequence[Item], *, jobs: int) ->
     """``work(item)`` for each item, in ``jobs`` forked processes (or here: above);
     results are yielded in the items' order as they come. What ``work`` raises is raised
     here, after the pool is shut down."""
-    if jobs <= 1 or len(items) <= 1 or connection.in_atomic_block or not can_fork():
+    here = jobs <= 1 or len(items) <= 1 or connection.in_atomic_block
+    # forked or none: the processes inherit the work (_work)
+    pool = None if here else process_pool(min(jobs, len(items)))
+    if pool is None:
         for item in items:
             yield work(item)
         return
@@ -56,8 +57,7 @@ def fan_out(work: Callable[[Item], Any], items: Sequence[Item], *, jobs: int) ->
         try:
             # no connection may be inherited open: each process opens its own
             connections.close_all()
-            context = multiprocessing.get_context("fork")
-            with ProcessPoolExecutor(max_workers=min(jobs, len(items)), mp_context=context) as pool:
+            with pool:
                 yield from pool.map(_run, items)
         finally:
             _work = None

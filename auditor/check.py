@@ -35,11 +35,9 @@ import contextlib
 import csv
 import io
 import json
-import multiprocessing
 import os
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -51,7 +49,7 @@ from audit.record import merkle, signing
 from audit.record.collector import bulk_work
 from audit.record.events import read_current
 from audit.record.jsonl import LineError, decode_hashed
-from audit.record.processes import cpus
+from audit.record.processes import can_fork, cpus, process_pool
 from audit.record.verify import Head, Verifier
 from tables.engine.math import cashout
 from tables.engine.math.figures import analysed_math as engine_math
@@ -516,19 +514,19 @@ def _each_table(jobs: Sequence[_Job], processes: int | None) -> Iterator[_Done]:
     tables they are fanned out over ``processes`` worker processes (default: one per
     processor), each reading its table from the package itself."""
     processes = min(len(jobs), processes or cpus())
-    if processes <= 1:
+    pool = process_pool(processes, spawn=True) if processes > 1 else None
+    if pool is None:
         yield from map(_table, jobs)
         return
-    # fork where there is one: the workers inherit what is imported (and what is blocked),
-    # and the cash-out charts worked out here once rather than once per worker
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    if method == "fork":
+    # forked where this process may fork: the workers inherit what is imported (and what
+    # is blocked), and the cash-out charts worked out here once rather than once per worker
+    if can_fork():
         _prepare_offers(jobs[0][1])
     # the longest tables first, so that no worker is left with a long one at the end (the
     # manifest's count of each stream's events; a count it lies about only costs time);
     # the results still in the jobs' order
     order = sorted(range(len(jobs)), key=lambda number: -_events_of(jobs[number]))
-    with ProcessPoolExecutor(max_workers=processes, mp_context=multiprocessing.get_context(method)) as pool:
+    with pool:
         futures = {number: pool.submit(_table, jobs[number]) for number in order}
         for number in range(len(jobs)):
             yield futures[number].result()

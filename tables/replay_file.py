@@ -33,12 +33,10 @@ from __future__ import annotations
 import collections
 import contextlib
 import itertools
-import multiprocessing
 import os
 import struct
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import IO, Any, Self, TypeVar
 
@@ -49,6 +47,7 @@ from audit.record.corrections import struck_events
 from audit.record.events import read_current
 from audit.record.ids import IdSet
 from audit.record.jsonl import LineError, NotChained, decode_hashed, numbered
+from audit.record.processes import process_pool
 from audit.record.shelf import Shelf
 from audit.record.verify import Verifier
 from tables.engine.findings import Finding
@@ -227,7 +226,7 @@ def each_stream(spooled: Spooled, render: Callable[[FoldedStream, IO[str]], _Ren
     known only once the file is written), and what it wrote to ``out``, open to be read
     (a temporary file, removed when the next stream is asked for). Streams are independent,
     so when there are several they are folded and rendered by ``processes`` worker
-    processes (default one per processor; forked, where the platform can), a few streams
+    processes (default one per processor; forked, where this process may fork), a few streams
     ahead of the one handed out; what each holds is a stream's fold, never its report."""
     global _WORK
     names = list(spooled.streams)
@@ -241,14 +240,15 @@ def each_stream(spooled: Spooled, render: Callable[[FoldedStream, IO[str]], _Ren
         finally:
             os.remove(path)
 
-    if processes <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+    pool = process_pool(processes) if processes > 1 else None  # forked, or none: they inherit _WORK
+    if pool is None:
         for name in names:
             yield from handed(_rendered(spooled, name, render, rules))
         return
     spooled.flush()
     _WORK = (spooled, render, rules)
     try:
-        with ProcessPoolExecutor(max_workers=processes, mp_context=multiprocessing.get_context("fork")) as pool:
+        with pool:
             waiting = iter(names)
             ahead = collections.deque(pool.submit(_fold_and_render, name)
                                       for name in itertools.islice(waiting, 2 * processes))

@@ -14,18 +14,18 @@ def on_postgres(db) -> None:
 @pytest.fixture
 def pools(monkeypatch) -> list[int]:
     """The process pools the back-office's fan-out (audit.fanout) opens, by their size."""
-    from concurrent.futures import ProcessPoolExecutor
-
     from audit import fanout
 
     opened: list[int] = []
+    real = fanout.process_pool
 
-    class Counted(ProcessPoolExecutor):
-        def __init__(self, max_workers=None, **kwargs):
-            opened.append(max_workers)
-            super().__init__(max_workers=max_workers, **kwargs)
+    def counted(workers, **kwargs):
+        pool = real(workers, **kwargs)
+        if pool is not None:
+            opened.append(workers)
+        return pool
 
-    monkeypatch.setattr(fanout, "ProcessPoolExecutor", Counted)
+    monkeypatch.setattr(fanout, "process_pool", counted)
     return opened
 
 

@@ -30,7 +30,6 @@ import functools
 import getpass
 import heapq
 import itertools
-import multiprocessing
 import os
 import queue
 import sys
@@ -38,6 +37,8 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent import futures
+from concurrent.futures import Future, ProcessPoolExecutor
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
@@ -52,7 +53,7 @@ from django.db import (
 
 from ..record.authority import ingest_principal
 from ..record.collector import acyclic_work
-from ..record.processes import can_fork, cpus
+from ..record.processes import can_fork, cpus, process_pool
 from ..subscribers import publish
 from .plan import (
     IngestReport,
@@ -211,14 +212,25 @@ def _plan_in_processes(path: str, parts: int, spools: list[str], now: datetime, 
                        principal: str, checked: Callable[[int], None] | None = None) -> list[_Part]:
     # each process opens its own database connection; none may be inherited open
     connections.close_all()
-    context = multiprocessing.get_context("fork")
-    with _reach_shared() as reached, context.Pool(parts) as pool:
-        pending = pool.starmap_async(_plan_part, [(path, k, parts, spools[k], now, chunk, principal) for k in range(parts)])
-        while not pending.ready():
-            pending.wait(0.2)
+    with _reach_shared() as reached, _planners(parts) as pool:
+        pending = [pool.submit(_plan_part, path, k, parts, spools[k], now, chunk, principal) for k in range(parts)]
+        while not _all_planned(pending):
+            futures.wait(pending, 0.2)
             if checked is not None:
                 checked(reached.value)
-        return pending.get()
+        return [part.result() for part in pending]
+
+
+def _planners(parts: int) -> ProcessPoolExecutor:
+    """The pool of ``parts`` planning processes: forked (they inherit the shared
+    progress, :func:`.plan._reach_shared`, and Django's set-up)."""
+    pool = process_pool(parts)
+    assert pool is not None, "_ingest plans in processes only where this one may fork"
+    return pool
+
+
+def _all_planned(pending: list[Future[_Part]]) -> bool:
+    return all(part.done() for part in pending)
 
 
 class _Overlapped(NamedTuple):
@@ -251,7 +263,6 @@ def _plan_while_writing(path: str, parts: int, spools: list[str], now: datetime,
     connections.close_all()  # each process opens its own database connection
     for spool in spools:
         open(spool, "wb").close()  # there to be followed before its process starts
-    context = multiprocessing.get_context("fork")
     done: list[list[_Part]] = []
     gathered: list[set[str]] = []
 
@@ -261,7 +272,7 @@ def _plan_while_writing(path: str, parts: int, spools: list[str], now: datetime,
         unique key's to refuse while the transaction is open (it rolls back as refused);
         once it is rolled back for a bad line, :func:`.plan._repeats` names them too."""
         if not gathered:
-            done.append(pending.get())
+            done.append([part.result() for part in pending])
             gathered.append(_gather(done[0], report))
         return gathered[0]
 
@@ -269,17 +280,18 @@ def _plan_while_writing(path: str, parts: int, spools: list[str], now: datetime,
         bad = planned()  # (also where the transaction ended before it asked)
         return _repeats(done[0], report, bad)
 
-    with _reach_shared() as reached, context.Pool(parts) as pool:
-        pending = pool.starmap_async(functools.partial(_plan_part, lookups=False, sort_ids=False),
-                                     [(path, k, parts, spools[k], now, chunk, principal) for k in range(parts)])
-        records = heapq.merge(*(_followed(spool, pending.ready) for spool in spools), key=lambda r: r[0])
+    with _reach_shared() as reached, _planners(parts) as pool:
+        pending = [pool.submit(_plan_part, path, k, parts, spools[k], now, chunk, principal, lookups=False,
+                               sort_ids=False) for k in range(parts)]
+        finished = functools.partial(_all_planned, pending)
+        records = heapq.merge(*(_followed(spool, finished) for spool in spools), key=lambda r: r[0])
         try:
             stored = _write_whole(path, principal, records, chunk, planned,
                                   lambda: checked(reached.value) if checked else None)
         except IntegrityError:
             return _Overlapped(planned(), None, True, None)
         except (_Undo, _Moved, _Unfinished):
-            # _Unfinished: a planning process failed; pending.get() raises its error
+            # _Unfinished: a planning process failed; its result() raises its error
             return _Overlapped(rolled_back(), None, False, None)
         return _Overlapped(planned(), stored, False, None)
 

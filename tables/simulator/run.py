@@ -7,15 +7,14 @@ A sink takes each table's events chunk by chunk (``write``) and finishes (``fini
 from __future__ import annotations
 
 import dataclasses
-import multiprocessing
 import os
 import tempfile
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from typing import IO, Any, Protocol
 
 from audit.record.collector import bulk_work
 from audit.record.jsonl import with_position
+from audit.record.processes import process_pool
 from tables.engine.strategy import computed_strategy
 
 from .config import SimConfig, TableSpec
@@ -95,7 +94,8 @@ def simulate_file(config: SimConfig, out: IO[bytes], *, jobs: int = 1, progress:
     """:func:`simulate` into a file, the tables dealt by ``jobs`` processes at once. The
     bytes are the same whatever ``jobs`` is: tables are independent streams, each written
     whole in table order, and positions are renumbered as the parts are joined."""
-    if jobs <= 1 or config.tables == 1:
+    pool = process_pool(jobs, spawn=True) if jobs > 1 and config.tables > 1 else None
+    if pool is None:
         return simulate(config, FileSink(out, config), progress=progress)
     if config.start is None:  # one clock for every worker
         config = dataclasses.replace(config, start=config.clock_start)
@@ -108,9 +108,7 @@ def simulate_file(config: SimConfig, out: IO[bytes], *, jobs: int = 1, progress:
     errors: list[dict[str, Any]] = []
     tables = []
     position = 0
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    with tempfile.TemporaryDirectory(prefix="simulate-") as folder, \
-            ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+    with tempfile.TemporaryDirectory(prefix="simulate-") as folder, pool:
         parts = [pool.submit(_worker, config, spec.index, folder) for spec in specs]
         for part in parts:
             path, table, planted, not_planted, strategy_errors = part.result()

@@ -280,6 +280,7 @@ def test_the_longest_tables_are_handed_to_the_workers_first(monkeypatch) -> None
     a long one at the end; the results come back in the tables' order."""
     from concurrent.futures import ProcessPoolExecutor
 
+    from audit.record import processes
     from auditor import check
 
     submitted: list[str] = []
@@ -289,7 +290,7 @@ def test_the_longest_tables_are_handed_to_the_workers_first(monkeypatch) -> None
             submitted.append(job[2])
             return super().submit(fn, job, *args, **kwargs)
 
-    monkeypatch.setattr(check, "ProcessPoolExecutor", Recorded)
+    monkeypatch.setattr(processes, "ProcessPoolExecutor", Recorded)  # the pool check's process_pool makes
     monkeypatch.setattr(check, "_table", _name_of)
     jobs = [("p", {}, name, {"events": events}, None, False, "")
             for name, events in (("BJ-01", 700), ("BJ-02", 22_000), ("BJ-03", 6_500), ("BJ-04", 21_000))]

@@ -30,10 +30,11 @@ import gc
 import multiprocessing
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from multiprocessing.queues import SimpleQueue
+
+from audit.record.processes import process_pool
 
 from ..rules import RuleSet
 from .composition import Composition, shoe
@@ -391,14 +392,15 @@ def _parallel(game: Game, deals: Sequence[Deal], workers: int) -> list[DealValue
     if not _FORKING.acquire(blocking=False):
         # another thread of this process is analysing in parallel (``_FORKED`` is its game)
         return _serial(game, deals)
-    context = multiprocessing.get_context("fork")
     workers = min(workers, len(order))
     charts: SimpleQueue[Chart | None] | None = None
     by_up: dict[int, Iterator[list[DealValue]]] = {}
     try:
-        charts = context.SimpleQueue()
+        charts = multiprocessing.get_context("fork").SimpleQueue()
         _FORKED = (game, charts)
-        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=gc.disable)
+        pool = process_pool(workers, initializer=gc.disable)
+        if pool is None:  # (processes() gives more than one only where this process may fork)
+            return _serial(game, deals)
         try:
             mapped = pool.map(_up_task, order)  # the workers fork here and start on their rows
             chart: Chart | None = None

@@ -30,7 +30,7 @@ class Refused:
     def __init__(self, *args, **kwargs):
         raise OSError(11, "Resource temporarily unavailable")
 
-pool = cdz.ProcessPoolExecutor
+pool = cdz.process_pool
 calls = []
 parallel = cdz._parallel
 def counted(*args):
@@ -53,7 +53,7 @@ def collector_off(up):  # a worker's collector is off (its error would be the ca
 out = {}
 for mode, asked in (("serial", "1"), ("parallel", "2"), ("refused", "2"), ("busy", "2"), ("dies", "2")):
     os.environ[processes.ENV] = asked
-    cdz.ProcessPoolExecutor = Refused if mode == "refused" else pool
+    cdz.process_pool = Refused if mode == "refused" else pool
     cdz._up_task = {"dies": dying, "parallel": collector_off}.get(mode, up_task)
     calls.clear()
     clear_caches()
