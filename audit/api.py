@@ -483,7 +483,7 @@ class StreamEventsView(APIView):
         query = _query(StreamQuerySerializer, request)
         limit = _page_limit(query.get("limit"))
         rows = list(
-            store.stream_events(stream, from_version=query["from_version"], limit=limit + 1)
+            store.stream_rows(stream, from_version=query["from_version"], limit=limit + 1)
         )
         page = rows[:limit]
         next_link = (

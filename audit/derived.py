@@ -41,7 +41,7 @@ from .record.events import LIFTED, current_form
 Fields = dict[str, Any]
 
 
-def stream_events(stream: str, types: Iterable[str] | None = None) -> Iterator[Event]:
+def server_events(stream: str, types: Iterable[str] | None = None) -> Iterator[Event]:
     """A server stream's events in version order (``types``: only these), each payload in
     its type's current form (:func:`audit.record.events.current_form`; the instance's
     ``payload`` and ``schema_version`` as read, never saved: events are not updated)."""

@@ -42,7 +42,7 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 
 from .authority import require_person
-from .derived import Derived, stream_events
+from .derived import Derived, server_events
 from .errors import StoreError, VersionConflict
 from .gaming_day import gaming_day
 from .models import Event, Finding, ReplayRun
@@ -366,7 +366,7 @@ def statuses_from_events() -> dict[str, dict[str, object]]:
     """Every finding's status fields by fingerprint, as the stream ``audit.findings``
     makes them (only the findings some event names)."""
     statuses: dict[str, dict[str, object]] = {}
-    for event in stream_events(FINDINGS_STREAM, _STATUS_OF):
+    for event in server_events(FINDINGS_STREAM, _STATUS_OF):
         fingerprint = str(event.payload.get("finding"))
         statuses[fingerprint] = status_applied(statuses.get(fingerprint, {}), event)
     return statuses

@@ -488,7 +488,10 @@ def envelope(event: Event, *, as_stored: bool = False) -> dict[str, Any]:
     return value.as_dict()
 
 
-def stream_events(stream: str, *, from_version: int = 1, limit: int | None = None) -> Iterable[Event]:
+def stream_rows(stream: str, *, from_version: int = 1, limit: int | None = None) -> Iterable[Event]:
+    """A stream's stored rows from ``from_version`` on, in version order, at most ``limit``
+    (the API's page of a stream; payloads as stored: :func:`envelope` upcasts them). A
+    fold reads a stream with :func:`audit.reading.stream_events` instead."""
     rows = Event.objects.filter(stream=stream, version__gte=from_version).order_by("version")
     return rows[:limit] if limit is not None else rows
 

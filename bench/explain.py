@@ -47,7 +47,7 @@ def main() -> None:
     from audit.event_ids import with_ids
     from audit.models import Event, Finding, openings_on
     from audit.partitions import KEY_TABLE, keyed, partitions
-    from audit.store import stream_events
+    from audit.store import stream_rows
     from tables import models as tm
 
     if connection.vendor != "postgresql":
@@ -67,7 +67,7 @@ def main() -> None:
     print(f"{count:,} events in {args.db}" + (f", {attached} partitions attached" if attached else ", not partitioned"))
 
     queries = {
-        f"stream read ({stream}, 500 events from version 100)": stream_events(stream, from_version=100, limit=500),
+        f"stream read ({stream}, 500 events from version 100)": stream_rows(stream, from_version=100, limit=500),
         f"feed (1,000 events after position {last // 2:,}: audit.store.feed_after)":
             Event.objects.filter(position__gt=last // 2).order_by("position")[:1000],
         f"a gaming day's tables ({day})":

@@ -28,7 +28,7 @@ from fractions import Fraction
 from typing import Any
 
 from audit.authority import require_person
-from audit.derived import Derived, stream_events
+from audit.derived import Derived, server_events
 from audit.errors import FieldInvalid
 from audit.findings import server_change, server_event_append, username_of
 from audit.models import Finding
@@ -131,7 +131,7 @@ def fx_rates_from_events() -> dict[tuple[date, str, str], dict[str, Any]]:
     """Every rate row's fields by (gaming day, currency, house), as the ``fx.rate_set``
     events of ``audit.ledger`` make them: the last event of a day and pair is its rate."""
     rows: dict[tuple[date, str, str], dict[str, Any]] = {}
-    for event in stream_events(LEDGER_STREAM, ("fx.rate_set",)):
+    for event in server_events(LEDGER_STREAM, ("fx.rate_set",)):
         p = event.payload
         rows[(date.fromisoformat(p["gaming_day"]), p["currency"], p["house"])] = {
             "numerator": p["numerator"], "denominator": p["denominator"], "set_by": p["by"],

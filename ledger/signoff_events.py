@@ -14,7 +14,7 @@ from collections.abc import Callable, Hashable
 from datetime import date
 from typing import Any
 
-from audit.derived import Derived, stream_events
+from audit.derived import Derived, server_events
 from audit.models import Event
 
 from . import models as m
@@ -62,7 +62,7 @@ FIELDS = ("status", "figures", "figures_hash", "signed_by", "signed_at", "note",
 def signoffs_from_events() -> dict[tuple[str, date], Fields]:
     """Every sign-off row's fields by (table, gaming day), as ``audit.ledger`` makes them."""
     rows: dict[tuple[str, date], Fields] = {}
-    for event in stream_events(LEDGER_STREAM, APPLIED):
+    for event in server_events(LEDGER_STREAM, APPLIED):
         key = (str(event.payload["table"]), date.fromisoformat(event.payload["gaming_day"]))
         rows[key] = APPLIED[event.type](rows.get(key, {}), event)
     return rows

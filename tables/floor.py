@@ -30,7 +30,7 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
-from audit.derived import Derived, stream_events
+from audit.derived import Derived, server_events
 from audit.findings import server_change, server_event_append, username_of
 from audit.gaming_day import gaming_day
 from audit.models import Event, Finding
@@ -308,7 +308,7 @@ def acknowledgement_applied(fields: dict[str, object], event: Event) -> dict[str
 def acknowledgements_from_events() -> dict[str, dict[str, object]]:
     """Every acknowledged alert's fields by its key, as ``audit.alerts`` makes them."""
     acknowledged: dict[str, dict[str, object]] = {}
-    for event in stream_events(ALERTS_STREAM, ["alert.acknowledged"]):
+    for event in server_events(ALERTS_STREAM, ["alert.acknowledged"]):
         key = str(event.payload.get("alert"))
         acknowledged[key] = acknowledgement_applied(acknowledged.get(key, {}), event)
     return acknowledged
