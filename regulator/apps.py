@@ -14,7 +14,7 @@ class RegulatorConfig(AppConfig):
 
         # register the tasks in every process, not only in a worker
         from . import tasks  # noqa: F401
-        from .recall_views import recall_links
+        from .links import recall_links
 
         # a round's review links its recall (the tables' app knows nothing of it)
         round_links_register("regulator.recall", recall_links)

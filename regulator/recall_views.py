@@ -70,13 +70,6 @@ def recall_pdf_page(request: HttpRequest, table: str, day: str, number: str) -> 
     return _pdf_response(_admin_context(request, table, day, number))
 
 
-def recall_links(table: str, day: str, number: int) -> list[tuple[str, str, str]]:
-    """The links a round's review shows to its recall (``tables.admin.round_links_register``)."""
-    key = {"table": table, "day": day, "number": number}
-    return [("recall", "printable recall", reverse("round-recall", kwargs=key)),
-            ("recall-pdf", "PDF", reverse("round-recall-pdf", kwargs=key))]
-
-
 # --- the API -------------------------------------------------------------------------------------
 
 class HTMLRenderer(BaseRenderer):
