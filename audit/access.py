@@ -32,10 +32,11 @@ from django.db import connection, transaction
 from django.http import HttpRequest, HttpResponse
 from django.urls import Resolver404, resolve
 
+from audit.store.streams import NewEvent, events_append, stream_version
+
 from .clients import client_address
 from .models import AccessRecord, DeviceAccount, Event
 from .record.chain import canonical_json, format_timestamp
-from .store import NewEvent, events_append, stream_version
 
 ACCESS_STREAM = "audit.access"
 _READS = frozenset(("GET", "HEAD"))
@@ -208,7 +209,7 @@ def access_seal(*, now: datetime | None = None) -> Event | None:
             id=uuid.uuid4(), type="access.sealed", occurred_at=now, actor="server:access-log", source="back-office",
             payload={"first": start, "last": last, "count": count, "digest": digest},
         )
-        from .errors import VersionConflict
+        from audit.store.errors import VersionConflict
 
         try:
             with transaction.atomic():

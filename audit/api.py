@@ -1,8 +1,8 @@
 """The event store over REST: append a batch to a table's stream, read a stream from a
 version, follow the global feed. See docs/api.md.
 
-The views only parse and authorise: :mod:`audit.store` validates payloads, appends and
-reads; :mod:`casino.api_errors` turns every error (a :class:`audit.errors.StoreError` or
+The views only parse and authorise: :mod:`audit.store.streams` validates payloads, appends and
+reads; :mod:`casino.api_errors` turns every error (a :class:`audit.store.errors.StoreError` or
 a serializer's ValidationError) into the response.
 
 Serializers here check the *envelope* strictly - no unknown keys, no coercion of a
@@ -35,10 +35,11 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
-from . import store
+from audit.store import streams as store
+from audit.store.errors import BatchTooLarge
+
 from .authority import check_append_authority, may_append_something
 from .devices import SERVER_STREAM_PREFIX, check_device_actors, device_of, principal_of
-from .errors import BatchTooLarge
 from .models import Event
 from .parsers import BoundedJSONParser
 from .record.chain import parse_timestamp
@@ -234,7 +235,7 @@ class FeedQuerySerializer(serializers.Serializer):
     )
 
 
-# --- responses (documentation only: the views return audit.store.envelope dicts) ------------
+# --- responses (documentation only: the views return audit.store.streams.envelope dicts) ------------
 
 
 class EnvelopeSerializer(serializers.Serializer):

@@ -4,11 +4,11 @@ from django.db.models.signals import post_migrate
 
 def _grant_to_app_role(sender: AppConfig, using: str = "default", **kwargs: object) -> None:
     """After a migration run as the owner role, grant the application role what it may
-    do on the tables as they now are (audit.roles)."""
+    do on the tables as they now are (audit.store.roles)."""
     from django.conf import settings
     from django.db import connections
 
-    from .roles import grant_sql
+    from audit.store.roles import grant_sql
 
     app_role = getattr(settings, "DATABASE_APP_ROLE", "")
     connection = connections[using]

@@ -33,14 +33,15 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 
+from audit.store.errors import StoreError
+from audit.store.seals import seal_holds
+
 from .authority_seal import KIND as AUTHORITY_UNSEALED
 from .authority_seal import authority_problem, authority_refusal
-from .errors import StoreError
 from .models import Event
 from .record.authority import person_of, refused
 from .record.corrections import struck_events
 from .record.events import AUTHORITY, OFF_TABLE, PLACES
-from .seals import seal_holds
 
 APPEND = "audit.append_event"
 

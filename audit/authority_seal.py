@@ -11,7 +11,7 @@ application seals what it writes: whenever it changes any of those rows (Django'
 tokens and device accounts, :func:`connect`; a token's revocation, :func:`authority_change`)
 it writes a new **generation** of the person's :class:`~audit.models.AuthoritySeal`: the
 whole authority as canonical JSON and an HMAC over it under the seal key
-(:mod:`audit.seals`, principal ``authority:<user id>``), which no database role holds.
+(:mod:`audit.store.seals`, principal ``authority:<user id>``), which no database role holds.
 
 Checked where the authority is used: the API's token authentication, every request of a
 session (the admin's and the API's), the admin's login form, the services'
@@ -50,9 +50,10 @@ from django.db import DatabaseError, connection, transaction
 from django.db.models.signals import m2m_changed, post_delete, post_save, pre_delete, pre_save
 from django.utils.dateparse import parse_datetime
 
+from audit.store.seals import seal_holds, seal_of
+
 from .models import ApiToken, AuthoritySeal, DeviceAccount
 from .record.chain import canonical_json, format_timestamp
-from .seals import seal_holds, seal_of
 
 log = logging.getLogger(__name__)
 

@@ -13,10 +13,11 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 
-from .errors import StoreError
+from audit.store.errors import StoreError
+from audit.store.streams import SERVER_STREAM_PREFIX, check_stream
+
 from .models import STAFFING, DeviceAccount, Event
 from .record.events import PayloadError
-from .store import SERVER_STREAM_PREFIX, check_stream
 from .tokens import IssuedToken, token_issue, tokens_revoke
 
 

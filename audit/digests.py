@@ -32,7 +32,7 @@ and checked by ``manage.py verify``.
 
 What a signed head cannot show: an event forged at the head, or a tail cut, *after* the
 last head was signed - until the next head covers it. The signer keeps that window to
-about ``DIGEST_INTERVAL_MS``; the seal of each row (:mod:`audit.seals`) names a forged one
+about ``DIGEST_INTERVAL_MS``; the seal of each row (:mod:`audit.store.seals`) names a forged one
 even there.
 """
 from __future__ import annotations
@@ -51,13 +51,14 @@ from typing import Any
 from django.conf import settings
 from django.db import DatabaseError, connection, transaction
 
-from .errors import VersionConflict
+from audit.store.errors import VersionConflict
+from audit.store.partitions import LEAVES, has_leaves
+from audit.store.streams import NewEvent, events_append, stream_version
+
 from .models import Event, MerkleBlock, MerkleState
-from .partitions import LEAVES, has_leaves
 from .publishers import PublishError, document, publishers
 from .record import merkle, signing
 from .record.chain import format_timestamp
-from .store import NewEvent, events_append, stream_version
 from .subscribers import Batch, Subscriber
 
 log = logging.getLogger(__name__)

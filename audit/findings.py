@@ -41,13 +41,14 @@ from typing import TypeVar
 from django.db import transaction
 from django.db.models import Q, QuerySet
 
+from audit.store.errors import StoreError, VersionConflict
+from audit.store.gaming_day import gaming_day
+from audit.store.streams import NewEvent, events_append, stream_version
+
 from .authority import require_person
 from .derived import Derived, server_events
-from .errors import StoreError, VersionConflict
-from .gaming_day import gaming_day
 from .models import Event, Finding, ReplayRun
 from .record.findings import KINDS, Owner, kinds_of
-from .store import NewEvent, events_append, stream_version
 
 FINDINGS_STREAM = "audit.findings"
 T = TypeVar("T")

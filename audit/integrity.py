@@ -15,17 +15,18 @@ from datetime import datetime
 
 from django.db import connection
 
+from audit.store.immutability import protection_problems
+from audit.store.ingest import unfinished_ingests
+from audit.store.seals import guard_problems
+
 from .access import access_seals_problems
 from .authority_seal import KIND as AUTHORITY_UNSEALED
 from .authority_seal import authority_problems
 from .derived import derived_disagreements
 from .digests import head_problems, signed_heads_to_check
 from .findings import IntegrityProblem, findings_record_integrity
-from .immutability import protection_problems
-from .ingest import unfinished_ingests
 from .models import Event
 from .record.verify import Report
-from .seals import guard_problems
 from .verify import verify_chains
 
 

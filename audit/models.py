@@ -23,12 +23,12 @@ STAFFING = ("dealer.assigned", "table.opened")
 class Event(models.Model):
     """One stored event. Rows are only ever inserted: database triggers (migration 0002)
     refuse UPDATE and DELETE, and TRUNCATE on PostgreSQL. On PostgreSQL the table is
-    partitioned by gaming day (migration 0017, audit.partitions): there the primary key is
+    partitioned by gaming day (migration 0017, audit.store.partitions): there the primary key is
     (position, recorded_at) and the unique constraints below live in the key table
     audit_event_key; the model's state is as on SQLite."""
 
     # The global position. Appends take one lock for the whole transaction (see
-    # audit.store), so positions are handed out in commit order.
+    # audit.store.streams), so positions are handed out in commit order.
     position = models.BigAutoField(primary_key=True)
     event_id = models.UUIDField(unique=True, editable=False, verbose_name="id")
     stream = models.CharField(max_length=64, editable=False)
@@ -47,7 +47,7 @@ class Event(models.Model):
     # so that adding the columns is a plain ALTER TABLE ... ADD COLUMN on SQLite too (its
     # table rebuild would drop the append-only triggers)
     principal = models.CharField(max_length=160, null=True, editable=False)
-    # the store's HMAC of hash and principal (audit.seals): a row written past it has none
+    # the store's HMAC of hash and principal (audit.store.seals): a row written past it has none
     seal = models.CharField(max_length=64, null=True, editable=False)
 
     class Meta:
@@ -264,7 +264,7 @@ class Finding(models.Model):
 class AccessRecord(models.Model):
     """One read of the back-office by a person: who, what, when, from where, outcome
     (audit.access). Rows are only inserted: a trigger refuses UPDATE, the application's
-    database role holds no UPDATE or DELETE on the table (audit.roles), and batches of
+    database role holds no UPDATE or DELETE on the table (audit.store.roles), and batches of
     rows are sealed into the event store (``access.sealed`` in the stream
     ``audit.access``), so the Merkle tree covers them."""
 

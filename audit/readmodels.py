@@ -44,8 +44,9 @@ from typing import Any, Generic, TypeVar
 
 from django.db import connection, transaction
 
+from audit.store.gaming_day import gaming_day as gaming_day_of
+
 from .authority import unreadable_opening_struck
-from .gaming_day import gaming_day as gaming_day_of
 from .models import Event
 from .record.corrections import is_gaming_day
 from .subscribers import Batch, Subscriber, each_table

@@ -3,7 +3,7 @@ store; the store knows nothing of them.
 
 - **Registering.** An app registers its subscribers from its ``AppConfig.ready()``:
   ``register(Subscriber("tables.projections", handle))``. Audit imports no app above it.
-- **Publishing.** After an append commits (the API, :func:`audit.store.events_append`,
+- **Publishing.** After an append commits (the API, :func:`audit.store.streams.events_append`,
   the findings' actions) and after a bulk ingest, the store calls :func:`publish`
   (``transaction.on_commit``: nothing is published for an append that rolls back). It
   enqueues, per subscriber, the Celery task ``audit.tasks.catch_up`` with the feed's

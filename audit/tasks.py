@@ -66,10 +66,10 @@ def sign_digest_task() -> dict:
 def make_event_partitions_task() -> dict:
     """Make the event table's partitions of today and the next EVENT_PARTITIONS_AHEAD
     days where missing (PostgreSQL; periodic, see CELERY_BEAT_SCHEDULE). Idempotent.
-    Fails with :class:`audit.partitions.PartitionOverlap`'s message (which partition, what
+    Fails with :class:`audit.store.partitions.PartitionOverlap`'s message (which partition, what
     bounds) when the gaming day's settings changed after partitions were made."""
     from django.db import connection
 
-    from .partitions import make_ahead
+    from audit.store.partitions import make_ahead
 
     return {"made": make_ahead(connection)}

@@ -28,8 +28,9 @@ from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 
+from audit.store.errors import StoreError
+
 from .authority_seal import authority_change
-from .errors import StoreError
 from .models import ApiToken
 
 KEY_ID_LENGTH = 12

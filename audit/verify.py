@@ -22,12 +22,13 @@ from typing import Any
 
 from django.db import connection
 
+from audit.store.partitions import DETACH_STREAM, DETACHED, KEY_TABLE, keyed
+from audit.store.seals import seal_holds
+from audit.store.streams import envelope_of
+
 from .models import Event
-from .partitions import DETACH_STREAM, DETACHED, KEY_TABLE, keyed
 from .record.envelope import Envelope
 from .record.verify import Head, Problem, Report, Start, Verifier, verify
-from .seals import seal_holds
-from .store import envelope_of
 
 __all__ = ["Archived", "Problem", "Report", "archived_heads", "archived_starts", "chain_state", "last_detach_of",
            "verify_chains"]

@@ -11,7 +11,7 @@ table-day's mismatched bets (reconciliation, once a table-day), and on every app
 stream's head and which ids are stored - it
 prints the SQL Django sends and PostgreSQL's ``EXPLAIN (ANALYZE, BUFFERS)``. What to look
 for: an index scan, never a sequential scan of ``audit_event``, and a time that does not
-grow with the record. On the table partitioned by gaming day (PostgreSQL, audit.partitions)
+grow with the record. On the table partitioned by gaming day (PostgreSQL, audit.store.partitions)
 a query that does not name the day reads each attached partition's index (an Append, or
 a Merge Append where it is ordered). ``docs/event-store.md`` keeps the plans and what
 they showed.
@@ -44,10 +44,10 @@ def main() -> None:
     from django.db.models import Max
 
     from audit import digests
-    from audit.event_ids import with_ids
     from audit.models import Event, Finding, openings_on
-    from audit.partitions import KEY_TABLE, keyed, partitions
-    from audit.store import stream_rows
+    from audit.store.event_ids import with_ids
+    from audit.store.partitions import KEY_TABLE, keyed, partitions
+    from audit.store.streams import stream_rows
     from tables import models as tm
 
     if connection.vendor != "postgresql":
@@ -68,29 +68,29 @@ def main() -> None:
 
     queries = {
         f"stream read ({stream}, 500 events from version 100)": stream_rows(stream, from_version=100, limit=500),
-        f"feed (1,000 events after position {last // 2:,}: audit.store.feed_after)":
+        f"feed (1,000 events after position {last // 2:,}: audit.store.streams.feed_after)":
             Event.objects.filter(position__gt=last // 2).order_by("position")[:1000],
         f"a gaming day's tables ({day})":
             openings_on(day).values_list("stream", flat=True),
         "an event's leaf index (the count after its block)":
             Event.objects.filter(position__gt=max(0, middle.position - digests.BLOCK), position__lt=middle.position),
         "a finding's trail": Event.objects.filter(stream="audit.findings", payload__finding=finding).order_by("version"),
-        # on PostgreSQL its stream and version read from the key table first (audit.event_ids)
-        "an event by its id (audit.event_ids.with_ids)": Event.objects.filter(with_ids([middle.event_id])),
+        # on PostgreSQL its stream and version read from the key table first (audit.store.event_ids)
+        "an event by its id (audit.store.event_ids.with_ids)": Event.objects.filter(with_ids([middle.event_id])),
     }
     table_row = tm.Table.objects.filter(stream=stream).first()
     if table_row is not None:
         # what reconciliation asks of every table-day (casino.game): the few bets that differ
         queries[f"a table-day's mismatched bets ({stream}, {day}: reconciliation's replayed win)"] = (
             tm.mismatched_bets(table_row, day).values_list("round__number", "bet", "recorded_net", "expected_net"))
-    # on every append (audit.store): the stream's head, and which of the batch's ids are
+    # on every append (audit.store.streams): the stream's head, and which of the batch's ids are
     # stored - from the key table where the table is partitioned, as the store asks them
     ids = [uuid.uuid4() for _ in range(24)] + [middle.event_id]
     table = KEY_TABLE if keyed(connection) else "audit_event"
     raw = {
-        f"a stream's head ({stream}: audit.store.stream_head, from {table})":
+        f"a stream's head ({stream}: audit.store.streams.stream_head, from {table})":
             (f"SELECT version, hash FROM {table} WHERE stream = %s ORDER BY version DESC LIMIT 1", [stream]),
-        f"which of 25 ids are stored (audit.store.stored_rows, from {table})":
+        f"which of 25 ids are stored (audit.store.streams.stored_rows, from {table})":
             (f"SELECT event_id FROM {table} WHERE event_id = ANY(%s)", [ids]),
     }
     for name, query in queries.items():

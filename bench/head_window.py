@@ -80,7 +80,7 @@ class Watcher(threading.Thread):
 
 
 def _phase(name: str, gaps: list[float], watcher: Watcher, start_round: int) -> tuple[list[tuple[float, object]], int]:
-    from audit.store import events_append, stream_version
+    from audit.store.streams import events_append, stream_version
     from tests.samples import round_events, table_opened
 
     commits = []

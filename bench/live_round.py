@@ -153,7 +153,7 @@ def _settle_clock() -> Callable[[], float]:
 
 
 def one_run(bettors: int, folder: str, url: str, profile: str | None) -> tuple[Timer, dict[str, Any]]:
-    from audit.ingest import ingest_file
+    from audit.store.ingest import ingest_file
     from tables.replay_service import replay_table
     from tables.simulator.config import SimConfig
     from tables.simulator.day import TableSim

@@ -150,7 +150,7 @@ import json, os, resource, sys, time
 import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
 django.setup()
-from audit.ingest import ingest_file
+from audit.store.ingest import ingest_file
 cpu = lambda who: resource.getrusage(who).ru_utime + resource.getrusage(who).ru_stime
 before = cpu(resource.RUSAGE_SELF) + cpu(resource.RUSAGE_CHILDREN)
 started = time.perf_counter()

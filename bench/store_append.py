@@ -126,7 +126,7 @@ def role_ingest(url: str, path: str) -> None:
     _setup_django(url)
     from django.db import connection
 
-    from audit.ingest import ingest_file
+    from audit.store.ingest import ingest_file
 
     connection.ensure_connection()
     cpu = _cpu_seconds()
@@ -159,7 +159,7 @@ def role_writer(url: str, stream: str, rounds: int) -> None:
     _setup_django(url)
     from django.db import connection
 
-    from audit.store import events_append
+    from audit.store.streams import events_append
     from tests.samples import round_events
 
     batches = [round_events(r + 1, rng_seed=r) for r in range(rounds)]

@@ -7,7 +7,7 @@ Every error body has the same shape: ``{"code": ..., "detail": ...}``, plus ``"e
      "errors": {"events[2].occurred_at": ["..."], "expected_version": ["..."]}}
 
 Paths use dots for members and ``[i]`` for list items (0-based), the same notation as
-:class:`audit.errors.InvalidEvent`, so a client handles a malformed envelope (found by a
+:class:`audit.store.errors.InvalidEvent`, so a client handles a malformed envelope (found by a
 serializer) and an invalid payload (found by the store) alike.
 """
 
@@ -35,7 +35,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from audit.errors import StoreError
+from audit.store.errors import StoreError
 
 log = logging.getLogger(__name__)
 

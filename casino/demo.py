@@ -28,7 +28,7 @@ from django.db import DatabaseError, connection, transaction
 from audit.devices import device_ensure
 from audit.models import Finding
 from audit.record.money import format_money, format_signed
-from audit.roles import adopt_sql, create_roles_sql, grant_sql, privilege_problems
+from audit.store.roles import adopt_sql, create_roles_sql, grant_sql, privilege_problems
 from auditor.check import verify_package
 from tables.floor import result_of_handle_text
 from tables.simulator.faults import KINDS as FAULT_KINDS
@@ -331,7 +331,7 @@ def _row(name: str, ruleset: str, t: dict[str, int], currency: str) -> str:
             f"{result_of_handle_text(t['house_result'], t['handle']):>8} {t['findings']:>8}")
 
 
-# --- PostgreSQL: the demo as the least-privilege roles (audit.roles) --------------------------
+# --- PostgreSQL: the demo as the least-privilege roles (audit.store.roles) --------------------------
 
 # the credentials DATABASE_URL gave (a superuser's) and the roles the demo went on as, while
 # it runs as them: a second run in one process starts from the superuser again
@@ -347,7 +347,7 @@ def _connect_as(user: str, password: str) -> None:
 
 def demo_database_ready() -> str | None:
     """Migrate the database. On PostgreSQL, as a superuser (what DATABASE_URL names in a
-    sandbox), first set up the roles of :mod:`audit.roles` for this database - named after
+    sandbox), first set up the roles of :mod:`audit.store.roles` for this database - named after
     it, ``<db>_owner`` and ``<db>_app``, each with a fresh password - and hand what an
     earlier run migrated to the owner; migrate as the owner, grant the application role,
     and go on as the application role: the demo's steps and its server then hold only

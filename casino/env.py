@@ -88,7 +88,7 @@ def _secret_file(name: str, path: str) -> str:
 
 
 def seal_keys(development_path: Path, *, development: bool, secret_key: str) -> tuple[str, list[str]]:
-    """The store's seal key and its fallbacks (audit.seals), from ``SEAL_KEY`` or
+    """The store's seal key and its fallbacks (audit.store.seals), from ``SEAL_KEY`` or
     ``SEAL_KEY_FILE`` and ``SEAL_KEY_FALLBACKS`` (keys, comma-separated) with
     ``SEAL_KEY_FALLBACK_FILES`` (files, comma-separated). ``development`` (a checkout, or
     debug mode): a missing key is made once in ``development_path``. Otherwise it fails

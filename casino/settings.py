@@ -38,7 +38,7 @@ if not DEBUG and (SECRET_KEY in KNOWN_SECRET_KEYS or len(SECRET_KEY) < 40):
     )
 # Previous keys, while sessions made with them are still checked
 SECRET_KEY_FALLBACKS = env_list("SECRET_KEY_FALLBACKS", [])
-# The key of the store's seals (audit.seals): a secret of its own, apart from SECRET_KEY and
+# The key of the store's seals (audit.store.seals): a secret of its own, apart from SECRET_KEY and
 # the database's login, so that whoever reads the env file for either cannot seal a row.
 # SEAL_KEY (the key) or SEAL_KEY_FILE (a file holding it); older keys, while the rows sealed
 # with them are checked, in SEAL_KEY_FALLBACKS / SEAL_KEY_FALLBACK_FILES (rotation:
@@ -141,7 +141,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     )
     DATABASES["default"]["CONN_MAX_AGE"] = 0
 
-# PostgreSQL least privilege (audit.roles): the role the web, worker and beat processes
+# PostgreSQL least privilege (audit.store.roles): the role the web, worker and beat processes
 # connect as. Set it where migrations run (as the owner role) so each migration ends by
 # granting this role what it may do; blank on SQLite and in development.
 DATABASE_APP_ROLE = env_str("DATABASE_APP_ROLE", "")

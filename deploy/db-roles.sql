@@ -1,4 +1,4 @@
--- Least privilege on PostgreSQL (audit/roles.py): run once as a superuser, connected to the
+-- Least privilege on PostgreSQL (audit/store/roles.py): run once as a superuser, connected to the
 -- database, before the first migration (or on one migrated earlier as a superuser: the last
 -- statement hands its tables and functions to the owner). Regenerate with: python manage.py db_roles --database NAME
 -- Then: migrate as blackjack_owner with DATABASE_APP_ROLE=blackjack_app, run the app as blackjack_app.

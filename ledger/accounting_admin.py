@@ -30,8 +30,8 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.http import urlencode
 
-from audit.errors import StoreError
 from audit.reports import NOT_KNOWN, TOTAL, Column, Report
+from audit.store.errors import StoreError
 
 from . import general_ledger, master_game, receivables, selectors, slip_books, slip_sequence
 from . import models as m

@@ -39,9 +39,9 @@ from django.utils.timezone import localtime
 
 from audit.admin import GAMING_DAY, ReadOnlyAdmin
 from audit.devices import device_of
-from audit.errors import StoreError
 from audit.record.money import format_money
-from audit.store import STREAM_REGEX
+from audit.store.errors import StoreError
+from audit.store.streams import STREAM_REGEX
 from ledger.books.reconcile import missing_text
 from ledger.books.stats import percent
 

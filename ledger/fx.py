@@ -29,11 +29,11 @@ from typing import Any
 
 from audit.authority import require_person
 from audit.derived import Derived, server_events
-from audit.errors import FieldInvalid
 from audit.findings import server_change, server_event_append, username_of
 from audit.models import Finding
 from audit.record.events.fields import MAX_SAFE_INT
 from audit.record.money import minor_unit_digits
+from audit.store.errors import FieldInvalid
 
 from . import models as m
 from .signoff import LEDGER_STREAM

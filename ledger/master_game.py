@@ -25,9 +25,9 @@ from dataclasses import replace
 from datetime import date
 from typing import Any
 
-from audit.event_ids import with_ids
 from audit.models import Event
 from audit.reports import Column, Report, totals_by_currency
+from audit.store.event_ids import with_ids
 from ledger.books import stats
 
 from . import models as m

@@ -35,13 +35,13 @@ from django.db.models import Q
 
 from audit import readmodels
 from audit.authority import refused_events
-from audit.event_ids import with_ids
 from audit.models import Event
-from audit.reading import stream_events
 from audit.readmodels import FoldCache
 from audit.record.authority import applicable
 from audit.record.corrections import struck_events
-from audit.store import stream_head
+from audit.store.event_ids import with_ids
+from audit.store.reading import stream_events
+from audit.store.streams import stream_head
 from ledger.books.figures import chip_value
 from ledger.books.findings import KINDS as LEDGER_KINDS
 from ledger.books.fold import HANDLERS, Books, Fold

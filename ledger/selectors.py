@@ -15,11 +15,11 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from audit.event_ids import with_ids
 from audit.models import Event, Finding
 from audit.record.findings import kinds_of
 from audit.record.money import format_money, money_text
 from audit.reports import NOT_KNOWN
+from audit.store.event_ids import with_ids
 from ledger.books.reconcile import missing_text
 from ledger.books.stats import basis_points, hold, percent
 

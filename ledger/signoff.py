@@ -28,9 +28,9 @@ from typing import get_args
 from django.db import IntegrityError
 
 from audit.authority import require_person
-from audit.errors import StoreError
 from audit.findings import server_change, server_event_append, username_of
 from audit.record.events.catalogue import DayState
+from audit.store.errors import StoreError
 from ledger.books.reconcile import MISSING_WORDS
 
 from . import models as m

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from audit.authority import require_person
-from audit.errors import FieldInvalid, StoreError
 from audit.findings import server_change, server_event_append, username_of
+from audit.store.errors import FieldInvalid, StoreError
 
 from . import models as m
 from .signoff import LEDGER_STREAM

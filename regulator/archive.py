@@ -44,13 +44,21 @@ from typing import Any
 
 from django.db import connection, transaction
 
-from audit import digests, immutability
-from audit.gaming_day import gaming_day
+from audit import digests
 from audit.models import Event
-from audit.partitions import DETACH_STREAM, DETACHED, LEAVES, TABLE, partition_name, partitions
 from audit.record import signing
 from audit.record.jsonl import decode_line
-from audit.store import NewEvent, events_append, stream_version, take_append_lock
+from audit.store import immutability
+from audit.store.gaming_day import gaming_day
+from audit.store.partitions import (
+    DETACH_STREAM,
+    DETACHED,
+    LEAVES,
+    TABLE,
+    partition_name,
+    partitions,
+)
+from audit.store.streams import NewEvent, events_append, stream_version, take_append_lock
 from audit.verify import archived_heads
 from auditor import layout
 from auditor.check import verify_package

@@ -30,15 +30,15 @@ from django.db.models import Max
 from audit import digests
 from audit.access import access_export
 from audit.findings import FINDINGS_STREAM
-from audit.gaming_day import gaming_day_bounds
 from audit.models import AccessRecord, Event, Finding
 from audit.record import merkle, signing
 from audit.record.authority import refused_of
 from audit.record.chain import format_timestamp
 from audit.record.events import AUTHORITY, read_current
 from audit.record.jsonl import encode_line
-from audit.seals import seal_holds
-from audit.store import envelope_of
+from audit.store.gaming_day import gaming_day_bounds
+from audit.store.seals import seal_holds
+from audit.store.streams import envelope_of
 from auditor import layout
 from auditor.reports import StreamAudit, fx_rates_entries, rule_set_entry, rule_set_key, struck_ids
 from ledger import config as ledger_config

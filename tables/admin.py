@@ -38,7 +38,7 @@ from django.utils.http import urlencode
 
 from audit.admin import GAMING_DAY, ReadOnlyAdmin, finding_actions, finding_amounts
 from audit.record.money import money_text
-from audit.store import STREAM_REGEX
+from audit.store.streams import STREAM_REGEX
 
 from . import models as m
 from . import selectors

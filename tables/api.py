@@ -22,7 +22,7 @@ from rest_framework.views import APIView
 
 from audit.api import STREAM_REGEX, EnvelopeSerializer, ErrorSerializer, InvalidSerializer
 from audit.api_common import GamingDayField, Pages, PersonWith, StrictQuery, query
-from audit.store import envelope
+from audit.store.streams import envelope
 
 from . import models as m
 from . import selectors

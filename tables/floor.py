@@ -32,9 +32,9 @@ from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
 from audit.derived import Derived, server_events
 from audit.findings import server_change, server_event_append, username_of
-from audit.gaming_day import gaming_day
 from audit.models import Event, Finding
 from audit.record.money import format_money, format_signed, percent
+from audit.store.gaming_day import gaming_day
 
 from . import models as m
 from . import selectors

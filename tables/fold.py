@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from audit.authority import struck_and_refused
-from audit.event_ids import with_ids
 from audit.models import Event
-from audit.reading import stream_events
 from audit.readmodels import FoldCache, Segment
+from audit.store.event_ids import with_ids
+from audit.store.reading import stream_events
 from tables.engine.findings import Finding as EngineFinding
 from tables.engine.replay import Checkpoint, Replay, ReplayResult
 from tables.engine.table_round import Round as EngineRound

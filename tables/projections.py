@@ -32,10 +32,10 @@ import msgspec
 from django.db import IntegrityError, connection, transaction
 from django.db.models import DateTimeField, Sum
 
-from audit.event_ids import with_ids
 from audit.models import Event
 from audit.readmodels import FoldCache, Segment, segments, write_owned
 from audit.record.collector import acyclic_work, bulk_work
+from audit.store.event_ids import with_ids
 from tables.engine.table_round import Hand as EngineHand
 
 from . import models as m
@@ -206,7 +206,7 @@ def insert_plain(model: Any, columns: tuple[str, ...], values: list[tuple[Any, .
     """Rows of plain values (ints, text, JSON as text, dates, None, booleans) written by
     PostgreSQL's COPY or SQLite's executemany: a live game's day has hundreds of
     thousands of bets, and the ORM's bulk_create spends most of its time preparing each
-    value (as audit.inserts)."""
+    value (as audit.store.inserts)."""
     if not values:
         return
     table = model._meta.db_table

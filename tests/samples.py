@@ -9,7 +9,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from audit.store import NewEvent
+from audit.store.streams import NewEvent
 
 T0 = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
 _CARDS = [r + s for s in "SHDC" for r in "23456789TJQKA"]

@@ -8,7 +8,7 @@ import os
 
 # a key for the tests alone (a deployment's settings refuse to start without their own)
 os.environ.setdefault("SECRET_KEY", "tests-only-" + "k" * 40)
-# and of the store's seals, apart from it (audit.seals)
+# and of the store's seals, apart from it (audit.store.seals)
 os.environ.setdefault("SEAL_KEY", "tests-only-seal-" + "s" * 40)
 # where signed heads are published (a deployment must name one; set again below)
 os.environ.setdefault("DIGEST_PUBLISHERS", "var/test-digests")

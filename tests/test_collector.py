@@ -214,7 +214,7 @@ def test_a_round_dealt_by_the_table_alone_is_in_a_block(monkeypatch) -> None:
 
 @pytest.mark.django_db
 def test_ingest_and_replay_run_in_a_block(dealt_file, monkeypatch, settings) -> None:
-    from audit.ingest import ingest_file, plan, write
+    from audit.store.ingest import ingest_file, plan, write
     from tables import projections, replay_service
     from tables.replay_service import replay_table
 
@@ -269,7 +269,7 @@ def test_the_acyclic_phases_make_no_garbage_that_grows_with_their_work(tmp_path,
     """Ingest and a table's replay run with the collector paused: the cyclic garbage
     they leave is the same for 12 rounds a table as for 60 (any cycle made per event or
     per round would grow with them, and a paused collector would never free it)."""
-    from audit.ingest import ingest_file
+    from audit.store.ingest import ingest_file
     from tables import projections
     from tables.replay_service import replay_table
 

@@ -1,7 +1,7 @@
-"""Make the event table append-only in the database itself (see audit.immutability)."""
+"""Make the event table append-only in the database itself (see audit.store.immutability)."""
 from django.db import migrations
 
-from audit import immutability
+from audit.store import immutability
 
 
 def install(apps, schema_editor):

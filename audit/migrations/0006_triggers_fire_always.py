@@ -1,8 +1,8 @@
 """The append-only triggers fire ALWAYS on PostgreSQL: ``session_replication_role =
-replica`` no longer switches them off (see audit.immutability)."""
+replica`` no longer switches them off (see audit.store.immutability)."""
 from django.db import migrations
 
-from audit import immutability
+from audit.store import immutability
 
 
 def always(apps, schema_editor):

@@ -2,7 +2,7 @@
 
 from django.db import migrations, models
 
-from audit import immutability
+from audit.store import immutability
 
 
 def install(apps, schema_editor):

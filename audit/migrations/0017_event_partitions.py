@@ -1,4 +1,4 @@
-"""PostgreSQL: the event table partitioned by gaming day (audit.partitions). Rows are
+"""PostgreSQL: the event table partitioned by gaming day (audit.store.partitions). Rows are
 moved in position order and keep their positions; the position sequence continues. The
 model's state is unchanged: on PostgreSQL its unique constraints now live in the key table
 ``audit_event_key`` and its primary key is (position, recorded_at). SQLite keeps its
@@ -6,7 +6,7 @@ plain table."""
 from django.conf import settings
 from django.db import migrations
 
-from audit import partitions
+from audit.store import partitions
 
 
 def convert(apps, schema_editor):

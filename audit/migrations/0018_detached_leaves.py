@@ -5,7 +5,7 @@ Append-only like the key table; the application role may only read it. SQLite, w
 keeps one plain table and never detaches, gets nothing."""
 from django.db import migrations
 
-from audit import partitions
+from audit.store import partitions
 
 
 def make(apps, schema_editor):

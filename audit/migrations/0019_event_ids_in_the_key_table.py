@@ -1,11 +1,11 @@
 """PostgreSQL: the partitions' own index of event ids dropped. The key table's primary
 key (``audit_event_key``) is the record's one index of ids, and reads by id go through it
-(``audit.event_ids.with_ids``): a second index of random UUIDs on every event made the
+(``audit.store.event_ids.with_ids``): a second index of random UUIDs on every event made the
 bulk write slower as each day's partition grew. SQLite's plain table keeps its unique
 index of ids."""
 from django.db import migrations
 
-from audit import partitions
+from audit.store import partitions
 
 INDEX = f"{partitions.TABLE}_event_id"
 

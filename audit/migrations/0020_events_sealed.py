@@ -1,10 +1,10 @@
 """The database refuses an event row without the store's seal and principal
-(audit.seals.GUARD): a CHECK constraint on PostgreSQL, NOT VALID so that rows stored
+(audit.store.seals.GUARD): a CHECK constraint on PostgreSQL, NOT VALID so that rows stored
 before seals existed stay (verify names each of them as unsealed), and inherited by every
 partition; a trigger on SQLite."""
 from django.db import migrations
 
-from audit import seals
+from audit.store import seals
 
 
 def install(apps, schema_editor):

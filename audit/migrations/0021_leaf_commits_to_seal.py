@@ -7,7 +7,7 @@ have none: their leaves say so, as the events' rows said). Both ways the tree is
 again, in the format of the code then."""
 from django.db import migrations
 
-from audit import partitions
+from audit.store import partitions
 
 
 def _refold(apps, schema_editor, leaves_sql: str) -> None:

@@ -1,7 +1,7 @@
 """An ingest's run is append-only: how far it got moves to steps of its own (one a
 committed chunk, one at its end), the run's row is never changed again, and the database
-refuses an UPDATE of either (audit.immutability; the application's role holds no UPDATE
-or DELETE on them: audit.roles)."""
+refuses an UPDATE of either (audit.store.immutability; the application's role holds no UPDATE
+or DELETE on them: audit.store.roles)."""
 
 from django.db import migrations, models
 
@@ -27,14 +27,14 @@ def runs_from_steps(apps, schema_editor):
 
 
 def install(apps, schema_editor):
-    from audit import immutability
+    from audit.store import immutability
 
     for sql in immutability.statements(immutability.INGEST_INSTALL, schema_editor.connection.vendor):
         schema_editor.execute(sql)
 
 
 def remove(apps, schema_editor):
-    from audit import immutability
+    from audit.store import immutability
 
     for sql in immutability.statements(immutability.INGEST_REMOVE, schema_editor.connection.vendor):
         schema_editor.execute(sql)

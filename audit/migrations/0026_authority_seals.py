@@ -1,20 +1,20 @@
 """People's authority seals (audit.authority_seal): a row per change of a person's
-authority, never changed (the database refuses an UPDATE: audit.immutability; the
-application's role holds no UPDATE or DELETE: audit.roles). The users there are sealed
+authority, never changed (the database refuses an UPDATE: audit.store.immutability; the
+application's role holds no UPDATE or DELETE: audit.store.roles). The users there are sealed
 by casino 0005, after every migration that makes a group."""
 
 from django.db import migrations, models
 
 
 def install(apps, schema_editor):
-    from audit import immutability
+    from audit.store import immutability
 
     for sql in immutability.statements(immutability.AUTHORITY_INSTALL, schema_editor.connection.vendor):
         schema_editor.execute(sql)
 
 
 def remove(apps, schema_editor):
-    from audit import immutability
+    from audit.store import immutability
 
     for sql in immutability.statements(immutability.AUTHORITY_REMOVE, schema_editor.connection.vendor):
         schema_editor.execute(sql)

@@ -6,7 +6,7 @@ device's principal records (:func:`place_problem`).
 
 The store records with each row the **principal** it authenticated (``device:<user>``,
 ``user:<user>``, ``server:<service>``, ``ingest:<who ran it>``, ``ingest:<who> as
-user:<person>`` for a file ingested for a person) and seals it (``audit.seals``). The door
+user:<person>`` for a file ingested for a person) and seals it (``audit.store.seals``). The door
 lets a money-changing event in only under a person's principal holding the type's
 permission (the API's token or login, ``ingest --as``) or the server's own; so a
 money-changing event whose stored principal is a device's, an ingest's for no one, or none

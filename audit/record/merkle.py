@@ -5,7 +5,7 @@ position (positions may skip numbers; the index does not). A leaf's data binds t
 content, its place in the record and the store's seal of it: the canonical JSON
 (:mod:`.chain`) of its ``hash`` (which covers the content, see :func:`.chain.event_hash`),
 ``position``, ``seal`` (the store's HMAC of the hash and the appending principal,
-``audit.seals``; null for a row without one), ``stream`` and ``version`` - so re-hashing an
+``audit.store.seals``; null for a row without one), ``stream`` and ``version`` - so re-hashing an
 altered event, moving it to another position or another stream, cutting a tail, deleting a
 stream, and stripping or replacing a seal all change the root.
 

@@ -22,10 +22,10 @@ from typing import Any
 from django.conf import settings
 
 from audit.models import Finding
-from audit.reading import stream_events
 from audit.record.findings import kinds_of
 from audit.record.shifts import ShiftPlan
 from audit.reports import Column, Report
+from audit.store.reading import stream_events
 from tables import models as m
 from tables.analytics import accuracy as accuracy_
 from tables.analytics import counters as counters_
@@ -51,7 +51,7 @@ def table_days(day: date, table: str | None = None) -> list[m.TableDay]:
 
 
 def day_events(table_day: m.TableDay) -> Iterator[dict[str, Any]]:
-    """A table's gaming day as the folds read it (:func:`audit.reading.stream_events`:
+    """A table's gaming day as the folds read it (:func:`audit.store.reading.stream_events`:
     each payload in its type's current form)."""
     return stream_events(table_day.table.stream, table_day.first_version, table_day.last_version)
 

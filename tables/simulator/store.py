@@ -1,6 +1,6 @@
 """Straight into the event store.
 
-:class:`StoreSink` appends each table's events through ``audit.store.streams_append``
+:class:`StoreSink` appends each table's events through ``audit.store.streams.streams_append``
 (validated, hash-chained, the store's own clock as ``recorded_at``), in batches, without
 reading them back (a live round's 10,000 bets would be read through the ORM for nothing).
 
@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from audit.store import NewEvent, StreamBatch, stream_version, streams_append
+from audit.store.streams import NewEvent, StreamBatch, stream_version, streams_append
 
 from .config import SimConfig
 from .day import Event as SimEvent

@@ -9,8 +9,8 @@ from typing import Any
 import msgspec
 from django.db import connection, transaction
 
-from audit import immutability, partitions, seals
 from audit.models import Event
+from audit.store import immutability, partitions, seals
 
 
 def _open() -> None:
@@ -64,7 +64,7 @@ def rehash(stream: str, from_version: int = 1) -> int:
     as an attacker who knows it would after changing an event: every link and hash made
     consistent again, so that the chain alone looks intact. Returns the events rewritten."""
     from audit.record.envelope import seal
-    from audit.store import envelope_of
+    from audit.store.streams import envelope_of
 
     rows = list(Event.objects.filter(stream=stream).order_by("version"))
     prev = None
@@ -86,7 +86,7 @@ def rehash(stream: str, from_version: int = 1) -> int:
 
 def empty_store() -> None:
     """Every event deleted past the triggers, and on partitioned PostgreSQL their keys
-    too (audit.partitions): a store made empty again, which a restore can fill."""
+    too (audit.store.partitions): a store made empty again, which a restore can fill."""
     statements = ["DELETE FROM audit_event"]
     if partitions.is_partitioned(connection):
         statements.append(f"DELETE FROM {partitions.KEY_TABLE}")

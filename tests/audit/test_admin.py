@@ -5,7 +5,7 @@ import pytest
 from django.urls import reverse
 
 from audit.models import Event
-from audit.store import events_append
+from audit.store.streams import events_append
 from tests.samples import round_events
 
 from .tampering import tamper

@@ -16,10 +16,10 @@ from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from audit.devices import device_ensure
-from audit.errors import StoreError
 from audit.models import Event
 from audit.record.events import AUTHORITY, OFF_TABLE, SERVER_ONLY
-from audit.store import NewEvent, events_append
+from audit.store.errors import StoreError
+from audit.store.streams import NewEvent, events_append
 from tables import models as m
 from tables.replay_service import replay_table
 from tests.audit.test_api import _person, event, post

@@ -22,7 +22,7 @@ from rest_framework.test import APIClient
 
 from audit.authority import AuthorityUnsealed, require_person
 from audit.models import AuthoritySeal, Event, Finding
-from audit.roles import adopt_sql, grant_sql, privilege_problems
+from audit.store.roles import adopt_sql, grant_sql, privilege_problems
 from audit.tokens import token_digest, token_issue
 from tests.commands import run_command
 from tests.event_examples import EXAMPLES

@@ -7,7 +7,6 @@ from dataclasses import replace
 
 import pytest
 
-from audit.errors import InvalidEvent
 from audit.models import Event
 from audit.record.events import (
     LIFTED,
@@ -21,7 +20,8 @@ from audit.record.events import (
 )
 from audit.record.events.fields import Card
 from audit.record.events.registry import decode_payload_json
-from audit.store import events_append
+from audit.store.errors import InvalidEvent
+from audit.store.streams import events_append
 from tables.engine.cards import RANKS, SUITS, VALUE
 from tests.event_examples import EXAMPLES, V1_EXAMPLES
 from tests.samples import sample_event

@@ -6,9 +6,9 @@ import threading
 import pytest
 from django.db import connection, connections
 
-from audit.errors import VersionConflict
 from audit.models import Event
-from audit.store import events_append
+from audit.store.errors import VersionConflict
+from audit.store.streams import events_append
 from tests.samples import round_events, table_opened
 
 
@@ -64,7 +64,7 @@ def test_a_feed_follower_never_skips_an_event_that_committed_late(postgres_only)
     """Four writers append to four tables while a follower polls ``position > last``.
     Had any event committed after one with a higher position, the follower would have
     stepped over it; so everything it collected must be everything stored."""
-    from audit.store import feed_after
+    from audit.store.streams import feed_after
 
     collected: list[int] = []
     stop = threading.Event()
@@ -115,7 +115,7 @@ def test_the_same_batch_sent_twice_at_once_answers_the_stored_events_both_times(
 def test_the_same_event_id_sent_to_two_streams_at_once_stores_it_once(postgres_only):
     """One stream gets it; the other writer gets an id conflict (409), never a raw
     database error."""
-    from audit.errors import IdConflict
+    from audit.store.errors import IdConflict
 
     for attempt in range(6):
         opened = [table_opened(f"A{attempt}")]

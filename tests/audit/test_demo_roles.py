@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from django.db import DatabaseError, connection, transaction
 
-from audit import immutability
 from audit.models import Event
-from audit.roles import privilege_problems
-from audit.store import events_append
+from audit.store import immutability
+from audit.store.roles import privilege_problems
+from audit.store.streams import events_append
 from casino.demo import demo_database_ready
 from tests.samples import round_events, table_opened
 

@@ -16,7 +16,7 @@ from django.db import connection
 from audit import digests
 from audit.models import Event, MerkleBlock
 from audit.record import merkle
-from audit.store import events_append
+from audit.store.streams import events_append
 from tests.audit.tampering import rehash, tamper
 from tests.audit.test_merkle import ref_root_from_path
 from tests.commands import run_command

@@ -1,4 +1,4 @@
-"""Events found by their ids (audit.event_ids.with_ids): on PostgreSQL through the key
+"""Events found by their ids (audit.store.event_ids.with_ids): on PostgreSQL through the key
 table, the record's one index of ids (the partitions keep none); on SQLite through the
 table's own unique index. The same events either way."""
 from __future__ import annotations
@@ -10,10 +10,10 @@ import pytest
 from django.db import connection
 from django.db.models import Q
 
-from audit import partitions
-from audit.event_ids import with_ids
 from audit.models import Event
-from audit.store import events_append
+from audit.store import partitions
+from audit.store.event_ids import with_ids
+from audit.store.streams import events_append
 from tests.samples import round_events, table_opened
 
 pytestmark = pytest.mark.django_db

@@ -19,9 +19,9 @@ import pytest
 from django.db import connection
 
 from audit.digests import digest_sign
-from audit.ingest import ingest_file, unfinished_ingests
 from audit.models import Event, Finding, IngestRun
-from audit.store import APPEND_LOCK_KEY
+from audit.store.ingest import ingest_file, unfinished_ingests
+from audit.store.streams import APPEND_LOCK_KEY
 from audit.tasks import verify_chains_task
 from audit.verify import verify_chains
 from tests.commands import run_command
@@ -151,7 +151,7 @@ def test_the_database_gone_mid_ingest_exits_3_and_a_rerun_completes_it(on_postgr
 def test_an_ingest_killed_while_writing_is_named_by_verify_until_run_again(tmp_path, monkeypatch):
     """The checkpoint commits with each chunk: a write pass that dies after two chunks
     leaves a run that says so (stored events and the last line), on any database."""
-    from audit.ingest import write
+    from audit.store.ingest import write
 
     path = tmp_path / "day.jsonl"
     total = _device_file(path, rounds=12)

@@ -10,10 +10,10 @@ import uuid
 
 import pytest
 
-from audit.ingest import ingest_file
 from audit.models import Event
-from audit.seals import _key, seal_holds, seal_of, sealer
-from audit.store import events_append
+from audit.store.ingest import ingest_file
+from audit.store.seals import _key, seal_holds, seal_of, sealer
+from audit.store.streams import events_append
 from audit.verify import verify_chains
 from tests.samples import round_events, table_opened
 
@@ -55,8 +55,8 @@ def test_awkward_text_is_stored_as_given_hashed_as_the_store_hashes_and_sealed(t
 def test_a_restore_of_the_awkward_lines_is_checked_against_their_stored_hashes(tmp_path):
     """The export of what the store wrote through events_append (the slow path) ingests
     back with the same hashes - and a claimed hash one character off is refused."""
-    from audit.jsonl import export_events
-    from audit.store import NewEvent
+    from audit.store.export import export_events
+    from audit.store.streams import NewEvent
 
     from .tampering import empty_store
 
@@ -92,7 +92,7 @@ def test_the_seal_is_the_standard_hmac_of_hash_and_principal(settings):
     assert seal(b"ab" * 32) == expected.encode() and seal(b"ab" * 32) == expected.encode()  # made again each time
     assert seal(b"cd" * 32) == seal_of("cd" * 32, "ingest:alice").encode()
     assert sealer("ingest:alice", secret="another")(b"ab" * 32) == seal_of("ab" * 32, "ingest:alice", secret="another").encode()
-    # hashlib's inner and outer hashes, keyed once (audit.seals._keyed): HMAC-SHA256 itself,
+    # hashlib's inner and outer hashes, keyed once (audit.store.seals._keyed): HMAC-SHA256 itself,
     # for any secret, hash and principal
     for secret in ("", "s", "x" * 200, "é☃ key"):
         for event_hash in ("", "0" * 64, hashlib.sha256(secret.encode()).hexdigest()):
@@ -108,7 +108,7 @@ def test_a_restore_hashes_the_same_whether_its_text_is_kept_or_made_again(tmp_pa
     """Ingest takes the id and moments' text from a line written in the export form, and
     makes it from the values otherwise: a restore of the same events written either way
     is stored with the hashes the store gave them, and the same moments."""
-    from audit.jsonl import export_events
+    from audit.store.export import export_events
 
     from .tampering import empty_store
 
@@ -142,9 +142,9 @@ def test_sqlite_values_are_db_values():
     ``db_values`` makes from the envelope."""
     from datetime import UTC, datetime
 
-    from audit.inserts import db_values, sqlite_values
     from audit.record.chain import format_timestamp
     from audit.record.envelope import Envelope
+    from audit.store.inserts import db_values, sqlite_values
 
     for occurred, recorded in ((datetime(2026, 11, 29, 12, 0, tzinfo=UTC), datetime(2026, 11, 29, 12, 0, 0, 1, tzinfo=UTC)),
                                (datetime(1900, 1, 1, tzinfo=UTC), datetime(9998, 12, 31, 23, 59, 59, 999999, tzinfo=UTC))):

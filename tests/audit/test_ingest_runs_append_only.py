@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from django.db import DatabaseError, connection, transaction
 
-from audit.ingest import ingest_file, unfinished_ingests, write
 from audit.models import IngestRun, IngestStep
+from audit.store.ingest import ingest_file, unfinished_ingests, write
 from tests.audit.test_api import event
 from tests.audit.test_roles import granted_role
 

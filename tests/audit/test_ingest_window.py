@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from audit.ingest import ingest_file, plan
 from audit.models import Event
-from audit.store import events_append
+from audit.store.ingest import ingest_file, plan
+from audit.store.streams import events_append
 from tests.samples import round_events, table_opened
 
 from .tampering import empty_store

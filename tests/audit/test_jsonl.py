@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from audit.ingest import ingest_file
 from audit.models import Event
-from audit.store import events_append, stream_version
+from audit.store.ingest import ingest_file
+from audit.store.streams import events_append, stream_version
 from tests.samples import round_events, table_opened
 
 from .tampering import empty_store
@@ -178,7 +178,7 @@ def test_the_planning_processes_share_the_lines_by_stream_and_evenly():
     even where a hash of their names need not; a line without a readable stream goes to
     the first. (Streams of unequal length interleaved are shared out by their number,
     as a hash would share them: which is long is not known when they first appear.)"""
-    from audit.ingest.plan import _Router
+    from audit.store.ingest.plan import _Router
 
     def line(stream: str) -> bytes:
         return json.dumps({"stream": stream, "type": "x"}).encode()
@@ -208,7 +208,7 @@ def test_missing_file_exits_2():
 def test_planning_in_two_processes_stores_what_one_process_stores(tmp_path):
     """The same file, planned by two processes, gives the same chain, the same positions
     order and the same refusals - an id repeated across streams planned apart included."""
-    from audit.ingest.plan import _Router
+    from audit.store.ingest.plan import _Router
 
     _fill("T1", "T4")
     lines = _export(tmp_path).read_text().splitlines()

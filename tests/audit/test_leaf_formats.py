@@ -15,7 +15,7 @@ from django.core.management import CommandError, call_command
 from audit import digests
 from audit.models import Event, MerkleBlock, MerkleState, SubscriberPosition
 from audit.record import merkle, signing
-from audit.store import NewEvent, events_append, stream_version
+from audit.store.streams import NewEvent, events_append, stream_version
 from tests.samples import round_events, table_opened
 
 from .tampering import rehash, tamper

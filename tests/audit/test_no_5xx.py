@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from rest_framework.test import APIClient
 
-from audit.ingest import ingest_file
 from audit.models import Event
 from audit.record.jsonl import LineError, decode_fields
+from audit.store.ingest import ingest_file
 from tests.audit.test_api import T1, event, post
 
 pytestmark = pytest.mark.django_db

@@ -1,4 +1,4 @@
-"""PostgreSQL's event table partitioned by gaming day (audit.partitions): where appends
+"""PostgreSQL's event table partitioned by gaming day (audit.store.partitions): where appends
 land, uniqueness across partitions, the append-only protection of every partition, the
 partitions made ahead, and the archival of a day."""
 from __future__ import annotations
@@ -13,15 +13,16 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import DatabaseError, IntegrityError, connection, transaction
 
-from audit import digests, immutability, partitions
-from audit.errors import IdConflict, VersionConflict
-from audit.gaming_day import gaming_day
-from audit.inserts import insert_rows
+from audit import digests
 from audit.models import Event
 from audit.record import merkle
 from audit.record.chain import GENESIS_HASH
-from audit.roles import privilege_problems
-from audit.store import chain_row, check_event, events_append, stream_head
+from audit.store import immutability, partitions
+from audit.store.errors import IdConflict, VersionConflict
+from audit.store.gaming_day import gaming_day
+from audit.store.inserts import insert_rows
+from audit.store.roles import privilege_problems
+from audit.store.streams import chain_row, check_event, events_append, stream_head
 from audit.tasks import make_event_partitions_task
 from audit.verify import chain_state, verify_chains
 from regulator.archive import ArchiveRefused, detach_day
@@ -84,8 +85,8 @@ def test_the_same_stream_version_in_another_partition_is_refused(on_postgres, mo
     with pytest.raises(IntegrityError, match=f"{partitions.KEY_TABLE}_stream_version"), transaction.atomic():
         insert_rows([late], "test")
     # a writer that saw the stream empty and got past the store's own check under the lock
-    monkeypatch.setattr("audit.store.stream_head", lambda stream: (0, GENESIS_HASH))
-    monkeypatch.setattr("audit.store._confirm_heads", lambda *args: None)
+    monkeypatch.setattr("audit.store.streams.stream_head", lambda stream: (0, GENESIS_HASH))
+    monkeypatch.setattr("audit.store.streams._confirm_heads", lambda *args: None)
     with pytest.raises(VersionConflict):
         events_append(stream="T1", expected_version=0, events=[table_opened("T1")], now=NOW + timedelta(days=3))
     monkeypatch.undo()
@@ -96,7 +97,7 @@ def test_an_ingest_of_an_id_stored_on_another_day_is_refused(on_postgres, tmp_pa
     """Ingest (COPY) meets the same key: the line is refused, nothing else is stored."""
     import json
 
-    from audit.ingest import ingest_file
+    from audit.store.ingest import ingest_file
 
     [stored] = events_append(stream="T1", expected_version=0, events=[table_opened("T1")],
                              now=NOW - timedelta(days=30))

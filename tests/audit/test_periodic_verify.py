@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
-from audit import digests, immutability
+from audit import digests
 from audit.models import Finding, ReplayRun
-from audit.store import events_append
+from audit.store import immutability
+from audit.store.streams import events_append
 from audit.tasks import verify_chains_task
 from tables import floor
 from tables.models import Alert

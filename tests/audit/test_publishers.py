@@ -16,7 +16,7 @@ import pytest
 
 from audit import digests, publishers
 from audit.record import signing
-from audit.store import events_append
+from audit.store.streams import events_append
 from tests.commands import run_command
 from tests.samples import round_events, table_opened
 

@@ -1,4 +1,4 @@
-"""The folds' reader of a stream (audit.reading): on either database the dicts the ORM
+"""The folds' reader of a stream (audit.store.reading): on either database the dicts the ORM
 would give - the id as text, the payload as builtins, the moment to the microsecond and
 aware - in version order, within the versions asked, of the types asked."""
 from __future__ import annotations
@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from audit.models import Event
-from audit.reading import stream_events
-from audit.store import events_append
+from audit.store.reading import stream_events
+from audit.store.streams import events_append
 from tests.samples import round_events, table_opened
 
 pytestmark = pytest.mark.django_db

@@ -10,7 +10,7 @@ import pytest
 
 from audit.models import Event
 from audit.readmodels import FoldCache
-from audit.store import events_append
+from audit.store.streams import events_append
 from tests.samples import round_events, table_opened
 
 pytestmark = pytest.mark.django_db

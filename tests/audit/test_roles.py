@@ -11,10 +11,10 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import DatabaseError, connection, transaction
 
-from audit import immutability
 from audit.models import Event
-from audit.roles import create_roles_sql, grant_sql, privilege_problems
-from audit.store import events_append
+from audit.store import immutability
+from audit.store.roles import create_roles_sql, grant_sql, privilege_problems
+from audit.store.streams import events_append
 from tests.samples import round_events, table_opened
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -40,7 +40,7 @@ ATTACKS = {
 
 @contextmanager
 def granted_role(name: str) -> Iterator[str]:
-    """An application role ``name`` as the owner grants it after a migration (audit.roles),
+    """An application role ``name`` as the owner grants it after a migration (audit.store.roles),
     dropped afterwards."""
     with connection.cursor() as cursor:
         cursor.execute(f"DROP ROLE IF EXISTS {name}")

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from django.db import DatabaseError, IntegrityError, connection, transaction
 
-from audit import seals
 from audit.models import Event
-from audit.store import events_append
+from audit.store import seals
+from audit.store.streams import events_append
 from tests.commands import run_command
 from tests.samples import round_events, table_opened
 

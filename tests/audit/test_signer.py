@@ -12,7 +12,7 @@ import pytest
 
 from audit import digests
 from audit.models import Event
-from audit.store import events_append, stream_version
+from audit.store.streams import events_append, stream_version
 from tests.commands import run_command
 from tests.samples import round_events, table_opened
 

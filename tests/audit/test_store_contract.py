@@ -9,10 +9,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from audit.errors import IdConflict, InvalidEvent, VersionConflict
 from audit.models import Event
 from audit.record.chain import GENESIS_HASH, event_hash
-from audit.store import envelope, events_append, feed_after, stream_head, stream_version
+from audit.store.errors import IdConflict, InvalidEvent, VersionConflict
+from audit.store.streams import envelope, events_append, feed_after, stream_head, stream_version
 from tests.samples import round_events, table_opened
 
 pytestmark = pytest.mark.django_db

@@ -16,11 +16,12 @@ import msgspec
 import pytest
 from django.db import DatabaseError, connection, transaction
 
-from audit import digests, partitions, seals
+from audit import digests
 from audit.models import Event
 from audit.record.envelope import seal
-from audit.roles import adopt_sql, grant_sql
-from audit.store import envelope_of, events_append, stream_head
+from audit.store import partitions, seals
+from audit.store.roles import adopt_sql, grant_sql
+from audit.store.streams import envelope_of, events_append, stream_head
 from tests.commands import run_command
 from tests.samples import round_events, sample_event, table_opened
 
@@ -186,7 +187,7 @@ def test_the_owner_rewriting_rehashing_and_unsealing_after_the_last_head_is_foun
 def _superuser(*statements: str) -> None:
     """As the test's login, a superuser: the triggers dropped - not just disabled - and the
     refusal of unsealed rows, the statements run, all put back as shipped."""
-    from audit import immutability
+    from audit.store import immutability
 
     sql(f"DROP TRIGGER {immutability.PG_TRIGGERS[0]} ON audit_event", partitions.every_trigger_sql("DISABLE"),
         *statements,

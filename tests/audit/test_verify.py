@@ -6,7 +6,7 @@ from django.db import connection
 
 from audit.digests import digest_sign
 from audit.models import Event
-from audit.store import events_append
+from audit.store.streams import events_append
 from audit.verify import verify_chains
 from tests.commands import run_command
 from tests.samples import round_events

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from audit.store import events_append
+from audit.store.streams import events_append
 from tests.commands import run_command
 from tests.samples import round_events
 

@@ -10,7 +10,7 @@ from typing import Any
 from audit.models import Finding
 from audit.record.chain import parse_timestamp
 from audit.record.findings import KINDS
-from audit.store import NewEvent, events_append, stream_version
+from audit.store.streams import NewEvent, events_append, stream_version
 from tables.engine.presets import PRESETS
 from tables.engine.simulate import deal_table
 

@@ -17,11 +17,11 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 
-from audit import seals
 from audit.authority import NotAuthorised
-from audit.inserts import db_values, insert_values
 from audit.models import Event
-from audit.store import NewEvent, chain_row, check_batch, events_append, stream_head
+from audit.store import seals
+from audit.store.inserts import db_values, insert_values
+from audit.store.streams import NewEvent, chain_row, check_batch, events_append, stream_head
 from ledger import models as lm
 from ledger.projection import project_table
 from tables import models as m

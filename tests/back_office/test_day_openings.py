@@ -33,7 +33,7 @@ def test_a_days_tables_come_from_the_openings_index():
 
 
 def _opened_day_indexes() -> list[str]:
-    """The index, and on PostgreSQL's table partitioned by gaming day (audit.partitions)
+    """The index, and on PostgreSQL's table partitioned by gaming day (audit.store.partitions)
     each partition's index attached to it: a plan names those."""
     if connection.vendor != "postgresql":
         return ["audit_event_opened_day"]

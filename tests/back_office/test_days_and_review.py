@@ -10,7 +10,7 @@ import pytest
 from django.core.management import call_command
 
 from audit.models import Finding, ReplayRun
-from audit.store import NewEvent, events_append, stream_version
+from audit.store.streams import NewEvent, events_append, stream_version
 from tables import models as m
 from tables import selectors
 from tables.engine.presets import PRESETS

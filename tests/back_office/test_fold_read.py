@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from audit import reading
-from audit.inserts import _sqlite_datetime
 from audit.models import Event
+from audit.store import reading
+from audit.store.inserts import _sqlite_datetime
 from tables.simulator.config import SimConfig
 from tables.simulator.run import simulate
 from tables.simulator.store import StoreSink

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from django.db import OperationalError
 
-from audit import store
 from audit.models import Event, Finding, StreamFailure, SubscriberPosition
-from audit.store import NewEvent, events_append, stream_version
+from audit.store import streams as store
+from audit.store.streams import NewEvent, events_append, stream_version
 from audit.subscribers import TablesFailed, catch_up, feed_head
 from ledger import feed
 from ledger import models as lm

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from audit.store import events_append
+from audit.store.streams import events_append
 from tests.audit.tampering import tamper
 from tests.samples import round_events
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from audit.store import events_append
+from audit.store.streams import events_append
 from audit.tasks import verify_chains_task
 from tests.samples import round_events
 

@@ -14,9 +14,9 @@ import pytest
 from django.core.management import get_commands, load_command_class
 
 from audit.commands import BackOfficeCommand
-from audit.jsonl import export_events
 from audit.models import Event
 from audit.progress import count_lines
+from audit.store.export import export_events
 from tests.back_office.helpers import DAY, append, dealt
 from tests.celery_worker import ROOT
 from tests.commands import run_command
@@ -121,7 +121,7 @@ def test_ingest_reports_every_line_checked_then_written_and_is_quiet_in_a_pipe(t
     """The bar's total is the file's lines, known before anything is read: the check
     reaches it, the writes add up to the events stored. In a pipe (no terminal) not a
     byte of bar goes to stderr."""
-    from audit.ingest import ingest_file
+    from audit.store.ingest import ingest_file
 
     from ..back_office.test_feed import write_jsonl
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from audit.gaming_day import gaming_day
+from audit.store.gaming_day import gaming_day
 
 ROOT = Path(__file__).resolve().parents[2]
 _PRINT = "from django.conf import settings as s; print(s.DEBUG, s.DATABASES['default']['ENGINE'], s.CELERY_TASK_ALWAYS_EAGER, s.GAMING_DAY_CUTOFF_HOUR, s.TIME_ZONE, s.ALLOWED_HOSTS)"

@@ -167,7 +167,7 @@ def test_a_strike_no_one_with_the_authority_recorded_strikes_nothing_in_the_jour
     from datetime import UTC, datetime
 
     from audit.models import Event
-    from audit.store import NewEvent
+    from audit.store.streams import NewEvent
     from tests.back_office.test_authority_paths import store_past_the_door
 
     before = lines(journal(day=THE_DAY).as_csv())
@@ -258,7 +258,7 @@ def test_a_day_long_past_folds_to_the_same_lines_as_the_whole_stream(fake_game) 
     round recorded on the third day, then more play. The first day's journal is the
     entries a fold of the whole stream gives for it (ledger.books.fold over every event),
     the correction's entry among them, and it agrees with the stored trial balance."""
-    from audit.reading import stream_events
+    from audit.store.reading import stream_events
     from ledger.books import fold
 
     t = worked_example()

@@ -13,8 +13,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.test import Client
 
-from audit.errors import StoreError
 from audit.models import Event, Finding
+from audit.store.errors import StoreError
 from audit.subscribers import catch_up
 from ledger import models as m
 from ledger import reports

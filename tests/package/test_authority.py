@@ -17,7 +17,7 @@ import pytest
 from audit import digests
 from audit.models import Event
 from audit.record import signing
-from audit.store import NewEvent, events_append, stream_version
+from audit.store.streams import NewEvent, events_append, stream_version
 from auditor import layout
 from tests.back_office.test_authority_paths import store_past_the_door
 from tests.package.conftest import NEXT_DAY, audit, export

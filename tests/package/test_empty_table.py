@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 
 from audit import digests
 from audit.record.shelf import Shelf
-from audit.store import events_append
+from audit.store.streams import events_append
 from tables.engine.rounds import ShelvedRounds
 from tests.groups import group_named
 from tests.package.conftest import DAY, audit, export

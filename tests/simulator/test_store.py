@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from audit.ingest import ingest_file
 from audit.models import Event
-from audit.store import envelope
+from audit.store.ingest import ingest_file
+from audit.store.streams import envelope
 from audit.verify import verify_chains
 from casino.simcheck import found_in_streams
 from tables.simulator.config import SimConfig

@@ -6,7 +6,7 @@ from django.core.management.base import CommandError
 from django.db import DatabaseError, connection
 
 from audit.commands import BackOfficeCommand
-from audit.roles import adopt_sql, create_roles_sql, grant_sql, privilege_problems
+from audit.store.roles import adopt_sql, create_roles_sql, grant_sql, privilege_problems
 
 
 class Command(BackOfficeCommand):

@@ -23,9 +23,9 @@ from audit.digests import (
     tree_advance,
     write_new_key,
 )
-from audit.event_ids import with_ids
 from audit.models import Event
 from audit.record import signing
+from audit.store.event_ids import with_ids
 
 
 class Command(BackOfficeCommand):

@@ -8,9 +8,9 @@ from django.core.management.base import CommandError
 
 from audit.authority import person_for_ingest
 from audit.commands import BackOfficeCommand
-from audit.ingest import DatabaseLost, ingest_file
 from audit.progress import count_lines, progress_bar
 from audit.record.authority import ingest_principal
+from audit.store.ingest import DatabaseLost, ingest_file
 
 
 class Command(BackOfficeCommand):

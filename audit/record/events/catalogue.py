@@ -335,7 +335,7 @@ class DigestSignedV2(DigestSigned, frozen=True):
     leaf_format: LeafFormat
 
 
-# --- the store's own structure (audit.partitions, regulator.archive) ---------------------------
+# --- the store's own structure (audit.store.partitions, regulator.archive) ---------------------------
 # Appended to the stream ``audit.store`` by the owner's archival only (``manage.py
 # event_partitions --detach``), in the transaction that detaches the partition.
 

@@ -6,7 +6,7 @@ returns the payload in its normal form (defaults filled in), which is what is st
 hashed. Stored payloads keep the version they were written in; ``upcast`` lifts them to
 the current version when they are read, and :func:`current_form` gives a fold the whole
 current form (the members a current schema leaves out when they are ``None`` put back):
-every reader of events for a fold - the store's (``audit.reading``) and a file's - hands
+every reader of events for a fold - the store's (``audit.store.reading``) and a file's - hands
 the folds that form only (:func:`read_current`), so no fold reads an older version.
 """
 from __future__ import annotations

@@ -10,7 +10,13 @@ from django.db import DatabaseError, connection
 from django.utils.timezone import localtime
 
 from audit.commands import BackOfficeCommand
-from audit.partitions import PartitionOverlap, is_partitioned, make_ahead, make_day, partitions
+from audit.store.partitions import (
+    PartitionOverlap,
+    is_partitioned,
+    make_ahead,
+    make_day,
+    partitions,
+)
 from regulator.archive import ArchiveRefused, detach_day
 
 

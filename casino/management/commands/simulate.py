@@ -13,8 +13,8 @@ from django.core.management.base import CommandError, CommandParser
 from django.utils import timezone
 
 from audit.commands import BackOfficeCommand
-from audit.gaming_day import gaming_day
 from audit.progress import progress_bar
+from audit.store.gaming_day import gaming_day
 from tables.simulator.config import SimConfig
 from tables.simulator.faults import KINDS, FaultError, parse_at, parse_rate
 from tables.simulator.run import simulate, simulate_file

@@ -1,6 +1,6 @@
 from django.db.backends.postgresql import base, operations
 
-from audit import immutability, partitions
+from audit.store import immutability, partitions
 
 
 class DatabaseOperations(operations.DatabaseOperations):
@@ -10,7 +10,7 @@ class DatabaseOperations(operations.DatabaseOperations):
             return sql
         # The triggers fire always (replica mode too): switch them off around the flush,
         # inside its own transaction, as only the table's owner or a superuser can.
-        # Partitioned (audit.partitions): each partition's TRUNCATE trigger and the key
+        # Partitioned (audit.store.partitions): each partition's TRUNCATE trigger and the key
         # table's too, and the key table emptied with the events.
         return [*partitions.flush_sql(), *sql, *partitions.protections_always_sql()]
 

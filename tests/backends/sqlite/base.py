@@ -1,6 +1,6 @@
 from django.db.backends.sqlite3 import base, operations
 
-from audit import immutability
+from audit.store import immutability
 
 
 class DatabaseOperations(operations.DatabaseOperations):

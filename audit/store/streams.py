@@ -27,29 +27,30 @@ import msgspec
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 
-from .authority import NotAuthorised
-from .errors import IdConflict, InvalidEvent, VersionConflict
-from .event_ids import at_keys
-from .inserts import insert_rows
-from .models import Event
-from .partitions import KEY_TABLE, keyed
-from .record.authority import authority_problem, place_problem
-from .record.chain import GENESIS_HASH, utc
-from .record.envelope import (  # noqa: F401 - STREAM_REGEX: the URLs' and admin keys' pattern, read from here
+from audit.authority import NotAuthorised
+from audit.models import Event
+from audit.record.authority import authority_problem, place_problem
+from audit.record.chain import GENESIS_HASH, utc
+from audit.record.envelope import (  # noqa: F401 - STREAM_REGEX: the URLs' and admin keys' pattern, read from here
     STREAM_REGEX,
     Envelope,
     label_problem,
     seal,
     stream_problem,
 )
-from .record.events import (
+from audit.record.events import (
     SERVER_ONLY,
     PayloadError,
     upcast,
     validate_payload,
     validate_payload_json,
 )
-from .subscribers import publish
+from audit.subscribers import publish
+
+from .errors import IdConflict, InvalidEvent, VersionConflict
+from .event_ids import at_keys
+from .inserts import insert_rows
+from .partitions import KEY_TABLE, keyed
 
 # an arbitrary constant: the key of the advisory lock every append takes
 APPEND_LOCK_KEY = 0x6A61636B  # "jack"
@@ -226,7 +227,7 @@ def append_checked(
 ) -> list[list[Event]]:
     """:func:`streams_append` for batches that :func:`check_stream_batch` has passed.
     ``principal``: who appends, as the server authenticated them (``device:<user>``,
-    ``user:<user>``, ``server:<service>``); stored and sealed with each row (audit.seals).
+    ``user:<user>``, ``server:<service>``); stored and sealed with each row (audit.store.seals).
 
     The rows are built (chained and hashed) before the append lock is taken, from the
     stream heads as they are then; under the lock one query confirms that no stream has
@@ -376,8 +377,8 @@ def stored_rows(ids: list[uuid.UUID], texts: list[bytes] | None = None) -> dict[
     if not ids:
         return {}
     if connection.vendor == "postgresql":
-        # partitioned: the key table's one index, not each partition's (audit.partitions),
-        # and with the ids the keys the rows are then read by (audit.event_ids.at_keys)
+        # partitioned: the key table's one index, not each partition's (audit.store.partitions),
+        # and with the ids the keys the rows are then read by (audit.store.event_ids.at_keys)
         keys = keyed(connection)
         source = f"event_id, stream, version FROM {KEY_TABLE}" if keys else f"event_id FROM {Event._meta.db_table}"
         with connection.cursor() as cursor:
@@ -419,7 +420,7 @@ def _retry_result(stream: str, items: list[CheckedEvent], stored: dict[uuid.UUID
 
 def stream_head(stream: str) -> tuple[int, str]:
     """(version, hash) of the stream's last event; (0, GENESIS_HASH) for a new stream.
-    Partitioned (audit.partitions): from the key table - one index probe rather than one
+    Partitioned (audit.store.partitions): from the key table - one index probe rather than one
     a partition, and the head of a stream whose last day was archived."""
     if keyed(connection):
         with connection.cursor() as cursor:
@@ -491,7 +492,7 @@ def envelope(event: Event, *, as_stored: bool = False) -> dict[str, Any]:
 def stream_rows(stream: str, *, from_version: int = 1, limit: int | None = None) -> Iterable[Event]:
     """A stream's stored rows from ``from_version`` on, in version order, at most ``limit``
     (the API's page of a stream; payloads as stored: :func:`envelope` upcasts them). A
-    fold reads a stream with :func:`audit.reading.stream_events` instead."""
+    fold reads a stream with :func:`audit.store.reading.stream_events` instead."""
     rows = Event.objects.filter(stream=stream, version__gte=from_version).order_by("version")
     return rows[:limit] if limit is not None else rows
 

@@ -22,10 +22,11 @@ from datetime import UTC, datetime
 from django.db import IntegrityError, connection, transaction
 from django.db.models import OuterRef, Subquery
 
+from audit.models import IngestRun, IngestStep
+from audit.store.export import BadLine
+from audit.store.streams import take_append_lock, versions_taken
+
 from ..inserts import copy_rows, insert_values
-from ..jsonl import BadLine
-from ..models import IngestRun, IngestStep
-from ..store import take_append_lock, versions_taken
 from .plan import IngestReport
 
 

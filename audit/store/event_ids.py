@@ -1,6 +1,6 @@
 """Events found by their ids.
 
-On PostgreSQL the event table is partitioned (:mod:`audit.partitions`) and the record's
+On PostgreSQL the event table is partitioned (:mod:`audit.store.partitions`) and the record's
 one index of event ids is the key table's primary key: the partitions keep none of their
 own. A second index of random UUIDs on every event would cost the bulk write more than
 any other index, and more as the day grows: a random id lands on any leaf page, and a

@@ -34,8 +34,8 @@ import psycopg
 from django.db import connection
 from django.utils.dateparse import parse_datetime
 
-from .models import Event
-from .record.events import LIFTED, current_form
+from audit.models import Event
+from audit.record.events import LIFTED, current_form
 
 __all__ = ["stream_events"]
 

@@ -6,7 +6,7 @@ per line, ``id``, ``stream``, ``version``, ``position``, ``type``, ``schema_vers
 ``hash``, encoded as RFC 8785 JSON. Exports carry payloads as stored (not upcast), so
 every line can be re-hashed by anyone.
 
-Ingest (``audit.ingest``) accepts the same lines. ``id``, ``stream``, ``type``,
+Ingest (``audit.store.ingest``) accepts the same lines. ``id``, ``stream``, ``type``,
 ``occurred_at``, ``actor``, ``source`` and ``payload`` are required. ``version`` (when
 given) must follow on from the stream's previous line or its stored head; without it
 events go to the end of the stream. ``recorded_at`` and ``hash`` come together or not
@@ -24,9 +24,9 @@ from typing import IO
 
 import msgspec
 
-from .record.chain import utc
-from .record.events import PayloadError
-from .record.jsonl import (
+from audit.record.chain import utc
+from audit.record.events import PayloadError
+from audit.record.jsonl import (
     LineError,
     decode_fields,
     encode_line,
@@ -34,7 +34,7 @@ from .record.jsonl import (
     exported_fields,
     member_texts,
 )
-from .store import CheckedEvent, envelope_of, iter_events
+from audit.store.streams import CheckedEvent, envelope_of, iter_events
 
 
 def export_events(out: IO[str], *, stream: str | None = None, progress: Callable[[int], None] | None = None) -> int:

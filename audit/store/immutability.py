@@ -5,12 +5,12 @@ protection is still in place.
 Row triggers refuse UPDATE and DELETE; on PostgreSQL a statement trigger also refuses
 TRUNCATE, which row triggers do not see. On PostgreSQL the triggers are enabled ALWAYS,
 so they fire in ``session_replication_role = replica`` too (an ordinary trigger does
-not). On PostgreSQL's partitioned table (:mod:`audit.partitions`) the row trigger is
+not). On PostgreSQL's partitioned table (:mod:`audit.store.partitions`) the row trigger is
 cloned to each partition, each partition has a TRUNCATE trigger of its own, and the key
 table has both; :func:`protection_problems` checks every one. Who can still get past them:
 
 - the application's own database role cannot: it does not own the table or the trigger
-  function (:mod:`audit.roles`), so it cannot drop, disable or replace them, and it holds
+  function (:mod:`audit.store.roles`), so it cannot drop, disable or replace them, and it holds
   no UPDATE, DELETE or TRUNCATE privilege on the table;
 - the owner role (which runs migrations) and a superuser can - which is what the chain
   verifier, the signed tree heads and :func:`protection_problems` (run by ``manage.py
@@ -90,8 +90,8 @@ ACCESS_REMOVE = {
 }
 
 
-# an ingest's run and its steps (audit.ingest): never changed, whoever asks (the
-# application's role holds no DELETE either: audit.roles); removing rows stays the owner's
+# an ingest's run and its steps (audit.store.ingest): never changed, whoever asks (the
+# application's role holds no DELETE either: audit.store.roles); removing rows stays the owner's
 INGEST_TABLES = ("audit_ingestrun", "audit_ingeststep")
 INGEST_INSTALL = {
     "sqlite": [
@@ -205,9 +205,9 @@ def _pg_expected(cursor: Any) -> list[tuple[str, str, str, str]]:
     """(table, trigger, function, its body) that must be there on PostgreSQL: the event
     table's, the access log's, the ingest runs' and steps' and the authority seals'
     (UPDATE refused);
-    partitioned (audit.partitions), also the key trigger, the key table's, the
+    partitioned (audit.store.partitions), also the key trigger, the key table's, the
     detached leaves' and each partition's (the row trigger cloned from the table's, its own TRUNCATE trigger)."""
-    from . import partitions
+    from audit.store import partitions
 
     expected = [(TABLE, name, FUNCTION, FUNCTION_BODY) for name in PG_TRIGGERS]
     expected += [(table, f"{table}_no_update", FUNCTION, FUNCTION_BODY)

@@ -10,7 +10,7 @@ reads and appends.
   event table it holds SELECT and INSERT only (no UPDATE, DELETE, TRUNCATE, TRIGGER or
   REFERENCES); on the read models, everything their projections need. It is not a
   superuser, so it cannot set ``session_replication_role`` either. On PostgreSQL's
-  partitioned event table (:mod:`audit.partitions`) it holds nothing on the partitions
+  partitioned event table (:mod:`audit.store.partitions`) it holds nothing on the partitions
   themselves (it reads and appends through the table), SELECT only on the key table, and
   EXECUTE on the one function that makes partitions ahead; it cannot detach or drop one.
 
@@ -90,7 +90,7 @@ def grant_sql(*, app: str) -> list[str]:
     ]
     for table in APPEND_ONLY:
         statements.append(f"REVOKE UPDATE, DELETE, TRUNCATE, TRIGGER, REFERENCES ON {table} FROM {app}")
-    # partitioned (audit.partitions): nothing on a partition itself - the application
+    # partitioned (audit.store.partitions): nothing on a partition itself - the application
     # reads and appends through the table, and an INSERT straight into a partition would
     # pass by the key trigger; the key table read only (the store's write path reads it;
     # the key trigger writes it as the owner); the one function that makes partitions

@@ -35,22 +35,23 @@ import msgspec
 from django.conf import settings
 from django.db import connection
 
-from ..authority import ingest_authority
-from ..inserts import binary_moment, binary_row, binary_text, sqlite_values
-from ..jsonl import BadLine, Line, parse_line
-from ..models import Event
-from ..record.chain import canonical_json, document_digest, document_tail, format_timestamp
-from ..record.envelope import check_claimed
-from ..record.events import AUTHORITY, SERVER_ONLY, PayloadError
-from ..record.jsonl import numbered, stream_of
-from ..seals import sealer
-from ..store import (
+from audit.authority import ingest_authority
+from audit.models import Event
+from audit.record.chain import canonical_json, document_digest, document_tail, format_timestamp
+from audit.record.envelope import check_claimed
+from audit.record.events import AUTHORITY, SERVER_ONLY, PayloadError
+from audit.record.jsonl import numbered, stream_of
+from audit.store.export import BadLine, Line, parse_line
+from audit.store.streams import (
     SERVER_STREAM_PREFIX,
     same_content,
     server_only_problem,
     stored_rows,
     stream_head,
 )
+
+from ..inserts import binary_moment, binary_row, binary_text, sqlite_values
+from ..seals import sealer
 
 _FRAME = struct.Struct("<I")
 # the frame size that ends a planning process's spool: it planned every line (a spool

@@ -1,4 +1,4 @@
-"""Ingest of a JSON Lines file (format: ``audit.jsonl``) into the event store.
+"""Ingest of a JSON Lines file (format: ``audit.store.export``) into the event store.
 
 Two passes, so that nothing of a stream with a bad line is stored and memory stays flat:
 

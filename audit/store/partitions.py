@@ -19,7 +19,7 @@ What a partitioned table cannot do, and what stands in for it:
   whether a stream moved - read one index instead of every partition's (:func:`keyed`),
   and a stream's head survives the archival of the day it was written on. Its primary
   key is the record's only index of ids (the partitions keep none: a read by id goes
-  through it, :mod:`audit.event_ids`);
+  through it, :mod:`audit.store.event_ids`);
 - the primary key is ``(position, recorded_at)``; ``position`` stays globally unique
   because one sequence hands it out and nothing else writes it;
 - statement triggers are not cloned to partitions (row triggers are, enabled ALWAYS as on
@@ -39,7 +39,8 @@ from typing import Any
 
 from django.conf import settings
 
-from . import immutability
+from audit.store import immutability
+
 from .gaming_day import gaming_day, gaming_day_bounds
 
 TABLE = immutability.TABLE
@@ -222,7 +223,7 @@ def convert(cursor: Any, *, tz: str, cutoff: int, ahead: int) -> None:
     cursor.execute(f"ALTER TABLE {TABLE} ALTER COLUMN position SET DEFAULT nextval('{TABLE}_position_seq')")
     cursor.execute(f"ALTER TABLE {TABLE} ADD CONSTRAINT {TABLE}_pkey PRIMARY KEY (position, recorded_at)")
     # the stream read's index, as a plain one (the key table holds the unique constraint);
-    # no index of ids: the key table's is the record's one (audit.event_ids, migration 0019)
+    # no index of ids: the key table's is the record's one (audit.store.event_ids, migration 0019)
     cursor.execute(f"CREATE INDEX {TABLE}_stream_version ON {TABLE} (stream, version)")
     for definition in indexes:  # recorded_at, the openings' partial index: as they were
         cursor.execute(definition)

@@ -14,9 +14,10 @@ from typing import Any
 import msgspec
 from django.db import connection
 
-from .models import Event
-from .record.chain import format_timestamp
-from .record.envelope import Envelope
+from audit.models import Event
+from audit.record.chain import format_timestamp
+from audit.record.envelope import Envelope
+
 from .seals import seal_of
 
 COLUMNS = (
