@@ -26,16 +26,17 @@ class AuditConfig(AppConfig):
     def ready(self) -> None:
         # register the tasks in every process, not only in a worker (where Celery's
         # autodiscovery imports them)
+        from audit.feed.derived import register as register_derived
+        from audit.feed.subscribers import register
+
         from . import tasks  # noqa: F401
         from .authority_seal import connect as seal_authority
-        from .derived import register as register_derived
         from .digests import SUBSCRIBER as MERKLE
         from .findings import FINDING_STATUS
-        from .subscribers import register
 
         # the record's Merkle tree follows the feed like any read model
         register(MERKLE)
-        # the findings' status, checked against its events by verify (audit.derived)
+        # the findings' status, checked against its events by verify (audit.feed.derived)
         register_derived(FINDING_STATUS)
         # who a person is and what they may do, sealed whenever the application changes it
         seal_authority()

@@ -51,6 +51,7 @@ from typing import Any
 from django.conf import settings
 from django.db import DatabaseError, connection, transaction
 
+from audit.feed.subscribers import Batch, Subscriber
 from audit.store.errors import VersionConflict
 from audit.store.partitions import LEAVES, has_leaves
 from audit.store.streams import NewEvent, events_append, stream_version
@@ -59,7 +60,6 @@ from .models import Event, MerkleBlock, MerkleState
 from .publishers import PublishError, document, publishers
 from .record import merkle, signing
 from .record.chain import format_timestamp
-from .subscribers import Batch, Subscriber
 
 log = logging.getLogger(__name__)
 

@@ -41,12 +41,12 @@ from typing import TypeVar
 from django.db import transaction
 from django.db.models import Q, QuerySet
 
+from audit.feed.derived import Derived, server_events
 from audit.store.errors import StoreError, VersionConflict
 from audit.store.gaming_day import gaming_day
 from audit.store.streams import NewEvent, events_append, stream_version
 
 from .authority import require_person
-from .derived import Derived, server_events
 from .models import Event, Finding, ReplayRun
 from .record.findings import KINDS, Owner, kinds_of
 
@@ -343,7 +343,7 @@ def _change(*, finding_id: int, to: str, user: object, note: str | None, now: da
     return server_change(work)
 
 
-# --- the status as its events make it (audit.derived) ----------------------------------------
+# --- the status as its events make it (audit.feed.derived) ----------------------------------------
 
 # the row's fields that its events in audit.findings make, and what they are before any
 STATUS_FIELDS = ("status", "note", "status_changed_by", "status_changed_at", "status_event_version")

@@ -2,7 +2,7 @@
 it: the protection (the append-only triggers of the events, the access log and the ingest
 runs, the refusal of unsealed rows), the latest signed tree heads, every chain against the
 newest head that holds, every row's seal, the access log's seals, the rows people act on
-against their events (:mod:`audit.derived`), an ingest that stopped while writing, and
+against their events (:mod:`audit.feed.derived`), an ingest that stopped while writing, and
 every person's authority against its seal (:mod:`audit.authority_seal`).
 :func:`integrity_verify` also records what it found as findings (``audit.findings``), so
 a failed periodic verification is a finding to work and an alert on the floor, not a log
@@ -15,6 +15,7 @@ from datetime import datetime
 
 from django.db import connection
 
+from audit.feed.derived import derived_disagreements
 from audit.store.immutability import protection_problems
 from audit.store.ingest import unfinished_ingests
 from audit.store.seals import guard_problems
@@ -22,7 +23,6 @@ from audit.store.seals import guard_problems
 from .access import access_seals_problems
 from .authority_seal import KIND as AUTHORITY_UNSEALED
 from .authority_seal import authority_problems
-from .derived import derived_disagreements
 from .digests import head_problems, signed_heads_to_check
 from .findings import IntegrityProblem, findings_record_integrity
 from .models import Event
@@ -38,7 +38,7 @@ class Integrity:
     signed: bool = False  # a trusted signed head was there to check against
     looked: list[str] = field(default_factory=list)  # where heads were looked for, and what was found
     unread: list[str] = field(default_factory=list)  # publishers that could not be read
-    # the rows people act on that differ from their events (audit.derived), one line each
+    # the rows people act on that differ from their events (audit.feed.derived), one line each
     read_models: list[str] = field(default_factory=list)
     # the ingests that stopped while writing (a stream of one may be cut short), one line each
     ingests: list[str] = field(default_factory=list)

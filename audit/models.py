@@ -133,7 +133,7 @@ class StreamFailure(models.Model):
     stopped, with a critical finding (``stream_set_aside``), until it is taken back - a
     correction recorded in the stream (which may strike the event), or ``manage.py catch_up
     --take-back`` - and then follows it again. The row goes when the stream is followed
-    again (:mod:`audit.subscribers`)."""
+    again (:mod:`audit.feed.subscribers`)."""
 
     subscriber = models.CharField(max_length=100)
     stream = models.CharField(max_length=64, verbose_name="table")

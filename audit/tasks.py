@@ -5,7 +5,7 @@ import logging
 
 from celery import shared_task
 
-from .subscribers import catch_up, catch_up_all
+from audit.feed.subscribers import catch_up, catch_up_all
 
 log = logging.getLogger(__name__)
 

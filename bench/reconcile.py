@@ -58,8 +58,8 @@ def _setup(url: str) -> None:
 
 def _build(url: str, tables: int, rounds: int) -> None:
     _setup(url)
+    from audit.feed.subscribers import catch_up
     from audit.models import Event
-    from audit.subscribers import catch_up
     from tables.simulator.config import SimConfig
     from tables.simulator.run import simulate
     from tables.simulator.store import StoreSink

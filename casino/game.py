@@ -8,7 +8,7 @@ tables' read models and the rules engine's mathematics; registered by
   from the tables' read models only, which must cover the version the ledger folded:
   where they are behind (their subscriber of the feed has not run yet, or runs
   elsewhere) there is no replay yet (None), and the ledger's day waits for the tables'
-  announcement that they caught up (:data:`audit.subscribers.table_day_replayed`).
+  announcement that they caught up (:data:`audit.feed.subscribers.table_day_replayed`).
 - **Edge, variance and covariance**: the engine's house edge of the rule set with the
   table's overrides and the variance of one box's result, per unit of initial stake, the
   chart played (:func:`tables.engine.math.house_edge.house_edge`: floats from the

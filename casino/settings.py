@@ -289,7 +289,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 32 * 1024 * 1024
 # an append; the periodic catch-up or manage.py catch_up brings them up.
 PROJECT_ON_APPEND = env_bool("PROJECT_ON_APPEND", True)
 # A table a read model fails to follow this many runs in a row (an event it cannot apply)
-# is set aside, with a critical finding, so that every other table goes on (audit.subscribers)
+# is set aside, with a critical finding, so that every other table goes on (audit.feed.subscribers)
 SET_ASIDE_AFTER_FAILURES = env_int("SET_ASIDE_AFTER_FAILURES", 3, low=1, high=1000)
 # Findings per page of GET /api/findings and rounds per page of GET /api/rounds.
 BACK_OFFICE_PAGE_MAX = env_int("BACK_OFFICE_PAGE_MAX", 500, low=1, high=10_000)

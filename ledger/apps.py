@@ -9,14 +9,14 @@ class LedgerConfig(AppConfig):
     verbose_name = "Ledger: chips, cash, reconciliation"
 
     def ready(self) -> None:
-        from audit.derived import register as register_derived
-        from audit.subscribers import register, table_day_replayed
+        from audit.feed.derived import register as register_derived
+        from audit.feed.subscribers import register, table_day_replayed
 
         from .feed import SUBSCRIBER
         from .fx import FX_RATES
         from .signoff_events import SIGN_OFF
 
-        # the sign-off and exchange-rate rows, checked against their events by verify (audit.derived)
+        # the sign-off and exchange-rate rows, checked against their events by verify (audit.feed.derived)
         register_derived(SIGN_OFF)
         register_derived(FX_RATES)
 

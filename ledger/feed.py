@@ -2,14 +2,14 @@
 stream a batch of new events touches, bring the ledger's read models, its reconciliation
 and their findings up to date (:func:`ledger.projection.project_table`, going on from
 the folds this process kept: :data:`CACHE`). Registered in
-:class:`ledger.apps.LedgerConfig`; the runner is audit's (:class:`audit.readmodels.ReadModel`),
-so are the feed (:mod:`audit.subscribers`) and what a table that keeps failing comes to
-(:func:`audit.subscribers.each_table`). A sign-off in ``audit.ledger`` (not a table)
+:class:`ledger.apps.LedgerConfig`; the runner is audit's (:class:`audit.feed.readmodels.ReadModel`),
+so are the feed (:mod:`audit.feed.subscribers`) and what a table that keeps failing comes to
+(:func:`audit.feed.subscribers.each_table`). A sign-off in ``audit.ledger`` (not a table)
 reconciles its day itself: :mod:`ledger.signoff`.
 """
 from __future__ import annotations
 
-from audit.readmodels import FoldCache, ReadModel
+from audit.feed.readmodels import FoldCache, ReadModel
 
 from .projection import KeptBooks, project_table
 

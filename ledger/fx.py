@@ -15,7 +15,7 @@ of it - are folded again at once.
 Who: a person holding ``ledger.add_fxrate`` (the ``accounting`` group); never a device.
 
 The :class:`~ledger.models.FxRate` rows are a read model of those events
-(:data:`FX_RATES`, registered with :mod:`audit.derived`): ``manage.py verify`` names a row
+(:data:`FX_RATES`, registered with :mod:`audit.feed.derived`): ``manage.py verify`` names a row
 that differs from what its events make it (a rate changed in the table books every
 foreign amount of its day at it), ``manage.py rebuild_projections`` writes it back and
 makes a deleted one again, then the tables of the rates it wrote back are folded again.
@@ -28,7 +28,7 @@ from fractions import Fraction
 from typing import Any
 
 from audit.authority import require_person
-from audit.derived import Derived, server_events
+from audit.feed.derived import Derived, server_events
 from audit.findings import server_change, server_event_append, username_of
 from audit.models import Finding
 from audit.record.events.fields import MAX_SAFE_INT
@@ -122,7 +122,7 @@ def refold(*, gaming_day: date, currency: str, house: str) -> list[str]:
     return tables
 
 
-# --- the rows as their events make them (audit.derived) --------------------------------------------
+# --- the rows as their events make them (audit.feed.derived) --------------------------------------------
 
 FX_FIELDS = ("numerator", "denominator", "set_by", "set_at", "note", "event_version")
 

@@ -13,7 +13,7 @@ inserted), the day before only read. A day is *final* - its end-of-day checks ma
 once the table opened a later day. Only the event types the fold reads are read.
 
 **Kept folds.** The fold of a live table's day goes on from where the last one stopped
-when this process still holds it (:class:`audit.readmodels.FoldCache`, owned by the
+when this process still holds it (:class:`audit.feed.readmodels.FoldCache`, owned by the
 feed's subscriber) and the stream's event at that version still has the hash it folded;
 a new day, a correction that strikes an event, or anything else refolds from the day
 before.
@@ -33,10 +33,10 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Q
 
-from audit import readmodels
 from audit.authority import refused_events
+from audit.feed import readmodels
+from audit.feed.readmodels import FoldCache
 from audit.models import Event
-from audit.readmodels import FoldCache
 from audit.record.authority import applicable
 from audit.record.corrections import struck_events
 from audit.store.event_ids import with_ids
@@ -63,7 +63,7 @@ def _events(stream: str, low: int, high: int) -> Iterator[dict[str, Any]]:
 
 def openings(stream: str) -> list[tuple[int, str]]:
     """(version, gaming day) of every ``table.opened`` of the stream a reader takes
-    (:func:`audit.readmodels.openings`), in order; a struck one of no date has the day
+    (:func:`audit.feed.readmodels.openings`), in order; a struck one of no date has the day
     "": the events from it to the next opening are in no gaming day, and the day before
     it ends there."""
     return [(o.version, o.payload["gaming_day"] if o.day is not None else "")
@@ -111,7 +111,7 @@ def touched_days(stream: str, events: list[dict[str, Any]], opened: list[tuple[i
 @dataclass(slots=True)
 class KeptBooks:
     """A fold of a table from version ``start`` on, to go on with: kept in the ledger's
-    :class:`audit.readmodels.FoldCache` (:data:`ledger.feed.CACHE`)."""
+    :class:`audit.feed.readmodels.FoldCache` (:data:`ledger.feed.CACHE`)."""
 
     start: int
     state: Fold

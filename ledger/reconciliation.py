@@ -398,7 +398,7 @@ def reconcile_table_day(*, table: str, gaming_day: date, provider: game.GameProv
 def reconcile_replayed(*, table: str, version: int, provider: game.GameProvider | None = None,
                        now: datetime | None = None) -> list[Reconciled]:
     """The tables announced ``table``'s read models written up to stream version
-    ``version`` (:data:`audit.subscribers.table_day_replayed`): reconcile again each of its
+    ``version`` (:data:`audit.feed.subscribers.table_day_replayed`): reconcile again each of its
     days not signed off that waits for its replay - reconciled with no replayed win, as
     the game's read models were behind the version the ledger folded - where ``version``
     covers what the ledger folded (a table's read models cover all its days at one

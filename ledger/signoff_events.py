@@ -1,7 +1,7 @@
 """A day's sign-off as its events make it: the :class:`~ledger.models.SignOff` row is a
 read model of the stream ``audit.ledger`` (``ledger.signed_off``, ``ledger.reopened``),
 folded here in version order; ``manage.py verify`` compares the rows with it and
-``manage.py rebuild_projections`` writes them back from it (:mod:`audit.derived`).
+``manage.py rebuild_projections`` writes them back from it (:mod:`audit.feed.derived`).
 
 Each event type has its applier, ``APPLIED[type](fields, event) -> fields``. A new field
 of ``ledger.signed_off`` that the row keeps is one line of :data:`SIGNED_OFF_FIELDS`
@@ -14,7 +14,7 @@ from collections.abc import Callable, Hashable
 from datetime import date
 from typing import Any
 
-from audit.derived import Derived, server_events
+from audit.feed.derived import Derived, server_events
 from audit.models import Event
 
 from . import models as m

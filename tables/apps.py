@@ -6,8 +6,8 @@ class TablesConfig(AppConfig):
     verbose_name = "Tables: rule sets, shoes, rounds"
 
     def ready(self) -> None:
-        from audit.derived import register as register_derived
-        from audit.subscribers import register
+        from audit.feed.derived import register as register_derived
+        from audit.feed.subscribers import register
 
         # register the tasks in every process, not only in a worker (where Celery's
         # autodiscovery imports them): manage.py replay_day sends them by name
@@ -15,7 +15,7 @@ class TablesConfig(AppConfig):
         from .feed import SUBSCRIBER
         from .floor import ALERT_ACKNOWLEDGEMENT
 
-        # the alerts' acknowledgements, checked against their events by verify (audit.derived)
+        # the alerts' acknowledgements, checked against their events by verify (audit.feed.derived)
         register_derived(ALERT_ACKNOWLEDGEMENT)
 
         # the read models follow the global feed

@@ -2,13 +2,13 @@
 table whose stream a batch of new events touches, bring its projections and findings up
 to date (:func:`tables.replay_service.replay_table`, incremental, going on from the
 folds this process kept of those days: :data:`CACHE`). Registered in
-:class:`tables.apps.TablesConfig`; the runner is audit's (:class:`audit.readmodels.ReadModel`),
-so are the feed (:mod:`audit.subscribers`) and what a table that keeps failing comes to
-(:func:`audit.subscribers.each_table`).
+:class:`tables.apps.TablesConfig`; the runner is audit's (:class:`audit.feed.readmodels.ReadModel`),
+so are the feed (:mod:`audit.feed.subscribers`) and what a table that keeps failing comes to
+(:func:`audit.feed.subscribers.each_table`).
 """
 from __future__ import annotations
 
-from audit.readmodels import FoldCache, ReadModel
+from audit.feed.readmodels import FoldCache, ReadModel
 
 from . import replay_service
 from .fold import KeptDay

@@ -30,7 +30,7 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
-from audit.derived import Derived, server_events
+from audit.feed.derived import Derived, server_events
 from audit.findings import server_change, server_event_append, username_of
 from audit.models import Event, Finding
 from audit.record.money import format_money, format_signed, percent
@@ -290,7 +290,7 @@ def alert_acknowledge(*, alert_id: int, user: object, note: str | None = None,
     return server_change(work)
 
 
-# --- the acknowledgement as its events make it (audit.derived) -------------------------------
+# --- the acknowledgement as its events make it (audit.feed.derived) -------------------------------
 
 ACKNOWLEDGEMENT_FIELDS = ("acknowledged_by", "acknowledged_at", "note", "event_version")
 NOT_ACKNOWLEDGED: dict[str, object] = {"acknowledged_by": "", "acknowledged_at": None, "note": "",

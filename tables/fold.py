@@ -21,7 +21,7 @@ rule set, limits and gaming day of ``table.opened``.
 
 :func:`fold_day` reads events and the read models but writes nothing and holds no lock
 or transaction: a day of a live table (close to a million events) folds while appends
-and other projections go on. A :class:`audit.readmodels.FoldCache` keeps folds in
+and other projections go on. A :class:`audit.feed.readmodels.FoldCache` keeps folds in
 memory so that the next fold of the same day goes on from where the last one stopped.
 """
 from __future__ import annotations
@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from audit.authority import struck_and_refused
+from audit.feed.readmodels import FoldCache, Segment
 from audit.models import Event
-from audit.readmodels import FoldCache, Segment
 from audit.store.event_ids import with_ids
 from audit.store.reading import stream_events
 from tables.engine.findings import Finding as EngineFinding
@@ -125,7 +125,7 @@ def _carries_over(segment: Segment) -> bool:
 class KeptDay:
     """A fold of a day handed over at its head, from its checkpoint ``point`` on (at most
     from its last shuffle on; the one before too, where pushes carry over): kept in the
-    projections' :class:`audit.readmodels.FoldCache` (:data:`tables.feed.CACHE`)."""
+    projections' :class:`audit.feed.readmodels.FoldCache` (:data:`tables.feed.CACHE`)."""
 
     point: int
     fold: Checkpoint

@@ -32,8 +32,8 @@ import msgspec
 from django.db import IntegrityError, connection, transaction
 from django.db.models import DateTimeField, Sum
 
+from audit.feed.readmodels import FoldCache, Segment, segments, write_owned
 from audit.models import Event
-from audit.readmodels import FoldCache, Segment, segments, write_owned
 from audit.record.collector import acyclic_work, bulk_work
 from audit.store.event_ids import with_ids
 from tables.engine.table_round import Hand as EngineHand
@@ -316,7 +316,7 @@ def write_held(segment: Segment) -> None:
 
 def _known_starts(table: m.Table | None) -> tuple[list[int], int]:
     """The first versions of a projected table's days and the version up to which
-    they are known (:func:`audit.readmodels.segments`)."""
+    they are known (:func:`audit.feed.readmodels.segments`)."""
     if table is None or not table.projected_version:
         return [], 0
     firsts = list(m.TableDay.objects.filter(table=table).order_by("first_version").values_list("first_version", flat=True))

@@ -8,7 +8,7 @@ keeps the findings table and its services, and knows nothing of replay.
 - :func:`replay_table` - one table (stream), one gaming day or every day of it;
   incremental (only what is new since the last replay, refolded from the last shuffle
   checkpoint) or full. Idempotent: a second run finds nothing new and changes nothing.
-  Each table-day it wrote is then announced (:data:`audit.subscribers.table_day_replayed`),
+  Each table-day it wrote is then announced (:data:`audit.feed.subscribers.table_day_replayed`),
   which is how the ledger learns that its replayed win is there.
 - :func:`replay_day_start` / :func:`replay_day_finish` - a whole gaming day: a parent run,
   one task per table (``tables.tasks.replay_table_day``) gathered by a Celery chord into
@@ -28,12 +28,12 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Count, F
 
-from audit.fanout import default_jobs, fan_out
+from audit.feed.fanout import default_jobs, fan_out
+from audit.feed.readmodels import FoldCache
+from audit.feed.subscribers import table_day_announce
 from audit.findings import findings_record
 from audit.models import Finding, ReplayRun, openings_on
-from audit.readmodels import FoldCache
 from audit.record.collector import acyclic_work
-from audit.subscribers import table_day_announce
 
 from . import floor, projections
 from .models import Table
@@ -128,7 +128,7 @@ def replay_table(*, stream: str, day: date | None = None, full: bool = False, tr
 
 def _announce(stream: str, days: set[date]) -> None:
     """Each table-day whose read models this replay wrote, announced with the version
-    they now cover (:data:`audit.subscribers.table_day_replayed`: the ledger waits for it)."""
+    they now cover (:data:`audit.feed.subscribers.table_day_replayed`: the ledger waits for it)."""
     if not days:
         return
     version = Table.objects.filter(stream=stream).values_list("projected_version", flat=True).first()

@@ -13,8 +13,8 @@ def on_postgres(db) -> None:
 
 @pytest.fixture
 def pools(monkeypatch) -> list[int]:
-    """The process pools the back-office's fan-out (audit.fanout) opens, by their size."""
-    from audit import fanout
+    """The process pools the back-office's fan-out (audit.feed.fanout) opens, by their size."""
+    from audit.feed import fanout
 
     opened: list[int] = []
     real = fanout.process_pool

@@ -29,8 +29,8 @@ from drf_spectacular.generators import SchemaGenerator
 from rest_framework.test import APIClient
 
 from audit.devices import device_ensure
+from audit.feed.subscribers import catch_up_all
 from audit.models import Finding
-from audit.subscribers import catch_up_all
 from ledger import game
 from ledger.feed import CACHE
 from ledger.signoff import day_sign_off

@@ -28,6 +28,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 
 from audit.authority import NotAuthorised
+from audit.feed.subscribers import publish
 from audit.models import Event
 from audit.record.authority import authority_problem, place_problem
 from audit.record.chain import GENESIS_HASH, utc
@@ -45,7 +46,6 @@ from audit.record.events import (
     validate_payload,
     validate_payload_json,
 )
-from audit.subscribers import publish
 
 from .errors import IdConflict, InvalidEvent, VersionConflict
 from .event_ids import at_keys

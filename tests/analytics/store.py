@@ -4,7 +4,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from audit.subscribers import catch_up
+from audit.feed.subscribers import catch_up
 from tables.simulator.config import SimConfig
 from tables.simulator.run import simulate
 from tables.simulator.store import StoreSink

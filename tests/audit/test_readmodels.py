@@ -1,4 +1,4 @@
-"""The read models' fold cache (audit.readmodels.FoldCache): a kept fold is handed back
+"""The read models' fold cache (audit.feed.readmodels.FoldCache): a kept fold is handed back
 once, only at the version it folded while the stream's event there still has the hash
 it folded, in the same database; the least recently kept goes first; threads may share it."""
 from __future__ import annotations
@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 
 import pytest
 
+from audit.feed.readmodels import FoldCache
 from audit.models import Event
-from audit.readmodels import FoldCache
 from audit.store.streams import events_append
 from tests.samples import round_events, table_opened
 

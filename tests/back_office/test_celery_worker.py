@@ -81,8 +81,8 @@ def test_after_an_ingest_a_worker_brings_the_read_models_up(worker, tmp_path):
     """manage.py ingest in a process with a broker publishes once it has committed; the
     worker runs the projections' subscriber; the rounds and the planted fault's finding
     are there without any replay_day."""
+    from audit.feed.subscribers import feed_head
     from audit.models import SubscriberPosition
-    from audit.subscribers import feed_head
     from tables import models as m
 
     from .test_feed import write_jsonl

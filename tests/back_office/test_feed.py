@@ -11,9 +11,9 @@ import pytest
 from django.core.management import CommandError, call_command
 
 import tables.replay_service
-from audit import subscribers
+from audit.feed import subscribers
+from audit.feed.subscribers import Batch, Subscriber, catch_up, feed_head
 from audit.models import Event, SubscriberPosition
-from audit.subscribers import Batch, Subscriber, catch_up, feed_head
 from tables import models as m
 from tables.feed import NAME
 from tables.projections import first_difference, rebuild

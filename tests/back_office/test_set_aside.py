@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from django.db import OperationalError
 
+from audit.feed.subscribers import TablesFailed, catch_up, feed_head
 from audit.models import Event, Finding, StreamFailure, SubscriberPosition
 from audit.store import streams as store
 from audit.store.streams import NewEvent, events_append, stream_version
-from audit.subscribers import TablesFailed, catch_up, feed_head
 from ledger import feed
 from ledger import models as lm
 from tables import models as m

@@ -16,8 +16,8 @@ import time
 
 import pytest
 
+from audit.feed.subscribers import feed_head, registered
 from audit.models import Finding, ReplayRun, SubscriberPosition
-from audit.subscribers import feed_head, registered
 from tables import models as m
 from tables.projections import first_difference, rebuild, snapshot
 from tables.replay_service import WORKER_LOST, replay_day_here

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from audit.subscribers import catch_up
+from audit.feed.subscribers import catch_up
 from tests.back_office.helpers import append
 from tests.browser.conftest import ARTIFACTS, member_of
 from tests.ledger.conftest import fake_game  # noqa: F401 - the fixture, shared

@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import pytest
 
-from audit.subscribers import catch_up
+from audit.feed.subscribers import catch_up
 from ledger import fx
 from tests.back_office.helpers import append
 from tests.browser.conftest import ARTIFACTS, member_of

@@ -8,8 +8,8 @@ from datetime import date
 
 import pytest
 
+from audit.feed.subscribers import catch_up
 from audit.models import Event
-from audit.subscribers import catch_up
 from ledger import models as m
 from tests.back_office.helpers import append
 from tests.browser.conftest import member_of

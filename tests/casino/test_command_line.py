@@ -140,7 +140,7 @@ def test_ingest_reports_every_line_checked_then_written_and_is_quiet_in_a_pipe(t
 def test_export_rebuild_and_catch_up_report_progress_up_to_their_totals(settings) -> None:
     import io
 
-    from audit.subscribers import catch_up, feed_head
+    from audit.feed.subscribers import catch_up, feed_head
     from tables.projections import rebuild, rebuild_streams
 
     settings.PROJECT_ON_APPEND = False

@@ -9,8 +9,8 @@ from django.contrib.auth.models import Group
 from django.test import Client
 
 from audit.devices import device_ensure
+from audit.feed.subscribers import catch_up
 from audit.models import Event
-from audit.subscribers import catch_up
 from ledger import models as m
 from tests.back_office.helpers import append
 

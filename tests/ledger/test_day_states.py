@@ -16,8 +16,8 @@ from django.contrib.auth.models import Group, Permission
 from rest_framework.test import APIClient
 
 from audit.authority import NotAllowed
+from audit.feed.subscribers import catch_up
 from audit.models import Event, Finding
-from audit.subscribers import catch_up
 from ledger import models as m
 from ledger.signoff import LEDGER_STREAM, NoteRequired, day_sign_off
 from tests.back_office.helpers import append

@@ -7,8 +7,8 @@ from datetime import date
 
 import pytest
 
+from audit.feed.subscribers import catch_up
 from audit.models import Finding
-from audit.subscribers import catch_up
 from ledger import models as m
 from ledger.books import fold, reconcile
 from tests.back_office.helpers import append

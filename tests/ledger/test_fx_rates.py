@@ -13,8 +13,8 @@ from django.contrib.auth.models import Group
 from rest_framework.test import APIClient
 
 from audit.authority import NotAllowed
+from audit.feed.subscribers import catch_up
 from audit.models import Event, Finding
-from audit.subscribers import catch_up
 from ledger import fx
 from ledger import models as m
 from ledger.books import fold, reconcile

@@ -12,7 +12,7 @@ from decimal import Decimal
 
 import pytest
 
-from audit.subscribers import catch_up
+from audit.feed.subscribers import catch_up
 from ledger import models as m
 from ledger.general_ledger import agreement, journal, table_journal, trial_balance
 from tests.back_office.helpers import append

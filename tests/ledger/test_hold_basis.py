@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import pytest
 
-from audit.subscribers import catch_up
+from audit.feed.subscribers import catch_up
 from ledger import reports
 from ledger.books.stats import TableDay, aggregate, left_out_text, percent
 from tests.back_office.helpers import append

@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from audit.subscribers import catch_up
+from audit.feed.subscribers import catch_up
 from ledger import models as m
 from ledger.selectors import age_bucket, marker_aging
 from tests.back_office.helpers import append

@@ -13,7 +13,7 @@ from fractions import Fraction
 import pytest
 from django.contrib.auth import get_user_model
 
-from audit.subscribers import catch_up
+from audit.feed.subscribers import catch_up
 from ledger.master_game import master_game
 from tests.back_office.helpers import append
 from tests.commands import run_command

@@ -13,9 +13,9 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.test import Client
 
+from audit.feed.subscribers import catch_up
 from audit.models import Event, Finding
 from audit.store.errors import StoreError
-from audit.subscribers import catch_up
 from ledger import models as m
 from ledger import reports
 from ledger.signoff import LEDGER_STREAM, NoteRequired, SignOffError, day_reopen, day_sign_off

@@ -9,7 +9,7 @@ from datetime import date
 
 import pytest
 
-from audit.subscribers import catch_up
+from audit.feed.subscribers import catch_up
 from ledger import models as m
 from ledger.receivables import chips_outstanding, marker_aging
 from tests.back_office.helpers import append

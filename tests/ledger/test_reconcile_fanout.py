@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from audit.feed.subscribers import TablesFailed, catch_up, feed_head
 from audit.models import Finding, SubscriberPosition
-from audit.subscribers import TablesFailed, catch_up, feed_head
 from ledger import feed
 from ledger import models as m
 from tables.simulator.config import SimConfig

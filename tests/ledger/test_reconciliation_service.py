@@ -10,8 +10,8 @@ from itertools import pairwise
 
 import pytest
 
+from audit.feed.subscribers import catch_up
 from audit.models import Finding
-from audit.subscribers import catch_up
 from ledger import models as m
 from ledger.projection import project_table
 from tests.back_office.helpers import append

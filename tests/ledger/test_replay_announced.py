@@ -2,7 +2,7 @@
 replays the tables: where the ledger's subscriber runs before the tables' (another worker,
 another order), its days wait in ``replay_pending`` - no replayed win, no replay variance,
 not reconciled, not to be signed off - and when the tables announce the table's days
-replayed (:data:`audit.subscribers.table_day_replayed`), the ledger reconciles them on the
+replayed (:data:`audit.feed.subscribers.table_day_replayed`), the ledger reconciles them on the
 replayed figures, as it would have with the tables first."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
-from audit.subscribers import catch_up
+from audit.feed.subscribers import catch_up
 from ledger import models as m
 from ledger.projection import project_table
 from ledger.reconciliation import reconcile_replayed

@@ -9,7 +9,7 @@ from datetime import date
 
 import pytest
 
-from audit.subscribers import catch_up
+from audit.feed.subscribers import catch_up
 from ledger import reports
 from tests.back_office.helpers import append
 

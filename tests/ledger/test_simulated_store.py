@@ -8,8 +8,8 @@ from fractions import Fraction
 
 import pytest
 
+from audit.feed.subscribers import catch_up
 from audit.models import Finding
-from audit.subscribers import catch_up
 from ledger import models as m
 from ledger.books.stats import standard_deviation
 from ledger.feed import CACHE

@@ -10,8 +10,8 @@ import io
 import pytest
 from django.contrib.auth.models import Permission
 
+from audit.feed.subscribers import catch_up
 from audit.models import Event
-from audit.subscribers import catch_up
 from ledger import models as m
 from ledger.slip_books import SlipBookInvalid, SlipBookOverlap, slip_book_issue
 from ledger.slip_sequence import slip_books, slip_sequence

@@ -13,8 +13,8 @@ from fractions import Fraction
 
 import pytest
 
+from audit.feed.subscribers import catch_up
 from audit.record.events import read_current
-from audit.subscribers import catch_up
 from ledger import models as m
 from ledger.books import fold, reconcile
 from ledger.books.stats import Z95, standard_deviation

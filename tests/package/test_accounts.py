@@ -19,7 +19,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
 from audit import digests
-from audit.subscribers import catch_up
+from audit.feed.subscribers import catch_up
 from auditor import layout
 from ledger import fx
 from ledger import models as m

@@ -15,7 +15,7 @@ from pypdf import PdfReader
 from rest_framework.test import APIClient
 
 from audit import digests
-from audit.subscribers import catch_up_all
+from audit.feed.subscribers import catch_up_all
 from regulator.recall import recall_context
 from regulator.recall_pdf import recall_pdf
 from tables.models import Round

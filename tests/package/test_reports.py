@@ -9,9 +9,9 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
 from audit import digests
+from audit.feed.subscribers import catch_up
 from audit.findings import finding_acknowledge
 from audit.models import Finding
-from audit.subscribers import catch_up
 from tables.simulator.config import SimConfig
 from tables.simulator.faults import FaultAt
 from tables.simulator.run import simulate

@@ -5,8 +5,15 @@ from typing import Any
 from django.core.management.base import CommandError
 
 from audit.commands import BackOfficeCommand
+from audit.feed.subscribers import (
+    catch_up,
+    failures_of,
+    feed_head,
+    position_of,
+    registered,
+    take_back,
+)
 from audit.progress import progress_bar
-from audit.subscribers import catch_up, failures_of, feed_head, position_of, registered, take_back
 
 # positions per batch for a subscriber that sets no limit, so that the bar moves
 _STEP = 20_000

@@ -51,10 +51,10 @@ from django.db import (
     transaction,
 )
 
+from audit.feed.subscribers import publish
 from audit.record.authority import ingest_principal
 from audit.record.collector import acyclic_work
 from audit.record.processes import can_fork, cpus, process_pool
-from audit.subscribers import publish
 
 from .plan import (
     IngestReport,

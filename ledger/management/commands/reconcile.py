@@ -6,10 +6,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from audit.fanout import default_jobs
+from audit.feed.fanout import default_jobs
+from audit.feed.subscribers import catch_up
 from audit.progress import progress_bar
 from audit.store.gaming_day import gaming_day
-from audit.subscribers import catch_up
 from ledger import models as m
 from ledger import reconciliation, selectors
 from ledger.feed import NAME

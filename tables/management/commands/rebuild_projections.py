@@ -5,7 +5,7 @@ from typing import Any
 from django.core.management.base import CommandError
 
 from audit.commands import BackOfficeCommand, no_events_in
-from audit.derived import derived_disagreements, derived_restore
+from audit.feed.derived import derived_disagreements, derived_restore
 from audit.models import Event
 from audit.progress import progress_bar
 from tables.projections import first_difference, rebuild, rebuild_streams
@@ -43,7 +43,7 @@ class Command(BackOfficeCommand):
 
     def _read_models(self, stream: str | None) -> list[str]:
         """The rows people act on (of table ``stream`` only, when given) written as their
-        events make them (audit.derived): each disagreement named on stderr; what it says
+        events make them (audit.feed.derived): each disagreement named on stderr; what it says
         of them (empty: all agreed)."""
         disagreements = derived_disagreements(stream)
         if not disagreements:

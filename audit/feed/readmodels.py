@@ -24,7 +24,7 @@ database.
 and ``project(stream=..., cache=...)``, which folds what is new in one table's stream (going on
 from the folds in ``cache``) outside any transaction and writes the table-days it owns
 in one short transaction (:func:`write_owned`). Its subscriber runs it for every table a
-batch touches (:func:`audit.subscribers.each_table`: one table that fails does not stop
+batch touches (:func:`audit.feed.subscribers.each_table`: one table that fails does not stop
 the others). The tables' projection (:mod:`tables.feed`) and the ledger's books
 (:mod:`ledger.feed`) are two.
 
@@ -44,11 +44,11 @@ from typing import Any, Generic, TypeVar
 
 from django.db import connection, transaction
 
+from audit.authority import unreadable_opening_struck
+from audit.models import Event
+from audit.record.corrections import is_gaming_day
 from audit.store.gaming_day import gaming_day as gaming_day_of
 
-from .authority import unreadable_opening_struck
-from .models import Event
-from .record.corrections import is_gaming_day
 from .subscribers import Batch, Subscriber, each_table
 
 T = TypeVar("T")

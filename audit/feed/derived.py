@@ -35,8 +35,8 @@ from typing import Any
 
 from django.db import models, transaction
 
-from .models import Event
-from .record.events import LIFTED, current_form
+from audit.models import Event
+from audit.record.events import LIFTED, current_form
 
 Fields = dict[str, Any]
 

@@ -1,6 +1,6 @@
 """Per-table work fanned out over processes on this machine, without a broker: a day's
 replay (:mod:`tables.replay_service`) and a subscriber's catch-up over many tables
-(:func:`audit.subscribers.each_table`). With a broker the same work goes to Celery
+(:func:`audit.feed.subscribers.each_table`). With a broker the same work goes to Celery
 workers instead; this is the in-process path.
 
 Tables are independent (each writes its own rows, in its own short transactions), so a
@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from django.db import connection, connections
 
-from .record.processes import process_pool
+from audit.record.processes import process_pool
 
 __all__ = ["default_jobs", "fan_out"]
 

@@ -49,8 +49,9 @@ from django.db import InterfaceError, OperationalError
 from django.db.models import Max, Min
 from django.dispatch import Signal
 
+from audit.models import Event, StreamFailure, SubscriberPosition
+
 from .fanout import fan_out
-from .models import Event, StreamFailure, SubscriberPosition
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +124,7 @@ def each_table(batch: Batch, handle: Callable[[str], object], *, what: str) -> N
     ``SET_ASIDE_AFTER_FAILURES`` runs in a row is, and a set-aside table is left out of
     the batches of its subscriber (``batch.subscriber``) but for one that brings it a
     correction (see the module's docstring). With ``batch.jobs`` above 1 the tables are
-    taken by that many processes (:func:`audit.fanout.fan_out`)."""
+    taken by that many processes (:func:`audit.feed.fanout.fan_out`)."""
 
     def one(stream: str) -> tuple[str, str, bool] | None:
         try:
@@ -199,8 +200,8 @@ def _followed(subscriber: str, streams: list[str]) -> None:
 def _finding(row: StreamFailure, now: datetime, *, gone: bool = False) -> None:
     """The critical finding of a table set aside (``gone``: superseded, it was taken back)."""
     # (here, not at the top: audit.findings appends through the store, which publishes here)
-    from .findings import findings_record_feed
-    from .record.findings import Finding
+    from audit.findings import findings_record_feed
+    from audit.record.findings import Finding
 
     if gone:
         findings_record_feed(stream=row.stream, subscriber=row.subscriber, finding=None, version=None, now=now)
