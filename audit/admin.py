@@ -31,12 +31,13 @@ from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.timezone import localtime
 
+from audit.integrity.chains import chain_state
+
 from . import token_admin  # noqa: F401 - the API tokens' screen registers itself
 from .findings import ACTIONS, FindingError, NoteRequired, finding_trail, findings_change_bulk
 from .models import AccessRecord, DeviceAccount, Event, Finding, ReplayRun, SubscriberPosition
 from .record.findings import KINDS
 from .record.money import format_money, format_signed
-from .verify import chain_state
 
 # filter by the gaming days there are (not by "today", "past 7 days")
 GAMING_DAY = ("gaming_day", admin.AllValuesFieldListFilter)

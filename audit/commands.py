@@ -50,7 +50,7 @@ def no_events_in(stream: str, *, then: str = "") -> CommandError:
     """Exit 2 for a ``--stream`` the store holds no events of (``then``: what follows, such
     as "; nothing exported"). A stream every event of which was detached (a gaming day
     archived) says so, with the day and the regulator's package that holds them."""
-    from audit.verify import last_detach_of
+    from audit.integrity.chains import last_detach_of
 
     said = f"--stream {stream!r}: the store has no events in that stream"
     detach = last_detach_of(stream)

@@ -289,7 +289,7 @@ class AccessRecord(models.Model):
 
 class MerkleState(models.Model):
     """The Merkle tree of the whole record as far as the subscriber ``audit.merkle`` has
-    folded it (audit.digests): its size, the position of its last leaf, the perfect
+    folded it (audit.integrity.digests): its size, the position of its last leaf, the perfect
     subtrees of its frontier and each stream's head among its leaves. One row."""
 
     name = models.CharField(max_length=32, primary_key=True, default="record")
@@ -304,7 +304,7 @@ class MerkleState(models.Model):
 
 
 class MerkleBlock(models.Model):
-    """The root of one aligned block of leaves (``audit.digests.BLOCK`` of them): proofs
+    """The root of one aligned block of leaves (``audit.integrity.digests.BLOCK`` of them): proofs
     read these instead of re-hashing every event, and verify names the first block that
     differs."""
 

@@ -15,9 +15,9 @@ def verify_chains_task() -> dict:
     """Verify the whole store as ``manage.py verify`` does (periodic, see
     CELERY_BEAT_SCHEDULE) - the chains, seals and heads, what protects them, the rows
     people act on against their events, an ingest that stopped - and record every problem
-    as a finding (audit.integrity); return the summary, whose problems the floor turns
+    as a finding (audit.integrity.check); return the summary, whose problems the floor turns
     into an alert (tables.apps)."""
-    from .integrity import integrity_verify
+    from audit.integrity.check import integrity_verify
 
     result, _ = integrity_verify()
     problems = [str(p) for p in result.report.problems] + result.problems
@@ -53,7 +53,7 @@ def seal_access_log_task() -> dict:
 def sign_digest_task() -> dict:
     """Sign a tree head of the record when it grew since the latest (periodic, see
     CELERY_BEAT_SCHEDULE: the backstop of the signer process, ``manage.py digest --follow``)."""
-    from .digests import digest_sign_if_needed
+    from audit.integrity.digests import digest_sign_if_needed
 
     done = digest_sign_if_needed()
     if done is None:

@@ -43,7 +43,7 @@ def main() -> None:
     from django.db import connection
     from django.db.models import Max
 
-    from audit import digests
+    from audit.integrity import digests
     from audit.models import Event, Finding, openings_on
     from audit.store.event_ids import with_ids
     from audit.store.partitions import KEY_TABLE, keyed, partitions

@@ -97,7 +97,7 @@ def _phase(name: str, gaps: list[float], watcher: Watcher, start_round: int) -> 
 
 
 def _windows(commits: list[tuple[float, object]], watcher: Watcher) -> list[float]:
-    from audit.digests import leaf_index
+    from audit.integrity.digests import leaf_index
 
     windows = []
     for committed, last in commits:
@@ -143,7 +143,7 @@ def run(kind: str, seconds: float, rate: float, interval_ms: int) -> None:
             sparse, _ = _phase("sparse", [2.3] * max(3, int(seconds / 2.3)), watcher, next_round)
             time.sleep(interval_ms / 1000 + 1)
             watcher.done.set()
-            from audit.digests import DIGEST_STREAM
+            from audit.integrity.digests import DIGEST_STREAM
             from audit.models import Event
 
             stored = Event.objects.filter(stream=DIGEST_STREAM).count()

@@ -70,7 +70,7 @@ def _build(tables: int, rounds: int) -> None:
     import django
 
     django.setup()
-    from audit import digests
+    from audit.integrity import digests
     from audit.models import Event
     from tables.simulator.config import SimConfig
     from tables.simulator.run import simulate

@@ -146,7 +146,7 @@ def role_ingest(url: str, path: str) -> None:
 
 def role_verify(url: str) -> None:
     _setup_django(url)
-    from audit.verify import verify_chains
+    from audit.integrity.chains import verify_chains
 
     started = time.perf_counter()
     report = verify_chains()

@@ -314,13 +314,13 @@ EVENT_PARTITIONS_AHEAD = env_int("EVENT_PARTITIONS_AHEAD", 7, low=1, high=366)
 # each kept EVENT_RETENTION_YEARS; served only to the regulator group, compliance and superusers.
 PACKAGE_DIR = env_str("PACKAGE_DIR", str(BASE_DIR / "var" / "packages"))
 
-# Signed tree heads of the record (audit.digests): the Ed25519 private key (PEM, outside
+# Signed tree heads of the record (audit.integrity.digests): the Ed25519 private key (PEM, outside
 # the database; in development a missing one is made), the public keys heads may also be
 # signed with (rotated-out keys, comma-separated paths).
 DIGEST_SIGNING_KEY = env_str("DIGEST_SIGNING_KEY", str(BASE_DIR / "var" / "digest-signing-key.pem"))
 DIGEST_TRUSTED_KEYS = env_list("DIGEST_TRUSTED_KEYS", [])
 # Where every signed head is published besides the database, out of its owner's reach
-# (audit.publishers): comma-separated folders (another mount), http(s):// endpoints and
+# (audit.integrity.publishers): comma-separated folders (another mount), http(s):// endpoints and
 # s3://bucket/prefix buckets with object lock. A deployment must name at least one; a
 # checkout publishes to var/digests.
 DIGEST_PUBLISHERS = env_list("DIGEST_PUBLISHERS", [str(BASE_DIR / "var" / "digests")] if DEBUG or EMBEDDED else [])

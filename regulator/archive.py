@@ -19,11 +19,11 @@ The check, in order (any failure refuses, nothing is detached):
 
 Then, in one transaction under the append lock: the partition is detached; its events'
 Merkle leaves (position, stream, version, hash, seal) are copied to ``audit_event_detached``, so
-that the signed heads still check over their positions (audit.digests); and the detach is
+that the signed heads still check over their positions (audit.integrity.digests); and the detach is
 recorded as a ``store.partition_detached`` event in the stream ``audit.store`` - the day,
 the partition, the package's manifest SHA-256 and latest signed head, the events and
 positions, each stream's versions, and every stream's archived head so far, from which
-``verify`` checks each chain on (audit.verify). Its row trigger was the table's (a clone,
+``verify`` checks each chain on (audit.integrity.chains). Its row trigger was the table's (a clone,
 which DETACH drops), so it gets its own again: the detached table stays append-only (its
 TRUNCATE trigger is its own already). Only the table's owner may detach; the application
 role cannot. Dumping and dropping the detached table are the owner's steps
@@ -44,7 +44,8 @@ from typing import Any
 
 from django.db import connection, transaction
 
-from audit import digests
+from audit.integrity import digests
+from audit.integrity.chains import archived_heads
 from audit.models import Event
 from audit.record import signing
 from audit.record.jsonl import decode_line
@@ -59,7 +60,6 @@ from audit.store.partitions import (
     partitions,
 )
 from audit.store.streams import NewEvent, events_append, stream_version, take_append_lock
-from audit.verify import archived_heads
 from auditor import layout
 from auditor.check import verify_package
 

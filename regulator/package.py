@@ -27,9 +27,9 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Max
 
-from audit import digests
 from audit.access import access_export
 from audit.findings import FINDINGS_STREAM
+from audit.integrity import digests
 from audit.models import AccessRecord, Event, Finding
 from audit.record import merkle, signing
 from audit.record.authority import refused_of

@@ -20,7 +20,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
-from audit.digests import DigestError
+from audit.integrity.digests import DigestError
 
 from .models import PackageRequest
 from .package import PackageError, export_logged, table_slices

@@ -15,7 +15,7 @@ import json
 from datetime import date
 from typing import Any
 
-from audit import digests
+from audit.integrity import digests
 from audit.models import Event
 from audit.record import merkle
 from audit.record.chain import format_timestamp

@@ -16,8 +16,8 @@ from typing import Any
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 
+from audit.integrity.chains import chain_state
 from audit.models import Event, Finding
-from audit.verify import chain_state
 
 from . import models as m
 

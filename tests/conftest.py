@@ -36,7 +36,7 @@ def digest_signing_key() -> None:
 
     from django.conf import settings
 
-    from audit.digests import write_new_key
+    from audit.integrity.digests import write_new_key
 
     if not Path(settings.DIGEST_SIGNING_KEY).exists():
         write_new_key(Path(settings.DIGEST_SIGNING_KEY))

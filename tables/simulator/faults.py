@@ -7,7 +7,7 @@ one finding an audit must report for it. Which check reports it is that finding'
 * ``engine`` - the rules engine's replay (``tables.engine.replay``);
 * ``ledger`` - the ledger's books and their reconciliation (``ledger.books``: the
   custody of chips and cash, which the engine's replay does not look at);
-* ``integrity`` - the hash chain: ``audit.verify.verify_chains`` / ``manage.py verify``
+* ``integrity`` - the hash chain: ``audit.integrity.chains.verify_chains`` / ``manage.py verify``
   in the store, ``manage.py verify --file`` (``audit.record.verify``) for a file.
 
 A kind is planted at one moment of a table's day: in a ``round`` (at most one such

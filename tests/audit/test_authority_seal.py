@@ -30,7 +30,7 @@ from audit.authority_seal import (
     seal_every_user,
 )
 from audit.devices import device_ensure
-from audit.integrity import integrity_verify
+from audit.integrity.check import integrity_verify
 from audit.models import ApiToken, AuthoritySeal, DeviceAccount, Event, Finding
 from audit.record.chain import format_timestamp
 from audit.tokens import token_digest, token_issue, tokens_revoke

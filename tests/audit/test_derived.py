@@ -15,10 +15,10 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import connection, transaction
 
-from audit import digests
 from audit.feed.derived import derived_disagreements, derived_restore
 from audit.feed.subscribers import catch_up_all
 from audit.findings import finding_acknowledge, finding_reopen, finding_resolve
+from audit.integrity import digests
 from audit.models import Finding
 from ledger import game
 from ledger.feed import CACHE

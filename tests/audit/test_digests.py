@@ -13,7 +13,7 @@ from django.conf import settings
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from audit import digests
+from audit.integrity import digests
 from audit.models import Event, MerkleBlock
 from audit.record import merkle
 from audit.store.streams import events_append

@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from audit.digests import digest_sign
+from audit.integrity.chains import verify_chains
+from audit.integrity.digests import digest_sign
 from audit.models import Event, Finding, IngestRun
 from audit.store.ingest import ingest_file, unfinished_ingests
 from audit.store.streams import APPEND_LOCK_KEY
 from audit.tasks import verify_chains_task
-from audit.verify import verify_chains
 from tests.commands import run_command
 from tests.samples import round_events, table_opened
 

@@ -18,12 +18,12 @@ import pytest
 from django.core.management import call_command
 from django.db import connections
 
+from audit.integrity.chains import verify_chains
 from audit.models import Event, IngestRun
 from audit.store.ingest import ingest_file, strategy, unfinished_ingests
 from audit.store.ingest import plan as planning
 from audit.store.ingest import write as writing
 from audit.store.streams import events_append
-from audit.verify import verify_chains
 from tests.samples import round_events, table_opened
 
 from .tampering import empty_store

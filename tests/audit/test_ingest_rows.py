@@ -10,11 +10,11 @@ import uuid
 
 import pytest
 
+from audit.integrity.chains import verify_chains
 from audit.models import Event
 from audit.store.ingest import ingest_file
 from audit.store.seals import _key, seal_holds, seal_of, sealer
 from audit.store.streams import events_append
-from audit.verify import verify_chains
 from tests.samples import round_events, table_opened
 
 pytestmark = pytest.mark.django_db

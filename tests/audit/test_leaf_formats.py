@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 import pytest
 from django.core.management import CommandError, call_command
 
-from audit import digests
+from audit.integrity import digests
 from audit.models import Event, MerkleBlock, MerkleState, SubscriberPosition
 from audit.record import merkle, signing
 from audit.store.streams import NewEvent, events_append, stream_version

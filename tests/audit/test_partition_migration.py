@@ -9,11 +9,11 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
+from audit.integrity.chains import verify_chains
 from audit.models import Event
 from audit.store import immutability, partitions
 from audit.store.gaming_day import gaming_day
 from audit.store.streams import events_append
-from audit.verify import verify_chains
 from tests.samples import round_events, table_opened
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -13,7 +13,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import DatabaseError, IntegrityError, connection, transaction
 
-from audit import digests
+from audit.integrity import digests
+from audit.integrity.chains import chain_state, verify_chains
 from audit.models import Event
 from audit.record import merkle
 from audit.record.chain import GENESIS_HASH
@@ -24,7 +25,6 @@ from audit.store.inserts import insert_rows
 from audit.store.roles import privilege_problems
 from audit.store.streams import chain_row, check_event, events_append, stream_head
 from audit.tasks import make_event_partitions_task
-from audit.verify import chain_state, verify_chains
 from regulator.archive import ArchiveRefused, detach_day
 from tests.commands import run_command
 from tests.samples import round_events, table_opened

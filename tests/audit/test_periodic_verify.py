@@ -1,12 +1,12 @@
 """A failed periodic verification is a critical finding and an alert on the floor, not a
-log line (audit.integrity, the task ``audit.tasks.verify_chains``): tried on a store
+log line (audit.integrity.check, the task ``audit.tasks.verify_chains``): tried on a store
 tampered with past its triggers, as a database superuser would."""
 from __future__ import annotations
 
 import pytest
 from django.db import connection
 
-from audit import digests
+from audit.integrity import digests
 from audit.models import Finding, ReplayRun
 from audit.store import immutability
 from audit.store.streams import events_append

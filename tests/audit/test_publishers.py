@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from audit import digests, publishers
+from audit.integrity import digests, publishers
 from audit.record import signing
 from audit.store.streams import events_append
 from tests.commands import run_command

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from audit import digests
+from audit.integrity import digests
 from audit.models import Event
 from audit.store.streams import events_append, stream_version
 from tests.commands import run_command
@@ -101,7 +101,7 @@ def test_the_signer_outlives_a_failure(db, settings, tmp_path, caplog) -> None:
         settings.DIGEST_SIGNING_KEY = key
 
     script = Script({0.1: lambda: _append(1), 2.5: key_arrives}, end=4.0)
-    with caplog.at_level(logging.ERROR, logger="audit.digests"):
+    with caplog.at_level(logging.ERROR, logger="audit.integrity.digests"):
         count = digests.sign_following(interval=1.0, poll=0.05, store_every=0, stop=script.stop, sleep=script.sleep,
                                        clock=script.clock)
     assert count == 1 and len(_heads()) == 1

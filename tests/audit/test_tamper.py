@@ -16,7 +16,7 @@ import msgspec
 import pytest
 from django.db import DatabaseError, connection, transaction
 
-from audit import digests
+from audit.integrity import digests
 from audit.models import Event
 from audit.record.envelope import seal
 from audit.store import partitions, seals

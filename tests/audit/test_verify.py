@@ -4,10 +4,10 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
-from audit.digests import digest_sign
+from audit.integrity.chains import verify_chains
+from audit.integrity.digests import digest_sign
 from audit.models import Event
 from audit.store.streams import events_append
-from audit.verify import verify_chains
 from tests.commands import run_command
 from tests.samples import round_events
 

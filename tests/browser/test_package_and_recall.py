@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from audit import digests
+from audit.integrity import digests
 from regulator.models import PackageRequest
 from tables.replay_service import replay_table
 from tests.back_office.helpers import DAY, append, dealt, plant_short_pay

@@ -18,8 +18,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
-from audit import digests
 from audit.feed.subscribers import catch_up
+from audit.integrity import digests
 from auditor import layout
 from ledger import fx
 from ledger import models as m

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from audit import digests
+from audit.integrity import digests
 from audit.models import Event
 from audit.record import signing
 from audit.store.streams import NewEvent, events_append, stream_version

@@ -12,7 +12,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from audit import digests
+from audit.integrity import digests
 from audit.record.shelf import Shelf
 from audit.store.streams import events_append
 from tables.engine.rounds import ShelvedRounds

@@ -38,7 +38,7 @@ FIXTURE_V3 = FIXTURES / "package-v3.zip"
 
 @pytest.mark.skipif(not os.environ.get("PACKAGE_FIXTURE"), reason="writes the fixture: PACKAGE_FIXTURE=1")
 def test_make_the_fixture(db, settings, tmp_path) -> None:
-    from audit import digests
+    from audit.integrity import digests
     from tables.simulator.config import SimConfig
     from tables.simulator.faults import FaultAt
     from tables.simulator.run import simulate

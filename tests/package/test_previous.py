@@ -1,7 +1,7 @@
 """--previous: a package proves that its record grew from an earlier package's head."""
 from __future__ import annotations
 
-from audit import digests
+from audit.integrity import digests
 from tables.simulator.config import SimConfig
 from tables.simulator.run import simulate
 from tables.simulator.store import StoreSink

@@ -14,8 +14,8 @@ from django.test import Client
 from pypdf import PdfReader
 from rest_framework.test import APIClient
 
-from audit import digests
 from audit.feed.subscribers import catch_up_all
+from audit.integrity import digests
 from regulator.recall import recall_context
 from regulator.recall_pdf import recall_pdf
 from tables.models import Round

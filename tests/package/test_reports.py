@@ -8,9 +8,9 @@ import json
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
-from audit import digests
 from audit.feed.subscribers import catch_up
 from audit.findings import finding_acknowledge
+from audit.integrity import digests
 from audit.models import Finding
 from tables.simulator.config import SimConfig
 from tables.simulator.faults import FaultAt

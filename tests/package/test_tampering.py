@@ -8,7 +8,7 @@ import shutil
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from audit import digests
+from audit.integrity import digests
 from audit.models import Event
 from audit.record import signing
 from auditor import layout

@@ -10,7 +10,7 @@ import json
 from fractions import Fraction
 from pathlib import Path
 
-from audit import digests
+from audit.integrity import digests
 from audit.record import signing
 from auditor import layout
 from ledger.books.stats import standard_deviation

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
+from audit.integrity.chains import verify_chains
 from audit.models import Event
 from audit.store.ingest import ingest_file
 from audit.store.streams import envelope
-from audit.verify import verify_chains
 from casino.simcheck import found_in_streams
 from tables.simulator.config import SimConfig
 from tables.simulator.faults import parse_at

@@ -1,5 +1,5 @@
 """``manage.py digest``: sign a tree head of the record, make a signing key, or prove an
-event's inclusion (audit.digests)."""
+event's inclusion (audit.integrity.digests)."""
 from __future__ import annotations
 
 import json
@@ -12,7 +12,7 @@ from django.conf import settings
 from django.core.management.base import CommandError
 
 from audit.commands import BackOfficeCommand
-from audit.digests import (
+from audit.integrity.digests import (
     DigestError,
     Unpublished,
     digest_sign,

@@ -14,7 +14,7 @@ and checked by ``manage.py verify``.
   head - size, root, the stream heads, a time, the leaves' format - signed with the key in
   ``DIGEST_SIGNING_KEY`` (a PEM file outside the database); appended as ``digest.signed``
   to the stream ``audit.digests`` with the consistency proof from the head before it, and
-  handed to every publisher (:mod:`audit.publishers`: folders, HTTP, S3 with object lock),
+  handed to every publisher (:mod:`audit.integrity.publishers`: folders, HTTP, S3 with object lock),
   out of the database owner's reach.
 - **Checking** (:func:`head_problems`, run by ``manage.py verify``): the store against a
   signed head - the latest in the database, the latest at each publisher, a file given.
@@ -52,14 +52,14 @@ from django.conf import settings
 from django.db import DatabaseError, connection, transaction
 
 from audit.feed.subscribers import Batch, Subscriber
+from audit.models import Event, MerkleBlock, MerkleState
+from audit.record import merkle, signing
+from audit.record.chain import format_timestamp
 from audit.store.errors import VersionConflict
 from audit.store.partitions import LEAVES, has_leaves
 from audit.store.streams import NewEvent, events_append, stream_version
 
-from .models import Event, MerkleBlock, MerkleState
 from .publishers import PublishError, document, publishers
-from .record import merkle, signing
-from .record.chain import format_timestamp
 
 log = logging.getLogger(__name__)
 
@@ -404,7 +404,7 @@ def _sign(*, now: datetime | None, strict: bool, store: bool, known: Sequence[si
 def publish(sth: signing.SignedTreeHead, public_key: signing.Ed25519PublicKey,
             proof: dict[str, Any] | None = None, *, archive: bool = True) -> list[str]:
     """Hand the head, with its public key (and the consistency proof from the head before
-    it), to every publisher (:mod:`audit.publishers`), as their latest and, with
+    it), to every publisher (:mod:`audit.integrity.publishers`), as their latest and, with
     ``archive``, kept apart too. Returns what failed, one line each: a publisher that
     fails does not stop the others."""
     text = document({**sth.as_dict(), **(proof or {})}, signing.public_pem(public_key))

@@ -22,13 +22,12 @@ from typing import Any
 
 from django.db import connection
 
+from audit.models import Event
+from audit.record.envelope import Envelope
+from audit.record.verify import Head, Problem, Report, Start, Verifier, verify
 from audit.store.partitions import DETACH_STREAM, DETACHED, KEY_TABLE, keyed
 from audit.store.seals import seal_holds
 from audit.store.streams import envelope_of
-
-from .models import Event
-from .record.envelope import Envelope
-from .record.verify import Head, Problem, Report, Start, Verifier, verify
 
 __all__ = ["Archived", "Problem", "Report", "archived_heads", "archived_starts", "chain_state", "last_detach_of",
            "verify_chains"]

@@ -15,19 +15,19 @@ from datetime import datetime
 
 from django.db import connection
 
+from audit.access import access_seals_problems
+from audit.authority_seal import KIND as AUTHORITY_UNSEALED
+from audit.authority_seal import authority_problems
 from audit.feed.derived import derived_disagreements
+from audit.findings import IntegrityProblem, findings_record_integrity
+from audit.integrity.chains import verify_chains
+from audit.models import Event
+from audit.record.verify import Report
 from audit.store.immutability import protection_problems
 from audit.store.ingest import unfinished_ingests
 from audit.store.seals import guard_problems
 
-from .access import access_seals_problems
-from .authority_seal import KIND as AUTHORITY_UNSEALED
-from .authority_seal import authority_problems
 from .digests import head_problems, signed_heads_to_check
-from .findings import IntegrityProblem, findings_record_integrity
-from .models import Event
-from .record.verify import Report
-from .verify import verify_chains
 
 
 @dataclass(frozen=True, slots=True)
