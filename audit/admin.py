@@ -8,7 +8,7 @@
   shows rounds registers (:func:`round_review_register`): audit knows nothing of it,
   not even its URL names. Pit bosses (``audit.change_finding``)
   acknowledge, resolve and reopen them with a note - bulk actions on the list, forms on a
-  finding's page and on its round's review - through :mod:`audit.findings` only (one
+  finding's page and on its round's review - through :mod:`audit.findings.workflow` only (one
   event per change); the page shows the trail. Amounts are money in the table's
   currency (:func:`currencies_register`: the tables' app says which).
 """
@@ -31,10 +31,16 @@ from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.timezone import localtime
 
+from audit.findings.workflow import (
+    ACTIONS,
+    FindingError,
+    NoteRequired,
+    finding_trail,
+    findings_change_bulk,
+)
 from audit.integrity.chains import chain_state
 
 from . import token_admin  # noqa: F401 - the API tokens' screen registers itself
-from .findings import ACTIONS, FindingError, NoteRequired, finding_trail, findings_change_bulk
 from .models import AccessRecord, DeviceAccount, Event, Finding, ReplayRun, SubscriberPosition
 from .record.findings import KINDS
 from .record.money import format_money, format_signed
@@ -228,7 +234,7 @@ class FindingAdmin(ReadOnlyAdmin):
     """Findings, worked on screen by pit bosses: acknowledged, resolved (with a note) or
     reopened - from the list (bulk actions with a note), from a finding's page and from
     its round's review (forms posting to :meth:`change_status_view`). Every change goes
-    through :mod:`audit.findings` (an event in ``audit.findings``); only users with
+    through :mod:`audit.findings.workflow` (an event in ``audit.findings``); only users with
     ``audit.change_finding`` are offered them. The page shows the trail: who, when,
     from what, and the note."""
 
@@ -380,7 +386,7 @@ class FindingAdmin(ReadOnlyAdmin):
 
 # status change -> how a message says it was done
 PAST = {"acknowledge": "acknowledged", "resolve": "resolved", "reopen": "reopened"}
-# status -> the changes it allows, as the forms offer them (audit.findings decides)
+# status -> the changes it allows, as the forms offer them (audit.findings.workflow decides)
 _OFFERED = {Finding.Status.OPEN: ("acknowledge", "resolve"), Finding.Status.ACKNOWLEDGED: ("resolve", "reopen"),
             Finding.Status.RESOLVED: ("reopen",)}
 

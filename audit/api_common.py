@@ -1,4 +1,4 @@
-"""What the back-office's REST modules (``audit.findings_api`` and the apps above audit,
+"""What the back-office's REST modules (``audit.findings.api`` and the apps above audit,
 such as ``tables.api``) share: who may read and change, pagination, strict query
 parameters. It lives here, at the bottom of the Django apps, so that every app can use
 it and audit imports nothing above it."""

@@ -28,11 +28,11 @@ class AuditConfig(AppConfig):
         # autodiscovery imports them)
         from audit.feed.derived import register as register_derived
         from audit.feed.subscribers import register
+        from audit.findings.workflow import FINDING_STATUS
         from audit.integrity.digests import SUBSCRIBER as MERKLE
 
         from . import tasks  # noqa: F401
         from .authority_seal import connect as seal_authority
-        from .findings import FINDING_STATUS
 
         # the record's Merkle tree follows the feed like any read model
         register(MERKLE)

@@ -294,7 +294,7 @@ def _record(line: str) -> None:
     service's), the finding goes with it; the periodic verification finds it still."""
     from django.core.cache import cache
 
-    from .findings import IntegrityProblem, findings_record_integrity
+    from audit.findings.workflow import IntegrityProblem, findings_record_integrity
 
     if not cache.add(f"authority-finding:{_digest(line)}", True, 60):
         return

@@ -202,10 +202,10 @@ class ReplayRun(models.Model):
 
 class Finding(models.Model):
     """What a check (replay, the ledger's reconciliation) found wrong, kept with its
-    handling. Rows are created and updated by :mod:`audit.findings` only: a status change
+    handling. Rows are created and updated by :mod:`audit.findings.workflow` only: a status change
     there is also an event in the stream ``audit.findings``. ``identity`` is what checking
     again matches, so it finds the same row instead of adding one; ``fingerprint`` is the
-    row's name for good (events and alerts name it; see :mod:`audit.findings`).
+    row's name for good (events and alerts name it; see :mod:`audit.findings.workflow`).
     Where it is: table and gaming day; a round, box, hand and bet (replay's); a shift and
     a slip (the ledger's)."""
 

@@ -3,14 +3,15 @@ docs/back-office.md)."""
 
 from django.urls import path, re_path
 
-from .api import STREAM_REGEX, FeedView, StreamEventsView
-from .findings_api import (
+from audit.findings.api import (
     FindingAcknowledgeView,
     FindingDetailView,
     FindingListView,
     FindingReopenView,
     FindingResolveView,
 )
+
+from .api import STREAM_REGEX, FeedView, StreamEventsView
 
 urlpatterns = [
     re_path(

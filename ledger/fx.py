@@ -29,7 +29,7 @@ from typing import Any
 
 from audit.authority import require_person
 from audit.feed.derived import Derived, server_events
-from audit.findings import server_change, server_event_append, username_of
+from audit.findings.workflow import server_change, server_event_append, username_of
 from audit.models import Finding
 from audit.record.events.fields import MAX_SAFE_INT
 from audit.record.money import minor_unit_digits

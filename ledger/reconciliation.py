@@ -25,7 +25,7 @@ from typing import Any
 
 from django.db import transaction
 
-from audit.findings import findings_record_scope
+from audit.findings.workflow import findings_record_scope
 from audit.models import Finding, ReplayRun
 from audit.record.chain import canonical_json
 from audit.record.money import format_signed

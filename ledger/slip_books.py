@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from audit.authority import require_person
-from audit.findings import server_change, server_event_append, username_of
+from audit.findings.workflow import server_change, server_event_append, username_of
 from audit.store.errors import FieldInvalid, StoreError
 
 from . import models as m

@@ -28,7 +28,7 @@ from django.conf import settings
 from django.db.models import Max
 
 from audit.access import access_export
-from audit.findings import FINDINGS_STREAM
+from audit.findings.workflow import FINDINGS_STREAM
 from audit.integrity import digests
 from audit.models import AccessRecord, Event, Finding
 from audit.record import merkle, signing

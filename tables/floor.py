@@ -31,7 +31,7 @@ from django.conf import settings
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
 from audit.feed.derived import Derived, server_events
-from audit.findings import server_change, server_event_append, username_of
+from audit.findings.workflow import server_change, server_event_append, username_of
 from audit.models import Event, Finding
 from audit.record.money import format_money, format_signed, percent
 from audit.store.gaming_day import gaming_day

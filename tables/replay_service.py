@@ -1,5 +1,5 @@
 """Replay as a service: fold a table's gaming day through the rules engine, write the
-read models (:mod:`tables.projections`) and store the findings (:mod:`audit.findings`)
+read models (:mod:`tables.projections`) and store the findings (:mod:`audit.findings.workflow`)
 in one short transaction per table (the fold itself runs outside it), and keep a
 :class:`audit.models.ReplayRun` of it.
 It lives in ``tables`` because it drives the rules engine and the projections; audit
@@ -31,7 +31,7 @@ from django.db.models import Count, F
 from audit.feed.fanout import default_jobs, fan_out
 from audit.feed.readmodels import FoldCache
 from audit.feed.subscribers import table_day_announce
-from audit.findings import findings_record
+from audit.findings.workflow import findings_record
 from audit.models import Finding, ReplayRun, openings_on
 from audit.record.collector import acyclic_work
 

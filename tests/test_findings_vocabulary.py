@@ -4,7 +4,7 @@ from __future__ import annotations
 import pathlib
 import re
 
-from audit.findings import severity_of
+from audit.findings.workflow import severity_of
 from audit.models import Finding as FindingRow
 from audit.record.findings import KINDS, OWNERS, SEVERITIES, Finding
 from tables.engine.findings import KINDS as ENGINE_KINDS

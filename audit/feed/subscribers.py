@@ -199,8 +199,8 @@ def _followed(subscriber: str, streams: list[str]) -> None:
 
 def _finding(row: StreamFailure, now: datetime, *, gone: bool = False) -> None:
     """The critical finding of a table set aside (``gone``: superseded, it was taken back)."""
-    # (here, not at the top: audit.findings appends through the store, which publishes here)
-    from audit.findings import findings_record_feed
+    # (here, not at the top: audit.findings.workflow appends through the store, which publishes here)
+    from audit.findings.workflow import findings_record_feed
     from audit.record.findings import Finding
 
     if gone:

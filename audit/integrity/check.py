@@ -19,7 +19,7 @@ from audit.access import access_seals_problems
 from audit.authority_seal import KIND as AUTHORITY_UNSEALED
 from audit.authority_seal import authority_problems
 from audit.feed.derived import derived_disagreements
-from audit.findings import IntegrityProblem, findings_record_integrity
+from audit.findings.workflow import IntegrityProblem, findings_record_integrity
 from audit.integrity.chains import verify_chains
 from audit.models import Event
 from audit.record.verify import Report

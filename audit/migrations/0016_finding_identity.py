@@ -1,4 +1,4 @@
-"""Findings are matched across runs by an identity without their message (audit.findings):
+"""Findings are matched across runs by an identity without their message (audit.findings.workflow):
 each stored finding gets the identity its check would give it now. Alike findings are
 ranked current ones first, then by age, so that a check's next run finds the row people
 are handling. An integrity finding's identity is its fingerprint (its messages name no
@@ -12,7 +12,7 @@ BATCH = 1000
 
 
 def fill(apps, schema_editor):
-    from audit.findings import identity, key_of
+    from audit.findings.workflow import identity, key_of
     from audit.record.findings import kinds_of
 
     Finding = apps.get_model("audit", "Finding")

@@ -17,7 +17,7 @@ from django.db import connection, transaction
 
 from audit.feed.derived import derived_disagreements, derived_restore
 from audit.feed.subscribers import catch_up_all
-from audit.findings import finding_acknowledge, finding_reopen, finding_resolve
+from audit.findings.workflow import finding_acknowledge, finding_reopen, finding_resolve
 from audit.integrity import digests
 from audit.models import Finding
 from ledger import game

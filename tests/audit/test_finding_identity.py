@@ -14,7 +14,7 @@ from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
-from audit.findings import finding_acknowledge, findings_record
+from audit.findings.workflow import finding_acknowledge, findings_record
 from audit.models import Event, Finding, ReplayRun
 from audit.record.findings import Finding as EngineFinding
 

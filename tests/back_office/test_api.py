@@ -9,7 +9,7 @@ from django.contrib.auth.models import Group
 from rest_framework.test import APIClient
 
 from audit.devices import device_ensure
-from audit.findings import FINDINGS_STREAM
+from audit.findings.workflow import FINDINGS_STREAM
 from audit.models import Event, Finding
 from tables.replay_service import replay_table
 
@@ -156,7 +156,7 @@ def test_pit_boss_group_may_change_findings_in_the_admin_other_staff_may_not(fau
 
 
 def test_bulk_acknowledge_goes_through_for_each_it_may_and_says_why_not_for_the_others(fault):
-    from audit.findings import finding_acknowledge, findings_acknowledge_bulk
+    from audit.findings.workflow import finding_acknowledge, findings_acknowledge_bulk
     from tables.selectors import table_days
 
     pit = get_user_model().objects.create_user("gina", is_staff=True)

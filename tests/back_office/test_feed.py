@@ -159,7 +159,7 @@ def test_the_findings_actions_publish_but_audit_streams_are_not_projected(settin
     subscriber moves past it without making a table of it."""
     from django.contrib.auth.models import Group, User
 
-    from audit.findings import finding_acknowledge
+    from audit.findings.workflow import finding_acknowledge
 
     settings.PROJECT_ON_APPEND = False
     events = dealt("hoyle", rounds=8)

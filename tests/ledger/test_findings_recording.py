@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from audit.findings import findings_record, findings_record_scope
+from audit.findings.workflow import findings_record, findings_record_scope
 from audit.models import Finding, ReplayRun
 from audit.record.findings import Finding as EngineFinding
 from ledger.books.findings import LedgerFinding

@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
 from audit.feed.subscribers import catch_up
-from audit.findings import finding_acknowledge
+from audit.findings.workflow import finding_acknowledge
 from audit.integrity import digests
 from audit.models import Finding
 from tables.simulator.config import SimConfig

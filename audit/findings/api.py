@@ -1,7 +1,7 @@
 """Findings over REST (see docs/back-office.md): the list, filtered and paginated; one
 finding; and its status changes - acknowledge, resolve (a note is required), reopen -
 each of which is also an event in the stream ``audit.findings``. The views parse and
-authorise; :mod:`audit.findings` does the rest."""
+authorise; :mod:`audit.findings.workflow` does the rest."""
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -13,9 +13,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from . import findings as service
-from .api import STREAM_REGEX, ErrorSerializer, FreeTextField, InvalidSerializer, StrictSerializer
-from .api_common import (
+from audit.api import (
+    STREAM_REGEX,
+    ErrorSerializer,
+    FreeTextField,
+    InvalidSerializer,
+    StrictSerializer,
+)
+from audit.api_common import (
     GamingDayField,
     MayChangeFindings,
     MayViewFindings,
@@ -23,9 +28,10 @@ from .api_common import (
     StrictQuery,
     query,
 )
-from .models import Finding
-from .parsers import BoundedJSONParser
-from .record.findings import KINDS
+from audit.findings import workflow as service
+from audit.models import Finding
+from audit.parsers import BoundedJSONParser
+from audit.record.findings import KINDS
 
 _AUTH_ERRORS = {
     401: OpenApiResponse(ErrorSerializer, description="no or bad credentials"),

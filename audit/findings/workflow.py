@@ -41,14 +41,13 @@ from typing import TypeVar
 from django.db import transaction
 from django.db.models import Q, QuerySet
 
+from audit.authority import require_person
 from audit.feed.derived import Derived, server_events
+from audit.models import Event, Finding, ReplayRun
+from audit.record.findings import KINDS, Owner, kinds_of
 from audit.store.errors import StoreError, VersionConflict
 from audit.store.gaming_day import gaming_day
 from audit.store.streams import NewEvent, events_append, stream_version
-
-from .authority import require_person
-from .models import Event, Finding, ReplayRun
-from .record.findings import KINDS, Owner, kinds_of
 
 FINDINGS_STREAM = "audit.findings"
 T = TypeVar("T")
