@@ -31,6 +31,7 @@ from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.timezone import localtime
 
+from audit.access import token_admin  # noqa: F401 - the API tokens' screen registers itself
 from audit.findings.workflow import (
     ACTIONS,
     FindingError,
@@ -40,7 +41,6 @@ from audit.findings.workflow import (
 )
 from audit.integrity.chains import chain_state
 
-from . import token_admin  # noqa: F401 - the API tokens' screen registers itself
 from .models import AccessRecord, DeviceAccount, Event, Finding, ReplayRun, SubscriberPosition
 from .record.findings import KINDS
 from .record.money import format_money, format_signed

@@ -35,11 +35,11 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
+from audit.access.authority import check_append_authority, may_append_something
+from audit.access.devices import SERVER_STREAM_PREFIX, check_device_actors, device_of, principal_of
 from audit.store import streams as store
 from audit.store.errors import BatchTooLarge
 
-from .authority import check_append_authority, may_append_something
-from .devices import SERVER_STREAM_PREFIX, check_device_actors, device_of, principal_of
 from .models import Event
 from .parsers import BoundedJSONParser
 from .record.chain import parse_timestamp
@@ -343,7 +343,7 @@ class MayAppend(_OwnStreamOrPermission):
     append or to record a money-changing type (a pit boss's corrections and voids) or a
     type recorded away from the table (the count team's counts, the cage's steps,
     accounting's postings): which events of the batch each may record is checked with the
-    batch, :func:`audit.authority.check_append_authority` - and nobody, through the API, to a
+    batch, :func:`audit.access.authority.check_append_authority` - and nobody, through the API, to a
     server stream (``audit.*``: the findings' trail, the digests, the access log, written
     by the server's own services only)."""
 

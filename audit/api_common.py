@@ -16,7 +16,8 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from .devices import device_of
+from audit.access.devices import device_of
+
 from .record.chain import EARLIEST, LATEST
 
 

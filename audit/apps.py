@@ -26,13 +26,13 @@ class AuditConfig(AppConfig):
     def ready(self) -> None:
         # register the tasks in every process, not only in a worker (where Celery's
         # autodiscovery imports them)
+        from audit.access.authority_seal import connect as seal_authority
         from audit.feed.derived import register as register_derived
         from audit.feed.subscribers import register
         from audit.findings.workflow import FINDING_STATUS
         from audit.integrity.digests import SUBSCRIBER as MERKLE
 
         from . import tasks  # noqa: F401
-        from .authority_seal import connect as seal_authority
 
         # the record's Merkle tree follows the feed like any read model
         register(MERKLE)

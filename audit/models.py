@@ -62,7 +62,7 @@ class Event(models.Model):
             # a gaming day's tables (tables.replay_service.day_streams): without it, finding a
             # day's openings scanned the whole record. Partial: openings are a few rows a day
             models.Index(opened_day(), condition=models.Q(type="table.opened"), name="audit_event_opened_day"),
-            # a table's dealers since it opened (audit.devices.assigned_dealers, on every
+            # a table's dealers since it opened (audit.access.devices.assigned_dealers, on every
             # device's append that names one): read backwards to the last opening, without it
             # the stream since its opening walked. Partial: a few rows a day
             models.Index(fields=["stream", "version"], condition=models.Q(type__in=STAFFING),
@@ -263,7 +263,7 @@ class Finding(models.Model):
 
 class AccessRecord(models.Model):
     """One read of the back-office by a person: who, what, when, from where, outcome
-    (audit.access). Rows are only inserted: a trigger refuses UPDATE, the application's
+    (audit.access.log). Rows are only inserted: a trigger refuses UPDATE, the application's
     database role holds no UPDATE or DELETE on the table (audit.store.roles), and batches of
     rows are sealed into the event store (``access.sealed`` in the stream
     ``audit.access``), so the Merkle tree covers them."""
@@ -321,7 +321,7 @@ class MerkleBlock(models.Model):
 
 
 class ApiToken(models.Model):
-    """An API token, kept only as the SHA-256 of its text (audit.tokens): the text is
+    """An API token, kept only as the SHA-256 of its text (audit.access.tokens): the text is
     shown once, when it is issued, and a copy of this table gives no one a login. Found
     by ``key_id`` (the token's first characters, not secret enough alone to log in), then
     compared in constant time; valid until ``expires_at`` or until revoked."""
@@ -332,7 +332,7 @@ class ApiToken(models.Model):
     created_at = models.DateTimeField(editable=False)
     expires_at = models.DateTimeField(editable=False)
     revoked_at = models.DateTimeField(null=True, blank=True, editable=False)
-    # to the minute or so (audit.tokens.LAST_USED_STEP): a request writes it at most that often
+    # to the minute or so (audit.access.tokens.LAST_USED_STEP): a request writes it at most that often
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
@@ -400,7 +400,7 @@ class IngestStep(models.Model):
 
 class AuthoritySeal(models.Model):
     """What one person may do, as the application last wrote it, sealed with the seal key
-    (audit.authority_seal): the user's name, flags and password, their groups and the
+    (audit.access.authority_seal): the user's name, flags and password, their groups and the
     groups' permissions, their own permissions, their live API tokens and their device
     account, as canonical JSON, and an HMAC over it under the seal key, which the
     database's roles never hold. A row per change, never changed itself (the database

@@ -43,7 +43,7 @@ def catch_up_task(name: str | None = None, upto: int | None = None) -> dict:
 @shared_task(name="audit.tasks.seal_access_log")
 def seal_access_log_task() -> dict:
     """Seal the access log's new rows into the record (periodic, see CELERY_BEAT_SCHEDULE)."""
-    from .access import access_seal
+    from audit.access.log import access_seal
 
     sealed = access_seal()
     return {"sealed": None if sealed is None else sealed.payload}

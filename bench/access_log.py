@@ -64,12 +64,12 @@ def _run(url: str, requests: int, repeat: int) -> None:
     from django.contrib.auth import get_user_model
     from django.test import Client, RequestFactory, override_settings
 
-    from audit.access import access_record, access_seal
+    from audit.access.log import access_record, access_seal
     from audit.models import AccessRecord
 
     user = get_user_model().objects.create_superuser("bench", "bench@example.com", "a-long-bench-password")
 
-    without = [m for m in settings.MIDDLEWARE if m != "audit.access.AccessLogMiddleware"]
+    without = [m for m in settings.MIDDLEWARE if m != "audit.access.log.AccessLogMiddleware"]
     # a client loads the middleware chain once: one client per configuration
     with override_settings(ALLOWED_HOSTS=["testserver"]):
         with override_settings(MIDDLEWARE=list(settings.MIDDLEWARE)):

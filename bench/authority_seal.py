@@ -63,9 +63,9 @@ def _run(url: str, requests: int, repeat: int, people: int) -> None:
     from django.contrib.auth.models import Group
     from django.test import Client, override_settings
 
-    from audit import authentication
-    from audit.authority_seal import authority_problem, authority_problems
-    from audit.tokens import token_issue
+    from audit.access import authentication
+    from audit.access.authority_seal import authority_problem, authority_problems
+    from audit.access.tokens import token_issue
 
     model = get_user_model()
     boss = model.objects.create_user("bench-boss", password="a-long-bench-password", is_staff=True)

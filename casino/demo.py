@@ -25,7 +25,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import DatabaseError, connection, transaction
 
-from audit.devices import device_ensure
+from audit.access.devices import device_ensure
 from audit.models import Finding
 from audit.record.money import format_money, format_signed
 from audit.store.roles import adopt_sql, create_roles_sql, grant_sql, privilege_problems

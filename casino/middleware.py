@@ -5,7 +5,7 @@ id and note of the record refuses control characters - and PostgreSQL cannot hol
 in a text value: a view that took it to the database would fail with a 5xx. So such a
 request is answered 400 at once, JSON under ``/api/`` and Django's page elsewhere
 (:func:`casino.api_errors.bad_request`). The middleware sits inside the access log's
-(:class:`audit.access.AccessLogMiddleware`), which records the refused read with the
+(:class:`audit.access.log.AccessLogMiddleware`), which records the refused read with the
 path written out printable.
 """
 from __future__ import annotations

@@ -77,13 +77,13 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    # every read of /admin/ and /api/ by a person, after the view answered (audit.access)
-    "audit.access.AccessLogMiddleware",
+    # every read of /admin/ and /api/ by a person, after the view answered (audit.access.log)
+    "audit.access.log.AccessLogMiddleware",
     # a NUL byte in the path or query: 400 before any view, logged by the access log above
     "casino.middleware.RefuseNulMiddleware",
     # a session whose person's authority does not hold its seal: 403, logged above
-    # (audit.authority_seal; a token's is refused by its authentication)
-    "audit.authentication.SealedSessionMiddleware",
+    # (audit.access.authority_seal; a token's is refused by its authentication)
+    "audit.access.authentication.SealedSessionMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # last, as django-axes asks: answers a locked-out login (casino.lockout)
@@ -104,7 +104,7 @@ AXES_COOLOFF_TIME = timedelta(minutes=env_int("ADMIN_LOCKOUT_MINUTES", 30, low=1
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = True
-AXES_CLIENT_IP_CALLABLE = "audit.clients.client_address"
+AXES_CLIENT_IP_CALLABLE = "audit.access.clients.client_address"
 AXES_LOCKOUT_CALLABLE = "casino.lockout.lockout_response"
 AXES_HTTP_RESPONSE_CODE = 429
 # every failed login kept (who, when, from where), for compliance to read in the admin
@@ -225,8 +225,8 @@ CONTENT_SECURITY_POLICY = {
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        # hashed tokens with an expiry; failed guesses throttled per address (audit.tokens)
-        "audit.authentication.HashedTokenAuthentication",
+        # hashed tokens with an expiry; failed guesses throttled per address (audit.access.tokens)
+        "audit.access.authentication.HashedTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -238,13 +238,13 @@ REST_FRAMEWORK = {
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "audit.negotiation.FirstRendererUnlessAccepted",
     "DEFAULT_PARSER_CLASSES": ["audit.parsers.BoundedJSONParser"],
     # every authenticated caller, device or person: API_REQUESTS_PER_MINUTE
-    "DEFAULT_THROTTLE_CLASSES": ["audit.authentication.CallerRateThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": ["audit.access.authentication.CallerRateThrottle"],
 }
 
 # The most requests one caller (a device or a person) may make to the API in a minute;
 # more get 429 with Retry-After.
 API_REQUESTS_PER_MINUTE = env_int("API_REQUESTS_PER_MINUTE", 1200, low=1, high=1_000_000)
-# API tokens (audit.tokens): stored as SHA-256 only, valid this many days from issue.
+# API tokens (audit.access.tokens): stored as SHA-256 only, valid this many days from issue.
 API_TOKEN_DAYS = env_int("API_TOKEN_DAYS", 90, low=1, high=3650)
 # Token guessing: after this many failed token authentications from one address within
 # the window, that address gets 429 with Retry-After until the oldest leaves the window.
@@ -299,7 +299,7 @@ BACK_OFFICE_PAGE_MAX = env_int("BACK_OFFICE_PAGE_MAX", 500, low=1, high=10_000)
 FLOOR_SILENT_AFTER_SECONDS = env_int("FLOOR_SILENT_AFTER_SECONDS", 600, low=30, high=86400)
 FLOOR_CHECK_EVERY_SECONDS = env_int("FLOOR_CHECK_EVERY_SECONDS", 30, low=5, high=86400)
 
-# The access log (audit.access): rows older than this many days may be purged by the
+# The access log (audit.access.log): rows older than this many days may be purged by the
 # owner role (manage.py access_log --purge); at least 90 (AGCO Registrar's Standards 6.1).
 ACCESS_LOG_RETENTION_DAYS = env_int("ACCESS_LOG_RETENTION_DAYS", 400, low=90, high=36_500)
 

@@ -7,7 +7,7 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerSplitView
 
-from audit.authentication import SealedAdminAuthenticationForm
+from audit.access.authentication import SealedAdminAuthenticationForm
 
 admin.site.site_header = "Blackjack back-office"
 admin.site.site_title = "Blackjack back-office"
@@ -15,7 +15,7 @@ admin.site.index_title = "Every screen"
 admin.site.site_url = "/admin/"
 # the floor links every screen; the lists get the whole width of a 1400 px screen
 admin.site.enable_nav_sidebar = False
-# a person whose authority does not hold its seal is told so, not logged in (audit.authority_seal)
+# a person whose authority does not hold its seal is told so, not logged in (audit.access.authority_seal)
 admin.site.login_form = SealedAdminAuthenticationForm
 
 urlpatterns = [

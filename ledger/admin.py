@@ -37,8 +37,8 @@ from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 from django.utils.timezone import localtime
 
+from audit.access.devices import device_of
 from audit.admin import GAMING_DAY, ReadOnlyAdmin
-from audit.devices import device_of
 from audit.record.money import format_money
 from audit.store.errors import StoreError
 from audit.store.streams import STREAM_REGEX

@@ -27,7 +27,7 @@ from datetime import UTC, date, datetime
 from fractions import Fraction
 from typing import Any
 
-from audit.authority import require_person
+from audit.access.authority import require_person
 from audit.feed.derived import Derived, server_events
 from audit.findings.workflow import server_change, server_event_append, username_of
 from audit.models import Finding

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 
-from audit.authority import refused_events
+from audit.access.authority import refused_events
 from audit.record.authority import applicable
 from audit.record.corrections import struck_events
 from audit.record.money import money_text

@@ -33,7 +33,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Q
 
-from audit.authority import refused_events
+from audit.access.authority import refused_events
 from audit.feed import readmodels
 from audit.feed.readmodels import FoldCache
 from audit.models import Event

@@ -27,7 +27,7 @@ from typing import get_args
 
 from django.db import IntegrityError
 
-from audit.authority import require_person
+from audit.access.authority import require_person
 from audit.findings.workflow import server_change, server_event_append, username_of
 from audit.record.events.catalogue import DayState
 from audit.store.errors import StoreError

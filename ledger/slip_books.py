@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from audit.authority import require_person
+from audit.access.authority import require_person
 from audit.findings.workflow import server_change, server_event_append, username_of
 from audit.store.errors import FieldInvalid, StoreError
 

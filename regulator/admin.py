@@ -18,9 +18,9 @@ from django.http import FileResponse, Http404, HttpRequest
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 
-from audit.access import principal_of
-from audit.clients import client_address
-from audit.devices import device_of
+from audit.access.clients import client_address
+from audit.access.devices import device_of
+from audit.access.log import principal_of
 
 from .models import PackageRequest
 from .package import PackageError, table_slices

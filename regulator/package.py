@@ -27,7 +27,7 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Max
 
-from audit.access import access_export
+from audit.access.log import access_export
 from audit.findings.workflow import FINDINGS_STREAM
 from audit.integrity import digests
 from audit.models import AccessRecord, Event, Finding

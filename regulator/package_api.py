@@ -25,10 +25,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from audit.access import principal_of
+from audit.access.clients import client_address
+from audit.access.log import principal_of
 from audit.api import STREAM_REGEX, ErrorSerializer, InvalidSerializer, StrictSerializer
 from audit.api_common import GamingDayField, Pages, PersonWith
-from audit.clients import client_address
 
 from .models import PackageRequest
 from .package import PackageError

@@ -20,8 +20,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from audit.access.devices import device_of
 from audit.api import STREAM_REGEX, ErrorSerializer
-from audit.devices import device_of
 from tables.admin import round_review_url
 from tables.api import MayViewRounds
 

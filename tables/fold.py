@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from audit.authority import struck_and_refused
+from audit.access.authority import struck_and_refused
 from audit.feed.readmodels import FoldCache, Segment
 from audit.models import Event
 from audit.store.event_ids import with_ids

@@ -38,12 +38,12 @@ from schemathesis import GenerationMode
 from schemathesis.checks import ignored_auth
 from schemathesis.specs.openapi.checks import negative_data_rejection, positive_data_acceptance
 
-from audit.devices import device_ensure
+from audit.access.devices import device_ensure
+from audit.access.tokens import token_issue
 from audit.feed.subscribers import catch_up_all
 from audit.models import Finding
 from audit.record.envelope import label_problem
 from audit.record.events.fields import Text
-from audit.tokens import token_issue
 from regulator.models import PackageRequest
 from tests.back_office.helpers import append, dealt, plant_short_pay
 from tests.groups import group_named

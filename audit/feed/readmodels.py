@@ -44,7 +44,7 @@ from typing import Any, Generic, TypeVar
 
 from django.db import connection, transaction
 
-from audit.authority import unreadable_opening_struck
+from audit.access.authority import unreadable_opening_struck
 from audit.models import Event
 from audit.record.corrections import is_gaming_day
 from audit.store.gaming_day import gaming_day as gaming_day_of

@@ -41,7 +41,7 @@ from typing import TypeVar
 from django.db import transaction
 from django.db.models import Q, QuerySet
 
-from audit.authority import require_person
+from audit.access.authority import require_person
 from audit.feed.derived import Derived, server_events
 from audit.models import Event, Finding, ReplayRun
 from audit.record.findings import KINDS, Owner, kinds_of
@@ -222,7 +222,7 @@ def findings_record_integrity(*, problems: Iterable[IntegrityProblem], now: date
     trigger ``verify`` (on the gaming day it found them); supersede the integrity
     findings it no longer finds. Nothing is written when nothing was found and nothing is
     current. Returns how many findings are new. ``supersede=False``: one problem found
-    where it showed (a person refused at use, audit.authority_seal), not by a whole
+    where it showed (a person refused at use, audit.access.authority_seal), not by a whole
     verification - the others stand."""
     now = now or datetime.now(UTC)
     produced = {p.fingerprint(): p for p in problems}

@@ -3,7 +3,7 @@ it: the protection (the append-only triggers of the events, the access log and t
 runs, the refusal of unsealed rows), the latest signed tree heads, every chain against the
 newest head that holds, every row's seal, the access log's seals, the rows people act on
 against their events (:mod:`audit.feed.derived`), an ingest that stopped while writing, and
-every person's authority against its seal (:mod:`audit.authority_seal`).
+every person's authority against its seal (:mod:`audit.access.authority_seal`).
 :func:`integrity_verify` also records what it found as findings (``audit.findings``), so
 a failed periodic verification is a finding to work and an alert on the floor, not a log
 line. One function checks for both, so the task finds what the command finds."""
@@ -15,9 +15,9 @@ from datetime import datetime
 
 from django.db import connection
 
-from audit.access import access_seals_problems
-from audit.authority_seal import KIND as AUTHORITY_UNSEALED
-from audit.authority_seal import authority_problems
+from audit.access.authority_seal import KIND as AUTHORITY_UNSEALED
+from audit.access.authority_seal import authority_problems
+from audit.access.log import access_seals_problems
 from audit.feed.derived import derived_disagreements
 from audit.findings.workflow import IntegrityProblem, findings_record_integrity
 from audit.integrity.chains import verify_chains
@@ -42,7 +42,7 @@ class Integrity:
     read_models: list[str] = field(default_factory=list)
     # the ingests that stopped while writing (a stream of one may be cut short), one line each
     ingests: list[str] = field(default_factory=list)
-    # the people whose authority does not hold its seal (audit.authority_seal), one line each
+    # the people whose authority does not hold its seal (audit.access.authority_seal), one line each
     authority: list[str] = field(default_factory=list)
 
     @property

@@ -1,4 +1,4 @@
-"""People's authority seals (audit.authority_seal): a row per change of a person's
+"""People's authority seals (audit.access.authority_seal): a row per change of a person's
 authority, never changed (the database refuses an UPDATE: audit.store.immutability; the
 application's role holds no UPDATE or DELETE: audit.store.roles). The users there are sealed
 by casino 0005, after every migration that makes a group."""

@@ -70,7 +70,7 @@ REMOVE = {
 }
 
 
-# the access log (audit.access): rows are never changed; removing old rows is the owner's
+# the access log (audit.access.log): rows are never changed; removing old rows is the owner's
 # retention purge, so only UPDATE is refused here (the application role may not DELETE)
 ACCESS_TABLE = "audit_access"
 ACCESS_INSTALL = {
@@ -112,7 +112,7 @@ INGEST_REMOVE = {
 }
 
 
-# people's authority seals (audit.authority_seal): a row per change, never changed, so
+# people's authority seals (audit.access.authority_seal): a row per change, never changed, so
 # that an older seal cannot be put back; the application's role holds no UPDATE or DELETE
 AUTHORITY_TABLE = "audit_authorityseal"
 AUTHORITY_INSTALL = {

@@ -27,7 +27,7 @@ import msgspec
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 
-from audit.authority import NotAuthorised
+from audit.access.authority import NotAuthorised
 from audit.feed.subscribers import publish
 from audit.models import Event
 from audit.record.authority import authority_problem, place_problem
@@ -237,7 +237,7 @@ def append_checked(
     for batch in batches:
         for index, item in enumerate(batch.items):
             # the door's rule again, for every caller: a correction or void under a device's
-            # principal, or an ingest's for no one, is never stored (audit.authority)
+            # principal, or an ingest's for no one, is never stored (audit.access.authority)
             why = authority_problem(item.type, principal)
             if why is not None:
                 raise NotAuthorised(index, f"{item.type} changes money after the fact and {why}")

@@ -10,8 +10,8 @@ from django.core.management import CommandError, call_command
 from django.db import DatabaseError, transaction
 from django.test import Client
 
-from audit.access import ACCESS_STREAM, access_purge, access_seal, access_seals_problems
-from audit.devices import device_ensure
+from audit.access.devices import device_ensure
+from audit.access.log import ACCESS_STREAM, access_purge, access_seal, access_seals_problems
 from audit.models import AccessRecord, Event
 from tests.audit.tampering import tamper
 

@@ -17,7 +17,7 @@ from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.validation import validate_schema
 from rest_framework.test import APIClient
 
-from audit.devices import device_ensure
+from audit.access.devices import device_ensure
 from audit.models import DeviceAccount, Event
 from audit.store import streams as store
 

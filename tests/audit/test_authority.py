@@ -15,7 +15,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from audit.devices import device_ensure
+from audit.access.devices import device_ensure
 from audit.models import Event
 from audit.record.events import AUTHORITY, OFF_TABLE, SERVER_ONLY
 from audit.store.errors import StoreError

@@ -22,18 +22,18 @@ from django.db import DatabaseError, transaction
 from django.test import Client
 from rest_framework.test import APIClient
 
-from audit.authority import AuthorityUnsealed, person_for_ingest, require_person
-from audit.authority_seal import (
+from audit.access.authority import AuthorityUnsealed, person_for_ingest, require_person
+from audit.access.authority_seal import (
     authority_problem,
     authority_problems,
     reseal_group_members,
     seal_every_user,
 )
-from audit.devices import device_ensure
+from audit.access.devices import device_ensure
+from audit.access.tokens import token_digest, token_issue, tokens_revoke
 from audit.integrity.check import integrity_verify
 from audit.models import ApiToken, AuthoritySeal, DeviceAccount, Event, Finding
 from audit.record.chain import format_timestamp
-from audit.tokens import token_digest, token_issue, tokens_revoke
 from tests.commands import run_command
 from tests.groups import group_named
 
@@ -43,7 +43,7 @@ User = get_user_model()
 PASSWORD = "right-horse-battery"
 
 
-# --- an oracle written apart from audit.authority_seal: the ORM's reading, hmac's seal --------------
+# --- an oracle written apart from audit.access.authority_seal: the ORM's reading, hmac's seal --------------
 
 
 def _sha(text: str) -> str:
@@ -55,7 +55,7 @@ def _names(permissions: Any) -> list[str]:
 
 
 def expected_authority(user: Any) -> dict[str, Any]:
-    """What the seal must cover, read through the ORM (audit.authority_seal reads it in
+    """What the seal must cover, read through the ORM (audit.access.authority_seal reads it in
     one SQL query)."""
     user = User.objects.get(pk=user.pk)
     device = DeviceAccount.objects.filter(user=user).first()

@@ -20,10 +20,10 @@ from django.db import DatabaseError, connection, transaction
 from django.test import Client
 from rest_framework.test import APIClient
 
-from audit.authority import AuthorityUnsealed, require_person
+from audit.access.authority import AuthorityUnsealed, require_person
+from audit.access.tokens import token_digest, token_issue
 from audit.models import AuthoritySeal, Event, Finding
 from audit.store.roles import adopt_sql, grant_sql, privilege_problems
-from audit.tokens import token_digest, token_issue
 from tests.commands import run_command
 from tests.event_examples import EXAMPLES
 from tests.groups import group_named

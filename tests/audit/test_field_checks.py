@@ -13,7 +13,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from audit.devices import device_ensure
+from audit.access.devices import device_ensure
 from audit.models import Event
 from audit.record.chain import canonical_json
 from audit.record.events import validate_payload

@@ -9,7 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 
-from audit.devices import device_ensure
+from audit.access.devices import device_ensure
 from audit.models import Event
 from tests.audit.test_api import T1, _person, event, post
 

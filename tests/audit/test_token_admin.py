@@ -10,9 +10,9 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from audit.devices import device_ensure
+from audit.access.devices import device_ensure
+from audit.access.tokens import LAST_USED_STEP, TokenRefused, token_issue, token_user
 from audit.models import ApiToken
-from audit.tokens import LAST_USED_STEP, TokenRefused, token_issue, token_user
 from tests.groups import group_named
 
 pytestmark = pytest.mark.django_db

@@ -1,12 +1,12 @@
 """Token guessing is throttled per client address, and every caller's rate is bounded
-(audit.authentication, DRF's UserRateThrottle)."""
+(audit.access.authentication, DRF's UserRateThrottle)."""
 from __future__ import annotations
 
 import pytest
 from rest_framework.test import APIClient
 
-from audit.authentication import guessing_record_failure, guessing_wait
-from audit.devices import device_ensure
+from audit.access.authentication import guessing_record_failure, guessing_wait
+from audit.access.devices import device_ensure
 
 pytestmark = pytest.mark.django_db
 

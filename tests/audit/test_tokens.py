@@ -1,4 +1,4 @@
-"""API tokens: hashed at rest, with an expiry, rotated and revoked (audit.tokens)."""
+"""API tokens: hashed at rest, with an expiry, rotated and revoked (audit.access.tokens)."""
 from __future__ import annotations
 
 import hashlib
@@ -14,9 +14,9 @@ from django.core.management.base import CommandError
 from django.db import connection
 from rest_framework.test import APIClient
 
-from audit.devices import device_ensure
+from audit.access.devices import device_ensure
+from audit.access.tokens import TokenRefused, token_issue, token_user
 from audit.models import ApiToken
-from audit.tokens import TokenRefused, token_issue, token_user
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from rest_framework.test import APIClient
 
-from audit.devices import device_ensure
+from audit.access.devices import device_ensure
 from audit.findings.workflow import FINDINGS_STREAM
 from audit.models import Event, Finding
 from tables.replay_service import replay_table

@@ -17,7 +17,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 
-from audit.authority import NotAuthorised
+from audit.access.authority import NotAuthorised
 from audit.models import Event
 from audit.store import seals
 from audit.store.inserts import db_values, insert_values
@@ -103,7 +103,7 @@ def test_ingest_for_a_pit_boss_stores_the_correction_under_their_name(day_with_c
 
 @pytest.mark.parametrize(("who", "why"), [("nobody", "no such user"), ("device-T1", "a table device, not a person")])
 def test_ingest_as_someone_who_is_no_person_exits_2(day_with_correction, who: str, why: str) -> None:
-    from audit.devices import device_ensure
+    from audit.access.devices import device_ensure
 
     device_ensure(stream="T1")
     path, _, _ = day_with_correction

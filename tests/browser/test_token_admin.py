@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 
-from audit.devices import device_ensure
+from audit.access.devices import device_ensure
 from audit.models import ApiToken
 from tests.browser.conftest import ARTIFACTS, PASSWORD, log_in
 

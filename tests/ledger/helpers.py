@@ -24,7 +24,7 @@ class Table:
         self.writer = EnvelopeWriter(code, start=start, step=timedelta(seconds=10), hashed=False)
         self.events: list[dict[str, Any]] = []
         # the money-changing events no one with the authority recorded (id -> why), as the
-        # back-office's reader hands them to the fold (audit.authority.refused_events)
+        # back-office's reader hands them to the fold (audit.access.authority.refused_events)
         self.refused: dict[str, str] = {}
         self.round = 0
         self.bets = 0

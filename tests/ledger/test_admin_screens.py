@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.test import Client
 
-from audit.devices import device_ensure
+from audit.access.devices import device_ensure
 from audit.feed.subscribers import catch_up
 from audit.models import Event
 from ledger import models as m

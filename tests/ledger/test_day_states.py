@@ -15,7 +15,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from rest_framework.test import APIClient
 
-from audit.authority import NotAllowed
+from audit.access.authority import NotAllowed
 from audit.feed.subscribers import catch_up
 from audit.models import Event, Finding
 from ledger import models as m
@@ -166,7 +166,7 @@ def test_the_live_game_has_no_drop_box_no_hold_and_nothing_missing(fake_game) ->
 
 
 def test_a_device_or_a_person_without_the_role_may_not_sign_off_even_past_the_api(fake_game) -> None:
-    from audit.devices import device_ensure
+    from audit.access.devices import device_ensure
 
     stored(worked_example(), fake_game)
     clerk = get_user_model().objects.create_user("dave", is_staff=True)

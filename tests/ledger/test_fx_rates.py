@@ -12,7 +12,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from rest_framework.test import APIClient
 
-from audit.authority import NotAllowed
+from audit.access.authority import NotAllowed
 from audit.feed.subscribers import catch_up
 from audit.models import Event, Finding
 from ledger import fx
@@ -127,7 +127,7 @@ def test_who_may_set_a_rate_and_bad_rates_named(accounting) -> None:
         answer = client.post("/api/ledger/fx-rates", body, format="json")
         assert answer.status_code == 400 and field in answer.json()["errors"], (body, answer.content)
     # past the API too: the service itself refuses a person without the permission, and a device
-    from audit.devices import device_ensure
+    from audit.access.devices import device_ensure
 
     device = device_ensure(stream="BJ-01").account.user
     for user in (pit, device):

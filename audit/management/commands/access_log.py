@@ -5,7 +5,7 @@ from typing import Any
 from django.core.management.base import CommandError
 from django.db import DatabaseError
 
-from audit.access import access_purge, access_seal, access_seals_problems
+from audit.access.log import access_purge, access_seal, access_seals_problems
 from audit.commands import BackOfficeCommand
 
 

@@ -10,10 +10,10 @@ from typing import Any, ClassVar
 from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError, CommandParser
 
-from audit.authority_seal import authority_changes
+from audit.access.authority_seal import authority_changes
+from audit.access.devices import device_of
+from audit.access.tokens import token_issue, tokens_revoke
 from audit.commands import BackOfficeCommand
-from audit.devices import device_of
-from audit.tokens import token_issue, tokens_revoke
 
 
 class Command(BackOfficeCommand):

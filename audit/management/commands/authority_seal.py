@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError, CommandParser
 
-from audit.authority_seal import authority_changes, authority_problems, authority_seal
+from audit.access.authority_seal import authority_changes, authority_problems, authority_seal
 from audit.commands import BackOfficeCommand
 
 

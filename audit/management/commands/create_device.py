@@ -12,8 +12,8 @@ from typing import Any, ClassVar
 
 from django.core.management.base import CommandError, CommandParser
 
+from audit.access.devices import DeviceError, device_ensure, device_revoke
 from audit.commands import BackOfficeCommand
-from audit.devices import DeviceError, device_ensure, device_revoke
 
 
 class Command(BackOfficeCommand):

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import CommandError
 
-from audit.authority import person_for_ingest
+from audit.access.authority import person_for_ingest
 from audit.commands import BackOfficeCommand
 from audit.progress import count_lines, progress_bar
 from audit.record.authority import ingest_principal

@@ -35,7 +35,7 @@ import msgspec
 from django.conf import settings
 from django.db import connection
 
-from audit.authority import ingest_authority
+from audit.access.authority import ingest_authority
 from audit.models import Event
 from audit.record.chain import canonical_json, document_digest, document_tail, format_timestamp
 from audit.record.envelope import check_claimed
@@ -134,7 +134,7 @@ class _Planner:
         self.binary_principal = binary_text(principal.encode())
         self.actors: dict[str, tuple[bytes, bytes]] = {}  # actor -> (quoted, binary_text)
         self.seal = sealer(principal, secret=settings.SEAL_KEY)
-        # type -> why a line of it is refused under this principal (audit.authority): the
+        # type -> why a line of it is refused under this principal (audit.access.authority): the
         # money-changing types its person may not record, the server's own types
         self.refusals = line_refusals(principal)
 

@@ -105,7 +105,7 @@ def ingest_file(
     ``checked(n)``: the first n lines are checked (called as planning goes, and once at
     its end with every line); ``progress(n)``: n more events were written. ``principal``:
     who ingests (stored and sealed with each row; default ``ingest:<the operating-system
-    user>``, an ingest for no one: its money-changing lines are refused, audit.authority)."""
+    user>``, an ingest for no one: its money-changing lines are refused, audit.access.authority)."""
     principal = principal or ingest_principal(getpass.getuser(), None)
     now = (now or datetime.now(UTC)).astimezone(UTC)
     report = IngestReport()

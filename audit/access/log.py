@@ -32,11 +32,11 @@ from django.db import connection, transaction
 from django.http import HttpRequest, HttpResponse
 from django.urls import Resolver404, resolve
 
+from audit.models import AccessRecord, DeviceAccount, Event
+from audit.record.chain import canonical_json, format_timestamp
 from audit.store.streams import NewEvent, events_append, stream_version
 
 from .clients import client_address
-from .models import AccessRecord, DeviceAccount, Event
-from .record.chain import canonical_json, format_timestamp
 
 ACCESS_STREAM = "audit.access"
 _READS = frozenset(("GET", "HEAD"))

@@ -33,15 +33,15 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 
+from audit.models import Event
+from audit.record.authority import person_of, refused
+from audit.record.corrections import struck_events
+from audit.record.events import AUTHORITY, OFF_TABLE, PLACES
 from audit.store.errors import StoreError
 from audit.store.seals import seal_holds
 
 from .authority_seal import KIND as AUTHORITY_UNSEALED
 from .authority_seal import authority_problem, authority_refusal
-from .models import Event
-from .record.authority import person_of, refused
-from .record.corrections import struck_events
-from .record.events import AUTHORITY, OFF_TABLE, PLACES
 
 APPEND = "audit.append_event"
 
@@ -62,7 +62,7 @@ def require_person(user: Any, permission: str, doing: str) -> None:
     reaches them on the API's or the admin's check alone."""
     from .devices import device_of  # devices reads the store; this module is read by it
 
-    # what has_perm reads is only the person's if it holds its seal (audit.authority_seal)
+    # what has_perm reads is only the person's if it holds its seal (audit.access.authority_seal)
     refusal = authority_refusal(user)
     if refusal is not None:
         raise AuthorityUnsealed(refusal)
@@ -73,7 +73,7 @@ def require_person(user: Any, permission: str, doing: str) -> None:
 
 
 class AuthorityUnsealed(NotAllowed):
-    """A person whose authority does not hold its seal (audit.authority_seal), HTTP 403."""
+    """A person whose authority does not hold its seal (audit.access.authority_seal), HTTP 403."""
 
     code = AUTHORITY_UNSEALED
 

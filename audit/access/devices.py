@@ -2,7 +2,7 @@
 authenticate as. A device may append to, and read, its own table's stream only, as the
 actors its table may use (:func:`check_device_actors`); the API's permission classes
 (audit.api) enforce that. A device never records what changes money after the fact
-(audit.authority)."""
+(audit.access.authority)."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 
+from audit.models import STAFFING, DeviceAccount, Event
+from audit.record.events import PayloadError
 from audit.store.errors import StoreError
 from audit.store.streams import SERVER_STREAM_PREFIX, check_stream
 
-from .models import STAFFING, DeviceAccount, Event
-from .record.events import PayloadError
 from .tokens import IssuedToken, token_issue, tokens_revoke
 
 
@@ -122,7 +122,7 @@ def principal_of(user: AbstractBaseUser | object) -> str:
 
 def device_ensure(*, stream: str, username: str | None = None) -> Device:
     """The device account ``username`` of table ``stream``, created if missing, and a
-    NEW API token for it (audit.tokens): its earlier tokens stay valid until they expire
+    NEW API token for it (audit.access.tokens): its earlier tokens stay valid until they expire
     or are revoked (:func:`device_revoke`). Refuses (DeviceError) a user that exists but
     is a person, or a device of another table."""
     with transaction.atomic():

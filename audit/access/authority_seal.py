@@ -15,7 +15,7 @@ whole authority as canonical JSON and an HMAC over it under the seal key
 
 Checked where the authority is used: the API's token authentication, every request of a
 session (the admin's and the API's), the admin's login form, the services'
-``audit.authority.require_person`` and ``ingest --as``. A person whose authority differs
+``audit.access.authority.require_person`` and ``ingest --as``. A person whose authority differs
 from its latest seal, or whose latest seal was not made with the seal key, or who has
 none, is refused (403 ``authority_unsealed``, naming what changed) and a critical
 ``authority_unsealed`` finding is recorded; ``verify`` (and the periodic verification)
@@ -50,10 +50,9 @@ from django.db import DatabaseError, connection, transaction
 from django.db.models.signals import m2m_changed, post_delete, post_save, pre_delete, pre_save
 from django.utils.dateparse import parse_datetime
 
+from audit.models import ApiToken, AuthoritySeal, DeviceAccount
+from audit.record.chain import canonical_json, format_timestamp
 from audit.store.seals import seal_holds, seal_of
-
-from .models import ApiToken, AuthoritySeal, DeviceAccount
-from .record.chain import canonical_json, format_timestamp
 
 log = logging.getLogger(__name__)
 

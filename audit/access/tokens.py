@@ -11,7 +11,7 @@ compares the digests in constant time. Issuing a token never touches the others,
 device can be given a new one and switched over before the old one is revoked
 (:func:`tokens_revoke`), or before it expires.
 
-A user's live tokens are part of their sealed authority (:mod:`audit.authority_seal`):
+A user's live tokens are part of their sealed authority (:mod:`audit.access.authority_seal`):
 issuing one (a row saved) and revoking one re-seal it, so a token row written past the
 application - a copy of a known digest, an expiry moved, a revocation undone - makes the
 person's authority fail its seal, and their every request is refused.
@@ -28,10 +28,10 @@ from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 
+from audit.models import ApiToken
 from audit.store.errors import StoreError
 
 from .authority_seal import authority_change
-from .models import ApiToken
 
 KEY_ID_LENGTH = 12
 TOKEN_LENGTH = 60
@@ -83,7 +83,7 @@ def tokens_revoke(*, user: AbstractBaseUser, key_id: str | None = None, now: dat
     tokens = ApiToken.objects.filter(user=user, revoked_at__isnull=True)
     if key_id is not None:
         tokens = tokens.filter(key_id=key_id)
-    # a user's live tokens are part of their sealed authority (audit.authority_seal)
+    # a user's live tokens are part of their sealed authority (audit.access.authority_seal)
     with transaction.atomic(), authority_change([user.pk], reason="API token revoked"):
         return tokens.update(revoked_at=now)
 

@@ -1,4 +1,4 @@
-"""The API's token authentication: hashed tokens (audit.tokens), and token guessing
+"""The API's token authentication: hashed tokens (audit.access.tokens), and token guessing
 throttled per client address.
 
 Every failed token authentication from an address is remembered in Django's cache for
@@ -8,7 +8,7 @@ until the oldest failure leaves the window - even one with a good token, or a gu
 would learn which guess was right. Successes do not count. A request without a token
 is left to the next authenticator (the session) and to the 401 of the permission check.
 
-A person whose authority does not hold its seal (:mod:`audit.authority_seal`: a token row,
+A person whose authority does not hold its seal (:mod:`audit.access.authority_seal`: a token row,
 a password hash, a group or a flag written past the application) is refused wherever they
 come in: a right token gets 403 ``authority_unsealed`` saying what changed
 (:class:`HashedTokenAuthentication`), a session the same on its every request, the
@@ -79,7 +79,7 @@ def guessing_record_failure(address: str, *, now: float | None = None) -> None:
 
 
 class HashedTokenAuthentication(BaseAuthentication):
-    """``Authorization: Token <text>``: a hashed token (audit.tokens). 401 for a bad
+    """``Authorization: Token <text>``: a hashed token (audit.access.tokens). 401 for a bad
     one, 429 for an address that has failed too often."""
 
     keyword = "Token"

@@ -1,4 +1,4 @@
-"""The admin screen of API tokens (audit.tokens): compliance sees who holds a token - key
+"""The admin screen of API tokens (audit.access.tokens): compliance sees who holds a token - key
 id, owner, the device's table, created, expires, last used, revoked - and revokes it;
 a superuser issues one, whose text the next page shows once. The secret and its digest
 appear nowhere: the list, the token's page and the search know the key id only."""
@@ -16,7 +16,8 @@ from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from .models import ApiToken
+from audit.models import ApiToken
+
 from .tokens import token_issue, token_revoke
 
 
