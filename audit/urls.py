@@ -3,6 +3,7 @@ docs/back-office.md)."""
 
 from django.urls import path, re_path
 
+from audit.api.views import STREAM_REGEX, FeedView, StreamEventsView
 from audit.findings.api import (
     FindingAcknowledgeView,
     FindingDetailView,
@@ -10,8 +11,6 @@ from audit.findings.api import (
     FindingReopenView,
     FindingResolveView,
 )
-
-from .api import STREAM_REGEX, FeedView, StreamEventsView
 
 urlpatterns = [
     re_path(

@@ -233,10 +233,10 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "casino.api_errors.exception_handler",
     # JSON for machines, no browsable HTML API (the admin is the screen for people); a
-    # client accepting none of a view's formats gets its first (audit.negotiation)
+    # client accepting none of a view's formats gets its first (audit.api.negotiation)
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "audit.negotiation.FirstRendererUnlessAccepted",
-    "DEFAULT_PARSER_CLASSES": ["audit.parsers.BoundedJSONParser"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "audit.api.negotiation.FirstRendererUnlessAccepted",
+    "DEFAULT_PARSER_CLASSES": ["audit.api.parsers.BoundedJSONParser"],
     # every authenticated caller, device or person: API_REQUESTS_PER_MINUTE
     "DEFAULT_THROTTLE_CLASSES": ["audit.access.authentication.CallerRateThrottle"],
 }
@@ -264,9 +264,9 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Event store ingestion and feeds, rounds, findings. See docs/api.md.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
-    # every operation documents the 400 and 404 a request may meet before its view (audit.api_common)
+    # every operation documents the 400 and 404 a request may meet before its view (audit.api.common)
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
-                             "audit.api_common.document_refusals"],
+                             "audit.api.common.document_refusals"],
     # the schema for people and devices with a login only; the docs page's assets installed
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     "SWAGGER_UI_DIST": "SIDECAR",

@@ -31,14 +31,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from audit.api import (
-    STREAM_REGEX,
-    ErrorSerializer,
-    FreeTextField,
-    InvalidSerializer,
-    StrictSerializer,
-)
-from audit.api_common import (
+from audit.api.common import (
     CSVRenderer,
     GamingDayField,
     Pages,
@@ -46,6 +39,13 @@ from audit.api_common import (
     ReportSerializer,
     StrictQuery,
     query,
+)
+from audit.api.views import (
+    STREAM_REGEX,
+    ErrorSerializer,
+    FreeTextField,
+    InvalidSerializer,
+    StrictSerializer,
 )
 
 from . import (

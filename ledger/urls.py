@@ -1,7 +1,7 @@
 """The ledger's REST endpoints, mounted at /api/ledger/ (see docs/accounting.md)."""
 from django.urls import path, re_path
 
-from audit.api import STREAM_REGEX
+from audit.api.views import STREAM_REGEX
 
 from . import api
 

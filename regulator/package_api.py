@@ -27,8 +27,8 @@ from rest_framework.views import APIView
 
 from audit.access.clients import client_address
 from audit.access.log import principal_of
-from audit.api import STREAM_REGEX, ErrorSerializer, InvalidSerializer, StrictSerializer
-from audit.api_common import GamingDayField, Pages, PersonWith
+from audit.api.common import GamingDayField, Pages, PersonWith
+from audit.api.views import STREAM_REGEX, ErrorSerializer, InvalidSerializer, StrictSerializer
 
 from .models import PackageRequest
 from .package import PackageError

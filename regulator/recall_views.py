@@ -21,7 +21,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from audit.access.devices import device_of
-from audit.api import STREAM_REGEX, ErrorSerializer
+from audit.api.views import STREAM_REGEX, ErrorSerializer
 from tables.admin import round_review_url
 from tables.api import MayViewRounds
 

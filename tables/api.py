@@ -20,8 +20,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from audit.api import STREAM_REGEX, EnvelopeSerializer, ErrorSerializer, InvalidSerializer
-from audit.api_common import GamingDayField, Pages, PersonWith, StrictQuery, query
+from audit.api.common import GamingDayField, Pages, PersonWith, StrictQuery, query
+from audit.api.views import STREAM_REGEX, EnvelopeSerializer, ErrorSerializer, InvalidSerializer
 from audit.store.streams import envelope
 
 from . import models as m

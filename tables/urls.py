@@ -2,7 +2,7 @@
 audit's (``audit.urls``)."""
 from django.urls import path, re_path
 
-from audit.api import STREAM_REGEX
+from audit.api.views import STREAM_REGEX
 
 from .analytics import api as analytics_api
 from .api import RoundDetailView, RoundListView

@@ -1,7 +1,7 @@
 """Device accounts: the users that table devices (shoe readers, dealer terminals)
 authenticate as. A device may append to, and read, its own table's stream only, as the
 actors its table may use (:func:`check_device_actors`); the API's permission classes
-(audit.api) enforce that. A device never records what changes money after the fact
+(audit.api.views) enforce that. A device never records what changes money after the fact
 (audit.access.authority)."""
 
 from __future__ import annotations

@@ -13,14 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from audit.api import (
-    STREAM_REGEX,
-    ErrorSerializer,
-    FreeTextField,
-    InvalidSerializer,
-    StrictSerializer,
-)
-from audit.api_common import (
+from audit.api.common import (
     GamingDayField,
     MayChangeFindings,
     MayViewFindings,
@@ -28,9 +21,16 @@ from audit.api_common import (
     StrictQuery,
     query,
 )
+from audit.api.parsers import BoundedJSONParser
+from audit.api.views import (
+    STREAM_REGEX,
+    ErrorSerializer,
+    FreeTextField,
+    InvalidSerializer,
+    StrictSerializer,
+)
 from audit.findings import workflow as service
 from audit.models import Finding
-from audit.parsers import BoundedJSONParser
 from audit.record.findings import KINDS
 
 _AUTH_ERRORS = {

@@ -27,8 +27,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from audit.api import STREAM_REGEX, ErrorSerializer, InvalidSerializer
-from audit.api_common import CSVRenderer, GamingDayField, ReportSerializer, StrictQuery
+from audit.api.common import CSVRenderer, GamingDayField, ReportSerializer, StrictQuery
+from audit.api.views import STREAM_REGEX, ErrorSerializer, InvalidSerializer
 from audit.reports import Report
 from tables.api import MayViewRounds
 

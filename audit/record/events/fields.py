@@ -40,7 +40,7 @@ Ident = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Z
 # Free text (a note, a reason): any Unicode but control characters (tab and newlines
 # aside) and the format characters that change how text reads - bidi overrides and
 # isolates, zero-width spaces and joiners, the byte-order mark. Written once, as escapes
-# (the API's schema quotes the same pattern for its note fields: audit.api.FreeTextField).
+# (the API's schema quotes the same pattern for its note fields: audit.api.views.FreeTextField).
 TEXT_REFUSED = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
 TEXT_PATTERN = rf"^[^{TEXT_REFUSED}]*\Z"
 TEXT_MAX = 2000

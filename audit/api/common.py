@@ -17,8 +17,7 @@ from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from audit.access.devices import device_of
-
-from .record.chain import EARLIEST, LATEST
+from audit.record.chain import EARLIEST, LATEST
 
 
 class PersonWith(BasePermission):

@@ -37,14 +37,14 @@ from rest_framework.views import APIView
 
 from audit.access.authority import check_append_authority, may_append_something
 from audit.access.devices import SERVER_STREAM_PREFIX, check_device_actors, device_of, principal_of
+from audit.models import Event
+from audit.record.chain import parse_timestamp
+from audit.record.envelope import LABEL_MAX, LABEL_PATTERN
+from audit.record.events.fields import TEXT_MAX, TEXT_REFUSED
 from audit.store import streams as store
 from audit.store.errors import BatchTooLarge
 
-from .models import Event
 from .parsers import BoundedJSONParser
-from .record.chain import parse_timestamp
-from .record.envelope import LABEL_MAX, LABEL_PATTERN
-from .record.events.fields import TEXT_MAX, TEXT_REFUSED
 
 # the largest version or position a query may name (a signed 64-bit integer)
 _BIGINT_MAX = 2**63 - 1
