@@ -30,7 +30,7 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.http import urlencode
 
-from audit.reports import NOT_KNOWN, TOTAL, Column, Report
+from audit.presenting.reports import NOT_KNOWN, TOTAL, Column, Report
 from audit.store.errors import StoreError
 
 from . import general_ledger, master_game, receivables, selectors, slip_books, slip_sequence

@@ -12,9 +12,9 @@ from fractions import Fraction
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from audit.charts import BOTTOM, LEFT, RIGHT, TOP, WIDTH
-from audit.charts import svg_open as _svg_open
-from audit.charts import ticks as _ticks
+from audit.presenting.charts import BOTTOM, LEFT, RIGHT, TOP, WIDTH
+from audit.presenting.charts import svg_open as _svg_open
+from audit.presenting.charts import ticks as _ticks
 from audit.record.money import format_money, format_signed
 from ledger.books.stats import percent
 

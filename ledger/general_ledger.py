@@ -29,10 +29,10 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from audit.access.authority import refused_events
+from audit.presenting.reports import Column, Report
 from audit.record.authority import applicable
 from audit.record.corrections import struck_events
 from audit.record.money import money_text
-from audit.reports import Column, Report
 from audit.store.reading import stream_events
 from audit.store.streams import stream_head
 from ledger.books.fold import Fold

@@ -26,7 +26,7 @@ from datetime import date
 from typing import Any
 
 from audit.models import Event
-from audit.reports import Column, Report, totals_by_currency
+from audit.presenting.reports import Column, Report, totals_by_currency
 from audit.store.event_ids import with_ids
 from ledger.books import stats
 

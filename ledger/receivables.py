@@ -19,7 +19,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from audit.reports import Column, Report
+from audit.presenting.reports import Column, Report
 from ledger.books import journal
 
 from . import selectors

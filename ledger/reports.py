@@ -30,7 +30,7 @@ from datetime import date
 from fractions import Fraction
 from typing import Any
 
-from audit.reports import TOTAL, Column, Report
+from audit.presenting.reports import TOTAL, Column, Report
 from ledger.books import stats
 
 from . import fx, selectors

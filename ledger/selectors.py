@@ -16,9 +16,9 @@ from typing import Any
 from django.db.models import QuerySet
 
 from audit.models import Event, Finding
+from audit.presenting.reports import NOT_KNOWN
 from audit.record.findings import kinds_of
 from audit.record.money import format_money, money_text
-from audit.reports import NOT_KNOWN
 from audit.store.event_ids import with_ids
 from ledger.books.reconcile import missing_text
 from ledger.books.stats import basis_points, hold, percent

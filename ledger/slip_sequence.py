@@ -21,7 +21,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from audit.reports import Column, Report
+from audit.presenting.reports import Column, Report
 
 from . import models as m
 from .slip_books import numbering

@@ -127,7 +127,7 @@ def query(serializer_class: type[serializers.Serializer], request: Request) -> d
 # --- reports (the ledger's, the tables' analytics): JSON, or CSV with ?format=csv ---------
 
 class CSVRenderer(BaseRenderer):
-    """A report as CSV: the view hands over the text (:meth:`audit.reports.Report.as_csv`)."""
+    """A report as CSV: the view hands over the text (:meth:`audit.presenting.reports.Report.as_csv`)."""
 
     media_type = "text/csv"
     format = "csv"

@@ -29,7 +29,7 @@ from rest_framework.views import APIView
 
 from audit.api.common import CSVRenderer, GamingDayField, ReportSerializer, StrictQuery
 from audit.api.views import STREAM_REGEX, ErrorSerializer, InvalidSerializer
-from audit.reports import Report
+from audit.presenting.reports import Report
 from tables.api import MayViewRounds
 
 from . import reports

@@ -1,5 +1,5 @@
 """The analytics' charts, drawn on the server as inline SVG on the shared canvas
-(:mod:`audit.charts`): bet against true count (counter detection), the expected value
+(:mod:`audit.presenting.charts`): bet against true count (counter detection), the expected value
 each player's errors gave up (strategy accuracy), and a rate per dealer. Money on an
 axis or in a tooltip goes through the one formatter; every mark has a ``<title>``."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ from fractions import Fraction
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from audit.charts import BOTTOM, LEFT, RIGHT, TOP, WIDTH, svg_open, ticks
+from audit.presenting.charts import BOTTOM, LEFT, RIGHT, TOP, WIDTH, svg_open, ticks
 from audit.record.money import format_money
 from tables.analytics.counters import PlayerCount
 

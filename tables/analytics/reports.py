@@ -1,4 +1,4 @@
-"""The analytics as reports (``audit.reports.Report``: the screens, the API and the CSV
+"""The analytics as reports (``audit.presenting.reports.Report``: the screens, the API and the CSV
 show the same rows), read from the record: each table's gaming day is handed, as the
 events the store holds, to the pure analytics (:mod:`tables.analytics`). Nothing here
 writes anything.
@@ -22,9 +22,9 @@ from typing import Any
 from django.conf import settings
 
 from audit.models import Finding
+from audit.presenting.reports import Column, Report
 from audit.record.findings import kinds_of
 from audit.record.shifts import ShiftPlan
-from audit.reports import Column, Report
 from audit.store.reading import stream_events
 from tables import models as m
 from tables.analytics import accuracy as accuracy_

@@ -17,8 +17,8 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.utils.safestring import SafeString
 
+from audit.presenting.reports import Report
 from audit.record.money import format_money
-from audit.reports import Report
 from tables import models as m
 
 from . import charts, reports

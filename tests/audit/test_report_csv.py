@@ -10,7 +10,7 @@ from fractions import Fraction
 from hypothesis import given
 from hypothesis import strategies as st
 
-from audit.reports import TOTAL, Column, Report
+from audit.presenting.reports import TOTAL, Column, Report
 
 COLUMNS = (
     Column("table", "table"), Column("currency", "currency"), Column("drop", "drop", "money", total=True),

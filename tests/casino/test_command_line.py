@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from django.core.management import get_commands, load_command_class
 
-from audit.commands import BackOfficeCommand
 from audit.models import Event
-from audit.progress import count_lines
+from audit.presenting.commands import BackOfficeCommand
+from audit.presenting.progress import count_lines
 from audit.store.export import export_events
 from tests.back_office.helpers import DAY, append, dealt
 from tests.celery_worker import ROOT

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from audit import charts
+from audit.presenting import charts
 from ledger import config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,6 +59,6 @@ def test_a_bad_setting_stops_the_process_naming_it(env, says) -> None:
 
 
 def test_docstring_examples_hold() -> None:
-    for module in (config, charts):  # the charts' axis steps are shared, in audit.charts
+    for module in (config, charts):  # the charts' axis steps are shared, in audit.presenting.charts
         failed, tried = doctest.testmod(module)
         assert tried > 0 and failed == 0, module.__name__

@@ -6,7 +6,7 @@ from django.core.management.base import CommandError
 from django.db import DatabaseError
 
 from audit.access.log import access_purge, access_seal, access_seals_problems
-from audit.commands import BackOfficeCommand
+from audit.presenting.commands import BackOfficeCommand
 
 
 class Command(BackOfficeCommand):

@@ -13,7 +13,7 @@ from django.core.management.base import CommandError, CommandParser
 from audit.access.authority_seal import authority_changes
 from audit.access.devices import device_of
 from audit.access.tokens import token_issue, tokens_revoke
-from audit.commands import BackOfficeCommand
+from audit.presenting.commands import BackOfficeCommand
 
 
 class Command(BackOfficeCommand):

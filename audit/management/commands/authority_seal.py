@@ -14,7 +14,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError, CommandParser
 
 from audit.access.authority_seal import authority_changes, authority_problems, authority_seal
-from audit.commands import BackOfficeCommand
+from audit.presenting.commands import BackOfficeCommand
 
 
 def _described(user: Any) -> str:

@@ -4,7 +4,6 @@ from typing import Any
 
 from django.core.management.base import CommandError
 
-from audit.commands import BackOfficeCommand
 from audit.feed.subscribers import (
     catch_up,
     failures_of,
@@ -13,7 +12,8 @@ from audit.feed.subscribers import (
     registered,
     take_back,
 )
-from audit.progress import progress_bar
+from audit.presenting.commands import BackOfficeCommand
+from audit.presenting.progress import progress_bar
 
 # positions per batch for a subscriber that sets no limit, so that the bar moves
 _STEP = 20_000

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 from django.core.management.base import CommandError, CommandParser
 
 from audit.access.devices import DeviceError, device_ensure, device_revoke
-from audit.commands import BackOfficeCommand
+from audit.presenting.commands import BackOfficeCommand
 
 
 class Command(BackOfficeCommand):

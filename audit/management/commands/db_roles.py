@@ -5,7 +5,7 @@ from typing import Any
 from django.core.management.base import CommandError
 from django.db import DatabaseError, connection
 
-from audit.commands import BackOfficeCommand
+from audit.presenting.commands import BackOfficeCommand
 from audit.store.roles import adopt_sql, create_roles_sql, grant_sql, privilege_problems
 
 

@@ -11,7 +11,6 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import CommandError
 
-from audit.commands import BackOfficeCommand
 from audit.integrity.digests import (
     DigestError,
     Unpublished,
@@ -24,6 +23,7 @@ from audit.integrity.digests import (
     write_new_key,
 )
 from audit.models import Event
+from audit.presenting.commands import BackOfficeCommand
 from audit.record import signing
 from audit.store.event_ids import with_ids
 

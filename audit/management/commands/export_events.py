@@ -6,9 +6,9 @@ from typing import Any
 
 from django.core.management.base import CommandError
 
-from audit.commands import BackOfficeCommand, no_events_in
 from audit.models import Event
-from audit.progress import progress_bar
+from audit.presenting.commands import BackOfficeCommand, no_events_in
+from audit.presenting.progress import progress_bar
 from audit.store.export import export_events
 
 

@@ -7,8 +7,8 @@ from typing import Any
 from django.core.management.base import CommandError
 
 from audit.access.authority import person_for_ingest
-from audit.commands import BackOfficeCommand
-from audit.progress import count_lines, progress_bar
+from audit.presenting.commands import BackOfficeCommand
+from audit.presenting.progress import count_lines, progress_bar
 from audit.record.authority import ingest_principal
 from audit.store.ingest import DatabaseLost, ingest_file
 

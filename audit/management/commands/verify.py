@@ -13,12 +13,12 @@ from django.core.management.base import CommandError
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
-from audit.commands import BackOfficeCommand, no_events_in
 from audit.integrity.chains import archived_starts, last_detach_of
 from audit.integrity.check import integrity_check
 from audit.integrity.digests import DigestError
 from audit.models import Event
-from audit.progress import count_lines, progress_bar
+from audit.presenting.commands import BackOfficeCommand, no_events_in
+from audit.presenting.progress import count_lines, progress_bar
 from audit.record.jsonl import LineError
 from audit.record.verify import Report, verify_lines
 

@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from audit.commands import BackOfficeCommand
+from audit.presenting.commands import BackOfficeCommand
 from casino.demo import (
     demo_database_ready,
     demo_days_build,

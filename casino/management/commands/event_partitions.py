@@ -9,7 +9,7 @@ from django.core.management.base import CommandError
 from django.db import DatabaseError, connection
 from django.utils.timezone import localtime
 
-from audit.commands import BackOfficeCommand
+from audit.presenting.commands import BackOfficeCommand
 from audit.store.partitions import (
     PartitionOverlap,
     is_partitioned,

@@ -12,8 +12,8 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 from django.utils import timezone
 
-from audit.commands import BackOfficeCommand
-from audit.progress import progress_bar
+from audit.presenting.commands import BackOfficeCommand
+from audit.presenting.progress import progress_bar
 from audit.store.gaming_day import gaming_day
 from tables.simulator.config import SimConfig
 from tables.simulator.faults import KINDS, FaultError, parse_at, parse_rate

@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from audit.feed.fanout import default_jobs
 from audit.feed.subscribers import catch_up
-from audit.progress import progress_bar
+from audit.presenting.progress import progress_bar
 from audit.store.gaming_day import gaming_day
 from ledger import models as m
 from ledger import reconciliation, selectors

@@ -4,7 +4,7 @@ from datetime import date
 
 from django.core.management.base import BaseCommand, CommandError
 
-from audit.reports import TOTAL
+from audit.presenting.reports import TOTAL
 from ledger import general_ledger, master_game, receivables, reports, slip_sequence
 
 # the reports of one day (--day), and how each is made: (day, --from, the options)

@@ -8,8 +8,8 @@ from typing import Any, ClassVar
 
 from django.core.management.base import CommandError
 
-from audit.commands import BackOfficeCommand
-from audit.progress import progress_bar
+from audit.presenting.commands import BackOfficeCommand
+from audit.presenting.progress import progress_bar
 from regulator.package import PackageError, export_logged
 
 

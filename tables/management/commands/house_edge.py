@@ -11,7 +11,7 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 
-from audit.commands import BackOfficeCommand
+from audit.presenting.commands import BackOfficeCommand
 from tables.engine.math.house_edge import house_edge
 
 from .strategy import EXIT_CODES, add_ruleset_arguments, load_ruleset, ruleset_title

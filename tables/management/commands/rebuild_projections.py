@@ -4,10 +4,10 @@ from typing import Any
 
 from django.core.management.base import CommandError
 
-from audit.commands import BackOfficeCommand, no_events_in
 from audit.feed.derived import derived_disagreements, derived_restore
 from audit.models import Event
-from audit.progress import progress_bar
+from audit.presenting.commands import BackOfficeCommand, no_events_in
+from audit.presenting.progress import progress_bar
 from tables.projections import first_difference, rebuild, rebuild_streams
 
 

@@ -26,7 +26,7 @@ from typing import IO, Any
 import msgspec
 from django.core.management.base import CommandParser
 
-from audit.commands import BackOfficeCommand
+from audit.presenting.commands import BackOfficeCommand
 from tables.engine.jsonl import BrokenChain, UnusableInput
 from tables.engine.presets import PRESETS
 from tables.engine.report import (

@@ -7,9 +7,9 @@ from django.conf import settings
 from django.core.management.base import CommandError
 from django.db.models import Max
 
-from audit.commands import BackOfficeCommand, no_events_in
 from audit.models import Event, ReplayRun
-from audit.progress import progress_bar
+from audit.presenting.commands import BackOfficeCommand, no_events_in
+from audit.presenting.progress import progress_bar
 from audit.store.gaming_day import gaming_day
 from tables import models as m
 from tables import replay_service

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from audit.commands import BackOfficeCommand
+from audit.presenting.commands import BackOfficeCommand
 from tables.engine.math.overrides import OverrideError, apply_assignments
 from tables.engine.math.strategy import chart_for
 from tables.engine.presets import preset
