@@ -9,7 +9,7 @@ For each size the simulator writes a day (``--seed``, 3 boxes a table, every pre
 turn) to a temporary file; then ``manage.py replay FILE --json`` runs in a process of its
 own (its output thrown away), timed, and its peak resident set read when it exits.
 ``--before`` also runs, back to back on the same file, the engine's whole-file reader
-(``tables.engine.jsonl.read_events`` + ``replay_events`` + ``json.dumps(indent=2)``),
+(``tables.engine.offline.read_events`` + ``replay_events`` + ``json.dumps(indent=2)``),
 what the command did before it streamed. ``--interleave`` deals the tables' lines out in
 turn, as a file of tables written as they play would come. Not a test: it prints figures
 (note the load average beside them).
@@ -35,7 +35,7 @@ from package import _timed  # the child-process timer the package benchmark uses
 _WHOLE_FILE = """
 import json, sys, django
 django.setup()
-from tables.engine.jsonl import read_events, replay_events
+from tables.engine.offline import read_events, replay_events
 from tables.engine.report import as_dict
 with open(sys.argv[1], "rb") as lines:
     events = read_events(lines)

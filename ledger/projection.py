@@ -43,8 +43,8 @@ from audit.store.event_ids import with_ids
 from audit.store.reading import stream_events
 from audit.store.streams import stream_head
 from ledger.books.figures import chip_value
-from ledger.books.findings import KINDS as LEDGER_KINDS
 from ledger.books.fold import HANDLERS, Books, Fold
+from ledger.books.ledger_findings import KINDS as LEDGER_KINDS
 
 from . import config, fx
 from . import models as m

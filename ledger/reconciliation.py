@@ -30,7 +30,7 @@ from audit.models import Finding, ReplayRun
 from audit.record.chain import canonical_json
 from audit.record.money import format_signed
 from ledger.books import Figures, Reconciliation, Thresholds, reconcile
-from ledger.books.findings import LedgerFinding
+from ledger.books.ledger_findings import LedgerFinding
 from ledger.books.reconcile import DIFFERENCES, day_state, missing_of
 
 from . import config, game

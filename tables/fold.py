@@ -36,7 +36,7 @@ from audit.feed.readmodels import FoldCache, Segment
 from audit.models import Event
 from audit.store.event_ids import with_ids
 from audit.store.reading import stream_events
-from tables.engine.findings import Finding as EngineFinding
+from tables.engine.illegal import Finding as EngineFinding
 from tables.engine.replay import Checkpoint, Replay, ReplayResult
 from tables.engine.table_round import Round as EngineRound
 

@@ -1,6 +1,6 @@
 """Offline replay of a JSON Lines file in memory that does not grow with the file.
 
-The engine's own reader (:mod:`tables.engine.jsonl`) holds every event of the file at
+The engine's own reader (:mod:`tables.engine.offline`) holds every event of the file at
 once, about 2.8 KiB each: a 100-table gaming day would need some 10 GiB. Here the file is
 read once, line by line:
 
@@ -26,7 +26,7 @@ So memory holds a head per stream while reading and, while replaying, a few byte
 round of the stream being folded (its handles on the shelf), whatever the number of
 tables and however long a table's day; streams that interleave in the file cost nothing
 more. The results are the engine's, exactly: the same fold over the same events, with
-the same struck events, as :func:`tables.engine.jsonl.replay_lines` gives.
+the same struck events, as :func:`tables.engine.offline.replay_lines` gives.
 """
 from __future__ import annotations
 
@@ -50,8 +50,8 @@ from audit.record.jsonl import LineError, NotChained, decode_hashed, numbered
 from audit.record.processes import process_pool
 from audit.record.shelf import Shelf
 from audit.record.verify import Verifier
-from tables.engine.findings import Finding
-from tables.engine.jsonl import BrokenChain, UnusableInput, _unchained
+from tables.engine.illegal import Finding
+from tables.engine.offline import BrokenChain, UnusableInput, _unchained
 from tables.engine.replay import Replay, ReplayResult, RoundResult
 from tables.engine.rules import RuleSet
 
@@ -264,8 +264,8 @@ def each_stream(spooled: Spooled, render: Callable[[FoldedStream, IO[str]], _Ren
 
 def spool_lines(lines: Iterable[str | bytes], *, verify_chain: bool = True) -> Spooled:
     """Read, check and spool a file's lines (see the module's docstring).
-    :class:`~tables.engine.jsonl.UnusableInput` at the first line that is not an envelope,
-    :class:`~tables.engine.jsonl.BrokenChain` with every problem when a chain does not
+    :class:`~tables.engine.offline.UnusableInput` at the first line that is not an envelope,
+    :class:`~tables.engine.offline.BrokenChain` with every problem when a chain does not
     hold; either way nothing is left on disk."""
     spooled = Spooled()
     try:

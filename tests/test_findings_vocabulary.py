@@ -7,7 +7,7 @@ import re
 from audit.findings.workflow import severity_of
 from audit.models import Finding as FindingRow
 from audit.record.findings import KINDS, OWNERS, SEVERITIES, Finding
-from tables.engine.findings import KINDS as ENGINE_KINDS
+from tables.engine.illegal import KINDS as ENGINE_KINDS
 from tables.simulator.faults import KINDS as FAULT_KINDS
 
 DOCS = pathlib.Path(__file__).resolve().parents[1] / "docs" / "findings.md"

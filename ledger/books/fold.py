@@ -50,10 +50,10 @@ from audit.record.corrections import holds_day, struck_events
 from audit.record.money import format_money
 from audit.record.shelf import SMALL_FILTER, Shelf, ShelvedMap
 from audit.record.shifts import WHOLE_DAY, ShiftPlan
+from ledger.books.ledger_findings import LedgerFinding
 
 from . import journal as j
 from .figures import Conversion, Count, Drop, Figures, Marker, Redemption, Slip, chip_value, convert
-from .findings import LedgerFinding
 from .journal import new_line
 from .reconcile import DIFFERENCES, counts_missing, missing_of
 

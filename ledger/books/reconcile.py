@@ -26,9 +26,9 @@ from datetime import date
 from fractions import Fraction
 
 from audit.record.money import format_money, format_signed, minor_unit_digits
+from ledger.books.ledger_findings import LedgerFinding
 
 from .figures import Figures
-from .findings import LedgerFinding
 from .stats import Z95, TableDay, Theoretical, hold, theoretical
 
 

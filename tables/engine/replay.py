@@ -49,9 +49,9 @@ from audit.record.events import REGISTRY
 from audit.record.events.fields import HandAction
 from audit.record.money import money_text
 from audit.record.shelf import SMALL_FILTER, Shelf, ShelvedMap
+from tables.engine.illegal import Finding, Illegal
 
 from .cards import whole_decks
-from .findings import Finding, Illegal
 from .presets import PRESETS
 from .rounds import ShelvedRounds
 from .rules import RuleSet

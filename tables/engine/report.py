@@ -8,8 +8,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from audit.record.money import money_text
+from tables.engine.illegal import Finding
 
-from .findings import Finding
 from .replay import ReplayResult, RoundResult
 from .table_round import Settlement
 

@@ -18,8 +18,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from tables.engine.illegal import Illegal
+
 from .cards import VALUE, composition, deck
-from .findings import Illegal
 
 
 def value_counts(cards: Iterable[str]) -> list[int]:

@@ -22,9 +22,9 @@ from typing import Literal, NamedTuple
 
 from audit.record.events.fields import BetDecision, BetKind, HandAction, Outcome
 from audit.record.money import money_text
+from tables.engine.illegal import Illegal
 
 from .cards import VALUE
-from .findings import Illegal
 from .legality import double_refusal, split_refusal, surrender_refusal
 from .money import Ratio, apply_ratio
 from .rules import RuleSet

@@ -17,7 +17,7 @@ from tables.engine.dealing import (
     deal_round,
 )
 from tables.engine.envelope import EnvelopeWriter
-from tables.engine.findings import Finding
+from tables.engine.illegal import Finding
 from tables.engine.replay import ReplayResult, replay
 from tables.engine.rules import RuleSet
 from tables.engine.shoes import Shoe, commitment

@@ -207,7 +207,7 @@ def test_two_streams_opening_one_table_stay_apart() -> None:
     """The report names each stream after its envelope, and a stream whose table.opened
     names another table is a stream_mismatch finding - the two no longer merge."""
     from tables.engine.envelope import EnvelopeWriter
-    from tables.engine.jsonl import replay_events
+    from tables.engine.offline import replay_events
 
     from .helpers import START
 

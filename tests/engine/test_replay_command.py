@@ -6,7 +6,7 @@ import pathlib
 
 import pytest
 
-from tables.engine.jsonl import UnusableInput, replay_lines
+from tables.engine.offline import UnusableInput, replay_lines
 from tests.commands import run_command
 
 from .helpers import edit, find

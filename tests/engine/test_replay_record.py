@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from audit.record.events import read_current
-from tables.engine.findings import KINDS, Finding
+from tables.engine.illegal import KINDS, Finding
 from tables.engine.presets import PRESETS
 from tables.engine.replay import replay
 

@@ -10,7 +10,7 @@ from collections import defaultdict
 
 import pytest
 
-from tables.engine.jsonl import replay_lines
+from tables.engine.offline import replay_lines
 from tables.engine.report import as_dict, as_summary, as_text
 from tables.replay_file import spool_lines
 from tables.simulator.config import SimConfig

@@ -10,7 +10,7 @@ import pytest
 from audit.findings.workflow import findings_record, findings_record_scope
 from audit.models import Finding, ReplayRun
 from audit.record.findings import Finding as EngineFinding
-from ledger.books.findings import LedgerFinding
+from ledger.books.ledger_findings import LedgerFinding
 
 pytestmark = pytest.mark.django_db
 DAY = date(2026, 11, 29)

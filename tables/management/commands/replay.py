@@ -27,7 +27,7 @@ import msgspec
 from django.core.management.base import CommandParser
 
 from audit.presenting.commands import BackOfficeCommand
-from tables.engine.jsonl import BrokenChain, UnusableInput
+from tables.engine.offline import BrokenChain, UnusableInput
 from tables.engine.presets import PRESETS
 from tables.engine.report import (
     _n,
