@@ -41,7 +41,6 @@ from audit.record.chain import canonical_json, document_digest, document_tail, f
 from audit.record.envelope import check_claimed
 from audit.record.events import AUTHORITY, SERVER_ONLY, PayloadError
 from audit.record.jsonl import numbered, stream_of
-from audit.store.export import BadLine, Line, parse_line
 from audit.store.streams import (
     SERVER_STREAM_PREFIX,
     same_content,
@@ -52,6 +51,7 @@ from audit.store.streams import (
 
 from ..inserts import binary_moment, binary_row, binary_text, sqlite_values
 from ..seals import sealer
+from .lines import BadLine, Line, parse_line
 
 _FRAME = struct.Struct("<I")
 # the frame size that ends a planning process's spool: it planned every line (a spool

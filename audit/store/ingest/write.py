@@ -23,10 +23,10 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import OuterRef, Subquery
 
 from audit.models import IngestRun, IngestStep
-from audit.store.export import BadLine
 from audit.store.streams import take_append_lock, versions_taken
 
 from ..inserts import copy_rows, insert_values
+from .lines import BadLine
 from .plan import IngestReport
 
 
