@@ -15,9 +15,9 @@ def verify_chains_task() -> dict:
     """Verify the whole store as ``manage.py verify`` does (periodic, see
     CELERY_BEAT_SCHEDULE) - the chains, seals and heads, what protects them, the rows
     people act on against their events, an ingest that stopped - and record every problem
-    as a finding (audit.integrity.check); return the summary, whose problems the floor turns
+    as a finding (audit.integrity.verification); return the summary, whose problems the floor turns
     into an alert (tables.apps)."""
-    from audit.integrity.check import integrity_verify
+    from audit.integrity.verification import integrity_verify
 
     result, _ = integrity_verify()
     problems = [str(p) for p in result.report.problems] + result.problems

@@ -202,7 +202,7 @@ def findings_record_scope(
 
 @dataclass(frozen=True, slots=True)
 class IntegrityProblem:
-    """One problem the verification of the store found (audit.integrity.check)."""
+    """One problem the verification of the store found (audit.integrity.verification)."""
 
     kind: str  # the integrity owner's
     stream: str  # blank: the whole store (a trigger, a signed head, the access log)

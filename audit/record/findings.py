@@ -19,7 +19,7 @@ Severity:
 Owners: ``engine`` (replay of the rounds, :mod:`tables.engine.replay`), ``ledger`` (the
 reconciliation of chips and cash, :mod:`ledger`), ``integrity`` (the chain verifier,
 :mod:`audit.record.verify`, and the verification of what protects the store around it,
-``audit.integrity.check``), ``feed`` (the read models' runner, :mod:`audit.feed.subscribers`: a
+``audit.integrity.verification``), ``feed`` (the read models' runner, :mod:`audit.feed.subscribers`: a
 table a read model could not follow).
 """
 from __future__ import annotations

@@ -31,7 +31,7 @@ from audit.access.authority_seal import (
 )
 from audit.access.devices import device_ensure
 from audit.access.tokens import token_digest, token_issue, tokens_revoke
-from audit.integrity.check import integrity_verify
+from audit.integrity.verification import integrity_verify
 from audit.models import ApiToken, AuthoritySeal, DeviceAccount, Event, Finding
 from audit.record.chain import format_timestamp
 from tests.commands import run_command

@@ -1,5 +1,5 @@
 """A failed periodic verification is a critical finding and an alert on the floor, not a
-log line (audit.integrity.check, the task ``audit.tasks.verify_chains``): tried on a store
+log line (audit.integrity.verification, the task ``audit.tasks.verify_chains``): tried on a store
 tampered with past its triggers, as a database superuser would."""
 from __future__ import annotations
 

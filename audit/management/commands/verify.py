@@ -14,8 +14,8 @@ from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
 from audit.integrity.chains import archived_starts, last_detach_of
-from audit.integrity.check import integrity_check
 from audit.integrity.digests import DigestError
+from audit.integrity.verification import integrity_check
 from audit.models import Event
 from audit.presenting.commands import BackOfficeCommand, no_events_in
 from audit.presenting.progress import count_lines, progress_bar
@@ -98,12 +98,12 @@ class Command(BackOfficeCommand):
         with progress_bar(total=total, unit="ev", desc="verify") as bar:
             try:
                 # what protects the record, the signed heads and the access log's seals
-                # are checked with the chains (audit.integrity.check)
+                # are checked with the chains (audit.integrity.verification)
                 result = integrity_check(stream=stream, since=since_at, head_files=head or (), progress=bar.update)
             except DigestError as error:
                 raise CommandError(str(error), returncode=2) from None
         # what protects the record, an ingest that stopped while writing, the rows people
-        # act on against their events (audit.integrity.check: the periodic task checks the same)
+        # act on against their events (audit.integrity.verification: the periodic task checks the same)
         report, guards = result.report, result.problems
         for unread in result.unread:  # a publisher that did not answer: the others still count
             self.stdout.write(f"signed heads: {unread}: not read")
@@ -136,7 +136,7 @@ class Command(BackOfficeCommand):
         for problem in report.problems:
             self.stderr.write(f"{where}{problem}")
         if guards:
-            # each kind of problem counted under its own name (audit.integrity.check's lines)
+            # each kind of problem counted under its own name (audit.integrity.verification's lines)
             rows = sum(1 for g in guards if g.startswith("read model: "))
             stopped = sum(1 for g in guards if g.startswith("ingest: "))
             people = sum(1 for g in guards if g.startswith("authority: "))
