@@ -41,6 +41,7 @@ from audit.api.common import (
     query,
 )
 from audit.api.views import (
+    PERSON_AUTH_ERRORS,
     STREAM_REGEX,
     ErrorSerializer,
     FreeTextField,
@@ -60,11 +61,6 @@ from . import (
     slip_sequence,
 )
 from . import models as m
-
-_AUTH_ERRORS = {
-    401: OpenApiResponse(ErrorSerializer, description="no or bad credentials"),
-    403: OpenApiResponse(ErrorSerializer, description="a device account, or a person without the permission"),
-}
 
 
 class MayViewLedger(PersonWith):
@@ -303,7 +299,7 @@ class ReconciliationListView(GenericAPIView):
                     OpenApiParameter("page", int, description="page number, from 1 (not with csv: every row)"),
                     OpenApiParameter("page_size", int, description="rows per page (default 50, at most BACK_OFFICE_PAGE_MAX)")],
         responses={(200, "application/json"): ReconciliationSerializer(many=True), (200, "text/csv"): OpenApiTypes.STR,
-                   400: OpenApiResponse(InvalidSerializer, description="a bad query parameter"), **_AUTH_ERRORS},
+                   400: OpenApiResponse(InvalidSerializer, description="a bad query parameter"), **PERSON_AUTH_ERRORS},
     )
     def get(self, request: Request) -> Response:
         params = query(ReconciliationQuery, request)
@@ -349,7 +345,7 @@ class ReconciliationDetailView(APIView):
         "drops, the markers and the sign-off.",
         parameters=[OpenApiParameter("table", str, OpenApiParameter.PATH, pattern=f"^{STREAM_REGEX}$"),
                     OpenApiParameter("day", str, OpenApiParameter.PATH, description="the gaming day, YYYY-MM-DD")],
-        responses={200: DayDetailSerializer, **_AUTH_ERRORS,
+        responses={200: DayDetailSerializer, **PERSON_AUTH_ERRORS,
                    404: OpenApiResponse(ErrorSerializer, description="the ledger has no figures for it")},
     )
     def get(self, request: Request, table: str, day: str) -> Response:
@@ -399,7 +395,7 @@ def _action_schema(operation: str, summary: str, description: str) -> Any:
                     OpenApiParameter("day", str, OpenApiParameter.PATH, description="the gaming day, YYYY-MM-DD")],
         responses={200: DayDetailSerializer,
                    400: OpenApiResponse(InvalidSerializer, description="a bad body, or a note required"),
-                   **_AUTH_ERRORS,
+                   **PERSON_AUTH_ERRORS,
                    404: OpenApiResponse(ErrorSerializer, description="the ledger has no figures for it"),
                    409: OpenApiResponse(ErrorSerializer, description="signed off already / not signed off")},
     )
@@ -440,7 +436,7 @@ class SlipListView(GenericAPIView):
                    parameters=[SlipQuery, OpenApiParameter("page", int), OpenApiParameter("page_size", int)],
                    responses={200: SlipSerializer(many=True),
                               400: OpenApiResponse(InvalidSerializer, description="a bad query parameter"),
-                              **_AUTH_ERRORS})
+                              **PERSON_AUTH_ERRORS})
     def get(self, request: Request) -> Response:
         params = query(SlipQuery, request)
         page = self.paginate_queryset(selectors.slips(**params))
@@ -483,7 +479,7 @@ def _report_schema(operation: str, summary: str, parameters: type[StrictQuery]) 
     return extend_schema(
         operation_id=operation, summary=summary, parameters=[parameters, _CSV],
         responses={(200, "application/json"): ReportSerializer, (200, "text/csv"): OpenApiTypes.STR,
-                   400: OpenApiResponse(InvalidSerializer, description="a bad query parameter"), **_AUTH_ERRORS},
+                   400: OpenApiResponse(InvalidSerializer, description="a bad query parameter"), **PERSON_AUTH_ERRORS},
     )
 
 
@@ -716,7 +712,7 @@ class SlipBookView(APIView):
         request=SlipBookSerializer,
         responses={201: SlipBookRecordedSerializer,
                    400: OpenApiResponse(InvalidSerializer, description="a bad body: the field named"),
-                   **_AUTH_ERRORS,
+                   **PERSON_AUTH_ERRORS,
                    409: OpenApiResponse(ErrorSerializer, description="it overlaps a book recorded already")},
     )
     def post(self, request: Request) -> Response:
@@ -802,7 +798,7 @@ class FxRateView(APIView):
     @extend_schema(
         operation_id="ledger_fx_rates_list", summary="The exchange rates of gaming days", parameters=[FxRateQuery],
         responses={200: FxRateRecordedSerializer(many=True),
-                   400: OpenApiResponse(InvalidSerializer, description="a bad query parameter"), **_AUTH_ERRORS},
+                   400: OpenApiResponse(InvalidSerializer, description="a bad query parameter"), **PERSON_AUTH_ERRORS},
     )
     def get(self, request: Request) -> Response:
         p = query(FxRateQuery, request)
@@ -821,7 +817,7 @@ class FxRateView(APIView):
         request=FxRateSerializer,
         responses={201: FxRateRecordedSerializer,
                    400: OpenApiResponse(InvalidSerializer, description="a bad body: the field named"),
-                   **_AUTH_ERRORS},
+                   **PERSON_AUTH_ERRORS},
     )
     def post(self, request: Request) -> Response:
         body = FxRateSerializer(data=request.data if request.data is not None else {})

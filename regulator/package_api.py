@@ -28,17 +28,19 @@ from rest_framework.views import APIView
 from audit.access.clients import client_address
 from audit.access.log import principal_of
 from audit.api.common import GamingDayField, Pages, PersonWith
-from audit.api.views import STREAM_REGEX, ErrorSerializer, InvalidSerializer, StrictSerializer
+from audit.api.views import (
+    PERSON_AUTH_ERRORS,
+    STREAM_REGEX,
+    ErrorSerializer,
+    InvalidSerializer,
+    StrictSerializer,
+)
 
 from .models import PackageRequest
 from .package import PackageError
 from .package_requests import package_file, package_request
 from .recall_views import ErrorsAsJSON
 
-_AUTH_ERRORS = {
-    401: OpenApiResponse(ErrorSerializer, description="no or bad credentials"),
-    403: OpenApiResponse(ErrorSerializer, description="a device account, or a person without the permission"),
-}
 _PACKAGE = OpenApiParameter("package", int, OpenApiParameter.PATH, description="the request's id")
 
 
@@ -93,7 +95,7 @@ class PackageListView(GenericAPIView):
         return [IsAuthenticated(), MayRequestPackages() if self.request.method == "POST" else MayViewPackages()]
 
     @extend_schema(operation_id="packages_list", summary="The package requests, newest first",
-                   responses={200: PackageRequestSerializer(many=True), **_AUTH_ERRORS,
+                   responses={200: PackageRequestSerializer(many=True), **PERSON_AUTH_ERRORS,
                               404: OpenApiResponse(ErrorSerializer, description="a page past the last")})
     def get(self, request: Request) -> Response:
         page = self.paginate_queryset(PackageRequest.objects.all())
@@ -107,7 +109,7 @@ class PackageListView(GenericAPIView):
         request=PackageAskSerializer,
         responses={202: PackageRequestSerializer,
                    400: OpenApiResponse(InvalidSerializer, description="a bad body: the field named"),
-                   **_AUTH_ERRORS,
+                   **PERSON_AUTH_ERRORS,
                    404: OpenApiResponse(ErrorSerializer, description="an unknown table, or no table open then")})
     def post(self, request: Request) -> Response:
         body = PackageAskSerializer(data=request.data if request.data is not None else {})
@@ -130,7 +132,7 @@ class PackageDetailView(APIView):
     permission_classes = (IsAuthenticated, MayViewPackages)
 
     @extend_schema(operation_id="packages_read", summary="One package request and its status", parameters=[_PACKAGE],
-                   responses={200: PackageRequestSerializer, **_AUTH_ERRORS,
+                   responses={200: PackageRequestSerializer, **PERSON_AUTH_ERRORS,
                               404: OpenApiResponse(ErrorSerializer, description="no such request")})
     def get(self, request: Request, package: str) -> Response:
         return Response(PackageRequestSerializer(_row(package)).data)
@@ -153,7 +155,7 @@ class PackageDownloadView(ErrorsAsJSON):
     @extend_schema(operation_id="packages_download", summary="The package's zip, once built",
                    description="Verify it offline with blackjack-audit verify PACKAGE (docs/regulator.md).",
                    parameters=[_PACKAGE],
-                   responses={(200, "application/zip"): OpenApiTypes.BINARY, **_AUTH_ERRORS,
+                   responses={(200, "application/zip"): OpenApiTypes.BINARY, **PERSON_AUTH_ERRORS,
                               404: OpenApiResponse(ErrorSerializer, description="no such request, or its file gone"),
                               409: OpenApiResponse(ErrorSerializer, description="not built yet, or failed")})
     def get(self, request: Request, package: str) -> Any:

@@ -21,16 +21,17 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from audit.api.common import GamingDayField, Pages, PersonWith, StrictQuery, query
-from audit.api.views import STREAM_REGEX, EnvelopeSerializer, ErrorSerializer, InvalidSerializer
+from audit.api.views import (
+    PERSON_AUTH_ERRORS,
+    STREAM_REGEX,
+    EnvelopeSerializer,
+    ErrorSerializer,
+    InvalidSerializer,
+)
 from audit.store.streams import envelope
 
 from . import models as m
 from . import selectors
-
-_AUTH_ERRORS = {
-    401: OpenApiResponse(ErrorSerializer, description="no or bad credentials"),
-    403: OpenApiResponse(ErrorSerializer, description="a device account, or a person without the permission"),
-}
 
 
 class MayViewRounds(PersonWith):
@@ -175,7 +176,7 @@ class RoundListView(GenericAPIView):
                     OpenApiParameter("page", int, description="page number, from 1"),
                     OpenApiParameter("page_size", int, description="rounds per page (default 50, at most BACK_OFFICE_PAGE_MAX)")],
         responses={200: RoundSerializer(many=True),
-                   400: OpenApiResponse(InvalidSerializer, description="a bad query parameter"), **_AUTH_ERRORS,
+                   400: OpenApiResponse(InvalidSerializer, description="a bad query parameter"), **PERSON_AUTH_ERRORS,
                    404: OpenApiResponse(ErrorSerializer, description="a page past the last one")},
     )
     def get(self, request: Request) -> Response:
@@ -199,7 +200,7 @@ class RoundDetailView(APIView):
             OpenApiParameter("day", str, OpenApiParameter.PATH, description="the gaming day, YYYY-MM-DD"),
             OpenApiParameter("number", int, OpenApiParameter.PATH),
         ],
-        responses={200: RoundDetailSerializer, **_AUTH_ERRORS,
+        responses={200: RoundDetailSerializer, **PERSON_AUTH_ERRORS,
                    404: OpenApiResponse(ErrorSerializer, description="no such round")},
     )
     def get(self, request: Request, table: str, day: str, number: str) -> Response:

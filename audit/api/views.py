@@ -305,6 +305,11 @@ _AUTH_ERRORS = {
     401: OpenApiResponse(ErrorSerializer, description="no or bad credentials"),
     403: OpenApiResponse(ErrorSerializer, description="not allowed for this account"),
 }
+# what every endpoint for people only answers a caller who may not (their schema's 401, 403)
+PERSON_AUTH_ERRORS = {
+    401: OpenApiResponse(ErrorSerializer, description="no or bad credentials"),
+    403: OpenApiResponse(ErrorSerializer, description="a device account, or a person without the permission"),
+}
 _STREAM_PARAMETER = OpenApiParameter(
     "stream",
     str,

@@ -23,6 +23,7 @@ from audit.api.common import (
 )
 from audit.api.parsers import BoundedJSONParser
 from audit.api.views import (
+    PERSON_AUTH_ERRORS,
     STREAM_REGEX,
     ErrorSerializer,
     FreeTextField,
@@ -32,11 +33,6 @@ from audit.api.views import (
 from audit.findings import workflow as service
 from audit.models import Finding
 from audit.record.findings import KINDS
-
-_AUTH_ERRORS = {
-    401: OpenApiResponse(ErrorSerializer, description="no or bad credentials"),
-    403: OpenApiResponse(ErrorSerializer, description="a device account, or a person without the permission"),
-}
 
 
 class FindingQuery(StrictQuery):
@@ -99,7 +95,7 @@ class FindingListView(GenericAPIView):
                     OpenApiParameter("page", int, description="page number, from 1"),
                     OpenApiParameter("page_size", int, description="findings per page (default 50, at most BACK_OFFICE_PAGE_MAX)")],
         responses={200: FindingSerializer(many=True),
-                   400: OpenApiResponse(InvalidSerializer, description="a bad query parameter"), **_AUTH_ERRORS,
+                   400: OpenApiResponse(InvalidSerializer, description="a bad query parameter"), **PERSON_AUTH_ERRORS,
                    404: OpenApiResponse(ErrorSerializer, description="a page past the last one")},
     )
     def get(self, request: Request) -> Response:
@@ -120,7 +116,7 @@ class FindingDetailView(APIView):
     permission_classes = (IsAuthenticated, MayViewFindings)
 
     @extend_schema(operation_id="findings_read", summary="One finding",
-                   responses={200: FindingSerializer, **_AUTH_ERRORS,
+                   responses={200: FindingSerializer, **PERSON_AUTH_ERRORS,
                               404: OpenApiResponse(ErrorSerializer, description="no such finding")})
     def get(self, request: Request, pk: str) -> Response:
         return Response(FindingSerializer(_finding(pk), context={"request": request}).data)
@@ -148,7 +144,7 @@ def _change_schema(operation: str, summary: str, description: str, request: type
         operation_id=operation, summary=summary, description=description, request=request,
         responses={200: FindingSerializer,
                    400: OpenApiResponse(InvalidSerializer, description="a bad body, or resolve without a note"),
-                   **_AUTH_ERRORS,
+                   **PERSON_AUTH_ERRORS,
                    404: OpenApiResponse(ErrorSerializer, description="no such finding"),
                    409: OpenApiResponse(ErrorSerializer, description="the finding's status does not allow it")},
     )
