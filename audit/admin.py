@@ -12,6 +12,7 @@
   event per change); the page shows the trail. Amounts are money in the table's
   currency (:func:`currencies_register`: the tables' app says which).
 """
+
 from __future__ import annotations
 
 import json
@@ -80,7 +81,9 @@ def currencies_of(tables: Iterable[str]) -> dict[str, str]:
 
 # the kinds whose expected and recorded texts are amounts of money (the engine writes
 # them in minor units: "win +2500", "2500", "500-50000", "<= 1250", "2500 on box 3")
-MONEY_KINDS = frozenset({"wrong_payout", "missing_settlement", "illegal_bet", "wrong_cashout_offer"})
+MONEY_KINDS = frozenset(
+    {"wrong_payout", "missing_settlement", "illegal_bet", "wrong_cashout_offer"}
+)
 _OUTCOME = re.compile(r"^(?P<word>[a-z_]+) (?P<net>[+-]\d+)$")
 _RANGE = re.compile(r"^(?P<low>\d+)-(?P<high>\d+)$")
 _AMOUNT = re.compile(r"^(?P<prefix><= )?(?P<amount>\d+)(?P<rest> on box \d+)?$")
@@ -156,8 +159,21 @@ class EventAdmin(admin.ModelAdmin):
         ("Hash chain", {"fields": ("chain", "prev_hash", "hash", "neighbours")}),
     )
     readonly_fields = (
-        "event_id", "stream", "version", "position", "type", "schema_version", "occurred_at",
-        "recorded_at", "actor", "source", "payload_pretty", "chain", "prev_hash", "hash", "neighbours",
+        "event_id",
+        "stream",
+        "version",
+        "position",
+        "type",
+        "schema_version",
+        "occurred_at",
+        "recorded_at",
+        "actor",
+        "source",
+        "payload_pretty",
+        "chain",
+        "prev_hash",
+        "hash",
+        "neighbours",
     )
 
     @admin.display(description="hash")
@@ -170,18 +186,29 @@ class EventAdmin(admin.ModelAdmin):
 
     @admin.display(description="chain")
     def chain(self, obj: Event) -> str:
-        before = Event.objects.filter(stream=obj.stream, version=obj.version - 1).values_list("hash", flat=True).first()
+        before = (
+            Event.objects.filter(stream=obj.stream, version=obj.version - 1)
+            .values_list("hash", flat=True)
+            .first()
+        )
         ok, why = chain_state(obj, before)
         if ok:
-            return format_html('<strong style="color:#1a7f37">{}</strong> - {}', "intact",
-                               "content matches its hash and links to the event before it")
+            return format_html(
+                '<strong style="color:#1a7f37">{}</strong> - {}',
+                "intact",
+                "content matches its hash and links to the event before it",
+            )
         return format_html('<strong style="color:#cf222e">BROKEN</strong> - {}', why)
 
     @admin.display(description="in the stream")
     def neighbours(self, obj: Event) -> str:
         links = []
         for label, version in (("previous", obj.version - 1), ("next", obj.version + 1)):
-            pk = Event.objects.filter(stream=obj.stream, version=version).values_list("pk", flat=True).first()
+            pk = (
+                Event.objects.filter(stream=obj.stream, version=version)
+                .values_list("pk", flat=True)
+                .first()
+            )
             if pk is not None:
                 url = reverse("admin:audit_event_change", args=[pk])
                 links.append(format_html('<a href="{}">{} (v{})</a>', url, label, version))
@@ -212,21 +239,44 @@ class SubscriberPositionAdmin(ReadOnlyAdmin):
 
 @admin.register(ReplayRun)
 class ReplayRunAdmin(ReadOnlyAdmin):
-    list_display = ("id", "stream", "gaming_day", "mode", "trigger", "status", "tables_done", "tables_total",
-                    "events", "rounds", "findings", "findings_new", "findings_superseded", "started_at", "finished_at")
+    list_display = (
+        "id",
+        "stream",
+        "gaming_day",
+        "mode",
+        "trigger",
+        "status",
+        "tables_done",
+        "tables_total",
+        "events",
+        "rounds",
+        "findings",
+        "findings_new",
+        "findings_superseded",
+        "started_at",
+        "finished_at",
+    )
     list_filter = ("status", "mode", "trigger", "gaming_day")
 
 
 class NoteActionForm(ActionForm):
     """The list's action bar, with the note the status changes carry."""
 
-    note = forms.CharField(required=False, max_length=2000, label="note",
-                           widget=forms.TextInput(attrs={"placeholder": "note (required to resolve)", "size": 40}))
+    note = forms.CharField(
+        required=False,
+        max_length=2000,
+        label="note",
+        widget=forms.TextInput(attrs={"placeholder": "note (required to resolve)", "size": 40}),
+    )
 
 
 def _back(request: HttpRequest, default: str) -> str:
     wanted = request.POST.get("next") or default
-    return wanted if url_has_allowed_host_and_scheme(wanted, allowed_hosts={request.get_host()}) else default
+    return (
+        wanted
+        if url_has_allowed_host_and_scheme(wanted, allowed_hosts={request.get_host()})
+        else default
+    )
 
 
 @admin.register(Finding)
@@ -238,7 +288,15 @@ class FindingAdmin(ReadOnlyAdmin):
     ``audit.change_finding`` are offered them. The page shows the trail: who, when,
     from what, and the note."""
 
-    list_display = ("id", "kind_text", "severity", "status_text", "where", "amounts", "message_text")
+    list_display = (
+        "id",
+        "kind_text",
+        "severity",
+        "status_text",
+        "where",
+        "amounts",
+        "message_text",
+    )
     list_display_links = ("id",)
     list_filter = ("stream", GAMING_DAY, "kind", "severity", "status")
     search_fields = ("bet", "message", "fingerprint")
@@ -259,7 +317,9 @@ class FindingAdmin(ReadOnlyAdmin):
         # the amounts as money; the rest as stored but the identity (the checks' matching
         # key: the fingerprint names the finding to people)
         shown = {"expected": "expected_text", "recorded": "recorded_text"}
-        return [shown.get(f.name, f.name) for f in self.opts.fields if f.name != "identity"] + ["round_link"]
+        return [shown.get(f.name, f.name) for f in self.opts.fields if f.name != "identity"] + [
+            "round_link"
+        ]
 
     @admin.display(description="expected")
     def expected_text(self, obj: Finding) -> str:
@@ -288,21 +348,33 @@ class FindingAdmin(ReadOnlyAdmin):
 
     @admin.display(description="kind", ordering="kind")
     def kind_text(self, obj: Finding) -> str:
-        return format_html('<span class="kind" title="{}">{}</span>', kind_sentence(obj.kind), obj.kind)
+        return format_html(
+            '<span class="kind" title="{}">{}</span>', kind_sentence(obj.kind), obj.kind
+        )
 
     @admin.display(description="status", ordering="status")
     def status_text(self, obj: Finding) -> str:
-        return format_html("{}{}{}", obj.get_status_display(),
-                           format_html('<div class="trail">{} {}</div>', obj.status_changed_by,
-                                       localtime(obj.status_changed_at).strftime("%Y-%m-%d %H:%M"))
-                           if obj.status_changed_at else "",
-                           format_html('<div class="superseded">superseded by run {}</div>', obj.superseded_by_id)
-                           if obj.superseded_by_id else "")
+        return format_html(
+            "{}{}{}",
+            obj.get_status_display(),
+            format_html(
+                '<div class="trail">{} {}</div>',
+                obj.status_changed_by,
+                localtime(obj.status_changed_at).strftime("%Y-%m-%d %H:%M"),
+            )
+            if obj.status_changed_at
+            else "",
+            format_html('<div class="superseded">superseded by run {}</div>', obj.superseded_by_id)
+            if obj.superseded_by_id
+            else "",
+        )
 
     @admin.display(description="table, gaming day, round", ordering="stream")
     def where(self, obj: Finding) -> str:
         day = obj.gaming_day.isoformat() if obj.gaming_day else "-"
-        return format_html('{} <span class="day">{}</span><div>{}</div>', obj.stream, day, self.round_link(obj))
+        return format_html(
+            '{} <span class="day">{}</span><div>{}</div>', obj.stream, day, self.round_link(obj)
+        )
 
     @admin.display(description="bet: expected / recorded")
     def amounts(self, obj: Finding) -> str:
@@ -321,17 +393,29 @@ class FindingAdmin(ReadOnlyAdmin):
             return str(obj.round)
         return format_html('<a class="round-review" href="{}">round {}</a>', url, obj.round)
 
-    def _bulk(self, request: HttpRequest, queryset: QuerySet[Finding], action: str, done_text: str) -> None:
+    def _bulk(
+        self, request: HttpRequest, queryset: QuerySet[Finding], action: str, done_text: str
+    ) -> None:
         note = request.POST.get("note", "").strip() or None
         if action == "resolve" and note is None:
-            self.message_user(request, "Resolving needs a note saying how: write it in the note box.", messages.ERROR)
+            self.message_user(
+                request,
+                "Resolving needs a note saying how: write it in the note box.",
+                messages.ERROR,
+            )
             return
         done, refused = findings_change_bulk(
-            action=action, finding_ids=list(queryset.order_by("id").values_list("id", flat=True)), user=request.user,
+            action=action,
+            finding_ids=list(queryset.order_by("id").values_list("id", flat=True)),
+            user=request.user,
             note=note,
         )
         if done:
-            self.message_user(request, f"{done_text} {len(done)} finding{'' if len(done) == 1 else 's'}.", messages.SUCCESS)
+            self.message_user(
+                request,
+                f"{done_text} {len(done)} finding{'' if len(done) == 1 else 's'}.",
+                messages.SUCCESS,
+            )
         for finding_id, why in refused:
             self.message_user(request, f"Finding {finding_id} not changed: {why}", messages.WARNING)
 
@@ -339,7 +423,9 @@ class FindingAdmin(ReadOnlyAdmin):
     def acknowledge(self, request: HttpRequest, queryset: QuerySet[Finding]) -> None:
         self._bulk(request, queryset, "acknowledge", "Acknowledged")
 
-    @admin.action(description="Resolve the selected findings (with the note)", permissions=["resolve"])
+    @admin.action(
+        description="Resolve the selected findings (with the note)", permissions=["resolve"]
+    )
     def resolve(self, request: HttpRequest, queryset: QuerySet[Finding]) -> None:
         self._bulk(request, queryset, "resolve", "Resolved")
 
@@ -351,8 +437,14 @@ class FindingAdmin(ReadOnlyAdmin):
 
     def get_urls(self) -> list[URLPattern]:
         view = self.admin_site.admin_view(self.change_status_view)
-        return [re_path(r"^(?P<pk>[0-9]{1,18})/(?P<action>acknowledge|resolve|reopen)/$", view,
-                        name="audit_finding_status"), *super().get_urls()]
+        return [
+            re_path(
+                r"^(?P<pk>[0-9]{1,18})/(?P<action>acknowledge|resolve|reopen)/$",
+                view,
+                name="audit_finding_status",
+            ),
+            *super().get_urls(),
+        ]
 
     def change_status_view(self, request: HttpRequest, pk: str, action: str) -> HttpResponse:
         """POST: acknowledge, resolve or reopen one finding with the form's note; back to
@@ -360,20 +452,29 @@ class FindingAdmin(ReadOnlyAdmin):
         if request.method != "POST":
             return HttpResponseNotAllowed(["POST"])
         if not request.user.has_perm("audit.change_finding"):
-            raise PermissionDenied("Changing a finding needs the permission audit.change_finding (the pit_boss group).")
+            raise PermissionDenied(
+                "Changing a finding needs the permission audit.change_finding (the pit_boss group)."
+            )
         finding = Finding.objects.filter(pk=int(pk)).first()
         if finding is None:
             raise Http404(f"There is no finding {pk}.")
         try:
-            ACTIONS[action](finding_id=finding.pk, user=request.user, note=request.POST.get("note", "")[:2000])
+            ACTIONS[action](
+                finding_id=finding.pk, user=request.user, note=request.POST.get("note", "")[:2000]
+            )
         except (FindingError, NoteRequired) as error:
             self.message_user(request, f"Finding {finding.pk} not changed: {error}", messages.ERROR)
         else:
             self.message_user(request, f"Finding {finding.pk} {PAST[action]}.", messages.SUCCESS)
         return redirect(_back(request, reverse("admin:audit_finding_change", args=[finding.pk])))
 
-    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
-                    extra_context: dict[str, Any] | None = None) -> HttpResponse:
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
         finding = Finding.objects.filter(pk=int(object_id)).first() if object_id.isdigit() else None
         extra = dict(extra_context or {})
         if finding is not None:
@@ -387,8 +488,11 @@ class FindingAdmin(ReadOnlyAdmin):
 # status change -> how a message says it was done
 PAST = {"acknowledge": "acknowledged", "resolve": "resolved", "reopen": "reopened"}
 # status -> the changes it allows, as the forms offer them (audit.findings.workflow decides)
-_OFFERED = {Finding.Status.OPEN: ("acknowledge", "resolve"), Finding.Status.ACKNOWLEDGED: ("resolve", "reopen"),
-            Finding.Status.RESOLVED: ("reopen",)}
+_OFFERED = {
+    Finding.Status.OPEN: ("acknowledge", "resolve"),
+    Finding.Status.ACKNOWLEDGED: ("resolve", "reopen"),
+    Finding.Status.RESOLVED: ("reopen",),
+}
 
 
 def finding_actions(request: HttpRequest, finding: Finding, *, back: str) -> dict[str, Any]:
@@ -401,8 +505,13 @@ def finding_actions(request: HttpRequest, finding: Finding, *, back: str) -> dic
         "trail": finding_trail(finding),
         "may_change": allowed,
         "offered": [
-            {"action": action, "label": action.capitalize(),
-             "url": reverse("admin:audit_finding_status", kwargs={"pk": finding.pk, "action": action})}
+            {
+                "action": action,
+                "label": action.capitalize(),
+                "url": reverse(
+                    "admin:audit_finding_status", kwargs={"pk": finding.pk, "action": action}
+                ),
+            }
             for action in (_OFFERED[Finding.Status(finding.status)] if allowed else ())
         ],
         "back": back,
@@ -413,7 +522,9 @@ def finding_round_url(finding: Finding) -> str | None:
     """The review of the finding's round, opened at its bet (the page of bets holding it)."""
     if finding.round is None or finding.gaming_day is None:
         return None
-    url = round_review_url(table=finding.stream, day=finding.gaming_day.isoformat(), number=finding.round)
+    url = round_review_url(
+        table=finding.stream, day=finding.gaming_day.isoformat(), number=finding.round
+    )
     if url is not None and finding.bet:
         url += "?" + urlencode({"bet": finding.bet}) + f"#bet-{finding.bet}"
     return url

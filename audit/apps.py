@@ -41,4 +41,6 @@ class AuditConfig(AppConfig):
         # who a person is and what they may do, sealed whenever the application changes it
         seal_authority()
         # once per migrate run: after the last app's migrations (this app's signal only)
-        post_migrate.connect(_grant_to_app_role, sender=self, dispatch_uid="audit.grant_to_app_role")
+        post_migrate.connect(
+            _grant_to_app_role, sender=self, dispatch_uid="audit.grant_to_app_role"
+        )

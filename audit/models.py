@@ -55,18 +55,27 @@ class Event(models.Model):
         ordering = ["position"]
         constraints = [
             # The database itself refuses a second writer at the same version.
-            models.UniqueConstraint(fields=["stream", "version"], name="audit_event_stream_version"),
-            models.CheckConstraint(condition=models.Q(version__gte=1), name="audit_event_version_from_1"),
+            models.UniqueConstraint(
+                fields=["stream", "version"], name="audit_event_stream_version"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(version__gte=1), name="audit_event_version_from_1"
+            ),
         ]
         indexes = [
             # a gaming day's tables (tables.replay_service.day_streams): without it, finding a
             # day's openings scanned the whole record. Partial: openings are a few rows a day
-            models.Index(opened_day(), condition=models.Q(type="table.opened"), name="audit_event_opened_day"),
+            models.Index(
+                opened_day(), condition=models.Q(type="table.opened"), name="audit_event_opened_day"
+            ),
             # a table's dealers since it opened (audit.access.devices.assigned_dealers, on every
             # device's append that names one): read backwards to the last opening, without it
             # the stream since its opening walked. Partial: a few rows a day
-            models.Index(fields=["stream", "version"], condition=models.Q(type__in=STAFFING),
-                         name="audit_event_staffing"),
+            models.Index(
+                fields=["stream", "version"],
+                condition=models.Q(type__in=STAFFING),
+                name="audit_event_staffing",
+            ),
         ]
         permissions = [
             ("append_event", "Can append events to any table's stream"),
@@ -75,7 +84,10 @@ class Event(models.Model):
             ("void_slip", "Can record a fill or credit slip's void"),
             # the types recorded away from the table (audit.record.events.OFF_TABLE)
             ("record_count", "Can record the count room's count of a drop box"),
-            ("record_cage", "Can record the cage's steps: a fill issued, a credit received, a marker redeemed"),
+            (
+                "record_cage",
+                "Can record the cage's steps: a fill issued, a credit received, a marker redeemed",
+            ),
             ("post_drop", "Can post a counted drop to the books"),
         ]
 
@@ -88,8 +100,12 @@ def openings_on(day: str) -> models.QuerySet[Event]:
     order: the partial index audit_event_opened_day serves them. No ORDER BY: asked for
     position order, SQLite walks every event in that order rather than sort the few
     openings."""
-    return (Event.objects.alias(day=opened_day()).filter(type="table.opened", day=day)
-            .exclude(stream__startswith="audit.").order_by())
+    return (
+        Event.objects.alias(day=opened_day())
+        .filter(type="table.opened", day=day)
+        .exclude(stream__startswith="audit.")
+        .order_by()
+    )
 
 
 class DeviceAccount(models.Model):
@@ -146,7 +162,9 @@ class StreamFailure(models.Model):
 
     class Meta:
         ordering = ["subscriber", "stream"]
-        constraints = [models.UniqueConstraint(fields=["subscriber", "stream"], name="audit_streamfailure_one")]
+        constraints = [
+            models.UniqueConstraint(fields=["subscriber", "stream"], name="audit_streamfailure_one")
+        ]
 
     def __str__(self) -> str:
         state = "set aside" if self.set_aside_at else f"failed {self.failures} time(s)"
@@ -170,7 +188,9 @@ class ReplayRun(models.Model):
         INCREMENTAL = "incremental"
         FULL = "full"
 
-    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE, related_name="children")
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="children"
+    )
     mode = models.CharField(max_length=16, choices=Mode.choices)
     # what started it: command, task, feed (the projections' subscriber of the feed), api,
     # ledger (the ledger needed the replay); reconciliation: the ledger's own check (not a
@@ -221,7 +241,9 @@ class Finding(models.Model):
         LOW = "low"
 
     fingerprint = models.CharField(max_length=64, unique=True)
-    identity = models.CharField(max_length=64, unique=True, help_text="what a check's run matches: not the message")
+    identity = models.CharField(
+        max_length=64, unique=True, help_text="what a check's run matches: not the message"
+    )
     kind = models.CharField(max_length=32, db_index=True)
     severity = models.CharField(max_length=8, choices=Severity.choices, db_index=True)
     stream = models.CharField(max_length=64, verbose_name="table")
@@ -231,30 +253,47 @@ class Finding(models.Model):
     hand = models.PositiveSmallIntegerField(null=True, blank=True)
     bet = models.CharField(max_length=64, blank=True)
     shift = models.CharField(max_length=32, blank=True, help_text="the ledger's: the shift's label")
-    slip = models.CharField(max_length=64, blank=True, help_text="the ledger's: a fill, credit, inventory slip or marker")
+    slip = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="the ledger's: a fill, credit, inventory slip or marker",
+    )
     expected = models.CharField(max_length=200, blank=True)
     recorded = models.CharField(max_length=200, blank=True)
     message = models.TextField()
     # the event that showed it, where one did
     event_id = models.UUIDField(null=True, blank=True)
     event_version = models.PositiveBigIntegerField(null=True, blank=True)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN, db_index=True)
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.OPEN, db_index=True
+    )
     note = models.TextField(blank=True, help_text="why, at the last status change")
     status_changed_by = models.CharField(max_length=150, blank=True)
     status_changed_at = models.DateTimeField(null=True, blank=True)
     # the version of the status change's event in the stream audit.findings
     status_event_version = models.PositiveBigIntegerField(null=True, blank=True)
-    run = models.ForeignKey(ReplayRun, on_delete=models.PROTECT, related_name="produced", help_text="the run that first produced it")
+    run = models.ForeignKey(
+        ReplayRun,
+        on_delete=models.PROTECT,
+        related_name="produced",
+        help_text="the run that first produced it",
+    )
     last_seen_run = models.ForeignKey(ReplayRun, on_delete=models.PROTECT, related_name="+")
     superseded_by = models.ForeignKey(
-        ReplayRun, null=True, blank=True, on_delete=models.PROTECT, related_name="superseded",
+        ReplayRun,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="superseded",
         help_text="a later run that no longer produces it",
     )
     created_at = models.DateTimeField()
 
     class Meta:
         ordering = ["stream", "gaming_day", "round", "id"]
-        indexes = [models.Index(fields=["stream", "gaming_day", "round"], name="audit_finding_where")]
+        indexes = [
+            models.Index(fields=["stream", "gaming_day", "round"], name="audit_finding_where")
+        ]
 
     def __str__(self) -> str:
         where = f" round {self.round}" if self.round is not None else ""
@@ -328,7 +367,9 @@ class ApiToken(models.Model):
 
     key_id = models.CharField(max_length=12, unique=True, editable=False)
     digest = models.CharField(max_length=64, editable=False, help_text="SHA-256 of the token, hex")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
     created_at = models.DateTimeField(editable=False)
     expires_at = models.DateTimeField(editable=False)
     revoked_at = models.DateTimeField(null=True, blank=True, editable=False)
@@ -413,10 +454,16 @@ class AuthoritySeal(models.Model):
     authority = models.TextField(help_text="canonical JSON of what was sealed")
     seal = models.CharField(max_length=64)
     sealed_at = models.DateTimeField()
-    reason = models.CharField(max_length=120, help_text="what the application changed, or who re-sealed")
+    reason = models.CharField(
+        max_length=120, help_text="what the application changed, or who re-sealed"
+    )
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["user_id", "generation"], name="audit_authorityseal_once")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user_id", "generation"], name="audit_authorityseal_once"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"authority of user {self.user_id}, generation {self.generation}"

@@ -1,4 +1,5 @@
 """Celery tasks: thin, they call a service and can run twice safely."""
+
 from __future__ import annotations
 
 import logging

@@ -21,7 +21,17 @@ urlpatterns = [
     path("events", FeedView.as_view(), name="events-feed"),
     path("findings", FindingListView.as_view(), name="findings"),
     re_path(r"^findings/(?P<pk>[0-9]{1,18})$", FindingDetailView.as_view(), name="finding"),
-    re_path(r"^findings/(?P<pk>[0-9]{1,18})/acknowledge$", FindingAcknowledgeView.as_view(), name="finding-acknowledge"),
-    re_path(r"^findings/(?P<pk>[0-9]{1,18})/resolve$", FindingResolveView.as_view(), name="finding-resolve"),
-    re_path(r"^findings/(?P<pk>[0-9]{1,18})/reopen$", FindingReopenView.as_view(), name="finding-reopen"),
+    re_path(
+        r"^findings/(?P<pk>[0-9]{1,18})/acknowledge$",
+        FindingAcknowledgeView.as_view(),
+        name="finding-acknowledge",
+    ),
+    re_path(
+        r"^findings/(?P<pk>[0-9]{1,18})/resolve$",
+        FindingResolveView.as_view(),
+        name="finding-resolve",
+    ),
+    re_path(
+        r"^findings/(?P<pk>[0-9]{1,18})/reopen$", FindingReopenView.as_view(), name="finding-reopen"
+    ),
 ]

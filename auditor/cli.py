@@ -8,6 +8,7 @@ with its file, line, stream, version, expected and found); 2 the package cannot 
 (or the table, day or round is not in it); 3 the auditor itself failed - a fault of the
 auditor to report, never a finding about the package.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,18 +46,34 @@ def _day(text: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="blackjack-audit", description=(
-        "Verify a regulator's package offline and re-run its audit; recall a round."),
+    parser = argparse.ArgumentParser(
+        prog="blackjack-audit",
+        description=("Verify a regulator's package offline and re-run its audit; recall a round."),
         epilog="Exit codes: 0 all agree; 1 a disagreement; 2 the package cannot be read; "
-               f"{INTERNAL_ERROR} the auditor itself failed (a fault to report, not a finding).")
+        f"{INTERNAL_ERROR} the auditor itself failed (a fault to report, not a finding).",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
-    verify = commands.add_parser("verify", help="check hashes, signatures, proofs, chains; replay and recompute")
+    verify = commands.add_parser(
+        "verify", help="check hashes, signatures, proofs, chains; replay and recompute"
+    )
     verify.add_argument("package", help="a package folder or .zip")
-    verify.add_argument("--previous", help="an earlier package: prove this one's record grew from it")
-    verify.add_argument("--key", action="append", default=[], help="a trusted public key (PEM), repeatable")
-    verify.add_argument("--edges", action="store_true", help="analyse each rule set's house edge and variance again "
-                        "with the engine (seconds per rule set) rather than take the manifest's")
-    verify.add_argument("--jobs", type=_positive, help="processes that check the tables (default: one per processor)")
+    verify.add_argument(
+        "--previous", help="an earlier package: prove this one's record grew from it"
+    )
+    verify.add_argument(
+        "--key", action="append", default=[], help="a trusted public key (PEM), repeatable"
+    )
+    verify.add_argument(
+        "--edges",
+        action="store_true",
+        help="analyse each rule set's house edge and variance again "
+        "with the engine (seconds per rule set) rather than take the manifest's",
+    )
+    verify.add_argument(
+        "--jobs",
+        type=_positive,
+        help="processes that check the tables (default: one per processor)",
+    )
     recall = commands.add_parser("round", help="print one round's recall")
     recall.add_argument("package")
     recall.add_argument("table")
@@ -68,8 +85,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             lines: Sequence[str] = [round_recall(args.package, args.table, args.day, args.number)]
             code = 0
         else:
-            outcome = verify_package(args.package, previous=args.previous, keys=args.key, edges=args.edges,
-                                     processes=args.jobs)
+            outcome = verify_package(
+                args.package,
+                previous=args.previous,
+                keys=args.key,
+                edges=args.edges,
+                processes=args.jobs,
+            )
             lines, code = [*outcome.summary, *map(str, outcome.disagreements)], outcome.exit_code
     except Unreadable as error:
         print(f"blackjack-audit: cannot read the package: {error}", file=sys.stderr)
@@ -79,9 +101,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         # now is the auditor itself, which must not pass for a finding (1) or for the
         # package's fault (2)
         where = traceback.extract_tb(error.__traceback__)[-1]
-        print(f"blackjack-audit: internal error while checking {args.package}: {type(error).__name__}: {error} "
-              f"(at {Path(where.filename).name}:{where.lineno}); this is a fault of the auditor, not a finding "
-              "about the package: please report it", file=sys.stderr)
+        print(
+            f"blackjack-audit: internal error while checking {args.package}: {type(error).__name__}: {error} "
+            f"(at {Path(where.filename).name}:{where.lineno}); this is a fault of the auditor, not a finding "
+            "about the package: please report it",
+            file=sys.stderr,
+        )
         return INTERNAL_ERROR
     try:
         for line in lines:

@@ -15,6 +15,7 @@ Everything is deterministic, so that the same record gives a byte-identical pack
 gzip members carry no file name and mtime 0; zip members a fixed timestamp, a fixed
 order and fixed permissions; JSON has sorted keys; CSV ends lines with ``\\n``.
 """
+
 from __future__ import annotations
 
 import csv
@@ -40,7 +41,12 @@ try:
     from isal import igzip as _reader
     from isal import isal_zlib
 
-    _BROKEN: tuple[type[Exception], ...] = (OSError, EOFError, zlib.error, cast(type[Exception], isal_zlib.error))
+    _BROKEN: tuple[type[Exception], ...] = (
+        OSError,
+        EOFError,
+        zlib.error,
+        cast(type[Exception], isal_zlib.error),
+    )
 except ImportError:  # a platform without its wheels: the standard library
     _reader = gzip
     _BROKEN = (OSError, EOFError, zlib.error)
@@ -119,11 +125,16 @@ class _Manifest(msgspec.Struct):
     previous: dict[str, Any] | None = None
 
 
-_ENTRIES: dict[str, type[msgspec.Struct]] = {"files": _File, "streams": _Stream, "rule_sets": _RuleSet}
+_ENTRIES: dict[str, type[msgspec.Struct]] = {
+    "files": _File,
+    "streams": _Stream,
+    "rule_sets": _RuleSet,
+}
 
 
 def _check_shape(path: object, data: dict[str, Any]) -> None:
     """:class:`Unreadable`, naming the member, unless ``data`` has a manifest's shape."""
+
     def refused(error: msgspec.ValidationError, where: str) -> Unreadable:
         # msgspec says where as "- at `$...`" within what it was given, and nothing of a
         # member missing from that itself: said from the manifest
@@ -176,12 +187,23 @@ def json_text(value: Any) -> str:
     round report is - is encoded by msgspec, because the standard library's encoder
     takes its Python path whenever it indents and a package writes a row a round (a test
     holds the two equal, row by row); any other value by the standard library."""
-    if type(value) is dict and all(type(key) is str for key in value) and all(
-            (kind := type(item)) is str or kind is bool or item is None
-            or (kind is int and _INT64[0] <= item <= _INT64[1]) for item in value.values()):
+    if (
+        type(value) is dict
+        and all(type(key) is str for key in value)
+        and all(
+            (kind := type(item)) is str
+            or kind is bool
+            or item is None
+            or (kind is int and _INT64[0] <= item <= _INT64[1])
+            for item in value.values()
+        )
+    ):
         try:
             return _format(_sorted_json(value), indent=1).decode("utf-8")
-        except (msgspec.EncodeError, UnicodeEncodeError):  # a lone surrogate: named as json names it
+        except (
+            msgspec.EncodeError,
+            UnicodeEncodeError,
+        ):  # a lone surrogate: named as json names it
             pass
     return json.dumps(value, sort_keys=True, indent=1, ensure_ascii=False)
 
@@ -197,9 +219,16 @@ def csv_bytes(columns: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> byte
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(columns)
     for row in rows:
-        writer.writerow(["" if (v := row.get(c)) is None else
-                         json.dumps(v, sort_keys=True, ensure_ascii=False) if isinstance(v, list | dict) else v
-                         for c in columns])
+        writer.writerow(
+            [
+                ""
+                if (v := row.get(c)) is None
+                else json.dumps(v, sort_keys=True, ensure_ascii=False)
+                if isinstance(v, list | dict)
+                else v
+                for c in columns
+            ]
+        )
     return out.getvalue().encode("utf-8")
 
 
@@ -207,7 +236,9 @@ class GzipLines:
     """A deterministic gzip member written line by line: no file name, mtime 0."""
 
     def __init__(self, target: IO[bytes]) -> None:
-        self._gzip = gzip.GzipFile(filename="", fileobj=target, mode="wb", compresslevel=GZIP_LEVEL, mtime=0)
+        self._gzip = gzip.GzipFile(
+            filename="", fileobj=target, mode="wb", compresslevel=GZIP_LEVEL, mtime=0
+        )
 
     def write(self, line: bytes) -> None:
         self._gzip.write(line)
@@ -227,13 +258,17 @@ def sha256_of(stream: IO[bytes]) -> tuple[str, int]:
 def zip_folder(folder: Path, target: Path) -> None:
     """The files of ``folder`` as a zip: sorted names, fixed time and permissions, stored
     (the event files are gzip already; the reports are small)."""
-    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=GZIP_LEVEL) as archive:
+    with zipfile.ZipFile(
+        target, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=GZIP_LEVEL
+    ) as archive:
         for path in sorted(p for p in folder.rglob("*") if p.is_file()):
             name = path.relative_to(folder).as_posix()
             info = zipfile.ZipInfo(name, date_time=ZIP_TIME)
             info.external_attr = 0o644 << 16
             info.create_system = 3
-            info.compress_type = zipfile.ZIP_STORED if name.endswith(".gz") else zipfile.ZIP_DEFLATED
+            info.compress_type = (
+                zipfile.ZIP_STORED if name.endswith(".gz") else zipfile.ZIP_DEFLATED
+            )
             with path.open("rb") as source, archive.open(info, "w") as out:
                 while chunk := source.read(1 << 20):
                     out.write(chunk)
@@ -258,7 +293,9 @@ class Package:
         """Every file the package holds, sorted."""
         if self._zip is not None:
             return sorted(i.filename for i in self._zip.infolist() if not i.is_dir())
-        return sorted(p.relative_to(self.path).as_posix() for p in self.path.rglob("*") if p.is_file())
+        return sorted(
+            p.relative_to(self.path).as_posix() for p in self.path.rglob("*") if p.is_file()
+        )
 
     def open(self, name: str) -> IO[bytes]:
         try:
@@ -287,7 +324,9 @@ class Package:
                 if rest:
                     yield rest
         except _BROKEN as error:
-            raise CorruptFile(f"{self.path}: {name}: cannot be decompressed ({error})", str(error)) from None
+            raise CorruptFile(
+                f"{self.path}: {name}: cannot be decompressed ({error})", str(error)
+            ) from None
 
     def manifest(self) -> dict[str, Any]:
         """The manifest, as JSON's values; :class:`Unreadable` unless it is a manifest
@@ -303,8 +342,10 @@ class Package:
             raise Unreadable(f"{self.path}: {MANIFEST} is not a {FORMAT} manifest")
         version = data.get("format_version")
         if not isinstance(version, int) or not 1 <= version <= FORMAT_VERSION:
-            raise Unreadable(f"{self.path}: format version {version!r}; this auditor reads 1 to {FORMAT_VERSION} "
-                             "(install a newer blackjack-audit)")
+            raise Unreadable(
+                f"{self.path}: format version {version!r}; this auditor reads 1 to {FORMAT_VERSION} "
+                "(install a newer blackjack-audit)"
+            )
         _check_shape(self.path, data)
         return data
 

@@ -32,6 +32,7 @@ state (:func:`ledger.books.reconcile.day_state`: ``incomplete``, ``no_drop_box``
 
 House results are in minor units, positive when the house won.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -64,15 +65,77 @@ from tables.engine.rules import RuleSet
 from .layout import FORMAT_VERSION, csv_bytes, json_bytes, json_text
 
 COLUMNS: dict[str, tuple[str, ...]] = {
-    "rounds": ("table", "gaming_day", "round", "shoe", "status", "first_version", "last_version", "bets", "stakes",
-               "recorded", "recomputed", "agrees"),
-    "reconciliation": ("table", "gaming_day", "currency", "rounds", "handle", "opener", "closer", "fills", "credits",
-                       "drop", "chip_win", "recorded_win", "replayed_win", "hold", "chip_variance",
-                       "replay_variance", "theoretical_win", "theoretical_sd", "state", "missing"),
-    "checks": ("table", "owner", "kind", "gaming_day", "round", "box", "hand", "bet", "expected", "recorded",
-               "event", "message"),
-    "findings": ("id", "table", "gaming_day", "kind", "severity", "round", "box", "hand", "bet", "shift", "slip",
-                 "expected", "recorded", "message", "event", "event_version", "status", "superseded", "trail"),
+    "rounds": (
+        "table",
+        "gaming_day",
+        "round",
+        "shoe",
+        "status",
+        "first_version",
+        "last_version",
+        "bets",
+        "stakes",
+        "recorded",
+        "recomputed",
+        "agrees",
+    ),
+    "reconciliation": (
+        "table",
+        "gaming_day",
+        "currency",
+        "rounds",
+        "handle",
+        "opener",
+        "closer",
+        "fills",
+        "credits",
+        "drop",
+        "chip_win",
+        "recorded_win",
+        "replayed_win",
+        "hold",
+        "chip_variance",
+        "replay_variance",
+        "theoretical_win",
+        "theoretical_sd",
+        "state",
+        "missing",
+    ),
+    "checks": (
+        "table",
+        "owner",
+        "kind",
+        "gaming_day",
+        "round",
+        "box",
+        "hand",
+        "bet",
+        "expected",
+        "recorded",
+        "event",
+        "message",
+    ),
+    "findings": (
+        "id",
+        "table",
+        "gaming_day",
+        "kind",
+        "severity",
+        "round",
+        "box",
+        "hand",
+        "bet",
+        "shift",
+        "slip",
+        "expected",
+        "recorded",
+        "message",
+        "event",
+        "event_version",
+        "status",
+        "superseded",
+        "trail",
+    ),
     "access": ("id", "at", "principal", "method", "path", "query", "what", "status", "address"),
 }
 
@@ -84,10 +147,12 @@ ADDED_IN: dict[str, int] = {"theoretical_win": 2, "theoretical_sd": 2, "state": 
 # other columns still say what was found and where - and its bytes stay covered by the
 # manifest's hashes. Compared without them: their cells left empty on both sides, so the
 # lines stay where they are in the package's files
-REWORDED_IN: dict[tuple[str, str], int] = {("checks", "message"): 3,
-                                            # from version 5 on the initial stakes, before on the handle
-                                            ("reconciliation", "theoretical_win"): 5,
-                                            ("reconciliation", "theoretical_sd"): 5}
+REWORDED_IN: dict[tuple[str, str], int] = {
+    ("checks", "message"): 3,
+    # from version 5 on the initial stakes, before on the handle
+    ("reconciliation", "theoretical_win"): 5,
+    ("reconciliation", "theoretical_sd"): 5,
+}
 
 Row = dict[str, Any]
 # a rule set's figures (:mod:`tables.engine.math.figures`), None where not known
@@ -105,7 +170,9 @@ def columns_of(name: str, version: int = FORMAT_VERSION) -> tuple[str, ...]:
 def reworded(name: str, version: int) -> frozenset[str]:
     """The columns of format ``version``'s report that this auditor writes in other
     words (:data:`REWORDED_IN`)."""
-    return frozenset(c for c in columns_of(name, version) if REWORDED_IN.get((name, c), 1) > version)
+    return frozenset(
+        c for c in columns_of(name, version) if REWORDED_IN.get((name, c), 1) > version
+    )
 
 
 def _blank(rows: Sequence[Row], columns: frozenset[str]) -> Sequence[Row]:
@@ -115,6 +182,7 @@ def _blank(rows: Sequence[Row], columns: frozenset[str]) -> Sequence[Row]:
 def stated_drop_box(rule_sets: Mapping[str, Any]) -> DropBox:
     """Whether a rule set has a drop box, as a manifest of format 7 states it per rule set
     (``drop_box``; a rule set it does not state: True, its counts and drop are due)."""
+
     def boxed(name: str, overrides: Mapping[str, Any]) -> bool:
         stated = rule_sets.get(rule_set_key(rule_set_entry(name, overrides))) or {}
         return stated.get("drop_box") is not False
@@ -130,7 +198,7 @@ def rates_of(stated: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str, str], 
         try:
             rate = Fraction(entry["rate"])
         except (KeyError, TypeError, ValueError, ZeroDivisionError):
-            raise ValueError(f"fx_rates: {entry!r} has no rate as a fraction (\"n/d\")") from None
+            raise ValueError(f'fx_rates: {entry!r} has no rate as a fraction ("n/d")') from None
         if rate <= 0:
             raise ValueError(f"fx_rates: {entry!r}: a rate is positive")
         out[(str(entry["gaming_day"]), str(entry["currency"]), str(entry["house"]))] = rate
@@ -139,19 +207,30 @@ def rates_of(stated: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str, str], 
 
 def fx_rates_entries(rates: Rates) -> list[dict[str, str]]:
     """Rates as a manifest's ``fx_rates`` states them, in order (:func:`rates_of` reads them)."""
-    return [{"gaming_day": day, "currency": currency, "house": house, "rate": f"{rate.numerator}/{rate.denominator}"}
-            for (day, currency, house), rate in sorted(rates.items())]
+    return [
+        {
+            "gaming_day": day,
+            "currency": currency,
+            "house": house,
+            "rate": f"{rate.numerator}/{rate.denominator}",
+        }
+        for (day, currency, house), rate in sorted(rates.items())
+    ]
 
 
 def stated_math(rule_sets: Mapping[str, Any]) -> GameMath:
     """The figures a manifest states per rule set (``house_edge``, ``variance``,
     ``covariance``; a manifest without the covariance takes the boxes as independent)."""
+
     def math(name: str, overrides: Mapping[str, Any]) -> Figures | None:
         stated = rule_sets.get(rule_set_key(rule_set_entry(name, overrides))) or {}
         try:
             covariance = stated.get("covariance")
-            return (Fraction(stated["house_edge"]), Fraction(stated["variance"]),
-                    None if covariance is None else Fraction(covariance))
+            return (
+                Fraction(stated["house_edge"]),
+                Fraction(stated["variance"]),
+                None if covariance is None else Fraction(covariance),
+            )
         except (KeyError, TypeError, ValueError, ZeroDivisionError):
             return None
 
@@ -161,8 +240,17 @@ def stated_math(rule_sets: Mapping[str, Any]) -> GameMath:
 _BATCH = 1024
 # the events StreamAudit notes something of before they are folded (one look-up for the
 # rest, most of a table's events)
-_NOTED = frozenset({"table.opened", "round.started", "round.settled", "round.voided", "correction.recorded",
-                    "shoe.shuffled", *AUTHORITY})
+_NOTED = frozenset(
+    {
+        "table.opened",
+        "round.started",
+        "round.settled",
+        "round.voided",
+        "correction.recorded",
+        "shoe.shuffled",
+        *AUTHORITY,
+    }
+)
 # round rows handed to finish()'s sink at a time (a row is about 1 KB as a dict)
 _ROWS = 128
 
@@ -182,14 +270,21 @@ def rule_set_entry(name: str, overrides: Mapping[str, Any]) -> dict[str, Any]:
         return {"ruleset": name, "overrides": dict(overrides), "parameters": None, "hash": None}
     parameters = rules.as_overrides()
     hashed = {key: value for key, value in parameters.items() if key not in _defaults_kept(rules)}
-    return {"ruleset": name, "overrides": dict(overrides), "parameters": parameters,
-            "hash": hashlib.sha256(canonical_json(hashed)).hexdigest()}
+    return {
+        "ruleset": name,
+        "overrides": dict(overrides),
+        "parameters": parameters,
+        "hash": hashlib.sha256(canonical_json(hashed)).hexdigest(),
+    }
 
 
 def _defaults_kept(rules: RuleSet) -> set[str]:
     """The parameters of ``rules`` that hold their field's default."""
-    return {f.name for f in dataclasses.fields(rules)
-            if f.default is not dataclasses.MISSING and getattr(rules, f.name) == f.default}
+    return {
+        f.name
+        for f in dataclasses.fields(rules)
+        if f.default is not dataclasses.MISSING and getattr(rules, f.name) == f.default
+    }
 
 
 def rule_set_key(entry: Mapping[str, Any]) -> str:
@@ -243,10 +338,18 @@ class StreamAudit:
     drop are checked and each reconciliation row gives the day's state (None: neither,
     as formats 1 to 6 were made)."""
 
-    def __init__(self, table: str, *, first_version: int, struck: Iterable[str] = (),
-                 math: GameMath | None = None, events: int | None = None,
-                 authority: Mapping[str, Mapping[str, Any]] | None = None, rates: Rates | None = None,
-                 drop_box: DropBox | None = None) -> None:
+    def __init__(
+        self,
+        table: str,
+        *,
+        first_version: int,
+        struck: Iterable[str] = (),
+        math: GameMath | None = None,
+        events: int | None = None,
+        authority: Mapping[str, Mapping[str, Any]] | None = None,
+        rates: Rates | None = None,
+        drop_box: DropBox | None = None,
+    ) -> None:
         self.table = table
         self.math = math
         self.drop_box = drop_box
@@ -267,17 +370,31 @@ class StreamAudit:
         # replay has read its first event) and the fold (which reads the first only)
         self.ids: EventIds = IdSet(shelf=self.shelf, expected=events)
         self.repeated: set[str] = set()
-        self.replay = Replay(struck=self.struck, repeats=self.repeated, ids=self.ids, compact=True, shelf=self.shelf,
-                             refused=self.refused)
+        self.replay = Replay(
+            struck=self.struck,
+            repeats=self.repeated,
+            ids=self.ids,
+            compact=True,
+            shelf=self.shelf,
+            refused=self.refused,
+        )
         self.replay.skip_to(first_version)
         # the reports read balances and figures, never entries
-        self.fold = Fold(struck=self.struck, entries=False, read_once=True, shelf=self.shelf, refused=self.refused,
-                         rates=rates)
+        self.fold = Fold(
+            struck=self.struck,
+            entries=False,
+            read_once=True,
+            shelf=self.shelf,
+            refused=self.refused,
+            rates=rates,
+        )
         self.day: str | None = None
         self.days: list[str] = []
         # each round number's first gaming day and versions, a batch at a time on the shelf
         # (a value read is a copy once shelved: a change is put back)
-        self.rounds: ShelvedMap[int, _Round] = ShelvedMap(self.shelf, filter=SMALL_FILTER, grows=True)
+        self.rounds: ShelvedMap[int, _Round] = ShelvedMap(
+            self.shelf, filter=SMALL_FILTER, grows=True
+        )
         self.struck_seen: set[str] = set()
         # events waiting for the replay: folded a batch at a time (its loop's set-up is
         # per call, and nothing reads the replay before finish)
@@ -312,7 +429,9 @@ class StreamAudit:
             self.day = payload["gaming_day"]
             if self.day not in self.days:
                 self.days.append(self.day)
-            self.rules.setdefault(payload["gaming_day"], (payload["ruleset"], dict(payload.get("rules") or {})))
+            self.rules.setdefault(
+                payload["gaming_day"], (payload["ruleset"], dict(payload.get("rules") or {}))
+            )
         elif kind == "round.started":
             self.rounds.setdefault(payload["round"], _Round(self.day, event["version"]))
         elif kind in ("round.settled", "round.voided"):
@@ -322,7 +441,9 @@ class StreamAudit:
                 self.rounds[payload["round"]] = known
         elif kind == "correction.recorded":
             struck = struck_ids(event)
-            if struck is not None and str(event.get("id")) not in self.refused:  # a refused one strikes nothing
+            if (
+                struck is not None and str(event.get("id")) not in self.refused
+            ):  # a refused one strikes nothing
                 self.struck_seen.add(struck)
         if kind in AUTHORITY:
             self.authority_seen.add(str(event.get("id")))
@@ -359,15 +480,28 @@ class StreamAudit:
         for played in rounds:
             where = self.rounds.get(played.number) or _Round(None, 0)
             recomputed = 0 if played.voided else -sum(s.net for s in played.expected.values())
-            recorded = None if played.recorded is None else (
-                0 if played.voided else -sum(net for _, net in played.recorded.values()))
+            recorded = (
+                None
+                if played.recorded is None
+                else (0 if played.voided else -sum(net for _, net in played.recorded.values()))
+            )
             status = "voided" if played.voided else ("settled" if played.settled else "unsettled")
-            out.rounds.append({
-                "table": self.table, "gaming_day": where.day, "round": played.number, "shoe": played.shoe,
-                "status": status, "first_version": where.first, "last_version": where.last,
-                "bets": len(played.bets), "stakes": sum(amount for _, _, _, amount in played.bets.values()),
-                "recorded": recorded, "recomputed": recomputed, "agrees": recorded == recomputed,
-            })
+            out.rounds.append(
+                {
+                    "table": self.table,
+                    "gaming_day": where.day,
+                    "round": played.number,
+                    "shoe": played.shoe,
+                    "status": status,
+                    "first_version": where.first,
+                    "last_version": where.last,
+                    "bets": len(played.bets),
+                    "stakes": sum(amount for _, _, _, amount in played.bets.values()),
+                    "recorded": recorded,
+                    "recomputed": recomputed,
+                    "agrees": recorded == recomputed,
+                }
+            )
             if sink is not None and len(out.rounds) >= _ROWS:
                 sink(out.rounds)
                 out.rounds = []
@@ -382,48 +516,88 @@ class StreamAudit:
                     for bet, expected in played.expected.items():
                         taken = got.get(bet)
                         if taken is None or taken[1] != expected.net:
-                            differences.setdefault(where.day, []).append(replay_difference(
-                                "wrong_payout" if taken is not None else "missing_settlement",
-                                expected_net=expected.net, recorded_net=0 if taken is None else taken[1],
-                                bet=bet, round=played.number))
+                            differences.setdefault(where.day, []).append(
+                                replay_difference(
+                                    "wrong_payout" if taken is not None else "missing_settlement",
+                                    expected_net=expected.net,
+                                    recorded_net=0 if taken is None else taken[1],
+                                    bet=bet,
+                                    round=played.number,
+                                )
+                            )
         if sink is not None:
             sink(out.rounds)
             out.rounds = []
         games = self.fold.games
-        boxed = None if self.drop_box is None else {day for day, game in games.items() if self.drop_box(*game)}
+        boxed = (
+            None
+            if self.drop_box is None
+            else {day for day, game in games.items() if self.drop_box(*game)}
+        )
         books = self.fold.books(final=True, entries=False, drop_box=boxed)
         ledger_findings = list(books.findings)
         for day in books.days():
             figures = books.day(day)
             # the thresholds of the table's currency, 25 and 100 of its unit (N.J.A.C. 13:69D-1.21(e))
-            done = reconcile(figures, replayed_win=replayed.get(day, 0), replay_differences=differences.get(day, ()))
+            done = reconcile(
+                figures,
+                replayed_win=replayed.get(day, 0),
+                replay_differences=differences.get(day, ()),
+            )
             ledger_findings.extend(done.findings)
             theory = None
             known = self.rules.get(day)
-            figures_of_game = self.math(*known) if self.math is not None and known is not None else None
+            figures_of_game = (
+                self.math(*known) if self.math is not None and known is not None else None
+            )
             if figures_of_game is not None and known is not None:
                 edge, variance, covariance = figures_of_game
                 insurance = insurance_math(*known) if figures.insurance else None
-                theory = theoretical(figures.initial, edge, variance, covariance, hand_squares=figures.hand_squares,
-                                     round_squares=figures.round_squares, insurance=figures.insurance,
-                                     insurance_squares=figures.insurance_squares,
-                                     insurance_edge=insurance[0] if insurance else None,
-                                     insurance_variance=insurance[1] if insurance else None)
-            out.reconciliation.append({
-                "table": self.table, "gaming_day": day, "currency": done.currency, "rounds": figures.rounds,
-                "handle": figures.handle, "opener": figures.opener, "closer": figures.closer,
-                "fills": figures.fills, "credits": figures.credits, "drop": done.drop, "chip_win": done.chip_win,
-                "recorded_win": done.recorded_win, "replayed_win": done.replayed_win,
-                "hold": percent(done.hold, 2) if done.hold is not None else None,
-                "chip_variance": done.chip_variance, "replay_variance": done.replay_variance,
-                "theoretical_win": None if theory is None else theory.win,
-                "theoretical_sd": None if theory is None else theory.sd,
-                **({} if boxed is None else _state(books, day, day in boxed, done)),
-            })
+                theory = theoretical(
+                    figures.initial,
+                    edge,
+                    variance,
+                    covariance,
+                    hand_squares=figures.hand_squares,
+                    round_squares=figures.round_squares,
+                    insurance=figures.insurance,
+                    insurance_squares=figures.insurance_squares,
+                    insurance_edge=insurance[0] if insurance else None,
+                    insurance_variance=insurance[1] if insurance else None,
+                )
+            out.reconciliation.append(
+                {
+                    "table": self.table,
+                    "gaming_day": day,
+                    "currency": done.currency,
+                    "rounds": figures.rounds,
+                    "handle": figures.handle,
+                    "opener": figures.opener,
+                    "closer": figures.closer,
+                    "fills": figures.fills,
+                    "credits": figures.credits,
+                    "drop": done.drop,
+                    "chip_win": done.chip_win,
+                    "recorded_win": done.recorded_win,
+                    "replayed_win": done.replayed_win,
+                    "hold": percent(done.hold, 2) if done.hold is not None else None,
+                    "chip_variance": done.chip_variance,
+                    "replay_variance": done.replay_variance,
+                    "theoretical_win": None if theory is None else theory.win,
+                    "theoretical_sd": None if theory is None else theory.sd,
+                    **({} if boxed is None else _state(books, day, day in boxed, done)),
+                }
+            )
         for finding in engine_findings:
             started = self.rounds.get(finding.round) if finding.round is not None else None
-            out.checks.append(_check_row(self.table, "engine", finding.as_dict(),
-                                         None if started is None else started.day))
+            out.checks.append(
+                _check_row(
+                    self.table,
+                    "engine",
+                    finding.as_dict(),
+                    None if started is None else started.day,
+                )
+            )
         for finding in ledger_findings:
             data = finding.as_dict()
             out.checks.append(_check_row(self.table, "ledger", data, data.get("gaming_day")))
@@ -434,19 +608,35 @@ def _state(books: Any, day: str, boxed: bool, done: Any) -> Row:
     """A day's state and what it lacks, as the back-office says them (every day of a
     package final; a variance is of the whole day here)."""
     missing = books.missing(day, drop_box=boxed)
-    unexplained = any(f.kind in ("chip_variance", "replay_variance") for f in done.findings) or bool(books.differences(day))
-    return {"state": day_state(missing=missing, final=True, drop_box=boxed, unexplained=unexplained),
-            "missing": "; ".join(missing) or None}
+    unexplained = any(
+        f.kind in ("chip_variance", "replay_variance") for f in done.findings
+    ) or bool(books.differences(day))
+    return {
+        "state": day_state(missing=missing, final=True, drop_box=boxed, unexplained=unexplained),
+        "missing": "; ".join(missing) or None,
+    }
 
 
 def _check_row(table: str, owner: str, data: Mapping[str, Any], day: str | None) -> Row:
-    return {"table": table, "owner": owner, "kind": data["kind"], "gaming_day": day, "round": data.get("round"),
-            "box": data.get("box"), "hand": data.get("hand"), "bet": data.get("bet"),
-            "expected": data.get("expected"), "recorded": data.get("recorded"), "event": data.get("event"),
-            "message": data["message"]}
+    return {
+        "table": table,
+        "owner": owner,
+        "kind": data["kind"],
+        "gaming_day": day,
+        "round": data.get("round"),
+        "box": data.get("box"),
+        "hand": data.get("hand"),
+        "bet": data.get("bet"),
+        "expected": data.get("expected"),
+        "recorded": data.get("recorded"),
+        "event": data.get("event"),
+        "message": data["message"],
+    }
 
 
-def render(name: str, rows: list[Row], version: int = FORMAT_VERSION, *, compared: bool = False) -> dict[str, bytes]:
+def render(
+    name: str, rows: list[Row], version: int = FORMAT_VERSION, *, compared: bool = False
+) -> dict[str, bytes]:
     """A report's files as format ``version`` has them: ``{"csv": ..., "json": ...}``;
     ``compared``: the columns reworded since left empty (:func:`reworded`)."""
     columns = columns_of(name, version)
@@ -454,8 +644,13 @@ def render(name: str, rows: list[Row], version: int = FORMAT_VERSION, *, compare
         rows = list(_blank(rows, reworded(name, version)))
     return {
         "csv": csv_bytes(columns, rows),
-        "json": json_bytes({"report": name, "columns": list(columns), "rows": [{c: r.get(c) for c in columns}
-                                                                               for r in rows]}),
+        "json": json_bytes(
+            {
+                "report": name,
+                "columns": list(columns),
+                "rows": [{c: r.get(c) for c in columns} for r in rows],
+            }
+        ),
     }
 
 
@@ -465,8 +660,15 @@ class Spool:
     them (the recomputed reports grow with the package; what is compared is read back
     from disk, :meth:`finish`)."""
 
-    def __init__(self, name: str, version: int = FORMAT_VERSION, *, files: tuple[IO[bytes], IO[bytes]] | None = None,
-                 compared: bool = False, part: bool = False) -> None:
+    def __init__(
+        self,
+        name: str,
+        version: int = FORMAT_VERSION,
+        *,
+        files: tuple[IO[bytes], IO[bytes]] | None = None,
+        compared: bool = False,
+        part: bool = False,
+    ) -> None:
         """``files``: the CSV and JSON files to write (the export's own); by default
         temporary ones. ``compared``: the columns reworded since ``version`` left empty
         (:func:`reworded`), to compare with an older package's. ``part``: only rows (no
@@ -493,14 +695,19 @@ class Spool:
 
     def add(self, rows: Sequence[Row]) -> None:
         rows = _blank(rows, self.blank)  # the rows as given, unless columns are left empty
-        self.csv.write(csv_bytes(self.columns, rows)[len(self._header):])
+        self.csv.write(csv_bytes(self.columns, rows)[len(self._header) :])
         for row in rows:
             # a row is two levels deep in the document: its lines indented by two more
             member = json_text({c: row.get(c) for c in self.columns})
             # a part's rows each follow a comma: the spool that takes them opens its list with
             # the first of them if it has none (:meth:`take`)
-            self.json.write(b"%s\n  %s" % (b"," if self.rows or self.part else b"[",
-                                            member.replace("\n", "\n  ").encode("utf-8")))
+            self.json.write(
+                b"%s\n  %s"
+                % (
+                    b"," if self.rows or self.part else b"[",
+                    member.replace("\n", "\n  ").encode("utf-8"),
+                )
+            )
             self.rows += 1
 
     def take(self, csv: IO[bytes], json: IO[bytes], rows: int) -> None:

@@ -13,6 +13,7 @@ alone: ``access_record`` called directly, median of as many calls. Then ``access
 of all the rows recorded. Not a test: it prints figures, and the load average beside
 them. The target is under 1 ms per request.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,7 +44,9 @@ def _database(kind: str, folder: Path) -> str:
             conn.execute(f"DROP DATABASE IF EXISTS {PG_NAME}")
             conn.execute(f"CREATE DATABASE {PG_NAME}")
         url = f"postgresql://postgres@127.0.0.1:5432/{PG_NAME}"
-    env = dict(throwaway({**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "casino.settings"}))
+    env = dict(
+        throwaway({**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "casino.settings"})
+    )
     subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     return url
 
@@ -67,14 +70,18 @@ def _run(url: str, requests: int, repeat: int) -> None:
     from audit.access.log import access_record, access_seal
     from audit.models import AccessRecord
 
-    user = get_user_model().objects.create_superuser("bench", "bench@example.com", "a-long-bench-password")
+    user = get_user_model().objects.create_superuser(
+        "bench", "bench@example.com", "a-long-bench-password"
+    )
 
     without = [m for m in settings.MIDDLEWARE if m != "audit.access.log.AccessLogMiddleware"]
     # a client loads the middleware chain once: one client per configuration
     with override_settings(ALLOWED_HOSTS=["testserver"]):
         with override_settings(MIDDLEWARE=list(settings.MIDDLEWARE)):
             logged = Client()
-            logged.force_login(user)  # not through the login: django-axes' backend wants the request
+            logged.force_login(
+                user
+            )  # not through the login: django-axes' backend wants the request
         with override_settings(MIDDLEWARE=without):
             plain = Client()
             plain.force_login(user)
@@ -105,16 +112,20 @@ def _run(url: str, requests: int, repeat: int) -> None:
     seal_s = time.perf_counter() - began
     vendor = url.split(":")[0]
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(f"{vendor:10s} request without log {without_ms:.3f} ms, with log {with_ms:.3f} ms (medians of {repeat} "
-          f"alternating rounds of {batch}): the log costs {with_ms - without_ms:.3f} ms per request; "
-          f"access_record alone: median {statistics.median(direct) * 1000:.3f} ms, "
-          f"90th percentile {statistics.quantiles(direct, n=10)[-1] * 1000:.3f} ms ({len(direct)} calls); "
-          f"sealing {rows} rows took {seal_s * 1000:.0f} ms ({sealed.payload['count'] if sealed else 0} sealed); "
-          f"load average {load}")
+    print(
+        f"{vendor:10s} request without log {without_ms:.3f} ms, with log {with_ms:.3f} ms (medians of {repeat} "
+        f"alternating rounds of {batch}): the log costs {with_ms - without_ms:.3f} ms per request; "
+        f"access_record alone: median {statistics.median(direct) * 1000:.3f} ms, "
+        f"90th percentile {statistics.quantiles(direct, n=10)[-1] * 1000:.3f} ms ({len(direct)} calls); "
+        f"sealing {rows} rows took {seal_s * 1000:.0f} ms ({sealed.payload['count'] if sealed else 0} sealed); "
+        f"load average {load}"
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--db", choices=("sqlite", "postgres", "both"), default="both")
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=10, help="alternating rounds (default 10)")
@@ -128,8 +139,19 @@ def main() -> None:
         for kind in kinds:
             url = _database(kind, Path(folder))
             try:
-                subprocess.run([sys.executable, __file__, "--child", url, "--requests", str(args.requests),
-                                "--repeat", str(args.repeat)], check=True)
+                subprocess.run(
+                    [
+                        sys.executable,
+                        __file__,
+                        "--child",
+                        url,
+                        "--requests",
+                        str(args.requests),
+                        "--repeat",
+                        str(args.repeat),
+                    ],
+                    check=True,
+                )
             finally:
                 if kind == "postgres":
                     import psycopg

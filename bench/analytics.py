@@ -4,6 +4,7 @@ the false-positive rate (players who do not count, flagged) and the detection ra
 
     .venv/bin/python bench/analytics.py [--seeds 20] [--tables 6] [--rounds 480]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,7 +23,14 @@ from tables.analytics.whatif import resettle
 from tables.simulator.config import SimConfig
 from tables.simulator.run import FileSink, simulate
 
-SEATED = ("hoyle", "it-classic", "eu-online", "vegas-s17-das-ls", "it-sabot", "vegas-6to5-single-deck")
+SEATED = (
+    "hoyle",
+    "it-classic",
+    "eu-online",
+    "vegas-s17-das-ls",
+    "it-sabot",
+    "vegas-6to5-single-deck",
+)
 
 
 def main() -> None:
@@ -33,10 +41,16 @@ def main() -> None:
     args = parser.parse_args()
     timing = {"count": 0.0, "accuracy": 0.0, "what-if": 0.0}
     rounds = bets_seen = 0
-    assessed = {"basic": [0, 0], "casual": [0, 0], "counter": [0, 0]}  # [flagged, with >= MIN_BETS bets]
+    assessed = {
+        "basic": [0, 0],
+        "casual": [0, 0],
+        "counter": [0, 0],
+    }  # [flagged, with >= MIN_BETS bets]
     detectable = [0, 0]  # counters with >= MIN_BETS bets and >= 10 at +2: [flagged, all]
     for seed in range(args.seeds):
-        config = SimConfig(tables=args.tables, rounds=args.rounds, seed=f"bench-{seed}", presets=SEATED)
+        config = SimConfig(
+            tables=args.tables, rounds=args.rounds, seed=f"bench-{seed}", presets=SEATED
+        )
         out = io.BytesIO()
         manifest = simulate(config, FileSink(out, config))
         kind = {p["player"]: p["kind"] for t in manifest["tables"] for p in t["players"]}
@@ -65,13 +79,19 @@ def main() -> None:
             if k == "counter" and row.bets >= MIN_BETS and row.high_bets >= 10:
                 detectable[0] += row.flagged
                 detectable[1] += 1
-    print(f"{args.seeds} seeds x {args.tables} tables x {args.rounds} rounds: {rounds} rounds, {bets_seen} bets")
+    print(
+        f"{args.seeds} seeds x {args.tables} tables x {args.rounds} rounds: {rounds} rounds, {bets_seen} bets"
+    )
     for name, seconds in timing.items():
         print(f"  {name:9s} {seconds:7.2f} s  {rounds / seconds:8.0f} rounds/s")
     for k, (flagged, n) in assessed.items():
-        print(f"  {k:8s} players with >= {MIN_BETS} bets: {n:5d}, flagged {flagged} ({100 * flagged / max(n, 1):.2f}%)")
-    print(f"  counters with >= {MIN_BETS} bets and >= 10 at +2 or more: {detectable[1]}, flagged {detectable[0]}"
-          f" ({100 * detectable[0] / max(detectable[1], 1):.1f}%)")
+        print(
+            f"  {k:8s} players with >= {MIN_BETS} bets: {n:5d}, flagged {flagged} ({100 * flagged / max(n, 1):.2f}%)"
+        )
+    print(
+        f"  counters with >= {MIN_BETS} bets and >= 10 at +2 or more: {detectable[1]}, flagged {detectable[0]}"
+        f" ({100 * detectable[0] / max(detectable[1], 1):.1f}%)"
+    )
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ difference of the medians per request is the check's cost. Then the check alone
 many calls; then ``authority_problems`` - what verify runs - over ``--people`` people.
 Not a test: it prints figures, and the load average beside them.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,7 +44,9 @@ def _database(kind: str, folder: Path) -> str:
             conn.execute(f"DROP DATABASE IF EXISTS {PG_NAME}")
             conn.execute(f"CREATE DATABASE {PG_NAME}")
         url = f"postgresql://postgres@127.0.0.1:5432/{PG_NAME}"
-    env = dict(throwaway({**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "casino.settings"}))
+    env = dict(
+        throwaway({**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "casino.settings"})
+    )
     subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     return url
 
@@ -83,7 +86,9 @@ def _run(url: str, requests: int, repeat: int, people: int) -> None:
             authentication.authority_refusal = checked if check else off  # type: ignore[assignment]
             began = time.perf_counter()
             for _ in range(count):
-                response = client.get("/api/findings", secure=True)  # DEBUG off: plain HTTP is redirected
+                response = client.get(
+                    "/api/findings", secure=True
+                )  # DEBUG off: plain HTTP is redirected
             assert response.status_code == 200, (response.status_code, response.headers)
             return (time.perf_counter() - began) / count
 
@@ -108,22 +113,31 @@ def _run(url: str, requests: int, repeat: int, people: int) -> None:
     began = time.perf_counter()
     assert authority_problems() == []
     every_s = time.perf_counter() - began
-    with_ms, without_ms = statistics.median(with_check) * 1000, statistics.median(without_check) * 1000
+    with_ms, without_ms = (
+        statistics.median(with_check) * 1000,
+        statistics.median(without_check) * 1000,
+    )
     vendor = url.split(":")[0]
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(f"{vendor:10s} token request without the check {without_ms:.3f} ms, with it {with_ms:.3f} ms (medians "
-          f"of {repeat} alternating rounds of {batch}): the check costs {with_ms - without_ms:.3f} ms per request; "
-          f"authority_problem alone: median {statistics.median(direct) * 1000:.3f} ms, 90th percentile "
-          f"{statistics.quantiles(direct, n=10)[-1] * 1000:.3f} ms ({len(direct)} calls); verify's check of "
-          f"{people} people: {every_s * 1000:.0f} ms; load average {load}")
+    print(
+        f"{vendor:10s} token request without the check {without_ms:.3f} ms, with it {with_ms:.3f} ms (medians "
+        f"of {repeat} alternating rounds of {batch}): the check costs {with_ms - without_ms:.3f} ms per request; "
+        f"authority_problem alone: median {statistics.median(direct) * 1000:.3f} ms, 90th percentile "
+        f"{statistics.quantiles(direct, n=10)[-1] * 1000:.3f} ms ({len(direct)} calls); verify's check of "
+        f"{people} people: {every_s * 1000:.0f} ms; load average {load}"
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--db", choices=("sqlite", "postgres", "both"), default="both")
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=10, help="alternating rounds (default 10)")
-    parser.add_argument("--people", type=int, default=500, help="people for verify's check (default 500)")
+    parser.add_argument(
+        "--people", type=int, default=500, help="people for verify's check (default 500)"
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -134,8 +148,21 @@ def main() -> None:
         for kind in kinds:
             url = _database(kind, Path(folder))
             try:
-                subprocess.run([sys.executable, __file__, "--child", url, "--requests", str(args.requests),
-                                "--repeat", str(args.repeat), "--people", str(args.people)], check=True)
+                subprocess.run(
+                    [
+                        sys.executable,
+                        __file__,
+                        "--child",
+                        url,
+                        "--requests",
+                        str(args.requests),
+                        "--repeat",
+                        str(args.repeat),
+                        "--people",
+                        str(args.people),
+                    ],
+                    check=True,
+                )
             finally:
                 if kind == "postgres":
                     import psycopg

@@ -6,6 +6,7 @@ variance of one box the same rounds show beside the exact one, and the time take
 
 Its ``stored`` lines are what ``PRESET_FIGURES`` holds (the tests compare one preset's
 fresh estimate with it)."""
+
 from __future__ import annotations
 
 import argparse
@@ -30,9 +31,11 @@ def main() -> None:
         began = time.perf_counter()
         figures = estimate(rules, rounds=args.rounds)
         took = time.perf_counter() - began
-        print(f"{name:24} C {figures.covariance:.4f} +- {figures.standard_error:.4f}   "
-              f"V simulated {figures.variance:.4f}, exact {exact.variance:.4f}   "
-              f"correlation {figures.covariance / exact.variance:.3f}   {took:.1f} s")
+        print(
+            f"{name:24} C {figures.covariance:.4f} +- {figures.standard_error:.4f}   "
+            f"V simulated {figures.variance:.4f}, exact {exact.variance:.4f}   "
+            f"correlation {figures.covariance / exact.variance:.3f}   {took:.1f} s"
+        )
         stored.append(f'    "{name}": ({figures.covariance!r}, {figures.standard_error!r}),')
     print("stored:")
     print("\n".join(stored))

@@ -19,6 +19,7 @@ replay's workers), and at the end ingest + replay + reconcile against the goal o
 and 300 MiB a process. The load average is printed beside: the machine may be shared.
 Not a test: it prints figures.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -65,7 +66,12 @@ print(json.dumps({"code": code, "command_seconds": time.perf_counter() - called,
 
 
 def _env(database: str) -> dict[str, str]:
-    env = {**os.environ, "DATABASE_URL": SERVER + database, "DJANGO_SETTINGS_MODULE": "casino.settings", "PROJECT_ON_APPEND": "false"}
+    env = {
+        **os.environ,
+        "DATABASE_URL": SERVER + database,
+        "DJANGO_SETTINGS_MODULE": "casino.settings",
+        "PROJECT_ON_APPEND": "false",
+    }
     return dict(throwaway(env))
 
 
@@ -75,13 +81,21 @@ def _fresh_database(database: str) -> None:
     with psycopg.connect(ADMIN, autocommit=True) as conn:
         conn.execute(f"DROP DATABASE IF EXISTS {database}")
         conn.execute(f"CREATE DATABASE {database}")
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=_env(database), check=True)
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=_env(database), check=True
+    )
 
 
 def phase(database: str, name: str, *command: str, allowed: tuple[int, ...] = (0,)) -> dict:
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", _RUN, *command], cwd=ROOT, env=_env(database),
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", _RUN, *command],
+        cwd=ROOT,
+        env=_env(database),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     seconds = time.perf_counter() - started
     try:
         figures = json.loads(done.stdout.strip().splitlines()[-1])
@@ -90,9 +104,12 @@ def phase(database: str, name: str, *command: str, allowed: tuple[int, ...] = (0
     if figures["code"] not in allowed:
         raise SystemExit(f"{name}: exit {figures['code']}: {done.stderr.strip()[-2000:]}")
     load = os.getloadavg()[0]
-    print(f"{name:10} {seconds:8.1f} s   peak {figures['peak_mib']:6.0f} MiB"
-          f" (its processes {figures['children_peak_mib']:4.0f} MiB)   load {load:.1f}"
-          + (f"   exit {figures['code']}" if figures["code"] else ""), flush=True)
+    print(
+        f"{name:10} {seconds:8.1f} s   peak {figures['peak_mib']:6.0f} MiB"
+        f" (its processes {figures['children_peak_mib']:4.0f} MiB)   load {load:.1f}"
+        + (f"   exit {figures['code']}" if figures["code"] else ""),
+        flush=True,
+    )
     return {**figures, "seconds": seconds}
 
 
@@ -101,17 +118,41 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=1500, help="rounds per table")
     parser.add_argument("--keep", help="keep the day's file here (default: a temporary folder)")
-    parser.add_argument("--database", type=database_name, default="bench_day",
-                        help="the PostgreSQL database to drop, make and fill (default bench_day)")
+    parser.add_argument(
+        "--database",
+        type=database_name,
+        default="bench_day",
+        help="the PostgreSQL database to drop, make and fill (default bench_day)",
+    )
     args = parser.parse_args()
     db = args.database
     with tempfile.TemporaryDirectory(prefix="bench-day-") as folder:
         path = Path(args.keep) if args.keep else Path(folder) / "day.jsonl"
         _fresh_database(db)
-        print(f"{args.tables} tables x {args.rounds} rounds, {os.cpu_count()} cores, PostgreSQL, "
-              f"engine: {compiled.described()}", flush=True)
-        phase(db, "simulate", "simulate", "--tables", str(args.tables), "--rounds", str(args.rounds), "--preset", "hoyle",
-              "--preset", "it-classic", "--seed", "100", "--jobs", str(os.cpu_count() or 1), "--out", str(path))
+        print(
+            f"{args.tables} tables x {args.rounds} rounds, {os.cpu_count()} cores, PostgreSQL, "
+            f"engine: {compiled.described()}",
+            flush=True,
+        )
+        phase(
+            db,
+            "simulate",
+            "simulate",
+            "--tables",
+            str(args.tables),
+            "--rounds",
+            str(args.rounds),
+            "--preset",
+            "hoyle",
+            "--preset",
+            "it-classic",
+            "--seed",
+            "100",
+            "--jobs",
+            str(os.cpu_count() or 1),
+            "--out",
+            str(path),
+        )
         with path.open("rb") as lines:
             events = sum(1 for _ in lines)
         ingest = phase(db, "ingest", "ingest", str(path))
@@ -120,10 +161,14 @@ def main() -> None:
         reconcile = phase(db, "reconcile", "reconcile", "--day", DAY, allowed=(0, 1))
     total = ingest["seconds"] + replay["seconds"] + reconcile["seconds"]
     peak = max(max(p["peak_mib"], p["children_peak_mib"]) for p in (ingest, replay, reconcile))
-    print(f"{events:,} events: ingest {events / ingest['seconds']:,.0f} events/s; replay "
-          f"{events / replay['seconds']:,.0f} events/s, {args.tables * args.rounds / replay['seconds']:,.0f} rounds/s")
-    print(f"ingest + replay + reconcile: {total:.1f} s (goal <= 120 s for 100 x 1,500); "
-          f"largest peak of one process {peak:.0f} MiB (goal <= 300 MiB)")
+    print(
+        f"{events:,} events: ingest {events / ingest['seconds']:,.0f} events/s; replay "
+        f"{events / replay['seconds']:,.0f} events/s, {args.tables * args.rounds / replay['seconds']:,.0f} rounds/s"
+    )
+    print(
+        f"ingest + replay + reconcile: {total:.1f} s (goal <= 120 s for 100 x 1,500); "
+        f"largest peak of one process {peak:.0f} MiB (goal <= 300 MiB)"
+    )
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Benchmark: replay of pre-generated rounds of three boxes, from memory, by the engine
 alone (no database, no JSON parsing, no payload validation). Prints rounds/s per preset.
 
-    .venv/bin/python bench/engine_replay.py [--rounds 5000] [--repeat 5] [--preset NAME ...] [--cold] [--against CHECKOUT]
+    .venv/bin/python bench/engine_replay.py [--rounds 5000] [--repeat 5] [--preset NAME ...]
+        [--cold] [--against CHECKOUT]
 
 Target (issues 3 and 13): 20,000 rounds/s on one core. Rates are CPU time of this
 process (the machine is shared: wall time counts other processes' turns too), the best
@@ -24,6 +25,7 @@ preset uses them (they are per rule set), and kept alive they slow the presets t
 after it-live (their events are made among the caches' objects), which a replay in its
 own process never meets.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -57,7 +59,11 @@ def other_engine(checkout: str) -> Engine:
     if not os.path.isdir(source):
         sys.exit(f"--against: {source} is not a directory")
     home = tempfile.mkdtemp(prefix="engine-against-")
-    shutil.copytree(source, os.path.join(home, "engine_against"), ignore=shutil.ignore_patterns("__pycache__", "*.so", "_compiled"))
+    shutil.copytree(
+        source,
+        os.path.join(home, "engine_against"),
+        ignore=shutil.ignore_patterns("__pycache__", "*.so", "_compiled"),
+    )
     sys.path.insert(0, home)
     module = importlib.import_module("engine_against.replay")
     cashout = importlib.import_module("engine_against.math.cashout")
@@ -82,8 +88,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5000)
     parser.add_argument("--repeat", type=int, default=5, help="best of N runs")
     parser.add_argument("--preset", action="append", choices=sorted(PRESETS))
-    parser.add_argument("--cold", action="store_true", help="clear the cash-out valuation caches before each run")
-    parser.add_argument("--against", metavar="CHECKOUT", help="also time another checkout's engine, alternating")
+    parser.add_argument(
+        "--cold", action="store_true", help="clear the cash-out valuation caches before each run"
+    )
+    parser.add_argument(
+        "--against", metavar="CHECKOUT", help="also time another checkout's engine, alternating"
+    )
     args = parser.parse_args()
     engines: dict[str, Engine] = {"this": (replay, clear_caches)}
     if args.against:
@@ -92,12 +102,23 @@ def main() -> None:
     # the machine's own pace, printed beside the figures: runs of one machine at
     # different minutes are read against it
     reference = min(timeit.repeat("sum(range(1000))", number=2000, repeat=5)) / 2000 * 1e6
-    print(f"reference: sum(range(1000)) takes {reference:.1f} us on this machine; "
-          f"load average {' '.join(f'{load:.2f}' for load in os.getloadavg())}; this engine: "
-          f"{compiled.described()}{'; against: pure Python' if args.against else ''}")
-    print(f"{'preset':<24}{'engine':<9}{'rounds':>8}{'events':>9}{'rounds/s':>11}{'events/s':>11}  (CPU time)")
+    print(
+        f"reference: sum(range(1000)) takes {reference:.1f} us on this machine; "
+        f"load average {' '.join(f'{load:.2f}' for load in os.getloadavg())}; this engine: "
+        f"{compiled.described()}{'; against: pure Python' if args.against else ''}"
+    )
+    print(
+        f"{'preset':<24}{'engine':<9}{'rounds':>8}{'events':>9}{'rounds/s':>11}{'events/s':>11}  (CPU time)"
+    )
     for name in args.preset or list(PRESETS):
-        table = deal_table(PRESETS[name], seed=f"bench-{name}", rounds=args.rounds, boxes=3, start=start, hashed=False)
+        table = deal_table(
+            PRESETS[name],
+            seed=f"bench-{name}",
+            rounds=args.rounds,
+            boxes=3,
+            start=start,
+            hashed=False,
+        )
         events = table.events
         del table
         gc.collect()
@@ -112,7 +133,10 @@ def main() -> None:
         for _run, clear in engines.values():
             clear()
         for label in engines:
-            print(f"{name:<24}{label:<9}{args.rounds:>8}{count:>9}{args.rounds / best[label]:>11,.0f}{count / best[label]:>11,.0f}")
+            print(
+                f"{name:<24}{label:<9}{args.rounds:>8}{count:>9}"
+                f"{args.rounds / best[label]:>11,.0f}{count / best[label]:>11,.0f}"
+            )
         if args.against:
             print(f"{'':<24}{'ratio':<9}{'':>17}{best['against'] / best['this']:>10.2f}x")
 

@@ -16,6 +16,7 @@ a query that does not name the day reads each attached partition's index (an App
 a Merge Append where it is ordered). ``docs/event-store.md`` keeps the plans and what
 they showed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -57,41 +58,60 @@ def main() -> None:
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE audit_event")
     count = Event.objects.count()
-    stream = Event.objects.exclude(stream__startswith="audit.").values_list("stream", flat=True).first()
+    stream = (
+        Event.objects.exclude(stream__startswith="audit.").values_list("stream", flat=True).first()
+    )
     last = Event.objects.aggregate(m=Max("position"))["m"]
     middle = Event.objects.filter(position__gte=last // 2).order_by("position").first()
     opened = Event.objects.filter(type="table.opened").first()
     day = opened.payload["gaming_day"] if opened else "2026-11-29"
     finding = Finding.objects.values_list("fingerprint", flat=True).first() or "0" * 64
     attached = sum(1 for _ in partitions(connection))
-    print(f"{count:,} events in {args.db}" + (f", {attached} partitions attached" if attached else ", not partitioned"))
+    print(
+        f"{count:,} events in {args.db}"
+        + (f", {attached} partitions attached" if attached else ", not partitioned")
+    )
 
     queries = {
-        f"stream read ({stream}, 500 events from version 100)": stream_rows(stream, from_version=100, limit=500),
-        f"feed (1,000 events after position {last // 2:,}: audit.store.streams.feed_after)":
-            Event.objects.filter(position__gt=last // 2).order_by("position")[:1000],
-        f"a gaming day's tables ({day})":
-            openings_on(day).values_list("stream", flat=True),
-        "an event's leaf index (the count after its block)":
-            Event.objects.filter(position__gt=max(0, middle.position - digests.BLOCK), position__lt=middle.position),
-        "a finding's trail": Event.objects.filter(stream="audit.findings", payload__finding=finding).order_by("version"),
+        f"stream read ({stream}, 500 events from version 100)": stream_rows(
+            stream, from_version=100, limit=500
+        ),
+        f"feed (1,000 events after position {last // 2:,}: audit.store.streams.feed_after)": Event.objects.filter(
+            position__gt=last // 2
+        ).order_by("position")[:1000],
+        f"a gaming day's tables ({day})": openings_on(day).values_list("stream", flat=True),
+        "an event's leaf index (the count after its block)": Event.objects.filter(
+            position__gt=max(0, middle.position - digests.BLOCK), position__lt=middle.position
+        ),
+        "a finding's trail": Event.objects.filter(
+            stream="audit.findings", payload__finding=finding
+        ).order_by("version"),
         # on PostgreSQL its stream and version read from the key table first (audit.store.event_ids)
-        "an event by its id (audit.store.event_ids.with_ids)": Event.objects.filter(with_ids([middle.event_id])),
+        "an event by its id (audit.store.event_ids.with_ids)": Event.objects.filter(
+            with_ids([middle.event_id])
+        ),
     }
     table_row = tm.Table.objects.filter(stream=stream).first()
     if table_row is not None:
         # what reconciliation asks of every table-day (casino.game): the few bets that differ
-        queries[f"a table-day's mismatched bets ({stream}, {day}: reconciliation's replayed win)"] = (
-            tm.mismatched_bets(table_row, day).values_list("round__number", "bet", "recorded_net", "expected_net"))
+        queries[
+            f"a table-day's mismatched bets ({stream}, {day}: reconciliation's replayed win)"
+        ] = tm.mismatched_bets(table_row, day).values_list(
+            "round__number", "bet", "recorded_net", "expected_net"
+        )
     # on every append (audit.store.streams): the stream's head, and which of the batch's ids are
     # stored - from the key table where the table is partitioned, as the store asks them
     ids = [uuid.uuid4() for _ in range(24)] + [middle.event_id]
     table = KEY_TABLE if keyed(connection) else "audit_event"
     raw = {
-        f"a stream's head ({stream}: audit.store.streams.stream_head, from {table})":
-            (f"SELECT version, hash FROM {table} WHERE stream = %s ORDER BY version DESC LIMIT 1", [stream]),
-        f"which of 25 ids are stored (audit.store.streams.stored_rows, from {table})":
-            (f"SELECT event_id FROM {table} WHERE event_id = ANY(%s)", [ids]),
+        f"a stream's head ({stream}: audit.store.streams.stream_head, from {table})": (
+            f"SELECT version, hash FROM {table} WHERE stream = %s ORDER BY version DESC LIMIT 1",
+            [stream],
+        ),
+        f"which of 25 ids are stored (audit.store.streams.stored_rows, from {table})": (
+            f"SELECT event_id FROM {table} WHERE event_id = ANY(%s)",
+            [ids],
+        ),
     }
     for name, query in queries.items():
         print(f"\n== {name}\n{query.query}")

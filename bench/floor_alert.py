@@ -20,6 +20,7 @@ short-paid. For each settlement the bench times:
 
 Not a test: it prints figures (median, 90th percentile, max).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -68,8 +69,11 @@ def _day(rounds: int, extra: int) -> list[dict]:
     from tables.engine.simulate import deal_table
 
     start = datetime.now(UTC).replace(microsecond=0)
-    return copy.deepcopy(deal_table(PRESETS["hoyle"], seed="floor-bench", rounds=rounds + extra, table=TABLE,
-                                    start=start).events)
+    return copy.deepcopy(
+        deal_table(
+            PRESETS["hoyle"], seed="floor-bench", rounds=rounds + extra, table=TABLE, start=start
+        ).events
+    )
 
 
 def _rounds_of(events: list[dict]) -> list[list[dict]]:
@@ -92,8 +96,12 @@ def _short_pay(settled: dict) -> bool:
 
 def _post(url: str, token: str, body: dict) -> tuple[float, int]:
     data = json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, method="POST", headers={
-        "Authorization": f"Token {token}", "Content-Type": "application/json"})
+    request = urllib.request.Request(
+        url,
+        data=data,
+        method="POST",
+        headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
+    )
     began = time.perf_counter()
     with urllib.request.urlopen(request, timeout=30) as answer:
         answer.read()
@@ -103,32 +111,55 @@ def _post(url: str, token: str, body: dict) -> tuple[float, int]:
 def _summary(name: str, seconds: list[float]) -> str:
     ms = sorted(1000 * s for s in seconds)
     p90 = ms[min(len(ms) - 1, int(0.9 * len(ms)))]
-    return f"  {name:<32} median {statistics.median(ms):7.1f} ms   p90 {p90:7.1f} ms   max {ms[-1]:7.1f} ms   (n={len(ms)})"
+    return (
+        f"  {name:<32} median {statistics.median(ms):7.1f} ms   p90 {p90:7.1f} ms   max "
+        f"{ms[-1]:7.1f} ms   (n={len(ms)})"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", choices=["postgres", "sqlite"], default="postgres")
-    parser.add_argument("--rounds", type=int, default=400, help="rounds of the day before the measure (default 400)")
-    parser.add_argument("--measured", type=int, default=40, help="rounds appended over REST and timed (default 40)")
+    parser.add_argument(
+        "--rounds", type=int, default=400, help="rounds of the day before the measure (default 400)"
+    )
+    parser.add_argument(
+        "--measured", type=int, default=40, help="rounds appended over REST and timed (default 40)"
+    )
     args = parser.parse_args()
 
     folder = Path(tempfile.mkdtemp(prefix="floor-bench-"))
     url = _fresh_database(args.db, folder)
     queue = f"floor-bench-{uuid.uuid4().hex[:6]}"
-    env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "casino.settings",
-           "CELERY_BROKER_URL": REDIS, "CELERY_RESULT_BACKEND": "", "CELERY_TASK_DEFAULT_QUEUE": queue,
-           "PROJECT_ON_APPEND": "true", "DEBUG": "true", "ALLOWED_HOSTS": "127.0.0.1,localhost"}
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "DJANGO_SETTINGS_MODULE": "casino.settings",
+        "CELERY_BROKER_URL": REDIS,
+        "CELERY_RESULT_BACKEND": "",
+        "CELERY_TASK_DEFAULT_QUEUE": queue,
+        "PROJECT_ON_APPEND": "true",
+        "DEBUG": "true",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+    }
     os.environ.update({k: v for k, v in env.items() if k != "CELERY_BROKER_URL"})
     os.environ["PROJECT_ON_APPEND"] = "false"
     sys.path.insert(0, str(ROOT))
 
     def manage(*command: str, **more: str) -> str:
-        done = subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env={**env, **more},
-                              capture_output=True, text=True, check=True)
+        done = subprocess.run(
+            [sys.executable, "manage.py", *command],
+            cwd=ROOT,
+            env={**env, **more},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         return done.stdout.strip()
 
-    print(f"database: {args.db}; broker: Redis; a day of {args.rounds} rounds, then {args.measured} over REST")
+    print(
+        f"database: {args.db}; broker: Redis; a day of {args.rounds} rounds, then {args.measured} over REST"
+    )
     manage("migrate", "-v0")
     import django
 
@@ -136,7 +167,7 @@ def main() -> None:
 
     parts = _rounds_of(_day(args.rounds, args.measured))
     opening, rounds = parts[0], parts[1:]
-    before, measured = rounds[:args.rounds], rounds[args.rounds:]
+    before, measured = rounds[: args.rounds], rounds[args.rounds :]
     day = folder / "day.jsonl"
     with day.open("w") as out:
         for event in [*opening, *(e for r in before for e in r)]:
@@ -144,8 +175,10 @@ def main() -> None:
     began = time.perf_counter()
     manage("ingest", str(day), PROJECT_ON_APPEND="false")
     manage("catch_up", PROJECT_ON_APPEND="false")  # the day projected, as the feed would have
-    print(f"  the day ingested and projected in {time.perf_counter() - began:.1f} s "
-          f"({sum(len(r) for r in before) + len(opening):,} events)")
+    print(
+        f"  the day ingested and projected in {time.perf_counter() - began:.1f} s "
+        f"({sum(len(r) for r in before) + len(opening):,} events)"
+    )
     token = manage("create_device", TABLE)
 
     from django.contrib.auth import get_user_model
@@ -154,18 +187,43 @@ def main() -> None:
     from audit.models import Event
     from tables.models import Alert, Table
 
-    person, _ = get_user_model().objects.get_or_create(username="floor-bench", defaults={"is_staff": True,
-                                                                                         "is_superuser": True})
+    person, _ = get_user_model().objects.get_or_create(
+        username="floor-bench", defaults={"is_staff": True, "is_superuser": True}
+    )
     browser = Client()
     browser.force_login(person)
     session = browser.cookies["sessionid"].value
 
     port = _free_port()
-    worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "casino", "worker", "--pool=solo", "-Q", queue,
-                               "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "WARNING"],
-                              cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    server = subprocess.Popen([sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
-                              cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "casino",
+            "worker",
+            "--pool=solo",
+            "-Q",
+            queue,
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "-l",
+            "WARNING",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    server = subprocess.Popen(
+        [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         for _ in range(100):
@@ -180,54 +238,94 @@ def main() -> None:
         wins = 0
         for events in measured:
             at = next(i for i, e in enumerate(events) if e["type"] == "round.settled")
-            before_settle, settled, after_settle = events[:at], events[at], events[at + 1:]
+            before_settle, settled, after_settle = events[:at], events[at], events[at + 1 :]
             # every other round with a winning bet is short-paid (the others settle clean)
-            short = any(x["outcome"] == "win" and x["net"] > 1 for x in settled["payload"]["settlements"])
+            short = any(
+                x["outcome"] == "win" and x["net"] > 1 for x in settled["payload"]["settlements"]
+            )
             short = short and (wins := wins + 1) % 2 == 0 and _short_pay(settled)
-            version = Event.objects.filter(stream=TABLE).order_by("-version").values_list("version", flat=True).first()
-            _post(stream_url, token, {"expected_version": version,
-                                      "events": [{k: e[k] for k in API_KEYS} for e in before_settle]})
+            version = (
+                Event.objects.filter(stream=TABLE)
+                .order_by("-version")
+                .values_list("version", flat=True)
+                .first()
+            )
+            _post(
+                stream_url,
+                token,
+                {
+                    "expected_version": version,
+                    "events": [{k: e[k] for k in API_KEYS} for e in before_settle],
+                },
+            )
             settled_version = version + len(before_settle) + 1
             # the dealer settles a few seconds after the last card: by then the worker has
             # projected the round so far (waited for here, not timed)
-            while not Table.objects.filter(stream=TABLE, projected_version__gte=settled_version - 1).exists():
+            while not Table.objects.filter(
+                stream=TABLE, projected_version__gte=settled_version - 1
+            ).exists():
                 time.sleep(0.01)
             sent = time.perf_counter()
-            took, status = _post(stream_url, token, {"expected_version": settled_version - 1,
-                                                     "events": [{k: settled[k] for k in API_KEYS}]})
+            took, status = _post(
+                stream_url,
+                token,
+                {
+                    "expected_version": settled_version - 1,
+                    "events": [{k: settled[k] for k in API_KEYS}],
+                },
+            )
             assert status == 201
             appends.append(took)
             floor_seen = row_seen = None
             deadline = sent + 30
             while time.perf_counter() < deadline:
-                if row_seen is None and short and Alert.objects.filter(stream=TABLE, kind="finding",
-                                                                       finding__round=events[0]["payload"]["round"]).exists():
+                if (
+                    row_seen is None
+                    and short
+                    and Alert.objects.filter(
+                        stream=TABLE, kind="finding", finding__round=events[0]["payload"]["round"]
+                    ).exists()
+                ):
                     row_seen = time.perf_counter() - sent
                 if short and row_seen is not None and floor_seen is None:
-                    request = urllib.request.Request(f"{base}/floor/figures", headers={"Cookie": f"sessionid={session}"})
+                    request = urllib.request.Request(
+                        f"{base}/floor/figures", headers={"Cookie": f"sessionid={session}"}
+                    )
                     with urllib.request.urlopen(request, timeout=10) as answer:
                         figures = json.loads(answer.read())
                     if f"round {events[0]['payload']['round']}," in figures["html"]["alerts"]:
                         floor_seen = time.perf_counter() - sent
-                done = Table.objects.filter(stream=TABLE, projected_version__gte=settled_version).exists()
+                done = Table.objects.filter(
+                    stream=TABLE, projected_version__gte=settled_version
+                ).exists()
                 if done and (not short or floor_seen is not None):
                     projected.append(time.perf_counter() - sent)
                     break
                 time.sleep(0.01 if row_seen is None else 0.05)
             else:
-                raise SystemExit(f"round {events[0]['payload']['round']}: not projected within 30 s")
+                raise SystemExit(
+                    f"round {events[0]['payload']['round']}: not projected within 30 s"
+                )
             if short:
                 to_row.append(row_seen)
                 to_floor.append(floor_seen)
             if after_settle:  # what follows the settlement (a new shoe's shuffle), not timed
-                _post(stream_url, token, {"expected_version": settled_version,
-                                          "events": [{k: e[k] for k in API_KEYS} for e in after_settle]})
+                _post(
+                    stream_url,
+                    token,
+                    {
+                        "expected_version": settled_version,
+                        "events": [{k: e[k] for k in API_KEYS} for e in after_settle],
+                    },
+                )
         warm = slice(2, None)  # the worker's first folds start cold (from the last shuffle)
         print(_summary("append (round.settled)", appends[warm]))
         print(_summary("settled -> projected", projected[warm]))
         print(_summary("settled -> alert row", to_row))
         print(_summary("settled -> on the floor (poll)", to_floor))
-        print("  (the page itself polls every second: a person sees the alert up to 1 s after the last line)")
+        print(
+            "  (the page itself polls every second: a person sees the alert up to 1 s after the last line)"
+        )
     finally:
         for process in (server, worker):
             process.terminate()

@@ -11,6 +11,7 @@ the trial balance, and the master game report - each in wall-clock time and in t
 process's CPU time (on a shared machine the second is the steadier). Not a test: it prints
 figures.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,7 +29,9 @@ def _reports(url: str) -> None:
     from ledger import general_ledger, master_game
     from ledger import models as m
 
-    day = m.Reconciliation.objects.order_by("gaming_day").values_list("gaming_day", flat=True).first()
+    day = (
+        m.Reconciliation.objects.order_by("gaming_day").values_list("gaming_day", flat=True).first()
+    )
     tables = m.Reconciliation.objects.filter(gaming_day=day, shift="").count()
     for label, make in (
         ("journal (folded again)", lambda: general_ledger.journal(day=day)),
@@ -41,13 +44,22 @@ def _reports(url: str) -> None:
         began, cpu = time.perf_counter(), time.process_time()
         made = make()
         took, spent = time.perf_counter() - began, time.process_time() - cpu
-        size = (f"{len(made.rows):,} lines" if hasattr(made, "rows") else f"{len(made):,} characters"
-                if isinstance(made, str) else "agrees" if made.agrees else f"differs at {len(made.differences)} tables")
+        size = (
+            f"{len(made.rows):,} lines"
+            if hasattr(made, "rows")
+            else f"{len(made):,} characters"
+            if isinstance(made, str)
+            else "agrees"
+            if made.agrees
+            else f"differs at {len(made.differences)} tables"
+        )
         print(f"{label}, {tables} tables: {took:.2f} s, {spent:.2f} s of CPU ({size})")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--db", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument("--tables", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=60)
@@ -55,14 +67,31 @@ def main() -> None:
     parser.add_argument("--phase", choices=("build", "reports"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        (_build(args.child, args.tables, args.rounds) if args.phase == "build" else _reports(args.child))
+        (
+            _build(args.child, args.tables, args.rounds)
+            if args.phase == "build"
+            else _reports(args.child)
+        )
         return
     with tempfile.TemporaryDirectory() as folder:
         url = _database(args.db, Path(folder))
         print(f"--- {args.db}")
         for phase in ("build", "reports"):
-            subprocess.run([sys.executable, __file__, "--child", url, "--phase", phase, "--tables", str(args.tables),
-                            "--rounds", str(args.rounds)], check=True)
+            subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    "--child",
+                    url,
+                    "--phase",
+                    phase,
+                    "--tables",
+                    str(args.tables),
+                    "--rounds",
+                    str(args.rounds),
+                ],
+                check=True,
+            )
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ percentile and maximum of each phase, the heads published and stored, and the lo
 average. Not a test:
 the target (1 s) is the docs', the figures are this machine's.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -79,7 +80,9 @@ class Watcher(threading.Thread):
         return next((at for at, size in self.seen if size > index), None)
 
 
-def _phase(name: str, gaps: list[float], watcher: Watcher, start_round: int) -> tuple[list[tuple[float, object]], int]:
+def _phase(
+    name: str, gaps: list[float], watcher: Watcher, start_round: int
+) -> tuple[list[tuple[float, object]], int]:
     from audit.store.streams import events_append, stream_version
     from tests.samples import round_events, table_opened
 
@@ -103,7 +106,9 @@ def _windows(commits: list[tuple[float, object]], watcher: Watcher) -> list[floa
     for committed, last in commits:
         seen = watcher.covered_at(leaf_index(last))
         if seen is None:
-            raise SystemExit(f"no head covering the append committed at {committed:.3f} was published")
+            raise SystemExit(
+                f"no head covering the append committed at {committed:.3f} was published"
+            )
         windows.append(max(0.0, seen - committed))
     return windows
 
@@ -111,30 +116,53 @@ def _windows(commits: list[tuple[float, object]], watcher: Watcher) -> list[floa
 def _say(name: str, windows: list[float]) -> None:
     ordered = sorted(windows)
     p95 = ordered[max(0, round(0.95 * len(ordered)) - 1)]
-    print(f"  {name:<7} {len(windows):>4} appends: window median {statistics.median(windows) * 1000:6.0f} ms, "
-          f"p95 {p95 * 1000:6.0f} ms, max {max(windows) * 1000:6.0f} ms")
+    print(
+        f"  {name:<7} {len(windows):>4} appends: window median {statistics.median(windows) * 1000:6.0f} ms, "
+        f"p95 {p95 * 1000:6.0f} ms, max {max(windows) * 1000:6.0f} ms"
+    )
 
 
 def run(kind: str, seconds: float, rate: float, interval_ms: int) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-heads-") as tmp:
         folder = Path(tmp)
         url = _database(kind, folder)
-        env = dict(throwaway({**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "casino.settings",
-                              "DIGEST_SIGNING_KEY": str(folder / "key.pem"), "DIGEST_PUBLISHERS": str(folder / "heads"),
-                              "DIGEST_INTERVAL_MS": str(interval_ms), "PROJECT_ON_APPEND": "false"}))
+        env = dict(
+            throwaway(
+                {
+                    **os.environ,
+                    "DATABASE_URL": url,
+                    "DJANGO_SETTINGS_MODULE": "casino.settings",
+                    "DIGEST_SIGNING_KEY": str(folder / "key.pem"),
+                    "DIGEST_PUBLISHERS": str(folder / "heads"),
+                    "DIGEST_INTERVAL_MS": str(interval_ms),
+                    "PROJECT_ON_APPEND": "false",
+                }
+            )
+        )
         signer = None
         try:
-            subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
-            subprocess.run([sys.executable, "manage.py", "digest", "--new-key", str(folder / "key.pem")], cwd=ROOT,
-                           env=env, check=True, stdout=subprocess.DEVNULL)
+            subprocess.run(
+                [sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True
+            )
+            subprocess.run(
+                [sys.executable, "manage.py", "digest", "--new-key", str(folder / "key.pem")],
+                cwd=ROOT,
+                env=env,
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )
             os.environ.update(env)
             sys.path.insert(0, str(ROOT))
             import django
 
             django.setup()
             (folder / "heads").mkdir()  # the publisher's mount, there before the signer starts
-            signer = subprocess.Popen([sys.executable, "manage.py", "digest", "--follow"], cwd=ROOT, env=env,
-                                      stdout=subprocess.DEVNULL)
+            signer = subprocess.Popen(
+                [sys.executable, "manage.py", "digest", "--follow"],
+                cwd=ROOT,
+                env=env,
+                stdout=subprocess.DEVNULL,
+            )
             watcher = Watcher(folder / "heads" / "latest.json")
             watcher.start()
             time.sleep(2)  # the signer started and found nothing to sign
@@ -147,9 +175,11 @@ def run(kind: str, seconds: float, rate: float, interval_ms: int) -> None:
             from audit.models import Event
 
             stored = Event.objects.filter(stream=DIGEST_STREAM).count()
-            print(f"{kind}: signer interval {interval_ms} ms, {len(watcher.seen):,} heads published "
-                  f"({stored:,} stored in the record), load average "
-                  + " ".join(f"{x:.2f}" for x in os.getloadavg()))
+            print(
+                f"{kind}: signer interval {interval_ms} ms, {len(watcher.seen):,} heads published "
+                f"({stored:,} stored in the record), load average "
+                + " ".join(f"{x:.2f}" for x in os.getloadavg())
+            )
             _say("steady", _windows(steady, watcher))
             _say("sparse", _windows(sparse, watcher))
         finally:
@@ -164,16 +194,40 @@ def run(kind: str, seconds: float, rate: float, interval_ms: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--db", choices=["postgres", "sqlite"], help="one database (default: both, in turn)")
-    parser.add_argument("--seconds", type=float, default=20, help="how long each phase appends (default 20)")
-    parser.add_argument("--rate", type=float, default=10, help="steady appends a second (default 10)")
-    parser.add_argument("--interval-ms", type=int, default=500, help="the signer's DIGEST_INTERVAL_MS (default 500, the setting's)")
+    parser.add_argument(
+        "--db", choices=["postgres", "sqlite"], help="one database (default: both, in turn)"
+    )
+    parser.add_argument(
+        "--seconds", type=float, default=20, help="how long each phase appends (default 20)"
+    )
+    parser.add_argument(
+        "--rate", type=float, default=10, help="steady appends a second (default 10)"
+    )
+    parser.add_argument(
+        "--interval-ms",
+        type=int,
+        default=500,
+        help="the signer's DIGEST_INTERVAL_MS (default 500, the setting's)",
+    )
     args = parser.parse_args()
     for kind in [args.db] if args.db else ["postgres", "sqlite"]:
         # one database per process: Django is set up once, for the database it was given
         if args.db is None:
-            subprocess.run([sys.executable, __file__, "--db", kind, "--seconds", str(args.seconds), "--rate",
-                            str(args.rate), "--interval-ms", str(args.interval_ms)], check=True)
+            subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    "--db",
+                    kind,
+                    "--seconds",
+                    str(args.seconds),
+                    "--rate",
+                    str(args.rate),
+                    "--interval-ms",
+                    str(args.interval_ms),
+                ],
+                check=True,
+            )
         else:
             run(kind, args.seconds, args.rate, args.interval_ms)
 

@@ -1,7 +1,8 @@
 """Benchmark: one live round (it-live, seed 000's game: thousands of bettors behind the
 seven boxes) recorded, stored, replayed and settled, timed by phase.
 
-    .venv/bin/python bench/live_round.py [--bettors 10000] [--db sqlite|postgres] [--repeat 3] [--profile PHASE] [--checkout DIR]
+    .venv/bin/python bench/live_round.py [--bettors 10000] [--db sqlite|postgres] [--repeat 3]
+        [--profile PHASE] [--checkout DIR]
 
 One table, one gaming day of one round, seeded, in a fresh database (SQLite: a temporary
 file; PostgreSQL: ``bench_live_round`` on 127.0.0.1, dropped and made again, or
@@ -28,6 +29,7 @@ and wall time of each phase, the best of ``--repeat`` runs each in a fresh datab
 the load average: the machine may be shared. Beside each phase, the part of its CPU time
 the garbage collector took. Not a test: it prints figures.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -50,7 +52,9 @@ from throwaway import throwaway
 ROOT = Path(__file__).resolve().parents[1]
 # --checkout DIR: time another checkout of the project (its code, this script): before and
 # after, run back to back
-CHECKOUT = Path(sys.argv[sys.argv.index("--checkout") + 1]).resolve() if "--checkout" in sys.argv else ROOT
+CHECKOUT = (
+    Path(sys.argv[sys.argv.index("--checkout") + 1]).resolve() if "--checkout" in sys.argv else ROOT
+)
 sys.path.insert(0, str(CHECKOUT))
 # ... from its own folder: Celery's Django fixup puts the working directory first on
 # sys.path when the app is made, and every module of the project imported after that (all
@@ -152,7 +156,9 @@ def _settle_clock() -> Callable[[], float]:
     return take
 
 
-def one_run(bettors: int, folder: str, url: str, profile: str | None) -> tuple[Timer, dict[str, Any]]:
+def one_run(
+    bettors: int, folder: str, url: str, profile: str | None
+) -> tuple[Timer, dict[str, Any]]:
     from audit.store.ingest import ingest_file
     from tables.replay_service import replay_table
     from tables.simulator.config import SimConfig
@@ -163,7 +169,9 @@ def one_run(bettors: int, folder: str, url: str, profile: str | None) -> tuple[T
     _fresh(url)
     settled = _settle_clock()
     timer = Timer(profile)
-    config = SimConfig(tables=1, presets=("it-live",), rounds=1, seed="live-round", live_bets=bettors, prefix="LR-")
+    config = SimConfig(
+        tables=1, presets=("it-live",), rounds=1, seed="live-round", live_bets=bettors, prefix="LR-"
+    )
     spec = config.table_specs()[0]
     with timer.phase("deal"):
         sim = TableSim(config, spec)
@@ -179,8 +187,14 @@ def one_run(bettors: int, folder: str, url: str, profile: str | None) -> tuple[T
             version += len(chunk)
     with timer.phase("ingest"):
         report = ingest_file(path)
-    assert report.stored == events and not report.bad_lines, (report.stored, events, report.bad_lines[:3])
-    other = SimConfig(tables=1, presets=("it-live",), rounds=1, seed="live-round", live_bets=bettors, prefix="LA-")
+    assert report.stored == events and not report.bad_lines, (
+        report.stored,
+        events,
+        report.bad_lines[:3],
+    )
+    other = SimConfig(
+        tables=1, presets=("it-live",), rounds=1, seed="live-round", live_bets=bettors, prefix="LA-"
+    )
     with timer.phase("append"):
         sink = StoreSink(other)
         version = 1
@@ -189,7 +203,9 @@ def one_run(bettors: int, folder: str, url: str, profile: str | None) -> tuple[T
             version += len(chunk)
     _, gaming_day = config.day(0)
     with timer.phase("replay"):
-        summary = replay_table(stream=spec.code, day=date.fromisoformat(gaming_day), full=True, trigger="command")
+        summary = replay_table(
+            stream=spec.code, day=date.fromisoformat(gaming_day), full=True, trigger="command"
+        )
     timer.cpu["settle (in replay)"] = settled()
     assert summary["rounds"] == 1 and summary["events"] == events, summary
     assert summary["findings"] == 0, summary
@@ -200,15 +216,31 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bettors", type=int, default=10_000)
     parser.add_argument("--db", choices=("sqlite", "postgres"), default="sqlite")
-    parser.add_argument("--url", default=DEFAULT_PG, help="with --db postgres: the database to drop and make again")
-    parser.add_argument("--repeat", type=int, default=3, help="best of N runs, each in a fresh database")
-    parser.add_argument("--sort", choices=("cumulative", "tottime"), default="cumulative", help="--profile's order")
-    parser.add_argument("--checkout", help="time the project at this folder (default: this checkout)")
-    parser.add_argument("--profile", choices=PHASES, help="print cProfile's top functions of this phase (last run)")
+    parser.add_argument(
+        "--url", default=DEFAULT_PG, help="with --db postgres: the database to drop and make again"
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="best of N runs, each in a fresh database"
+    )
+    parser.add_argument(
+        "--sort", choices=("cumulative", "tottime"), default="cumulative", help="--profile's order"
+    )
+    parser.add_argument(
+        "--checkout", help="time the project at this folder (default: this checkout)"
+    )
+    parser.add_argument(
+        "--profile", choices=PHASES, help="print cProfile's top functions of this phase (last run)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="live-round-") as folder:
         url = _database(args, folder)
-        os.environ.update({"DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "casino.settings", "PROJECT_ON_APPEND": "false"})
+        os.environ.update(
+            {
+                "DATABASE_URL": url,
+                "DJANGO_SETTINGS_MODULE": "casino.settings",
+                "PROJECT_ON_APPEND": "false",
+            }
+        )
         throwaway(os.environ)
         import django
 
@@ -218,15 +250,19 @@ def main() -> None:
     facts = runs[0][1]
     from tables.engine import compiled  # the checkout's
 
-    print(f"{CHECKOUT}: one live round, {args.bettors:,} bettors, {facts['events']:,} events, {args.db}; "
-          f"best of {args.repeat}; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; "
-          f"engine: {compiled.described()}")
+    print(
+        f"{CHECKOUT}: one live round, {args.bettors:,} bettors, {facts['events']:,} events, {args.db}; "
+        f"best of {args.repeat}; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; "
+        f"engine: {compiled.described()}"
+    )
     print(f"{'phase':<20}{'CPU s':>9}{'wall s':>9}{'of CPU: gc':>12}")
     names = [*PHASES[:1], "settle (in deal)", *PHASES[1:], "settle (in replay)"]
     for name in names:
         best = min(timers, key=lambda t: t.cpu[name])
         if name in PHASES:
-            print(f"{name:<20}{best.cpu[name]:>9.3f}{min(t.wall[name] for t in timers):>9.3f}{best.gc[name]:>12.3f}")
+            print(
+                f"{name:<20}{best.cpu[name]:>9.3f}{min(t.wall[name] for t in timers):>9.3f}{best.gc[name]:>12.3f}"
+            )
         else:
             print(f"{name:<20}{best.cpu[name]:>9.3f}")
     cpu = min(sum(t.cpu[n] for n in GOAL) for t in timers)

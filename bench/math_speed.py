@@ -17,6 +17,7 @@ time is this process's and its workers', its wall time what a caller waits. The 
 offers run in this process: CPU time. The machine is shared: read the load average
 printed first. Targets: 2 s for a six-deck house edge, 5 ms for an offer.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -56,7 +57,9 @@ def cpu() -> float:
 def bench_house_edge(name: str, runs: int = 2) -> float:
     times, walls, warm, warm_walls = [], [], [], []
     rules = PRESETS[name]
-    variant = dataclasses.replace(rules, name=f"{name}-variant", surrender="late" if rules.surrender == "none" else "none")
+    variant = dataclasses.replace(
+        rules, name=f"{name}-variant", surrender="late" if rules.surrender == "none" else "none"
+    )
     for _ in range(runs):
         clear()
         start, wall = cpu(), time.perf_counter()
@@ -67,11 +70,13 @@ def bench_house_edge(name: str, runs: int = 2) -> float:
         house_edge.house_edge(variant)
         warm_walls.append(time.perf_counter() - wall)
         warm.append(cpu() - start)
-    print(f"house edge of {name} ({rules.decks} decks): chart {100 * result.house_edge:.4f}%, "
-          f"CDZ- {100 * result.cd_house_edge:.4f}%, variance {result.variance:.4f}; "
-          f"from nothing: best {min(walls):.2f} s wall, {min(times):.2f} s CPU, mean {sum(walls) / runs:.2f} s wall, "
-          f"{sum(times) / runs:.2f} s CPU ({runs} runs); "
-          f"a second rule set (surrender changed): best {min(warm_walls):.2f} s wall, {min(warm):.2f} s CPU")
+    print(
+        f"house edge of {name} ({rules.decks} decks): chart {100 * result.house_edge:.4f}%, "
+        f"CDZ- {100 * result.cd_house_edge:.4f}%, variance {result.variance:.4f}; "
+        f"from nothing: best {min(walls):.2f} s wall, {min(times):.2f} s CPU, mean {sum(walls) / runs:.2f} s wall, "
+        f"{sum(times) / runs:.2f} s CPU ({runs} runs); "
+        f"a second rule set (surrender changed): best {min(warm_walls):.2f} s wall, {min(warm):.2f} s CPU"
+    )
     return min(walls)
 
 
@@ -93,7 +98,9 @@ def bench_offers(count: int = 200) -> float:
         elapsed += time.process_time() - start
         done += 1
     mean = elapsed / count
-    print(f"cash-out offer (it-live, a different shoe each time): mean {1000 * mean:.2f} ms CPU over {count} offers")
+    print(
+        f"cash-out offer (it-live, a different shoe each time): mean {1000 * mean:.2f} ms CPU over {count} offers"
+    )
     return mean
 
 
@@ -122,13 +129,17 @@ def bench_crowd(count: int = 200, bettors: int = 1000) -> None:
         rest += time.process_time() - middle
         first += middle - start
         done += 1
-    print(f"cash-out offers to a crowd (it-live, {bettors} bettors on each of {count} hands): first bettor "
-          f"mean {1000 * first / count:.2f} ms CPU, every other bettor {1e6 * rest / (count * (bettors - 1)):.1f} us")
+    print(
+        f"cash-out offers to a crowd (it-live, {bettors} bettors on each of {count} hands): first bettor "
+        f"mean {1000 * first / count:.2f} ms CPU, every other bettor {1e6 * rest / (count * (bettors - 1)):.1f} us"
+    )
 
 
 if __name__ == "__main__":
-    print(f"load average {' '.join(f'{load:.2f}' for load in os.getloadavg())}; "
-          f"the house edge in {processes.processes()} process(es) ({processes.ENV})")
+    print(
+        f"load average {' '.join(f'{load:.2f}' for load in os.getloadavg())}; "
+        f"the house edge in {processes.processes()} process(es) ({processes.ENV})"
+    )
     bench_house_edge("hoyle")
     bench_house_edge("vegas-s17-das-ls")
     # the target holds for every preset of six decks or more, not only the two slowest

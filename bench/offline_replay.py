@@ -14,6 +14,7 @@ what the command did before it streamed. ``--interleave`` deals the tables' line
 turn, as a file of tables written as they play would come. Not a test: it prints figures
 (note the load average beside them).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,7 +53,9 @@ def _simulate(tables: int, rounds: int, path: Path, seed: str) -> tuple[int, int
     config = SimConfig(tables=tables, rounds=rounds, days=1, seed=seed, seats=3, live_bets=30)
     with path.open("wb") as out:
         manifest = simulate_file(config, out, jobs=2)
-    return sum(t["rounds"] for t in manifest["tables"]), sum(t["events"] for t in manifest["tables"])
+    return sum(t["rounds"] for t in manifest["tables"]), sum(
+        t["events"] for t in manifest["tables"]
+    )
 
 
 def _interleave(path: Path) -> None:
@@ -69,17 +72,32 @@ def _interleave(path: Path) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--tables", type=int, default=12)
-    parser.add_argument("--rounds", type=int, nargs="+", default=[500, 1500], help="rounds per table, one file each")
+    parser.add_argument(
+        "--rounds", type=int, nargs="+", default=[500, 1500], help="rounds per table, one file each"
+    )
     parser.add_argument("--seed", default="bench-offline")
-    parser.add_argument("--before", action="store_true", help="also run the whole-file reader on the same file")
-    parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2],
-                        help="replay with each of these numbers of worker processes (default 1 2)")
-    parser.add_argument("--interleave", action="store_true", help="deal the tables' lines out in turn")
+    parser.add_argument(
+        "--before", action="store_true", help="also run the whole-file reader on the same file"
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        nargs="+",
+        default=[1, 2],
+        help="replay with each of these numbers of worker processes (default 1 2)",
+    )
+    parser.add_argument(
+        "--interleave", action="store_true", help="deal the tables' lines out in turn"
+    )
     args = parser.parse_args()
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "casino.settings"}
-    print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
+    print(
+        f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}"
+    )
     for size in args.rounds:
         with tempfile.TemporaryDirectory(prefix="bench-offline-") as name:
             folder = Path(name)
@@ -88,17 +106,30 @@ def main() -> None:
             rounds, events = _simulate(args.tables, size, path, args.seed)
             if args.interleave:
                 _interleave(path)
-            print(f"--- {args.tables} tables x {size} rounds: {rounds:,} rounds, {events:,} events, "
-                  f"{path.stat().st_size / 2**20:,.0f} MiB{' interleaved' if args.interleave else ''} "
-                  f"(simulated in {time.perf_counter() - began:.1f} s)")
-            runs = [(f"manage.py replay --json --jobs {jobs} (streamed)", "script", "manage.py",
-                     ["replay", str(path), "--json", "--jobs", str(jobs)]) for jobs in args.jobs]
+            print(
+                f"--- {args.tables} tables x {size} rounds: {rounds:,} rounds, {events:,} events, "
+                f"{path.stat().st_size / 2**20:,.0f} MiB{' interleaved' if args.interleave else ''} "
+                f"(simulated in {time.perf_counter() - began:.1f} s)"
+            )
+            runs = [
+                (
+                    f"manage.py replay --json --jobs {jobs} (streamed)",
+                    "script",
+                    "manage.py",
+                    ["replay", str(path), "--json", "--jobs", str(jobs)],
+                )
+                for jobs in args.jobs
+            ]
             if args.before:
                 runs.append(("whole-file reader (before)", "code", _WHOLE_FILE, [str(path)]))
             for label, mode, target, argv in runs:
                 timed = _timed(mode, target, argv, env, folder)
-                print(f"  {label}: {rounds / timed.seconds:,.0f} rounds/s, {timed.rates(events)}, {timed.memory()}")
-    print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
+                print(
+                    f"  {label}: {rounds / timed.seconds:,.0f} rounds/s, {timed.rates(events)}, {timed.memory()}"
+                )
+    print(
+        f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ package's longest table holds once its events are read, and its peak while its r
 are made, by tracemalloc (slow: about 4 times the table's check). Not a test: it prints
 figures.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -56,13 +57,22 @@ def _database(kind: str, folder: Path, name: str) -> str:
             conn.execute(f"DROP DATABASE IF EXISTS {name}")
             conn.execute(f"CREATE DATABASE {name}")
         url = f"postgresql://postgres@127.0.0.1:5432/{name}"
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=_env(url, folder), check=True)
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=_env(url, folder), check=True
+    )
     return url
 
 
 def _env(url: str, folder: Path) -> dict[str, str]:
-    return {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "casino.settings", "PROJECT_ON_APPEND": "false",
-            "DEBUG": "true", "DIGEST_SIGNING_KEY": str(folder / "key.pem"), "DIGEST_PUBLISHERS": str(folder / "heads")}
+    return {
+        **os.environ,
+        "DATABASE_URL": url,
+        "DJANGO_SETTINGS_MODULE": "casino.settings",
+        "PROJECT_ON_APPEND": "false",
+        "DEBUG": "true",
+        "DIGEST_SIGNING_KEY": str(folder / "key.pem"),
+        "DIGEST_PUBLISHERS": str(folder / "heads"),
+    }
 
 
 def _build(tables: int, rounds: int) -> None:
@@ -76,12 +86,16 @@ def _build(tables: int, rounds: int) -> None:
     from tables.simulator.run import simulate
     from tables.simulator.store import StoreSink
 
-    config = SimConfig(tables=tables, rounds=rounds, days=1, seed="bench-package", seats=3, live_bets=30)
+    config = SimConfig(
+        tables=tables, rounds=rounds, days=1, seed="bench-package", seats=3, live_bets=30
+    )
     began = time.perf_counter()
     simulate(config, StoreSink(config))
     digests.digest_sign()
-    print(f"  simulated {tables} tables x {rounds} rounds into the store: {Event.objects.count():,} events "
-          f"in {time.perf_counter() - began:.1f} s")
+    print(
+        f"  simulated {tables} tables x {rounds} rounds into the store: {Event.objects.count():,} events "
+        f"in {time.perf_counter() - began:.1f} s"
+    )
 
 
 # runs a script (or code) with its arguments, and writes to the file named by PEAK_FILE
@@ -111,35 +125,68 @@ class Timed:
     cpu: float  # seconds of CPU, the process's and its workers'
 
     def memory(self) -> str:
-        return f"peak memory {self.peak} MiB" + (f" (each worker at most {self.workers} MiB)" if self.workers else "")
+        return f"peak memory {self.peak} MiB" + (
+            f" (each worker at most {self.workers} MiB)" if self.workers else ""
+        )
 
     def rates(self, events: int) -> str:
-        return (f"{events:,} events in {self.seconds:.2f} s = {events / self.seconds:,.0f} events/s "
-                f"({self.cpu:.2f} s of CPU = {events / self.cpu:,.0f} events per CPU second)")
+        return (
+            f"{events:,} events in {self.seconds:.2f} s = {events / self.seconds:,.0f} events/s "
+            f"({self.cpu:.2f} s of CPU = {events / self.cpu:,.0f} events per CPU second)"
+        )
 
 
 def _timed(mode: str, target: str, args: list[str], env: dict[str, str], folder: Path) -> Timed:
     """How a child process running ``target`` (a script, or code) with ``args`` went."""
     peak_file = folder / "peak"
     began = time.perf_counter()
-    subprocess.run([sys.executable, "-c", _WRAPPER, mode, target, *args], cwd=ROOT,
-                   env={**env, "PEAK_FILE": str(peak_file)}, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-c", _WRAPPER, mode, target, *args],
+        cwd=ROOT,
+        env={**env, "PEAK_FILE": str(peak_file)},
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     took = time.perf_counter() - began
     own, workers, cpu = peak_file.read_text().split()
     return Timed(took, int(own) // 1024, int(workers) // 1024, float(cpu))
 
 
-def _run(kind: str, tables: int, rounds: int, folder: Path, keep: str | None, jobs: list[int],
-         database: str = "bench_package") -> None:
+def _run(
+    kind: str,
+    tables: int,
+    rounds: int,
+    folder: Path,
+    keep: str | None,
+    jobs: list[int],
+    database: str = "bench_package",
+) -> None:
     name = f"{database}_{rounds}"
     url = _database(kind, folder, name)
     env = _env(url, folder)
-    subprocess.run([sys.executable, __file__, "--child", "build", "--tables", str(tables), "--rounds", str(rounds)],
-                   cwd=ROOT, env=env, check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            __file__,
+            "--child",
+            "build",
+            "--tables",
+            str(tables),
+            "--rounds",
+            str(rounds),
+        ],
+        cwd=ROOT,
+        env=env,
+        check=True,
+    )
     out = folder / f"{name}.zip"
-    timed = _timed("script", "manage.py", ["export_package", "--day", DAY, "--out", str(out)], env, folder)
+    timed = _timed(
+        "script", "manage.py", ["export_package", "--day", DAY, "--out", str(out)], env, folder
+    )
     events = _events(out)
-    print(f"  export_package: {timed.rates(events)}, {timed.memory()}, package {out.stat().st_size / 1e6:.1f} MB")
+    print(
+        f"  export_package: {timed.rates(events)}, {timed.memory()}, package {out.stat().st_size / 1e6:.1f} MB"
+    )
     verify(out, events, env, folder, jobs)
     if keep:
         shutil.copyfile(out, keep)
@@ -148,11 +195,15 @@ def _run(kind: str, tables: int, rounds: int, folder: Path, keep: str | None, jo
 def verify(package: Path, events: int, env: dict[str, str], folder: Path, jobs: list[int]) -> None:
     """``blackjack-audit verify`` of ``package`` with Django made unimportable, once per
     number of worker processes in ``jobs``, back to back."""
-    blocked = ("import sys; sys.modules['django'] = None; sys.modules['rest_framework'] = None\n"
-               "from auditor.cli import main\nsys.exit(main(sys.argv[1:]))")
+    blocked = (
+        "import sys; sys.modules['django'] = None; sys.modules['rest_framework'] = None\n"
+        "from auditor.cli import main\nsys.exit(main(sys.argv[1:]))"
+    )
     for count in jobs:
         timed = _timed("code", blocked, ["verify", str(package), "--jobs", str(count)], env, folder)
-        print(f"  blackjack-audit verify --jobs {count} (Django blocked): {timed.rates(events)}, {timed.memory()}")
+        print(
+            f"  blackjack-audit verify --jobs {count} (Django blocked): {timed.rates(events)}, {timed.memory()}"
+        )
 
 
 def traced(package: Path) -> None:
@@ -193,8 +244,10 @@ def traced(package: Path) -> None:
                 tracemalloc.stop()
     finally:
         opened.close()
-    print(f"  {name} ({meta['events']:,} events, {rows:,} rounds): its audit holds {held / 2 ** 20:.2f} MiB once its "
-          f"events are read, and peaks at {peak / 2 ** 20:.2f} MiB while its reports are made (tracemalloc)")
+    print(
+        f"  {name} ({meta['events']:,} events, {rows:,} rounds): its audit holds {held / 2**20:.2f} MiB once its "
+        f"events are read, and peaks at {peak / 2**20:.2f} MiB while its reports are made (tracemalloc)"
+    )
 
 
 def _events(package: Path) -> int:
@@ -209,20 +262,38 @@ def _events(package: Path) -> int:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--db", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument("--tables", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=120)
     parser.add_argument("--scale", type=int, default=1, help="also a day this many times longer")
     parser.add_argument("--keep", help="copy the (last) package here")
-    parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2],
-                        help="verify with each of these numbers of worker processes (default 1 2)")
-    parser.add_argument("--verify", metavar="PACKAGE", nargs="+",
-                        help="only verify these packages, back to back (no database, no export)")
-    parser.add_argument("--traced", metavar="PACKAGE", nargs="+",
-                        help="what the longest table's audit holds, by tracemalloc (no database, no export)")
-    parser.add_argument("--database", default="bench_package",
-                        help="the PostgreSQL database's name, its rounds appended (one of your own on a shared server)")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        nargs="+",
+        default=[1, 2],
+        help="verify with each of these numbers of worker processes (default 1 2)",
+    )
+    parser.add_argument(
+        "--verify",
+        metavar="PACKAGE",
+        nargs="+",
+        help="only verify these packages, back to back (no database, no export)",
+    )
+    parser.add_argument(
+        "--traced",
+        metavar="PACKAGE",
+        nargs="+",
+        help="what the longest table's audit holds, by tracemalloc (no database, no export)",
+    )
+    parser.add_argument(
+        "--database",
+        default="bench_package",
+        help="the PostgreSQL database's name, its rounds appended (one of your own on a shared server)",
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child == "build":
@@ -230,21 +301,36 @@ def main() -> None:
         return
     if args.traced:
         for package in map(Path, args.traced):
-            print(f"--- {package}, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}, engine: {compiled.described()}")
+            print(
+                f"--- {package}, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}, "
+                f"engine: {compiled.described()}"
+            )
             traced(package)
         return
     if args.verify:
         for package in map(Path, args.verify):
             with tempfile.TemporaryDirectory() as folder:
-                print(f"--- {package}, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}, engine: {compiled.described()}")
+                print(
+                    f"--- {package}, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}, "
+                    f"engine: {compiled.described()}"
+                )
                 verify(package, _events(package), dict(os.environ), Path(folder), args.jobs)
         return
     sizes = [args.rounds] + ([args.rounds * args.scale] if args.scale > 1 else [])
     for rounds in sizes:
         with tempfile.TemporaryDirectory() as folder:
-            print(f"--- {args.db}: {args.tables} tables x {rounds} rounds, one gaming day, engine: {compiled.described()}")
-            _run(args.db, args.tables, rounds, Path(folder), args.keep if rounds == sizes[-1] else None, args.jobs,
-                 args.database)
+            print(
+                f"--- {args.db}: {args.tables} tables x {rounds} rounds, one gaming day, engine: {compiled.described()}"
+            )
+            _run(
+                args.db,
+                args.tables,
+                rounds,
+                Path(folder),
+                args.keep if rounds == sizes[-1] else None,
+                args.jobs,
+                args.database,
+            )
 
 
 if __name__ == "__main__":

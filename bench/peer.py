@@ -21,6 +21,7 @@ times in turn; the medians are printed, with the ratios, the CPU time of the pro
 its children, each process's peak resident memory (RSS high-water) and the load average
 (the machine may be shared: compare figures of one run only). Not a test: it prints.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,8 +46,13 @@ NAMESPACE = uuid.UUID("6f1d3c1e-6a55-4a4e-9d39-2f4f7c1a9b10")  # a stream's aggr
 
 
 def _env(**extra: str) -> dict[str, str]:
-    env = {**os.environ, "DATABASE_URL": URL, "DJANGO_SETTINGS_MODULE": "casino.settings",
-           "PROJECT_ON_APPEND": "false", **extra}
+    env = {
+        **os.environ,
+        "DATABASE_URL": URL,
+        "DJANGO_SETTINGS_MODULE": "casino.settings",
+        "PROJECT_ON_APPEND": "false",
+        **extra,
+    }
     return dict(throwaway(env))
 
 
@@ -57,7 +63,9 @@ def _fresh_database(migrate: bool) -> None:
         conn.execute(f"DROP DATABASE IF EXISTS {DATABASE}")
         conn.execute(f"CREATE DATABASE {DATABASE}")
     if migrate:
-        subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=_env(), check=True)
+        subprocess.run(
+            [sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=_env(), check=True
+        )
 
 
 def _peak_mib(who: int) -> float:
@@ -70,9 +78,29 @@ def _cpu(who: int) -> float:
 
 
 def simulate(path: Path, tables: int, rounds: int) -> None:
-    subprocess.run([sys.executable, "manage.py", "simulate", "--tables", str(tables), "--rounds", str(rounds),
-                    "--preset", "hoyle", "--preset", "it-classic", "--seed", "13", "--out", str(path)],
-                   cwd=ROOT, env=_env(), check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "simulate",
+            "--tables",
+            str(tables),
+            "--rounds",
+            str(rounds),
+            "--preset",
+            "hoyle",
+            "--preset",
+            "it-classic",
+            "--seed",
+            "13",
+            "--out",
+            str(path),
+        ],
+        cwd=ROOT,
+        env=_env(),
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
 
 
 def role_peer(path: str, batch: int) -> dict:
@@ -101,8 +129,12 @@ def role_peer(path: str, batch: int) -> dict:
             line = loads(text)
             stream = line["stream"]
             version = versions[stream] = versions.get(stream, 0) + 1
-            stored = StoredEvent(originator_id=uuid.uuid5(NAMESPACE, stream), originator_version=version,
-                                 topic=line["type"], state=dumps(line["payload"]).encode())
+            stored = StoredEvent(
+                originator_id=uuid.uuid5(NAMESPACE, stream),
+                originator_version=version,
+                topic=line["type"],
+                state=dumps(line["payload"]).encode(),
+            )
             if batch:
                 bulk.append(stored)
                 if len(bulk) >= batch:
@@ -117,15 +149,35 @@ def role_peer(path: str, batch: int) -> dict:
         flush(rows)
     datastore.close()
     seconds = time.perf_counter() - started
-    return {"events": events, "seconds": seconds, "cpu": _cpu(resource.RUSAGE_SELF) - cpu,
-            "peak_mib": _peak_mib(resource.RUSAGE_SELF)}
+    return {
+        "events": events,
+        "seconds": seconds,
+        "cpu": _cpu(resource.RUSAGE_SELF) - cpu,
+        "peak_mib": _peak_mib(resource.RUSAGE_SELF),
+    }
 
 
 def _peer(path: Path, batch: int) -> dict:
     _fresh_database(migrate=False)
-    done = subprocess.run([sys.executable, __file__, "--role", "peer", "--file", str(path), "--batch", str(batch),
-                           "--database", DATABASE],
-                          cwd=ROOT, env=_env(), capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [
+            sys.executable,
+            __file__,
+            "--role",
+            "peer",
+            "--file",
+            str(path),
+            "--batch",
+            str(batch),
+            "--database",
+            DATABASE,
+        ],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if done.returncode:
         raise SystemExit(done.stderr)
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -136,8 +188,14 @@ def _project(path: Path, tree: Path = ROOT) -> dict:
     (another checkout of the project: ``--before``): its time, the CPU time and peak
     memory of it and of its planning processes."""
     _fresh_database(migrate=True)
-    done = subprocess.run([sys.executable, "-c", _INGEST, str(path)], cwd=tree, env=_env(PYTHONPATH=str(tree)),
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", _INGEST, str(path)],
+        cwd=tree,
+        env=_env(PYTHONPATH=str(tree)),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if done.returncode:
         raise SystemExit(done.stderr)
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -174,11 +232,21 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=12)
     parser.add_argument("--rounds", type=int, default=1500, help="rounds per table")
     parser.add_argument("--file", help="a simulator file to use instead of simulating one")
-    parser.add_argument("--repeat", type=int, default=3, help="runs of each, in turn (medians printed)")
-    parser.add_argument("--before", type=Path, help="another checkout of the project (an earlier commit) to run "
-                                                    "beside this one: its ingest, into the same database schema")
-    parser.add_argument("--database", type=database_name, default=DATABASE,
-                        help="the PostgreSQL database each run drops and makes again (default bench_peer)")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="runs of each, in turn (medians printed)"
+    )
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="another checkout of the project (an earlier commit) to run "
+        "beside this one: its ingest, into the same database schema",
+    )
+    parser.add_argument(
+        "--database",
+        type=database_name,
+        default=DATABASE,
+        help="the PostgreSQL database each run drops and makes again (default bench_peer)",
+    )
     parser.add_argument("--role", help=argparse.SUPPRESS)
     parser.add_argument("--batch", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -190,8 +258,11 @@ def main() -> None:
         path = Path(args.file) if args.file else Path(folder) / "day.jsonl"
         if not args.file:
             simulate(path, args.tables, args.rounds)
-        results: dict[str, list[dict]] = {"peer, one round a transaction": [], "peer, 5,000 a transaction": [],
-                                          "project, manage.py ingest": []}
+        results: dict[str, list[dict]] = {
+            "peer, one round a transaction": [],
+            "peer, 5,000 a transaction": [],
+            "project, manage.py ingest": [],
+        }
         if args.before:
             results["project before (--before)"] = []
         loads = [os.getloadavg()[0]]
@@ -202,24 +273,36 @@ def main() -> None:
             if args.before:
                 results["project before (--before)"].append(_project(path, args.before))
             loads.append(os.getloadavg()[0])
-    rates = {name: _median([{"rate": r["events"] / r["seconds"]} for r in runs], "rate") for name, runs in results.items()}
+    rates = {
+        name: _median([{"rate": r["events"] / r["seconds"]} for r in runs], "rate")
+        for name, runs in results.items()
+    }
     events = results["project, manage.py ingest"][0]["events"]
-    print(f"{events:,} events, medians of {args.repeat}; load average (1 min) {min(loads):.1f} to {max(loads):.1f} "
-          f"on {os.cpu_count()} cores")
+    print(
+        f"{events:,} events, medians of {args.repeat}; load average (1 min) {min(loads):.1f} to {max(loads):.1f} "
+        f"on {os.cpu_count()} cores"
+    )
     print(f"{'':32} {'events/s':>10} {'wall s':>8} {'CPU s':>7} {'peak MiB':>18}")
     for name, runs in results.items():
         peak = f"{_median(runs, 'peak_mib'):.0f}"
         if "children_peak_mib" in runs[0]:
             peak += f" (planners {_median(runs, 'children_peak_mib'):.0f})"
-        print(f"{name:32} {rates[name]:>10,.0f} {_median(runs, 'seconds'):>8.2f} {_median(runs, 'cpu'):>7.2f} {peak:>18}")
+        print(
+            f"{name:32} {rates[name]:>10,.0f} {_median(runs, 'seconds'):>8.2f} {_median(runs, 'cpu'):>7.2f} {peak:>18}"
+        )
     project = rates["project, manage.py ingest"]
-    print(f"ratio project / peer per round: {project / rates['peer, one round a transaction']:.2f}x (goal >= 3x); "
-          f"project / peer batched: {project / rates['peer, 5,000 a transaction']:.2f}x (goal >= 2x); "
-          f"project: {project:,.0f} events/s (goal >= 50,000)")
+    print(
+        f"ratio project / peer per round: {project / rates['peer, one round a transaction']:.2f}x (goal >= 3x); "
+        f"project / peer batched: {project / rates['peer, 5,000 a transaction']:.2f}x (goal >= 2x); "
+        f"project: {project:,.0f} events/s (goal >= 50,000)"
+    )
     if args.before:
         before = rates["project before (--before)"]
-        print(f"before (--before): {before / rates['peer, one round a transaction']:.2f}x the peer per round, "
-              f"{before / rates['peer, 5,000 a transaction']:.2f}x batched; this checkout / before: {project / before:.2f}x")
+        print(
+            f"before (--before): {before / rates['peer, one round a transaction']:.2f}x the peer per round, "
+            f"{before / rates['peer, 5,000 a transaction']:.2f}x batched; this checkout / before: "
+            f"{project / before:.2f}x"
+        )
 
 
 if __name__ == "__main__":

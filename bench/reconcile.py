@@ -15,6 +15,7 @@ the findings recorded) is timed, twice, in a fresh process - after the engine's 
 of each rule set, which a process computes once, timed apart. Not a test: it prints
 figures. The target is under 10 s for the reconciliation of the 100 table-days.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,13 +43,17 @@ def _database(kind: str, folder: Path) -> str:
             conn.execute("DROP DATABASE IF EXISTS bench_reconcile")
             conn.execute("CREATE DATABASE bench_reconcile")
         url = "postgresql://postgres@127.0.0.1:5432/bench_reconcile"
-    env = dict(throwaway({**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "casino.settings"}))
+    env = dict(
+        throwaway({**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "casino.settings"})
+    )
     subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     return url
 
 
 def _setup(url: str) -> None:
-    os.environ.update(DATABASE_URL=url, DJANGO_SETTINGS_MODULE="casino.settings", PROJECT_ON_APPEND="false")
+    os.environ.update(
+        DATABASE_URL=url, DJANGO_SETTINGS_MODULE="casino.settings", PROJECT_ON_APPEND="false"
+    )
     throwaway(os.environ)
     sys.path.insert(0, str(ROOT))
     import django
@@ -64,18 +69,24 @@ def _build(url: str, tables: int, rounds: int) -> None:
     from tables.simulator.run import simulate
     from tables.simulator.store import StoreSink
 
-    config = SimConfig(tables=tables, rounds=rounds, days=1, seed="bench-reconcile", seats=3, live_bets=30)
+    config = SimConfig(
+        tables=tables, rounds=rounds, days=1, seed="bench-reconcile", seats=3, live_bets=30
+    )
     began = time.perf_counter()
     simulate(config, StoreSink(config))
-    print(f"simulated {tables} tables x {rounds} rounds into the store: {Event.objects.count():,} events "
-          f"in {time.perf_counter() - began:.1f} s")
+    print(
+        f"simulated {tables} tables x {rounds} rounds into the store: {Event.objects.count():,} events "
+        f"in {time.perf_counter() - began:.1f} s"
+    )
     began = time.perf_counter()
     catch_up("tables.projections")
     print(f"the tables' read models (replay): {time.perf_counter() - began:.1f} s")
     began = time.perf_counter()
     catch_up("ledger.books")
-    print(f"the ledger's read models (its fold of every table, reconciled once on the way): "
-          f"{time.perf_counter() - began:.1f} s")
+    print(
+        f"the ledger's read models (its fold of every table, reconciled once on the way): "
+        f"{time.perf_counter() - began:.1f} s"
+    )
 
 
 def _reconcile(url: str) -> None:
@@ -87,13 +98,18 @@ def _reconcile(url: str) -> None:
     from ledger import models as m
     from ledger.reconciliation import reconcile_table_day
 
-    rows = list(m.Reconciliation.objects.filter(shift="").values_list("table__stream", "gaming_day", "ruleset",
-                                                                        "rules"))
+    rows = list(
+        m.Reconciliation.objects.filter(shift="").values_list(
+            "table__stream", "gaming_day", "ruleset", "rules"
+        )
+    )
     games = {(ruleset, tuple(sorted(rules.items()))) for _, _, ruleset, rules in rows}
     began = time.perf_counter()
     for ruleset, rules in sorted(games):
         game.provider().game_math(ruleset=ruleset, rules=dict(rules))
-    print(f"the engine's house edge of {len(games)} rule sets (once per process): {time.perf_counter() - began:.1f} s")
+    print(
+        f"the engine's house edge of {len(games)} rule sets (once per process): {time.perf_counter() - began:.1f} s"
+    )
     for label in ("first", "again"):
         began = time.perf_counter()
         states: Counter[str] = Counter()
@@ -102,12 +118,16 @@ def _reconcile(url: str) -> None:
             if done is not None:
                 states[done.rows[0].state] += 1
         took = time.perf_counter() - began
-        print(f"reconciling {len(rows)} table-days ({label}): {took:.2f} s ({took / len(rows) * 1000:.1f} ms each); "
-              + ", ".join(f"{n} {state}" for state, n in sorted(states.items())))
+        print(
+            f"reconciling {len(rows)} table-days ({label}): {took:.2f} s ({took / len(rows) * 1000:.1f} ms each); "
+            + ", ".join(f"{n} {state}" for state, n in sorted(states.items()))
+        )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--db", choices=("sqlite", "postgres", "both"), default="sqlite")
     parser.add_argument("--tables", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=60)
@@ -126,8 +146,21 @@ def main() -> None:
             url = _database(kind, Path(folder))
             print(f"--- {kind}")
             for phase in ("build", "reconcile"):
-                subprocess.run([sys.executable, __file__, "--child", url, "--phase", phase, "--tables",
-                                str(args.tables), "--rounds", str(args.rounds)], check=True)
+                subprocess.run(
+                    [
+                        sys.executable,
+                        __file__,
+                        "--child",
+                        url,
+                        "--phase",
+                        phase,
+                        "--tables",
+                        str(args.tables),
+                        "--rounds",
+                        str(args.rounds),
+                    ],
+                    check=True,
+                )
 
 
 if __name__ == "__main__":

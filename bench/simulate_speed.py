@@ -6,6 +6,7 @@ and for one run over every non-live preset.
 
 Target (issue 5): 20,000 three-box rounds/s.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,7 +28,9 @@ from tables.simulator.run import simulate_file
 NON_LIVE = tuple(name for name, rules in PRESETS.items() if not rules.dealer_plays_basic_strategy)
 
 
-def measure(presets: tuple[str, ...], rounds: int, tables: int, jobs: int = 1, repeat: int = 1) -> tuple[float, int, int, int]:
+def measure(
+    presets: tuple[str, ...], rounds: int, tables: int, jobs: int = 1, repeat: int = 1
+) -> tuple[float, int, int, int]:
     """Best time of ``repeat`` runs (the machine is shared: the best run is the one
     least disturbed), with the rounds, events and bytes written."""
     config = SimConfig(tables=tables, presets=presets, rounds=rounds, seed="bench", seats=3)
@@ -46,9 +49,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3000, help="rounds per table")
     parser.add_argument("--preset", action="append", choices=NON_LIVE)
-    parser.add_argument("--profile", action="store_true", help="profile one run over every preset instead")
+    parser.add_argument(
+        "--profile", action="store_true", help="profile one run over every preset instead"
+    )
     parser.add_argument("--repeat", type=int, default=3, help="best of N runs (default 3)")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes for the run over every preset (default: the CPUs)")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="processes for the run over every preset (default: the CPUs)",
+    )
     args = parser.parse_args()
     presets = tuple(args.preset or NON_LIVE)
     for name in presets:  # the computed basic strategies, once per process, outside the timing
@@ -63,11 +73,15 @@ def main() -> None:
     print(f"{'preset':<24}{'rounds':>8}{'events':>9}{'MB':>7}{'rounds/s':>11}{'events/s':>11}")
     for name in presets:
         took, rounds, events, size = measure((name,), args.rounds, 1, repeat=args.repeat)
-        print(f"{name:<24}{rounds:>8}{events:>9}{size / 1e6:>7.1f}{rounds / took:>11,.0f}{events / took:>11,.0f}")
+        print(
+            f"{name:<24}{rounds:>8}{events:>9}{size / 1e6:>7.1f}{rounds / took:>11,.0f}{events / took:>11,.0f}"
+        )
     for jobs in sorted({1, args.jobs}):
         took, rounds, events, size = measure(presets, args.rounds, len(presets), jobs, args.repeat)
         label = f"all of them, {jobs} job{'s' if jobs > 1 else ''}"
-        print(f"{label:<24}{rounds:>8}{events:>9}{size / 1e6:>7.1f}{rounds / took:>11,.0f}{events / took:>11,.0f}")
+        print(
+            f"{label:<24}{rounds:>8}{events:>9}{size / 1e6:>7.1f}{rounds / took:>11,.0f}{events / took:>11,.0f}"
+        )
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ PostgreSQL, the CPU time per event of the process and of its database backend (f
 ``/proc/<pid>/stat``: the server is local) - steadier than wall time on a shared
 machine. Not a test: it prints figures.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -50,7 +51,13 @@ def _setup_django(url: str) -> None:
 def _peak_mib() -> float:
     """The peak resident memory of this process or of any child it waited for (ingest
     plans in child processes), whichever is larger."""
-    return max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)) / 1024
+    return (
+        max(
+            resource.getrusage(who).ru_maxrss
+            for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+        )
+        / 1024
+    )
 
 
 def _cpu_seconds() -> dict[str, float]:
@@ -58,8 +65,12 @@ def _cpu_seconds() -> dict[str, float]:
     (ingest's planners) and, on PostgreSQL, of this connection's backend (with its pid:
     ingest closes its connection before it forks its planners and writes through a new
     one)."""
-    own = sum(getattr(resource.getrusage(resource.RUSAGE_SELF), f) for f in ("ru_utime", "ru_stime"))
-    children = sum(getattr(resource.getrusage(resource.RUSAGE_CHILDREN), f) for f in ("ru_utime", "ru_stime"))
+    own = sum(
+        getattr(resource.getrusage(resource.RUSAGE_SELF), f) for f in ("ru_utime", "ru_stime")
+    )
+    children = sum(
+        getattr(resource.getrusage(resource.RUSAGE_CHILDREN), f) for f in ("ru_utime", "ru_stime")
+    )
     backend, pid = 0.0, 0
     from django.db import connection
 
@@ -83,8 +94,10 @@ def _cpu_used(before: dict[str, float]) -> dict[str, float]:
 
 def _per_event(figures: dict) -> str:
     us = {k: figures[k] / figures["events"] * 1e6 for k in ("cpu", "children_cpu", "backend_cpu")}
-    return (f"  CPU/event: process {us['cpu']:.1f} us, planners {us['children_cpu']:.1f} us, "
-            f"backend {us['backend_cpu']:.1f} us")
+    return (
+        f"  CPU/event: process {us['cpu']:.1f} us, planners {us['children_cpu']:.1f} us, "
+        f"backend {us['backend_cpu']:.1f} us"
+    )
 
 
 def _fresh_database(kind: str, folder: Path, database: str) -> str:
@@ -99,7 +112,9 @@ def _fresh_database(kind: str, folder: Path, database: str) -> str:
             conn.execute(f"DROP DATABASE IF EXISTS {database}")
             conn.execute(f"CREATE DATABASE {database}")
         url = PG_SERVER + database
-    env = dict(throwaway({**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "casino.settings"}))
+    env = dict(
+        throwaway({**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "casino.settings"})
+    )
     subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     return url
 
@@ -113,11 +128,20 @@ def _write_file(path: Path, rounds: int, tables: int) -> int:
         for r in range(rounds):
             stream = f"T{r % tables + 1:02d}"
             for event in round_events(r // tables + 1, rng_seed=r):
-                out.write(json.dumps({
-                    "id": str(event.id), "stream": stream, "type": event.type,
-                    "occurred_at": event.occurred_at.isoformat(), "actor": event.actor,
-                    "source": "bench", "payload": event.payload,
-                }) + "\n")
+                out.write(
+                    json.dumps(
+                        {
+                            "id": str(event.id),
+                            "stream": stream,
+                            "type": event.type,
+                            "occurred_at": event.occurred_at.isoformat(),
+                            "actor": event.actor,
+                            "source": "bench",
+                            "payload": event.payload,
+                        }
+                    )
+                    + "\n"
+                )
                 count += 1
     return count
 
@@ -141,7 +165,11 @@ def role_ingest(url: str, path: str) -> None:
         report = ingest_file(path)
     elapsed = time.perf_counter() - started
     assert report.ok, report.bad_lines[:3]
-    print(json.dumps({"events": report.stored, "seconds": elapsed, "peak_mib": _peak_mib(), **_cpu_used(cpu)}))
+    print(
+        json.dumps(
+            {"events": report.stored, "seconds": elapsed, "peak_mib": _peak_mib(), **_cpu_used(cpu)}
+        )
+    )
 
 
 def role_verify(url: str) -> None:
@@ -169,12 +197,24 @@ def role_writer(url: str, stream: str, rounds: int) -> None:
     for r, batch in enumerate(batches):
         events_append(stream=stream, expected_version=25 * r, events=batch)
     elapsed = time.perf_counter() - started
-    print(json.dumps({"events": 25 * rounds, "seconds": elapsed, "peak_mib": _peak_mib(),
-                      "start": started, "end": started + elapsed, **_cpu_used(cpu)}))
+    print(
+        json.dumps(
+            {
+                "events": 25 * rounds,
+                "seconds": elapsed,
+                "peak_mib": _peak_mib(),
+                "start": started,
+                "end": started + elapsed,
+                **_cpu_used(cpu),
+            }
+        )
+    )
 
 
 def _run(*args: str) -> dict:
-    done = subprocess.run([sys.executable, __file__, *args], check=False, cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, __file__, *args], check=False, cwd=ROOT, capture_output=True, text=True
+    )
     if done.returncode != 0:
         raise SystemExit(done.stderr)
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -187,16 +227,35 @@ def bench(kind: str, rounds: int, writer_rounds: int, database: str) -> None:
         _write_file(data, rounds, tables=8)
         url = _fresh_database(kind, folder, database)
         a = _run("--role", "ingest", "--url", url, "--file", str(data))
-        print(f"{kind:8} (a) bulk ingest   {a['events']:>8} events  {a['events'] / a['seconds']:>9,.0f} events/s"
-              f"  peak {a['peak_mib']:.0f} MiB" + (_per_event(a) if kind == "postgres" else ""))
+        print(
+            f"{kind:8} (a) bulk ingest   {a['events']:>8} events  {a['events'] / a['seconds']:>9,.0f} events/s"
+            f"  peak {a['peak_mib']:.0f} MiB" + (_per_event(a) if kind == "postgres" else "")
+        )
         v = _run("--role", "verify", "--url", url)
-        print(f"{kind:8} (c) verify         {v['events']:>8} events  {v['events'] / v['seconds']:>9,.0f} events/s"
-              f"  peak {v['peak_mib']:.0f} MiB (rows streamed in chunks)")
+        print(
+            f"{kind:8} (c) verify         {v['events']:>8} events  {v['events'] / v['seconds']:>9,.0f} events/s"
+            f"  peak {v['peak_mib']:.0f} MiB (rows streamed in chunks)"
+        )
         url = _fresh_database(kind, folder, database)
         procs = [
-            subprocess.Popen([sys.executable, __file__, "--role", "writer", "--url", url,
-                              "--stream", f"W{i}", "--rounds", str(writer_rounds)],
-                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    __file__,
+                    "--role",
+                    "writer",
+                    "--url",
+                    url,
+                    "--stream",
+                    f"W{i}",
+                    "--rounds",
+                    str(writer_rounds),
+                ],
+                cwd=ROOT,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
             for i in range(4)
         ]
         results = []
@@ -207,11 +266,21 @@ def bench(kind: str, rounds: int, writer_rounds: int, database: str) -> None:
             results.append(json.loads(out.strip().splitlines()[-1]))
         events = sum(r["events"] for r in results)
         wall = max(r["end"] for r in results) - min(r["start"] for r in results)
-        print(f"{kind:8} (b) 4 writers      {events:>8} events  {events / wall:>9,.0f} events/s"
-              f"  ({events / 25 / wall:,.0f} rounds/s, one per transaction)"
-              f"  peak {max(r['peak_mib'] for r in results):.0f} MiB per writer"
-              + (_per_event({k: sum(r[k] for r in results) for k in ("events", "cpu", "children_cpu", "backend_cpu")})
-                 if kind == "postgres" else ""))
+        print(
+            f"{kind:8} (b) 4 writers      {events:>8} events  {events / wall:>9,.0f} events/s"
+            f"  ({events / 25 / wall:,.0f} rounds/s, one per transaction)"
+            f"  peak {max(r['peak_mib'] for r in results):.0f} MiB per writer"
+            + (
+                _per_event(
+                    {
+                        k: sum(r[k] for r in results)
+                        for k in ("events", "cpu", "children_cpu", "backend_cpu")
+                    }
+                )
+                if kind == "postgres"
+                else ""
+            )
+        )
 
 
 def main() -> None:
@@ -219,8 +288,12 @@ def main() -> None:
     parser.add_argument("--db", choices=["sqlite", "postgres", "both"], default="both")
     parser.add_argument("--rounds", type=int, default=8000, help="rounds in the ingest file")
     parser.add_argument("--writer-rounds", type=int, default=400, help="rounds per writer in (b)")
-    parser.add_argument("--database", type=database_name, default="bench_blackjack",
-                        help="the PostgreSQL database to drop, make and fill (default bench_blackjack)")
+    parser.add_argument(
+        "--database",
+        type=database_name,
+        default="bench_blackjack",
+        help="the PostgreSQL database to drop, make and fill (default bench_blackjack)",
+    )
     parser.add_argument("--role", help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     parser.add_argument("--file", help=argparse.SUPPRESS)
@@ -232,7 +305,7 @@ def main() -> None:
         return role_verify(args.url)
     if args.role == "writer":
         return role_writer(args.url, args.stream, args.rounds)
-    for kind in (["sqlite", "postgres"] if args.db == "both" else [args.db]):
+    for kind in ["sqlite", "postgres"] if args.db == "both" else [args.db]:
         bench(kind, args.rounds, args.writer_rounds, args.database)
 
 

@@ -2,6 +2,7 @@
 set and ``DEBUG`` off, the settings refuse to start without a secret key and a seal key of
 the deployment's own (they fail closed), and the store seals every row with the seal key. A
 benchmark's database is thrown away, so fixed keys will do - unless the caller gives them."""
+
 from __future__ import annotations
 
 import argparse
@@ -28,7 +29,15 @@ def database_name(text: str) -> str:
     """A PostgreSQL database a benchmark may drop and make (an argparse type): lower-case
     letters, digits and _, and never one of the databases others use (the tests', the
     demo's, the server's own)."""
-    if not re.fullmatch(r"[a-z][a-z0-9_]{0,62}", text) or text in ("postgres", "root", "test", "template0", "template1"):
-        raise argparse.ArgumentTypeError(f"{text!r}: a database this benchmark drops and makes again "
-                                         "(lower-case letters, digits, _; not postgres, root, test or a template)")
+    if not re.fullmatch(r"[a-z][a-z0-9_]{0,62}", text) or text in (
+        "postgres",
+        "root",
+        "test",
+        "template0",
+        "template1",
+    ):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a database this benchmark drops and makes again "
+            "(lower-case letters, digits, _; not postgres, root, test or a template)"
+        )
     return text

@@ -71,8 +71,10 @@ RETRY_AFTER = "5"
 
 
 def database_unavailable() -> dict[str, str]:
-    return {"code": "database_unavailable",
-            "detail": "The database does not answer; nothing was stored. Retry shortly."}
+    return {
+        "code": "database_unavailable",
+        "detail": "The database does not answer; nothing was stored. Retry shortly.",
+    }
 
 
 def server_error(exc: BaseException | None) -> tuple[dict[str, str], int]:
@@ -81,8 +83,11 @@ def server_error(exc: BaseException | None) -> tuple[dict[str, str], int]:
         return database_unavailable(), 503
     error_id = uuid.uuid4().hex[:12]
     log.error("API error %s", error_id, exc_info=exc is not None)
-    return {"code": "server_error", "detail": f"An unexpected error (id {error_id}); it has been logged.",
-            "id": error_id}, 500
+    return {
+        "code": "server_error",
+        "detail": f"An unexpected error (id {error_id}); it has been logged.",
+        "id": error_id,
+    }, 500
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -125,25 +130,36 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
 
 # --- Django's own error views, for what never reaches a REST view ----------------------------
 
+
 def _is_api(request: HttpRequest) -> bool:
     return request.path.startswith("/api/")
 
 
-def bad_request(request: HttpRequest, exception: Exception | None = None, *, detail: str | None = None,
-                field: str | None = None) -> HttpResponse:
+def bad_request(
+    request: HttpRequest,
+    exception: Exception | None = None,
+    *,
+    detail: str | None = None,
+    field: str | None = None,
+) -> HttpResponse:
     """400 before any view (a request Django itself refuses, e.g. a Host not allowed, or
     one :mod:`casino.middleware` refuses): JSON under /api/ naming what is wrong, the
     admin's page elsewhere."""
     if _is_api(request):
         text = detail or "The request cannot be read."
-        return JsonResponse({"code": "bad_request", "detail": text, "errors": {field or "request": [text]}}, status=400)
+        return JsonResponse(
+            {"code": "bad_request", "detail": text, "errors": {field or "request": [text]}},
+            status=400,
+        )
     return defaults.bad_request(request, exception or Exception(detail))  # type: ignore[arg-type]
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     """404: JSON under /api/ (an unknown endpoint), the admin's page elsewhere."""
     if _is_api(request):
-        return JsonResponse({"code": "not_found", "detail": f"No API endpoint at {request.path}."}, status=404)
+        return JsonResponse(
+            {"code": "not_found", "detail": f"No API endpoint at {request.path}."}, status=404
+        )
     return defaults.page_not_found(request, exception)  # type: ignore[arg-type]
 
 

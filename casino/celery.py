@@ -1,4 +1,5 @@
 """The Celery app. Eager (in-process) unless CELERY_BROKER_URL names a broker."""
+
 import os
 
 from celery import Celery

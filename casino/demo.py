@@ -7,6 +7,7 @@ them working, not a shortcut around them. Running it again is harmless: the same
 makes the same events, ingest stores a file once and replay changes nothing the second
 time; the package is made again, the same bytes.
 """
+
 from __future__ import annotations
 
 import io
@@ -125,7 +126,9 @@ def demo_pit_boss_ensure() -> str:
         user.groups.add(group)
     for permission in set(AUTHORITY.values()):
         app_label, codename = permission.split(".")
-        user.user_permissions.add(Permission.objects.get(content_type__app_label=app_label, codename=codename))
+        user.user_permissions.add(
+            Permission.objects.get(content_type__app_label=app_label, codename=codename)
+        )
     return DEMO_PIT_BOSS
 
 
@@ -172,8 +175,9 @@ def gaming_days(manifest: dict[str, Any]) -> list[date]:
     return [first + timedelta(days=n) for n in range(manifest["days"])]
 
 
-def demo_days_build(*, rounds: int, live_bets: int, folder: Path | None = None,
-                    out: TextIO | None = None) -> dict[str, Any]:
+def demo_days_build(
+    *, rounds: int, live_bets: int, folder: Path | None = None, out: TextIO | None = None
+) -> dict[str, Any]:
     """Simulate two gaming days of every preset with the demo's faults, ingest them,
     replay each and verify the record - each step one of the product's commands, whose
     last line goes to ``out``; return the manifest of what was planted."""
@@ -190,9 +194,22 @@ def demo_days_build(*, rounds: int, live_bets: int, folder: Path | None = None,
         if out is not None:
             out.write(f"    {line}\n")
 
-    report("simulate: " + _last_line(step("simulate", out=str(events), manifest=str(manifest), seed=DEMO_SEED,
-                                          rounds=rounds, days=DEMO_DAYS, last_day_rounds=second_day_rounds(rounds),
-                                          live_bets=live_bets, fault=demo_faults(rounds))))
+    report(
+        "simulate: "
+        + _last_line(
+            step(
+                "simulate",
+                out=str(events),
+                manifest=str(manifest),
+                seed=DEMO_SEED,
+                rounds=rounds,
+                days=DEMO_DAYS,
+                last_day_rounds=second_day_rounds(rounds),
+                live_bets=live_bets,
+                fault=demo_faults(rounds),
+            )
+        )
+    )
     report("ingest: " + _last_line(step("ingest", str(events), as_user=demo_pit_boss_ensure())))
     planted = json.loads(manifest.read_text())
     # the feed's subscriber has projected the ingest already; replay_day checks it again
@@ -215,8 +232,9 @@ class DemoPackage:
     last: date
 
 
-def demo_package_build(manifest: dict[str, Any], *, folder: Path | None = None,
-                       out: TextIO | None = None) -> DemoPackage:
+def demo_package_build(
+    manifest: dict[str, Any], *, folder: Path | None = None, out: TextIO | None = None
+) -> DemoPackage:
     """The regulator's package of the demo's gaming days (``export_package``: the record's
     head is signed as it is made, the demo's key made first where there is none), then
     verified by the offline auditor (``blackjack-audit verify``'s own function): what a
@@ -225,8 +243,18 @@ def demo_package_build(manifest: dict[str, Any], *, folder: Path | None = None,
     days = gaming_days(manifest)
     package = folder / "package.zip"
     said = io.StringIO()  # (its summary is on stderr, beside its progress bar)
-    call_command("export_package", "--day", days[0].isoformat(), "--to", days[-1].isoformat(),
-                 "--out", str(package), "--force", stdout=io.StringIO(), stderr=said)
+    call_command(
+        "export_package",
+        "--day",
+        days[0].isoformat(),
+        "--to",
+        days[-1].isoformat(),
+        "--out",
+        str(package),
+        "--force",
+        stdout=io.StringIO(),
+        stderr=said,
+    )
     exported = _last_line(said.getvalue())
     # in this process: no worker forked from a process that holds the database
     outcome = verify_package(package, processes=1)
@@ -252,11 +280,16 @@ def planted_faults_found(manifest: dict[str, Any]) -> list[FaultCheck]:
     checks = []
     for fault in manifest["faults"]:
         want = fault["finding"]
-        findings = Finding.objects.filter(stream=fault["table"], kind=want["kind"], superseded_by__isnull=True)
+        findings = Finding.objects.filter(
+            stream=fault["table"], kind=want["kind"], superseded_by__isnull=True
+        )
         if want["check"] == "engine":
             found, where = findings.filter(round=want["round"]).exists(), f"round {want['round']}"
         elif want["check"] == "ledger":
-            found, where = findings.filter(gaming_day=fault["gaming_day"]).exists(), f"gaming day {fault['gaming_day']}"
+            found, where = (
+                findings.filter(gaming_day=fault["gaming_day"]).exists(),
+                f"gaming day {fault['gaming_day']}",
+            )
         else:
             continue
         checks.append(FaultCheck(fault["kind"], fault["table"], where, want["kind"], found))
@@ -268,7 +301,9 @@ def plural(count: int, noun: str) -> str:
     return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
-def summary_lines(days: list[date], checks: list[FaultCheck], not_planted: list[dict[str, Any]] = ()) -> list[str]:
+def summary_lines(
+    days: list[date], checks: list[FaultCheck], not_planted: list[dict[str, Any]] = ()
+) -> list[str]:
     """The demo's summary of its days: per gaming day, per table and in all (per
     currency), the rounds, bets, handle and the house result - recorded (what the
     settlements say; + the house won) beside recomputed (what the rules give) - and the
@@ -285,50 +320,86 @@ def summary_lines(days: list[date], checks: list[FaultCheck], not_planted: list[
     for day in days:
         summary = day_summary(day)
         kinds.update(summary["findings_by_kind"])
-        lines += [(f"Gaming day {summary['gaming_day']}: {plural(summary['rounds'], 'round')}, "
-                   f"{plural(summary['bets'], 'bet')} on {plural(len(summary['tables']), 'table')}"), ""]
-        lines.append(f"  {'table':8} {'rule set':22} {'rounds':>7} {'bets':>8} {'handle':>18} "
-                     f"{'house result':>16} {'recomputed':>16} {'% handle':>8} {'findings':>8}  accounting")
-        lines.append(f"  {'':8} {'':22} {'':>7} {'':>8} {'':>18} {'(recorded)':>16} {'':>16} {'':>8} {'':>8}")
-        states = {r.table.stream: state_text(r) for r in
-                  Reconciliation.objects.filter(gaming_day=day, shift="").select_related("table")}
+        lines += [
+            (
+                f"Gaming day {summary['gaming_day']}: {plural(summary['rounds'], 'round')}, "
+                f"{plural(summary['bets'], 'bet')} on {plural(len(summary['tables']), 'table')}"
+            ),
+            "",
+        ]
+        lines.append(
+            f"  {'table':8} {'rule set':22} {'rounds':>7} {'bets':>8} {'handle':>18} "
+            f"{'house result':>16} {'recomputed':>16} {'% handle':>8} {'findings':>8}  accounting"
+        )
+        lines.append(
+            f"  {'':8} {'':22} {'':>7} {'':>8} {'':>18} {'(recorded)':>16} {'':>16} {'':>8} {'':>8}"
+        )
+        states = {
+            r.table.stream: state_text(r)
+            for r in Reconciliation.objects.filter(gaming_day=day, shift="").select_related("table")
+        }
         totals: dict[str, dict[str, int]] = {}
         for t in summary["tables"]:
-            lines.append(_row(t["table"], t["ruleset"], t, t["currency"]) + f"  {states.get(t['table'], 'n/a')}")
-            total = totals.setdefault(t["currency"], {"rounds": 0, "bets": 0, "handle": 0, "house_result": 0,
-                                                      "house_result_recomputed": 0, "findings": 0})
+            lines.append(
+                _row(t["table"], t["ruleset"], t, t["currency"])
+                + f"  {states.get(t['table'], 'n/a')}"
+            )
+            total = totals.setdefault(
+                t["currency"],
+                {
+                    "rounds": 0,
+                    "bets": 0,
+                    "handle": 0,
+                    "house_result": 0,
+                    "house_result_recomputed": 0,
+                    "findings": 0,
+                },
+            )
             for name in total:
                 total[name] += t[name]
         for currency, total in sorted(totals.items()):
             lines.append(_row("total", f"day, {currency}", total, currency))
         lines.append("")
-    lines.append("  (house result: + the house won; recorded is what the settlements say, recomputed what the "
-                 "rules give - they differ by the planted payout faults; % handle: the recorded house result "
-                 "over the handle, not the hold)")
-    lines.append("  (accounting: the table-day's state in the ledger - reconciled, counted with a variance not "
-                 "explained, incomplete and what it lacks, open while the table has not opened a later day, "
-                 "no drop box for the live game)")
+    lines.append(
+        "  (house result: + the house won; recorded is what the settlements say, recomputed what the "
+        "rules give - they differ by the planted payout faults; % handle: the recorded house result "
+        "over the handle, not the hold)"
+    )
+    lines.append(
+        "  (accounting: the table-day's state in the ledger - reconciled, counted with a variance not "
+        "explained, incomplete and what it lacks, open while the table has not opened a later day, "
+        "no drop box for the live game)"
+    )
     by_kind = ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items())) or "none"
     lines += ["", f"  findings by kind, both days: {by_kind}"]
     found = sum(c.found for c in checks)
     unplanted = sorted(FOUND_IN_RECORD - {c.kind for c in checks})
-    lines.append(f"  planted faults found: {found} of {len(checks)}, "
-                 + (f"every one of the {len(FOUND_IN_RECORD)} kinds the back-office finds in a record"
-                    if not unplanted else f"kinds not planted: {', '.join(unplanted)}")
-                 + " (tamper, an attack the store refuses, is verify's)")
+    lines.append(
+        f"  planted faults found: {found} of {len(checks)}, "
+        + (
+            f"every one of the {len(FOUND_IN_RECORD)} kinds the back-office finds in a record"
+            if not unplanted
+            else f"kinds not planted: {', '.join(unplanted)}"
+        )
+        + " (tamper, an attack the store refuses, is verify's)"
+    )
     for c in checks:
         mark = "found" if c.found else "MISSED"
         lines.append(f"    {mark:6} {c.kind} on {c.table} {c.where} -> {c.finding}")
     for missed in not_planted:
-        lines.append(f"    (not planted: {missed['kind']} on {missed['table']} - {missed['reason']})")
+        lines.append(
+            f"    (not planted: {missed['kind']} on {missed['table']} - {missed['reason']})"
+        )
     return lines
 
 
 def _row(name: str, ruleset: str, t: dict[str, int], currency: str) -> str:
-    return (f"  {name:8} {ruleset:22} {t['rounds']:>7,} {t['bets']:>8,} {format_money(t['handle'], currency):>18} "
-            f"{format_signed(t['house_result'], currency):>16} "
-            f"{format_signed(t['house_result_recomputed'], currency):>16} "
-            f"{result_of_handle_text(t['house_result'], t['handle']):>8} {t['findings']:>8}")
+    return (
+        f"  {name:8} {ruleset:22} {t['rounds']:>7,} {t['bets']:>8,} {format_money(t['handle'], currency):>18} "
+        f"{format_signed(t['house_result'], currency):>16} "
+        f"{format_signed(t['house_result_recomputed'], currency):>16} "
+        f"{result_of_handle_text(t['house_result'], t['handle']):>8} {t['findings']:>8}"
+    )
 
 
 # --- PostgreSQL: the demo as the least-privilege roles (audit.store.roles) --------------------------
@@ -355,22 +426,30 @@ def demo_database_ready() -> str | None:
     if connection.vendor != "postgresql":
         call_command("migrate", verbosity=0, interactive=False)
         return None
-    user, password = _DEMO_ROLES.setdefault("superuser", (connection.settings_dict["USER"],
-                                                          connection.settings_dict["PASSWORD"]))
+    user, password = _DEMO_ROLES.setdefault(
+        "superuser", (connection.settings_dict["USER"], connection.settings_dict["PASSWORD"])
+    )
     _connect_as(user, password)
     with connection.cursor() as cursor:
         cursor.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
         superuser = cursor.fetchone()[0]
     if not superuser:
         call_command("migrate", verbosity=0, interactive=False)
-        return (f"PostgreSQL as {user}, not a superuser: the demo cannot set up the owner and application roles "
-                "and runs as it (manage.py db_roles)")
+        return (
+            f"PostgreSQL as {user}, not a superuser: the demo cannot set up the owner and application roles "
+            "and runs as it (manage.py db_roles)"
+        )
     database = str(connection.settings_dict["NAME"])
     owner, app = f"{database}_owner", f"{database}_app"
     try:
-        setup = [*create_roles_sql(owner=owner, app=app, database=database), *adopt_sql(owner=owner)]
+        setup = [
+            *create_roles_sql(owner=owner, app=app, database=database),
+            *adopt_sql(owner=owner),
+        ]
     except ValueError as error:
-        raise CommandError(f"DATABASE_URL: the demo names its roles after the database: {error}", returncode=2) from None
+        raise CommandError(
+            f"DATABASE_URL: the demo names its roles after the database: {error}", returncode=2
+        ) from None
     passwords = {owner: secrets.token_hex(16), app: secrets.token_hex(16)}
     with connection.cursor() as cursor:
         for sql in setup:
@@ -388,8 +467,11 @@ def demo_database_ready() -> str | None:
         _connect_as(app, passwords[app])
         connection.ensure_connection()
     except DatabaseError as error:
-        raise CommandError(f"PostgreSQL: the demo's roles {owner}/{app}: {str(error).strip()} (pg_hba.conf must let "
-                           "them log in with a password)", returncode=2) from None
+        raise CommandError(
+            f"PostgreSQL: the demo's roles {owner}/{app}: {str(error).strip()} (pg_hba.conf must let "
+            "them log in with a password)",
+            returncode=2,
+        ) from None
     if problems:
         raise CommandError(f"PostgreSQL: {'; '.join(problems)}", returncode=1)
     return f"PostgreSQL: migrated as {owner}, running as {app} (reads and appends; cannot change or remove an event)"

@@ -1,4 +1,5 @@
 """Typed reads of environment variables, each with an embedded development default."""
+
 from __future__ import annotations
 
 import json
@@ -87,7 +88,9 @@ def _secret_file(name: str, path: str) -> str:
     return text
 
 
-def seal_keys(development_path: Path, *, development: bool, secret_key: str) -> tuple[str, list[str]]:
+def seal_keys(
+    development_path: Path, *, development: bool, secret_key: str
+) -> tuple[str, list[str]]:
     """The store's seal key and its fallbacks (audit.store.seals), from ``SEAL_KEY`` or
     ``SEAL_KEY_FILE`` and ``SEAL_KEY_FALLBACKS`` (keys, comma-separated) with
     ``SEAL_KEY_FALLBACK_FILES`` (files, comma-separated). ``development`` (a checkout, or
@@ -108,9 +111,16 @@ def seal_keys(development_path: Path, *, development: bool, secret_key: str) -> 
             "(e.g. python -c 'import secrets; print(secrets.token_urlsafe(50))'), or SEAL_KEY to the value"
         )
     if not development and len(key) < 40:
-        raise ImproperlyConfigured("SEAL_KEY is shorter than 40 characters: set a long random value of your own")
+        raise ImproperlyConfigured(
+            "SEAL_KEY is shorter than 40 characters: set a long random value of your own"
+        )
     if key == secret_key:
-        raise ImproperlyConfigured("SEAL_KEY is the SECRET_KEY: the seal key must be a secret of its own")
+        raise ImproperlyConfigured(
+            "SEAL_KEY is the SECRET_KEY: the seal key must be a secret of its own"
+        )
     fallbacks = env_list("SEAL_KEY_FALLBACKS", [])
-    fallbacks += [_secret_file("SEAL_KEY_FALLBACK_FILES", name) for name in env_list("SEAL_KEY_FALLBACK_FILES", [])]
+    fallbacks += [
+        _secret_file("SEAL_KEY_FALLBACK_FILES", name)
+        for name in env_list("SEAL_KEY_FALLBACK_FILES", [])
+    ]
     return key, fallbacks

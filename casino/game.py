@@ -19,6 +19,7 @@ tables' read models and the rules engine's mathematics; registered by
   variance per unit of insurance stake, exact
   (:func:`tables.engine.math.figures.insurance_math`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -38,18 +39,39 @@ class TablesGame:
         row = tm.Table.objects.filter(stream=table).first()
         if row is None or row.projected_version < version:
             return None
-        rounds = {number: -net for number, net in tm.Round.objects.filter(table=row, gaming_day=gaming_day)
-                  .values_list("number", "expected_net")}
-        mismatched = list(tm.mismatched_bets(row, gaming_day)
-                          .values_list("round__number", "bet", "recorded_net", "expected_net"))
-        kinds = dict(
-            Finding.objects.filter(stream=table, gaming_day=gaming_day, superseded_by__isnull=True,
-                                   bet__in=[bet for _, bet, _, _ in mismatched])
-            .exclude(bet="").values_list("bet", "kind")
-        ) if mismatched else {}
+        rounds = {
+            number: -net
+            for number, net in tm.Round.objects.filter(
+                table=row, gaming_day=gaming_day
+            ).values_list("number", "expected_net")
+        }
+        mismatched = list(
+            tm.mismatched_bets(row, gaming_day).values_list(
+                "round__number", "bet", "recorded_net", "expected_net"
+            )
+        )
+        kinds = (
+            dict(
+                Finding.objects.filter(
+                    stream=table,
+                    gaming_day=gaming_day,
+                    superseded_by__isnull=True,
+                    bet__in=[bet for _, bet, _, _ in mismatched],
+                )
+                .exclude(bet="")
+                .values_list("bet", "kind")
+            )
+            if mismatched
+            else {}
+        )
         differences = tuple(
-            ReplayDifference(kinds.get(bet) or ("wrong_payout" if recorded is not None else "missing_settlement"),
-                             (recorded or 0) - (expected or 0), bet=bet, round=number)
+            ReplayDifference(
+                kinds.get(bet)
+                or ("wrong_payout" if recorded is not None else "missing_settlement"),
+                (recorded or 0) - (expected or 0),
+                bet=bet,
+                round=number,
+            )
             for number, bet, recorded, expected in mismatched
         )
         return ReplayedDay(row.projected_version, rounds, differences)
@@ -65,6 +87,10 @@ def _math(ruleset: str, overrides: tuple[tuple[str, Any], ...]) -> GameMath:
         return GameMath()
     edge, variance, covariance = figures
     insurance = insurance_math(ruleset, dict(overrides))
-    return GameMath(edge=edge, variance=variance, covariance=covariance,
-                    insurance_edge=insurance[0] if insurance else None,
-                    insurance_variance=insurance[1] if insurance else None)
+    return GameMath(
+        edge=edge,
+        variance=variance,
+        covariance=covariance,
+        insurance_edge=insurance[0] if insurance else None,
+        insurance_variance=insurance[1] if insurance else None,
+    )

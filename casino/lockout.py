@@ -1,5 +1,6 @@
 """The answer to a login that django-axes has locked out: a readable page in the
 admin's own style, status 429 with ``Retry-After`` (settings ``ADMIN_LOGIN_*``)."""
+
 from __future__ import annotations
 
 import math
@@ -13,7 +14,9 @@ from django.shortcuts import render
 from django.utils import timezone
 
 
-def lockout_response(request: HttpRequest, original_response: Any, credentials: Any = None) -> HttpResponse:
+def lockout_response(
+    request: HttpRequest, original_response: Any, credentials: Any = None
+) -> HttpResponse:
     cool_off = get_cool_off(request)
     seconds = math.ceil(cool_off.total_seconds()) if cool_off else 0
     context = {

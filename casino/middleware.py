@@ -8,6 +8,7 @@ request is answered 400 at once, JSON under ``/api/`` and Django's page elsewher
 (:class:`audit.access.log.AccessLogMiddleware`), which records the refused read with the
 path written out printable.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -34,6 +35,10 @@ class RefuseNulMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         where = nul_in(request)
         if where is not None:
-            return bad_request(request, detail=f"The request's {where} holds a NUL byte (%00), which no address "
-                                               "or parameter of the back-office can contain.", field=where)
+            return bad_request(
+                request,
+                detail=f"The request's {where} holds a NUL byte (%00), which no address "
+                "or parameter of the back-office can contain.",
+                field=where,
+            )
         return self.get_response(request)

@@ -4,6 +4,7 @@ Every setting comes from an environment variable with an embedded development de
 so a fresh clone runs on SQLite with Celery eager and nothing configured. See
 docs/settings.md for the full list.
 """
+
 from __future__ import annotations
 
 import os
@@ -22,7 +23,9 @@ DEBUG = env_bool("DEBUG", False)
 DEFAULT_SQLITE_URL = f"sqlite:///{BASE_DIR / 'db.sqlite3'}"
 EMBEDDED = "DATABASE_URL" not in os.environ
 # Secret keys that are public: the old development default and the deploy example's.
-KNOWN_SECRET_KEYS = frozenset({"dev-insecure-blackjack-backoffice-change-me", "change-me-to-50-random-characters"})
+KNOWN_SECRET_KEYS = frozenset(
+    {"dev-insecure-blackjack-backoffice-change-me", "change-me-to-50-random-characters"}
+)
 SECRET_KEY = env_str("SECRET_KEY", "")
 if not SECRET_KEY and (DEBUG or EMBEDDED):
     # a laptop: a random key made once for this checkout, never one the world knows
@@ -44,7 +47,8 @@ SECRET_KEY_FALLBACKS = env_list("SECRET_KEY_FALLBACKS", [])
 # with them are checked, in SEAL_KEY_FALLBACKS / SEAL_KEY_FALLBACK_FILES (rotation:
 # docs/security.md). A checkout makes one in var/; a deployment refuses to start without it.
 SEAL_KEY, SEAL_KEY_FALLBACKS = seal_keys(
-    BASE_DIR / "var" / "dev-seal-key", development=DEBUG or EMBEDDED, secret_key=SECRET_KEY)
+    BASE_DIR / "var" / "dev-seal-key", development=DEBUG or EMBEDDED, secret_key=SECRET_KEY
+)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
 
 INSTALLED_APPS = [
@@ -136,8 +140,11 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Readers never block the writer, and a writer waits for the lock instead of failing.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", "timeout": 20,
-         "transaction_mode": "IMMEDIATE"}
+        {
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            "timeout": 20,
+            "transaction_mode": "IMMEDIATE",
+        }
     )
     DATABASES["default"]["CONN_MAX_AGE"] = 0
 
@@ -265,8 +272,10 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # every operation documents the 400 and 404 a request may meet before its view (audit.api.common)
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
-                             "audit.api.common.document_refusals"],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "audit.api.common.document_refusals",
+    ],
     # the schema for people and devices with a login only; the docs page's assets installed
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     "SWAGGER_UI_DIST": "SIDECAR",
@@ -323,19 +332,29 @@ DIGEST_TRUSTED_KEYS = env_list("DIGEST_TRUSTED_KEYS", [])
 # (audit.integrity.publishers): comma-separated folders (another mount), http(s):// endpoints and
 # s3://bucket/prefix buckets with object lock. A deployment must name at least one; a
 # checkout publishes to var/digests.
-DIGEST_PUBLISHERS = env_list("DIGEST_PUBLISHERS", [str(BASE_DIR / "var" / "digests")] if DEBUG or EMBEDDED else [])
+DIGEST_PUBLISHERS = env_list(
+    "DIGEST_PUBLISHERS", [str(BASE_DIR / "var" / "digests")] if DEBUG or EMBEDDED else []
+)
 if not DIGEST_PUBLISHERS:
     raise ImproperlyConfigured(
         "DIGEST_PUBLISHERS is not set: a deployment publishes its signed heads where the database's owner cannot "
         "write - a folder on another mount, an https:// endpoint or an s3://bucket/prefix with object lock"
     )
 for _publisher in DIGEST_PUBLISHERS:
-    if "://" in _publisher and not _publisher.startswith(("file://", "http://", "https://", "s3://")):
-        raise ImproperlyConfigured(f"DIGEST_PUBLISHERS: {_publisher!r}: expected a folder, file://, http(s):// or s3://")
+    if "://" in _publisher and not _publisher.startswith(
+        ("file://", "http://", "https://", "s3://")
+    ):
+        raise ImproperlyConfigured(
+            f"DIGEST_PUBLISHERS: {_publisher!r}: expected a folder, file://, http(s):// or s3://"
+        )
 DIGEST_HTTP_TOKEN = env_str("DIGEST_HTTP_TOKEN", "")  # an HTTP publisher's bearer token
-DIGEST_S3_ENDPOINT_URL = env_str("DIGEST_S3_ENDPOINT_URL", "")  # an S3-compatible service other than AWS
+DIGEST_S3_ENDPOINT_URL = env_str(
+    "DIGEST_S3_ENDPOINT_URL", ""
+)  # an S3-compatible service other than AWS
 # how long an S3 publisher's objects are locked (COMPLIANCE): the events' own retention
-DIGEST_S3_RETAIN_DAYS = env_int("DIGEST_S3_RETAIN_DAYS", 366 * EVENT_RETENTION_YEARS, low=1, high=366 * 100)
+DIGEST_S3_RETAIN_DAYS = env_int(
+    "DIGEST_S3_RETAIN_DAYS", 366 * EVENT_RETENTION_YEARS, low=1, high=366 * 100
+)
 # the signer (manage.py digest --follow) signs a head at most this often, and within this
 # long of a commit while tables record (docs/security.md: the window a head leaves open)
 DIGEST_INTERVAL_MS = env_int("DIGEST_INTERVAL_MS", 500, low=50, high=3_600_000)
@@ -389,11 +408,15 @@ def _check_ledger() -> None:
     try:
         parse_thresholds(LEDGER_VARIANCE_THRESHOLDS)
     except ValueError as error:
-        raise ImproperlyConfigured(f"LEDGER_VARIANCE_THRESHOLDS={LEDGER_VARIANCE_THRESHOLDS!r}: {error}") from None
+        raise ImproperlyConfigured(
+            f"LEDGER_VARIANCE_THRESHOLDS={LEDGER_VARIANCE_THRESHOLDS!r}: {error}"
+        ) from None
     try:
         minor_unit_digits(LEDGER_HOUSE_CURRENCY)
     except ValueError as error:
-        raise ImproperlyConfigured(f"LEDGER_HOUSE_CURRENCY={LEDGER_HOUSE_CURRENCY!r}: {error}") from None
+        raise ImproperlyConfigured(
+            f"LEDGER_HOUSE_CURRENCY={LEDGER_HOUSE_CURRENCY!r}: {error}"
+        ) from None
 
 
 _check_ledger()

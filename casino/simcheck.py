@@ -10,6 +10,7 @@ the default thresholds; the gaming day) or ``integrity`` (the chain check;
 the stream version). A chain check stops at a stream's first bad event, so only the
 first tampering of a stream is expected from it.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -70,10 +71,16 @@ def found_in_streams(streams: Mapping[str, Sequence[Mapping[str, Any]]]) -> Coun
         for f in replay(events).findings:
             found[("engine", stream, f.kind, str(f.round))] += 1
         # the days whose game has a chip tray and a drop box (their counts and drop must be on record)
-        boxed = {e["payload"]["gaming_day"] for e in events
-                 if e["type"] == "table.opened" and has_drop_box(e["payload"]["ruleset"])}
+        boxed = {
+            e["payload"]["gaming_day"]
+            for e in events
+            if e["type"] == "table.opened" and has_drop_box(e["payload"]["ruleset"])
+        }
         books = fold(events, drop_box=boxed)
-        for finding in [*books.findings, *(f for day in books.days() for f in reconcile(books.day(day)).findings)]:
+        for finding in [
+            *books.findings,
+            *(f for day in books.days() for f in reconcile(books.day(day)).findings),
+        ]:
             found[("ledger", stream, finding.kind, str(finding.gaming_day))] += 1
     return found
 

@@ -1,6 +1,7 @@
 """The project's URLs: each app's own, included, and what is the project's - the admin
 site, the API's schema and its docs page, the error handlers. The site's root leads to
 the floor, the admin's home page (``tables.admin_urls``; the admin's "View site" too)."""
+
 from django.contrib import admin
 from django.contrib.auth.decorators import login_required
 from django.urls import include, path
@@ -31,8 +32,13 @@ urlpatterns = [
     path("api/schema/", SpectacularJSONAPIView.as_view(), name="api-schema"),
     # a page for people: who is not logged in goes to the admin's login first; its setup
     # is a script of its own (?script), not inline, as the Content-Security-Policy asks
-    path("api/docs/", login_required(SpectacularSwaggerSplitView.as_view(url_name="api-schema"),
-                                     login_url="/admin/login/"), name="api-docs"),
+    path(
+        "api/docs/",
+        login_required(
+            SpectacularSwaggerSplitView.as_view(url_name="api-schema"), login_url="/admin/login/"
+        ),
+        name="api-docs",
+    ),
 ]
 
 # JSON under /api/, the admin's pages elsewhere (casino.api_errors)

@@ -18,6 +18,7 @@ table-day's reconciliation is ``/admin/ledger/reconciliation/<table>/<gaming day
 Everything but a table's pit is read-only: the read models are rebuilt from events,
 and a sign-off is an event. Money is shown by the one formatter.
 """
+
 from __future__ import annotations
 
 import math
@@ -61,6 +62,8 @@ class NoDevices:
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return device_of(request.user) is None and super().has_change_permission(request, obj)  # type: ignore[misc]
+
+
 _DAY = r"\d{4}-\d{2}-\d{2}"
 TABLE = ("table__stream", admin.AllValuesFieldListFilter)
 
@@ -121,9 +124,16 @@ class State(admin.SimpleListFilter):
 
 
 # the badge of each state on the screens: good, bad (something to do), quiet, signed
-STATE_BADGE = {"reconciled": "ok", "counted": "bad", "incomplete": "bad", "open": "quiet", "replay_pending": "quiet",
-               "no_drop_box": "quiet",
-               "signed": "signed", "adjusted": "signed"}
+STATE_BADGE = {
+    "reconciled": "ok",
+    "counted": "bad",
+    "incomplete": "bad",
+    "open": "quiet",
+    "replay_pending": "quiet",
+    "no_drop_box": "quiet",
+    "signed": "signed",
+    "adjusted": "signed",
+}
 
 
 class Pit(admin.SimpleListFilter):
@@ -141,8 +151,19 @@ class Pit(admin.SimpleListFilter):
 class ReconciliationAdmin(NoDevices, ReadOnlyAdmin):
     """The reconciled table-days; each opens its reconciliation page."""
 
-    list_display = ("__str__", "pit", "ruleset", "drop_shown", "chip_win_shown", "recorded_win_shown",
-                    "replayed_win_shown", "theoretical_win_shown", "hold_shown", "variance_shown", "state_shown")
+    list_display = (
+        "__str__",
+        "pit",
+        "ruleset",
+        "drop_shown",
+        "chip_win_shown",
+        "recorded_win_shown",
+        "replayed_win_shown",
+        "theoretical_win_shown",
+        "hold_shown",
+        "variance_shown",
+        "state_shown",
+    )
     list_filter = (State, Unexplained, Pit, "ruleset", GAMING_DAY, TABLE)
     review_template = "admin/ledger/reconciliation/review.html"
     reports_template = "admin/ledger/reports.html"
@@ -172,14 +193,19 @@ class ReconciliationAdmin(NoDevices, ReadOnlyAdmin):
     def variance_shown(self, obj: m.Reconciliation) -> str:
         text = _money(obj.chip_variance, obj.currency, signed=True)
         if obj.unexplained:
-            return format_html('<strong class="unexplained" style="color:#b00020">{} not explained</strong>', text)
+            return format_html(
+                '<strong class="unexplained" style="color:#b00020">{} not explained</strong>', text
+            )
         return text
 
     @admin.display(description="state", ordering="state")
     def state_shown(self, obj: m.Reconciliation) -> str:
-        return format_html('<span class="state state-{}" style="{}">{}</span>', obj.state,
-                           "color:#b00020;font-weight:bold" if STATE_BADGE.get(obj.state) == "bad" else "",
-                           selectors.state_text(obj))
+        return format_html(
+            '<span class="state state-{}" style="{}">{}</span>',
+            obj.state,
+            "color:#b00020;font-weight:bold" if STATE_BADGE.get(obj.state) == "bad" else "",
+            selectors.state_text(obj),
+        )
 
     # --- addresses by natural key ---------------------------------------------------------------
 
@@ -187,22 +213,33 @@ class ReconciliationAdmin(NoDevices, ReadOnlyAdmin):
         view = self.admin_site.admin_view
         return [
             path("reports/", view(self.reports_view), name="ledger_reports"),
-            re_path(r"^reports/(?P<name>statistics|hold|daily|drop)\.csv$", view(self.report_csv),
-                    name="ledger_report_csv"),
+            re_path(
+                r"^reports/(?P<name>statistics|hold|daily|drop)\.csv$",
+                view(self.report_csv),
+                name="ledger_report_csv",
+            ),
             *accounting_admin.urls(self),
-            re_path(rf"^{self.key_pattern}/$", view(self.key_view), name="ledger_reconciliation_key"),
+            re_path(
+                rf"^{self.key_pattern}/$", view(self.key_view), name="ledger_reconciliation_key"
+            ),
             *super().get_urls(),
         ]
 
-    def get_object(self, request: HttpRequest, object_id: str, from_field: str | None = None) -> Any:
+    def get_object(
+        self, request: HttpRequest, object_id: str, from_field: str | None = None
+    ) -> Any:
         match = re.fullmatch(self.key_pattern, object_id)
         if match is None:
-            return super().get_object(request, object_id, from_field) if object_id.isdigit() else None
+            return (
+                super().get_object(request, object_id, from_field) if object_id.isdigit() else None
+            )
         try:
             day = date.fromisoformat(match["day"])
         except ValueError:
             return None
-        return self.get_queryset(request).filter(table__stream=match["table"], gaming_day=day).first()
+        return (
+            self.get_queryset(request).filter(table__stream=match["table"], gaming_day=day).first()
+        )
 
     def key_view(self, request: HttpRequest, table: str, day: str) -> HttpResponse:
         return self.change_view(request, f"{table}/{day}")
@@ -218,8 +255,13 @@ class ReconciliationAdmin(NoDevices, ReadOnlyAdmin):
 
     # --- the reconciliation page ------------------------------------------------------------------
 
-    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
-                    extra_context: dict[str, Any] | None = None) -> HttpResponse:
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
         row = self.get_object(request, object_id)
         if row is None:
             raise Http404(f"No reconciliation {object_id!r}.")
@@ -262,20 +304,36 @@ class ReconciliationAdmin(NoDevices, ReadOnlyAdmin):
     # --- reports ------------------------------------------------------------------------------------
 
     def _report_parameters(self, request: HttpRequest) -> dict[str, Any]:
-        today = m.Reconciliation.objects.order_by("-gaming_day").values_list("gaming_day", flat=True).first()
+        today = (
+            m.Reconciliation.objects.order_by("-gaming_day")
+            .values_list("gaming_day", flat=True)
+            .first()
+        )
         today = today or date.today()
+
         def day_of(name: str, default: date) -> date:
             try:
                 return date.fromisoformat(request.GET.get(name) or default.isoformat())
             except ValueError:
                 return default
+
         to = day_of("to", today)
         since = day_of("from", to - timedelta(days=29))
         since = min(since, to)
         filters = {k: request.GET.get(k) or None for k in ("table", "game", "pit")}
         group = request.GET.get("group") if request.GET.get("group") in reports.GROUPS else "table"
-        period = request.GET.get("period") if request.GET.get("period") in ("shift", "day", "mtd", "ytd") else "mtd"
-        return {"day_from": since, "day_to": to, "filters": filters, "group": group, "period": period}
+        period = (
+            request.GET.get("period")
+            if request.GET.get("period") in ("shift", "day", "mtd", "ytd")
+            else "mtd"
+        )
+        return {
+            "day_from": since,
+            "day_to": to,
+            "filters": filters,
+            "group": group,
+            "period": period,
+        }
 
     def reports_view(self, request: HttpRequest) -> HttpResponse:
         if not self.has_view_permission(request):
@@ -283,24 +341,66 @@ class ReconciliationAdmin(NoDevices, ReadOnlyAdmin):
         p = self._report_parameters(request)
         daily = reports.daily(day_from=p["day_from"], day_to=p["day_to"], **p["filters"])
         hold = reports.hold(day_from=p["day_from"], day_to=p["day_to"], **p["filters"])
-        statistics = reports.statistics(group=p["group"], period=p["period"], day=p["day_to"], **p["filters"])
+        statistics = reports.statistics(
+            group=p["group"], period=p["period"], day=p["day_to"], **p["filters"]
+        )
         currencies = sorted({r["currency"] for r in daily.rows})
-        band = {c: charts.win_band([charts.DayPoint(r["gaming_day"], r["house_result"], r["theoretical_win"], r["interval_low"],
-                                                    r["interval_high"]) for r in daily.rows if r["currency"] == c], c)
-                for c in currencies}
-        bars = charts.hold_by_table([charts.HoldBar(r["table"], r["hold"], r["theoretical_hold"], r["drop"], r["win"],
-                                                    r["currency"], r["left_out"]) for r in hold.rows])
-        query = {"from": p["day_from"].isoformat(), "to": p["day_to"].isoformat(),
-                 **{k: v for k, v in p["filters"].items() if v}}
+        band = {
+            c: charts.win_band(
+                [
+                    charts.DayPoint(
+                        r["gaming_day"],
+                        r["house_result"],
+                        r["theoretical_win"],
+                        r["interval_low"],
+                        r["interval_high"],
+                    )
+                    for r in daily.rows
+                    if r["currency"] == c
+                ],
+                c,
+            )
+            for c in currencies
+        }
+        bars = charts.hold_by_table(
+            [
+                charts.HoldBar(
+                    r["table"],
+                    r["hold"],
+                    r["theoretical_hold"],
+                    r["drop"],
+                    r["win"],
+                    r["currency"],
+                    r["left_out"],
+                )
+                for r in hold.rows
+            ]
+        )
+        query = {
+            "from": p["day_from"].isoformat(),
+            "to": p["day_to"].isoformat(),
+            **{k: v for k, v in p["filters"].items() if v},
+        }
         context = {
             **self.admin_site.each_context(request),
-            "opts": self.opts, "title": "Ledger reports", "subtitle": None,
-            "parameters": p, "query": query, "bands": band, "bars": bars,
+            "opts": self.opts,
+            "title": "Ledger reports",
+            "subtitle": None,
+            "parameters": p,
+            "query": query,
+            "bands": band,
+            "bars": bars,
             "tables": [_report_table(r) for r in (statistics, hold, daily)],
-            "csv": {name: reverse("admin:ledger_report_csv", args=[name]) + "?" + urlencode(
-                {**query, "group": p["group"], "period": p["period"]}) for name in ("statistics", "hold", "daily", "drop")},
-            "groups": reports.GROUPS, "periods": ("shift", "day", "mtd", "ytd"),
-            "games": selectors.games(), "pits": selectors.pits(),
+            "csv": {
+                name: reverse("admin:ledger_report_csv", args=[name])
+                + "?"
+                + urlencode({**query, "group": p["group"], "period": p["period"]})
+                for name in ("statistics", "hold", "daily", "drop")
+            },
+            "groups": reports.GROUPS,
+            "periods": ("shift", "day", "mtd", "ytd"),
+            "games": selectors.games(),
+            "pits": selectors.pits(),
             "table_codes": list(m.LedgerTable.objects.values_list("stream", flat=True)),
         }
         request.current_app = self.admin_site.name
@@ -311,18 +411,28 @@ class ReconciliationAdmin(NoDevices, ReadOnlyAdmin):
             raise PermissionDenied
         p = self._report_parameters(request)
         if name == "statistics":
-            report = reports.statistics(group=p["group"], period=p["period"], day=p["day_to"], **p["filters"])
+            report = reports.statistics(
+                group=p["group"], period=p["period"], day=p["day_to"], **p["filters"]
+            )
         else:
-            report = getattr(reports, name)(day_from=p["day_from"], day_to=p["day_to"], **p["filters"])
+            report = getattr(reports, name)(
+                day_from=p["day_from"], day_to=p["day_to"], **p["filters"]
+            )
         response = HttpResponse(report.as_csv(), content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="ledger-{name}-{p["day_to"].isoformat()}.csv"'
+        response["Content-Disposition"] = (
+            f'attachment; filename="ledger-{name}-{p["day_to"].isoformat()}.csv"'
+        )
         return response
 
 
 def _report_table(report: reports.Report) -> dict[str, Any]:
     """A report as the screen's table: its screen columns, but for those with nothing in
     them (the shift of a report not by shift)."""
-    columns = [c for c in report.columns if c.screen and any(row.get(c.key) is not None for row in report.rows)]
+    columns = [
+        c
+        for c in report.columns
+        if c.screen and any(row.get(c.key) is not None for row in report.rows)
+    ]
     columns = columns or [c for c in report.columns if c.screen]
     # the table-days a row's hold leaves out, named under the table (the CSV and the API
     # have them in the row: left_out_days)
@@ -331,14 +441,30 @@ def _report_table(report: reports.Report) -> dict[str, Any]:
     for row in report.rows:
         if row.get("left_out_days"):
             name = report.display(row, label) if label else ""
-            left_out.append(("" if row["left_out_days"].startswith(name) else name, row["left_out_days"]))
-    return {"name": report.name, "title": report.title, "columns": columns, "left_out": left_out,
-            "rows": [[(c.kind, report.display(row, c)) for c in columns] for row in report.rows],
-            "totals": [[(c.kind, report.total_display(row, c)) for c in columns] for row in report.totals]}
+            left_out.append(
+                ("" if row["left_out_days"].startswith(name) else name, row["left_out_days"])
+            )
+    return {
+        "name": report.name,
+        "title": report.title,
+        "columns": columns,
+        "left_out": left_out,
+        "rows": [[(c.kind, report.display(row, c)) for c in columns] for row in report.rows],
+        "totals": [
+            [(c.kind, report.total_display(row, c)) for c in columns] for row in report.totals
+        ],
+    }
 
 
-def _figure(label: str, amount: int | None, currency: str, *, signed: bool = True, note: str = "") -> dict[str, Any]:
-    return {"label": label, "text": _money(amount, currency, signed=signed), "known": amount is not None, "note": note}
+def _figure(
+    label: str, amount: int | None, currency: str, *, signed: bool = True, note: str = ""
+) -> dict[str, Any]:
+    return {
+        "label": label,
+        "text": _money(amount, currency, signed=signed),
+        "known": amount is not None,
+        "note": note,
+    }
 
 
 # The ledger imports nothing of the app that shows rounds, nor knows its URL names: the
@@ -362,11 +488,20 @@ def _chip_note(row: m.Reconciliation) -> str:
         return "closer - opener + credits - fills + drop"
     if not row.drop_box:
         return "none: a game without a chip tray or drop box"
-    lacking = [k for k in row.missing if k in ("opener_missing", "closer_missing", "drop_not_counted")]
+    lacking = [
+        k for k in row.missing if k in ("opener_missing", "closer_missing", "drop_not_counted")
+    ]
     if lacking:
         return f"not computed: {missing_text(lacking)}"
-    held = [name for name, value in (("opener", row.opener), ("closer", row.closer), ("drop count", row.drop))
-            if value is None]
+    held = [
+        name
+        for name, value in (
+            ("opener", row.opener),
+            ("closer", row.closer),
+            ("drop count", row.drop),
+        )
+        if value is None
+    ]
     return f"not computed: no {', '.join(held)} in this period"
 
 
@@ -382,40 +517,76 @@ def _theoretical_note(row: m.Reconciliation, sd: str, interval: str) -> str:
         return "n/a: insurance was staked and its edge is not known"
     text = f"initial stakes {_money(row.initial_stakes, c, signed=False)} x house edge {percent(Fraction(row.edge), 3)}"
     if row.insurance_stakes and row.insurance_edge:
-        text += (f" + insurance {_money(row.insurance_stakes, c, signed=False)} x its edge "
-                 f"{percent(Fraction(row.insurance_edge), 2)}")
-    return f"{text} (handle {_money(row.handle, c, signed=False)}); {sd}" + (f"; {interval}" if interval else "")
+        text += (
+            f" + insurance {_money(row.insurance_stakes, c, signed=False)} x its edge "
+            f"{percent(Fraction(row.insurance_edge), 2)}"
+        )
+    return f"{text} (handle {_money(row.handle, c, signed=False)}); {sd}" + (
+        f"; {interval}" if interval else ""
+    )
 
 
 def period_context(row: m.Reconciliation) -> dict[str, Any]:
     """One period's four wins, drop, hold and variances, as the page shows them."""
     c = row.currency
-    sd = "SD n/a (no variance of the game yet)" if row.theoretical_sd is None else f"SD {_money(row.theoretical_sd, c)}"
-    interval = ("" if row.interval_low is None
-                else f"95%: {_money(row.interval_low, c, signed=True)} to {_money(row.interval_high, c, signed=True)}")
+    sd = (
+        "SD n/a (no variance of the game yet)"
+        if row.theoretical_sd is None
+        else f"SD {_money(row.theoretical_sd, c)}"
+    )
+    interval = (
+        ""
+        if row.interval_low is None
+        else f"95%: {_money(row.interval_low, c, signed=True)} to {_money(row.interval_high, c, signed=True)}"
+    )
     chip_open = any(f.get("kind") == "chip_variance" for f in row.findings)
     replay_open = any(f.get("kind") == "replay_variance" for f in row.findings)
     return {
         "row": row,
         "figures": [
             _figure("chip-count win", row.chip_win, c, note=_chip_note(row)),
-            _figure("recorded win", row.recorded_win, c, note="the settlements as recorded, corrections applied"),
-            _figure("replayed win", row.replayed_win, c,
-                    note="the settlements the rules engine recomputes" if row.replayed_win is not None
-                    else "no replay of this day yet"),
-            _figure("theoretical win", row.theoretical_win, c, note=_theoretical_note(row, sd, interval)),
+            _figure(
+                "recorded win",
+                row.recorded_win,
+                c,
+                note="the settlements as recorded, corrections applied",
+            ),
+            _figure(
+                "replayed win",
+                row.replayed_win,
+                c,
+                note="the settlements the rules engine recomputes"
+                if row.replayed_win is not None
+                else "no replay of this day yet",
+            ),
+            _figure(
+                "theoretical win", row.theoretical_win, c, note=_theoretical_note(row, sd, interval)
+            ),
         ],
-        "drop": _money(row.drop, c, signed=False), "hold": percent(selectors.hold_of(row)),
+        "drop": _money(row.drop, c, signed=False),
+        "hold": percent(selectors.hold_of(row)),
         "handle": _money(row.handle, c, signed=False),
         "variances": [
-            {"name": "chip-count against the record", "amount": _money(row.chip_variance, c, signed=True),
-             "open": chip_open, "known": row.explanations.get("chip", []), "id": "chip"},
-            {"name": "replayed against recorded", "amount": _money(row.replay_variance, c, signed=True),
-             "open": replay_open, "known": row.explanations.get("replay", []), "id": "replay"},
+            {
+                "name": "chip-count against the record",
+                "amount": _money(row.chip_variance, c, signed=True),
+                "open": chip_open,
+                "known": row.explanations.get("chip", []),
+                "id": "chip",
+            },
+            {
+                "name": "replayed against recorded",
+                "amount": _money(row.replay_variance, c, signed=True),
+                "open": replay_open,
+                "known": row.explanations.get("replay", []),
+                "id": "replay",
+            },
         ],
         "counts": [
-            ("opener", _money(row.opener, c, signed=False)), ("fills", _money(row.fills, c, signed=False)),
-            ("credits", _money(row.credits, c, signed=False)), ("closer", _money(row.closer, c, signed=False)),
+            ("opener", _money(row.opener, c, signed=False)),
+            ("fills", _money(row.fills, c, signed=False)),
+            ("credits", _money(row.credits, c, signed=False)),
+            ("closer", _money(row.closer, c, signed=False)),
             ("drop: cash", _money(row.drop_cash, c, signed=False)),
             ("drop: markers", _money(row.drop_markers, c, signed=False)),
             ("drop: chips", _money(row.drop_chips, c, signed=False)),
@@ -427,7 +598,10 @@ def period_context(row: m.Reconciliation) -> dict[str, Any]:
 def _chips(chips: dict[str, int] | None, currency: str) -> str:
     if not chips:
         return "-"
-    return ", ".join(f"{n} x {format_money(int(d), currency)}" for d, n in sorted(chips.items(), key=lambda i: -int(i[0])))
+    return ", ".join(
+        f"{n} x {format_money(int(d), currency)}"
+        for d, n in sorted(chips.items(), key=lambda i: -int(i[0]))
+    )
 
 
 def _rate_text(rate: str) -> str:
@@ -440,7 +614,11 @@ def _rate_text(rate: str) -> str:
             denominator //= prime
     places = 8
     scaled = value * 10**places
-    text = f"{math.floor(scaled) // 10**places}.{math.floor(scaled) % 10**places:0{places}d}".rstrip("0").rstrip(".")
+    text = (
+        f"{math.floor(scaled) // 10**places}.{math.floor(scaled) % 10**places:0{places}d}".rstrip(
+            "0"
+        ).rstrip(".")
+    )
     return text if denominator == 1 else f"{rate} ({text})"
 
 
@@ -451,22 +629,59 @@ def review_context(detail: selectors.DayDetail) -> dict[str, Any]:
     events = selectors.event_admin_urls(
         [step.get("event") for s in detail.slips for step in s.steps.values()]
         + [str(x.event_id) for x in detail.counts if x.event_id]
-        + [str(e) for d in detail.drops for e in (d.removed_event, d.count_event, d.post_event) if e])
-    slips = [{
-        "slip": s, "value": _money(s.value, c, signed=False),
-        "steps": [{"name": name, "chips": _chips(step.get("chips"), c), "value": _money(step.get("value"), c, signed=False),
-                   "url": _event_url(events.get(step.get("event") or ""))}
-                  for name, step in s.steps.items()],
-        "people": ", ".join(f"{role.replace('_', ' ')} {who}" for role, who in s.people.items()),
-    } for s in detail.slips]
-    counts = [{"count": x, "chips": _chips(x.chips, c), "value": _money(x.value, c, signed=False),
-               "url": _event_url(events.get(str(x.event_id)))} for x in detail.counts]
-    drops = [{"drop": d, "counted": _money(d.counted, c, signed=False),
-              "posted": _money(None if d.posted_cash is None else d.posted_cash + (d.posted_markers or 0)
-                               + (d.posted_chips or 0), c, signed=False),
-              "cash": _money(d.counted_cash, c, signed=False), "markers": _money(d.counted_markers, c, signed=False),
-              "chips": _money(d.counted_chips, c, signed=False),
-              "url": _event_url(events.get(str(d.count_event)) if d.count_event else None)} for d in detail.drops]
+        + [
+            str(e)
+            for d in detail.drops
+            for e in (d.removed_event, d.count_event, d.post_event)
+            if e
+        ]
+    )
+    slips = [
+        {
+            "slip": s,
+            "value": _money(s.value, c, signed=False),
+            "steps": [
+                {
+                    "name": name,
+                    "chips": _chips(step.get("chips"), c),
+                    "value": _money(step.get("value"), c, signed=False),
+                    "url": _event_url(events.get(step.get("event") or "")),
+                }
+                for name, step in s.steps.items()
+            ],
+            "people": ", ".join(
+                f"{role.replace('_', ' ')} {who}" for role, who in s.people.items()
+            ),
+        }
+        for s in detail.slips
+    ]
+    counts = [
+        {
+            "count": x,
+            "chips": _chips(x.chips, c),
+            "value": _money(x.value, c, signed=False),
+            "url": _event_url(events.get(str(x.event_id))),
+        }
+        for x in detail.counts
+    ]
+    drops = [
+        {
+            "drop": d,
+            "counted": _money(d.counted, c, signed=False),
+            "posted": _money(
+                None
+                if d.posted_cash is None
+                else d.posted_cash + (d.posted_markers or 0) + (d.posted_chips or 0),
+                c,
+                signed=False,
+            ),
+            "cash": _money(d.counted_cash, c, signed=False),
+            "markers": _money(d.counted_markers, c, signed=False),
+            "chips": _money(d.counted_chips, c, signed=False),
+            "url": _event_url(events.get(str(d.count_event)) if d.count_event else None),
+        }
+        for d in detail.drops
+    ]
     findings = []
     for f in detail.findings:
         url = reverse("admin:audit_finding_change", args=[f.pk])
@@ -474,64 +689,112 @@ def review_context(detail: selectors.DayDetail) -> dict[str, Any]:
     signed = detail.signoff
     table = row.table.stream
     return {
-        "detail": detail, "table": table, "day": row.gaming_day, "currency": c, "whole": period_context(row),
-        "shifts": [period_context(s) for s in detail.shifts], "slips": slips, "counts": counts, "drops": drops,
+        "detail": detail,
+        "table": table,
+        "day": row.gaming_day,
+        "currency": c,
+        "whole": period_context(row),
+        "shifts": [period_context(s) for s in detail.shifts],
+        "slips": slips,
+        "counts": counts,
+        "drops": drops,
         # a marker in its own currency (a foreign one's is named by currency_mismatch or converted)
-        "markers": [{"marker": mk, "amount": _money(mk.amount, mk.currency or c, signed=False),
-                     "redeemed": _money(mk.redeemed, mk.currency or c, signed=False),
-                     "outstanding": _money(mk.amount - mk.redeemed, mk.currency or c, signed=False)}
-                    for mk in detail.markers],
+        "markers": [
+            {
+                "marker": mk,
+                "amount": _money(mk.amount, mk.currency or c, signed=False),
+                "redeemed": _money(mk.redeemed, mk.currency or c, signed=False),
+                "outstanding": _money(mk.amount - mk.redeemed, mk.currency or c, signed=False),
+            }
+            for mk in detail.markers
+        ],
         # amounts recorded in a foreign currency, booked at the day's rate: both amounts
-        "conversions": [{"what": x["what"], "shift": x.get("shift") or "-",
-                         "recorded": _money(x["amount"], x["currency"], signed=False),
-                         "rate": f"1 {x['currency']} = {_rate_text(x['rate'])} {c}",
-                         "booked": _money(x["booked"], c, signed=False)} for x in row.conversions],
-        "findings": findings, "signoff": signed,
+        "conversions": [
+            {
+                "what": x["what"],
+                "shift": x.get("shift") or "-",
+                "recorded": _money(x["amount"], x["currency"], signed=False),
+                "rate": f"1 {x['currency']} = {_rate_text(x['rate'])} {c}",
+                "booked": _money(x["booked"], c, signed=False),
+            }
+            for x in row.conversions
+        ],
+        "findings": findings,
+        "signoff": signed,
         "signed": signed is not None and signed.status == m.SignOff.Status.SIGNED,
-        "state_text": selectors.state_text(row), "state_badge": STATE_BADGE.get(row.state, "quiet"),
+        "state_text": selectors.state_text(row),
+        "state_badge": STATE_BADGE.get(row.state, "quiet"),
         "exceptions": signoff.exceptions_of(row, detail.shifts),
         "exceptions_text": signoff.exceptions_text(signoff.exceptions_of(row, detail.shifts)),
-        "signed_exceptions": signoff.exceptions_text(signed.exceptions) if signed is not None else "",
+        "signed_exceptions": signoff.exceptions_text(signed.exceptions)
+        if signed is not None
+        else "",
         "late": _late(row) if row.late else None,
         "adjustments": [_adjustment(table, a, c) for a in row.adjustments],
-        "adjustment_total": (_money(row.adjustment_win, c, signed=True), _money(row.adjustment_drop, c, signed=True),
-                             _money(row.adjustment_house_result, c, signed=True)),
-        "balance": [(selectors.account_label(account, c), _money(amount, c, signed=True))
-                    for account, amount in row.trial_balance.items()],
+        "adjustment_total": (
+            _money(row.adjustment_win, c, signed=True),
+            _money(row.adjustment_drop, c, signed=True),
+            _money(row.adjustment_house_result, c, signed=True),
+        ),
+        "balance": [
+            (selectors.account_label(account, c), _money(amount, c, signed=True))
+            for account, amount in row.trial_balance.items()
+        ],
         "balance_total": _money(sum(row.trial_balance.values()), c, signed=True),
-        "previous_url": reconciliation_url(table, detail.previous.gaming_day) if detail.previous else None,
+        "previous_url": reconciliation_url(table, detail.previous.gaming_day)
+        if detail.previous
+        else None,
         "next_url": reconciliation_url(table, detail.next.gaming_day) if detail.next else None,
-        "findings_url": reverse("admin:audit_finding_changelist") + "?" + urlencode(
-            {"stream": table, "gaming_day": row.gaming_day.isoformat()}),
+        "findings_url": reverse("admin:audit_finding_changelist")
+        + "?"
+        + urlencode({"stream": table, "gaming_day": row.gaming_day.isoformat()}),
         "rounds_url": _rounds_url(table, row.gaming_day) if row.rounds else None,
     }
 
 
-_FIGURE_NAMES = {"opener": "opener", "closer": "closer", "fills": "fills", "credits": "credits", "drop": "drop",
-                 "handle": "handle", "chip_win": "chip-count win", "recorded_win": "recorded win",
-                 "replayed_win": "replayed win", "theoretical_win": "theoretical win"}
+_FIGURE_NAMES = {
+    "opener": "opener",
+    "closer": "closer",
+    "fills": "fills",
+    "credits": "credits",
+    "drop": "drop",
+    "handle": "handle",
+    "chip_win": "chip-count win",
+    "recorded_win": "recorded win",
+    "replayed_win": "replayed win",
+    "theoretical_win": "theoretical win",
+}
 
 
 def _moved(figures: dict[str, int], currency: str) -> str:
     """``recorded win -EUR 100.00, handle +EUR 50.00``: each figure's change."""
-    return ", ".join(f"{_FIGURE_NAMES.get(n, n)} {_money(v, currency, signed=True)}" for n, v in figures.items())
+    return ", ".join(
+        f"{_FIGURE_NAMES.get(n, n)} {_money(v, currency, signed=True)}" for n, v in figures.items()
+    )
 
 
 def _adjustment(table: str, adjustment: dict[str, Any], currency: str) -> dict[str, Any]:
     """An adjustment posted into a day, as its page shows it: from which signed day (a
     link back), what moved, the win and the drop it adds."""
-    return {"day": adjustment["gaming_day"], "url": reconciliation_url(table, adjustment["gaming_day"]),
-            "moved": _moved(adjustment["figures"], currency), "win": _money(adjustment["win"], currency, signed=True),
-            "drop": _money(adjustment["drop"], currency, signed=True),
-            "house_result": _money(adjustment.get("house_result", 0), currency, signed=True)}
+    return {
+        "day": adjustment["gaming_day"],
+        "url": reconciliation_url(table, adjustment["gaming_day"]),
+        "moved": _moved(adjustment["figures"], currency),
+        "win": _money(adjustment["win"], currency, signed=True),
+        "drop": _money(adjustment["drop"], currency, signed=True),
+        "house_result": _money(adjustment.get("house_result", 0), currency, signed=True),
+    }
 
 
 def _late(row: m.Reconciliation) -> dict[str, Any]:
     """A signed day's later events, as its page shows them: what moved and where it went."""
     c = row.currency
     into = row.adjusted_into
-    return {"moved": _moved(row.late.get("figures", {}), c),
-            "into": into, "url": reconciliation_url(row.table.stream, into) if into else None}
+    return {
+        "moved": _moved(row.late.get("figures", {}), c),
+        "into": into,
+        "url": reconciliation_url(row.table.stream, into) if into else None,
+    }
 
 
 @admin.register(m.LedgerTable)
@@ -552,7 +815,11 @@ class LedgerTableAdmin(NoDevices, admin.ModelAdmin):
 
     @admin.display(description="gaming days")
     def days(self, obj: m.LedgerTable) -> str:
-        url = reverse("admin:ledger_reconciliation_changelist") + "?" + urlencode({"table__stream": obj.stream})
+        url = (
+            reverse("admin:ledger_reconciliation_changelist")
+            + "?"
+            + urlencode({"table__stream": obj.stream})
+        )
         return format_html('<a href="{}">{}</a>', url, obj.periods.filter(shift="").count())
 
     def save_model(self, request: HttpRequest, obj: m.LedgerTable, form: Any, change: bool) -> None:
@@ -567,13 +834,26 @@ class _ByTable(NoDevices, ReadOnlyAdmin):
 
     @admin.display(description="reconciliation")
     def day_link(self, obj: Any) -> str:
-        return format_html('<a href="{}">{} {}</a>', reconciliation_url(obj.table.stream, obj.gaming_day),
-                           obj.table.stream, obj.gaming_day.isoformat())
+        return format_html(
+            '<a href="{}">{} {}</a>',
+            reconciliation_url(obj.table.stream, obj.gaming_day),
+            obj.table.stream,
+            obj.gaming_day.isoformat(),
+        )
 
 
 @admin.register(m.Slip)
 class SlipAdmin(_ByTable):
-    list_display = ("number", "kind", "state", "day_link", "shift", "value_shown", "people_shown", "void_reason")
+    list_display = (
+        "number",
+        "kind",
+        "state",
+        "day_link",
+        "shift",
+        "value_shown",
+        "people_shown",
+        "void_reason",
+    )
     list_filter = ("kind", "state", GAMING_DAY, TABLE)
     search_fields = ("number",)
 
@@ -588,7 +868,16 @@ class SlipAdmin(_ByTable):
 
 @admin.register(m.InventorySlip)
 class InventorySlipAdmin(_ByTable):
-    list_display = ("kind", "day_link", "shift", "slip", "value_shown", "counted_by", "witnessed_by", "version")
+    list_display = (
+        "kind",
+        "day_link",
+        "shift",
+        "slip",
+        "value_shown",
+        "counted_by",
+        "witnessed_by",
+        "version",
+    )
     list_filter = ("kind", GAMING_DAY, TABLE)
 
     @admin.display(description="value", ordering="value")
@@ -641,11 +930,34 @@ class SignOffAdmin(NoDevices, ReadOnlyAdmin):
     one formatter, in the table's currency), whether the day's kept figures still give
     their hash, the adjustments it carries; reopened by whom and why."""
 
-    list_display = ("table", "gaming_day", "status", "state_shown", "signed_by", "signed_at", "note", "reopened_by",
-                    "reopen_note", "day")
+    list_display = (
+        "table",
+        "gaming_day",
+        "status",
+        "state_shown",
+        "signed_by",
+        "signed_at",
+        "note",
+        "reopened_by",
+        "reopen_note",
+        "day",
+    )
     list_filter = ("status", GAMING_DAY, "table")
     fieldsets = (
-        (None, {"fields": ("day", "status", "state_shown", "signed_by", "signed_at_shown", "note", "exceptions_shown")}),
+        (
+            None,
+            {
+                "fields": (
+                    "day",
+                    "status",
+                    "state_shown",
+                    "signed_by",
+                    "signed_at_shown",
+                    "note",
+                    "exceptions_shown",
+                )
+            },
+        ),
         ("Figures signed", {"fields": ("figures_shown", "adjustments_shown", "hash_shown")}),
         ("Reopened", {"fields": ("reopened_by", "reopened_at_shown", "reopen_note")}),
     )
@@ -657,8 +969,11 @@ class SignOffAdmin(NoDevices, ReadOnlyAdmin):
 
     @staticmethod
     def _row(obj: m.SignOff) -> m.Reconciliation | None:
-        return (m.Reconciliation.objects.select_related("table")
-                .filter(table__stream=obj.table, gaming_day=obj.gaming_day, shift="").first())
+        return (
+            m.Reconciliation.objects.select_related("table")
+            .filter(table__stream=obj.table, gaming_day=obj.gaming_day, shift="")
+            .first()
+        )
 
     def _currency(self, obj: m.SignOff) -> str:
         row = self._row(obj)
@@ -677,26 +992,44 @@ class SignOffAdmin(NoDevices, ReadOnlyAdmin):
 
     @admin.display(description="table-day")
     def day(self, obj: m.SignOff) -> str:
-        return format_html('<a href="{}">{} {}</a>', reconciliation_url(obj.table, obj.gaming_day), obj.table,
-                           obj.gaming_day.isoformat())
+        return format_html(
+            '<a href="{}">{} {}</a>',
+            reconciliation_url(obj.table, obj.gaming_day),
+            obj.table,
+            obj.gaming_day.isoformat(),
+        )
 
     @admin.display(description="state when signed", ordering="state")
     def state_shown(self, obj: m.SignOff) -> str:
         if not obj.state:
             return "not recorded (signed before states were)"
-        return m.Reconciliation.State(obj.state).label if obj.state in m.Reconciliation.State.values else obj.state
+        return (
+            m.Reconciliation.State(obj.state).label
+            if obj.state in m.Reconciliation.State.values
+            else obj.state
+        )
 
     @admin.display(description="the note signed over")
     def exceptions_shown(self, obj: m.SignOff) -> str:
-        return signoff.exceptions_text(obj.exceptions) if obj.exceptions else "nothing: the day had no exception"
+        return (
+            signoff.exceptions_text(obj.exceptions)
+            if obj.exceptions
+            else "nothing: the day had no exception"
+        )
 
     @admin.display(description="figures")
     def figures_shown(self, obj: m.SignOff) -> str:
         c = self._currency(obj)
         signed = {"chip_win", "recorded_win", "replayed_win", "theoretical_win"}
-        rows = format_html_join("", '<tr><th>{}</th><td class="money" style="text-align:right">{}</td></tr>', (
-            (_FIGURE_NAMES.get(name, name), _money(obj.figures[name], c, signed=name in signed))
-            for name in SIGNED if name in obj.figures))
+        rows = format_html_join(
+            "",
+            '<tr><th>{}</th><td class="money" style="text-align:right">{}</td></tr>',
+            (
+                (_FIGURE_NAMES.get(name, name), _money(obj.figures[name], c, signed=name in signed))
+                for name in SIGNED
+                if name in obj.figures
+            ),
+        )
         return format_html('<table class="signed-figures">{}</table>', rows)
 
     @admin.display(description="adjustments carried")
@@ -705,14 +1038,28 @@ class SignOffAdmin(NoDevices, ReadOnlyAdmin):
         if row is None or not row.adjustments:
             return "none"
         c = row.currency
-        return format_html_join(format_html("<br>"), '{} from <a href="{}">{}</a>: {}', (
-            (a["win"], a["url"], a["day"], a["moved"]) for a in (_adjustment(obj.table, x, c) for x in row.adjustments)))
+        return format_html_join(
+            format_html("<br>"),
+            '{} from <a href="{}">{}</a>: {}',
+            (
+                (a["win"], a["url"], a["day"], a["moved"])
+                for a in (_adjustment(obj.table, x, c) for x in row.adjustments)
+            ),
+        )
 
     @admin.display(description="checked against its hash")
     def hash_shown(self, obj: m.SignOff) -> str:
         row = self._row(obj)
         same = row is not None and figures_hash(signed_figures(row)) == obj.figures_hash
-        kept = "the day's figures kept in the ledger give the signed hash" if same else (
-            "the day's figures in the ledger no longer give the signed hash: see its findings")
-        return format_html('{} <span class="muted" title="SHA-256 of the figures signed">(SHA-256 {}...)</span>',
-                           kept, obj.figures_hash[:12])
+        kept = (
+            "the day's figures kept in the ledger give the signed hash"
+            if same
+            else (
+                "the day's figures in the ledger no longer give the signed hash: see its findings"
+            )
+        )
+        return format_html(
+            '{} <span class="muted" title="SHA-256 of the figures signed">(SHA-256 {}...)</span>',
+            kept,
+            obj.figures_hash[:12],
+        )

@@ -26,7 +26,9 @@ class LedgerConfig(AppConfig):
         table_day_replayed.connect(_replayed, dispatch_uid="ledger.reconcile_replayed")
 
 
-def _replayed(sender: object, *, stream: str, gaming_day: date, version: int, **kwargs: Any) -> None:
+def _replayed(
+    sender: object, *, stream: str, gaming_day: date, version: int, **kwargs: Any
+) -> None:
     from .reconciliation import reconcile_replayed
 
     reconcile_replayed(table=stream, version=version)

@@ -3,6 +3,7 @@ the house result against the theoretical win with its 95% band, by gaming day; h
 table.
 Axis labels are money by the one formatter, rates as 44.4%. Every mark has a
 ``<title>`` (a tooltip) saying what it stands for."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -33,7 +34,9 @@ def win_band(points: Sequence[DayPoint], currency: str, *, height: int = 320) ->
     (dashed) and its 95% band (shaded) by gaming day."""
     if not points:
         return mark_safe('<p class="chart-empty">No reconciled days in the range.</p>')
-    values = [p.result for p in points] + [v for p in points for v in (p.theoretical, p.low, p.high) if v is not None]
+    values = [p.result for p in points] + [
+        v for p in points for v in (p.theoretical, p.low, p.high) if v is not None
+    ]
     low, high, ticks = _ticks(min(values + [0]), max(values + [0]))
     if high == low:
         high = low + 1
@@ -45,26 +48,40 @@ def win_band(points: Sequence[DayPoint], currency: str, *, height: int = 320) ->
     def y(v: int) -> float:
         return TOP + plot_h * (high - v) / (high - low)
 
-    parts = [_svg_open("win-band", height),
-             f"<title>House result against theoretical win by gaming day ({escape(currency)})</title>"]
+    parts = [
+        _svg_open("win-band", height),
+        f"<title>House result against theoretical win by gaming day ({escape(currency)})</title>",
+    ]
     for tick in ticks:
-        parts.append(f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" stroke="#ddd"/>')
-        parts.append(f'<text x="{LEFT - 6}" y="{y(tick) + 4:.1f}" text-anchor="end" fill="#555">'
-                     f"{escape(format_signed(tick, currency))}</text>")
-    parts.append(f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y(0):.1f}" y2="{y(0):.1f}" stroke="#888"/>')
+        parts.append(
+            f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" stroke="#ddd"/>'
+        )
+        parts.append(
+            f'<text x="{LEFT - 6}" y="{y(tick) + 4:.1f}" text-anchor="end" fill="#555">'
+            f"{escape(format_signed(tick, currency))}</text>"
+        )
+    parts.append(
+        f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y(0):.1f}" y2="{y(0):.1f}" stroke="#888"/>'
+    )
     banded = [(i, p) for i, p in enumerate(points) if p.low is not None and p.high is not None]
     if banded:
         upper = " ".join(f"{x(i):.1f},{y(p.high or 0):.1f}" for i, p in banded)
         lower = " ".join(f"{x(i):.1f},{y(p.low or 0):.1f}" for i, p in reversed(banded))
-        parts.append(f'<polygon class="band" points="{upper} {lower}" fill="#2e6cc0" fill-opacity="0.15" stroke="none">'
-                     "<title>95% interval of the theoretical win</title></polygon>")
+        parts.append(
+            f'<polygon class="band" points="{upper} {lower}" fill="#2e6cc0" fill-opacity="0.15" stroke="none">'
+            "<title>95% interval of the theoretical win</title></polygon>"
+        )
     theory = [(i, p) for i, p in enumerate(points) if p.theoretical is not None]
     if theory:
         line = " ".join(f"{x(i):.1f},{y(p.theoretical or 0):.1f}" for i, p in theory)
-        parts.append(f'<polyline class="theoretical" points="{line}" fill="none" stroke="#2e6cc0" '
-                     'stroke-width="2" stroke-dasharray="6 4"/>')
+        parts.append(
+            f'<polyline class="theoretical" points="{line}" fill="none" stroke="#2e6cc0" '
+            'stroke-width="2" stroke-dasharray="6 4"/>'
+        )
     line = " ".join(f"{x(i):.1f},{y(p.result):.1f}" for i, p in enumerate(points))
-    parts.append(f'<polyline class="win" points="{line}" fill="none" stroke="#0b6b3a" stroke-width="2.5"/>')
+    parts.append(
+        f'<polyline class="win" points="{line}" fill="none" stroke="#0b6b3a" stroke-width="2.5"/>'
+    )
     step = max(1, len(points) // 12)
     for i, p in enumerate(points):
         outside = p.low is not None and p.high is not None and not p.low <= p.result <= p.high
@@ -74,20 +91,26 @@ def win_band(points: Sequence[DayPoint], currency: str, *, height: int = 320) ->
             tip += f", theoretical {format_signed(p.theoretical, currency)}"
         if p.low is not None and p.high is not None:
             tip += f", 95% {format_signed(p.low, currency)} to {format_signed(p.high, currency)}"
-        parts.append(f'<circle class="day{" outside" if outside else ""}" cx="{x(i):.1f}" cy="{y(p.result):.1f}" r="4" '
-                     f'fill="{colour}"><title>{escape(tip)}</title></circle>')
+        parts.append(
+            f'<circle class="day{" outside" if outside else ""}" cx="{x(i):.1f}" cy="{y(p.result):.1f}" r="4" '
+            f'fill="{colour}"><title>{escape(tip)}</title></circle>'
+        )
         if i % step == 0:
-            parts.append(f'<text x="{x(i):.1f}" y="{height - BOTTOM + 18}" text-anchor="middle" fill="#555">'
-                         f"{escape(p.day[5:])}</text>")
+            parts.append(
+                f'<text x="{x(i):.1f}" y="{height - BOTTOM + 18}" text-anchor="middle" fill="#555">'
+                f"{escape(p.day[5:])}</text>"
+            )
     legend_y = height - 14
-    parts.append(f'<g class="legend" transform="translate({LEFT},{legend_y})">'
-                 '<line x1="0" x2="24" y1="-4" y2="-4" stroke="#0b6b3a" stroke-width="2.5"/>'
-                 '<text x="30" y="0">house result (recorded)</text>'
-                 '<line x1="250" x2="274" y1="-4" y2="-4" stroke="#2e6cc0" stroke-width="2" stroke-dasharray="6 4"/>'
-                 '<text x="280" y="0">theoretical win</text>'
-                 '<rect x="420" y="-11" width="24" height="12" fill="#2e6cc0" fill-opacity="0.15"/>'
-                 f'<text x="450" y="0">95% interval{"" if banded else " (n/a: no variance of the game yet)"}</text>'
-                 "</g>")
+    parts.append(
+        f'<g class="legend" transform="translate({LEFT},{legend_y})">'
+        '<line x1="0" x2="24" y1="-4" y2="-4" stroke="#0b6b3a" stroke-width="2.5"/>'
+        '<text x="30" y="0">house result (recorded)</text>'
+        '<line x1="250" x2="274" y1="-4" y2="-4" stroke="#2e6cc0" stroke-width="2" stroke-dasharray="6 4"/>'
+        '<text x="280" y="0">theoretical win</text>'
+        '<rect x="420" y="-11" width="24" height="12" fill="#2e6cc0" fill-opacity="0.15"/>'
+        f'<text x="450" y="0">95% interval{"" if banded else " (n/a: no variance of the game yet)"}</text>'
+        "</g>"
+    )
     parts.append("</svg>")
     return mark_safe("".join(parts))
 
@@ -107,9 +130,12 @@ def hold_by_table(bars: Sequence[HoldBar], *, row_height: int = 26) -> SafeStrin
     """Hold % per table as horizontal bars, the theoretical hold as a tick on each."""
     shown = [b for b in bars if b.hold is not None]
     if not shown:
-        return mark_safe('<p class="chart-empty">No table with a chip-count win and a drop in the range.</p>')
-    rates = [b.hold for b in shown if b.hold is not None] + [b.theoretical_hold for b in shown
-                                                             if b.theoretical_hold is not None]
+        return mark_safe(
+            '<p class="chart-empty">No table with a chip-count win and a drop in the range.</p>'
+        )
+    rates = [b.hold for b in shown if b.hold is not None] + [
+        b.theoretical_hold for b in shown if b.theoretical_hold is not None
+    ]
     low, high = min([Fraction(0), *rates]), max([Fraction(0), *rates])
     if high == low:
         high = low + 1
@@ -119,31 +145,50 @@ def hold_by_table(bars: Sequence[HoldBar], *, row_height: int = 26) -> SafeStrin
     def x(v: Fraction) -> float:
         return float(LEFT + plot_w * (v - low) / (high - low))
 
-    parts = [_svg_open("hold-by-table", height),
-             "<title>Hold % by table</title>",
-             f'<line x1="{x(Fraction(0)):.1f}" x2="{x(Fraction(0)):.1f}" y1="{TOP - 4}" y2="{height - 36}" stroke="#888"/>']
+    parts = [
+        _svg_open("hold-by-table", height),
+        "<title>Hold % by table</title>",
+        f'<line x1="{x(Fraction(0)):.1f}" x2="{x(Fraction(0)):.1f}" y1="{TOP - 4}" y2="{height - 36}" stroke="#888"/>',
+    ]
     for i, bar in enumerate(shown):
         assert bar.hold is not None
         top = TOP + i * row_height
         start, end = sorted((x(Fraction(0)), x(bar.hold)))
         assert bar.win is not None and bar.drop is not None  # a hold has both
-        tip = (f"{bar.table}: hold {percent(bar.hold)} (chip-count win {format_signed(bar.win, bar.currency)} on a "
-               f"drop of {format_money(bar.drop, bar.currency)}), theoretical hold {percent(bar.theoretical_hold)}"
-               + (f"; {bar.left_out} table-day{'s' if bar.left_out != 1 else ''} left out (no chip-count win or no "
-                  "drop)" if bar.left_out else ""))
+        tip = (
+            f"{bar.table}: hold {percent(bar.hold)} (chip-count win {format_signed(bar.win, bar.currency)} on a "
+            f"drop of {format_money(bar.drop, bar.currency)}), theoretical hold {percent(bar.theoretical_hold)}"
+            + (
+                f"; {bar.left_out} table-day{'s' if bar.left_out != 1 else ''} left out (no chip-count win or no "
+                "drop)"
+                if bar.left_out
+                else ""
+            )
+        )
         colour = "#0b6b3a" if bar.hold >= 0 else "#b00020"
-        parts.append(f'<text x="{LEFT - 6}" y="{top + row_height / 2 + 4:.1f}" text-anchor="end">{escape(bar.table)}</text>')
-        parts.append(f'<rect class="hold" x="{start:.1f}" y="{top + 4}" width="{max(end - start, 1):.1f}" '
-                     f'height="{row_height - 8}" fill="{colour}"><title>{escape(tip)}</title></rect>')
-        parts.append(f'<text x="{end + 4:.1f}" y="{top + row_height / 2 + 4:.1f}">{escape(percent(bar.hold))}</text>')
+        parts.append(
+            f'<text x="{LEFT - 6}" y="{top + row_height / 2 + 4:.1f}" text-anchor="end">{escape(bar.table)}</text>'
+        )
+        parts.append(
+            f'<rect class="hold" x="{start:.1f}" y="{top + 4}" width="{max(end - start, 1):.1f}" '
+            f'height="{row_height - 8}" fill="{colour}"><title>{escape(tip)}</title></rect>'
+        )
+        parts.append(
+            f'<text x="{end + 4:.1f}" y="{top + row_height / 2 + 4:.1f}">{escape(percent(bar.hold))}</text>'
+        )
         if bar.theoretical_hold is not None:
             tx = x(bar.theoretical_hold)
-            parts.append(f'<line class="theoretical" x1="{tx:.1f}" x2="{tx:.1f}" y1="{top + 1}" y2="{top + row_height - 1}" '
-                         f'stroke="#2e6cc0" stroke-width="3"><title>theoretical hold {escape(percent(bar.theoretical_hold))}'
-                         "</title></line>")
-    parts.append(f'<g class="legend" transform="translate({LEFT},{height - 12})">'
-                 '<rect x="0" y="-11" width="24" height="12" fill="#0b6b3a"/><text x="30" y="0">hold (chip-count win / drop)</text>'
-                 '<line x1="250" x2="250" y1="-12" y2="2" stroke="#2e6cc0" stroke-width="3"/>'
-                 '<text x="260" y="0">theoretical hold (theoretical win / drop)</text></g>')
+            parts.append(
+                f'<line class="theoretical" x1="{tx:.1f}" x2="{tx:.1f}" y1="{top + 1}" y2="{top + row_height - 1}" '
+                f'stroke="#2e6cc0" stroke-width="3"><title>theoretical hold {escape(percent(bar.theoretical_hold))}'
+                "</title></line>"
+            )
+    parts.append(
+        f'<g class="legend" transform="translate({LEFT},{height - 12})">'
+        '<rect x="0" y="-11" width="24" height="12" fill="#0b6b3a"/><text x="30" y="0">hold '
+        "(chip-count win / drop)</text>"
+        '<line x1="250" x2="250" y1="-12" y2="2" stroke="#2e6cc0" stroke-width="3"/>'
+        '<text x="260" y="0">theoretical hold (theoretical win / drop)</text></g>'
+    )
     parts.append("</svg>")
     return mark_safe("".join(parts))

@@ -5,6 +5,7 @@ games without a drop box.
 ``parse_pits`` and ``parse_thresholds`` have no Django in them: the settings module uses
 them to refuse a bad value at start, naming the variable.
 """
+
 from __future__ import annotations
 
 import fnmatch
@@ -31,8 +32,10 @@ def parse_pits(text: str) -> tuple[tuple[str, str], ...]:
         pit, sep, patterns = part.partition("=")
         pit = pit.strip()
         if not sep or not _PIT.match(pit):
-            raise ValueError(f"{part.strip()!r}: expected PIT=TABLE,TABLE (a pit name of 1-32 letters, digits, "
-                             "space . _ -)")
+            raise ValueError(
+                f"{part.strip()!r}: expected PIT=TABLE,TABLE (a pit name of 1-32 letters, digits, "
+                "space . _ -)"
+            )
         names = [p.strip() for p in patterns.split(",") if p.strip()]
         if not names:
             raise ValueError(f"{part.strip()!r}: the pit {pit!r} names no table")
@@ -53,8 +56,11 @@ def shift_plan() -> ShiftPlan:
     casino's time zone (``TIME_ZONE``)."""
     from django.conf import settings
 
-    return ShiftPlan.parse(settings.LEDGER_SHIFTS, day_start=f"{settings.GAMING_DAY_CUTOFF_HOUR:02d}:00",
-                           zone=settings.TIME_ZONE)
+    return ShiftPlan.parse(
+        settings.LEDGER_SHIFTS,
+        day_start=f"{settings.GAMING_DAY_CUTOFF_HOUR:02d}:00",
+        zone=settings.TIME_ZONE,
+    )
 
 
 _AMOUNT = re.compile(r"^(\d{1,12})(?:\.(\d{1,4}))?$")
@@ -68,7 +74,9 @@ def _minor(text: str, currency: str) -> int:
     whole, fraction = found.group(1), found.group(2) or ""
     digits = minor_unit_digits(currency)
     if len(fraction) > digits:
-        raise ValueError(f"{text.strip()!r}: {currency} has {digits} decimal{'s' if digits != 1 else ''}")
+        raise ValueError(
+            f"{text.strip()!r}: {currency} has {digits} decimal{'s' if digits != 1 else ''}"
+        )
     return int(whole) * 10**digits + int(fraction.ljust(digits, "0") or 0)
 
 
@@ -90,13 +98,17 @@ def parse_thresholds(text: str) -> dict[str, Thresholds]:
         currency = currency.strip()
         report, slash, regulator = amounts.partition("/")
         if not sep or not slash:
-            raise ValueError(f"{part.strip()!r}: expected CURRENCY=REPORT/REGULATOR, e.g. EUR=25.00/100.00")
+            raise ValueError(
+                f"{part.strip()!r}: expected CURRENCY=REPORT/REGULATOR, e.g. EUR=25.00/100.00"
+            )
         minor_unit_digits(currency)  # a code of three capital letters, or ValueError naming it
         if currency in out:
             raise ValueError(f"{currency} is given twice")
         above, to_regulator = _minor(report, currency), _minor(regulator, currency)
         if to_regulator < above:
-            raise ValueError(f"{part.strip()!r}: the regulator's threshold must be at least the report's")
+            raise ValueError(
+                f"{part.strip()!r}: the regulator's threshold must be at least the report's"
+            )
         out[currency] = Thresholds(report_above=above, regulator_from=to_regulator)
     return out
 
@@ -106,7 +118,9 @@ def thresholds(currency: str) -> Thresholds:
     (``LEDGER_VARIANCE_THRESHOLDS``), else its default, in its minor units."""
     from django.conf import settings
 
-    return parse_thresholds(settings.LEDGER_VARIANCE_THRESHOLDS).get(currency) or Thresholds.default(currency)
+    return parse_thresholds(settings.LEDGER_VARIANCE_THRESHOLDS).get(
+        currency
+    ) or Thresholds.default(currency)
 
 
 def configured_pit(table: str) -> str:

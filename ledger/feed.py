@@ -7,6 +7,7 @@ so are the feed (:mod:`audit.feed.subscribers`) and what a table that keeps fail
 (:func:`audit.feed.subscribers.each_table`). A sign-off in ``audit.ledger`` (not a table)
 reconciles its day itself: :mod:`ledger.signoff`.
 """
+
 from __future__ import annotations
 
 from audit.feed.readmodels import FoldCache, ReadModel

@@ -20,6 +20,7 @@ that differs from what its events make it (a rate changed in the table books eve
 foreign amount of its day at it), ``manage.py rebuild_projections`` writes it back and
 makes a deleted one again, then the tables of the rates it wrote back are folded again.
 """
+
 from __future__ import annotations
 
 from collections.abc import Hashable
@@ -54,7 +55,9 @@ def parse_rate(text: str) -> Fraction:
     except (ValueError, ZeroDivisionError):
         rate = None
     if rate is None or rate <= 0:
-        raise RateInvalid("rate", f"{text!r}: expected a positive number, e.g. 0.9215 or 9215/10000")
+        raise RateInvalid(
+            "rate", f"{text!r}: expected a positive number, e.g. 0.9215 or 9215/10000"
+        )
     if rate.numerator > MAX_SAFE_INT or rate.denominator > MAX_SAFE_INT:
         raise RateInvalid("rate", f"{text!r}: too many digits")
     return rate
@@ -63,12 +66,22 @@ def parse_rate(text: str) -> Fraction:
 def rates() -> dict[tuple[str, str, str], Fraction]:
     """Every rate recorded: (gaming day, currency, house currency) -> units of the house
     currency per unit of the currency - what the ledger's fold books foreign amounts by."""
-    return {(r.gaming_day.isoformat(), r.currency, r.house): Fraction(r.numerator, r.denominator)
-            for r in m.FxRate.objects.all()}
+    return {
+        (r.gaming_day.isoformat(), r.currency, r.house): Fraction(r.numerator, r.denominator)
+        for r in m.FxRate.objects.all()
+    }
 
 
-def fx_rate_set(*, gaming_day: date, currency: str, rate: Fraction, user: object, house: str | None = None,
-                note: str | None = None, now: datetime | None = None) -> m.FxRate:
+def fx_rate_set(
+    *,
+    gaming_day: date,
+    currency: str,
+    rate: Fraction,
+    user: object,
+    house: str | None = None,
+    note: str | None = None,
+    now: datetime | None = None,
+) -> m.FxRate:
     """Set the rate of ``currency`` into ``house`` (default: the house currency,
     ``LEDGER_HOUSE_CURRENCY``) on ``gaming_day``, then fold again the tables it changes."""
     from django.conf import settings
@@ -90,13 +103,34 @@ def fx_rate_set(*, gaming_day: date, currency: str, rate: Fraction, user: object
     now = now or datetime.now(UTC)
 
     def action() -> m.FxRate:
-        version = server_event_append(stream=LEDGER_STREAM, type="fx.rate_set", payload={
-            "gaming_day": gaming_day.isoformat(), "currency": currency, "house": house,
-            "numerator": rate.numerator, "denominator": rate.denominator, "by": username, "note": note,
-        }, user=user, now=now).version
-        row, _ = m.FxRate.objects.update_or_create(gaming_day=gaming_day, currency=currency, house=house, defaults={
-            "numerator": rate.numerator, "denominator": rate.denominator, "set_by": username, "set_at": now,
-            "note": note or "", "event_version": version})
+        version = server_event_append(
+            stream=LEDGER_STREAM,
+            type="fx.rate_set",
+            payload={
+                "gaming_day": gaming_day.isoformat(),
+                "currency": currency,
+                "house": house,
+                "numerator": rate.numerator,
+                "denominator": rate.denominator,
+                "by": username,
+                "note": note,
+            },
+            user=user,
+            now=now,
+        ).version
+        row, _ = m.FxRate.objects.update_or_create(
+            gaming_day=gaming_day,
+            currency=currency,
+            house=house,
+            defaults={
+                "numerator": rate.numerator,
+                "denominator": rate.denominator,
+                "set_by": username,
+                "set_at": now,
+                "note": note or "",
+                "event_version": version,
+            },
+        )
         return row
 
     row = server_change(action)
@@ -111,12 +145,25 @@ def refold(*, gaming_day: date, currency: str, house: str) -> list[str]:
     from .feed import CACHE
     from .projection import project_table
 
-    mismatched = set(Finding.objects.filter(kind="currency_mismatch", gaming_day=gaming_day,
-                                            superseded_by__isnull=True).values_list("stream", flat=True))
-    converted = {stream for stream, conversions in m.Reconciliation.objects.filter(gaming_day=gaming_day, shift="")
-                 .values_list("table__stream", "conversions") if any(c.get("currency") == currency for c in conversions)}
-    tables = sorted(set(m.LedgerTable.objects.filter(stream__in=mismatched | converted, currency=house)
-                        .values_list("stream", flat=True)))
+    mismatched = set(
+        Finding.objects.filter(
+            kind="currency_mismatch", gaming_day=gaming_day, superseded_by__isnull=True
+        ).values_list("stream", flat=True)
+    )
+    converted = {
+        stream
+        for stream, conversions in m.Reconciliation.objects.filter(
+            gaming_day=gaming_day, shift=""
+        ).values_list("table__stream", "conversions")
+        if any(c.get("currency") == currency for c in conversions)
+    }
+    tables = sorted(
+        set(
+            m.LedgerTable.objects.filter(
+                stream__in=mismatched | converted, currency=house
+            ).values_list("stream", flat=True)
+        )
+    )
     for stream in tables:
         project_table(stream=stream, cache=CACHE, redo={gaming_day.isoformat()})
     return tables
@@ -134,8 +181,13 @@ def fx_rates_from_events() -> dict[tuple[date, str, str], dict[str, Any]]:
     for event in server_events(LEDGER_STREAM, ("fx.rate_set",)):
         p = event.payload
         rows[(date.fromisoformat(p["gaming_day"]), p["currency"], p["house"])] = {
-            "numerator": p["numerator"], "denominator": p["denominator"], "set_by": p["by"],
-            "set_at": event.occurred_at, "note": p.get("note") or "", "event_version": event.version}
+            "numerator": p["numerator"],
+            "denominator": p["denominator"],
+            "set_by": p["by"],
+            "set_at": event.occurred_at,
+            "note": p.get("note") or "",
+            "event_version": event.version,
+        }
     return rows
 
 
@@ -157,9 +209,15 @@ def _fx_restored(keys: list[Hashable]) -> None:
 
 
 FX_RATES = Derived(
-    name="exchange rate", model=m.FxRate, fields=FX_FIELDS, derive=fx_rates_from_events,
+    name="exchange rate",
+    model=m.FxRate,
+    fields=FX_FIELDS,
+    derive=fx_rates_from_events,
     key=lambda row: (row.gaming_day, row.currency, row.house),
     describe=lambda row: _fx_key_text((row.gaming_day, row.currency, row.house)),
-    describe_key=_fx_key_text, unevented=None, create=_fx_create, after=_fx_restored,
+    describe_key=_fx_key_text,
+    unevented=None,
+    create=_fx_create,
+    after=_fx_restored,
     table_field=None,  # a day's rate, of every table: restored by the whole check only
 )

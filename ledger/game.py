@@ -2,16 +2,18 @@
 
 The reconciliation needs two figures only the rules engine knows: the **replayed win**
 (the house result of the settlements the engine recomputes) and the **theoretical
-edge and variance** of a table's rule set (per unit of initial stake, and insurance's own). The ledger may not import the game (imports
-point one way: casino -> tables, ledger -> audit), so it declares what it needs here -
-:class:`GameProvider` - and the project (``casino.apps``) registers an implementation
-backed by the tables' read models and the engine's mathematics. Tests register fakes.
+edge and variance** of a table's rule set (per unit of initial stake, and insurance's
+own). The ledger may not import the game (imports point one way: casino -> tables,
+ledger -> audit), so it declares what it needs here - :class:`GameProvider` - and the
+project (``casino.apps``) registers an implementation backed by the tables' read models
+and the engine's mathematics. Tests register fakes.
 
 Without a provider (or where it knows nothing) the replayed win is "n/a" and no
 theoretical win is computed: nothing is invented. A day without its replayed win is never
 reconciled: it waits (state ``replay_pending``) for the game's announcement that its
 replay is written (:func:`ledger.reconciliation.reconcile_replayed`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping

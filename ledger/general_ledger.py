@@ -23,6 +23,7 @@ asset account's convention: value arriving at the cage, a tray, the drop box, or
 players' hands - the chip liability - is a debit there), so each entry's debits equal its
 credits, and so does each day's and currency's total.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -42,15 +43,26 @@ from . import config, fx, projection, selectors
 from . import models as m
 
 JOURNAL_COLUMNS = (
-    Column("gaming_day", "gaming day", screen=False), Column("table", "table"), Column("shift", "shift"),
-    Column("entry", "entry", screen=False), Column("line", "line", "int"), Column("account", "account", screen=False),
-    Column("account_name", "account"), Column("currency", "currency", screen=False),
-    Column("debit", "debit", "amount", total=True), Column("credit", "credit", "amount", total=True),
-    Column("memo", "memo"), Column("event", "event", screen=False), Column("event_version", "version", "int"),
+    Column("gaming_day", "gaming day", screen=False),
+    Column("table", "table"),
+    Column("shift", "shift"),
+    Column("entry", "entry", screen=False),
+    Column("line", "line", "int"),
+    Column("account", "account", screen=False),
+    Column("account_name", "account"),
+    Column("currency", "currency", screen=False),
+    Column("debit", "debit", "amount", total=True),
+    Column("credit", "credit", "amount", total=True),
+    Column("memo", "memo"),
+    Column("event", "event", screen=False),
+    Column("event_version", "version", "int"),
 )
 BALANCE_COLUMNS = (
-    Column("account", "account", screen=False), Column("account_name", "account"), Column("table", "table"),
-    Column("currency", "currency"), Column("debit", "debit", "amount", total=True),
+    Column("account", "account", screen=False),
+    Column("account_name", "account"),
+    Column("table", "table"),
+    Column("currency", "currency"),
+    Column("debit", "debit", "amount", total=True),
     Column("credit", "credit", "amount", total=True),
 )
 
@@ -59,8 +71,15 @@ BALANCE_COLUMNS = (
 # posted, a correction of its bets - and those that say where the fold stands (a later
 # day's opening and counts, so nothing later is taken for the day). Every other kind
 # posts into the day it is recorded in.
-LATE_TYPES = ("table.opened", "table.closed", "inventory.counted", "drop.removed", "drop.counted", "drop.posted",
-              "correction.recorded")
+LATE_TYPES = (
+    "table.opened",
+    "table.closed",
+    "inventory.counted",
+    "drop.removed",
+    "drop.counted",
+    "drop.posted",
+    "correction.recorded",
+)
 
 
 @dataclass(frozen=True)
@@ -79,8 +98,11 @@ def table_journal(*, table: str, day: date) -> TableJournal:
     start = 1 if not index else opened[index - 1][0]
     after = opened[index + 1][0] if index is not None and index + 1 < len(opened) else None
     head, _ = stream_head(table)
-    reads = [(start, head, projection.TYPES)] if after is None else [
-        (start, after - 1, projection.TYPES), (after, head, LATE_TYPES)]
+    reads = (
+        [(start, head, projection.TYPES)]
+        if after is None
+        else [(start, after - 1, projection.TYPES), (after, head, LATE_TYPES)]
+    )
     events = []
     for low, high, types in reads:
         for event in stream_events(table, low, high, types=types):
@@ -89,13 +111,21 @@ def table_journal(*, table: str, day: date) -> TableJournal:
     # the books' own rules: a correction no one with the authority recorded strikes nothing
     # (audit.record.authority), and foreign amounts are booked at the days' rates
     refused = refused_events(table, start, head)
-    fold = Fold(plan=config.shift_plan(), struck=struck_events(applicable(events, refused)), refused=refused,
-                rates=fx.rates())
+    fold = Fold(
+        plan=config.shift_plan(),
+        struck=struck_events(applicable(events, refused)),
+        refused=refused,
+        rates=fx.rates(),
+    )
     for event in events:
         fold.apply(event)
     books = fold.books(final=False)
-    return TableJournal(table, books.currency, [e for e in books.entries if e.gaming_day == text],
-                        {e["id"]: e["version"] for e in events})
+    return TableJournal(
+        table,
+        books.currency,
+        [e for e in books.entries if e.gaming_day == text],
+        {e["id"]: e["version"] for e in events},
+    )
 
 
 def _tables(day: date, table: str | None) -> list[m.Reconciliation]:
@@ -108,7 +138,10 @@ Folded = list[tuple[m.Reconciliation, TableJournal]]
 def folded(*, day: date, table: str | None = None) -> Folded:
     """Each table-day of ``day`` with its journal folded again: what :func:`journal` and
     :func:`agreement` read (a caller that wants both folds once)."""
-    return [(period, table_journal(table=period.table.stream, day=day)) for period in _tables(day, table)]
+    return [
+        (period, table_journal(table=period.table.stream, day=day))
+        for period in _tables(day, table)
+    ]
 
 
 def journal(*, day: date, table: str | None = None, folds: Folded | None = None) -> Report:
@@ -122,16 +155,30 @@ def journal(*, day: date, table: str | None = None, folds: Folded | None = None)
             key = entry.event or "-"
             seen[key] = seen.get(key, 0) + 1
             for number, line in enumerate(entry.lines, start=1):
-                rows.append({
-                    "gaming_day": entry.gaming_day, "table": found.table, "shift": entry.shift or None,
-                    "entry": f"{key}.{seen[key]}", "line": number, "account": line.account,
-                    "account_name": selectors.account_label(line.account, found.currency),
-                    "currency": found.currency, "debit": line.amount if line.amount > 0 else None,
-                    "credit": -line.amount if line.amount < 0 else None, "memo": entry.memo, "event": entry.event,
-                    "event_version": found.versions.get(entry.event or ""),
-                })
-    return Report("journal", f"General ledger journal, gaming day {day.isoformat()}", JOURNAL_COLUMNS, rows,
-                  {"day": day.isoformat(), "table": table}).with_totals()
+                rows.append(
+                    {
+                        "gaming_day": entry.gaming_day,
+                        "table": found.table,
+                        "shift": entry.shift or None,
+                        "entry": f"{key}.{seen[key]}",
+                        "line": number,
+                        "account": line.account,
+                        "account_name": selectors.account_label(line.account, found.currency),
+                        "currency": found.currency,
+                        "debit": line.amount if line.amount > 0 else None,
+                        "credit": -line.amount if line.amount < 0 else None,
+                        "memo": entry.memo,
+                        "event": entry.event,
+                        "event_version": found.versions.get(entry.event or ""),
+                    }
+                )
+    return Report(
+        "journal",
+        f"General ledger journal, gaming day {day.isoformat()}",
+        JOURNAL_COLUMNS,
+        rows,
+        {"day": day.isoformat(), "table": table},
+    ).with_totals()
 
 
 _SHARED = ("cage", "players", "markers_receivable", "world")  # accounts of no one table
@@ -150,12 +197,26 @@ def trial_balance(*, day: date, table: str | None = None) -> Report:
             key = (period.currency, account)
             sums[key] = sums.get(key, 0) + amount
             owner[key] = None if account in _SHARED else period.table.stream
-    rows = [{
-        "account": account, "account_name": selectors.account_label(account, currency), "table": owner[(currency, account)],
-        "currency": currency, "debit": amount if amount >= 0 else None, "credit": -amount if amount < 0 else None,
-    } for (currency, account), amount in sorted(sums.items(), key=lambda item: (item[0][0], _order(item[0][1])))]
-    return Report("trial_balance", f"Trial balance, gaming day {day.isoformat()}", BALANCE_COLUMNS, rows,
-                  {"day": day.isoformat(), "table": table}).with_totals()
+    rows = [
+        {
+            "account": account,
+            "account_name": selectors.account_label(account, currency),
+            "table": owner[(currency, account)],
+            "currency": currency,
+            "debit": amount if amount >= 0 else None,
+            "credit": -amount if amount < 0 else None,
+        }
+        for (currency, account), amount in sorted(
+            sums.items(), key=lambda item: (item[0][0], _order(item[0][1]))
+        )
+    ]
+    return Report(
+        "trial_balance",
+        f"Trial balance, gaming day {day.isoformat()}",
+        BALANCE_COLUMNS,
+        rows,
+        {"day": day.isoformat(), "table": table},
+    ).with_totals()
 
 
 def _order(account: str) -> tuple[int, str]:
@@ -174,9 +235,14 @@ class Agreement:
     def said(self) -> dict[str, str]:
         """Per table, each account that differs in words, its amounts by the one money
         formatter: ``cage: the journal -EUR 14,000.00, stored -EUR 13,999.00``."""
-        return {table: "; ".join(f"{account}: the journal {money_text(j, self.currencies.get(table))}, stored "
-                                 f"{money_text(s, self.currencies.get(table))}" for account, (j, s) in accounts.items())
-                for table, accounts in self.differences.items()}
+        return {
+            table: "; ".join(
+                f"{account}: the journal {money_text(j, self.currencies.get(table))}, stored "
+                f"{money_text(s, self.currencies.get(table))}"
+                for account, (j, s) in accounts.items()
+            )
+            for table, accounts in self.differences.items()
+        }
 
     @property
     def agrees(self) -> bool:
@@ -195,10 +261,12 @@ def agreement(*, day: date, table: str | None = None, folds: Folded | None = Non
             for line in entry.lines:
                 sums[line.account] = sums.get(line.account, 0) + line.amount
         accounts = set(sums) | set(period.trial_balance)
-        differ = {a: (sums.get(a, 0), period.trial_balance.get(a, 0)) for a in sorted(accounts)
-                  if sums.get(a, 0) != period.trial_balance.get(a, 0)}
+        differ = {
+            a: (sums.get(a, 0), period.trial_balance.get(a, 0))
+            for a in sorted(accounts)
+            if sums.get(a, 0) != period.trial_balance.get(a, 0)
+        }
         if differ:
             out[period.table.stream] = differ
             currencies[period.table.stream] = period.currency
     return Agreement(out, currencies)
-

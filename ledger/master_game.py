@@ -18,6 +18,7 @@ and the totals' hold come from the one definition (:func:`ledger.books.stats.tot
 chip-count win over the drop of the complete periods, the others counted as left out).
 Nothing here computes a win, a hold or a theoretical win of its own.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -36,15 +37,25 @@ from . import reports, selectors
 ALL_SHIFTS = "all"
 
 COLUMNS = (
-    Column("table", "table"), Column("pit", "pit"), Column("game", "game"), Column("shift", "shift"),
-    Column("currency", "currency", screen=False), Column("state", "state", screen=False),
+    Column("table", "table"),
+    Column("pit", "pit"),
+    Column("game", "game"),
+    Column("shift", "shift"),
+    Column("currency", "currency", screen=False),
+    Column("state", "state", screen=False),
     Column("state_text", "state in words", screen=False),
-    Column("opener", "opener", "money", total=True), Column("fills", "fills", "money", total=True),
-    Column("credits", "credits", "money", total=True), Column("closer", "closer", "money", total=True),
-    Column("drop_cash", "drop: cash", "money", total=True), Column("drop_markers", "drop: markers", "money", total=True),
-    Column("drop_chips", "drop: chips", "money", total=True), Column("drop", "drop", "money", total=True),
-    Column("win", "chip-count win", "signed", total=True), Column("hold", "hold", "rate"),
-    Column("in_hold", "in hold", "int", screen=False), Column("left_out", "left out of hold", "int", screen=False),
+    Column("opener", "opener", "money", total=True),
+    Column("fills", "fills", "money", total=True),
+    Column("credits", "credits", "money", total=True),
+    Column("closer", "closer", "money", total=True),
+    Column("drop_cash", "drop: cash", "money", total=True),
+    Column("drop_markers", "drop: markers", "money", total=True),
+    Column("drop_chips", "drop: chips", "money", total=True),
+    Column("drop", "drop", "money", total=True),
+    Column("win", "chip-count win", "signed", total=True),
+    Column("hold", "hold", "rate"),
+    Column("in_hold", "in hold", "int", screen=False),
+    Column("left_out", "left out of hold", "int", screen=False),
     Column("theoretical_win", "theoretical win", "signed", total=True),
     Column("variance", "variance not explained", "signed", total=True),
     Column("adjustment_win", "adjustments' win", "signed", total=True, screen=False),
@@ -55,14 +66,28 @@ COLUMNS = (
     Column("closer_witnessed_by", "closer witnessed by", screen=False),
     Column("drop_counted_by", "drop counted by", screen=False),
 )
-PEOPLE = ("opener_counted_by", "opener_witnessed_by", "closer_counted_by", "closer_witnessed_by", "drop_counted_by")
+PEOPLE = (
+    "opener_counted_by",
+    "opener_witnessed_by",
+    "closer_counted_by",
+    "closer_witnessed_by",
+    "drop_counted_by",
+)
 
 
-def periods(*, day: date, shift: str | None = None, table: str | None = None, game: str | None = None,
-            pit: str | None = None) -> list[m.Reconciliation]:
+def periods(
+    *,
+    day: date,
+    shift: str | None = None,
+    table: str | None = None,
+    game: str | None = None,
+    pit: str | None = None,
+) -> list[m.Reconciliation]:
     """The reconciled periods of the report: the whole gaming day of each table (``shift``
     None), every shift (``all``) or one shift (its label)."""
-    rows = selectors.reconciliations(day=day, shifts=shift is not None, table=table, game=game, pit=pit)
+    rows = selectors.reconciliations(
+        day=day, shifts=shift is not None, table=table, game=game, pit=pit
+    )
     if shift is not None and shift != ALL_SHIFTS:
         rows = rows.filter(shift=shift)
     return list(rows)
@@ -70,7 +95,9 @@ def periods(*, day: date, shift: str | None = None, table: str | None = None, ga
 
 def _counts(rows: Sequence[m.Reconciliation], day: date) -> dict[int, list[m.InventorySlip]]:
     out: dict[int, list[m.InventorySlip]] = {}
-    for count in m.InventorySlip.objects.filter(table__in={r.table_id for r in rows}, gaming_day=day).order_by("version"):
+    for count in m.InventorySlip.objects.filter(
+        table__in={r.table_id for r in rows}, gaming_day=day
+    ).order_by("version"):
         out.setdefault(count.table_id, []).append(count)
     return out
 
@@ -78,10 +105,16 @@ def _counts(rows: Sequence[m.Reconciliation], day: date) -> dict[int, list[m.Inv
 def _drop_teams(rows: Sequence[m.Reconciliation], day: date) -> dict[tuple[int, str], list[str]]:
     """Per table and compartment (shift; "" for a whole day's box): who counted the drop -
     the count sheet's signer first, then the rest of the team - from its ``drop.counted``."""
-    boxes = list(m.DropBox.objects.filter(table__in={r.table_id for r in rows}, gaming_day=day,
-                                          count_event__isnull=False))
-    payloads = dict(Event.objects.filter(with_ids([str(b.count_event) for b in boxes]))
-                    .values_list("event_id", "payload"))
+    boxes = list(
+        m.DropBox.objects.filter(
+            table__in={r.table_id for r in rows}, gaming_day=day, count_event__isnull=False
+        )
+    )
+    payloads = dict(
+        Event.objects.filter(with_ids([str(b.count_event) for b in boxes])).values_list(
+            "event_id", "payload"
+        )
+    )
     out: dict[tuple[int, str], list[str]] = {}
     for box in boxes:
         payload = payloads.get(box.count_event) or {}
@@ -90,8 +123,9 @@ def _drop_teams(rows: Sequence[m.Reconciliation], day: date) -> dict[tuple[int, 
     return out
 
 
-def _people(row: m.Reconciliation, counts: list[m.InventorySlip],
-            teams: dict[tuple[int, str], list[str]]) -> dict[str, str | None]:
+def _people(
+    row: m.Reconciliation, counts: list[m.InventorySlip], teams: dict[tuple[int, str], list[str]]
+) -> dict[str, str | None]:
     """Who counted and witnessed the period's opener (its first opening count) and closer
     (its last closing count), and who counted its drop (the shift's compartment, or every
     box of the day for a whole day)."""
@@ -99,11 +133,16 @@ def _people(row: m.Reconciliation, counts: list[m.InventorySlip],
     opener = next((c for c in mine if c.kind == "opening"), None)
     closer = next((c for c in reversed(mine) if c.kind == "closing"), None)
     if row.shift:  # its own compartment, or the day's one box where the shift's drop is the day's
-        team = teams.get((row.table_id, row.shift)) or (teams.get((row.table_id, ""), []) if row.drop is not None
-                                                         else [])
+        team = teams.get((row.table_id, row.shift)) or (
+            teams.get((row.table_id, ""), []) if row.drop is not None else []
+        )
     else:
-        team = [who for (t, _), names in sorted(teams.items(), key=lambda item: item[0][1]) if t == row.table_id
-                for who in names]
+        team = [
+            who
+            for (t, _), names in sorted(teams.items(), key=lambda item: item[0][1])
+            if t == row.table_id
+            for who in names
+        ]
     return {
         "opener_counted_by": opener.counted_by if opener else None,
         "opener_witnessed_by": opener.witnessed_by if opener else None,
@@ -117,8 +156,14 @@ def _hold(totals: stats.Totals) -> dict[str, Any]:
     return {"hold": totals.hold, "in_hold": totals.complete, "left_out": len(totals.left_out)}
 
 
-def master_game(*, day: date, shift: str | None = None, table: str | None = None, game: str | None = None,
-                pit: str | None = None) -> Report:
+def master_game(
+    *,
+    day: date,
+    shift: str | None = None,
+    table: str | None = None,
+    game: str | None = None,
+    pit: str | None = None,
+) -> Report:
     """The master game report of gaming day ``day``: per table its whole day (``shift``
     None), each of its shifts (``all``) or one shift; a totals line per currency."""
     rows = periods(day=day, shift=shift, table=table, game=game, pit=pit)
@@ -127,22 +172,51 @@ def master_game(*, day: date, shift: str | None = None, table: str | None = None
     by_currency: dict[str, list[m.Reconciliation]] = {}
     for row in rows:
         by_currency.setdefault(row.currency, []).append(row)
-        out.append({
-            "table": row.table.stream, "pit": row.table.pit or None, "game": row.ruleset or None,
-            "shift": row.shift or None, "currency": row.currency, "state": row.state,
-            "state_text": selectors.state_text(row),
-            "opener": row.opener, "fills": row.fills, "credits": row.credits, "closer": row.closer,
-            "drop_cash": row.drop_cash, "drop_markers": row.drop_markers, "drop_chips": row.drop_chips,
-            "drop": row.drop, "win": row.chip_win, **_hold(stats.total(reports.stat_rows([row]))),
-            "theoretical_win": row.theoretical_win, "variance": row.chip_variance, "unexplained": row.unexplained,
-            "adjustment_win": row.adjustment_win, "adjustment_drop": row.adjustment_drop,
-            **_people(row, counts.get(row.table_id, []), teams),
-        })
-    which = ("the whole gaming day" if shift is None else "every shift" if shift == ALL_SHIFTS else f"shift {shift}")
-    report = Report("master_game", f"Master game report, gaming day {day.isoformat()}, {which}", COLUMNS, out,
-                    {"day": day.isoformat(), "shift": shift, "table": table, "game": game, "pit": pit})
+        out.append(
+            {
+                "table": row.table.stream,
+                "pit": row.table.pit or None,
+                "game": row.ruleset or None,
+                "shift": row.shift or None,
+                "currency": row.currency,
+                "state": row.state,
+                "state_text": selectors.state_text(row),
+                "opener": row.opener,
+                "fills": row.fills,
+                "credits": row.credits,
+                "closer": row.closer,
+                "drop_cash": row.drop_cash,
+                "drop_markers": row.drop_markers,
+                "drop_chips": row.drop_chips,
+                "drop": row.drop,
+                "win": row.chip_win,
+                **_hold(stats.total(reports.stat_rows([row]))),
+                "theoretical_win": row.theoretical_win,
+                "variance": row.chip_variance,
+                "unexplained": row.unexplained,
+                "adjustment_win": row.adjustment_win,
+                "adjustment_drop": row.adjustment_drop,
+                **_people(row, counts.get(row.table_id, []), teams),
+            }
+        )
+    which = (
+        "the whole gaming day"
+        if shift is None
+        else "every shift"
+        if shift == ALL_SHIFTS
+        else f"shift {shift}"
+    )
+    report = Report(
+        "master_game",
+        f"Master game report, gaming day {day.isoformat()}, {which}",
+        COLUMNS,
+        out,
+        {"day": day.isoformat(), "shift": shift, "table": table, "game": game, "pit": pit},
+    )
     if shift != ALL_SHIFTS:
-        return report.with_totals(lambda currency, _: _hold(stats.total(reports.stat_rows(by_currency[currency or ""]))))
+        return report.with_totals(
+            lambda currency, _: _hold(stats.total(reports.stat_rows(by_currency[currency or ""])))
+        )
     return replace(report, totals=_shift_totals(report, rows))
 
 
@@ -150,13 +224,18 @@ def _shift_totals(report: Report, rows: list[m.Reconciliation]) -> list[dict[str
     """Every shift's totals, then the day's - whose opener and closer are left blank: one
     shift's closer is the next one's opener, the same chips (the whole day's report has
     the day's first opener and last closer)."""
+
     def held(periods: list[m.Reconciliation]) -> Any:
-        return lambda currency, _: _hold(stats.total(reports.stat_rows([r for r in periods if r.currency == currency])))
+        return lambda currency, _: _hold(
+            stats.total(reports.stat_rows([r for r in periods if r.currency == currency]))
+        )
 
     out = []
     for label in sorted({r.shift for r in rows}):
         lines = [line for line in report.rows if line["shift"] == label]
-        for total in totals_by_currency(lines, report.columns, more=held([r for r in rows if r.shift == label])):
+        for total in totals_by_currency(
+            lines, report.columns, more=held([r for r in rows if r.shift == label])
+        ):
             out.append({**total, "shift": label})
     for total in totals_by_currency(report.rows, report.columns, more=held(rows)):
         out.append({k: v for k, v in total.items() if k not in ("opener", "closer")})

@@ -7,6 +7,7 @@ events. Amounts are integers of the table currency's minor units; house results
 :mod:`ledger.projection`, :mod:`ledger.reconciliation` and :mod:`ledger.signoff` only;
 the models hold no behaviour.
 """
+
 from __future__ import annotations
 
 from django.db import models
@@ -23,9 +24,13 @@ class LedgerTable(models.Model):
 
     stream = models.CharField(max_length=64, unique=True, verbose_name="table")
     currency = models.CharField(max_length=3, blank=True)
-    ruleset = models.CharField(max_length=64, blank=True, help_text="the rule set of its latest gaming day")
+    ruleset = models.CharField(
+        max_length=64, blank=True, help_text="the rule set of its latest gaming day"
+    )
     pit = models.CharField(max_length=32, blank=True)
-    pit_source = models.CharField(max_length=8, choices=PitSource.choices, default=PitSource.SETTINGS)
+    pit_source = models.CharField(
+        max_length=8, choices=PitSource.choices, default=PitSource.SETTINGS
+    )
     # the last stream version the ledger folded
     folded_version = models.PositiveBigIntegerField(default=0)
 
@@ -59,8 +64,12 @@ class Reconciliation(models.Model):
     shift = models.CharField(max_length=32, blank=True, help_text="blank: the whole gaming day")
     currency = models.CharField(max_length=3)
     ruleset = models.CharField(max_length=64, blank=True)
-    rules = models.JSONField(default=dict, blank=True, help_text="the table's rule overrides that day")
-    final = models.BooleanField(default=False, help_text="the record is complete for the day (a later day opened)")
+    rules = models.JSONField(
+        default=dict, blank=True, help_text="the table's rule overrides that day"
+    )
+    final = models.BooleanField(
+        default=False, help_text="the record is complete for the day (a later day opened)"
+    )
     first_version = models.PositiveBigIntegerField(default=0)
     # --- the figures (the fold's)
     opener = models.BigIntegerField(null=True, blank=True)
@@ -76,24 +85,44 @@ class Reconciliation(models.Model):
     drop_chips = models.BigIntegerField(null=True, blank=True)
     handle = models.BigIntegerField(default=0)
     stake_squares = models.DecimalField(max_digits=40, decimal_places=0, default=0)
-    initial_stakes = models.BigIntegerField(null=True, blank=True,
-                                            help_text="main bets and the bets behind them (null: folded before it was kept)")
+    initial_stakes = models.BigIntegerField(
+        null=True,
+        blank=True,
+        help_text="main bets and the bets behind them (null: folded before it was kept)",
+    )
     insurance_stakes = models.BigIntegerField(default=0)
     insurance_squares = models.DecimalField(max_digits=40, decimal_places=0, default=0)
-    hand_squares = models.DecimalField(max_digits=40, decimal_places=0, default=0,
-                                       help_text="per settled round, each box's initial stake squared, summed")
-    round_squares = models.DecimalField(max_digits=40, decimal_places=0, default=0,
-                                        help_text="per settled round, its initial stakes summed and squared, summed")
+    hand_squares = models.DecimalField(
+        max_digits=40,
+        decimal_places=0,
+        default=0,
+        help_text="per settled round, each box's initial stake squared, summed",
+    )
+    round_squares = models.DecimalField(
+        max_digits=40,
+        decimal_places=0,
+        default=0,
+        help_text="per settled round, its initial stakes summed and squared, summed",
+    )
     settled_win = models.BigIntegerField(default=0)
     corrections = models.BigIntegerField(default=0)
     rounds = models.PositiveIntegerField(default=0)
     bets = models.PositiveIntegerField(default=0)
     between_shifts = models.BigIntegerField(default=0)
-    duplicates = models.JSONField(default=list, blank=True, help_text="[[slip, value], ...] recorded twice")
-    conversions = models.JSONField(default=list, blank=True,
-                                   help_text="amounts recorded in a foreign currency, booked at the day's rate: both kept")
-    round_numbers = models.JSONField(default=list, blank=True, help_text="the rounds started in the period")
-    trial_balance = models.JSONField(default=dict, blank=True, help_text="{account: balance}; sums to 0")
+    duplicates = models.JSONField(
+        default=list, blank=True, help_text="[[slip, value], ...] recorded twice"
+    )
+    conversions = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="amounts recorded in a foreign currency, booked at the day's rate: both kept",
+    )
+    round_numbers = models.JSONField(
+        default=list, blank=True, help_text="the rounds started in the period"
+    )
+    trial_balance = models.JSONField(
+        default=dict, blank=True, help_text="{account: balance}; sums to 0"
+    )
     # --- the reconciliation
     chip_win = models.BigIntegerField(null=True, blank=True)
     recorded_win = models.BigIntegerField(default=0)
@@ -102,44 +131,80 @@ class Reconciliation(models.Model):
     theoretical_sd = models.BigIntegerField(null=True, blank=True)
     interval_low = models.BigIntegerField(null=True, blank=True)
     interval_high = models.BigIntegerField(null=True, blank=True)
-    edge = models.CharField(max_length=80, blank=True, help_text="the house edge per initial stake, an exact fraction")
-    game_variance = models.CharField(max_length=80, blank=True, help_text="variance per unit of initial stake, exact")
-    game_covariance = models.CharField(max_length=80, blank=True,
-                                       help_text="covariance of two boxes of one round per unit staked, exact")
-    insurance_edge = models.CharField(max_length=80, blank=True, help_text="insurance's house edge, exact")
-    insurance_variance = models.CharField(max_length=80, blank=True, help_text="insurance's variance per unit, exact")
+    edge = models.CharField(
+        max_length=80, blank=True, help_text="the house edge per initial stake, an exact fraction"
+    )
+    game_variance = models.CharField(
+        max_length=80, blank=True, help_text="variance per unit of initial stake, exact"
+    )
+    game_covariance = models.CharField(
+        max_length=80,
+        blank=True,
+        help_text="covariance of two boxes of one round per unit staked, exact",
+    )
+    insurance_edge = models.CharField(
+        max_length=80, blank=True, help_text="insurance's house edge, exact"
+    )
+    insurance_variance = models.CharField(
+        max_length=80, blank=True, help_text="insurance's variance per unit, exact"
+    )
     chip_variance = models.BigIntegerField(null=True, blank=True)
     replay_variance = models.BigIntegerField(null=True, blank=True)
-    explanations = models.JSONField(default=dict, blank=True, help_text="the known differences, chip and replay")
-    findings = models.JSONField(default=list, blank=True, help_text="what this period's reconciliation found")
+    explanations = models.JSONField(
+        default=dict, blank=True, help_text="the known differences, chip and replay"
+    )
+    findings = models.JSONField(
+        default=list, blank=True, help_text="what this period's reconciliation found"
+    )
     unexplained = models.BooleanField(default=False, help_text="a variance beyond the threshold")
     reconciled_version = models.PositiveBigIntegerField(default=0)
     reconciled_at = models.DateTimeField(null=True, blank=True)
     # --- the accounting state (docs/accounting.md, "States")
     state = models.CharField(max_length=16, choices=State.choices, default=State.OPEN)
-    drop_box = models.BooleanField(default=True, help_text="the game has a chip tray and a drop box by design")
-    missing = models.JSONField(default=list, blank=True,
-                               help_text="what the record lacks, as the kinds of the findings that name it")
+    drop_box = models.BooleanField(
+        default=True, help_text="the game has a chip tray and a drop box by design"
+    )
+    missing = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="what the record lacks, as the kinds of the findings that name it",
+    )
     # --- period close: a signed day keeps its rows as signed; what arrived later is here,
     # and is posted into the first open day of the table (its ``adjustments``)
-    late = models.JSONField(default=dict, blank=True,
-                            help_text="signed day: {figures: {name: now - signed}, win, drop, house_result} of the "
-                            "events after signing")
-    adjusted_into = models.DateField(null=True, blank=True,
-                                     help_text="signed day: the gaming day its later events were posted into")
-    adjustments = models.JSONField(default=list, blank=True,
-                                   help_text="[{gaming_day, figures, win, drop, house_result}] posted into this day "
-                                   "from signed days")
-    adjustment_win = models.BigIntegerField(default=0,
-                                            help_text="the chip-count win the adjustments posted into this day add")
-    adjustment_drop = models.BigIntegerField(default=0, help_text="the drop the adjustments posted into this day add")
+    late = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="signed day: {figures: {name: now - signed}, win, drop, house_result} of the "
+        "events after signing",
+    )
+    adjusted_into = models.DateField(
+        null=True,
+        blank=True,
+        help_text="signed day: the gaming day its later events were posted into",
+    )
+    adjustments = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="[{gaming_day, figures, win, drop, house_result}] posted into this day "
+        "from signed days",
+    )
+    adjustment_win = models.BigIntegerField(
+        default=0, help_text="the chip-count win the adjustments posted into this day add"
+    )
+    adjustment_drop = models.BigIntegerField(
+        default=0, help_text="the drop the adjustments posted into this day add"
+    )
     adjustment_house_result = models.BigIntegerField(
-        default=0, help_text="the house result (recorded win) the adjustments posted into this day add")
+        default=0,
+        help_text="the house result (recorded win) the adjustments posted into this day add",
+    )
 
     class Meta:
         ordering = ["table", "gaming_day", "shift"]
         constraints = [
-            models.UniqueConstraint(fields=["table", "gaming_day", "shift"], name="ledger_reconciliation_unique"),
+            models.UniqueConstraint(
+                fields=["table", "gaming_day", "shift"], name="ledger_reconciliation_unique"
+            ),
         ]
         indexes = [models.Index(fields=["gaming_day", "shift"], name="ledger_rec_day")]
 
@@ -171,11 +236,15 @@ class Slip(models.Model):
     steps = models.JSONField(default=dict)
     people = models.JSONField(default=dict, help_text="{role: person}")
     void_reason = models.CharField(max_length=2000, blank=True)
-    legacy = models.BooleanField(default=False, help_text="recorded before custody steps were (complete by itself)")
+    legacy = models.BooleanField(
+        default=False, help_text="recorded before custody steps were (complete by itself)"
+    )
 
     class Meta:
         ordering = ["table", "gaming_day", "number"]
-        constraints = [models.UniqueConstraint(fields=["table", "number"], name="ledger_slip_unique")]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="ledger_slip_unique")
+        ]
 
     def __str__(self) -> str:
         return f"{self.kind} slip {self.number}"
@@ -225,7 +294,11 @@ class DropBox(models.Model):
     class Meta:
         ordering = ["table", "gaming_day", "shift"]
         verbose_name = "drop"
-        constraints = [models.UniqueConstraint(fields=["table", "gaming_day", "shift"], name="ledger_drop_unique")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["table", "gaming_day", "shift"], name="ledger_drop_unique"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"drop {self.table} {self.gaming_day}" + (f" {self.shift}" if self.shift else "")
@@ -254,7 +327,9 @@ class Marker(models.Model):
 
     class Meta:
         ordering = ["table", "gaming_day", "number"]
-        constraints = [models.UniqueConstraint(fields=["table", "number"], name="ledger_marker_unique")]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="ledger_marker_unique")
+        ]
 
     def __str__(self) -> str:
         return f"marker {self.number}"
@@ -298,18 +373,27 @@ class SignOff(models.Model):
     signed_by = models.CharField(max_length=150)
     signed_at = models.DateTimeField()
     note = models.TextField(blank=True)
-    state = models.CharField(max_length=16, blank=True, help_text="the day's accounting state when it was signed")
-    exceptions = models.JSONField(default=list, blank=True,
-                                  help_text="what the note signs over: the kinds of what was missing or not explained")
+    state = models.CharField(
+        max_length=16, blank=True, help_text="the day's accounting state when it was signed"
+    )
+    exceptions = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="what the note signs over: the kinds of what was missing or not explained",
+    )
     reopened_by = models.CharField(max_length=150, blank=True)
     reopened_at = models.DateTimeField(null=True, blank=True)
     reopen_note = models.TextField(blank=True)
-    event_version = models.PositiveBigIntegerField(help_text="the last change's event in audit.ledger")
+    event_version = models.PositiveBigIntegerField(
+        help_text="the last change's event in audit.ledger"
+    )
 
     class Meta:
         ordering = ["table", "gaming_day"]
         verbose_name = "sign-off"
-        constraints = [models.UniqueConstraint(fields=["table", "gaming_day"], name="ledger_signoff_unique")]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "gaming_day"], name="ledger_signoff_unique")
+        ]
 
     def __str__(self) -> str:
         return f"{self.table} {self.gaming_day} {self.status}"
@@ -335,7 +419,11 @@ class FxRate(models.Model):
     class Meta:
         ordering = ["gaming_day", "currency", "house"]
         verbose_name = "exchange rate"
-        constraints = [models.UniqueConstraint(fields=["gaming_day", "currency", "house"], name="ledger_fxrate_unique")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["gaming_day", "currency", "house"], name="ledger_fxrate_unique"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.gaming_day} 1 {self.currency} = {self.numerator}/{self.denominator} {self.house}"

@@ -22,6 +22,7 @@ before.
 locks the table's row: a fold that finds the ledger already further (another run got
 there first) writes nothing. A batch seen twice finds nothing new.
 """
+
 from __future__ import annotations
 
 import uuid
@@ -66,12 +67,19 @@ def openings(stream: str) -> list[tuple[int, str]]:
     (:func:`audit.feed.readmodels.openings`), in order; a struck one of no date has the day
     "": the events from it to the next opening are in no gaming day, and the day before
     it ends there."""
-    return [(o.version, o.payload["gaming_day"] if o.day is not None else "")
-            for o in readmodels.openings(stream) if o.readable]
+    return [
+        (o.version, o.payload["gaming_day"] if o.day is not None else "")
+        for o in readmodels.openings(stream)
+        if o.readable
+    ]
 
 
-def touched_days(stream: str, events: list[dict[str, Any]], opened: list[tuple[int, str]],
-                 refused: Mapping[str, str] | None = None) -> set[str]:
+def touched_days(
+    stream: str,
+    events: list[dict[str, Any]],
+    opened: list[tuple[int, str]],
+    refused: Mapping[str, str] | None = None,
+) -> set[str]:
     """The gaming days new events change: a count's or a drop's own, else the day of the
     ``table.opened`` the event follows; a ``table.opened`` also the day before it (which
     it makes final: its end-of-day checks are due); a correction also the day of the
@@ -100,11 +108,18 @@ def touched_days(stream: str, events: list[dict[str, Any]], opened: list[tuple[i
             if payload.get("corrects"):
                 struck.add(str(payload["corrects"]))
     if bets or struck:
-        earlier = Event.objects.filter(stream=stream).filter(
-            Q(type="bet.placed", payload__bet__in=sorted(bets)) | with_ids(struck)
-        ).values_list("version", flat=True)
+        earlier = (
+            Event.objects.filter(stream=stream)
+            .filter(Q(type="bet.placed", payload__bet__in=sorted(bets)) | with_ids(struck))
+            .values_list("version", flat=True)
+        )
         # the day before a struck event too: a struck opening whose day is no date ends it
-        days.update(d for v in earlier for d in (readmodels.day_at(opened, v), readmodels.day_at(opened, v - 1)) if d)
+        days.update(
+            d
+            for v in earlier
+            for d in (readmodels.day_at(opened, v), readmodels.day_at(opened, v - 1))
+            if d
+        )
     return days
 
 
@@ -129,12 +144,23 @@ class Projected:
 
 
 def _strikes(events: list[dict[str, Any]], refused: Mapping[str, str]) -> bool:
-    return any(e["type"] == "correction.recorded" and e["payload"].get("corrects") is not None
-               and not e["payload"].get("settlements") and e["id"] not in refused for e in events)
+    return any(
+        e["type"] == "correction.recorded"
+        and e["payload"].get("corrects") is not None
+        and not e["payload"].get("settlements")
+        and e["id"] not in refused
+        for e in events
+    )
 
 
-def project_table(*, stream: str, full: bool = False, cache: FoldCache[KeptBooks] | None = None,
-                  now: datetime | None = None, redo: Collection[str] = ()) -> Projected:
+def project_table(
+    *,
+    stream: str,
+    full: bool = False,
+    cache: FoldCache[KeptBooks] | None = None,
+    now: datetime | None = None,
+    redo: Collection[str] = (),
+) -> Projected:
     """Bring the ledger's read models of ``stream`` up to its head (``full``: every day
     from the first event; ``redo``: these gaming days written again even with nothing new -
     a day reopened after sign-off). Folds outside any transaction; writes in one."""
@@ -156,10 +182,15 @@ def project_table(*, stream: str, full: bool = False, cache: FoldCache[KeptBooks
     rates = fx.rates()
     # of use only as a fold of what the ledger has folded; a rate set since (here or in
     # another process) books the days anew
-    kept = cache.take(stream, version=done, fits=lambda books: not full and books.state.rates == rates) \
-        if cache is not None else None
+    kept = (
+        cache.take(stream, version=done, fits=lambda books: not full and books.state.rates == rates)
+        if cache is not None
+        else None
+    )
     if kept is not None and not any(e["type"] == "table.opened" for e in new):
-        opened = kept.openings  # no new day: the openings the kept fold knew (a query that scans the stream)
+        opened = (
+            kept.openings
+        )  # no new day: the openings the kept fold knew (a query that scans the stream)
     else:
         opened = openings(stream)
     refused = refused_events(stream, done + 1, head)
@@ -168,15 +199,22 @@ def project_table(*, stream: str, full: bool = False, cache: FoldCache[KeptBooks
         days |= {day for _, day in opened if day}
     if not days:
         if kept is not None and cache is not None:  # nothing the fold reads: it stands at the head
-            cache.put(stream, KeptBooks(kept.start, kept.state, kept.versions, opened), version=head,
-                      head_hash=head_hash)
+            cache.put(
+                stream,
+                KeptBooks(kept.start, kept.state, kept.versions, opened),
+                version=head,
+                head_hash=head_hash,
+            )
         return _advance(stream, done, head)
     earliest = min(days)
     first = next((i for i, (_, day) in enumerate(opened) if day == earliest), None)
     start = 1 if full or not first else opened[first - 1][0]
     plan = config.shift_plan()
     reusable = (
-        kept is not None and kept.start <= start and kept.state.plan == plan and not _strikes(new, refused)
+        kept is not None
+        and kept.start <= start
+        and kept.state.plan == plan
+        and not _strikes(new, refused)
         and not any(e["type"] == "table.opened" for e in new)
     )
     if reusable:
@@ -187,8 +225,13 @@ def project_table(*, stream: str, full: bool = False, cache: FoldCache[KeptBooks
         folded = new if start == done + 1 else list(_events(stream, start, head))
         if start <= done:
             refused = {**refused_events(stream, start, done), **refused}
-        state = Fold(plan=plan, struck=struck_events(applicable(folded, refused)), entries=False, refused=refused,
-                     rates=rates)
+        state = Fold(
+            plan=plan,
+            struck=struck_events(applicable(folded, refused)),
+            entries=False,
+            refused=refused,
+            rates=rates,
+        )
         versions = {}
     for event in folded:
         state.apply(event)
@@ -200,17 +243,36 @@ def project_table(*, stream: str, full: bool = False, cache: FoldCache[KeptBooks
     books = state.books(final=final, entries=False, drop_box=boxed)
     write = sorted(d for d in _days_of(books) if d >= earliest)
     data = {
-        day: r.game_data(table=stream, gaming_day=date.fromisoformat(day), version=head,
-                         ruleset=books.games.get(day, ("", {}))[0], rules=dict(books.games.get(day, ("", {}))[1]))
-        for day in write if any(key[0] == day for key in books.shifts)
+        day: r.game_data(
+            table=stream,
+            gaming_day=date.fromisoformat(day),
+            version=head,
+            ruleset=books.games.get(day, ("", {}))[0],
+            rules=dict(books.games.get(day, ("", {}))[1]),
+        )
+        for day in write
+        if any(key[0] == day for key in books.shifts)
     }
     written = readmodels.write_owned(
         lambda: _claim(stream, head=head, full=full or again),
-        lambda table: _write(table, stream=stream, books=books, days=write, final=final, data=data, head=head,
-                             versions=versions, events=len(folded), first_versions={d: v for v, d in opened},
-                             now=now))
+        lambda table: _write(
+            table,
+            stream=stream,
+            books=books,
+            days=write,
+            final=final,
+            data=data,
+            head=head,
+            versions=versions,
+            events=len(folded),
+            first_versions={d: v for v, d in opened},
+            now=now,
+        ),
+    )
     if cache is not None:
-        cache.put(stream, KeptBooks(start, state, versions, opened), version=head, head_hash=head_hash)
+        cache.put(
+            stream, KeptBooks(start, state, versions, opened), version=head, head_hash=head_hash
+        )
     return Projected(stream, head, len(folded), tuple(write), written)
 
 
@@ -224,8 +286,12 @@ def _days_of(books: Books) -> set[str]:
 def _advance(stream: str, done: int, head: int) -> Projected:
     """New events the ledger does not read: only the version moves."""
     with transaction.atomic():
-        table, _ = m.LedgerTable.objects.get_or_create(stream=stream, defaults={"pit": config.configured_pit(stream)})
-        moved = m.LedgerTable.objects.filter(pk=table.pk, folded_version__lt=head).update(folded_version=head)
+        table, _ = m.LedgerTable.objects.get_or_create(
+            stream=stream, defaults={"pit": config.configured_pit(stream)}
+        )
+        moved = m.LedgerTable.objects.filter(pk=table.pk, folded_version__lt=head).update(
+            folded_version=head
+        )
     return Projected(stream, head, 0, (), bool(moved))
 
 
@@ -236,23 +302,51 @@ def _uuid(text: str | None) -> uuid.UUID | None:
 def _claim(stream: str, *, head: int, full: bool) -> m.LedgerTable | None:
     """The table's row, locked for the write of a fold to ``head``; None when another run
     got as far first (it wrote these very rows) - unless ``full``, at the head only."""
-    table, _ = m.LedgerTable.objects.get_or_create(stream=stream, defaults={"pit": config.configured_pit(stream)})
+    table, _ = m.LedgerTable.objects.get_or_create(
+        stream=stream, defaults={"pit": config.configured_pit(stream)}
+    )
     table = m.LedgerTable.objects.select_for_update().get(pk=table.pk)
     if table.folded_version > head or (table.folded_version == head and not full):
         return None
     return table
 
 
-def _write(table: m.LedgerTable, *, stream: str, books: Books, days: list[str], final: set[str],
-           data: dict[str, r.GameData], head: int, versions: dict[str, int], events: int,
-           first_versions: dict[str, int], now: datetime) -> None:
+def _write(
+    table: m.LedgerTable,
+    *,
+    stream: str,
+    books: Books,
+    days: list[str],
+    final: set[str],
+    data: dict[str, r.GameData],
+    head: int,
+    versions: dict[str, int],
+    events: int,
+    first_versions: dict[str, int],
+    now: datetime,
+) -> None:
     when = [date.fromisoformat(d) for d in days]
-    signoffs = {s.gaming_day.isoformat(): s for s in m.SignOff.objects.filter(
-        table=stream, gaming_day__in=when, status=m.SignOff.Status.SIGNED)}
+    signoffs = {
+        s.gaming_day.isoformat(): s
+        for s in m.SignOff.objects.filter(
+            table=stream, gaming_day__in=when, status=m.SignOff.Status.SIGNED
+        )
+    }
     # a signed day is closed: its rows stay as they were signed
-    kept = {row.gaming_day.isoformat(): row for row in m.Reconciliation.objects.select_related("table").filter(
-        table=table, gaming_day__in=[date.fromisoformat(d) for d in signoffs], shift="")}
-    for model in (m.Reconciliation, m.Slip, m.InventorySlip, m.DropBox, m.Marker, m.MarkerRedemption):
+    kept = {
+        row.gaming_day.isoformat(): row
+        for row in m.Reconciliation.objects.select_related("table").filter(
+            table=table, gaming_day__in=[date.fromisoformat(d) for d in signoffs], shift=""
+        )
+    }
+    for model in (
+        m.Reconciliation,
+        m.Slip,
+        m.InventorySlip,
+        m.DropBox,
+        m.Marker,
+        m.MarkerRedemption,
+    ):
         rows_of = model.objects.filter(table=table, gaming_day__in=when)
         if model is m.Reconciliation:
             rows_of = rows_of.exclude(gaming_day__in=[date.fromisoformat(d) for d in kept])
@@ -263,16 +357,24 @@ def _write(table: m.LedgerTable, *, stream: str, books: Books, days: list[str], 
     found: dict[str, list[Any]] = {}
     for day, group in rows.items():
         drop_box = config.has_drop_box(books.games.get(day, ("", {}))[0])
-        found[day] = r.reconcile_rows(group, data[day], version=head, now=now, drop_box=drop_box,
-                                      missing=books.missing(day, drop_box=drop_box),
-                                      differences=books.differences(day))
+        found[day] = r.reconcile_rows(
+            group,
+            data[day],
+            version=head,
+            now=now,
+            drop_box=drop_box,
+            missing=books.missing(day, drop_box=drop_box),
+            differences=books.differences(day),
+        )
         signoff = signoffs.get(day)
         if signoff is None:
             continue
         late = r.late_of(group[0], signoff)
         state = m.Reconciliation.State.ADJUSTED if late else m.Reconciliation.State.SIGNED
         if day in kept:
-            stored = m.Reconciliation.objects.filter(table=table, gaming_day=date.fromisoformat(day))
+            stored = m.Reconciliation.objects.filter(
+                table=table, gaming_day=date.fromisoformat(day)
+            )
             stored.filter(shift="").update(late=late)
             stored.update(state=state)
             rows[day] = []
@@ -286,15 +388,24 @@ def _write(table: m.LedgerTable, *, stream: str, books: Books, days: list[str], 
     run = r.check_run(table=stream, gaming_day=min(when) if when else None, events=events, now=now)
     for day in days:
         gaming_day = date.fromisoformat(day)
-        r.record_findings(run=run, table=stream, gaming_day=gaming_day, versions=versions, kinds=CUSTODY_KINDS,
-                          findings=[f for f in books.findings if f.gaming_day == day])
+        r.record_findings(
+            run=run,
+            table=stream,
+            gaming_day=gaming_day,
+            versions=versions,
+            kinds=CUSTODY_KINDS,
+            findings=[f for f in books.findings if f.gaming_day == day],
+        )
         signoff = signoffs.get(day)
         if signoff is not None and day in found:
             stored = m.Reconciliation.objects.select_related("table").get(
-                table=table, gaming_day=gaming_day, shift="")
+                table=table, gaming_day=gaming_day, shift=""
+            )
             changed = r.signed_changed(stored, signoff)
             found[day] += [changed] if changed is not None else []
-        r.record_findings(run=run, table=stream, gaming_day=gaming_day, findings=found.get(day, []), kinds=r.KINDS)
+        r.record_findings(
+            run=run, table=stream, gaming_day=gaming_day, findings=found.get(day, []), kinds=r.KINDS
+        )
     latest = max(books.games) if books.games else None
     table.folded_version = head
     table.currency = books.currency if books.currency != "XXX" else table.currency
@@ -305,37 +416,89 @@ def _write(table: m.LedgerTable, *, stream: str, books: Books, days: list[str], 
     table.save()
 
 
-_FIGURES = ("opener", "opener_chips", "closer", "closer_chips", "fills", "credits", "buyins_cash", "markers_issued",
-            "drop_cash", "drop_markers", "drop_chips", "handle", "stake_squares", "hand_squares", "round_squares", "settled_win", "corrections",
-            "rounds", "bets", "between_shifts", "insurance_squares")
+_FIGURES = (
+    "opener",
+    "opener_chips",
+    "closer",
+    "closer_chips",
+    "fills",
+    "credits",
+    "buyins_cash",
+    "markers_issued",
+    "drop_cash",
+    "drop_markers",
+    "drop_chips",
+    "handle",
+    "stake_squares",
+    "hand_squares",
+    "round_squares",
+    "settled_win",
+    "corrections",
+    "rounds",
+    "bets",
+    "between_shifts",
+    "insurance_squares",
+)
 # the fold's figures whose columns have other names
 _RENAMED = {"initial": "initial_stakes", "insurance": "insurance_stakes"}
 
 
-def _period(table: m.LedgerTable, books: Books, day: str, figures: Any, shift: str, final: set[str],
-            first_versions: dict[str, int]) -> m.Reconciliation:
+def _period(
+    table: m.LedgerTable,
+    books: Books,
+    day: str,
+    figures: Any,
+    shift: str,
+    final: set[str],
+    first_versions: dict[str, int],
+) -> m.Reconciliation:
     ruleset, rules = books.games.get(day, ("", {}))
     values = {name: getattr(figures, name) for name in _FIGURES}
     values.update({column: getattr(figures, name) for name, column in _RENAMED.items()})
     for name in ("opener_chips", "closer_chips"):
         if values[name] is not None:
             values[name] = {str(d): n for d, n in sorted(values[name].items())}
-    rounds = sorted(n for (d, n), s in books.round_shifts.items() if d == day and (not shift or s == shift))
-    conversions = [{"event": c.event, "what": c.what, "shift": c.shift, "currency": c.currency, "amount": c.amount,
-                    "rate": str(c.rate), "booked": c.booked}
-                   for c in books.conversions if c.gaming_day == day and (not shift or c.shift == shift)]
+    rounds = sorted(
+        n for (d, n), s in books.round_shifts.items() if d == day and (not shift or s == shift)
+    )
+    conversions = [
+        {
+            "event": c.event,
+            "what": c.what,
+            "shift": c.shift,
+            "currency": c.currency,
+            "amount": c.amount,
+            "rate": str(c.rate),
+            "booked": c.booked,
+        }
+        for c in books.conversions
+        if c.gaming_day == day and (not shift or c.shift == shift)
+    ]
     return m.Reconciliation(
         conversions=conversions,
-        table=table, gaming_day=date.fromisoformat(day), shift=shift, currency=books.currency, ruleset=ruleset,
-        rules=dict(rules), final=day in final, first_version=first_versions.get(day, 0),
-        duplicates=[list(d) for d in figures.duplicates], round_numbers=rounds,
+        table=table,
+        gaming_day=date.fromisoformat(day),
+        shift=shift,
+        currency=books.currency,
+        ruleset=ruleset,
+        rules=dict(rules),
+        final=day in final,
+        first_version=first_versions.get(day, 0),
+        duplicates=[list(d) for d in figures.duplicates],
+        round_numbers=rounds,
         trial_balance=dict(sorted(books.balances_of(day, shift or None).items())),
-        recorded_win=figures.recorded_win, **values,
+        recorded_win=figures.recorded_win,
+        **values,
     )
 
 
-def _periods(table: m.LedgerTable, books: Books, wanted: set[str], final: set[str],
-             first_versions: dict[str, int]) -> dict[str, list[m.Reconciliation]]:
+def _periods(
+    table: m.LedgerTable,
+    books: Books,
+    wanted: set[str],
+    final: set[str],
+    first_versions: dict[str, int],
+) -> dict[str, list[m.Reconciliation]]:
     """Per day written: the day's row, then its shifts' (in the order they came)."""
     out: dict[str, list[m.Reconciliation]] = {}
     for day in books.days():
@@ -343,7 +506,8 @@ def _periods(table: m.LedgerTable, books: Books, wanted: set[str], final: set[st
             continue
         shifts = books.shifts_of(day)
         out[day] = [_period(table, books, day, books.day(day), "", final, first_versions)] + [
-            _period(table, books, day, f, f.shift or "", final, first_versions) for f in shifts]
+            _period(table, books, day, f, f.shift or "", final, first_versions) for f in shifts
+        ]
     return out
 
 
@@ -351,43 +515,116 @@ def _chips(chips: dict[int, int]) -> dict[str, int]:
     return {str(d): n for d, n in sorted(chips.items())}
 
 
-def _custody_rows(table: m.LedgerTable, books: Books, wanted: set[str], versions: dict[str, int]) -> None:
-    m.Slip.objects.bulk_create([
-        m.Slip(table=table, number=s.number, kind=s.kind, gaming_day=date.fromisoformat(s.gaming_day), shift=s.shift,
-               state=s.state, value=chip_value(next(iter(s.steps.values()))[1]) if s.steps else 0,
-               steps={step: {"event": event, "version": versions.get(event or ""), "chips": _chips(chips),
-                             "value": chip_value(chips)} for step, (event, chips) in s.steps.items()},
-               people={k: v for k, v in s.people.items() if v}, void_reason=s.void_reason or "", legacy=s.legacy)
-        for s in books.slips.values() if s.gaming_day in wanted
-    ])
-    m.InventorySlip.objects.bulk_create([
-        m.InventorySlip(table=table, gaming_day=date.fromisoformat(c.gaming_day), shift=c.shift, kind=c.kind,
-                        slip=c.slip or "", chips=_chips(c.chips), value=c.value, counted_by=c.counted_by or "",
-                        witnessed_by=c.witnessed_by or "", event_id=_uuid(c.event), version=versions.get(c.event or ""))
-        for c in books.counts if c.gaming_day in wanted
-    ])
+def _custody_rows(
+    table: m.LedgerTable, books: Books, wanted: set[str], versions: dict[str, int]
+) -> None:
+    m.Slip.objects.bulk_create(
+        [
+            m.Slip(
+                table=table,
+                number=s.number,
+                kind=s.kind,
+                gaming_day=date.fromisoformat(s.gaming_day),
+                shift=s.shift,
+                state=s.state,
+                value=chip_value(next(iter(s.steps.values()))[1]) if s.steps else 0,
+                steps={
+                    step: {
+                        "event": event,
+                        "version": versions.get(event or ""),
+                        "chips": _chips(chips),
+                        "value": chip_value(chips),
+                    }
+                    for step, (event, chips) in s.steps.items()
+                },
+                people={k: v for k, v in s.people.items() if v},
+                void_reason=s.void_reason or "",
+                legacy=s.legacy,
+            )
+            for s in books.slips.values()
+            if s.gaming_day in wanted
+        ]
+    )
+    m.InventorySlip.objects.bulk_create(
+        [
+            m.InventorySlip(
+                table=table,
+                gaming_day=date.fromisoformat(c.gaming_day),
+                shift=c.shift,
+                kind=c.kind,
+                slip=c.slip or "",
+                chips=_chips(c.chips),
+                value=c.value,
+                counted_by=c.counted_by or "",
+                witnessed_by=c.witnessed_by or "",
+                event_id=_uuid(c.event),
+                version=versions.get(c.event or ""),
+            )
+            for c in books.counts
+            if c.gaming_day in wanted
+        ]
+    )
     drops = []
     for (day, shift), d in books.drops.items():
         if day not in wanted:
             continue
-        state = "posted" if d.posted is not None or (d.legacy and d.counted) else "counted" if d.counted else "removed"
+        state = (
+            "posted"
+            if d.posted is not None or (d.legacy and d.counted)
+            else "counted"
+            if d.counted
+            else "removed"
+        )
         counted, posted = d.counted or (None, None, None), d.posted or (None, None, None)
-        drops.append(m.DropBox(
-            table=table, gaming_day=date.fromisoformat(day), shift=shift or "", state=state,
-            counted_cash=counted[0], counted_markers=counted[1], counted_chips=counted[2],
-            posted_cash=posted[0], posted_markers=posted[1], posted_chips=posted[2],
-            removed_event=_uuid(d.removed), count_event=_uuid(d.count_event), post_event=_uuid(d.post_event)))
+        drops.append(
+            m.DropBox(
+                table=table,
+                gaming_day=date.fromisoformat(day),
+                shift=shift or "",
+                state=state,
+                counted_cash=counted[0],
+                counted_markers=counted[1],
+                counted_chips=counted[2],
+                posted_cash=posted[0],
+                posted_markers=posted[1],
+                posted_chips=posted[2],
+                removed_event=_uuid(d.removed),
+                count_event=_uuid(d.count_event),
+                post_event=_uuid(d.post_event),
+            )
+        )
     m.DropBox.objects.bulk_create(drops)
-    m.Marker.objects.bulk_create([
-        m.Marker(table=table, number=mk.number, gaming_day=date.fromisoformat(mk.gaming_day), player=mk.player or "",
-                 amount=mk.amount, currency=mk.currency, redeemed=mk.redeemed, event_id=_uuid(mk.event))
-        for mk in books.markers.values() if mk.gaming_day in wanted
-    ])
-    m.MarkerRedemption.objects.bulk_create([
-        m.MarkerRedemption(table=table, marker=r.marker, gaming_day=date.fromisoformat(r.gaming_day), amount=r.amount,
-                           currency=r.currency, method=r.method, event_id=_uuid(r.event))
-        for r in books.redemptions if r.gaming_day in wanted
-    ])
+    m.Marker.objects.bulk_create(
+        [
+            m.Marker(
+                table=table,
+                number=mk.number,
+                gaming_day=date.fromisoformat(mk.gaming_day),
+                player=mk.player or "",
+                amount=mk.amount,
+                currency=mk.currency,
+                redeemed=mk.redeemed,
+                event_id=_uuid(mk.event),
+            )
+            for mk in books.markers.values()
+            if mk.gaming_day in wanted
+        ]
+    )
+    m.MarkerRedemption.objects.bulk_create(
+        [
+            m.MarkerRedemption(
+                table=table,
+                marker=r.marker,
+                gaming_day=date.fromisoformat(r.gaming_day),
+                amount=r.amount,
+                currency=r.currency,
+                method=r.method,
+                event_id=_uuid(r.event),
+            )
+            for r in books.redemptions
+            if r.gaming_day in wanted
+        ]
+    )
 
 
 def table_set_pit(*, table: str, pit: str) -> m.LedgerTable:

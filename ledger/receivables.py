@@ -14,6 +14,7 @@ chip float).
   the cage are not in the record (no event says so), so it grows with every buy-in and
   never falls by a cage cash-out. The report's title and the screen say so.
 """
+
 from __future__ import annotations
 
 from datetime import date
@@ -25,49 +26,94 @@ from ledger.books import journal
 from . import selectors
 
 AGING_COLUMNS = (
-    Column("bucket", "days since issue"), Column("currency", "currency"),
-    Column("markers", "markers", "int", total=True), Column("issued", "issued", "money", total=True),
-    Column("redeemed", "redeemed", "money", total=True), Column("outstanding", "outstanding", "money", total=True),
+    Column("bucket", "days since issue"),
+    Column("currency", "currency"),
+    Column("markers", "markers", "int", total=True),
+    Column("issued", "issued", "money", total=True),
+    Column("redeemed", "redeemed", "money", total=True),
+    Column("outstanding", "outstanding", "money", total=True),
 )
 MARKER_COLUMNS = (
-    Column("number", "marker"), Column("table", "table"), Column("player", "player"),
-    Column("issued_on", "issued on"), Column("age_days", "age (days)", "int"), Column("bucket", "bucket"),
-    Column("currency", "currency", screen=False), Column("amount", "issued", "money", total=True),
-    Column("redeemed", "redeemed", "money", total=True), Column("outstanding", "outstanding", "money", total=True),
+    Column("number", "marker"),
+    Column("table", "table"),
+    Column("player", "player"),
+    Column("issued_on", "issued on"),
+    Column("age_days", "age (days)", "int"),
+    Column("bucket", "bucket"),
+    Column("currency", "currency", screen=False),
+    Column("amount", "issued", "money", total=True),
+    Column("redeemed", "redeemed", "money", total=True),
+    Column("outstanding", "outstanding", "money", total=True),
     Column("last_redeemed_on", "last redeemed on"),
 )
 
 
-def marker_aging(*, day: date, table: str | None = None, pit: str | None = None,
-                 outstanding_only: bool = True) -> tuple[Report, Report]:
+def marker_aging(
+    *, day: date, table: str | None = None, pit: str | None = None, outstanding_only: bool = True
+) -> tuple[Report, Report]:
     """Marker receivables as of gaming day ``day``: the aging by bucket (every marker issued
     on or before it, paid or not), and the markers (those still outstanding, or every one)."""
     aged = selectors.marker_aging(day, table=table, pit=pit)
-    parameters = {"day": day.isoformat(), "table": table, "pit": pit, "outstanding_only": outstanding_only}
+    parameters = {
+        "day": day.isoformat(),
+        "table": table,
+        "pit": pit,
+        "outstanding_only": outstanding_only,
+    }
     buckets = []
     for currency in sorted(aged.by_bucket):
         for _, _, name in selectors.AGE_BUCKETS:
             mine = [mk for mk in aged.markers if mk.currency == currency and mk.bucket == name]
-            buckets.append({"bucket": name, "currency": currency, "markers": len(mine),
-                            "issued": sum(mk.amount for mk in mine), "redeemed": sum(mk.redeemed for mk in mine),
-                            "outstanding": sum(mk.outstanding for mk in mine)})
-    listed = [{
-        "number": mk.number, "table": mk.table, "player": mk.player or None, "issued_on": mk.issued_on.isoformat(),
-        "age_days": mk.age_days, "bucket": mk.bucket, "currency": mk.currency, "amount": mk.amount,
-        "redeemed": mk.redeemed, "outstanding": mk.outstanding,
-        "last_redeemed_on": mk.last_redeemed_on.isoformat() if mk.last_redeemed_on else None,
-    } for mk in sorted(aged.markers, key=lambda mk: (-mk.age_days, mk.table, mk.number))
-        if mk.outstanding or not outstanding_only]
+            buckets.append(
+                {
+                    "bucket": name,
+                    "currency": currency,
+                    "markers": len(mine),
+                    "issued": sum(mk.amount for mk in mine),
+                    "redeemed": sum(mk.redeemed for mk in mine),
+                    "outstanding": sum(mk.outstanding for mk in mine),
+                }
+            )
+    listed = [
+        {
+            "number": mk.number,
+            "table": mk.table,
+            "player": mk.player or None,
+            "issued_on": mk.issued_on.isoformat(),
+            "age_days": mk.age_days,
+            "bucket": mk.bucket,
+            "currency": mk.currency,
+            "amount": mk.amount,
+            "redeemed": mk.redeemed,
+            "outstanding": mk.outstanding,
+            "last_redeemed_on": mk.last_redeemed_on.isoformat() if mk.last_redeemed_on else None,
+        }
+        for mk in sorted(aged.markers, key=lambda mk: (-mk.age_days, mk.table, mk.number))
+        if mk.outstanding or not outstanding_only
+    ]
     return (
-        Report("marker_aging", f"Marker receivables as of {day.isoformat()}, by days since issue", AGING_COLUMNS,
-               buckets, parameters).with_totals(),
-        Report("markers", f"Markers {'outstanding' if outstanding_only else 'issued'} as of {day.isoformat()}, "
-               "the oldest first", MARKER_COLUMNS, listed, parameters).with_totals(),
+        Report(
+            "marker_aging",
+            f"Marker receivables as of {day.isoformat()}, by days since issue",
+            AGING_COLUMNS,
+            buckets,
+            parameters,
+        ).with_totals(),
+        Report(
+            "markers",
+            f"Markers {'outstanding' if outstanding_only else 'issued'} as of {day.isoformat()}, "
+            "the oldest first",
+            MARKER_COLUMNS,
+            listed,
+            parameters,
+        ).with_totals(),
     )
 
 
 CHIP_COLUMNS = (
-    Column("table", "table"), Column("pit", "pit"), Column("currency", "currency"),
+    Column("table", "table"),
+    Column("pit", "pit"),
+    Column("currency", "currency"),
     Column("days", "days on record", "int"),
     Column("brought_forward", "brought forward", "money", total=True),
     Column("movement", "to players in the range", "signed", total=True),
@@ -75,8 +121,9 @@ CHIP_COLUMNS = (
 )
 
 
-def chips_outstanding(*, day: date, day_from: date | None = None, table: str | None = None,
-                      pit: str | None = None) -> Report:
+def chips_outstanding(
+    *, day: date, day_from: date | None = None, table: str | None = None, pit: str | None = None
+) -> Report:
     """Per table: the chips its books put into players' hands, net, as of the end of gaming
     day ``day`` - brought forward from the days before ``day_from`` (default: ``day``), what
     the days ``day_from`` to ``day`` moved, and the net after them (positive: the tables
@@ -85,17 +132,33 @@ def chips_outstanding(*, day: date, day_from: date | None = None, table: str | N
     rows = selectors.reconciliations(day_to=day, table=table, pit=pit)
     lines: dict[str, dict[str, Any]] = {}
     for row in rows:
-        line = lines.setdefault(row.table.stream, {
-            "table": row.table.stream, "pit": row.table.pit or None, "currency": row.currency, "days": 0,
-            "brought_forward": 0, "movement": 0})
+        line = lines.setdefault(
+            row.table.stream,
+            {
+                "table": row.table.stream,
+                "pit": row.table.pit or None,
+                "currency": row.currency,
+                "days": 0,
+                "brought_forward": 0,
+                "movement": 0,
+            },
+        )
         held = row.trial_balance.get(journal.PLAYERS, 0)
         line["days"] += 1
         line["brought_forward" if row.gaming_day < since else "movement"] += held
-    out = [{**line, "outstanding": line["brought_forward"] + line["movement"]}
-           for _, line in sorted(lines.items())]
-    title = (f"Chips the tables put into players' hands, net, at the end of {day.isoformat()}"
-             + (f", moved {since.isoformat()} to {day.isoformat()}" if since != day else "")
-             + " - not the chip float: chips sold or cashed at the cage are not on record")
-    return Report("chips_outstanding", title, CHIP_COLUMNS, out,
-                  {"day": day.isoformat(), "from": since.isoformat(), "table": table, "pit": pit}).with_totals()
-
+    out = [
+        {**line, "outstanding": line["brought_forward"] + line["movement"]}
+        for _, line in sorted(lines.items())
+    ]
+    title = (
+        f"Chips the tables put into players' hands, net, at the end of {day.isoformat()}"
+        + (f", moved {since.isoformat()} to {day.isoformat()}" if since != day else "")
+        + " - not the chip float: chips sold or cashed at the cage are not on record"
+    )
+    return Report(
+        "chips_outstanding",
+        title,
+        CHIP_COLUMNS,
+        out,
+        {"day": day.isoformat(), "from": since.isoformat(), "table": table, "pit": pit},
+    ).with_totals()

@@ -23,6 +23,7 @@ amounts by the one money formatter (the CSV writes text, currency units and mino
 units). Each report ends with a totals row per currency, computed as its rows are (the
 sums of the same periods, the rates from the sums: :func:`ledger.books.stats.total`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -56,9 +57,15 @@ def theoretical_of(row: m.Reconciliation) -> stats.Theoretical | None:
     if not row.edge or row.initial_stakes is None:
         return None
     return stats.theoretical(
-        row.initial_stakes, Fraction(row.edge), _fraction(row.game_variance), _fraction(row.game_covariance),
-        hand_squares=int(row.hand_squares), round_squares=int(row.round_squares), insurance=row.insurance_stakes,
-        insurance_squares=int(row.insurance_squares), insurance_edge=_fraction(row.insurance_edge),
+        row.initial_stakes,
+        Fraction(row.edge),
+        _fraction(row.game_variance),
+        _fraction(row.game_covariance),
+        hand_squares=int(row.hand_squares),
+        round_squares=int(row.round_squares),
+        insurance=row.insurance_stakes,
+        insurance_squares=int(row.insurance_squares),
+        insurance_edge=_fraction(row.insurance_edge),
         insurance_variance=_fraction(row.insurance_variance),
     )
 
@@ -71,14 +78,23 @@ def stat_rows(periods: Sequence[m.Reconciliation]) -> list[stats.TableDay]:
     out = []
     for row in periods:
         theory = theoretical_of(row)
-        out.append(stats.TableDay(
-            table=row.table.stream, gaming_day=row.gaming_day, game=row.ruleset or "-", pit=row.table.pit or "-",
-            currency=row.currency, drop=selectors.reported_drop(row), chip_win=selectors.reported_chip_win(row),
-            house_result=selectors.reported_house_result(row),
-            handle=row.handle, theoretical=theory.mean if theory is not None else None,
-            theoretical_variance=theory.variance if theory is not None else None, shift=row.shift or None,
-            missing=stats.missing_counts(opener=row.opener, closer=row.closer, drop=row.drop),
-        ))
+        out.append(
+            stats.TableDay(
+                table=row.table.stream,
+                gaming_day=row.gaming_day,
+                game=row.ruleset or "-",
+                pit=row.table.pit or "-",
+                currency=row.currency,
+                drop=selectors.reported_drop(row),
+                chip_win=selectors.reported_chip_win(row),
+                house_result=selectors.reported_house_result(row),
+                handle=row.handle,
+                theoretical=theory.mean if theory is not None else None,
+                theoretical_variance=theory.variance if theory is not None else None,
+                shift=row.shift or None,
+                missing=stats.missing_counts(opener=row.opener, closer=row.closer, drop=row.drop),
+            )
+        )
     return out
 
 
@@ -99,8 +115,9 @@ def _by_currency(rows: list[stats.TableDay]) -> dict[str, list[stats.TableDay]]:
     return dict(sorted(out.items()))
 
 
-def _currencies(rows: list[stats.TableDay], consolidate: bool) -> tuple[dict[str, list[stats.TableDay]],
-                                                                         list[stats.TableDay] | None]:
+def _currencies(
+    rows: list[stats.TableDay], consolidate: bool
+) -> tuple[dict[str, list[stats.TableDay]], list[stats.TableDay] | None]:
     """The rows per currency; ``consolidate``: all in the house currency
     (``LEDGER_HOUSE_CURRENCY``) at each gaming day's rate (:mod:`ledger.fx`), and apart
     the table-days of a currency with no rate that day (None when not consolidating)."""
@@ -113,7 +130,9 @@ def _currencies(rows: list[stats.TableDay], consolidate: bool) -> tuple[dict[str
     return ({house: inside} if inside else {}), missing
 
 
-def _no_rate(missing: list[stats.TableDay] | None, by: tuple[str, ...], key: tuple[object, ...]) -> dict[str, Any]:
+def _no_rate(
+    missing: list[stats.TableDay] | None, by: tuple[str, ...], key: tuple[object, ...]
+) -> dict[str, Any]:
     """The table-days of a group left out of a consolidation for want of a rate: how many
     and which (None where the report is not consolidated)."""
     if missing is None:
@@ -124,11 +143,15 @@ def _no_rate(missing: list[stats.TableDay] | None, by: tuple[str, ...], key: tup
         groups.setdefault((r.table, r.currency), []).append(r.gaming_day)
     text = "; ".join(
         f"{table} {days[0].isoformat() if len(days) == 1 else f'{len(days)} days, {min(days)} to {max(days)}'} "
-        f"({currency}: no rate)" for (table, currency), days in sorted(groups.items()))
+        f"({currency}: no rate)"
+        for (table, currency), days in sorted(groups.items())
+    )
     return {"no_rate": len(rows), "no_rate_days": text}
 
 
-def _unconverted_rows(missing: list[stats.TableDay] | None, name: str, listed: set[object]) -> list[dict[str, Any]]:
+def _unconverted_rows(
+    missing: list[stats.TableDay] | None, name: str, listed: set[object]
+) -> list[dict[str, Any]]:
     """A row for each group a consolidation left wholly out (every table-day of it without
     a rate): no figures, only what is missing - so no group vanishes from the report."""
     if not missing:
@@ -137,38 +160,58 @@ def _unconverted_rows(missing: list[stats.TableDay] | None, name: str, listed: s
 
     out = []
     for key in sorted({getattr(row, name) for row in missing} - listed, key=str):
-        out.append({name: key.isoformat() if isinstance(key, date) else key, "currency": settings.LEDGER_HOUSE_CURRENCY,
-                    **_no_rate(missing, (name,), (key,))})
+        out.append(
+            {
+                name: key.isoformat() if isinstance(key, date) else key,
+                "currency": settings.LEDGER_HOUSE_CURRENCY,
+                **_no_rate(missing, (name,), (key,)),
+            }
+        )
     return out
 
 
 # a consolidated report's table-days left out for want of a day's rate (ledger.fx)
-NO_RATE = (Column("no_rate", "no rate", "int", screen=False), Column("no_rate_days", "no rate of the day", screen=False))
+NO_RATE = (
+    Column("no_rate", "no rate", "int", screen=False),
+    Column("no_rate_days", "no rate of the day", screen=False),
+)
 
 
 def _totals(totals: stats.Totals) -> dict[str, Any]:
     interval = totals.interval()
     return {
-        "drop": totals.drop if totals.complete else None, "win": totals.win if totals.complete else None,
-        "hold": totals.hold, "in_hold": totals.complete, "left_out": len(totals.left_out),
+        "drop": totals.drop if totals.complete else None,
+        "win": totals.win if totals.complete else None,
+        "hold": totals.hold,
+        "in_hold": totals.complete,
+        "left_out": len(totals.left_out),
         "left_out_days": stats.left_out_text(totals.left_out),
-        "house_result": totals.house_result, "handle": totals.handle, "result_of_handle": totals.result_of_handle,
+        "house_result": totals.house_result,
+        "handle": totals.handle,
+        "result_of_handle": totals.result_of_handle,
         "theoretical_win": None if totals.theoretical is None else round(totals.theoretical),
-        "theoretical_hold": totals.theoretical_hold, "theoretical_sd": totals.theoretical_sd,
-        "interval_low": interval[0] if interval else None, "interval_high": interval[1] if interval else None,
-        "inside": totals.inside(), "periods": totals.rows,
+        "theoretical_hold": totals.theoretical_hold,
+        "theoretical_sd": totals.theoretical_sd,
+        "interval_low": interval[0] if interval else None,
+        "interval_high": interval[1] if interval else None,
+        "inside": totals.inside(),
+        "periods": totals.rows,
     }
 
 
 # the hold's columns (chip-count win over drop, complete table-days only) and the rounds'
 # (house result, handle, theoretical win: every table-day); the same words in every report
 HOLD_BASIS = (
-    Column("drop", "drop", "money"), Column("win", "chip-count win", "signed"), Column("hold", "hold", "rate"),
-    Column("in_hold", "days in hold", "int"), Column("left_out", "left out", "int"),
+    Column("drop", "drop", "money"),
+    Column("win", "chip-count win", "signed"),
+    Column("hold", "hold", "rate"),
+    Column("in_hold", "days in hold", "int"),
+    Column("left_out", "left out", "int"),
     Column("left_out_days", "left out of hold", screen=False),
 )
 ROUNDS_BASIS = (
-    Column("house_result", "house result", "signed"), Column("handle", "handle", "money"),
+    Column("house_result", "house result", "signed"),
+    Column("handle", "handle", "money"),
     Column("result_of_handle", "house result % of handle", "rate"),
 )
 
@@ -179,22 +222,34 @@ def _total_row(first: str, currency: str, rows: list[stats.TableDay]) -> dict[st
 
 
 STAT_COLUMNS = (
-    Column("group", "group"), Column("shift", "shift"), Column("period", "period", screen=False),
-    Column("start", "from", screen=False), Column("end", "to", screen=False), Column("currency", "currency"),
-    *HOLD_BASIS, *ROUNDS_BASIS, Column("theoretical_win", "theoretical win", "signed"),
-    Column("theoretical_hold", "theor. hold", "rate"), Column("before_drop", "prior-year drop", "money"),
-    Column("before_win", "prior-year chip-count win", "signed"), Column("before_hold", "prior-year hold", "rate"),
-    Column("before_left_out", "prior-year days left out", "int", screen=False), *NO_RATE,
-    Column("drop_change", "drop change", "signed", screen=False), Column("win_change", "win change", "signed"),
+    Column("group", "group"),
+    Column("shift", "shift"),
+    Column("period", "period", screen=False),
+    Column("start", "from", screen=False),
+    Column("end", "to", screen=False),
+    Column("currency", "currency"),
+    *HOLD_BASIS,
+    *ROUNDS_BASIS,
+    Column("theoretical_win", "theoretical win", "signed"),
+    Column("theoretical_hold", "theor. hold", "rate"),
+    Column("before_drop", "prior-year drop", "money"),
+    Column("before_win", "prior-year chip-count win", "signed"),
+    Column("before_hold", "prior-year hold", "rate"),
+    Column("before_left_out", "prior-year days left out", "int", screen=False),
+    *NO_RATE,
+    Column("drop_change", "drop change", "signed", screen=False),
+    Column("win_change", "win change", "signed"),
     Column("hold_change_bp", "hold change (bp)", "int"),
 )
 
 
-def _compared_total(currency: str, rows: list[stats.TableDay], span: stats.Period,
-                    by: tuple[str, ...]) -> dict[str, Any]:
+def _compared_total(
+    currency: str, rows: list[stats.TableDay], span: stats.Period, by: tuple[str, ...]
+) -> dict[str, Any]:
     """The statistics' totals row: the groups listed (those with periods in ``span``)
     added up, beside the same groups a year before - so the row is the sum of the rows
     above it, and its rates are computed from those sums."""
+
     def key(row: stats.TableDay) -> tuple[object, ...]:
         return tuple(getattr(row, name) for name in by)
 
@@ -203,10 +258,21 @@ def _compared_total(currency: str, rows: list[stats.TableDay], span: stats.Perio
     before = [row for row in stats.within(rows, span.year_before()) if key(row) in keys]
     c = stats.Comparison((), span, stats.total(listed, currency), stats.total(before, currency))
     now, was = _totals(c.now), _totals(c.before)
-    return {"group": TOTAL, "period": span.name, "start": span.start.isoformat(), "end": span.end.isoformat(),
-            "currency": currency, **now, "before_drop": was["drop"], "before_win": was["win"],
-            "before_hold": was["hold"], "before_left_out": was["left_out"], "drop_change": c.drop_change,
-            "win_change": c.win_change, "hold_change_bp": c.hold_change_bp}
+    return {
+        "group": TOTAL,
+        "period": span.name,
+        "start": span.start.isoformat(),
+        "end": span.end.isoformat(),
+        "currency": currency,
+        **now,
+        "before_drop": was["drop"],
+        "before_win": was["win"],
+        "before_hold": was["hold"],
+        "before_left_out": was["left_out"],
+        "drop_change": c.drop_change,
+        "win_change": c.win_change,
+        "hold_change_bp": c.hold_change_bp,
+    }
 
 
 def _in_house(consolidate: bool) -> str:
@@ -217,7 +283,9 @@ def _in_house(consolidate: bool) -> str:
     return f", in {settings.LEDGER_HOUSE_CURRENCY} at each day's rate"
 
 
-def _period(period: str, as_of: date | None, day_from: date | None, day_to: date | None) -> stats.Period:
+def _period(
+    period: str, as_of: date | None, day_from: date | None, day_to: date | None
+) -> stats.Period:
     if period not in PERIODS:
         raise ReportError(f"period {period!r}: expected one of {', '.join(PERIODS)}")
     if period == "range":
@@ -228,12 +296,26 @@ def _period(period: str, as_of: date | None, day_from: date | None, day_to: date
         return stats.Period(f"{day_from.isoformat()} to {day_to.isoformat()}", day_from, day_to)
     if as_of is None:
         raise ReportError(f"the period {period!r} needs a day (YYYY-MM-DD)")
-    return {"shift": stats.day, "day": stats.day, "mtd": stats.month_to_date, "ytd": stats.year_to_date}[period](as_of)
+    return {
+        "shift": stats.day,
+        "day": stats.day,
+        "mtd": stats.month_to_date,
+        "ytd": stats.year_to_date,
+    }[period](as_of)
 
 
-def statistics(*, group: str = "table", period: str = "day", day: date | None = None, day_from: date | None = None,
-               day_to: date | None = None, table: str | None = None, game: str | None = None,
-               pit: str | None = None, consolidate: bool = False) -> Report:
+def statistics(
+    *,
+    group: str = "table",
+    period: str = "day",
+    day: date | None = None,
+    day_from: date | None = None,
+    day_to: date | None = None,
+    table: str | None = None,
+    game: str | None = None,
+    pit: str | None = None,
+    consolidate: bool = False,
+) -> Report:
     """Per group, the period's drop, win, hold and theoretical win and hold, beside the
     same period a year before (29 February becomes the 28th). ``consolidate``: every
     table-day in the house currency at its day's rate, those without one named apart."""
@@ -245,8 +327,9 @@ def statistics(*, group: str = "table", period: str = "day", day: date | None = 
         by = (*by, "shift")
     periods: list[m.Reconciliation] = []
     for window in (span, before):
-        periods += selectors.reconciliations(day_from=window.start, day_to=window.end, shifts=by_shift,
-                                             **_filters(table, game, pit))
+        periods += selectors.reconciliations(
+            day_from=window.start, day_to=window.end, shifts=by_shift, **_filters(table, game, pit)
+        )
     rows, totals = [], []
     groups, missing = _currencies(stat_rows(periods), consolidate)
     for currency, group_rows in groups.items():
@@ -254,99 +337,245 @@ def statistics(*, group: str = "table", period: str = "day", day: date | None = 
             totals.append(_compared_total(currency, group_rows, span, by))
         for c in stats.compare(group_rows, span, by):
             key = c.key[: len(by) - 1] if by_shift else c.key
-            now, was = {**_totals(c.now), **_no_rate(stats.within(missing, span) if missing is not None else None,
-                                                     by, c.key)}, _totals(c.before)
-            rows.append({
-                "group": "casino" if group == "casino" else str(key[0]), "shift": c.key[-1] if by_shift else None,
-                "period": span.name, "start": span.start.isoformat(), "end": span.end.isoformat(), "currency": currency,
-                **now, "before_drop": was["drop"], "before_win": was["win"], "before_hold": was["hold"],
-                "before_left_out": was["left_out"],
-                "drop_change": c.drop_change, "win_change": c.win_change, "hold_change_bp": c.hold_change_bp,
-            })
-    when = {"shift": f"by shift, gaming day {span.start.isoformat()}", "day": f"gaming day {span.start.isoformat()}",
-            "mtd": f"month to date, {span.start.isoformat()} to {span.end.isoformat()}",
-            "ytd": f"year to date, {span.start.isoformat()} to {span.end.isoformat()}", "range": span.name}[period]
-    return Report("statistics", f"Drop, win and hold by {group}, {when}, beside a year before{_in_house(consolidate)}",
-                  STAT_COLUMNS, rows, {"group": group, "period": period, "day": day, "from": span.start, "to": span.end,
-                                       "table": table, "game": game, "pit": pit, "consolidate": consolidate}, totals)
+            now, was = (
+                {
+                    **_totals(c.now),
+                    **_no_rate(
+                        stats.within(missing, span) if missing is not None else None, by, c.key
+                    ),
+                },
+                _totals(c.before),
+            )
+            rows.append(
+                {
+                    "group": "casino" if group == "casino" else str(key[0]),
+                    "shift": c.key[-1] if by_shift else None,
+                    "period": span.name,
+                    "start": span.start.isoformat(),
+                    "end": span.end.isoformat(),
+                    "currency": currency,
+                    **now,
+                    "before_drop": was["drop"],
+                    "before_win": was["win"],
+                    "before_hold": was["hold"],
+                    "before_left_out": was["left_out"],
+                    "drop_change": c.drop_change,
+                    "win_change": c.win_change,
+                    "hold_change_bp": c.hold_change_bp,
+                }
+            )
+    when = {
+        "shift": f"by shift, gaming day {span.start.isoformat()}",
+        "day": f"gaming day {span.start.isoformat()}",
+        "mtd": f"month to date, {span.start.isoformat()} to {span.end.isoformat()}",
+        "ytd": f"year to date, {span.start.isoformat()} to {span.end.isoformat()}",
+        "range": span.name,
+    }[period]
+    return Report(
+        "statistics",
+        f"Drop, win and hold by {group}, {when}, beside a year before{_in_house(consolidate)}",
+        STAT_COLUMNS,
+        rows,
+        {
+            "group": group,
+            "period": period,
+            "day": day,
+            "from": span.start,
+            "to": span.end,
+            "table": table,
+            "game": game,
+            "pit": pit,
+            "consolidate": consolidate,
+        },
+        totals,
+    )
 
 
 HOLD_COLUMNS = (
-    Column("table", "table"), Column("pit", "pit"), Column("game", "game"), Column("currency", "currency"),
-    Column("periods", "days", "int"), *HOLD_BASIS, Column("theoretical_hold", "theor. hold", "rate"),
-    *ROUNDS_BASIS, Column("theoretical_win", "theoretical win", "signed"), *NO_RATE,
+    Column("table", "table"),
+    Column("pit", "pit"),
+    Column("game", "game"),
+    Column("currency", "currency"),
+    Column("periods", "days", "int"),
+    *HOLD_BASIS,
+    Column("theoretical_hold", "theor. hold", "rate"),
+    *ROUNDS_BASIS,
+    Column("theoretical_win", "theoretical win", "signed"),
+    *NO_RATE,
 )
 
 
-def hold(*, day_from: date, day_to: date, table: str | None = None, game: str | None = None,
-         pit: str | None = None, consolidate: bool = False) -> Report:
+def hold(
+    *,
+    day_from: date,
+    day_to: date,
+    table: str | None = None,
+    game: str | None = None,
+    pit: str | None = None,
+    consolidate: bool = False,
+) -> Report:
     """Per table over the days ``day_from`` to ``day_to``: drop, chip-count win, hold and
     theoretical hold over the complete table-days (the others listed as left out), and the
     house result, handle and theoretical win of every day's rounds."""
     span = _period("range", None, day_from, day_to)
-    periods = list(selectors.reconciliations(day_from=span.start, day_to=span.end, **_filters(table, game, pit)))
+    periods = list(
+        selectors.reconciliations(
+            day_from=span.start, day_to=span.end, **_filters(table, game, pit)
+        )
+    )
     rows, totals = [], []
     groups, missing = _currencies(stat_rows(periods), consolidate)
     for currency, group_rows in groups.items():
         for (name,), sums in stats.aggregate(group_rows, ("table",)).items():
             first = next(r for r in group_rows if r.table == name)
-            rows.append({"table": name, "pit": first.pit, "game": first.game, "currency": currency,
-                         **_totals(sums), **_no_rate(missing, ("table",), (name,))})
+            rows.append(
+                {
+                    "table": name,
+                    "pit": first.pit,
+                    "game": first.game,
+                    "currency": currency,
+                    **_totals(sums),
+                    **_no_rate(missing, ("table",), (name,)),
+                }
+            )
         totals.append(_total_row("table", currency, group_rows))
     rows += _unconverted_rows(missing, "table", {row["table"] for row in rows})
-    return Report("hold", f"Hold by table, {span.name}{_in_house(consolidate)}", HOLD_COLUMNS, rows,
-                  {"from": day_from, "to": day_to, "table": table, "game": game, "pit": pit,
-                   "consolidate": consolidate}, totals)
+    return Report(
+        "hold",
+        f"Hold by table, {span.name}{_in_house(consolidate)}",
+        HOLD_COLUMNS,
+        rows,
+        {
+            "from": day_from,
+            "to": day_to,
+            "table": table,
+            "game": game,
+            "pit": pit,
+            "consolidate": consolidate,
+        },
+        totals,
+    )
 
 
 DAILY_COLUMNS = (
-    Column("gaming_day", "gaming day"), Column("currency", "currency"), Column("periods", "tables", "int"),
-    *HOLD_BASIS, *ROUNDS_BASIS,
-    Column("theoretical_win", "theoretical win", "signed"), Column("theoretical_sd", "SD", "money"),
-    Column("interval_low", "95% from", "signed"), Column("interval_high", "95% to", "signed"),
-    Column("inside", "inside"), *NO_RATE,
+    Column("gaming_day", "gaming day"),
+    Column("currency", "currency"),
+    Column("periods", "tables", "int"),
+    *HOLD_BASIS,
+    *ROUNDS_BASIS,
+    Column("theoretical_win", "theoretical win", "signed"),
+    Column("theoretical_sd", "SD", "money"),
+    Column("interval_low", "95% from", "signed"),
+    Column("interval_high", "95% to", "signed"),
+    Column("inside", "inside"),
+    *NO_RATE,
 )
 
 
-def daily(*, day_from: date, day_to: date, table: str | None = None, game: str | None = None,
-          pit: str | None = None, consolidate: bool = False) -> Report:
+def daily(
+    *,
+    day_from: date,
+    day_to: date,
+    table: str | None = None,
+    game: str | None = None,
+    pit: str | None = None,
+    consolidate: bool = False,
+) -> Report:
     """Per gaming day (the tables selected together): the hold of the complete table-days,
     and the house result of every table's rounds against their theoretical win and its
     95% interval (none where the game's variance is not known)."""
     span = _period("range", None, day_from, day_to)
-    periods = list(selectors.reconciliations(day_from=span.start, day_to=span.end, **_filters(table, game, pit)))
+    periods = list(
+        selectors.reconciliations(
+            day_from=span.start, day_to=span.end, **_filters(table, game, pit)
+        )
+    )
     rows, totals = [], []
     groups, missing = _currencies(stat_rows(periods), consolidate)
     for currency, group_rows in groups.items():
         for (day,), sums in stats.aggregate(group_rows, ("gaming_day",)).items():
-            rows.append({"gaming_day": day.isoformat(), "currency": currency, **_totals(sums),
-                         **_no_rate(missing, ("gaming_day",), (day,))})
+            rows.append(
+                {
+                    "gaming_day": day.isoformat(),
+                    "currency": currency,
+                    **_totals(sums),
+                    **_no_rate(missing, ("gaming_day",), (day,)),
+                }
+            )
         totals.append(_total_row("gaming_day", currency, group_rows))
-    rows += _unconverted_rows(missing, "gaming_day", {date.fromisoformat(row["gaming_day"]) for row in rows})
-    return Report("daily", f"House result against theoretical win by gaming day, {span.name}{_in_house(consolidate)}",
-                  DAILY_COLUMNS, rows, {"from": day_from, "to": day_to, "table": table, "game": game, "pit": pit,
-                                        "consolidate": consolidate}, totals)
+    rows += _unconverted_rows(
+        missing, "gaming_day", {date.fromisoformat(row["gaming_day"]) for row in rows}
+    )
+    return Report(
+        "daily",
+        f"House result against theoretical win by gaming day, {span.name}{_in_house(consolidate)}",
+        DAILY_COLUMNS,
+        rows,
+        {
+            "from": day_from,
+            "to": day_to,
+            "table": table,
+            "game": game,
+            "pit": pit,
+            "consolidate": consolidate,
+        },
+        totals,
+    )
 
 
 DROP_COLUMNS = (
-    Column("table", "table"), Column("gaming_day", "gaming day"), Column("shift", "shift"), Column("pit", "pit"),
-    Column("game", "game"), Column("currency", "currency"), Column("drop_cash", "cash", "money", total=True),
-    Column("drop_markers", "markers", "money", total=True), Column("drop_chips", "chips", "money", total=True),
+    Column("table", "table"),
+    Column("gaming_day", "gaming day"),
+    Column("shift", "shift"),
+    Column("pit", "pit"),
+    Column("game", "game"),
+    Column("currency", "currency"),
+    Column("drop_cash", "cash", "money", total=True),
+    Column("drop_markers", "markers", "money", total=True),
+    Column("drop_chips", "chips", "money", total=True),
     Column("drop", "drop", "money", total=True),
 )
 
 
-def drop(*, day_from: date, day_to: date, table: str | None = None, game: str | None = None,
-         pit: str | None = None, shifts: bool = False) -> Report:
+def drop(
+    *,
+    day_from: date,
+    day_to: date,
+    table: str | None = None,
+    game: str | None = None,
+    pit: str | None = None,
+    shifts: bool = False,
+) -> Report:
     """Per table-day (or table-shift): the drop as counted, by instrument."""
     span = _period("range", None, day_from, day_to)
     rows = [
-        {"table": r.table.stream, "gaming_day": r.gaming_day.isoformat(), "shift": r.shift or None, "pit": r.table.pit,
-         "game": r.ruleset, "currency": r.currency, "drop_cash": r.drop_cash, "drop_markers": r.drop_markers,
-         "drop_chips": r.drop_chips, "drop": r.drop}
-        for r in selectors.reconciliations(day_from=span.start, day_to=span.end, shifts=shifts,
-                                           **_filters(table, game, pit))
+        {
+            "table": r.table.stream,
+            "gaming_day": r.gaming_day.isoformat(),
+            "shift": r.shift or None,
+            "pit": r.table.pit,
+            "game": r.ruleset,
+            "currency": r.currency,
+            "drop_cash": r.drop_cash,
+            "drop_markers": r.drop_markers,
+            "drop_chips": r.drop_chips,
+            "drop": r.drop,
+        }
+        for r in selectors.reconciliations(
+            day_from=span.start, day_to=span.end, shifts=shifts, **_filters(table, game, pit)
+        )
     ]
-    return Report("drop", f"Drop by table, {span.name}", DROP_COLUMNS, rows,
-                  {"from": day_from, "to": day_to, "table": table, "game": game, "pit": pit,
-                   "shifts": shifts}).with_totals()
+    return Report(
+        "drop",
+        f"Drop by table, {span.name}",
+        DROP_COLUMNS,
+        rows,
+        {
+            "from": day_from,
+            "to": day_to,
+            "table": table,
+            "game": game,
+            "pit": pit,
+            "shifts": shifts,
+        },
+    ).with_totals()

@@ -5,6 +5,7 @@ the machine-readable dict the command's ``--json`` and the API give.
 Money in a dict is an integer of minor units, with its text by the one money formatter
 beside it (``display``); wins and variances as house results (``+EUR 40.00``).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -28,17 +29,32 @@ from . import models as m
 LEDGER_KINDS = sorted(kinds_of("ledger"))
 
 
-def reconciliations(*, table: str | None = None, day: date | None = None, day_from: date | None = None,
-                    day_to: date | None = None, pit: str | None = None, game: str | None = None,
-                    shifts: bool = False, unexplained: bool | None = None,
-                    state: str | None = None) -> QuerySet[m.Reconciliation]:
+def reconciliations(
+    *,
+    table: str | None = None,
+    day: date | None = None,
+    day_from: date | None = None,
+    day_to: date | None = None,
+    pit: str | None = None,
+    game: str | None = None,
+    shifts: bool = False,
+    unexplained: bool | None = None,
+    state: str | None = None,
+) -> QuerySet[m.Reconciliation]:
     """The reconciled periods: whole days (``shifts`` False) or shifts (True), filtered."""
     rows = m.Reconciliation.objects.select_related("table")
     rows = rows.exclude(shift="") if shifts else rows.filter(shift="")
     filters: dict[str, Any] = {}
-    for name, value in (("table__stream", table), ("gaming_day", day), ("gaming_day__gte", day_from),
-                        ("gaming_day__lte", day_to), ("table__pit", pit), ("ruleset", game),
-                        ("unexplained", unexplained), ("state", state)):
+    for name, value in (
+        ("table__stream", table),
+        ("gaming_day", day),
+        ("gaming_day__gte", day_from),
+        ("gaming_day__lte", day_to),
+        ("table__pit", pit),
+        ("ruleset", game),
+        ("unexplained", unexplained),
+        ("state", state),
+    ):
         if value is not None:
             filters[name] = value
     return rows.filter(**filters).order_by("gaming_day", "table__stream", "shift")
@@ -79,9 +95,12 @@ def state_text(row: m.Reconciliation) -> str:
         S.COUNTED: "counted, a variance not explained",
         S.RECONCILED: "reconciled",
         S.SIGNED: "signed off",
-        S.ADJUSTED: "signed off, adjusted: later events " + (
-            f"posted into {row.adjusted_into.isoformat()}" if row.adjusted_into
-            else "to be posted into the table's next day"),
+        S.ADJUSTED: "signed off, adjusted: later events "
+        + (
+            f"posted into {row.adjusted_into.isoformat()}"
+            if row.adjusted_into
+            else "to be posted into the table's next day"
+        ),
     }.get(row.state, row.state)
     if row.state in (S.SIGNED, S.ADJUSTED) and missing:
         text += f" (over what is missing: {missing})"
@@ -99,50 +118,98 @@ def account_label(account: str, currency: str) -> str:
     place, _, rest = account.partition(":")
     table, _, part = rest.partition(":")
     if place == "tray":
-        return f"tray {table}: " + ("chips not yet sorted by a count" if part == "unsorted"
-                                   else f"{format_money(int(part), currency)} chips")
-    names = {"drop": f"drop box {table}: {part}", "layout": f"layout {table}: stakes in play",
-             "transit": f"in transit {table}: fills and credits under way", "over_short": f"over/short {table}",
-             "cage": "cage", "players": "players' chips", "markers_receivable": "markers receivable",
-             "world": "outside world (cash in)"}
+        return f"tray {table}: " + (
+            "chips not yet sorted by a count"
+            if part == "unsorted"
+            else f"{format_money(int(part), currency)} chips"
+        )
+    names = {
+        "drop": f"drop box {table}: {part}",
+        "layout": f"layout {table}: stakes in play",
+        "transit": f"in transit {table}: fills and credits under way",
+        "over_short": f"over/short {table}",
+        "cage": "cage",
+        "players": "players' chips",
+        "markers_receivable": "markers receivable",
+        "world": "outside world (cash in)",
+    }
     return names.get(place, account)
 
 
-_WINS = ("chip_win", "recorded_win", "replayed_win", "theoretical_win", "chip_variance", "replay_variance")
+_WINS = (
+    "chip_win",
+    "recorded_win",
+    "replayed_win",
+    "theoretical_win",
+    "chip_variance",
+    "replay_variance",
+)
 
 
-def as_dict(row: m.Reconciliation, *, findings: list[Finding] | None = None,
-            signoff: m.SignOff | None = None) -> dict[str, Any]:
+def as_dict(
+    row: m.Reconciliation,
+    *,
+    findings: list[Finding] | None = None,
+    signoff: m.SignOff | None = None,
+) -> dict[str, Any]:
     """One period as the command's JSON and the API give it."""
     c = row.currency
     rate = hold_of(row)
     data: dict[str, Any] = {
-        "table": row.table.stream, "gaming_day": row.gaming_day.isoformat(), "shift": row.shift or None,
-        "currency": c, "game": row.ruleset, "pit": row.table.pit, "final": row.final,
-        "opener": row.opener, "closer": row.closer, "fills": row.fills, "credits": row.credits,
-        "drop": row.drop, "drop_cash": row.drop_cash, "drop_markers": row.drop_markers, "drop_chips": row.drop_chips,
-        "handle": row.handle, "initial_stakes": row.initial_stakes, "insurance_stakes": row.insurance_stakes,
+        "table": row.table.stream,
+        "gaming_day": row.gaming_day.isoformat(),
+        "shift": row.shift or None,
+        "currency": c,
+        "game": row.ruleset,
+        "pit": row.table.pit,
+        "final": row.final,
+        "opener": row.opener,
+        "closer": row.closer,
+        "fills": row.fills,
+        "credits": row.credits,
+        "drop": row.drop,
+        "drop_cash": row.drop_cash,
+        "drop_markers": row.drop_markers,
+        "drop_chips": row.drop_chips,
+        "handle": row.handle,
+        "initial_stakes": row.initial_stakes,
+        "insurance_stakes": row.insurance_stakes,
         "conversions": row.conversions,
-        "rounds": row.rounds, "bets": row.bets,
-        "chip_count_win": row.chip_win, "recorded_win": row.recorded_win, "replayed_win": row.replayed_win,
-        "theoretical_win": row.theoretical_win, "theoretical_sd": row.theoretical_sd,
-        "theoretical_interval": None if row.interval_low is None else [row.interval_low, row.interval_high],
+        "rounds": row.rounds,
+        "bets": row.bets,
+        "chip_count_win": row.chip_win,
+        "recorded_win": row.recorded_win,
+        "replayed_win": row.replayed_win,
+        "theoretical_win": row.theoretical_win,
+        "theoretical_sd": row.theoretical_sd,
+        "theoretical_interval": None
+        if row.interval_low is None
+        else [row.interval_low, row.interval_high],
         "hold": percent(rate) if rate is not None else None,
         "hold_bp": basis_points(rate) if rate is not None else None,
         "variances": {"chip": row.chip_variance, "replay": row.replay_variance},
         "explanations": row.explanations,
         "unexplained": row.unexplained,
-        "state": row.state, "state_text": state_text(row), "drop_box": row.drop_box, "missing": row.missing,
+        "state": row.state,
+        "state_text": state_text(row),
+        "drop_box": row.drop_box,
+        "missing": row.missing,
         "late": row.late or None,
         "adjusted_into": row.adjusted_into.isoformat() if row.adjusted_into else None,
-        "adjustments": row.adjustments, "adjustment_win": row.adjustment_win, "adjustment_drop": row.adjustment_drop,
+        "adjustments": row.adjustments,
+        "adjustment_win": row.adjustment_win,
+        "adjustment_drop": row.adjustment_drop,
         "adjustment_house_result": row.adjustment_house_result,
         "findings": row.findings if findings is None else [finding_dict(f) for f in findings],
         "trial_balance": row.trial_balance,
         "reconciled_version": row.reconciled_version,
         "display": {
-            "opener": money(row.opener, c), "closer": money(row.closer, c), "fills": money(row.fills, c),
-            "credits": money(row.credits, c), "drop": money(row.drop, c), "handle": money(row.handle, c),
+            "opener": money(row.opener, c),
+            "closer": money(row.closer, c),
+            "fills": money(row.fills, c),
+            "credits": money(row.credits, c),
+            "drop": money(row.drop, c),
+            "handle": money(row.handle, c),
             "chip_count_win": money(row.chip_win, c, signed=True),
             "recorded_win": money(row.recorded_win, c, signed=True),
             "replayed_win": money(row.replayed_win, c, signed=True),
@@ -158,21 +225,38 @@ def as_dict(row: m.Reconciliation, *, findings: list[Finding] | None = None,
         },
     }
     if not row.shift:
-        data["signed_off"] = None if signoff is None else {
-            "status": signoff.status, "by": signoff.signed_by, "at": signoff.signed_at.isoformat(),
-            "note": signoff.note, "figures_hash": signoff.figures_hash,
-            "reopened_by": signoff.reopened_by or None,
-            "reopened_at": signoff.reopened_at.isoformat() if signoff.reopened_at else None,
-            "reopen_note": signoff.reopen_note or None,
-            "state": signoff.state or None, "exceptions": signoff.exceptions,
-        }
+        data["signed_off"] = (
+            None
+            if signoff is None
+            else {
+                "status": signoff.status,
+                "by": signoff.signed_by,
+                "at": signoff.signed_at.isoformat(),
+                "note": signoff.note,
+                "figures_hash": signoff.figures_hash,
+                "reopened_by": signoff.reopened_by or None,
+                "reopened_at": signoff.reopened_at.isoformat() if signoff.reopened_at else None,
+                "reopen_note": signoff.reopen_note or None,
+                "state": signoff.state or None,
+                "exceptions": signoff.exceptions,
+            }
+        )
     return data
 
 
 def finding_dict(f: Finding) -> dict[str, Any]:
-    return {"id": f.pk, "kind": f.kind, "severity": f.severity, "status": f.status, "shift": f.shift or None,
-            "slip": f.slip or None, "expected": f.expected, "recorded": f.recorded, "message": f.message,
-            "event_version": f.event_version}
+    return {
+        "id": f.pk,
+        "kind": f.kind,
+        "severity": f.severity,
+        "status": f.status,
+        "shift": f.shift or None,
+        "slip": f.slip or None,
+        "expected": f.expected,
+        "recorded": f.recorded,
+        "message": f.message,
+        "event_version": f.event_version,
+    }
 
 
 def findings_of_day(*, table: str, day: date, superseded: bool = False) -> QuerySet[Finding]:
@@ -199,18 +283,28 @@ class DayDetail:
 
 
 def day_detail(*, table: str, day: date) -> DayDetail | None:
-    rows = list(m.Reconciliation.objects.select_related("table").filter(table__stream=table, gaming_day=day)
-                .order_by("shift"))
+    rows = list(
+        m.Reconciliation.objects.select_related("table")
+        .filter(table__stream=table, gaming_day=day)
+        .order_by("shift")
+    )
     whole = next((r for r in rows if not r.shift), None)
     if whole is None:
         return None
     # shifts in the order of their first round or count (labels sort by time only for HH:MM)
-    shifts = sorted((r for r in rows if r.shift), key=lambda r: (min(r.round_numbers or [0]), r.shift))
+    shifts = sorted(
+        (r for r in rows if r.shift), key=lambda r: (min(r.round_numbers or [0]), r.shift)
+    )
     days = m.Reconciliation.objects.filter(table=whole.table, shift="")
     return DayDetail(
-        day=whole, shifts=shifts,
-        slips=list(m.Slip.objects.filter(table=whole.table, gaming_day=day).order_by("kind", "number")),
-        counts=list(m.InventorySlip.objects.filter(table=whole.table, gaming_day=day).order_by("version")),
+        day=whole,
+        shifts=shifts,
+        slips=list(
+            m.Slip.objects.filter(table=whole.table, gaming_day=day).order_by("kind", "number")
+        ),
+        counts=list(
+            m.InventorySlip.objects.filter(table=whole.table, gaming_day=day).order_by("version")
+        ),
         drops=list(m.DropBox.objects.filter(table=whole.table, gaming_day=day)),
         markers=list(m.Marker.objects.filter(table=whole.table, gaming_day=day)),
         findings=list(findings_of_day(table=table, day=day)),
@@ -220,8 +314,13 @@ def day_detail(*, table: str, day: date) -> DayDetail | None:
     )
 
 
-def slips(*, table: str | None = None, day: date | None = None, kind: str | None = None,
-          state: str | None = None) -> QuerySet[m.Slip]:
+def slips(
+    *,
+    table: str | None = None,
+    day: date | None = None,
+    kind: str | None = None,
+    state: str | None = None,
+) -> QuerySet[m.Slip]:
     rows = m.Slip.objects.select_related("table")
     if table:
         rows = rows.filter(table__stream=table)
@@ -237,7 +336,10 @@ def slips(*, table: str | None = None, day: date | None = None, kind: str | None
 def event_admin_urls(event_ids: list[Any]) -> dict[str, int]:
     """Event id (text) -> the event's position (the event admin's key)."""
     ids = [i for i in event_ids if i]
-    return {str(e): p for e, p in Event.objects.filter(with_ids(ids)).values_list("event_id", "position")}
+    return {
+        str(e): p
+        for e, p in Event.objects.filter(with_ids(ids)).values_list("event_id", "position")
+    }
 
 
 def tables(*, pit: str | None = None) -> QuerySet[m.LedgerTable]:
@@ -248,7 +350,9 @@ def tables(*, pit: str | None = None) -> QuerySet[m.LedgerTable]:
 
 
 def games() -> list[str]:
-    return sorted(set(m.Reconciliation.objects.exclude(ruleset="").values_list("ruleset", flat=True)))
+    return sorted(
+        set(m.Reconciliation.objects.exclude(ruleset="").values_list("ruleset", flat=True))
+    )
 
 
 def pits() -> list[str]:
@@ -301,8 +405,9 @@ def age_bucket(days: int) -> str:
     raise ValueError(f"a marker cannot be {days} days old")
 
 
-def marker_aging(as_of: date, *, table: str | None = None, pit: str | None = None,
-                 outstanding_only: bool = False) -> MarkerAging:
+def marker_aging(
+    as_of: date, *, table: str | None = None, pit: str | None = None, outstanding_only: bool = False
+) -> MarkerAging:
     """Markers issued on or before gaming day ``as_of`` (of one ``table`` or ``pit``), each
     with the redemptions of it recorded on or before ``as_of`` in its table's stream (where
     the cage records them), whatever day they came; its outstanding amount and its age
@@ -317,10 +422,14 @@ def marker_aging(as_of: date, *, table: str | None = None, pit: str | None = Non
     markers = list(rows.order_by("gaming_day", "table__stream", "number"))
     paid: dict[tuple[int, str, str], int] = {}
     last: dict[tuple[int, str], date] = {}
-    redemptions = m.MarkerRedemption.objects.filter(table__in={mk.table_id for mk in markers}, gaming_day__lte=as_of,
-                                                    marker__in={mk.number for mk in markers})
-    for table_id, number, currency, amount, day in redemptions.values_list("table_id", "marker", "currency", "amount",
-                                                                           "gaming_day"):
+    redemptions = m.MarkerRedemption.objects.filter(
+        table__in={mk.table_id for mk in markers},
+        gaming_day__lte=as_of,
+        marker__in={mk.number for mk in markers},
+    )
+    for table_id, number, currency, amount, day in redemptions.values_list(
+        "table_id", "marker", "currency", "amount", "gaming_day"
+    ):
         paid[(table_id, number, currency)] = paid.get((table_id, number, currency), 0) + amount
         last[(table_id, number)] = max(day, last.get((table_id, number), day))
     out: list[MarkerAge] = []
@@ -332,8 +441,19 @@ def marker_aging(as_of: date, *, table: str | None = None, pit: str | None = Non
         currency = mk.currency or mk.table.currency
         done = paid.get((mk.table_id, mk.number, currency), 0)
         age = (as_of - mk.gaming_day).days
-        row = MarkerAge(mk.table.stream, mk.number, mk.player, currency, mk.gaming_day, mk.amount, done,
-                        mk.amount - done, age, age_bucket(age), last.get((mk.table_id, mk.number)))
+        row = MarkerAge(
+            mk.table.stream,
+            mk.number,
+            mk.player,
+            currency,
+            mk.gaming_day,
+            mk.amount,
+            done,
+            mk.amount - done,
+            age,
+            age_bucket(age),
+            last.get((mk.table_id, mk.number)),
+        )
         if outstanding_only and row.outstanding == 0:
             continue
         out.append(row)

@@ -20,6 +20,7 @@ row - the audit record written with the change, as the findings' actions do.
   reopened only after that day (409): else the change would count twice. Reopened, the
   day is folded again: its rows are the record as it is now.
 """
+
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
@@ -63,16 +64,21 @@ class NoteRequired(StoreError):
 
 
 def _may_sign(user: object) -> None:
-    require_person(user, "ledger.sign_off", "sign off or reopen a gaming day (the accounting group)")
+    require_person(
+        user, "ledger.sign_off", "sign off or reopen a gaming day (the accounting group)"
+    )
 
 
 # what each exception says, in the refusal and on the screens
-EXCEPTION_WORDS = {**MISSING_WORDS, "chip_variance": "a chip variance not explained",
-                   "replay_variance": "a replay variance not explained",
-                   "drop_mismatch": "the drop posted differs from its count",
-                   "currency_mismatch": "an amount in another currency not booked (no rate of the day)",
-                   "slip_mismatch": "a fill or credit slip whose steps disagree",
-                   "not_final": "the table has not opened a later gaming day"}
+EXCEPTION_WORDS = {
+    **MISSING_WORDS,
+    "chip_variance": "a chip variance not explained",
+    "replay_variance": "a replay variance not explained",
+    "drop_mismatch": "the drop posted differs from its count",
+    "currency_mismatch": "an amount in another currency not booked (no rate of the day)",
+    "slip_mismatch": "a fill or credit slip whose steps disagree",
+    "not_final": "the table has not opened a later gaming day",
+}
 
 
 def exceptions_of(day: m.Reconciliation, shifts: list[m.Reconciliation]) -> list[str]:
@@ -93,8 +99,14 @@ def exceptions_text(exceptions: list[str]) -> str:
     return "; ".join(EXCEPTION_WORDS.get(e, e) for e in exceptions)
 
 
-def day_sign_off(*, table: str, gaming_day: date, user: object, note: str | None = None,
-                 now: datetime | None = None) -> m.SignOff:
+def day_sign_off(
+    *,
+    table: str,
+    gaming_day: date,
+    user: object,
+    note: str | None = None,
+    now: datetime | None = None,
+) -> m.SignOff:
     """Sign ``table``'s ``gaming_day`` off with the figures its reconciliation has now,
     which closes it. A day with an exception (:func:`exceptions_of`) needs a note, which
     the event records with them. Refused (409) while it is signed off already, and while
@@ -105,40 +117,89 @@ def day_sign_off(*, table: str, gaming_day: date, user: object, note: str | None
     now = now or datetime.now(UTC)
 
     def action() -> m.SignOff:
-        rows = list(m.Reconciliation.objects.select_related("table").filter(table__stream=table,
-                                                                            gaming_day=gaming_day))
+        rows = list(
+            m.Reconciliation.objects.select_related("table").filter(
+                table__stream=table, gaming_day=gaming_day
+            )
+        )
         row = next((x for x in rows if not x.shift), None)
         if row is None:
-            raise NothingToSign(f"The ledger has no figures for table {table!r} on {gaming_day.isoformat()}.")
-        existing = m.SignOff.objects.select_for_update().filter(table=table, gaming_day=gaming_day).first()
+            raise NothingToSign(
+                f"The ledger has no figures for table {table!r} on {gaming_day.isoformat()}."
+            )
+        existing = (
+            m.SignOff.objects.select_for_update().filter(table=table, gaming_day=gaming_day).first()
+        )
         if existing is not None and existing.status == m.SignOff.Status.SIGNED:
-            raise SignOffError(f"{table} {gaming_day.isoformat()} is signed off already (by {existing.signed_by}); "
-                               "reopen it first.")
+            raise SignOffError(
+                f"{table} {gaming_day.isoformat()} is signed off already (by {existing.signed_by}); "
+                "reopen it first."
+            )
         if row.replayed_win is None:
             # its replayed win is not given yet (state replay_pending, or open or incomplete
             # besides): a figure missing that no note may sign over, and it comes by itself
-            raise SignOffError(f"{table} {gaming_day.isoformat()}: the replay is not yet available (the game's "
-                               "read models are behind the ledger); sign it off once they have caught up.")
+            raise SignOffError(
+                f"{table} {gaming_day.isoformat()}: the replay is not yet available (the game's "
+                "read models are behind the ledger); sign it off once they have caught up."
+            )
         exceptions = exceptions_of(row, [x for x in rows if x.shift])
         if note is None and exceptions:
-            raise NoteRequired(f"{table} {gaming_day.isoformat()} is {row.get_state_display()}: "
-                               f"{exceptions_text(exceptions)}. Signing it off needs a note saying why.")
+            raise NoteRequired(
+                f"{table} {gaming_day.isoformat()} is {row.get_state_display()}: "
+                f"{exceptions_text(exceptions)}. Signing it off needs a note saying why."
+            )
         figures = r.signed_figures(row)
         digest = r.figures_hash(figures)
         state = row.state if row.state in DAY_STATES else None
-        version = server_event_append(stream=LEDGER_STREAM, type="ledger.signed_off", payload={
-            "table": table, "gaming_day": gaming_day.isoformat(), "currency": row.currency, "figures": figures,
-            "figures_hash": digest, "by": username, "note": note, "state": state, "exceptions": exceptions,
-            "adjustments": [{"gaming_day": a["gaming_day"], "figures": a["figures"], "win": a["win"],
-                             "drop": a["drop"], "house_result": a["house_result"]} for a in row.adjustments],
-        }, user=user, now=now).version
-        values = {"status": m.SignOff.Status.SIGNED, "figures": figures, "figures_hash": digest, "signed_by": username,
-                  "signed_at": now, "note": note or "", "state": state or "", "exceptions": exceptions,
-                  "reopened_by": "", "reopened_at": None, "reopen_note": "", "event_version": version}
+        version = server_event_append(
+            stream=LEDGER_STREAM,
+            type="ledger.signed_off",
+            payload={
+                "table": table,
+                "gaming_day": gaming_day.isoformat(),
+                "currency": row.currency,
+                "figures": figures,
+                "figures_hash": digest,
+                "by": username,
+                "note": note,
+                "state": state,
+                "exceptions": exceptions,
+                "adjustments": [
+                    {
+                        "gaming_day": a["gaming_day"],
+                        "figures": a["figures"],
+                        "win": a["win"],
+                        "drop": a["drop"],
+                        "house_result": a["house_result"],
+                    }
+                    for a in row.adjustments
+                ],
+            },
+            user=user,
+            now=now,
+        ).version
+        values = {
+            "status": m.SignOff.Status.SIGNED,
+            "figures": figures,
+            "figures_hash": digest,
+            "signed_by": username,
+            "signed_at": now,
+            "note": note or "",
+            "state": state or "",
+            "exceptions": exceptions,
+            "reopened_by": "",
+            "reopened_at": None,
+            "reopen_note": "",
+            "event_version": version,
+        }
         try:
-            signoff, _ = m.SignOff.objects.update_or_create(table=table, gaming_day=gaming_day, defaults=values)
+            signoff, _ = m.SignOff.objects.update_or_create(
+                table=table, gaming_day=gaming_day, defaults=values
+            )
         except IntegrityError:  # a concurrent first sign-off of the same day committed first
-            raise SignOffError(f"{table} {gaming_day.isoformat()} was signed off at the same moment.") from None
+            raise SignOffError(
+                f"{table} {gaming_day.isoformat()} was signed off at the same moment."
+            ) from None
         return signoff
 
     signoff = server_change(action)
@@ -146,7 +207,9 @@ def day_sign_off(*, table: str, gaming_day: date, user: object, note: str | None
     return signoff
 
 
-def day_reopen(*, table: str, gaming_day: date, user: object, note: str, now: datetime | None = None) -> m.SignOff:
+def day_reopen(
+    *, table: str, gaming_day: date, user: object, note: str, now: datetime | None = None
+) -> m.SignOff:
     """Reopen a signed-off day; the note saying why is required. Refused (409) while a
     signed day carries the day's later events. The day is then folded again."""
     _may_sign(user)
@@ -157,20 +220,39 @@ def day_reopen(*, table: str, gaming_day: date, user: object, note: str, now: da
     now = now or datetime.now(UTC)
 
     def action() -> m.SignOff:
-        signoff = m.SignOff.objects.select_for_update().filter(table=table, gaming_day=gaming_day).first()
+        signoff = (
+            m.SignOff.objects.select_for_update().filter(table=table, gaming_day=gaming_day).first()
+        )
         if signoff is None or signoff.status != m.SignOff.Status.SIGNED:
             raise SignOffError(f"{table} {gaming_day.isoformat()} is not signed off.")
-        carriers = [row.gaming_day.isoformat() for row in m.Reconciliation.objects.filter(
-            table__stream=table, shift="", gaming_day__gt=gaming_day).order_by("gaming_day")
+        carriers = [
+            row.gaming_day.isoformat()
+            for row in m.Reconciliation.objects.filter(
+                table__stream=table, shift="", gaming_day__gt=gaming_day
+            ).order_by("gaming_day")
             if any(a.get("gaming_day") == gaming_day.isoformat() for a in row.adjustments)
-            and m.SignOff.objects.filter(table=table, gaming_day=row.gaming_day, status=m.SignOff.Status.SIGNED).exists()]
+            and m.SignOff.objects.filter(
+                table=table, gaming_day=row.gaming_day, status=m.SignOff.Status.SIGNED
+            ).exists()
+        ]
         if carriers:
-            raise SignOffError(f"{table} {gaming_day.isoformat()}: its later events were posted into "
-                               f"{', '.join(carriers)}, signed off; reopen {carriers[-1]} first.")
-        signoff.event_version = server_event_append(stream=LEDGER_STREAM, type="ledger.reopened", payload={
-            "table": table, "gaming_day": gaming_day.isoformat(), "figures_hash": signoff.figures_hash,
-            "by": username, "note": text,
-        }, user=user, now=now).version
+            raise SignOffError(
+                f"{table} {gaming_day.isoformat()}: its later events were posted into "
+                f"{', '.join(carriers)}, signed off; reopen {carriers[-1]} first."
+            )
+        signoff.event_version = server_event_append(
+            stream=LEDGER_STREAM,
+            type="ledger.reopened",
+            payload={
+                "table": table,
+                "gaming_day": gaming_day.isoformat(),
+                "figures_hash": signoff.figures_hash,
+                "by": username,
+                "note": text,
+            },
+            user=user,
+            now=now,
+        ).version
         signoff.status = m.SignOff.Status.REOPENED
         signoff.reopened_by, signoff.reopened_at, signoff.reopen_note = username, now, text
         signoff.save()

@@ -8,6 +8,7 @@ of ``ledger.signed_off`` that the row keeps is one line of :data:`SIGNED_OFF_FIE
 (payload key -> row field, with the row's value when the payload has none); a new event
 type of the stream that changes the row is one applier added to :data:`APPLIED`.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
@@ -36,8 +37,15 @@ SIGNED_OFF_FIELDS: dict[str, tuple[str, Any]] = {
 def signed_off_applied(fields: Fields, event: Event) -> Fields:
     """Signed off: the figures and their hash, who, when, the note; any reopening cleared."""
     payload = event.payload
-    row = {**fields, "status": m.SignOff.Status.SIGNED, "signed_at": event.occurred_at, "event_version": event.version,
-           "reopened_by": "", "reopened_at": None, "reopen_note": ""}
+    row = {
+        **fields,
+        "status": m.SignOff.Status.SIGNED,
+        "signed_at": event.occurred_at,
+        "event_version": event.version,
+        "reopened_by": "",
+        "reopened_at": None,
+        "reopen_note": "",
+    }
     for key, (name, blank) in SIGNED_OFF_FIELDS.items():
         value = payload.get(key)
         row[name] = blank if value is None else value
@@ -47,16 +55,34 @@ def signed_off_applied(fields: Fields, event: Event) -> Fields:
 def reopened_applied(fields: Fields, event: Event) -> Fields:
     """Reopened: who, when and why; the figures signed stay as they were."""
     payload = event.payload
-    return {**fields, "status": m.SignOff.Status.REOPENED, "reopened_by": payload.get("by") or "",
-            "reopened_at": event.occurred_at, "reopen_note": payload.get("note") or "", "event_version": event.version}
+    return {
+        **fields,
+        "status": m.SignOff.Status.REOPENED,
+        "reopened_by": payload.get("by") or "",
+        "reopened_at": event.occurred_at,
+        "reopen_note": payload.get("note") or "",
+        "event_version": event.version,
+    }
 
 
 APPLIED: dict[str, Callable[[Fields, Event], Fields]] = {
     "ledger.signed_off": signed_off_applied,
     "ledger.reopened": reopened_applied,
 }
-FIELDS = ("status", "figures", "figures_hash", "signed_by", "signed_at", "note", "state", "exceptions",
-          "reopened_by", "reopened_at", "reopen_note", "event_version")
+FIELDS = (
+    "status",
+    "figures",
+    "figures_hash",
+    "signed_by",
+    "signed_at",
+    "note",
+    "state",
+    "exceptions",
+    "reopened_by",
+    "reopened_at",
+    "reopen_note",
+    "event_version",
+)
 
 
 def signoffs_from_events() -> dict[tuple[str, date], Fields]:
@@ -79,8 +105,15 @@ def _create(key: Hashable, fields: Fields) -> m.SignOff:
 
 
 SIGN_OFF = Derived(
-    name="sign-off", model=m.SignOff, fields=FIELDS, derive=signoffs_from_events,
-    key=lambda row: (row.table, row.gaming_day), describe=lambda row: _key_text((row.table, row.gaming_day)),
-    describe_key=_key_text, unevented=None, create=_create, table_field="table",
+    name="sign-off",
+    model=m.SignOff,
+    fields=FIELDS,
+    derive=signoffs_from_events,
+    key=lambda row: (row.table, row.gaming_day),
+    describe=lambda row: _key_text((row.table, row.gaming_day)),
+    describe_key=_key_text,
+    unevented=None,
+    create=_create,
+    table_field="table",
     table_of=lambda key: str(key[0]),  # type: ignore[index]
 )

@@ -13,6 +13,7 @@ already recorded is refused, so each number belongs to one book at most.
 
 Who: a person holding ``ledger.add_slipbook`` (the ``accounting`` group); never a device.
 """
+
 from __future__ import annotations
 
 import re
@@ -63,39 +64,82 @@ def numbering(number: str) -> Numbering | None:
 def _parse(field: str, number: str) -> Numbering:
     found = numbering(number) if isinstance(number, str) and 0 < len(number) <= 64 else None
     if found is None:
-        raise SlipBookInvalid(field, f"{number!r} is not a slip number ending in digits (e.g. F-0100001)")
+        raise SlipBookInvalid(
+            field, f"{number!r} is not a slip number ending in digits (e.g. F-0100001)"
+        )
     return found
 
 
-def slip_book_issue(*, kind: str, first: str, last: str, user: object, note: str | None = None,
-                    now: datetime | None = None) -> m.SlipBook:
+def slip_book_issue(
+    *,
+    kind: str,
+    first: str,
+    last: str,
+    user: object,
+    note: str | None = None,
+    now: datetime | None = None,
+) -> m.SlipBook:
     """Record the book of ``kind`` slips numbered ``first`` to ``last`` as issued."""
     require_person(user, "ledger.add_slipbook", "record a book of slips (the accounting group)")
     if kind not in m.SlipBook.Kind.values:
         raise SlipBookInvalid("kind", f"{kind!r}: expected fill or credit")
     start, end = _parse("first", first), _parse("last", last)
     if (start.prefix, start.width) != (end.prefix, end.width):
-        raise SlipBookInvalid("last", f"{last!r} is not of {first!r}'s series: the same prefix and as many digits")
+        raise SlipBookInvalid(
+            "last", f"{last!r} is not of {first!r}'s series: the same prefix and as many digits"
+        )
     if end.value < start.value:
         raise SlipBookInvalid("last", f"{last!r} comes before {first!r}")
     if end.value - start.value + 1 > MAX_BOOK:
-        raise SlipBookInvalid("last", f"a book of {end.value - start.value + 1:,} numbers: at most {MAX_BOOK:,}")
+        raise SlipBookInvalid(
+            "last", f"a book of {end.value - start.value + 1:,} numbers: at most {MAX_BOOK:,}"
+        )
     username = username_of(user)
     note = (note or "").strip() or None
     now = now or datetime.now(UTC)
 
     def action() -> m.SlipBook:
-        overlap = (m.SlipBook.objects.select_for_update()
-                   .filter(kind=kind, prefix=start.prefix, width=start.width, first__lte=end.value,
-                           last__gte=start.value).first())
+        overlap = (
+            m.SlipBook.objects.select_for_update()
+            .filter(
+                kind=kind,
+                prefix=start.prefix,
+                width=start.width,
+                first__lte=end.value,
+                last__gte=start.value,
+            )
+            .first()
+        )
         if overlap is not None:
-            raise SlipBookOverlap(f"{kind} slips {first} to {last} overlap the book {overlap.first_number} to "
-                                  f"{overlap.last_number} recorded by {overlap.issued_by}")
-        version = server_event_append(stream=LEDGER_STREAM, type="ledger.slip_book_issued", payload={
-            "kind": kind, "first": first, "last": last, "by": username, "note": note,
-        }, user=user, now=now).version
+            raise SlipBookOverlap(
+                f"{kind} slips {first} to {last} overlap the book {overlap.first_number} to "
+                f"{overlap.last_number} recorded by {overlap.issued_by}"
+            )
+        version = server_event_append(
+            stream=LEDGER_STREAM,
+            type="ledger.slip_book_issued",
+            payload={
+                "kind": kind,
+                "first": first,
+                "last": last,
+                "by": username,
+                "note": note,
+            },
+            user=user,
+            now=now,
+        ).version
         return m.SlipBook.objects.create(
-            kind=kind, prefix=start.prefix, first=start.value, last=end.value, width=start.width, first_number=first,
-            last_number=last, issued_by=username, issued_at=now, note=note or "", event_version=version)
+            kind=kind,
+            prefix=start.prefix,
+            first=start.value,
+            last=end.value,
+            width=start.width,
+            first_number=first,
+            last_number=last,
+            issued_by=username,
+            issued_at=now,
+            note=note or "",
+            event_version=version,
+        )
 
     return server_change(action)

@@ -15,6 +15,7 @@ range is taken from the lowest to the highest number used - named as such, "no b
 recorded" - so the gaps inside it show; what lies beyond it cannot be known. A slip whose
 number does not end in digits belongs to no series and is listed as such.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -27,8 +28,12 @@ from . import models as m
 from .slip_books import numbering
 
 USED, VOIDED, UNDER_WAY, GAP, UNUSED = "used", "voided", "under way", "gap", "not used yet"
-SEVERAL, WRONG_KIND, OUTSIDE, NO_SERIES = ("used at several tables", "in a book of the other kind",
-                                           "outside every book", "number of no series")
+SEVERAL, WRONG_KIND, OUTSIDE, NO_SERIES = (
+    "used at several tables",
+    "in a book of the other kind",
+    "outside every book",
+    "number of no series",
+)
 
 
 @dataclass
@@ -66,18 +71,49 @@ def _books(kind: str | None) -> tuple[list[Book], list[dict[str, Any]]]:
         if found is None:
             loose.append(_exception(slip.kind, "-", slip.number, slip.number, 1, NO_SERIES, [slip]))
             continue
-        home = next((b for b in books if b.kind == slip.kind and (b.prefix, b.width) == (found.prefix, found.width)
-                     and b.first <= found.value <= b.last), None)
+        home = next(
+            (
+                b
+                for b in books
+                if b.kind == slip.kind
+                and (b.prefix, b.width) == (found.prefix, found.width)
+                and b.first <= found.value <= b.last
+            ),
+            None,
+        )
         if home is not None:
             home.slips[found.value].append(slip)
             continue
-        elsewhere = next((b for b in [*books, *(Book(o.kind, o.prefix, o.width, o.first, o.last, o) for o in others)]
-                          if b.kind != slip.kind and (b.prefix, b.width) == (found.prefix, found.width)
-                          and b.first <= found.value <= b.last), None)
+        elsewhere = next(
+            (
+                b
+                for b in [
+                    *books,
+                    *(Book(o.kind, o.prefix, o.width, o.first, o.last, o) for o in others),
+                ]
+                if b.kind != slip.kind
+                and (b.prefix, b.width) == (found.prefix, found.width)
+                and b.first <= found.value <= b.last
+            ),
+            None,
+        )
         if elsewhere is not None:
-            loose.append(_exception(slip.kind, elsewhere.name, slip.number, slip.number, 1, WRONG_KIND, [slip],
-                                    f"the {elsewhere.kind} slip book {elsewhere.name}"))
-        elif any(b.kind == slip.kind and (b.prefix, b.width) == (found.prefix, found.width) for b in books):
+            loose.append(
+                _exception(
+                    slip.kind,
+                    elsewhere.name,
+                    slip.number,
+                    slip.number,
+                    1,
+                    WRONG_KIND,
+                    [slip],
+                    f"the {elsewhere.kind} slip book {elsewhere.name}",
+                )
+            )
+        elif any(
+            b.kind == slip.kind and (b.prefix, b.width) == (found.prefix, found.width)
+            for b in books
+        ):
             loose.append(_exception(slip.kind, "-", slip.number, slip.number, 1, OUTSIDE, [slip]))
         else:
             series[(slip.kind, found.prefix, found.width)].append((found.value, slip))
@@ -97,18 +133,37 @@ def _state(slips: list[m.Slip]) -> str:
     return USED if slip.state == "complete" else VOIDED if slip.state == "voided" else UNDER_WAY
 
 
-def _exception(kind: str, book: str, first: str, last: str, count: int, state: str, slips: list[m.Slip],
-               detail: str = "") -> dict[str, Any]:
+def _exception(
+    kind: str,
+    book: str,
+    first: str,
+    last: str,
+    count: int,
+    state: str,
+    slips: list[m.Slip],
+    detail: str = "",
+) -> dict[str, Any]:
     if not detail and slips:
         slip = slips[0]
-        detail = {VOIDED: slip.void_reason or "no reason recorded", UNDER_WAY: f"last step: {slip.state}"}.get(
-            state, "")
+        detail = {
+            VOIDED: slip.void_reason or "no reason recorded",
+            UNDER_WAY: f"last step: {slip.state}",
+        }.get(state, "")
         if state == SEVERAL:
-            detail = "at " + ", ".join(f"{s.table.stream} on {s.gaming_day.isoformat()}" for s in slips)
-    return {"kind": kind, "book": book, "first": first, "last": last, "count": count, "state": state,
-            "table": ", ".join(dict.fromkeys(s.table.stream for s in slips)) or None,
-            "gaming_day": ", ".join(dict.fromkeys(s.gaming_day.isoformat() for s in slips)) or None,
-            "detail": detail or None}
+            detail = "at " + ", ".join(
+                f"{s.table.stream} on {s.gaming_day.isoformat()}" for s in slips
+            )
+    return {
+        "kind": kind,
+        "book": book,
+        "first": first,
+        "last": last,
+        "count": count,
+        "state": state,
+        "table": ", ".join(dict.fromkeys(s.table.stream for s in slips)) or None,
+        "gaming_day": ", ".join(dict.fromkeys(s.gaming_day.isoformat() for s in slips)) or None,
+        "detail": detail or None,
+    }
 
 
 def _walk(book: Book) -> tuple[dict[str, int], list[dict[str, Any]]]:
@@ -121,8 +176,18 @@ def _walk(book: Book) -> tuple[dict[str, int], list[dict[str, Any]]]:
     def flush() -> None:
         if run is not None:
             state, low, high = run
-            out.append(_exception(book.kind, book.name, book.number(low), book.number(high), high - low + 1, state,
-                                  [], "" if book.recorded or state != GAP else "no book recorded"))
+            out.append(
+                _exception(
+                    book.kind,
+                    book.name,
+                    book.number(low),
+                    book.number(high),
+                    high - low + 1,
+                    state,
+                    [],
+                    "" if book.recorded or state != GAP else "no book recorded",
+                )
+            )
 
     for n in range(book.first, book.last + 1):
         slips = book.slips.get(n)
@@ -140,23 +205,37 @@ def _walk(book: Book) -> tuple[dict[str, int], list[dict[str, Any]]]:
         state = _state(slips)
         counts[state] += 1
         if state != USED:
-            out.append(_exception(book.kind, book.name, book.number(n), book.number(n), 1, state, slips))
+            out.append(
+                _exception(book.kind, book.name, book.number(n), book.number(n), 1, state, slips)
+            )
     flush()
     return counts, out
 
 
 BOOK_COLUMNS = (
-    Column("kind", "kind"), Column("book", "book"), Column("source", "issued"),
-    Column("numbers", "numbers", "int", total=True), Column("used", "used", "int", total=True),
-    Column("voided", "voided", "int", total=True), Column("under_way", "under way", "int", total=True),
-    Column("gaps", "gaps", "int", total=True), Column("unused", "not used yet", "int", total=True),
+    Column("kind", "kind"),
+    Column("book", "book"),
+    Column("source", "issued"),
+    Column("numbers", "numbers", "int", total=True),
+    Column("used", "used", "int", total=True),
+    Column("voided", "voided", "int", total=True),
+    Column("under_way", "under way", "int", total=True),
+    Column("gaps", "gaps", "int", total=True),
+    Column("unused", "not used yet", "int", total=True),
     Column("several", "at several tables", "int", total=True),
-    Column("first_day", "first used"), Column("last_day", "last used"),
+    Column("first_day", "first used"),
+    Column("last_day", "last used"),
 )
 SEQUENCE_COLUMNS = (
-    Column("kind", "kind"), Column("book", "book"), Column("first", "from"), Column("last", "to"),
-    Column("count", "numbers", "int", total=True), Column("state", "state"), Column("table", "table"),
-    Column("gaming_day", "gaming day"), Column("detail", "detail"),
+    Column("kind", "kind"),
+    Column("book", "book"),
+    Column("first", "from"),
+    Column("last", "to"),
+    Column("count", "numbers", "int", total=True),
+    Column("state", "state"),
+    Column("table", "table"),
+    Column("gaming_day", "gaming day"),
+    Column("detail", "detail"),
 )
 
 
@@ -167,20 +246,39 @@ def slip_books(*, kind: str | None = None) -> Report:
     for book in books:
         counts, _ = _walk(book)
         days = sorted(s.gaming_day for slips in book.slips.values() for s in slips)
-        rows.append({
-            "kind": book.kind, "book": book.name,
-            "source": (f"by {book.recorded.issued_by} on {book.recorded.issued_at.date().isoformat()}"
-                       if book.recorded else "no book recorded: the numbers used"),
-            "numbers": book.last - book.first + 1, "used": counts[USED], "voided": counts[VOIDED],
-            "under_way": counts[UNDER_WAY], "gaps": counts[GAP], "unused": counts[UNUSED], "several": counts[SEVERAL],
-            "first_day": days[0].isoformat() if days else None, "last_day": days[-1].isoformat() if days else None,
-        })
-    return Report("slip_books", "Slip books: every number by state", BOOK_COLUMNS, rows, {"kind": kind}).with_totals()
+        rows.append(
+            {
+                "kind": book.kind,
+                "book": book.name,
+                "source": (
+                    f"by {book.recorded.issued_by} on {book.recorded.issued_at.date().isoformat()}"
+                    if book.recorded
+                    else "no book recorded: the numbers used"
+                ),
+                "numbers": book.last - book.first + 1,
+                "used": counts[USED],
+                "voided": counts[VOIDED],
+                "under_way": counts[UNDER_WAY],
+                "gaps": counts[GAP],
+                "unused": counts[UNUSED],
+                "several": counts[SEVERAL],
+                "first_day": days[0].isoformat() if days else None,
+                "last_day": days[-1].isoformat() if days else None,
+            }
+        )
+    return Report(
+        "slip_books", "Slip books: every number by state", BOOK_COLUMNS, rows, {"kind": kind}
+    ).with_totals()
 
 
 def slip_sequence(*, kind: str | None = None) -> Report:
     """The slip numbers that are not simply used, book by book, then the slips of no book."""
     books, loose = _books(kind)
     rows = [row for book in books for row in _walk(book)[1]] + loose
-    return Report("slip_sequence", "Slip sequence: numbers voided, under way, skipped, not used yet, misplaced",
-                  SEQUENCE_COLUMNS, rows, {"kind": kind}).with_totals()
+    return Report(
+        "slip_sequence",
+        "Slip sequence: numbers voided, under way, skipped, not used yet, misplaced",
+        SEQUENCE_COLUMNS,
+        rows,
+        {"kind": kind},
+    ).with_totals()

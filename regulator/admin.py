@@ -6,6 +6,7 @@ again for the selected requests' days and tables, and each ready package's downl
 A request is never changed or deleted here: it is built by a Celery task
 (:mod:`regulator.tasks`) and says what happened to it.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -31,8 +32,10 @@ _STATUS_COLOURS = {"queued": "#777", "building": "#b66d00", "ready": "#1a7f37", 
 
 class PackageAskForm(forms.ModelForm):
     tables_text = forms.CharField(
-        label="tables", required=False,
-        help_text="the tables' codes, separated by commas or spaces; blank: every table open in the period")
+        label="tables",
+        required=False,
+        help_text="the tables' codes, separated by commas or spaces; blank: every table open in the period",
+    )
 
     class Meta:
         model = PackageRequest
@@ -55,14 +58,39 @@ class PackageAskForm(forms.ModelForm):
 @admin.register(PackageRequest)
 class PackageRequestAdmin(admin.ModelAdmin):
     form = PackageAskForm
-    list_display = ("id", "status_shown", "period", "tables_shown", "requested_by", "via", "requested_at",
-                    "events", "download", "keep_until", "why")
+    list_display = (
+        "id",
+        "status_shown",
+        "period",
+        "tables_shown",
+        "requested_by",
+        "via",
+        "requested_at",
+        "events",
+        "download",
+        "keep_until",
+        "why",
+    )
     list_display_links = ("id",)
     list_filter = ("status", "via")
     search_fields = ("requested_by", "sha256")
     actions = ("ask_again",)
-    readonly_fields = ("status_shown", "why", "period", "tables_shown", "requested_by", "via", "requested_at", "finished_at",
-                       "message", "events", "size_shown", "sha256", "download", "keep_until")
+    readonly_fields = (
+        "status_shown",
+        "why",
+        "period",
+        "tables_shown",
+        "requested_by",
+        "via",
+        "requested_at",
+        "finished_at",
+        "message",
+        "events",
+        "size_shown",
+        "sha256",
+        "download",
+        "keep_until",
+    )
 
     def get_fields(self, request: HttpRequest, obj: PackageRequest | None = None) -> Any:
         if obj is None:
@@ -91,22 +119,36 @@ class PackageRequestAdmin(admin.ModelAdmin):
 
     # --- asking -----------------------------------------------------------------------------------
 
-    def save_model(self, request: HttpRequest, obj: PackageRequest, form: Any, change: bool) -> None:
+    def save_model(
+        self, request: HttpRequest, obj: PackageRequest, form: Any, change: bool
+    ) -> None:
         data = form.cleaned_data
-        row = package_request(principal=principal_of(request) or "", day_from=data["day_from"],
-                              day_to=data["day_to"], tables=data["tables"], via=PackageRequest.Via.ADMIN,
-                              address=client_address(request))
+        row = package_request(
+            principal=principal_of(request) or "",
+            day_from=data["day_from"],
+            day_to=data["day_to"],
+            tables=data["tables"],
+            via=PackageRequest.Via.ADMIN,
+            address=client_address(request),
+        )
         obj.pk = row.pk
         obj.refresh_from_db()
 
-    @admin.action(description="Ask again for the selected requests' packages (the same days and tables)",
-                  permissions=["add"])
+    @admin.action(
+        description="Ask again for the selected requests' packages (the same days and tables)",
+        permissions=["add"],
+    )
     def ask_again(self, request: HttpRequest, queryset: QuerySet[PackageRequest]) -> None:
         for row in queryset.order_by("id"):
             try:
-                made = package_request(principal=principal_of(request) or "", day_from=row.day_from,
-                                       day_to=row.day_to, tables=row.tables, via=PackageRequest.Via.ADMIN,
-                                       address=client_address(request))
+                made = package_request(
+                    principal=principal_of(request) or "",
+                    day_from=row.day_from,
+                    day_to=row.day_to,
+                    tables=row.tables,
+                    via=PackageRequest.Via.ADMIN,
+                    address=client_address(request),
+                )
             except PackageError as error:
                 self.message_user(request, f"Request {row.pk}: {error}", messages.ERROR)
             else:
@@ -116,16 +158,28 @@ class PackageRequestAdmin(admin.ModelAdmin):
 
     @admin.display(description="status", ordering="status")
     def status_shown(self, row: PackageRequest) -> str:
-        return format_html('<strong style="color:{}">{}</strong>', _STATUS_COLOURS.get(row.status, "#000"), row.status)
+        return format_html(
+            '<strong style="color:{}">{}</strong>',
+            _STATUS_COLOURS.get(row.status, "#000"),
+            row.status,
+        )
 
     @admin.display(description="why it failed")
     def why(self, row: PackageRequest) -> str:
-        return format_html('<span style="display:inline-block;max-width:16em;white-space:normal;overflow-wrap:anywhere">{}</span>',
-                           row.message) if row.message else ""
+        return (
+            format_html(
+                '<span style="display:inline-block;max-width:16em;white-space:normal;overflow-wrap:anywhere">{}</span>',
+                row.message,
+            )
+            if row.message
+            else ""
+        )
 
     @admin.display(description="gaming days", ordering="day_from")
     def period(self, row: PackageRequest) -> str:
-        return row.day_from.isoformat() + (f" to {row.day_to.isoformat()}" if row.day_to != row.day_from else "")
+        return row.day_from.isoformat() + (
+            f" to {row.day_to.isoformat()}" if row.day_to != row.day_from else ""
+        )
 
     @admin.display(description="tables")
     def tables_shown(self, row: PackageRequest) -> str:
@@ -133,23 +187,34 @@ class PackageRequestAdmin(admin.ModelAdmin):
 
     @admin.display(description="size", ordering="size")
     def size_shown(self, row: PackageRequest) -> str:
-        return "" if row.size is None else f"{row.size / 1_048_576:,.2f} MB" if row.size >= 1_048_576 else (
-            f"{row.size / 1024:,.1f} kB")
+        return (
+            ""
+            if row.size is None
+            else f"{row.size / 1_048_576:,.2f} MB"
+            if row.size >= 1_048_576
+            else (f"{row.size / 1024:,.1f} kB")
+        )
 
     @admin.display(description="package")
     def download(self, row: PackageRequest) -> str:
         if row.status != PackageRequest.Status.READY:
             return "-"
-        return format_html('<a href="{}" title="{}">zip, {}</a>',
-                           reverse("admin:casino_packagerequest_download", args=[row.pk]), row.file,
-                           self.size_shown(row))
+        return format_html(
+            '<a href="{}" title="{}">zip, {}</a>',
+            reverse("admin:casino_packagerequest_download", args=[row.pk]),
+            row.file,
+            self.size_shown(row),
+        )
 
     # --- the download -----------------------------------------------------------------------------
 
     def get_urls(self) -> list[URLPattern]:
         return [
-            path("<int:pk>/download/", self.admin_site.admin_view(self.download_view),
-                 name="casino_packagerequest_download"),
+            path(
+                "<int:pk>/download/",
+                self.admin_site.admin_view(self.download_view),
+                name="casino_packagerequest_download",
+            ),
             *super().get_urls(),
         ]
 
@@ -160,4 +225,6 @@ class PackageRequestAdmin(admin.ModelAdmin):
         path_ = package_file(row) if row is not None else None
         if row is None or path_ is None:
             raise Http404("No ready package with that id.")
-        return FileResponse(path_.open("rb"), as_attachment=True, filename=row.file, content_type="application/zip")
+        return FileResponse(
+            path_.open("rb"), as_attachment=True, filename=row.file, content_type="application/zip"
+        )

@@ -10,6 +10,7 @@ granted to the regulator group and compliance) and its admin's address
 (``/admin/casino/packagerequest/``) stay as they were. A change to its fields is a
 migration of ``casino``; ``casino/models.py`` imports it so that Django treats casino as
 an app with models (its content type and permissions made again after a flush)."""
+
 from __future__ import annotations
 
 from django.db import models
@@ -31,8 +32,12 @@ class PackageRequest(models.Model):
     via = models.CharField(max_length=8, choices=Via.choices)
     day_from = models.DateField("first gaming day")
     day_to = models.DateField("last gaming day")
-    tables = models.JSONField(default=list, blank=True, help_text="the tables' codes; empty: every table open")
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    tables = models.JSONField(
+        default=list, blank=True, help_text="the tables' codes; empty: every table open"
+    )
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True
+    )
     message = models.TextField(blank=True, help_text="why it failed")
     file = models.CharField(max_length=300, blank=True, help_text="the zip's name in PACKAGE_DIR")
     sha256 = models.CharField(max_length=64, blank=True)
@@ -47,5 +52,9 @@ class PackageRequest(models.Model):
         verbose_name = "package request"
 
     def __str__(self) -> str:
-        days = self.day_from.isoformat() + (f" to {self.day_to.isoformat()}" if self.day_to != self.day_from else "")
-        return f"package {self.pk}: {days}, {', '.join(self.tables) or 'every table'} ({self.status})"
+        days = self.day_from.isoformat() + (
+            f" to {self.day_to.isoformat()}" if self.day_to != self.day_from else ""
+        )
+        return (
+            f"package {self.pk}: {days}, {', '.join(self.tables) or 'every table'} ({self.status})"
+        )

@@ -9,6 +9,7 @@ command's (:func:`regulator.package.table_slices`), so a request that is queued 
 for a reason the store gives later (a folder that cannot be written, a head that cannot
 be signed) - and then says why on the request.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -40,15 +41,27 @@ def _keep_until(today: date) -> date:
         return today.replace(year=today.year + years, day=28)
 
 
-def package_request(*, principal: str, day_from: date, day_to: date, tables: Sequence[str], via: str,
-                    address: str = "") -> PackageRequest:
+def package_request(
+    *,
+    principal: str,
+    day_from: date,
+    day_to: date,
+    tables: Sequence[str],
+    via: str,
+    address: str = "",
+) -> PackageRequest:
     """Check the input as the command does (:class:`PackageError`, nothing stored),
     store the request and queue its build once the request is committed."""
     table_slices(day_from, day_to, tables)
     now = datetime.now(UTC)
     row = PackageRequest.objects.create(
-        requested_by=principal[:160], requested_at=now, via=via, day_from=day_from, day_to=day_to,
-        tables=sorted(set(tables)), keep_until=_keep_until(now.date()),
+        requested_by=principal[:160],
+        requested_at=now,
+        via=via,
+        day_from=day_from,
+        day_to=day_to,
+        tables=sorted(set(tables)),
+        keep_until=_keep_until(now.date()),
     )
     from .tasks import build_package_task
 
@@ -67,14 +80,24 @@ def package_build(pk: int, address: str = "") -> PackageRequest:
     PackageRequest.objects.filter(pk=pk).update(status=PackageRequest.Status.BUILDING, message="")
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        manifest = export_logged(principal=row.requested_by, address=address, day_from=row.day_from,
-                                 day_to=row.day_to, tables=row.tables, out=folder / name, force=True)
+        manifest = export_logged(
+            principal=row.requested_by,
+            address=address,
+            day_from=row.day_from,
+            day_to=row.day_to,
+            tables=row.tables,
+            out=folder / name,
+            force=True,
+        )
     except Exception as error:
         # the request says why, whatever it was: never left "building" for ever
         known = isinstance(error, PackageError | DigestError)
         message = str(error) if known else f"writing {folder / name} failed: {error}"
-        PackageRequest.objects.filter(pk=pk).update(status=PackageRequest.Status.FAILED, message=message[:5000],
-                                                    finished_at=datetime.now(UTC))
+        PackageRequest.objects.filter(pk=pk).update(
+            status=PackageRequest.Status.FAILED,
+            message=message[:5000],
+            finished_at=datetime.now(UTC),
+        )
         log.warning("package request %s failed: %s", pk, message)
         if not known and not isinstance(error, OSError):
             raise
@@ -84,8 +107,13 @@ def package_build(pk: int, address: str = "") -> PackageRequest:
         for block in iter(lambda: stream.read(1 << 20), b""):
             digest.update(block)
     PackageRequest.objects.filter(pk=pk).update(
-        status=PackageRequest.Status.READY, file=name, sha256=digest.hexdigest(), size=(folder / name).stat().st_size,
-        events=manifest["events"], finished_at=datetime.now(UTC))
+        status=PackageRequest.Status.READY,
+        file=name,
+        sha256=digest.hexdigest(),
+        size=(folder / name).stat().st_size,
+        events=manifest["events"],
+        finished_at=datetime.now(UTC),
+    )
     return PackageRequest.objects.get(pk=pk)
 
 

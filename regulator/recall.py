@@ -9,6 +9,7 @@ built from the round review page's data (:func:`tables.selectors.round_review`, 
 findings), never a third reading of the events. Here the proof is the round's own last
 event's, checked against the latest signed head before it is printed.
 """
+
 from __future__ import annotations
 
 import json
@@ -31,28 +32,62 @@ def recall_context(table: str, day: date, number: int) -> dict[str, Any] | None:
     review = selectors.round_review(round_)
     shown = review_context(review)
     currency = shown["currency"]
-    events = [{
-        "version": r.event.version, "at": format_timestamp(r.event.occurred_at), "type": r.event.type,
-        "payload": json.dumps(r.event.payload, sort_keys=True, ensure_ascii=False), "hash": r.event.hash,
-        "chain_ok": r.chain_ok, "chain": r.chain,
-    } for r in review.events]
-    bets = [{
-        "bet": b.bet, "box": b.box, "hand": b.hand, "kind": b.kind, "amount": money_text(b.amount, currency),
-        "recorded": settlement_text(b.recorded_outcome, b.recorded_net, currency),
-        "recomputed": settlement_text(b.expected_outcome, b.expected_net, currency), "matches": b.matches,
-    } for b in sorted(review.bets, key=lambda b: natural_key(b.bet))]
-    hands = [{
-        "title": f"box {h['hand'].box} hand {h['hand'].number}", "cards": h["cards"], "staked": h["staked"],
-        "total": h["hand"].total, "soft": h["hand"].soft, "bust": h["hand"].bust,
-        "actions": ", ".join(str(a) for a in h["hand"].actions),
-    } for h in shown["hands"]]
+    events = [
+        {
+            "version": r.event.version,
+            "at": format_timestamp(r.event.occurred_at),
+            "type": r.event.type,
+            "payload": json.dumps(r.event.payload, sort_keys=True, ensure_ascii=False),
+            "hash": r.event.hash,
+            "chain_ok": r.chain_ok,
+            "chain": r.chain,
+        }
+        for r in review.events
+    ]
+    bets = [
+        {
+            "bet": b.bet,
+            "box": b.box,
+            "hand": b.hand,
+            "kind": b.kind,
+            "amount": money_text(b.amount, currency),
+            "recorded": settlement_text(b.recorded_outcome, b.recorded_net, currency),
+            "recomputed": settlement_text(b.expected_outcome, b.expected_net, currency),
+            "matches": b.matches,
+        }
+        for b in sorted(review.bets, key=lambda b: natural_key(b.bet))
+    ]
+    hands = [
+        {
+            "title": f"box {h['hand'].box} hand {h['hand'].number}",
+            "cards": h["cards"],
+            "staked": h["staked"],
+            "total": h["hand"].total,
+            "soft": h["hand"].soft,
+            "bust": h["hand"].bust,
+            "actions": ", ".join(str(a) for a in h["hand"].actions),
+        }
+        for h in shown["hands"]
+    ]
     return {
-        "round": round_, "table": table, "day": day.isoformat(), "number": number, "currency": currency,
+        "round": round_,
+        "table": table,
+        "day": day.isoformat(),
+        "number": number,
+        "currency": currency,
         "ruleset": round_.table.ruleset,
-        "status": round_.status, "shoe": review.shoe,
-        "figures": shown["figures"], "dealer": shown["dealer"], "hands": hands, "events": events, "bets": bets,
-        "mismatched": shown["mismatched"], "findings": shown["findings"],
-        "chain_ok": review.chain_ok, "first": events[0] if events else None, "last": events[-1] if events else None,
+        "status": round_.status,
+        "shoe": review.shoe,
+        "figures": shown["figures"],
+        "dealer": shown["dealer"],
+        "hands": hands,
+        "events": events,
+        "bets": bets,
+        "mismatched": shown["mismatched"],
+        "findings": shown["findings"],
+        "chain_ok": review.chain_ok,
+        "first": events[0] if events else None,
+        "last": events[-1] if events else None,
         "anchor": _anchor(table, events[-1]["version"]) if events else None,
     }
 
@@ -61,15 +96,33 @@ def _anchor(table: str, version: int) -> dict[str, Any]:
     """The round's last event's inclusion proof in the latest signed head, checked."""
     event = Event.objects.get(stream=table, version=version)
     sth = digests.latest_signed()
-    if sth is None or digests.leaf_index(event) >= sth.size or sth.leaf_format != merkle.LEAF_FORMAT:
+    if (
+        sth is None
+        or digests.leaf_index(event) >= sth.size
+        or sth.leaf_format != merkle.LEAF_FORMAT
+    ):
         # (a head of an older leaf format is not the tree's any more: the next one covers the round)
-        return {"covered": False, "size": sth.size if sth else 0,
-                "why": "no signed head covers the round yet: the next periodic signing will (manage.py digest)"}
+        return {
+            "covered": False,
+            "size": sth.size if sth else 0,
+            "why": "no signed head covers the round yet: the next periodic signing will (manage.py digest)",
+        }
     proof = digests.inclusion_proof_of([event], sth)["proofs"][0]
     leaf = bytes.fromhex(proof["leaf"])
-    ok = merkle.verify_inclusion(proof["index"], sth.size, leaf, [bytes.fromhex(n) for n in proof["path"]], sth.root)
-    return {"covered": True, "ok": ok, "version": version, "index": proof["index"], "leaf": proof["leaf"],
-            # the count as people read it, for the page and the PDF (a template cannot group digits)
-            "path": proof["path"], "size": sth.size, "size_text": f"{sth.size:,}", "root": sth.root.hex(),
-            "key": sth.key_id,
-            "signed_at": sth.as_dict().get("timestamp")}
+    ok = merkle.verify_inclusion(
+        proof["index"], sth.size, leaf, [bytes.fromhex(n) for n in proof["path"]], sth.root
+    )
+    return {
+        "covered": True,
+        "ok": ok,
+        "version": version,
+        "index": proof["index"],
+        "leaf": proof["leaf"],
+        # the count as people read it, for the page and the PDF (a template cannot group digits)
+        "path": proof["path"],
+        "size": sth.size,
+        "size_text": f"{sth.size:,}",
+        "root": sth.root.hex(),
+        "key": sth.key_id,
+        "signed_at": sth.as_dict().get("timestamp"),
+    }

@@ -2,6 +2,7 @@
 (``/admin/recall/<table>/<day>/<number>/``, ``.pdf``) for who may see rounds, and over
 the API (``/api/rounds/<table>/<day>/<number>/recall.html``, ``recall.pdf``) for any
 staff member, as the round's own endpoint. Read by a person, so in the access log."""
+
 from __future__ import annotations
 
 from datetime import date
@@ -38,7 +39,9 @@ def _context(table: str, day: str, number: str) -> dict[str, Any] | None:
 
 
 def _html(context: dict[str, Any], *, pdf_url: str, review_url: str | None) -> str:
-    return render_to_string("regulator/recall.html", {**context, "pdf_url": pdf_url, "review_url": review_url})
+    return render_to_string(
+        "regulator/recall.html", {**context, "pdf_url": pdf_url, "review_url": review_url}
+    )
 
 
 def _pdf_response(context: dict[str, Any]) -> HttpResponse:
@@ -49,6 +52,7 @@ def _pdf_response(context: dict[str, Any]) -> HttpResponse:
 
 
 # --- the admin -----------------------------------------------------------------------------------
+
 
 def _admin_context(request: HttpRequest, table: str, day: str, number: str) -> dict[str, Any]:
     if device_of(request.user) is not None or not request.user.has_perm("tables.view_round"):
@@ -62,8 +66,13 @@ def _admin_context(request: HttpRequest, table: str, day: str, number: str) -> d
 def recall_page(request: HttpRequest, table: str, day: str, number: str) -> HttpResponse:
     context = _admin_context(request, table, day, number)
     pdf_url = reverse("round-recall-pdf", kwargs={"table": table, "day": day, "number": number})
-    return HttpResponse(_html(context, pdf_url=pdf_url, review_url=round_review_url(table=table, day=day,
-                                                                                     number=int(number))))
+    return HttpResponse(
+        _html(
+            context,
+            pdf_url=pdf_url,
+            review_url=round_review_url(table=table, day=day, number=int(number)),
+        )
+    )
 
 
 def recall_pdf_page(request: HttpRequest, table: str, day: str, number: str) -> HttpResponse:
@@ -72,12 +81,15 @@ def recall_pdf_page(request: HttpRequest, table: str, day: str, number: str) -> 
 
 # --- the API -------------------------------------------------------------------------------------
 
+
 class HTMLRenderer(BaseRenderer):
     media_type = "text/html"
     format = "html"
     charset = "utf-8"
 
-    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None) -> bytes:
+    def render(
+        self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None
+    ) -> bytes:
         return data.encode() if isinstance(data, str) else JSONRenderer().render(data)
 
 
@@ -85,7 +97,9 @@ class PDFRenderer(BaseRenderer):
     media_type = "application/pdf"
     format = "pdf"
 
-    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None) -> bytes:
+    def render(
+        self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None
+    ) -> bytes:
         return data if isinstance(data, bytes) else JSONRenderer().render(data)
 
 
@@ -96,11 +110,15 @@ _ROUND = [
 ]
 _ERRORS = {
     401: OpenApiResponse(ErrorSerializer, description="no or bad credentials"),
-    403: OpenApiResponse(ErrorSerializer, description="a device account, or a person without the permission"),
+    403: OpenApiResponse(
+        ErrorSerializer, description="a device account, or a person without the permission"
+    ),
     404: OpenApiResponse(ErrorSerializer, description="no such round"),
 }
-_WHAT = ("Game recall (AGCO 13.1): the round's cards, bets, decisions, settlements recorded and recomputed, "
-         "its events with their chain state and the inclusion proof of its last event in the signed head.")
+_WHAT = (
+    "Game recall (AGCO 13.1): the round's cards, bets, decisions, settlements recorded and recomputed, "
+    "its events with their chain state and the inclusion proof of its last event in the signed head."
+)
 
 
 def _api_context(table: str, day: str, number: str) -> dict[str, Any]:
@@ -125,19 +143,31 @@ class RecallHTMLView(ErrorsAsJSON):
     permission_classes = (IsAuthenticated, MayViewRounds)
     renderer_classes = (HTMLRenderer, JSONRenderer)
 
-    @extend_schema(operation_id="rounds_recall_html", summary="A round's recall, printable HTML", description=_WHAT,
-                   parameters=_ROUND, responses={(200, "text/html"): OpenApiTypes.STR, **_ERRORS})
+    @extend_schema(
+        operation_id="rounds_recall_html",
+        summary="A round's recall, printable HTML",
+        description=_WHAT,
+        parameters=_ROUND,
+        responses={(200, "text/html"): OpenApiTypes.STR, **_ERRORS},
+    )
     def get(self, request: Request, table: str, day: str, number: str) -> HttpResponse:
         context = _api_context(table, day, number)
-        return HttpResponse(_html(context, pdf_url=request.path.removesuffix(".html") + ".pdf", review_url=None),
-                            content_type="text/html; charset=utf-8")
+        return HttpResponse(
+            _html(context, pdf_url=request.path.removesuffix(".html") + ".pdf", review_url=None),
+            content_type="text/html; charset=utf-8",
+        )
 
 
 class RecallPDFView(ErrorsAsJSON):
     permission_classes = (IsAuthenticated, MayViewRounds)
     renderer_classes = (PDFRenderer, JSONRenderer)
 
-    @extend_schema(operation_id="rounds_recall_pdf", summary="A round's recall, PDF", description=_WHAT,
-                   parameters=_ROUND, responses={(200, "application/pdf"): OpenApiTypes.BINARY, **_ERRORS})
+    @extend_schema(
+        operation_id="rounds_recall_pdf",
+        summary="A round's recall, PDF",
+        description=_WHAT,
+        parameters=_ROUND,
+        responses={(200, "application/pdf"): OpenApiTypes.BINARY, **_ERRORS},
+    )
     def get(self, request: Request, table: str, day: str, number: str) -> HttpResponse:
         return _pdf_response(_api_context(table, day, number))

@@ -3,6 +3,7 @@ one table's rows, not the period's: the auditor's :class:`auditor.reports.Spool`
 into the package's own files, so the CSV and JSON are byte for byte what
 :func:`auditor.reports.render` makes of all the rows at once and the format stays the
 auditor's alone."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable

@@ -1,5 +1,6 @@
 """Celery task of the regulator's package: an id in, the build
 (:func:`regulator.package_requests.package_build`), the request's status out."""
+
 from __future__ import annotations
 
 from celery import shared_task

@@ -17,6 +17,7 @@ a table's day ``/admin/tables/tableday/<table>/<gaming day>/``, a shoe
 
 Everything is read-only: projections are rebuilt from events.
 """
+
 from __future__ import annotations
 
 import re
@@ -66,22 +67,33 @@ def _hand_cards(hand: m.Hand, *, finished: bool = False) -> list[dict[str, Any]]
         down = card.get("face") == "down"
         revealed = card.get("revealed_version")
         back = down and revealed is None and (hand.box == 0 or not finished)
-        cards.append({
-            **card_face(card["card"]), "back": back, "hole": down,
-            "version": card.get("version"), "revealed_version": revealed, "recorded": card.get("recorded"),
-        })
+        cards.append(
+            {
+                **card_face(card["card"]),
+                "back": back,
+                "hole": down,
+                "version": card.get("version"),
+                "revealed_version": revealed,
+                "recorded": card.get("recorded"),
+            }
+        )
     return cards
 
 
 def _timeline_card(event: Any) -> dict[str, Any] | None:
     """The card an event shows on the timeline: a dealt card (a back if dealt face down),
     a revealed one face up."""
-    if event.type not in ("card.dealt", "card.revealed", "card.burned") or not isinstance(event.payload, dict):
+    if event.type not in ("card.dealt", "card.revealed", "card.burned") or not isinstance(
+        event.payload, dict
+    ):
         return None
     code = event.payload.get("card")
     if not isinstance(code, str) or len(code) < 2:
         return None
-    return {**card_face(code), "back": event.payload.get("face") == "down" or event.type == "card.burned"}
+    return {
+        **card_face(code),
+        "back": event.payload.get("face") == "down" or event.type == "card.burned",
+    }
 
 
 def _where(payload: dict[str, Any]) -> str:
@@ -105,15 +117,22 @@ def _timeline_detail(event: Any, currency: str = "") -> str:
 
     if event.type == "bet.placed":
         return f"{p.get('bet')} {p.get('kind')} {amount(p.get('amount'))} on {_where(p)}" + (
-            f" ({p['player']})" if p.get("player") else "")
+            f" ({p['player']})" if p.get("player") else ""
+        )
     if event.type == "card.dealt":
         return f"to {_where(p) or 'dealer'}, face {p.get('face')}"
     if event.type == "decision.made":
         return f"{_where(p)}: {p.get('action')}"
     if event.type in ("round.settled", "correction.recorded"):
-        settlements = [s for s in p.get("settlements") or [] if isinstance(s, dict) and isinstance(s.get("net"), int)]
-        text = ", ".join(f"{s.get('bet')} {s.get('outcome')} {amount(s.get('net'), True)}"
-                         for s in settlements[:SETTLEMENTS_LISTED])
+        settlements = [
+            s
+            for s in p.get("settlements") or []
+            if isinstance(s, dict) and isinstance(s.get("net"), int)
+        ]
+        text = ", ".join(
+            f"{s.get('bet')} {s.get('outcome')} {amount(s.get('net'), True)}"
+            for s in settlements[:SETTLEMENTS_LISTED]
+        )
         if len(settlements) > SETTLEMENTS_LISTED:
             text += f" and {len(settlements) - SETTLEMENTS_LISTED} more (every one under Payouts)"
         extra = f" - {p['reason']} ({p.get('authorised_by')})" if p.get("reason") else ""
@@ -127,8 +146,11 @@ def _timeline_detail(event: Any, currency: str = "") -> str:
 
 def rounds_of_day_url(table: str, day: date) -> str:
     """The rounds' list of one table's gaming day (what the ledger's reconciliation links)."""
-    return reverse("admin:tables_round_changelist") + "?" + urlencode({"table__stream": table,
-                                                                       "gaming_day": day.isoformat()})
+    return (
+        reverse("admin:tables_round_changelist")
+        + "?"
+        + urlencode({"table__stream": table, "gaming_day": day.isoformat()})
+    )
 
 
 def round_review_url(*, table: str, day: str, number: int) -> str:
@@ -139,7 +161,9 @@ def round_review_url(*, table: str, day: str, number: int) -> str:
 
 def round_url(round_: m.Round) -> str:
     """The review of a round, by its natural key."""
-    return round_review_url(table=round_.table.stream, day=round_.gaming_day.isoformat(), number=round_.number)
+    return round_review_url(
+        table=round_.table.stream, day=round_.gaming_day.isoformat(), number=round_.number
+    )
 
 
 # --- links of other apps on a round's review -----------------------------------------------------
@@ -157,11 +181,18 @@ def round_links_register(name: str, source: Callable[[str, str, int], Sequence[R
 
 def round_links(round_: m.Round) -> list[dict[str, str]]:
     key = (round_.table.stream, round_.gaming_day.isoformat(), round_.number)
-    return [{"id": id_, "text": text, "url": url} for source in _ROUND_LINKS.values() for id_, text, url in source(*key)]
+    return [
+        {"id": id_, "text": text, "url": url}
+        for source in _ROUND_LINKS.values()
+        for id_, text, url in source(*key)
+    ]
 
 
 def shoe_url(shoe: m.Shoe) -> str:
-    return reverse("admin:tables_shoe_key", kwargs={"table": shoe.table.stream, "version": shoe.shuffled_version})
+    return reverse(
+        "admin:tables_shoe_key",
+        kwargs={"table": shoe.table.stream, "version": shoe.shuffled_version},
+    )
 
 
 def settlement_text(outcome: str, net: int | None, currency: str) -> str:
@@ -173,7 +204,11 @@ def settlement_text(outcome: str, net: int | None, currency: str) -> str:
 
 def natural_key(text: str) -> tuple[tuple[int, int, str], ...]:
     """Sort key reading the digits in a text as numbers: r41-16 before r41-156."""
-    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", text) if part)
+    return tuple(
+        (0, int(part), "") if part.isdigit() else (1, 0, part)
+        for part in re.split(r"(\d+)", text)
+        if part
+    )
 
 
 # bets per page of a round's review (a live round has thousands)
@@ -216,11 +251,16 @@ def bets_page(review: selectors.RoundReview, currency: str, params: Any) -> Bets
         except ValueError:
             number = 1
     start = (number - 1) * BETS_PER_PAGE
-    rows = [{
-        "bet": b, "amount": money_text(b.amount, currency), "finding": b.bet in named,
-        "recorded": settlement_text(b.recorded_outcome, b.recorded_net, currency),
-        "recomputed": settlement_text(b.expected_outcome, b.expected_net, currency),
-    } for b in listed[start:start + BETS_PER_PAGE]]
+    rows = [
+        {
+            "bet": b,
+            "amount": money_text(b.amount, currency),
+            "finding": b.bet in named,
+            "recorded": settlement_text(b.recorded_outcome, b.recorded_net, currency),
+            "recomputed": settlement_text(b.expected_outcome, b.expected_net, currency),
+        }
+        for b in listed[start : start + BETS_PER_PAGE]
+    ]
     return BetsPage(rows, number, pages, len(listed), start + 1, only)
 
 
@@ -240,7 +280,9 @@ def _family(event_type: str) -> str:
     return event_type if event_type.startswith(_OWN_LINE) else "play"
 
 
-def _timeline(reviewed: list[selectors.ReviewedEvent], *, everything: bool, currency: str = "") -> list[dict[str, Any]]:
+def _timeline(
+    reviewed: list[selectors.ReviewedEvent], *, everything: bool, currency: str = ""
+) -> list[dict[str, Any]]:
     """The timeline's lines: one per event, but a run of FOLD_RUN or more intact events
     of one family (a live round's bets, its cash-out offers) as one line saying how many
     of each type and which versions."""
@@ -252,11 +294,25 @@ def _timeline(reviewed: list[selectors.ReviewedEvent], *, everything: bool, curr
             counts: dict[str, int] = {}
             for e in run:
                 counts[e.event.type] = counts.get(e.event.type, 0) + 1
-            lines.append({"run": True, "types": ", ".join(f"{t} \u00d7 {n}" for t, n in counts.items()),
-                          "count": len(run), "first": run[0].event, "last": run[-1].event})
+            lines.append(
+                {
+                    "run": True,
+                    "types": ", ".join(f"{t} \u00d7 {n}" for t, n in counts.items()),
+                    "count": len(run),
+                    "first": run[0].event,
+                    "last": run[-1].event,
+                }
+            )
         else:
-            lines.extend({"run": False, "reviewed": e, "card": _timeline_card(e.event),
-                          "detail": _timeline_detail(e.event, currency)} for e in run)
+            lines.extend(
+                {
+                    "run": False,
+                    "reviewed": e,
+                    "card": _timeline_card(e.event),
+                    "detail": _timeline_detail(e.event, currency),
+                }
+                for e in run
+            )
 
     for item in reviewed:
         if run and _family(item.event.type) != _family(run[0].event.type):
@@ -267,7 +323,9 @@ def _timeline(reviewed: list[selectors.ReviewedEvent], *, everything: bool, curr
     return lines
 
 
-def review_context(review: selectors.RoundReview, request: HttpRequest | None = None) -> dict[str, Any]:
+def review_context(
+    review: selectors.RoundReview, request: HttpRequest | None = None
+) -> dict[str, Any]:
     """What the round-review template shows, shaped from :func:`selectors.round_review`;
     ``request``: its query (the page of bets, the filter) and who looks (the findings'
     forms)."""
@@ -281,12 +339,19 @@ def review_context(review: selectors.RoundReview, request: HttpRequest | None = 
     hands = []
     for hand in review.hands:
         mine = sorted(bets_of.get((hand.box, hand.number), []), key=lambda b: natural_key(b.bet))
-        hands.append({
-            "hand": hand, "cards": _hand_cards(hand, finished=finished), "bets": mine[:HAND_BETS_LISTED],
-            "bet_count": len(mine), "more_bets": max(len(mine) - HAND_BETS_LISTED, 0),
-            "staked": money_text(sum(b.amount for b in mine), currency),
-            "bet_amounts": {b.bet: money_text(b.amount, currency) for b in mine[:HAND_BETS_LISTED]},
-        })
+        hands.append(
+            {
+                "hand": hand,
+                "cards": _hand_cards(hand, finished=finished),
+                "bets": mine[:HAND_BETS_LISTED],
+                "bet_count": len(mine),
+                "more_bets": max(len(mine) - HAND_BETS_LISTED, 0),
+                "staked": money_text(sum(b.amount for b in mine), currency),
+                "bet_amounts": {
+                    b.bet: money_text(b.amount, currency) for b in mine[:HAND_BETS_LISTED]
+                },
+            }
+        )
     everything = params.get("events") == "all"
     base = round_url(round_)
     page = bets_page(review, currency, params)
@@ -294,9 +359,14 @@ def review_context(review: selectors.RoundReview, request: HttpRequest | None = 
     back = request.get_full_path() if request is not None else base
     findings = []
     for f in review.findings:
-        item = {"finding": f, "url": reverse("admin:audit_finding_change", args=[f.pk]),
-                "amounts": finding_amounts(f, currency),
-                "bet_url": (base + "?" + urlencode({"bet": f.bet}) + f"#bet-{f.bet}") if f.bet else None}
+        item = {
+            "finding": f,
+            "url": reverse("admin:audit_finding_change", args=[f.pk]),
+            "amounts": finding_amounts(f, currency),
+            "bet_url": (base + "?" + urlencode({"bet": f.bet}) + f"#bet-{f.bet}")
+            if f.bet
+            else None,
+        }
         if request is not None:
             item["work"] = finding_actions(request, f, back=back)
         findings.append(item)
@@ -307,22 +377,32 @@ def review_context(review: selectors.RoundReview, request: HttpRequest | None = 
         "currency": currency,
         "figures": {
             "handle": money_text(round_.handle, currency),
-            "house_recorded": money_text(None if round_.recorded_net is None else -round_.recorded_net, currency,
-                                         signed=True),
+            "house_recorded": money_text(
+                None if round_.recorded_net is None else -round_.recorded_net, currency, signed=True
+            ),
             "house_recomputed": money_text(-round_.expected_net, currency, signed=True),
         },
         "events": _timeline(review.events, everything=everything, currency=currency),
         "event_count": len(review.events),
         "all_events_url": base + "?" + urlencode({"events": "all"}) + "#timeline",
-        "folded": not everything and any(line["run"] for line in _timeline(review.events, everything=False)),
-        "dealer": {"hand": review.dealer, "cards": _hand_cards(review.dealer, finished=finished)} if review.dealer else None,
+        "folded": not everything
+        and any(line["run"] for line in _timeline(review.events, everything=False)),
+        "dealer": {"hand": review.dealer, "cards": _hand_cards(review.dealer, finished=finished)}
+        if review.dealer
+        else None,
         "hands": hands,
         "bets_page": page,
         "bets_nav": {
-            "previous": _page_url(base, bets=page.number - 1, mismatches=mismatches) if page.number > 1 else None,
-            "next": _page_url(base, bets=page.number + 1, mismatches=mismatches) if page.number < page.pages else None,
+            "previous": _page_url(base, bets=page.number - 1, mismatches=mismatches)
+            if page.number > 1
+            else None,
+            "next": _page_url(base, bets=page.number + 1, mismatches=mismatches)
+            if page.number < page.pages
+            else None,
             "first": _page_url(base, mismatches=mismatches) if page.number > 2 else None,
-            "last": _page_url(base, bets=page.pages, mismatches=mismatches) if page.number < page.pages - 1 else None,
+            "last": _page_url(base, bets=page.pages, mismatches=mismatches)
+            if page.number < page.pages - 1
+            else None,
             "only_mismatches": _page_url(base, mismatches="1"),
             "all": _page_url(base),
         },
@@ -332,8 +412,14 @@ def review_context(review: selectors.RoundReview, request: HttpRequest | None = 
         "previous_url": round_url(review.previous) if review.previous else None,
         "next_url": round_url(review.next) if review.next else None,
         "shoe_url": shoe_url(review.shoe) if review.shoe else None,
-        "findings_url": reverse("admin:audit_finding_changelist") + "?" + urlencode(
-            {"stream": round_.table.stream, "gaming_day": round_.gaming_day.isoformat(), "round": round_.number}
+        "findings_url": reverse("admin:audit_finding_changelist")
+        + "?"
+        + urlencode(
+            {
+                "stream": round_.table.stream,
+                "gaming_day": round_.gaming_day.isoformat(),
+                "round": round_.number,
+            }
         ),
     }
 
@@ -388,12 +474,19 @@ class NaturalKeyAdmin(ReadOnlyAdmin):
 
     def url_of(self, obj: Any) -> str:
         info = (self.opts.app_label, self.opts.model_name)
-        return reverse("admin:{}_{}_key".format(*info), kwargs=self.key_of(obj), current_app=self.admin_site.name)
+        return reverse(
+            "admin:{}_{}_key".format(*info),
+            kwargs=self.key_of(obj),
+            current_app=self.admin_site.name,
+        )
 
     def get_urls(self) -> list[URLPattern]:
         info = (self.opts.app_label, self.opts.model_name)
         view = self.admin_site.admin_view(self.key_view)
-        return [re_path(rf"^{self.key_pattern}/$", view, name="{}_{}_key".format(*info)), *super().get_urls()]
+        return [
+            re_path(rf"^{self.key_pattern}/$", view, name="{}_{}_key".format(*info)),
+            *super().get_urls(),
+        ]
 
     def key_view(self, request: HttpRequest, **key: str) -> HttpResponse:
         object_id = "/".join(quote(part) for part in key.values())
@@ -406,10 +499,14 @@ class NaturalKeyAdmin(ReadOnlyAdmin):
     def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
         return _NaturalKeyChangeList
 
-    def get_object(self, request: HttpRequest, object_id: str, from_field: str | None = None) -> Any:
+    def get_object(
+        self, request: HttpRequest, object_id: str, from_field: str | None = None
+    ) -> Any:
         match = re.fullmatch(self.key_pattern, object_id)
         if match is None:
-            return super().get_object(request, object_id, from_field) if object_id.isdigit() else None
+            return (
+                super().get_object(request, object_id, from_field) if object_id.isdigit() else None
+            )
         try:
             lookup = self.filter_of(match.groupdict())
         except ValueError:
@@ -419,8 +516,17 @@ class NaturalKeyAdmin(ReadOnlyAdmin):
 
 @admin.register(m.Table)
 class TableAdmin(NaturalKeyAdmin):
-    list_display = ("stream", "ruleset", "currency", "limits", "day_count", "round_count",
-                    "bet_count", "finding_count", "projected_version")
+    list_display = (
+        "stream",
+        "ruleset",
+        "currency",
+        "limits",
+        "day_count",
+        "round_count",
+        "bet_count",
+        "finding_count",
+        "projected_version",
+    )
     key_pattern = rf"(?P<table>{STREAM_REGEX})"
     shown_as = {"min_bet": "min_bet_text", "max_bet": "max_bet_text"}
 
@@ -438,7 +544,9 @@ class TableAdmin(NaturalKeyAdmin):
     def filter_of(self, key: dict[str, str]) -> dict[str, Any]:
         return {"stream": key["table"]}
 
-    def get_object(self, request: HttpRequest, object_id: str, from_field: str | None = None) -> Any:
+    def get_object(
+        self, request: HttpRequest, object_id: str, from_field: str | None = None
+    ) -> Any:
         # a table's code may be all digits: the code first, the id only when no table has it
         found = self.get_queryset(request).filter(stream=object_id).first()
         if found is None and object_id.isdigit():
@@ -454,7 +562,11 @@ class TableAdmin(NaturalKeyAdmin):
 
     @admin.display(description="gaming days", ordering="day_count")
     def day_count(self, obj: m.Table) -> str:
-        url = reverse("admin:tables_tableday_changelist") + "?" + urlencode({"table__stream": obj.stream})
+        url = (
+            reverse("admin:tables_tableday_changelist")
+            + "?"
+            + urlencode({"table__stream": obj.stream})
+        )
         return format_html('<a href="{}">{}</a>', url, obj.day_count)  # type: ignore[attr-defined]
 
     @admin.display(description="rounds", ordering="round_count")
@@ -473,11 +585,25 @@ class TableAdmin(NaturalKeyAdmin):
 
 @admin.register(m.TableDay)
 class TableDayAdmin(NaturalKeyAdmin):
-    list_display = ("table", day, "round_count", "bets", "handle_text", "house_result", "house_result_recomputed",
-                    "result_of_handle", "finding_count", "open_finding_count")
+    list_display = (
+        "table",
+        day,
+        "round_count",
+        "bets",
+        "handle_text",
+        "house_result",
+        "house_result_recomputed",
+        "result_of_handle",
+        "finding_count",
+        "open_finding_count",
+    )
     list_filter = (GAMING_DAY, TABLE)
     key_pattern = rf"(?P<table>{STREAM_REGEX})/(?P<day>{_DAY})"
-    shown_as = {"handle": "handle_text", "recorded_net": "house_result", "expected_net": "house_result_recomputed"}
+    shown_as = {
+        "handle": "handle_text",
+        "recorded_net": "house_result",
+        "expected_net": "house_result_recomputed",
+    }
 
     def key_of(self, obj: m.TableDay) -> dict[str, Any]:
         return {"table": obj.table.stream, "day": obj.gaming_day.isoformat()}
@@ -509,14 +635,22 @@ class TableDayAdmin(NaturalKeyAdmin):
 
     @admin.display(description="rounds", ordering="rounds")
     def round_count(self, obj: m.TableDay) -> str:
-        url = reverse("admin:tables_round_changelist") + "?" + urlencode(
-            {"table__stream": obj.table.stream, "gaming_day": obj.gaming_day.isoformat()})
+        url = (
+            reverse("admin:tables_round_changelist")
+            + "?"
+            + urlencode(
+                {"table__stream": obj.table.stream, "gaming_day": obj.gaming_day.isoformat()}
+            )
+        )
         return format_html('<a href="{}">{}</a>', url, obj.rounds)
 
     @admin.display(description="findings", ordering="findings")
     def finding_count(self, obj: m.TableDay) -> str:
-        url = reverse("admin:audit_finding_changelist") + "?" + urlencode(
-            {"stream": obj.table.stream, "gaming_day": obj.gaming_day.isoformat()})
+        url = (
+            reverse("admin:audit_finding_changelist")
+            + "?"
+            + urlencode({"stream": obj.table.stream, "gaming_day": obj.gaming_day.isoformat()})
+        )
         return format_html('<a href="{}">{}</a>', url, obj.findings)  # type: ignore[attr-defined]
 
     @admin.display(description="open findings", ordering="open_findings")
@@ -526,7 +660,16 @@ class TableDayAdmin(NaturalKeyAdmin):
 
 @admin.register(m.Shoe)
 class ShoeAdmin(NaturalKeyAdmin):
-    list_display = ("table", "gaming_day", "shoe", "shuffled_version", "decks", "method", "cut_card", "rounds")
+    list_display = (
+        "table",
+        "gaming_day",
+        "shoe",
+        "shuffled_version",
+        "decks",
+        "method",
+        "cut_card",
+        "rounds",
+    )
     list_filter = ("gaming_day", TABLE)
     key_pattern = rf"(?P<table>{STREAM_REGEX})/(?P<version>[0-9]{{1,18}})"
 
@@ -549,7 +692,11 @@ class WithFindings(admin.SimpleListFilter):
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[m.Round]) -> QuerySet[m.Round]:
         if self.value() in ("yes", "no"):
-            return queryset.filter(findings__gt=0) if self.value() == "yes" else queryset.filter(findings=0)
+            return (
+                queryset.filter(findings__gt=0)
+                if self.value() == "yes"
+                else queryset.filter(findings=0)
+            )
         return queryset
 
 
@@ -557,8 +704,19 @@ class WithFindings(admin.SimpleListFilter):
 class RoundAdmin(NaturalKeyAdmin):
     """The list of rounds, and each round's review page (its change view)."""
 
-    list_display = ("__str__", "table", day, "number", "status", "handle_text", "house_result",
-                    "house_result_recomputed", "corrected", "finding_count", "mismatched_count")
+    list_display = (
+        "__str__",
+        "table",
+        day,
+        "number",
+        "status",
+        "handle_text",
+        "house_result",
+        "house_result_recomputed",
+        "corrected",
+        "finding_count",
+        "mismatched_count",
+    )
     list_display_links = ("__str__",)
     list_filter = (WithFindings, "status", GAMING_DAY, TABLE)
     review_template = "admin/tables/round/review.html"
@@ -568,8 +726,11 @@ class RoundAdmin(NaturalKeyAdmin):
         return {"table": obj.table.stream, "day": obj.gaming_day.isoformat(), "number": obj.number}
 
     def filter_of(self, key: dict[str, str]) -> dict[str, Any]:
-        return {"table__stream": key["table"], "gaming_day": date.fromisoformat(key["day"]),
-                "number": int(key["number"])}
+        return {
+            "table__stream": key["table"],
+            "gaming_day": date.fromisoformat(key["day"]),
+            "number": int(key["number"]),
+        }
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[m.Round]:
         return selectors.rounds_list()
@@ -581,7 +742,9 @@ class RoundAdmin(NaturalKeyAdmin):
     @admin.display(description="house result", ordering="recorded_net")
     def house_result(self, obj: m.Round) -> str:
         """+ the house won; - when never settled."""
-        return money_text(None if obj.recorded_net is None else -obj.recorded_net, obj.table.currency, signed=True)
+        return money_text(
+            None if obj.recorded_net is None else -obj.recorded_net, obj.table.currency, signed=True
+        )
 
     @admin.display(description="recomputed", ordering="expected_net")
     def house_result_recomputed(self, obj: m.Round) -> str:
@@ -595,8 +758,13 @@ class RoundAdmin(NaturalKeyAdmin):
     def mismatched_count(self, obj: m.Round) -> int:
         return obj.mismatched_bets  # type: ignore[attr-defined,no-any-return]
 
-    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
-                    extra_context: dict[str, Any] | None = None) -> HttpResponse:
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
         round_ = self.get_object(request, unquote(object_id))
         if round_ is None:
             raise Http404(f"No round {object_id!r}.")
@@ -621,7 +789,16 @@ class AlertAdmin(ReadOnlyAdmin):
     """The floor's alerts, every one (the floor shows those waiting and the latest
     acknowledged); acknowledged on the floor's page, never changed here."""
 
-    list_display = ("raised_at", "kind", "severity", "stream", "gaming_day", "message", "acknowledged_by",
-                    "acknowledged_at", "note")
+    list_display = (
+        "raised_at",
+        "kind",
+        "severity",
+        "stream",
+        "gaming_day",
+        "message",
+        "acknowledged_by",
+        "acknowledged_at",
+        "note",
+    )
     list_filter = ("kind", "severity", ("acknowledged_at", admin.EmptyFieldListFilter), "stream")
     search_fields = ("message", "note", "key")

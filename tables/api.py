@@ -1,6 +1,7 @@
 """Rounds over REST, for the back-office (see docs/back-office.md): the list, filtered by
 table, gaming day and findings, and one round in full. The views parse and authorise;
 reads are :mod:`tables.selectors`."""
+
 from __future__ import annotations
 
 from datetime import date
@@ -40,37 +41,75 @@ class MayViewRounds(PersonWith):
 
 
 class RoundQuery(StrictQuery):
-    table = serializers.RegexField(rf"^{STREAM_REGEX}$", required=False, help_text="the table's code (its stream)")
+    table = serializers.RegexField(
+        rf"^{STREAM_REGEX}$", required=False, help_text="the table's code (its stream)"
+    )
     day = GamingDayField(required=False, help_text="the gaming day, YYYY-MM-DD")
-    with_findings = serializers.BooleanField(required=False, allow_null=True, default=None,
-                                             help_text="true: only rounds with current findings; false: only without")
+    with_findings = serializers.BooleanField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="true: only rounds with current findings; false: only without",
+    )
     status = serializers.ChoiceField(choices=m.Round.Status.values, required=False)
 
 
 class ShoeSerializer(serializers.ModelSerializer):
     class Meta:
         model = m.Shoe
-        fields = ["shoe", "shuffled_version", "decks", "method", "order_known", "cut_card", "rounds"]
+        fields = [
+            "shoe",
+            "shuffled_version",
+            "decks",
+            "method",
+            "order_known",
+            "cut_card",
+            "rounds",
+        ]
 
 
 class RoundSerializer(serializers.ModelSerializer):
     table = serializers.CharField(source="table.stream")
     shoe = serializers.CharField(source="shoe.shoe", allow_null=True, default=None)
     findings = serializers.IntegerField(help_text="current (not superseded) findings of the round")
-    mismatched_bets = serializers.IntegerField(help_text="bets whose recorded settlement differs from the rules'")
-    currency = serializers.CharField(source="table.currency", help_text="ISO 4217: the unit of every amount")
+    mismatched_bets = serializers.IntegerField(
+        help_text="bets whose recorded settlement differs from the rules'"
+    )
+    currency = serializers.CharField(
+        source="table.currency", help_text="ISO 4217: the unit of every amount"
+    )
     house_result = serializers.SerializerMethodField(
         help_text="the house's result as recorded, minor units, + when the house won (recorded_net negated); null "
-                  "when the round was never settled")
+        "when the round was never settled"
+    )
     house_result_recomputed = serializers.SerializerMethodField(
-        help_text="the house's result as the rules give it (expected_net negated)")
+        help_text="the house's result as the rules give it (expected_net negated)"
+    )
     url = serializers.SerializerMethodField()
 
     class Meta:
         model = m.Round
-        fields = ["table", "gaming_day", "number", "status", "shoe", "started_at", "first_version", "last_version",
-                  "currency", "handle", "recorded_net", "expected_net", "house_result", "house_result_recomputed",
-                  "corrected", "dealer_total", "findings", "mismatched_bets", "url"]
+        fields = [
+            "table",
+            "gaming_day",
+            "number",
+            "status",
+            "shoe",
+            "started_at",
+            "first_version",
+            "last_version",
+            "currency",
+            "handle",
+            "recorded_net",
+            "expected_net",
+            "house_result",
+            "house_result_recomputed",
+            "corrected",
+            "dealer_total",
+            "findings",
+            "mismatched_bets",
+            "url",
+        ]
 
     def get_house_result(self, obj: m.Round) -> int | None:
         return None if obj.recorded_net is None else -obj.recorded_net
@@ -87,9 +126,15 @@ class RoundSerializer(serializers.ModelSerializer):
 class CardSerializer(serializers.Serializer):
     card = serializers.CharField(help_text="rank + suit, e.g. AS, TD")
     face = serializers.ChoiceField(choices=["up", "down"], help_text="as dealt")
-    version = serializers.IntegerField(allow_null=True, help_text="the card.dealt event's stream version")
-    revealed_version = serializers.IntegerField(allow_null=True, help_text="a hole card: the card.revealed event's version")
-    recorded = serializers.CharField(required=False, help_text="only when the record named another card than the shoe's")
+    version = serializers.IntegerField(
+        allow_null=True, help_text="the card.dealt event's stream version"
+    )
+    revealed_version = serializers.IntegerField(
+        allow_null=True, help_text="a hole card: the card.revealed event's version"
+    )
+    recorded = serializers.CharField(
+        required=False, help_text="only when the record named another card than the shoe's"
+    )
 
 
 class HandSerializer(serializers.ModelSerializer):
@@ -98,18 +143,43 @@ class HandSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = m.Hand
-        fields = ["box", "number", "cards", "actions", "total", "soft", "bust", "doubled", "surrendered", "from_split"]
+        fields = [
+            "box",
+            "number",
+            "cards",
+            "actions",
+            "total",
+            "soft",
+            "bust",
+            "doubled",
+            "surrendered",
+            "from_split",
+        ]
 
 
 class BetSerializer(serializers.ModelSerializer):
     class Meta:
         model = m.Bet
-        fields = ["bet", "box", "hand", "kind", "amount", "player", "parent", "recorded_outcome", "recorded_net",
-                  "expected_outcome", "expected_net", "matches"]
+        fields = [
+            "bet",
+            "box",
+            "hand",
+            "kind",
+            "amount",
+            "player",
+            "parent",
+            "recorded_outcome",
+            "recorded_net",
+            "expected_outcome",
+            "expected_net",
+            "matches",
+        ]
 
 
 class RoundEventSerializer(EnvelopeSerializer):
-    chain_ok = serializers.BooleanField(help_text="matches its hash and links to the event before it")
+    chain_ok = serializers.BooleanField(
+        help_text="matches its hash and links to the event before it"
+    )
     chain = serializers.CharField(help_text="what the chain check found")
 
 
@@ -143,12 +213,25 @@ class RoundDetailSerializer(RoundSerializer):
     next = serializers.SerializerMethodField()
 
     class Meta(RoundSerializer.Meta):
-        fields = [*RoundSerializer.Meta.fields, "shoe_detail", "dealer", "hands", "bets", "round_findings",
-                  "events", "chain_ok", "previous", "next"]
+        fields = [
+            *RoundSerializer.Meta.fields,
+            "shoe_detail",
+            "dealer",
+            "hands",
+            "bets",
+            "round_findings",
+            "events",
+            "chain_ok",
+            "previous",
+            "next",
+        ]
 
     @extend_schema_field(RoundEventSerializer(many=True))
     def get_events(self, obj: m.Round) -> list[dict[str, Any]]:
-        return [{**envelope(e.event), "chain_ok": e.chain_ok, "chain": e.chain} for e in obj._review.events]
+        return [
+            {**envelope(e.event), "chain_ok": e.chain_ok, "chain": e.chain}
+            for e in obj._review.events
+        ]
 
     def _link(self, other: m.Round | None) -> dict[str, Any] | None:
         if other is None:
@@ -172,18 +255,29 @@ class RoundListView(GenericAPIView):
     @extend_schema(
         operation_id="rounds_list",
         summary="Rounds, filtered by table, gaming day, status and findings",
-        parameters=[RoundQuery,
-                    OpenApiParameter("page", int, description="page number, from 1"),
-                    OpenApiParameter("page_size", int, description="rounds per page (default 50, at most BACK_OFFICE_PAGE_MAX)")],
-        responses={200: RoundSerializer(many=True),
-                   400: OpenApiResponse(InvalidSerializer, description="a bad query parameter"), **PERSON_AUTH_ERRORS,
-                   404: OpenApiResponse(ErrorSerializer, description="a page past the last one")},
+        parameters=[
+            RoundQuery,
+            OpenApiParameter("page", int, description="page number, from 1"),
+            OpenApiParameter(
+                "page_size",
+                int,
+                description="rounds per page (default 50, at most BACK_OFFICE_PAGE_MAX)",
+            ),
+        ],
+        responses={
+            200: RoundSerializer(many=True),
+            400: OpenApiResponse(InvalidSerializer, description="a bad query parameter"),
+            **PERSON_AUTH_ERRORS,
+            404: OpenApiResponse(ErrorSerializer, description="a page past the last one"),
+        },
     )
     def get(self, request: Request) -> Response:
         params = query(RoundQuery, request)
         rounds = selectors.rounds_list(**params)
         page = self.paginate_queryset(rounds)
-        return self.get_paginated_response(RoundSerializer(page, many=True, context={"request": request}).data)
+        return self.get_paginated_response(
+            RoundSerializer(page, many=True, context={"request": request}).data
+        )
 
 
 class RoundDetailView(APIView):
@@ -197,11 +291,16 @@ class RoundDetailView(APIView):
         "its current findings; the previous and next round of the table's day; its shoe.",
         parameters=[
             OpenApiParameter("table", str, OpenApiParameter.PATH, pattern=f"^{STREAM_REGEX}$"),
-            OpenApiParameter("day", str, OpenApiParameter.PATH, description="the gaming day, YYYY-MM-DD"),
+            OpenApiParameter(
+                "day", str, OpenApiParameter.PATH, description="the gaming day, YYYY-MM-DD"
+            ),
             OpenApiParameter("number", int, OpenApiParameter.PATH),
         ],
-        responses={200: RoundDetailSerializer, **PERSON_AUTH_ERRORS,
-                   404: OpenApiResponse(ErrorSerializer, description="no such round")},
+        responses={
+            200: RoundDetailSerializer,
+            **PERSON_AUTH_ERRORS,
+            404: OpenApiResponse(ErrorSerializer, description="no such round"),
+        },
     )
     def get(self, request: Request, table: str, day: str, number: str) -> Response:
         try:

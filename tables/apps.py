@@ -36,8 +36,13 @@ class TablesConfig(AppConfig):
 def _currencies(tables: list[str]) -> dict[str, str]:
     from .models import Table
 
-    return {stream: currency for stream, currency in
-            Table.objects.filter(stream__in=tables).values_list("stream", "currency") if currency}
+    return {
+        stream: currency
+        for stream, currency in Table.objects.filter(stream__in=tables).values_list(
+            "stream", "currency"
+        )
+        if currency
+    }
 
 
 def _verify_done(sender: object = None, result: object = None, **kwargs: object) -> None:

@@ -6,6 +6,7 @@ folds this process kept of those days: :data:`CACHE`). Registered in
 so are the feed (:mod:`audit.feed.subscribers`) and what a table that keeps failing comes to
 (:func:`audit.feed.subscribers.each_table`).
 """
+
 from __future__ import annotations
 
 from audit.feed.readmodels import FoldCache, ReadModel

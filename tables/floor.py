@@ -18,6 +18,7 @@ Each has a stable ``key`` (``finding:<fingerprint>``, ``silent:<table>:<version>
 (:func:`alert_acknowledge`) is an event ``alert.acknowledged`` in the server's stream
 ``audit.alerts``, written in the same durable transaction as the row's who, when and note.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -49,6 +50,7 @@ class AlertError(Exception):
 
 
 # --- figures ------------------------------------------------------------------------------
+
 
 def result_of_handle_text(house_result: int, handle: int) -> str:
     """The house's result as a share of the handle - "house result % of handle", the
@@ -95,8 +97,11 @@ class LastEvent:
 def last_event(stream: str) -> LastEvent | None:
     """The head of a table's stream, and whether its gaming day is closed (the (stream,
     version) index: a few rows read from the end)."""
-    rows = list(Event.objects.filter(stream=stream).order_by("-version")
-                .values_list("type", "version", "recorded_at")[:CLOSED_WITHIN])
+    rows = list(
+        Event.objects.filter(stream=stream)
+        .order_by("-version")
+        .values_list("type", "version", "recorded_at")[:CLOSED_WITHIN]
+    )
     if not rows:
         return None
     return LastEvent(*rows[0], closed=any(row[0] == "table.closed" for row in rows))
@@ -118,36 +123,75 @@ def floor_figures(*, day: date, today: date, now: datetime) -> dict[str, Any]:
         house = -row.recorded_net
         head = last_event(row.table.stream)
         closed = head is not None and head.closed
-        silent = int((now - head.recorded_at).total_seconds()) if head and day == today and not closed else None
-        tables.append({
-            "table": row.table.stream, "ruleset": row.table.ruleset, "currency": currency,
-            "rounds": row.rounds, "bets": row.bets, "handle": row.handle, "house_result": house,
-            "house_result_recomputed": -row.expected_net,
-            "handle_text": format_money(row.handle, currency), "house_result_text": format_signed(house, currency),
-            "house_result_recomputed_text": format_signed(-row.expected_net, currency),
-            "result_of_handle_text": result_of_handle_text(house, row.handle),
-            "findings": row.findings, "open_findings": row.open_findings,
-            "closed": closed, "silent_seconds": silent,
-            "silent_too_long": silent is not None and silent > settings.FLOOR_SILENT_AFTER_SECONDS,
-            "silent_text": "" if silent is None else duration_text(silent),
-            "last_event": None if head is None else {"type": head.type, "version": head.version,
-                                                     "recorded_at": head.recorded_at.isoformat()},
-            "rounds_text": f"{row.rounds:,}", "bets_text": f"{row.bets:,}",
-        })
-        total = totals.setdefault(currency, {"currency": currency, "tables": 0, "rounds": 0, "bets": 0,
-                                             "handle": 0, "house_result": 0, "house_result_recomputed": 0})
+        silent = (
+            int((now - head.recorded_at).total_seconds())
+            if head and day == today and not closed
+            else None
+        )
+        tables.append(
+            {
+                "table": row.table.stream,
+                "ruleset": row.table.ruleset,
+                "currency": currency,
+                "rounds": row.rounds,
+                "bets": row.bets,
+                "handle": row.handle,
+                "house_result": house,
+                "house_result_recomputed": -row.expected_net,
+                "handle_text": format_money(row.handle, currency),
+                "house_result_text": format_signed(house, currency),
+                "house_result_recomputed_text": format_signed(-row.expected_net, currency),
+                "result_of_handle_text": result_of_handle_text(house, row.handle),
+                "findings": row.findings,
+                "open_findings": row.open_findings,
+                "closed": closed,
+                "silent_seconds": silent,
+                "silent_too_long": silent is not None
+                and silent > settings.FLOOR_SILENT_AFTER_SECONDS,
+                "silent_text": "" if silent is None else duration_text(silent),
+                "last_event": None
+                if head is None
+                else {
+                    "type": head.type,
+                    "version": head.version,
+                    "recorded_at": head.recorded_at.isoformat(),
+                },
+                "rounds_text": f"{row.rounds:,}",
+                "bets_text": f"{row.bets:,}",
+            }
+        )
+        total = totals.setdefault(
+            currency,
+            {
+                "currency": currency,
+                "tables": 0,
+                "rounds": 0,
+                "bets": 0,
+                "handle": 0,
+                "house_result": 0,
+                "house_result_recomputed": 0,
+            },
+        )
         total["tables"] += 1
         for name in ("rounds", "bets", "handle", "house_result", "house_result_recomputed"):
             total[name] += tables[-1][name]
     for total in totals.values():
-        total.update(rounds_text=f"{total['rounds']:,}", bets_text=f"{total['bets']:,}",
-                     handle_text=format_money(total["handle"], total["currency"]),
-                     house_result_text=format_signed(total["house_result"], total["currency"]),
-                     house_result_recomputed_text=format_signed(total["house_result_recomputed"], total["currency"]),
-                     result_of_handle_text=result_of_handle_text(total["house_result"], total["handle"]))
+        total.update(
+            rounds_text=f"{total['rounds']:,}",
+            bets_text=f"{total['bets']:,}",
+            handle_text=format_money(total["handle"], total["currency"]),
+            house_result_text=format_signed(total["house_result"], total["currency"]),
+            house_result_recomputed_text=format_signed(
+                total["house_result_recomputed"], total["currency"]
+            ),
+            result_of_handle_text=result_of_handle_text(total["house_result"], total["handle"]),
+        )
     return {
-        "gaming_day": day.isoformat(), "today": today.isoformat(), "now": now.isoformat(),
-        "tables": tables, "totals": [totals[c] for c in sorted(totals)],
+        "gaming_day": day.isoformat(),
+        "today": today.isoformat(),
+        "now": now.isoformat(),
+        "tables": tables,
+        "totals": [totals[c] for c in sorted(totals)],
         "open_findings": open_findings_by_severity(day),
         "open_findings_earlier": open_findings_before(day),
     }
@@ -157,8 +201,12 @@ def open_findings_by_severity(day: date) -> dict[str, int]:
     """Open, current (not superseded) findings of gaming day ``day`` by severity, every
     severity named (0 where none)."""
     counted = dict(
-        Finding.objects.filter(gaming_day=day, status=Finding.Status.OPEN, superseded_by__isnull=True)
-        .values_list("severity").annotate(n=Count("id")).values_list("severity", "n")
+        Finding.objects.filter(
+            gaming_day=day, status=Finding.Status.OPEN, superseded_by__isnull=True
+        )
+        .values_list("severity")
+        .annotate(n=Count("id"))
+        .values_list("severity", "n")
     )
     return {severity: counted.get(severity, 0) for severity in SEVERITIES}
 
@@ -166,27 +214,38 @@ def open_findings_by_severity(day: date) -> dict[str, int]:
 def open_findings_before(day: date) -> int:
     """Open, current findings of the gaming days before ``day``: the tiles count the day's
     own, and a pit boss reading "1 high" must not think that is all that waits."""
-    return Finding.objects.filter(gaming_day__lt=day, status=Finding.Status.OPEN, superseded_by__isnull=True).count()
+    return Finding.objects.filter(
+        gaming_day__lt=day, status=Finding.Status.OPEN, superseded_by__isnull=True
+    ).count()
 
 
 # --- alerts: derived --------------------------------------------------------------------
 
-def alerts_from_findings(*, streams: list[str] | None = None, now: datetime | None = None) -> list[m.Alert]:
+
+def alerts_from_findings(
+    *, streams: list[str] | None = None, now: datetime | None = None
+) -> list[m.Alert]:
     """An alert for every current finding of high or critical severity that has none
     yet (of ``streams``, or every table's). Returns the alerts raised."""
     now = now or datetime.now(UTC)
-    findings = Finding.objects.filter(severity__in=ALERT_SEVERITIES, superseded_by__isnull=True).exclude(
-        Exists(m.Alert.objects.filter(finding=OuterRef("pk")))
-    )
+    findings = Finding.objects.filter(
+        severity__in=ALERT_SEVERITIES, superseded_by__isnull=True
+    ).exclude(Exists(m.Alert.objects.filter(finding=OuterRef("pk"))))
     if streams is not None:
         findings = findings.filter(stream__in=streams)
     raised = []
     for finding in findings.order_by("id"):
         alert, created = m.Alert.objects.get_or_create(
             key=f"finding:{finding.fingerprint}",
-            defaults={"kind": m.Alert.Kind.FINDING, "severity": finding.severity, "stream": finding.stream,
-                      "gaming_day": finding.gaming_day, "finding": finding, "raised_at": now,
-                      "message": finding.message},
+            defaults={
+                "kind": m.Alert.Kind.FINDING,
+                "severity": finding.severity,
+                "stream": finding.stream,
+                "gaming_day": finding.gaming_day,
+                "finding": finding,
+                "raised_at": now,
+                "message": finding.message,
+            },
         )
         if created:
             raised.append(alert)
@@ -202,8 +261,11 @@ def alerts_check_silent(*, now: datetime | None = None) -> list[m.Alert]:
     now = now or datetime.now(UTC)
     today = gaming_day(now)
     latest: dict[str, m.TableDay] = {}
-    for row in m.TableDay.objects.filter(gaming_day__gte=today - timedelta(days=1)).select_related("table") \
-            .order_by("table__stream", "gaming_day"):
+    for row in (
+        m.TableDay.objects.filter(gaming_day__gte=today - timedelta(days=1))
+        .select_related("table")
+        .order_by("table__stream", "gaming_day")
+    ):
         latest[row.table.stream] = row
     raised = []
     for row in latest.values():
@@ -213,11 +275,16 @@ def alerts_check_silent(*, now: datetime | None = None) -> list[m.Alert]:
         minutes = int((now - head.recorded_at).total_seconds() // 60)
         alert, created = m.Alert.objects.get_or_create(
             key=f"silent:{row.table.stream}:{head.version}",
-            defaults={"kind": m.Alert.Kind.SILENT_TABLE, "severity": "medium", "stream": row.table.stream,
-                      "gaming_day": row.gaming_day, "raised_at": now,
-                      "message": f"Table {row.table.stream} has recorded nothing for {minutes} min (its last "
-                                 f"event: {head.type}, version {head.version}, at "
-                                 f"{head.recorded_at:%H:%M:%S} UTC); its gaming day is not closed."},
+            defaults={
+                "kind": m.Alert.Kind.SILENT_TABLE,
+                "severity": "medium",
+                "stream": row.table.stream,
+                "gaming_day": row.gaming_day,
+                "raised_at": now,
+                "message": f"Table {row.table.stream} has recorded nothing for {minutes} min (its last "
+                f"event: {head.type}, version {head.version}, at "
+                f"{head.recorded_at:%H:%M:%S} UTC); its gaming day is not closed.",
+            },
         )
         if created:
             raised.append(alert)
@@ -232,9 +299,13 @@ def alert_verify_failed(*, problems: list[str], now: datetime | None = None) -> 
     first = problems[0] if problems else "no detail"
     alert, _ = m.Alert.objects.get_or_create(
         key=f"verify:{digest}",
-        defaults={"kind": m.Alert.Kind.VERIFY_FAILED, "severity": "critical", "raised_at": now,
-                  "message": f"The verification of the record found {len(problems)} problem(s): {first}"
-                             + (" ..." if len(problems) > 1 else "")},
+        defaults={
+            "kind": m.Alert.Kind.VERIFY_FAILED,
+            "severity": "critical",
+            "raised_at": now,
+            "message": f"The verification of the record found {len(problems)} problem(s): {first}"
+            + (" ..." if len(problems) > 1 else ""),
+        },
     )
     return alert
 
@@ -243,17 +314,25 @@ def floor_check(*, now: datetime | None = None) -> dict[str, int]:
     """Everything derived that the appends do not bring on their own: findings missed,
     silent tables. The periodic task and the dashboard's poll run it; idempotent."""
     now = now or datetime.now(UTC)
-    return {"findings": len(alerts_from_findings(now=now)), "silent": len(alerts_check_silent(now=now))}
+    return {
+        "findings": len(alerts_from_findings(now=now)),
+        "silent": len(alerts_check_silent(now=now)),
+    }
 
 
 # --- alerts: read and acknowledged ----------------------------------------------------------
+
 
 def alerts_list(*, acknowledged_limit: int = 10) -> list[m.Alert]:
     """Every alert not yet acknowledged (newest first), then the latest acknowledged
     ones with their trail."""
     rows = m.Alert.objects.select_related("finding")
     waiting = list(rows.filter(acknowledged_at__isnull=True).order_by("-raised_at", "-id"))
-    done = list(rows.filter(acknowledged_at__isnull=False).order_by("-acknowledged_at", "-id")[:acknowledged_limit])
+    done = list(
+        rows.filter(acknowledged_at__isnull=False).order_by("-acknowledged_at", "-id")[
+            :acknowledged_limit
+        ]
+    )
     return waiting + done
 
 
@@ -261,8 +340,9 @@ def alerts_waiting() -> QuerySet[m.Alert]:
     return m.Alert.objects.filter(acknowledged_at__isnull=True)
 
 
-def alert_acknowledge(*, alert_id: int, user: object, note: str | None = None,
-                      now: datetime | None = None) -> m.Alert:
+def alert_acknowledge(
+    *, alert_id: int, user: object, note: str | None = None, now: datetime | None = None
+) -> m.Alert:
     """Someone on the floor has seen it. An event ``alert.acknowledged`` in
     ``audit.alerts`` (who, when, the note) and the row's copy of it, in one durable
     transaction; an alert acknowledged already is refused (:class:`AlertError`)."""
@@ -273,13 +353,23 @@ def alert_acknowledge(*, alert_id: int, user: object, note: str | None = None,
         # (no select_related: FOR UPDATE may not reach the nullable side of an outer join)
         alert = m.Alert.objects.select_for_update().get(pk=alert_id)
         if alert.acknowledged_at is not None:
-            raise AlertError(f"This alert was acknowledged by {alert.acknowledged_by} at "
-                             f"{alert.acknowledged_at:%Y-%m-%d %H:%M:%S} UTC.")
+            raise AlertError(
+                f"This alert was acknowledged by {alert.acknowledged_by} at "
+                f"{alert.acknowledged_at:%Y-%m-%d %H:%M:%S} UTC."
+            )
         stored = server_event_append(
-            stream=ALERTS_STREAM, type="alert.acknowledged", user=user, now=when,
-            payload={"alert": alert.key, "kind": alert.kind, "table": alert.stream or None,
-                     "finding": alert.finding.fingerprint if alert.finding else None,
-                     "by": username_of(user), "note": note},
+            stream=ALERTS_STREAM,
+            type="alert.acknowledged",
+            user=user,
+            now=when,
+            payload={
+                "alert": alert.key,
+                "kind": alert.kind,
+                "table": alert.stream or None,
+                "finding": alert.finding.fingerprint if alert.finding else None,
+                "by": username_of(user),
+                "note": note,
+            },
         )
         # the row as its event makes it: the same fold verify checks it by
         for name, value in acknowledgement_applied({}, stored).items():
@@ -293,16 +383,25 @@ def alert_acknowledge(*, alert_id: int, user: object, note: str | None = None,
 # --- the acknowledgement as its events make it (audit.feed.derived) -------------------------------
 
 ACKNOWLEDGEMENT_FIELDS = ("acknowledged_by", "acknowledged_at", "note", "event_version")
-NOT_ACKNOWLEDGED: dict[str, object] = {"acknowledged_by": "", "acknowledged_at": None, "note": "",
-                                       "event_version": None}
+NOT_ACKNOWLEDGED: dict[str, object] = {
+    "acknowledged_by": "",
+    "acknowledged_at": None,
+    "note": "",
+    "event_version": None,
+}
 
 
 def acknowledgement_applied(fields: dict[str, object], event: Event) -> dict[str, object]:
     """An alert's acknowledgement fields after its ``alert.acknowledged`` event: who,
     when, the note, and the event's version."""
     payload = event.payload
-    return {**fields, "acknowledged_by": payload.get("by") or "", "acknowledged_at": event.occurred_at,
-            "note": payload.get("note") or "", "event_version": event.version}
+    return {
+        **fields,
+        "acknowledged_by": payload.get("by") or "",
+        "acknowledged_at": event.occurred_at,
+        "note": payload.get("note") or "",
+        "event_version": event.version,
+    }
 
 
 def acknowledgements_from_events() -> dict[str, dict[str, object]]:
@@ -315,12 +414,23 @@ def acknowledgements_from_events() -> dict[str, dict[str, object]]:
 
 
 def _acknowledged_or_named(derived: Mapping[Hashable, object]) -> QuerySet[m.Alert]:
-    touched = Q(acknowledged_at__isnull=False) | ~Q(acknowledged_by="") | ~Q(note="") | Q(event_version__isnull=False)
+    touched = (
+        Q(acknowledged_at__isnull=False)
+        | ~Q(acknowledged_by="")
+        | ~Q(note="")
+        | Q(event_version__isnull=False)
+    )
     return m.Alert.objects.filter(touched | Q(key__in=list(derived)))
 
 
 ALERT_ACKNOWLEDGEMENT = Derived(
-    name="alert", model=m.Alert, fields=ACKNOWLEDGEMENT_FIELDS, derive=acknowledgements_from_events,
-    key=lambda alert: alert.key, describe=lambda alert: f"{alert.pk} ({alert.key})",
-    describe_key=lambda key: f"with key {key}", unevented=NOT_ACKNOWLEDGED, candidates=_acknowledged_or_named,
+    name="alert",
+    model=m.Alert,
+    fields=ACKNOWLEDGEMENT_FIELDS,
+    derive=acknowledgements_from_events,
+    key=lambda alert: alert.key,
+    describe=lambda alert: f"{alert.pk} ({alert.key})",
+    describe_key=lambda key: f"with key {key}",
+    unevented=NOT_ACKNOWLEDGED,
+    candidates=_acknowledged_or_named,
 )

@@ -5,6 +5,7 @@ The views parse, authorise and render; :mod:`tables.floor` reads and writes. Eve
 is wrapped by the admin site (staff only, CSRF-protected); acknowledging needs
 ``tables.change_alert`` (the ``pit_boss`` group).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -56,12 +57,16 @@ def _links(day: date) -> dict[str, str]:
         "findings_open": findings + "?" + urlencode({**on_day, "status__exact": "open"}),
         "findings": findings + "?" + urlencode(on_day),
         "rounds": reverse("admin:tables_round_changelist") + "?" + urlencode(on_day),
-        "rounds_with_findings": reverse("admin:tables_round_changelist") + "?" + urlencode({**on_day, "with_findings": "yes"}),
+        "rounds_with_findings": reverse("admin:tables_round_changelist")
+        + "?"
+        + urlencode({**on_day, "with_findings": "yes"}),
         "table_days": reverse("admin:tables_tableday_changelist") + "?" + urlencode(on_day),
         "tables": reverse("admin:tables_table_changelist"),
         "runs": reverse("admin:audit_replayrun_changelist"),
         "events": reverse("admin:audit_event_changelist"),
-        "alert_events": reverse("admin:audit_event_changelist") + "?" + urlencode({"stream": floor.ALERTS_STREAM}),
+        "alert_events": reverse("admin:audit_event_changelist")
+        + "?"
+        + urlencode({"stream": floor.ALERTS_STREAM}),
         "subscribers": reverse("admin:audit_subscriberposition_changelist"),
         "apps": reverse("floor-apps"),
         **{name: address() for name, address in _LINKS.items()},
@@ -73,10 +78,16 @@ def _table_links(figures: dict[str, Any]) -> None:
     for row in figures["tables"]:
         table = row["table"]
         row["day_url"] = reverse("admin:tables_tableday_key", kwargs={"table": table, "day": day})
-        row["rounds_url"] = reverse("admin:tables_round_changelist") + "?" + urlencode(
-            {"table__stream": table, "gaming_day": day})
-        row["findings_url"] = reverse("admin:audit_finding_changelist") + "?" + urlencode(
-            {"stream": table, "gaming_day": day, "status__exact": "open"})
+        row["rounds_url"] = (
+            reverse("admin:tables_round_changelist")
+            + "?"
+            + urlencode({"table__stream": table, "gaming_day": day})
+        )
+        row["findings_url"] = (
+            reverse("admin:audit_finding_changelist")
+            + "?"
+            + urlencode({"stream": table, "gaming_day": day, "status__exact": "open"})
+        )
 
 
 def _alert_rows(alerts: list[m.Alert]) -> list[dict[str, Any]]:
@@ -85,35 +96,65 @@ def _alert_rows(alerts: list[m.Alert]) -> list[dict[str, Any]]:
         url = None
         finding = alert.finding
         if finding is not None and finding.round is not None and finding.gaming_day is not None:
-            url = reverse("admin:tables_round_key", kwargs={
-                "table": finding.stream, "day": finding.gaming_day.isoformat(), "number": finding.round})
+            url = reverse(
+                "admin:tables_round_key",
+                kwargs={
+                    "table": finding.stream,
+                    "day": finding.gaming_day.isoformat(),
+                    "number": finding.round,
+                },
+            )
             if finding.bet:
                 url += "?" + urlencode({"bet": finding.bet}) + f"#bet-{finding.bet}"
         elif finding is not None:
             url = reverse("admin:audit_finding_change", args=[finding.pk])
         elif alert.stream:
             url = reverse("admin:tables_table_key", kwargs={"table": alert.stream})
-        rows.append({"alert": alert, "url": url,
-                     "finding_url": reverse("admin:audit_finding_change", args=[finding.pk]) if finding else None})
+        rows.append(
+            {
+                "alert": alert,
+                "url": url,
+                "finding_url": reverse("admin:audit_finding_change", args=[finding.pk])
+                if finding
+                else None,
+            }
+        )
     return rows
 
 
 def _context(request: HttpRequest, now: datetime) -> dict[str, Any]:
     today, day = _day(request, now)
-    floor.floor_check(now=now)  # what appends do not bring on their own: silent tables, findings missed
+    floor.floor_check(
+        now=now
+    )  # what appends do not bring on their own: silent tables, findings missed
     figures = floor.floor_figures(day=day, today=today, now=now)
     _table_links(figures)
     alerts = floor.alerts_list()
     return {
-        "figures": figures, "day": day, "today": today, "links": _links(day),
+        "figures": figures,
+        "day": day,
+        "today": today,
+        "links": _links(day),
         "severities": [
-            {"severity": s, "count": figures["open_findings"][s], "url": reverse("admin:audit_finding_changelist") + "?"
-             + urlencode({"gaming_day": day.isoformat(), "severity__exact": s, "status__exact": "open"})}
+            {
+                "severity": s,
+                "count": figures["open_findings"][s],
+                "url": reverse("admin:audit_finding_changelist")
+                + "?"
+                + urlencode(
+                    {"gaming_day": day.isoformat(), "severity__exact": s, "status__exact": "open"}
+                ),
+            }
             for s in floor.SEVERITIES
         ],
-        "earlier": {"count": figures["open_findings_earlier"], "url": reverse("admin:audit_finding_changelist") + "?"
-                    + urlencode({"gaming_day__lt": day.isoformat(), "status__exact": "open"})},
-        "page_path": reverse("floor") + (f"?day={day.isoformat()}" if request.GET.get("day") else ""),
+        "earlier": {
+            "count": figures["open_findings_earlier"],
+            "url": reverse("admin:audit_finding_changelist")
+            + "?"
+            + urlencode({"gaming_day__lt": day.isoformat(), "status__exact": "open"}),
+        },
+        "page_path": reverse("floor")
+        + (f"?day={day.isoformat()}" if request.GET.get("day") else ""),
         "alerts": _alert_rows(alerts),
         "waiting": sum(1 for a in alerts if a.acknowledged_at is None),
         "may_acknowledge": request.user.has_perm("tables.change_alert"),
@@ -121,18 +162,29 @@ def _context(request: HttpRequest, now: datetime) -> dict[str, Any]:
     }
 
 
-_PARTS = {"severity": "admin/floor/_severity.html", "tables": "admin/floor/_tables.html",
-          "alerts": "admin/floor/_alerts.html"}
+_PARTS = {
+    "severity": "admin/floor/_severity.html",
+    "tables": "admin/floor/_tables.html",
+    "alerts": "admin/floor/_alerts.html",
+}
 
 
 @require_GET
 def dashboard(request: HttpRequest) -> HttpResponse:
     """The floor: the admin's home page."""
     context = _context(request, datetime.now(UTC))
-    return TemplateResponse(request, "admin/floor/dashboard.html", {
-        **admin.site.each_context(request), "title": "The floor", "subtitle": None, **context,
-        "figures_url": reverse("floor-figures") + (f"?day={request.GET['day']}" if request.GET.get("day") else ""),
-    })
+    return TemplateResponse(
+        request,
+        "admin/floor/dashboard.html",
+        {
+            **admin.site.each_context(request),
+            "title": "The floor",
+            "subtitle": None,
+            **context,
+            "figures_url": reverse("floor-figures")
+            + (f"?day={request.GET['day']}" if request.GET.get("day") else ""),
+        },
+    )
 
 
 @require_GET
@@ -140,7 +192,10 @@ def figures(request: HttpRequest) -> JsonResponse:
     """The dashboard's figures, polled by its page: the numbers, and each part of the
     page rendered again (the page swaps a part in only when it changed)."""
     context = _context(request, datetime.now(UTC))
-    html = {name: render_to_string(template, context, request=request) for name, template in _PARTS.items()}
+    html = {
+        name: render_to_string(template, context, request=request)
+        for name, template in _PARTS.items()
+    }
     return JsonResponse({**context["figures"], "alerts_waiting": context["waiting"], "html": html})
 
 
@@ -148,16 +203,23 @@ def figures(request: HttpRequest) -> JsonResponse:
 def acknowledge(request: HttpRequest, pk: int) -> HttpResponse:
     """Acknowledge one alert with an optional note; back to where the form was."""
     if not request.user.has_perm("tables.change_alert"):
-        raise PermissionDenied("Acknowledging an alert needs the permission tables.change_alert (the pit_boss group).")
+        raise PermissionDenied(
+            "Acknowledging an alert needs the permission tables.change_alert (the pit_boss group)."
+        )
     if not m.Alert.objects.filter(pk=pk).exists():
         raise Http404(f"There is no alert {pk}.")
     try:
-        alert = floor.alert_acknowledge(alert_id=pk, user=request.user, note=request.POST.get("note", "")[:2000])
+        alert = floor.alert_acknowledge(
+            alert_id=pk, user=request.user, note=request.POST.get("note", "")[:2000]
+        )
     except floor.AlertError as error:
         messages.warning(request, str(error))
     else:
-        messages.success(request, f"Alert acknowledged ({alert.get_kind_display()}"
-                                  f"{' on ' + alert.stream if alert.stream else ''}).")
+        messages.success(
+            request,
+            f"Alert acknowledged ({alert.get_kind_display()}"
+            f"{' on ' + alert.stream if alert.stream else ''}).",
+        )
     back = request.POST.get("next") or reverse("floor")
     if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
         back = reverse("floor")

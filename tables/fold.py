@@ -24,6 +24,7 @@ or transaction: a day of a live table (close to a million events) folds while ap
 and other projections go on. A :class:`audit.feed.readmodels.FoldCache` keeps folds in
 memory so that the next fold of the same day goes on from where the last one stopped.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -41,6 +42,7 @@ from tables.engine.replay import Checkpoint, Replay, ReplayResult
 from tables.engine.table_round import Round as EngineRound
 
 # --- the fold -------------------------------------------------------------------------------
+
 
 @dataclass(slots=True)
 class ShoeTrack:
@@ -62,7 +64,9 @@ class RoundTrack:
     started_at: Any
     engine: EngineRound
     versions: list[int] = field(default_factory=list)
-    cards: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # box -> dealt cards in order
+    cards: dict[int, list[dict[str, Any]]] = field(
+        default_factory=dict
+    )  # box -> dealt cards in order
     corrected: bool = False
 
 
@@ -96,8 +100,13 @@ def checkpoint(segment: Segment, version: int) -> tuple[int, int]:
     the checkpoint itself otherwise."""
     shuffles = list(
         Event.objects.filter(
-            stream=segment.stream, type="shoe.shuffled", version__gte=segment.first, version__lte=version
-        ).order_by("-version").values_list("version", flat=True)[:2]
+            stream=segment.stream,
+            type="shoe.shuffled",
+            version__gte=segment.first,
+            version__lte=version,
+        )
+        .order_by("-version")
+        .values_list("version", flat=True)[:2]
     )
     point = shuffles[0] if shuffles else segment.first
     context = shuffles[1] if len(shuffles) > 1 else segment.first
@@ -121,6 +130,7 @@ def _carries_over(segment: Segment) -> bool:
 
 # --- the fold kept in memory ---------------------------------------------------------------
 
+
 @dataclass(slots=True)
 class KeptDay:
     """A fold of a day handed over at its head, from its checkpoint ``point`` on (at most
@@ -134,8 +144,13 @@ class KeptDay:
     shoe: ShoeTrack | None
 
 
-def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: int | None = None,
-             cache: FoldCache[KeptDay] | None = None) -> TableDayFold:
+def fold_day(
+    segment: Segment,
+    *,
+    owned_from: int | None = None,
+    changed_from: int | None = None,
+    cache: FoldCache[KeptDay] | None = None,
+) -> TableDayFold:
     """Fold one gaming day through the engine, owning everything from the checkpoint of
     ``owned_from`` (the whole day when None); ``changed_from``: the first version not
     folded before (every owned round is rewritten when None). With a ``cache``, go on
@@ -146,13 +161,24 @@ def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: i
     else:
         context, point = checkpoint(segment, owned_from)
     kept = None
-    if cache is not None and changed_from is not None and owned_from is not None and owned_from >= changed_from:
-        kept = cache.take(segment.stream, day=segment.first, version=changed_from - 1,
-                          fits=lambda day: day.point <= point)
+    if (
+        cache is not None
+        and changed_from is not None
+        and owned_from is not None
+        and owned_from >= changed_from
+    ):
+        kept = cache.take(
+            segment.stream,
+            day=segment.first,
+            version=changed_from - 1,
+            fits=lambda day: day.point <= point,
+        )
     if kept is not None:
         assert changed_from is not None
         struck, refused = _struck(segment.stream, changed_from, segment.last)
-        if Event.objects.filter(with_ids(struck), stream=segment.stream, version__lt=changed_from).exists():
+        if Event.objects.filter(
+            with_ids(struck), stream=segment.stream, version__lt=changed_from
+        ).exists():
             kept = None  # strikes an event folded before: refold
     opening_id = None
     if kept is not None:
@@ -198,8 +224,14 @@ def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: i
             yield event
             after = state.in_play
             if kind == "shoe.shuffled":
-                shoe = ShoeTrack(payload["shoe"], version or 0, payload["decks"], payload["method"],
-                                 payload["order"] is not None, payload["seed"] or "")
+                shoe = ShoeTrack(
+                    payload["shoe"],
+                    version or 0,
+                    payload["decks"],
+                    payload["method"],
+                    payload["order"] is not None,
+                    payload["seed"] or "",
+                )
                 shoes.append(shoe)
             elif kind == "shoe.cut" and shoe is not None and shoe.shoe == payload["shoe"]:
                 shoe.cut_card = payload["cut_card"]
@@ -207,7 +239,9 @@ def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: i
                 own_shoe = shoe if shoe is not None and shoe.shoe == after.shoe else None
                 if own_shoe is not None:
                     own_shoe.rounds += 1
-                rounds[after.number] = RoundTrack(after.number, own_shoe, version or 0, event["occurred_at"], after)
+                rounds[after.number] = RoundTrack(
+                    after.number, own_shoe, version or 0, event["occurred_at"], after
+                )
             touched = after if after is not None else before
             track = rounds.get(touched.number) if touched is not None else None
             if track is not None and track.engine is touched:
@@ -216,7 +250,12 @@ def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: i
                     track.versions.append(version)
                 if kind == "card.dealt":
                     for box, _, card_code in touched.dealt_cards(dealt if touched is before else 0):
-                        card = {"card": card_code, "face": payload["face"], "version": version, "revealed_version": None}
+                        card = {
+                            "card": card_code,
+                            "face": payload["face"],
+                            "version": version,
+                            "revealed_version": None,
+                        }
                         if card_code != payload["card"]:
                             card["recorded"] = payload["card"]
                         track.cards.setdefault(box, []).append(card)
@@ -243,23 +282,47 @@ def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: i
     state.forget(context)
     result = state.view()
     versions = _versions_of(segment.stream, result.findings, opening_id, segment.first)
-    fold = TableDayFold(segment, point, point if changed_from is None else max(point, changed_from), segment.last,
-                        count, result, [s for s in shoes if s.version >= point], dict(rounds), [])
+    fold = TableDayFold(
+        segment,
+        point,
+        point if changed_from is None else max(point, changed_from),
+        segment.last,
+        count,
+        result,
+        [s for s in shoes if s.version >= point],
+        dict(rounds),
+        [],
+    )
     if cache is not None and last_folded == segment.last:
         # keep only what the next fold can need: from the last shuffle on (the one
         # before it too, where pushes carry over)
         shuffles = [s.version for s in shoes]
-        keep_from = (shuffles[-2] if len(shuffles) > 1 else context) if _carries_over(segment) else (shuffles[-1] if shuffles else context)
+        keep_from = (
+            (shuffles[-2] if len(shuffles) > 1 else context)
+            if _carries_over(segment)
+            else (shuffles[-1] if shuffles else context)
+        )
         for number in [n for n, t in rounds.items() if t.first_version < keep_from]:
             del rounds[number]
         shoes[:] = [s for s in shoes if s.version >= keep_from]
         state.forget(keep_from)
-        cache.put(segment.stream, KeptDay(shuffles[-1] if shuffles else point, state.checkpoint(), rounds, shoes, shoe),
-                  day=segment.first, version=segment.last)
-    still_playing = open_round is not None and not _closed(segment, rounds[open_round].first_version if open_round in rounds else segment.first)
+        cache.put(
+            segment.stream,
+            KeptDay(shuffles[-1] if shuffles else point, state.checkpoint(), rounds, shoes, shoe),
+            day=segment.first,
+            version=segment.last,
+        )
+    still_playing = open_round is not None and not _closed(
+        segment, rounds[open_round].first_version if open_round in rounds else segment.first
+    )
     for finding in result.findings:
         version = versions.get(finding.event) if finding.event is not None else None
-        if still_playing and finding.kind == "missing_event" and finding.event is None and finding.round == open_round:
+        if (
+            still_playing
+            and finding.kind == "missing_event"
+            and finding.event is None
+            and finding.round == open_round
+        ):
             continue  # the round in play at the head of the record: not missing, only not over yet
         if version is not None and version < point:
             continue  # the context's, owned by an earlier fold
@@ -269,14 +332,19 @@ def fold_day(segment: Segment, *, owned_from: int | None = None, changed_from: i
     return fold
 
 
-def _versions_of(stream: str, findings: Any, opening_id: str | None, opening_version: int) -> dict[str, int]:
+def _versions_of(
+    stream: str, findings: Any, opening_id: str | None, opening_version: int
+) -> dict[str, int]:
     """The stream versions of the events that showed ``findings``."""
     ids = {f.event for f in findings if f.event is not None}
     versions = {opening_id: opening_version} if opening_id in ids else {}
     missing = [i for i in ids if i not in versions]
     if missing:
         versions.update(
-            (str(i), v) for i, v in Event.objects.filter(with_ids(missing), stream=stream).values_list("event_id", "version")
+            (str(i), v)
+            for i, v in Event.objects.filter(with_ids(missing), stream=stream).values_list(
+                "event_id", "version"
+            )
         )
     return versions
 

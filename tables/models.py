@@ -2,6 +2,7 @@
 engine's replay (:mod:`tables.projections`). Nothing here is a record: every row can be
 dropped and rebuilt from the events (``manage.py rebuild_projections``). Rows are
 written by :mod:`tables.projections` only; the models hold no behaviour."""
+
 from __future__ import annotations
 
 from django.db import models
@@ -35,12 +36,16 @@ class TableDay(models.Model):
     rounds = models.PositiveIntegerField(default=0)
     bets = models.PositiveIntegerField(default=0)
     handle = models.BigIntegerField(default=0, help_text="sum of stakes, minor units")
-    recorded_net = models.BigIntegerField(default=0, help_text="players' net as recorded (+ paid by the house)")
+    recorded_net = models.BigIntegerField(
+        default=0, help_text="players' net as recorded (+ paid by the house)"
+    )
     expected_net = models.BigIntegerField(default=0, help_text="players' net as the rules give it")
 
     class Meta:
         ordering = ["table", "gaming_day"]
-        constraints = [models.UniqueConstraint(fields=["table", "gaming_day"], name="tables_tableday_unique")]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "gaming_day"], name="tables_tableday_unique")
+        ]
 
     def __str__(self) -> str:
         return f"{self.table} {self.gaming_day}"
@@ -60,7 +65,9 @@ class Shoe(models.Model):
 
     class Meta:
         ordering = ["table", "shuffled_version"]
-        constraints = [models.UniqueConstraint(fields=["table", "shuffled_version"], name="tables_shoe_unique")]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "shuffled_version"], name="tables_shoe_unique")
+        ]
 
     def __str__(self) -> str:
         return f"{self.table} shoe {self.shoe}"
@@ -75,7 +82,9 @@ class Round(models.Model):
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="rounds")
     gaming_day = models.DateField()
     number = models.PositiveBigIntegerField()
-    shoe = models.ForeignKey(Shoe, null=True, blank=True, on_delete=models.SET_NULL, related_name="round_set")
+    shoe = models.ForeignKey(
+        Shoe, null=True, blank=True, on_delete=models.SET_NULL, related_name="round_set"
+    )
     status = models.CharField(max_length=16, choices=Status.choices)
     started_at = models.DateTimeField()
     first_version = models.PositiveBigIntegerField()
@@ -86,12 +95,16 @@ class Round(models.Model):
     handle = models.BigIntegerField(default=0)
     recorded_net = models.BigIntegerField(null=True, blank=True)
     expected_net = models.BigIntegerField()
-    corrected = models.BooleanField(default=False, help_text="a correction replaced some recorded settlements")
+    corrected = models.BooleanField(
+        default=False, help_text="a correction replaced some recorded settlements"
+    )
 
     class Meta:
         ordering = ["table", "gaming_day", "number"]
         constraints = [
-            models.UniqueConstraint(fields=["table", "gaming_day", "number"], name="tables_round_unique"),
+            models.UniqueConstraint(
+                fields=["table", "gaming_day", "number"], name="tables_round_unique"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -104,11 +117,15 @@ class Hand(models.Model):
 
     # no foreign key in the database, as a bet's (below says why): its deferred check of
     # every hand's round at the commit is work the replay's process waits for
-    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="hands", db_constraint=False)
+    round = models.ForeignKey(
+        Round, on_delete=models.CASCADE, related_name="hands", db_constraint=False
+    )
     box = models.PositiveSmallIntegerField(help_text="0 = the dealer")
     number = models.PositiveSmallIntegerField(help_text="0 = original hand, 1.. = split off")
     cards = models.JSONField(default=list)
-    actions = models.JSONField(default=list, help_text="decisions in order (hit, stand, double, split, surrender)")
+    actions = models.JSONField(
+        default=list, help_text="decisions in order (hit, stand, double, split, surrender)"
+    )
     total = models.PositiveSmallIntegerField()
     soft = models.BooleanField()
     bust = models.BooleanField()
@@ -118,7 +135,9 @@ class Hand(models.Model):
 
     class Meta:
         ordering = ["round", "box", "number"]
-        constraints = [models.UniqueConstraint(fields=["round", "box", "number"], name="tables_hand_unique")]
+        constraints = [
+            models.UniqueConstraint(fields=["round", "box", "number"], name="tables_hand_unique")
+        ]
 
     def __str__(self) -> str:
         return "dealer" if self.box == 0 else f"box {self.box} hand {self.number}"
@@ -137,8 +156,9 @@ class Bet(models.Model):
     # cascade still follows the relation); rebuild_projections proves the rows equal to
     # a rebuild, and names any hand or bet left without its round
     # (tables.projections.snapshot)
-    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="bets", db_index=False,
-                              db_constraint=False)
+    round = models.ForeignKey(
+        Round, on_delete=models.CASCADE, related_name="bets", db_index=False, db_constraint=False
+    )
     bet = models.CharField(max_length=64)
     box = models.PositiveSmallIntegerField()
     hand = models.PositiveSmallIntegerField()
@@ -157,7 +177,11 @@ class Bet(models.Model):
         constraints = [models.UniqueConstraint(fields=["round", "bet"], name="tables_bet_unique")]
         # the few bets whose recorded settlement differs, by round: what reconciliation
         # asks of every table-day (without it, a scan of every bet of every table)
-        indexes = [models.Index(fields=["round"], condition=models.Q(matches=False), name="tables_bet_mismatched")]
+        indexes = [
+            models.Index(
+                fields=["round"], condition=models.Q(matches=False), name="tables_bet_mismatched"
+            )
+        ]
 
     def __str__(self) -> str:
         return self.bet
@@ -185,9 +209,13 @@ class Alert(models.Model):
     key = models.CharField(max_length=200, unique=True)
     kind = models.CharField(max_length=16, choices=Kind.choices)
     severity = models.CharField(max_length=8, help_text="critical, high or medium")
-    stream = models.CharField(max_length=64, blank=True, verbose_name="table", help_text="blank: the whole store")
+    stream = models.CharField(
+        max_length=64, blank=True, verbose_name="table", help_text="blank: the whole store"
+    )
     gaming_day = models.DateField(null=True, blank=True)
-    finding = models.ForeignKey("audit.Finding", null=True, blank=True, on_delete=models.CASCADE, related_name="alerts")
+    finding = models.ForeignKey(
+        "audit.Finding", null=True, blank=True, on_delete=models.CASCADE, related_name="alerts"
+    )
     message = models.TextField()
     raised_at = models.DateTimeField(db_index=True)
     acknowledged_by = models.CharField(max_length=150, blank=True)

@@ -28,6 +28,7 @@ tables and however long a table's day; streams that interleave in the file cost 
 more. The results are the engine's, exactly: the same fold over the same events, with
 the same struck events, as :func:`tables.engine.offline.replay_lines` gives.
 """
+
 from __future__ import annotations
 
 import collections
@@ -82,7 +83,9 @@ class Spooled:
         name = str(event["stream"])
         stream = self.streams.get(name)
         if stream is None:
-            stream = self.streams[name] = _Stream(os.path.join(self._folder.name, f"{len(self.streams)}.msgpack"))
+            stream = self.streams[name] = _Stream(
+                os.path.join(self._folder.name, f"{len(self.streams)}.msgpack")
+            )
         out = self._open.pop(name, None)  # re-inserted below: the dict's order is the use order
         if out is None:
             if len(self._open) >= _OPEN_SPOOLS:
@@ -157,8 +160,14 @@ class FoldedStream:
 
 
 @contextlib.contextmanager
-def fold_stream(name: str, events: Iterable[dict[str, Any]], struck: set[str], rules: RuleSet | None = None,
-                *, expected: int | None = None) -> Iterator[FoldedStream]:
+def fold_stream(
+    name: str,
+    events: Iterable[dict[str, Any]],
+    struck: set[str],
+    rules: RuleSet | None = None,
+    *,
+    expected: int | None = None,
+) -> Iterator[FoldedStream]:
     """One stream's fold, in memory that does not grow with it: its rounds pickled to a
     shelf once the next starts, its event ids in an :class:`~audit.record.ids.IdSet` (for
     ``expected`` ids), the findings and rounds those of :meth:`Replay.view`. The shelf is
@@ -183,19 +192,27 @@ def fold_stream(name: str, events: Iterable[dict[str, Any]], struck: set[str], r
         with bulk_work():
             state.run(checked())
             findings, rounds = state.final(by_number=False)
-            yield FoldedStream(state.stream if state.stream is not None else name,
-                               state.rules.name if state.rules is not None else None,
-                               state.count, len(state.rounds), findings, rounds)
+            yield FoldedStream(
+                state.stream if state.stream is not None else name,
+                state.rules.name if state.rules is not None else None,
+                state.count,
+                len(state.rounds),
+                findings,
+                rounds,
+            )
     finally:
         shelf.close()
 
 
-def replay_stream(name: str, events: Iterable[dict[str, Any]], struck: set[str],
-                  rules: RuleSet | None = None) -> ReplayResult:
+def replay_stream(
+    name: str, events: Iterable[dict[str, Any]], struck: set[str], rules: RuleSet | None = None
+) -> ReplayResult:
     """One stream's fold from an iterator (what :func:`tables.engine.replay.replay` does
     with a list, the struck events known beforehand), every round held in the result."""
     with fold_stream(name, events, struck, rules) as folded:
-        return ReplayResult(folded.stream, folded.rules, tuple(folded.each_round()), folded.findings, folded.events)
+        return ReplayResult(
+            folded.stream, folded.rules, tuple(folded.each_round()), folded.findings, folded.events
+        )
 
 
 _Rendered = TypeVar("_Rendered")
@@ -209,18 +226,31 @@ def _fold_and_render(name: str) -> tuple[Any, str]:
     return _rendered(spooled, name, render, rules)
 
 
-def _rendered(spooled: Spooled, name: str, render: Callable[[FoldedStream, IO[str]], _Rendered],
-              rules: RuleSet | None) -> tuple[_Rendered, str]:
+def _rendered(
+    spooled: Spooled,
+    name: str,
+    render: Callable[[FoldedStream, IO[str]], _Rendered],
+    rules: RuleSet | None,
+) -> tuple[_Rendered, str]:
     """``render``'s answer for the stream, and the file it wrote the stream's report to."""
     stream = spooled.streams[name]
     path = stream.path + ".out"
-    with open(path, "w", encoding="utf-8", newline="", buffering=1 << 16) as out, \
-            fold_stream(name, spooled.events(name), stream.struck, rules, expected=stream.events) as folded:
+    with (
+        open(path, "w", encoding="utf-8", newline="", buffering=1 << 16) as out,
+        fold_stream(
+            name, spooled.events(name), stream.struck, rules, expected=stream.events
+        ) as folded,
+    ):
         return render(folded, out), path
 
 
-def each_stream(spooled: Spooled, render: Callable[[FoldedStream, IO[str]], _Rendered],
-                rules: RuleSet | None = None, *, processes: int | None = None) -> Iterator[tuple[_Rendered, IO[str]]]:
+def each_stream(
+    spooled: Spooled,
+    render: Callable[[FoldedStream, IO[str]], _Rendered],
+    rules: RuleSet | None = None,
+    *,
+    processes: int | None = None,
+) -> Iterator[tuple[_Rendered, IO[str]]]:
     """Each stream folded and ``render(folded, out)`` called, in the order the streams
     first appear: what it returns (say, what to write before the file, where that is
     known only once the file is written), and what it wrote to ``out``, open to be read
@@ -250,8 +280,10 @@ def each_stream(spooled: Spooled, render: Callable[[FoldedStream, IO[str]], _Ren
     try:
         with pool:
             waiting = iter(names)
-            ahead = collections.deque(pool.submit(_fold_and_render, name)
-                                      for name in itertools.islice(waiting, 2 * processes))
+            ahead = collections.deque(
+                pool.submit(_fold_and_render, name)
+                for name in itertools.islice(waiting, 2 * processes)
+            )
             while ahead:
                 done = ahead.popleft().result()
                 following = next(waiting, None)
@@ -276,7 +308,9 @@ def spool_lines(lines: Iterable[str | bytes], *, verify_chain: bool = True) -> S
                 spooled.add(_unchained(text, number))
     except LineError as error:
         spooled.close()
-        raise UnusableInput(error.line or 0, error.reason, not_chained=isinstance(error, NotChained)) from None
+        raise UnusableInput(
+            error.line or 0, error.reason, not_chained=isinstance(error, NotChained)
+        ) from None
     except BaseException:
         spooled.close()
         raise
@@ -291,7 +325,9 @@ def _read_chained(lines: Iterable[str | bytes], spooled: Spooled) -> None:
         envelope, event = decode_hashed(text, number)
         if check(envelope, number) is not None:
             broken = True
-        if not broken:  # every line is still read: a later one may be unusable, or break another chain
+        if (
+            not broken
+        ):  # every line is still read: a later one may be unusable, or break another chain
             spooled.add(read_current(event))  # after its hash: the fold reads the current form
     report = verifier.finish()
     if not report.ok:

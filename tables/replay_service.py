@@ -17,6 +17,7 @@ keeps the findings table and its services, and knows nothing of replay.
 
 The Celery tasks in :mod:`tables.tasks` only call these.
 """
+
 from __future__ import annotations
 
 import functools
@@ -41,11 +42,23 @@ from .models import Table
 WORKER_LOST = "its worker stopped before the end; the table was replayed again"
 
 
-def run_start(*, mode: str, trigger: str, stream: str = "", gaming_day: date | None = None,
-              parent: ReplayRun | None = None, tables_total: int = 1) -> ReplayRun:
+def run_start(
+    *,
+    mode: str,
+    trigger: str,
+    stream: str = "",
+    gaming_day: date | None = None,
+    parent: ReplayRun | None = None,
+    tables_total: int = 1,
+) -> ReplayRun:
     return ReplayRun.objects.create(
-        mode=mode, trigger=trigger, stream=stream, gaming_day=gaming_day, parent=parent,
-        tables_total=tables_total, started_at=datetime.now(UTC),
+        mode=mode,
+        trigger=trigger,
+        stream=stream,
+        gaming_day=gaming_day,
+        parent=parent,
+        tables_total=tables_total,
+        started_at=datetime.now(UTC),
     )
 
 
@@ -54,9 +67,16 @@ def day_streams(day: date) -> list[str]:
     return sorted(set(openings_on(day.isoformat()).values_list("stream", flat=True)))
 
 
-def replay_table(*, stream: str, day: date | None = None, full: bool = False, trigger: str = "task",
-                 parent_id: int | None = None, run: ReplayRun | None = None,
-                 cache: FoldCache | None = None) -> dict[str, Any]:
+def replay_table(
+    *,
+    stream: str,
+    day: date | None = None,
+    full: bool = False,
+    trigger: str = "task",
+    parent_id: int | None = None,
+    run: ReplayRun | None = None,
+    cache: FoldCache | None = None,
+) -> dict[str, Any]:
     """Replay one table: its gaming day ``day`` (every day when None). The fold runs
     outside any transaction; the read models and the findings it owns are written
     together in one short transaction (:func:`tables.projections.project_stream`).
@@ -69,12 +89,15 @@ def replay_table(*, stream: str, day: date | None = None, full: bool = False, tr
         # a day's table is replayed once per day run. Done already: the task came back
         # (acknowledged late) from a worker that died after the work and before its
         # acknowledgement - the day has counted it, so it is answered, not counted again
-        done = ReplayRun.objects.filter(parent=parent, stream=stream, status=ReplayRun.Status.DONE).first()
+        done = ReplayRun.objects.filter(
+            parent=parent, stream=stream, status=ReplayRun.Status.DONE
+        ).first()
         if done is not None:
             return dict(done.summary)
         # a run of it still "running" is one whose worker died during the work
-        ReplayRun.objects.filter(parent=parent, stream=stream, status=ReplayRun.Status.RUNNING).update(
-            status=ReplayRun.Status.FAILED, error=WORKER_LOST, finished_at=datetime.now(UTC))
+        ReplayRun.objects.filter(
+            parent=parent, stream=stream, status=ReplayRun.Status.RUNNING
+        ).update(status=ReplayRun.Status.FAILED, error=WORKER_LOST, finished_at=datetime.now(UTC))
     run = run or run_start(mode=mode, trigger=trigger, stream=stream, gaming_day=day, parent=parent)
     totals = Counter[str]()
     written: set[date] = set()
@@ -84,10 +107,16 @@ def replay_table(*, stream: str, day: date | None = None, full: bool = False, tr
             written.add(fold.segment.gaming_day)
         owned = [n for n in fold.rounds if fold.owns_round(n)]
         produced, new, superseded = findings_record(
-            stream=stream, gaming_day=fold.segment.gaming_day, owned_from=fold.owned_from,
-            owned_rounds=owned, findings=fold.findings, run=run,
+            stream=stream,
+            gaming_day=fold.segment.gaming_day,
+            owned_from=fold.owned_from,
+            owned_rounds=owned,
+            findings=fold.findings,
+            run=run,
         )
-        totals.update(findings=produced, new=new, superseded=superseded, events=fold.events, rounds=len(owned))
+        totals.update(
+            findings=produced, new=new, superseded=superseded, events=fold.events, rounds=len(owned)
+        )
 
     try:
         # a table's fold and its rows make no cyclic garbage (tested): the collector paused
@@ -95,8 +124,9 @@ def replay_table(*, stream: str, day: date | None = None, full: bool = False, tr
         with acyclic_work():
             projections.project_stream(stream, full=full, day=day, cache=cache, record=record)
     except Exception as error:
-        ReplayRun.objects.filter(pk=run.pk).update(status=ReplayRun.Status.FAILED, error=repr(error)[:2000],
-                                                   finished_at=datetime.now(UTC))
+        ReplayRun.objects.filter(pk=run.pk).update(
+            status=ReplayRun.Status.FAILED, error=repr(error)[:2000], finished_at=datetime.now(UTC)
+        )
         raise
     events, rounds, produced = totals["events"], totals["rounds"], totals["findings"]
     new, superseded = totals["new"], totals["superseded"]
@@ -105,21 +135,38 @@ def replay_table(*, stream: str, day: date | None = None, full: bool = False, tr
         # feed's worker after an append, replay_day): its alert, after the commit
         floor.alerts_from_findings(streams=[stream])
     summary = {
-        "run": run.pk, "stream": stream, "gaming_day": day.isoformat() if day else None, "mode": mode,
-        "events": events, "rounds": rounds, "findings": produced, "new": new, "superseded": superseded,
+        "run": run.pk,
+        "stream": stream,
+        "gaming_day": day.isoformat() if day else None,
+        "mode": mode,
+        "events": events,
+        "rounds": rounds,
+        "findings": produced,
+        "new": new,
+        "superseded": superseded,
         "open_by_kind": open_by_kind(stream=stream, day=day),
     }
     # the table's run done and the day's count moved together, or neither: a worker that
     # dies between them leaves the table to be replayed and counted once
     with transaction.atomic():
         ReplayRun.objects.filter(pk=run.pk).update(
-            status=ReplayRun.Status.DONE, finished_at=datetime.now(UTC), tables_done=1, events=events,
-            rounds=rounds, findings=produced, findings_new=new, findings_superseded=superseded, summary=summary,
+            status=ReplayRun.Status.DONE,
+            finished_at=datetime.now(UTC),
+            tables_done=1,
+            events=events,
+            rounds=rounds,
+            findings=produced,
+            findings_new=new,
+            findings_superseded=superseded,
+            summary=summary,
         )
         if parent is not None:
             ReplayRun.objects.filter(pk=parent.pk).update(
-                tables_done=F("tables_done") + 1, events=F("events") + events, rounds=F("rounds") + rounds,
-                findings=F("findings") + produced, findings_new=F("findings_new") + new,
+                tables_done=F("tables_done") + 1,
+                events=F("events") + events,
+                rounds=F("rounds") + rounds,
+                findings=F("findings") + produced,
+                findings_new=F("findings_new") + new,
                 findings_superseded=F("findings_superseded") + superseded,
             )
     _announce(stream, written)
@@ -131,7 +178,9 @@ def _announce(stream: str, days: set[date]) -> None:
     they now cover (:data:`audit.feed.subscribers.table_day_replayed`: the ledger waits for it)."""
     if not days:
         return
-    version = Table.objects.filter(stream=stream).values_list("projected_version", flat=True).first()
+    version = (
+        Table.objects.filter(stream=stream).values_list("projected_version", flat=True).first()
+    )
     if version is None:
         return
     for day in sorted(days):
@@ -148,12 +197,17 @@ def open_by_kind(*, stream: str | None = None, day: date | None = None) -> dict[
     return dict(sorted(query.values_list("kind").annotate(n=Count("id")).values_list("kind", "n")))
 
 
-def replay_day_start(*, day: date, full: bool = False, streams: list[str] | None = None,
-                     trigger: str = "task") -> tuple[ReplayRun, list[str]]:
+def replay_day_start(
+    *, day: date, full: bool = False, streams: list[str] | None = None, trigger: str = "task"
+) -> tuple[ReplayRun, list[str]]:
     """The parent run of a whole day and the tables it will replay."""
     streams = day_streams(day) if streams is None else streams
-    parent = run_start(mode=ReplayRun.Mode.FULL if full else ReplayRun.Mode.INCREMENTAL, trigger=trigger,
-                       gaming_day=day, tables_total=len(streams))
+    parent = run_start(
+        mode=ReplayRun.Mode.FULL if full else ReplayRun.Mode.INCREMENTAL,
+        trigger=trigger,
+        gaming_day=day,
+        tables_total=len(streams),
+    )
     return parent, streams
 
 
@@ -174,27 +228,47 @@ def replay_day_finish(*, parent_id: int, results: list[dict[str, Any]]) -> dict[
     }
     with transaction.atomic():
         ReplayRun.objects.filter(pk=parent_id).update(
-            status=ReplayRun.Status.DONE, finished_at=datetime.now(UTC), summary=summary,
+            status=ReplayRun.Status.DONE,
+            finished_at=datetime.now(UTC),
+            summary=summary,
         )
     return summary
 
 
-def replay_day_here(*, day: date, full: bool = False, trigger: str = "command", jobs: int = 1,
-                    progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+def replay_day_here(
+    *,
+    day: date,
+    full: bool = False,
+    trigger: str = "command",
+    jobs: int = 1,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
     """A whole day without a broker, fanned out as the chord fans it out on workers:
     one :func:`replay_table` per table, in ``jobs`` processes (forked here; each opens
     its own connection), gathered by :func:`replay_day_finish`. ``progress(summary)``
     after each table. Returns the day's summary with its tables' (``_tables``)."""
     parent, streams = replay_day_start(day=day, full=full, trigger=trigger)
-    results = _fan_out(parent.pk, streams, day=day, full=full, trigger=trigger, jobs=jobs, progress=progress)
+    results = _fan_out(
+        parent.pk, streams, day=day, full=full, trigger=trigger, jobs=jobs, progress=progress
+    )
     return {**replay_day_finish(parent_id=parent.pk, results=results), "_tables": results}
 
 
-def _fan_out(parent_id: int, streams: list[str], *, day: date, full: bool, trigger: str, jobs: int,
-             progress: Callable[[dict[str, Any]], None] | None) -> list[dict[str, Any]]:
+def _fan_out(
+    parent_id: int,
+    streams: list[str],
+    *,
+    day: date,
+    full: bool,
+    trigger: str,
+    jobs: int,
+    progress: Callable[[dict[str, Any]], None] | None,
+) -> list[dict[str, Any]]:
     """Each table of the day's run ``parent_id`` replayed here, in ``jobs`` processes."""
     results: list[dict[str, Any]] = []
-    replay = functools.partial(_replay_one, day=day, full=full, trigger=trigger, parent_id=parent_id)
+    replay = functools.partial(
+        _replay_one, day=day, full=full, trigger=trigger, parent_id=parent_id
+    )
     for summary in fan_out(replay, streams, jobs=jobs):
         results.append(summary)
         if progress is not None:
@@ -202,12 +276,21 @@ def _fan_out(parent_id: int, streams: list[str], *, day: date, full: bool, trigg
     return results
 
 
-def _replay_one(stream: str, *, day: date, full: bool, trigger: str, parent_id: int) -> dict[str, Any]:
+def _replay_one(
+    stream: str, *, day: date, full: bool, trigger: str, parent_id: int
+) -> dict[str, Any]:
     return replay_table(stream=stream, day=day, full=full, trigger=trigger, parent_id=parent_id)
 
 
-def replay_day_launch(*, day: date, full: bool = False, trigger: str = "task", queue: str | None = None,
-                      streams: list[str] | None = None, jobs: int | None = None) -> ReplayRun:
+def replay_day_launch(
+    *,
+    day: date,
+    full: bool = False,
+    trigger: str = "task",
+    queue: str | None = None,
+    streams: list[str] | None = None,
+    jobs: int | None = None,
+) -> ReplayRun:
     """Start a whole day's replay: the parent run, then a chord of one
     ``replay_table_day`` task per table into ``replay_day_summary`` (on ``queue`` if
     given). Eagerly (no broker) it has run to the end when this returns: the tables
@@ -223,12 +306,21 @@ def replay_day_launch(*, day: date, full: bool = False, trigger: str = "task", q
     summary_task = app.tasks["tables.tasks.replay_day_summary"]
     parent, streams = replay_day_start(day=day, full=full, streams=streams, trigger=trigger)
     if app.conf.task_always_eager:
-        results = _fan_out(parent.pk, streams, day=day, full=full, trigger=trigger,
-                           jobs=default_jobs() if jobs is None else jobs, progress=None)
+        results = _fan_out(
+            parent.pk,
+            streams,
+            day=day,
+            full=full,
+            trigger=trigger,
+            jobs=default_jobs() if jobs is None else jobs,
+            progress=None,
+        )
         replay_day_finish(parent_id=parent.pk, results=results)
         return parent
     options = {"queue": queue} if queue else {}
-    header = [table_task.si(s, day.isoformat(), full, parent.pk, trigger).set(**options) for s in streams]
+    header = [
+        table_task.si(s, day.isoformat(), full, parent.pk, trigger).set(**options) for s in streams
+    ]
     if header:
         chord(header, app=app)(summary_task.s(parent.pk).set(**options))
     else:

@@ -7,6 +7,7 @@ their cards (face up or down, and when a hole card was revealed), the bets with 
 settlement recorded and the one the rules give side by side, the round's findings, the
 previous and next round of the table, and its shoe.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -24,13 +25,20 @@ from . import models as m
 
 def _findings_of_rounds() -> QuerySet[Finding]:
     return Finding.objects.filter(
-        stream=OuterRef("table__stream"), gaming_day=OuterRef("gaming_day"), round=OuterRef("number"),
+        stream=OuterRef("table__stream"),
+        gaming_day=OuterRef("gaming_day"),
+        round=OuterRef("number"),
         superseded_by__isnull=True,
     )
 
 
-def rounds_list(*, table: str | None = None, day: date | None = None, with_findings: bool | None = None,
-                status: str | None = None) -> QuerySet[m.Round]:
+def rounds_list(
+    *,
+    table: str | None = None,
+    day: date | None = None,
+    with_findings: bool | None = None,
+    status: str | None = None,
+) -> QuerySet[m.Round]:
     """Rounds in table, day, number order, each with ``findings`` (the count of its
     current, not superseded, findings) and ``mismatched_bets``."""
     rounds = m.Round.objects.select_related("table", "shoe")
@@ -40,9 +48,7 @@ def rounds_list(*, table: str | None = None, day: date | None = None, with_findi
         rounds = rounds.filter(gaming_day=day)
     if status is not None:
         rounds = rounds.filter(status=status)
-    counted = (
-        _findings_of_rounds().order_by().values("round").annotate(n=Count("id")).values("n")
-    )
+    counted = _findings_of_rounds().order_by().values("round").annotate(n=Count("id")).values("n")
     rounds = rounds.annotate(
         findings=Coalesce(Subquery(counted[:1]), 0),
         mismatched_bets=Count("bets", filter=Q(bets__matches=False)),
@@ -87,8 +93,9 @@ def round_events(round_: m.Round) -> list[ReviewedEvent]:
     versions = sorted(set(round_.versions))
     rows = {e.version: e for e in Event.objects.filter(stream=stream, version__in=versions)}
     before = dict(
-        Event.objects.filter(stream=stream, version__in=[v - 1 for v in versions if v - 1 not in rows])
-        .values_list("version", "hash")
+        Event.objects.filter(
+            stream=stream, version__in=[v - 1 for v in versions if v - 1 not in rows]
+        ).values_list("version", "hash")
     )
     result = []
     for version in versions:
@@ -118,7 +125,9 @@ def round_review(round_: m.Round) -> RoundReview:
 
 
 def findings_of_round(round_: m.Round, *, superseded: bool = False) -> QuerySet[Finding]:
-    findings = Finding.objects.filter(stream=round_.table.stream, gaming_day=round_.gaming_day, round=round_.number)
+    findings = Finding.objects.filter(
+        stream=round_.table.stream, gaming_day=round_.gaming_day, round=round_.number
+    )
     if not superseded:
         findings = findings.filter(superseded_by__isnull=True)
     return findings.order_by("id")
@@ -133,13 +142,20 @@ def table_days(*, table: str | None = None, day: date | None = None) -> QuerySet
         days = days.filter(table__stream=table)
     if day:
         days = days.filter(gaming_day=day)
-    current = Finding.objects.filter(
-        stream=OuterRef("table__stream"), gaming_day=OuterRef("gaming_day"), superseded_by__isnull=True
-    ).order_by().values("gaming_day")
+    current = (
+        Finding.objects.filter(
+            stream=OuterRef("table__stream"),
+            gaming_day=OuterRef("gaming_day"),
+            superseded_by__isnull=True,
+        )
+        .order_by()
+        .values("gaming_day")
+    )
     count = current.annotate(n=Count("id")).values("n")
     still_open = current.filter(status=Finding.Status.OPEN).annotate(n=Count("id")).values("n")
     return days.annotate(
-        findings=Coalesce(Subquery(count[:1]), 0), open_findings=Coalesce(Subquery(still_open[:1]), 0),
+        findings=Coalesce(Subquery(count[:1]), 0),
+        open_findings=Coalesce(Subquery(still_open[:1]), 0),
     ).order_by("table__stream", "gaming_day")
 
 
@@ -148,11 +164,16 @@ def tables_list() -> QuerySet[m.Table]:
     and ``finding_count`` (current, not superseded, findings)."""
     current = (
         Finding.objects.filter(stream=OuterRef("stream"), superseded_by__isnull=True)
-        .order_by().values("stream").annotate(n=Count("id")).values("n")
+        .order_by()
+        .values("stream")
+        .annotate(n=Count("id"))
+        .values("n")
     )
     return m.Table.objects.annotate(
-        day_count=Count("days"), round_count=Coalesce(Sum("days__rounds"), 0),
-        bet_count=Coalesce(Sum("days__bets"), 0), finding_count=Coalesce(Subquery(current[:1]), 0),
+        day_count=Count("days"),
+        round_count=Coalesce(Sum("days__rounds"), 0),
+        bet_count=Coalesce(Sum("days__bets"), 0),
+        finding_count=Coalesce(Subquery(current[:1]), 0),
     ).order_by("stream")
 
 
@@ -162,15 +183,25 @@ def day_summary(day: date) -> dict[str, Any]:
     current findings by kind."""
     tables = []
     for row in table_days(day=day):
-        tables.append({
-            "table": row.table.stream, "ruleset": row.table.ruleset, "currency": row.table.currency,
-            "rounds": row.rounds, "bets": row.bets, "handle": row.handle,
-            "house_result": -row.recorded_net, "house_result_recomputed": -row.expected_net,
-            "findings": row.findings, "open_findings": row.open_findings,
-        })
+        tables.append(
+            {
+                "table": row.table.stream,
+                "ruleset": row.table.ruleset,
+                "currency": row.table.currency,
+                "rounds": row.rounds,
+                "bets": row.bets,
+                "handle": row.handle,
+                "house_result": -row.recorded_net,
+                "house_result_recomputed": -row.expected_net,
+                "findings": row.findings,
+                "open_findings": row.open_findings,
+            }
+        )
     kinds = (
         Finding.objects.filter(gaming_day=day, superseded_by__isnull=True)
-        .values_list("kind").annotate(n=Count("id")).values_list("kind", "n")
+        .values_list("kind")
+        .annotate(n=Count("id"))
+        .values_list("kind", "n")
     )
     return {
         "gaming_day": day.isoformat(),

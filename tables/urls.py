@@ -1,5 +1,6 @@
 """The rounds' REST endpoints, mounted at /api/ (see docs/back-office.md); findings are
 audit's (``audit.urls``)."""
+
 from django.urls import path, re_path
 
 from audit.api.views import STREAM_REGEX
@@ -15,7 +16,11 @@ urlpatterns = [
     path("analytics/accuracy", analytics_api.AccuracyView.as_view(), name="analytics-accuracy"),
     path("analytics/dealers", analytics_api.DealersView.as_view(), name="analytics-dealers"),
     path("analytics/what-if", analytics_api.WhatIfView.as_view(), name="analytics-what-if"),
-    path("analytics/strategy-errors", analytics_api.StrategyErrorsView.as_view(), name="analytics-strategy-errors"),
+    path(
+        "analytics/strategy-errors",
+        analytics_api.StrategyErrorsView.as_view(),
+        name="analytics-strategy-errors",
+    ),
     path("rounds", RoundListView.as_view(), name="rounds"),
     re_path(rf"^rounds/{ROUND_KEY}$", RoundDetailView.as_view(), name="round"),
 ]

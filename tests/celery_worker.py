@@ -4,6 +4,7 @@ tests).
 
 The broker: CELERY_TEST_BROKER if set (CI sets Redis); else Redis if it answers; else
 kombu's filesystem transport, so a laptop without Redis still runs a real worker."""
+
 from __future__ import annotations
 
 import json
@@ -38,8 +39,11 @@ def _broker(tmp_path: Path) -> tuple[str, str, dict]:
         return wanted, wanted, {}
     folder = tmp_path / "broker"
     folder.mkdir()
-    options = {"data_folder_in": str(folder), "data_folder_out": str(folder),
-               "control_folder": str(folder / "control")}
+    options = {
+        "data_folder_in": str(folder),
+        "data_folder_out": str(folder),
+        "control_folder": str(folder / "control"),
+    }
     return wanted, f"file://{tmp_path}", options
 
 
@@ -64,15 +68,36 @@ class Sender:
         return self.client.send_task(name, args=args, queue=self.queue)
 
 
-def start_worker(env: dict[str, str], queue: str, *, name: str = "b", pool: str = "solo") -> subprocess.Popen:
+def start_worker(
+    env: dict[str, str], queue: str, *, name: str = "b", pool: str = "solo"
+) -> subprocess.Popen:
     """One more worker process on ``queue`` with a project process's environment ``env``
     (a Sender's): a test kills it, or runs several side by side. Its node name is
     ``{queue}-{name}@`` the host's (see :func:`node`)."""
     return subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "casino", "worker", f"--pool={pool}", "-Q", queue,
-         "-n", f"{queue}-{name}@%h",
-         "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "WARNING"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "casino",
+            "worker",
+            f"--pool={pool}",
+            "-Q",
+            queue,
+            "-n",
+            f"{queue}-{name}@%h",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "-l",
+            "WARNING",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
 
 
@@ -95,8 +120,9 @@ def stop_worker(process: subprocess.Popen) -> None:
 
 
 @contextmanager
-def celery_worker(tmp_path: Path, *, broker: str | None = None, backend: str | None = None,
-                  **env: str) -> Iterator[Sender]:
+def celery_worker(
+    tmp_path: Path, *, broker: str | None = None, backend: str | None = None, **env: str
+) -> Iterator[Sender]:
     """Run a worker; yield ``send(task_name, *args)``. ``env`` adds settings for it;
     ``broker`` and ``backend`` (URLs) replace the ones chosen as the module says."""
     queue = f"test-{uuid.uuid4().hex[:8]}"
@@ -108,14 +134,22 @@ def celery_worker(tmp_path: Path, *, broker: str | None = None, backend: str | N
         backend = backend or chosen
     # the worker's queue is its default one too, so that what it sends on (a chord's
     # body) and what a project process sends with this environment reach it
-    environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "casino.settings", "DATABASE_URL": database_url(),
-                   "CELERY_BROKER_URL": broker, "CELERY_RESULT_BACKEND": backend,
-                   "CELERY_BROKER_TRANSPORT_OPTIONS": json.dumps(transport),
-                   "CELERY_TASK_DEFAULT_QUEUE": queue, **env}
+    environment = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "casino.settings",
+        "DATABASE_URL": database_url(),
+        "CELERY_BROKER_URL": broker,
+        "CELERY_RESULT_BACKEND": backend,
+        "CELERY_BROKER_TRANSPORT_OPTIONS": json.dumps(transport),
+        "CELERY_TASK_DEFAULT_QUEUE": queue,
+        **env,
+    }
     process = start_worker(environment, queue, name="a")
     # not the current app: the project's (eager here) must stay the one shared tasks use
     client = Celery("test-client", broker=broker, backend=backend, set_as_current=False)
-    client.conf.broker_transport_options = json.loads(environment["CELERY_BROKER_TRANSPORT_OPTIONS"])
+    client.conf.broker_transport_options = json.loads(
+        environment["CELERY_BROKER_TRANSPORT_OPTIONS"]
+    )
     try:
         yield Sender(client, queue, environment)
     finally:

@@ -1,4 +1,5 @@
 """Running a management command in-process as the shell would see it."""
+
 from __future__ import annotations
 
 import io

@@ -1,6 +1,7 @@
 """The groups the data migrations make, made again as they make them: an earlier
 transactional test's flush removes the migrations' rows (the permissions come back with
 post_migrate), so a test that needs a group builds it from the migration's own list."""
+
 from __future__ import annotations
 
 import importlib
@@ -36,5 +37,7 @@ def declared_groups() -> dict[str, list[tuple[str, str]]]:
 def group_named(name: str) -> Group:
     group, _ = Group.objects.get_or_create(name=name)
     for app_label, codename in declared_groups()[name]:
-        group.permissions.add(Permission.objects.get(content_type__app_label=app_label, codename=codename))
+        group.permissions.add(
+            Permission.objects.get(content_type__app_label=app_label, codename=codename)
+        )
     return group

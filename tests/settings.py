@@ -4,6 +4,7 @@ Django between transactional tests) may empty the append-only event table.
 Only flush is changed: a raw UPDATE, DELETE or TRUNCATE in a test still hits the
 triggers, which is what tests/audit/test_immutability.py proves.
 """
+
 import os
 
 # a key for the tests alone (a deployment's settings refuse to start without their own)
@@ -43,7 +44,10 @@ os.environ["DIGEST_SIGNING_KEY"] = DIGEST_SIGNING_KEY
 os.environ["DIGEST_PUBLISHERS"] = ",".join(DIGEST_PUBLISHERS)
 
 # the apps' static files as they are (a deployment's hashed manifest needs collectstatic)
-STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
+STORAGES = {
+    **STORAGES,
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
 # the test client and the live server speak plain HTTP, whatever database the run uses
 SECURE_SSL_REDIRECT = False
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = False

@@ -1,6 +1,7 @@
 """The map is true: every file or folder docs/architecture.md and the README's "What is
 where" name (``path/`` or ``path/module.py``) exists, and every module the map names
 (``audit.store.streams``) imports."""
+
 from __future__ import annotations
 
 import importlib

@@ -4,6 +4,7 @@ however it ends, nested or across threads; the bulk phases - the simulator's dea
 offline auditor's verify - run inside a bulk block and ingest and a table's replay inside
 an acyclic one (each seen from inside the phase's own work, so that taking the block away
 fails its test); and the acyclic phases make no cyclic garbage that grows with their work."""
+
 from __future__ import annotations
 
 import gc
@@ -152,7 +153,9 @@ def test_the_celery_processes_freeze_their_start_up_heap() -> None:
 
     from casino import celery
 
-    connected = [receiver() for _, receiver in worker_init.receivers + worker_process_init.receivers]
+    connected = [
+        receiver() for _, receiver in worker_init.receivers + worker_process_init.receivers
+    ]
     assert celery._freeze_main in connected and celery._freeze_child in connected
     for receiver in (celery._freeze_main, celery._freeze_child):
         gc.unfreeze()
@@ -165,6 +168,7 @@ def test_the_celery_processes_freeze_their_start_up_heap() -> None:
 
 
 # --- the phases run inside a block ----------------------------------------------------------
+
 
 def _spy(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[int]:
     """``owner.name`` wrapped to note generation 0's threshold each time it is called."""
@@ -188,7 +192,9 @@ def dealt_file(tmp_path, monkeypatch) -> tuple[str, list[int]]:
     from tables.simulator.run import FileSink, simulate
 
     dealing = _spy(monkeypatch, TableSim, "play_round")
-    config = SimConfig(tables=1, presets=("it-live",), rounds=2, seed="collector", live_bets=20, prefix="GC-")
+    config = SimConfig(
+        tables=1, presets=("it-live",), rounds=2, seed="collector", live_bets=20, prefix="GC-"
+    )
     path = tmp_path / "day.jsonl"
     with path.open("wb") as out:
         simulate(config, FileSink(out, config))
@@ -207,7 +213,9 @@ def test_a_round_dealt_by_the_table_alone_is_in_a_block(monkeypatch) -> None:
     from tables.simulator.day import TableSim
 
     dealing = _spy(monkeypatch, TableSim, "play_round")
-    config = SimConfig(tables=1, presets=("it-live",), rounds=1, seed="collector", live_bets=10, prefix="GC-")
+    config = SimConfig(
+        tables=1, presets=("it-live",), rounds=1, seed="collector", live_bets=10, prefix="GC-"
+    )
     chunks = list(TableSim(config, config.table_specs()[0]).run())
     assert chunks and dealing == [BULK_THRESHOLD] and gc.get_threshold() == OUTSIDE
 
@@ -229,7 +237,9 @@ def test_ingest_and_replay_run_in_a_block(dealt_file, monkeypatch, settings) -> 
     assert gc.get_threshold() == OUTSIDE
 
     folding = _spy(monkeypatch, projections, "fold_stream")
-    recording = _spy(monkeypatch, replay_service, "findings_record")  # after the fold: its rows' findings
+    recording = _spy(
+        monkeypatch, replay_service, "findings_record"
+    )  # after the fold: its rows' findings
     summary = replay_table(stream="GC-01", day=None, full=True, trigger="command")
     assert summary["rounds"] == 2 and summary["findings"] == 0
     assert folding == [PAUSE] and recording == [PAUSE]
@@ -244,8 +254,14 @@ def _simulated(folder: Any, rounds: int) -> str:
     from tables.simulator.config import SimConfig
     from tables.simulator.run import FileSink, simulate
 
-    config = SimConfig(tables=2, presets=("hoyle", "it-live"), rounds=rounds, seed="acyclic", live_bets=20,
-                       prefix=f"AC{rounds}-")
+    config = SimConfig(
+        tables=2,
+        presets=("hoyle", "it-live"),
+        rounds=rounds,
+        seed="acyclic",
+        live_bets=20,
+        prefix=f"AC{rounds}-",
+    )
     path = folder / f"day-{rounds}.jsonl"
     with path.open("wb") as out:
         simulate(config, FileSink(out, config))
@@ -281,9 +297,17 @@ def test_the_acyclic_phases_make_no_garbage_that_grows_with_their_work(tmp_path,
     for rounds in (12, 60):
         path = _simulated(tmp_path, rounds)
         left["ingest"].append(_garbage(lambda path=path: ingest_file(path, processes=1)))
-        left["replay"].append(_garbage(lambda rounds=rounds: [
-            replay_table(stream=f"AC{rounds}-{table:02d}", full=True, trigger="command") for table in (1, 2)]))
-        left["rebuild"].append(_garbage(lambda rounds=rounds: projections.rebuild(f"AC{rounds}-02")))
+        left["replay"].append(
+            _garbage(
+                lambda rounds=rounds: [
+                    replay_table(stream=f"AC{rounds}-{table:02d}", full=True, trigger="command")
+                    for table in (1, 2)
+                ]
+            )
+        )
+        left["rebuild"].append(
+            _garbage(lambda rounds=rounds: projections.rebuild(f"AC{rounds}-02"))
+        )
     for phase, (small, large) in left.items():
         assert large <= small + 10, (phase, small, large)
 
@@ -292,11 +316,15 @@ def test_the_offline_auditor_verifies_in_a_block(monkeypatch) -> None:
     from auditor import check
 
     verifying: list[int] = []
-    monkeypatch.setattr(check, "_verify", lambda *a, **k: verifying.append(gc.get_threshold()[0]) or "outcome")
+    monkeypatch.setattr(
+        check, "_verify", lambda *a, **k: verifying.append(gc.get_threshold()[0]) or "outcome"
+    )
     assert check.verify_package("package.zip") == "outcome"
     assert verifying == [BULK_THRESHOLD]
     tables = []
-    monkeypatch.setattr(check, "_table_checked", lambda job: tables.append(gc.get_threshold()[0]) or job)
+    monkeypatch.setattr(
+        check, "_table_checked", lambda job: tables.append(gc.get_threshold()[0]) or job
+    )
     assert check._table("job") == "job"  # type: ignore[arg-type]
     assert tables == [BULK_THRESHOLD]
     assert gc.get_threshold() == OUTSIDE
@@ -309,4 +337,3 @@ def test_a_file_replayed_offline_folds_in_a_block(monkeypatch) -> None:
     folding = _spy(monkeypatch, Replay, "run")
     replay_stream("T1", iter(()), set())
     assert folding == [BULK_THRESHOLD] and gc.get_threshold() == OUTSIDE
-

@@ -1,6 +1,7 @@
 """The rules engine's compiled build (tables/engine/compiled.py makes it; the guard in
 tables/engine/__init__.py runs it; pyproject.toml lists its modules): made by hand, run
 only while it is current, whole or not at all."""
+
 from __future__ import annotations
 
 import hashlib
@@ -20,21 +21,35 @@ from tables.engine import compiled
 ROOT = Path(__file__).resolve().parents[1]
 SUFFIX = compiled.SUFFIXES[0]  # this Python's own: ".cpython-311-x86_64-linux-gnu.so"
 current = bool(compiled.extensions(compiled.BUILD)) and not compiled.stale()
-built = pytest.mark.skipif(not current, reason="no current compiled build in this checkout "
-                           "(python -m tables.engine.compiled build makes one)")
+built = pytest.mark.skipif(
+    not current,
+    reason="no current compiled build in this checkout "
+    "(python -m tables.engine.compiled build makes one)",
+)
 
 
 def _env(**extra: str) -> dict[str, str]:
     """A child's environment without this run's choice of build."""
-    return {**{key: value for key, value in os.environ.items() if key != "BLACKJACK_ENGINE"}, **extra}
+    return {
+        **{key: value for key, value in os.environ.items() if key != "BLACKJACK_ENGINE"},
+        **extra,
+    }
 
 
 def _engine(cwd: Path, env: dict[str, str]) -> tuple[bool, str, str]:
     """Import the engine in a child: whether it runs compiled, its replay's file, stderr."""
-    program = ("from tables.engine import cards, compiled, replay; "
-               "assert cards.VALUE['TS'] == 10; print(compiled.active(), replay.__file__)")
-    done = subprocess.run([sys.executable, "-c", program], cwd=cwd, capture_output=True, text=True, check=False,
-                          env=env)
+    program = (
+        "from tables.engine import cards, compiled, replay; "
+        "assert cards.VALUE['TS'] == 10; print(compiled.active(), replay.__file__)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
     assert done.returncode == 0, done.stderr
     active, path = done.stdout.split()
     return active == "True", path, done.stderr
@@ -56,8 +71,11 @@ def test_stale_names_every_reason_a_build_may_not_run(tmp_path: Path) -> None:
         (sources / f"{name}.py").write_text(f"# {name}\n")
     for name in ("a", "b", "native__mypyc"):
         (build / f"{name}{SUFFIX}").write_bytes(b"")
-    (build / "stamp.json").write_text(json.dumps({name: hashlib.sha256(f"# {name}\n".encode()).hexdigest()
-                                                  for name in ("a", "b")}))
+    (build / "stamp.json").write_text(
+        json.dumps(
+            {name: hashlib.sha256(f"# {name}\n".encode()).hexdigest() for name in ("a", "b")}
+        )
+    )
     assert compiled.stale(build, sources) == []
     (sources / "a.py").write_text("# a, edited after the build\n")
     assert compiled.stale(build, sources) == ["a"]
@@ -75,8 +93,12 @@ def test_the_list_is_pyprojects_and_names_the_engines_modules_only(tmp_path: Pat
     assert compiled.listed() == [name.removeprefix("tables.engine.") for name in listed]
     assert "replay" in compiled.listed()
     wrong = tmp_path / "pyproject.toml"
-    wrong.write_text('[tool.blackjack]\ncompiled = ["tables.engine.replay", "audit.record.verify"]\n')
-    with pytest.raises(ValueError, match=r"compiled: audit\.record\.verify is not a module of tables\.engine"):
+    wrong.write_text(
+        '[tool.blackjack]\ncompiled = ["tables.engine.replay", "audit.record.verify"]\n'
+    )
+    with pytest.raises(
+        ValueError, match=r"compiled: audit\.record\.verify is not a module of tables\.engine"
+    ):
         compiled.listed(wrong)
     wrong.write_text('[tool.blackjack]\ncompiled = "tables.engine.replay"\n')
     with pytest.raises(ValueError, match="must be a list of module names"):
@@ -89,7 +111,9 @@ def test_the_build_is_of_the_listed_modules_with_their_sources_digests() -> None
     assert sorted(recorded) == sorted(compiled.listed())
     for name, digest in recorded.items():
         assert digest == hashlib.sha256((compiled.PACKAGE / f"{name}.py").read_bytes()).hexdigest()
-    assert sorted(compiled.extensions(compiled.BUILD)) == sorted([*compiled.listed(), compiled.SHARED])
+    assert sorted(compiled.extensions(compiled.BUILD)) == sorted(
+        [*compiled.listed(), compiled.SHARED]
+    )
     assert not compiled.extensions(compiled.PACKAGE)  # nothing beside the sources to shadow them
 
 
@@ -126,21 +150,37 @@ def test_a_stale_build_is_never_run_its_sources_are(tmp_path: Path) -> None:
     active, path, stderr = _engine(tmp_path, env)
     assert not active and path == str(copy / "replay.py")
     assert "its compiled build is stale (shoes changed or missing since it was built)" in stderr
-    done = subprocess.run([sys.executable, "-m", "tables.engine.compiled", "check"], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "tables.engine.compiled", "check"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 1 and "the compiled build is stale (shoes changed" in done.stderr
 
 
 def _unchanged(build: Path) -> dict[str, bytes]:
-    return {path.name: path.read_bytes() for path in sorted(build.iterdir())} if build.is_dir() else {}
+    return (
+        {path.name: path.read_bytes() for path in sorted(build.iterdir())} if build.is_dir() else {}
+    )
 
 
 def test_a_build_without_a_compiler_fails_saying_so_and_changes_nothing(tmp_path: Path) -> None:
     before = _unchanged(compiled.BUILD)
-    done = subprocess.run([sys.executable, "-m", "tables.engine.compiled", "build"], cwd=tmp_path, capture_output=True,
-                          text=True, check=False, env=_env(PATH=str(tmp_path)))
+    done = subprocess.run(
+        [sys.executable, "-m", "tables.engine.compiled", "build"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=_env(PATH=str(tmp_path)),
+    )
     assert done.returncode == 1
-    assert done.stderr.strip().splitlines()[-1] == "no C compiler found: the engine stays pure Python"
+    assert (
+        done.stderr.strip().splitlines()[-1] == "no C compiler found: the engine stays pure Python"
+    )
     assert _unchanged(compiled.BUILD) == before
 
 
@@ -150,8 +190,14 @@ def test_a_build_the_compiler_fails_says_so_and_changes_nothing(tmp_path: Path) 
     if compiled.compiler() is None:
         pytest.skip("no C compiler here: the build stops before mypyc (the test above)")
     before = _unchanged(compiled.BUILD)
-    done = subprocess.run([sys.executable, "-m", "tables.engine.compiled", "build"], cwd=tmp_path, capture_output=True,
-                          text=True, check=False, env=_env(CC="false", LDSHARED="false"))
+    done = subprocess.run(
+        [sys.executable, "-m", "tables.engine.compiled", "build"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=_env(CC="false", LDSHARED="false"),
+    )
     assert done.returncode == 1, done.stdout + done.stderr
     assert "the compiled build failed: the compiler failed" in done.stderr
     assert _unchanged(compiled.BUILD) == before

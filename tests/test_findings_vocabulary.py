@@ -1,4 +1,5 @@
 """The findings vocabulary is declared once and every reader follows it."""
+
 from __future__ import annotations
 
 import pathlib

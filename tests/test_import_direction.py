@@ -5,6 +5,7 @@ The contracts are import-linter's, in pyproject.toml ([tool.importlinter]), over
 import the code makes - relative ones and those inside a function too - and CI runs them
 (``lint-imports``). Here they run as CI runs them, and on a small package of our own, to
 show that an upward import made inside a function, relatively, is caught."""
+
 from __future__ import annotations
 
 import os
@@ -18,8 +19,15 @@ LINT_IMPORTS = pathlib.Path(sys.executable).with_name("lint-imports")
 
 def lint(folder: pathlib.Path, *config: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(folder)}
-    return subprocess.run([str(LINT_IMPORTS), "--no-logo", "--no-cache", *config], check=False, cwd=folder, env=env,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--no-logo", "--no-cache", *config],
+        check=False,
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_the_projects_contracts_are_kept() -> None:
@@ -38,10 +46,13 @@ def test_an_upward_import_inside_a_function_is_caught(tmp_path: pathlib.Path) ->
         (tmp_path / package).mkdir()
         (tmp_path / package / "__init__.py").write_text("")
     (tmp_path / "house/casino/app.py").write_text("from ..audit import store\n")
-    (tmp_path / "house/audit/store.py").write_text("def late():\n    from ..casino import app\n    return app\n")
+    (tmp_path / "house/audit/store.py").write_text(
+        "def late():\n    from ..casino import app\n    return app\n"
+    )
     (tmp_path / ".importlinter").write_text(
         "[importlinter]\nroot_package = house\n\n[importlinter:contract:layers]\nname = layers\n"
-        "type = layers\ncontainers = house\nlayers =\n    casino\n    audit\n")
+        "type = layers\ncontainers = house\nlayers =\n    casino\n    audit\n"
+    )
     done = lint(tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "house.audit.store -> house.casino.app (l.2)" in done.stdout

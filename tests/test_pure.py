@@ -3,6 +3,7 @@
 (``ledger.books``) and the regulator's offline auditor (``auditor``) - import nothing
 from Django. The analytics' Django shell (its reports, charts, views and API) lives in
 the same package beside the pure modules, which never import it."""
+
 from __future__ import annotations
 
 import ast
@@ -42,7 +43,9 @@ def test_imports_without_django(package: str) -> None:
         "        importlib.import_module(m.name)\n"
         "assert not any(n == 'django' or n.startswith('django.') for n in sys.modules if sys.modules[n] is not None)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False
+    )
     assert done.returncode == 0, done.stderr
 
 

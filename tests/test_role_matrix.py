@@ -11,6 +11,7 @@ page, plus the custom views. Expected: an allowed read answers 200, an allowed w
 anything but 401/403 and never 5xx (its body is refused or acted on); a refused
 request answers 401 (anonymous, API), a redirect to the login (not staff, admin) or 403.
 """
+
 from __future__ import annotations
 
 import json
@@ -45,7 +46,16 @@ from tests.ledger.helpers import DAY, worked_example
 pytestmark = pytest.mark.django_db
 
 ANON, DEVICE, PIT, ACCT, COMP, REG, COUNT, CAGE, SUPER = (
-    "anonymous", "device", "pit_boss", "accounting", "compliance", "regulator", "count_team", "cage", "superuser")
+    "anonymous",
+    "device",
+    "pit_boss",
+    "accounting",
+    "compliance",
+    "regulator",
+    "count_team",
+    "cage",
+    "superuser",
+)
 ROLES = (ANON, DEVICE, PIT, ACCT, COMP, REG, COUNT, CAGE, SUPER)
 STAFF = frozenset({PIT, ACCT, COMP, REG, SUPER})
 # people who record through the API only (the count room's, the cage's terminals): not staff
@@ -161,10 +171,14 @@ ADMIN_VIEWS: dict[tuple[str, str], frozenset[str]] = {
 
 # pages for anyone logged in, device or person (the API's own description)
 LOGGED_IN = frozenset(ROLES) - {ANON}
-API_DOCS: dict[tuple[str, str], frozenset[str]] = {("GET", "api-schema"): LOGGED_IN, ("GET", "api-docs"): LOGGED_IN}
+API_DOCS: dict[tuple[str, str], frozenset[str]] = {
+    ("GET", "api-schema"): LOGGED_IN,
+    ("GET", "api-docs"): LOGGED_IN,
+}
 
 
 # --- the data every page needs an object of -------------------------------------------------
+
 
 @pytest.fixture
 def floor_and_books(settings, tmp_path) -> Iterator[dict[str, str]]:
@@ -186,25 +200,45 @@ def floor_and_books(settings, tmp_path) -> Iterator[dict[str, str]]:
         plant_short_pay(rounds)
         append("T1", rounds)
         catch_up_all()
-        root = get_user_model().objects.create_superuser("root", "root@example.com", "root-password-1")
-        day_sign_off(table=books.code, gaming_day=date.fromisoformat(DAY), user=root, note="the role matrix")
+        root = get_user_model().objects.create_superuser(
+            "root", "root@example.com", "root-password-1"
+        )
+        day_sign_off(
+            table=books.code, gaming_day=date.fromisoformat(DAY), user=root, note="the role matrix"
+        )
         slip_book_issue(kind="fill", first="F-1", last="F-9", user=root)
         device_ensure(stream=books.code)
         # a good login, and someone else's wrong password (a success clears its name's)
         Client().post("/admin/login/", {"username": "root", "password": "root-password-1"})
-        Client(REMOTE_ADDR="192.0.2.66").post("/admin/login/", {"username": "mallory", "password": "guess"})
+        Client(REMOTE_ADDR="192.0.2.66").post(
+            "/admin/login/", {"username": "mallory", "password": "guess"}
+        )
         round_ = Round.objects.select_related("table", "shoe").filter(table__stream="T1").first()
         settings.PACKAGE_DIR = str(tmp_path)
-        (tmp_path / "package-1.zip").write_bytes(b"PK\x05\x06" + bytes(18))  # an empty zip: served, not read
+        (tmp_path / "package-1.zip").write_bytes(
+            b"PK\x05\x06" + bytes(18)
+        )  # an empty zip: served, not read
         package = PackageRequest.objects.create(
-            requested_by="user:root", requested_at=datetime.now(UTC), via="api", day_from=DAY, day_to=DAY,
-            status="ready", file="package-1.zip", keep_until=DAY)
+            requested_by="user:root",
+            requested_at=datetime.now(UTC),
+            via="api",
+            day_from=DAY,
+            day_to=DAY,
+            status="ready",
+            file="package-1.zip",
+            keep_until=DAY,
+        )
         yield {
             "package": str(package.pk),
-            "stream": books.code, "table": books.code, "day": DAY,
-            "finding": str(Finding.objects.first().pk), "alert": str(Alert.objects.first().pk),
-            "round_table": round_.table.stream, "round_day": round_.gaming_day.isoformat(),
-            "round_number": str(round_.number), "shoe_version": str(round_.shoe.shuffled_version),
+            "stream": books.code,
+            "table": books.code,
+            "day": DAY,
+            "finding": str(Finding.objects.first().pk),
+            "alert": str(Alert.objects.first().pk),
+            "round_table": round_.table.stream,
+            "round_day": round_.gaming_day.isoformat(),
+            "round_number": str(round_.number),
+            "shoe_version": str(round_.shoe.shuffled_version),
         }
     finally:
         game.register(before)
@@ -222,7 +256,11 @@ def _clients(role: str, token: str) -> tuple[Any, Client]:
         page.force_login(get_user_model().objects.get(username="device-BJ-01"))
         return api, page
     users = get_user_model().objects
-    user = users.get(username="root") if role == SUPER else users.create_user(f"m-{role}", is_staff=role not in API_ONLY)
+    user = (
+        users.get(username="root")
+        if role == SUPER
+        else users.create_user(f"m-{role}", is_staff=role not in API_ONLY)
+    )
     if role != SUPER:
         user.groups.add(group_named(role))
     api, page = APIClient(), Client()
@@ -234,14 +272,24 @@ def _clients(role: str, token: str) -> tuple[Any, Client]:
 def _fill(path: str, data: dict[str, str]) -> str:
     values = {"stream": data["stream"], "id": data["finding"], "package": data["package"]}
     if path.startswith("/api/rounds/"):
-        values |= {"table": data["round_table"], "day": data["round_day"], "number": data["round_number"]}
+        values |= {
+            "table": data["round_table"],
+            "day": data["round_day"],
+            "number": data["round_number"],
+        }
     else:
         values |= {"table": data["table"], "day": data["day"]}
     for name, value in values.items():
         path = path.replace("{" + name + "}", value)
-    if path in ("/api/ledger/reports/statistics", "/api/ledger/reports/master-game", "/api/ledger/reports/marker-aging",
-                "/api/ledger/reports/markers", "/api/ledger/reports/chips-outstanding",
-                "/api/ledger/general-ledger/journal", "/api/ledger/general-ledger/trial-balance"):
+    if path in (
+        "/api/ledger/reports/statistics",
+        "/api/ledger/reports/master-game",
+        "/api/ledger/reports/marker-aging",
+        "/api/ledger/reports/markers",
+        "/api/ledger/reports/chips-outstanding",
+        "/api/ledger/general-ledger/journal",
+        "/api/ledger/general-ledger/trial-balance",
+    ):
         path += f"?day={data['day']}"
     elif path.startswith("/api/ledger/reports/slip-"):
         pass  # every book, as of now
@@ -259,14 +307,26 @@ def _view_url(name: str, data: dict[str, str]) -> str:
         "admin:tables_table_key": {"table": data["round_table"]},
         "admin:tables_tableday_key": {"table": data["round_table"], "day": data["round_day"]},
         "admin:tables_shoe_key": {"table": data["round_table"], "version": data["shoe_version"]},
-        "admin:tables_round_key": {"table": data["round_table"], "day": data["round_day"], "number": data["round_number"]},
+        "admin:tables_round_key": {
+            "table": data["round_table"],
+            "day": data["round_day"],
+            "number": data["round_number"],
+        },
         "admin:ledger_reconciliation_key": {"table": data["table"], "day": data["day"]},
         "admin:ledger_report_csv": {"name": "hold"},
         "admin:ledger_accounting": {"name": "master-game"},
         "admin:ledger_accounting_csv": {"name": "master-game"},
         "admin:casino_packagerequest_download": {"pk": data["package"]},
-        "round-recall": {"table": data["round_table"], "day": data["round_day"], "number": data["round_number"]},
-        "round-recall-pdf": {"table": data["round_table"], "day": data["round_day"], "number": data["round_number"]},
+        "round-recall": {
+            "table": data["round_table"],
+            "day": data["round_day"],
+            "number": data["round_number"],
+        },
+        "round-recall-pdf": {
+            "table": data["round_table"],
+            "day": data["round_day"],
+            "number": data["round_number"],
+        },
     }.get(name, {})
     return reverse(name, kwargs=kwargs)
 
@@ -288,12 +348,31 @@ def test_every_api_operation_is_declared() -> None:
     """The schema's operations are the table's, and every API URL is in the schema."""
     operations = _schema_operations()
     assert operations == set(API), (
-        f"not declared: {sorted(operations - set(API))}; declared but gone: {sorted(set(API) - operations)}")
+        f"not declared: {sorted(operations - set(API))}; declared but gone: {sorted(set(API) - operations)}"
+    )
     # a view the schema leaves out would escape the matrix: every /api/ route is one of its paths
-    sample = {"stream": "BJ-01", "table": "BJ-01", "day": "2026-11-29", "number": "1", "pk": "1", "id": "1",
-              "package": "1"}
-    documented = {_fill(path, sample | {"finding": "1", "round_table": "BJ-01", "round_day": "2026-11-29",
-                                        "round_number": "1"}).split("?")[0] for _, path in operations}
+    sample = {
+        "stream": "BJ-01",
+        "table": "BJ-01",
+        "day": "2026-11-29",
+        "number": "1",
+        "pk": "1",
+        "id": "1",
+        "package": "1",
+    }
+    documented = {
+        _fill(
+            path,
+            sample
+            | {
+                "finding": "1",
+                "round_table": "BJ-01",
+                "round_day": "2026-11-29",
+                "round_number": "1",
+            },
+        ).split("?")[0]
+        for _, path in operations
+    }
     for route, pattern in _api_routes(get_resolver().url_patterns):
         if pattern.name in ("api-schema", "api-docs"):
             continue
@@ -305,7 +384,8 @@ def test_every_api_operation_is_declared() -> None:
 def test_every_admin_model_is_declared() -> None:
     registered = {model._meta.label for model in admin.site._registry}
     assert registered == set(ADMIN_MODELS), (
-        f"not declared: {sorted(registered - set(ADMIN_MODELS))}; gone: {sorted(set(ADMIN_MODELS) - registered)}")
+        f"not declared: {sorted(registered - set(ADMIN_MODELS))}; gone: {sorted(set(ADMIN_MODELS) - registered)}"
+    )
 
 
 def _expected_api(role: str, method: str, allowed: bool) -> str:
@@ -343,9 +423,16 @@ def test_the_role_matrix(floor_and_books) -> None:
         for (method, path), allowed in API.items():
             url = _fill(path, data)
             body = {"note": "the role matrix"} if method == "POST" else None
-            response = api.generic(method, url, data="" if body is None else json.dumps(body),
-                                   content_type="application/json")
-            expected, seen = _expected_api(role, method, role in allowed), _seen_api(response.status_code, method)
+            response = api.generic(
+                method,
+                url,
+                data="" if body is None else json.dumps(body),
+                content_type="application/json",
+            )
+            expected, seen = (
+                _expected_api(role, method, role in allowed),
+                _seen_api(response.status_code, method),
+            )
             checked += 1
             if seen != expected:
                 wrong.append(f"{role:10} {method} {url}: {seen}, expected {expected}")
@@ -356,9 +443,14 @@ def test_the_role_matrix(floor_and_books) -> None:
             obj = model._default_manager.first()
             assert obj is not None, f"the data has no {label}: its page would go unchecked"
             # the numeric id: the natural-key admins understand it too
-            urls.append(reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[quote(obj.pk)]))
+            urls.append(
+                reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[quote(obj.pk)])
+            )
             for url in urls:
-                expected, seen = _expected_page(role, "GET", role in allowed), _seen_page(page.get(url))
+                expected, seen = (
+                    _expected_page(role, "GET", role in allowed),
+                    _seen_page(page.get(url)),
+                )
                 checked += 1
                 if seen != expected:
                     wrong.append(f"{role:10} GET {url}: {seen}, expected {expected}")
@@ -368,11 +460,18 @@ def test_the_role_matrix(floor_and_books) -> None:
                 seen = str(api.get(url).status_code)
                 expected = "200" if role in allowed else "401"
             else:
-                response = page.get(url) if method == "GET" else page.post(url, {"note": "the role matrix"})
+                response = (
+                    page.get(url)
+                    if method == "GET"
+                    else page.post(url, {"note": "the role matrix"})
+                )
                 expected, seen = _expected_page(role, method, role in allowed), _seen_page(response)
             checked += 1
             if seen != expected:
                 wrong.append(f"{role:10} {method} {url}: {seen}, expected {expected}")
-    assert not wrong, f"{len(wrong)} of {checked} answers differ from the table:\n" + "\n".join(wrong)
-    assert checked == len(ROLES) * (len(API) + 2 * len(ADMIN_MODELS) + len(ADMIN_VIEWS) + len(API_DOCS))
-
+    assert not wrong, f"{len(wrong)} of {checked} answers differ from the table:\n" + "\n".join(
+        wrong
+    )
+    assert checked == len(ROLES) * (
+        len(API) + 2 * len(ADMIN_MODELS) + len(ADMIN_VIEWS) + len(API_DOCS)
+    )

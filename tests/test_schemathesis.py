@@ -14,6 +14,7 @@ test of their own (a random run sees few notes).
 ``SCHEMATHESIS_EXAMPLES`` sets the examples per operation, mode and role (3 by default:
 180 cases a role; a deeper run by hand: ``SCHEMATHESIS_EXAMPLES=40 pytest
 tests/test_schemathesis.py``)."""
+
 from __future__ import annotations
 
 import os
@@ -52,8 +53,17 @@ pytestmark = pytest.mark.django_db
 
 # per operation, generation mode and role: bounded, CI's two cores run it in seconds
 EXAMPLES = int(os.environ.get("SCHEMATHESIS_EXAMPLES", "3"))
-ROLES = ("anonymous", "device", "pit_boss", "accounting", "compliance", "regulator", "count_team", "cage",
-         "superuser")
+ROLES = (
+    "anonymous",
+    "device",
+    "pit_boss",
+    "accounting",
+    "compliance",
+    "regulator",
+    "count_team",
+    "cage",
+    "superuser",
+)
 
 
 @contextmanager
@@ -80,13 +90,26 @@ def tokens(settings, tmp_path) -> dict[str, str]:
     plant_short_pay(events, skip=0)
     append("BJ-01", events)
     catch_up_all()
-    (tmp_path / "package-1.zip").write_bytes(b"PK\x05\x06" + bytes(18))  # an empty zip: served, not read
-    PackageRequest.objects.create(requested_by="user:root", requested_at=datetime.now(UTC), via="api",
-                                  day_from="2026-11-30", day_to="2026-11-30", status="ready", file="package-1.zip",
-                                  keep_until="2036-11-30")
+    (tmp_path / "package-1.zip").write_bytes(
+        b"PK\x05\x06" + bytes(18)
+    )  # an empty zip: served, not read
+    PackageRequest.objects.create(
+        requested_by="user:root",
+        requested_at=datetime.now(UTC),
+        via="api",
+        day_from="2026-11-30",
+        day_to="2026-11-30",
+        status="ready",
+        file="package-1.zip",
+        keep_until="2036-11-30",
+    )
     users = get_user_model().objects
-    found = {"device": device_ensure(stream="BJ-01").token,
-             "superuser": token_issue(user=users.create_superuser("root", "root@example.com", "root-password-1")).text}
+    found = {
+        "device": device_ensure(stream="BJ-01").token,
+        "superuser": token_issue(
+            user=users.create_superuser("root", "root@example.com", "root-password-1")
+        ).text,
+    }
     for group in ("pit_boss", "accounting", "compliance", "regulator", "count_team", "cage"):
         # the count team and the cage record through the API only: not staff
         person = users.create_user(f"m-{group}", is_staff=group not in ("count_team", "cage"))
@@ -108,7 +131,9 @@ ACROSS_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
     "POST /api/packages": (("to", "is before"),),
     # an event's type, its payload's fields and the years of its clock are the catalogue's
     # and the record's rules (docs/events.md), which the schema names, not restates
-    "POST /api/streams/{stream}/events": ((r"events\[\d+\]\.(type|schema_version|occurred_at|payload.*)", ""),),
+    "POST /api/streams/{stream}/events": (
+        (r"events\[\d+\]\.(type|schema_version|occurred_at|payload.*)", ""),
+    ),
 }
 
 
@@ -118,8 +143,13 @@ def across_fields(label: str, response: Any) -> bool:
     if response.status_code != 400 or not rules:
         return False
     errors = response.json().get("errors", {})
-    return bool(errors) and all(any(re.fullmatch(field, name) and re.search(says, " ".join(messages))
-                                    for field, says in rules) for name, messages in errors.items())
+    return bool(errors) and all(
+        any(
+            re.fullmatch(field, name) and re.search(says, " ".join(messages))
+            for field, says in rules
+        )
+        for name, messages in errors.items()
+    )
 
 
 @pytest.mark.parametrize("role", ROLES)
@@ -138,11 +168,14 @@ def test_every_answer_is_documented_and_none_is_a_5xx(role: str, tokens: dict[st
             operations += 1
             label = operation.label
             for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
-
                 # random each run, bounded; database=None: a failure is reported, not replayed
                 # from a local example database on the next run only
-                @hypothesis_settings(max_examples=EXAMPLES, deadline=None, database=None,
-                                     suppress_health_check=list(HealthCheck))
+                @hypothesis_settings(
+                    max_examples=EXAMPLES,
+                    deadline=None,
+                    database=None,
+                    suppress_health_check=list(HealthCheck),
+                )
                 @given(case=operation.as_strategy(generation_mode=mode))
                 def run(case: Any) -> None:
                     nonlocal cases
@@ -155,23 +188,35 @@ def test_every_answer_is_documented_and_none_is_a_5xx(role: str, tokens: dict[st
                         excluded = [ignored_auth, negative_data_rejection]
                         if mode is GenerationMode.POSITIVE and across_fields(label, response):  # noqa: B023
                             excluded.append(positive_data_acceptance)
-                        case.validate_response(response, headers=headers, excluded_checks=excluded,
-                                               transport_kwargs={"app": app, "headers": headers})
+                        case.validate_response(
+                            response,
+                            headers=headers,
+                            excluded_checks=excluded,
+                            transport_kwargs={"app": app, "headers": headers},
+                        )
                     except BaseException as found:  # noqa: BLE001 - Schemathesis' failure group is not an Exception
-                        answer = "" if response is None else f" -> {response.status_code} {response.text[:200]}"
+                        answer = (
+                            ""
+                            if response is None
+                            else f" -> {response.status_code} {response.text[:200]}"
+                        )
                         for failure in getattr(found, "exceptions", [found]):
                             title = getattr(failure, "title", type(failure).__name__)
-                            message = " ".join(str(getattr(failure, "message", failure)).split())[:300]
+                            message = " ".join(str(getattr(failure, "message", failure)).split())[
+                                :300
+                            ]
                             failures.setdefault(label, set()).add(  # noqa: B023 (run at once)
                                 f"{mode.value} {case.method} {case.formatted_path} query={case.query} "  # noqa: B023
-                                f"body={str(case.body)[:200]}{answer}: {title}: {message}")
+                                f"body={str(case.body)[:200]}{answer}: {title}: {message}"
+                            )
 
                 run()
     print(f"{role}: {cases} cases over {operations} operations")
     assert operations >= 30
     assert cases <= operations * 2 * EXAMPLES
-    assert not failures, "\n".join(f"{label}: {found}" for label, kinds in sorted(failures.items())
-                                   for found in sorted(kinds))
+    assert not failures, "\n".join(
+        f"{label}: {found}" for label, kinds in sorted(failures.items()) for found in sorted(kinds)
+    )
 
 
 def _served_schema(token: str) -> dict[str, Any]:
@@ -202,11 +247,15 @@ def _text_accepted(text: str) -> bool:
 # refused ones often: control, format, white space
 _CHARACTERS = st.one_of(
     st.characters(exclude_categories=("Cs",)),
-    st.sampled_from("\x00\x07\x1b\x7f\x85\x9f\t\n\r\x0b\x0c \u00a0\u2028\u200b\u200d\u200f\u202e\u2066\u2069\ufeffa"),
+    st.sampled_from(
+        "\x00\x07\x1b\x7f\x85\x9f\t\n\r\x0b\x0c \u00a0\u2028\u200b\u200d\u200f\u202e\u2066\u2069\ufeffa"
+    ),
 )
 
 
-def test_the_schema_declares_the_records_free_text_and_identifier_rules(tokens: dict[str, str]) -> None:
+def test_the_schema_declares_the_records_free_text_and_identifier_rules(
+    tokens: dict[str, str],
+) -> None:
     """The patterns the schema serves for notes and identifiers accept exactly what the
     record's rules accept (the note the services strip must also say something when a
     resolve requires one), so a schema-valid note or actor is never refused."""
@@ -217,16 +266,27 @@ def test_the_schema_declares_the_records_free_text_and_identifier_rules(tokens: 
     actor = _string_pattern(schema, "NewEvent", "actor")
     assert _string_pattern(schema, "NewEvent", "source").pattern == actor.pattern
 
-    @hypothesis_settings(max_examples=300, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @hypothesis_settings(
+        max_examples=300, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+    )
     @given(text=st.text(_CHARACTERS, min_size=1, max_size=40))
     def agree(text: str) -> None:
         assert bool(note.search(text)) == _text_accepted(text), repr(text)
-        assert bool(resolve.search(text)) == (_text_accepted(text) and bool(text.strip())), repr(text)
+        assert bool(resolve.search(text)) == (_text_accepted(text) and bool(text.strip())), repr(
+            text
+        )
         assert bool(actor.search(text)) == (label_problem(text) is None), repr(text)
 
     agree()
     # the rule's edges, whatever the random run drew
-    for refused in ("bell\x07", "esc\x1b[31m", "ok\u202eevil", "zero\u200bwidth", "\ufeffbom", "nel\x85"):
+    for refused in (
+        "bell\x07",
+        "esc\x1b[31m",
+        "ok\u202eevil",
+        "zero\u200bwidth",
+        "\ufeffbom",
+        "nel\x85",
+    ):
         assert not note.search(refused) and not _text_accepted(refused)
     for kept in ("Ünïcode 中文 🃏", "tab\tand\nnewline\r\n", "\u00a0non-breaking"):
         assert note.search(kept) and _text_accepted(kept)
@@ -235,12 +295,19 @@ def test_the_schema_declares_the_records_free_text_and_identifier_rules(tokens: 
         assert not actor.search(refused) and label_problem(refused) is not None, repr(refused)
 
 
-@pytest.mark.parametrize(("note", "status"), [
-    ("dealt with: the pay corrected, Ünïcode 中文 🃏\n\tsigned PB-7", 200),
-    ("bell\x07", 400), ("ok\u202eevil", 400), ("zero\u200bwidth", 400), ("   \u00a0\n", 400),
-])
-def test_a_resolve_note_is_accepted_exactly_when_the_schema_allows_it(tokens: dict[str, str], note: str,
-                                                                      status: int) -> None:
+@pytest.mark.parametrize(
+    ("note", "status"),
+    [
+        ("dealt with: the pay corrected, Ünïcode 中文 🃏\n\tsigned PB-7", 200),
+        ("bell\x07", 400),
+        ("ok\u202eevil", 400),
+        ("zero\u200bwidth", 400),
+        ("   \u00a0\n", 400),
+    ],
+)
+def test_a_resolve_note_is_accepted_exactly_when_the_schema_allows_it(
+    tokens: dict[str, str], note: str, status: int
+) -> None:
     """The case a random run once found: a note with a control or format character was
     refused by the store while the schema allowed it; now the schema's pattern refuses it
     first, as a 400 naming the field."""
@@ -248,8 +315,12 @@ def test_a_resolve_note_is_accepted_exactly_when_the_schema_allows_it(tokens: di
     assert finding is not None
     pattern = _string_pattern(_served_schema(tokens["pit_boss"]), "ResolveNote", "note")
     assert bool(pattern.search(note)) == (status == 200)
-    response = Client().post(f"/api/findings/{finding.pk}/resolve", {"note": note}, content_type="application/json",
-                             HTTP_AUTHORIZATION=f"Token {tokens['pit_boss']}")
+    response = Client().post(
+        f"/api/findings/{finding.pk}/resolve",
+        {"note": note},
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Token {tokens['pit_boss']}",
+    )
     assert response.status_code == status, response.content
     if status == 400:
         assert "note" in response.json()["errors"]

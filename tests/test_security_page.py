@@ -1,5 +1,6 @@
 """docs/security.md's threat model cites the tests that prove each row as
 ``file::test``; every one cited is a test that exists (a row cannot point at nothing)."""
+
 from __future__ import annotations
 
 import re
@@ -27,6 +28,9 @@ def _cited() -> list[tuple[str, str]]:
 def test_every_test_the_threat_model_cites_exists() -> None:
     cited = _cited()
     assert len(cited) >= 40
-    missing = [f"{file}::{test}" for file, test in cited
-               if not re.search(rf"^def {test}\(", (ROOT / "tests" / file).read_text(), re.MULTILINE)]
+    missing = [
+        f"{file}::{test}"
+        for file, test in cited
+        if not re.search(rf"^def {test}\(", (ROOT / "tests" / file).read_text(), re.MULTILINE)
+    ]
     assert not missing, missing

@@ -1,6 +1,7 @@
 """Django's system checks, which the back-office's commands skip at their start
 (``audit.presenting.commands``): the suite runs them instead, so a misconfigured model, admin or URL
 still fails a run."""
+
 from __future__ import annotations
 
 import pytest

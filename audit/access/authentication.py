@@ -16,6 +16,7 @@ admin's page or the API's JSON (:class:`SealedSessionMiddleware`), and the admin
 form says so instead of logging in (:class:`SealedAdminAuthenticationForm`). Each refusal
 records the critical finding ``authority_unsealed``.
 """
+
 from __future__ import annotations
 
 import time
@@ -67,7 +68,9 @@ def guessing_wait(address: str, *, now: float | None = None) -> float | None:
     history = _recent_failures(address, now)
     if len(history) < settings.TOKEN_FAILURES_MAX:
         return None
-    return max(1.0, history[-settings.TOKEN_FAILURES_MAX] + settings.TOKEN_FAILURES_WINDOW_SECONDS - now)
+    return max(
+        1.0, history[-settings.TOKEN_FAILURES_MAX] + settings.TOKEN_FAILURES_WINDOW_SECONDS - now
+    )
 
 
 def guessing_record_failure(address: str, *, now: float | None = None) -> None:
@@ -75,7 +78,11 @@ def guessing_record_failure(address: str, *, now: float | None = None) -> None:
     history = _recent_failures(address, now)
     history.append(now)
     # only as many as the limit needs: an address cannot grow the cache without bound
-    cache.set(_failures_key(address), history[-settings.TOKEN_FAILURES_MAX:], settings.TOKEN_FAILURES_WINDOW_SECONDS)
+    cache.set(
+        _failures_key(address),
+        history[-settings.TOKEN_FAILURES_MAX :],
+        settings.TOKEN_FAILURES_WINDOW_SECONDS,
+    )
 
 
 class HashedTokenAuthentication(BaseAuthentication):
@@ -94,7 +101,9 @@ class HashedTokenAuthentication(BaseAuthentication):
             raise TokenGuessing(wait=wait)
         try:
             if len(parts) != 2:
-                raise TokenRefused("Invalid token header: expected 'Token <token>' with no spaces in the token.")
+                raise TokenRefused(
+                    "Invalid token header: expected 'Token <token>' with no spaces in the token."
+                )
             try:
                 text = parts[1].decode("ascii")
             except UnicodeDecodeError:
@@ -131,8 +140,13 @@ class SealedSessionMiddleware:
                     return JsonResponse({"code": AUTHORITY_UNSEALED, "detail": refusal}, status=403)
                 # the admin's look, but none of its menus: what they list is read from the
                 # very rows that do not hold
-                context = {"site_header": admin.site.site_header, "site_title": admin.site.site_title,
-                           "has_permission": False, "refusal": refusal, "username": user.get_username()}
+                context = {
+                    "site_header": admin.site.site_header,
+                    "site_title": admin.site.site_title,
+                    "has_permission": False,
+                    "refusal": refusal,
+                    "username": user.get_username(),
+                }
                 return render(request, "admin/audit/authority_refused.html", context, status=403)
         return self.get_response(request)
 
@@ -164,6 +178,8 @@ class HashedTokenScheme(OpenApiAuthenticationExtension):
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
         return {
-            "type": "apiKey", "in": "header", "name": "Authorization",
+            "type": "apiKey",
+            "in": "header",
+            "name": "Authorization",
             "description": 'A hashed API token with an expiry: "Token <text>" (manage.py create_device, api_token)',
         }

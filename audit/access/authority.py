@@ -25,6 +25,7 @@ permission (the groups ``count_team``, ``cage``, ``accounting``); the store refu
 under a device's principal from any caller; ingest, an operator's load of a file
 recorded elsewhere, stores it under the ingest's own principal.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -102,7 +103,9 @@ def may_append_something(user: Any) -> bool:
     money-changing types' (a pit boss records corrections and voids, nothing else), or of
     the types recorded away from the table (the count team its counts, the cage its
     steps, accounting its postings)."""
-    return bool(user.has_perm(APPEND) or any(user.has_perm(p) for p in set(_OWN_PERMISSION.values())))
+    return bool(
+        user.has_perm(APPEND) or any(user.has_perm(p) for p in set(_OWN_PERMISSION.values()))
+    )
 
 
 def check_append_authority(user: Any, types: Iterable[object], *, device: bool) -> None:
@@ -116,23 +119,38 @@ def check_append_authority(user: Any, types: Iterable[object], *, device: bool) 
         place = OFF_TABLE.get(type_name) if isinstance(type_name, str) else None
         if needed is not None:
             if device:
-                raise NotAuthorised(index, f"{type_name} changes money after the fact: a table device never "
-                                           f"records it (a name in its payload authorises nothing); a person "
-                                           f"holding the permission {needed} does")
+                raise NotAuthorised(
+                    index,
+                    f"{type_name} changes money after the fact: a table device never "
+                    f"records it (a name in its payload authorises nothing); a person "
+                    f"holding the permission {needed} does",
+                )
             if not user.has_perm(needed):
-                raise NotAuthorised(index, f"{type_name} changes money after the fact: recording it needs the "
-                                           f"permission {needed}")
+                raise NotAuthorised(
+                    index,
+                    f"{type_name} changes money after the fact: recording it needs the "
+                    f"permission {needed}",
+                )
         elif place is not None:
             if device:
-                raise NotAuthorised(index, f"{type_name} is recorded by {PLACES[place]}, not at a table: a table "
-                                           f"device never records it; a person holding the permission {place} does")
+                raise NotAuthorised(
+                    index,
+                    f"{type_name} is recorded by {PLACES[place]}, not at a table: a table "
+                    f"device never records it; a person holding the permission {place} does",
+                )
             if not user.has_perm(place):
-                raise NotAuthorised(index, f"{type_name} is recorded by {PLACES[place]}: recording it needs the "
-                                           f"permission {place}")
+                raise NotAuthorised(
+                    index,
+                    f"{type_name} is recorded by {PLACES[place]}: recording it needs the "
+                    f"permission {place}",
+                )
         elif not device and not user.has_perm(APPEND):
             may = ", ".join(sorted(t for t, p in _OWN_PERMISSION.items() if user.has_perm(p)))
-            raise NotAuthorised(index, f"recording {type_name if isinstance(type_name, str) else 'this event'} "
-                                       f"needs the permission {APPEND} (this account may record only {may})")
+            raise NotAuthorised(
+                index,
+                f"recording {type_name if isinstance(type_name, str) else 'this event'} "
+                f"needs the permission {APPEND} (this account may record only {may})",
+            )
 
 
 def person_for_ingest(username: str) -> Any:
@@ -169,11 +187,14 @@ def refused_events(stream: str, low: int, high: int) -> dict[str, str]:
     """The money-changing events of ``stream``'s versions ``low``..``high`` that no fold
     may apply (id -> why): the pure rule (:func:`audit.record.authority.refused`) over their
     stored principals, each seal checked. A few rows a day, found by their type."""
-    rows = Event.objects.filter(Q(stream=stream, version__gte=low, version__lte=high, type__in=list(AUTHORITY)))
+    rows = Event.objects.filter(
+        Q(stream=stream, version__gte=low, version__lte=high, type__in=list(AUTHORITY))
+    )
     return refused(
         (str(event_id), type_name, principal, seal_holds(digest, principal, seal))
         for event_id, type_name, principal, seal, digest in rows.values_list(
-            "event_id", "type", "principal", "seal", "hash").iterator()
+            "event_id", "type", "principal", "seal", "hash"
+        ).iterator()
     )
 
 
@@ -186,7 +207,9 @@ def struck_and_refused(stream: str, low: int, high: int) -> tuple[set[str], dict
     rows = Event.objects.filter(
         stream=stream, type="correction.recorded", version__gte=low, version__lte=high
     ).values_list("event_id", "payload")
-    struck = struck_events({"type": "correction.recorded", "payload": p} for i, p in rows if str(i) not in refused)
+    struck = struck_events(
+        {"type": "correction.recorded", "payload": p} for i, p in rows if str(i) not in refused
+    )
     return struck, refused
 
 
@@ -195,8 +218,18 @@ def unreadable_opening_struck(stream: str, version: int) -> bool:
     reader can take, stored past the catalogue's check - is struck by a correction after
     it: the day readers then leave it out (as every fold skips a struck event), so that
     the strike takes a table set aside for it back. Asked only of such an opening."""
-    found = Event.objects.filter(stream=stream, version=version).values_list("event_id", flat=True).first()
+    found = (
+        Event.objects.filter(stream=stream, version=version)
+        .values_list("event_id", flat=True)
+        .first()
+    )
     if found is None:
         return False
-    head = Event.objects.filter(stream=stream).order_by("-version").values_list("version", flat=True).first() or 0
+    head = (
+        Event.objects.filter(stream=stream)
+        .order_by("-version")
+        .values_list("version", flat=True)
+        .first()
+        or 0
+    )
     return str(found) in struck_and_refused(stream, version + 1, head)[0]

@@ -31,6 +31,7 @@ are append-only (the database refuses an UPDATE; the application's role may not 
 the latest generation counts, so an older seal - of a token since revoked, of a role
 since taken away - cannot be put back.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -97,11 +98,15 @@ def _sql(user_ids: Collection[int] | None) -> tuple[str, list[object]]:
     PostgreSQL gives the expiry column their type (a UNION resolves left to right)."""
     user = get_user_model()
     tables = {
-        "user": user._meta.db_table, "user_groups": user.groups.through._meta.db_table,
-        "group": Group._meta.db_table, "group_permissions": Group.permissions.through._meta.db_table,
-        "permission": Permission._meta.db_table, "content_type": ContentType._meta.db_table,
+        "user": user._meta.db_table,
+        "user_groups": user.groups.through._meta.db_table,
+        "group": Group._meta.db_table,
+        "group_permissions": Group.permissions.through._meta.db_table,
+        "permission": Permission._meta.db_table,
+        "content_type": ContentType._meta.db_table,
         "user_permissions": user.user_permissions.through._meta.db_table,
-        "token": ApiToken._meta.db_table, "device": DeviceAccount._meta.db_table,
+        "token": ApiToken._meta.db_table,
+        "device": DeviceAccount._meta.db_table,
         "seal": AuthoritySeal._meta.db_table,
     }
     params: list[object] = []
@@ -113,25 +118,37 @@ def _sql(user_ids: Collection[int] | None) -> tuple[str, list[object]]:
         return f"{column} IN ({', '.join(['%s'] * len(user_ids))})"
 
     t = tables
-    sql = " UNION ALL ".join([
-        (f"SELECT k.user_id, 't', k.key_id, k.digest, NULL, k.expires_at FROM {t['token']} k "
-         f"WHERE k.revoked_at IS NULL AND {only('k.user_id')}"),
-        (f"SELECT u.id, 'u', u.username, u.password, "
-         "CASE WHEN u.is_active THEN 'a' ELSE '-' END || CASE WHEN u.is_staff THEN 's' ELSE '-' END || "
-         f"CASE WHEN u.is_superuser THEN 'S' ELSE '-' END, NULL FROM {t['user']} u WHERE {only('u.id')}"),
-        (f"SELECT ug.user_id, 'g', g.name, ct.app_label, p.codename, NULL FROM {t['user_groups']} ug "
-         f"JOIN {t['group']} g ON g.id = ug.group_id "
-         f"LEFT JOIN {t['group_permissions']} gp ON gp.group_id = g.id "
-         f"LEFT JOIN {t['permission']} p ON p.id = gp.permission_id "
-         f"LEFT JOIN {t['content_type']} ct ON ct.id = p.content_type_id WHERE {only('ug.user_id')}"),
-        (f"SELECT up.user_id, 'p', ct.app_label, p.codename, NULL, NULL FROM {t['user_permissions']} up "
-         f"JOIN {t['permission']} p ON p.id = up.permission_id "
-         f"JOIN {t['content_type']} ct ON ct.id = p.content_type_id WHERE {only('up.user_id')}"),
-        f"SELECT d.user_id, 'd', d.stream, NULL, NULL, NULL FROM {t['device']} d WHERE {only('d.user_id')}",
-        (f"SELECT s.user_id, 's', CAST(s.generation AS TEXT), s.seal, s.authority, NULL FROM {t['seal']} s "
-         f"WHERE s.generation = (SELECT MAX(l.generation) FROM {t['seal']} l WHERE l.user_id = s.user_id) "
-         f"AND {only('s.user_id')}"),
-    ])
+    sql = " UNION ALL ".join(
+        [
+            (
+                f"SELECT k.user_id, 't', k.key_id, k.digest, NULL, k.expires_at FROM {t['token']} k "
+                f"WHERE k.revoked_at IS NULL AND {only('k.user_id')}"
+            ),
+            (
+                f"SELECT u.id, 'u', u.username, u.password, "
+                "CASE WHEN u.is_active THEN 'a' ELSE '-' END || CASE WHEN u.is_staff THEN 's' ELSE '-' END || "
+                f"CASE WHEN u.is_superuser THEN 'S' ELSE '-' END, NULL FROM {t['user']} u WHERE {only('u.id')}"
+            ),
+            (
+                f"SELECT ug.user_id, 'g', g.name, ct.app_label, p.codename, NULL FROM {t['user_groups']} ug "
+                f"JOIN {t['group']} g ON g.id = ug.group_id "
+                f"LEFT JOIN {t['group_permissions']} gp ON gp.group_id = g.id "
+                f"LEFT JOIN {t['permission']} p ON p.id = gp.permission_id "
+                f"LEFT JOIN {t['content_type']} ct ON ct.id = p.content_type_id WHERE {only('ug.user_id')}"
+            ),
+            (
+                f"SELECT up.user_id, 'p', ct.app_label, p.codename, NULL, NULL FROM {t['user_permissions']} up "
+                f"JOIN {t['permission']} p ON p.id = up.permission_id "
+                f"JOIN {t['content_type']} ct ON ct.id = p.content_type_id WHERE {only('up.user_id')}"
+            ),
+            f"SELECT d.user_id, 'd', d.stream, NULL, NULL, NULL FROM {t['device']} d WHERE {only('d.user_id')}",
+            (
+                f"SELECT s.user_id, 's', CAST(s.generation AS TEXT), s.seal, s.authority, NULL FROM {t['seal']} s "
+                f"WHERE s.generation = (SELECT MAX(l.generation) FROM {t['seal']} l WHERE l.user_id = s.user_id) "
+                f"AND {only('s.user_id')}"
+            ),
+        ]
+    )
     return sql, params
 
 
@@ -143,12 +160,19 @@ def _read(user_ids: Collection[int] | None) -> tuple[dict[int, dict[str, Any]], 
         cursor.execute(sql, params)
         rows = cursor.fetchall()
     parts: dict[int, dict[str, Any]] = defaultdict(
-        lambda: {"groups": defaultdict(list), "permissions": [], "tokens": {}, "device": None})
+        lambda: {"groups": defaultdict(list), "permissions": [], "tokens": {}, "device": None}
+    )
     sealed: dict[int, Sealed] = {}
     for user_id, kind, a, b, c, expires in rows:
         part = parts[user_id]
         if kind == "u":
-            part.update(username=a, password=_digest(b or ""), active="a" in c, staff="s" in c, superuser="S" in c)
+            part.update(
+                username=a,
+                password=_digest(b or ""),
+                active="a" in c,
+                staff="s" in c,
+                superuser="S" in c,
+            )
         elif kind == "g":
             permissions = part["groups"][a]
             if c is not None:
@@ -166,10 +190,15 @@ def _read(user_ids: Collection[int] | None) -> tuple[dict[int, dict[str, Any]], 
         if "username" not in part:
             continue  # a token or a seal of a user no longer there
         authorities[user_id] = {
-            "username": part["username"], "active": part["active"], "staff": part["staff"],
-            "superuser": part["superuser"], "password": part["password"],
+            "username": part["username"],
+            "active": part["active"],
+            "staff": part["staff"],
+            "superuser": part["superuser"],
+            "password": part["password"],
             "groups": {name: sorted(permissions) for name, permissions in part["groups"].items()},
-            "permissions": sorted(part["permissions"]), "tokens": part["tokens"], "device": part["device"],
+            "permissions": sorted(part["permissions"]),
+            "tokens": part["tokens"],
+            "device": part["device"],
         }
     return authorities, sealed
 
@@ -185,9 +214,13 @@ def _changes(was: dict[str, Any], now: dict[str, Any]) -> list[str]:
         said.append(f"user name {was.get('username')!r} when sealed, {now.get('username')!r} now")
     for key in ("active", "staff", "superuser"):
         if was.get(key) != now.get(key):
-            said.append(f"{key}: {'yes' if was.get(key) else 'no'} when sealed, {'yes' if now.get(key) else 'no'} now")
+            said.append(
+                f"{key}: {'yes' if was.get(key) else 'no'} when sealed, {'yes' if now.get(key) else 'no'} now"
+            )
     if was.get("device") != now.get("device"):
-        said.append(f"device of table {was.get('device') or 'none'} when sealed, {now.get('device') or 'none'} now")
+        said.append(
+            f"device of table {was.get('device') or 'none'} when sealed, {now.get('device') or 'none'} now"
+        )
     if was.get("password") != now.get("password"):
         said.append("the password hash")
     groups_was, groups_now = was.get("groups", {}), now.get("groups", {})
@@ -199,12 +232,19 @@ def _changes(was: dict[str, Any], now: dict[str, Any]) -> list[str]:
         added = sorted(set(groups_now[name]) - set(groups_was[name]))
         removed = sorted(set(groups_was[name]) - set(groups_now[name]))
         if added or removed:
-            said.append(f"group {name!r}'s permissions: " + ", ".join(
-                [f"+{p}" for p in added] + [f"-{p}" for p in removed]))
+            said.append(
+                f"group {name!r}'s permissions: "
+                + ", ".join([f"+{p}" for p in added] + [f"-{p}" for p in removed])
+            )
     own_was, own_now = set(was.get("permissions", [])), set(now.get("permissions", []))
     if own_was != own_now:
-        said.append("own permissions: " + ", ".join(
-            [f"+{p}" for p in sorted(own_now - own_was)] + [f"-{p}" for p in sorted(own_was - own_now)]))
+        said.append(
+            "own permissions: "
+            + ", ".join(
+                [f"+{p}" for p in sorted(own_now - own_was)]
+                + [f"-{p}" for p in sorted(own_was - own_now)]
+            )
+        )
     tokens_was, tokens_now = was.get("tokens", {}), now.get("tokens", {})
     for key_id in sorted(set(tokens_now) - set(tokens_was)):
         said.append(f"API token {key_id} not sealed")
@@ -220,7 +260,9 @@ def _problem(user_id: int, authority: dict[str, Any], sealed: Sealed | None) -> 
     """Why ``authority`` is not what the application last sealed (None when it is)."""
     if sealed is None:
         return "it has no authority seal (written past the application)"
-    if not seal_holds(_sealed_hash(user_id, sealed.generation, sealed.text), _principal(user_id), sealed.seal):
+    if not seal_holds(
+        _sealed_hash(user_id, sealed.generation, sealed.text), _principal(user_id), sealed.seal
+    ):
         return f"its latest authority seal (generation {sealed.generation}) was not made with the seal key"
     if sealed.text == _text(authority):
         return None
@@ -228,13 +270,17 @@ def _problem(user_id: int, authority: dict[str, Any], sealed: Sealed | None) -> 
         was = json.loads(sealed.text)
     except ValueError:
         was = {}
-    return f"changed since it was sealed (generation {sealed.generation}): " + "; ".join(_changes(was, authority))
+    return f"changed since it was sealed (generation {sealed.generation}): " + "; ".join(
+        _changes(was, authority)
+    )
 
 
 def _line(user_id: int, username: str, problem: str) -> str:
     """verify's line, and the finding's message, for one person (the same at use)."""
-    return (f"authority: user {username!r} (id {user_id}): {problem}; if that was done on purpose, re-seal it: "
-            f"{COMMAND} {username}")
+    return (
+        f"authority: user {username!r} (id {user_id}): {problem}; if that was done on purpose, re-seal it: "
+        f"{COMMAND} {username}"
+    )
 
 
 # --- the check -------------------------------------------------------------------------------------
@@ -257,7 +303,9 @@ def _checked(user: Any) -> tuple[str, str] | None:
         found = (_line(user_id, user.get_username(), "no such user"), "no such user")
     else:
         problem = _problem(user_id, authority, sealed.get(user_id))
-        found = None if problem is None else (_line(user_id, authority["username"], problem), problem)
+        found = (
+            None if problem is None else (_line(user_id, authority["username"], problem), problem)
+        )
     user.__dict__["_authority_checked"] = (found,)
     return found
 
@@ -282,8 +330,10 @@ def authority_refusal(user: Any) -> str | None:
     if checked is None:
         return None
     _record(checked[0])
-    return (f"The authority of {user.get_username()} does not hold its seal: {checked[1]}. It is refused "
-            "until an operator seals it again; compliance has been told (a critical finding).")
+    return (
+        f"The authority of {user.get_username()} does not hold its seal: {checked[1]}. It is refused "
+        "until an operator seals it again; compliance has been told (a critical finding)."
+    )
 
 
 def _record(line: str) -> None:
@@ -298,8 +348,14 @@ def _record(line: str) -> None:
     if not cache.add(f"authority-finding:{_digest(line)}", True, 60):
         return
     try:
-        findings_record_integrity(problems=[IntegrityProblem(kind=KIND, stream="", version=None, position=None,
-                                                             event_id="", message=line)], supersede=False)
+        findings_record_integrity(
+            problems=[
+                IntegrityProblem(
+                    kind=KIND, stream="", version=None, position=None, event_id="", message=line
+                )
+            ],
+            supersede=False,
+        )
     except DatabaseError:
         # the refusal matters more than its finding: never a 5xx for want of one
         log.exception("the finding %s could not be recorded: %s", KIND, line)
@@ -319,7 +375,9 @@ def authority_problems() -> list[str]:
 # --- sealing ---------------------------------------------------------------------------------------
 
 
-def authority_seal(user_ids: Iterable[int], *, reason: str, now: datetime | None = None) -> list[int]:
+def authority_seal(
+    user_ids: Iterable[int], *, reason: str, now: datetime | None = None
+) -> list[int]:
     """Seal the authority of ``user_ids`` as it stands now: a new generation each (the
     users' rows locked meanwhile, so two sealings of one person take turns). Returns the
     ids sealed (those that exist). What the application calls after it changed a
@@ -331,18 +389,34 @@ def authority_seal(user_ids: Iterable[int], *, reason: str, now: datetime | None
         return []
     now = now or datetime.now(UTC)
     with transaction.atomic():
-        locked = list(get_user_model().objects.select_for_update().filter(pk__in=wanted)
-                      .order_by("pk").values_list("pk", flat=True))
+        locked = list(
+            get_user_model()
+            .objects.select_for_update()
+            .filter(pk__in=wanted)
+            .order_by("pk")
+            .values_list("pk", flat=True)
+        )
         authorities, sealed = _read(locked)
         rows = []
         for user_id in locked:
             text, latest = _text(authorities[user_id]), sealed.get(user_id)
-            if latest is not None and latest.text == text and _problem(user_id, authorities[user_id], latest) is None:
+            if (
+                latest is not None
+                and latest.text == text
+                and _problem(user_id, authorities[user_id], latest) is None
+            ):
                 continue  # sealed as it stands already (a save that changed nothing sealed)
             generation = (latest.generation if latest is not None else 0) + 1
-            rows.append(AuthoritySeal(
-                user_id=user_id, generation=generation, authority=text, sealed_at=now, reason=reason[:120],
-                seal=seal_of(_sealed_hash(user_id, generation, text), _principal(user_id))))
+            rows.append(
+                AuthoritySeal(
+                    user_id=user_id,
+                    generation=generation,
+                    authority=text,
+                    sealed_at=now,
+                    reason=reason[:120],
+                    seal=seal_of(_sealed_hash(user_id, generation, text), _principal(user_id)),
+                )
+            )
         AuthoritySeal.objects.bulk_create(rows)
     return locked
 
@@ -353,8 +427,11 @@ def _holding(user_ids: Iterable[int]) -> set[int]:
     if not wanted:
         return set()
     authorities, sealed = _read(wanted)
-    return {user_id for user_id, authority in authorities.items()
-            if _problem(user_id, authority, sealed.get(user_id)) is None}
+    return {
+        user_id
+        for user_id, authority in authorities.items()
+        if _problem(user_id, authority, sealed.get(user_id)) is None
+    }
 
 
 @contextmanager
@@ -372,14 +449,20 @@ def authority_change(user_ids: Iterable[int], *, reason: str) -> Iterator[None]:
 
 def _group_members(group_ids: Iterable[int]) -> set[int]:
     through = get_user_model().groups.through
-    return set(through.objects.filter(group_id__in=list(group_ids)).values_list("user_id", flat=True))
+    return set(
+        through.objects.filter(group_id__in=list(group_ids)).values_list("user_id", flat=True)
+    )
 
 
 def _permission_holders(permission_ids: Iterable[int]) -> set[int]:
     ids = list(permission_ids)
     user = get_user_model()
-    direct = user.user_permissions.through.objects.filter(permission_id__in=ids).values_list("user_id", flat=True)
-    groups = Group.permissions.through.objects.filter(permission_id__in=ids).values_list("group_id", flat=True)
+    direct = user.user_permissions.through.objects.filter(permission_id__in=ids).values_list(
+        "user_id", flat=True
+    )
+    groups = Group.permissions.through.objects.filter(permission_id__in=ids).values_list(
+        "group_id", flat=True
+    )
     return set(direct) | _group_members(groups)
 
 
@@ -402,10 +485,16 @@ def _unstash(instance: Any, key: str) -> set[int]:
     return instance.__dict__.get("_authority_held", {}).pop(key, set())
 
 
-def _before_save(sender: type, instance: Any, update_fields: Collection[str] | None = None, **kwargs: Any) -> None:
+def _before_save(
+    sender: type, instance: Any, update_fields: Collection[str] | None = None, **kwargs: Any
+) -> None:
     if instance._state.adding or instance.pk is None:
         return
-    if sender is get_user_model() and update_fields is not None and not _SEALED_FIELDS & set(update_fields):
+    if (
+        sender is get_user_model()
+        and update_fields is not None
+        and not _SEALED_FIELDS & set(update_fields)
+    ):
         return  # a login's last_login: nothing sealed changes
     _stash(instance, "save", _holding(_affected(instance)))
 
@@ -452,19 +541,36 @@ def _m2m_affected(sender: type, instance: Any, reverse: bool, pk_set: set[int] |
     if sender is Group.permissions.through:
         if not reverse:  # a group's permissions
             return _group_members([instance.pk])
-        groups = pk_set if pk_set is not None else set(
-            Group.permissions.through.objects.filter(permission_id=instance.pk).values_list("group_id", flat=True))
+        groups = (
+            pk_set
+            if pk_set is not None
+            else set(
+                Group.permissions.through.objects.filter(permission_id=instance.pk).values_list(
+                    "group_id", flat=True
+                )
+            )
+        )
         return _group_members(groups)
     if not reverse:  # a user's groups or permissions
         return {instance.pk}
     if pk_set is not None:
         return set(pk_set)
     # a group's or a permission's users, cleared
-    return _group_members([instance.pk]) if sender is user.groups.through else _permission_holders([instance.pk])
+    return (
+        _group_members([instance.pk])
+        if sender is user.groups.through
+        else _permission_holders([instance.pk])
+    )
 
 
-def _m2m(sender: type, instance: Any, action: str, reverse: bool, pk_set: set[int] | None = None,
-         **kwargs: Any) -> None:
+def _m2m(
+    sender: type,
+    instance: Any,
+    action: str,
+    reverse: bool,
+    pk_set: set[int] | None = None,
+    **kwargs: Any,
+) -> None:
     stage, _, what = action.partition("_")
     if pk_set is not None and not pk_set:
         return  # nothing added or removed
@@ -475,7 +581,9 @@ def _m2m(sender: type, instance: Any, action: str, reverse: bool, pk_set: set[in
         authority_seal(_unstash(instance, key), reason=f"{sender._meta.db_table} {what}")
 
 
-def reseal_group_members(group_names: Iterable[str], change: Callable[[], None], *, reason: str) -> None:
+def reseal_group_members(
+    group_names: Iterable[str], change: Callable[[], None], *, reason: str
+) -> None:
     """Run ``change`` (a data migration's change of these groups' permissions, made
     through its historical models, which send no signal the application listens to) and
     re-seal the members whose seal held before it."""
@@ -496,8 +604,12 @@ def connect() -> None:
         pre_save.connect(_before_save, sender=model, dispatch_uid=f"{_UID}.pre_save.{label}")
         post_save.connect(_after_save, sender=model, dispatch_uid=f"{_UID}.post_save.{label}")
         if model is not user:  # a deleted user has no authority left to seal
-            pre_delete.connect(_before_delete, sender=model, dispatch_uid=f"{_UID}.pre_delete.{label}")
-            post_delete.connect(_after_delete, sender=model, dispatch_uid=f"{_UID}.post_delete.{label}")
+            pre_delete.connect(
+                _before_delete, sender=model, dispatch_uid=f"{_UID}.pre_delete.{label}"
+            )
+            post_delete.connect(
+                _after_delete, sender=model, dispatch_uid=f"{_UID}.post_delete.{label}"
+            )
     for through in (user.groups.through, user.user_permissions.through, Group.permissions.through):
         m2m_changed.connect(_m2m, sender=through, dispatch_uid=f"{_UID}.m2m.{through._meta.label}")
 
@@ -506,6 +618,12 @@ def seal_every_user(apps: Any, schema_editor: Any) -> None:
     """The data migration's step: seal every user's authority as it stands when the
     seals are introduced (what is there is what the operator had; from then on a change
     past the application shows)."""
-    ids = list(apps.get_model(*get_user_model()._meta.label.split(".")).objects.values_list("pk", flat=True))
+    ids = list(
+        apps.get_model(*get_user_model()._meta.label.split(".")).objects.values_list(
+            "pk", flat=True
+        )
+    )
     for start in range(0, len(ids), 500):
-        authority_seal(ids[start:start + 500], reason="the authority seals introduced (migration)")
+        authority_seal(
+            ids[start : start + 500], reason="the authority seals introduced (migration)"
+        )

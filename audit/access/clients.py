@@ -1,4 +1,5 @@
 """Where a request comes from, as far as the server may believe it."""
+
 from __future__ import annotations
 
 from django.conf import settings

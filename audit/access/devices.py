@@ -56,7 +56,11 @@ def assigned_dealers(stream: str) -> set[str]:
     backwards through the partial index audit_event_staffing (a few rows a day), not a
     walk of the stream."""
     dealers = set()
-    rows = Event.objects.filter(stream=stream, type__in=STAFFING).order_by("-version").values_list("type", "payload")
+    rows = (
+        Event.objects.filter(stream=stream, type__in=STAFFING)
+        .order_by("-version")
+        .values_list("type", "payload")
+    )
     for type_name, payload in rows.iterator(chunk_size=100):
         if type_name == "table.opened":
             break
@@ -83,7 +87,7 @@ def check_device_actors(user: object, stream: str, events: list[Any]) -> None:
         if not allowed and isinstance(actor, str) and actor.startswith("dealer:"):
             if dealers is None:
                 dealers = assigned_dealers(stream)
-            allowed = actor[len("dealer:"):] in dealers
+            allowed = actor[len("dealer:") :] in dealers
         if not allowed:
             raise ActorNotAllowed(index, actor, stream, own)
         payload = event.payload if isinstance(event.payload, dict) else {}
@@ -137,7 +141,9 @@ def device_revoke(*, stream: str, username: str | None = None, key_id: str | Non
     return tokens_revoke(user=account.user, key_id=key_id)
 
 
-def _device_account(*, stream: str, username: str | None, create: bool) -> tuple[DeviceAccount, bool]:
+def _device_account(
+    *, stream: str, username: str | None, create: bool
+) -> tuple[DeviceAccount, bool]:
     """The device account ``username`` of table ``stream`` (made when ``create``) and
     whether it was made now."""
     try:

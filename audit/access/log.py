@@ -17,6 +17,7 @@ where, outcome - kept append-only and sealed into the record.
 - :func:`access_export` records an export that is not a read of a page (the regulator's
   package, by command or by a Celery task) the same way.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -62,7 +63,11 @@ def _what(request: HttpRequest) -> str:
             match = resolve(request.path_info)
         except Resolver404:
             return ""
-    name = f"{match.namespace}:{match.url_name}" if match.namespace else (match.url_name or match.view_name)
+    name = (
+        f"{match.namespace}:{match.url_name}"
+        if match.namespace
+        else (match.url_name or match.view_name)
+    )
     args = "/".join(str(v) for v in (*match.args, *match.kwargs.values()))
     return f"{name} {args}".strip()[:300]
 
@@ -107,7 +112,9 @@ def printable(text: str) -> str:
     return _CONTROL.sub(lambda found: f"\\x{ord(found.group()):02x}", text)
 
 
-def access_record(request: HttpRequest, status: int, *, now: datetime | None = None) -> AccessRecord | None:
+def access_record(
+    request: HttpRequest, status: int, *, now: datetime | None = None
+) -> AccessRecord | None:
     """Record one read: the row offered (on PostgreSQL's one-round-trip path the database
     itself leaves out a device's), or None when it is known not to be a person's."""
     user = getattr(request, "user", None)
@@ -116,11 +123,20 @@ def access_record(request: HttpRequest, status: int, *, now: datetime | None = N
         return None
     name = user.get_username() if user is not None and user.is_authenticated else None
     row = AccessRecord(
-        at=now or datetime.now(UTC), principal=(f"user:{name}" if name is not None else "anonymous")[:160],
-        method=request.method or "", path=printable(request.path)[:500],
-        query=printable(request.META.get("QUERY_STRING", ""))[:1000], what=printable(_what(request)), status=status, address=client_address(request),
+        at=now or datetime.now(UTC),
+        principal=(f"user:{name}" if name is not None else "anonymous")[:160],
+        method=request.method or "",
+        path=printable(request.path)[:500],
+        query=printable(request.META.get("QUERY_STRING", ""))[:1000],
+        what=printable(_what(request)),
+        status=status,
+        address=client_address(request),
     )
-    if connection.vendor == "postgresql" and connection.get_autocommit() and not connection.in_atomic_block:
+    if (
+        connection.vendor == "postgresql"
+        and connection.get_autocommit()
+        and not connection.in_atomic_block
+    ):
         _insert_one_round_trip(row, None if name is None else user.pk)  # type: ignore[union-attr]
         return row
     if device is None and principal_of(request) is None:
@@ -136,14 +152,28 @@ def access_record(request: HttpRequest, status: int, *, now: datetime | None = N
     return row
 
 
-def access_export(*, principal: str, what: str, path: str, status: int, address: str = "",
-                  now: datetime | None = None) -> AccessRecord:
+def access_export(
+    *,
+    principal: str,
+    what: str,
+    path: str,
+    status: int,
+    address: str = "",
+    now: datetime | None = None,
+) -> AccessRecord:
     """Record an export made outside a request's read (``manage.py export_package``, the
     package a Celery task builds for a REST or admin request): the whole record of a
     period leaves the back-office, so it is logged like a read, with method ``EXPORT``,
     the file written as the path and 200 (written) or 400 (refused, nothing written)."""
-    row = AccessRecord(at=now or datetime.now(UTC), principal=principal[:160], method="EXPORT", path=path[:500],
-                       what=what[:300], status=status, address=address[:64])
+    row = AccessRecord(
+        at=now or datetime.now(UTC),
+        principal=principal[:160],
+        method="EXPORT",
+        path=path[:500],
+        what=what[:300],
+        status=status,
+        address=address[:64],
+    )
     row.save(force_insert=True)
     return row
 
@@ -158,22 +188,43 @@ class AccessLogMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
         path = request.path
-        if request.method in _READS and path.startswith(_WATCHED) and not path.startswith(_NOT_READS):
+        if (
+            request.method in _READS
+            and path.startswith(_WATCHED)
+            and not path.startswith(_NOT_READS)
+        ):
             access_record(request, response.status_code)
         return response
 
 
 # --- seals ----------------------------------------------------------------------------------
 
+
 def row_bytes(row: AccessRecord) -> bytes:
-    return canonical_json({
-        "id": row.pk, "at": format_timestamp(row.at), "principal": row.principal, "method": row.method,
-        "path": row.path, "query": row.query, "what": row.what, "status": row.status, "address": row.address,
-    }) + b"\n"
+    return (
+        canonical_json(
+            {
+                "id": row.pk,
+                "at": format_timestamp(row.at),
+                "principal": row.principal,
+                "method": row.method,
+                "path": row.path,
+                "query": row.query,
+                "what": row.what,
+                "status": row.status,
+                "address": row.address,
+            }
+        )
+        + b"\n"
+    )
 
 
 def _rows(first: int, last: int) -> Iterator[AccessRecord]:
-    return AccessRecord.objects.filter(pk__gte=first, pk__lte=last).order_by("pk").iterator(chunk_size=2000)
+    return (
+        AccessRecord.objects.filter(pk__gte=first, pk__lte=last)
+        .order_by("pk")
+        .iterator(chunk_size=2000)
+    )
 
 
 def _digest(first: int, last: int) -> tuple[int, str]:
@@ -186,11 +237,21 @@ def _digest(first: int, last: int) -> tuple[int, str]:
 
 
 def _payloads(kind: str) -> Iterator[dict[str, int | str]]:
-    return Event.objects.filter(stream=ACCESS_STREAM, type=kind).order_by("version").values_list("payload", flat=True).iterator()
+    return (
+        Event.objects.filter(stream=ACCESS_STREAM, type=kind)
+        .order_by("version")
+        .values_list("payload", flat=True)
+        .iterator()
+    )
 
 
 def _sealed_through() -> int:
-    last = Event.objects.filter(stream=ACCESS_STREAM, type="access.sealed").order_by("-version").values_list("payload", flat=True).first()
+    last = (
+        Event.objects.filter(stream=ACCESS_STREAM, type="access.sealed")
+        .order_by("-version")
+        .values_list("payload", flat=True)
+        .first()
+    )
     return int(last["last"]) if last else 0
 
 
@@ -201,20 +262,34 @@ def access_seal(*, now: datetime | None = None) -> Event | None:
     now = now or datetime.now(UTC)
     for _ in range(5):
         start = _sealed_through() + 1
-        last = AccessRecord.objects.filter(pk__gte=start).order_by("-pk").values_list("pk", flat=True).first()
+        last = (
+            AccessRecord.objects.filter(pk__gte=start)
+            .order_by("-pk")
+            .values_list("pk", flat=True)
+            .first()
+        )
         if last is None:
             return None
         count, digest = _digest(start, last)
         event = NewEvent(
-            id=uuid.uuid4(), type="access.sealed", occurred_at=now, actor="server:access-log", source="back-office",
+            id=uuid.uuid4(),
+            type="access.sealed",
+            occurred_at=now,
+            actor="server:access-log",
+            source="back-office",
             payload={"first": start, "last": last, "count": count, "digest": digest},
         )
         from audit.store.errors import VersionConflict
 
         try:
             with transaction.atomic():
-                return events_append(principal="server:access-log", stream=ACCESS_STREAM, expected_version=stream_version(ACCESS_STREAM),
-                                     events=[event], now=now)[0]
+                return events_append(
+                    principal="server:access-log",
+                    stream=ACCESS_STREAM,
+                    expected_version=stream_version(ACCESS_STREAM),
+                    events=[event],
+                    now=now,
+                )[0]
         except VersionConflict:
             continue  # another sealer got there first: seal what is left after it
     return None
@@ -240,9 +315,13 @@ def access_seals_problems() -> list[SealProblem]:
             continue
         count, digest = _digest(first, last)
         if count != seal["count"]:
-            problems.append(SealProblem(first, last, f"{count} rows where {seal['count']} were sealed"))
+            problems.append(
+                SealProblem(first, last, f"{count} rows where {seal['count']} were sealed")
+            )
         elif digest != seal["digest"]:
-            problems.append(SealProblem(first, last, "the rows no longer match their seal (one was changed)"))
+            problems.append(
+                SealProblem(first, last, "the rows no longer match their seal (one was changed)")
+            )
     return problems
 
 
@@ -255,14 +334,39 @@ def access_purge(*, retention_days: int | None = None, now: datetime | None = No
     now = now or datetime.now(UTC)
     before = now - timedelta(days=days)
     # whole seals only, every row of which is older than the retention (ids grow with time)
-    newest_old = AccessRecord.objects.filter(at__lt=before).order_by("-pk").values_list("pk", flat=True).first() or 0
-    through = max((int(p["last"]) for p in _payloads("access.sealed") if int(p["last"]) <= newest_old), default=0)
+    newest_old = (
+        AccessRecord.objects.filter(at__lt=before)
+        .order_by("-pk")
+        .values_list("pk", flat=True)
+        .first()
+        or 0
+    )
+    through = max(
+        (int(p["last"]) for p in _payloads("access.sealed") if int(p["last"]) <= newest_old),
+        default=0,
+    )
     if through == 0:
         return 0
     with transaction.atomic():
         count, _ = AccessRecord.objects.filter(pk__lte=through).delete()
-        events_append(principal="server:access-log", stream=ACCESS_STREAM, expected_version=stream_version(ACCESS_STREAM), events=[NewEvent(
-            id=uuid.uuid4(), type="access.purged", occurred_at=now, actor="server:access-log", source="back-office",
-            payload={"through": through, "count": count, "before": format_timestamp(before)},
-        )], now=now)
+        events_append(
+            principal="server:access-log",
+            stream=ACCESS_STREAM,
+            expected_version=stream_version(ACCESS_STREAM),
+            events=[
+                NewEvent(
+                    id=uuid.uuid4(),
+                    type="access.purged",
+                    occurred_at=now,
+                    actor="server:access-log",
+                    source="back-office",
+                    payload={
+                        "through": through,
+                        "count": count,
+                        "before": format_timestamp(before),
+                    },
+                )
+            ],
+            now=now,
+        )
     return count

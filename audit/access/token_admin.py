@@ -2,6 +2,7 @@
 id, owner, the device's table, created, expires, last used, revoked - and revokes it;
 a superuser issues one, whose text the next page shows once. The secret and its digest
 appear nowhere: the list, the token's page and the search know the key id only."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -23,9 +24,14 @@ from .tokens import token_issue, token_revoke
 
 class IssueTokenForm(forms.Form):
     user = forms.ModelChoiceField(
-        queryset=get_user_model().objects.filter(is_active=True).select_related("device_account").order_by("username"),
-        label="owner", help_text="a device's user (its table's terminal) or a person; earlier tokens stay valid "
-        "until they expire or are revoked (rotation without a gap)")
+        queryset=get_user_model()
+        .objects.filter(is_active=True)
+        .select_related("device_account")
+        .order_by("username"),
+        label="owner",
+        help_text="a device's user (its table's terminal) or a person; earlier tokens stay valid "
+        "until they expire or are revoked (rotation without a gap)",
+    )
 
 
 class StatusFilter(admin.SimpleListFilter):
@@ -48,10 +54,26 @@ class StatusFilter(admin.SimpleListFilter):
 
 @admin.register(ApiToken)
 class ApiTokenAdmin(admin.ModelAdmin):
-    list_display = ("key_id_text", "owner", "device_table", "created_at", "expires_at", "last_used_at", "status")
+    list_display = (
+        "key_id_text",
+        "owner",
+        "device_table",
+        "created_at",
+        "expires_at",
+        "last_used_at",
+        "status",
+    )
     list_filter = (StatusFilter, "created_at")
     search_fields = ("key_id", "user__username", "user__device_account__stream")
-    fields = ("key_id_text", "owner", "device_table", "created_at", "expires_at", "last_used_at", "status")
+    fields = (
+        "key_id_text",
+        "owner",
+        "device_table",
+        "created_at",
+        "expires_at",
+        "last_used_at",
+        "status",
+    )
     readonly_fields = fields
     actions = ("revoke",)
     list_per_page = 100
@@ -83,8 +105,11 @@ class ApiTokenAdmin(admin.ModelAdmin):
     def revoke(self, request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
         now = timezone.now()
         revoked = sum(token_revoke(token, now=now) for token in queryset.select_related("user"))
-        self.message_user(request, f"{revoked} token(s) revoked; {queryset.count() - revoked} were revoked already.",
-                          messages.SUCCESS)
+        self.message_user(
+            request,
+            f"{revoked} token(s) revoked; {queryset.count() - revoked} were revoked already.",
+            messages.SUCCESS,
+        )
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         # the change permission is the revoke action's; a token's page is read-only
@@ -94,14 +119,20 @@ class ApiTokenAdmin(admin.ModelAdmin):
         # a revoked token stays: who had which token, until when
         return False
 
-    def add_view(self, request: HttpRequest, form_url: str = "", extra_context: Any = None) -> HttpResponse:
+    def add_view(
+        self, request: HttpRequest, form_url: str = "", extra_context: Any = None
+    ) -> HttpResponse:
         """Issue a token: a form naming its owner, then a page that shows the text once
         (rendered, not redirected: the text goes through no session or message store)."""
         if not self.has_add_permission(request):
             raise PermissionDenied
         form = IssueTokenForm(request.POST or None)
-        context = {**self.admin_site.each_context(request), "opts": self.opts, "form": form,
-                   "title": "Issue an API token"}
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "form": form,
+            "title": "Issue an API token",
+        }
         if request.method == "POST" and form.is_valid():
             issued = token_issue(user=form.cleaned_data["user"])
             context.update(title="API token issued", issued=issued, owner=form.cleaned_data["user"])

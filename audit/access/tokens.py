@@ -16,6 +16,7 @@ issuing one (a row saved) and revoking one re-seal it, so a token row written pa
 application - a copy of a known digest, an expiry moved, a revocation undone - makes the
 person's authority fail its seal, and their every request is refused.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -71,12 +72,18 @@ def token_issue(*, user: AbstractBaseUser, now: datetime | None = None) -> Issue
             if ApiToken.objects.filter(key_id=key_id).exists():
                 continue
             ApiToken.objects.create(
-                key_id=key_id, digest=token_digest(text), user=user, created_at=now, expires_at=expires_at
+                key_id=key_id,
+                digest=token_digest(text),
+                user=user,
+                created_at=now,
+                expires_at=expires_at,
             )
         return IssuedToken(key_id=key_id, text=text, expires_at=expires_at)
 
 
-def tokens_revoke(*, user: AbstractBaseUser, key_id: str | None = None, now: datetime | None = None) -> int:
+def tokens_revoke(
+    *, user: AbstractBaseUser, key_id: str | None = None, now: datetime | None = None
+) -> int:
     """Revoke ``user``'s token ``key_id``, or all of the user's tokens; how many were
     still valid. A revoked token stays in the table (who had which token, until when)."""
     now = now or datetime.now(UTC)

@@ -2,6 +2,7 @@
 such as ``tables.api``) share: who may read and change, pagination, strict query
 parameters. It lives here, at the bottom of the Django apps, so that every app can use
 it and audit imports nothing above it."""
+
 from __future__ import annotations
 
 from datetime import date
@@ -71,7 +72,9 @@ class Pages(PageNumberPagination):
             return self.page_size
         return min(_whole_from_one(self.page_size_query_param, text), self.max_page_size)
 
-    def paginate_queryset(self, queryset: Any, request: Request, view: APIView | None = None) -> list[Any] | None:
+    def paginate_queryset(
+        self, queryset: Any, request: Request, view: APIView | None = None
+    ) -> list[Any] | None:
         text = request.query_params.get(self.page_query_param)
         if text is not None and text not in self.last_page_strings:
             _whole_from_one(self.page_query_param, text)
@@ -90,7 +93,11 @@ class StrictQuery(serializers.Serializer):
     allowed_extra = frozenset({"page", "page_size", "format"})
 
     def to_internal_value(self, data: Any) -> Any:
-        unknown = {str(k): ["Unknown query parameter."] for k in data if k not in self.fields and k not in self.allowed_extra}
+        unknown = {
+            str(k): ["Unknown query parameter."]
+            for k in data
+            if k not in self.fields and k not in self.allowed_extra
+        }
         if unknown:
             raise serializers.ValidationError(unknown)
         return super().to_internal_value(data)
@@ -108,7 +115,7 @@ class GamingDayField(serializers.DateField):
 
     default_error_messages = {
         "out_of_range": f"A gaming day from {EARLIEST.date().isoformat()} to {LATEST.date().isoformat()} "
-                        "(the years the record holds).",
+        "(the years the record holds).",
     }
 
     def to_internal_value(self, value: Any) -> date:
@@ -126,6 +133,7 @@ def query(serializer_class: type[serializers.Serializer], request: Request) -> d
 
 # --- reports (the ledger's, the tables' analytics): JSON, or CSV with ?format=csv ---------
 
+
 class CSVRenderer(BaseRenderer):
     """A report as CSV: the view hands over the text (:meth:`audit.presenting.reports.Report.as_csv`)."""
 
@@ -133,7 +141,9 @@ class CSVRenderer(BaseRenderer):
     format = "csv"
     charset = "utf-8"
 
-    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None) -> bytes:
+    def render(
+        self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None
+    ) -> bytes:
         if isinstance(data, str):
             return data.encode()
         # an error body (the project's JSON shape) is written as one line of CSV-safe JSON
@@ -151,9 +161,10 @@ class ReportSerializer(serializers.Serializer):
     title = serializers.CharField()
     parameters = serializers.DictField()
     columns = ReportColumnSerializer(many=True)
-    rows = serializers.ListField(child=serializers.DictField(),
-                                 help_text="amounts in minor units, rates as text; display: each amount's text")
-
+    rows = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="amounts in minor units, rates as text; display: each amount's text",
+    )
 
 
 # --- the schema: every refusal documented ----------------------------------------------------
@@ -163,13 +174,23 @@ class ReportSerializer(serializers.Serializer):
 FREE_TEXT = r"^[^\x00]*[^\s\x00][^\x00]*$"
 
 _REFUSED = {
-    "400": (("a request the back-office cannot read: a body that is not JSON, a NUL byte in the path "
-             "or query, a ?format= the operation does not have"), "Invalid"),
-    "404": ("no such address (a path parameter that is not of its form), or a page past the last", "Error"),
+    "400": (
+        (
+            "a request the back-office cannot read: a body that is not JSON, a NUL byte in the path "
+            "or query, a ?format= the operation does not have"
+        ),
+        "Invalid",
+    ),
+    "404": (
+        "no such address (a path parameter that is not of its form), or a page past the last",
+        "Error",
+    ),
 }
 
 
-def document_refusals(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+def document_refusals(
+    result: dict[str, Any], generator: Any, request: Any, public: bool
+) -> dict[str, Any]:
     """drf-spectacular's post-processing hook: every operation documents the 400 any
     request may meet before its view reads it (with the errors naming what is wrong), and
     every operation with a path parameter or a page the 404 of an address or a page that
@@ -184,13 +205,26 @@ def document_refusals(result: dict[str, Any], generator: Any, request: Any, publ
             paged = any(p.get("in") == "path" or p.get("name") == "page" for p in parameters)
             for parameter in parameters:
                 schema = parameter.get("schema", {})
-                if parameter.get("in") == "query" and parameter.get("name") in ("page", "page_size"):
+                if parameter.get("in") == "query" and parameter.get("name") in (
+                    "page",
+                    "page_size",
+                ):
                     schema["minimum"] = 1  # as Pages reads them: whole numbers from 1
-                elif schema.get("type") == "string" and not {"pattern", "enum", "format"} & set(schema):
-                    schema["pattern"] = FREE_TEXT  # a name or a code typed in: something, and no NUL
+                elif schema.get("type") == "string" and not {"pattern", "enum", "format"} & set(
+                    schema
+                ):
+                    schema["pattern"] = (
+                        FREE_TEXT  # a name or a code typed in: something, and no NUL
+                    )
             for status, (description, component) in _REFUSED.items():
                 if status in operation["responses"] or (status == "404" and not paged):
                     continue
-                operation["responses"][status] = {"description": description, "content": {"application/json": {
-                    "schema": {"$ref": f"#/components/schemas/{component}"}}}}
+                operation["responses"][status] = {
+                    "description": description,
+                    "content": {
+                        "application/json": {
+                            "schema": {"$ref": f"#/components/schemas/{component}"}
+                        }
+                    },
+                }
     return result

@@ -1,6 +1,7 @@
 """Content negotiation for the whole API (``DEFAULT_CONTENT_NEGOTIATION_CLASS``). Its own
 module: DRF imports it while ``rest_framework.views`` is still loading, so it imports
 nothing that imports the views."""
+
 from __future__ import annotations
 
 from rest_framework.exceptions import NotAcceptable, ValidationError
@@ -16,8 +17,9 @@ class FirstRendererUnlessAccepted(DefaultContentNegotiation):
     among the view's formats. There is no browsable HTML API: the admin is the screen
     for people, the API is for machines (docs/api.md)."""
 
-    def select_renderer(self, request: Request, renderers: list[BaseRenderer],
-                        format_suffix: str | None = None) -> tuple[BaseRenderer, str]:
+    def select_renderer(
+        self, request: Request, renderers: list[BaseRenderer], format_suffix: str | None = None
+    ) -> tuple[BaseRenderer, str]:
         try:
             return super().select_renderer(request, renderers, format_suffix)
         except NotAcceptable:

@@ -1,5 +1,6 @@
 """The API's request parser. Its own module: DRF reads DEFAULT_PARSER_CLASSES while its
 views module is still loading, so this may import nothing that imports the views."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -75,13 +75,16 @@ class IdentifierField(StrictCharField):
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("max_length", LABEL_MAX)
-        kwargs["validators"] = [RegexValidator(
-            # the input's end as both engines read it: the schema's reader turns \Z into $, which
-            # Python's re (Schemathesis) also matches before a last newline ("0\n" is no identifier)
-            rf"^{LABEL_PATTERN.pattern}(?![\s\S])",
-            "Expected an identifier: ASCII letters, digits and . _ : @ / + -, starting with a letter or digit "
-            "(no spaces, control, format or non-ASCII characters).",
-        ), *kwargs.get("validators", ())]
+        kwargs["validators"] = [
+            RegexValidator(
+                # the input's end as both engines read it: the schema's reader turns \Z into $, which
+                # Python's re (Schemathesis) also matches before a last newline ("0\n" is no identifier)
+                rf"^{LABEL_PATTERN.pattern}(?![\s\S])",
+                "Expected an identifier: ASCII letters, digits and . _ : @ / + -, starting with a letter or digit "
+                "(no spaces, control, format or non-ASCII characters).",
+            ),
+            *kwargs.get("validators", ()),
+        ]
         super().__init__(**kwargs)
 
 
@@ -95,9 +98,15 @@ class FreeTextField(StrictCharField):
         kwargs.setdefault("max_length", TEXT_MAX)
         # one character at least (Text's min_length): a blank note the schema allows is its
         # own branch (maxLength 0), which must not match the pattern too
-        pattern = rf"^[^{TEXT_REFUSED}]*[^{TEXT_REFUSED}\s][^{TEXT_REFUSED}]*\Z" if words else rf"^[^{TEXT_REFUSED}]+\Z"
-        message = message or ("Free text may not hold control characters (but tab and newlines) or format characters "
-                              "(bidi overrides and isolates, zero-width spaces and joiners, the byte-order mark).")
+        pattern = (
+            rf"^[^{TEXT_REFUSED}]*[^{TEXT_REFUSED}\s][^{TEXT_REFUSED}]*\Z"
+            if words
+            else rf"^[^{TEXT_REFUSED}]+\Z"
+        )
+        message = message or (
+            "Free text may not hold control characters (but tab and newlines) or format characters "
+            "(bidi overrides and isolates, zero-width spaces and joiners, the byte-order mark)."
+        )
         kwargs["validators"] = [RegexValidator(pattern, message), *kwargs.get("validators", ())]
         super().__init__(**kwargs)
 
@@ -176,7 +185,11 @@ class StrictSerializerSchema(OpenApiSerializerExtension):
         schema = auto_schema._map_basic_serializer(self.target, direction)
         schema["additionalProperties"] = False
         for name, field in self.target.fields.items():  # a list that may not be empty says so
-            if isinstance(field, serializers.ListSerializer) and not field.allow_empty and name in schema["properties"]:
+            if (
+                isinstance(field, serializers.ListSerializer)
+                and not field.allow_empty
+                and name in schema["properties"]
+            ):
                 schema["properties"][name].setdefault("minItems", 1)
         return schema
 
@@ -308,7 +321,9 @@ _AUTH_ERRORS = {
 # what every endpoint for people only answers a caller who may not (their schema's 401, 403)
 PERSON_AUTH_ERRORS = {
     401: OpenApiResponse(ErrorSerializer, description="no or bad credentials"),
-    403: OpenApiResponse(ErrorSerializer, description="a device account, or a person without the permission"),
+    403: OpenApiResponse(
+        ErrorSerializer, description="a device account, or a person without the permission"
+    ),
 }
 _STREAM_PARAMETER = OpenApiParameter(
     "stream",
@@ -354,9 +369,11 @@ class MayAppend(_OwnStreamOrPermission):
 
     permission = "audit.append_event"
     verb = "append to"
-    denied = ("Appending events needs the permission audit.append_event (or, for corrections and voids alone, "
-              "audit.correct_round or audit.void_slip; for the count room's, the cage's or accounting's events "
-              "alone, audit.record_count, audit.record_cage or audit.post_drop).")
+    denied = (
+        "Appending events needs the permission audit.append_event (or, for corrections and voids alone, "
+        "audit.correct_round or audit.void_slip; for the count room's, the cage's or accounting's events "
+        "alone, audit.record_count, audit.record_cage or audit.post_drop)."
+    )
 
     def has_permission(self, request: Request, view: APIView) -> bool:
         if view.kwargs["stream"].startswith(SERVER_STREAM_PREFIX):
@@ -457,9 +474,14 @@ class StreamEventsView(APIView):
         events = data.get("events") if isinstance(data, dict) else None
         if isinstance(events, list) and len(events) > settings.EVENT_BATCH_MAX:
             raise BatchTooLarge(len(events), settings.EVENT_BATCH_MAX)
-        if isinstance(events, list):  # who may record these types, before anything else of the batch
-            check_append_authority(request.user, [e.get("type") if isinstance(e, dict) else None for e in events],
-                                   device=device_of(request.user) is not None)
+        if isinstance(
+            events, list
+        ):  # who may record these types, before anything else of the batch
+            check_append_authority(
+                request.user,
+                [e.get("type") if isinstance(e, dict) else None for e in events],
+                device=device_of(request.user) is not None,
+            )
         body = AppendRequestSerializer(data=data)
         body.is_valid(raise_exception=True)
         events = [store.NewEvent(**event) for event in body.validated_data["events"]]
@@ -488,9 +510,7 @@ class StreamEventsView(APIView):
     def get(self, request: Request, stream: str) -> Response:
         query = _query(StreamQuerySerializer, request)
         limit = _page_limit(query.get("limit"))
-        rows = list(
-            store.stream_rows(stream, from_version=query["from_version"], limit=limit + 1)
-        )
+        rows = list(store.stream_rows(stream, from_version=query["from_version"], limit=limit + 1))
         page = rows[:limit]
         next_link = (
             _next_link(request, from_version=page[-1].version + 1, limit=limit)

@@ -25,6 +25,7 @@ who may write the table - the application's own database role included) is named
 ``verify`` and put right by ``rebuild_projections``. Tests: ``tests/audit/test_derived.py``
 (the application's role on PostgreSQL changes each kind of row).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
@@ -50,7 +51,9 @@ def server_events(stream: str, types: Iterable[str] | None = None) -> Iterator[E
         events = events.filter(type__in=list(types))
     for event in events.order_by("version").iterator(chunk_size=2000):
         if event.type in LIFTED:
-            event.schema_version, event.payload = current_form(event.type, event.schema_version, event.payload)
+            event.schema_version, event.payload = current_form(
+                event.type, event.schema_version, event.payload
+            )
         yield event
 
 
@@ -119,12 +122,18 @@ class Derived:
     table_of: Callable[[Hashable], str] | None = None
 
     def _rows(self, derived: Mapping[Hashable, Fields], table: str | None) -> Iterator[Any]:
-        rows = self.candidates(derived) if self.candidates is not None else self.model._default_manager.all()
+        rows = (
+            self.candidates(derived)
+            if self.candidates is not None
+            else self.model._default_manager.all()
+        )
         if table is not None:
             rows = rows.filter(**{self.table_field: table})
         return rows.order_by("pk").iterator(chunk_size=2000)
 
-    def compare(self, table: str | None = None) -> Iterator[tuple[Any, Hashable, Fields | None, list[Disagreement]]]:
+    def compare(
+        self, table: str | None = None
+    ) -> Iterator[tuple[Any, Hashable, Fields | None, list[Disagreement]]]:
         """Each row that disagrees (of ``table`` only, when given): (row or None when
         missing, key, the fields its events make or None, the disagreements)."""
         if table is not None and self.table_field is None:
@@ -135,18 +144,31 @@ class Derived:
             wanted = derived.pop(key, None)
             what = f"{self.name} {self.describe(row)}"
             if wanted is None and self.unevented is None:
-                yield row, key, None, [Disagreement(what, "", "the row is there", "no event made it")]
+                yield (
+                    row,
+                    key,
+                    None,
+                    [Disagreement(what, "", "the row is there", "no event made it")],
+                )
                 continue
             expected = {**(self.unevented or {}), **(wanted or {})}
-            found = [Disagreement(what, name, getattr(row, name), expected[name])
-                     for name in self.fields if name in expected and getattr(row, name) != expected[name]]
+            found = [
+                Disagreement(what, name, getattr(row, name), expected[name])
+                for name in self.fields
+                if name in expected and getattr(row, name) != expected[name]
+            ]
             if found:
                 yield row, key, expected, found
         for key, wanted in derived.items():
             if table is not None and (self.table_of is None or self.table_of(key) != table):
                 continue  # another table's row, or one whose table the key does not say
             what = f"{self.name} {self.describe_key(key)}"
-            yield None, key, wanted, [Disagreement(what, "", "its events make a row", "there is none")]
+            yield (
+                None,
+                key,
+                wanted,
+                [Disagreement(what, "", "its events make a row", "there is none")],
+            )
 
 
 _REGISTERED: dict[str, Derived] = {}
@@ -164,8 +186,12 @@ def registered() -> list[Derived]:
 def derived_disagreements(table: str | None = None) -> list[Disagreement]:
     """Every disagreement of every registered read model with its events (of the rows of
     ``table`` only, when given)."""
-    return [found for derived in registered() for *_, disagreements in derived.compare(table)
-            for found in disagreements]
+    return [
+        found
+        for derived in registered()
+        for *_, disagreements in derived.compare(table)
+        for found in disagreements
+    ]
 
 
 @dataclass

@@ -13,6 +13,7 @@ one job or one item; inside a transaction (other processes would not see its row
 its connection cannot be closed under it); in a daemon process (a Celery prefork
 worker's child may not start processes); or where ``fork`` does not exist.
 """
+
 from __future__ import annotations
 
 import os

@@ -32,6 +32,7 @@ The day index is tested through its readers (``tests/engine/test_struck_opening.
 ``tests/back_office/test_set_aside.py``, the ledger's tests); the cache in
 ``tests/audit/test_readmodels.py``.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -56,6 +57,7 @@ W = TypeVar("W")
 
 
 # --- the day index --------------------------------------------------------------------------
+
 
 @dataclass(frozen=True, slots=True)
 class Opening:
@@ -86,8 +88,13 @@ def openings(stream: str, *, known: Collection[int] = (), after: int = 0) -> lis
         found += rows.filter(version__in=list(known)).values_list("version", "payload")
     found += rows.filter(version__gt=after).order_by("version").values_list("version", "payload")
     if after:
-        found += [(v, p) for v, p in rows.filter(version__lte=after).exclude(version__in=[v for v, _ in found])
-                  .values_list("version", "payload") if not is_gaming_day(p.get("gaming_day"))]
+        found += [
+            (v, p)
+            for v, p in rows.filter(version__lte=after)
+            .exclude(version__in=[v for v, _ in found])
+            .values_list("version", "payload")
+            if not is_gaming_day(p.get("gaming_day"))
+        ]
     found.sort(key=lambda row: row[0])
     result = []
     for version, payload in found:
@@ -96,7 +103,9 @@ def openings(stream: str, *, known: Collection[int] = (), after: int = 0) -> lis
             result.append(Opening(version, payload, date.fromisoformat(text)))
         else:
             # struck or not: asked only of an opening of no date
-            result.append(Opening(version, payload, None, held=unreadable_opening_struck(stream, version)))
+            result.append(
+                Opening(version, payload, None, held=unreadable_opening_struck(stream, version))
+            )
     return result
 
 
@@ -126,10 +135,17 @@ def segments(stream: str, *, known: Collection[int] = (), after: int = 0) -> lis
     """The stream's gaming days, in order, up to its current head (``known``, ``after``:
     as :func:`openings`; a known version that is no opening - the first, before any - is
     found again)."""
-    head = Event.objects.filter(stream=stream).order_by("-version").values_list("version", flat=True).first()
+    head = (
+        Event.objects.filter(stream=stream)
+        .order_by("-version")
+        .values_list("version", flat=True)
+        .first()
+    )
     if head is None:
         return []
-    starts: list[tuple[int, Opening | None]] = [(o.version, o) for o in openings(stream, known=known, after=after)]
+    starts: list[tuple[int, Opening | None]] = [
+        (o.version, o) for o in openings(stream, known=known, after=after)
+    ]
     if not starts or starts[0][0] > 1:
         starts.insert(0, (1, None))
     result = []
@@ -143,14 +159,21 @@ def segments(stream: str, *, known: Collection[int] = (), after: int = 0) -> lis
             # table is set aside
             day = date.fromisoformat(opening.payload["gaming_day"])
         else:
-            moment = Event.objects.filter(stream=stream, version=first).values_list("occurred_at", flat=True).first()
+            moment = (
+                Event.objects.filter(stream=stream, version=first)
+                .values_list("occurred_at", flat=True)
+                .first()
+            )
             assert moment is not None
             day = gaming_day_of(moment)
-        result.append(Segment(stream, day, first, last, opening.payload if opening is not None else None))
+        result.append(
+            Segment(stream, day, first, last, opening.payload if opening is not None else None)
+        )
     return result
 
 
 # --- the folds kept in memory ----------------------------------------------------------------
+
 
 @dataclass(frozen=True, slots=True)
 class _Kept(Generic[T]):
@@ -168,7 +191,9 @@ def _database() -> tuple[str, str]:
 
 
 def _hash_at(stream: str, version: int) -> str | None:
-    found: str | None = Event.objects.filter(stream=stream, version=version).values_list("hash", flat=True).first()
+    found: str | None = (
+        Event.objects.filter(stream=stream, version=version).values_list("hash", flat=True).first()
+    )
     return found
 
 
@@ -190,25 +215,47 @@ class FoldCache(Generic[T]):
         with self._lock:
             self._kept.clear()
 
-    def take(self, stream: str, *, version: int, day: int | None = None,
-             fits: Callable[[T], bool] = lambda fold: True) -> T | None:
+    def take(
+        self,
+        stream: str,
+        *,
+        version: int,
+        day: int | None = None,
+        fits: Callable[[T], bool] = lambda fold: True,
+    ) -> T | None:
         """Take out the fold kept of ``stream`` (its ``day``): it when it stands at
         ``version`` and ``fits``, in this database, and the stream's event there still
         has the hash it folded; else None (a fold of no use is dropped)."""
         with self._lock:
             kept = self._kept.pop((stream, day), None)
-        if kept is None or kept.version != version or not fits(kept.fold) or kept.database != _database():
+        if (
+            kept is None
+            or kept.version != version
+            or not fits(kept.fold)
+            or kept.database != _database()
+        ):
             return None
         return kept.fold if _hash_at(stream, version) == kept.head_hash else None
 
-    def put(self, stream: str, fold: T, *, version: int, day: int | None = None,
-            head_hash: str | None = None) -> None:
+    def put(
+        self,
+        stream: str,
+        fold: T,
+        *,
+        version: int,
+        day: int | None = None,
+        head_hash: str | None = None,
+    ) -> None:
         """Keep ``fold`` of ``stream`` (its ``day``), folded up to ``version`` whose
         event has ``head_hash`` (None: read from the store)."""
         if self.size <= 0:
             return
-        kept = _Kept(_database(), version, head_hash if head_hash is not None else _hash_at(stream, version) or "",
-                     fold)
+        kept = _Kept(
+            _database(),
+            version,
+            head_hash if head_hash is not None else _hash_at(stream, version) or "",
+            fold,
+        )
         with self._lock:
             self._kept.pop((stream, day), None)
             while len(self._kept) >= self.size:
@@ -218,13 +265,16 @@ class FoldCache(Generic[T]):
 
 # --- the subscriber and the write -----------------------------------------------------------
 
+
 class ReadModel(Generic[T]):
     """A read model of tables on the global feed: subscriber ``name`` (registered from
     its app's ``ready()``: ``register(READ_MODEL.subscriber)``) runs ``project(stream=...,
     cache=...)`` for every table a batch touches, with the folds it keeps (:attr:`cache`,
     ``size`` of them). ``what`` names the work in a failure's message."""
 
-    def __init__(self, name: str, project: Callable[..., object], *, what: str, size: int = 16) -> None:
+    def __init__(
+        self, name: str, project: Callable[..., object], *, what: str, size: int = 16
+    ) -> None:
         self.name = name
         self.what = what
         self.cache: FoldCache[T] = FoldCache(size)

@@ -37,6 +37,7 @@ store; the store knows nothing of them.
   Receivers run in the sender's process and transaction; one that fails is logged, never
   raised into the replay. Tested in ``tests/ledger/test_replay_announced.py``.
 """
+
 from __future__ import annotations
 
 import logging
@@ -63,11 +64,18 @@ table_day_replayed = Signal()
 def table_day_announce(*, sender: object, stream: str, gaming_day: date, version: int) -> None:
     """Send :data:`table_day_replayed`; a receiver that fails is logged (the replay it
     announces is done and stays done)."""
-    for receiver, result in table_day_replayed.send_robust(sender, stream=stream, gaming_day=gaming_day,
-                                                            version=version):
+    for receiver, result in table_day_replayed.send_robust(
+        sender, stream=stream, gaming_day=gaming_day, version=version
+    ):
         if isinstance(result, Exception):
-            log.error("%r failed on the replay of %s %s up to version %d", receiver, stream, gaming_day, version,
-                      exc_info=result)
+            log.error(
+                "%r failed on the replay of %s %s up to version %d",
+                receiver,
+                stream,
+                gaming_day,
+                version,
+                exc_info=result,
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,18 +100,31 @@ class Batch:
 
     def corrected(self, streams: Collection[str]) -> set[str]:
         """Those of ``streams`` to which the batch brings a ``correction.recorded``."""
-        rows = Event.objects.filter(position__gt=self.after, position__lte=self.upto, stream__in=list(streams),
-                                    type="correction.recorded")
+        rows = Event.objects.filter(
+            position__gt=self.after,
+            position__lte=self.upto,
+            stream__in=list(streams),
+            type="correction.recorded",
+        )
         return set(rows.order_by().values_list("stream", flat=True).distinct())
 
     def first_versions(self, streams: Collection[str]) -> dict[str, int]:
         """Each of ``streams``' first version in the batch."""
-        rows = Event.objects.filter(position__gt=self.after, position__lte=self.upto, stream__in=list(streams))
-        return dict(rows.order_by().values("stream").annotate(first=Min("version")).values_list("stream", "first"))
+        rows = Event.objects.filter(
+            position__gt=self.after, position__lte=self.upto, stream__in=list(streams)
+        )
+        return dict(
+            rows.order_by()
+            .values("stream")
+            .annotate(first=Min("version"))
+            .values_list("stream", "first")
+        )
 
     def events(self, *, chunk_size: int = 2000) -> Iterator[Event]:
         """The batch's events in position order, in constant memory."""
-        rows = Event.objects.filter(position__gt=self.after, position__lte=self.upto).order_by("position")
+        rows = Event.objects.filter(position__gt=self.after, position__lte=self.upto).order_by(
+            "position"
+        )
         return rows.iterator(chunk_size=chunk_size)
 
 
@@ -140,8 +161,12 @@ def each_table(batch: Batch, handle: Callable[[str], object], *, what: str) -> N
     if aside and batch.tables is None:
         retried = batch.corrected(aside & set(tables))
         tables = [stream for stream in tables if stream not in aside or stream in retried]
-    failed = {stream: (text, gone) for stream, text, gone in
-              (result for result in fan_out(one, tables, jobs=batch.jobs) if result is not None)}
+    failed = {
+        stream: (text, gone)
+        for stream, text, gone in (
+            result for result in fan_out(one, tables, jobs=batch.jobs) if result is not None
+        )
+    }
     failing = [stream for stream, (_, gone) in failed.items() if gone]
     if batch.subscriber:
         followed = [stream for stream in tables if stream in known and stream not in failed]
@@ -153,7 +178,9 @@ def each_table(batch: Batch, handle: Callable[[str], object], *, what: str) -> N
     else:
         failing = list(failed)
     if failing:
-        raise TablesFailed(f"{what}: " + "; ".join(f"{stream}: {failed[stream][0]}" for stream in sorted(failing)))
+        raise TablesFailed(
+            f"{what}: " + "; ".join(f"{stream}: {failed[stream][0]}" for stream in sorted(failing))
+        )
 
 
 def failures_of(subscriber: str) -> dict[str, StreamFailure]:
@@ -169,15 +196,25 @@ def _failed(batch: Batch, errors: dict[str, str], known: dict[str, StreamFailure
     firsts = batch.first_versions([s for s in errors if s not in known])
     still = []
     for stream, error in sorted(errors.items()):
-        row = known.get(stream) or StreamFailure(subscriber=batch.subscriber, stream=stream, first_failed_at=now,
-                                                 from_version=firsts.get(stream))
+        row = known.get(stream) or StreamFailure(
+            subscriber=batch.subscriber,
+            stream=stream,
+            first_failed_at=now,
+            from_version=firsts.get(stream),
+        )
         row.failures += 1
         row.error = error[:2000]
         if row.set_aside_at is None and row.failures >= settings.SET_ASIDE_AFTER_FAILURES:
             row.set_aside_at = now
             row.save()
             _finding(row, now)
-            log.error("%s: table %s set aside after %d failures: %s", batch.subscriber, stream, row.failures, error)
+            log.error(
+                "%s: table %s set aside after %d failures: %s",
+                batch.subscriber,
+                stream,
+                row.failures,
+                error,
+            )
         else:
             row.save()
         if row.set_aside_at is None:
@@ -193,7 +230,9 @@ def _followed(subscriber: str, streams: list[str]) -> None:
     rows.delete()
     now = datetime.now(UTC)
     for stream in aside:
-        _finding(StreamFailure(subscriber=subscriber, stream=stream, first_failed_at=now), now, gone=True)
+        _finding(
+            StreamFailure(subscriber=subscriber, stream=stream, first_failed_at=now), now, gone=True
+        )
         log.warning("%s: table %s taken back", subscriber, stream)
 
 
@@ -204,19 +243,32 @@ def _finding(row: StreamFailure, now: datetime, *, gone: bool = False) -> None:
     from audit.record.findings import Finding
 
     if gone:
-        findings_record_feed(stream=row.stream, subscriber=row.subscriber, finding=None, version=None, now=now)
+        findings_record_feed(
+            stream=row.stream, subscriber=row.subscriber, finding=None, version=None, now=now
+        )
         return
     event = None
     if row.from_version is not None:
-        found = Event.objects.filter(stream=row.stream, version=row.from_version).values_list("event_id", flat=True).first()
+        found = (
+            Event.objects.filter(stream=row.stream, version=row.from_version)
+            .values_list("event_id", flat=True)
+            .first()
+        )
         event = str(found) if found is not None else None
     where = f" from version {row.from_version}" if row.from_version is not None else ""
-    message = (f"The read model {row.subscriber} could not apply table {row.stream}'s events{where} "
-               f"({row.failures} runs in a row: {row.error[:300]}). The table is set aside: this read model of it "
-               f"stays where it stopped while every other table goes on, until a correction recorded in its "
-               f"stream (striking the event) or catch_up --take-back takes it back.")
-    findings_record_feed(stream=row.stream, subscriber=row.subscriber, version=row.from_version, now=now,
-                         finding=Finding("stream_set_aside", message, expected=row.subscriber, event=event))
+    message = (
+        f"The read model {row.subscriber} could not apply table {row.stream}'s events{where} "
+        f"({row.failures} runs in a row: {row.error[:300]}). The table is set aside: this read model of it "
+        f"stays where it stopped while every other table goes on, until a correction recorded in its "
+        f"stream (striking the event) or catch_up --take-back takes it back."
+    )
+    findings_record_feed(
+        stream=row.stream,
+        subscriber=row.subscriber,
+        version=row.from_version,
+        now=now,
+        finding=Finding("stream_set_aside", message, expected=row.subscriber, event=event),
+    )
 
 
 def take_back(name: str, stream: str) -> bool:
@@ -224,7 +276,9 @@ def take_back(name: str, stream: str) -> bool:
     --take-back``): True when its read model now applies it (the finding superseded);
     False when it still fails (set aside again) - or LookupError when it is not set aside."""
     follower = subscriber(name)
-    row = StreamFailure.objects.filter(subscriber=name, stream=stream, set_aside_at__isnull=False).first()
+    row = StreamFailure.objects.filter(
+        subscriber=name, stream=stream, set_aside_at__isnull=False
+    ).first()
     if row is None:
         raise LookupError(f"{stream} is not set aside by {name}")
     at = Event.objects.filter(stream=stream).aggregate(head=Max("position"))["head"] or 0
@@ -269,7 +323,9 @@ def subscriber(name: str) -> Subscriber:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise LookupError(f"no subscriber {name!r}; registered: {', '.join(sorted(_REGISTRY)) or 'none'}") from None
+        raise LookupError(
+            f"no subscriber {name!r}; registered: {', '.join(sorted(_REGISTRY)) or 'none'}"
+        ) from None
 
 
 def feed_head() -> int:
@@ -290,8 +346,14 @@ class CaughtUp:
     batches: int
 
 
-def catch_up(name: str, *, upto: int | None = None, progress: Callable[[int, int], None] | None = None,
-             most: int | None = None, jobs: int = 1) -> CaughtUp:
+def catch_up(
+    name: str,
+    *,
+    upto: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    most: int | None = None,
+    jobs: int = 1,
+) -> CaughtUp:
     """Bring subscriber ``name`` up to the feed's head. ``upto``: the head a publisher
     saw; a subscriber already there has nothing to do (with a broker, the tasks of a
     burst of appends find their work done by the first). Raises what the subscriber
@@ -313,11 +375,16 @@ def catch_up(name: str, *, upto: int | None = None, progress: Callable[[int, int
         try:
             follower.handle(Batch(position, end, jobs, subscriber=name))
         except Exception as error:
-            SubscriberPosition.objects.filter(name=name).update(error=repr(error)[:2000], failed_at=datetime.now(UTC))
+            SubscriberPosition.objects.filter(name=name).update(
+                error=repr(error)[:2000], failed_at=datetime.now(UTC)
+            )
             raise
         batches += 1
         moved = SubscriberPosition.objects.filter(name=name, position=position).update(
-            position=end, updated_at=datetime.now(UTC), error="", failed_at=None,
+            position=end,
+            updated_at=datetime.now(UTC),
+            error="",
+            failed_at=None,
         )
         if not moved:
             # another run of the same subscriber got further first: go on from where it is
@@ -338,7 +405,9 @@ def catch_up_all() -> list[CaughtUp]:
         try:
             done.append(catch_up(follower.name))
         except Exception:
-            log.exception("subscriber %s failed; it keeps its position and is retried", follower.name)
+            log.exception(
+                "subscriber %s failed; it keeps its position and is retried", follower.name
+            )
     return done
 
 
@@ -364,4 +433,7 @@ def publish() -> None:
             else:
                 task.delay(follower.name, head)
         except Exception:
-            log.exception("subscriber %s failed after an append; it keeps its position and is retried", follower.name)
+            log.exception(
+                "subscriber %s failed after an append; it keeps its position and is retried",
+                follower.name,
+            )

@@ -27,6 +27,7 @@ finding that a later run of the same part no longer produces is not deleted: it 
 ``superseded_by`` that run (and un-marked should a later run produce it again). A run is a
 :class:`~audit.models.ReplayRun`: a replay's, or the ledger's (trigger ``ledger``).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -52,6 +53,7 @@ from audit.store.streams import NewEvent, events_append, stream_version
 FINDINGS_STREAM = "audit.findings"
 T = TypeVar("T")
 
+
 def severity_of(kind: str) -> str:
     """The kind's severity in the one vocabulary (a kind outside it is refused)."""
     return KINDS[kind].severity
@@ -76,6 +78,7 @@ class NoteRequired(StoreError):
 
 # --- recording the findings of a check ------------------------------------------------------
 
+
 def _where(finding: object) -> list[object]:
     """Where a finding is beyond the round: a ledger finding's shift and slip (nothing for
     replay's, so that their fingerprints stay what they were)."""
@@ -91,8 +94,17 @@ def key_of(finding: object) -> Key:
     (``bet``, ``expected``, ``recorded`` blank rather than none, the event as a UUID's text)."""
     f = finding
     event = f.event  # type: ignore[attr-defined]
-    return (f.kind, f.round, f.box, f.hand, f.bet or "", (f.expected or "")[:200],  # type: ignore[attr-defined]
-            (f.recorded or "")[:200], str(uuid.UUID(str(event))) if event else None, *_where(f))  # type: ignore[attr-defined]
+    return (
+        f.kind,
+        f.round,
+        f.box,
+        f.hand,
+        f.bet or "",
+        (f.expected or "")[:200],  # type: ignore[attr-defined]
+        (f.recorded or "")[:200],
+        str(uuid.UUID(str(event))) if event else None,
+        *_where(f),
+    )  # type: ignore[attr-defined]
 
 
 def identity(*, stream: str, gaming_day: date | None, key: Key, rank: int) -> str:
@@ -102,19 +114,31 @@ def identity(*, stream: str, gaming_day: date | None, key: Key, rank: int) -> st
     return hashlib.sha256(json.dumps(data, separators=(",", ":")).encode()).hexdigest()
 
 
-def _produced(stream: str, gaming_day: date, findings: Iterable[tuple[object, int | None]]) -> dict[str, tuple[object, int | None]]:
+def _produced(
+    stream: str, gaming_day: date, findings: Iterable[tuple[object, int | None]]
+) -> dict[str, tuple[object, int | None]]:
     """The findings by identity, alike ones told apart by their rank."""
     ranks: Counter[Key] = Counter()
     produced: dict[str, tuple[object, int | None]] = {}
     for finding, version in findings:
         key = key_of(finding)
         ranks[key] += 1
-        produced[identity(stream=stream, gaming_day=gaming_day, key=key, rank=ranks[key])] = (finding, version)
+        produced[identity(stream=stream, gaming_day=gaming_day, key=key, rank=ranks[key])] = (
+            finding,
+            version,
+        )
     return produced
 
 
-def _store(*, stream: str, gaming_day: date | None, produced: dict[str, tuple[object, int | None]],
-           existing: QuerySet[Finding], run: ReplayRun, now: datetime) -> tuple[int, int, int]:
+def _store(
+    *,
+    stream: str,
+    gaming_day: date | None,
+    produced: dict[str, tuple[object, int | None]],
+    existing: QuerySet[Finding],
+    run: ReplayRun,
+    now: datetime,
+) -> tuple[int, int, int]:
     """Add the produced findings not stored yet; mark the stored ones of the scope
     (``existing``) that were not produced superseded by ``run``, and the ones produced
     again current."""
@@ -128,14 +152,30 @@ def _store(*, stream: str, gaming_day: date | None, produced: dict[str, tuple[ob
                 row.message = f.message  # type: ignore[attr-defined]
                 reworded.append(row)
             continue
-        new.append(Finding(
-            fingerprint=print_, identity=print_, kind=f.kind, severity=severity_of(f.kind), stream=stream,  # type: ignore[attr-defined]
-            gaming_day=gaming_day, round=f.round, box=f.box, hand=f.hand, bet=f.bet or "",  # type: ignore[attr-defined]
-            shift=getattr(f, "shift", None) or "", slip=getattr(f, "slip", None) or "",
-            expected=(f.expected or "")[:200], recorded=(f.recorded or "")[:200], message=f.message,  # type: ignore[attr-defined]
-            event_id=uuid.UUID(f.event) if f.event else None, event_version=version,  # type: ignore[attr-defined]
-            run=run, last_seen_run=run, created_at=now,
-        ))
+        new.append(
+            Finding(
+                fingerprint=print_,
+                identity=print_,
+                kind=f.kind,
+                severity=severity_of(f.kind),
+                stream=stream,  # type: ignore[attr-defined]
+                gaming_day=gaming_day,
+                round=f.round,
+                box=f.box,
+                hand=f.hand,
+                bet=f.bet or "",  # type: ignore[attr-defined]
+                shift=getattr(f, "shift", None) or "",
+                slip=getattr(f, "slip", None) or "",
+                expected=(f.expected or "")[:200],
+                recorded=(f.recorded or "")[:200],
+                message=f.message,  # type: ignore[attr-defined]
+                event_id=uuid.UUID(f.event) if f.event else None,
+                event_version=version,  # type: ignore[attr-defined]
+                run=run,
+                last_seen_run=run,
+                created_at=now,
+            )
+        )
     Finding.objects.bulk_create(new, batch_size=1000)
     Finding.objects.bulk_update(reworded, ["message"], batch_size=1000)
     seen = [p for p in produced if p in stored]
@@ -161,12 +201,22 @@ def findings_record(
     findings of the day are theirs). Returns (produced, new, superseded). Runs inside the
     caller's transaction (the replay's)."""
     produced = _produced(stream, gaming_day, findings)
-    existing = Finding.objects.filter(stream=stream, gaming_day=gaming_day, kind__in=kinds_of("engine")).filter(
-        Q(event_version__gte=owned_from) | Q(round__in=list(owned_rounds)) | Q(identity__in=list(produced))
+    existing = Finding.objects.filter(
+        stream=stream, gaming_day=gaming_day, kind__in=kinds_of("engine")
+    ).filter(
+        Q(event_version__gte=owned_from)
+        | Q(round__in=list(owned_rounds))
+        | Q(identity__in=list(produced))
         | Q(event_version__isnull=True, round__isnull=True)
     )
-    return _store(stream=stream, gaming_day=gaming_day, produced=produced, existing=existing, run=run,
-                  now=now or datetime.now(UTC))
+    return _store(
+        stream=stream,
+        gaming_day=gaming_day,
+        produced=produced,
+        existing=existing,
+        run=run,
+        now=now or datetime.now(UTC),
+    )
 
 
 def findings_record_scope(
@@ -196,8 +246,14 @@ def findings_record_scope(
     existing = Finding.objects.filter(stream=stream, gaming_day=gaming_day, kind__in=kinds)
     if shift is not None:
         existing = existing.filter(shift=shift)
-    return _store(stream=stream, gaming_day=gaming_day, produced=produced, existing=existing, run=run,
-                  now=now or datetime.now(UTC))
+    return _store(
+        stream=stream,
+        gaming_day=gaming_day,
+        produced=produced,
+        existing=existing,
+        run=run,
+        now=now or datetime.now(UTC),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,12 +268,21 @@ class IntegrityProblem:
     message: str
 
     def fingerprint(self) -> str:
-        key = ["integrity", self.stream, self.kind, self.version, self.position, self.event_id, self.message]
+        key = [
+            "integrity",
+            self.stream,
+            self.kind,
+            self.version,
+            self.position,
+            self.event_id,
+            self.message,
+        ]
         return hashlib.sha256(json.dumps(key, separators=(",", ":")).encode()).hexdigest()
 
 
-def findings_record_integrity(*, problems: Iterable[IntegrityProblem], now: datetime | None = None,
-                               supersede: bool = True) -> int:
+def findings_record_integrity(
+    *, problems: Iterable[IntegrityProblem], now: datetime | None = None, supersede: bool = True
+) -> int:
     """Store the problems a verification of the store found as findings of a run of
     trigger ``verify`` (on the gaming day it found them); supersede the integrity
     findings it no longer finds. Nothing is written when nothing was found and nothing is
@@ -233,25 +298,58 @@ def findings_record_integrity(*, problems: Iterable[IntegrityProblem], now: date
     if not produced and (not supersede or not current.exists()):
         return 0
     with transaction.atomic():
-        run = ReplayRun.objects.create(mode=ReplayRun.Mode.FULL, trigger="verify", status=ReplayRun.Status.DONE,
-                                       started_at=now, finished_at=now)
-        stored = set(Finding.objects.filter(identity__in=list(produced)).values_list("identity", flat=True))
+        run = ReplayRun.objects.create(
+            mode=ReplayRun.Mode.FULL,
+            trigger="verify",
+            status=ReplayRun.Status.DONE,
+            started_at=now,
+            finished_at=now,
+        )
+        stored = set(
+            Finding.objects.filter(identity__in=list(produced)).values_list("identity", flat=True)
+        )
         day = gaming_day(now)
-        Finding.objects.bulk_create([
-            Finding(fingerprint=print_, identity=print_, kind=p.kind, severity=severity_of(p.kind), stream=p.stream[:64],
-                    gaming_day=day, message=p.message, event_id=uuid.UUID(p.event_id) if p.event_id else None,
-                    event_version=p.version, run=run, last_seen_run=run, created_at=now)
-            for print_, p in produced.items() if print_ not in stored
-        ])
+        Finding.objects.bulk_create(
+            [
+                Finding(
+                    fingerprint=print_,
+                    identity=print_,
+                    kind=p.kind,
+                    severity=severity_of(p.kind),
+                    stream=p.stream[:64],
+                    gaming_day=day,
+                    message=p.message,
+                    event_id=uuid.UUID(p.event_id) if p.event_id else None,
+                    event_version=p.version,
+                    run=run,
+                    last_seen_run=run,
+                    created_at=now,
+                )
+                for print_, p in produced.items()
+                if print_ not in stored
+            ]
+        )
         Finding.objects.filter(identity__in=stored).update(last_seen_run=run, superseded_by=None)
-        gone = current.exclude(identity__in=list(produced)).update(superseded_by=run) if supersede else 0
+        gone = (
+            current.exclude(identity__in=list(produced)).update(superseded_by=run)
+            if supersede
+            else 0
+        )
         new = len(produced) - len(stored)
-        ReplayRun.objects.filter(pk=run.pk).update(findings=len(produced), findings_new=new, findings_superseded=gone)
+        ReplayRun.objects.filter(pk=run.pk).update(
+            findings=len(produced), findings_new=new, findings_superseded=gone
+        )
     return new
 
 
-def findings_record_feed(*, stream: str, subscriber: str, finding: object | None, version: int | None,
-                         now: datetime | None = None) -> None:
+def findings_record_feed(
+    *,
+    stream: str,
+    subscriber: str,
+    finding: object | None,
+    version: int | None,
+    now: datetime | None = None,
+) -> None:
     """Store the finding of a table that the feed's subscriber ``subscriber`` set aside
     (``stream_set_aside``, owner ``feed``; its ``expected`` names the subscriber), or with
     ``finding`` None supersede the current one (the table was taken back). Under a run of
@@ -260,26 +358,57 @@ def findings_record_feed(*, stream: str, subscriber: str, finding: object | None
     kinds = kinds_of("feed")
     if finding is not None and finding.kind not in kinds:  # type: ignore[attr-defined]
         raise ValueError(f"feed does not report {finding.kind}")  # type: ignore[attr-defined]
-    current = Finding.objects.filter(stream=stream, gaming_day__isnull=True, kind__in=kinds, expected=subscriber,
-                                     superseded_by__isnull=True)
+    current = Finding.objects.filter(
+        stream=stream,
+        gaming_day__isnull=True,
+        kind__in=kinds,
+        expected=subscriber,
+        superseded_by__isnull=True,
+    )
     if finding is None and not current.exists():
         return
     with transaction.atomic():
-        run = ReplayRun.objects.create(mode=ReplayRun.Mode.FULL, trigger="feed", stream=stream,
-                                       status=ReplayRun.Status.DONE, started_at=now, finished_at=now)
-        existing = Finding.objects.filter(stream=stream, gaming_day__isnull=True, kind__in=kinds, expected=subscriber)
-        produced = {} if finding is None else {
-            identity(stream=stream, gaming_day=None, key=key_of(finding), rank=1): (finding, version)}
-        found, new, gone = _store(stream=stream, gaming_day=None, produced=produced, existing=existing, run=run, now=now)
-        ReplayRun.objects.filter(pk=run.pk).update(findings=found, findings_new=new, findings_superseded=gone)
+        run = ReplayRun.objects.create(
+            mode=ReplayRun.Mode.FULL,
+            trigger="feed",
+            stream=stream,
+            status=ReplayRun.Status.DONE,
+            started_at=now,
+            finished_at=now,
+        )
+        existing = Finding.objects.filter(
+            stream=stream, gaming_day__isnull=True, kind__in=kinds, expected=subscriber
+        )
+        produced = (
+            {}
+            if finding is None
+            else {
+                identity(stream=stream, gaming_day=None, key=key_of(finding), rank=1): (
+                    finding,
+                    version,
+                )
+            }
+        )
+        found, new, gone = _store(
+            stream=stream, gaming_day=None, produced=produced, existing=existing, run=run, now=now
+        )
+        ReplayRun.objects.filter(pk=run.pk).update(
+            findings=found, findings_new=new, findings_superseded=gone
+        )
 
 
 # --- people's actions -----------------------------------------------------------------------
 
 # status -> the statuses it may move to, and the event type of each move
 _MOVES = {
-    Finding.Status.OPEN: {Finding.Status.ACKNOWLEDGED: "finding.acknowledged", Finding.Status.RESOLVED: "finding.resolved"},
-    Finding.Status.ACKNOWLEDGED: {Finding.Status.RESOLVED: "finding.resolved", Finding.Status.OPEN: "finding.reopened"},
+    Finding.Status.OPEN: {
+        Finding.Status.ACKNOWLEDGED: "finding.acknowledged",
+        Finding.Status.RESOLVED: "finding.resolved",
+    },
+    Finding.Status.ACKNOWLEDGED: {
+        Finding.Status.RESOLVED: "finding.resolved",
+        Finding.Status.OPEN: "finding.reopened",
+    },
     Finding.Status.RESOLVED: {Finding.Status.OPEN: "finding.reopened"},
 }
 
@@ -288,16 +417,28 @@ def username_of(user: object) -> str:
     return getattr(user, "get_username", lambda: str(user))()
 
 
-def server_event_append(*, stream: str, type: str, payload: dict[str, object], user: object,
-                        now: datetime) -> Event:
+def server_event_append(
+    *, stream: str, type: str, payload: dict[str, object], user: object, now: datetime
+) -> Event:
     """Append one event to one of the server's own streams (``audit.findings``,
     ``audit.alerts``) at its head, as done by ``user`` (actor ``user:<name>``, source
     ``back-office``). Call it inside :func:`server_change`, which tries again when
     another change took the stream's next version first."""
-    event = NewEvent(id=uuid.uuid4(), type=type, occurred_at=now, actor=f"user:{username_of(user)}"[:128],
-                     source="back-office", payload=payload)
-    return events_append(stream=stream, expected_version=stream_version(stream), events=[event], now=now,
-                         principal=f"user:{username_of(user)}"[:160])[0]
+    event = NewEvent(
+        id=uuid.uuid4(),
+        type=type,
+        occurred_at=now,
+        actor=f"user:{username_of(user)}"[:128],
+        source="back-office",
+        payload=payload,
+    )
+    return events_append(
+        stream=stream,
+        expected_version=stream_version(stream),
+        events=[event],
+        now=now,
+        principal=f"user:{username_of(user)}"[:160],
+    )[0]
 
 
 def server_change(work: Callable[[], T]) -> T:
@@ -315,7 +456,9 @@ def server_change(work: Callable[[], T]) -> T:
     raise AssertionError("unreachable")
 
 
-def _change(*, finding_id: int, to: str, user: object, note: str | None, now: datetime | None) -> Finding:
+def _change(
+    *, finding_id: int, to: str, user: object, note: str | None, now: datetime | None
+) -> Finding:
     require_person(user, "audit.change_finding", "acknowledge, resolve or reopen a finding")
     username = username_of(user)
     note = (note or "").strip() or None
@@ -329,9 +472,18 @@ def _change(*, finding_id: int, to: str, user: object, note: str | None, now: da
         if to not in moves:
             raise FindingError(f"Finding {finding.pk} is {finding.status}; it cannot become {to}.")
         stored = server_event_append(
-            stream=FINDINGS_STREAM, type=moves[to], user=user, now=when,
-            payload={"finding": finding.fingerprint, "table": finding.stream, "kind": finding.kind,
-                     "previous": finding.status, "by": username, "note": note},
+            stream=FINDINGS_STREAM,
+            type=moves[to],
+            user=user,
+            now=when,
+            payload={
+                "finding": finding.fingerprint,
+                "table": finding.stream,
+                "kind": finding.kind,
+                "previous": finding.status,
+                "by": username,
+                "note": note,
+            },
         )
         # the row as its events make it: the same fold verify checks it by
         for name, value in status_applied({}, stored).items():
@@ -346,10 +498,18 @@ def _change(*, finding_id: int, to: str, user: object, note: str | None, now: da
 
 # the row's fields that its events in audit.findings make, and what they are before any
 STATUS_FIELDS = ("status", "note", "status_changed_by", "status_changed_at", "status_event_version")
-UNTOUCHED: dict[str, object] = {"status": Finding.Status.OPEN, "note": "", "status_changed_by": "",
-                                "status_changed_at": None, "status_event_version": None}
-_STATUS_OF = {"finding.acknowledged": Finding.Status.ACKNOWLEDGED, "finding.resolved": Finding.Status.RESOLVED,
-              "finding.reopened": Finding.Status.OPEN}
+UNTOUCHED: dict[str, object] = {
+    "status": Finding.Status.OPEN,
+    "note": "",
+    "status_changed_by": "",
+    "status_changed_at": None,
+    "status_event_version": None,
+}
+_STATUS_OF = {
+    "finding.acknowledged": Finding.Status.ACKNOWLEDGED,
+    "finding.resolved": Finding.Status.RESOLVED,
+    "finding.reopened": Finding.Status.OPEN,
+}
 
 
 def status_applied(fields: dict[str, object], event: Event) -> dict[str, object]:
@@ -357,9 +517,14 @@ def status_applied(fields: dict[str, object], event: Event) -> dict[str, object]
     ``.resolved``, ``.reopened``): the status it moved to, the note, who and when, and
     the event's version."""
     payload = event.payload
-    return {**fields, "status": _STATUS_OF[event.type], "note": payload.get("note") or "",
-            "status_changed_by": payload.get("by") or "", "status_changed_at": event.occurred_at,
-            "status_event_version": event.version}
+    return {
+        **fields,
+        "status": _STATUS_OF[event.type],
+        "note": payload.get("note") or "",
+        "status_changed_by": payload.get("by") or "",
+        "status_changed_at": event.occurred_at,
+        "status_event_version": event.version,
+    }
 
 
 def statuses_from_events() -> dict[str, dict[str, object]]:
@@ -385,36 +550,57 @@ def _described(finding: Finding) -> str:
 
 
 FINDING_STATUS = Derived(
-    name="finding", model=Finding, fields=STATUS_FIELDS, derive=statuses_from_events,
-    key=lambda finding: finding.fingerprint, describe=_described,
-    describe_key=lambda fingerprint: f"with fingerprint {str(fingerprint)[:12]}", unevented=UNTOUCHED,
+    name="finding",
+    model=Finding,
+    fields=STATUS_FIELDS,
+    derive=statuses_from_events,
+    key=lambda finding: finding.fingerprint,
+    describe=_described,
+    describe_key=lambda fingerprint: f"with fingerprint {str(fingerprint)[:12]}",
+    unevented=UNTOUCHED,
     candidates=_acted_on,
 )
 
 
-def finding_acknowledge(*, finding_id: int, user: object, note: str | None = None, now: datetime | None = None) -> Finding:
+def finding_acknowledge(
+    *, finding_id: int, user: object, note: str | None = None, now: datetime | None = None
+) -> Finding:
     """Someone is looking into it. An event ``finding.acknowledged`` records who and why."""
-    return _change(finding_id=finding_id, to=Finding.Status.ACKNOWLEDGED, user=user, note=note, now=now)
+    return _change(
+        finding_id=finding_id, to=Finding.Status.ACKNOWLEDGED, user=user, note=note, now=now
+    )
 
 
-def finding_resolve(*, finding_id: int, user: object, note: str, now: datetime | None = None) -> Finding:
+def finding_resolve(
+    *, finding_id: int, user: object, note: str, now: datetime | None = None
+) -> Finding:
     """Dealt with; the note says how (required). An event ``finding.resolved``."""
     return _change(finding_id=finding_id, to=Finding.Status.RESOLVED, user=user, note=note, now=now)
 
 
-def finding_reopen(*, finding_id: int, user: object, note: str | None = None, now: datetime | None = None) -> Finding:
+def finding_reopen(
+    *, finding_id: int, user: object, note: str | None = None, now: datetime | None = None
+) -> Finding:
     """Back to open. An event ``finding.reopened``."""
     return _change(finding_id=finding_id, to=Finding.Status.OPEN, user=user, note=note, now=now)
 
 
 # what a person may do to a finding, by name (the admin's forms and actions)
 ACTIONS: dict[str, Callable[..., Finding]] = {
-    "acknowledge": finding_acknowledge, "resolve": finding_resolve, "reopen": finding_reopen,
+    "acknowledge": finding_acknowledge,
+    "resolve": finding_resolve,
+    "reopen": finding_reopen,
 }
 
 
-def findings_change_bulk(*, action: str, finding_ids: Iterable[int], user: object, note: str | None = None,
-                         now: datetime | None = None) -> tuple[list[Finding], list[tuple[int, str]]]:
+def findings_change_bulk(
+    *,
+    action: str,
+    finding_ids: Iterable[int],
+    user: object,
+    note: str | None = None,
+    now: datetime | None = None,
+) -> tuple[list[Finding], list[tuple[int, str]]]:
     """Acknowledge, resolve or reopen several findings (the admin's bulk actions): each in
     its own transaction with its own event, so one that may not change (already
     acknowledged, resolved without a note) is reported and the others go through.
@@ -429,14 +615,22 @@ def findings_change_bulk(*, action: str, finding_ids: Iterable[int], user: objec
     return done, refused
 
 
-def findings_acknowledge_bulk(*, finding_ids: Iterable[int], user: object, note: str | None = None,
-                              now: datetime | None = None) -> tuple[list[Finding], list[tuple[int, str]]]:
+def findings_acknowledge_bulk(
+    *,
+    finding_ids: Iterable[int],
+    user: object,
+    note: str | None = None,
+    now: datetime | None = None,
+) -> tuple[list[Finding], list[tuple[int, str]]]:
     """Acknowledge several findings (:func:`findings_change_bulk`). Returns
     (acknowledged, [(id, why not)])."""
-    return findings_change_bulk(action="acknowledge", finding_ids=finding_ids, user=user, note=note, now=now)
+    return findings_change_bulk(
+        action="acknowledge", finding_ids=finding_ids, user=user, note=note, now=now
+    )
 
 
 # --- reads (selectors) -----------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class TrailStep:
@@ -452,22 +646,43 @@ class TrailStep:
 
 def finding_trail(finding: Finding) -> list[TrailStep]:
     """Every status change of ``finding``, oldest first: who, when, from what, and why."""
-    events = Event.objects.filter(stream=FINDINGS_STREAM, payload__finding=finding.fingerprint).order_by("version")
+    events = Event.objects.filter(
+        stream=FINDINGS_STREAM, payload__finding=finding.fingerprint
+    ).order_by("version")
     return [
-        TrailStep(at=e.occurred_at, by=e.payload.get("by", ""), action=e.type.removeprefix("finding."),
-                  previous=e.payload.get("previous", ""), note=e.payload.get("note") or "", version=e.version)
+        TrailStep(
+            at=e.occurred_at,
+            by=e.payload.get("by", ""),
+            action=e.type.removeprefix("finding."),
+            previous=e.payload.get("previous", ""),
+            note=e.payload.get("note") or "",
+            version=e.version,
+        )
         for e in events
     ]
 
 
-def findings_list(*, table: str | None = None, day: date | None = None, kind: str | None = None,
-                  severity: str | None = None, status: str | None = None, round: int | None = None,
-                  superseded: bool | None = False) -> QuerySet[Finding]:
+def findings_list(
+    *,
+    table: str | None = None,
+    day: date | None = None,
+    kind: str | None = None,
+    severity: str | None = None,
+    status: str | None = None,
+    round: int | None = None,
+    superseded: bool | None = False,
+) -> QuerySet[Finding]:
     """Findings by table, day, kind, severity, status; current ones only unless
     ``superseded`` is True (only superseded) or None (both)."""
     filters: dict[str, object] = {}
-    for name, value in (("stream", table), ("gaming_day", day), ("kind", kind), ("severity", severity),
-                        ("status", status), ("round", round)):
+    for name, value in (
+        ("stream", table),
+        ("gaming_day", day),
+        ("kind", kind),
+        ("severity", severity),
+        ("status", status),
+        ("round", round),
+    ):
         if value is not None:
             filters[name] = value
     findings = Finding.objects.filter(**filters)

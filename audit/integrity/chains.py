@@ -13,6 +13,7 @@ detached, regulator.archive) is checked from the last archived version: the late
 (:func:`archived_starts`). A stream missing its first versions with no detach recorded
 over them is still ``bad_start``.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -29,13 +30,32 @@ from audit.store.partitions import DETACH_STREAM, DETACHED, KEY_TABLE, keyed
 from audit.store.seals import seal_holds
 from audit.store.streams import envelope_of
 
-__all__ = ["Archived", "Problem", "Report", "archived_heads", "archived_starts", "chain_state", "last_detach_of",
-           "verify_chains"]
+__all__ = [
+    "Archived",
+    "Problem",
+    "Report",
+    "archived_heads",
+    "archived_starts",
+    "chain_state",
+    "last_detach_of",
+    "verify_chains",
+]
 
 # the columns in the order of Envelope's fields, so that a row is an Envelope's arguments
 _COLUMNS = (
-    "event_id", "stream", "version", "type", "schema_version", "occurred_at", "recorded_at",
-    "actor", "source", "payload", "prev_hash", "hash", "position",
+    "event_id",
+    "stream",
+    "version",
+    "type",
+    "schema_version",
+    "occurred_at",
+    "recorded_at",
+    "actor",
+    "source",
+    "payload",
+    "prev_hash",
+    "hash",
+    "position",
 )
 
 
@@ -62,11 +82,17 @@ def archived_heads() -> dict[str, tuple[int, str]]:
     """Every stream's archived head - its last version detached and that event's hash -
     as the latest detach recorded it (each detach carries the earlier ones' forward, so
     the latest says it for the whole record); empty when nothing was ever detached."""
-    payload = (Event.objects.filter(stream=DETACH_STREAM, type=DETACHED).order_by("-version")
-               .values_list("payload", flat=True).first())
+    payload = (
+        Event.objects.filter(stream=DETACH_STREAM, type=DETACHED)
+        .order_by("-version")
+        .values_list("payload", flat=True)
+        .first()
+    )
     if payload is None:
         return {}
-    return {stream: (int(version), digest) for stream, (version, digest) in payload["archived"].items()}
+    return {
+        stream: (int(version), digest) for stream, (version, digest) in payload["archived"].items()
+    }
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,13 +109,21 @@ class Archived:
 
 def last_detach_of(stream: str) -> Archived | None:
     """The latest recorded detach that took events of ``stream`` (None: none did)."""
-    detaches = (Event.objects.filter(stream=DETACH_STREAM, type=DETACHED).order_by("-version")
-                .values_list("payload", flat=True))
+    detaches = (
+        Event.objects.filter(stream=DETACH_STREAM, type=DETACHED)
+        .order_by("-version")
+        .values_list("payload", flat=True)
+    )
     for payload in detaches.iterator(chunk_size=100):
         span = payload["streams"].get(stream)
         if span is not None:
-            return Archived(payload["day"], payload["partition"], int(span[0]), int(span[1]),
-                            payload["package_sha256"])
+            return Archived(
+                payload["day"],
+                payload["partition"],
+                int(span[0]),
+                int(span[1]),
+                payload["package_sha256"],
+            )
     return None
 
 
@@ -103,18 +137,31 @@ def archived_starts(stream: str | None = None) -> tuple[dict[str, tuple[int, str
     if not recorded or not keyed(connection):
         return recorded, []
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT k.stream, k.hash FROM {KEY_TABLE} k JOIN unnest(%s::text[], %s::bigint[]) "
-                       "AS a(stream, version) ON k.stream = a.stream AND k.version = a.version",
-                       [list(recorded), [version for version, _ in recorded.values()]])
+        cursor.execute(
+            f"SELECT k.stream, k.hash FROM {KEY_TABLE} k JOIN unnest(%s::text[], %s::bigint[]) "
+            "AS a(stream, version) ON k.stream = a.stream AND k.version = a.version",
+            [list(recorded), [version for version, _ in recorded.values()]],
+        )
         keys = dict(cursor.fetchall())
     starts, problems = {}, []
     for name, (version, digest) in recorded.items():
         stored = keys.get(name)
         starts[name] = (version, stored or digest)
         if stored != digest:
-            problems.append(Problem(name, version, None, "", "head_mismatch", (
-                f"its archived version {version} has hash {digest[:12]}... as its detach recorded it, but "
-                + ("no key" if stored is None else f"{stored[:12]}...") + " in the key table")))
+            problems.append(
+                Problem(
+                    name,
+                    version,
+                    None,
+                    "",
+                    "head_mismatch",
+                    (
+                        f"its archived version {version} has hash {digest[:12]}... as its detach recorded it, but "
+                        + ("no key" if stored is None else f"{stored[:12]}...")
+                        + " in the key table"
+                    ),
+                )
+            )
     return starts, problems
 
 
@@ -127,7 +174,10 @@ WRONG_KEY = (
 
 
 def _envelopes(
-    stream: str | None, since: datetime | None, chunk_size: int, progress: Callable[[int], None] | None,
+    stream: str | None,
+    since: datetime | None,
+    chunk_size: int,
+    progress: Callable[[int], None] | None,
     unsealed: list[Problem],
 ) -> Iterator[Envelope]:
     """The rows as envelopes; each row's server seal is checked on the way. Every row must
@@ -142,7 +192,9 @@ def _envelopes(
     found: dict[str, list[Any]] = {}  # stream -> [its first unsealed row's problem, how many rows]
     held = False  # a seal held: the key is right, whatever else fails
     missing = False  # a row without any seal: a forger's (or an old row), not a wrong key
-    for count, row in enumerate(rows.values_list(*_COLUMNS, "principal", "seal").iterator(chunk_size=chunk_size), start=1):
+    for count, row in enumerate(
+        rows.values_list(*_COLUMNS, "principal", "seal").iterator(chunk_size=chunk_size), start=1
+    ):
         envelope = Envelope(*row[:13])
         principal, seal = row[13], row[14]
         if seal_holds(envelope.hash, principal, seal):
@@ -153,17 +205,35 @@ def _envelopes(
             if name in found:
                 found[name][1] += 1
             else:
-                found[name] = [Problem(name, envelope.version, envelope.position, str(envelope.id), "unsealed", (
-                    "it has no server seal (a row written past the store)" if not seal
-                    else f"its server seal does not hold for its hash and principal {principal!r}")), 1]
+                found[name] = [
+                    Problem(
+                        name,
+                        envelope.version,
+                        envelope.position,
+                        str(envelope.id),
+                        "unsealed",
+                        (
+                            "it has no server seal (a row written past the store)"
+                            if not seal
+                            else f"its server seal does not hold for its hash and principal {principal!r}"
+                        ),
+                    ),
+                    1,
+                ]
         yield envelope
         if progress is not None and count % chunk_size == 0:
             progress(chunk_size)
     wrong_key = bool(found) and not held and not missing
     for problem, many in found.values():
-        more = f"; {many - 1:,} more of the stream's events have none that holds" if many > 1 else ""
+        more = (
+            f"; {many - 1:,} more of the stream's events have none that holds" if many > 1 else ""
+        )
         # not one seal holds anywhere: the likelier cause is the key, not a forger in every stream
-        unsealed.append(dataclasses.replace(problem, detail=problem.detail + more + (WRONG_KEY if wrong_key else "")))
+        unsealed.append(
+            dataclasses.replace(
+                problem, detail=problem.detail + more + (WRONG_KEY if wrong_key else "")
+            )
+        )
 
 
 def verify_chains(
@@ -182,8 +252,12 @@ def verify_chains(
         heads = {name: head for name, head in heads.items() if name == stream}
     unsealed: list[Problem] = []
     starts, disagreeing = archived_starts(stream)
-    report = verify(_envelopes(stream, since, chunk_size, progress, unsealed),
-                    start=_anchor(since) if since else None, heads=heads, starts=starts)
+    report = verify(
+        _envelopes(stream, since, chunk_size, progress, unsealed),
+        start=_anchor(since) if since else None,
+        heads=heads,
+        starts=starts,
+    )
     return Report(report.streams, report.events, report.problems + unsealed + disagreeing)
 
 

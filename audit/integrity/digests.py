@@ -35,6 +35,7 @@ last head was signed - until the next head covers it. The signer keeps that wind
 about ``DIGEST_INTERVAL_MS``; the seal of each row (:mod:`audit.store.seals`) names a forged one
 even there.
 """
+
 from __future__ import annotations
 
 import json
@@ -79,14 +80,19 @@ class Unpublished(Exception):
     """A head was signed and stored, but a publisher did not keep it (each line says which
     and why); ``sth`` and ``stored`` are the head and its event."""
 
-    def __init__(self, sth: signing.SignedTreeHead, stored: Event | None, failed: list[str]) -> None:
+    def __init__(
+        self, sth: signing.SignedTreeHead, stored: Event | None, failed: list[str]
+    ) -> None:
         super().__init__("; ".join(failed))
         self.sth, self.stored, self.failed = sth, stored, failed
 
 
 # --- the tree -----------------------------------------------------------------------------------
 
-def _rows_after(position: int, upto: int | None = None, *, limit: int | None = None) -> Iterator[Row]:
+
+def _rows_after(
+    position: int, upto: int | None = None, *, limit: int | None = None
+) -> Iterator[Row]:
     """The leaves' rows (position, stream, version, hash, seal) after ``position`` in position
     order: the events', and where days were detached (PostgreSQL) the detached events'
     kept in ``audit_event_detached``, merged in their places."""
@@ -109,8 +115,10 @@ def _detached_after(position: int, upto: int | None) -> bool:
     if not has_leaves(connection):
         return False
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT EXISTS (SELECT FROM {LEAVES} WHERE position > %s AND position <= %s)",
-                       [position, MAX_POSITION if upto is None else upto])
+        cursor.execute(
+            f"SELECT EXISTS (SELECT FROM {LEAVES} WHERE position > %s AND position <= %s)",
+            [position, MAX_POSITION if upto is None else upto],
+        )
         return bool(cursor.fetchone()[0])
 
 
@@ -118,10 +126,12 @@ def _rows_with_detached(position: int, upto: int | None, limit: int | None) -> I
     """:func:`_rows_after` over the events and the detached leaves, through a server-side
     cursor (a Merge Append of the two primary keys' index scans)."""
     bound = [position, MAX_POSITION if upto is None else upto]
-    sql = (f"SELECT position, stream, version, hash, seal FROM {Event._meta.db_table} WHERE position > %s "
-           f"AND position <= %s UNION ALL SELECT position, stream, version, hash, seal FROM {LEAVES} "
-           "WHERE position > %s AND position <= %s "
-           "ORDER BY position" + (" LIMIT %s" if limit is not None else ""))
+    sql = (
+        f"SELECT position, stream, version, hash, seal FROM {Event._meta.db_table} WHERE position > %s "
+        f"AND position <= %s UNION ALL SELECT position, stream, version, hash, seal FROM {LEAVES} "
+        "WHERE position > %s AND position <= %s "
+        "ORDER BY position" + (" LIMIT %s" if limit is not None else "")
+    )
     cursor = connection.chunked_cursor()
     try:
         cursor.execute(sql, bound + bound + ([limit] if limit is not None else []))
@@ -133,8 +143,14 @@ def _rows_with_detached(position: int, upto: int | None, limit: int | None) -> I
 
 def _leaf(row: Row, leaf_format: int = merkle.LEAF_FORMAT) -> bytes:
     position, stream, version, digest, seal = row
-    return merkle.event_leaf(stream=stream, version=version, position=position, event_hash=digest, seal=seal,
-                             leaf_format=leaf_format)
+    return merkle.event_leaf(
+        stream=stream,
+        version=version,
+        position=position,
+        event_hash=digest,
+        seal=seal,
+        leaf_format=leaf_format,
+    )
 
 
 def tree_state() -> MerkleState:
@@ -150,9 +166,13 @@ def _block_start(index: int) -> int:
     """The position before block ``index``'s first leaf (0 for the first block)."""
     if index == 0:
         return 0
-    before = MerkleBlock.objects.filter(index=index - 1).values_list("last_position", flat=True).first()
+    before = (
+        MerkleBlock.objects.filter(index=index - 1).values_list("last_position", flat=True).first()
+    )
     if before is None:
-        raise DigestError(f"the tree's block {index - 1} is missing: run manage.py digest --rebuild")
+        raise DigestError(
+            f"the tree's block {index - 1} is missing: run manage.py digest --rebuild"
+        )
     return before
 
 
@@ -166,8 +186,11 @@ def tree_advance(upto: int | None = None) -> MerkleState:
         streams = dict(state.streams)
         block_index = state.size // BLOCK
         # the leaves of the block in progress, re-read: a block's root is saved when it fills
-        pending = [_leaf(row) for row in _rows_after(_block_start(block_index), limit=state.size % BLOCK)] \
-            if state.size % BLOCK else []
+        pending = (
+            [_leaf(row) for row in _rows_after(_block_start(block_index), limit=state.size % BLOCK)]
+            if state.size % BLOCK
+            else []
+        )
         first_position = None
         position = state.position
         blocks = []
@@ -182,8 +205,14 @@ def tree_advance(upto: int | None = None) -> MerkleState:
             if len(pending) == BLOCK:
                 if first_position is None:  # the block began before this run
                     first_position = _first_position_of_block(block_index)
-                blocks.append(MerkleBlock(index=block_index, first_position=first_position, last_position=position,
-                                          hash=merkle.root_of(pending).hex()))
+                blocks.append(
+                    MerkleBlock(
+                        index=block_index,
+                        first_position=first_position,
+                        last_position=position,
+                        hash=merkle.root_of(pending).hex(),
+                    )
+                )
                 block_index += 1
                 pending = []
                 first_position = None
@@ -191,7 +220,10 @@ def tree_advance(upto: int | None = None) -> MerkleState:
             return state
         with transaction.atomic():
             moved = MerkleState.objects.filter(name=state.name, size=state.size).update(
-                size=frontier.size, position=position, streams=streams, updated_at=datetime.now(UTC),
+                size=frontier.size,
+                position=position,
+                streams=streams,
+                updated_at=datetime.now(UTC),
                 frontier=[[n, h.hex()] for n, h in frontier.perfect_subtrees()],
             )
             if not moved:
@@ -230,9 +262,13 @@ def subtree(start: int, end: int, leaves: Callable[[int, int], list[bytes]] = _l
     if size <= BLOCK or start % BLOCK or size % BLOCK or size & (size - 1):
         if size > BLOCK:
             k = merkle.split_point(size)
-            return merkle.node_hash(subtree(start, start + k, leaves), subtree(start + k, end, leaves))
+            return merkle.node_hash(
+                subtree(start, start + k, leaves), subtree(start + k, end, leaves)
+            )
         return merkle.root_of(leaves(start, end))
-    hashes = MerkleBlock.objects.filter(index__gte=start // BLOCK, index__lt=end // BLOCK).order_by("index")
+    hashes = MerkleBlock.objects.filter(index__gte=start // BLOCK, index__lt=end // BLOCK).order_by(
+        "index"
+    )
     roots = [bytes.fromhex(h) for h in hashes.values_list("hash", flat=True)]
     if len(roots) != size // BLOCK:
         return merkle.root_of(leaves(start, end))
@@ -252,12 +288,13 @@ def subtrees() -> merkle.Subtrees:
         need = end - block * BLOCK
         if len(read.get(block, ())) < need:
             read[block] = [_leaf(row) for row in _rows_after(_block_start(block), limit=need)]
-        return read[block][start - block * BLOCK:need]
+        return read[block][start - block * BLOCK : need]
 
     return lambda start, end: subtree(start, end, leaves)
 
 
 # --- keys ---------------------------------------------------------------------------------------
+
 
 def signing_key() -> signing.Ed25519PrivateKey:
     """The key in ``DIGEST_SIGNING_KEY``. In development (DEBUG) a missing one is made;
@@ -265,7 +302,9 @@ def signing_key() -> signing.Ed25519PrivateKey:
     path = Path(settings.DIGEST_SIGNING_KEY)
     if not path.exists():
         if not settings.DEBUG:
-            raise DigestError(f"DIGEST_SIGNING_KEY {path} does not exist: make one with manage.py digest --new-key {path}")
+            raise DigestError(
+                f"DIGEST_SIGNING_KEY {path} does not exist: make one with manage.py digest --new-key {path}"
+            )
         write_new_key(path)
     try:
         return signing.load_private_key(path.read_bytes())
@@ -301,14 +340,18 @@ def trusted_keys() -> dict[str, signing.Ed25519PublicKey]:
 
 # --- signing ------------------------------------------------------------------------------------
 
+
 def _head_of(payload: dict[str, Any]) -> signing.SignedTreeHead:
     return signing.SignedTreeHead.from_dict(payload)
 
 
 def latest_signed(*, leaf_format: int | None = None) -> signing.SignedTreeHead | None:
     """The latest stored head (of ``leaf_format``'s leaves only, when given)."""
-    payloads = (Event.objects.filter(stream=DIGEST_STREAM, type="digest.signed")
-                .order_by("-version").values_list("payload", flat=True))
+    payloads = (
+        Event.objects.filter(stream=DIGEST_STREAM, type="digest.signed")
+        .order_by("-version")
+        .values_list("payload", flat=True)
+    )
     if leaf_format is None:
         payload = payloads.first()
         return None if payload is None else _head_of(payload)
@@ -318,7 +361,9 @@ def latest_signed(*, leaf_format: int | None = None) -> signing.SignedTreeHead |
     return None
 
 
-def digest_sign(*, now: datetime | None = None, strict: bool = False) -> tuple[signing.SignedTreeHead, Event]:
+def digest_sign(
+    *, now: datetime | None = None, strict: bool = False
+) -> tuple[signing.SignedTreeHead, Event]:
     """Bring the tree up to the feed's head, sign it, append the head and publish it. A
     publisher that fails is logged; with ``strict``, :class:`Unpublished` is raised
     after every publisher was tried (the head is signed and stored all the same)."""
@@ -344,8 +389,13 @@ def published_heads() -> list[signing.SignedTreeHead]:
     return heads
 
 
-def _sign(*, now: datetime | None, strict: bool, store: bool, known: Sequence[signing.SignedTreeHead] | None = None
-          ) -> tuple[signing.SignedTreeHead, Event | None, int]:
+def _sign(
+    *,
+    now: datetime | None,
+    strict: bool,
+    store: bool,
+    known: Sequence[signing.SignedTreeHead] | None = None,
+) -> tuple[signing.SignedTreeHead, Event | None, int]:
     """:func:`digest_sign`, and the position of the head's last leaf; with ``store`` false
     the head is only handed to the publishers as their latest (the signer's heads between
     two it stores: the record keeps one ``DIGEST_EVERY_SECONDS``). The new head must
@@ -364,34 +414,67 @@ def _sign(*, now: datetime | None, strict: bool, store: bool, known: Sequence[si
         latest = latest_signed()
         # the head this one grew from: the latest of its leaf format (the first head of a
         # format names none - no consistency proof joins trees of two formats)
-        stored = latest if latest is None or latest.leaf_format == merkle.LEAF_FORMAT else \
-            latest_signed(leaf_format=merkle.LEAF_FORMAT)
-        earlier = [head for head in (stored, *known) if head is not None and head.leaf_format == merkle.LEAF_FORMAT]
+        stored = (
+            latest
+            if latest is None or latest.leaf_format == merkle.LEAF_FORMAT
+            else latest_signed(leaf_format=merkle.LEAF_FORMAT)
+        )
+        earlier = [
+            head
+            for head in (stored, *known)
+            if head is not None and head.leaf_format == merkle.LEAF_FORMAT
+        ]
         root = _frontier(state).root
         proofs = subtrees()
         for head in earlier:
             if head.size > state.size or not merkle.verify_consistency(
-                    head.size, state.size, head.root, root, merkle.consistency_proof(head.size, state.size, proofs)):
+                head.size,
+                state.size,
+                head.root,
+                root,
+                merkle.consistency_proof(head.size, state.size, proofs),
+            ):
                 raise DigestError(
                     f"the record does not extend the signed head of {head.size:,} events of "
                     f"{format_timestamp(head.timestamp)}: events it covers were removed or changed; not signing over "
-                    "them (manage.py verify names what)")
+                    "them (manage.py verify names what)"
+                )
         previous = max(earlier, key=lambda head: head.size, default=None)
         streams = {name: (version, digest) for name, (version, digest) in state.streams.items()}
-        sth = signing.sign_head(merkle.TreeHead(state.size, root), timestamp=now, private_key=key, streams=streams,
-                                leaf_format=merkle.LEAF_FORMAT)
-        consistency = [] if previous is None else merkle.consistency_proof(previous.size, state.size, proofs)
-        proof = {"previous_size": previous.size if previous else None,
-                 "previous_root": previous.root.hex() if previous else None,
-                 "consistency": [node.hex() for node in consistency]}
+        sth = signing.sign_head(
+            merkle.TreeHead(state.size, root),
+            timestamp=now,
+            private_key=key,
+            streams=streams,
+            leaf_format=merkle.LEAF_FORMAT,
+        )
+        consistency = (
+            [] if previous is None else merkle.consistency_proof(previous.size, state.size, proofs)
+        )
+        proof = {
+            "previous_size": previous.size if previous else None,
+            "previous_root": previous.root.hex() if previous else None,
+            "consistency": [node.hex() for node in consistency],
+        }
         event = None
         if store:
             try:
-                event = events_append(principal="server:digest", stream=DIGEST_STREAM,
-                                      expected_version=stream_version(DIGEST_STREAM), now=now,
-                                      events=[NewEvent(id=uuid.uuid4(), type="digest.signed",
-                                                       payload={**sth.as_dict(), **proof}, occurred_at=now,
-                                                       actor="server:digest", source="back-office")])[0]
+                event = events_append(
+                    principal="server:digest",
+                    stream=DIGEST_STREAM,
+                    expected_version=stream_version(DIGEST_STREAM),
+                    now=now,
+                    events=[
+                        NewEvent(
+                            id=uuid.uuid4(),
+                            type="digest.signed",
+                            payload={**sth.as_dict(), **proof},
+                            occurred_at=now,
+                            actor="server:digest",
+                            source="back-office",
+                        )
+                    ],
+                )[0]
             except VersionConflict:
                 continue
         unpublished = publish(sth, key.public_key(), proof, archive=store)
@@ -401,8 +484,13 @@ def _sign(*, now: datetime | None, strict: bool, store: bool, known: Sequence[si
     raise DigestError("another signer kept appending heads; try again")
 
 
-def publish(sth: signing.SignedTreeHead, public_key: signing.Ed25519PublicKey,
-            proof: dict[str, Any] | None = None, *, archive: bool = True) -> list[str]:
+def publish(
+    sth: signing.SignedTreeHead,
+    public_key: signing.Ed25519PublicKey,
+    proof: dict[str, Any] | None = None,
+    *,
+    archive: bool = True,
+) -> list[str]:
     """Hand the head, with its public key (and the consistency proof from the head before
     it), to every publisher (:mod:`audit.integrity.publishers`), as their latest and, with
     ``archive``, kept apart too. Returns what failed, one line each: a publisher that
@@ -435,6 +523,7 @@ def read_head_file(path: str | Path) -> signing.SignedTreeHead:
 
 # --- checking -----------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True, slots=True)
 class HeadProblem:
     detail: str
@@ -452,7 +541,11 @@ def head_problems(sth: signing.SignedTreeHead, *, source: str) -> list[HeadProbl
     frontier = merkle.Frontier()
     block, pending, first = 0, [], None
     # the saved blocks are of the current leaf format: an older head's leaves are not theirs
-    saved = dict(MerkleBlock.objects.values_list("index", "hash")) if sth.leaf_format == merkle.LEAF_FORMAT else {}
+    saved = (
+        dict(MerkleBlock.objects.values_list("index", "hash"))
+        if sth.leaf_format == merkle.LEAF_FORMAT
+        else {}
+    )
     differs: str | None = None
     for row in _rows_after(0, limit=sth.size):
         leaf = _leaf(row, sth.leaf_format)
@@ -461,17 +554,31 @@ def head_problems(sth: signing.SignedTreeHead, *, source: str) -> list[HeadProbl
         first = row[0] if first is None else first
         if len(pending) == BLOCK:
             if differs is None and block in saved and merkle.root_of(pending).hex() != saved[block]:
-                differs = f"positions {first}..{row[0]} (block {block}) differ from the tree built as they were appended"
+                differs = (
+                    f"positions {first}..{row[0]} (block {block}) differ from the tree built as "
+                    "they were appended"
+                )
             block, pending, first = block + 1, [], None
     if frontier.size < sth.size:
-        return [HeadProblem(f"{label}: the record now holds only {frontier.size} of the events it covers "
-                            "(events removed, or the table emptied)")]
+        return [
+            HeadProblem(
+                f"{label}: the record now holds only {frontier.size} of the events it covers "
+                "(events removed, or the table emptied)"
+            )
+        ]
     if frontier.root != sth.root:
-        where = differs or ("the changed events lie in the last, unfinished block or the saved blocks were changed too"
-                            if sth.leaf_format == merkle.LEAF_FORMAT else "no saved blocks of its leaf format to say where")
+        where = differs or (
+            "the changed events lie in the last, unfinished block or the saved blocks were changed too"
+            if sth.leaf_format == merkle.LEAF_FORMAT
+            else "no saved blocks of its leaf format to say where"
+        )
         seals = ", or a seal stripped or replaced" if sth.leaf_format >= 2 else ""
-        return [HeadProblem(f"{label}: the first {sth.size:,} events no longer have its Merkle root "
-                            f"(an event changed, inserted, removed, re-hashed or moved{seals}): {where}")]
+        return [
+            HeadProblem(
+                f"{label}: the first {sth.size:,} events no longer have its Merkle root "
+                f"(an event changed, inserted, removed, re-hashed or moved{seals}): {where}"
+            )
+        ]
     return []
 
 
@@ -492,8 +599,10 @@ def signed_heads_to_check(extra: Sequence[str] = ()) -> HeadSearch:
     stored = latest_signed()
     if stored is not None:
         heads.append((stored, "stored in audit.digests"))
-    looked.append("the heads in the database (audit.digests): "
-                  + (f"the latest of {stored.size:,} events" if stored else "none"))
+    looked.append(
+        "the heads in the database (audit.digests): "
+        + (f"the latest of {stored.size:,} events" if stored else "none")
+    )
     for publisher in publishers():
         try:
             text = publisher.latest()
@@ -545,8 +654,9 @@ def covered_position() -> int | None:
     return None if latest is None else leaf_position(latest.size - 1)
 
 
-def digest_sign_if_needed(*, now: datetime | None = None, strict: bool = False
-                          ) -> tuple[signing.SignedTreeHead, Event] | None:
+def digest_sign_if_needed(
+    *, now: datetime | None = None, strict: bool = False
+) -> tuple[signing.SignedTreeHead, Event] | None:
     """:func:`digest_sign` when events other than heads came after the latest head (None:
     the latest covers all there is but heads; an empty record too)."""
     covered = covered_position()
@@ -557,53 +667,84 @@ def digest_sign_if_needed(*, now: datetime | None = None, strict: bool = False
 
 # --- proofs -------------------------------------------------------------------------------------
 
+
 def leaf_index(event: Event) -> int:
     """The event's index among the tree's leaves: how many events come before it. Counted
     from the end of the last saved block before it, so that a recall or an export reads at
     most a block's positions instead of counting the whole record (a count of every
     earlier event is a scan of the table, growing with the years)."""
-    before = (MerkleBlock.objects.filter(last_position__lt=event.position).order_by("-index")
-              .values_list("index", "last_position").first())
+    before = (
+        MerkleBlock.objects.filter(last_position__lt=event.position)
+        .order_by("-index")
+        .values_list("index", "last_position")
+        .first()
+    )
     block, after = (before[0] + 1, before[1]) if before is not None else (0, 0)
     count = Event.objects.filter(position__gt=after, position__lt=event.position).count()
     if has_leaves(connection):  # a detached day's events are leaves all the same
         with connection.cursor() as cursor:
-            cursor.execute(f"SELECT count(*) FROM {LEAVES} WHERE position > %s AND position < %s",
-                           [after, event.position])
+            cursor.execute(
+                f"SELECT count(*) FROM {LEAVES} WHERE position > %s AND position < %s",
+                [after, event.position],
+            )
             count += cursor.fetchone()[0]
     return block * BLOCK + count
 
 
-def inclusion_proof_of(events: Sequence[Event], sth: signing.SignedTreeHead | None = None) -> dict[str, Any]:
+def inclusion_proof_of(
+    events: Sequence[Event], sth: signing.SignedTreeHead | None = None
+) -> dict[str, Any]:
     """Inclusion proofs of ``events`` (one, or a round's) in the tree of a signed head
     (the latest stored one by default), with what a verifier needs to check them."""
     sth = sth or latest_signed()
     if sth is None:
         raise DigestError("no head has been signed yet: run manage.py digest")
     if sth.leaf_format != merkle.LEAF_FORMAT:
-        raise DigestError(f"the signed head of {sth.size:,} events has leaves of format {sth.leaf_format}, the tree "
-                          f"now format {merkle.LEAF_FORMAT}: sign a new head first (manage.py digest)")
+        raise DigestError(
+            f"the signed head of {sth.size:,} events has leaves of format {sth.leaf_format}, the tree "
+            f"now format {merkle.LEAF_FORMAT}: sign a new head first (manage.py digest)"
+        )
     proofs = []
     proofs_subtree = subtrees()
     for event in events:
         index = leaf_index(event)
         if index >= sth.size:
-            raise DigestError(f"event {event.event_id} (position {event.position}) came after the latest signed head "
-                              f"({sth.size:,} events): sign a new one first")
+            raise DigestError(
+                f"event {event.event_id} (position {event.position}) came after the latest signed head "
+                f"({sth.size:,} events): sign a new one first"
+            )
         leaf = _leaf((event.position, event.stream, event.version, event.hash, event.seal))
-        proofs.append({
-            "event": str(event.event_id), "stream": event.stream, "version": event.version,
-            "position": event.position, "hash": event.hash, "seal": event.seal, "index": index, "leaf": leaf.hex(),
-            "path": [node.hex() for node in merkle.inclusion_proof(index, sth.size, proofs_subtree)],
-        })
+        proofs.append(
+            {
+                "event": str(event.event_id),
+                "stream": event.stream,
+                "version": event.version,
+                "position": event.position,
+                "hash": event.hash,
+                "seal": event.seal,
+                "index": index,
+                "leaf": leaf.hex(),
+                "path": [
+                    node.hex() for node in merkle.inclusion_proof(index, sth.size, proofs_subtree)
+                ],
+            }
+        )
     return {"head": sth.as_dict(), "proofs": proofs}
 
 
 # --- the signer -----------------------------------------------------------------------------------
 
-def sign_following(*, interval: float, stop: Callable[[], bool], poll: float = 0.05, store_every: float | None = None,
-                   signed: Callable[[signing.SignedTreeHead], object] | None = None,
-                   sleep: Callable[[float], object] = time.sleep, clock: Callable[[], float] = time.monotonic) -> int:
+
+def sign_following(
+    *,
+    interval: float,
+    stop: Callable[[], bool],
+    poll: float = 0.05,
+    store_every: float | None = None,
+    signed: Callable[[signing.SignedTreeHead], object] | None = None,
+    sleep: Callable[[float], object] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> int:
     """Sign a head whenever events other than heads came after the latest one, at most
     once every ``interval`` seconds (coalesced: a burst of appends gets one head), until
     ``stop()``; returns how many were signed. What a commit waits for its head is at
@@ -616,7 +757,9 @@ def sign_following(*, interval: float, stop: Callable[[], bool], poll: float = 0
     store_every = settings.DIGEST_EVERY_SECONDS if store_every is None else store_every
     stored_at = float("-inf")
     covered: int | None = None
-    known: list[signing.SignedTreeHead] | None = None  # None: the publishers' latest, read at the first signing
+    known: list[signing.SignedTreeHead] | None = (
+        None  # None: the publishers' latest, read at the first signing
+    )
     last = float("-inf")
     count = 0
     while not stop():

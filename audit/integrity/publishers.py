@@ -24,6 +24,7 @@ before it. A publisher that fails raises :class:`PublishError`, saying where and
 signer logs it and goes on (the next head is handed over again), ``manage.py digest``
 exits 1, and ``verify`` names a publisher it cannot read.
 """
+
 from __future__ import annotations
 
 import json
@@ -57,7 +58,9 @@ class Publisher(Protocol):
 
 def document(head: dict[str, Any], public_pem: str) -> bytes:
     """A head as publishers keep it: its members, the public key, readable JSON."""
-    return (json.dumps({**head, "public_key": public_pem}, indent=2, sort_keys=True) + "\n").encode()
+    return (
+        json.dumps({**head, "public_key": public_pem}, indent=2, sort_keys=True) + "\n"
+    ).encode()
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,10 +115,14 @@ class HttpPublisher:
 
     def publish(self, size: int, signed_at: datetime, document: bytes, *, archive: bool) -> None:
         try:
-            with urllib.request.urlopen(self._request("POST", document), timeout=TIMEOUT_SECONDS) as answer:
+            with urllib.request.urlopen(
+                self._request("POST", document), timeout=TIMEOUT_SECONDS
+            ) as answer:
                 answer.read()
         except urllib.error.HTTPError as error:
-            raise PublishError(f"{self.url}: answered {error.code} {error.reason} to the head of {size:,} events") from None
+            raise PublishError(
+                f"{self.url}: answered {error.code} {error.reason} to the head of {size:,} events"
+            ) from None
         except (urllib.error.URLError, OSError) as error:
             raise PublishError(f"{self.url}: {getattr(error, 'reason', error)}") from None
 
@@ -147,22 +154,38 @@ class S3Publisher:
             import boto3
             from botocore.config import Config
         except ImportError:
-            raise PublishError(f"{self.where}: boto3 is not installed (pip install 'blackjack-backoffice[s3]')") from None
-        config = Config(connect_timeout=TIMEOUT_SECONDS, read_timeout=TIMEOUT_SECONDS, retries={"max_attempts": 2})
+            raise PublishError(
+                f"{self.where}: boto3 is not installed (pip install 'blackjack-backoffice[s3]')"
+            ) from None
+        config = Config(
+            connect_timeout=TIMEOUT_SECONDS,
+            read_timeout=TIMEOUT_SECONDS,
+            retries={"max_attempts": 2},
+        )
         return boto3.client("s3", endpoint_url=self.endpoint_url, config=config)
 
     def publish(self, size: int, signed_at: datetime, document: bytes, *, archive: bool) -> None:
         from botocore.exceptions import BotoCoreError, ClientError
 
         until = datetime.now(UTC) + timedelta(days=self.retain_days)
-        locked = {"ObjectLockMode": "COMPLIANCE", "ObjectLockRetainUntilDate": until,
-                  "ContentType": "application/json", "ChecksumAlgorithm": "SHA256"}
+        locked = {
+            "ObjectLockMode": "COMPLIANCE",
+            "ObjectLockRetainUntilDate": until,
+            "ContentType": "application/json",
+            "ChecksumAlgorithm": "SHA256",
+        }
         try:
             client = self._client()
             if archive:
-                client.put_object(Bucket=self.bucket, Key=f"{self.prefix}heads/{size:012d}.json", Body=document,
-                                  **locked)
-            client.put_object(Bucket=self.bucket, Key=f"{self.prefix}latest.json", Body=document, **locked)
+                client.put_object(
+                    Bucket=self.bucket,
+                    Key=f"{self.prefix}heads/{size:012d}.json",
+                    Body=document,
+                    **locked,
+                )
+            client.put_object(
+                Bucket=self.bucket, Key=f"{self.prefix}latest.json", Body=document, **locked
+            )
         except (BotoCoreError, ClientError) as error:
             raise PublishError(f"{self.where}: {error}") from None
 
@@ -191,8 +214,12 @@ def publisher_of(text: str) -> Publisher:
         if not parts.netloc:
             raise ValueError(f"{text!r}: an S3 publisher is s3://BUCKET/PREFIX")
         prefix = parts.path.lstrip("/")
-        return S3Publisher(parts.netloc, prefix + ("/" if prefix and not prefix.endswith("/") else ""),
-                           settings.DIGEST_S3_ENDPOINT_URL or None, settings.DIGEST_S3_RETAIN_DAYS)
+        return S3Publisher(
+            parts.netloc,
+            prefix + ("/" if prefix and not prefix.endswith("/") else ""),
+            settings.DIGEST_S3_ENDPOINT_URL or None,
+            settings.DIGEST_S3_RETAIN_DAYS,
+        )
     if parts.scheme == "file":
         return FolderPublisher(Path(parts.path))
     if parts.scheme:

@@ -7,6 +7,7 @@ every person's authority against its seal (:mod:`audit.access.authority_seal`).
 :func:`integrity_verify` also records what it found as findings (``audit.findings``), so
 a failed periodic verification is a finding to work and an alert on the floor, not a log
 line. One function checks for both, so the task finds what the command finds."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -36,7 +37,9 @@ class Integrity:
     # what protects the record, each problem a line ("protection: ...", "signed head: ...")
     guards: list[str] = field(default_factory=list)
     signed: bool = False  # a trusted signed head was there to check against
-    looked: list[str] = field(default_factory=list)  # where heads were looked for, and what was found
+    looked: list[str] = field(
+        default_factory=list
+    )  # where heads were looked for, and what was found
     unread: list[str] = field(default_factory=list)  # publishers that could not be read
     # the rows people act on that differ from their events (audit.feed.derived), one line each
     read_models: list[str] = field(default_factory=list)
@@ -55,14 +58,21 @@ class Integrity:
         return self.report.ok and not self.problems
 
 
-def integrity_check(*, stream: str | None = None, since: datetime | None = None, head_files: Sequence[str] = (),
-                    progress: Callable[[int], None] | None = None) -> Integrity:
+def integrity_check(
+    *,
+    stream: str | None = None,
+    since: datetime | None = None,
+    head_files: Sequence[str] = (),
+    progress: Callable[[int], None] | None = None,
+) -> Integrity:
     """Everything ``verify`` checks (one stream's chain alone with ``stream``; the
     heads and seals concern the whole store). Raises DigestError for an unreadable head
     file. Events and not one trusted head - none found, or none whose signature holds - is
     a problem: what a cut tail or a consistent re-hash would be checked against is gone."""
     search = signed_heads_to_check(head_files)
-    guards = [f"protection: {p}" for p in (*protection_problems(connection), *guard_problems(connection))]
+    guards = [
+        f"protection: {p}" for p in (*protection_problems(connection), *guard_problems(connection))
+    ]
     trusted = []
     for sth, source in search.heads:
         problems = head_problems(sth, source=source) if stream is None else []
@@ -70,11 +80,17 @@ def integrity_check(*, stream: str | None = None, since: datetime | None = None,
         if not any("signature" in str(p) for p in problems):
             trusted.append(sth)
     if stream is None and not trusted and Event.objects.exists():
-        guards.append("signed head: no trusted signed head found, so a cut tail or a consistent re-hash cannot be "
-                      "seen; looked in " + "; ".join(search.looked))
+        guards.append(
+            "signed head: no trusted signed head found, so a cut tail or a consistent re-hash cannot be "
+            "seen; looked in " + "; ".join(search.looked)
+        )
     latest = max(trusted, key=lambda sth: sth.size) if trusted else None
-    report = verify_chains(stream=stream, since=since, progress=progress,
-                           heads=latest.streams if latest is not None and since is None else None)
+    report = verify_chains(
+        stream=stream,
+        since=since,
+        progress=progress,
+        heads=latest.streams if latest is not None and since is None else None,
+    )
     read_models: list[str] = []
     ingests: list[str] = []
     authority: list[str] = []
@@ -84,8 +100,16 @@ def integrity_check(*, stream: str | None = None, since: datetime | None = None,
         ingests = unfinished_ingests()
         read_models = [f"read model: {found}" for found in derived_disagreements()]
         authority = authority_problems()
-    return Integrity(report=report, guards=guards, signed=bool(trusted), looked=search.looked, unread=search.unread,
-                     read_models=read_models, ingests=ingests, authority=authority)
+    return Integrity(
+        report=report,
+        guards=guards,
+        signed=bool(trusted),
+        looked=search.looked,
+        unread=search.unread,
+        read_models=read_models,
+        ingests=ingests,
+        authority=authority,
+    )
 
 
 def integrity_verify(*, now: datetime | None = None) -> tuple[Integrity, int]:
@@ -97,12 +121,26 @@ def integrity_verify(*, now: datetime | None = None) -> tuple[Integrity, int]:
     again: the same problems are the same findings."""
     result = integrity_check()
     problems = [
-        IntegrityProblem(kind=p.kind, stream=p.stream, version=p.version, position=p.position,
-                         event_id=p.event_id, message=str(p))
+        IntegrityProblem(
+            kind=p.kind,
+            stream=p.stream,
+            version=p.version,
+            position=p.position,
+            event_id=p.event_id,
+            message=str(p),
+        )
         for p in result.report.problems
-    ] + [IntegrityProblem(kind=kind, stream="", version=None, position=None, event_id="", message=line)
-         for kind, lines in (("protection_broken", result.guards), ("ingest_unfinished", result.ingests),
-                             ("read_model_differs", result.read_models), (AUTHORITY_UNSEALED, result.authority))
-         for line in lines]
+    ] + [
+        IntegrityProblem(
+            kind=kind, stream="", version=None, position=None, event_id="", message=line
+        )
+        for kind, lines in (
+            ("protection_broken", result.guards),
+            ("ingest_unfinished", result.ingests),
+            ("read_model_differs", result.read_models),
+            (AUTHORITY_UNSEALED, result.authority),
+        )
+        for line in lines
+    ]
     new = findings_record_integrity(problems=problems, now=now)
     return result, new

@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,36 +14,58 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='DeviceAccount',
+            name="DeviceAccount",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('stream', models.CharField(help_text='the table code this device records', max_length=64)),
-                ('description', models.CharField(blank=True, max_length=200)),
-                ('user', models.OneToOneField(on_delete=django.db.models.deletion.PROTECT, related_name='device_account', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "stream",
+                    models.CharField(help_text="the table code this device records", max_length=64),
+                ),
+                ("description", models.CharField(blank=True, max_length=200)),
+                (
+                    "user",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="device_account",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Event',
+            name="Event",
             fields=[
-                ('position', models.BigAutoField(primary_key=True, serialize=False)),
-                ('event_id', models.UUIDField(editable=False, unique=True, verbose_name='id')),
-                ('stream', models.CharField(editable=False, max_length=64)),
-                ('version', models.PositiveBigIntegerField(editable=False)),
-                ('type', models.CharField(editable=False, max_length=64)),
-                ('schema_version', models.PositiveSmallIntegerField(editable=False)),
-                ('occurred_at', models.DateTimeField(editable=False)),
-                ('recorded_at', models.DateTimeField(db_index=True, editable=False)),
-                ('actor', models.CharField(editable=False, max_length=128)),
-                ('source', models.CharField(editable=False, max_length=128)),
-                ('payload', models.JSONField(editable=False)),
-                ('prev_hash', models.CharField(editable=False, max_length=64)),
-                ('hash', models.CharField(editable=False, max_length=64)),
+                ("position", models.BigAutoField(primary_key=True, serialize=False)),
+                ("event_id", models.UUIDField(editable=False, unique=True, verbose_name="id")),
+                ("stream", models.CharField(editable=False, max_length=64)),
+                ("version", models.PositiveBigIntegerField(editable=False)),
+                ("type", models.CharField(editable=False, max_length=64)),
+                ("schema_version", models.PositiveSmallIntegerField(editable=False)),
+                ("occurred_at", models.DateTimeField(editable=False)),
+                ("recorded_at", models.DateTimeField(db_index=True, editable=False)),
+                ("actor", models.CharField(editable=False, max_length=128)),
+                ("source", models.CharField(editable=False, max_length=128)),
+                ("payload", models.JSONField(editable=False)),
+                ("prev_hash", models.CharField(editable=False, max_length=64)),
+                ("hash", models.CharField(editable=False, max_length=64)),
             ],
             options={
-                'db_table': 'audit_event',
-                'ordering': ['position'],
-                'permissions': [('append_event', "Can append events to any table's stream")],
-                'constraints': [models.UniqueConstraint(fields=('stream', 'version'), name='audit_event_stream_version'), models.CheckConstraint(condition=models.Q(('version__gte', 1)), name='audit_event_version_from_1')],
+                "db_table": "audit_event",
+                "ordering": ["position"],
+                "permissions": [("append_event", "Can append events to any table's stream")],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("stream", "version"), name="audit_event_stream_version"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("version__gte", 1)), name="audit_event_version_from_1"
+                    ),
+                ],
             },
         ),
     ]

@@ -1,4 +1,5 @@
 """Make the event table append-only in the database itself (see audit.store.immutability)."""
+
 from django.db import migrations
 
 from audit.store import immutability

@@ -5,69 +5,155 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('audit', '0002_append_only_triggers'),
+        ("audit", "0002_append_only_triggers"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ReplayRun',
+            name="ReplayRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('mode', models.CharField(choices=[('incremental', 'Incremental'), ('full', 'Full')], max_length=16)),
-                ('trigger', models.CharField(default='task', max_length=16)),
-                ('stream', models.CharField(blank=True, help_text='blank: every table of the day', max_length=64)),
-                ('gaming_day', models.DateField(blank=True, null=True)),
-                ('status', models.CharField(choices=[('running', 'Running'), ('done', 'Done'), ('failed', 'Failed')], default='running', max_length=16)),
-                ('started_at', models.DateTimeField()),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('tables_total', models.PositiveIntegerField(default=0)),
-                ('tables_done', models.PositiveIntegerField(default=0)),
-                ('events', models.PositiveBigIntegerField(default=0, help_text='events folded')),
-                ('rounds', models.PositiveBigIntegerField(default=0, help_text='rounds replayed')),
-                ('findings', models.PositiveIntegerField(default=0, help_text='findings this run produced')),
-                ('findings_new', models.PositiveIntegerField(default=0)),
-                ('findings_superseded', models.PositiveIntegerField(default=0)),
-                ('summary', models.JSONField(blank=True, default=dict)),
-                ('error', models.TextField(blank=True)),
-                ('parent', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='children', to='audit.replayrun')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "mode",
+                    models.CharField(
+                        choices=[("incremental", "Incremental"), ("full", "Full")], max_length=16
+                    ),
+                ),
+                ("trigger", models.CharField(default="task", max_length=16)),
+                (
+                    "stream",
+                    models.CharField(
+                        blank=True, help_text="blank: every table of the day", max_length=64
+                    ),
+                ),
+                ("gaming_day", models.DateField(blank=True, null=True)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("running", "Running"), ("done", "Done"), ("failed", "Failed")],
+                        default="running",
+                        max_length=16,
+                    ),
+                ),
+                ("started_at", models.DateTimeField()),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("tables_total", models.PositiveIntegerField(default=0)),
+                ("tables_done", models.PositiveIntegerField(default=0)),
+                ("events", models.PositiveBigIntegerField(default=0, help_text="events folded")),
+                ("rounds", models.PositiveBigIntegerField(default=0, help_text="rounds replayed")),
+                (
+                    "findings",
+                    models.PositiveIntegerField(default=0, help_text="findings this run produced"),
+                ),
+                ("findings_new", models.PositiveIntegerField(default=0)),
+                ("findings_superseded", models.PositiveIntegerField(default=0)),
+                ("summary", models.JSONField(blank=True, default=dict)),
+                ("error", models.TextField(blank=True)),
+                (
+                    "parent",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="children",
+                        to="audit.replayrun",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-started_at', '-id'],
+                "ordering": ["-started_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='Finding',
+            name="Finding",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('fingerprint', models.CharField(max_length=64, unique=True)),
-                ('kind', models.CharField(db_index=True, max_length=32)),
-                ('severity', models.CharField(choices=[('high', 'High'), ('medium', 'Medium'), ('low', 'Low')], db_index=True, max_length=8)),
-                ('stream', models.CharField(max_length=64, verbose_name='table')),
-                ('gaming_day', models.DateField(blank=True, null=True)),
-                ('round', models.PositiveBigIntegerField(blank=True, null=True)),
-                ('box', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('hand', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('bet', models.CharField(blank=True, max_length=64)),
-                ('expected', models.CharField(blank=True, max_length=200)),
-                ('recorded', models.CharField(blank=True, max_length=200)),
-                ('message', models.TextField()),
-                ('event_id', models.UUIDField(blank=True, null=True)),
-                ('event_version', models.PositiveBigIntegerField(blank=True, null=True)),
-                ('status', models.CharField(choices=[('open', 'Open'), ('acknowledged', 'Acknowledged'), ('resolved', 'Resolved')], db_index=True, default='open', max_length=16)),
-                ('note', models.TextField(blank=True, help_text='why, at the last status change')),
-                ('status_changed_by', models.CharField(blank=True, max_length=150)),
-                ('status_changed_at', models.DateTimeField(blank=True, null=True)),
-                ('status_event_version', models.PositiveBigIntegerField(blank=True, null=True)),
-                ('created_at', models.DateTimeField()),
-                ('last_seen_run', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='audit.replayrun')),
-                ('run', models.ForeignKey(help_text='the replay that first produced it', on_delete=django.db.models.deletion.PROTECT, related_name='produced', to='audit.replayrun')),
-                ('superseded_by', models.ForeignKey(blank=True, help_text='a later replay that no longer produces it', null=True, on_delete=django.db.models.deletion.PROTECT, related_name='superseded', to='audit.replayrun')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("fingerprint", models.CharField(max_length=64, unique=True)),
+                ("kind", models.CharField(db_index=True, max_length=32)),
+                (
+                    "severity",
+                    models.CharField(
+                        choices=[("high", "High"), ("medium", "Medium"), ("low", "Low")],
+                        db_index=True,
+                        max_length=8,
+                    ),
+                ),
+                ("stream", models.CharField(max_length=64, verbose_name="table")),
+                ("gaming_day", models.DateField(blank=True, null=True)),
+                ("round", models.PositiveBigIntegerField(blank=True, null=True)),
+                ("box", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("hand", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("bet", models.CharField(blank=True, max_length=64)),
+                ("expected", models.CharField(blank=True, max_length=200)),
+                ("recorded", models.CharField(blank=True, max_length=200)),
+                ("message", models.TextField()),
+                ("event_id", models.UUIDField(blank=True, null=True)),
+                ("event_version", models.PositiveBigIntegerField(blank=True, null=True)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("open", "Open"),
+                            ("acknowledged", "Acknowledged"),
+                            ("resolved", "Resolved"),
+                        ],
+                        db_index=True,
+                        default="open",
+                        max_length=16,
+                    ),
+                ),
+                ("note", models.TextField(blank=True, help_text="why, at the last status change")),
+                ("status_changed_by", models.CharField(blank=True, max_length=150)),
+                ("status_changed_at", models.DateTimeField(blank=True, null=True)),
+                ("status_event_version", models.PositiveBigIntegerField(blank=True, null=True)),
+                ("created_at", models.DateTimeField()),
+                (
+                    "last_seen_run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="audit.replayrun",
+                    ),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        help_text="the replay that first produced it",
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="produced",
+                        to="audit.replayrun",
+                    ),
+                ),
+                (
+                    "superseded_by",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="a later replay that no longer produces it",
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="superseded",
+                        to="audit.replayrun",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['stream', 'gaming_day', 'round', 'id'],
-                'indexes': [models.Index(fields=['stream', 'gaming_day', 'round'], name='audit_finding_where')],
+                "ordering": ["stream", "gaming_day", "round", "id"],
+                "indexes": [
+                    models.Index(
+                        fields=["stream", "gaming_day", "round"], name="audit_finding_where"
+                    )
+                ],
             },
         ),
     ]

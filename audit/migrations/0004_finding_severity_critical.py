@@ -4,15 +4,23 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('audit', '0003_replayrun_finding'),
+        ("audit", "0003_replayrun_finding"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='finding',
-            name='severity',
-            field=models.CharField(choices=[('critical', 'Critical'), ('high', 'High'), ('medium', 'Medium'), ('low', 'Low')], db_index=True, max_length=8),
+            model_name="finding",
+            name="severity",
+            field=models.CharField(
+                choices=[
+                    ("critical", "Critical"),
+                    ("high", "High"),
+                    ("medium", "Medium"),
+                    ("low", "Low"),
+                ],
+                db_index=True,
+                max_length=8,
+            ),
         ),
     ]

@@ -1,5 +1,6 @@
 """The append-only triggers fire ALWAYS on PostgreSQL: ``session_replication_role =
 replica`` no longer switches them off (see audit.store.immutability)."""
+
 from django.db import migrations
 
 from audit.store import immutability

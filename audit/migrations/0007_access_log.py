@@ -6,7 +6,9 @@ from audit.store import immutability
 
 
 def install(apps, schema_editor):
-    for sql in immutability.statements(immutability.ACCESS_INSTALL, schema_editor.connection.vendor):
+    for sql in immutability.statements(
+        immutability.ACCESS_INSTALL, schema_editor.connection.vendor
+    ):
         schema_editor.execute(sql, params=None)
 
 
@@ -16,29 +18,41 @@ def remove(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('audit', '0006_triggers_fire_always'),
+        ("audit", "0006_triggers_fire_always"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='AccessRecord',
+            name="AccessRecord",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('at', models.DateTimeField(db_index=True)),
-                ('principal', models.CharField(db_index=True, help_text='user:NAME, or anonymous', max_length=160)),
-                ('method', models.CharField(max_length=8)),
-                ('path', models.CharField(max_length=500)),
-                ('query', models.CharField(blank=True, max_length=1000)),
-                ('what', models.CharField(blank=True, max_length=300)),
-                ('status', models.PositiveSmallIntegerField()),
-                ('address', models.CharField(blank=True, help_text="the client's address", max_length=64)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("at", models.DateTimeField(db_index=True)),
+                (
+                    "principal",
+                    models.CharField(
+                        db_index=True, help_text="user:NAME, or anonymous", max_length=160
+                    ),
+                ),
+                ("method", models.CharField(max_length=8)),
+                ("path", models.CharField(max_length=500)),
+                ("query", models.CharField(blank=True, max_length=1000)),
+                ("what", models.CharField(blank=True, max_length=300)),
+                ("status", models.PositiveSmallIntegerField()),
+                (
+                    "address",
+                    models.CharField(blank=True, help_text="the client's address", max_length=64),
+                ),
             ],
             options={
-                'verbose_name': 'access record',
-                'db_table': 'audit_access',
-                'ordering': ['-id'],
+                "verbose_name": "access record",
+                "db_table": "audit_access",
+                "ordering": ["-id"],
             },
         ),
         migrations.RunPython(install, remove),

@@ -4,33 +4,42 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('audit', '0007_access_log'),
+        ("audit", "0007_access_log"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='MerkleBlock',
+            name="MerkleBlock",
             fields=[
-                ('index', models.PositiveBigIntegerField(primary_key=True, serialize=False)),
-                ('first_position', models.PositiveBigIntegerField()),
-                ('last_position', models.PositiveBigIntegerField()),
-                ('hash', models.CharField(max_length=64)),
+                ("index", models.PositiveBigIntegerField(primary_key=True, serialize=False)),
+                ("first_position", models.PositiveBigIntegerField()),
+                ("last_position", models.PositiveBigIntegerField()),
+                ("hash", models.CharField(max_length=64)),
             ],
             options={
-                'ordering': ['index'],
+                "ordering": ["index"],
             },
         ),
         migrations.CreateModel(
-            name='MerkleState',
+            name="MerkleState",
             fields=[
-                ('name', models.CharField(default='record', max_length=32, primary_key=True, serialize=False)),
-                ('size', models.PositiveBigIntegerField(default=0)),
-                ('position', models.PositiveBigIntegerField(default=0)),
-                ('frontier', models.JSONField(default=list, help_text='[[leaves, hash hex], ...], largest first')),
-                ('streams', models.JSONField(default=dict, help_text='{stream: [version, hash]}')),
-                ('updated_at', models.DateTimeField(blank=True, null=True)),
+                (
+                    "name",
+                    models.CharField(
+                        default="record", max_length=32, primary_key=True, serialize=False
+                    ),
+                ),
+                ("size", models.PositiveBigIntegerField(default=0)),
+                ("position", models.PositiveBigIntegerField(default=0)),
+                (
+                    "frontier",
+                    models.JSONField(
+                        default=list, help_text="[[leaves, hash hex], ...], largest first"
+                    ),
+                ),
+                ("streams", models.JSONField(default=dict, help_text="{stream: [version, hash]}")),
+                ("updated_at", models.DateTimeField(blank=True, null=True)),
             ],
         ),
     ]

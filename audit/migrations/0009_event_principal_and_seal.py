@@ -4,20 +4,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('audit', '0008_merkle_tree'),
+        ("audit", "0008_merkle_tree"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='event',
-            name='principal',
+            model_name="event",
+            name="principal",
             field=models.CharField(editable=False, max_length=160, null=True),
         ),
         migrations.AddField(
-            model_name='event',
-            name='seal',
+            model_name="event",
+            name="seal",
             field=models.CharField(editable=False, max_length=64, null=True),
         ),
     ]

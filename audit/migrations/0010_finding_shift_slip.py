@@ -5,30 +5,47 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('audit', '0009_event_principal_and_seal'),
+        ("audit", "0009_event_principal_and_seal"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='finding',
-            name='shift',
-            field=models.CharField(blank=True, help_text="the ledger's: the shift's label", max_length=32),
+            model_name="finding",
+            name="shift",
+            field=models.CharField(
+                blank=True, help_text="the ledger's: the shift's label", max_length=32
+            ),
         ),
         migrations.AddField(
-            model_name='finding',
-            name='slip',
-            field=models.CharField(blank=True, help_text="the ledger's: a fill, credit, inventory slip or marker", max_length=64),
+            model_name="finding",
+            name="slip",
+            field=models.CharField(
+                blank=True,
+                help_text="the ledger's: a fill, credit, inventory slip or marker",
+                max_length=64,
+            ),
         ),
         migrations.AlterField(
-            model_name='finding',
-            name='run',
-            field=models.ForeignKey(help_text='the run that first produced it', on_delete=django.db.models.deletion.PROTECT, related_name='produced', to='audit.replayrun'),
+            model_name="finding",
+            name="run",
+            field=models.ForeignKey(
+                help_text="the run that first produced it",
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="produced",
+                to="audit.replayrun",
+            ),
         ),
         migrations.AlterField(
-            model_name='finding',
-            name='superseded_by',
-            field=models.ForeignKey(blank=True, help_text='a later run that no longer produces it', null=True, on_delete=django.db.models.deletion.PROTECT, related_name='superseded', to='audit.replayrun'),
+            model_name="finding",
+            name="superseded_by",
+            field=models.ForeignKey(
+                blank=True,
+                help_text="a later run that no longer produces it",
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="superseded",
+                to="audit.replayrun",
+            ),
         ),
     ]

@@ -6,27 +6,43 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = (
-        ('audit', '0010_finding_shift_slip'),
+        ("audit", "0010_finding_shift_slip"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     )
 
     operations = (
         migrations.CreateModel(
-            name='ApiToken',
+            name="ApiToken",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('key_id', models.CharField(editable=False, max_length=12, unique=True)),
-                ('digest', models.CharField(editable=False, help_text='SHA-256 of the token, hex', max_length=64)),
-                ('created_at', models.DateTimeField(editable=False)),
-                ('expires_at', models.DateTimeField(editable=False)),
-                ('revoked_at', models.DateTimeField(blank=True, editable=False, null=True)),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='api_tokens', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("key_id", models.CharField(editable=False, max_length=12, unique=True)),
+                (
+                    "digest",
+                    models.CharField(
+                        editable=False, help_text="SHA-256 of the token, hex", max_length=64
+                    ),
+                ),
+                ("created_at", models.DateTimeField(editable=False)),
+                ("expires_at", models.DateTimeField(editable=False)),
+                ("revoked_at", models.DateTimeField(blank=True, editable=False, null=True)),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="api_tokens",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'API token',
-                'ordering': ('-created_at',),
+                "verbose_name": "API token",
+                "ordering": ("-created_at",),
             },
         ),
     )

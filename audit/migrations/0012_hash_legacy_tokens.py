@@ -2,6 +2,7 @@
 hashed tokens (audit.access.tokens): each keeps working, with the full ``API_TOKEN_DAYS`` from
 now, and its plain text is deleted. ``authtoken`` is no longer installed; its table is
 left empty (a database that never had it is left as it is)."""
+
 import hashlib
 from datetime import UTC, datetime, timedelta
 
@@ -24,8 +25,11 @@ def hash_legacy_tokens(apps, schema_editor):
         for key, user_id, created in rows:
             ApiToken.objects.create(
                 # the same rule as audit.access.tokens: the first 12 characters find the row
-                key_id=key[:12], digest=hashlib.sha256(key.encode("ascii")).hexdigest(),
-                user_id=user_id, created_at=created or now, expires_at=expires_at,
+                key_id=key[:12],
+                digest=hashlib.sha256(key.encode("ascii")).hexdigest(),
+                user_id=user_id,
+                created_at=created or now,
+                expires_at=expires_at,
             )
         cursor.execute(f"DELETE FROM {LEGACY_TABLE}")
 

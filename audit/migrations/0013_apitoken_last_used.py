@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('audit', '0012_hash_legacy_tokens'),
+        ("audit", "0012_hash_legacy_tokens"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='apitoken',
-            name='last_used_at',
+            model_name="apitoken",
+            name="last_used_at",
             field=models.DateTimeField(blank=True, editable=False, null=True),
         ),
     ]

@@ -4,26 +4,36 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('audit', '0013_apitoken_last_used'),
+        ("audit", "0013_apitoken_last_used"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='IngestRun',
+            name="IngestRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('file', models.CharField(max_length=1024)),
-                ('size', models.BigIntegerField()),
-                ('principal', models.CharField(max_length=160)),
-                ('started_at', models.DateTimeField()),
-                ('stored', models.BigIntegerField(default=0)),
-                ('line', models.BigIntegerField(default=0, help_text='the last line stored')),
-                ('finished_at', models.DateTimeField(null=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("file", models.CharField(max_length=1024)),
+                ("size", models.BigIntegerField()),
+                ("principal", models.CharField(max_length=160)),
+                ("started_at", models.DateTimeField()),
+                ("stored", models.BigIntegerField(default=0)),
+                ("line", models.BigIntegerField(default=0, help_text="the last line stored")),
+                ("finished_at", models.DateTimeField(null=True)),
             ],
             options={
-                'indexes': [models.Index(condition=models.Q(('finished_at', None)), fields=['file'], name='audit_ingestrun_open')],
+                "indexes": [
+                    models.Index(
+                        condition=models.Q(("finished_at", None)),
+                        fields=["file"],
+                        name="audit_ingestrun_open",
+                    )
+                ],
             },
         ),
     ]

@@ -6,14 +6,20 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('audit', '0014_ingest_run'),
+        ("audit", "0014_ingest_run"),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='event',
-            index=models.Index(django.db.models.functions.comparison.Cast(django.db.models.fields.json.KeyTextTransform('gaming_day', 'payload'), models.TextField()), condition=models.Q(('type', 'table.opened')), name='audit_event_opened_day'),
+            model_name="event",
+            index=models.Index(
+                django.db.models.functions.comparison.Cast(
+                    django.db.models.fields.json.KeyTextTransform("gaming_day", "payload"),
+                    models.TextField(),
+                ),
+                condition=models.Q(("type", "table.opened")),
+                name="audit_event_opened_day",
+            ),
         ),
     ]

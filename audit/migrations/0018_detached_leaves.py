@@ -3,6 +3,7 @@ version, hash) of detached days' events, which the owner's archival fills when i
 a day (casino.archive), so that the signed heads still check over the detached positions.
 Append-only like the key table; the application role may only read it. SQLite, which
 keeps one plain table and never detaches, gets nothing."""
+
 from django.db import migrations
 
 from audit.store import partitions

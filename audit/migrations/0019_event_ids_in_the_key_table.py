@@ -3,6 +3,7 @@ key (``audit_event_key``) is the record's one index of ids, and reads by id go t
 (``audit.store.event_ids.with_ids``): a second index of random UUIDs on every event made the
 bulk write slower as each day's partition grew. SQLite's plain table keeps its unique
 index of ids."""
+
 from django.db import migrations
 
 from audit.store import partitions

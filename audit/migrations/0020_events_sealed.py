@@ -2,6 +2,7 @@
 (audit.store.seals.GUARD): a CHECK constraint on PostgreSQL, NOT VALID so that rows stored
 before seals existed stay (verify names each of them as unsealed), and inherited by every
 partition; a trigger on SQLite."""
+
 from django.db import migrations
 
 from audit.store import seals

@@ -5,6 +5,7 @@ before stay in the record and ``verify`` still checks them in their own format. 
 partitioned PostgreSQL the detached days' leaves keep the seal too (rows detached before
 have none: their leaves say so, as the events' rows said). Both ways the tree is folded
 again, in the format of the code then."""
+
 from django.db import migrations
 
 from audit.store import partitions
@@ -13,7 +14,9 @@ from audit.store import partitions
 def _refold(apps, schema_editor, leaves_sql: str) -> None:
     apps.get_model("audit", "MerkleBlock").objects.all().delete()
     apps.get_model("audit", "MerkleState").objects.all().delete()
-    apps.get_model("audit", "SubscriberPosition").objects.filter(name="audit.merkle").update(position=0)
+    apps.get_model("audit", "SubscriberPosition").objects.filter(name="audit.merkle").update(
+        position=0
+    )
     connection = schema_editor.connection
     if partitions.is_partitioned(connection):
         with connection.cursor() as cursor:
@@ -22,11 +25,17 @@ def _refold(apps, schema_editor, leaves_sql: str) -> None:
 
 
 def forward(apps, schema_editor):
-    _refold(apps, schema_editor, f"ALTER TABLE IF EXISTS {partitions.LEAVES} ADD COLUMN IF NOT EXISTS seal varchar(64)")
+    _refold(
+        apps,
+        schema_editor,
+        f"ALTER TABLE IF EXISTS {partitions.LEAVES} ADD COLUMN IF NOT EXISTS seal varchar(64)",
+    )
 
 
 def backward(apps, schema_editor):
-    _refold(apps, schema_editor, f"ALTER TABLE IF EXISTS {partitions.LEAVES} DROP COLUMN IF EXISTS seal")
+    _refold(
+        apps, schema_editor, f"ALTER TABLE IF EXISTS {partitions.LEAVES} DROP COLUMN IF EXISTS seal"
+    )
 
 
 class Migration(migrations.Migration):

@@ -4,18 +4,28 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('audit', '0021_leaf_commits_to_seal'),
+        ("audit", "0021_leaf_commits_to_seal"),
     ]
 
     operations = [
         migrations.AlterModelOptions(
-            name='event',
-            options={'ordering': ['position'], 'permissions': [('append_event', "Can append events to any table's stream"), ('correct_round', "Can record a round's correction or void"), ('void_slip', "Can record a fill or credit slip's void")]},
+            name="event",
+            options={
+                "ordering": ["position"],
+                "permissions": [
+                    ("append_event", "Can append events to any table's stream"),
+                    ("correct_round", "Can record a round's correction or void"),
+                    ("void_slip", "Can record a fill or credit slip's void"),
+                ],
+            },
         ),
         migrations.AddIndex(
-            model_name='event',
-            index=models.Index(condition=models.Q(('type__in', ('dealer.assigned', 'table.opened'))), fields=['stream', 'version'], name='audit_event_staffing'),
+            model_name="event",
+            index=models.Index(
+                condition=models.Q(("type__in", ("dealer.assigned", "table.opened"))),
+                fields=["stream", "version"],
+                name="audit_event_staffing",
+            ),
         ),
     ]

@@ -4,27 +4,35 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('audit', '0022_event_authority'),
+        ("audit", "0022_event_authority"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='StreamFailure',
+            name="StreamFailure",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('subscriber', models.CharField(max_length=100)),
-                ('stream', models.CharField(max_length=64, verbose_name='table')),
-                ('failures', models.PositiveIntegerField(default=0)),
-                ('error', models.TextField()),
-                ('from_version', models.PositiveBigIntegerField(blank=True, null=True)),
-                ('first_failed_at', models.DateTimeField()),
-                ('set_aside_at', models.DateTimeField(blank=True, null=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("subscriber", models.CharField(max_length=100)),
+                ("stream", models.CharField(max_length=64, verbose_name="table")),
+                ("failures", models.PositiveIntegerField(default=0)),
+                ("error", models.TextField()),
+                ("from_version", models.PositiveBigIntegerField(blank=True, null=True)),
+                ("first_failed_at", models.DateTimeField()),
+                ("set_aside_at", models.DateTimeField(blank=True, null=True)),
             ],
             options={
-                'ordering': ['subscriber', 'stream'],
-                'constraints': [models.UniqueConstraint(fields=('subscriber', 'stream'), name='audit_streamfailure_one')],
+                "ordering": ["subscriber", "stream"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("subscriber", "stream"), name="audit_streamfailure_one"
+                    )
+                ],
             },
         ),
     ]

@@ -12,9 +12,13 @@ def steps_from_runs(apps, schema_editor):
     IngestStep = apps.get_model("audit", "IngestStep")
     for run in IngestRun.objects.order_by("pk"):
         if run.stored or run.line or run.finished_at is None:
-            IngestStep.objects.create(run=run, stored=run.stored, line=run.line, finished=False, at=run.started_at)
+            IngestStep.objects.create(
+                run=run, stored=run.stored, line=run.line, finished=False, at=run.started_at
+            )
         if run.finished_at is not None:
-            IngestStep.objects.create(run=run, stored=run.stored, line=run.line, finished=True, at=run.finished_at)
+            IngestStep.objects.create(
+                run=run, stored=run.stored, line=run.line, finished=True, at=run.finished_at
+            )
 
 
 def runs_from_steps(apps, schema_editor):
@@ -22,14 +26,17 @@ def runs_from_steps(apps, schema_editor):
     for run in IngestRun.objects.order_by("pk"):
         last = run.steps.order_by("-pk").first()
         if last is not None:
-            IngestRun.objects.filter(pk=run.pk).update(stored=last.stored, line=last.line,
-                                                       finished_at=last.at if last.finished else None)
+            IngestRun.objects.filter(pk=run.pk).update(
+                stored=last.stored, line=last.line, finished_at=last.at if last.finished else None
+            )
 
 
 def install(apps, schema_editor):
     from audit.store import immutability
 
-    for sql in immutability.statements(immutability.INGEST_INSTALL, schema_editor.connection.vendor):
+    for sql in immutability.statements(
+        immutability.INGEST_INSTALL, schema_editor.connection.vendor
+    ):
         schema_editor.execute(sql)
 
 
@@ -41,28 +48,38 @@ def remove(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('audit', '0023_stream_failure'),
+        ("audit", "0023_stream_failure"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='IngestStep',
+            name="IngestStep",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('stored', models.BigIntegerField()),
-                ('line', models.BigIntegerField(help_text='the last line stored')),
-                ('finished', models.BooleanField(default=False)),
-                ('at', models.DateTimeField()),
-                ('run', models.ForeignKey(on_delete=models.deletion.PROTECT, related_name='steps',
-                                          to='audit.ingestrun')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("stored", models.BigIntegerField()),
+                ("line", models.BigIntegerField(help_text="the last line stored")),
+                ("finished", models.BooleanField(default=False)),
+                ("at", models.DateTimeField()),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=models.deletion.PROTECT,
+                        related_name="steps",
+                        to="audit.ingestrun",
+                    ),
+                ),
             ],
         ),
         migrations.RunPython(steps_from_runs, runs_from_steps),
-        migrations.RemoveIndex(model_name='ingestrun', name='audit_ingestrun_open'),
-        migrations.RemoveField(model_name='ingestrun', name='finished_at'),
-        migrations.RemoveField(model_name='ingestrun', name='line'),
-        migrations.RemoveField(model_name='ingestrun', name='stored'),
+        migrations.RemoveIndex(model_name="ingestrun", name="audit_ingestrun_open"),
+        migrations.RemoveField(model_name="ingestrun", name="finished_at"),
+        migrations.RemoveField(model_name="ingestrun", name="line"),
+        migrations.RemoveField(model_name="ingestrun", name="stored"),
         migrations.RunPython(install, remove),
     ]

@@ -4,14 +4,26 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('audit', '0024_ingest_runs_append_only'),
+        ("audit", "0024_ingest_runs_append_only"),
     ]
 
     operations = [
         migrations.AlterModelOptions(
-            name='event',
-            options={'ordering': ['position'], 'permissions': [('append_event', "Can append events to any table's stream"), ('correct_round', "Can record a round's correction or void"), ('void_slip', "Can record a fill or credit slip's void"), ('record_count', "Can record the count room's count of a drop box"), ('record_cage', "Can record the cage's steps: a fill issued, a credit received, a marker redeemed"), ('post_drop', 'Can post a counted drop to the books')]},
+            name="event",
+            options={
+                "ordering": ["position"],
+                "permissions": [
+                    ("append_event", "Can append events to any table's stream"),
+                    ("correct_round", "Can record a round's correction or void"),
+                    ("void_slip", "Can record a fill or credit slip's void"),
+                    ("record_count", "Can record the count room's count of a drop box"),
+                    (
+                        "record_cage",
+                        "Can record the cage's steps: a fill issued, a credit received, a marker redeemed",
+                    ),
+                    ("post_drop", "Can post a counted drop to the books"),
+                ],
+            },
         ),
     ]

@@ -2,6 +2,7 @@
 fetched from elsewhere): the canvas and its margins, round axis steps and ticks. The
 ledger's charts (win against theoretical, hold by table) and the tables' analytics
 (bet against count, errors and their cost, dealers' rates) are drawn on these."""
+
 from __future__ import annotations
 
 WIDTH = 1000
@@ -9,8 +10,10 @@ LEFT, RIGHT, TOP, BOTTOM = 120, 24, 20, 56
 
 
 def svg_open(name: str, height: int) -> str:
-    return (f'<svg class="chart {name}" role="img" viewBox="0 0 {WIDTH} {height}" width="100%" '
-            'xmlns="http://www.w3.org/2000/svg" font-family="sans-serif" font-size="12">')
+    return (
+        f'<svg class="chart {name}" role="img" viewBox="0 0 {WIDTH} {height}" width="100%" '
+        'xmlns="http://www.w3.org/2000/svg" font-family="sans-serif" font-size="12">'
+    )
 
 
 def nice_step(span: int, count: int = 5) -> int:

@@ -17,6 +17,7 @@
 - **A reader that went away** (``| head``) ends the command quietly with exit 141, as the
   pipe's signal ends a program (:mod:`audit.record.pipes`), not with a traceback.
 """
+
 from __future__ import annotations
 
 import sys
@@ -55,8 +56,10 @@ def no_events_in(stream: str, *, then: str = "") -> CommandError:
     said = f"--stream {stream!r}: the store has no events in that stream"
     detach = last_detach_of(stream)
     if detach is not None:
-        said += (f" - versions up to {detach.last} were detached with gaming day {detach.day}, and are in the "
-                 f"regulator's package whose manifest has SHA-256 {detach.package_sha256}")
+        said += (
+            f" - versions up to {detach.last} were detached with gaming day {detach.day}, and are in the "
+            f"regulator's package whose manifest has SHA-256 {detach.package_sha256}"
+        )
     return CommandError(said + then, returncode=2)
 
 
@@ -77,9 +80,16 @@ class BackOfficeCommand(BaseCommand):
         if not self.requires_system_checks:
             # Django offers the option only where the checks run: a script that passes it, as
             # to any Django command, is not refused
-            parser.add_argument("--skip-checks", action="store_true",
-                                help="accepted and needless: these commands skip the system checks")
-        parser.epilog = "Exit codes: " + "; ".join(f"{code} {what}" for code, what in sorted(self.exit_codes.items())) + "."
+            parser.add_argument(
+                "--skip-checks",
+                action="store_true",
+                help="accepted and needless: these commands skip the system checks",
+            )
+        parser.epilog = (
+            "Exit codes: "
+            + "; ".join(f"{code} {what}" for code, what in sorted(self.exit_codes.items()))
+            + "."
+        )
         return parser
 
     def execute(self, *args: Any, **options: Any) -> Any:
@@ -92,7 +102,8 @@ class BackOfficeCommand(BaseCommand):
                     raise
                 raise CommandError(
                     f"the database {database_name()} is not migrated ({missing} migration(s) to apply): "
-                    "run manage.py migrate", returncode=2,
+                    "run manage.py migrate",
+                    returncode=2,
                 ) from None
             finally:
                 sys.stdout.flush()  # here, where a reader gone is caught, not at the interpreter's exit

@@ -1,6 +1,7 @@
 """Progress bars of the long commands: on stderr, shown only on a terminal (tqdm's
 ``disable=None``: quiet in a pipe or a file), always with the total known up front - a
 bar that only counts says nothing about how long is left."""
+
 from __future__ import annotations
 
 import sys

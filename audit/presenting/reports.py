@@ -9,6 +9,7 @@ The CSV gives each money column three ways: as the formatter's text (``drop``: `
 integer) and in minor units (``drop_minor``: ``3520000``); an ``amount`` column (a general
 ledger's debit or credit) only as the number; each rate as text and in basis points
 (``hold_bp``). The totals rows come last, ``total`` in the first column."""
+
 from __future__ import annotations
 
 import csv
@@ -39,8 +40,12 @@ class Column:
 Row = dict[str, Any]
 
 
-def totals_by_currency(rows: list[Row], columns: tuple[Column, ...], *,
-                       more: Callable[[str | None, list[Row]], Row] | None = None) -> list[Row]:
+def totals_by_currency(
+    rows: list[Row],
+    columns: tuple[Column, ...],
+    *,
+    more: Callable[[str | None, list[Row]], Row] | None = None,
+) -> list[Row]:
     """One totals row per currency of ``rows`` (currencies are never added; a report
     without a currency column has one): ``total`` in the first column, the currency, the
     sum of each ``total`` column, and what ``more(currency, rows)`` adds - a rate computed
@@ -85,7 +90,9 @@ class Report:
         if column.kind == "amount":  # a debit or a credit: empty on a line of the other side
             return money_text(value, row["currency"], none="")
         if column.kind in MONEY_KINDS:
-            return money_text(value, row["currency"], signed=column.kind == "signed", none=NOT_KNOWN)
+            return money_text(
+                value, row["currency"], signed=column.kind == "signed", none=NOT_KNOWN
+            )
         if column.kind == "rate":
             return percent(value)
         return "" if value is None else str(value)
@@ -100,13 +107,23 @@ class Report:
             return percent(value) if isinstance(value, Fraction) else value
 
         def shown(row: Row, total: bool = False) -> Row:
-            return {**{k: plain(v) for k, v in row.items()},
-                    "display": {c.key: self.display(row, c) for c in self.columns
-                                if c.kind in (*MONEY_KINDS, "rate") and (not total or c.key in row)}}
+            return {
+                **{k: plain(v) for k, v in row.items()},
+                "display": {
+                    c.key: self.display(row, c)
+                    for c in self.columns
+                    if c.kind in (*MONEY_KINDS, "rate") and (not total or c.key in row)
+                },
+            }
 
         return {
-            "report": self.name, "title": self.title, "parameters": self.parameters,
-            "columns": [{"key": c.key, "title": c.title, "kind": c.kind, "total": c.total} for c in self.columns],
+            "report": self.name,
+            "title": self.title,
+            "parameters": self.parameters,
+            "columns": [
+                {"key": c.key, "title": c.title, "kind": c.kind, "total": c.total}
+                for c in self.columns
+            ],
             "rows": [shown(row) for row in self.rows],
             "totals": [shown(row, True) for row in self.totals],
         }
@@ -129,7 +146,10 @@ class Report:
             else:
                 header.append(c.key)
         writer.writerow(header)
-        for row, show in [*((r, self.display) for r in self.rows), *((r, self.total_display) for r in self.totals)]:
+        for row, show in [
+            *((r, self.display) for r in self.rows),
+            *((r, self.total_display) for r in self.totals),
+        ]:
             line: list[Any] = []
             for c in self.columns:
                 value = row.get(c.key)

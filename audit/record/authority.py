@@ -18,6 +18,7 @@ payload (``authorised_by``) authorises nothing.
 Pure: the Django shell checks the seals (the key is the application's) and hands the folds
 the ids this rule refuses (:func:`refused`), as it hands them the ids corrections strike.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
@@ -45,7 +46,7 @@ def person_of(principal: str | None) -> str | None:
     if principal is None:
         return None
     if principal.startswith(PERSON):
-        return principal[len(PERSON):] or None
+        return principal[len(PERSON) :] or None
     if principal.startswith(INGEST) and _AS in principal:
         return principal.rpartition(_AS)[2] or None
     return None
@@ -67,8 +68,10 @@ def place_problem(type_name: str, principal: str | None) -> str | None:
     permission = OFF_TABLE.get(type_name)
     if permission is None or principal is None or not principal.startswith(DEVICE):
         return None
-    return (f"{type_name} is recorded by {PLACES[permission]}, not at a table: the table device "
-            f"{principal[len(DEVICE):]} never records it")
+    return (
+        f"{type_name} is recorded by {PLACES[permission]}, not at a table: the table device "
+        f"{principal[len(DEVICE) :]} never records it"
+    )
 
 
 def principal_problem(principal: str | None) -> str | None:
@@ -79,7 +82,7 @@ def principal_problem(principal: str | None) -> str | None:
     if principal.startswith(SERVER) or person_of(principal) is not None:
         return None
     if principal.startswith(DEVICE):
-        return f"it was recorded by the table device {principal[len(DEVICE):]}, not by a person holding the role"
+        return f"it was recorded by the table device {principal[len(DEVICE) :]}, not by a person holding the role"
     return f"it was recorded as {principal}, not by a person holding the role"
 
 
@@ -112,7 +115,9 @@ def refused_of(authority: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
     return out
 
 
-def applicable(events: Iterable[Mapping[str, Any]], refused_ids: Mapping[str, str]) -> Iterable[Mapping[str, Any]]:
+def applicable(
+    events: Iterable[Mapping[str, Any]], refused_ids: Mapping[str, str]
+) -> Iterable[Mapping[str, Any]]:
     """``events`` without the ones refused (what :func:`audit.record.corrections.struck_events`
     may read: a refused correction strikes nothing)."""
     if not refused_ids:

@@ -34,6 +34,7 @@ to ``rfc8785`` of the document's members, and every path to it, on generated eve
 event of a stream has ``prev_hash`` = :data:`GENESIS_HASH`, 64 zeros; every later event
 has the ``hash`` of the event before it in the same stream.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -85,7 +86,9 @@ def utc(moment: datetime) -> datetime:
     except OverflowError:
         moved = None
     if moved is None or not EARLIEST <= moved <= LATEST:
-        raise ValueError(f"{moment.isoformat()} is outside the supported range (years 1900 to 9998, UTC)")
+        raise ValueError(
+            f"{moment.isoformat()} is outside the supported range (years 1900 to 9998, UTC)"
+        )
     return moved
 
 
@@ -110,7 +113,11 @@ def document_tail(schema_version: int, source: str, stream: str, type: str) -> b
     """The document's members after ``recorded_at``, up to ``version``'s value: one per
     (schema version, source, stream, type), so it is made once and kept."""
     return b'"schema_version":%d,"source":%s,"stream":%s,"type":%s,"version":' % (
-        schema_version, canonical_json(source), canonical_json(stream), canonical_json(type))
+        schema_version,
+        canonical_json(source),
+        canonical_json(stream),
+        canonical_json(type),
+    )
 
 
 def string_text(text: str) -> bytes:
@@ -120,8 +127,16 @@ def string_text(text: str) -> bytes:
     return raw if raw.isalnum() else _encoder.encode(text)[1:-1]
 
 
-def document(actor: bytes, id: bytes, occurred_at: bytes, payload: bytes, prev_hash: bytes, recorded_at: bytes,
-             tail: bytes, version: int) -> bytes:
+def document(
+    actor: bytes,
+    id: bytes,
+    occurred_at: bytes,
+    payload: bytes,
+    prev_hash: bytes,
+    recorded_at: bytes,
+    tail: bytes,
+    version: int,
+) -> bytes:
     """The hashed document's canonical bytes from its members in canonical text:
     ``actor`` quoted (:func:`canonical_json`); ``id`` (lower-case 8-4-4-4-12) and the
     timestamps (:func:`format_timestamp`) as the chain writes them; ``payload``
@@ -130,12 +145,25 @@ def document(actor: bytes, id: bytes, occurred_at: bytes, payload: bytes, prev_h
     return _DOCUMENT % (actor, id, occurred_at, payload, prev_hash, recorded_at, tail, version)
 
 
-def document_digest(actor: bytes, id: bytes, occurred_at: bytes, payload: bytes, prev_hash: bytes,
-                    recorded_at: bytes, tail: bytes, version: int) -> bytes:
+def document_digest(
+    actor: bytes,
+    id: bytes,
+    occurred_at: bytes,
+    payload: bytes,
+    prev_hash: bytes,
+    recorded_at: bytes,
+    tail: bytes,
+    version: int,
+) -> bytes:
     """The event's hash (64 hex digits, as bytes) of :func:`document`'s bytes (the
     template set here as there: one call less for the hot paths)."""
-    return hashlib.sha256(_DOCUMENT % (actor, id, occurred_at, payload, prev_hash, recorded_at, tail, version)
-                          ).hexdigest().encode()
+    return (
+        hashlib.sha256(
+            _DOCUMENT % (actor, id, occurred_at, payload, prev_hash, recorded_at, tail, version)
+        )
+        .hexdigest()
+        .encode()
+    )
 
 
 def hashed_document(
@@ -155,9 +183,15 @@ def hashed_document(
     """The canonical bytes of an event's hashed document (see the module), from its
     values: :func:`document` of each member written in its canonical text."""
     return document(
-        canonical_json(actor), string_text(str(id)), format_timestamp(occurred_at).encode(), canonical_json(payload),
-        string_text(prev_hash), format_timestamp(recorded_at).encode(),
-        document_tail(schema_version, source, stream, type), version)
+        canonical_json(actor),
+        string_text(str(id)),
+        format_timestamp(occurred_at).encode(),
+        canonical_json(payload),
+        string_text(prev_hash),
+        format_timestamp(recorded_at).encode(),
+        document_tail(schema_version, source, stream, type),
+        version,
+    )
 
 
 def event_hash(**fields: Any) -> str:

@@ -39,6 +39,7 @@ Everything that is not in a cycle is freed at once by reference counting, as alw
 
 Pure (the standard library only): the offline auditor uses it too.
 """
+
 from __future__ import annotations
 
 import gc
@@ -72,7 +73,9 @@ def bulk_work(threshold: int = BULK_THRESHOLD) -> Iterator[None]:
     """Run the block with generation 0's threshold at least ``threshold``; the
     thresholds before it are back when the last open block ends (see the module)."""
     if threshold <= PAUSE:
-        raise ValueError("a bulk block's threshold is positive: acyclic_work() pauses the collector")
+        raise ValueError(
+            "a bulk block's threshold is positive: acyclic_work() pauses the collector"
+        )
     with _block(threshold):
         yield
 
@@ -112,4 +115,3 @@ def freeze_startup() -> None:
     process holds is its start-up heap (its modules and settings), not a request's."""
     gc.collect()
     gc.freeze()
-

@@ -15,6 +15,7 @@ applies, belong to **no** gaming day (:func:`holds_day`): every fold leaves them
 every day - never counts them in the day before - and the ledger reports them
 (``no_gaming_day``).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
@@ -28,7 +29,9 @@ def struck_events(events: Iterable[Mapping[str, Any]]) -> set[str]:
     return {
         str(e["payload"]["corrects"])
         for e in events
-        if e["type"] == "correction.recorded" and e["payload"]["corrects"] is not None and not e["payload"]["settlements"]
+        if e["type"] == "correction.recorded"
+        and e["payload"]["corrects"] is not None
+        and not e["payload"]["settlements"]
     }
 
 
@@ -48,4 +51,5 @@ def holds_day(event: Mapping[str, Any]) -> bool:
     ``table.opened`` whose gaming day is no calendar date (the caller knows it is struck)."""
     payload = event.get("payload")
     return event.get("type") == "table.opened" and not (
-        isinstance(payload, Mapping) and is_gaming_day(payload.get("gaming_day")))
+        isinstance(payload, Mapping) and is_gaming_day(payload.get("gaming_day"))
+    )

@@ -17,6 +17,7 @@ Payloads are hashed as given: checking them against the catalogue is the caller'
 (the store does it before it builds a row; the engine and the simulator make valid
 ones).
 """
+
 from __future__ import annotations
 
 import re
@@ -60,8 +61,10 @@ def stream_problem(stream: object) -> str | None:
 def label_problem(value: object) -> str | None:
     """What is wrong with ``value`` as an ``actor`` or ``source`` (None: nothing)."""
     if not isinstance(value, str) or not LABEL_PATTERN.fullmatch(value):
-        return (f"expected an identifier of at most {LABEL_MAX} characters: ASCII letters, digits and . _ : @ / + - "
-                "(no spaces, control, format or non-ASCII characters)")
+        return (
+            f"expected an identifier of at most {LABEL_MAX} characters: ASCII letters, digits and . _ : @ / + - "
+            "(no spaces, control, format or non-ASCII characters)"
+        )
     return None
 
 
@@ -88,10 +91,17 @@ class Envelope(msgspec.Struct, frozen=True):
     def computed_hash(self) -> str:
         """The hash this envelope's content gives (equal to ``hash`` unless altered)."""
         return event_hash(
-            id=self.id, stream=self.stream, version=self.version, type=self.type,
-            schema_version=self.schema_version, occurred_at=self.occurred_at,
-            recorded_at=self.recorded_at, actor=self.actor, source=self.source,
-            payload=self.payload, prev_hash=self.prev_hash,
+            id=self.id,
+            stream=self.stream,
+            version=self.version,
+            type=self.type,
+            schema_version=self.schema_version,
+            occurred_at=self.occurred_at,
+            recorded_at=self.recorded_at,
+            actor=self.actor,
+            source=self.source,
+            payload=self.payload,
+            prev_hash=self.prev_hash,
         )
 
     def as_dict(self, *, texts: tuple[str, str, str] | None = None) -> dict[str, Any]:
@@ -101,14 +111,42 @@ class Envelope(msgspec.Struct, frozen=True):
         them back and writing them again is most of the cost, see
         :func:`audit.record.jsonl.export_form`)."""
         id_text, occurred, recorded = texts or (
-            str(self.id), format_timestamp(self.occurred_at), format_timestamp(self.recorded_at))
-        return export_dict(id_text, self.stream, self.version, self.type, self.schema_version, occurred, recorded,
-                           self.actor, self.source, self.payload, self.prev_hash, self.hash, self.position)
+            str(self.id),
+            format_timestamp(self.occurred_at),
+            format_timestamp(self.recorded_at),
+        )
+        return export_dict(
+            id_text,
+            self.stream,
+            self.version,
+            self.type,
+            self.schema_version,
+            occurred,
+            recorded,
+            self.actor,
+            self.source,
+            self.payload,
+            self.prev_hash,
+            self.hash,
+            self.position,
+        )
 
 
-def export_dict(id: str, stream: str, version: int, type: str, schema_version: int, occurred_at: str,
-                recorded_at: str, actor: str, source: str, payload: dict[str, Any], prev_hash: str, hash: str,
-                position: int | None) -> dict[str, Any]:
+def export_dict(
+    id: str,
+    stream: str,
+    version: int,
+    type: str,
+    schema_version: int,
+    occurred_at: str,
+    recorded_at: str,
+    actor: str,
+    source: str,
+    payload: dict[str, Any],
+    prev_hash: str,
+    hash: str,
+    position: int | None,
+) -> dict[str, Any]:
     """An envelope's export form from its members, the id and moments as the chain writes
     them (:meth:`Envelope.as_dict`'s, and the offline reader's: one place)."""
     out: dict[str, Any] = {
@@ -161,12 +199,16 @@ class StreamChain:
 
     __slots__ = ("_quoted", "_tails", "hashed", "head", "stream", "version")
 
-    def __init__(self, stream: str, *, version: int = 0, head: str = GENESIS_HASH, hashed: bool = True) -> None:
+    def __init__(
+        self, stream: str, *, version: int = 0, head: str = GENESIS_HASH, hashed: bool = True
+    ) -> None:
         self.stream = stream
         self.version = version
         self.head = head
         self.hashed = hashed
-        self._tails: dict[str, dict[str, bytes]] = {}  # source -> type -> the document's last members
+        self._tails: dict[
+            str, dict[str, bytes]
+        ] = {}  # source -> type -> the document's last members
         self._quoted: dict[str, bytes] = {}
 
     def seal(
@@ -185,9 +227,19 @@ class StreamChain:
         """The next event of the stream: its version follows the head's, it links to the
         head's hash and is hashed (see :func:`seal`), and it becomes the head."""
         envelope = Envelope(
-            id=id, stream=self.stream, version=self.version + 1, position=position, type=type,
-            schema_version=schema_version, occurred_at=occurred_at, recorded_at=recorded_at,
-            actor=actor, source=source, payload=payload, prev_hash=self.head, hash="",
+            id=id,
+            stream=self.stream,
+            version=self.version + 1,
+            position=position,
+            type=type,
+            schema_version=schema_version,
+            occurred_at=occurred_at,
+            recorded_at=recorded_at,
+            actor=actor,
+            source=source,
+            payload=payload,
+            prev_hash=self.head,
+            hash="",
         )
         self.version += 1
         if self.hashed:
@@ -223,8 +275,10 @@ class StreamChain:
             # the hashed document and the line, members in RFC 8785 (sorted) order: the
             # line adds "hash" and "position", which sort among the others
             digest = document_digest(who, ident, when, body, prev, then, tail, version)
-            out.append(b'{"actor":%s,"hash":"%s","id":"%s","occurred_at":"%s","payload":%s,"position":%d,"prev_hash":"%s","recorded_at":"%s",%s%d}\n' % (
-                who, digest, ident, when, body, position, prev, then, tail, version))
+            out.append(
+                b'{"actor":%s,"hash":"%s","id":"%s","occurred_at":"%s","payload":%s,"position":%d,"prev_hash":"%s","recorded_at":"%s",%s%d}\n'
+                % (who, digest, ident, when, body, position, prev, then, tail, version)
+            )
             prev = digest
         self.version = version
         self.head = prev.decode()

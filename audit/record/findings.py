@@ -22,6 +22,7 @@ reconciliation of chips and cash, :mod:`ledger`), ``integrity`` (the chain verif
 ``audit.integrity.verification``), ``feed`` (the read models' runner, :mod:`audit.feed.subscribers`: a
 table a read model could not follow).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -44,124 +45,326 @@ class FindingKind:
 
 _KINDS = (
     # --- the rules engine's replay ---------------------------------------------------------
-    FindingKind("wrong_payout", "high", "engine",
-                "a bet's recorded settlement differs from the one the rules give"),
-    FindingKind("wrong_cashout_offer", "high", "engine",
-                "a cash-out offer differs from the one the system computes from the hand's expected value (seed 000)"),
-    FindingKind("missing_settlement", "high", "engine",
-                "a bet of a settled round has no settlement recorded"),
-    FindingKind("unknown_bet", "high", "engine",
-                "a settlement or correction names a bet the round never took"),
-    FindingKind("card_out_of_sequence", "high", "engine",
-                "a card is not the next card of the shoe's recorded order"),
-    FindingKind("impossible_card", "high", "engine",
-                "a card the shoe cannot hold any more (or a shoe already empty)"),
-    FindingKind("missing_event", "high", "engine",
-                "an event the record must contain is not there (version gap, unsettled round)"),
-    FindingKind("duplicate_event", "high", "engine",
-                "the same event (id or stream version), bet or settlement entry recorded twice"),
-    FindingKind("invalid_correction", "high", "engine",
-                "a correction that names no known event or bet"),
-    FindingKind("missing_stake", "high", "engine",
-                "a double, split or insurance decision with no stake placed for it: the hand or the bet played for free"),
-    FindingKind("stream_mismatch", "high", "engine",
-                "a stream's table.opened names another table than the stream: that table's record would merge with another's"),
-    FindingKind("unauthorised_change", "high", "engine",
-                "a round's correction or void recorded without a person's authority (a table device, no recorded "
-                "principal, or a server seal that does not hold): not applied, the settlements stand as recorded"),
-    FindingKind("illegal_decision", "medium", "engine",
-                "a decision the rule set does not allow for that hand at that moment"),
-    FindingKind("illegal_bet", "medium", "engine",
-                "a stake the rule set or the moment does not allow (limits, kind, amount)"),
-    FindingKind("dealer_procedure", "medium", "engine",
-                "the dealer drew or stood where the rules dictate otherwise"),
-    FindingKind("deal_order", "medium", "engine",
-                "a card went to another place than the deal order of the rule set says"),
-    FindingKind("wrong_face", "medium", "engine",
-                "a card dealt face up where the rules deal it face down (a hole card, a double's card), or the other way"),
-    FindingKind("shoe_procedure", "medium", "engine",
-                "the shoe's decks, burns, cut card, commitment or reshuffle not as the rule set says"),
-    FindingKind("misdeal", "medium", "engine",
-                "a card to a box without a bet, or a hand dealt a wrong number of cards"),
-    FindingKind("unknown_rule_set", "medium", "engine",
-                "no table.opened, or a rule set or override the engine does not know (replay uses a stand-in)"),
-    FindingKind("unexpected_event", "low", "engine",
-                "an event that belongs to no open round or comes after its end"),
+    FindingKind(
+        "wrong_payout",
+        "high",
+        "engine",
+        "a bet's recorded settlement differs from the one the rules give",
+    ),
+    FindingKind(
+        "wrong_cashout_offer",
+        "high",
+        "engine",
+        "a cash-out offer differs from the one the system computes from the hand's expected value (seed 000)",
+    ),
+    FindingKind(
+        "missing_settlement",
+        "high",
+        "engine",
+        "a bet of a settled round has no settlement recorded",
+    ),
+    FindingKind(
+        "unknown_bet",
+        "high",
+        "engine",
+        "a settlement or correction names a bet the round never took",
+    ),
+    FindingKind(
+        "card_out_of_sequence",
+        "high",
+        "engine",
+        "a card is not the next card of the shoe's recorded order",
+    ),
+    FindingKind(
+        "impossible_card",
+        "high",
+        "engine",
+        "a card the shoe cannot hold any more (or a shoe already empty)",
+    ),
+    FindingKind(
+        "missing_event",
+        "high",
+        "engine",
+        "an event the record must contain is not there (version gap, unsettled round)",
+    ),
+    FindingKind(
+        "duplicate_event",
+        "high",
+        "engine",
+        "the same event (id or stream version), bet or settlement entry recorded twice",
+    ),
+    FindingKind(
+        "invalid_correction", "high", "engine", "a correction that names no known event or bet"
+    ),
+    FindingKind(
+        "missing_stake",
+        "high",
+        "engine",
+        "a double, split or insurance decision with no stake placed for it: the hand or the bet played for free",
+    ),
+    FindingKind(
+        "stream_mismatch",
+        "high",
+        "engine",
+        "a stream's table.opened names another table than the stream: that table's record would merge with another's",
+    ),
+    FindingKind(
+        "unauthorised_change",
+        "high",
+        "engine",
+        "a round's correction or void recorded without a person's authority (a table device, no recorded "
+        "principal, or a server seal that does not hold): not applied, the settlements stand as recorded",
+    ),
+    FindingKind(
+        "illegal_decision",
+        "medium",
+        "engine",
+        "a decision the rule set does not allow for that hand at that moment",
+    ),
+    FindingKind(
+        "illegal_bet",
+        "medium",
+        "engine",
+        "a stake the rule set or the moment does not allow (limits, kind, amount)",
+    ),
+    FindingKind(
+        "dealer_procedure",
+        "medium",
+        "engine",
+        "the dealer drew or stood where the rules dictate otherwise",
+    ),
+    FindingKind(
+        "deal_order",
+        "medium",
+        "engine",
+        "a card went to another place than the deal order of the rule set says",
+    ),
+    FindingKind(
+        "wrong_face",
+        "medium",
+        "engine",
+        "a card dealt face up where the rules deal it face down (a hole card, a double's card), or the other way",
+    ),
+    FindingKind(
+        "shoe_procedure",
+        "medium",
+        "engine",
+        "the shoe's decks, burns, cut card, commitment or reshuffle not as the rule set says",
+    ),
+    FindingKind(
+        "misdeal",
+        "medium",
+        "engine",
+        "a card to a box without a bet, or a hand dealt a wrong number of cards",
+    ),
+    FindingKind(
+        "unknown_rule_set",
+        "medium",
+        "engine",
+        "no table.opened, or a rule set or override the engine does not know (replay uses a stand-in)",
+    ),
+    FindingKind(
+        "unexpected_event",
+        "low",
+        "engine",
+        "an event that belongs to no open round or comes after its end",
+    ),
     # --- the ledger's reconciliation of chips and cash ---------------------------------
-    FindingKind("chip_variance", "high", "ledger",
-                "a table's chip count differs from what its opening count, fills, credits and play say it holds"),
-    FindingKind("duplicate_slip", "high", "ledger",
-                "the same fill, credit or marker slip recorded more than once (it counts once)"),
-    FindingKind("slip_without_request", "high", "ledger",
-                "chips of a fill or credit moved with no request from a floor supervisor on record"),
-    FindingKind("slip_mismatch", "high", "ledger",
-                "a fill or credit slip's chips differ between its steps (requested, issued, received)"),
-    FindingKind("slip_unfinished", "high", "ledger",
-                "a fill or credit was requested or under way but never completed nor voided by the end of its gaming day"),
-    FindingKind("void_without_reason", "medium", "ledger",
-                "a fill or credit slip was voided without a reason"),
-    FindingKind("void_after_receipt", "medium", "ledger",
-                "a fill or credit slip was voided after its chips had already moved (they stay counted)"),
-    FindingKind("unauthorised_void", "high", "ledger",
-                "a fill or credit slip's void recorded without a person's authority (a table device, no recorded "
-                "principal, or a server seal that does not hold): not applied, the slip stands"),
-    FindingKind("opener_mismatch", "high", "ledger",
-                "a table's opening count differs from the closing count of the shift before it"),
-    FindingKind("opener_missing", "high", "ledger",
-                "a table whose game has a drop box has no opening count on record for its gaming day (or shift)"),
-    FindingKind("closer_missing", "high", "ledger",
-                "a table whose game has a drop box has no closing count on record for its gaming day (or shift)"),
-    FindingKind("drop_not_counted", "high", "ledger",
-                "a drop box was removed from a table but its count is not on record, or a table with a drop box has no drop of its gaming day on record"),
-    FindingKind("drop_not_posted", "high", "ledger",
-                "a drop box was counted but its count was never posted to the books"),
-    FindingKind("drop_mismatch", "high", "ledger",
-                "the drop posted to the books differs from the count team's count"),
-    FindingKind("replay_variance", "high", "ledger",
-                "the win the settlements record differs from the win replay recomputes by more than replay's findings explain"),
-    FindingKind("win_outside_interval", "medium", "ledger",
-                "the house result of a table's rounds lies outside the 95% interval around their theoretical win (investigate in writing)"),
-    FindingKind("currency_mismatch", "high", "ledger",
-                "an amount was recorded at a table in another currency than the table's and no exchange rate of its gaming day converts it: it is not booked"),
-    FindingKind("no_gaming_day", "high", "ledger",
-                "events after a table.opened struck by a correction for a gaming day that is no calendar date, up to "
-                "the next proper opening: counted in no gaming day, never in the day before"),
-    FindingKind("signed_day_changed", "high", "ledger",
-                "a later event (a correction, a late count) changed the figures of a table's gaming day that accounting had signed off"),
+    FindingKind(
+        "chip_variance",
+        "high",
+        "ledger",
+        "a table's chip count differs from what its opening count, fills, credits and play say it holds",
+    ),
+    FindingKind(
+        "duplicate_slip",
+        "high",
+        "ledger",
+        "the same fill, credit or marker slip recorded more than once (it counts once)",
+    ),
+    FindingKind(
+        "slip_without_request",
+        "high",
+        "ledger",
+        "chips of a fill or credit moved with no request from a floor supervisor on record",
+    ),
+    FindingKind(
+        "slip_mismatch",
+        "high",
+        "ledger",
+        "a fill or credit slip's chips differ between its steps (requested, issued, received)",
+    ),
+    FindingKind(
+        "slip_unfinished",
+        "high",
+        "ledger",
+        "a fill or credit was requested or under way but never completed nor voided by the end of its gaming day",
+    ),
+    FindingKind(
+        "void_without_reason",
+        "medium",
+        "ledger",
+        "a fill or credit slip was voided without a reason",
+    ),
+    FindingKind(
+        "void_after_receipt",
+        "medium",
+        "ledger",
+        "a fill or credit slip was voided after its chips had already moved (they stay counted)",
+    ),
+    FindingKind(
+        "unauthorised_void",
+        "high",
+        "ledger",
+        "a fill or credit slip's void recorded without a person's authority (a table device, no recorded "
+        "principal, or a server seal that does not hold): not applied, the slip stands",
+    ),
+    FindingKind(
+        "opener_mismatch",
+        "high",
+        "ledger",
+        "a table's opening count differs from the closing count of the shift before it",
+    ),
+    FindingKind(
+        "opener_missing",
+        "high",
+        "ledger",
+        "a table whose game has a drop box has no opening count on record for its gaming day (or shift)",
+    ),
+    FindingKind(
+        "closer_missing",
+        "high",
+        "ledger",
+        "a table whose game has a drop box has no closing count on record for its gaming day (or shift)",
+    ),
+    FindingKind(
+        "drop_not_counted",
+        "high",
+        "ledger",
+        "a drop box was removed from a table but its count is not on record, or a table with a "
+        "drop box has no drop of its gaming day on record",
+    ),
+    FindingKind(
+        "drop_not_posted",
+        "high",
+        "ledger",
+        "a drop box was counted but its count was never posted to the books",
+    ),
+    FindingKind(
+        "drop_mismatch",
+        "high",
+        "ledger",
+        "the drop posted to the books differs from the count team's count",
+    ),
+    FindingKind(
+        "replay_variance",
+        "high",
+        "ledger",
+        "the win the settlements record differs from the win replay recomputes by more than replay's findings explain",
+    ),
+    FindingKind(
+        "win_outside_interval",
+        "medium",
+        "ledger",
+        "the house result of a table's rounds lies outside the 95% interval around their "
+        "theoretical win (investigate in writing)",
+    ),
+    FindingKind(
+        "currency_mismatch",
+        "high",
+        "ledger",
+        "an amount was recorded at a table in another currency than the table's and no exchange "
+        "rate of its gaming day converts it: it is not booked",
+    ),
+    FindingKind(
+        "no_gaming_day",
+        "high",
+        "ledger",
+        "events after a table.opened struck by a correction for a gaming day that is no calendar date, up to "
+        "the next proper opening: counted in no gaming day, never in the day before",
+    ),
+    FindingKind(
+        "signed_day_changed",
+        "high",
+        "ledger",
+        "a later event (a correction, a late count) changed the figures of a table's gaming day "
+        "that accounting had signed off",
+    ),
     # --- the chain verifier: the record itself ----------------------------------------------
-    FindingKind("altered", "critical", "integrity",
-                "a stored event's content no longer matches its hash"),
-    FindingKind("broken_link", "critical", "integrity",
-                "an event's prev_hash is not the hash of the event before it in its stream"),
-    FindingKind("gap", "critical", "integrity",
-                "versions of a stream are missing between two stored events"),
-    FindingKind("bad_start", "critical", "integrity",
-                "a stream does not start at version 1"),
-    FindingKind("reordered", "critical", "integrity",
-                "an event's global position is not after the one before it in its stream"),
-    FindingKind("invalid", "critical", "integrity",
-                "a stored event breaks its type's schema"),
-    FindingKind("unsealed", "critical", "integrity",
-                "a stored event the application did not write: its server seal is missing or wrong (a row added or changed past the store)"),
-    FindingKind("truncated", "critical", "integrity",
-                "a stream ends before the head recorded elsewhere (a signed head, an earlier export): its tail was cut off"),
-    FindingKind("head_mismatch", "critical", "integrity",
-                "the event at a head recorded elsewhere has another hash: the chain was rewritten and re-hashed"),
-    FindingKind("protection_broken", "critical", "integrity",
-                "what protects the record no longer holds: an append-only trigger missing, disabled or changed, "
-                "the record not matching a signed tree head, or the access log not matching its seals"),
-    FindingKind("read_model_differs", "critical", "integrity",
-                "a row people act on (a finding's status, a day's sign-off, an alert's acknowledgement) differs from "
-                "the events that make it: changed behind the services' back; rebuild_projections writes it back"),
-    FindingKind("ingest_unfinished", "critical", "integrity",
-                "an ingest stopped while writing and was not run again: a stream of its file may be cut short"),
-    FindingKind("authority_unsealed", "critical", "integrity",
-                "a person's authority (user, flags, password, groups, permissions, API tokens, device account) differs "
-                "from what the application sealed: changed past it; the person is refused until re-sealed"),
+    FindingKind(
+        "altered", "critical", "integrity", "a stored event's content no longer matches its hash"
+    ),
+    FindingKind(
+        "broken_link",
+        "critical",
+        "integrity",
+        "an event's prev_hash is not the hash of the event before it in its stream",
+    ),
+    FindingKind(
+        "gap", "critical", "integrity", "versions of a stream are missing between two stored events"
+    ),
+    FindingKind("bad_start", "critical", "integrity", "a stream does not start at version 1"),
+    FindingKind(
+        "reordered",
+        "critical",
+        "integrity",
+        "an event's global position is not after the one before it in its stream",
+    ),
+    FindingKind("invalid", "critical", "integrity", "a stored event breaks its type's schema"),
+    FindingKind(
+        "unsealed",
+        "critical",
+        "integrity",
+        "a stored event the application did not write: its server seal is missing or wrong (a row "
+        "added or changed past the store)",
+    ),
+    FindingKind(
+        "truncated",
+        "critical",
+        "integrity",
+        "a stream ends before the head recorded elsewhere (a signed head, an earlier export): its tail was cut off",
+    ),
+    FindingKind(
+        "head_mismatch",
+        "critical",
+        "integrity",
+        "the event at a head recorded elsewhere has another hash: the chain was rewritten and re-hashed",
+    ),
+    FindingKind(
+        "protection_broken",
+        "critical",
+        "integrity",
+        "what protects the record no longer holds: an append-only trigger missing, disabled or changed, "
+        "the record not matching a signed tree head, or the access log not matching its seals",
+    ),
+    FindingKind(
+        "read_model_differs",
+        "critical",
+        "integrity",
+        "a row people act on (a finding's status, a day's sign-off, an alert's acknowledgement) differs from "
+        "the events that make it: changed behind the services' back; rebuild_projections writes it back",
+    ),
+    FindingKind(
+        "ingest_unfinished",
+        "critical",
+        "integrity",
+        "an ingest stopped while writing and was not run again: a stream of its file may be cut short",
+    ),
+    FindingKind(
+        "authority_unsealed",
+        "critical",
+        "integrity",
+        "a person's authority (user, flags, password, groups, permissions, API tokens, device account) differs "
+        "from what the application sealed: changed past it; the person is refused until re-sealed",
+    ),
     # --- the read models' runner: a stream no read model can follow -------------------------
-    FindingKind("stream_set_aside", "critical", "feed",
-                "a read model failed to apply a table's events run after run: the table is set aside (that read model "
-                "of it stays where it stopped) while every other table goes on, until a correction takes it back"),
+    FindingKind(
+        "stream_set_aside",
+        "critical",
+        "feed",
+        "a read model failed to apply a table's events run after run: the table is set aside (that read model "
+        "of it stays where it stopped) while every other table goes on, until a correction takes it back",
+    ),
 )
 
 KINDS: MappingProxyType[str, FindingKind] = MappingProxyType({k.name: k for k in _KINDS})

@@ -24,11 +24,12 @@ MiB by default): each id sets two bits in each of two bytes, all taken from its 
 64-bit hash (the bytes from its lowest 24 bits and the next 24, the bits from its highest
 12) - which the text keeps once made, and which siphash spreads evenly whatever the ids
 are (a package of sequential or all-but-equal ids sounds no more false alarms), where
-bits taken from the UUID's own bytes would need the bytes made first, for every id. An id whose bits are not all set was never added: that is the answer for
-all but a few. When they are all set - the id was added, or a false alarm - it is looked
-up exactly: in the latest texts, the set of other texts, its settled bucket, and its
-bucket of each run read back from the file (two reads a run). So every answer is exact:
-a repeat is found however far apart, and a false alarm costs a look-up, never a finding.
+bits taken from the UUID's own bytes would need the bytes made first, for every id. An id
+whose bits are not all set was never added: that is the answer for all but a few. When
+they are all set - the id was added, or a false alarm - it is looked up exactly: in the
+latest texts, the set of other texts, its settled bucket, and its bucket of each run read
+back from the file (two reads a run). So every answer is exact: a repeat is found however
+far apart, and a false alarm costs a look-up, never a finding.
 
 Memory: the filter, the latest texts (about 0.1 MiB) and the settled ids (0.25 MiB),
 whatever the number of ids. The false alarms grow with the ids a filter of a fixed size
@@ -39,6 +40,7 @@ the rest of a look-up). So a caller that expects more than 262,144 ids says so
 (``expected``) and the filter is made larger, 4 bytes or more an expected id (1 in 1,400
 at a million, 4 MiB). Pure Python, no I/O but the shelf's.
 """
+
 from __future__ import annotations
 
 import struct
@@ -69,10 +71,26 @@ class IdSet:
     ``expected`` - the ids the caller expects - is more than 262,144, a power of two of at
     least 4 bytes an expected id, at most 16 MiB)."""
 
-    __slots__ = ("_bits", "_fresh", "_mask", "_other", "_runs", "_settled", "_shelf", "_size", "alarms")
+    __slots__ = (
+        "_bits",
+        "_fresh",
+        "_mask",
+        "_other",
+        "_runs",
+        "_settled",
+        "_shelf",
+        "_size",
+        "alarms",
+    )
 
-    def __init__(self, ids: Iterable[str] = (), *, shelf: Shelf | None = None, size: int | None = None,
-                 expected: int | None = None) -> None:
+    def __init__(
+        self,
+        ids: Iterable[str] = (),
+        *,
+        shelf: Shelf | None = None,
+        size: int | None = None,
+        expected: int | None = None,
+    ) -> None:
         if size is None:
             size = BYTES
             # a longer stream than the filter is made for: a larger filter, so that its
@@ -141,7 +159,7 @@ class IdSet:
         """The ids: the shelved runs, oldest first, the settled, the latest, the others."""
         for handle in self._runs:
             data = self._shelf.get(handle)
-            yield from _texts(data[_TABLE.size:])
+            yield from _texts(data[_TABLE.size :])
         for bucket in self._settled:
             yield from _texts(bucket)
         yield from list(self._fresh)
@@ -207,9 +225,16 @@ def _canonical(texts: list[str]) -> bytes | None:
     # every 37th character a newline, and no other: each text 36 characters, none a newline;
     # a dash at the four places, and no other; the rest lower-case hexadecimal digits (the
     # 32 of each text make 16 bytes only if none is a space, which fromhex would skip)
-    if (len(joined) != 37 * count or joined[36::37] != "\n" * count or joined.count("\n") != count
-            or joined.count("-") != 4 * count or joined[8::37] != "-" * count or joined[13::37] != "-" * count
-            or joined[18::37] != "-" * count or joined[23::37] != "-" * count):
+    if (
+        len(joined) != 37 * count
+        or joined[36::37] != "\n" * count
+        or joined.count("\n") != count
+        or joined.count("-") != 4 * count
+        or joined[8::37] != "-" * count
+        or joined[13::37] != "-" * count
+        or joined[18::37] != "-" * count
+        or joined[23::37] != "-" * count
+    ):
         return None
     digits = joined.replace("-", "").replace("\n", "")
     if digits.lower() != digits:
@@ -223,7 +248,7 @@ def _canonical(texts: list[str]) -> bytes | None:
 
 def _texts(keys: bytes | bytearray) -> Iterator[str]:
     for start in range(0, len(keys), 16):
-        raw = keys[start:start + 16].hex()
+        raw = keys[start : start + 16].hex()
         yield f"{raw[:8]}-{raw[8:12]}-{raw[12:16]}-{raw[16:20]}-{raw[20:]}"
 
 

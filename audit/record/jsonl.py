@@ -34,6 +34,7 @@ Both check the members' forms as the store does (``stream`` a table code, ``acto
 ``source`` identifiers: :func:`.envelope.stream_problem`, :func:`.envelope.label_problem`);
 neither checks the chain itself: :mod:`.verify` does.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
@@ -113,9 +114,14 @@ _CHAINED = ("version", "schema_version", "recorded_at", "prev_hash", "hash")
 _AS_TEXT: dict[str, Any] = {"id": str, "occurred_at": str, "recorded_at": str | None}
 _FieldTexts = msgspec.defstruct(
     "_FieldTexts",
-    [(f.name, _AS_TEXT.get(f.name, f.type)) if f.required else (f.name, _AS_TEXT.get(f.name, f.type), f.default)
-     for f in msgspec.structs.fields(Fields)],
-    frozen=True, forbid_unknown_fields=True,
+    [
+        (f.name, _AS_TEXT.get(f.name, f.type))
+        if f.required
+        else (f.name, _AS_TEXT.get(f.name, f.type), f.default)
+        for f in msgspec.structs.fields(Fields)
+    ],
+    frozen=True,
+    forbid_unknown_fields=True,
 )
 # (Any: a struct made at run time has no members a type checker knows)
 _decode_field_texts: Callable[[str | bytes], Any] = msgspec.json.Decoder(_FieldTexts).decode
@@ -148,15 +154,28 @@ def exported_fields(text: str | bytes) -> tuple[Fields, tuple[str, str, str | No
         if recorded is None:
             return None
     stream, actor, source = fields.stream, fields.actor, fields.source
-    if not (stream in _GOOD_STREAMS and actor in _GOOD_LABELS and source in _GOOD_LABELS) \
-            and _members_problem(stream, actor, source) is not None:
+    if (
+        not (stream in _GOOD_STREAMS and actor in _GOOD_LABELS and source in _GOOD_LABELS)
+        and _members_problem(stream, actor, source) is not None
+    ):
         return None
     if (recorded is None) != (fields.hash is None):
         return None
-    return Fields(id=event_id, stream=stream, type=fields.type, occurred_at=occurred, actor=actor, source=source,
-                  payload=fields.payload, version=fields.version, position=fields.position,
-                  schema_version=fields.schema_version, recorded_at=recorded, prev_hash=fields.prev_hash,
-                  hash=fields.hash), (id_text, occurred_text, recorded_text)
+    return Fields(
+        id=event_id,
+        stream=stream,
+        type=fields.type,
+        occurred_at=occurred,
+        actor=actor,
+        source=source,
+        payload=fields.payload,
+        version=fields.version,
+        position=fields.position,
+        schema_version=fields.schema_version,
+        recorded_at=recorded,
+        prev_hash=fields.prev_hash,
+        hash=fields.hash,
+    ), (id_text, occurred_text, recorded_text)
 
 
 _to_uuid = msgspec.convert
@@ -168,17 +187,26 @@ def decode_fields(text: str | bytes, line: int | None = None) -> Fields:
         fields = _decode_fields(text)
     except msgspec.ValidationError as error:
         explained = explain(error)  # it names paths from "payload"; here the root is the line
-        raise LineError(line, explained.field.removeprefix("payload").removeprefix(".") or "line",
-                        explained.message) from None
+        raise LineError(
+            line,
+            explained.field.removeprefix("payload").removeprefix(".") or "line",
+            explained.message,
+        ) from None
     except msgspec.DecodeError as error:
         raise LineError(line, "line", f"not JSON: {error}") from None
     except RecursionError:
-        raise LineError(line, "line", "not JSON this reader can follow: nested too deeply") from None
+        raise LineError(
+            line, "line", "not JSON this reader can follow: nested too deeply"
+        ) from None
     wrong = _members_problem(fields.stream, fields.actor, fields.source)
     if wrong is not None:
         raise LineError(line, *wrong)
     if (fields.recorded_at is None) != (fields.hash is None):
-        raise LineError(line, "hash" if fields.hash is None else "recorded_at", "recorded_at and hash come together")
+        raise LineError(
+            line,
+            "hash" if fields.hash is None else "recorded_at",
+            "recorded_at and hash come together",
+        )
     for name, moment in (("occurred_at", fields.occurred_at), ("recorded_at", fields.recorded_at)):
         # a moment read with "Z" is in UTC already: only its range is left to check
         if moment is not None and not (moment.tzinfo is UTC and EARLIEST <= moment <= LATEST):
@@ -246,10 +274,19 @@ def _chained(text: str | bytes, line: int | None) -> tuple[Fields, int, dict[str
     """(the line's members, its schema version, its payload in normal form and that
     form's canonical bytes) of a hash-chained line."""
     fields = decode_fields(text, line)
-    if (fields.version is None or fields.schema_version is None or fields.recorded_at is None
-            or fields.prev_hash is None or fields.hash is None):
+    if (
+        fields.version is None
+        or fields.schema_version is None
+        or fields.recorded_at is None
+        or fields.prev_hash is None
+        or fields.hash is None
+    ):
         missing = [name for name in _CHAINED if getattr(fields, name) is None]
-        raise NotChained(line, missing[0], f"missing: the line is not hash-chained (that needs {', '.join(_CHAINED)})")
+        raise NotChained(
+            line,
+            missing[0],
+            f"missing: the line is not hash-chained (that needs {', '.join(_CHAINED)})",
+        )
     return (fields, *encoded_payload(fields, line))
 
 
@@ -259,10 +296,19 @@ def decode_line(text: str | bytes, line: int | None = None) -> Envelope:
     assert fields.version is not None and fields.recorded_at is not None  # checked above
     assert fields.prev_hash is not None and fields.hash is not None
     return Envelope(
-        id=fields.id, stream=fields.stream, version=fields.version, position=fields.position,
-        type=fields.type, schema_version=schema_version, occurred_at=fields.occurred_at,
-        recorded_at=fields.recorded_at, actor=fields.actor, source=fields.source, payload=payload,
-        prev_hash=fields.prev_hash, hash=fields.hash,
+        id=fields.id,
+        stream=fields.stream,
+        version=fields.version,
+        position=fields.position,
+        type=fields.type,
+        schema_version=schema_version,
+        occurred_at=fields.occurred_at,
+        recorded_at=fields.recorded_at,
+        actor=fields.actor,
+        source=fields.source,
+        payload=payload,
+        prev_hash=fields.prev_hash,
+        hash=fields.hash,
     )
 
 
@@ -301,9 +347,11 @@ def member_texts(text: str | bytes) -> tuple[str | None, str | None, str | None]
     that is left to look at (tests hold this to the patterns the form is written in)."""
     texts = _decode_texts(text)
     recorded = texts.recorded_at
-    return (texts.id if _uuid_text(texts.id) else None,
-            texts.occurred_at if _export_moment(texts.occurred_at) else None,
-            recorded if recorded is not None and _export_moment(recorded) else None)
+    return (
+        texts.id if _uuid_text(texts.id) else None,
+        texts.occurred_at if _export_moment(texts.occurred_at) else None,
+        recorded if recorded is not None and _export_moment(recorded) else None,
+    )
 
 
 def _texts(text: str | bytes) -> tuple[str, str, str] | None:
@@ -354,8 +402,12 @@ def _exported_moment(text: str) -> bool:
 def _exported_value(text: str) -> datetime | None:
     """The moment ``text`` writes where :func:`_exported_moment` holds (in UTC, as the
     plain decode reads it), None otherwise."""
-    if not (_export_moment(text) and text.isascii() and text[4] == text[7] == "-"
-            and text[13] == text[16] == ":"):
+    if not (
+        _export_moment(text)
+        and text.isascii()
+        and text[4] == text[7] == "-"
+        and text[13] == text[16] == ":"
+    ):
         return None
     try:
         moment = _from_iso(text)
@@ -394,38 +446,109 @@ def _fast(text: str | bytes, line: int | None) -> tuple[Link, dict[str, Any]] | 
         return None
     id_text, occurred, recorded = fields.id, fields.occurred_at, fields.recorded_at
     # a line without the chain's members: the plain decode names the one missing
-    if recorded is None or fields.version is None or fields.schema_version is None or fields.prev_hash is None \
-            or fields.hash is None:
+    if (
+        recorded is None
+        or fields.version is None
+        or fields.schema_version is None
+        or fields.prev_hash is None
+        or fields.hash is None
+    ):
         return None
-    if _UUID_TEXT(id_text) is None or _recorded_value(recorded) is None or _exported_value(occurred) is None:
+    if (
+        _UUID_TEXT(id_text) is None
+        or _recorded_value(recorded) is None
+        or _exported_value(occurred) is None
+    ):
         return None
     stream, actor, source = fields.stream, fields.actor, fields.source
     # the sets _members_problem asks first, asked here before a call: nearly every line's
-    if not (stream in _GOOD_STREAMS and actor in _GOOD_LABELS and source in _GOOD_LABELS) \
-            and _members_problem(stream, actor, source) is not None:
+    if (
+        not (stream in _GOOD_STREAMS and actor in _GOOD_LABELS and source in _GOOD_LABELS)
+        and _members_problem(stream, actor, source) is not None
+    ):
         return None
     try:
-        schema_version, payload, encoded = decode_payload_json(fields.type, fields.schema_version, fields.payload)
+        schema_version, payload, encoded = decode_payload_json(
+            fields.type, fields.schema_version, fields.payload
+        )
     except PayloadError as error:
         raise LineError(line, error.field, error.message) from None
-    return _hashed(id_text, stream, fields.version, fields.type, schema_version, occurred, recorded,
-                   actor, source, payload, encoded, fields.prev_hash, fields.hash, fields.position)
+    return _hashed(
+        id_text,
+        stream,
+        fields.version,
+        fields.type,
+        schema_version,
+        occurred,
+        recorded,
+        actor,
+        source,
+        payload,
+        encoded,
+        fields.prev_hash,
+        fields.hash,
+        fields.position,
+    )
 
 
-def _hashed(id_text: str, stream: str, version: int, type_: str, schema_version: int, occurred: str, recorded: str,
-            actor: str, source: str, payload: dict[str, Any], encoded: bytes, prev_hash: str, stored: str,
-            position: int | None) -> tuple[Link, dict[str, Any]]:
+def _hashed(
+    id_text: str,
+    stream: str,
+    version: int,
+    type_: str,
+    schema_version: int,
+    occurred: str,
+    recorded: str,
+    actor: str,
+    source: str,
+    payload: dict[str, Any],
+    encoded: bytes,
+    prev_hash: str,
+    stored: str,
+    position: int | None,
+) -> tuple[Link, dict[str, Any]]:
     # the payload's canonical bytes go in as they are: encoded once, by its check; the id
     # and the moments are in the chain's text already (checked, or written by it)
     who = _QUOTED.get(actor)
     if who is None:
         who = _remembered(_QUOTED, actor, canonical_json(actor))
-    digest = document_digest(who, id_text.encode(), occurred.encode(), encoded, string_text(prev_hash),
-                             recorded.encode(), document_tail(schema_version, source, stream, type_),
-                             version).decode()
-    event = export_dict(id_text, stream, version, type_, schema_version, occurred, recorded, actor, source,
-                        payload, prev_hash, stored, position)
-    return Link(id_text, stream, version, position, type_, schema_version, payload, prev_hash, stored, digest), event
+    digest = document_digest(
+        who,
+        id_text.encode(),
+        occurred.encode(),
+        encoded,
+        string_text(prev_hash),
+        recorded.encode(),
+        document_tail(schema_version, source, stream, type_),
+        version,
+    ).decode()
+    event = export_dict(
+        id_text,
+        stream,
+        version,
+        type_,
+        schema_version,
+        occurred,
+        recorded,
+        actor,
+        source,
+        payload,
+        prev_hash,
+        stored,
+        position,
+    )
+    return Link(
+        id_text,
+        stream,
+        version,
+        position,
+        type_,
+        schema_version,
+        payload,
+        prev_hash,
+        stored,
+        digest,
+    ), event
 
 
 def decode_hashed(text: str | bytes, line: int | None = None) -> tuple[Link, dict[str, Any]]:
@@ -442,10 +565,27 @@ def decode_hashed(text: str | bytes, line: int | None = None) -> tuple[Link, dic
     fields, schema_version, payload, encoded = _chained(text, line)
     assert fields.version is not None and fields.recorded_at is not None  # checked above
     assert fields.prev_hash is not None and fields.hash is not None
-    texts = _texts(text) or (str(fields.id), format_timestamp(fields.occurred_at),
-                             format_timestamp(fields.recorded_at))
-    return _hashed(texts[0], fields.stream, fields.version, fields.type, schema_version, texts[1], texts[2],
-                   fields.actor, fields.source, payload, encoded, fields.prev_hash, fields.hash, fields.position)
+    texts = _texts(text) or (
+        str(fields.id),
+        format_timestamp(fields.occurred_at),
+        format_timestamp(fields.recorded_at),
+    )
+    return _hashed(
+        texts[0],
+        fields.stream,
+        fields.version,
+        fields.type,
+        schema_version,
+        texts[1],
+        texts[2],
+        fields.actor,
+        fields.source,
+        payload,
+        encoded,
+        fields.prev_hash,
+        fields.hash,
+        fields.position,
+    )
 
 
 def encode_line(envelope: Envelope) -> bytes:

@@ -31,6 +31,7 @@ one hash per level (the perfect subtrees of the binary representation of the siz
 proofs ask a :class:`Subtrees` source for the roots of aligned ranges, which a store can
 serve from saved subtree hashes instead of re-reading every leaf.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -51,16 +52,32 @@ LEAF_FORMAT = 2
 LEAF_FORMATS = (1, 2)
 
 
-def leaf_data(*, stream: str, version: int, position: int, event_hash: str, seal: str | None,
-              leaf_format: int = LEAF_FORMAT) -> bytes:
+def leaf_data(
+    *,
+    stream: str,
+    version: int,
+    position: int,
+    event_hash: str,
+    seal: str | None,
+    leaf_format: int = LEAF_FORMAT,
+) -> bytes:
     """What a leaf hashes: the event's chain hash, where it stands in the record and (from
     format 2) the store's seal of it."""
     if leaf_format == 1:
-        return canonical_json({"hash": event_hash, "position": position, "stream": stream, "version": version})
+        return canonical_json(
+            {"hash": event_hash, "position": position, "stream": stream, "version": version}
+        )
     if leaf_format != 2:
         raise ValueError(f"leaf format {leaf_format!r}: expected one of {LEAF_FORMATS}")
-    return canonical_json({"hash": event_hash, "position": position, "seal": seal, "stream": stream,
-                           "version": version})
+    return canonical_json(
+        {
+            "hash": event_hash,
+            "position": position,
+            "seal": seal,
+            "stream": stream,
+            "version": version,
+        }
+    )
 
 
 def leaf_hash(data: bytes) -> bytes:
@@ -71,8 +88,15 @@ def node_hash(left: bytes, right: bytes) -> bytes:
     return hashlib.sha256(_NODE + left + right).digest()
 
 
-def event_leaf(*, stream: str, version: int, position: int, event_hash: str, seal: str | None,
-               leaf_format: int = LEAF_FORMAT) -> bytes:
+def event_leaf(
+    *,
+    stream: str,
+    version: int,
+    position: int,
+    event_hash: str,
+    seal: str | None,
+    leaf_format: int = LEAF_FORMAT,
+) -> bytes:
     """The leaf hash of one stored event. The canonical JSON of :func:`leaf_data`, written
     directly (a store's table codes and the hex digits of a hash and a seal need no
     escaping; anything else goes through the encoder): this runs once per event of the
@@ -80,14 +104,29 @@ def event_leaf(*, stream: str, version: int, position: int, event_hash: str, sea
     if _PLAIN.match(stream) and _HEX.match(event_hash):
         if leaf_format == 2 and seal is not None and _HEX.match(seal):
             data = b'{"hash":"%s","position":%d,"seal":"%s","stream":"%s","version":%d}' % (
-                event_hash.encode(), position, seal.encode(), stream.encode(), version)
+                event_hash.encode(),
+                position,
+                seal.encode(),
+                stream.encode(),
+                version,
+            )
             return hashlib.sha256(_LEAF + data).digest()
         if leaf_format == 1:
             data = b'{"hash":"%s","position":%d,"stream":"%s","version":%d}' % (
-                event_hash.encode(), position, stream.encode(), version)
+                event_hash.encode(),
+                position,
+                stream.encode(),
+                version,
+            )
             return hashlib.sha256(_LEAF + data).digest()
-    data = leaf_data(stream=stream, version=version, position=position, event_hash=event_hash, seal=seal,
-                     leaf_format=leaf_format)
+    data = leaf_data(
+        stream=stream,
+        version=version,
+        position=position,
+        event_hash=event_hash,
+        seal=seal,
+        leaf_format=leaf_format,
+    )
     return hashlib.sha256(_LEAF + data).digest()
 
 
@@ -234,12 +273,15 @@ def root_from_inclusion(index: int, size: int, leaf: bytes, proof: Sequence[byte
     return digest if sn == 0 else None
 
 
-def verify_inclusion(index: int, size: int, leaf: bytes, proof: Sequence[bytes], root: bytes) -> bool:
+def verify_inclusion(
+    index: int, size: int, leaf: bytes, proof: Sequence[bytes], root: bytes
+) -> bool:
     return root_from_inclusion(index, size, leaf, proof) == root
 
 
-def verify_consistency(old_size: int, new_size: int, old_root: bytes, new_root: bytes,
-                       proof: Sequence[bytes]) -> bool:
+def verify_consistency(
+    old_size: int, new_size: int, old_root: bytes, new_root: bytes, proof: Sequence[bytes]
+) -> bool:
     """RFC 9162, 2.1.4.2: does ``proof`` show the tree of ``old_root`` to be the first
     ``old_size`` leaves of the tree of ``new_root``?"""
     if not 0 <= old_size <= new_size:

@@ -11,6 +11,7 @@ the CSVs' numeric columns beside the formatted ones.
 Pure integer arithmetic (``divmod``), never a float: every layer - the admin, the API's
 CSV, the demo's summary, the engine's and the ledger's messages - formats money here.
 """
+
 from __future__ import annotations
 
 import math
@@ -21,13 +22,34 @@ from fractions import Fraction
 # Every other code - the great majority, EUR, USD, GBP, CZK among them - has 2.
 _EXPONENTS: dict[str, int] = {
     # no minor unit
-    "BIF": 0, "CLP": 0, "DJF": 0, "GNF": 0, "ISK": 0, "JPY": 0, "KMF": 0, "KRW": 0,
-    "PYG": 0, "RWF": 0, "UGX": 0, "UYI": 0, "VND": 0, "VUV": 0, "XAF": 0, "XOF": 0,
+    "BIF": 0,
+    "CLP": 0,
+    "DJF": 0,
+    "GNF": 0,
+    "ISK": 0,
+    "JPY": 0,
+    "KMF": 0,
+    "KRW": 0,
+    "PYG": 0,
+    "RWF": 0,
+    "UGX": 0,
+    "UYI": 0,
+    "VND": 0,
+    "VUV": 0,
+    "XAF": 0,
+    "XOF": 0,
     "XPF": 0,
     # thousandths
-    "BHD": 3, "IQD": 3, "JOD": 3, "KWD": 3, "LYD": 3, "OMR": 3, "TND": 3,
+    "BHD": 3,
+    "IQD": 3,
+    "JOD": 3,
+    "KWD": 3,
+    "LYD": 3,
+    "OMR": 3,
+    "TND": 3,
     # ten-thousandths (units of account)
-    "CLF": 4, "UYW": 4,
+    "CLF": 4,
+    "UYW": 4,
 }
 _CODE = re.compile(r"^[A-Z]{3}\Z")
 
@@ -48,7 +70,9 @@ def format_money(amount_minor: int, currency: str) -> str:
     ('JPY 1,235', 'KWD 1,234.567', 'USD 0.05')
     """
     if not isinstance(amount_minor, int) or isinstance(amount_minor, bool):
-        raise TypeError(f"money is an integer number of minor units, not {type(amount_minor).__name__}")
+        raise TypeError(
+            f"money is an integer number of minor units, not {type(amount_minor).__name__}"
+        )
     digits = minor_unit_digits(currency)
     sign = "-" if amount_minor < 0 else ""
     if digits == 0:
@@ -68,7 +92,9 @@ def decimal_text(amount_minor: int, currency: str) -> str:
     ('35200', '1.234', '-0.007')
     """
     if not isinstance(amount_minor, int) or isinstance(amount_minor, bool):
-        raise TypeError(f"money is an integer number of minor units, not {type(amount_minor).__name__}")
+        raise TypeError(
+            f"money is an integer number of minor units, not {type(amount_minor).__name__}"
+        )
     digits = minor_unit_digits(currency)
     sign = "-" if amount_minor < 0 else ""
     if digits == 0:
@@ -87,7 +113,9 @@ def format_signed(amount_minor: int, currency: str) -> str:
     return f"+{text}" if amount_minor > 0 else text
 
 
-def money_text(amount_minor: int | None, currency: str | None, *, signed: bool = False, none: str = "-") -> str:
+def money_text(
+    amount_minor: int | None, currency: str | None, *, signed: bool = False, none: str = "-"
+) -> str:
     """A figure that may be unknown (``none``) in a currency that may be unknown: the
     formatter's text (``signed``: :func:`format_signed`'s), or the minor units as stored
     when no currency is known (a record whose table never opened).

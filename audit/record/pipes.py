@@ -4,6 +4,7 @@ the command's failure, so it ends as a program that the pipe's ``SIGPIPE`` ended
 quietly, exit 141 (128 + 13), no traceback - the one way for the back-office's commands
 and the offline auditor. Pure (the standard library only).
 """
+
 from __future__ import annotations
 
 import os

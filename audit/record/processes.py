@@ -13,6 +13,7 @@ cards, the simulator's tables). Pure (the standard library only).
   Each caller keeps its own count of workers, its own way of shutting the pool down, and
   its own path in this process.
 """
+
 from __future__ import annotations
 
 import multiprocessing
@@ -33,11 +34,15 @@ def cpus() -> int:
 
 def can_fork() -> bool:
     """Whether this process may fork workers (see the module)."""
-    return "fork" in multiprocessing.get_all_start_methods() and not multiprocessing.current_process().daemon
+    return (
+        "fork" in multiprocessing.get_all_start_methods()
+        and not multiprocessing.current_process().daemon
+    )
 
 
-def process_pool(workers: int, *, spawn: bool = False,
-                 initializer: Callable[[], object] | None = None) -> ProcessPoolExecutor | None:
+def process_pool(
+    workers: int, *, spawn: bool = False, initializer: Callable[[], object] | None = None
+) -> ProcessPoolExecutor | None:
     """A pool of ``workers`` processes (at least one), each running ``initializer`` first.
 
     Forked where :func:`can_fork`: the workers inherit what this process has imported and
@@ -52,5 +57,6 @@ def process_pool(workers: int, *, spawn: bool = False,
         method = "spawn"
     else:
         return None
-    return ProcessPoolExecutor(max(1, workers), mp_context=multiprocessing.get_context(method),
-                               initializer=initializer)
+    return ProcessPoolExecutor(
+        max(1, workers), mp_context=multiprocessing.get_context(method), initializer=initializer
+    )

@@ -18,6 +18,7 @@ keys.
 
 Pure Python, no I/O but the shelf's own file; the caller closes the shelf.
 """
+
 from __future__ import annotations
 
 import pickle
@@ -33,7 +34,9 @@ _HANDLE = struct.Struct("<QQ")  # offset, length
 _BUFFER = 1 << 16
 _ENTRY = struct.Struct("<qI")  # the key's hash, its batch
 _BUCKETS = 256  # of the index, by the low byte of a key's hash
-_TABLE = struct.Struct(f"<{_BUCKETS + 1}I")  # where each bucket of a run of the index starts, and its end
+_TABLE = struct.Struct(
+    f"<{_BUCKETS + 1}I"
+)  # where each bucket of a run of the index starts, and its end
 _OFFSETS = struct.Struct("<II")
 # two of a byte's eight bits, for six bits of a hash (the 28 pairs, four of them twice):
 # a Bloom filter's two bytes of an element (audit.record.ids, ShelvedMap)
@@ -137,8 +140,14 @@ class ShelvedMap(MutableMapping[K, V], Generic[K, V]):
     its bucket of the entries in memory and of each run (two reads a run), and each batch
     an entry of its hash names is thawed and asked: every answer is exact."""
 
-    def __init__(self, shelf: Shelf, *, batch: int | None = None, filter: int | None = None,
-                 grows: bool | None = None) -> None:
+    def __init__(
+        self,
+        shelf: Shelf,
+        *,
+        batch: int | None = None,
+        filter: int | None = None,
+        grows: bool | None = None,
+    ) -> None:
         """``filter``: the filter's bytes to start with; ``grows``: whether it is made
         larger as keys are shelved (by default only a filter of the default size: a test's
         size stays that size)."""
@@ -239,7 +248,7 @@ class ShelvedMap(MutableMapping[K, V], Generic[K, V]):
         mask = size - 1
         for number in range(len(self._runs) + 1):
             if number < len(self._runs):
-                part = self.shelf.get(self._runs[number])[_TABLE.size:]
+                part = self.shelf.get(self._runs[number])[_TABLE.size :]
             else:
                 part = b"".join(self._entries)
             for code, _ in _ENTRY.iter_unpack(part):

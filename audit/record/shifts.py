@@ -11,6 +11,7 @@ in the casino's time zone. The first start is the start of the gaming day.
     >>> ShiftPlan.parse("day=06:00,swing=14:00,grave=22:00").labels
     ('day', 'swing', 'grave')
 """
+
 from __future__ import annotations
 
 import itertools
@@ -46,8 +47,12 @@ class ShiftPlan:
         offsets = [(start - self.starts[0]) % _DAY for start in self.starts]
         if any(b <= a for a, b in itertools.pairwise(offsets)):
             raise ValueError("shift starts must follow each other within one gaming day")
-        if len(set(self.labels)) != len(self.labels) or not all(_LABEL.match(label) for label in self.labels):
-            raise ValueError(f"shift labels must be distinct, 1-32 letters, digits and . _ : - (got {self.labels})")
+        if len(set(self.labels)) != len(self.labels) or not all(
+            _LABEL.match(label) for label in self.labels
+        ):
+            raise ValueError(
+                f"shift labels must be distinct, 1-32 letters, digits and . _ : - (got {self.labels})"
+            )
         try:
             ZoneInfo(self.zone)
         except (ZoneInfoNotFoundError, ValueError):
@@ -62,7 +67,9 @@ class ShiftPlan:
         if hours:
             length = int(hours.group(1))
             if length < 1 or 24 % length:
-                raise ValueError(f"shift length {text!r}: the hours must divide 24 (e.g. 8h, 12h, 24h)")
+                raise ValueError(
+                    f"shift length {text!r}: the hours must divide 24 (e.g. 8h, 12h, 24h)"
+                )
             first = _minutes(day_start)
             starts = tuple((first + i * length * 60) % _DAY for i in range(24 // length))
             return cls(starts, tuple(f"{s // 60:02d}:{s % 60:02d}" for s in starts), zone)

@@ -21,6 +21,7 @@ with the old public key, which stays published).
 Signatures use pyca ``cryptography`` (Ed25519, RFC 8032); keys are PEM (PKCS#8 private,
 SubjectPublicKeyInfo public) files.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -100,13 +101,17 @@ class SignedTreeHead:
         return TreeHead(self.size, self.root)
 
     def signed_bytes(self) -> bytes:
-        return _signed_bytes(self.size, self.root, self.streams, self.timestamp, self.key_id, self.leaf_format)
+        return _signed_bytes(
+            self.size, self.root, self.streams, self.timestamp, self.key_id, self.leaf_format
+        )
 
     def as_dict(self) -> dict[str, Any]:
         data = {
             "size": self.size,
             "root": self.root.hex(),
-            "streams": {name: [version, digest] for name, (version, digest) in sorted(self.streams.items())},
+            "streams": {
+                name: [version, digest] for name, (version, digest) in sorted(self.streams.items())
+            },
             "timestamp": format_timestamp(self.timestamp),
             "key_id": self.key_id,
             "signature": self.signature.hex(),
@@ -129,22 +134,38 @@ class SignedTreeHead:
             streams = {}
             for name, head in dict(data.get("streams") or {}).items():
                 version, digest = head
-                if isinstance(version, bool) or not isinstance(version, int) or not isinstance(digest, str):
+                if (
+                    isinstance(version, bool)
+                    or not isinstance(version, int)
+                    or not isinstance(digest, str)
+                ):
                     raise ValueError(f"streams.{name}: expected [version, hash]")  # noqa: TRY004 - a malformed head is a ValueError to every caller
                 streams[str(name)] = (version, digest)
             leaf_format = data.get("leaf_format", 1)
             if leaf_format not in LEAF_FORMATS or isinstance(leaf_format, bool):
-                raise ValueError(f"leaf_format: expected one of {', '.join(map(str, LEAF_FORMATS))}")
-            return cls(size, root, parse_timestamp(str(data["timestamp"])), str(data["key_id"]), signature, streams,
-                       leaf_format)
+                raise ValueError(
+                    f"leaf_format: expected one of {', '.join(map(str, LEAF_FORMATS))}"
+                )
+            return cls(
+                size,
+                root,
+                parse_timestamp(str(data["timestamp"])),
+                str(data["key_id"]),
+                signature,
+                streams,
+                leaf_format,
+            )
         except KeyError as missing:
             raise ValueError(f"{missing.args[0]}: missing") from None
 
 
-def _signed_bytes(size: int, root: bytes, streams: StreamHeads, timestamp: datetime, key: str,
-                  leaf_format: int) -> bytes:
+def _signed_bytes(
+    size: int, root: bytes, streams: StreamHeads, timestamp: datetime, key: str, leaf_format: int
+) -> bytes:
     signed: dict[str, Any] = {
-        "key_id": key, "root": root.hex(), "size": size,
+        "key_id": key,
+        "root": root.hex(),
+        "size": size,
         "streams": {name: [version, digest] for name, (version, digest) in streams.items()},
         "timestamp": format_timestamp(timestamp),
     }
@@ -153,12 +174,20 @@ def _signed_bytes(size: int, root: bytes, streams: StreamHeads, timestamp: datet
     return canonical_json(signed)
 
 
-def sign_head(head: TreeHead, *, timestamp: datetime, private_key: Ed25519PrivateKey,
-              streams: StreamHeads | None = None, leaf_format: int = LEAF_FORMAT) -> SignedTreeHead:
+def sign_head(
+    head: TreeHead,
+    *,
+    timestamp: datetime,
+    private_key: Ed25519PrivateKey,
+    streams: StreamHeads | None = None,
+    leaf_format: int = LEAF_FORMAT,
+) -> SignedTreeHead:
     """Sign ``head``, a tree of ``leaf_format`` leaves (the current format unless told)."""
     kid = key_id(private_key.public_key())
     heads = dict(streams or {})
-    signature = private_key.sign(_signed_bytes(head.size, head.root, heads, timestamp, kid, leaf_format))
+    signature = private_key.sign(
+        _signed_bytes(head.size, head.root, heads, timestamp, kid, leaf_format)
+    )
     return SignedTreeHead(head.size, head.root, timestamp, kid, signature, heads, leaf_format)
 
 
@@ -166,7 +195,10 @@ def verify_head(sth: SignedTreeHead, public_keys: Mapping[str, Ed25519PublicKey]
     """Why the head's signature does not hold (None: it holds). ``public_keys`` by key id."""
     key = public_keys.get(sth.key_id)
     if key is None:
-        return f"signed by key {sth.key_id}, which is not among the published keys ({', '.join(sorted(public_keys)) or 'none'})"
+        return (
+            f"signed by key {sth.key_id}, which is not among the published keys "
+            f"({', '.join(sorted(public_keys)) or 'none'})"
+        )
     if key_id(key) != sth.key_id:
         return f"the key published as {sth.key_id} has id {key_id(key)}"
     try:
@@ -183,12 +215,17 @@ def sign_document(data: bytes, private_key: Ed25519PrivateKey) -> dict[str, str]
     return {"key_id": key_id(private_key.public_key()), "signature": private_key.sign(data).hex()}
 
 
-def verify_document(data: bytes, signed: Mapping[str, Any], public_keys: Mapping[str, Ed25519PublicKey]) -> str | None:
+def verify_document(
+    data: bytes, signed: Mapping[str, Any], public_keys: Mapping[str, Ed25519PublicKey]
+) -> str | None:
     """Why a :func:`sign_document` signature does not hold for ``data`` (None: it holds)."""
     kid = str(signed.get("key_id", ""))
     key = public_keys.get(kid)
     if key is None:
-        return f"signed by key {kid or '(none)'}, which is not among the trusted keys ({', '.join(sorted(public_keys)) or 'none'})"
+        return (
+            f"signed by key {kid or '(none)'}, which is not among the trusted keys "
+            f"({', '.join(sorted(public_keys)) or 'none'})"
+        )
     try:
         key.verify(bytes.fromhex(str(signed.get("signature", ""))), data)
     except (InvalidSignature, ValueError):

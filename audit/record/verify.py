@@ -33,6 +33,7 @@ detached after a verified regulator's package) starts from ``starts[stream]``, t
 version and link to that hash. A known head at or below that version is not the record's
 to show any more; with no event of the stream given, the stream ends there.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
@@ -164,45 +165,101 @@ class Verifier:
                 head = Head(from_[0], from_[1])
             else:
                 head = self.start(envelope) if self.start is not None else Head()
-            state = self._streams[envelope.stream] = _Stream(head.version, head.hash, head.position, head.version)
+            state = self._streams[envelope.stream] = _Stream(
+                head.version, head.hash, head.position, head.version
+            )
         if state.broken:
             return None
         version = envelope.version
         if version != state.version + 1:
             if state.version == state.start:
-                return self._found(state, envelope, line, "bad_start",
-                                   f"the stream starts at version {version}, not {state.version + 1}")
+                return self._found(
+                    state,
+                    envelope,
+                    line,
+                    "bad_start",
+                    f"the stream starts at version {version}, not {state.version + 1}",
+                )
             if version > state.version + 1:
-                return self._found(state, envelope, line, "gap", f"versions {state.version + 1}..{version - 1} are missing")
-            return self._found(state, envelope, line, "gap",
-                               f"version {version} comes after version {state.version}, not {state.version + 1}")
+                return self._found(
+                    state,
+                    envelope,
+                    line,
+                    "gap",
+                    f"versions {state.version + 1}..{version - 1} are missing",
+                )
+            return self._found(
+                state,
+                envelope,
+                line,
+                "gap",
+                f"version {version} comes after version {state.version}, not {state.version + 1}",
+            )
         position = envelope.position
         if position is not None and state.position and position <= state.position:
-            return self._found(state, envelope, line, "reordered",
-                               f"position {position} is not after the previous event's {state.position}")
+            return self._found(
+                state,
+                envelope,
+                line,
+                "reordered",
+                f"position {position} is not after the previous event's {state.position}",
+            )
         if envelope.prev_hash != state.hash:
-            return self._found(state, envelope, line, "broken_link", (
-                f"prev_hash {envelope.prev_hash[:12]}... is not the previous event's hash {state.hash[:12]}..."))
+            return self._found(
+                state,
+                envelope,
+                line,
+                "broken_link",
+                (
+                    f"prev_hash {envelope.prev_hash[:12]}... is not the previous event's hash {state.hash[:12]}..."
+                ),
+            )
         computed = envelope.computed_hash()
         if computed != envelope.hash:
-            return self._found(state, envelope, line, "altered", (
-                f"the content does not match its hash (stored {envelope.hash[:12]}..., computed {computed[:12]}...)"))
+            return self._found(
+                state,
+                envelope,
+                line,
+                "altered",
+                (
+                    f"the content does not match its hash (stored {envelope.hash[:12]}..., computed {computed[:12]}...)"
+                ),
+            )
         known = self.heads.get(envelope.stream) if self.heads else None
         if known is not None and known[0] == version and known[1] != computed:
-            return self._found(state, envelope, line, "head_mismatch", (
-                f"its hash {computed[:12]}... is not the known head's {known[1][:12]}... at this version"))
+            return self._found(
+                state,
+                envelope,
+                line,
+                "head_mismatch",
+                (
+                    f"its hash {computed[:12]}... is not the known head's {known[1][:12]}... at this version"
+                ),
+            )
         if self.check_payloads:
             try:
                 validate_payload(envelope.type, envelope.schema_version, envelope.payload)
             except PayloadError as error:
-                return self._found(state, envelope, line, "invalid", f"the payload breaks its schema: {error}")
+                return self._found(
+                    state, envelope, line, "invalid", f"the payload breaks its schema: {error}"
+                )
         state.version, state.hash, state.line, state.last = version, computed, line, envelope.id
         if position is not None:
             state.position = position
         return None
 
-    def _found(self, state: _Stream, envelope: Chained, line: int | None, kind: str, detail: str) -> Problem:
-        problem = Problem(envelope.stream, envelope.version, envelope.position, str(envelope.id), kind, detail, line)
+    def _found(
+        self, state: _Stream, envelope: Chained, line: int | None, kind: str, detail: str
+    ) -> Problem:
+        problem = Problem(
+            envelope.stream,
+            envelope.version,
+            envelope.position,
+            str(envelope.id),
+            kind,
+            detail,
+            line,
+        )
         self.problems.append(problem)
         state.broken = True
         return problem
@@ -214,19 +271,45 @@ class Verifier:
             kept = self.starts.get(stream)
             if kept is not None and version <= kept[0] and (state is None or not state.broken):
                 if version == kept[0] and digest != kept[1]:
-                    self.problems.append(Problem(stream, version, None, "", "head_mismatch", (
-                        f"its last event kept elsewhere has hash {kept[1][:12]}..., not the known head's "
-                        f"{digest[:12]}... at this version")))
+                    self.problems.append(
+                        Problem(
+                            stream,
+                            version,
+                            None,
+                            "",
+                            "head_mismatch",
+                            (
+                                f"its last event kept elsewhere has hash {kept[1][:12]}..., not the known head's "
+                                f"{digest[:12]}... at this version"
+                            ),
+                        )
+                    )
                 continue
             if state is None and kept is not None:
                 state = _Stream(kept[0], kept[1], 0, kept[0])
             if state is None:
-                self.problems.append(Problem(stream, 0, None, "", "truncated",
-                                             f"no event of the stream is there; its known head is version {version}"))
+                self.problems.append(
+                    Problem(
+                        stream,
+                        0,
+                        None,
+                        "",
+                        "truncated",
+                        f"no event of the stream is there; its known head is version {version}",
+                    )
+                )
             elif not state.broken and state.version < version:
-                self.problems.append(Problem(
-                    stream, state.version, None, str(state.last or ""), "truncated",
-                    f"the known head is version {version} (hash {digest[:12]}...)", state.line))
+                self.problems.append(
+                    Problem(
+                        stream,
+                        state.version,
+                        None,
+                        str(state.last or ""),
+                        "truncated",
+                        f"the known head is version {version} (hash {digest[:12]}...)",
+                        state.line,
+                    )
+                )
         return Report(len(self._streams), self.events, self.problems)
 
 
@@ -253,7 +336,9 @@ def verify(
     return verifier.finish()
 
 
-def verify_lines(lines: Iterable[str | bytes], *, heads: Mapping[str, tuple[int, str]] | None = None) -> Report:
+def verify_lines(
+    lines: Iterable[str | bytes], *, heads: Mapping[str, tuple[int, str]] | None = None
+) -> Report:
     """:func:`verify` over a JSON Lines file's lines, each decoded strictly by
     :func:`.jsonl.decode_line` (which raises :class:`.jsonl.LineError` at the first that
     is not an envelope); blank lines are skipped, problems name their line."""

@@ -1,4 +1,5 @@
 """The event store's errors. Each knows its HTTP status and says what and where."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -54,8 +55,12 @@ class VersionConflict(StoreError):
         self.stream, self.expected, self.current = stream, expected, current
 
     def as_dict(self) -> dict[str, Any]:
-        return {**super().as_dict(), "stream": self.stream, "expected_version": self.expected,
-                "current_version": self.current}
+        return {
+            **super().as_dict(),
+            "stream": self.stream,
+            "expected_version": self.expected,
+            "current_version": self.current,
+        }
 
 
 class IdConflict(StoreError):

@@ -11,6 +11,7 @@ reads the rows through the partitions' ``(stream, version)`` index. SQLite's pla
 keeps its unique index of ids, read directly: ``Event.objects.filter(with_ids(ids))``
 either way.
 """
+
 from __future__ import annotations
 
 import uuid
@@ -48,7 +49,9 @@ def with_ids(ids: Iterable[uuid.UUID | str]) -> Q:
     if not wanted or not (connection.vendor == "postgresql" and keyed(connection)):
         return Q(event_id__in=wanted)
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT event_id, stream, version FROM {KEY_TABLE} WHERE event_id = ANY(%s)", [wanted])
+        cursor.execute(
+            f"SELECT event_id, stream, version FROM {KEY_TABLE} WHERE event_id = ANY(%s)", [wanted]
+        )
         return at_keys(cursor.fetchall())
 
 
@@ -63,5 +66,8 @@ def at_keys(keys: Iterable[tuple[uuid.UUID, str, int]]) -> Q:
         ids.append(event_id)
     if not versions:
         return Q(event_id__in=[])
-    where = reduce(or_, (Q(stream=stream, version__in=sorted(found)) for stream, found in sorted(versions.items())))
+    where = reduce(
+        or_,
+        (Q(stream=stream, version__in=sorted(found)) for stream, found in sorted(versions.items())),
+    )
     return where & Q(event_id__in=ids)

@@ -15,6 +15,7 @@ absent, the event is new and is stamped now. ``position`` and ``prev_hash`` are 
 store's and are ignored on input (the chain is recomputed and, for restores, checked
 through ``hash``).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -24,7 +25,9 @@ from audit.record.jsonl import encode_line
 from audit.store.streams import envelope_of, iter_events
 
 
-def export_events(out: IO[str], *, stream: str | None = None, progress: Callable[[int], None] | None = None) -> int:
+def export_events(
+    out: IO[str], *, stream: str | None = None, progress: Callable[[int], None] | None = None
+) -> int:
     """Write every event (or one stream's) in position order; return how many.
     ``progress(n)``: n more events written (every thousand, and at the end)."""
     count = 0

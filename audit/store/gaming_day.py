@@ -1,4 +1,5 @@
 """The gaming day: the casino's business day, which ends at a cut-off hour, not midnight."""
+
 from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta
@@ -22,4 +23,6 @@ def gaming_day_bounds(first: date, last: date | None = None) -> tuple[datetime, 
     the cut-off hour of ``first`` and of the day after ``last``, in ``TIME_ZONE`` (aware)."""
     zone = ZoneInfo(settings.TIME_ZONE)
     cutoff = time(settings.GAMING_DAY_CUTOFF_HOUR, tzinfo=zone)
-    return datetime.combine(first, cutoff), datetime.combine((last or first) + timedelta(days=1), cutoff)
+    return datetime.combine(first, cutoff), datetime.combine(
+        (last or first) + timedelta(days=1), cutoff
+    )

@@ -16,6 +16,7 @@ table has both; :func:`protection_problems` checks every one. Who can still get 
   verifier, the signed tree heads and :func:`protection_problems` (run by ``manage.py
   verify``) are there to detect.
 """
+
 from __future__ import annotations
 
 import re
@@ -41,10 +42,14 @@ INSTALL = {
     "sqlite": list(SQLITE_TRIGGERS.values()),
     "postgresql": [
         f"CREATE OR REPLACE FUNCTION {FUNCTION}() RETURNS trigger LANGUAGE plpgsql AS $${FUNCTION_BODY}$$",
-        (f"CREATE TRIGGER {TABLE}_no_update_delete BEFORE UPDATE OR DELETE ON {TABLE} "
-        f"FOR EACH ROW EXECUTE FUNCTION {FUNCTION}()"),
-        (f"CREATE TRIGGER {TABLE}_no_truncate BEFORE TRUNCATE ON {TABLE} "
-        f"FOR EACH STATEMENT EXECUTE FUNCTION {FUNCTION}()"),
+        (
+            f"CREATE TRIGGER {TABLE}_no_update_delete BEFORE UPDATE OR DELETE ON {TABLE} "
+            f"FOR EACH ROW EXECUTE FUNCTION {FUNCTION}()"
+        ),
+        (
+            f"CREATE TRIGGER {TABLE}_no_truncate BEFORE TRUNCATE ON {TABLE} "
+            f"FOR EACH STATEMENT EXECUTE FUNCTION {FUNCTION}()"
+        ),
     ],
 }
 
@@ -75,12 +80,16 @@ REMOVE = {
 ACCESS_TABLE = "audit_access"
 ACCESS_INSTALL = {
     "sqlite": [
-        (f"CREATE TRIGGER {ACCESS_TABLE}_no_update BEFORE UPDATE ON {ACCESS_TABLE} "
-        f"BEGIN SELECT RAISE(ABORT, '{ACCESS_TABLE} is append-only: UPDATE refused'); END"),
+        (
+            f"CREATE TRIGGER {ACCESS_TABLE}_no_update BEFORE UPDATE ON {ACCESS_TABLE} "
+            f"BEGIN SELECT RAISE(ABORT, '{ACCESS_TABLE} is append-only: UPDATE refused'); END"
+        ),
     ],
     "postgresql": [
-        (f"CREATE TRIGGER {ACCESS_TABLE}_no_update BEFORE UPDATE ON {ACCESS_TABLE} "
-        f"FOR EACH ROW EXECUTE FUNCTION {FUNCTION}()"),
+        (
+            f"CREATE TRIGGER {ACCESS_TABLE}_no_update BEFORE UPDATE ON {ACCESS_TABLE} "
+            f"FOR EACH ROW EXECUTE FUNCTION {FUNCTION}()"
+        ),
         f"ALTER TABLE {ACCESS_TABLE} ENABLE ALWAYS TRIGGER {ACCESS_TABLE}_no_update",
     ],
 }
@@ -95,12 +104,16 @@ ACCESS_REMOVE = {
 INGEST_TABLES = ("audit_ingestrun", "audit_ingeststep")
 INGEST_INSTALL = {
     "sqlite": [
-        (f"CREATE TRIGGER {table}_no_update BEFORE UPDATE ON {table} "
-         f"BEGIN SELECT RAISE(ABORT, '{table} is append-only: UPDATE refused'); END")
+        (
+            f"CREATE TRIGGER {table}_no_update BEFORE UPDATE ON {table} "
+            f"BEGIN SELECT RAISE(ABORT, '{table} is append-only: UPDATE refused'); END"
+        )
         for table in INGEST_TABLES
     ],
     "postgresql": [
-        sql for table in INGEST_TABLES for sql in (
+        sql
+        for table in INGEST_TABLES
+        for sql in (
             f"CREATE TRIGGER {table}_no_update BEFORE UPDATE ON {table} FOR EACH ROW EXECUTE FUNCTION {FUNCTION}()",
             f"ALTER TABLE {table} ENABLE ALWAYS TRIGGER {table}_no_update",
         )
@@ -108,7 +121,9 @@ INGEST_INSTALL = {
 }
 INGEST_REMOVE = {
     "sqlite": [f"DROP TRIGGER IF EXISTS {table}_no_update" for table in INGEST_TABLES],
-    "postgresql": [f"DROP TRIGGER IF EXISTS {table}_no_update ON {table}" for table in INGEST_TABLES],
+    "postgresql": [
+        f"DROP TRIGGER IF EXISTS {table}_no_update ON {table}" for table in INGEST_TABLES
+    ],
 }
 
 
@@ -117,12 +132,16 @@ INGEST_REMOVE = {
 AUTHORITY_TABLE = "audit_authorityseal"
 AUTHORITY_INSTALL = {
     "sqlite": [
-        (f"CREATE TRIGGER {AUTHORITY_TABLE}_no_update BEFORE UPDATE ON {AUTHORITY_TABLE} "
-         f"BEGIN SELECT RAISE(ABORT, '{AUTHORITY_TABLE} is append-only: UPDATE refused'); END"),
+        (
+            f"CREATE TRIGGER {AUTHORITY_TABLE}_no_update BEFORE UPDATE ON {AUTHORITY_TABLE} "
+            f"BEGIN SELECT RAISE(ABORT, '{AUTHORITY_TABLE} is append-only: UPDATE refused'); END"
+        ),
     ],
     "postgresql": [
-        (f"CREATE TRIGGER {AUTHORITY_TABLE}_no_update BEFORE UPDATE ON {AUTHORITY_TABLE} "
-         f"FOR EACH ROW EXECUTE FUNCTION {FUNCTION}()"),
+        (
+            f"CREATE TRIGGER {AUTHORITY_TABLE}_no_update BEFORE UPDATE ON {AUTHORITY_TABLE} "
+            f"FOR EACH ROW EXECUTE FUNCTION {FUNCTION}()"
+        ),
         f"ALTER TABLE {AUTHORITY_TABLE} ENABLE ALWAYS TRIGGER {AUTHORITY_TABLE}_no_update",
     ],
 }
@@ -150,9 +169,11 @@ def _sqlite_expected() -> dict[str, tuple[str, str]]:
     """Trigger name -> (table, its shipped SQL) on SQLite: the event table's, the access
     log's, the ingest runs' and steps' and the authority seals'."""
     expected = {name: (TABLE, sql) for name, sql in SQLITE_TRIGGERS.items()}
-    for table, sql in [(ACCESS_TABLE, sql) for sql in ACCESS_INSTALL["sqlite"]] + list(
-            zip(INGEST_TABLES, INGEST_INSTALL["sqlite"], strict=True)) + [
-            (AUTHORITY_TABLE, sql) for sql in AUTHORITY_INSTALL["sqlite"]]:
+    for table, sql in (
+        [(ACCESS_TABLE, sql) for sql in ACCESS_INSTALL["sqlite"]]
+        + list(zip(INGEST_TABLES, INGEST_INSTALL["sqlite"], strict=True))
+        + [(AUTHORITY_TABLE, sql) for sql in AUTHORITY_INSTALL["sqlite"]]
+    ):
         expected[f"{table}_no_update"] = (table, sql)
     return expected
 
@@ -166,16 +187,20 @@ def protection_problems(connection: Any) -> list[str]:
     with connection.cursor() as cursor:
         if connection.vendor == "sqlite":
             expected = _sqlite_expected()
-            cursor.execute("SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name IN "
-                           f"({', '.join(['%s'] * len({t for t, _ in expected.values()}))})",
-                           sorted({t for t, _ in expected.values()}))
+            cursor.execute(
+                "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name IN "
+                f"({', '.join(['%s'] * len({t for t, _ in expected.values()}))})",
+                sorted({t for t, _ in expected.values()}),
+            )
             found = {name: (table, sql) for name, table, sql in cursor.fetchall()}
             problems = []
             for name, (table, sql) in expected.items():
                 if name not in found or found[name][0] != table:
                     problems.append(f"trigger {name} on {table} is missing")
                 elif _squash(found[name][1]) != _squash(sql):
-                    problems.append(f"trigger {name} on {table} is not the shipped one: {_squash(found[name][1])}")
+                    problems.append(
+                        f"trigger {name} on {table} is not the shipped one: {_squash(found[name][1])}"
+                    )
             return problems
         expected = _pg_expected(cursor)
         cursor.execute(
@@ -186,14 +211,20 @@ def protection_problems(connection: Any) -> list[str]:
         )
         rows = {(table, name): rest for table, name, *rest in cursor.fetchall()}
     problems = []
-    modes = {"O": "enabled only outside replica mode", "D": "disabled", "R": "enabled only in replica mode"}
+    modes = {
+        "O": "enabled only outside replica mode",
+        "D": "disabled",
+        "R": "enabled only in replica mode",
+    }
     for table, name, function, shipped in expected:
         if (table, name) not in rows:
             problems.append(f"trigger {name} on {table} is missing")
             continue
         enabled, found, body = rows[table, name]
         if enabled != "A":
-            problems.append(f"trigger {name} on {table} is {modes.get(enabled, enabled)}, not enabled always")
+            problems.append(
+                f"trigger {name} on {table} is {modes.get(enabled, enabled)}, not enabled always"
+            )
         if found != function:
             problems.append(f"trigger {name} on {table} runs {found}(), not {function}()")
         elif _squash(body) != _squash(shipped):
@@ -210,17 +241,29 @@ def _pg_expected(cursor: Any) -> list[tuple[str, str, str, str]]:
     from audit.store import partitions
 
     expected = [(TABLE, name, FUNCTION, FUNCTION_BODY) for name in PG_TRIGGERS]
-    expected += [(table, f"{table}_no_update", FUNCTION, FUNCTION_BODY)
-                 for table in (ACCESS_TABLE, *INGEST_TABLES, AUTHORITY_TABLE)]
+    expected += [
+        (table, f"{table}_no_update", FUNCTION, FUNCTION_BODY)
+        for table in (ACCESS_TABLE, *INGEST_TABLES, AUTHORITY_TABLE)
+    ]
     cursor.execute("SELECT relkind FROM pg_class WHERE oid = to_regclass(%s)", [TABLE])
     if cursor.fetchone() != ("p",):
         return expected
-    expected.append((TABLE, partitions.KEYS_TRIGGER, partitions.KEEP_KEYS, partitions.KEEP_KEYS_BODY))
-    expected += [(partitions.KEY_TABLE, name, FUNCTION, FUNCTION_BODY) for name in partitions.KEY_TRIGGERS]
+    expected.append(
+        (TABLE, partitions.KEYS_TRIGGER, partitions.KEEP_KEYS, partitions.KEEP_KEYS_BODY)
+    )
+    expected += [
+        (partitions.KEY_TABLE, name, FUNCTION, FUNCTION_BODY) for name in partitions.KEY_TRIGGERS
+    ]
     cursor.execute("SELECT to_regclass(%s) IS NOT NULL", [partitions.LEAVES])
     if cursor.fetchone()[0]:
-        expected += [(partitions.LEAVES, name, FUNCTION, FUNCTION_BODY) for name in partitions.LEAVES_TRIGGERS]
-    cursor.execute("SELECT inhrelid::regclass::text FROM pg_inherits WHERE inhparent = to_regclass(%s)", [TABLE])
+        expected += [
+            (partitions.LEAVES, name, FUNCTION, FUNCTION_BODY)
+            for name in partitions.LEAVES_TRIGGERS
+        ]
+    cursor.execute(
+        "SELECT inhrelid::regclass::text FROM pg_inherits WHERE inhparent = to_regclass(%s)",
+        [TABLE],
+    )
     for (partition,) in cursor.fetchall():
         expected += [(partition, name, FUNCTION, FUNCTION_BODY) for name in PG_TRIGGERS]
     return expected

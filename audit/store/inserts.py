@@ -4,6 +4,7 @@ The ORM's ``bulk_create`` spends most of an append preparing each value through 
 field machinery; these paths hand the driver plain values, adapted exactly as Django
 would store them, so rows read back through the ORM are identical.
 """
+
 from __future__ import annotations
 
 import struct
@@ -21,8 +22,20 @@ from audit.record.envelope import Envelope
 from .seals import seal_of
 
 COLUMNS = (
-    "event_id", "stream", "version", "type", "schema_version", "occurred_at", "recorded_at",
-    "actor", "source", "payload", "prev_hash", "hash", "principal", "seal",
+    "event_id",
+    "stream",
+    "version",
+    "type",
+    "schema_version",
+    "occurred_at",
+    "recorded_at",
+    "actor",
+    "source",
+    "payload",
+    "prev_hash",
+    "hash",
+    "principal",
+    "seal",
 )
 
 
@@ -39,22 +52,75 @@ def db_values(row: Envelope, vendor: str, principal: str) -> tuple[object, ...]:
     payload = _json(row.payload)
     seal = seal_of(row.hash, principal)
     if vendor == "sqlite":
-        return (row.id.hex, row.stream, row.version, row.type, row.schema_version,
-                _sqlite_datetime(row.occurred_at), _sqlite_datetime(row.recorded_at), row.actor,
-                row.source, payload, row.prev_hash, row.hash, principal, seal)
-    return (str(row.id), row.stream, row.version, row.type, row.schema_version,
-            format_timestamp(row.occurred_at), format_timestamp(row.recorded_at), row.actor,
-            row.source, payload, row.prev_hash, row.hash, principal, seal)
+        return (
+            row.id.hex,
+            row.stream,
+            row.version,
+            row.type,
+            row.schema_version,
+            _sqlite_datetime(row.occurred_at),
+            _sqlite_datetime(row.recorded_at),
+            row.actor,
+            row.source,
+            payload,
+            row.prev_hash,
+            row.hash,
+            principal,
+            seal,
+        )
+    return (
+        str(row.id),
+        row.stream,
+        row.version,
+        row.type,
+        row.schema_version,
+        format_timestamp(row.occurred_at),
+        format_timestamp(row.recorded_at),
+        row.actor,
+        row.source,
+        payload,
+        row.prev_hash,
+        row.hash,
+        principal,
+        seal,
+    )
 
 
-def sqlite_values(id: str, stream: str, version: int, type: str, schema_version: int, occurred_at: bytes,
-                  recorded_at: bytes, actor: str, source: str, payload: dict[str, Any], prev_hash: str,
-                  hash: str, principal: str, seal: str) -> tuple[object, ...]:
+def sqlite_values(
+    id: str,
+    stream: str,
+    version: int,
+    type: str,
+    schema_version: int,
+    occurred_at: bytes,
+    recorded_at: bytes,
+    actor: str,
+    source: str,
+    payload: dict[str, Any],
+    prev_hash: str,
+    hash: str,
+    principal: str,
+    seal: str,
+) -> tuple[object, ...]:
     """:func:`db_values`' SQLite row from members the caller has made already: ``id`` as
     ``uuid.hex``, the moments as the chain writes them (``format_timestamp``'s text, as
     bytes), and the seal (``seal_of(hash, principal)``) - the same values, none made twice."""
-    return (id, stream, version, type, schema_version, _sqlite_text(occurred_at), _sqlite_text(recorded_at), actor,
-            source, _json(payload), prev_hash, hash, principal, seal)
+    return (
+        id,
+        stream,
+        version,
+        type,
+        schema_version,
+        _sqlite_text(occurred_at),
+        _sqlite_text(recorded_at),
+        actor,
+        source,
+        _json(payload),
+        prev_hash,
+        hash,
+        principal,
+        seal,
+    )
 
 
 def insert_rows(rows: Sequence[Envelope], principal: str) -> None:
@@ -88,18 +154,47 @@ def binary_moment(moment: datetime) -> int:
     return (moment - _PG_EPOCH) // _MICROSECOND
 
 
-def binary_row(id: bytes, stream: bytes, version: int, type: bytes, schema_version: int, occurred_at: int,
-               recorded_at: int, actor: bytes, source: bytes, payload: bytes, prev_hash: bytes, hash: bytes,
-               principal: bytes, seal: bytes) -> bytes:
+def binary_row(
+    id: bytes,
+    stream: bytes,
+    version: int,
+    type: bytes,
+    schema_version: int,
+    occurred_at: int,
+    recorded_at: int,
+    actor: bytes,
+    source: bytes,
+    payload: bytes,
+    prev_hash: bytes,
+    hash: bytes,
+    principal: bytes,
+    seal: bytes,
+) -> bytes:
     """One event row for :func:`copy_rows` in COPY's binary format, in ``COLUMNS``
     order: ``id`` the UUID's 16 bytes; ``stream``, ``type``, ``actor``, ``source`` and
     ``principal`` already :func:`binary_text` (a caller makes each once, not once a row);
     the moments :func:`binary_moment`; ``payload`` the canonical JSON; ``hash`` and
     ``seal`` 64 hex digits each (SHA-256 and HMAC-SHA256, as bytes), ``prev_hash`` as bytes."""
-    return b"".join((_ID(14, 16, id), stream, _VERSION(8, version), type,
-                     _MOMENTS(2, schema_version, 8, occurred_at, 8, recorded_at), actor, source,
-                     _PAYLOAD(len(payload) + 1, 1), payload, _FIELD(len(prev_hash)), prev_hash, _HEX, hash, principal,
-                     _HEX, seal))
+    return b"".join(
+        (
+            _ID(14, 16, id),
+            stream,
+            _VERSION(8, version),
+            type,
+            _MOMENTS(2, schema_version, 8, occurred_at, 8, recorded_at),
+            actor,
+            source,
+            _PAYLOAD(len(payload) + 1, 1),
+            payload,
+            _FIELD(len(prev_hash)),
+            prev_hash,
+            _HEX,
+            hash,
+            principal,
+            _HEX,
+            seal,
+        )
+    )
 
 
 def copy_rows(rows: Sequence[bytes]) -> None:
@@ -108,7 +203,11 @@ def copy_rows(rows: Sequence[bytes]) -> None:
     if not rows:
         return
     sql = f"COPY {Event._meta.db_table} ({', '.join(COLUMNS)}) FROM STDIN (FORMAT BINARY)"
-    with connection.cursor() as cursor, connection.wrap_database_errors, cursor.cursor.copy(sql) as copy:
+    with (
+        connection.cursor() as cursor,
+        connection.wrap_database_errors,
+        cursor.cursor.copy(sql) as copy,
+    ):
         copy.write(_BINARY_HEADER)
         copy.write(b"".join(rows))
         copy.write(_BINARY_TRAILER)
@@ -123,7 +222,11 @@ def insert_values(values: Sequence[Sequence[object]]) -> None:
         sql = f"COPY {table} ({', '.join(COLUMNS)}) FROM STDIN"
         # the psycopg 3 cursor under Django's wrapper; its errors wrapped as Django's
         # (a unique violation is an IntegrityError to the store, as through the ORM)
-        with connection.cursor() as cursor, connection.wrap_database_errors, cursor.cursor.copy(sql) as copy:
+        with (
+            connection.cursor() as cursor,
+            connection.wrap_database_errors,
+            cursor.cursor.copy(sql) as copy,
+        ):
             for row in values:
                 copy.write_row(row)
     elif connection.vendor == "sqlite":

@@ -30,6 +30,7 @@ event_partitions``) through the SECURITY DEFINER function ``audit_event_make_par
 the application role does not own the table and may not create one, but may call that
 function, which only makes the missing partitions of today and the next days.
 """
+
 from __future__ import annotations
 
 import re
@@ -131,10 +132,14 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $${KEEP_K
 def _protect(table: str, prefix: str) -> list[str]:
     """The append-only triggers (row: UPDATE, DELETE; statement: TRUNCATE), fired ALWAYS."""
     return [
-        (f"CREATE TRIGGER {prefix}_no_update_delete BEFORE UPDATE OR DELETE ON {table} "
-         f"FOR EACH ROW EXECUTE FUNCTION {immutability.FUNCTION}()"),
-        (f"CREATE TRIGGER {prefix}_no_truncate BEFORE TRUNCATE ON {table} "
-         f"FOR EACH STATEMENT EXECUTE FUNCTION {immutability.FUNCTION}()"),
+        (
+            f"CREATE TRIGGER {prefix}_no_update_delete BEFORE UPDATE OR DELETE ON {table} "
+            f"FOR EACH ROW EXECUTE FUNCTION {immutability.FUNCTION}()"
+        ),
+        (
+            f"CREATE TRIGGER {prefix}_no_truncate BEFORE TRUNCATE ON {table} "
+            f"FOR EACH STATEMENT EXECUTE FUNCTION {immutability.FUNCTION}()"
+        ),
         f"ALTER TABLE {table} ENABLE ALWAYS TRIGGER {prefix}_no_update_delete",
         f"ALTER TABLE {table} ENABLE ALWAYS TRIGGER {prefix}_no_truncate",
     ]
@@ -170,7 +175,9 @@ def _index_definitions(cursor: Any, table: str) -> list[str]:
         """SELECT pg_get_indexdef(i.indexrelid) FROM pg_index i
            WHERE i.indrelid = to_regclass(%s)
              AND NOT EXISTS (SELECT FROM pg_constraint c WHERE c.conindid = i.indexrelid)
-           ORDER BY i.indexrelid""", [table])
+           ORDER BY i.indexrelid""",
+        [table],
+    )
     return [row[0] for row in cursor.fetchall()]
 
 
@@ -191,15 +198,21 @@ def convert(cursor: Any, *, tz: str, cutoff: int, ahead: int) -> None:
     indexes = _index_definitions(cursor, TABLE)
     old = f"{TABLE}_unpartitioned"
     cursor.execute(f"ALTER TABLE {TABLE} RENAME TO {old}")
-    cursor.execute(f"CREATE TABLE {TABLE} (LIKE {old} INCLUDING CONSTRAINTS) PARTITION BY RANGE (recorded_at)")
-    cursor.execute(f"CREATE TABLE {KEY_TABLE} (event_id uuid NOT NULL, stream varchar(64) NOT NULL, "
-                   f"version bigint NOT NULL, hash varchar(64) NOT NULL, "
-                   f"CONSTRAINT {KEY_TABLE}_pkey PRIMARY KEY (event_id), "
-                   f"CONSTRAINT {KEY_TABLE}_stream_version UNIQUE (stream, version))")
+    cursor.execute(
+        f"CREATE TABLE {TABLE} (LIKE {old} INCLUDING CONSTRAINTS) PARTITION BY RANGE (recorded_at)"
+    )
+    cursor.execute(
+        f"CREATE TABLE {KEY_TABLE} (event_id uuid NOT NULL, stream varchar(64) NOT NULL, "
+        f"version bigint NOT NULL, hash varchar(64) NOT NULL, "
+        f"CONSTRAINT {KEY_TABLE}_pkey PRIMARY KEY (event_id), "
+        f"CONSTRAINT {KEY_TABLE}_stream_version UNIQUE (stream, version))"
+    )
     # the default first: the partition functions read it
     cursor.execute(f"CREATE TABLE {DEFAULT} PARTITION OF {TABLE} DEFAULT")
-    cursor.execute(f"CREATE TRIGGER {TABLE}_no_truncate BEFORE TRUNCATE ON {DEFAULT} "
-                   f"FOR EACH STATEMENT EXECUTE FUNCTION {immutability.FUNCTION}()")
+    cursor.execute(
+        f"CREATE TRIGGER {TABLE}_no_truncate BEFORE TRUNCATE ON {DEFAULT} "
+        f"FOR EACH STATEMENT EXECUTE FUNCTION {immutability.FUNCTION}()"
+    )
     cursor.execute(f"ALTER TABLE {DEFAULT} ENABLE ALWAYS TRIGGER {TABLE}_no_truncate")
     cursor.execute(_MAKE_ONE)
     cursor.execute(_MAKE)
@@ -208,20 +221,28 @@ def convert(cursor: Any, *, tz: str, cutoff: int, ahead: int) -> None:
     # a partition for each gaming day that has events, then today's and the next days'
     cursor.execute(
         f"""SELECT DISTINCT ((recorded_at AT TIME ZONE %s) - make_interval(hours => %s))::date
-            FROM {old} ORDER BY 1""", [tz, cutoff])
+            FROM {old} ORDER BY 1""",
+        [tz, cutoff],
+    )
     for (day,) in cursor.fetchall():
         cursor.execute(f"SELECT {MAKE_ONE}(%s, %s, %s)", [day, tz, cutoff])
     cursor.execute(f"SELECT * FROM {MAKE}(%s, %s, %s)", [ahead, tz, cutoff])
     # the rows, before any index exists (built once, after), then their keys
     cursor.execute(f"INSERT INTO {TABLE} SELECT * FROM {old} ORDER BY position")
-    cursor.execute(f"INSERT INTO {KEY_TABLE} (event_id, stream, version, hash) "
-                   f"SELECT event_id, stream, version, hash FROM {old}")
+    cursor.execute(
+        f"INSERT INTO {KEY_TABLE} (event_id, stream, version, hash) "
+        f"SELECT event_id, stream, version, hash FROM {old}"
+    )
     # its triggers, indexes, constraints and sequence go with it, freeing their names
     cursor.execute(f"DROP TABLE {old}")
     cursor.execute(f"CREATE SEQUENCE {TABLE}_position_seq AS bigint OWNED BY {TABLE}.position")
     cursor.execute(f"SELECT setval('{TABLE}_position_seq', %s, %s)", [last, called])
-    cursor.execute(f"ALTER TABLE {TABLE} ALTER COLUMN position SET DEFAULT nextval('{TABLE}_position_seq')")
-    cursor.execute(f"ALTER TABLE {TABLE} ADD CONSTRAINT {TABLE}_pkey PRIMARY KEY (position, recorded_at)")
+    cursor.execute(
+        f"ALTER TABLE {TABLE} ALTER COLUMN position SET DEFAULT nextval('{TABLE}_position_seq')"
+    )
+    cursor.execute(
+        f"ALTER TABLE {TABLE} ADD CONSTRAINT {TABLE}_pkey PRIMARY KEY (position, recorded_at)"
+    )
     # the stream read's index, as a plain one (the key table holds the unique constraint);
     # no index of ids: the key table's is the record's one (audit.store.event_ids, migration 0019)
     cursor.execute(f"CREATE INDEX {TABLE}_stream_version ON {TABLE} (stream, version)")
@@ -230,8 +251,10 @@ def convert(cursor: Any, *, tz: str, cutoff: int, ahead: int) -> None:
     for sql in immutability.INSTALL["postgresql"][1:] + immutability.ALWAYS["postgresql"]:
         cursor.execute(sql)  # (the function is there already: it is not the table's)
     cursor.execute(_KEEP_KEYS)
-    cursor.execute(f"CREATE TRIGGER {KEYS_TRIGGER} AFTER INSERT ON {TABLE} REFERENCING NEW TABLE AS new_rows "
-                   f"FOR EACH STATEMENT EXECUTE FUNCTION {KEEP_KEYS}()")
+    cursor.execute(
+        f"CREATE TRIGGER {KEYS_TRIGGER} AFTER INSERT ON {TABLE} REFERENCING NEW TABLE AS new_rows "
+        f"FOR EACH STATEMENT EXECUTE FUNCTION {KEEP_KEYS}()"
+    )
     cursor.execute(f"ALTER TABLE {TABLE} ENABLE ALWAYS TRIGGER {KEYS_TRIGGER}")
     for sql in _protect(KEY_TABLE, KEY_TABLE):
         cursor.execute(sql)
@@ -242,19 +265,30 @@ def unconvert(cursor: Any) -> None:
     continuing (detached partitions are not brought back)."""
     cursor.execute(f"LOCK TABLE {TABLE} IN ACCESS EXCLUSIVE MODE")
     _, last, called = _sequence_state(cursor)
-    indexes = [d for d in _index_definitions(cursor, TABLE)
-               if not re.search(rf"INDEX ({TABLE}_stream_version|{TABLE}_event_id) ", d)]
+    indexes = [
+        d
+        for d in _index_definitions(cursor, TABLE)
+        if not re.search(rf"INDEX ({TABLE}_stream_version|{TABLE}_event_id) ", d)
+    ]
     old = f"{TABLE}_partitioned"
     cursor.execute(f"ALTER TABLE {TABLE} RENAME TO {old}")
     cursor.execute(f"CREATE TABLE {TABLE} (LIKE {old} INCLUDING CONSTRAINTS)")
     cursor.execute(f"INSERT INTO {TABLE} SELECT * FROM {old} ORDER BY position")
     cursor.execute(f"DROP TABLE {old}, {KEY_TABLE}")
-    cursor.execute(f"DROP FUNCTION {MAKE}(integer, text, integer), {MAKE_ONE}(date, text, integer), {KEEP_KEYS}()")
-    cursor.execute(f"ALTER TABLE {TABLE} ALTER COLUMN position ADD GENERATED BY DEFAULT AS IDENTITY")
-    cursor.execute(f"SELECT setval(pg_get_serial_sequence('{TABLE}', 'position'), %s, %s)", [last, called])
+    cursor.execute(
+        f"DROP FUNCTION {MAKE}(integer, text, integer), {MAKE_ONE}(date, text, integer), {KEEP_KEYS}()"
+    )
+    cursor.execute(
+        f"ALTER TABLE {TABLE} ALTER COLUMN position ADD GENERATED BY DEFAULT AS IDENTITY"
+    )
+    cursor.execute(
+        f"SELECT setval(pg_get_serial_sequence('{TABLE}', 'position'), %s, %s)", [last, called]
+    )
     cursor.execute(f"ALTER TABLE {TABLE} ADD CONSTRAINT {TABLE}_pkey PRIMARY KEY (position)")
     cursor.execute(f"ALTER TABLE {TABLE} ADD CONSTRAINT {TABLE}_event_id_key UNIQUE (event_id)")
-    cursor.execute(f"ALTER TABLE {TABLE} ADD CONSTRAINT {TABLE}_stream_version UNIQUE (stream, version)")
+    cursor.execute(
+        f"ALTER TABLE {TABLE} ADD CONSTRAINT {TABLE}_stream_version UNIQUE (stream, version)"
+    )
     for definition in indexes:
         cursor.execute(definition)
     for sql in immutability.INSTALL["postgresql"][1:] + immutability.ALWAYS["postgresql"]:
@@ -264,8 +298,10 @@ def unconvert(cursor: Any) -> None:
 def make_leaves(cursor: Any) -> None:
     """Migration 0018: the table of detached events' Merkle leaves, append-only like the
     key table (the owner writes it when it detaches a day; the application reads it)."""
-    cursor.execute(f"CREATE TABLE {LEAVES} (position bigint NOT NULL PRIMARY KEY, stream varchar(64) NOT NULL, "
-                   f"version bigint NOT NULL, hash varchar(64) NOT NULL, day date NOT NULL)")
+    cursor.execute(
+        f"CREATE TABLE {LEAVES} (position bigint NOT NULL PRIMARY KEY, stream varchar(64) NOT NULL, "
+        f"version bigint NOT NULL, hash varchar(64) NOT NULL, day date NOT NULL)"
+    )
     for sql in _protect(LEAVES, LEAVES):
         cursor.execute(sql)
 
@@ -323,10 +359,13 @@ def check_overlap(connection: Any, days: list[date]) -> None:
                     f"{settings.TIME_ZONE} and GAMING_DAY_CUTOFF_HOUR {settings.GAMING_DAY_CUTOFF_HOUR}), which "
                     f"overlaps partition {other.name}, attached from {_utc(other.low)} to {_utc(other.high)}: the "
                     "gaming day's settings changed after partitions were made. Set them back; until then new "
-                    "events go to the default partition")
+                    "events go to the default partition"
+                )
 
 
-def make_ahead(connection: Any, days: int | None = None, *, now: datetime | None = None) -> list[str]:
+def make_ahead(
+    connection: Any, days: int | None = None, *, now: datetime | None = None
+) -> list[str]:
     """Make today's partition and the next ``days``' (``EVENT_PARTITIONS_AHEAD``) where
     missing; the names made. Idempotent; nothing to do on SQLite or an unpartitioned table.
     :class:`PartitionOverlap` when the settings would make one overlap an older one."""
@@ -336,8 +375,10 @@ def make_ahead(connection: Any, days: int | None = None, *, now: datetime | None
     today = gaming_day(now or datetime.now(UTC))
     check_overlap(connection, [today + timedelta(days=n) for n in range(days + 1)])
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT * FROM {MAKE}(%s, %s, %s)",
-                       [days, settings.TIME_ZONE, settings.GAMING_DAY_CUTOFF_HOUR])
+        cursor.execute(
+            f"SELECT * FROM {MAKE}(%s, %s, %s)",
+            [days, settings.TIME_ZONE, settings.GAMING_DAY_CUTOFF_HOUR],
+        )
         return [row[0] for row in cursor.fetchall()]
 
 
@@ -348,7 +389,10 @@ def make_day(connection: Any, day: date) -> str | None:
     :func:`make_ahead`."""
     check_overlap(connection, [day])
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {MAKE_ONE}(%s, %s, %s)", [day, settings.TIME_ZONE, settings.GAMING_DAY_CUTOFF_HOUR])
+        cursor.execute(
+            f"SELECT {MAKE_ONE}(%s, %s, %s)",
+            [day, settings.TIME_ZONE, settings.GAMING_DAY_CUTOFF_HOUR],
+        )
         return cursor.fetchone()[0]
 
 
@@ -370,15 +414,20 @@ def partitions(connection: Any) -> list[Partition]:
             """SELECT c.relname, c.reltuples::bigint, pg_total_relation_size(c.oid),
                       pg_get_expr(c.relpartbound, c.oid)
                FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-               WHERE i.inhparent = to_regclass(%s)""", [TABLE])
+               WHERE i.inhparent = to_regclass(%s)""",
+            [TABLE],
+        )
         found = cursor.fetchall()
     result = []
     for name, rows, size, bound in found:
         # the bounds as attached, in the session's time zone (Django's: UTC) as PostgreSQL
         # prints a timestamptz ('2026-12-01 05:00:00+00')
         given = _BOUND.search(bound or "")
-        low, high = (datetime.fromisoformat(given.group(1)), datetime.fromisoformat(given.group(2))) \
-            if given else (None, None)
+        low, high = (
+            (datetime.fromisoformat(given.group(1)), datetime.fromisoformat(given.group(2)))
+            if given
+            else (None, None)
+        )
         result.append(Partition(name, partition_day(name), low, high, rows, size))
     return sorted(result, key=lambda p: (p.day is None, p.day or date.min))
 
@@ -386,9 +435,13 @@ def partitions(connection: Any) -> list[Partition]:
 def flush_sql() -> list[str]:
     """For the tests' flush (tests/backends): every trigger of the table, its partitions
     and the key table off, the key table emptied. :func:`protections_always_sql` after."""
-    return [every_trigger_sql("DISABLE"),
-            (f"DO $$ BEGIN IF to_regclass('{KEY_TABLE}') IS NOT NULL THEN TRUNCATE {KEY_TABLE}; END IF; "
-             f"IF to_regclass('{LEAVES}') IS NOT NULL THEN TRUNCATE {LEAVES}; END IF; END $$")]
+    return [
+        every_trigger_sql("DISABLE"),
+        (
+            f"DO $$ BEGIN IF to_regclass('{KEY_TABLE}') IS NOT NULL THEN TRUNCATE {KEY_TABLE}; END IF; "
+            f"IF to_regclass('{LEAVES}') IS NOT NULL THEN TRUNCATE {LEAVES}; END IF; END $$"
+        ),
+    ]
 
 
 def protections_always_sql() -> list[str]:

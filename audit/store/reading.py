@@ -21,6 +21,7 @@ Read without the ORM's value converters, which cost more than the fold of an eve
 ``tests/audit/test_reading.py`` and ``tests/back_office/test_fold_read.py`` hold every
 value equal to what the ORM reads.
 """
+
 from __future__ import annotations
 
 import re
@@ -45,7 +46,9 @@ _POSTGRESQL = (
     " FROM audit_event WHERE stream = %s AND version >= %s AND version <= %s{types} ORDER BY version"
 )
 # psycopg's compiled loader of a timestamptz, not the one Django registers on its connections
-_MOMENT_LOADER = psycopg.adapters.get_loader(psycopg.adapters.types["timestamptz"].oid, psycopg.pq.Format.TEXT)
+_MOMENT_LOADER = psycopg.adapters.get_loader(
+    psycopg.adapters.types["timestamptz"].oid, psycopg.pq.Format.TEXT
+)
 _SQLITE = (
     "SELECT event_id, version, type, schema_version, payload, occurred_at FROM audit_event"
     " WHERE stream = %s AND version >= %s AND version <= %s{types} ORDER BY version"
@@ -58,8 +61,9 @@ _CHUNK = 5000
 _STREAMED = 500
 
 
-def stream_events(stream: str, low: int, high: int, *, types: Collection[str] | None = None
-                  ) -> Iterator[dict[str, Any]]:
+def stream_events(
+    stream: str, low: int, high: int, *, types: Collection[str] | None = None
+) -> Iterator[dict[str, Any]]:
     """The events ``low``..``high`` of ``stream`` in version order (``types``: of these
     types only)."""
     if connection.vendor == "postgresql":
@@ -71,14 +75,23 @@ def stream_events(stream: str, low: int, high: int, *, types: Collection[str] | 
         if types is not None:
             rows = rows.filter(type__in=list(types))
         for event_id, version, type_, schema_version, payload, occurred_at in (
-                rows.order_by("version").values_list(*FIELDS).iterator(chunk_size=_CHUNK)):
+            rows.order_by("version").values_list(*FIELDS).iterator(chunk_size=_CHUNK)
+        ):
             if type_ in LIFTED:
                 schema_version, payload = current_form(type_, schema_version, payload)
-            yield {"id": str(event_id), "version": version, "type": type_, "schema_version": schema_version,
-                   "payload": payload, "occurred_at": occurred_at}
+            yield {
+                "id": str(event_id),
+                "version": version,
+                "type": type_,
+                "schema_version": schema_version,
+                "payload": payload,
+                "occurred_at": occurred_at,
+            }
 
 
-def _postgresql(stream: str, low: int, high: int, types: Collection[str] | None) -> Iterator[dict[str, Any]]:
+def _postgresql(
+    stream: str, low: int, high: int, types: Collection[str] | None
+) -> Iterator[dict[str, Any]]:
     loads = _decode_json
     params: list[Any] = [stream, low, high]
     if types is not None:
@@ -93,8 +106,10 @@ def _postgresql(stream: str, low: int, high: int, types: Collection[str] | None)
         # the moment aware where the session's zone is UTC (Django sets it so with USE_TZ);
         # otherwise read as a UTC timestamp and made aware here
         in_utc = cursor.cursor.connection.info.timezone is UTC
-        sql = _POSTGRESQL.format(types="" if types is None else " AND type = ANY(%s)",
-                                 moment="occurred_at" if in_utc else "occurred_at AT TIME ZONE 'UTC'")
+        sql = _POSTGRESQL.format(
+            types="" if types is None else " AND type = ANY(%s)",
+            moment="occurred_at" if in_utc else "occurred_at AT TIME ZONE 'UTC'",
+        )
         cursor.cursor.adapters.register_loader("timestamptz", _MOMENT_LOADER)  # this cursor's only
         rows = cursor.cursor.stream(sql, params, size=_STREAMED)
         try:
@@ -102,9 +117,14 @@ def _postgresql(stream: str, low: int, high: int, types: Collection[str] | None)
                 payload = loads(payload)
                 if type_ in LIFTED:
                     schema_version, payload = current_form(type_, schema_version, payload)
-                yield {"id": event_id, "version": version, "type": type_, "schema_version": schema_version,
-                       "payload": payload,
-                       "occurred_at": occurred_at if in_utc else occurred_at.replace(tzinfo=UTC)}
+                yield {
+                    "id": event_id,
+                    "version": version,
+                    "type": type_,
+                    "schema_version": schema_version,
+                    "payload": payload,
+                    "occurred_at": occurred_at if in_utc else occurred_at.replace(tzinfo=UTC),
+                }
         finally:
             # a reader that stops early (the first event only, an error in the fold): the
             # rest read to the end, where closing the stream would cancel the query by a
@@ -113,7 +133,9 @@ def _postgresql(stream: str, low: int, high: int, types: Collection[str] | None)
                 pass
 
 
-def _sqlite(stream: str, low: int, high: int, types: Collection[str] | None) -> Iterator[dict[str, Any]]:
+def _sqlite(
+    stream: str, low: int, high: int, types: Collection[str] | None
+) -> Iterator[dict[str, Any]]:
     loads = _json_value
     params: list[Any] = [stream, low, high]
     marks = ""
@@ -127,9 +149,14 @@ def _sqlite(stream: str, low: int, high: int, types: Collection[str] | None) -> 
                 payload = loads(payload)
                 if type_ in LIFTED:
                     schema_version, payload = current_form(type_, schema_version, payload)
-                yield {"id": _id_text(event_id), "version": version, "type": type_,
-                       "schema_version": schema_version, "payload": payload,
-                       "occurred_at": _sqlite_moment(occurred_at)}
+                yield {
+                    "id": _id_text(event_id),
+                    "version": version,
+                    "type": type_,
+                    "schema_version": schema_version,
+                    "payload": payload,
+                    "occurred_at": _sqlite_moment(occurred_at),
+                }
 
 
 def _id_text(stored: str) -> str:

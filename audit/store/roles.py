@@ -20,6 +20,7 @@ default names). :func:`grant_sql` is what the owner runs after every migration: 
 ``post_migrate`` hook of :mod:`audit.apps` runs it when ``DATABASE_APP_ROLE`` is set, so
 new tables are granted as they come.
 """
+
 from __future__ import annotations
 
 import re
@@ -36,7 +37,9 @@ _ROLE = re.compile(r"^[a-z_][a-z0-9_]{0,62}\Z")
 def check_role_name(name: str) -> str:
     """A role name we can write into SQL unquoted (lower case, letters, digits, _)."""
     if not _ROLE.match(name):
-        raise ValueError(f"{name!r} is not a plain role name (lower-case letters, digits and _, at most 63)")
+        raise ValueError(
+            f"{name!r} is not a plain role name (lower-case letters, digits and _, at most 63)"
+        )
     return name
 
 
@@ -46,10 +49,14 @@ def create_roles_sql(*, owner: str, app: str, database: str) -> list[str]:
     owner, app, database = check_role_name(owner), check_role_name(app), check_role_name(database)
     limits = "NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS"
     return [
-        (f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{owner}') THEN "
-        f"CREATE ROLE {owner} LOGIN {limits}; END IF; END $$"),
-        (f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{app}') THEN "
-        f"CREATE ROLE {app} LOGIN NOINHERIT {limits}; END IF; END $$"),
+        (
+            f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{owner}') THEN "
+            f"CREATE ROLE {owner} LOGIN {limits}; END IF; END $$"
+        ),
+        (
+            f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{app}') THEN "
+            f"CREATE ROLE {app} LOGIN NOINHERIT {limits}; END IF; END $$"
+        ),
         # the app must not hold the owner's rights through a membership
         f"REVOKE {owner} FROM {app}",
         f"REVOKE ALL ON DATABASE {database} FROM PUBLIC",
@@ -66,18 +73,23 @@ def adopt_sql(*, owner: str) -> list[str]:
     triggers and sequences they own), free sequences, and functions - so the owner can
     migrate it from then on."""
     owner = check_role_name(owner)
-    return [(
-        "DO $$ DECLARE r record; BEGIN "
-        "FOR r IN SELECT c.oid::regclass::text AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-        f"WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm', 'S') AND pg_get_userbyid(c.relowner) <> '{owner}' "
-        # a sequence a column owns moves with its table (and cannot be moved alone)
-        "AND NOT (c.relkind = 'S' AND EXISTS (SELECT FROM pg_depend d WHERE d.classid = 'pg_class'::regclass "
-        "AND d.objid = c.oid AND d.deptype IN ('a', 'i'))) "
-        f"LOOP EXECUTE format('ALTER TABLE %s OWNER TO {owner}', r.name); END LOOP; "
-        "FOR r IN SELECT p.oid::regprocedure::text AS name FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
-        f"WHERE n.nspname = 'public' AND pg_get_userbyid(p.proowner) <> '{owner}' "
-        f"LOOP EXECUTE format('ALTER FUNCTION %s OWNER TO {owner}', r.name); END LOOP; END $$"
-    )]
+    return [
+        (
+            "DO $$ DECLARE r record; BEGIN "
+            "FOR r IN SELECT c.oid::regclass::text AS name FROM pg_class c JOIN pg_namespace n ON "
+            "n.oid = c.relnamespace "
+            "WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm', 'S') AND "
+            f"pg_get_userbyid(c.relowner) <> '{owner}' "
+            # a sequence a column owns moves with its table (and cannot be moved alone)
+            "AND NOT (c.relkind = 'S' AND EXISTS (SELECT FROM pg_depend d WHERE d.classid = 'pg_class'::regclass "
+            "AND d.objid = c.oid AND d.deptype IN ('a', 'i'))) "
+            f"LOOP EXECUTE format('ALTER TABLE %s OWNER TO {owner}', r.name); END LOOP; "
+            "FOR r IN SELECT p.oid::regprocedure::text AS name FROM pg_proc p JOIN pg_namespace n "
+            "ON n.oid = p.pronamespace "
+            f"WHERE n.nspname = 'public' AND pg_get_userbyid(p.proowner) <> '{owner}' "
+            f"LOOP EXECUTE format('ALTER FUNCTION %s OWNER TO {owner}', r.name); END LOOP; END $$"
+        )
+    ]
 
 
 def grant_sql(*, app: str) -> list[str]:
@@ -89,7 +101,9 @@ def grant_sql(*, app: str) -> list[str]:
         f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {app}",
     ]
     for table in APPEND_ONLY:
-        statements.append(f"REVOKE UPDATE, DELETE, TRUNCATE, TRIGGER, REFERENCES ON {table} FROM {app}")
+        statements.append(
+            f"REVOKE UPDATE, DELETE, TRUNCATE, TRIGGER, REFERENCES ON {table} FROM {app}"
+        )
     # partitioned (audit.store.partitions): nothing on a partition itself - the application
     # reads and appends through the table, and an INSERT straight into a partition would
     # pass by the key trigger; the key table read only (the store's write path reads it;
@@ -123,25 +137,40 @@ def privilege_problems(cursor: object, *, app: str) -> list[str]:
         return [f"role {app} does not exist"]
     problems = []
     superuser, replication, bypass = found[0]
-    for flag, what in ((superuser, "is a superuser"), (replication, "may replicate"), (bypass, "bypasses row security")):
+    for flag, what in (
+        (superuser, "is a superuser"),
+        (replication, "may replicate"),
+        (bypass, "bypasses row security"),
+    ):
         if flag:
             problems.append(f"role {app} {what}")
-    execute("SELECT inhrelid::regclass::text FROM pg_inherits WHERE inhparent = to_regclass(%s) ORDER BY 1",
-            [EVENT_TABLE])
+    execute(
+        "SELECT inhrelid::regclass::text FROM pg_inherits WHERE inhparent = to_regclass(%s) ORDER BY 1",
+        [EVENT_TABLE],
+    )
     parts = [row[0] for row in fetch()]
     keys = []
     for table in (KEY_TABLE, LEAVES):
         execute("SELECT to_regclass(%s) IS NOT NULL", [table])
         keys += [table] if fetch()[0][0] else []
     refused = {"UPDATE", "DELETE", "TRUNCATE", "TRIGGER"}
-    for table, privileges in ([(t, refused) for t in APPEND_ONLY] + [(t, refused | {"INSERT"}) for t in keys]
-                              + [(t, refused | {"INSERT", "SELECT"}) for t in parts]):
-        execute("SELECT pg_get_userbyid(relowner) FROM pg_class WHERE oid = to_regclass(%s)", [table])
+    for table, privileges in (
+        [(t, refused) for t in APPEND_ONLY]
+        + [(t, refused | {"INSERT"}) for t in keys]
+        + [(t, refused | {"INSERT", "SELECT"}) for t in parts]
+    ):
+        execute(
+            "SELECT pg_get_userbyid(relowner) FROM pg_class WHERE oid = to_regclass(%s)", [table]
+        )
         owner = fetch()
         if owner and owner[0][0] == app:
             problems.append(f"role {app} owns {table}")
-        for privilege in sorted(privileges, key=["SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "TRIGGER"].index):
+        for privilege in sorted(
+            privileges, key=["SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "TRIGGER"].index
+        ):
             execute("SELECT has_table_privilege(%s, %s, %s)", [app, table, privilege])
             if fetch()[0][0]:
-                problems.append(f"role {app} may {privilege} {table}" + (" directly" if table in parts else ""))
+                problems.append(
+                    f"role {app} may {privilege} {table}" + (" directly" if table in parts else "")
+                )
     return problems

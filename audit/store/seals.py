@@ -12,6 +12,7 @@ leaf of an event commits to its seal (:mod:`audit.record.merkle`), so a seal str
 replaced under a signed head changes the root. ``SEAL_KEY_FALLBACKS`` keep old seals valid
 after a rotation (a store sealed before ``SEAL_KEY`` existed: its ``SECRET_KEY``).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -55,7 +56,10 @@ def _mac(keyed: tuple[Any, Any], message: bytes) -> str:
 
 
 def seal_of(event_hash: str, principal: str, *, secret: str | None = None) -> str:
-    return _mac(_keyed(secret if secret is not None else settings.SEAL_KEY), f"{event_hash}|{principal}".encode())
+    return _mac(
+        _keyed(secret if secret is not None else settings.SEAL_KEY),
+        f"{event_hash}|{principal}".encode(),
+    )
 
 
 def sealer(principal: str, *, secret: str | None = None) -> Callable[[bytes], bytes]:
@@ -92,9 +96,13 @@ GUARD = f"{TABLE}_sealed"
 _CONDITION = "principal IS NOT NULL AND seal IS NOT NULL AND length(seal) = 64"
 GUARD_INSTALL = {
     "postgresql": [f"ALTER TABLE {TABLE} ADD CONSTRAINT {GUARD} CHECK ({_CONDITION}) NOT VALID"],
-    "sqlite": [(f"CREATE TRIGGER {GUARD} BEFORE INSERT ON {TABLE} WHEN NEW.principal IS NULL OR NEW.seal IS NULL "
-                f"OR length(NEW.seal) != 64 BEGIN SELECT RAISE(ABORT, '{TABLE}: a row without the store''s seal "
-                "is refused'); END")],
+    "sqlite": [
+        (
+            f"CREATE TRIGGER {GUARD} BEFORE INSERT ON {TABLE} WHEN NEW.principal IS NULL OR NEW.seal IS NULL "
+            f"OR length(NEW.seal) != 64 BEGIN SELECT RAISE(ABORT, '{TABLE}: a row without the store''s seal "
+            "is refused'); END"
+        )
+    ],
 }
 GUARD_REMOVE = {
     "postgresql": [f"ALTER TABLE {TABLE} DROP CONSTRAINT IF EXISTS {GUARD}"],
@@ -112,17 +120,26 @@ def guard_problems(connection: Any) -> list[str]:
     """What is wrong with the refusal of unsealed rows: missing, or not the shipped one."""
     with connection.cursor() as cursor:
         if connection.vendor == "sqlite":
-            cursor.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = %s", [GUARD])
+            cursor.execute(
+                "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = %s", [GUARD]
+            )
             found = cursor.fetchone()
             shipped = GUARD_INSTALL["sqlite"][0]
         else:
-            cursor.execute("SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = to_regclass(%s) "
-                           "AND conname = %s", [TABLE, GUARD])
+            cursor.execute(
+                "SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = to_regclass(%s) "
+                "AND conname = %s",
+                [TABLE, GUARD],
+            )
             found = cursor.fetchone()
             shipped = f"CHECK ({_CONDITION}) NOT VALID"
     kind = "trigger" if connection.vendor == "sqlite" else "constraint"
     if found is None:
-        return [f"{kind} {GUARD} on {TABLE} is missing (rows without the store's seal are not refused)"]
+        return [
+            f"{kind} {GUARD} on {TABLE} is missing (rows without the store's seal are not refused)"
+        ]
     if _squashed(found[0]) != _squashed(shipped):
-        return [f"{kind} {GUARD} on {TABLE} is not the shipped one: {' '.join(found[0].split())[:200]}"]
+        return [
+            f"{kind} {GUARD} on {TABLE} is not the shipped one: {' '.join(found[0].split())[:200]}"
+        ]
     return []

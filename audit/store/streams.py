@@ -15,6 +15,7 @@ become visible. Appends therefore allocate positions and commit one after anothe
 position that a reader sees is never followed by a smaller one committing later. The
 cost is that appends are serialised; each holds the lock only for its own INSERT.
 """
+
 from __future__ import annotations
 
 import uuid
@@ -119,7 +120,9 @@ def check_event(event: NewEvent) -> CheckedEvent:
     if not isinstance(event.id, uuid.UUID):
         raise PayloadError("id", "expected a UUID")
     if isinstance(event.payload, msgspec.Raw):
-        schema_version, payload = validate_payload_json(event.type, event.schema_version, event.payload)
+        schema_version, payload = validate_payload_json(
+            event.type, event.schema_version, event.payload
+        )
     else:
         schema_version, payload = validate_payload(event.type, event.schema_version, event.payload)
     return CheckedEvent(
@@ -130,7 +133,9 @@ def check_event(event: NewEvent) -> CheckedEvent:
         occurred_at=_check_time("occurred_at", event.occurred_at),
         actor=_check_label("actor", event.actor),
         source=_check_label("source", event.source),
-        recorded_at=None if event.recorded_at is None else _check_time("recorded_at", event.recorded_at),
+        recorded_at=None
+        if event.recorded_at is None
+        else _check_time("recorded_at", event.recorded_at),
         hash=event.hash,
     )
 
@@ -173,8 +178,10 @@ def server_only_problem(stream: str, type_name: str) -> str | None:
     """Why an event of ``type_name`` may not go into ``stream``: a type only the server's
     services write (the catalogue's ``server_only``) on a table's stream."""
     if type_name in SERVER_ONLY and not stream.startswith(SERVER_STREAM_PREFIX):
-        return (f"{type_name} is written only by the back-office's own services, into its audit.* streams, "
-                "never into a table's stream")
+        return (
+            f"{type_name} is written only by the back-office's own services, into its audit.* streams, "
+            "never into a table's stream"
+        )
     return None
 
 
@@ -198,7 +205,11 @@ SERVER = "server:back-office"
 
 
 def events_append(
-    *, stream: str, expected_version: int, events: Sequence[NewEvent], now: datetime | None = None,
+    *,
+    stream: str,
+    expected_version: int,
+    events: Sequence[NewEvent],
+    now: datetime | None = None,
     principal: str = SERVER,
 ) -> list[Event]:
     """Append ``events`` to ``stream`` after ``expected_version``, all or nothing.
@@ -207,22 +218,31 @@ def events_append(
     events and writes nothing. Raises :class:`InvalidEvent`, :class:`VersionConflict` or
     :class:`IdConflict`.
     """
-    return streams_append([StreamBatch(stream, expected_version, events)], now=now, principal=principal)[0]
+    return streams_append(
+        [StreamBatch(stream, expected_version, events)], now=now, principal=principal
+    )[0]
 
 
 def streams_append(
-    batches: Sequence[StreamBatch], *, now: datetime | None = None, returning: bool = True,
+    batches: Sequence[StreamBatch],
+    *,
+    now: datetime | None = None,
+    returning: bool = True,
     principal: str = SERVER,
 ) -> list[list[Event]]:
     """Append several streams' batches in one transaction, inserting rows in the order
     given (so positions follow it). All of them, or none. With ``returning=False`` the
     stored events are not read back (bulk ingest) and empty lists are returned."""
-    return append_checked([check_stream_batch(b) for b in batches], now=now, returning=returning,
-                          principal=principal)
+    return append_checked(
+        [check_stream_batch(b) for b in batches], now=now, returning=returning, principal=principal
+    )
 
 
 def append_checked(
-    batches: Sequence[CheckedBatch], *, now: datetime | None = None, returning: bool = True,
+    batches: Sequence[CheckedBatch],
+    *,
+    now: datetime | None = None,
+    returning: bool = True,
     principal: str = SERVER,
 ) -> list[list[Event]]:
     """:func:`streams_append` for batches that :func:`check_stream_batch` has passed.
@@ -260,11 +280,19 @@ def append_checked(
             if batch.stream not in heads:
                 heads[batch.stream] = stream_head(batch.stream)
                 first_seen[batch.stream] = (batch.expected_version, heads[batch.stream][0])
-            new_rows = _build_rows(batch.stream, batch.expected_version, batch.items, recorded_at, heads[batch.stream])
+            new_rows = _build_rows(
+                batch.stream, batch.expected_version, batch.items, recorded_at, heads[batch.stream]
+            )
             if new_rows:
                 heads[batch.stream] = (new_rows[-1].version, new_rows[-1].hash)
-                spans.append((batch.stream, new_rows[0].version, new_rows[-1].version,
-                              {row.recorded_at for row in new_rows}))
+                spans.append(
+                    (
+                        batch.stream,
+                        new_rows[0].version,
+                        new_rows[-1].version,
+                        {row.recorded_at for row in new_rows},
+                    )
+                )
             rows.extend(new_rows)
             results.append(None)
     except VersionConflict as conflict:
@@ -286,11 +314,17 @@ def append_checked(
     if not returning:
         return [[] for _ in results]
     fetched = iter(_fetch(stream, low, high, times) for stream, low, high, times in spans)
-    return [r if r is not None else (next(fetched) if batch.items else []) for r, batch in zip(results, batches)]
+    return [
+        r if r is not None else (next(fetched) if batch.items else [])
+        for r, batch in zip(results, batches)
+    ]
 
 
 def _after_conflict(
-    batches: Sequence[CheckedBatch], first_seen: dict[str, tuple[int, int]], conflict: Exception, returning: bool,
+    batches: Sequence[CheckedBatch],
+    first_seen: dict[str, tuple[int, int]],
+    conflict: Exception,
+    returning: bool,
 ) -> list[list[Event]]:
     """What a losing writer answers: its batches' stored events when they are all stored
     already with the same content (an idempotent retry); IdConflict when one of its ids is
@@ -300,7 +334,9 @@ def _after_conflict(
         results = []
         for batch in batches:
             if batch.items and not any(item.id in stored for item in batch.items):
-                raise VersionConflict(batch.stream, batch.expected_version, stream_version(batch.stream)) from None
+                raise VersionConflict(
+                    batch.stream, batch.expected_version, stream_version(batch.stream)
+                ) from None
             results.append(_retry_result(batch.stream, batch.items, stored) if batch.items else [])
         return results if returning else [[] for _ in results]
     if isinstance(conflict, VersionConflict):
@@ -319,8 +355,11 @@ def versions_taken(versions: dict[str, int]) -> set[str]:
         return set()
     if keyed(connection):
         with connection.cursor() as cursor:
-            cursor.execute(f"SELECT k.stream FROM {KEY_TABLE} k JOIN unnest(%s::text[], %s::bigint[]) AS v(stream, version) "
-                           "ON k.stream = v.stream AND k.version = v.version", [list(versions), list(versions.values())])
+            cursor.execute(
+                f"SELECT k.stream FROM {KEY_TABLE} k JOIN unnest(%s::text[], %s::bigint[]) AS v(stream, version) "
+                "ON k.stream = v.stream AND k.version = v.version",
+                [list(versions), list(versions.values())],
+            )
             return {row[0] for row in cursor.fetchall()}
     taken = Q()
     for stream, version in versions.items():
@@ -380,30 +419,43 @@ def stored_rows(ids: list[uuid.UUID], texts: list[bytes] | None = None) -> dict[
         # partitioned: the key table's one index, not each partition's (audit.store.partitions),
         # and with the ids the keys the rows are then read by (audit.store.event_ids.at_keys)
         keys = keyed(connection)
-        source = f"event_id, stream, version FROM {KEY_TABLE}" if keys else f"event_id FROM {Event._meta.db_table}"
+        source = (
+            f"event_id, stream, version FROM {KEY_TABLE}"
+            if keys
+            else f"event_id FROM {Event._meta.db_table}"
+        )
         with connection.cursor() as cursor:
             if texts is not None:
-                cursor.execute(f"SELECT {source} WHERE event_id = ANY(%s::uuid[])",
-                               [(b"{%s}" % b",".join(texts)).decode()])
+                cursor.execute(
+                    f"SELECT {source} WHERE event_id = ANY(%s::uuid[])",
+                    [(b"{%s}" % b",".join(texts)).decode()],
+                )
             else:
                 cursor.execute(f"SELECT {source} WHERE event_id = ANY(%s)", [ids])
             rows = cursor.fetchall()
         if keys:
-            return {row.event_id: row for row in Event.objects.filter(at_keys(rows))} if rows else {}
+            return (
+                {row.event_id: row for row in Event.objects.filter(at_keys(rows))} if rows else {}
+            )
         found = [row[0] for row in rows]
     else:
         # SQLite keeps a UUID as its 32 hex digits: the ids as one JSON array, read by
         # json_each, rather than a placeholder each prepared through the ORM's field
         with connection.cursor() as cursor:
-            cursor.execute(f"SELECT event_id FROM {Event._meta.db_table} WHERE event_id IN "
-                           "(SELECT value FROM json_each(%s))", [msgspec.json.encode([key.hex for key in ids]).decode()])
+            cursor.execute(
+                f"SELECT event_id FROM {Event._meta.db_table} WHERE event_id IN "
+                "(SELECT value FROM json_each(%s))",
+                [msgspec.json.encode([key.hex for key in ids]).decode()],
+            )
             found = [uuid.UUID(row[0]) for row in cursor.fetchall()]
     if not found:
         return {}
     return {row.event_id: row for row in Event.objects.filter(event_id__in=found)}
 
 
-def _retry_result(stream: str, items: list[CheckedEvent], stored: dict[uuid.UUID, Event]) -> list[Event]:
+def _retry_result(
+    stream: str, items: list[CheckedEvent], stored: dict[uuid.UUID, Event]
+) -> list[Event]:
     """The stored events of a batch that is a retry; refuse it if it is not one."""
     for item in items:
         row = stored.get(item.id)
@@ -424,12 +476,17 @@ def stream_head(stream: str) -> tuple[int, str]:
     a partition, and the head of a stream whose last day was archived."""
     if keyed(connection):
         with connection.cursor() as cursor:
-            cursor.execute(f"SELECT version, hash FROM {KEY_TABLE} WHERE stream = %s ORDER BY version DESC LIMIT 1",
-                           [stream])
+            cursor.execute(
+                f"SELECT version, hash FROM {KEY_TABLE} WHERE stream = %s ORDER BY version DESC LIMIT 1",
+                [stream],
+            )
             found = cursor.fetchone()
         return (found[0], found[1]) if found else (0, GENESIS_HASH)
     last = (
-        Event.objects.filter(stream=stream).order_by("-version").values_list("version", "hash").first()
+        Event.objects.filter(stream=stream)
+        .order_by("-version")
+        .values_list("version", "hash")
+        .first()
     )
     return last if last is not None else (0, GENESIS_HASH)
 
@@ -438,19 +495,36 @@ def stream_version(stream: str) -> int:
     return stream_head(stream)[0]
 
 
-def chain_row(stream: str, version: int, item: CheckedEvent, recorded_at: datetime, prev_hash: str) -> Envelope:
+def chain_row(
+    stream: str, version: int, item: CheckedEvent, recorded_at: datetime, prev_hash: str
+) -> Envelope:
     """The stored row of ``item`` at ``version``, linked to ``prev_hash`` and hashed.
     A restore's claimed hash must match (``PayloadError`` on ``hash`` otherwise)."""
-    return seal(Envelope(
-        id=item.id, stream=stream, version=version, type=item.type,
-        schema_version=item.schema_version, occurred_at=item.occurred_at,
-        recorded_at=item.recorded_at or recorded_at, actor=item.actor, source=item.source,
-        payload=item.payload, prev_hash=prev_hash, hash="",
-    ), claimed=item.hash)
+    return seal(
+        Envelope(
+            id=item.id,
+            stream=stream,
+            version=version,
+            type=item.type,
+            schema_version=item.schema_version,
+            occurred_at=item.occurred_at,
+            recorded_at=item.recorded_at or recorded_at,
+            actor=item.actor,
+            source=item.source,
+            payload=item.payload,
+            prev_hash=prev_hash,
+            hash="",
+        ),
+        claimed=item.hash,
+    )
 
 
 def _build_rows(
-    stream: str, expected: int, items: list[CheckedEvent], recorded_at: datetime, head: tuple[int, str]
+    stream: str,
+    expected: int,
+    items: list[CheckedEvent],
+    recorded_at: datetime,
+    head: tuple[int, str],
 ) -> list[Envelope]:
     current, prev_hash = head
     if current != expected:
@@ -468,13 +542,23 @@ def _build_rows(
 
 # --- reading ---------------------------------------------------------------------------------
 
+
 def envelope_of(event: Event) -> Envelope:
     """A stored event as the record core's value (payload as stored)."""
     return Envelope(
-        id=event.event_id, stream=event.stream, version=event.version, position=event.position,
-        type=event.type, schema_version=event.schema_version, occurred_at=event.occurred_at,
-        recorded_at=event.recorded_at, actor=event.actor, source=event.source,
-        payload=event.payload, prev_hash=event.prev_hash, hash=event.hash,
+        id=event.event_id,
+        stream=event.stream,
+        version=event.version,
+        position=event.position,
+        type=event.type,
+        schema_version=event.schema_version,
+        occurred_at=event.occurred_at,
+        recorded_at=event.recorded_at,
+        actor=event.actor,
+        source=event.source,
+        payload=event.payload,
+        prev_hash=event.prev_hash,
+        hash=event.hash,
     )
 
 

@@ -9,6 +9,7 @@
   log. It changes nothing at all.
 
 They live in the project (casino) because they span the apps below it."""
+
 from django.contrib.auth.management import create_permissions
 from django.db import migrations
 
@@ -32,7 +33,8 @@ READS_OF_THE_RECORD = [
     ("ledger", "view_signoff"),
 ]
 GROUPS = {
-    "compliance": READS_OF_THE_RECORD + [
+    "compliance": READS_OF_THE_RECORD
+    + [
         ("audit", "change_finding"),
         ("audit", "view_deviceaccount"),
         ("tables", "view_alert"),
@@ -56,7 +58,9 @@ def create_groups(apps, schema_editor):
     for name, permissions in GROUPS.items():
         group, _ = Group.objects.get_or_create(name=name)
         for app_label, codename in permissions:
-            group.permissions.add(Permission.objects.get(content_type__app_label=app_label, codename=codename))
+            group.permissions.add(
+                Permission.objects.get(content_type__app_label=app_label, codename=codename)
+            )
 
 
 def remove_groups(apps, schema_editor):

@@ -1,6 +1,7 @@
 """``compliance`` sees the API tokens (who holds one, for which table, until when, last
 used) and revokes them - a lost terminal, a person gone. Issuing a token stays with a
 superuser: who reviews the credentials does not also mint them (docs/security.md)."""
+
 from django.contrib.auth.management import create_permissions
 from django.db import migrations
 
@@ -17,7 +18,9 @@ def grant(apps, schema_editor):
     Permission = apps.get_model("auth", "Permission")
     group, _ = Group.objects.get_or_create(name=GROUP)
     for app_label, codename in PERMISSIONS:
-        group.permissions.add(Permission.objects.get(content_type__app_label=app_label, codename=codename))
+        group.permissions.add(
+            Permission.objects.get(content_type__app_label=app_label, codename=codename)
+        )
 
 
 def revoke(apps, schema_editor):
@@ -26,7 +29,9 @@ def revoke(apps, schema_editor):
     group = Group.objects.filter(name=GROUP).first()
     if group is not None:
         for app_label, codename in PERMISSIONS:
-            group.permissions.remove(*Permission.objects.filter(content_type__app_label=app_label, codename=codename))
+            group.permissions.remove(
+                *Permission.objects.filter(content_type__app_label=app_label, codename=codename)
+            )
 
 
 class Migration(migrations.Migration):

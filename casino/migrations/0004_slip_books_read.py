@@ -1,5 +1,6 @@
 """Compliance and the regulator read the slip books (``ledger.SlipBook``) as they read
 the rest of the books."""
+
 from django.contrib.auth.management import create_permissions
 from django.db import migrations
 
@@ -16,7 +17,9 @@ def grant(apps, schema_editor):
     for name, permissions in GROUPS.items():
         group, _ = Group.objects.get_or_create(name=name)
         for app_label, codename in permissions:
-            group.permissions.add(Permission.objects.get(content_type__app_label=app_label, codename=codename))
+            group.permissions.add(
+                Permission.objects.get(content_type__app_label=app_label, codename=codename)
+            )
 
 
 def revoke(apps, schema_editor):
@@ -26,8 +29,9 @@ def revoke(apps, schema_editor):
         group = Group.objects.filter(name=name).first()
         if group is not None:
             for app_label, codename in permissions:
-                group.permissions.remove(*Permission.objects.filter(content_type__app_label=app_label,
-                                                                    codename=codename))
+                group.permissions.remove(
+                    *Permission.objects.filter(content_type__app_label=app_label, codename=codename)
+                )
 
 
 class Migration(migrations.Migration):

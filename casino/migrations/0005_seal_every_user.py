@@ -3,6 +3,7 @@ from then on a change made past the application shows. After every migration tha
 or fills a group, so that the seals hold the groups' permissions as migrated; a later
 migration that changes a group's permissions re-seals its members
 (``audit.access.authority_seal.reseal_group_members``)."""
+
 from django.db import migrations
 
 

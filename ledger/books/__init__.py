@@ -11,6 +11,7 @@ layer hands it the replayed figures and the house edge).
 - :mod:`.stats` - hold, intervals, aggregation by table, game, pit, casino and period;
 - :mod:`.findings` - the ledger's findings (the one vocabulary's kinds owned by ``ledger``).
 """
+
 from audit.record.shifts import WHOLE_DAY, ShiftPlan
 
 from .figures import Figures

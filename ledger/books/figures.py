@@ -3,6 +3,7 @@ the statistics are computed from, and the custody state of slips, markers and dr
 
 Sign convention, everywhere: a **house result** (a win) is positive when the house won.
 """
+
 from __future__ import annotations
 
 import math
@@ -142,7 +143,11 @@ class Slip:
 
     @property
     def order(self) -> tuple[str, str, str]:
-        return ("requested", "issued", "received") if self.kind == "fill" else ("requested", "released", "received")
+        return (
+            ("requested", "issued", "received")
+            if self.kind == "fill"
+            else ("requested", "released", "received")
+        )
 
     @property
     def table_step(self) -> str:

@@ -34,6 +34,7 @@ bet id) counts once; the first settlement of a bet is the recorded one, correcti
 it. Handlers change the accumulator in place (no I/O, no clock, no randomness), as the
 engine's do.
 """
+
 from __future__ import annotations
 
 import copy
@@ -71,9 +72,17 @@ def _chips(items: Iterable[Mapping[str, int]]) -> dict[int, int]:
 class Fold:
     """The accumulator for one table's stream; :meth:`apply` is the fold step."""
 
-    def __init__(self, *, plan: ShiftPlan = WHOLE_DAY, struck: Iterable[str] = (), entries: bool = True,
-                 read_once: bool = False, shelf: Shelf | None = None, refused: Mapping[str, str] | None = None,
-                 rates: Mapping[tuple[str, str, str], Fraction] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        plan: ShiftPlan = WHOLE_DAY,
+        struck: Iterable[str] = (),
+        entries: bool = True,
+        read_once: bool = False,
+        shelf: Shelf | None = None,
+        refused: Mapping[str, str] | None = None,
+        rates: Mapping[tuple[str, str, str], Fraction] | None = None,
+    ) -> None:
         """``entries`` False: the fold keeps no journal entries, only the balances they
         make (per account, and per gaming day and shift) - what the offline auditor asks
         for; the entries of a long day would be most of its memory. Each posting is still
@@ -122,7 +131,9 @@ class Fold:
         # settled), so a long day holds one record of each bet, not two
         self.bets: dict[str, tuple[int, Key, str]] = {}
         # bet -> recorded net, where
-        self.settled: MutableMapping[str, tuple[int, Key]] = {} if shelf is None else ShelvedMap(shelf)
+        self.settled: MutableMapping[str, tuple[int, Key]] = (
+            {} if shelf is None else ShelvedMap(shelf)
+        )
         # bets settled before any bet.placed placed them (one placed later stays in bets)
         self.unplaced: set[str] = set()
         self.round_bets: dict[int, list[str]] = {}  # round -> its bets, until all are settled
@@ -134,7 +145,8 @@ class Fold:
         # gaming day -> (rule set, overrides) of its table.opened; (day, round) -> shift
         self.games: dict[str, tuple[str, dict[str, Any]]] = {}
         self.round_shifts: MutableMapping[tuple[str, int], str] = (
-            {} if shelf is None else ShelvedMap(shelf, filter=SMALL_FILTER, grows=True))
+            {} if shelf is None else ShelvedMap(shelf, filter=SMALL_FILTER, grows=True)
+        )
         self.counts: list[Count] = []
         # the entries' balances per (day, shift), kept as they are posted
         self._key_balances: dict[tuple[str, str | None], dict[str, int]] = {}
@@ -166,7 +178,9 @@ class Fold:
             return parse_timestamp(moment)
         raise ValueError(f"event {self.event_id}: no occurred_at to find its shift by")
 
-    def booked(self, amount: int, currency: str, what: str, key: tuple[str, str | None] | None = None) -> int | None:
+    def booked(
+        self, amount: int, currency: str, what: str, key: tuple[str, str | None] | None = None
+    ) -> int | None:
         """``amount`` of ``currency`` in the table's currency, to be booked: converted at
         the gaming day's rate where it is another currency and one is recorded (both
         amounts kept: :class:`.figures.Conversion`); None where it cannot be (no rate): a
@@ -178,12 +192,18 @@ class Fold:
         rate = self.rates.get((day, currency, self.currency))
         if rate is not None:
             converted = convert(amount, currency, self.currency, rate)
-            self.conversions.append(Conversion(self.event_id, what, day, shift, currency, amount, rate, converted))
+            self.conversions.append(
+                Conversion(self.event_id, what, day, shift, currency, amount, rate, converted)
+            )
             return converted
-        self.find("currency_mismatch",
-                  f"{what}: {format_money(amount, currency)} recorded at a {self.currency} table on gaming day {day}, "
-                  f"and no rate of {currency} to {self.currency} converts it: not booked.",
-                  key=key, expected=self.currency, recorded=format_money(amount, currency))
+        self.find(
+            "currency_mismatch",
+            f"{what}: {format_money(amount, currency)} recorded at a {self.currency} table on gaming day {day}, "
+            f"and no rate of {currency} to {self.currency} converts it: not booked.",
+            key=key,
+            expected=self.currency,
+            recorded=format_money(amount, currency),
+        )
         return None
 
     def at(self, key: Key) -> Figures:
@@ -192,12 +212,25 @@ class Fold:
             figures = self.figures[key] = Figures(self.table, key[0], key[1], self.currency)
         return figures
 
-    def find(self, kind: str, message: str, *, key: tuple[str, str | None] | None = None, **where: Any) -> None:
+    def find(
+        self, kind: str, message: str, *, key: tuple[str, str | None] | None = None, **where: Any
+    ) -> None:
         day, shift = key if key is not None else self.key()
-        self.findings.append(LedgerFinding(kind, message, event=self.event_id, table=self.table,
-                                           gaming_day=day, shift=shift, **where))
+        self.findings.append(
+            LedgerFinding(
+                kind,
+                message,
+                event=self.event_id,
+                table=self.table,
+                gaming_day=day,
+                shift=shift,
+                **where,
+            )
+        )
 
-    def post(self, memo: str, lines: tuple[j.Line, ...], key: tuple[str, str | None] | None = None) -> None:
+    def post(
+        self, memo: str, lines: tuple[j.Line, ...], key: tuple[str, str | None] | None = None
+    ) -> None:
         if not lines:
             return
         where = key if key is not None else self.key()
@@ -260,8 +293,12 @@ class Fold:
             if event["type"] in ("fill.voided", "credit.voided"):
                 p = event["payload"]
                 kind = event["type"].split(".")[0]
-                self.find("unauthorised_void", f"{kind.capitalize()} slip {p['slip']}'s void was not applied: "
-                                               f"{refused[event_id]}; the slip stands.", slip=p["slip"])
+                self.find(
+                    "unauthorised_void",
+                    f"{kind.capitalize()} slip {p['slip']}'s void was not applied: "
+                    f"{refused[event_id]}; the slip stands.",
+                    slip=p["slip"],
+                )
             return
         handler(self, event["payload"])
 
@@ -288,16 +325,24 @@ class Fold:
             day = payload.get("gaming_day") if isinstance(payload, Mapping) else None
             self._report_held(event_id, key=(str(day or ""), None), held=held)
 
-    def _report_held(self, event_id: str | None, *, key: tuple[str, str | None],
-                     held: tuple[int | None, str, str] | None = None) -> None:
+    def _report_held(
+        self,
+        event_id: str | None,
+        *,
+        key: tuple[str, str | None],
+        held: tuple[int | None, str, str] | None = None,
+    ) -> None:
         version, recorded, ended = held or self.held or (None, "", "")
         where = f"from version {version}" if version is not None else "after it"
         saved, self.event_id = self.event_id, event_id
-        self.find("no_gaming_day",
-                  f"The events of table {self.table} {where}, up to its next proper table.opened, follow an opening "
-                  f"struck by a correction whose gaming day ({recorded!r}) is no calendar date: they are counted in no "
-                  "gaming day" + (f" - not in {ended}, which that opening ended." if ended else "."),
-                  key=key, recorded=recorded)
+        self.find(
+            "no_gaming_day",
+            f"The events of table {self.table} {where}, up to its next proper table.opened, follow an opening "
+            f"struck by a correction whose gaming day ({recorded!r}) is no calendar date: they are counted in no "
+            "gaming day" + (f" - not in {ended}, which that opening ended." if ended else "."),
+            key=key,
+            recorded=recorded,
+        )
         self.event_id = saved
 
     def end_of_day(self, day: str) -> None:
@@ -307,14 +352,24 @@ class Fold:
         self.days_closed.add(day)
         event_id, self.event_id = self.event_id, None
         for slip in self.slips.values():
-            if slip.gaming_day != day or slip.voided or slip.complete or "requested" not in slip.steps:
+            if (
+                slip.gaming_day != day
+                or slip.voided
+                or slip.complete
+                or "requested" not in slip.steps
+            ):
                 continue
             done = [step for step in slip.order if step in slip.steps]
             missing = [step for step in slip.order if step not in slip.steps]
-            self.find("slip_unfinished",
-                      f"{slip.kind.capitalize()} slip {slip.number} was {', '.join(done)} but never "
-                      f"{', '.join(missing)} by the end of gaming day {day}.",
-                      key=(day, slip.shift), slip=slip.number, expected=", ".join(slip.order), recorded=", ".join(done))
+            self.find(
+                "slip_unfinished",
+                f"{slip.kind.capitalize()} slip {slip.number} was {', '.join(done)} but never "
+                f"{', '.join(missing)} by the end of gaming day {day}.",
+                key=(day, slip.shift),
+                slip=slip.number,
+                expected=", ".join(slip.order),
+                recorded=", ".join(done),
+            )
         self.event_id = event_id
 
     def finish(self) -> None:
@@ -324,8 +379,9 @@ class Fold:
         self.days_closed.update(key[0] for key in self.figures)
         self.days_closed.update(s.gaming_day for s in self.slips.values())
 
-    def closing_findings(self, days: Collection[str] | None = None, *,
-                         drop_box: Collection[str] | None = None) -> list[LedgerFinding]:
+    def closing_findings(
+        self, days: Collection[str] | None = None, *, drop_box: Collection[str] | None = None
+    ) -> list[LedgerFinding]:
         """The end-of-day checks of ``days`` (every day when None): slips under way and
         neither complete nor voided (of days no later ``table.opened`` closed yet), every
         drop box removed but not counted, or counted (with the custody members) but not
@@ -343,24 +399,32 @@ class Fold:
         finally:
             self.findings, self.days_closed, self.event_id = saved
 
-    def _closing_checks(self, only: Collection[str] | None, drop_box: Collection[str] | None) -> None:
+    def _closing_checks(
+        self, only: Collection[str] | None, drop_box: Collection[str] | None
+    ) -> None:
         def wanted(day: str) -> bool:
             return only is None or day in only
 
         def boxed(day: str) -> bool:
             return drop_box is not None and day in drop_box
 
-        for day in sorted({key[0] for key in self.figures} | {s.gaming_day for s in self.slips.values()}):
+        for day in sorted(
+            {key[0] for key in self.figures} | {s.gaming_day for s in self.slips.values()}
+        ):
             if wanted(day):
                 self.end_of_day(day)
         self.event_id = None
         for day in sorted({key[0] for key in self.figures}):
             if not (wanted(day) and boxed(day)):
                 continue
-            for kind, shift in counts_missing([f for (d, _), f in self.figures.items() if d == day]):
+            for kind, shift in counts_missing(
+                [f for (d, _), f in self.figures.items() if d == day]
+            ):
                 what = "opening" if kind == "opener_missing" else "closing"
                 where = f"gaming day {day}" + (f", shift {shift}" if shift else "")
-                self.find(kind, f"No {what} count of the tray is on record for {where}.", key=(day, shift))
+                self.find(
+                    kind, f"No {what} count of the tray is on record for {where}.", key=(day, shift)
+                )
         days_with_drop = {day for day, _ in self.drops}
         for (day, shift), drop in self.drops.items():
             if not wanted(day) or (day, shift) in self.unbookable:
@@ -368,25 +432,41 @@ class Fold:
             where = f"gaming day {day}" + (f", shift {shift}" if shift else "")
             if drop.counted is None:
                 self.event_id = drop.removed or drop.post_event
-                self.find("drop_not_counted", f"The drop box of {where} was {'removed' if drop.removed else 'posted'} "
-                          "but its count is not on record.",
-                          key=(day, shift))
+                self.find(
+                    "drop_not_counted",
+                    f"The drop box of {where} was {'removed' if drop.removed else 'posted'} "
+                    "but its count is not on record.",
+                    key=(day, shift),
+                )
             elif drop.posted is None and not drop.legacy:
                 self.event_id = drop.count_event
-                self.find("drop_not_posted", f"The drop of {where} was counted ({self.money(sum(drop.counted))}) "
-                          "but never posted to the books.", key=(day, shift), expected=self.money(sum(drop.counted)))
+                self.find(
+                    "drop_not_posted",
+                    f"The drop of {where} was counted ({self.money(sum(drop.counted))}) "
+                    "but never posted to the books.",
+                    key=(day, shift),
+                    expected=self.money(sum(drop.counted)),
+                )
         self.event_id = None
         for (day, shift), figures in self.figures.items():
             book = figures.buyins_cash + figures.markers_issued
             if not wanted(day) or day in days_with_drop:
                 continue
             if book and figures.closer is not None:
-                self.find("drop_not_counted", f"Gaming day {day}, shift {shift}: {self.money(book)} went into the drop "
-                          "box, but no drop of the day was removed or counted.", key=(day, shift),
-                          expected=self.money(book))
+                self.find(
+                    "drop_not_counted",
+                    f"Gaming day {day}, shift {shift}: {self.money(book)} went into the drop "
+                    "box, but no drop of the day was removed or counted.",
+                    key=(day, shift),
+                    expected=self.money(book),
+                )
                 days_with_drop.add(day)
             elif boxed(day):
-                self.find("drop_not_counted", f"No drop of gaming day {day} was removed or counted.", key=(day, None))
+                self.find(
+                    "drop_not_counted",
+                    f"No drop of gaming day {day} was removed or counted.",
+                    key=(day, None),
+                )
                 days_with_drop.add(day)
 
     def key_balances(self) -> dict[tuple[str, str | None], dict[str, int]]:
@@ -395,8 +475,13 @@ class Fold:
         a fold without entries has them too. The fold's own: copy before changing."""
         return self._key_balances
 
-    def books(self, *, final: bool | Collection[str] = True, entries: bool = True,
-              drop_box: Collection[str] | None = None) -> Books:
+    def books(
+        self,
+        *,
+        final: bool | Collection[str] = True,
+        entries: bool = True,
+        drop_box: Collection[str] | None = None,
+    ) -> Books:
         """The books as they stand, without changing the fold (it may go on with more
         events). ``final``: the record is complete for every day (True), for none (False),
         or for the days named - their end-of-day checks are made
@@ -405,7 +490,9 @@ class Fold:
         copying every entry of a live day each time would cost more than the fold). A
         fold made with ``entries=False`` has none to give: ValueError."""
         if entries and not self.keeps_entries:
-            raise ValueError("this fold keeps no entries (Fold(entries=False)): ask books(entries=False)")
+            raise ValueError(
+                "this fold keeps no entries (Fold(entries=False)): ask books(entries=False)"
+            )
         findings = list(self.findings)
         if final is True:
             findings += self.closing_findings(drop_box=drop_box)
@@ -425,7 +512,9 @@ class Fold:
             drops=dict(self.drops),
             findings=tuple(findings),
             games=dict(self.games),
-            round_shifts=dict(self.round_shifts) if isinstance(self.round_shifts, dict) else self.round_shifts,
+            round_shifts=dict(self.round_shifts)
+            if isinstance(self.round_shifts, dict)
+            else self.round_shifts,
             counts=tuple(self.counts),
             balances={key: dict(b) for key, b in self.key_balances().items()},
             has_entries=entries,
@@ -479,20 +568,28 @@ def on_bet_placed(state: Fold, p: Mapping[str, Any]) -> None:
     state.post(f"stake {bet}", j.moves((j.PLAYERS, j.layout(state.table), amount)), key)
 
 
-def _settle(state: Fold, stake: int, net: int, payer: str, memo: str, key: Key | None = None) -> None:
+def _settle(
+    state: Fold, stake: int, net: int, payer: str, memo: str, key: Key | None = None
+) -> None:
     """The stake comes off the layout; the player gets it back with their net; the payer
     (the tray at the table, the cage for a correction) pays a win or takes a loss."""
     layout, back = j.layout(state.table), stake + net
     lines: tuple[j.Line, ...]
     # the two usual shapes made straight away (a settlement per bet: the fold's commonest posting)
     if stake and net and back:
-        lines = (new_line(j.Line, (layout, -stake)), new_line(j.Line, (j.PLAYERS, back)),
-                 new_line(j.Line, (payer, -net)))
+        lines = (
+            new_line(j.Line, (layout, -stake)),
+            new_line(j.Line, (j.PLAYERS, back)),
+            new_line(j.Line, (payer, -net)),
+        )
     elif stake and not back:  # lost: the stake goes to the payer
         lines = (new_line(j.Line, (layout, -stake)), new_line(j.Line, (payer, -net)))
     else:
-        lines = tuple(j.Line(account, amount) for account, amount in
-                      ((layout, -stake), (j.PLAYERS, back), (payer, -net)) if amount)
+        lines = tuple(
+            j.Line(account, amount)
+            for account, amount in ((layout, -stake), (j.PLAYERS, back), (payer, -net))
+            if amount
+        )
     state.post(memo, lines, key)
 
 
@@ -513,9 +610,13 @@ def on_round_settled(state: Fold, p: Mapping[str, Any]) -> None:
             continue
         net = item["net"]
         figures.settled_win -= net
-        _settle(state, state.settle(bet, net, key), net, tray, f"settle {bet} ({item['outcome']})", key)
+        _settle(
+            state, state.settle(bet, net, key), net, tray, f"settle {bet} ({item['outcome']})", key
+        )
     bets = state.round_bets.get(p["round"])
-    if bets is not None and all(bet in settled for bet in bets):  # a void of it would find none to return
+    if bets is not None and all(
+        bet in settled for bet in bets
+    ):  # a void of it would find none to return
         del state.round_bets[p["round"]]
 
 
@@ -551,15 +652,24 @@ def on_correction_recorded(state: Fold, p: Mapping[str, Any]) -> None:
             delta = net - old
             state.settled[bet] = (net, key)
             state.at(key).corrections -= delta
-            state.post(f"correct {bet} ({item['outcome']})", j.moves((j.CAGE, j.PLAYERS, delta)), key)
+            state.post(
+                f"correct {bet} ({item['outcome']})", j.moves((j.CAGE, j.PLAYERS, delta)), key
+            )
         else:
             key = state.bets[bet][1] if bet in state.bets else state.key()
             stake = state.settle(bet, net, key)
             state.at(key).corrections -= net
-            _settle(state, stake, net, j.CAGE, f"correct {bet} ({item['outcome']}), never settled before")
+            _settle(
+                state,
+                stake,
+                net,
+                j.CAGE,
+                f"correct {bet} ({item['outcome']}), never settled before",
+            )
 
 
 # --- buy-ins and markers ---------------------------------------------------------------------
+
 
 def _marker_in(state: Fold, amount: int, memo: str) -> None:
     """Chips from the tray to the player; the marker slip (the player's promise) into the
@@ -567,7 +677,14 @@ def _marker_in(state: Fold, amount: int, memo: str) -> None:
     table = state.table
     key = state.key()
     state.at(key).markers_issued += amount
-    state.post(memo, j.moves((j.tray(table, None), j.PLAYERS, amount), (j.WORLD, j.drop_box(table, "markers"), amount)), key)
+    state.post(
+        memo,
+        j.moves(
+            (j.tray(table, None), j.PLAYERS, amount),
+            (j.WORLD, j.drop_box(table, "markers"), amount),
+        ),
+        key,
+    )
 
 
 def on_buyin_recorded(state: Fold, p: Mapping[str, Any]) -> None:
@@ -580,19 +697,34 @@ def on_buyin_recorded(state: Fold, p: Mapping[str, Any]) -> None:
     table = state.table
     key = state.key()
     state.at(key).buyins_cash += amount
-    state.post(f"cash buy-in box {p['box']}",
-               j.moves((j.tray(table, None), j.PLAYERS, amount), (j.WORLD, j.drop_box(table, "cash"), amount)), key)
+    state.post(
+        f"cash buy-in box {p['box']}",
+        j.moves(
+            (j.tray(table, None), j.PLAYERS, amount), (j.WORLD, j.drop_box(table, "cash"), amount)
+        ),
+        key,
+    )
 
 
 def on_marker_issued(state: Fold, p: Mapping[str, Any]) -> None:
     number = p["marker"]
     if number in state.markers:
-        state.find("duplicate_slip", f"Marker {number} is recorded as issued twice; it counts once.",
-                   slip=number, recorded=state.money(p["amount"]))
+        state.find(
+            "duplicate_slip",
+            f"Marker {number} is recorded as issued twice; it counts once.",
+            slip=number,
+            recorded=state.money(p["amount"]),
+        )
         state.at(state.key()).duplicates.append((number, p["amount"]))
         return
-    state.markers[number] = Marker(number, p["player"], p["amount"], event=state.event_id, gaming_day=state.key()[0],
-                                   currency=p["currency"])
+    state.markers[number] = Marker(
+        number,
+        p["player"],
+        p["amount"],
+        event=state.event_id,
+        gaming_day=state.key()[0],
+        currency=p["currency"],
+    )
     amount = state.booked(p["amount"], p["currency"], f"Marker {number}")
     if amount is not None:
         _marker_in(state, amount, f"marker {number}")
@@ -601,13 +733,19 @@ def on_marker_issued(state: Fold, p: Mapping[str, Any]) -> None:
 def on_marker_redeemed(state: Fold, p: Mapping[str, Any]) -> None:
     number = p["marker"]
     marker = state.markers.get(number)
-    state.redemptions.append(Redemption(number, p["amount"], p["currency"], p["method"], state.key()[0], state.event_id))
+    state.redemptions.append(
+        Redemption(number, p["amount"], p["currency"], p["method"], state.key()[0], state.event_id)
+    )
     if marker is not None and marker.currency and p["currency"] != marker.currency:
         # paid in another currency than the marker's: it pays nothing of it in the books
-        state.find("currency_mismatch",
-                   f"Marker {number} ({format_money(marker.amount, marker.currency)}) was redeemed with "
-                   f"{format_money(p['amount'], p['currency'])}: another currency than the marker's; not booked.",
-                   slip=number, expected=marker.currency, recorded=format_money(p["amount"], p["currency"]))
+        state.find(
+            "currency_mismatch",
+            f"Marker {number} ({format_money(marker.amount, marker.currency)}) was redeemed with "
+            f"{format_money(p['amount'], p['currency'])}: another currency than the marker's; not booked.",
+            slip=number,
+            expected=marker.currency,
+            recorded=format_money(p["amount"], p["currency"]),
+        )
         return
     amount = state.booked(p["amount"], p["currency"], f"A redemption of marker {number}")
     if amount is None:
@@ -617,13 +755,18 @@ def on_marker_redeemed(state: Fold, p: Mapping[str, Any]) -> None:
     if p["method"] == "chips":
         # the player hands the casino's chips back: they leave the players' hands for the
         # cage, and the promise the marker was is settled (it goes back to the outside world)
-        state.post(f"marker {number} redeemed (chips)",
-                   j.moves((j.PLAYERS, j.CAGE, amount), (j.MARKERS_RECEIVABLE, j.WORLD, amount)))
+        state.post(
+            f"marker {number} redeemed (chips)",
+            j.moves((j.PLAYERS, j.CAGE, amount), (j.MARKERS_RECEIVABLE, j.WORLD, amount)),
+        )
         return
-    state.post(f"marker {number} redeemed ({p['method']})", j.moves((j.MARKERS_RECEIVABLE, j.CAGE, amount)))
+    state.post(
+        f"marker {number} redeemed ({p['method']})", j.moves((j.MARKERS_RECEIVABLE, j.CAGE, amount))
+    )
 
 
 # --- inventory counts --------------------------------------------------------------------------
+
 
 def on_inventory_counted(state: Fold, p: Mapping[str, Any]) -> None:
     """Set the tray's books to the count: each denomination to its counted chips, the
@@ -640,11 +783,15 @@ def on_inventory_counted(state: Fold, p: Mapping[str, Any]) -> None:
         state.opened_shift[day] = shift
         previous = state.last_count
         if previous is not None and previous[0] == "closing" and previous[1] != chips:
-            state.find("opener_mismatch",
-                       f"The opener of gaming day {day}, shift {shift} is {state.chips_text(chips)}; "
-                       f"the closer before it was {state.chips_text(previous[1])}.",
-                       key=(day, shift), slip=p["slip"],
-                       expected=state.chips_text(previous[1]), recorded=state.chips_text(chips))
+            state.find(
+                "opener_mismatch",
+                f"The opener of gaming day {day}, shift {shift} is {state.chips_text(chips)}; "
+                f"the closer before it was {state.chips_text(previous[1])}.",
+                key=(day, shift),
+                slip=p["slip"],
+                expected=state.chips_text(previous[1]),
+                recorded=state.chips_text(chips),
+            )
         key = (day, shift)
         figures = state.at(key)
         if figures.opener is None:
@@ -654,11 +801,23 @@ def on_inventory_counted(state: Fold, p: Mapping[str, Any]) -> None:
         figures = state.at(key)
         figures.closer, figures.closer_chips = chip_value(chips), chips
     state.last_count = (kind, chips, state.event_id)
-    state.counts.append(Count(state.event_id, key[0], key[1], kind, chips, p["slip"], p["counted_by"],
-                              p["witnessed_by"]))
+    state.counts.append(
+        Count(
+            state.event_id,
+            key[0],
+            key[1],
+            kind,
+            chips,
+            p["slip"],
+            p["counted_by"],
+            p["witnessed_by"],
+        )
+    )
     table = state.table
-    lines = [j.Line(j.tray(table, d), d * chips.get(d, 0) - state.balances.get(j.tray(table, d), 0))
-             for d in sorted(state.tray_denominations | set(chips))]
+    lines = [
+        j.Line(j.tray(table, d), d * chips.get(d, 0) - state.balances.get(j.tray(table, d), 0))
+        for d in sorted(state.tray_denominations | set(chips))
+    ]
     lines.append(j.Line(j.tray(table, None), -state.balances.get(j.tray(table, None), 0)))
     state.tray_denominations.update(chips)
     rest = -sum(line.amount for line in lines)
@@ -670,6 +829,7 @@ def on_inventory_counted(state: Fold, p: Mapping[str, Any]) -> None:
 
 # --- fills and credits -------------------------------------------------------------------------
 
+
 def _slip(state: Fold, number: str, kind: str) -> Slip:
     slip = state.slips.get(number)
     if slip is None:
@@ -678,29 +838,48 @@ def _slip(state: Fold, number: str, kind: str) -> Slip:
     return slip
 
 
-def _step(state: Fold, p: Mapping[str, Any], kind: str, step: str, people: dict[str, str | None]) -> Slip | None:
+def _step(
+    state: Fold, p: Mapping[str, Any], kind: str, step: str, people: dict[str, str | None]
+) -> Slip | None:
     """Record a step of a slip; None when the step is a repeat (a duplicate slip, counted
     once). Reports a step with no request and chips that differ from the slip's first step."""
     number = p["slip"]
     slip = _slip(state, number, kind)
     chips = _chips(p["chips"])
     if step in slip.steps:
-        state.find("duplicate_slip", f"{kind.capitalize()} slip {number} is recorded {step} twice; it counts once.",
-                   slip=number, recorded=state.chips_text(chips))
+        state.find(
+            "duplicate_slip",
+            f"{kind.capitalize()} slip {number} is recorded {step} twice; it counts once.",
+            slip=number,
+            recorded=state.chips_text(chips),
+        )
         state.at(state.key()).duplicates.append((number, chip_value(chips)))
         return None
     legacy = step == slip.table_step and not any(people.values())
-    if (step != "requested" and "requested" not in slip.steps and not legacy and not slip.legacy
-            and not any(s != "requested" for s in slip.steps)):
-        state.find("slip_without_request",
-                   f"{kind.capitalize()} slip {number} was {step} with no request from a floor supervisor on record.",
-                   slip=number, recorded=state.chips_text(chips))
+    if (
+        step != "requested"
+        and "requested" not in slip.steps
+        and not legacy
+        and not slip.legacy
+        and not any(s != "requested" for s in slip.steps)
+    ):
+        state.find(
+            "slip_without_request",
+            f"{kind.capitalize()} slip {number} was {step} with no request from a floor supervisor on record.",
+            slip=number,
+            recorded=state.chips_text(chips),
+        )
     if slip.steps:
         first_step, (_, reference) = next(iter(slip.steps.items()))
         if reference != chips:
-            state.find("slip_mismatch", f"{kind.capitalize()} slip {number} was {first_step} for {state.chips_text(reference)} "
-                       f"but {step} {state.chips_text(chips)}.", slip=number,
-                       expected=state.chips_text(reference), recorded=state.chips_text(chips))
+            state.find(
+                "slip_mismatch",
+                f"{kind.capitalize()} slip {number} was {first_step} for {state.chips_text(reference)} "
+                f"but {step} {state.chips_text(chips)}.",
+                slip=number,
+                expected=state.chips_text(reference),
+                recorded=state.chips_text(chips),
+            )
     elif legacy:
         slip.legacy = True
     slip.steps[step] = (state.event_id, chips)
@@ -717,7 +896,9 @@ def on_credit_requested(state: Fold, p: Mapping[str, Any]) -> None:
 
 
 def on_fill_issued(state: Fold, p: Mapping[str, Any]) -> None:
-    slip = _step(state, p, "fill", "issued", {"issued_by": p["cashier"], "carried_by": p["carried_by"]})
+    slip = _step(
+        state, p, "fill", "issued", {"issued_by": p["cashier"], "carried_by": p["carried_by"]}
+    )
     if slip is not None:
         value = chip_value(slip.steps["issued"][1])
         state.post(f"fill {slip.number} issued", j.moves((j.CAGE, j.transit(state.table), value)))
@@ -737,11 +918,15 @@ def _table_step(state: Fold, p: Mapping[str, Any], kind: str) -> None:
     if kind == "fill":
         figures.fills += value
         other = j.transit(state.table) if "issued" in slip.steps else j.CAGE
-        state.post(f"fill {slip.number} received", (j.Line(other, -value), *state.tray_lines(chips, 1)))
+        state.post(
+            f"fill {slip.number} received", (j.Line(other, -value), *state.tray_lines(chips, 1))
+        )
     else:
         figures.credits += value
         other = j.CAGE if slip.legacy else j.transit(state.table)
-        state.post(f"credit {slip.number} released", (*state.tray_lines(chips, -1), j.Line(other, value)))
+        state.post(
+            f"credit {slip.number} released", (*state.tray_lines(chips, -1), j.Line(other, value))
+        )
 
 
 def on_chips_filled(state: Fold, p: Mapping[str, Any]) -> None:
@@ -753,10 +938,14 @@ def on_chips_credited(state: Fold, p: Mapping[str, Any]) -> None:
 
 
 def on_credit_received(state: Fold, p: Mapping[str, Any]) -> None:
-    slip = _step(state, p, "credit", "received", {"received_by": p["cashier"], "carried_by": p["carried_by"]})
+    slip = _step(
+        state, p, "credit", "received", {"received_by": p["cashier"], "carried_by": p["carried_by"]}
+    )
     if slip is not None:
         value = chip_value(slip.steps["received"][1])
-        state.post(f"credit {slip.number} received", j.moves((j.transit(state.table), j.CAGE, value)))
+        state.post(
+            f"credit {slip.number} received", j.moves((j.transit(state.table), j.CAGE, value))
+        )
 
 
 def _void(state: Fold, p: Mapping[str, Any], kind: str) -> None:
@@ -765,11 +954,18 @@ def _void(state: Fold, p: Mapping[str, Any], kind: str) -> None:
     if slip.voided:
         return
     if p["reason"] is None:
-        state.find("void_without_reason", f"{kind.capitalize()} slip {number} was voided without a reason.", slip=number)
+        state.find(
+            "void_without_reason",
+            f"{kind.capitalize()} slip {number} was voided without a reason.",
+            slip=number,
+        )
     if slip.table_step in slip.steps:
-        state.find("void_after_receipt",
-                   f"{kind.capitalize()} slip {number} was voided after its chips had moved at the table; they stay counted.",
-                   slip=number, recorded=state.chips_text(slip.steps[slip.table_step][1]))
+        state.find(
+            "void_after_receipt",
+            f"{kind.capitalize()} slip {number} was voided after its chips had moved at the table; they stay counted.",
+            slip=number,
+            recorded=state.chips_text(slip.steps[slip.table_step][1]),
+        )
         return
     slip.voided = True
     slip.void_reason = p["reason"]
@@ -790,6 +986,7 @@ def on_credit_voided(state: Fold, p: Mapping[str, Any]) -> None:
 
 # --- the drop ----------------------------------------------------------------------------------
 
+
 def _drop(state: Fold, p: Mapping[str, Any]) -> Drop:
     where = (p["gaming_day"], p["shift"])
     drop = state.drops.get(where)
@@ -798,8 +995,9 @@ def _drop(state: Fold, p: Mapping[str, Any]) -> Drop:
     return drop
 
 
-def _drop_amounts(state: Fold, p: Mapping[str, Any], what: str,
-                  where: tuple[str, str | None]) -> tuple[int, int, int] | None:
+def _drop_amounts(
+    state: Fold, p: Mapping[str, Any], what: str, where: tuple[str, str | None]
+) -> tuple[int, int, int] | None:
     """A drop's count or posting (cash, markers, chips) in the table's currency: as
     recorded, or converted at the day's rate (both kept); None - found, not booked -
     where it is in another currency and no rate of the day converts it."""
@@ -810,14 +1008,28 @@ def _drop_amounts(state: Fold, p: Mapping[str, Any], what: str,
     rate = state.rates.get((day, p["currency"], state.currency))
     if rate is not None:
         cash, markers, chips = (convert(a, p["currency"], state.currency, rate) for a in amounts)
-        state.conversions.append(Conversion(state.event_id, f"drop {what}", day, shift, p["currency"], sum(amounts),
-                                            rate, cash + markers + chips))
+        state.conversions.append(
+            Conversion(
+                state.event_id,
+                f"drop {what}",
+                day,
+                shift,
+                p["currency"],
+                sum(amounts),
+                rate,
+                cash + markers + chips,
+            )
+        )
         return cash, markers, chips
     box = f"gaming day {day}" + (f", shift {shift}" if shift else "")
-    state.find("currency_mismatch",
-               f"The drop {what} of {box} is in {p['currency']} ({format_money(sum(amounts), p['currency'])}) at a "
-               f"{state.currency} table, and no rate of {p['currency']} to {state.currency} converts it: not booked.",
-               key=where, expected=state.currency, recorded=format_money(sum(amounts), p["currency"]))
+    state.find(
+        "currency_mismatch",
+        f"The drop {what} of {box} is in {p['currency']} ({format_money(sum(amounts), p['currency'])}) at a "
+        f"{state.currency} table, and no rate of {p['currency']} to {state.currency} converts it: not booked.",
+        key=where,
+        expected=state.currency,
+        recorded=format_money(sum(amounts), p["currency"]),
+    )
     state.unbookable.add(where)
     return None
 
@@ -854,11 +1066,15 @@ def on_drop_counted(state: Fold, p: Mapping[str, Any]) -> None:
     table = state.table
     book_cash, book_markers = _book_drop(state, drop.gaming_day, drop.shift)
     key = (drop.gaming_day, drop.shift)
-    state.post("drop counted", j.moves(
-        (j.over_short(table), j.drop_box(table, "cash"), cash - book_cash),
-        (j.over_short(table), j.drop_box(table, "markers"), markers - book_markers),
-        (j.PLAYERS, j.drop_box(table, "chips"), chips),
-    ), key)
+    state.post(
+        "drop counted",
+        j.moves(
+            (j.over_short(table), j.drop_box(table, "cash"), cash - book_cash),
+            (j.over_short(table), j.drop_box(table, "markers"), markers - book_markers),
+            (j.PLAYERS, j.drop_box(table, "chips"), chips),
+        ),
+        key,
+    )
     if drop.legacy:
         _post_drop(state, key, (cash, markers, chips))
 
@@ -866,11 +1082,15 @@ def on_drop_counted(state: Fold, p: Mapping[str, Any]) -> None:
 def _post_drop(state: Fold, key: tuple[str, str | None], amounts: tuple[int, int, int]) -> None:
     table = state.table
     cash, markers, chips = amounts
-    state.post("drop posted", j.moves(
-        (j.drop_box(table, "cash"), j.CAGE, cash),
-        (j.drop_box(table, "chips"), j.CAGE, chips),
-        (j.drop_box(table, "markers"), j.MARKERS_RECEIVABLE, markers),
-    ), key)
+    state.post(
+        "drop posted",
+        j.moves(
+            (j.drop_box(table, "cash"), j.CAGE, cash),
+            (j.drop_box(table, "chips"), j.CAGE, chips),
+            (j.drop_box(table, "markers"), j.MARKERS_RECEIVABLE, markers),
+        ),
+        key,
+    )
 
 
 def on_drop_posted(state: Fold, p: Mapping[str, Any]) -> None:
@@ -885,11 +1105,20 @@ def on_drop_posted(state: Fold, p: Mapping[str, Any]) -> None:
     key = (drop.gaming_day, drop.shift)
     if drop.counted is not None and drop.counted != posted:
         names = ("cash", "markers", "chips")
-        differ = ", ".join(f"{name} {state.money(c)} counted, {state.money(q)} posted"
-                           for name, c, q in zip(names, drop.counted, posted) if c != q)
-        state.find("drop_mismatch", f"The drop of gaming day {drop.gaming_day}" + (f", shift {drop.shift}" if drop.shift else "")
-                   + f" was posted as counted but for: {differ}.", key=key,
-                   expected=state.money(sum(drop.counted)), recorded=state.money(sum(posted)))
+        differ = ", ".join(
+            f"{name} {state.money(c)} counted, {state.money(q)} posted"
+            for name, c, q in zip(names, drop.counted, posted)
+            if c != q
+        )
+        state.find(
+            "drop_mismatch",
+            f"The drop of gaming day {drop.gaming_day}"
+            + (f", shift {drop.shift}" if drop.shift else "")
+            + f" was posted as counted but for: {differ}.",
+            key=key,
+            expected=state.money(sum(drop.counted)),
+            recorded=state.money(sum(posted)),
+        )
     _post_drop(state, key, posted)
 
 
@@ -988,12 +1217,30 @@ class Books:
                 if before.closer is not None and after.opener is not None:
                     total.between_shifts += after.opener - before.closer
         for f in shifts:
-            for name in ("fills", "credits", "buyins_cash", "markers_issued", "handle", "stake_squares", "initial",
-                         "insurance", "insurance_squares", "hand_squares", "round_squares", "settled_win",
-                         "corrections", "rounds", "bets"):
+            for name in (
+                "fills",
+                "credits",
+                "buyins_cash",
+                "markers_issued",
+                "handle",
+                "stake_squares",
+                "initial",
+                "insurance",
+                "insurance_squares",
+                "hand_squares",
+                "round_squares",
+                "settled_win",
+                "corrections",
+                "rounds",
+                "bets",
+            ):
                 setattr(total, name, getattr(total, name) + getattr(f, name))
             total.duplicates.extend(f.duplicates)
-        drops = [d.counted for (d_day, _), d in self.drops.items() if d_day == day and d.counted is not None]
+        drops = [
+            d.counted
+            for (d_day, _), d in self.drops.items()
+            if d_day == day and d.counted is not None
+        ]
         if drops:
             total.drop_cash = sum(c for c, _, _ in drops)
             total.drop_markers = sum(m for _, m, _ in drops)
@@ -1003,18 +1250,31 @@ class Books:
     def trial_balance(self, day: str | None = None, shift: str | None = None) -> dict[str, int]:
         """Balances by the entries of the table (of one gaming day, of one shift)."""
         if not self.has_entries:
-            raise ValueError("these books were made without their entries: use balances_of(day, shift)")
-        return j.trial_balance(e for e in self.entries
-                               if (day is None or e.gaming_day == day) and (shift is None or e.shift == shift))
+            raise ValueError(
+                "these books were made without their entries: use balances_of(day, shift)"
+            )
+        return j.trial_balance(
+            e
+            for e in self.entries
+            if (day is None or e.gaming_day == day) and (shift is None or e.shift == shift)
+        )
 
     def missing(self, day: str, *, drop_box: bool) -> tuple[str, ...]:
         """What the day's record lacks (:func:`.reconcile.missing_of`): its counts where
         its game has a drop box, each drop box counted and posted, its slips finished."""
-        drops = [(d.counted is not None, d.posted is not None or (d.legacy and d.counted is not None))
-                 for (d_day, _), d in self.drops.items() if d_day == day]
-        unfinished = sum(1 for s in self.slips.values()
-                         if s.gaming_day == day and not s.voided and not s.complete and "requested" in s.steps)
-        return missing_of(shifts=self.shifts_of(day), drops=drops, unfinished_slips=unfinished, drop_box=drop_box)
+        drops = [
+            (d.counted is not None, d.posted is not None or (d.legacy and d.counted is not None))
+            for (d_day, _), d in self.drops.items()
+            if d_day == day
+        ]
+        unfinished = sum(
+            1
+            for s in self.slips.values()
+            if s.gaming_day == day and not s.voided and not s.complete and "requested" in s.steps
+        )
+        return missing_of(
+            shifts=self.shifts_of(day), drops=drops, unfinished_slips=unfinished, drop_box=drop_box
+        )
 
     def differences(self, day: str) -> tuple[str, ...]:
         """The custody differences of the day that nothing explains, as the kinds of their
@@ -1025,8 +1285,11 @@ class Books:
         the tray shows). A day with one is never
         reconciled, however small it is."""
         found = {f.kind for f in self.findings if f.gaming_day == day and f.kind in DIFFERENCES}
-        if any(d.counted is not None and d.posted is not None and d.counted != d.posted
-               for (d_day, _), d in self.drops.items() if d_day == day):
+        if any(
+            d.counted is not None and d.posted is not None and d.counted != d.posted
+            for (d_day, _), d in self.drops.items()
+            if d_day == day
+        ):
             found.add("drop_mismatch")
         return tuple(kind for kind in DIFFERENCES if kind in found)
 
@@ -1041,7 +1304,9 @@ class Books:
         return out
 
 
-def _drops_to_shifts(figures_of: Mapping[Key, Figures], drops: Mapping[tuple[str, str | None], Drop]) -> None:
+def _drops_to_shifts(
+    figures_of: Mapping[Key, Figures], drops: Mapping[tuple[str, str | None], Drop]
+) -> None:
     """Each shift's drop: its own compartment's count, or the whole day's count where the
     day had one shift (a day of several shifts with one box is reconciled by the day)."""
     per_day: dict[str, list[Figures]] = {}
@@ -1057,9 +1322,15 @@ def _drops_to_shifts(figures_of: Mapping[Key, Figures], drops: Mapping[tuple[str
                 figures.drop_cash, figures.drop_markers, figures.drop_chips = drop.counted
 
 
-def fold(events: Iterable[Event], *, plan: ShiftPlan = WHOLE_DAY, final: bool = True,
-         refused: Mapping[str, str] | None = None, drop_box: Collection[str] | None = None,
-         rates: Mapping[tuple[str, str, str], Fraction] | None = None) -> Books:
+def fold(
+    events: Iterable[Event],
+    *,
+    plan: ShiftPlan = WHOLE_DAY,
+    final: bool = True,
+    refused: Mapping[str, str] | None = None,
+    drop_box: Collection[str] | None = None,
+    rates: Mapping[tuple[str, str, str], Fraction] | None = None,
+) -> Books:
     """Fold one table's events (envelope dicts in version order). ``final``: the record
     is complete for its days - slips still under way and drops not counted or posted are
     findings (a live projection passes False). ``refused``: the money-changing events no
@@ -1068,7 +1339,9 @@ def fold(events: Iterable[Event], *, plan: ShiftPlan = WHOLE_DAY, final: bool = 
     ``rates``: the exchange rates of the days (:class:`Fold`)."""
     events = events if isinstance(events, list) else list(events)
     refused = dict(refused or {})
-    state = Fold(plan=plan, struck=struck_events(applicable(events, refused)), refused=refused, rates=rates)
+    state = Fold(
+        plan=plan, struck=struck_events(applicable(events, refused)), refused=refused, rates=rates
+    )
     for event in events:
         state.apply(event)
     return state.books(final=final, drop_box=drop_box)

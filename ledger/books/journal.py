@@ -10,6 +10,7 @@ zero, or the entry cannot be made. A balance is what an account holds by the ent
 ``world`` goes negative by what came in from outside, ``players`` by chips players
 brought from elsewhere. Every trial balance therefore sums to zero.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable

@@ -2,6 +2,7 @@
 ``ledger``), with where it is in the ledger's terms - table, gaming day, shift, slip -
 beside the event that showed it. ``expected`` and ``recorded`` are amounts as texts
 (the one money formatter's)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

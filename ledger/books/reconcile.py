@@ -18,6 +18,7 @@ finding: ``chip_variance`` (chips against the record), ``replay_variance`` (the 
 against replay); a house result outside the interval of the theoretical win of the same
 rounds is ``win_outside_interval``.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -81,8 +82,15 @@ class ReplayDifference:
     event: str | None = None
 
 
-def replay_difference(kind: str, *, expected_net: int, recorded_net: int, bet: str | None = None,
-                      round: int | None = None, event: str | None = None) -> ReplayDifference:
+def replay_difference(
+    kind: str,
+    *,
+    expected_net: int,
+    recorded_net: int,
+    bet: str | None = None,
+    round: int | None = None,
+    event: str | None = None,
+) -> ReplayDifference:
     """A bet's difference from the player's nets the engine gives (``expected_net``) and
     records (``recorded_net``): the house's result moves the other way to the player's."""
     return ReplayDifference(kind, recorded_net - expected_net, bet, round, event)
@@ -115,26 +123,52 @@ class Reconciliation:
 
 def chip_known(figures: Figures) -> list[Known]:
     """The known differences between a period's chip-count win and its recorded win."""
+
     def money(amount: int) -> str:
         return format_money(amount, figures.currency)
 
     known = []
     if figures.corrections:
-        known.append(Known("correction", figures.corrections, -figures.corrections,
-                           f"corrections changed the recorded win by {format_signed(figures.corrections, figures.currency)}, "
-                           "paid or taken at the cage"))
+        known.append(
+            Known(
+                "correction",
+                figures.corrections,
+                -figures.corrections,
+                f"corrections changed the recorded win by {format_signed(figures.corrections, figures.currency)}, "
+                "paid or taken at the cage",
+            )
+        )
     for slip, value in figures.duplicates:
-        known.append(Known("duplicate_slip", value, 0, f"slip {slip} ({money(value)}) recorded twice, counted once"))
+        known.append(
+            Known(
+                "duplicate_slip",
+                value,
+                0,
+                f"slip {slip} ({money(value)}) recorded twice, counted once",
+            )
+        )
     if figures.between_shifts:
-        known.append(Known("between_shifts", figures.between_shifts, figures.between_shifts,
-                           f"the tray changed by {format_signed(figures.between_shifts, figures.currency)} between shifts"))
+        known.append(
+            Known(
+                "between_shifts",
+                figures.between_shifts,
+                figures.between_shifts,
+                f"the tray changed by {format_signed(figures.between_shifts, figures.currency)} between shifts",
+            )
+        )
     if figures.drop_chips:
         # chips a player put into the box came back to the house from the player's hands,
         # not from the tray and not through a round: the drop counts them, the settlements
         # never do (the books post them from players to the box, with no over/short)
-        known.append(Known("drop_chips", figures.drop_chips, figures.drop_chips,
-                           f"chips found in the drop box ({money(figures.drop_chips)}), from players' hands, "
-                           "not from play"))
+        known.append(
+            Known(
+                "drop_chips",
+                figures.drop_chips,
+                figures.drop_chips,
+                f"chips found in the drop box ({money(figures.drop_chips)}), from players' hands, "
+                "not from play",
+            )
+        )
     return known
 
 
@@ -168,12 +202,23 @@ def reconcile(
     def money(amount: int) -> str:
         return format_money(amount, currency)
 
-    where = f"{figures.table}, gaming day {figures.gaming_day}" + (f", shift {figures.shift}" if figures.shift else "")
+    where = f"{figures.table}, gaming day {figures.gaming_day}" + (
+        f", shift {figures.shift}" if figures.shift else ""
+    )
     findings: list[LedgerFinding] = []
 
     def find(kind: str, message: str, expected: str, recorded: str) -> None:
-        findings.append(LedgerFinding(kind, message, expected=expected, recorded=recorded, table=figures.table,
-                                      gaming_day=figures.gaming_day, shift=figures.shift))
+        findings.append(
+            LedgerFinding(
+                kind,
+                message,
+                expected=expected,
+                recorded=recorded,
+                table=figures.table,
+                gaming_day=figures.gaming_day,
+                shift=figures.shift,
+            )
+        )
 
     def unexplained(kind: str, actual: int | None, explained: int, says: str) -> int | None:
         """What ``explained`` leaves of ``actual``; a finding beyond the threshold."""
@@ -181,33 +226,61 @@ def reconcile(
             return None
         left = actual - explained
         if abs(left) > thresholds.report_above:
-            regulator = (f"; from {money(thresholds.regulator_from)} it goes to the regulator"
-                         if abs(left) >= thresholds.regulator_from else "")
-            find(kind, f"{where}: {says} {format_signed(actual, currency)}, the record explains "
-                 f"{format_signed(explained, currency)}: a variance of {format_signed(left, currency)} "
-                 f"(above {money(thresholds.report_above)}{regulator}).",
-                 format_signed(explained, currency), format_signed(actual, currency))
+            regulator = (
+                f"; from {money(thresholds.regulator_from)} it goes to the regulator"
+                if abs(left) >= thresholds.regulator_from
+                else ""
+            )
+            find(
+                kind,
+                f"{where}: {says} {format_signed(actual, currency)}, the record explains "
+                f"{format_signed(explained, currency)}: a variance of {format_signed(left, currency)} "
+                f"(above {money(thresholds.report_above)}{regulator}).",
+                format_signed(explained, currency),
+                format_signed(actual, currency),
+            )
         return left
 
     recorded = figures.recorded_win
     chip_win = figures.chip_win
     known = chip_known(figures)
-    chip_variance = unexplained("chip_variance", chip_win, recorded + sum(k.effect for k in known),
-                             "the chips give a house result of")
+    chip_variance = unexplained(
+        "chip_variance",
+        chip_win,
+        recorded + sum(k.effect for k in known),
+        "the chips give a house result of",
+    )
     replay_known = tuple(
-        Known(d.kind, d.amount, d.amount, d.kind + (f" bet {d.bet}" if d.bet else "") + (f" round {d.round}" if d.round else ""))
+        Known(
+            d.kind,
+            d.amount,
+            d.amount,
+            d.kind + (f" bet {d.bet}" if d.bet else "") + (f" round {d.round}" if d.round else ""),
+        )
         for d in replay_differences
     )
-    replay_variance = unexplained("replay_variance", replayed_win, recorded + sum(k.effect for k in replay_known),
-                               "replay gives a house result of")
+    replay_variance = unexplained(
+        "replay_variance",
+        replayed_win,
+        recorded + sum(k.effect for k in replay_known),
+        "replay gives a house result of",
+    )
 
     theory = None
     if edge is not None:
         # without the game's variance the theoretical win has no SD and no interval
-        theory = theoretical(figures.initial, edge, variance, covariance, hand_squares=figures.hand_squares,
-                             round_squares=figures.round_squares, insurance=figures.insurance,
-                             insurance_squares=figures.insurance_squares, insurance_edge=insurance_edge,
-                             insurance_variance=insurance_variance)
+        theory = theoretical(
+            figures.initial,
+            edge,
+            variance,
+            covariance,
+            hand_squares=figures.hand_squares,
+            round_squares=figures.round_squares,
+            insurance=figures.insurance,
+            insurance_squares=figures.insurance_squares,
+            insurance_edge=insurance_edge,
+            insurance_variance=insurance_variance,
+        )
     if theory is not None:
         # the theoretical win is of the rounds: their house result is what it predicts (the
         # chips' difference from it is the chip variance's matter)
@@ -215,18 +288,32 @@ def reconcile(
         bounds = theory.interval(thresholds.z)
         if figures.handle and bounds is not None and theory.contains(actual, thresholds.z) is False:
             low, high = bounds
-            find("win_outside_interval",
-                 f"{where}: a house result of {format_signed(actual, currency)} on initial stakes of "
-                 f"{money(figures.initial)} (a handle of {money(figures.handle)}); "
-                 f"the theoretical win is {format_signed(theory.win, currency)} (SD {money(theory.sd or 0)}), "
-                 f"its 95% interval {format_signed(low, currency)} to {format_signed(high, currency)}.",
-                 f"{format_signed(low, currency)} to {format_signed(high, currency)}", format_signed(actual, currency))
+            find(
+                "win_outside_interval",
+                f"{where}: a house result of {format_signed(actual, currency)} on initial stakes of "
+                f"{money(figures.initial)} (a handle of {money(figures.handle)}); "
+                f"the theoretical win is {format_signed(theory.win, currency)} (SD {money(theory.sd or 0)}), "
+                f"its 95% interval {format_signed(low, currency)} to {format_signed(high, currency)}.",
+                f"{format_signed(low, currency)} to {format_signed(high, currency)}",
+                format_signed(actual, currency),
+            )
 
     return Reconciliation(
-        table=figures.table, gaming_day=figures.gaming_day, shift=figures.shift, currency=currency,
-        chip_win=chip_win, recorded_win=recorded, replayed_win=replayed_win, theoretical=theory, drop=figures.drop,
-        chip_known=tuple(known), replay_known=replay_known, chip_variance=chip_variance,
-        replay_variance=replay_variance, findings=tuple(findings), handle=figures.handle,
+        table=figures.table,
+        gaming_day=figures.gaming_day,
+        shift=figures.shift,
+        currency=currency,
+        chip_win=chip_win,
+        recorded_win=recorded,
+        replayed_win=replayed_win,
+        theoretical=theory,
+        drop=figures.drop,
+        chip_known=tuple(known),
+        replay_known=replay_known,
+        chip_variance=chip_variance,
+        replay_variance=replay_variance,
+        findings=tuple(findings),
+        handle=figures.handle,
     )
 
 
@@ -237,10 +324,18 @@ def table_day(result: Reconciliation, *, game: str, pit: str) -> TableDay:
     None where the game's is not known)."""
     theory = result.theoretical
     return TableDay(
-        table=result.table, gaming_day=date.fromisoformat(result.gaming_day), game=game, pit=pit,
-        currency=result.currency, drop=result.drop, chip_win=result.chip_win, house_result=result.recorded_win,
-        handle=result.handle, theoretical=theory.mean if theory is not None else None,
-        theoretical_variance=theory.variance if theory is not None else None, shift=result.shift,
+        table=result.table,
+        gaming_day=date.fromisoformat(result.gaming_day),
+        game=game,
+        pit=pit,
+        currency=result.currency,
+        drop=result.drop,
+        chip_win=result.chip_win,
+        house_result=result.recorded_win,
+        handle=result.handle,
+        theoretical=theory.mean if theory is not None else None,
+        theoretical_variance=theory.variance if theory is not None else None,
+        shift=result.shift,
     )
 
 
@@ -250,7 +345,13 @@ def table_day(result: Reconciliation, *, game: str, pit: str) -> TableDay:
 # (a slip whose steps disagree may leave chips in transit that no count of the tray shows)
 DIFFERENCES = ("drop_mismatch", "currency_mismatch", "slip_mismatch")
 # the findings that name something missing from a table-day's record, in the order they are said
-MISSING = ("opener_missing", "closer_missing", "drop_not_counted", "drop_not_posted", "slip_unfinished")
+MISSING = (
+    "opener_missing",
+    "closer_missing",
+    "drop_not_counted",
+    "drop_not_posted",
+    "slip_unfinished",
+)
 # each in a few words, for screens and the command
 MISSING_WORDS = {
     "opener_missing": "no opening count",
@@ -270,7 +371,16 @@ MISSING_WORDS = {
 # but a variance not explained; ``reconciled``: counted and every variance explained;
 # ``signed``: signed off (its figures closed); ``adjusted``: signed off, and events that
 # arrived later were posted into the first open day.
-STATES = ("open", "incomplete", "replay_pending", "no_drop_box", "counted", "reconciled", "signed", "adjusted")
+STATES = (
+    "open",
+    "incomplete",
+    "replay_pending",
+    "no_drop_box",
+    "counted",
+    "reconciled",
+    "signed",
+    "adjusted",
+)
 STATE_WORDS = {
     "open": "open",
     "incomplete": "incomplete",
@@ -300,8 +410,13 @@ def counts_missing(shifts: Sequence[Figures]) -> list[tuple[str, str | None]]:
     return out
 
 
-def missing_of(*, shifts: Sequence[Figures], drops: Iterable[tuple[bool, bool]], unfinished_slips: int,
-               drop_box: bool) -> tuple[str, ...]:
+def missing_of(
+    *,
+    shifts: Sequence[Figures],
+    drops: Iterable[tuple[bool, bool]],
+    unfinished_slips: int,
+    drop_box: bool,
+) -> tuple[str, ...]:
     """What a table-day's record lacks, as the kinds of the findings that name it, in the
     order of :data:`MISSING`. ``shifts``: the day's shifts' figures; ``drops``: each drop
     box (or compartment) of the day as (counted, posted); ``unfinished_slips``: the fill
@@ -324,8 +439,9 @@ def missing_of(*, shifts: Sequence[Figures], drops: Iterable[tuple[bool, bool]],
     return tuple(kind for kind in MISSING if kind in found)
 
 
-def day_state(*, missing: Sequence[str], final: bool, drop_box: bool, unexplained: bool,
-              replayed: bool = True) -> str:
+def day_state(
+    *, missing: Sequence[str], final: bool, drop_box: bool, unexplained: bool, replayed: bool = True
+) -> str:
     """The accounting state of a table-day not signed off (:data:`STATES`): a day lacking
     something is ``incomplete`` once its table opened a later day (``final``), ``open``
     before; else ``replay_pending`` while its replayed win is not given (``replayed``

@@ -16,6 +16,7 @@ decides anything: ``value`` is inside ``mean +- z * sd`` exactly when
     >>> percent(hold(4_000, 9_000)), basis_points(hold(4_000, 9_000))
     ('44.4%', 4444)
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -37,7 +38,9 @@ def exact(rate: Fraction | int) -> Fraction:
     """A rate as an exact fraction; a float is refused (``Fraction(str(x))`` makes one of
     a float's decimal text, deliberately)."""
     if isinstance(rate, bool) or not isinstance(rate, (Fraction, int)):
-        raise TypeError(f"a rate near money is an exact Fraction or an int, not {type(rate).__name__}")
+        raise TypeError(
+            f"a rate near money is an exact Fraction or an int, not {type(rate).__name__}"
+        )
     return Fraction(rate)
 
 
@@ -68,8 +71,13 @@ def interval(mean: Fraction, variance: Fraction, z: Fraction = Z95) -> tuple[int
     return math.floor(mean - half), math.ceil(mean + half)
 
 
-def win_variance(variance_per_unit: Fraction, covariance_per_unit: Fraction | None, *, hand_squares: int,
-                 round_squares: int = 0) -> Fraction:
+def win_variance(
+    variance_per_unit: Fraction,
+    covariance_per_unit: Fraction | None,
+    *,
+    hand_squares: int,
+    round_squares: int = 0,
+) -> Fraction:
     """The variance of the house result of a table's hands over its rounds (minor units
     squared), on the basis of the chart's figures: per unit of *initial* stake.
 
@@ -126,8 +134,12 @@ class Theoretical:
     def variance(self) -> Fraction | None:
         if self.variance_per_unit is None:
             return None
-        hands = win_variance(self.variance_per_unit, self.covariance_per_unit, hand_squares=self.hand_squares,
-                             round_squares=self.round_squares)
+        hands = win_variance(
+            self.variance_per_unit,
+            self.covariance_per_unit,
+            hand_squares=self.hand_squares,
+            round_squares=self.round_squares,
+        )
         if not self.insurance_squares:
             return hands
         if self.insurance_variance is None:
@@ -151,10 +163,19 @@ class Theoretical:
         return None if variance is None else inside(win, self.mean, variance, z)
 
 
-def theoretical(initial: int, edge: Fraction | int, variance_per_unit: Fraction | int | None,
-                covariance_per_unit: Fraction | int | None = None, *, hand_squares: int = 0, round_squares: int = 0,
-                insurance: int = 0, insurance_squares: int = 0, insurance_edge: Fraction | int | None = None,
-                insurance_variance: Fraction | int | None = None) -> Theoretical | None:
+def theoretical(
+    initial: int,
+    edge: Fraction | int,
+    variance_per_unit: Fraction | int | None,
+    covariance_per_unit: Fraction | int | None = None,
+    *,
+    hand_squares: int = 0,
+    round_squares: int = 0,
+    insurance: int = 0,
+    insurance_squares: int = 0,
+    insurance_edge: Fraction | int | None = None,
+    insurance_variance: Fraction | int | None = None,
+) -> Theoretical | None:
     """The theoretical win of rounds with ``initial`` stakes (and their per-box sums of
     squares, :func:`win_variance`) and ``insurance`` stakes, exact; None where insurance
     was staked and its edge is not given (n/a, never a win that leaves it out).
@@ -165,14 +186,21 @@ def theoretical(initial: int, edge: Fraction | int, variance_per_unit: Fraction 
     if insurance and insurance_edge is None:
         return None
     return Theoretical(
-        initial, exact(edge), None if variance_per_unit is None else exact(variance_per_unit),
-        None if covariance_per_unit is None else exact(covariance_per_unit), hand_squares, round_squares,
-        insurance, insurance_squares, exact(insurance_edge or 0),
+        initial,
+        exact(edge),
+        None if variance_per_unit is None else exact(variance_per_unit),
+        None if covariance_per_unit is None else exact(covariance_per_unit),
+        hand_squares,
+        round_squares,
+        insurance,
+        insurance_squares,
+        exact(insurance_edge or 0),
         None if insurance_variance is None else exact(insurance_variance),
     )
 
 
 # --- aggregation -------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True, slots=True)
 class TableDay:
@@ -232,8 +260,15 @@ def missing_counts(*, opener: object, closer: object, drop: object) -> tuple[str
     >>> missing_counts(opener=1, closer=None, drop=None)
     ('no closer count', 'no drop count')
     """
-    return tuple(words for value, words in ((opener, "no opener count"), (closer, "no closer count"),
-                                            (drop, "no drop count")) if value is None)
+    return tuple(
+        words
+        for value, words in (
+            (opener, "no opener count"),
+            (closer, "no closer count"),
+            (drop, "no drop count"),
+        )
+        if value is None
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,7 +347,9 @@ def total(rows: Iterable[TableDay], currency: str | None = None) -> Totals:
     left_out: list[TableDay] = []
     for row in rows:
         if currency and row.currency != currency:
-            raise ValueError(f"cannot add {row.currency} ({row.table}, {row.gaming_day}) to {currency}")
+            raise ValueError(
+                f"cannot add {row.currency} ({row.table}, {row.gaming_day}) to {currency}"
+            )
         currency = row.currency
         count += 1
         house_result += row.house_result
@@ -326,8 +363,19 @@ def total(rows: Iterable[TableDay], currency: str | None = None) -> Totals:
             in_hold = _add(in_hold, row.theoretical)
         else:
             left_out.append(row)
-    return Totals(currency, count, complete, drop, win, in_hold, house_result, handle, theory, variance,
-                  tuple(left_out))
+    return Totals(
+        currency,
+        count,
+        complete,
+        drop,
+        win,
+        in_hold,
+        house_result,
+        handle,
+        theory,
+        variance,
+        tuple(left_out),
+    )
 
 
 def left_out_text(rows: Sequence[TableDay]) -> str:
@@ -342,10 +390,16 @@ def left_out_text(rows: Sequence[TableDay]) -> str:
     for row in rows:
         groups.setdefault((row.table, row.shift, row.why_left_out), []).append(row.gaming_day)
     parts = []
-    for (table, shift, why), days in sorted(groups.items(), key=lambda item: (item[0][0], str(item[0][1]), item[0][2])):
+    for (table, shift, why), days in sorted(
+        groups.items(), key=lambda item: (item[0][0], str(item[0][1]), item[0][2])
+    ):
         days = sorted(set(days))
         where = f"{table}" + (f" shift {shift}" if shift else "")
-        when = days[0].isoformat() if len(days) == 1 else f"{len(days)} days, {days[0].isoformat()} to {days[-1].isoformat()}"
+        when = (
+            days[0].isoformat()
+            if len(days) == 1
+            else f"{len(days)} days, {days[0].isoformat()} to {days[-1].isoformat()}"
+        )
         parts.append(f"{where} {when} ({why})")
     return "; ".join(parts)
 
@@ -360,15 +414,22 @@ def converted(row: TableDay, into: str, rate: Fraction) -> TableDay:
         return None if amount is None else convert(amount, row.currency, into, rate)
 
     return dataclasses.replace(
-        row, currency=into, drop=money(row.drop), chip_win=money(row.chip_win),
-        house_result=convert(row.house_result, row.currency, into, rate), handle=convert(row.handle, row.currency, into, rate),
+        row,
+        currency=into,
+        drop=money(row.drop),
+        chip_win=money(row.chip_win),
+        house_result=convert(row.house_result, row.currency, into, rate),
+        handle=convert(row.handle, row.currency, into, rate),
         theoretical=None if row.theoretical is None else row.theoretical * scale,
-        theoretical_variance=None if row.theoretical_variance is None else row.theoretical_variance * scale * scale,
+        theoretical_variance=None
+        if row.theoretical_variance is None
+        else row.theoretical_variance * scale * scale,
     )
 
 
-def consolidated(rows: Iterable[TableDay], house: str,
-                 rates: Mapping[tuple[str, str, str], Fraction]) -> tuple[list[TableDay], list[TableDay]]:
+def consolidated(
+    rows: Iterable[TableDay], house: str, rates: Mapping[tuple[str, str, str], Fraction]
+) -> tuple[list[TableDay], list[TableDay]]:
     """``rows`` in the house currency: each of another currency converted at the rate of
     its gaming day (``rates``: (day, currency, house) -> rate); those with no rate that day
     apart, never added at a guessed one. Returns (in the house currency, without a rate)."""
@@ -398,10 +459,14 @@ def aggregate(rows: Iterable[TableDay], by: Sequence[str] = ()) -> dict[tuple[ob
     groups: dict[tuple[object, ...], list[TableDay]] = {}
     for row in rows:
         groups.setdefault(tuple(getattr(row, name) for name in by), []).append(row)
-    return {key: total(group) for key, group in sorted(groups.items(), key=lambda item: tuple(map(str, item[0])))}
+    return {
+        key: total(group)
+        for key, group in sorted(groups.items(), key=lambda item: tuple(map(str, item[0])))
+    }
 
 
 # --- periods -----------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True, slots=True)
 class Period:
@@ -416,7 +481,9 @@ class Period:
 
     def year_before(self) -> Period:
         """The same days one year earlier (29 February becomes the 28th)."""
-        return Period(f"{self.name}, a year before", _year_before(self.start), _year_before(self.end))
+        return Period(
+            f"{self.name}, a year before", _year_before(self.start), _year_before(self.end)
+        )
 
 
 def _year_before(day: date) -> date:
@@ -471,11 +538,19 @@ def compare(rows: Sequence[TableDay], period: Period, by: Sequence[str] = ()) ->
     """Per group: the period's totals beside the same period a year before."""
     now = aggregate(within(rows, period), by)
     before = aggregate(within(rows, period.year_before()), by)
-    return [Comparison(key, period, totals, before.get(key, Totals(totals.currency))) for key, totals in now.items()]
+    return [
+        Comparison(key, period, totals, before.get(key, Totals(totals.currency)))
+        for key, totals in now.items()
+    ]
 
 
-def statistical_report(rows: Sequence[TableDay], as_of: date, by: Sequence[str] = ("table",)) -> list[Comparison]:
+def statistical_report(
+    rows: Sequence[TableDay], as_of: date, by: Sequence[str] = ("table",)
+) -> list[Comparison]:
     """Drop, win and win-to-drop per group for the day, month to date and year to date of
     ``as_of``, each beside the same period a year before (COMAR 36.05.03.25)."""
-    return [c for period in (day(as_of), month_to_date(as_of), year_to_date(as_of)) for c in compare(rows, period, by)]
-
+    return [
+        c
+        for period in (day(as_of), month_to_date(as_of), year_to_date(as_of))
+        for c in compare(rows, period, by)
+    ]

@@ -5,190 +5,376 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='LedgerTable',
+            name="LedgerTable",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('stream', models.CharField(max_length=64, unique=True, verbose_name='table')),
-                ('currency', models.CharField(blank=True, max_length=3)),
-                ('ruleset', models.CharField(blank=True, help_text='the rule set of its latest gaming day', max_length=64)),
-                ('pit', models.CharField(blank=True, max_length=32)),
-                ('pit_source', models.CharField(choices=[('settings', 'Settings'), ('admin', 'Admin')], default='settings', max_length=8)),
-                ('folded_version', models.PositiveBigIntegerField(default=0)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("stream", models.CharField(max_length=64, unique=True, verbose_name="table")),
+                ("currency", models.CharField(blank=True, max_length=3)),
+                (
+                    "ruleset",
+                    models.CharField(
+                        blank=True, help_text="the rule set of its latest gaming day", max_length=64
+                    ),
+                ),
+                ("pit", models.CharField(blank=True, max_length=32)),
+                (
+                    "pit_source",
+                    models.CharField(
+                        choices=[("settings", "Settings"), ("admin", "Admin")],
+                        default="settings",
+                        max_length=8,
+                    ),
+                ),
+                ("folded_version", models.PositiveBigIntegerField(default=0)),
             ],
             options={
-                'verbose_name': 'table',
-                'ordering': ['stream'],
-                'permissions': [('sign_off', "Can sign off and reopen a table's gaming day")],
+                "verbose_name": "table",
+                "ordering": ["stream"],
+                "permissions": [("sign_off", "Can sign off and reopen a table's gaming day")],
             },
         ),
         migrations.CreateModel(
-            name='InventorySlip',
+            name="InventorySlip",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('gaming_day', models.DateField()),
-                ('shift', models.CharField(blank=True, max_length=32)),
-                ('kind', models.CharField(help_text='opening or closing', max_length=8)),
-                ('slip', models.CharField(blank=True, max_length=64)),
-                ('chips', models.JSONField(default=dict, help_text='{denomination: count}')),
-                ('value', models.BigIntegerField()),
-                ('counted_by', models.CharField(blank=True, max_length=64)),
-                ('witnessed_by', models.CharField(blank=True, max_length=64)),
-                ('event_id', models.UUIDField(blank=True, null=True)),
-                ('version', models.PositiveBigIntegerField(blank=True, null=True)),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='counts', to='ledger.ledgertable')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("gaming_day", models.DateField()),
+                ("shift", models.CharField(blank=True, max_length=32)),
+                ("kind", models.CharField(help_text="opening or closing", max_length=8)),
+                ("slip", models.CharField(blank=True, max_length=64)),
+                ("chips", models.JSONField(default=dict, help_text="{denomination: count}")),
+                ("value", models.BigIntegerField()),
+                ("counted_by", models.CharField(blank=True, max_length=64)),
+                ("witnessed_by", models.CharField(blank=True, max_length=64)),
+                ("event_id", models.UUIDField(blank=True, null=True)),
+                ("version", models.PositiveBigIntegerField(blank=True, null=True)),
+                (
+                    "table",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="counts",
+                        to="ledger.ledgertable",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'inventory slip',
-                'ordering': ['table', 'gaming_day', 'version'],
+                "verbose_name": "inventory slip",
+                "ordering": ["table", "gaming_day", "version"],
             },
         ),
         migrations.CreateModel(
-            name='SignOff',
+            name="SignOff",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('table', models.CharField(max_length=64)),
-                ('gaming_day', models.DateField()),
-                ('status', models.CharField(choices=[('signed', 'signed off'), ('reopened', 'Reopened')], max_length=16)),
-                ('figures', models.JSONField(default=dict, help_text='the figures signed')),
-                ('figures_hash', models.CharField(max_length=64)),
-                ('signed_by', models.CharField(max_length=150)),
-                ('signed_at', models.DateTimeField()),
-                ('note', models.TextField(blank=True)),
-                ('reopened_by', models.CharField(blank=True, max_length=150)),
-                ('reopened_at', models.DateTimeField(blank=True, null=True)),
-                ('reopen_note', models.TextField(blank=True)),
-                ('event_version', models.PositiveBigIntegerField(help_text="the last change's event in audit.ledger")),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("table", models.CharField(max_length=64)),
+                ("gaming_day", models.DateField()),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("signed", "signed off"), ("reopened", "Reopened")], max_length=16
+                    ),
+                ),
+                ("figures", models.JSONField(default=dict, help_text="the figures signed")),
+                ("figures_hash", models.CharField(max_length=64)),
+                ("signed_by", models.CharField(max_length=150)),
+                ("signed_at", models.DateTimeField()),
+                ("note", models.TextField(blank=True)),
+                ("reopened_by", models.CharField(blank=True, max_length=150)),
+                ("reopened_at", models.DateTimeField(blank=True, null=True)),
+                ("reopen_note", models.TextField(blank=True)),
+                (
+                    "event_version",
+                    models.PositiveBigIntegerField(
+                        help_text="the last change's event in audit.ledger"
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'sign-off',
-                'ordering': ['table', 'gaming_day'],
-                'constraints': [models.UniqueConstraint(fields=('table', 'gaming_day'), name='ledger_signoff_unique')],
+                "verbose_name": "sign-off",
+                "ordering": ["table", "gaming_day"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("table", "gaming_day"), name="ledger_signoff_unique"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='DropBox',
+            name="DropBox",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('gaming_day', models.DateField()),
-                ('shift', models.CharField(blank=True, help_text="blank: the whole day's box", max_length=32)),
-                ('state', models.CharField(help_text='removed, counted, posted', max_length=16)),
-                ('counted_cash', models.BigIntegerField(blank=True, null=True)),
-                ('counted_markers', models.BigIntegerField(blank=True, null=True)),
-                ('counted_chips', models.BigIntegerField(blank=True, null=True)),
-                ('posted_cash', models.BigIntegerField(blank=True, null=True)),
-                ('posted_markers', models.BigIntegerField(blank=True, null=True)),
-                ('posted_chips', models.BigIntegerField(blank=True, null=True)),
-                ('removed_event', models.UUIDField(blank=True, null=True)),
-                ('count_event', models.UUIDField(blank=True, null=True)),
-                ('post_event', models.UUIDField(blank=True, null=True)),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='drops', to='ledger.ledgertable')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("gaming_day", models.DateField()),
+                (
+                    "shift",
+                    models.CharField(
+                        blank=True, help_text="blank: the whole day's box", max_length=32
+                    ),
+                ),
+                ("state", models.CharField(help_text="removed, counted, posted", max_length=16)),
+                ("counted_cash", models.BigIntegerField(blank=True, null=True)),
+                ("counted_markers", models.BigIntegerField(blank=True, null=True)),
+                ("counted_chips", models.BigIntegerField(blank=True, null=True)),
+                ("posted_cash", models.BigIntegerField(blank=True, null=True)),
+                ("posted_markers", models.BigIntegerField(blank=True, null=True)),
+                ("posted_chips", models.BigIntegerField(blank=True, null=True)),
+                ("removed_event", models.UUIDField(blank=True, null=True)),
+                ("count_event", models.UUIDField(blank=True, null=True)),
+                ("post_event", models.UUIDField(blank=True, null=True)),
+                (
+                    "table",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="drops",
+                        to="ledger.ledgertable",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'drop',
-                'ordering': ['table', 'gaming_day', 'shift'],
-                'constraints': [models.UniqueConstraint(fields=('table', 'gaming_day', 'shift'), name='ledger_drop_unique')],
+                "verbose_name": "drop",
+                "ordering": ["table", "gaming_day", "shift"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("table", "gaming_day", "shift"), name="ledger_drop_unique"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Marker',
+            name="Marker",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.CharField(max_length=64)),
-                ('gaming_day', models.DateField()),
-                ('player', models.CharField(blank=True, max_length=64)),
-                ('amount', models.BigIntegerField()),
-                ('redeemed', models.BigIntegerField(default=0)),
-                ('event_id', models.UUIDField(blank=True, null=True)),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='markers', to='ledger.ledgertable')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("number", models.CharField(max_length=64)),
+                ("gaming_day", models.DateField()),
+                ("player", models.CharField(blank=True, max_length=64)),
+                ("amount", models.BigIntegerField()),
+                ("redeemed", models.BigIntegerField(default=0)),
+                ("event_id", models.UUIDField(blank=True, null=True)),
+                (
+                    "table",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="markers",
+                        to="ledger.ledgertable",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['table', 'gaming_day', 'number'],
-                'constraints': [models.UniqueConstraint(fields=('table', 'number'), name='ledger_marker_unique')],
+                "ordering": ["table", "gaming_day", "number"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("table", "number"), name="ledger_marker_unique")
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Reconciliation',
+            name="Reconciliation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('gaming_day', models.DateField()),
-                ('shift', models.CharField(blank=True, help_text='blank: the whole gaming day', max_length=32)),
-                ('currency', models.CharField(max_length=3)),
-                ('ruleset', models.CharField(blank=True, max_length=64)),
-                ('rules', models.JSONField(blank=True, default=dict, help_text="the table's rule overrides that day")),
-                ('final', models.BooleanField(default=False, help_text='the record is complete for the day (a later day opened)')),
-                ('first_version', models.PositiveBigIntegerField(default=0)),
-                ('opener', models.BigIntegerField(blank=True, null=True)),
-                ('opener_chips', models.JSONField(blank=True, null=True)),
-                ('closer', models.BigIntegerField(blank=True, null=True)),
-                ('closer_chips', models.JSONField(blank=True, null=True)),
-                ('fills', models.BigIntegerField(default=0)),
-                ('credits', models.BigIntegerField(default=0)),
-                ('buyins_cash', models.BigIntegerField(default=0)),
-                ('markers_issued', models.BigIntegerField(default=0)),
-                ('drop_cash', models.BigIntegerField(blank=True, null=True)),
-                ('drop_markers', models.BigIntegerField(blank=True, null=True)),
-                ('drop_chips', models.BigIntegerField(blank=True, null=True)),
-                ('handle', models.BigIntegerField(default=0)),
-                ('stake_squares', models.DecimalField(decimal_places=0, default=0, max_digits=40)),
-                ('settled_win', models.BigIntegerField(default=0)),
-                ('corrections', models.BigIntegerField(default=0)),
-                ('rounds', models.PositiveIntegerField(default=0)),
-                ('bets', models.PositiveIntegerField(default=0)),
-                ('between_shifts', models.BigIntegerField(default=0)),
-                ('duplicates', models.JSONField(blank=True, default=list, help_text='[[slip, value], ...] recorded twice')),
-                ('round_numbers', models.JSONField(blank=True, default=list, help_text='the rounds started in the period')),
-                ('trial_balance', models.JSONField(blank=True, default=dict, help_text='{account: balance}; sums to 0')),
-                ('chip_win', models.BigIntegerField(blank=True, null=True)),
-                ('recorded_win', models.BigIntegerField(default=0)),
-                ('replayed_win', models.BigIntegerField(blank=True, null=True)),
-                ('theoretical_win', models.BigIntegerField(blank=True, null=True)),
-                ('theoretical_sd', models.BigIntegerField(blank=True, null=True)),
-                ('interval_low', models.BigIntegerField(blank=True, null=True)),
-                ('interval_high', models.BigIntegerField(blank=True, null=True)),
-                ('edge', models.CharField(blank=True, help_text='the house edge, an exact fraction', max_length=80)),
-                ('game_variance', models.CharField(blank=True, help_text='variance per unit staked, exact', max_length=80)),
-                ('chip_variance', models.BigIntegerField(blank=True, null=True)),
-                ('replay_variance', models.BigIntegerField(blank=True, null=True)),
-                ('explanations', models.JSONField(blank=True, default=dict, help_text='the known differences, chip and replay')),
-                ('findings', models.JSONField(blank=True, default=list, help_text="what this period's reconciliation found")),
-                ('unexplained', models.BooleanField(default=False, help_text='a variance beyond the threshold')),
-                ('reconciled_version', models.PositiveBigIntegerField(default=0)),
-                ('reconciled_at', models.DateTimeField(blank=True, null=True)),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='periods', to='ledger.ledgertable')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("gaming_day", models.DateField()),
+                (
+                    "shift",
+                    models.CharField(
+                        blank=True, help_text="blank: the whole gaming day", max_length=32
+                    ),
+                ),
+                ("currency", models.CharField(max_length=3)),
+                ("ruleset", models.CharField(blank=True, max_length=64)),
+                (
+                    "rules",
+                    models.JSONField(
+                        blank=True, default=dict, help_text="the table's rule overrides that day"
+                    ),
+                ),
+                (
+                    "final",
+                    models.BooleanField(
+                        default=False,
+                        help_text="the record is complete for the day (a later day opened)",
+                    ),
+                ),
+                ("first_version", models.PositiveBigIntegerField(default=0)),
+                ("opener", models.BigIntegerField(blank=True, null=True)),
+                ("opener_chips", models.JSONField(blank=True, null=True)),
+                ("closer", models.BigIntegerField(blank=True, null=True)),
+                ("closer_chips", models.JSONField(blank=True, null=True)),
+                ("fills", models.BigIntegerField(default=0)),
+                ("credits", models.BigIntegerField(default=0)),
+                ("buyins_cash", models.BigIntegerField(default=0)),
+                ("markers_issued", models.BigIntegerField(default=0)),
+                ("drop_cash", models.BigIntegerField(blank=True, null=True)),
+                ("drop_markers", models.BigIntegerField(blank=True, null=True)),
+                ("drop_chips", models.BigIntegerField(blank=True, null=True)),
+                ("handle", models.BigIntegerField(default=0)),
+                ("stake_squares", models.DecimalField(decimal_places=0, default=0, max_digits=40)),
+                ("settled_win", models.BigIntegerField(default=0)),
+                ("corrections", models.BigIntegerField(default=0)),
+                ("rounds", models.PositiveIntegerField(default=0)),
+                ("bets", models.PositiveIntegerField(default=0)),
+                ("between_shifts", models.BigIntegerField(default=0)),
+                (
+                    "duplicates",
+                    models.JSONField(
+                        blank=True, default=list, help_text="[[slip, value], ...] recorded twice"
+                    ),
+                ),
+                (
+                    "round_numbers",
+                    models.JSONField(
+                        blank=True, default=list, help_text="the rounds started in the period"
+                    ),
+                ),
+                (
+                    "trial_balance",
+                    models.JSONField(
+                        blank=True, default=dict, help_text="{account: balance}; sums to 0"
+                    ),
+                ),
+                ("chip_win", models.BigIntegerField(blank=True, null=True)),
+                ("recorded_win", models.BigIntegerField(default=0)),
+                ("replayed_win", models.BigIntegerField(blank=True, null=True)),
+                ("theoretical_win", models.BigIntegerField(blank=True, null=True)),
+                ("theoretical_sd", models.BigIntegerField(blank=True, null=True)),
+                ("interval_low", models.BigIntegerField(blank=True, null=True)),
+                ("interval_high", models.BigIntegerField(blank=True, null=True)),
+                (
+                    "edge",
+                    models.CharField(
+                        blank=True, help_text="the house edge, an exact fraction", max_length=80
+                    ),
+                ),
+                (
+                    "game_variance",
+                    models.CharField(
+                        blank=True, help_text="variance per unit staked, exact", max_length=80
+                    ),
+                ),
+                ("chip_variance", models.BigIntegerField(blank=True, null=True)),
+                ("replay_variance", models.BigIntegerField(blank=True, null=True)),
+                (
+                    "explanations",
+                    models.JSONField(
+                        blank=True, default=dict, help_text="the known differences, chip and replay"
+                    ),
+                ),
+                (
+                    "findings",
+                    models.JSONField(
+                        blank=True,
+                        default=list,
+                        help_text="what this period's reconciliation found",
+                    ),
+                ),
+                (
+                    "unexplained",
+                    models.BooleanField(default=False, help_text="a variance beyond the threshold"),
+                ),
+                ("reconciled_version", models.PositiveBigIntegerField(default=0)),
+                ("reconciled_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "table",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="periods",
+                        to="ledger.ledgertable",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['table', 'gaming_day', 'shift'],
-                'indexes': [models.Index(fields=['gaming_day', 'shift'], name='ledger_rec_day')],
-                'constraints': [models.UniqueConstraint(fields=('table', 'gaming_day', 'shift'), name='ledger_reconciliation_unique')],
+                "ordering": ["table", "gaming_day", "shift"],
+                "indexes": [models.Index(fields=["gaming_day", "shift"], name="ledger_rec_day")],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("table", "gaming_day", "shift"), name="ledger_reconciliation_unique"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Slip',
+            name="Slip",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.CharField(max_length=64)),
-                ('kind', models.CharField(choices=[('fill', 'Fill'), ('credit', 'Credit')], max_length=8)),
-                ('gaming_day', models.DateField()),
-                ('shift', models.CharField(blank=True, max_length=32)),
-                ('state', models.CharField(help_text='complete, voided, or the last step recorded', max_length=16)),
-                ('value', models.BigIntegerField(default=0, help_text='the chips of its first step')),
-                ('steps', models.JSONField(default=dict)),
-                ('people', models.JSONField(default=dict, help_text='{role: person}')),
-                ('void_reason', models.CharField(blank=True, max_length=2000)),
-                ('legacy', models.BooleanField(default=False, help_text='recorded before custody steps were (complete by itself)')),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='slips', to='ledger.ledgertable')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("number", models.CharField(max_length=64)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("fill", "Fill"), ("credit", "Credit")], max_length=8
+                    ),
+                ),
+                ("gaming_day", models.DateField()),
+                ("shift", models.CharField(blank=True, max_length=32)),
+                (
+                    "state",
+                    models.CharField(
+                        help_text="complete, voided, or the last step recorded", max_length=16
+                    ),
+                ),
+                (
+                    "value",
+                    models.BigIntegerField(default=0, help_text="the chips of its first step"),
+                ),
+                ("steps", models.JSONField(default=dict)),
+                ("people", models.JSONField(default=dict, help_text="{role: person}")),
+                ("void_reason", models.CharField(blank=True, max_length=2000)),
+                (
+                    "legacy",
+                    models.BooleanField(
+                        default=False,
+                        help_text="recorded before custody steps were (complete by itself)",
+                    ),
+                ),
+                (
+                    "table",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="slips",
+                        to="ledger.ledgertable",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['table', 'gaming_day', 'number'],
-                'constraints': [models.UniqueConstraint(fields=('table', 'number'), name='ledger_slip_unique')],
+                "ordering": ["table", "gaming_day", "number"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("table", "number"), name="ledger_slip_unique")
+                ],
             },
         ),
     ]

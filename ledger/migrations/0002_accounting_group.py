@@ -1,6 +1,7 @@
 """The ``accounting`` group: reads the ledger (its read models, reports and the events
 behind them), signs table-days off and reopens them, puts tables in pits, and handles
 findings (the ledger's among them). See docs/accounting.md."""
+
 from django.contrib.auth.management import create_permissions
 from django.db import migrations
 
@@ -32,7 +33,9 @@ def create_group(apps, schema_editor):
     Permission = apps.get_model("auth", "Permission")
     group, _ = Group.objects.get_or_create(name=GROUP)
     for app_label, codename in PERMISSIONS:
-        group.permissions.add(Permission.objects.get(content_type__app_label=app_label, codename=codename))
+        group.permissions.add(
+            Permission.objects.get(content_type__app_label=app_label, codename=codename)
+        )
 
 
 def remove_group(apps, schema_editor):

@@ -4,25 +4,38 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('ledger', '0002_accounting_group'),
+        ("ledger", "0002_accounting_group"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='reconciliation',
-            name='game_covariance',
-            field=models.CharField(blank=True, help_text='covariance of two boxes of one round per unit staked, exact', max_length=80),
+            model_name="reconciliation",
+            name="game_covariance",
+            field=models.CharField(
+                blank=True,
+                help_text="covariance of two boxes of one round per unit staked, exact",
+                max_length=80,
+            ),
         ),
         migrations.AddField(
-            model_name='reconciliation',
-            name='hand_squares',
-            field=models.DecimalField(decimal_places=0, default=0, help_text="per settled round, each box's initial stake squared, summed", max_digits=40),
+            model_name="reconciliation",
+            name="hand_squares",
+            field=models.DecimalField(
+                decimal_places=0,
+                default=0,
+                help_text="per settled round, each box's initial stake squared, summed",
+                max_digits=40,
+            ),
         ),
         migrations.AddField(
-            model_name='reconciliation',
-            name='round_squares',
-            field=models.DecimalField(decimal_places=0, default=0, help_text='per settled round, its initial stakes summed and squared, summed', max_digits=40),
+            model_name="reconciliation",
+            name="round_squares",
+            field=models.DecimalField(
+                decimal_places=0,
+                default=0,
+                help_text="per settled round, its initial stakes summed and squared, summed",
+                max_digits=40,
+            ),
         ),
     ]

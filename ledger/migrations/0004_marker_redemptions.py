@@ -5,32 +5,45 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('ledger', '0003_round_variance_by_box'),
+        ("ledger", "0003_round_variance_by_box"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='marker',
-            name='currency',
+            model_name="marker",
+            name="currency",
             field=models.CharField(blank=True, max_length=3),
         ),
         migrations.CreateModel(
-            name='MarkerRedemption',
+            name="MarkerRedemption",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('marker', models.CharField(max_length=64)),
-                ('gaming_day', models.DateField()),
-                ('amount', models.BigIntegerField()),
-                ('currency', models.CharField(max_length=3)),
-                ('method', models.CharField(help_text='cash, chips or cheque', max_length=8)),
-                ('event_id', models.UUIDField(blank=True, null=True)),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='redemptions', to='ledger.ledgertable')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("marker", models.CharField(max_length=64)),
+                ("gaming_day", models.DateField()),
+                ("amount", models.BigIntegerField()),
+                ("currency", models.CharField(max_length=3)),
+                ("method", models.CharField(help_text="cash, chips or cheque", max_length=8)),
+                ("event_id", models.UUIDField(blank=True, null=True)),
+                (
+                    "table",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="redemptions",
+                        to="ledger.ledgertable",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['table', 'gaming_day', 'marker'],
-                'indexes': [models.Index(fields=['marker', 'gaming_day'], name='ledger_redemption_marker')],
+                "ordering": ["table", "gaming_day", "marker"],
+                "indexes": [
+                    models.Index(fields=["marker", "gaming_day"], name="ledger_redemption_marker")
+                ],
             },
         ),
     ]

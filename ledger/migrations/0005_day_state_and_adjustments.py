@@ -4,65 +4,110 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('ledger', '0004_marker_redemptions'),
+        ("ledger", "0004_marker_redemptions"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='reconciliation',
-            name='adjusted_into',
-            field=models.DateField(blank=True, help_text='signed day: the gaming day its later events were posted into', null=True),
+            model_name="reconciliation",
+            name="adjusted_into",
+            field=models.DateField(
+                blank=True,
+                help_text="signed day: the gaming day its later events were posted into",
+                null=True,
+            ),
         ),
         migrations.AddField(
-            model_name='reconciliation',
-            name='adjustment_drop',
-            field=models.BigIntegerField(default=0, help_text='the drop the adjustments posted into this day add'),
+            model_name="reconciliation",
+            name="adjustment_drop",
+            field=models.BigIntegerField(
+                default=0, help_text="the drop the adjustments posted into this day add"
+            ),
         ),
         migrations.AddField(
-            model_name='reconciliation',
-            name='adjustment_house_result',
-            field=models.BigIntegerField(default=0, help_text='the house result (recorded win) the adjustments posted into this day add'),
+            model_name="reconciliation",
+            name="adjustment_house_result",
+            field=models.BigIntegerField(
+                default=0,
+                help_text="the house result (recorded win) the adjustments posted into this day add",
+            ),
         ),
         migrations.AddField(
-            model_name='reconciliation',
-            name='adjustment_win',
-            field=models.BigIntegerField(default=0, help_text='the chip-count win the adjustments posted into this day add'),
+            model_name="reconciliation",
+            name="adjustment_win",
+            field=models.BigIntegerField(
+                default=0, help_text="the chip-count win the adjustments posted into this day add"
+            ),
         ),
         migrations.AddField(
-            model_name='reconciliation',
-            name='adjustments',
-            field=models.JSONField(blank=True, default=list, help_text='[{gaming_day, figures, win, drop, house_result}] posted into this day from signed days'),
+            model_name="reconciliation",
+            name="adjustments",
+            field=models.JSONField(
+                blank=True,
+                default=list,
+                help_text="[{gaming_day, figures, win, drop, house_result}] posted into this day from signed days",
+            ),
         ),
         migrations.AddField(
-            model_name='reconciliation',
-            name='drop_box',
-            field=models.BooleanField(default=True, help_text='the game has a chip tray and a drop box by design'),
+            model_name="reconciliation",
+            name="drop_box",
+            field=models.BooleanField(
+                default=True, help_text="the game has a chip tray and a drop box by design"
+            ),
         ),
         migrations.AddField(
-            model_name='reconciliation',
-            name='late',
-            field=models.JSONField(blank=True, default=dict, help_text='signed day: {figures: {name: now - signed}, win, drop, house_result} of the events after signing'),
+            model_name="reconciliation",
+            name="late",
+            field=models.JSONField(
+                blank=True,
+                default=dict,
+                help_text=(
+                    "signed day: {figures: {name: now - signed}, win, drop, house_result} of the "
+                    "events after signing"
+                ),
+            ),
         ),
         migrations.AddField(
-            model_name='reconciliation',
-            name='missing',
-            field=models.JSONField(blank=True, default=list, help_text='what the record lacks, as the kinds of the findings that name it'),
+            model_name="reconciliation",
+            name="missing",
+            field=models.JSONField(
+                blank=True,
+                default=list,
+                help_text="what the record lacks, as the kinds of the findings that name it",
+            ),
         ),
         migrations.AddField(
-            model_name='reconciliation',
-            name='state',
-            field=models.CharField(choices=[('open', 'open'), ('incomplete', 'incomplete'), ('no_drop_box', 'no drop box'), ('counted', 'counted, a variance not explained'), ('reconciled', 'reconciled'), ('signed', 'signed off'), ('adjusted', 'signed off, adjusted')], default='open', max_length=16),
+            model_name="reconciliation",
+            name="state",
+            field=models.CharField(
+                choices=[
+                    ("open", "open"),
+                    ("incomplete", "incomplete"),
+                    ("no_drop_box", "no drop box"),
+                    ("counted", "counted, a variance not explained"),
+                    ("reconciled", "reconciled"),
+                    ("signed", "signed off"),
+                    ("adjusted", "signed off, adjusted"),
+                ],
+                default="open",
+                max_length=16,
+            ),
         ),
         migrations.AddField(
-            model_name='signoff',
-            name='exceptions',
-            field=models.JSONField(blank=True, default=list, help_text='what the note signs over: the kinds of what was missing or not explained'),
+            model_name="signoff",
+            name="exceptions",
+            field=models.JSONField(
+                blank=True,
+                default=list,
+                help_text="what the note signs over: the kinds of what was missing or not explained",
+            ),
         ),
         migrations.AddField(
-            model_name='signoff',
-            name='state',
-            field=models.CharField(blank=True, help_text="the day's accounting state when it was signed", max_length=16),
+            model_name="signoff",
+            name="state",
+            field=models.CharField(
+                blank=True, help_text="the day's accounting state when it was signed", max_length=16
+            ),
         ),
     ]

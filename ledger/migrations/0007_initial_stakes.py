@@ -4,45 +4,58 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('ledger', '0006_slip_books'),
+        ("ledger", "0006_slip_books"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='reconciliation',
-            name='initial_stakes',
-            field=models.BigIntegerField(blank=True, help_text='main bets and the bets behind them (null: folded before it was kept)', null=True),
+            model_name="reconciliation",
+            name="initial_stakes",
+            field=models.BigIntegerField(
+                blank=True,
+                help_text="main bets and the bets behind them (null: folded before it was kept)",
+                null=True,
+            ),
         ),
         migrations.AddField(
-            model_name='reconciliation',
-            name='insurance_edge',
-            field=models.CharField(blank=True, help_text="insurance's house edge, exact", max_length=80),
+            model_name="reconciliation",
+            name="insurance_edge",
+            field=models.CharField(
+                blank=True, help_text="insurance's house edge, exact", max_length=80
+            ),
         ),
         migrations.AddField(
-            model_name='reconciliation',
-            name='insurance_squares',
+            model_name="reconciliation",
+            name="insurance_squares",
             field=models.DecimalField(decimal_places=0, default=0, max_digits=40),
         ),
         migrations.AddField(
-            model_name='reconciliation',
-            name='insurance_stakes',
+            model_name="reconciliation",
+            name="insurance_stakes",
             field=models.BigIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='reconciliation',
-            name='insurance_variance',
-            field=models.CharField(blank=True, help_text="insurance's variance per unit, exact", max_length=80),
+            model_name="reconciliation",
+            name="insurance_variance",
+            field=models.CharField(
+                blank=True, help_text="insurance's variance per unit, exact", max_length=80
+            ),
         ),
         migrations.AlterField(
-            model_name='reconciliation',
-            name='edge',
-            field=models.CharField(blank=True, help_text='the house edge per initial stake, an exact fraction', max_length=80),
+            model_name="reconciliation",
+            name="edge",
+            field=models.CharField(
+                blank=True,
+                help_text="the house edge per initial stake, an exact fraction",
+                max_length=80,
+            ),
         ),
         migrations.AlterField(
-            model_name='reconciliation',
-            name='game_variance',
-            field=models.CharField(blank=True, help_text='variance per unit of initial stake, exact', max_length=80),
+            model_name="reconciliation",
+            name="game_variance",
+            field=models.CharField(
+                blank=True, help_text="variance per unit of initial stake, exact", max_length=80
+            ),
         ),
     ]

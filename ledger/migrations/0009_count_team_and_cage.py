@@ -5,6 +5,7 @@ its cashiers' steps - a fill issued, a credit received, a marker redeemed
 (``audit.record_cage``) - and ``accounting`` posts a counted drop to the books
 (``audit.post_drop``). No table device records any of them (docs/security.md, "Who may
 do what")."""
+
 from django.contrib.auth.management import create_permissions
 from django.db import migrations
 
@@ -26,7 +27,9 @@ def grant(apps, schema_editor):
     for name, permissions in GROUPS.items():
         group, _ = Group.objects.get_or_create(name=name)
         for app_label, codename in permissions:
-            group.permissions.add(Permission.objects.get(content_type__app_label=app_label, codename=codename))
+            group.permissions.add(
+                Permission.objects.get(content_type__app_label=app_label, codename=codename)
+            )
 
 
 def revoke(apps, schema_editor):
@@ -35,7 +38,9 @@ def revoke(apps, schema_editor):
     Group.objects.filter(name__in=NEW_GROUPS).delete()
     group = Group.objects.filter(name="accounting").first()
     if group is not None:
-        group.permissions.remove(*Permission.objects.filter(content_type__app_label="audit", codename="post_drop"))
+        group.permissions.remove(
+            *Permission.objects.filter(content_type__app_label="audit", codename="post_drop")
+        )
 
 
 class Migration(migrations.Migration):

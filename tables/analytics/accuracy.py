@@ -18,6 +18,7 @@ than nothing; such rows are kept as they are, never hidden.
 Insurance and even money are bets, not plays of the hand, and are not counted here.
 The live game (the dealer plays every hand by the chart) has no players' decisions.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
@@ -73,15 +74,23 @@ def _position(rules: RuleSet, up: int, comp: Composition) -> Position:
     return Position(PlayRules.of(rules), up, comp)
 
 
-def play_values(rules: RuleSet, cards: tuple[str, ...], up: str, *, from_split: bool,
-                plays: frozenset[str]) -> dict[str, float]:
+def play_values(
+    rules: RuleSet, cards: tuple[str, ...], up: str, *, from_split: bool, plays: frozenset[str]
+) -> dict[str, float]:
     """The expected value of each of ``plays`` for the hand, per unit of its stake,
     playing on by the rule set's chart."""
     values = [VALUE[c] for c in cards]
     pair = values[0] if len(values) == 2 and values[0] == values[1] else 0
     position = _position(rules, VALUE[up], remaining(rules.decks, (up, *cards)))
-    return position.values(sum(values), 1 in values, len(cards), pair, after_split=from_split,
-                           policy=chart_for(rules), legal=plays)
+    return position.values(
+        sum(values),
+        1 in values,
+        len(cards),
+        pair,
+        after_split=from_split,
+        policy=chart_for(rules),
+        legal=plays,
+    )
 
 
 def decisions(events: Iterable[Mapping[str, Any]]) -> list[Decision]:
@@ -104,7 +113,12 @@ def decisions(events: Iterable[Mapping[str, Any]]) -> list[Decision]:
 def _decision(replay: Replay, p: Mapping[str, Any], day: str) -> Decision | None:
     current = replay.in_play
     rules = replay.rules
-    if current is None or rules is None or current.number != p["round"] or rules.dealer_plays_basic_strategy:
+    if (
+        current is None
+        or rules is None
+        or current.number != p["round"]
+        or rules.dealer_plays_basic_strategy
+    ):
         return None
     try:
         hand = current.hand(p["box"], p["hand"])
@@ -120,11 +134,24 @@ def _decision(replay: Replay, p: Mapping[str, Any], day: str) -> Decision | None
     action = p["action"]
     cost = 0
     if action != chart and action in legal:
-        values = play_values(rules, cards, up, from_split=hand.from_split, plays=frozenset((action, chart)))
+        values = play_values(
+            rules, cards, up, from_split=hand.from_split, plays=frozenset((action, chart))
+        )
         cost = round((Fraction(values[chart]) - Fraction(values[action])) * decider.amount)
-    return Decision(table=replay.stream or "", gaming_day=day, round=current.number, box=p["box"], hand=p["hand"],
-                    player=decider.player or "", stake=decider.amount, cards=cards, up=up, action=action, chart=chart,
-                    cost=cost)
+    return Decision(
+        table=replay.stream or "",
+        gaming_day=day,
+        round=current.number,
+        box=p["box"],
+        hand=p["hand"],
+        player=decider.player or "",
+        stake=decider.amount,
+        cards=cards,
+        up=up,
+        action=action,
+        chart=chart,
+        cost=cost,
+    )
 
 
 @dataclass(frozen=True)
@@ -149,10 +176,16 @@ def accuracy(rows: Iterable[Decision]) -> list[PlayerAccuracy]:
         kinds: dict[str, int] = {}
         for d in errors:
             kinds[d.action] = kinds.get(d.action, 0) + 1
-        out.append(PlayerAccuracy(
-            player=player, tables=tuple(sorted({d.table for d in made})), decisions=len(made), errors=len(errors),
-            accuracy=Fraction(len(made) - len(errors), len(made)) if made else None,
-            cost=sum(d.cost for d in errors), by_action=tuple(sorted(kinds.items())),
-        ))
+        out.append(
+            PlayerAccuracy(
+                player=player,
+                tables=tuple(sorted({d.table for d in made})),
+                decisions=len(made),
+                errors=len(errors),
+                accuracy=Fraction(len(made) - len(errors), len(made)) if made else None,
+                cost=sum(d.cost for d in errors),
+                by_action=tuple(sorted(kinds.items())),
+            )
+        )
     out.sort(key=lambda r: (-r.cost, -r.errors, r.player))
     return out

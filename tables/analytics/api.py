@@ -11,6 +11,7 @@ CSV - the same rows the screens show (:mod:`tables.analytics.reports`):
 Who: a person with ``tables.view_round`` or any staff member (as the rounds); never a
 device account. Errors in the project's one JSON shape (``casino.api_errors``).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -37,10 +38,14 @@ from . import reports
 
 class AnalyticsQuery(StrictQuery):
     day = GamingDayField(help_text="the gaming day, YYYY-MM-DD")
-    table = serializers.RegexField(rf"^{STREAM_REGEX}$", required=False, help_text="one table's code (default: every table)")
+    table = serializers.RegexField(
+        rf"^{STREAM_REGEX}$", required=False, help_text="one table's code (default: every table)"
+    )
 
 
-_CSV = OpenApiParameter("format", str, enum=["json", "csv"], description="csv: the same rows as CSV")
+_CSV = OpenApiParameter(
+    "format", str, enum=["json", "csv"], description="csv: the same rows as CSV"
+)
 
 
 class _AnalyticsView(APIView):
@@ -63,16 +68,25 @@ class _AnalyticsView(APIView):
 
 def _schema(operation: str, summary: str) -> Callable[..., object]:
     return extend_schema(
-        operation_id=operation, summary=summary, parameters=[AnalyticsQuery, _CSV],
-        responses={(200, "application/json"): ReportSerializer, (200, "text/csv"): OpenApiTypes.STR,
-                   400: OpenApiResponse(InvalidSerializer, description="a bad or missing query parameter"),
-                   401: OpenApiResponse(ErrorSerializer, description="no or bad credentials"),
-                   403: OpenApiResponse(ErrorSerializer, description="a device account, or a person without the permission"),
-                   404: OpenApiResponse(ErrorSerializer, description="the table did not play on the day")},
+        operation_id=operation,
+        summary=summary,
+        parameters=[AnalyticsQuery, _CSV],
+        responses={
+            (200, "application/json"): ReportSerializer,
+            (200, "text/csv"): OpenApiTypes.STR,
+            400: OpenApiResponse(InvalidSerializer, description="a bad or missing query parameter"),
+            401: OpenApiResponse(ErrorSerializer, description="no or bad credentials"),
+            403: OpenApiResponse(
+                ErrorSerializer, description="a device account, or a person without the permission"
+            ),
+            404: OpenApiResponse(ErrorSerializer, description="the table did not play on the day"),
+        },
     )
 
 
-def _report_view(operation: str, summary: str, make: Callable[[date, str | None], Report]) -> type[_AnalyticsView]:
+def _report_view(
+    operation: str, summary: str, make: Callable[[date, str | None], Report]
+) -> type[_AnalyticsView]:
     """A view answering one report, documented under ``operation``."""
 
     class View(_AnalyticsView):
@@ -81,45 +95,68 @@ def _report_view(operation: str, summary: str, make: Callable[[date, str | None]
             return super().get(request)
 
     View.make = staticmethod(make)  # type: ignore[assignment]
-    View.__name__ = View.__qualname__ = "".join(part.title() for part in operation.split("_")) + "View"
+    View.__name__ = View.__qualname__ = (
+        "".join(part.title() for part in operation.split("_")) + "View"
+    )
     return View
 
 
 CountersView = _report_view(
-    "analytics_counters", "Counter detection: each player's bet against the Hi-Lo true count, flagged",
-    lambda day, table: reports.counters(day=day, table=table).report)
+    "analytics_counters",
+    "Counter detection: each player's bet against the Hi-Lo true count, flagged",
+    lambda day, table: reports.counters(day=day, table=table).report,
+)
 AccuracyView = _report_view(
-    "analytics_accuracy", "Strategy accuracy: each player's decisions against the chart, and their cost",
-    lambda day, table: reports.accuracy(day=day, table=table).report)
+    "analytics_accuracy",
+    "Strategy accuracy: each player's decisions against the chart, and their cost",
+    lambda day, table: reports.accuracy(day=day, table=table).report,
+)
 StrategyErrorsView = _report_view(
-    "analytics_strategy_errors", "Each decision off the chart, with the expected value it gave up",
-    lambda day, table: reports.accuracy(day=day, table=table).errors)
+    "analytics_strategy_errors",
+    "Each decision off the chart, with the expected value it gave up",
+    lambda day, table: reports.accuracy(day=day, table=table).errors,
+)
 DealersView = _report_view(
-    "analytics_dealers", "Dealer performance: rounds and errors (findings) per hour dealt, by shift",
-    lambda day, table: reports.dealers(day=day, table=table).report)
+    "analytics_dealers",
+    "Dealer performance: rounds and errors (findings) per hour dealt, by shift",
+    lambda day, table: reports.dealers(day=day, table=table).report,
+)
 
 
 class WhatIfQuery(AnalyticsQuery):
-    natural_pays = serializers.RegexField(r"^[1-9][0-9]{0,2}:[1-9][0-9]{0,2}$", required=False,
-                                          help_text="e.g. 6:5 (the default when insurance_pays is not given either)")
-    insurance_pays = serializers.RegexField(r"^[1-9][0-9]{0,2}:[1-9][0-9]{0,2}$", required=False, help_text="e.g. 3:2")
+    natural_pays = serializers.RegexField(
+        r"^[1-9][0-9]{0,2}:[1-9][0-9]{0,2}$",
+        required=False,
+        help_text="e.g. 6:5 (the default when insurance_pays is not given either)",
+    )
+    insurance_pays = serializers.RegexField(
+        r"^[1-9][0-9]{0,2}:[1-9][0-9]{0,2}$", required=False, help_text="e.g. 3:2"
+    )
     by = serializers.ChoiceField(choices=["table", "player"], default="table")
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if not attrs.get("natural_pays") and not attrs.get("insurance_pays"):
-            attrs["natural_pays"] = "6:5"  # as the screen does: the commonest change a casino weighs
+            attrs["natural_pays"] = (
+                "6:5"  # as the screen does: the commonest change a casino weighs
+            )
         return attrs
 
 
 class WhatIfView(_AnalyticsView):
     @extend_schema(
-        operation_id="analytics_what_if", summary="The day's rounds settled again with other payouts (never written)",
+        operation_id="analytics_what_if",
+        summary="The day's rounds settled again with other payouts (never written)",
         parameters=[WhatIfQuery, _CSV],
-        responses={(200, "application/json"): ReportSerializer, (200, "text/csv"): OpenApiTypes.STR,
-                   400: OpenApiResponse(InvalidSerializer, description="a bad or missing query parameter"),
-                   401: OpenApiResponse(ErrorSerializer, description="no or bad credentials"),
-                   403: OpenApiResponse(ErrorSerializer, description="a device account, or a person without the permission"),
-                   404: OpenApiResponse(ErrorSerializer, description="the table did not play on the day")},
+        responses={
+            (200, "application/json"): ReportSerializer,
+            (200, "text/csv"): OpenApiTypes.STR,
+            400: OpenApiResponse(InvalidSerializer, description="a bad or missing query parameter"),
+            401: OpenApiResponse(ErrorSerializer, description="no or bad credentials"),
+            403: OpenApiResponse(
+                ErrorSerializer, description="a device account, or a person without the permission"
+            ),
+            404: OpenApiResponse(ErrorSerializer, description="the table did not play on the day"),
+        },
     )
     def get(self, request: Request) -> Response:
         parsed = WhatIfQuery(data=request.query_params)

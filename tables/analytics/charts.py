@@ -2,6 +2,7 @@
 (:mod:`audit.presenting.charts`): bet against true count (counter detection), the expected value
 each player's errors gave up (strategy accuracy), and a rate per dealer. Money on an
 axis or in a tooltip goes through the one formatter; every mark has a ``<title>``."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -22,7 +23,9 @@ def _bucket(true_count: float) -> int:
     return max(COUNTS[0], min(COUNTS[-1], int(true_count // 1)))
 
 
-def _units_by_count(points: Sequence[tuple[float, int]], unit: int) -> dict[int, tuple[Fraction, int]]:
+def _units_by_count(
+    points: Sequence[tuple[float, int]], unit: int
+) -> dict[int, tuple[Fraction, int]]:
     """Mean bet in units of the player's smallest bet, and how many bets, by bucket."""
     sums: dict[int, list[int]] = {}
     for count, stake in points:
@@ -30,7 +33,9 @@ def _units_by_count(points: Sequence[tuple[float, int]], unit: int) -> dict[int,
     return {b: (Fraction(sum(v), len(v) * unit), len(v)) for b, v in sums.items()}
 
 
-def bet_against_count(players: Sequence[PlayerCount], *, shown: int = 6, height: int = 340) -> SafeString:
+def bet_against_count(
+    players: Sequence[PlayerCount], *, shown: int = 6, height: int = 340
+) -> SafeString:
     """Mean bet (in units of each player's smallest bet) by true count: a line for each
     flagged player (up to ``shown``), and one dashed line for every other player
     together. A counter's line climbs with the count; the crowd's stays flat."""
@@ -44,9 +49,17 @@ def bet_against_count(players: Sequence[PlayerCount], *, shown: int = 6, height:
         for bucket, (units, n) in _units_by_count(p.points, p.min_bet).items():
             crowd_points.setdefault(bucket, []).extend([units] * n)
     crowd = {b: (sum(v, Fraction(0)) / len(v), len(v)) for b, v in crowd_points.items()}
-    lines = [(p.player, _units_by_count(p.points, p.min_bet), FLAGGED_COLOURS[i % len(FLAGGED_COLOURS)])
-             for i, p in enumerate(flagged)]
-    top = max([1, *(float(u) for _, line, _ in lines for u, _ in line.values()), *(float(u) for u, _ in crowd.values())])
+    lines = [
+        (p.player, _units_by_count(p.points, p.min_bet), FLAGGED_COLOURS[i % len(FLAGGED_COLOURS)])
+        for i, p in enumerate(flagged)
+    ]
+    top = max(
+        [
+            1,
+            *(float(u) for _, line, _ in lines for u, _ in line.values()),
+            *(float(u) for u, _ in crowd.values()),
+        ]
+    )
     low, high, marks = ticks(0, int(top + 0.999))
     high = max(high, 1)
     plot_w, plot_h = WIDTH - LEFT - RIGHT, height - TOP - BOTTOM
@@ -59,48 +72,84 @@ def bet_against_count(players: Sequence[PlayerCount], *, shown: int = 6, height:
 
     parts = [svg_open("bet-against-count", height), "<title>Mean bet by Hi-Lo true count</title>"]
     for tick in marks:
-        parts.append(f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" stroke="#ddd"/>')
-        parts.append(f'<text x="{LEFT - 6}" y="{y(tick) + 4:.1f}" text-anchor="end" fill="#555">{tick}x</text>')
+        parts.append(
+            f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" stroke="#ddd"/>'
+        )
+        parts.append(
+            f'<text x="{LEFT - 6}" y="{y(tick) + 4:.1f}" text-anchor="end" fill="#555">{tick}x</text>'
+        )
     for bucket in COUNTS:
-        label = f"{bucket:+d}" if COUNTS[0] < bucket < COUNTS[-1] else (f"≤{bucket:+d}" if bucket == COUNTS[0] else f"≥{bucket:+d}")
-        parts.append(f'<text x="{x(bucket):.1f}" y="{height - BOTTOM + 18}" text-anchor="middle" fill="#555">{label}</text>')
-    parts.append(f'<text x="{LEFT + plot_w / 2:.1f}" y="{height - BOTTOM + 36}" text-anchor="middle" fill="#333">true count</text>')
+        label = (
+            f"{bucket:+d}"
+            if COUNTS[0] < bucket < COUNTS[-1]
+            else (f"≤{bucket:+d}" if bucket == COUNTS[0] else f"≥{bucket:+d}")
+        )
+        parts.append(
+            f'<text x="{x(bucket):.1f}" y="{height - BOTTOM + 18}" text-anchor="middle" fill="#555">{label}</text>'
+        )
+    parts.append(
+        f'<text x="{LEFT + plot_w / 2:.1f}" y="{height - BOTTOM + 36}" text-anchor="middle" '
+        'fill="#333">true count</text>'
+    )
 
-    def polyline(name: str, line: dict[int, tuple[Fraction, int]], colour: str, dashed: bool) -> None:
+    def polyline(
+        name: str, line: dict[int, tuple[Fraction, int]], colour: str, dashed: bool
+    ) -> None:
         buckets = sorted(line)
         dash = ' stroke-dasharray="6 4"' if dashed else ""
         points = " ".join(f"{x(b):.1f},{y(line[b][0]):.1f}" for b in buckets)
-        parts.append(f'<polyline class="player{" crowd" if dashed else " flagged"}" points="{points}" fill="none" '
-                     f'stroke="{colour}" stroke-width="2.5"{dash}><title>{escape(name)}</title></polyline>')
+        parts.append(
+            f'<polyline class="player{" crowd" if dashed else " flagged"}" points="{points}" fill="none" '
+            f'stroke="{colour}" stroke-width="2.5"{dash}><title>{escape(name)}</title></polyline>'
+        )
         for b in buckets:
             units, n = line[b]
             tip = f"{name}: true count {b:+d}, mean bet {float(units):.2f}x the smallest ({n} bets)"
-            parts.append(f'<circle cx="{x(b):.1f}" cy="{y(units):.1f}" r="3.5" fill="{colour}"><title>{escape(tip)}</title></circle>')
+            parts.append(
+                f'<circle cx="{x(b):.1f}" cy="{y(units):.1f}" r="3.5" '
+                f'fill="{colour}"><title>{escape(tip)}</title></circle>'
+            )
 
     if crowd:
         polyline("every player not flagged", crowd, "#777", True)
     for name, line, colour in lines:
         polyline(f"{name} (flagged)", line, colour, False)
-    legend = [f'<g class="legend" transform="translate({LEFT},{height - 8})">',
-              ('<line x1="0" x2="24" y1="-4" y2="-4" stroke="#777" stroke-width="2.5" stroke-dasharray="6 4"/>'
-              '<text x="30" y="0">every player not flagged</text>')]
+    legend = [
+        f'<g class="legend" transform="translate({LEFT},{height - 8})">',
+        (
+            '<line x1="0" x2="24" y1="-4" y2="-4" stroke="#777" stroke-width="2.5" stroke-dasharray="6 4"/>'
+            '<text x="30" y="0">every player not flagged</text>'
+        ),
+    ]
     for i, (name, _line, colour) in enumerate(lines):
         at = 200 + i * 120
-        legend.append(f'<line x1="{at}" x2="{at + 24}" y1="-4" y2="-4" stroke="{colour}" stroke-width="2.5"/>'
-                      f'<text x="{at + 30}" y="0">{escape(name)}</text>')
+        legend.append(
+            f'<line x1="{at}" x2="{at + 24}" y1="-4" y2="-4" stroke="{colour}" stroke-width="2.5"/>'
+            f'<text x="{at + 30}" y="0">{escape(name)}</text>'
+        )
     legend.append("</g>")
     parts.extend(legend)
     parts.append("</svg>")
     return mark_safe("".join(parts))
 
 
-def bars(items: Sequence[tuple[str, int, str]], *, name: str, title: str, money: str | None = None,
-         row_height: int = 24, above: str = "#b00020", below: str = "#0b6b3a") -> SafeString:
+def bars(
+    items: Sequence[tuple[str, int, str]],
+    *,
+    name: str,
+    title: str,
+    money: str | None = None,
+    row_height: int = 24,
+    above: str = "#b00020",
+    below: str = "#0b6b3a",
+) -> SafeString:
     """Horizontal bars, one per (label, value, tooltip), from zero; ``money``: the values
     are minor units of that currency (labelled by the one formatter). ``above`` and
     ``below`` colour the bars above and below zero (red above: errors, money lost)."""
     if not items:
-        return mark_safe(f'<p class="chart-empty">Nothing to chart: no {escape(title.lower())}.</p>')
+        return mark_safe(
+            f'<p class="chart-empty">Nothing to chart: no {escape(title.lower())}.</p>'
+        )
     values = [v for _, v, _ in items]
     low, high = min(0, *values), max(0, *values)
     if high == low:
@@ -114,15 +163,24 @@ def bars(items: Sequence[tuple[str, int, str]], *, name: str, title: str, money:
     def text(v: int) -> str:
         return format_money(v, money) if money else str(v)
 
-    parts = [svg_open(name, height), f"<title>{escape(title)}</title>",
-             f'<line x1="{x(0):.1f}" x2="{x(0):.1f}" y1="{TOP - 4}" y2="{height - 16}" stroke="#888"/>']
+    parts = [
+        svg_open(name, height),
+        f"<title>{escape(title)}</title>",
+        f'<line x1="{x(0):.1f}" x2="{x(0):.1f}" y1="{TOP - 4}" y2="{height - 16}" stroke="#888"/>',
+    ]
     for i, (label, value, tip) in enumerate(items):
         top = TOP + i * row_height
         start, end = sorted((x(0), x(value)))
         colour = above if value > 0 else below
-        parts.append(f'<text x="{LEFT - 6}" y="{top + row_height / 2 + 4:.1f}" text-anchor="end">{escape(label)}</text>')
-        parts.append(f'<rect class="bar" x="{start:.1f}" y="{top + 3}" width="{max(end - start, 1):.1f}" '
-                     f'height="{row_height - 6}" fill="{colour}"><title>{escape(tip)}</title></rect>')
-        parts.append(f'<text x="{max(end, x(0)) + 4:.1f}" y="{top + row_height / 2 + 4:.1f}">{escape(text(value))}</text>')
+        parts.append(
+            f'<text x="{LEFT - 6}" y="{top + row_height / 2 + 4:.1f}" text-anchor="end">{escape(label)}</text>'
+        )
+        parts.append(
+            f'<rect class="bar" x="{start:.1f}" y="{top + 3}" width="{max(end - start, 1):.1f}" '
+            f'height="{row_height - 6}" fill="{colour}"><title>{escape(tip)}</title></rect>'
+        )
+        parts.append(
+            f'<text x="{max(end, x(0)) + 4:.1f}" y="{top + row_height / 2 + 4:.1f}">{escape(text(value))}</text>'
+        )
     parts.append("</svg>")
     return mark_safe("".join(parts))

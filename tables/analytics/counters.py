@@ -10,6 +10,7 @@ row says so. A player who bets steadily, or by mood, has no reason to correlate 
 the count: the false-positive rate is ALPHA by construction of the test, and the
 measured one is in the docs (docs/analytics.md).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -47,7 +48,9 @@ def _mean(values: list[int]) -> int | None:
     return round(Fraction(sum(values), len(values))) if values else None
 
 
-def assess(bets: Iterable[CountedBet], *, alpha: float = ALPHA, min_bets: int = MIN_BETS) -> list[PlayerCount]:
+def assess(
+    bets: Iterable[CountedBet], *, alpha: float = ALPHA, min_bets: int = MIN_BETS
+) -> list[PlayerCount]:
     """Every player's row, the flagged first, then by p-value and player."""
     by_player: dict[str, list[CountedBet]] = {}
     for bet in bets:
@@ -60,22 +63,42 @@ def assess(bets: Iterable[CountedBet], *, alpha: float = ALPHA, min_bets: int = 
         high = [b.amount for b in rows if b.true_count >= HIGH_COUNT]
         correlation = spearman(counts, stakes, seed=player)
         enough = len(rows) >= min_bets
-        flagged = bool(enough and correlation.rho is not None and correlation.rho > 0
-                       and correlation.p_value is not None and correlation.p_value <= alpha)
+        flagged = bool(
+            enough
+            and correlation.rho is not None
+            and correlation.rho > 0
+            and correlation.p_value is not None
+            and correlation.p_value <= alpha
+        )
         if not enough:
             verdict = f"too few bets to tell (fewer than {min_bets})"
         elif correlation.rho is None:
-            verdict = "flat bet: the stake never changes" if min(stakes) == max(stakes) else "the count never changed"
+            verdict = (
+                "flat bet: the stake never changes"
+                if min(stakes) == max(stakes)
+                else "the count never changed"
+            )
         elif flagged:
             verdict = "bets rise with the true count"
         else:
             verdict = "no link between bet and count"
-        out.append(PlayerCount(
-            player=player, tables=tuple(sorted({b.table for b in rows})), bets=len(rows),
-            min_bet=min(stakes), max_bet=max(stakes), spread=Fraction(max(stakes), min(stakes)),
-            mean_low=_mean(low), mean_high=_mean(high), high_bets=len(high),
-            rho=correlation.rho, p_value=correlation.p_value, flagged=flagged, verdict=verdict,
-            points=tuple((b.true_count, b.amount) for b in rows),
-        ))
+        out.append(
+            PlayerCount(
+                player=player,
+                tables=tuple(sorted({b.table for b in rows})),
+                bets=len(rows),
+                min_bet=min(stakes),
+                max_bet=max(stakes),
+                spread=Fraction(max(stakes), min(stakes)),
+                mean_low=_mean(low),
+                mean_high=_mean(high),
+                high_bets=len(high),
+                rho=correlation.rho,
+                p_value=correlation.p_value,
+                flagged=flagged,
+                verdict=verdict,
+                points=tuple((b.true_count, b.amount) for b in rows),
+            )
+        )
     out.sort(key=lambda r: (not r.flagged, r.p_value if r.p_value is not None else 2.0, r.player))
     return out

@@ -11,6 +11,7 @@ A bet is a stake a player chose before the cards: ``main`` bets, not those carri
 from a push (they have a ``parent``), not the live game's (its bettors share the hands
 the dealer plays; no box of its own).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
@@ -58,7 +59,17 @@ def counted_bets(events: Iterable[Mapping[str, Any]]) -> list[CountedBet]:
         elif kind == "bet.placed":
             if not live and p["kind"] == "main" and p.get("parent") is None and p.get("player"):
                 decks_left = max((cards_in_shoe - out_of_shoe) / DECK, MIN_DECKS_LEFT)
-                out.append(CountedBet(table, day, p["round"], p["bet"], p["player"], p["amount"], running / decks_left))
+                out.append(
+                    CountedBet(
+                        table,
+                        day,
+                        p["round"],
+                        p["bet"],
+                        p["player"],
+                        p["amount"],
+                        running / decks_left,
+                    )
+                )
         elif kind in ("round.settled", "round.voided"):
             running += sum(HI_LO[card] for card in hidden)
             hidden = []

@@ -9,6 +9,7 @@ An **error** is a finding of the rules engine's replay (the game's kinds: a wron
 payout, the dealer's own play, a card out of sequence, ...) that names one of the
 dealer's rounds; the caller hands over those in force (not superseded).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
@@ -59,8 +60,9 @@ def _moment(value: Any) -> datetime:
     return value if isinstance(value, datetime) else parse_timestamp(str(value))
 
 
-def _stints(events: Iterable[Mapping[str, Any]]) -> tuple[str, list[tuple[str, datetime, datetime]],
-                                                          dict[int, tuple[str, datetime]]]:
+def _stints(
+    events: Iterable[Mapping[str, Any]],
+) -> tuple[str, list[tuple[str, datetime, datetime]], dict[int, tuple[str, datetime]]]:
     """The table, each stint (dealer, from, to) and each round's dealer and the start of
     the stint it was dealt in."""
     table = ""
@@ -90,8 +92,9 @@ def _stints(events: Iterable[Mapping[str, Any]]) -> tuple[str, list[tuple[str, d
     return table, stints, rounds
 
 
-def performance(days: Iterable[Iterable[Mapping[str, Any]]], findings: Iterable[RoundFinding],
-                plan: ShiftPlan) -> list[DealerShift]:
+def performance(
+    days: Iterable[Iterable[Mapping[str, Any]]], findings: Iterable[RoundFinding], plan: ShiftPlan
+) -> list[DealerShift]:
     """Per dealer and shift over tables' days (each the events of one table's gaming
     day, with ``occurred_at``), the errors being ``findings``: the most errors per hour first."""
     out: dict[tuple[str, str], DealerShift] = {}

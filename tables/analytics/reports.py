@@ -11,6 +11,7 @@ writes anything.
 - :func:`what_if` - the day's rounds settled again with other payouts (6:5 naturals ...),
   the difference per table and per player. It reads the record and writes nothing.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -44,7 +45,9 @@ def latest_day() -> date | None:
 
 
 def table_days(day: date, table: str | None = None) -> list[m.TableDay]:
-    rows = m.TableDay.objects.filter(gaming_day=day).select_related("table").order_by("table__stream")
+    rows = (
+        m.TableDay.objects.filter(gaming_day=day).select_related("table").order_by("table__stream")
+    )
     if table:
         rows = rows.filter(table__stream=table)
     return list(rows)
@@ -75,11 +78,19 @@ def _parameters(day: date, table: str | None) -> dict[str, Any]:
 # --- counter detection ---------------------------------------------------------------------
 
 COUNTER_COLUMNS = (
-    Column("player", "player"), Column("tables", "table"), Column("currency", "currency", screen=False),
-    Column("bets", "bets", "int"), Column("min_bet", "smallest bet", "money"), Column("max_bet", "largest bet", "money"),
-    Column("spread", "spread"), Column("mean_low", "mean bet, count < +1", "money"),
-    Column("mean_high", "mean bet, count ≥ +2", "money"), Column("high_bets", "bets at ≥ +2", "int"),
-    Column("rho", "Spearman ρ"), Column("p_value", "p (one-sided)"), Column("flagged", "flagged"),
+    Column("player", "player"),
+    Column("tables", "table"),
+    Column("currency", "currency", screen=False),
+    Column("bets", "bets", "int"),
+    Column("min_bet", "smallest bet", "money"),
+    Column("max_bet", "largest bet", "money"),
+    Column("spread", "spread"),
+    Column("mean_low", "mean bet, count < +1", "money"),
+    Column("mean_high", "mean bet, count ≥ +2", "money"),
+    Column("high_bets", "bets at ≥ +2", "int"),
+    Column("rho", "Spearman ρ"),
+    Column("p_value", "p (one-sided)"),
+    Column("flagged", "flagged"),
     Column("verdict", "verdict"),
 )
 
@@ -98,32 +109,60 @@ def counters(*, day: date, table: str | None = None) -> CounterReport:
     players = counters_.assess(bets)
     rows = []
     for p in players:
-        rows.append({
-            "player": p.player, "tables": ", ".join(p.tables), "currency": currency.get(p.tables[0], "EUR"),
-            "bets": p.bets, "min_bet": p.min_bet, "max_bet": p.max_bet, "spread": f"{float(p.spread):.1f}x",
-            "mean_low": p.mean_low, "mean_high": p.mean_high, "high_bets": p.high_bets,
-            "rho": "" if p.rho is None else f"{p.rho:.3f}", "p_value": "" if p.p_value is None else f"{p.p_value:.4f}",
-            "flagged": "yes" if p.flagged else "no", "verdict": p.verdict,
-        })
-    report = Report("counters", "Counter detection: bet against the Hi-Lo true count", COUNTER_COLUMNS, rows,
-                    {**_parameters(day, table), "alpha": counters_.ALPHA, "min_bets": counters_.MIN_BETS})
+        rows.append(
+            {
+                "player": p.player,
+                "tables": ", ".join(p.tables),
+                "currency": currency.get(p.tables[0], "EUR"),
+                "bets": p.bets,
+                "min_bet": p.min_bet,
+                "max_bet": p.max_bet,
+                "spread": f"{float(p.spread):.1f}x",
+                "mean_low": p.mean_low,
+                "mean_high": p.mean_high,
+                "high_bets": p.high_bets,
+                "rho": "" if p.rho is None else f"{p.rho:.3f}",
+                "p_value": "" if p.p_value is None else f"{p.p_value:.4f}",
+                "flagged": "yes" if p.flagged else "no",
+                "verdict": p.verdict,
+            }
+        )
+    report = Report(
+        "counters",
+        "Counter detection: bet against the Hi-Lo true count",
+        COUNTER_COLUMNS,
+        rows,
+        {**_parameters(day, table), "alpha": counters_.ALPHA, "min_bets": counters_.MIN_BETS},
+    )
     return CounterReport(report, players, next(iter(currency.values()), "EUR"))
 
 
 # --- strategy accuracy ---------------------------------------------------------------------
 
 ACCURACY_COLUMNS = (
-    Column("player", "player"), Column("tables", "table"), Column("currency", "currency", screen=False),
-    Column("decisions", "decisions", "int", total=True), Column("errors", "errors", "int", total=True),
-    Column("accuracy", "accuracy", "rate"), Column("cost", "expected value lost", "money", total=True),
+    Column("player", "player"),
+    Column("tables", "table"),
+    Column("currency", "currency", screen=False),
+    Column("decisions", "decisions", "int", total=True),
+    Column("errors", "errors", "int", total=True),
+    Column("accuracy", "accuracy", "rate"),
+    Column("cost", "expected value lost", "money", total=True),
     Column("errors_by_play", "errors by the play made"),
 )
 
 ERROR_COLUMNS = (
-    Column("table", "table"), Column("round", "round", "int"), Column("box", "box", "int"), Column("hand", "hand", "int"),
-    Column("player", "player"), Column("currency", "currency", screen=False), Column("cards", "cards"),
-    Column("up", "dealer shows"), Column("action", "played"), Column("chart", "chart says"),
-    Column("stake", "stake", "money", total=True), Column("cost", "expected value lost", "money", total=True),
+    Column("table", "table"),
+    Column("round", "round", "int"),
+    Column("box", "box", "int"),
+    Column("hand", "hand", "int"),
+    Column("player", "player"),
+    Column("currency", "currency", screen=False),
+    Column("cards", "cards"),
+    Column("up", "dealer shows"),
+    Column("action", "played"),
+    Column("chart", "chart says"),
+    Column("stake", "stake", "money", total=True),
+    Column("cost", "expected value lost", "money", total=True),
 )
 
 
@@ -140,23 +179,56 @@ def accuracy(*, day: date, table: str | None = None) -> AccuracyReport:
     currency = _currencies(days)
     made = [d for td in days for d in accuracy_.decisions(day_events(td))]
     players = accuracy_.accuracy(made)
-    rows = [{
-        "player": p.player, "tables": ", ".join(p.tables), "currency": currency.get(p.tables[0], "EUR"),
-        "decisions": p.decisions, "errors": p.errors, "accuracy": p.accuracy, "cost": p.cost,
-        "errors_by_play": ", ".join(f"{action} {n}" for action, n in p.by_action),
-    } for p in players]
-    error_rows = [{
-        "table": d.table, "round": d.round, "box": d.box, "hand": d.hand, "player": d.player,
-        "currency": currency.get(d.table, "EUR"), "cards": " ".join(d.cards), "up": d.up, "action": d.action,
-        "chart": d.chart, "stake": d.stake, "cost": d.cost,
-    } for d in sorted((d for d in made if d.error), key=lambda d: (-d.cost, d.table, d.round, d.box, d.hand))]
+    rows = [
+        {
+            "player": p.player,
+            "tables": ", ".join(p.tables),
+            "currency": currency.get(p.tables[0], "EUR"),
+            "decisions": p.decisions,
+            "errors": p.errors,
+            "accuracy": p.accuracy,
+            "cost": p.cost,
+            "errors_by_play": ", ".join(f"{action} {n}" for action, n in p.by_action),
+        }
+        for p in players
+    ]
+    error_rows = [
+        {
+            "table": d.table,
+            "round": d.round,
+            "box": d.box,
+            "hand": d.hand,
+            "player": d.player,
+            "currency": currency.get(d.table, "EUR"),
+            "cards": " ".join(d.cards),
+            "up": d.up,
+            "action": d.action,
+            "chart": d.chart,
+            "stake": d.stake,
+            "cost": d.cost,
+        }
+        for d in sorted(
+            (d for d in made if d.error), key=lambda d: (-d.cost, d.table, d.round, d.box, d.hand)
+        )
+    ]
     parameters = _parameters(day, table)
     return AccuracyReport(
-        Report("accuracy", "Strategy accuracy: decisions against the table's chart", ACCURACY_COLUMNS, rows,
-               parameters).with_totals(_accuracy_of_sums),
-        Report("strategy_errors", "Decisions off the chart, the costliest first", ERROR_COLUMNS, error_rows,
-               parameters).with_totals(),
-        players, next(iter(currency.values()), "EUR"),
+        Report(
+            "accuracy",
+            "Strategy accuracy: decisions against the table's chart",
+            ACCURACY_COLUMNS,
+            rows,
+            parameters,
+        ).with_totals(_accuracy_of_sums),
+        Report(
+            "strategy_errors",
+            "Decisions off the chart, the costliest first",
+            ERROR_COLUMNS,
+            error_rows,
+            parameters,
+        ).with_totals(),
+        players,
+        next(iter(currency.values()), "EUR"),
     )
 
 
@@ -164,17 +236,26 @@ def _accuracy_of_sums(currency: str | None, rows: list[dict[str, Any]]) -> dict[
     """The totals row's accuracy: the share of all its decisions that were the chart's
     (from the sums, as each player's is)."""
     decisions = sum(r["decisions"] for r in rows)
-    return {"accuracy": Fraction(decisions - sum(r["errors"] for r in rows), decisions) if decisions else None}
+    return {
+        "accuracy": Fraction(decisions - sum(r["errors"] for r in rows), decisions)
+        if decisions
+        else None
+    }
 
 
 # --- dealer performance ----------------------------------------------------------------------
 
 DEALER_COLUMNS = (
-    Column("dealer", "dealer"), Column("shift", "shift"), Column("tables", "tables"),
-    Column("hours", "hours dealt"), Column("rounds", "rounds", "int", total=True),
-    Column("rounds_per_hour", "rounds / hour"), Column("errors", "errors", "int", total=True),
+    Column("dealer", "dealer"),
+    Column("shift", "shift"),
+    Column("tables", "tables"),
+    Column("hours", "hours dealt"),
+    Column("rounds", "rounds", "int", total=True),
+    Column("rounds_per_hour", "rounds / hour"),
+    Column("errors", "errors", "int", total=True),
     Column("errors_per_hour", "errors / hour"),
-    Column("errors_per_100_rounds", "errors / 100 rounds"), Column("kinds", "errors by kind"),
+    Column("errors_per_100_rounds", "errors / 100 rounds"),
+    Column("kinds", "errors by kind"),
 )
 
 
@@ -187,8 +268,11 @@ class DealerReport:
 def shift_plan() -> ShiftPlan:
     """The shifts of the gaming day, as the ledger splits it (``LEDGER_SHIFTS`` from
     ``GAMING_DAY_CUTOFF_HOUR``, checked when the settings load)."""
-    return ShiftPlan.parse(settings.LEDGER_SHIFTS, day_start=f"{settings.GAMING_DAY_CUTOFF_HOUR:02d}:00",
-                           zone=settings.TIME_ZONE)
+    return ShiftPlan.parse(
+        settings.LEDGER_SHIFTS,
+        day_start=f"{settings.GAMING_DAY_CUTOFF_HOUR:02d}:00",
+        zone=settings.TIME_ZONE,
+    )
 
 
 def _rate(value: Any) -> str:
@@ -197,25 +281,50 @@ def _rate(value: Any) -> str:
 
 def dealers(*, day: date, table: str | None = None) -> DealerReport:
     days = played(day, table)
-    findings = (Finding.objects.filter(stream__in=[d.table.stream for d in days], gaming_day=day, round__isnull=False,
-                                       superseded_by__isnull=True, kind__in=kinds_of("engine"))
-                .values_list("stream", "round", "kind"))
-    rows = dealers_.performance([list(day_events(d)) for d in days],
-                                [dealers_.RoundFinding(*f) for f in findings], shift_plan())
-    out = [{
-        "dealer": r.dealer, "shift": r.shift, "tables": ", ".join(sorted(r.tables)), "hours": f"{float(r.hours):.2f}",
-        "rounds": r.rounds, "rounds_per_hour": _rate(r.rounds_per_hour), "errors": r.errors,
-        "errors_per_hour": _rate(r.errors_per_hour), "errors_per_100_rounds": _rate(r.errors_per_100_rounds),
-        "kinds": ", ".join(f"{k} {n}" for k, n in sorted(r.kinds.items())),
-    } for r in rows]
-    return DealerReport(Report("dealers", "Dealer performance: rounds and errors per hour dealt, by shift",
-                               DEALER_COLUMNS, out, _parameters(day, table)).with_totals(), rows)
+    findings = Finding.objects.filter(
+        stream__in=[d.table.stream for d in days],
+        gaming_day=day,
+        round__isnull=False,
+        superseded_by__isnull=True,
+        kind__in=kinds_of("engine"),
+    ).values_list("stream", "round", "kind")
+    rows = dealers_.performance(
+        [list(day_events(d)) for d in days],
+        [dealers_.RoundFinding(*f) for f in findings],
+        shift_plan(),
+    )
+    out = [
+        {
+            "dealer": r.dealer,
+            "shift": r.shift,
+            "tables": ", ".join(sorted(r.tables)),
+            "hours": f"{float(r.hours):.2f}",
+            "rounds": r.rounds,
+            "rounds_per_hour": _rate(r.rounds_per_hour),
+            "errors": r.errors,
+            "errors_per_hour": _rate(r.errors_per_hour),
+            "errors_per_100_rounds": _rate(r.errors_per_100_rounds),
+            "kinds": ", ".join(f"{k} {n}" for k, n in sorted(r.kinds.items())),
+        }
+        for r in rows
+    ]
+    return DealerReport(
+        Report(
+            "dealers",
+            "Dealer performance: rounds and errors per hour dealt, by shift",
+            DEALER_COLUMNS,
+            out,
+            _parameters(day, table),
+        ).with_totals(),
+        rows,
+    )
 
 
 # --- what-if re-settlement ---------------------------------------------------------------------
 
 WHAT_IF_COLUMNS = (
-    Column("currency", "currency", screen=False), Column("bets", "bets", "int", total=True),
+    Column("currency", "currency", screen=False),
+    Column("bets", "bets", "int", total=True),
     Column("changed", "bets paid otherwise", "int", total=True),
     Column("house", "house result as played", "signed", total=True),
     Column("what_if_house", "house result, what if", "signed", total=True),
@@ -244,15 +353,32 @@ def what_if(*, day: date, table: str | None = None, changes: dict[str, str]) -> 
     table_of = {r.player: r.table for r in rows}
 
     def report(by: str, title: str) -> Report:
-        columns = ((Column("table", "table"),) if by == "table" else (Column("player", "player"), Column("table", "table"))
-                   ) + WHAT_IF_COLUMNS
-        out = [{
-            "player": t.key or "(no player: the live game's bettors)", "table": t.key if by == "table" else table_of.get(t.key, ""),
-            "currency": currency.get(t.key if by == "table" else table_of.get(t.key, ""), "EUR"),
-            "bets": t.bets, "changed": t.changed, "house": -t.net, "what_if_house": -t.what_if_net,
-            "difference": t.difference,
-        } for t in whatif_.totals(rows, by)]
-        return Report(f"what_if_{by}s", title, columns, out, {**_parameters(day, table), **changes}).with_totals()
+        columns = (
+            (Column("table", "table"),)
+            if by == "table"
+            else (Column("player", "player"), Column("table", "table"))
+        ) + WHAT_IF_COLUMNS
+        out = [
+            {
+                "player": t.key or "(no player: the live game's bettors)",
+                "table": t.key if by == "table" else table_of.get(t.key, ""),
+                "currency": currency.get(
+                    t.key if by == "table" else table_of.get(t.key, ""), "EUR"
+                ),
+                "bets": t.bets,
+                "changed": t.changed,
+                "house": -t.net,
+                "what_if_house": -t.what_if_net,
+                "difference": t.difference,
+            }
+            for t in whatif_.totals(rows, by)
+        ]
+        return Report(
+            f"what_if_{by}s", title, columns, out, {**_parameters(day, table), **changes}
+        ).with_totals()
 
-    return WhatIfReport(report("table", "What if: per table"), report("player", "What if: per player"),
-                        next(iter(currency.values()), "EUR"))
+    return WhatIfReport(
+        report("table", "What if: per table"),
+        report("player", "What if: per player"),
+        next(iter(currency.values()), "EUR"),
+    )

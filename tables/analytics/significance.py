@@ -8,6 +8,7 @@ and otherwise runs ``permutations`` of them, so a player who does not count cost
 dozen shuffles and one who does the full run. The shuffles come from a generator seeded
 by the caller: the same data give the same p-value every time.
 """
+
 from __future__ import annotations
 
 import math
@@ -39,12 +40,20 @@ def ranks(values: Sequence[float]) -> list[float]:
 @dataclass(frozen=True)
 class Correlation:
     rho: float | None  # None: one of the two never varies
-    p_value: float | None  # one-sided: the chance of a rho this high if bet and count were unrelated
+    p_value: (
+        float | None
+    )  # one-sided: the chance of a rho this high if bet and count were unrelated
     permutations: int
 
 
-def spearman(x: Sequence[float], y: Sequence[float], *, seed: str, permutations: int = 4999,
-             stop_after: int = 20) -> Correlation:
+def spearman(
+    x: Sequence[float],
+    y: Sequence[float],
+    *,
+    seed: str,
+    permutations: int = 4999,
+    stop_after: int = 20,
+) -> Correlation:
     """Spearman's rho of ``x`` and ``y`` and its one-sided permutation p-value.
 
     >>> c = spearman([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 2, 2, 3, 4, 6], seed="doc")

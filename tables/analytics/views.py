@@ -5,6 +5,7 @@ server, its tables, and its CSV. The views parse and authorise; the reports are
 is wrapped by the admin site: any staff member may read them, as any staff member may
 read the rounds over REST (``tables.api.MayViewRounds``); the access log records each
 read like any other admin page."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -23,10 +24,17 @@ from tables import models as m
 
 from . import charts, reports
 
-PAGES = (("counters", "Counter detection"), ("accuracy", "Strategy accuracy"), ("dealers", "Dealer performance"),
-         ("what-if", "What-if re-settlement"))
+PAGES = (
+    ("counters", "Counter detection"),
+    ("accuracy", "Strategy accuracy"),
+    ("dealers", "Dealer performance"),
+    ("what-if", "What-if re-settlement"),
+)
 # the payouts the what-if screen offers (any ratio works over REST)
-WHAT_IF_CHOICES = {"natural_pays": ("6:5", "7:5", "1:1", "3:2", "2:1"), "insurance_pays": ("2:1", "3:2", "1:1")}
+WHAT_IF_CHOICES = {
+    "natural_pays": ("6:5", "7:5", "1:1", "3:2", "2:1"),
+    "insurance_pays": ("2:1", "3:2", "1:1"),
+}
 WHAT_IF_DEFAULT = {"natural_pays": "6:5"}
 Made = tuple[list[Report], list[tuple[str, SafeString]]]
 
@@ -46,10 +54,21 @@ def _query(request: HttpRequest) -> tuple[date | None, str | None]:
 def screen_table(report: Report) -> dict[str, Any]:
     """A report as the screen's table: its screen columns, each cell as a person reads it."""
     columns = [c for c in report.columns if c.screen]
-    return {"name": report.name, "title": report.title, "columns": columns,
-            "rows": [{"flagged": row.get("flagged") == "yes", "cells": [(c.kind, report.display(row, c)) for c in columns]}
-                     for row in report.rows],
-            "totals": [[(c.kind, report.total_display(row, c)) for c in columns] for row in report.totals]}
+    return {
+        "name": report.name,
+        "title": report.title,
+        "columns": columns,
+        "rows": [
+            {
+                "flagged": row.get("flagged") == "yes",
+                "cells": [(c.kind, report.display(row, c)) for c in columns],
+            }
+            for row in report.rows
+        ],
+        "totals": [
+            [(c.kind, report.total_display(row, c)) for c in columns] for row in report.totals
+        ],
+    }
 
 
 def _counters(day: date, table: str | None, options: dict[str, str]) -> Made:
@@ -61,9 +80,21 @@ def _accuracy(day: date, table: str | None, options: dict[str, str]) -> Made:
     found = reports.accuracy(day=day, table=table)
     costly = [p for p in found.players if p.errors][:15]
     bars = charts.bars(
-        [(p.player, p.cost, (f"{p.player}: {p.errors} errors in {p.decisions} decisions, "
-                            f"{format_money(p.cost, found.currency)} of expected value given up")) for p in costly],
-        name="cost-by-player", title="Expected value the errors gave up", money=found.currency)
+        [
+            (
+                p.player,
+                p.cost,
+                (
+                    f"{p.player}: {p.errors} errors in {p.decisions} decisions, "
+                    f"{format_money(p.cost, found.currency)} of expected value given up"
+                ),
+            )
+            for p in costly
+        ],
+        name="cost-by-player",
+        title="Expected value the errors gave up",
+        money=found.currency,
+    )
     return [found.report, found.errors], [("Expected value lost to errors, by player", bars)]
 
 
@@ -71,10 +102,20 @@ def _dealers(day: date, table: str | None, options: dict[str, str]) -> Made:
     found = reports.dealers(day=day, table=table)
     ranked = [r for r in found.rows if r.errors_per_hour is not None][:20]
     bars = charts.bars(
-        [(f"{r.dealer} {r.shift}", r.errors, (f"{r.dealer}, shift {r.shift}: {r.errors} errors in {r.rounds} rounds, "
-                                              f"{float(r.hours):.2f} h dealt ({float(r.errors_per_hour or 0):.2f} an hour)"))
-         for r in ranked],
-        name="errors-by-dealer", title="Errors found in each dealer's rounds")
+        [
+            (
+                f"{r.dealer} {r.shift}",
+                r.errors,
+                (
+                    f"{r.dealer}, shift {r.shift}: {r.errors} errors in {r.rounds} rounds, "
+                    f"{float(r.hours):.2f} h dealt ({float(r.errors_per_hour or 0):.2f} an hour)"
+                ),
+            )
+            for r in ranked
+        ],
+        name="errors-by-dealer",
+        title="Errors found in each dealer's rounds",
+    )
     return [found.report], [("Errors by dealer and shift (the most per hour first)", bars)]
 
 
@@ -89,13 +130,27 @@ def _what_if(day: date, table: str | None, options: dict[str, str]) -> Made:
     found = reports.what_if(day=day, table=table, changes=options)
     changes = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in options.items())
     bars = charts.bars(
-        [(row["table"], row["difference"], (f"{row['table']}: {row['changed']} of {row['bets']} bets paid otherwise; the house "
-                                         f"{'gains' if row['difference'] >= 0 else 'loses'} "
-                                         f"{format_money(abs(row['difference']), row['currency'])}"))
-         for row in found.tables.rows],
-        name="what-if-by-table", title="Difference for the house by table", money=found.currency,
-        above="#0b6b3a", below="#b00020")  # the house result's colours: green, the house wins
-    return [found.tables, found.players], [(f"What if {changes}: the difference for the house, by table", bars)]
+        [
+            (
+                row["table"],
+                row["difference"],
+                (
+                    f"{row['table']}: {row['changed']} of {row['bets']} bets paid otherwise; the house "
+                    f"{'gains' if row['difference'] >= 0 else 'loses'} "
+                    f"{format_money(abs(row['difference']), row['currency'])}"
+                ),
+            )
+            for row in found.tables.rows
+        ],
+        name="what-if-by-table",
+        title="Difference for the house by table",
+        money=found.currency,
+        above="#0b6b3a",
+        below="#b00020",
+    )  # the house result's colours: green, the house wins
+    return [found.tables, found.players], [
+        (f"What if {changes}: the difference for the house, by table", bars)
+    ]
 
 
 SCREENS: dict[str, Callable[[date, str | None, dict[str, str]], Made]] = {
@@ -123,14 +178,31 @@ def analytics_view(request: HttpRequest, name: str) -> HttpResponse:
     own = {**query, **options}
     context = {
         **_site_context(request),
-        "title": dict(PAGES)[name], "name": name, "pages": [(n, t, reverse("analytics", args=[n]) + "?" + urlencode(query))
-                                                            for n, t in PAGES],
-        "day": day, "table": table, "problem": problem, "options": options,
-        "choices": [(k, k.replace("_", " "), values) for k, values in WHAT_IF_CHOICES.items()] if name == "what-if" else [],
-        "tables_played": list(m.TableDay.objects.filter(gaming_day=day).values_list("table__stream", flat=True)
-                              .order_by("table__stream")) if day else [],
-        "charts": drawn, "reports": [screen_table(r) for r in shown],
-        "csv": {r.name: reverse("analytics-csv", args=[name]) + "?" + urlencode({**own, "part": r.name}) for r in shown},
+        "title": dict(PAGES)[name],
+        "name": name,
+        "pages": [
+            (n, t, reverse("analytics", args=[n]) + "?" + urlencode(query)) for n, t in PAGES
+        ],
+        "day": day,
+        "table": table,
+        "problem": problem,
+        "options": options,
+        "choices": [(k, k.replace("_", " "), values) for k, values in WHAT_IF_CHOICES.items()]
+        if name == "what-if"
+        else [],
+        "tables_played": list(
+            m.TableDay.objects.filter(gaming_day=day)
+            .values_list("table__stream", flat=True)
+            .order_by("table__stream")
+        )
+        if day
+        else [],
+        "charts": drawn,
+        "reports": [screen_table(r) for r in shown],
+        "csv": {
+            r.name: reverse("analytics-csv", args=[name]) + "?" + urlencode({**own, "part": r.name})
+            for r in shown
+        },
     }
     return TemplateResponse(request, "admin/analytics/report.html", context)
 
@@ -142,7 +214,9 @@ def analytics_csv(request: HttpRequest, name: str) -> HttpResponse:
     if day is None:
         raise Http404("No gaming day has been played yet.")
     try:
-        shown, _ = SCREENS[name](day, table, what_if_changes(request.GET) if name == "what-if" else {})
+        shown, _ = SCREENS[name](
+            day, table, what_if_changes(request.GET) if name == "what-if" else {}
+        )
     except reports.AnalyticsError as error:
         raise Http404(str(error)) from None
     part = request.GET.get("part") or shown[0].name
@@ -150,7 +224,9 @@ def analytics_csv(request: HttpRequest, name: str) -> HttpResponse:
     if report is None:
         raise Http404(f"The {name} report has no part {part!r}.")
     response = HttpResponse(report.as_csv(), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{report.name}-{day.isoformat()}{"-" + table if table else ""}.csv"'
+    response["Content-Disposition"] = (
+        f'attachment; filename="{report.name}-{day.isoformat()}{"-" + table if table else ""}.csv"'
+    )
     return response
 
 

@@ -9,6 +9,7 @@ pays can be changed (:data:`PAYOUTS`): a rule that changes the play - the dealer
 soft 17, doubling or splitting rules - would change the cards that follow, and the
 record cannot say what they would have been.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
@@ -49,7 +50,9 @@ class BetChange:
 def changed_rules(rules: RuleSet, changes: Mapping[str, Any]) -> RuleSet:
     unknown = sorted(set(changes) - set(PAYOUTS))
     if unknown:
-        raise WhatIfError(f"{', '.join(unknown)}: only payouts can be changed ({', '.join(PAYOUTS)})")
+        raise WhatIfError(
+            f"{', '.join(unknown)}: only payouts can be changed ({', '.join(PAYOUTS)})"
+        )
     try:
         return rules.with_overrides(dict(changes))
     except (ValueError, TypeError) as error:
@@ -66,7 +69,9 @@ def resettle(events: Iterable[Mapping[str, Any]], changes: Mapping[str, Any]) ->
         if event["type"] == "table.opened":
             p = event["payload"]
             table = p["table"]
-            changed_rules(table_rules(p), changes)  # refuse what cannot be applied, before replaying
+            changed_rules(
+                table_rules(p), changes
+            )  # refuse what cannot be applied, before replaying
             event = {**event, "payload": {**p, "rules": {**(p.get("rules") or {}), **changes}}}
         elif event["type"] == "bet.placed":
             p = event["payload"]
@@ -84,8 +89,20 @@ def resettle(events: Iterable[Mapping[str, Any]], changes: Mapping[str, Any]) ->
             if alt is None or bet not in result.bets:
                 continue
             _box, _hand, kind, amount = result.bets[bet]
-            out.append(BetChange(table, result.number, bet, players.get((result.number, bet), ""), kind, amount,
-                                 settlement.outcome, settlement.net, alt.outcome, alt.net))
+            out.append(
+                BetChange(
+                    table,
+                    result.number,
+                    bet,
+                    players.get((result.number, bet), ""),
+                    kind,
+                    amount,
+                    settlement.outcome,
+                    settlement.net,
+                    alt.outcome,
+                    alt.net,
+                )
+            )
     return out
 
 

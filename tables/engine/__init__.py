@@ -28,7 +28,9 @@ _SHARED = "native__mypyc"
 
 def _extensions(folder: Path) -> dict[str, Path]:
     """The extension modules in ``folder`` this Python can import, by module name."""
-    suffixes = sorted(EXTENSION_SUFFIXES, key=len, reverse=True)  # ".cpython-311-...so" before ".so"
+    suffixes = sorted(
+        EXTENSION_SUFFIXES, key=len, reverse=True
+    )  # ".cpython-311-...so" before ".so"
     found: dict[str, Path] = {}
     for path in folder.iterdir() if folder.is_dir() else ():
         suffix = next((suffix for suffix in suffixes if path.name.endswith(suffix)), None)
@@ -47,17 +49,23 @@ def _stale(build: Path = _BUILD, sources: Path = _SOURCES) -> list[str]:
     stamp = build / "stamp.json"
     recorded: dict[str, str] = json.loads(stamp.read_text()) if stamp.exists() else {}
     built = _extensions(build)
-    out = [name for name, digest in recorded.items()
-           if name not in built or not (sources / f"{name}.py").exists()
-           or hashlib.sha256((sources / f"{name}.py").read_bytes()).hexdigest() != digest]
+    out = [
+        name
+        for name, digest in recorded.items()
+        if name not in built
+        or not (sources / f"{name}.py").exists()
+        or hashlib.sha256((sources / f"{name}.py").read_bytes()).hexdigest() != digest
+    ]
     out += [name for name in built if name not in recorded and name != _SHARED]
     return sorted(out if _SHARED in built else [*out, _SHARED])
 
 
 if os.environ.get("BLACKJACK_ENGINE") != "pure" and _BUILD.is_dir():
     if _changed := _stale():
-        warnings.warn(f"tables.engine runs its pure-Python sources: its compiled build is stale ({', '.join(_changed)} "
-                      "changed or missing since it was built): python -m tables.engine.compiled build, or clean",
-                      RuntimeWarning)
+        warnings.warn(
+            f"tables.engine runs its pure-Python sources: its compiled build is stale ({', '.join(_changed)} "
+            "changed or missing since it was built): python -m tables.engine.compiled build, or clean",
+            RuntimeWarning,
+        )
     else:
         __path__.insert(0, str(_BUILD))

@@ -12,6 +12,7 @@ set splits by rank (seed 004).
 >>> whole_decks(deck() * 2, 2), whole_decks(deck()[1:] + ("AS",), 1)
 (True, False)
 """
+
 from __future__ import annotations
 
 from collections import Counter

@@ -13,6 +13,7 @@ record of the SHA-256 of each source they were made from (``stamp.json``); the p
 guard, :func:`stale`). Standard library only when imported; ``build`` imports setuptools
 and mypyc.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -38,8 +39,19 @@ ROOT = PACKAGE.parents[1]  # the checkout: its pyproject.toml lists the modules
 GROUP = f"{__package__}.{SHARED.removesuffix('__mypyc')}"
 SUFFIXES = tuple(importlib.machinery.EXTENSION_SUFFIXES)
 
-__all__ = ["BUILD", "PACKAGE", "SHARED", "active", "build", "check", "clean", "described", "extensions", "listed",
-           "stale"]
+__all__ = [
+    "BUILD",
+    "PACKAGE",
+    "SHARED",
+    "active",
+    "build",
+    "check",
+    "clean",
+    "described",
+    "extensions",
+    "listed",
+    "stale",
+]
 
 
 def _digest(path: Path) -> str:
@@ -48,7 +60,9 @@ def _digest(path: Path) -> str:
 
 def active() -> bool:
     """Does the replay run compiled code (is its module the extension)?"""
-    return str(getattr(importlib.import_module(f"{__package__}.replay"), "__file__", "")).endswith(SUFFIXES)
+    return str(getattr(importlib.import_module(f"{__package__}.replay"), "__file__", "")).endswith(
+        SUFFIXES
+    )
 
 
 def described() -> str:
@@ -60,15 +74,25 @@ def listed(pyproject: Path = ROOT / "pyproject.toml") -> list[str]:
     """The engine's modules to compile, as ``pyproject.toml`` lists them (their short names).
     ValueError naming the file where the list is missing or names another package's."""
     if not pyproject.exists():
-        raise ValueError(f"{pyproject}: not found (the compiled build is made in the project's checkout)")
-    names = tomllib.loads(pyproject.read_text()).get("tool", {}).get("blackjack", {}).get("compiled")
+        raise ValueError(
+            f"{pyproject}: not found (the compiled build is made in the project's checkout)"
+        )
+    names = (
+        tomllib.loads(pyproject.read_text()).get("tool", {}).get("blackjack", {}).get("compiled")
+    )
     prefix = f"{__package__}."
     if not isinstance(names, list) or not names or not all(isinstance(name, str) for name in names):
         raise ValueError(f"{pyproject}: [tool.blackjack] compiled must be a list of module names")
     for name in names:
-        if not name.startswith(prefix) or "." in name[len(prefix):] or not (PACKAGE / f"{name[len(prefix):]}.py").exists():
-            raise ValueError(f"{pyproject}: [tool.blackjack] compiled: {name} is not a module of {__package__}")
-    return [name[len(prefix):] for name in names]
+        if (
+            not name.startswith(prefix)
+            or "." in name[len(prefix) :]
+            or not (PACKAGE / f"{name[len(prefix) :]}.py").exists()
+        ):
+            raise ValueError(
+                f"{pyproject}: [tool.blackjack] compiled: {name} is not a module of {__package__}"
+            )
+    return [name[len(prefix) :] for name in names]
 
 
 def compiler() -> str | None:
@@ -94,26 +118,41 @@ def build() -> int:
         from mypyc.build import mypycify
         from setuptools.errors import BaseError, CCompilerError
     except ImportError as error:
-        print(f"the compiled build needs mypyc and setuptools: pip install -e '.[compiled]' ({error})", file=sys.stderr)
+        print(
+            f"the compiled build needs mypyc and setuptools: pip install -e '.[compiled]' ({error})",
+            file=sys.stderr,
+        )
         return 1
-    recorded = {name: _digest(PACKAGE / f"{name}.py") for name in modules}  # before mypyc reads them
+    recorded = {
+        name: _digest(PACKAGE / f"{name}.py") for name in modules
+    }  # before mypyc reads them
     with tempfile.TemporaryDirectory(prefix="mypyc-") as folder:
         work = Path(folder)
         cwd = os.getcwd()
         os.chdir(ROOT)  # mypy finds the modules the engine imports from here
         try:
-            made = mypycify([f"{PACKAGE.relative_to(ROOT)}/{name}.py" for name in modules], opt_level="3",
-                            group_name=GROUP, target_dir=str(work / "c"))
+            made = mypycify(
+                [f"{PACKAGE.relative_to(ROOT)}/{name}.py" for name in modules],
+                opt_level="3",
+                group_name=GROUP,
+                target_dir=str(work / "c"),
+            )
             command = setuptools.Distribution({"ext_modules": made}).get_command_obj("build_ext")
             command.build_lib, command.build_temp = str(work / "lib"), str(work / "o")
             command.parallel = os.cpu_count() or 1  # mypyc writes a C file a module
             command.ensure_finalized()
             command.run()
         except SystemExit as error:  # mypyc exits on a type error, mypy's messages above it
-            print(f"the compiled build failed: mypyc refused the engine ({error}): it stays as it was", file=sys.stderr)
+            print(
+                f"the compiled build failed: mypyc refused the engine ({error}): it stays as it was",
+                file=sys.stderr,
+            )
             return 1
         except (BaseError, CCompilerError) as error:
-            print(f"the compiled build failed: the compiler failed ({error}): it stays as it was", file=sys.stderr)
+            print(
+                f"the compiled build failed: the compiler failed ({error}): it stays as it was",
+                file=sys.stderr,
+            )
             return 1
         finally:
             os.chdir(cwd)
@@ -142,10 +181,15 @@ def check() -> int:
         return 1
     changed = stale()
     if changed:
-        print(f"{BUILD}: the compiled build is stale ({', '.join(changed)} changed or missing since it was built): "
-              "the engine runs its pure-Python sources; build again, or clean", file=sys.stderr)
+        print(
+            f"{BUILD}: the compiled build is stale ({', '.join(changed)} changed or missing since it was built): "
+            "the engine runs its pure-Python sources; build again, or clean",
+            file=sys.stderr,
+        )
         return 1
-    print(f"current: {', '.join(f'{__package__}.{name}' for name in sorted(extensions(BUILD)) if name != SHARED)}")
+    print(
+        f"current: {', '.join(f'{__package__}.{name}' for name in sorted(extensions(BUILD)) if name != SHARED)}"
+    )
     return 0
 
 

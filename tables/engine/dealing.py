@@ -17,6 +17,7 @@ A dealer's mistake can be dealt on purpose (:class:`DealerMistake`: the simulato
 procedure errors so); the round is then closed and settled exactly as replay closes and
 settles it, so the mistake shows as a ``dealer_procedure`` finding and nothing else.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -75,7 +76,7 @@ class ShoeCursor:
         if track is None:
             track = self.track = ShoeTrack(self.shoe.id, self.shoe.decks, self.order)
         draw = track.draw
-        for card in self.order[track.pos:self.pos]:
+        for card in self.order[track.pos : self.pos]:
             draw(card)
         return track.left_by_value()
 
@@ -188,7 +189,9 @@ def deal_round(
     ``burns``: the cards burned once the bets are down (default :func:`round_burns`)."""
     out = DealtRound()
     emit = out.events.append
-    r = Round(rules, number, shoe.shoe.id, strategy=strategy, min_bet=min_bet, max_bet=max_bet, memo=memo)
+    r = Round(
+        rules, number, shoe.shoe.id, strategy=strategy, min_bet=min_bet, max_bet=max_bet, memo=memo
+    )
     out.round = r
     emit(("round.started", {"round": number, "shoe": shoe.shoe.id}))
     by_hand: dict[tuple[int, int], list[Bet]] = {}
@@ -201,7 +204,18 @@ def deal_round(
     emit(("betting.closed", {"round": number}))
     if r.phase != DONE:
         for _ in range(round_burns(rules, shoe) if burns is None else burns):
-            emit(("card.burned", {"shoe": shoe.shoe.id, "round": number, "card": shoe.next(), "face": "down", "reason": "after_shuffle"}))
+            emit(
+                (
+                    "card.burned",
+                    {
+                        "shoe": shoe.shoe.id,
+                        "round": number,
+                        "card": shoe.next(),
+                        "face": "down",
+                        "reason": "after_shuffle",
+                    },
+                )
+            )
     hole = rules.hole_card != "none"
     revealed = False
     deal = r.deal
@@ -222,9 +236,25 @@ def deal_round(
             shoe.pos += 1
             deal(card, target[0], target[1], verify=False)
             if target == DEALER_SPOT:
-                emit(("card.dealt", {"round": number, "box": None, "hand": None, "card": card, "face": face}))
+                emit(
+                    (
+                        "card.dealt",
+                        {"round": number, "box": None, "hand": None, "card": card, "face": face},
+                    )
+                )
             else:
-                emit(("card.dealt", {"round": number, "box": target[0], "hand": target[1], "card": card, "face": face}))
+                emit(
+                    (
+                        "card.dealt",
+                        {
+                            "round": number,
+                            "box": target[0],
+                            "hand": target[1],
+                            "card": card,
+                            "face": face,
+                        },
+                    )
+                )
             continue
         phase = r.phase
         if phase == INSURANCE:
@@ -239,11 +269,32 @@ def deal_round(
     if hole and len(r.dealer) >= 2 and not revealed:
         r.reveal(r.dealer[1], verify=False)
         emit(("card.revealed", {"round": number, "card": r.dealer[1]}))
-    if mistake is not None and not out.mistaken and r.phase == DONE and shoe.left > 0 and mistake.draws(r):
-        emit(("card.dealt", {"round": number, "box": None, "hand": None, "card": shoe.next(), "face": "up"}))
+    if (
+        mistake is not None
+        and not out.mistaken
+        and r.phase == DONE
+        and shoe.left > 0
+        and mistake.draws(r)
+    ):
+        emit(
+            (
+                "card.dealt",
+                {"round": number, "box": None, "hand": None, "card": shoe.next(), "face": "up"},
+            )
+        )
         out.mistaken = True
     out.settlements = r.settle()
-    emit(("round.settled", {"round": number, "settlements": [{"bet": s.bet, "outcome": s.outcome, "net": s.net} for s in out.settlements]}))
+    emit(
+        (
+            "round.settled",
+            {
+                "round": number,
+                "settlements": [
+                    {"bet": s.bet, "outcome": s.outcome, "net": s.net} for s in out.settlements
+                ],
+            },
+        )
+    )
     return out
 
 
@@ -261,8 +312,26 @@ def round_burns(rules: RuleSet, shoe: ShoeCursor) -> int:
     return rules.burn_on_shuffle if rules.burn_when == "bets_down" and shoe.pos == 0 else 0
 
 
-def _bet(number: int, bet: str, box: int, hand: int, player: str | None, amount: int, kind: BetKind, parent: str | None) -> Payload:
-    return {"round": number, "bet": bet, "box": box, "hand": hand, "player": player, "amount": amount, "kind": kind, "parent": parent}
+def _bet(
+    number: int,
+    bet: str,
+    box: int,
+    hand: int,
+    player: str | None,
+    amount: int,
+    kind: BetKind,
+    parent: str | None,
+) -> Payload:
+    return {
+        "round": number,
+        "bet": bet,
+        "box": box,
+        "hand": hand,
+        "player": player,
+        "amount": amount,
+        "kind": kind,
+        "parent": parent,
+    }
 
 
 def _insurance(r: Round, rules: RuleSet, seats: Seats, emit: Callable[[Emitted], None]) -> None:
@@ -271,7 +340,12 @@ def _insurance(r: Round, rules: RuleSet, seats: Seats, emit: Callable[[Emitted],
         box = bet.box
         if rules.even_money and r.hands[(box, 0)].natural(rules) and seats.even_money(bet):
             r.bet_decision(bet.id, "even_money", verify=False)
-            emit(("decision.made", {"round": number, "box": box, "hand": 0, "action": "even_money", "bet": bet.id}))
+            emit(
+                (
+                    "decision.made",
+                    {"round": number, "box": box, "hand": 0, "action": "even_money", "bet": bet.id},
+                )
+            )
             continue
         if not rules.insurance_on_natural and r.hands[(box, 0)].natural(rules):
             continue  # 003:10: insurance only for a hand without blackjack
@@ -283,9 +357,19 @@ def _insurance(r: Round, rules: RuleSet, seats: Seats, emit: Callable[[Emitted],
             bet.wants_insurance = False
             continue
         r.bet_decision(bet.id, "insurance", verify=False)
-        emit(("decision.made", {"round": number, "box": box, "hand": 0, "action": "insurance", "bet": bet.id}))
+        emit(
+            (
+                "decision.made",
+                {"round": number, "box": box, "hand": 0, "action": "insurance", "bet": bet.id},
+            )
+        )
         r.place_bet(f"{bet.id}-i", box, 0, bet.player, amount, "insurance", bet.id, verify=False)
-        emit(("bet.placed", _bet(number, f"{bet.id}-i", box, 0, bet.player, amount, "insurance", bet.id)))
+        emit(
+            (
+                "bet.placed",
+                _bet(number, f"{bet.id}-i", box, 0, bet.player, amount, "insurance", bet.id),
+            )
+        )
 
 
 def _system_offer(r: Round, hand: Hand, shoe: ShoeCursor) -> SystemOffer:
@@ -303,11 +387,22 @@ def _system_offer(r: Round, hand: Hand, shoe: ShoeCursor) -> SystemOffer:
     return system
 
 
-def _play_hand(r: Round, rules: RuleSet, seats: Seats, by_hand: dict[tuple[int, int], list[Bet]], emit: Callable[[Emitted], None], shoe: ShoeCursor) -> None:
+def _play_hand(
+    r: Round,
+    rules: RuleSet,
+    seats: Seats,
+    by_hand: dict[tuple[int, int], list[Bet]],
+    emit: Callable[[Emitted], None],
+    shoe: ShoeCursor,
+) -> None:
     hand = r.current
     assert hand is not None
     box, number = hand.box, hand.number
-    on_hand = [b for b in by_hand.get((box, number), ()) if b.kind != "insurance" and b.kind != "double" and b.cashout is None]
+    on_hand = [
+        b
+        for b in by_hand.get((box, number), ())
+        if b.kind != "insurance" and b.kind != "double" and b.cashout is None
+    ]
     if r.cashouts and r.offers_open(hand):
         system = _system_offer(r, hand, shoe)
         for bet in on_hand:
@@ -330,19 +425,35 @@ def _play_hand(r: Round, rules: RuleSet, seats: Seats, by_hand: dict[tuple[int, 
         legal = r.legal_actions(hand)
         action = seats.decide(decider, hand, r.dealer[0], legal)
         if action not in legal:
-            raise ValueError(f"{hand.label()} on {' '.join(hand.cards)} cannot {action} (legal: {', '.join(sorted(legal))})")
+            raise ValueError(
+                f"{hand.label()} on {' '.join(hand.cards)} cannot {action} (legal: {', '.join(sorted(legal))})"
+            )
         deciding = decider.id if rules.back_betting else None
     r.decide(box, number, action, deciding, verify=False)
-    emit(("decision.made", {"round": r.number, "box": box, "hand": number, "action": action, "bet": deciding}))
+    emit(
+        (
+            "decision.made",
+            {"round": r.number, "box": box, "hand": number, "action": action, "bet": deciding},
+        )
+    )
     if action != "double" and action != "split":
         return
     new = max(h.number for h in r.box_hands[box]) if action == "split" else number
     root = decider.id if decider is not None and not rules.dealer_plays_basic_strategy else None
     for bet in on_hand:
-        mandatory = root is not None and (bet.id == root or (bet.kind == "split" and r.root(bet) == root))
+        mandatory = root is not None and (
+            bet.id == root or (bet.kind == "split" and r.root(bet) == root)
+        )
         if not mandatory and not seats.opt_in(bet, action):
             continue
         stake_id = f"{bet.id}-d" if action == "double" else f"{bet.id}-s{new}"
-        placed = r.place_bet(stake_id, box, new, bet.player, bet.amount, action, bet.id, verify=False)
+        placed = r.place_bet(
+            stake_id, box, new, bet.player, bet.amount, action, bet.id, verify=False
+        )
         by_hand.setdefault((box, new), []).append(placed)
-        emit(("bet.placed", _bet(r.number, stake_id, box, new, bet.player, bet.amount, action, bet.id)))
+        emit(
+            (
+                "bet.placed",
+                _bet(r.number, stake_id, box, new, bet.player, bet.amount, action, bet.id),
+            )
+        )

@@ -6,6 +6,7 @@ reproducible to the byte); numbering, linking and hashing are the record core's
 (``audit.record.envelope.StreamChain``), the very builder the store uses. ``position``
 is the version: a dealt table is one stream on its own.
 """
+
 from __future__ import annotations
 
 import uuid
@@ -43,7 +44,13 @@ class EnvelopeWriter:
         moment = self.clock
         self.clock = moment + self.step
         return self.chain.seal(
-            id=uuid.uuid5(_NAMESPACE, f"{self.name}:{version}"), type=type,
-            schema_version=current_version(type), occurred_at=moment, recorded_at=moment,
-            actor=self.actor, source=self.source, payload=payload, position=version,
+            id=uuid.uuid5(_NAMESPACE, f"{self.name}:{version}"),
+            type=type,
+            schema_version=current_version(type),
+            occurred_at=moment,
+            recorded_at=moment,
+            actor=self.actor,
+            source=self.source,
+            payload=payload,
+            position=version,
         ).as_dict()

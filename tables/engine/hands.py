@@ -12,6 +12,7 @@ A hand is *soft* while one ace can count 11 without busting, *hard* otherwise
 >>> is_natural(("AS", "KD"), split=False), is_natural(("AS", "KD"), split=True)
 (True, False)
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence

@@ -2,6 +2,7 @@
 vocabulary (:mod:`audit.record.findings`) gives the owner ``engine``, as its frozen
 :class:`Finding` values. ``Illegal`` is how a ``verify_*`` check says what it refused.
 """
+
 from __future__ import annotations
 
 from audit.record.findings import Finding, kinds_of

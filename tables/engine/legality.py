@@ -27,6 +27,7 @@ False
 >>> surrender_refusal(eu, first_two=True, from_split=False, up=1)
 'surrender is not offered against an ace'
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -37,7 +38,9 @@ from .rules import RuleSet
 # positional as well as named, so that hot path passes them by position.
 
 
-def double_refusal(rules: RuleSet, first_two: bool, from_split: bool, split_ace: bool, soft: bool, best: int) -> str | None:
+def double_refusal(
+    rules: RuleSet, first_two: bool, from_split: bool, split_ace: bool, soft: bool, best: int
+) -> str | None:
     """Why ``rules`` refuse a hand of these facts a double (None: they allow it)."""
     if not first_two:
         return "a hand may double only on its first two cards"
@@ -59,7 +62,12 @@ def _listed(totals: frozenset[int]) -> str:
 
 
 def split_refusal(
-    rules: RuleSet, first_two: bool, pair: int, hands: int, from_split: bool, ranks: tuple[str, str] | None = None,
+    rules: RuleSet,
+    first_two: bool,
+    pair: int,
+    hands: int,
+    from_split: bool,
+    ranks: tuple[str, str] | None = None,
 ) -> str | None:
     """Why ``rules`` refuse a hand of these facts a split (None: they allow it). Without
     ``ranks`` a game that splits by rank is asked about the values only."""

@@ -16,6 +16,7 @@ an odd stake, half of an odd stake back on surrender) is rounded by the rule set
 >>> apply_ratio(10, (6, 5), "down")
 12
 """
+
 from __future__ import annotations
 
 from typing import Literal
@@ -47,7 +48,13 @@ def parse_ratio(text: str, *, zero: bool = False) -> Ratio:
     ((6, 5), (0, 1))
     """
     left, sep, right = text.partition(":")
-    if not sep or not left.isdigit() or not right.isdigit() or int(left) < (0 if zero else 1) or int(right) < 1:
+    if (
+        not sep
+        or not left.isdigit()
+        or not right.isdigit()
+        or int(left) < (0 if zero else 1)
+        or int(right) < 1
+    ):
         raise ValueError(f"{text!r} is not a ratio such as 3:2")
     return int(left), int(right)
 

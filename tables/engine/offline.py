@@ -10,6 +10,7 @@ prev_hash and hash optional, as ingest takes them) and checks nothing of the cha
 
 The events are grouped by stream in file order and each stream is replayed.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -56,7 +57,9 @@ def read_events(lines: Iterable[str | bytes], *, verify_chain: bool = True) -> l
             return [_unchained(text, number) for number, text in numbered(lines)]
         envelopes = [(number, decode_line(text, number)) for number, text in numbered(lines)]
     except LineError as error:
-        raise UnusableInput(error.line or 0, error.reason, not_chained=isinstance(error, NotChained)) from None
+        raise UnusableInput(
+            error.line or 0, error.reason, not_chained=isinstance(error, NotChained)
+        ) from None
     report = verify(envelopes, check_payloads=False)  # the codec has checked the payloads
     if not report.ok:
         raise BrokenChain(report.problems)
@@ -67,8 +70,16 @@ def _unchained(text: str | bytes, number: int) -> dict[str, Any]:
     """A line read without its chain, its payload in its type's current form."""
     fields = decode_fields(text, number)
     schema_version, payload = checked_payload(fields, number)
-    return read_current({"id": str(fields.id), "stream": fields.stream, "version": fields.version,
-                         "type": fields.type, "schema_version": schema_version, "payload": payload})
+    return read_current(
+        {
+            "id": str(fields.id),
+            "stream": fields.stream,
+            "version": fields.version,
+            "type": fields.type,
+            "schema_version": schema_version,
+            "payload": payload,
+        }
+    )
 
 
 def replay_events(events: list[dict[str, Any]], rules: RuleSet | None = None) -> list[ReplayResult]:
@@ -79,7 +90,9 @@ def replay_events(events: list[dict[str, Any]], rules: RuleSet | None = None) ->
     for stream, stream_events in streams.items():
         result = replay(stream_events, rules)
         if result.stream is None:
-            result = ReplayResult(stream, result.rules, result.rounds, result.findings, result.events)
+            result = ReplayResult(
+                stream, result.rules, result.rounds, result.findings, result.events
+            )
         results.append(result)
     return results
 

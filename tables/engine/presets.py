@@ -3,6 +3,7 @@ games. Every parameter is set explicitly and commented with the seed line it com
 from ("000:123" is line 123 of seed 000, the casino's own rule text); where the seed says
 nothing the comment says *default*, as the rules brief asks.
 """
+
 from __future__ import annotations
 
 from types import MappingProxyType
@@ -15,11 +16,15 @@ IT_LIVE = RuleSet(
     burn_on_shuffle=0,  # default: 000 says nothing of burns after a shuffle
     burn_when="shuffle",  # default: nothing to burn
     penetration=None,  # default: 000 places no cut card
-    hole_card="none",  # 000:91 "una carta scoperta a ciascuna mano, servendo per ultimo se stesso, e una seconda carta scoperta solo alle mani"
+    # 000:91 "una carta scoperta a ciascuna mano, servendo per ultimo se stesso, e una seconda carta
+    # scoperta solo alle mani"
+    hole_card="none",
     dealer_natural_takes="all",  # default: 000 does not say (000:39 "tutti i giocatori perdono")
     dealer_hits_soft_17=False,  # 000:103-104 "con 17 o più è obbligato a restare. L'asso per il dealer vale sempre 11"
     natural_pays=(3, 2),  # 000:100 "viene pagato con un rapporto di 3 a 2"
-    double_on=None,  # 000:64 "I totali con i quali è consentito ... raddoppiare variano"; the basic strategy decides (000:112)
+    # 000:64 "I totali con i quali è consentito ... raddoppiare variano"; the basic strategy decides
+    # (000:112)
+    double_on=None,
     double_hard_only=False,  # default: the strategy chart doubles soft hands too
     double_after_split=False,  # 000:122 "non può ripeterlo né eventualmente effettuare un raddoppio"
     double_card_face="up",  # 000:91 every card of the live game is dealt face up
@@ -42,7 +47,8 @@ IT_LIVE = RuleSet(
     dealer_plays_basic_strategy=True,  # 000:92 "Il dealer fa il gioco seguendo le regole della basic strategy"
     live_must_hit_below=11,  # 000:110 "totalizza un punteggio inferiore a 11, deve chiedere carta"
     live_stand_from=17,  # 000:111 "raggiunge il punteggio minimo di 17, non riceve più nè ulteriori carte"
-    reshuffle_after_exposed=True,  # 000:132 "bruciarle, terminare la mano, indi procedere a rimescolare l'intero sizain"
+    # 000:132 "bruciarle, terminare la mano, indi procedere a rimescolare l'intero sizain"
+    reshuffle_after_exposed=True,
     min_bet=1,  # default: limits are set per table (000:19 "I limiti di puntata variano")
     max_bet=2**53 - 1,  # default: set per table
     boxes=7,  # default: 000 gives no number of hands
@@ -58,13 +64,25 @@ IT_CLASSIC = RuleSet(
     name="it-classic",
     decks=4,  # 001:7 "Uno, due, tre o quattro mazzi di carte mescolati assieme" (the rules brief: preset 4)
     burn_on_shuffle=3,  # 001:9 "fa uscire alcune carte (solitamente tre) dall'alto del mazzo e le mette da parte"
-    burn_when="shuffle",  # 001:9 "vi colloca il mazzo a faccia in giù, quindi fa uscire alcune carte": as the cut shoe is set down, before any bet
-    penetration=(30, 50),  # 001:9 "una seconda carta-indicatore a circa 40 carte dalla fine" ("circa": 40 +/- 10)
-    hole_card="peek",  # 001:13 "Se la carta scoperta del mazziere è da 10 punti, o è un Asso, questi guarda la propria carta coperta"
+    # 001:9 "vi colloca il mazzo a faccia in giù, quindi fa uscire alcune carte": as the cut shoe is
+    # set down, before any bet
+    burn_when="shuffle",
+    penetration=(
+        30,
+        50,
+    ),  # 001:9 "una seconda carta-indicatore a circa 40 carte dalla fine" ("circa": 40 +/- 10)
+    # 001:13 "Se la carta scoperta del mazziere è da 10 punti, o è un Asso, questi guarda la propria
+    # carta coperta"
+    hole_card="peek",
     dealer_natural_takes="all",  # default: with peek no double or split stake is ever on the table
     dealer_hits_soft_17=False,  # 001:33 "se questo gli dà 17 o più, senza sballare, non può più pescare"
-    natural_pays=(3, 1),  # 001:38 "I Black Jack sono pagati 3 a 1." (kept as written, the rules brief)
-    double_on=None,  # 001:29 "dopo aver guardato le prime due carte ... può decidere di raddoppiare" (10-11 variant: "A volte")
+    natural_pays=(
+        3,
+        1,
+    ),  # 001:38 "I Black Jack sono pagati 3 a 1." (kept as written, the rules brief)
+    # 001:29 "dopo aver guardato le prime due carte ... può decidere di raddoppiare" (10-11 variant:
+    # "A volte")
+    double_on=None,
     double_hard_only=False,  # default: 001 does not restrict soft doubles
     double_after_split=False,  # default: 001 does not say
     double_card_face="down",  # 001:29 "riceve una sola carta coperta"
@@ -99,13 +117,21 @@ IT_SABOT = RuleSet(
     name="it-sabot",
     decks=6,  # default: 002 names a sabot but not the decks in it
     burn_on_shuffle=5,  # 002:10-11 "sfila le prime cinque carte dal sabot e le brucia"
-    burn_when="bets_down",  # 002:10 "Finite le puntate, il mazziere sfila le prime cinque carte": after the bets, before the first card
+    # 002:10 "Finite le puntate, il mazziere sfila le prime cinque carte": after the bets, before
+    # the first card
+    burn_when="bets_down",
     penetration=None,  # default: 002 places no cut card
-    hole_card="no_peek",  # 002:13-14 "una seconda carta sempre scoperta, salvo la propria che si darà coperta"; 002:24-25 "scopre la sua seconda carta"
+    # 002:13-14 "una seconda carta sempre scoperta, salvo la propria che si darà coperta"; 002:24-25
+    # "scopre la sua seconda carta"
+    hole_card="no_peek",
     dealer_natural_takes="all",  # default (the rules brief)
-    dealer_hits_soft_17=False,  # 002:26-27 "se ha fino a 16 punti, deve chiamare carta; - con 17 o più punti è obbligato a restare"
+    # 002:26-27 "se ha fino a 16 punti, deve chiamare carta; - con 17 o più punti è obbligato a
+    # restare"
+    dealer_hits_soft_17=False,
     natural_pays=(3, 2),  # 002:39-40 "il banco gli paga la puntata una volta e mezza"
-    double_on=frozenset({9, 10, 11}),  # 002:34-36 "da 9 a 11 punti, possono raddoppiare ... una sola carta"
+    double_on=frozenset(
+        {9, 10, 11}
+    ),  # 002:34-36 "da 9 a 11 punti, possono raddoppiare ... una sola carta"
     double_hard_only=False,  # default: 002 says totals, not hard totals
     double_after_split=False,  # default: 002 does not say
     double_card_face="up",  # 002:11-12 cards "scoperte"
@@ -122,9 +148,14 @@ IT_SABOT = RuleSet(
     insurance_stake="up_to_half",  # 002:53-54 "non può superare la metà della puntate di base"
     insurance_pays=(2, 1),  # 002:55 "l'Assicurazione viene pagata doppia"
     insurance_on_natural=True,  # default: the seed does not keep a blackjack from insurance
-    push_carries_over=True,  # 002:29-30 "congela per la mano successiva le puntate di chi ha realizzato pari punteggio"; 002:40
-    dealer_completes_when_all_bust=False,  # 002:24 "Se sono rimasti giocatori in gioco, il croupier scopre la sua seconda carta"
-    back_betting=True,  # 002:4-9 "possono essere collocate ... anche in una o più delle altre caselle ... chi ha puntato la somma più alta"
+    # 002:29-30 "congela per la mano successiva le puntate di chi ha realizzato pari punteggio";
+    # 002:40
+    push_carries_over=True,
+    # 002:24 "Se sono rimasti giocatori in gioco, il croupier scopre la sua seconda carta"
+    dealer_completes_when_all_bust=False,
+    # 002:4-9 "possono essere collocate ... anche in una o più delle altre caselle ... chi ha
+    # puntato la somma più alta"
+    back_betting=True,
     dealer_plays_basic_strategy=False,  # 002:17-18 the player says "carta" or "sto"
     live_must_hit_below=11,  # default: live game only
     live_stand_from=17,  # default: live game only
@@ -142,27 +173,36 @@ EU_ONLINE = RuleSet(
     burn_on_shuffle=0,  # default: an online game burns nothing
     burn_when="shuffle",  # default: nothing to burn
     penetration=None,  # default: 003 places no cut card
-    hole_card="none",  # 003:3 "il dealer prende la sua seconda carta solamente dopo che il giocatore ha giocato"; 003:32
+    # 003:3 "il dealer prende la sua seconda carta solamente dopo che il giocatore ha giocato";
+    # 003:32
+    hole_card="none",
     dealer_natural_takes="all",  # default (the rules brief); 003:10 "il giocatore perde la sua scommessa iniziale"
     dealer_hits_soft_17=False,  # 003:33 "Il Banco si ferma a 17 (sia soft che hard)."
     natural_pays=(3, 2),  # 003:15 "il pagamento normale della scommessa 3 a 2"
-    double_on=frozenset({9, 10, 11}),  # 003:19 "il totale hard delle loro prime due carte equivale a 9, 10 o 11"
+    double_on=frozenset(
+        {9, 10, 11}
+    ),  # 003:19 "il totale hard delle loro prime due carte equivale a 9, 10 o 11"
     double_hard_only=True,  # 003:19 "il totale hard"
     double_after_split=True,  # 003:19 "sia sulle mani originarie che su quelle separate"; 003:21, 003:24
     double_card_face="up",  # default: 003 shows the card
     split_by="value",  # 003:22 "due carte dello stesso valore (per es. due 8)"
-    no_split_values=frozenset({4, 5, 10}),  # 003:22 "Non puoi separare due carte con valore 4, 5, 10."
+    no_split_values=frozenset(
+        {4, 5, 10}
+    ),  # 003:22 "Non puoi separare due carte con valore 4, 5, 10."
     max_split_hands=2,  # 003:25 "Una mano può essere separata una volta sola"
     resplit_aces=False,  # 003:25 "Una mano può essere separata una volta sola"
     split_aces_one_card=True,  # 003:25 "verrà data solo una carta in più per ogni mano"
-    split_21_is_natural=False,  # 003:26 "Un 21 che risulti da due carte di uno Split non si considera un Blackjack naturale"
+    # 003:26 "Un 21 che risulti da due carte di uno Split non si considera un Blackjack naturale"
+    split_21_is_natural=False,
     surrender="vs_non_ace",  # 003:7-8 "La carta scoperta non è un Asso: il banco offre la Resa"
     surrender_returns=(1, 2),  # 003:8 "perdono metà della loro puntata originale"
     even_money=True,  # 003:12-14 "si offre al giocatore un Pagamento alla Pari (Even Money)"
     insurance=True,  # 003:9-10 "il banco offre l'Assicurazione"
     insurance_stake="half",  # 003:10 "il cui valore è la metà della scommessa originaria"
     insurance_pays=(2, 1),  # 003:10 "viene pagato 2 a 1 sulla scommessa dell'Assicurazione"
-    insurance_on_natural=False,  # 003:10 "quando la carta scoperta del Banco è un asso e il giocatore non fa Blackjack"; 003:13 the blackjack gets even money
+    # 003:10 "quando la carta scoperta del Banco è un asso e il giocatore non fa Blackjack"; 003:13
+    # the blackjack gets even money
+    insurance_on_natural=False,
     push_carries_over=False,  # 003:36 "Al giocatore viene restituita la puntata."
     dealer_completes_when_all_bust=False,  # default: 003 does not say
     back_betting=False,  # default
@@ -183,11 +223,17 @@ HOYLE = RuleSet(
     burn_on_shuffle=0,  # default: 004 burns nothing
     burn_when="shuffle",  # default: nothing to burn
     penetration=(60, 75),  # 004:23 "posledních 60 až 75 karet nebude použito"
-    hole_card="peek",  # 004:33 "Je-li dealerskou kartou lícem nahoru deset karet nebo eso, podívají se na svou kartu lícem dolů"
-    dealer_natural_takes="all",  # default: with peek no double or split stake is ever on the table (004:31 "ale žádná další částka")
+    # 004:33 "Je-li dealerskou kartou lícem nahoru deset karet nebo eso, podívají se na svou kartu
+    # lícem dolů"
+    hole_card="peek",
+    # default: with peek no double or split stake is ever on the table (004:31 "ale žádná další
+    # částka")
+    dealer_natural_takes="all",
     dealer_hits_soft_17=False,  # 004:43 "musí krupiér počítat eso jako 11 a stát"
     natural_pays=(3, 2),  # 004:31 "jeden a půlnásobek částky jejich sázky"
-    double_on=frozenset({9, 10, 11}),  # 004:55 "když původní dvě karty rozdají celkem 9, 10 nebo 11"
+    double_on=frozenset(
+        {9, 10, 11}
+    ),  # 004:55 "když původní dvě karty rozdají celkem 9, 10 nebo 11"
     double_hard_only=False,  # default: 004 says totals
     double_after_split=False,  # default: 004:55 speaks of "původní dvě karty" (the original two cards)
     double_card_face="down",  # 004:55 "která je umístěna lícem dolů"
@@ -259,7 +305,15 @@ VEGAS_65_SINGLE_DECK = RuleSet(
 PRESETS: MappingProxyType[str, RuleSet] = MappingProxyType(
     {
         rules.name: rules
-        for rules in (IT_LIVE, IT_CLASSIC, IT_SABOT, EU_ONLINE, HOYLE, VEGAS_S17_DAS_LS, VEGAS_65_SINGLE_DECK)
+        for rules in (
+            IT_LIVE,
+            IT_CLASSIC,
+            IT_SABOT,
+            EU_ONLINE,
+            HOYLE,
+            VEGAS_S17_DAS_LS,
+            VEGAS_65_SINGLE_DECK,
+        )
     }
 )
 SEED_PRESETS = ("it-live", "it-classic", "it-sabot", "eu-online", "hoyle")

@@ -21,7 +21,8 @@ Checks, in the order an event meets them: envelope (duplicate id, stream version
 corrections that strike an event, the shoe (next card of the recorded order, or a card
 the shoe can still hold; burns after a shuffle; the cut card; reshuffles), the round
 (deal order of the hole-card policy, legality of each decision and stake, the dealer's
-play, each cash-out offer against the one the system computes) and finally, after the last event so that corrections count, each settlement.
+play, each cash-out offer against the one the system computes) and finally, after the
+last event so that corrections count, each settlement.
 
 The fold's public face, for a caller that folds a stream over time (the read models):
 ``apply`` an event; ``in_play`` (the round being dealt); ``view()``, the result as if
@@ -35,6 +36,7 @@ recorded, a card that differs from it is reported and the shoe's card is played 
 illegal decision is reported and has no effect on the play. A card dealt to the hand
 whose turn it is means "hit", a card dealt past it means the hands before it stood.
 """
+
 from __future__ import annotations
 
 import pickle
@@ -93,10 +95,18 @@ class RoundResult:
     day: str | None  # the gaming day of the table.opened it was dealt under
     currency: str | None  # that opening's: the amounts in findings' messages
 
-    def __init__(self, number: int, shoe: str, bets: dict[str, tuple[int, int, str, int]] | None = None,
-                 expected: dict[str, Settlement] | None = None, recorded: dict[str, tuple[str, int]] | None = None,
-                 voided: bool = False, settled: bool = False, day: str | None = None,
-                 currency: str | None = None) -> None:
+    def __init__(
+        self,
+        number: int,
+        shoe: str,
+        bets: dict[str, tuple[int, int, str, int]] | None = None,
+        expected: dict[str, Settlement] | None = None,
+        recorded: dict[str, tuple[str, int]] | None = None,
+        voided: bool = False,
+        settled: bool = False,
+        day: str | None = None,
+        currency: str | None = None,
+    ) -> None:
         self.number = number
         self.shoe = shoe
         self.bets = {} if bets is None else bets
@@ -124,9 +134,18 @@ class ReplayResult:
 class Replay:
     """The fold's accumulator for one stream; ``apply`` is the fold step."""
 
-    def __init__(self, rules: RuleSet | None = None, *, struck: Iterable[str] = (), check_offers: bool = True,
-                 repeats: Container[str] | None = None, ids: Container[str] | None = None,
-                 compact: bool = False, shelf: Shelf | None = None, refused: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        rules: RuleSet | None = None,
+        *,
+        struck: Iterable[str] = (),
+        check_offers: bool = True,
+        repeats: Container[str] | None = None,
+        ids: Container[str] | None = None,
+        compact: bool = False,
+        shelf: Shelf | None = None,
+        refused: Mapping[str, str] | None = None,
+    ) -> None:
         """``repeats`` and ``ids``: the caller keeps the ids, the fold none (a long stream
         folded once - the offline auditor - keeps them compact, :class:`audit.record.ids.IdSet`).
         An event whose id is in ``repeats`` when the fold reads it is a repeat (reported,
@@ -156,7 +175,8 @@ class Replay:
         # a round's result; pickled (``compact``) once the next round has started - the
         # pickle, or its handle on the ``shelf`` (where the handles go too, a batch at a time)
         self.rounds: dict[RoundKey, RoundResult | bytes] | ShelvedRounds = (
-            {} if shelf is None else ShelvedRounds(shelf, _freeze))
+            {} if shelf is None else ShelvedRounds(shelf, _freeze)
+        )
         self.compact = compact
         self.shelf = shelf
         self.day: str | None = None  # the gaming day of the last table.opened
@@ -172,7 +192,8 @@ class Replay:
         self.keeps_starts = repeats is None
         # each round.settled event's round, for a correction that names the event
         self.settled_events: MutableMapping[str, RoundKey] = (
-            {} if shelf is None else ShelvedMap(shelf, filter=SMALL_FILTER, grows=True))
+            {} if shelf is None else ShelvedMap(shelf, filter=SMALL_FILTER, grows=True)
+        )
         self.spent = False  # handed over by checkpoint(): folds nothing more
         self.version = 0
         self.count = 0
@@ -184,7 +205,9 @@ class Replay:
         # are in no gaming day, and folded into none (audit.record.corrections.holds_day)
         self.holding = False
         self.refused: dict[str, str] = dict(refused or {})
-        self.corrections: list[tuple[RoundKey | None, int | None, list[dict[str, Any]], str | None]] = []
+        self.corrections: list[
+            tuple[RoundKey | None, int | None, list[dict[str, Any]], str | None]
+        ] = []
         self.event_id: str | None = None
         # the live game's strategy decisions, memoised for the rule set in force
         self.memo_rules: RuleSet | None = None
@@ -196,14 +219,20 @@ class Replay:
         self.findings.append(Finding(kind=kind, message=message, event=self.event_id, **where))
 
     def illegal(self, error: Illegal, round: int | None = None) -> None:
-        number = round if round is not None else (self.round.number if self.round is not None else None)
+        number = (
+            round if round is not None else (self.round.number if self.round is not None else None)
+        )
         self.findings.append(error.finding(number, self.event_id))
 
     def open_round(self, payload: Mapping[str, Any], what: str) -> Round | None:
         current = self.round
         number = payload["round"]
         if current is None or current.number != number:
-            self.find("unexpected_event", f"A {what} names round {number}, which is not the round in play.", round=number)
+            self.find(
+                "unexpected_event",
+                f"A {what} names round {number}, which is not the round in play.",
+                round=number,
+            )
             return None
         return current
 
@@ -217,7 +246,9 @@ class Replay:
         """Fold events in order: the envelope checks, then the type's handler. One loop
         with its lookups held in locals - the replay's hot path."""
         if self.spent:
-            raise RuntimeError("this fold was handed over by checkpoint(); fold on with Replay.resume(it)")
+            raise RuntimeError(
+                "this fold was handed over by checkpoint(); fold on with Replay.resume(it)"
+            )
         seen = self.seen
         keep = type(seen) is dict
         struck = self.struck
@@ -266,7 +297,9 @@ class Replay:
             payload = event["payload"]
             if not ruled:
                 if self.rules is None and kind not in _NO_RULES_NEEDED:
-                    self.find("unknown_rule_set", "No table.opened names the rule set; replay uses hoyle.")
+                    self.find(
+                        "unknown_rule_set", "No table.opened names the rule set; replay uses hoyle."
+                    )
                     self.rules = PRESETS["hoyle"]
                 ruled = self.rules is not None
             handler(self, payload)
@@ -275,9 +308,19 @@ class Replay:
     def _version_ok(self, version: int) -> bool:
         """A version that does not follow the last: a repeat (skipped) or a gap."""
         if version <= self.version:
-            self.find("duplicate_event", f"Version {version} of the stream appears twice.", expected=str(self.version + 1), recorded=str(version))
+            self.find(
+                "duplicate_event",
+                f"Version {version} of the stream appears twice.",
+                expected=str(self.version + 1),
+                recorded=str(version),
+            )
             return False
-        self.find("missing_event", f"Versions {self.version + 1} to {version - 1} of the stream are missing.", expected=str(self.version + 1), recorded=str(version))
+        self.find(
+            "missing_event",
+            f"Versions {self.version + 1} to {version - 1} of the stream are missing.",
+            expected=str(self.version + 1),
+            recorded=str(version),
+        )
         return True
 
     # --- the public fold API ----------------------------------------------------------------
@@ -311,8 +354,12 @@ class Replay:
         number = payload.get("round") if isinstance(payload, Mapping) else None
         what = "correction" if kind == "correction.recorded" else "void"
         where = f" of round {number}" if number is not None else ""
-        self.find("unauthorised_change", f"A {what}{where} was not applied: {why}; the settlements stand as recorded.",
-                  round=number, recorded=kind)
+        self.find(
+            "unauthorised_change",
+            f"A {what}{where} was not applied: {why}; the settlements stand as recorded.",
+            round=number,
+            recorded=kind,
+        )
 
     def view(self) -> ReplayResult:
         """The result as if the record ended here - a round in play reported as never
@@ -324,7 +371,11 @@ class Replay:
         if self.round is not None:
             number = self.round.number
             event_id = None
-            findings.append(Finding("missing_event", f"Round {number} was never settled or voided.", round=number))
+            findings.append(
+                Finding(
+                    "missing_event", f"Round {number} was never settled or voided.", round=number
+                )
+            )
         self._apply_corrections(rounds, findings, event_id)
         for result in rounds.values():
             _compare(result, findings)
@@ -347,7 +398,11 @@ class Replay:
         if self.round is not None:
             number = self.round.number
             event_id = None
-            findings.append(Finding("missing_event", f"Round {number} was never settled or voided.", round=number))
+            findings.append(
+                Finding(
+                    "missing_event", f"Round {number} was never settled or voided.", round=number
+                )
+            )
         corrected = _Corrected(self.rounds, self.thaw)
         self._apply_corrections(corrected, findings, event_id)
         stored = self.rounds
@@ -378,7 +433,9 @@ class Replay:
         repeat of one of them is no longer found)."""
         seen = self.seen
         if not isinstance(seen, dict):
-            raise TypeError("a fold whose caller keeps the ids (repeats=) has no versions: it cannot forget")
+            raise TypeError(
+                "a fold whose caller keeps the ids (repeats=) has no versions: it cannot forget"
+            )
         in_play = self.key if self.round is not None else None
         for key in [k for k, v in self.started.items() if v < before and k != in_play]:
             del self.started[key]
@@ -388,7 +445,8 @@ class Replay:
         self.settled_events = {e: k for e, k in self.settled_events.items() if k in rounds}
         numbers = {number for _, number in rounds}
         self.findings = [
-            f for f in self.findings
+            f
+            for f in self.findings
             if (f.event is not None and seen.get(f.event, -1) >= before)
             or (f.event is None and f.round is not None and f.round in numbers)
         ]
@@ -446,22 +504,47 @@ class Replay:
             return value
         return _thaw(value if self.shelf is None else self.shelf.get(value))
 
-    def _apply_corrections(self, rounds: _Rounds, findings: list[Finding], event: str | None) -> None:
+    def _apply_corrections(
+        self, rounds: _Rounds, findings: list[Finding], event: str | None
+    ) -> None:
         """Apply the corrections to ``rounds`` (a round a correction settles is replaced
         by a copy), their findings into ``findings``."""
         for key, number, settlements, corrects in self.corrections:
             if corrects is not None and corrects not in self.known:
-                findings.append(Finding("invalid_correction", f"A correction names event {corrects}, which is not in the record.", round=number, recorded=corrects, event=event))
+                findings.append(
+                    Finding(
+                        "invalid_correction",
+                        f"A correction names event {corrects}, which is not in the record.",
+                        round=number,
+                        recorded=corrects,
+                        event=event,
+                    )
+                )
             if not settlements:
                 continue
             result = rounds.get(key) if key is not None else None
             if key is None or result is None:
-                findings.append(Finding("invalid_correction", f"A correction gives settlements for round {number}, which was not played.", round=number, event=event))
+                findings.append(
+                    Finding(
+                        "invalid_correction",
+                        f"A correction gives settlements for round {number}, which was not played.",
+                        round=number,
+                        event=event,
+                    )
+                )
                 continue
             recorded = dict(result.recorded) if result.recorded is not None else {}
             for item in settlements:
                 if item["bet"] not in result.bets:
-                    findings.append(Finding("invalid_correction", f"A correction settles bet {item['bet']}, which round {number} never took.", round=number, bet=item["bet"], event=event))
+                    findings.append(
+                        Finding(
+                            "invalid_correction",
+                            f"A correction settles bet {item['bet']}, which round {number} never took.",
+                            round=number,
+                            bet=item["bet"],
+                            event=event,
+                        )
+                    )
                     continue
                 recorded[item["bet"]] = (item["outcome"], item["net"])
             rounds[key] = replace(result, recorded=recorded)
@@ -471,17 +554,36 @@ def _freeze(result: RoundResult) -> bytes:
     """A round as one pickle of builtins (its settlements as plain tuples): unpickling
     objects one by one - a dataclass's state, a named tuple's ``__new__`` - would be a
     Python call per settlement, and a late event may thaw any round."""
-    return pickle.dumps((result.number, result.shoe, result.bets,
-                         [(bet, tuple(settlement)) for bet, settlement in result.expected.items()],
-                         result.recorded, result.voided, result.settled, result.day, result.currency),
-                        pickle.HIGHEST_PROTOCOL)
+    return pickle.dumps(
+        (
+            result.number,
+            result.shoe,
+            result.bets,
+            [(bet, tuple(settlement)) for bet, settlement in result.expected.items()],
+            result.recorded,
+            result.voided,
+            result.settled,
+            result.day,
+            result.currency,
+        ),
+        pickle.HIGHEST_PROTOCOL,
+    )
 
 
 def _thaw(value: bytes) -> RoundResult:
     """A round :func:`_freeze` pickled."""
     number, shoe, bets, expected, recorded, voided, settled, day, currency = pickle.loads(value)
-    return RoundResult(number, shoe, bets, {bet: _new_op(Settlement, settlement) for bet, settlement in expected},
-                       recorded, voided, settled, day, currency)
+    return RoundResult(
+        number,
+        shoe,
+        bets,
+        {bet: _new_op(Settlement, settlement) for bet, settlement in expected},
+        recorded,
+        voided,
+        settled,
+        day,
+        currency,
+    )
 
 
 class _Rounds(Protocol):
@@ -501,8 +603,11 @@ class _Corrected:
 
     __slots__ = ("replaced", "stored", "thaw")
 
-    def __init__(self, stored: Mapping[RoundKey, RoundResult | bytes],
-                 thaw: Callable[[RoundResult | bytes], RoundResult]) -> None:
+    def __init__(
+        self,
+        stored: Mapping[RoundKey, RoundResult | bytes],
+        thaw: Callable[[RoundResult | bytes], RoundResult],
+    ) -> None:
         self.replaced: dict[RoundKey, RoundResult] = {}
         self.stored = stored
         self.thaw = thaw
@@ -551,12 +656,41 @@ def _compare(result: RoundResult, findings: list[Finding]) -> None:
         if got is None:
             if result.voided:
                 continue
-            findings.append(Finding("missing_settlement", f"Bet {bet_id} on box {box} ({kind}, {money_text(amount, result.currency)}) has no settlement in round {number}.", round=number, box=box, hand=hand, bet=bet_id, expected=f"{expected.outcome} {expected.net:+d}"))
+            findings.append(
+                Finding(
+                    "missing_settlement",
+                    f"Bet {bet_id} on box {box} ({kind}, {money_text(amount, result.currency)}) has "
+                    f"no settlement in round {number}.",
+                    round=number,
+                    box=box,
+                    hand=hand,
+                    bet=bet_id,
+                    expected=f"{expected.outcome} {expected.net:+d}",
+                )
+            )
         elif got != (expected.outcome, expected.net):
-            findings.append(Finding("wrong_payout", _payout_sentence(bet_id, box, kind, amount, expected, got, result.currency), round=number, box=box, hand=hand, bet=bet_id, expected=f"{expected.outcome} {expected.net:+d}", recorded=f"{got[0]} {got[1]:+d}"))
+            findings.append(
+                Finding(
+                    "wrong_payout",
+                    _payout_sentence(bet_id, box, kind, amount, expected, got, result.currency),
+                    round=number,
+                    box=box,
+                    hand=hand,
+                    bet=bet_id,
+                    expected=f"{expected.outcome} {expected.net:+d}",
+                    recorded=f"{got[0]} {got[1]:+d}",
+                )
+            )
     for bet_id in recorded:
         if bet_id not in result.expected:
-            findings.append(Finding("unknown_bet", f"Round {number} settles bet {bet_id}, which was never placed.", round=number, bet=bet_id))
+            findings.append(
+                Finding(
+                    "unknown_bet",
+                    f"Round {number} settles bet {bet_id}, which was never placed.",
+                    round=number,
+                    bet=bet_id,
+                )
+            )
 
 
 def _net(value: int, currency: str | None) -> str:
@@ -564,13 +698,25 @@ def _net(value: int, currency: str | None) -> str:
     return money_text(value, currency, signed=True)
 
 
-def _payout_sentence(bet: str, box: int, kind: str, amount: int, expected: Settlement, got: tuple[str, int],
-                     currency: str | None) -> str:
+def _payout_sentence(
+    bet: str,
+    box: int,
+    kind: str,
+    amount: int,
+    expected: Settlement,
+    got: tuple[str, int],
+    currency: str | None,
+) -> str:
     staked = f"Bet {bet} ({kind}, {money_text(amount, currency)} on box {box})"
     if got[1] == expected.net:
-        return (f"{staked} was paid the right amount, {_net(got[1], currency)}, "
-                f"but recorded as {got[0]} where the rules say {expected.outcome}.")
-    return f"{staked} should be {expected.outcome} {_net(expected.net, currency)} but was recorded {got[0]} {_net(got[1], currency)}."
+        return (
+            f"{staked} was paid the right amount, {_net(got[1], currency)}, "
+            f"but recorded as {got[0]} where the rules say {expected.outcome}."
+        )
+    return (
+        f"{staked} should be {expected.outcome} {_net(expected.net, currency)} but was recorded "
+        f"{got[0]} {_net(got[1], currency)}."
+    )
 
 
 # --- handlers: one per event type ---------------------------------------------------------
@@ -581,12 +727,19 @@ Handler = Callable[[Replay, Mapping[str, Any]], None]
 def on_table_opened(state: Replay, p: Mapping[str, Any]) -> None:
     base = PRESETS.get(p["ruleset"])
     if base is None:
-        state.find("unknown_rule_set", f"Rule set {p['ruleset']!r} is not known to the engine; replay uses hoyle.", recorded=p["ruleset"])
+        state.find(
+            "unknown_rule_set",
+            f"Rule set {p['ruleset']!r} is not known to the engine; replay uses hoyle.",
+            recorded=p["ruleset"],
+        )
         base = PRESETS["hoyle"]
     try:
         state.rules = base.with_overrides(p.get("rules") or {})
     except ValueError as error:
-        state.find("unknown_rule_set", f"The table's rule overrides are unusable ({error}); replay uses {base.name} as it is.")
+        state.find(
+            "unknown_rule_set",
+            f"The table's rule overrides are unusable ({error}); replay uses {base.name} as it is.",
+        )
         state.rules = base
     state.min_bet = p["min_bet"]
     state.max_bet = p["max_bet"]
@@ -595,20 +748,39 @@ def on_table_opened(state: Replay, p: Mapping[str, Any]) -> None:
     if state.stream is None:
         state.stream = p["table"]
     elif state.stream != p["table"]:
-        state.find("stream_mismatch", f"Stream {state.stream} opens table {p['table']}: a table's record belongs in its own stream, and two streams opening one table would merge.", expected=state.stream, recorded=p["table"])
+        state.find(
+            "stream_mismatch",
+            f"Stream {state.stream} opens table {p['table']}: a table's record belongs in its own "
+            "stream, and two streams opening one table would merge.",
+            expected=state.stream,
+            recorded=p["table"],
+        )
 
 
 def on_shoe_shuffled(state: Replay, p: Mapping[str, Any]) -> None:
     order = p["order"]
     if order is not None and p["commitment"] is not None and commitment(order) != p["commitment"]:
-        state.find("shoe_procedure", f"Shoe {p['shoe']}'s recorded order does not match its commitment.")
+        state.find(
+            "shoe_procedure", f"Shoe {p['shoe']}'s recorded order does not match its commitment."
+        )
     if order is not None and not whole_decks(order, p["decks"]):
-        state.find("shoe_procedure", f"Shoe {p['shoe']}'s recorded order is not {p['decks']} whole decks.")
+        state.find(
+            "shoe_procedure", f"Shoe {p['shoe']}'s recorded order is not {p['decks']} whole decks."
+        )
     rules = state.rules
     if rules is not None and p["decks"] != rules.decks:
-        state.find("shoe_procedure", f"Shoe {p['shoe']} holds {p['decks']} decks; this game deals from {rules.decks}.", expected=str(rules.decks), recorded=str(p["decks"]))
+        state.find(
+            "shoe_procedure",
+            f"Shoe {p['shoe']} holds {p['decks']} decks; this game deals from {rules.decks}.",
+            expected=str(rules.decks),
+            recorded=str(p["decks"]),
+        )
     if state.round is not None:
-        state.find("missing_event", f"The shoe was reshuffled while round {state.round.number} was still open.", round=state.round.number)
+        state.find(
+            "missing_event",
+            f"The shoe was reshuffled while round {state.round.number} was still open.",
+            round=state.round.number,
+        )
         state.round = None
     state.shoe = ShoeTrack(p["shoe"], p["decks"], order)
     state.reshuffle = None
@@ -622,8 +794,17 @@ def on_shoe_cut(state: Replay, p: Mapping[str, Any]) -> None:
     size = shoe.size
     if p["position"] > size or p["cut_card"] > size:
         # a cut card past the last card would never come out: no reshuffle would be due
-        what = f"cut at card {p['position']}" if p["position"] > size else f"has its cut card at {p['cut_card']}"
-        state.find("shoe_procedure", f"Shoe {p['shoe']} {what}, beyond its {size} cards.", expected=f"0-{size}", recorded=str(max(p["position"], p["cut_card"])))
+        what = (
+            f"cut at card {p['position']}"
+            if p["position"] > size
+            else f"has its cut card at {p['cut_card']}"
+        )
+        state.find(
+            "shoe_procedure",
+            f"Shoe {p['shoe']} {what}, beyond its {size} cards.",
+            expected=f"0-{size}",
+            recorded=str(max(p["position"], p["cut_card"])),
+        )
         shoe.cut_card = min(p["cut_card"], size)
         return
     if shoe.order is not None:
@@ -635,7 +816,12 @@ def on_shoe_cut(state: Replay, p: Mapping[str, Any]) -> None:
         low, high = rules.penetration
         behind = shoe.size - p["cut_card"]
         if not low <= behind <= high:
-            state.find("shoe_procedure", f"The cut card leaves {behind} cards unplayed; this game puts it {low}-{high} from the end.", expected=f"{low}-{high}", recorded=str(behind))
+            state.find(
+                "shoe_procedure",
+                f"The cut card leaves {behind} cards unplayed; this game puts it {low}-{high} from the end.",
+                expected=f"{low}-{high}",
+                recorded=str(behind),
+            )
 
 
 def on_card_burned(state: Replay, p: Mapping[str, Any]) -> None:
@@ -654,8 +840,16 @@ def on_card_burned(state: Replay, p: Mapping[str, Any]) -> None:
             shoe.burns_flagged = True
             rules = state.rules
             assert rules is not None
-            state.find("shoe_procedure", f"A card was burned {wrong}; this game burns {rules.burn_on_shuffle} {_BURN_WHEN[rules.burn_when]}.", round=p["round"], expected=rules.burn_when, recorded=p["card"])
-    elif p["reason"] == "exposed" and state.rules is not None and state.rules.reshuffle_after_exposed:
+            state.find(
+                "shoe_procedure",
+                f"A card was burned {wrong}; this game burns {rules.burn_on_shuffle} {_BURN_WHEN[rules.burn_when]}.",
+                round=p["round"],
+                expected=rules.burn_when,
+                recorded=p["card"],
+            )
+    elif (
+        p["reason"] == "exposed" and state.rules is not None and state.rules.reshuffle_after_exposed
+    ):
         state.reshuffle = "a card was exposed"
 
 
@@ -675,11 +869,19 @@ def _burn_moment(state: Replay, number: int | None, fresh: bool) -> str | None:
     if rules.burn_when == "shuffle":
         if number is None and fresh and (state.shoe is None or state.shoe.rounds == 0):
             return None
-        return f"during round {number}" if number is not None else "after rounds were dealt from this shoe"
+        return (
+            f"during round {number}"
+            if number is not None
+            else "after rounds were dealt from this shoe"
+        )
     if current is None or number is None or current.number != number or current.phase == BETTING:
         return "before the bets were down" if fresh else "between rounds"
     if current.phase != DEAL or current.dealt or not fresh:
-        return f"after the first card of round {number}" if fresh else f"in round {number}, after cards had left the shoe"
+        return (
+            f"after the first card of round {number}"
+            if fresh
+            else f"in round {number}, after cards had left the shoe"
+        )
     return None
 
 
@@ -691,7 +893,13 @@ def _count_burns(state: Replay, shoe: ShoeTrack, number: int) -> None:
     assert rules is not None
     if shoe.burns != rules.burn_on_shuffle and not shoe.burns_flagged:
         shoe.burns_flagged = True
-        state.find("shoe_procedure", f"{shoe.burns} cards were burned {_BURN_WHEN[rules.burn_when]}; this game burns {rules.burn_on_shuffle}.", round=number, expected=str(rules.burn_on_shuffle), recorded=str(shoe.burns))
+        state.find(
+            "shoe_procedure",
+            f"{shoe.burns} cards were burned {_BURN_WHEN[rules.burn_when]}; this game burns {rules.burn_on_shuffle}.",
+            round=number,
+            expected=str(rules.burn_on_shuffle),
+            recorded=str(shoe.burns),
+        )
 
 
 def on_round_started(state: Replay, p: Mapping[str, Any]) -> None:
@@ -699,7 +907,11 @@ def on_round_started(state: Replay, p: Mapping[str, Any]) -> None:
     assert rules is not None
     number = p["round"]
     if state.round is not None:
-        state.find("missing_event", f"Round {state.round.number} was never settled before round {number} started.", round=state.round.number)
+        state.find(
+            "missing_event",
+            f"Round {state.round.number} was never settled before round {number} started.",
+            round=state.round.number,
+        )
         state.round = None
     key = (state.day, number)
     if state.compact and state.key is not None:
@@ -711,19 +923,34 @@ def on_round_started(state: Replay, p: Mapping[str, Any]) -> None:
         state.find("duplicate_event", f"Round {number}{day} was started twice.", round=number)
     shoe = state.shoe
     if shoe is None or shoe.id != p["shoe"]:
-        state.find("shoe_procedure", f"Round {number} deals from shoe {p['shoe']}, which was not shuffled.", round=number)
+        state.find(
+            "shoe_procedure",
+            f"Round {number} deals from shoe {p['shoe']}, which was not shuffled.",
+            round=number,
+        )
         shoe = state.shoe = ShoeTrack(p["shoe"], rules.decks, None)
         shoe.burns_checked = True  # no shuffle on record: nothing to count the burns from
     if rules.burn_when == "shuffle" and not shoe.burns_checked:
         _count_burns(state, shoe, number)
     if state.reshuffle is not None:
-        state.find("shoe_procedure", f"Round {number} was dealt without a reshuffle after {state.reshuffle}.", round=number)
+        state.find(
+            "shoe_procedure",
+            f"Round {number} was dealt without a reshuffle after {state.reshuffle}.",
+            round=number,
+        )
         state.reshuffle = None
     shoe.rounds += 1
     if state.memo_rules is not rules:
         state.memo_rules, state.memo = rules, {}
-    state.round = Round(rules, number, p["shoe"], min_bet=state.min_bet, max_bet=state.max_bet, memo=state.memo,
-                        currency=state.currency)
+    state.round = Round(
+        rules,
+        number,
+        p["shoe"],
+        min_bet=state.min_bet,
+        max_bet=state.max_bet,
+        memo=state.memo,
+        currency=state.currency,
+    )
     result = state.result = RoundResult(number, p["shoe"], day=state.day, currency=state.currency)
     state.rounds[key] = result
     if state.keeps_starts:
@@ -746,9 +973,22 @@ def on_bet_placed(state: Replay, p: Mapping[str, Any]) -> None:
         if kind == "main" and parent is not None:
             carried = state.pending.pop(parent, None)
             if carried is None:
-                raise Illegal("illegal_bet", f"Bet {bet_id} claims to carry bet {parent}, which was not left on the layout.", box=box, bet=bet_id)
+                raise Illegal(
+                    "illegal_bet",
+                    f"Bet {bet_id} claims to carry bet {parent}, which was not left on the layout.",
+                    box=box,
+                    bet=bet_id,
+                )
             if carried != (box, p["amount"]):
-                raise Illegal("illegal_bet", f"Bet {bet_id} carries bet {parent} as {current.money(p['amount'])} on box {box}, but {current.money(carried[1])} was left on box {carried[0]}.", box=box, bet=bet_id, expected=f"{carried[1]} on box {carried[0]}", recorded=f"{p['amount']} on box {box}")
+                raise Illegal(
+                    "illegal_bet",
+                    f"Bet {bet_id} carries bet {parent} as {current.money(p['amount'])} on box "
+                    f"{box}, but {current.money(carried[1])} was left on box {carried[0]}.",
+                    box=box,
+                    bet=bet_id,
+                    expected=f"{carried[1]} on box {carried[0]}",
+                    recorded=f"{p['amount']} on box {box}",
+                )
             current.place_bet(bet_id, box, p["hand"], p["player"], p["amount"], kind, None)
         else:
             current.place_bet(bet_id, box, p["hand"], p["player"], p["amount"], kind, parent)
@@ -757,7 +997,9 @@ def on_bet_placed(state: Replay, p: Mapping[str, Any]) -> None:
         if error.kind == "duplicate_event":
             return
         # the stake is on the table all the same: settle it by the rules
-        current.place_bet(bet_id, box, p["hand"], p["player"], p["amount"], kind, parent, verify=False)
+        current.place_bet(
+            bet_id, box, p["hand"], p["player"], p["amount"], kind, parent, verify=False
+        )
     assert state.result is not None
     state.result.bets[bet_id] = (box, p["hand"], kind, p["amount"])
 
@@ -767,7 +1009,14 @@ def on_betting_closed(state: Replay, p: Mapping[str, Any]) -> None:
     if current is None:
         return
     for bet_id, (box, amount) in state.pending.items():
-        state.find("missing_event", f"The pushed stake of bet {bet_id} ({current.money(amount)} on box {box}) was not left on the layout for round {current.number}.", round=current.number, box=box, bet=bet_id)
+        state.find(
+            "missing_event",
+            f"The pushed stake of bet {bet_id} ({current.money(amount)} on box {box}) was not left "
+            f"on the layout for round {current.number}.",
+            round=current.number,
+            box=box,
+            bet=bet_id,
+        )
     state.pending = {}
     current.close_betting()
 
@@ -801,7 +1050,11 @@ def on_card_dealt(state: Replay, p: Mapping[str, Any]) -> None:
             dealt = current.dealt
             spot = targets[dealt]
             if spot[0] == box and spot[1] == hand:
-                face = "down" if dealt == len(targets) - 1 and current.rules.hole_card != "none" else "up"
+                face = (
+                    "down"
+                    if dealt == len(targets) - 1 and current.rules.hole_card != "none"
+                    else "up"
+                )
                 if p["face"] == face:
                     current.deal(card, box, hand, verify=False)
                     return
@@ -814,7 +1067,11 @@ def on_card_dealt(state: Replay, p: Mapping[str, Any]) -> None:
                     return
     target = (box, hand)
     if phase == BETTING:
-        state.find("missing_event", f"Round {current.number} was dealt without betting.closed.", round=current.number)
+        state.find(
+            "missing_event",
+            f"Round {current.number} was dealt without betting.closed.",
+            round=current.number,
+        )
         current.close_betting()
     if not shoe.burns_checked:
         _count_burns(state, shoe, current.number)
@@ -839,15 +1096,27 @@ def on_card_dealt(state: Replay, p: Mapping[str, Any]) -> None:
     face = current.next_face()
     if p["face"] != face:
         where = "the dealer" if expected == DEALER_SPOT else current.hands[(box, hand)].label()
-        state.find("wrong_face", f"{card} went to {where} face {p['face']}; the rules deal it face {face}{_face_reason(current, box, hand)}.",
-                   round=current.number, box=box or None, hand=hand if box else None, expected=face, recorded=p["face"])
+        state.find(
+            "wrong_face",
+            f"{card} went to {where} face {p['face']}; the rules deal it face "
+            f"{face}{_face_reason(current, box, hand)}.",
+            round=current.number,
+            box=box or None,
+            hand=hand if box else None,
+            expected=face,
+            recorded=p["face"],
+        )
     current.deal(card, box, hand, verify=False)
 
 
 def _face_reason(current: Round, box: int, hand: int) -> str:
     """Why a card is dealt with the face it is, for a face finding's message."""
     rules = current.rules
-    if (box, hand) == DEALER_SPOT and current.phase == DEAL and current.dealt == len(current.targets) - 1:
+    if (
+        (box, hand) == DEALER_SPOT
+        and current.phase == DEAL
+        and current.dealt == len(current.targets) - 1
+    ):
         return f" (the hole card of a {rules.hole_card} game)"
     if box and current.hands[(box, hand)].doubled:
         return " (the card of a double, double_card_face)"
@@ -877,7 +1146,7 @@ def _stand_until(state: Replay, current: Round, target: tuple[int, int]) -> None
     hand = current.current
     if hand is None or (hand.box, hand.number) == target or current.next_target() is not None:
         return
-    later = {(h.box, h.number) for h in current.queue[current.turn + 1:]}
+    later = {(h.box, h.number) for h in current.queue[current.turn + 1 :]}
     if target != DEALER_SPOT and target not in later:
         return
     while current.phase == PLAY and current.next_target() is None:
@@ -888,13 +1157,17 @@ def _stand_until(state: Replay, current: Round, target: tuple[int, int]) -> None
         _decide(state, current, hand.box, hand.number, "stand", None)
 
 
-def _decide(state: Replay, current: Round, box: int, hand: int, action: HandAction, bet: str | None) -> bool:
+def _decide(
+    state: Replay, current: Round, box: int, hand: int, action: HandAction, bet: str | None
+) -> bool:
     try:
         current.verify_decide(box, hand, action, bet)
     except Illegal as error:
         state.illegal(error)
         if action == "stand" and current.phase == PLAY:
-            current.decide(box, hand, "stand", verify=False)  # the hand got no more cards all the same
+            current.decide(
+                box, hand, "stand", verify=False
+            )  # the hand got no more cards all the same
         return False
     current.decide(box, hand, action, bet, verify=False)
     return True
@@ -922,7 +1195,12 @@ def on_decision_made(state: Replay, p: Mapping[str, Any]) -> None:
         # a box behind others are asked)
         turn = current.queue[current.turn]
         box, number = p["box"], p["hand"]
-        if turn.box == box and turn.number == number and not (turn.awaiting or turn.done) and len(turn.cards) >= 2:
+        if (
+            turn.box == box
+            and turn.number == number
+            and not (turn.awaiting or turn.done)
+            and len(turn.cards) >= 2
+        ):
             rules = current.rules
             bet_id = p["bet"]
             if rules.dealer_plays_basic_strategy:
@@ -986,8 +1264,15 @@ def _check_offer(state: Replay, current: Round, bet_id: str, amount: int) -> Non
         hand = current.hands[(bet.box, bet.hand)]
         state.find(
             "wrong_cashout_offer",
-            f"Bet {bet_id} ({current.money(bet.amount)} on {hand.label()}, {' '.join(hand.cards)} against {current.dealer[0]}) was offered {current.money(amount)} to cash out; the system's offer from the cards left in the shoe is {current.money(expected)}.",
-            round=current.number, box=bet.box, hand=bet.hand, bet=bet_id, expected=str(expected), recorded=str(amount),
+            f"Bet {bet_id} ({current.money(bet.amount)} on {hand.label()}, {' '.join(hand.cards)} "
+            f"against {current.dealer[0]}) was offered {current.money(amount)} to cash out; the "
+            f"system's offer from the cards left in the shoe is {current.money(expected)}.",
+            round=current.number,
+            box=bet.box,
+            hand=bet.hand,
+            bet=bet_id,
+            expected=str(expected),
+            recorded=str(amount),
         )
 
 
@@ -1053,7 +1338,9 @@ def on_round_settled(state: Replay, p: Mapping[str, Any]) -> None:
                 state.carried[settlement.bet] = (box, amount)
 
 
-def _recorded(state: Replay, number: int, settlements: list[dict[str, Any]]) -> dict[str, tuple[str, int]]:
+def _recorded(
+    state: Replay, number: int, settlements: list[dict[str, Any]]
+) -> dict[str, tuple[str, int]]:
     """A settlement's entries by bet; a bet settled twice is reported, its first entry
     kept (the later one would otherwise silently win)."""
     recorded: dict[str, tuple[str, int]] = {}
@@ -1063,8 +1350,18 @@ def _recorded(state: Replay, number: int, settlements: list[dict[str, Any]]) -> 
         if first is None:
             recorded[bet] = entry
             continue
-        again = "again" if first == entry else f"again as {entry[0]} {_net(entry[1], state.currency)}"
-        state.find("duplicate_event", f"Round {number}'s settlement settles bet {bet} twice: {first[0]} {_net(first[1], state.currency)}, then {again}; the first entry is checked.", round=number, bet=bet, expected=f"{first[0]} {first[1]:+d}", recorded=f"{entry[0]} {entry[1]:+d}")
+        again = (
+            "again" if first == entry else f"again as {entry[0]} {_net(entry[1], state.currency)}"
+        )
+        state.find(
+            "duplicate_event",
+            f"Round {number}'s settlement settles bet {bet} twice: {first[0]} "
+            f"{_net(first[1], state.currency)}, then {again}; the first entry is checked.",
+            round=number,
+            bet=bet,
+            expected=f"{first[0]} {first[1]:+d}",
+            recorded=f"{entry[0]} {entry[1]:+d}",
+        )
     return recorded
 
 
@@ -1082,7 +1379,8 @@ def on_round_voided(state: Replay, p: Mapping[str, Any]) -> None:
     # voided after its settlement: every stake goes back, cash-outs stand
     result.voided = True
     result.expected = {
-        bet: s if s.outcome == "cashed_out" else Settlement(bet, "push", 0) for bet, s in result.expected.items()
+        bet: s if s.outcome == "cashed_out" else Settlement(bet, "push", 0)
+        for bet, s in result.expected.items()
     }
     for bet in result.expected:
         state.carried.pop(bet, None)
@@ -1120,11 +1418,19 @@ HANDLERS: dict[str, Handler] = {
 }
 for _name in REGISTRY:
     HANDLERS.setdefault(_name, _ignore)
-_NO_RULES_NEEDED = frozenset(name for name, handler in HANDLERS.items() if handler is _ignore) | {"table.opened", "correction.recorded"}
+_NO_RULES_NEEDED = frozenset(name for name, handler in HANDLERS.items() if handler is _ignore) | {
+    "table.opened",
+    "correction.recorded",
+}
 
 
-def replay(events: Iterable[Event], rules: RuleSet | None = None, *, check_offers: bool = True,
-           refused: Mapping[str, str] | None = None) -> ReplayResult:
+def replay(
+    events: Iterable[Event],
+    rules: RuleSet | None = None,
+    *,
+    check_offers: bool = True,
+    refused: Mapping[str, str] | None = None,
+) -> ReplayResult:
     """Fold one stream's events; ``rules`` stands in for a missing ``table.opened``.
     ``check_offers=False`` skips valuing cash-out offers (each an exact valuation: the
     dealer's odds of the shoe left, the dearest check of a live table's replay).
@@ -1132,8 +1438,12 @@ def replay(events: Iterable[Event], rules: RuleSet | None = None, *, check_offer
     reported and not applied; a refused correction strikes nothing."""
     events = events if isinstance(events, list) else list(events)
     refused = dict(refused or {})
-    state = Replay(rules, struck=struck_events(applicable(events, refused)), check_offers=check_offers,
-                   refused=refused)
+    state = Replay(
+        rules,
+        struck=struck_events(applicable(events, refused)),
+        check_offers=check_offers,
+        refused=refused,
+    )
     with bulk_work():  # the fold makes a round's objects by the thousand, nearly all kept
         state.run(events)
         return state.view()

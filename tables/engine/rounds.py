@@ -16,6 +16,7 @@ the replay sets its handle itself.
 
 Pure Python; the engine imports nothing else of the record's (:mod:`audit.record`).
 """
+
 from __future__ import annotations
 
 import heapq
@@ -47,7 +48,9 @@ class ShelvedRounds(MutableMapping["RoundKey", "RoundResult | bytes"]):
     __slots__ = ("pickled", "shelf", "shelved", "thawed")
 
     def __init__(self, shelf: Shelf, pickled: Callable[[RoundResult], bytes]) -> None:
-        self.shelved: ShelvedMap[RoundKey, bytes] = ShelvedMap(shelf, batch=BATCH, filter=SMALL_FILTER, grows=True)
+        self.shelved: ShelvedMap[RoundKey, bytes] = ShelvedMap(
+            shelf, batch=BATCH, filter=SMALL_FILTER, grows=True
+        )
         self.thawed: dict[RoundKey, RoundResult] = {}
         self.shelf = shelf
         self.pickled = pickled
@@ -73,7 +76,9 @@ class ShelvedRounds(MutableMapping["RoundKey", "RoundResult | bytes"]):
         thawed = self.thawed.get(key)
         return thawed if thawed is not None else self.shelved[key]
 
-    def get(self, key: RoundKey, default: RoundResult | bytes | None = None) -> RoundResult | bytes | None:  # type: ignore[override]
+    def get(  # type: ignore[override]
+        self, key: RoundKey, default: RoundResult | bytes | None = None
+    ) -> RoundResult | bytes | None:
         thawed = self.thawed.get(key)
         if thawed is not None:
             return thawed
@@ -122,7 +127,10 @@ class ShelvedRounds(MutableMapping["RoundKey", "RoundResult | bytes"]):
                 yield key, self[key]
             return
         ends = [*starts[1:], len(self)]
-        runs = [itertools.islice(self.pairs(start), end - start) for start, end in zip(starts, ends, strict=True)]
+        runs = [
+            itertools.islice(self.pairs(start), end - start)
+            for start, end in zip(starts, ends, strict=True)
+        ]
         yield from heapq.merge(*runs, key=_first_number)
 
 

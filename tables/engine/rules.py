@@ -23,6 +23,7 @@ Parameters added to the rules brief's list, each because a seed needs it:
   statistica" (000:108): the house's share taken off the hand's fair value, a ratio
   such as ``(1, 50)`` for 2% (``(0, 1)``: none). ``tables.engine.math.cashout`` reads it.
 """
+
 from __future__ import annotations
 
 import dataclasses

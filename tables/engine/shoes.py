@@ -10,6 +10,7 @@ make the same shoe again. The commitment is SHA-256 of the order's cards joined 
 >>> cut(("2S", "3S", "4S", "5S"), 1)
 ('3S', '4S', '5S', '2S')
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -62,7 +63,7 @@ class LeftCounter:
     def at(self, pos: int) -> tuple[int, ...]:
         counts = self.counts
         value = VALUE
-        for card in self.order[self.counted:pos]:
+        for card in self.order[self.counted : pos]:
             counts[value[card] - 1] -= 1
         self.counted = max(self.counted, pos)
         return tuple(counts)
@@ -92,7 +93,9 @@ class Shoe:
         return cls(id, decks, tuple(cards), seed)
 
     @classmethod
-    def arranged(cls, id: str, cards: tuple[str, ...] | list[str], *, decks: int, seed: str | None = None) -> Shoe:
+    def arranged(
+        cls, id: str, cards: tuple[str, ...] | list[str], *, decks: int, seed: str | None = None
+    ) -> Shoe:
         """A shoe whose first cards are ``cards`` (tests fix the shoe this way); the rest
         of the decks follow in a fixed order so the composition stays whole."""
         rest = composition(decks)
@@ -106,7 +109,19 @@ class Shoe:
 class ShoeTrack:
     """The shoe as replay follows it: where the recorded order is, or what is left."""
 
-    __slots__ = ("burns", "burns_checked", "burns_flagged", "cut_card", "decks", "id", "left_counter", "order", "pos", "remaining", "rounds")
+    __slots__ = (
+        "burns",
+        "burns_checked",
+        "burns_flagged",
+        "cut_card",
+        "decks",
+        "id",
+        "left_counter",
+        "order",
+        "pos",
+        "remaining",
+        "rounds",
+    )
 
     def __init__(self, id: str, decks: int, order: list[str] | tuple[str, ...] | None) -> None:
         self.id = id
@@ -157,11 +172,18 @@ class ShoeTrack:
         if order is not None:
             pos = self.pos
             if pos >= len(order):
-                return card, Illegal("impossible_card", f"{card} was dealt from an empty shoe.", recorded=card)
+                return card, Illegal(
+                    "impossible_card", f"{card} was dealt from an empty shoe.", recorded=card
+                )
             self.pos = pos + 1
             expected = order[pos]
             if card is not None and card != expected:
-                return expected, Illegal("card_out_of_sequence", f"{card} was recorded where the shoe's next card is {expected} (card {pos + 1} of shoe {self.id}).", expected=expected, recorded=card)
+                return expected, Illegal(
+                    "card_out_of_sequence",
+                    f"{card} was recorded where the shoe's next card is {expected} (card {pos + 1} of shoe {self.id}).",
+                    expected=expected,
+                    recorded=card,
+                )
             return expected, None
         self.pos += 1
         remaining = self.remaining
@@ -172,6 +194,10 @@ class ShoeTrack:
             return card, Illegal("impossible_card", f"{card!r} is not a card.", recorded=card)
         left = remaining[card]
         if left <= 0:
-            return card, Illegal("impossible_card", f"{card} was dealt but shoe {self.id} of {self.decks} decks holds no more of it.", recorded=card)
+            return card, Illegal(
+                "impossible_card",
+                f"{card} was dealt but shoe {self.id} of {self.decks} decks holds no more of it.",
+                recorded=card,
+            )
         remaining[card] = left - 1
         return card, None

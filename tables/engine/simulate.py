@@ -4,6 +4,7 @@ card, then a new shoe - for tests, the benchmark and simulations.
 Every random choice comes from one ``random.Random(seed)`` made here from the seed the
 caller gives; the shoes' seeds are derived from it and recorded in ``shoe.shuffled``.
 """
+
 from __future__ import annotations
 
 import random
@@ -83,8 +84,21 @@ def deal_table(
     seats = seats or RandomSeats(rng, rules)
     writer = EnvelopeWriter(table, start=start, name=f"{table}:{seed}", hashed=hashed)
     events: list[dict[str, Any]] = []
-    write: Callable[[str, dict[str, Any]], None] = lambda kind, payload: events.append(writer.write(kind, payload))
-    write("table.opened", {"table": table, "ruleset": rules.name, "min_bet": rules.min_bet, "max_bet": rules.max_bet, "currency": "EUR", "gaming_day": start.date().isoformat(), "rules": {}})
+    write: Callable[[str, dict[str, Any]], None] = lambda kind, payload: events.append(
+        writer.write(kind, payload)
+    )
+    write(
+        "table.opened",
+        {
+            "table": table,
+            "ruleset": rules.name,
+            "min_bet": rules.min_bet,
+            "max_bet": rules.max_bet,
+            "currency": "EUR",
+            "gaming_day": start.date().isoformat(),
+            "rules": {},
+        },
+    )
     settled: dict[int, list[Settlement]] = {}
     shoe_no = 0
     cursor: ShoeCursor | None = None
@@ -99,14 +113,33 @@ def deal_table(
         shoe_no += 1
         shoe = Shoe.shuffled(f"{table}-S{shoe_no}", decks=rules.decks, seed=f"{seed}/{shoe_no}")
         assert shoe.order is not None
-        write("shoe.shuffled", {"shoe": shoe.id, "decks": rules.decks, "method": "rng", "order": list(shoe.order) if order_known else None, "commitment": commitment(shoe.order), "seed": shoe.seed})
+        write(
+            "shoe.shuffled",
+            {
+                "shoe": shoe.id,
+                "decks": rules.decks,
+                "method": "rng",
+                "order": list(shoe.order) if order_known else None,
+                "commitment": commitment(shoe.order),
+                "seed": shoe.seed,
+            },
+        )
         size = 52 * rules.decks
         behind = rng.randint(*rules.penetration) if rules.penetration else max(size // 4, 20)
         cut_card = size - behind
         write("shoe.cut", {"shoe": shoe.id, "position": 0, "cut_card": cut_card})
         fresh = ShoeCursor(shoe)
         for _ in range(shuffle_burns(rules)):
-            write("card.burned", {"shoe": shoe.id, "round": None, "card": fresh.next(), "face": "down", "reason": "after_shuffle"})
+            write(
+                "card.burned",
+                {
+                    "shoe": shoe.id,
+                    "round": None,
+                    "card": fresh.next(),
+                    "face": "down",
+                    "reason": "after_shuffle",
+                },
+            )
         return fresh
 
     for number in range(1, rounds + 1):
@@ -118,12 +151,16 @@ def deal_table(
             for k in range(bettors if several else 1):
                 if k == 0 and box in taken:
                     continue
-                stakes.append(Stake(f"r{number}b{box}p{k}", box, rng.randint(low, high), player=f"P{box}{k}"))
+                stakes.append(
+                    Stake(f"r{number}b{box}p{k}", box, rng.randint(low, high), player=f"P{box}{k}")
+                )
         while True:
             try:
                 dealt = deal_round(rules, cursor, number, stakes, seats)
                 break
-            except IndexError:  # the shoe ran out mid-round (one deck, five boxes): dealt again from a new one
+            except (
+                IndexError
+            ):  # the shoe ran out mid-round (one deck, five boxes): dealt again from a new one
                 cursor = new_shoe()
         for kind, payload in dealt.events:
             write(kind, payload)

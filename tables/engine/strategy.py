@@ -7,6 +7,7 @@ makes it once per rule set and process, and :class:`~.table_round.Round` uses it
 ``strategy=`` is given. Anything with the :class:`Strategy` protocol's ``action`` can
 stand in for it.
 """
+
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence

@@ -13,6 +13,7 @@ The round moves on by itself once a phase has nothing left to do.
 A round is mutable while it is played (a replay folds thousands of events a second
 through it); what leaves it - operations, settlements - is frozen.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -55,7 +56,9 @@ NO_CARDS, CHECK_ONLY, DRAW = range(3)
 # the live game's decisions already worked out, by what they depend on (``live_action``)
 LiveMemo = dict[tuple[object, ...], HandAction]
 # what a round's log records: a stake, a card, a hand's action, a bet's decision ...
-OperationName = Literal[HandAction, BetDecision, "bet", "close", "card", "close_insurance", "reveal", "offer", "cashout"]
+OperationName = Literal[
+    HandAction, BetDecision, "bet", "close", "card", "close_insurance", "reveal", "offer", "cashout"
+]
 
 
 class Operation(NamedTuple):
@@ -94,9 +97,33 @@ class Settlement(NamedTuple):
 
 
 class Bet:
-    __slots__ = ("amount", "box", "cashout", "doubled", "even_money", "hand", "id", "insured", "kind", "offer", "parent", "player", "split", "wants_insurance")
+    __slots__ = (
+        "amount",
+        "box",
+        "cashout",
+        "doubled",
+        "even_money",
+        "hand",
+        "id",
+        "insured",
+        "kind",
+        "offer",
+        "parent",
+        "player",
+        "split",
+        "wants_insurance",
+    )
 
-    def __init__(self, id: str, box: int, hand: int, player: str | None, amount: int, kind: BetKind, parent: str | None) -> None:
+    def __init__(
+        self,
+        id: str,
+        box: int,
+        hand: int,
+        player: str | None,
+        amount: int,
+        kind: BetKind,
+        parent: str | None,
+    ) -> None:
         self.id = id
         self.box = box
         self.hand = hand
@@ -116,9 +143,24 @@ class Bet:
 
 
 class Hand:
-    __slots__ = ("ace", "awaiting", "box", "cards", "decided", "done", "doubled", "from_split", "hard", "number", "origin", "surrendered")
+    __slots__ = (
+        "ace",
+        "awaiting",
+        "box",
+        "cards",
+        "decided",
+        "done",
+        "doubled",
+        "from_split",
+        "hard",
+        "number",
+        "origin",
+        "surrendered",
+    )
 
-    def __init__(self, box: int, number: int, *, from_split: bool = False, origin: int | None = None) -> None:
+    def __init__(
+        self, box: int, number: int, *, from_split: bool = False, origin: int | None = None
+    ) -> None:
         self.box = box
         self.number = number
         self.origin = origin  # the hand a split took this one from (None: not split off)
@@ -263,7 +305,11 @@ class Round:
 
     @property
     def dealer_best(self) -> int:
-        return self.dealer_hard + 10 if self.dealer_ace and self.dealer_hard <= 11 else self.dealer_hard
+        return (
+            self.dealer_hard + 10
+            if self.dealer_ace and self.dealer_hard <= 11
+            else self.dealer_hard
+        )
 
     @property
     def dealer_natural(self) -> bool:
@@ -300,7 +346,11 @@ class Round:
 
     def next_face(self) -> str:
         """The face the next card is dealt with."""
-        if self.phase == DEAL and self.dealt == len(self.targets) - 1 and self.rules.hole_card != "none":
+        if (
+            self.phase == DEAL
+            and self.dealt == len(self.targets) - 1
+            and self.rules.hole_card != "none"
+        ):
             return "down"
         hand = self.current
         if hand is not None and hand.doubled:
@@ -336,7 +386,12 @@ class Round:
         try:
             return self.hands[(box, number)]
         except KeyError:
-            raise Illegal("illegal_decision", f"Box {box} has no hand {number} in round {self.number}.", box=box, hand=number) from None
+            raise Illegal(
+                "illegal_decision",
+                f"Box {box} has no hand {number} in round {self.number}.",
+                box=box,
+                hand=number,
+            ) from None
 
     def decider(self, box: int) -> Bet | None:
         """The bet that plays a box: the highest main stake (seed 002), first placed on a tie."""
@@ -348,68 +403,195 @@ class Round:
 
     # --- bets -------------------------------------------------------------------------------
 
-    def verify_place_bet(self, id: str, box: int, hand: int, amount: int, kind: BetKind, parent: str | None) -> None:
+    def verify_place_bet(
+        self, id: str, box: int, hand: int, amount: int, kind: BetKind, parent: str | None
+    ) -> None:
         rules = self.rules
         if id in self.bets:
             raise Illegal("duplicate_event", f"Bet {id} was placed twice.", bet=id)
         if kind in ("main", "behind"):
             if self.phase != BETTING:
-                raise Illegal("illegal_bet", f"A {kind} bet on box {box} came after betting closed.", box=box, bet=id)
+                raise Illegal(
+                    "illegal_bet",
+                    f"A {kind} bet on box {box} came after betting closed.",
+                    box=box,
+                    bet=id,
+                )
             if not 1 <= box <= rules.boxes:
-                raise Illegal("illegal_bet", f"Box {box} is not on a layout of {rules.boxes} boxes.", box=box, bet=id)
+                raise Illegal(
+                    "illegal_bet",
+                    f"Box {box} is not on a layout of {rules.boxes} boxes.",
+                    box=box,
+                    bet=id,
+                )
             if hand != 0:
-                raise Illegal("illegal_bet", f"A {kind} bet must be on the original hand, not hand {hand}.", box=box, hand=hand, bet=id)
+                raise Illegal(
+                    "illegal_bet",
+                    f"A {kind} bet must be on the original hand, not hand {hand}.",
+                    box=box,
+                    hand=hand,
+                    bet=id,
+                )
             if kind == "main":
                 if not self.min_bet <= amount <= self.max_bet:
-                    raise Illegal("illegal_bet", f"A bet of {self.money(amount)} on box {box} is outside the table limits {self.money(self.min_bet)} to {self.money(self.max_bet)}.", box=box, bet=id, expected=f"{self.min_bet}-{self.max_bet}", recorded=str(amount))
-                if self.box_bets.get(box) and not (rules.back_betting or rules.dealer_plays_basic_strategy):
-                    raise Illegal("illegal_bet", f"Box {box} already has a bet and this game takes one bettor per box.", box=box, bet=id)
+                    raise Illegal(
+                        "illegal_bet",
+                        f"A bet of {self.money(amount)} on box {box} is outside the table limits "
+                        f"{self.money(self.min_bet)} to {self.money(self.max_bet)}.",
+                        box=box,
+                        bet=id,
+                        expected=f"{self.min_bet}-{self.max_bet}",
+                        recorded=str(amount),
+                    )
+                if self.box_bets.get(box) and not (
+                    rules.back_betting or rules.dealer_plays_basic_strategy
+                ):
+                    raise Illegal(
+                        "illegal_bet",
+                        f"Box {box} already has a bet and this game takes one bettor per box.",
+                        box=box,
+                        bet=id,
+                    )
             else:
                 if not rules.back_betting:
-                    raise Illegal("illegal_bet", "This game takes no bets behind a box.", box=box, bet=id)
+                    raise Illegal(
+                        "illegal_bet", "This game takes no bets behind a box.", box=box, bet=id
+                    )
                 base = self.bets.get(parent or "")
                 if base is None or base.box != box or base.kind != "main":
-                    raise Illegal("illegal_bet", f"A bet behind box {box} must name a main bet on that box.", box=box, bet=id)
+                    raise Illegal(
+                        "illegal_bet",
+                        f"A bet behind box {box} must name a main bet on that box.",
+                        box=box,
+                        bet=id,
+                    )
             return
         base = self.bets.get(parent or "")
         if base is None:
-            raise Illegal("illegal_bet", f"A {kind} stake must name the bet it belongs to.", box=box, hand=hand, bet=id)
+            raise Illegal(
+                "illegal_bet",
+                f"A {kind} stake must name the bet it belongs to.",
+                box=box,
+                hand=hand,
+                bet=id,
+            )
         if base.cashout is not None:
-            raise Illegal("illegal_bet", f"Bet {base.id} was cashed out and can take no more stakes.", box=box, hand=hand, bet=id)
+            raise Illegal(
+                "illegal_bet",
+                f"Bet {base.id} was cashed out and can take no more stakes.",
+                box=box,
+                hand=hand,
+                bet=id,
+            )
         if kind == "insurance":
             if self.phase != INSURANCE or not rules.insurance:
-                raise Illegal("illegal_bet", "Insurance was taken when none was offered.", box=box, bet=id)
+                raise Illegal(
+                    "illegal_bet", "Insurance was taken when none was offered.", box=box, bet=id
+                )
             if base.kind not in ("main", "behind") or base.insured or base.even_money:
-                raise Illegal("illegal_bet", f"Bet {base.id} cannot be insured (again).", box=box, bet=id)
+                raise Illegal(
+                    "illegal_bet", f"Bet {base.id} cannot be insured (again).", box=box, bet=id
+                )
             if not base.wants_insurance:
-                raise Illegal("illegal_bet", f"An insurance stake of {self.money(amount)} was placed on bet {base.id}, which never decided to insure.", box=box, bet=id, expected="an insurance decision", recorded=str(amount))
+                raise Illegal(
+                    "illegal_bet",
+                    f"An insurance stake of {self.money(amount)} was placed on bet {base.id}, which "
+                    "never decided to insure.",
+                    box=box,
+                    bet=id,
+                    expected="an insurance decision",
+                    recorded=str(amount),
+                )
             half = apply_ratio(base.amount, (1, 2), rules.rounding)
             if rules.insurance_stake == "half" and amount != half:
-                raise Illegal("illegal_bet", f"Insurance must be half the stake, {self.money(half)}, not {self.money(amount)}.", box=box, bet=id, expected=str(half), recorded=str(amount))
+                raise Illegal(
+                    "illegal_bet",
+                    f"Insurance must be half the stake, {self.money(half)}, not {self.money(amount)}.",
+                    box=box,
+                    bet=id,
+                    expected=str(half),
+                    recorded=str(amount),
+                )
             if rules.insurance_stake == "up_to_half" and not 1 <= 2 * amount <= base.amount:
-                raise Illegal("illegal_bet", f"Insurance of {self.money(amount)} is more than half the stake of {self.money(base.amount)}.", box=box, bet=id, expected=f"<= {base.amount // 2}", recorded=str(amount))
+                raise Illegal(
+                    "illegal_bet",
+                    f"Insurance of {self.money(amount)} is more than half the stake of {self.money(base.amount)}.",
+                    box=box,
+                    bet=id,
+                    expected=f"<= {base.amount // 2}",
+                    recorded=str(amount),
+                )
             return
         if amount != base.amount:
-            raise Illegal("illegal_bet", f"A {kind} stake must equal the stake it doubles or splits, {self.money(base.amount)}, not {self.money(amount)}.", box=box, hand=hand, bet=id, expected=str(base.amount), recorded=str(amount))
+            raise Illegal(
+                "illegal_bet",
+                f"A {kind} stake must equal the stake it doubles or splits, "
+                f"{self.money(base.amount)}, not {self.money(amount)}.",
+                box=box,
+                hand=hand,
+                bet=id,
+                expected=str(base.amount),
+                recorded=str(amount),
+            )
         target = self.hands.get((box, hand))
         if kind == "double":
-            if target is None or base.box != box or base.hand != hand or not target.doubled or target.done or base.doubled:
-                raise Illegal("illegal_bet", f"A double stake on box {box} hand {hand} where that hand was not doubled (or is already played).", box=box, hand=hand, bet=id)
+            if (
+                target is None
+                or base.box != box
+                or base.hand != hand
+                or not target.doubled
+                or target.done
+                or base.doubled
+            ):
+                raise Illegal(
+                    "illegal_bet",
+                    f"A double stake on box {box} hand {hand} where that hand was not doubled (or is already played).",
+                    box=box,
+                    hand=hand,
+                    bet=id,
+                )
             return
         if kind == "split":
-            if target is None or base.box != box or target.origin != base.hand or len(target.cards) > 1 or (base.split is not None and hand in base.split):
-                raise Illegal("illegal_bet", f"A split stake on box {box} hand {hand} where no split made that hand.", box=box, hand=hand, bet=id)
+            if (
+                target is None
+                or base.box != box
+                or target.origin != base.hand
+                or len(target.cards) > 1
+                or (base.split is not None and hand in base.split)
+            ):
+                raise Illegal(
+                    "illegal_bet",
+                    f"A split stake on box {box} hand {hand} where no split made that hand.",
+                    box=box,
+                    hand=hand,
+                    bet=id,
+                )
             return
-        raise Illegal("illegal_bet", f"A {kind} bet is not a stake this game takes now.", box=box, bet=id)
+        raise Illegal(
+            "illegal_bet", f"A {kind} bet is not a stake this game takes now.", box=box, bet=id
+        )
 
-    def can_place_bet(self, id: str, box: int, hand: int, amount: int, kind: BetKind, parent: str | None) -> bool:
+    def can_place_bet(
+        self, id: str, box: int, hand: int, amount: int, kind: BetKind, parent: str | None
+    ) -> bool:
         try:
             self.verify_place_bet(id, box, hand, amount, kind, parent)
         except Illegal:
             return False
         return True
 
-    def place_bet(self, id: str, box: int, hand: int, player: str | None, amount: int, kind: BetKind, parent: str | None, *, verify: bool = True) -> Bet:
+    def place_bet(
+        self,
+        id: str,
+        box: int,
+        hand: int,
+        player: str | None,
+        amount: int,
+        kind: BetKind,
+        parent: str | None,
+        *,
+        verify: bool = True,
+    ) -> Bet:
         if verify:
             self.verify_place_bet(id, box, hand, amount, kind, parent)
         bet = Bet(id, box, hand, player, amount, kind, parent)
@@ -454,11 +636,31 @@ class Round:
             return
         where = "the dealer" if (box, hand) == DEALER_SPOT else f"box {box} hand {hand}"
         if self.phase in (DEALER, DONE) and (box, hand) == DEALER_SPOT:
-            raise Illegal("dealer_procedure", f"The dealer drew a card on {self.dealer_best} where the rules say the dealer's hand is finished.", expected="stand", recorded="draw")
+            raise Illegal(
+                "dealer_procedure",
+                f"The dealer drew a card on {self.dealer_best} where the rules say the dealer's hand is finished.",
+                expected="stand",
+                recorded="draw",
+            )
         if box and box not in self.box_bets:
-            raise Illegal("misdeal", f"A card was dealt to box {box}, which has no bet.", box=box, hand=hand)
-        wanted = "no card" if expected is None else ("the dealer" if expected == DEALER_SPOT else f"box {expected[0]} hand {expected[1]}")
-        raise Illegal("deal_order", f"A card went to {where} where the deal order gives it to {wanted}.", box=box or None, hand=hand if box else None, expected=wanted, recorded=where)
+            raise Illegal(
+                "misdeal", f"A card was dealt to box {box}, which has no bet.", box=box, hand=hand
+            )
+        wanted = (
+            "no card"
+            if expected is None
+            else (
+                "the dealer" if expected == DEALER_SPOT else f"box {expected[0]} hand {expected[1]}"
+            )
+        )
+        raise Illegal(
+            "deal_order",
+            f"A card went to {where} where the deal order gives it to {wanted}.",
+            box=box or None,
+            hand=hand if box else None,
+            expected=wanted,
+            recorded=where,
+        )
 
     def deal(self, card: str, box: int, hand: int, *, verify: bool = True) -> None:
         if verify:
@@ -496,8 +698,19 @@ class Round:
                 self._advance()
         elif phase == DEALER:
             if self.dealer_mode == DRAW:
-                best = self.dealer_hard + 10 if self.dealer_ace and self.dealer_hard <= 11 else self.dealer_hard
-                if best > 17 or (best == 17 and not (self.rules.dealer_hits_soft_17 and self.dealer_ace and self.dealer_hard <= 11)):
+                best = (
+                    self.dealer_hard + 10
+                    if self.dealer_ace and self.dealer_hard <= 11
+                    else self.dealer_hard
+                )
+                if best > 17 or (
+                    best == 17
+                    and not (
+                        self.rules.dealer_hits_soft_17
+                        and self.dealer_ace
+                        and self.dealer_hard <= 11
+                    )
+                ):
                     self.phase = DONE
             elif not self._dealer_wants_card():
                 self.phase = DONE
@@ -507,7 +720,12 @@ class Round:
             hand.hard > 21
             or hand.best == 21
             or hand.doubled
-            or (hand.from_split and hand.cards[0][0] == "A" and self.rules.split_aces_one_card and len(hand.cards) == 2)
+            or (
+                hand.from_split
+                and hand.cards[0][0] == "A"
+                and self.rules.split_aces_one_card
+                and len(hand.cards) == 2
+            )
         ):
             hand.done = True
 
@@ -571,12 +789,25 @@ class Round:
 
     def verify_reveal(self, card: str) -> None:
         if self.rules.hole_card == "none":
-            raise Illegal("unexpected_event", "A hole card was revealed in a game that deals none.", recorded=card)
+            raise Illegal(
+                "unexpected_event",
+                "A hole card was revealed in a game that deals none.",
+                recorded=card,
+            )
         if len(self.dealer) < 2:
             held = f"{len(self.dealer)} card" + ("" if len(self.dealer) == 1 else "s")
-            raise Illegal("unexpected_event", f"A hole card was revealed while the dealer held {held}: none had been dealt face down yet.", recorded=card)
+            raise Illegal(
+                "unexpected_event",
+                f"A hole card was revealed while the dealer held {held}: none had been dealt face down yet.",
+                recorded=card,
+            )
         if self.dealer[1] != card:
-            raise Illegal("card_out_of_sequence", f"The dealer revealed {card} but the hole card dealt was {self.dealer[1]}.", expected=self.dealer[1], recorded=card)
+            raise Illegal(
+                "card_out_of_sequence",
+                f"The dealer revealed {card} but the hole card dealt was {self.dealer[1]}.",
+                expected=self.dealer[1],
+                recorded=card,
+            )
         if self.revealed:
             raise Illegal("duplicate_event", "The hole card was revealed twice.", recorded=card)
 
@@ -590,9 +821,21 @@ class Round:
 
     def _verify_turn(self, hand: Hand, action: str) -> None:
         if self.phase != PLAY or self.queue[self.turn] is not hand:
-            raise Illegal("illegal_decision", f"{action.capitalize()} on {hand.label()} when it was not that hand's turn.", box=hand.box, hand=hand.number, recorded=action)
+            raise Illegal(
+                "illegal_decision",
+                f"{action.capitalize()} on {hand.label()} when it was not that hand's turn.",
+                box=hand.box,
+                hand=hand.number,
+                recorded=action,
+            )
         if hand.awaiting or len(hand.cards) < 2:
-            raise Illegal("illegal_decision", f"{action.capitalize()} on {hand.label()} before it had its cards.", box=hand.box, hand=hand.number, recorded=action)
+            raise Illegal(
+                "illegal_decision",
+                f"{action.capitalize()} on {hand.label()} before it had its cards.",
+                box=hand.box,
+                hand=hand.number,
+                recorded=action,
+            )
 
     def allowed(self, hand: Hand, action: str) -> str | None:
         """Why the rule set refuses ``action`` on ``hand`` now (None: it allows it): the
@@ -606,7 +849,9 @@ class Round:
             hard = hand.hard
             soft = hand.ace and hard <= 11
             split_ace = hand.from_split and cards[0][0] == "A"
-            return double_refusal(self.rules, first_two, hand.from_split, split_ace, soft, hard + 10 if soft else hard)
+            return double_refusal(
+                self.rules, first_two, hand.from_split, split_ace, soft, hard + 10 if soft else hard
+            )
         if action == "split":
             pair, ranks = 0, None
             if first_two:
@@ -614,7 +859,9 @@ class Round:
                 ranks = (one[0], two[0])
                 if VALUE[one] == VALUE[two]:
                     pair = VALUE[one]
-            return split_refusal(self.rules, first_two, pair, len(self.box_hands[hand.box]), hand.from_split, ranks)
+            return split_refusal(
+                self.rules, first_two, pair, len(self.box_hands[hand.box]), hand.from_split, ranks
+            )
         if action == "surrender":
             return surrender_refusal(self.rules, first_two, hand.from_split, VALUE[self.dealer[0]])
         return f"{action} is not a play of a hand"
@@ -628,11 +875,19 @@ class Round:
         best = hand.best
         if best >= rules.live_stand_from:
             return "stand"
-        key = (tuple([card[0] for card in hand.cards]), self.dealer[0][0], hand.from_split, hand.decided, len(self.box_hands[hand.box]))
+        key = (
+            tuple([card[0] for card in hand.cards]),
+            self.dealer[0][0],
+            hand.from_split,
+            hand.decided,
+            len(self.box_hands[hand.box]),
+        )
         action = self.memo.get(key)
         if action is None:
             legal = ALWAYS | frozenset(a for a in _LIVE_OPTIONS if self.allowed(hand, a) is None)
-            action = self.strategy.action(tuple(hand.cards), self.dealer[0], legal, split_done=hand.from_split)
+            action = self.strategy.action(
+                tuple(hand.cards), self.dealer[0], legal, split_done=hand.from_split
+            )
             if action == "stand" and best < rules.live_must_hit_below:
                 action = "hit"
             self.memo[key] = action
@@ -642,19 +897,47 @@ class Round:
         hand = self.hand(box, hand_no)
         self._verify_turn(hand, action)
         if hand.done:
-            raise Illegal("illegal_decision", f"{action.capitalize()} on {hand.label()}, which was already finished.", box=box, hand=hand_no, recorded=action)
+            raise Illegal(
+                "illegal_decision",
+                f"{action.capitalize()} on {hand.label()}, which was already finished.",
+                box=box,
+                hand=hand_no,
+                recorded=action,
+            )
         reason = self.allowed(hand, action)
         if reason is not None:
-            raise Illegal("illegal_decision", f"{hand.label().capitalize()} chose to {action} on {' '.join(hand.cards)}, but {reason}.", box=box, hand=hand_no, recorded=action)
+            raise Illegal(
+                "illegal_decision",
+                f"{hand.label().capitalize()} chose to {action} on {' '.join(hand.cards)}, but {reason}.",
+                box=box,
+                hand=hand_no,
+                recorded=action,
+            )
         rules = self.rules
         if rules.dealer_plays_basic_strategy:
             wanted = self.live_action(hand)
             if wanted != action:
-                raise Illegal("illegal_decision", f"{hand.label().capitalize()} was played {action} on {' '.join(hand.cards)} against {self.dealer[0]}; the basic strategy says {wanted}.", box=box, hand=hand_no, expected=wanted, recorded=action)
+                raise Illegal(
+                    "illegal_decision",
+                    f"{hand.label().capitalize()} was played {action} on {' '.join(hand.cards)} "
+                    f"against {self.dealer[0]}; the basic strategy says {wanted}.",
+                    box=box,
+                    hand=hand_no,
+                    expected=wanted,
+                    recorded=action,
+                )
         elif bet is not None and rules.back_betting:
             decider = self.decider(box)
             if decider is not None and decider.id != bet:
-                raise Illegal("illegal_decision", f"Bet {bet} decided box {box}, but bet {decider.id} has the highest stake and plays the box.", box=box, hand=hand_no, bet=bet, expected=decider.id, recorded=bet)
+                raise Illegal(
+                    "illegal_decision",
+                    f"Bet {bet} decided box {box}, but bet {decider.id} has the highest stake and plays the box.",
+                    box=box,
+                    hand=hand_no,
+                    bet=bet,
+                    expected=decider.id,
+                    recorded=bet,
+                )
 
     def can_decide(self, box: int, hand_no: int, action: str) -> bool:
         try:
@@ -668,7 +951,13 @@ class Round:
         nothing unless it is its turn with its cards dealt; in the live game the one play
         its basic strategy makes; else hit, stand and what the rule set ``allowed``."""
         cards = len(hand.cards)
-        if self.phase != PLAY or self.queue[self.turn] is not hand or hand.awaiting or cards < 2 or hand.done:
+        if (
+            self.phase != PLAY
+            or self.queue[self.turn] is not hand
+            or hand.awaiting
+            or cards < 2
+            or hand.done
+        ):
             return frozenset()
         if self.rules.dealer_plays_basic_strategy:
             return frozenset((self.live_action(hand),))
@@ -677,7 +966,15 @@ class Round:
         allowed = self.allowed
         return ALWAYS | frozenset(a for a in OPTIONS if allowed(hand, a) is None)
 
-    def decide(self, box: int, hand_no: int, action: HandAction, bet: str | None = None, *, verify: bool = True) -> None:
+    def decide(
+        self,
+        box: int,
+        hand_no: int,
+        action: HandAction,
+        bet: str | None = None,
+        *,
+        verify: bool = True,
+    ) -> None:
         if verify:
             self.verify_decide(box, hand_no, action, bet)
         hand = self.hands[(box, hand_no)]
@@ -723,19 +1020,60 @@ class Round:
     def verify_bet_decision(self, bet_id: str, action: str) -> None:
         bet = self.bets.get(bet_id)
         if bet is None or bet.kind not in ("main", "behind"):
-            raise Illegal("illegal_decision", f"{action.replace('_', ' ').capitalize()} names bet {bet_id}, which is no main bet of the round.", bet=bet_id, recorded=action)
+            raise Illegal(
+                "illegal_decision",
+                f"{action.replace('_', ' ').capitalize()} names bet {bet_id}, which is no main bet of the round.",
+                bet=bet_id,
+                recorded=action,
+            )
         if self.phase != INSURANCE:
-            raise Illegal("illegal_decision", f"{action.replace('_', ' ').capitalize()} for bet {bet_id} when the dealer's up card offered none.", box=bet.box, bet=bet_id, recorded=action)
+            raise Illegal(
+                "illegal_decision",
+                f"{action.replace('_', ' ').capitalize()} for bet {bet_id} when the dealer's up card offered none.",
+                box=bet.box,
+                bet=bet_id,
+                recorded=action,
+            )
         if action == "insurance" and not self.rules.insurance:
-            raise Illegal("illegal_decision", "This game offers no insurance.", box=bet.box, bet=bet_id, recorded=action)
-        if action == "insurance" and not self.rules.insurance_on_natural and self.hands[(bet.box, 0)].natural(self.rules):
-            raise Illegal("illegal_decision", f"Bet {bet_id} was insured on a blackjack; this game insures only a hand without blackjack (a blackjack is offered even money).", box=bet.box, bet=bet_id, expected="even_money" if self.rules.even_money else "no_insurance", recorded=action)
+            raise Illegal(
+                "illegal_decision",
+                "This game offers no insurance.",
+                box=bet.box,
+                bet=bet_id,
+                recorded=action,
+            )
+        if (
+            action == "insurance"
+            and not self.rules.insurance_on_natural
+            and self.hands[(bet.box, 0)].natural(self.rules)
+        ):
+            raise Illegal(
+                "illegal_decision",
+                f"Bet {bet_id} was insured on a blackjack; this game insures only a hand without "
+                "blackjack (a blackjack is offered even money).",
+                box=bet.box,
+                bet=bet_id,
+                expected="even_money" if self.rules.even_money else "no_insurance",
+                recorded=action,
+            )
         if action == "even_money":
             hand = self.hands[(bet.box, 0)]
             if not self.rules.even_money:
-                raise Illegal("illegal_decision", "This game offers no even money.", box=bet.box, bet=bet_id, recorded=action)
+                raise Illegal(
+                    "illegal_decision",
+                    "This game offers no even money.",
+                    box=bet.box,
+                    bet=bet_id,
+                    recorded=action,
+                )
             if not hand.natural(self.rules) or bet.even_money:
-                raise Illegal("illegal_decision", f"Even money for bet {bet_id}, whose hand is no blackjack.", box=bet.box, bet=bet_id, recorded=action)
+                raise Illegal(
+                    "illegal_decision",
+                    f"Even money for bet {bet_id}, whose hand is no blackjack.",
+                    box=bet.box,
+                    bet=bet_id,
+                    recorded=action,
+                )
 
     def bet_decision(self, bet_id: str, action: BetDecision, *, verify: bool = True) -> None:
         if verify:
@@ -763,7 +1101,19 @@ class Round:
         missing = []
         for (kind, parent), (box, hand) in self.owed.items():
             what = {"insurance": "insured", "double": "doubled", "split": "split"}[kind]
-            missing.append(Illegal("missing_stake", f"Bet {parent} {what} on {'box ' + str(box) + (' hand ' + str(hand) if hand else '')} but no {kind} stake was placed for it.", box=box, hand=hand, bet=parent, expected=f"a {kind} stake", recorded="none"))
+            missing.append(
+                Illegal(
+                    "missing_stake",
+                    f"Bet {parent} {what} on "
+                    f"{'box ' + str(box) + (' hand ' + str(hand) if hand else '')} but no {kind} "
+                    "stake was placed for it.",
+                    box=box,
+                    hand=hand,
+                    bet=parent,
+                    expected=f"a {kind} stake",
+                    recorded="none",
+                )
+            )
         self.owed.clear()
         return missing
 
@@ -773,7 +1123,15 @@ class Round:
         decider = self.decider(box)
         if decider is None or self.rules.dealer_plays_basic_strategy:
             return
-        for bet in self.box_bets.get(box, ()) if hand_no == 0 else [b for b in self.bets.values() if b.box == box and b.hand == hand_no and b.kind == "split"]:
+        for bet in (
+            self.box_bets.get(box, ())
+            if hand_no == 0
+            else [
+                b
+                for b in self.bets.values()
+                if b.box == box and b.hand == hand_no and b.kind == "split"
+            ]
+        ):
             if bet.id == decider.id or (bet.kind == "split" and self.root(bet) == decider.id):
                 self.owed[(kind, bet.id)] = (box, new)
 
@@ -785,27 +1143,60 @@ class Round:
 
     def _waiting(self, hand: Hand) -> bool:
         """Is ``hand`` the one whose turn it is, with its cards, before its decision?"""
-        return self.current is hand and not (hand.done or hand.doubled or hand.awaiting) and len(hand.cards) >= 2
+        return (
+            self.current is hand
+            and not (hand.done or hand.doubled or hand.awaiting)
+            and len(hand.cards) >= 2
+        )
 
     def offers_open(self, hand: Hand) -> bool:
         """May the system offer the bets on ``hand`` a cash-out now (``verify_offer`` for
         the hand, without raising): a game with cash-outs, the hand waiting for its
         decision at a total from ``live_must_hit_below`` to ``live_stand_from`` - 1."""
         rules = self.rules
-        return self.cashouts and self._waiting(hand) and rules.live_must_hit_below <= hand.best < rules.live_stand_from
+        return (
+            self.cashouts
+            and self._waiting(hand)
+            and rules.live_must_hit_below <= hand.best < rules.live_stand_from
+        )
 
     def verify_offer(self, bet_id: str, amount: int) -> None:
         rules = self.rules
         bet = self.bets.get(bet_id)
         if rules.surrender != "cash_out":
-            raise Illegal("illegal_decision", "A cash-out was offered in a game that has none.", bet=bet_id, recorded=str(amount))
+            raise Illegal(
+                "illegal_decision",
+                "A cash-out was offered in a game that has none.",
+                bet=bet_id,
+                recorded=str(amount),
+            )
         if bet is None or bet.kind not in ("main", "split", "behind") or bet.cashout is not None:
-            raise Illegal("illegal_decision", f"A cash-out was offered on bet {bet_id}, which is not a live stake of a hand.", bet=bet_id, recorded=str(amount))
+            raise Illegal(
+                "illegal_decision",
+                f"A cash-out was offered on bet {bet_id}, which is not a live stake of a hand.",
+                bet=bet_id,
+                recorded=str(amount),
+            )
         hand = self.hands.get((bet.box, bet.hand))
         if hand is None or not self._waiting(hand):
-            raise Illegal("illegal_decision", f"A cash-out was offered on bet {bet_id} when its hand was not waiting for a decision.", box=bet.box, hand=bet.hand, bet=bet_id, recorded=str(amount))
+            raise Illegal(
+                "illegal_decision",
+                f"A cash-out was offered on bet {bet_id} when its hand was not waiting for a decision.",
+                box=bet.box,
+                hand=bet.hand,
+                bet=bet_id,
+                recorded=str(amount),
+            )
         if not self.offers_open(hand):
-            raise Illegal("illegal_decision", f"A cash-out was offered on {hand.label()} at {hand.best}; offers are made only from {rules.live_must_hit_below} to {rules.live_stand_from - 1}.", box=bet.box, hand=bet.hand, bet=bet_id, recorded=str(hand.best))
+            raise Illegal(
+                "illegal_decision",
+                f"A cash-out was offered on {hand.label()} at {hand.best}; offers are made only "
+                f"from {rules.live_must_hit_below} to {rules.live_stand_from - 1}.",
+                box=bet.box,
+                hand=bet.hand,
+                bet=bet_id,
+                recorded=str(hand.best),
+            )
 
     def offer_ratio(self, hand: Hand, left: Sequence[int]) -> Ratio:
         """The share of a stake on ``hand`` the system offers now (seed 000: "creata dal
@@ -816,7 +1207,14 @@ class Round:
         dealer with thousands of bets on it values the hand once.
         Raises ValueError when ``left`` is empty (no card to value the hand with)."""
         rules = self.rules
-        share = (_offer_share or _load_offer_share())(hand.cards, self.dealer[0], tuple(left), rules=rules, margin=rules.cashout_margin, split_done=hand.from_split)
+        share = (_offer_share or _load_offer_share())(
+            hand.cards,
+            self.dealer[0],
+            tuple(left),
+            rules=rules,
+            margin=rules.cashout_margin,
+            split_done=hand.from_split,
+        )
         return share.numerator, share.denominator
 
     def system_offer(self, bet_id: str, left: Sequence[int]) -> int:
@@ -837,9 +1235,23 @@ class Round:
     def verify_accept(self, bet_id: str, amount: int) -> None:
         bet = self.bets.get(bet_id)
         if bet is None or bet.offer is None:
-            raise Illegal("illegal_decision", f"Bet {bet_id} took a cash-out that was not on offer.", bet=bet_id, recorded=str(amount))
+            raise Illegal(
+                "illegal_decision",
+                f"Bet {bet_id} took a cash-out that was not on offer.",
+                bet=bet_id,
+                recorded=str(amount),
+            )
         if bet.offer != amount:
-            raise Illegal("wrong_payout", f"Bet {bet_id} was offered {self.money(bet.offer)} to cash out but the record says it took {self.money(amount)}.", box=bet.box, hand=bet.hand, bet=bet_id, expected=str(bet.offer), recorded=str(amount))
+            raise Illegal(
+                "wrong_payout",
+                f"Bet {bet_id} was offered {self.money(bet.offer)} to cash out but the record says "
+                f"it took {self.money(amount)}.",
+                box=bet.box,
+                hand=bet.hand,
+                bet=bet_id,
+                expected=str(bet.offer),
+                recorded=str(amount),
+            )
 
     def accept_cashout(self, bet_id: str, amount: int, *, verify: bool = True) -> None:
         if verify:
@@ -857,12 +1269,23 @@ class Round:
         without saying so, an insurance window)."""
         owed: list[Illegal] = []
         if self.phase in (BETTING, DEAL):
-            owed.append(Illegal("misdeal", f"Round {self.number} was settled before its cards were all dealt."))
+            owed.append(
+                Illegal(
+                    "misdeal", f"Round {self.number} was settled before its cards were all dealt."
+                )
+            )
             return owed
         if self.phase == PLAY:
-            for hand in self.queue[self.turn:]:
+            for hand in self.queue[self.turn :]:
                 if hand.awaiting or len(hand.cards) < 2:
-                    owed.append(Illegal("misdeal", f"{hand.label().capitalize()} was owed a card when the round was settled.", box=hand.box, hand=hand.number))
+                    owed.append(
+                        Illegal(
+                            "misdeal",
+                            f"{hand.label().capitalize()} was owed a card when the round was settled.",
+                            box=hand.box,
+                            hand=hand.number,
+                        )
+                    )
         if self.phase == INSURANCE:
             self._after_insurance()
         while self.phase == PLAY:
@@ -871,7 +1294,14 @@ class Round:
             hand.done = True
             self._advance()
         if self.phase == DEALER and self._dealer_wants_card():
-            owed.append(Illegal("dealer_procedure", f"The dealer stood on {self.dealer_best} where the rules say draw.", expected="draw", recorded="stand"))
+            owed.append(
+                Illegal(
+                    "dealer_procedure",
+                    f"The dealer stood on {self.dealer_best} where the rules say draw.",
+                    expected="draw",
+                    recorded="stand",
+                )
+            )
         return owed
 
     def settle(self) -> list[Settlement]:
@@ -885,7 +1315,11 @@ class Round:
         return self._settle(bet, *self._settle_facts())
 
     def _settle_facts(self) -> tuple[bool, int, Outcome]:
-        return self.dealer_natural, self.dealer_best, "carried" if self.rules.push_carries_over else "push"
+        return (
+            self.dealer_natural,
+            self.dealer_best,
+            "carried" if self.rules.push_carries_over else "push",
+        )
 
     def _settle(self, bet: Bet, dealer_natural: bool, dealer: int, push: Outcome) -> Settlement:
         rules = self.rules
@@ -896,7 +1330,10 @@ class Round:
             return _new_op(Settlement, (bet.id, "push", 0))
         if bet.kind == "insurance":
             if dealer_natural:
-                return _new_op(Settlement, (bet.id, "win", apply_ratio(amount, rules.insurance_pays, rules.rounding)))
+                return _new_op(
+                    Settlement,
+                    (bet.id, "win", apply_ratio(amount, rules.insurance_pays, rules.rounding)),
+                )
             return _new_op(Settlement, (bet.id, "lose", -amount))
         if bet.even_money:
             return _new_op(Settlement, (bet.id, "even_money", amount))
@@ -909,10 +1346,18 @@ class Round:
         hard = hand.hard
         if hard > 21:
             return _new_op(Settlement, (bet.id, "lose", -amount))
-        if hard == 11 and hand.ace and len(hand.cards) == 2 and (not hand.from_split or rules.split_21_is_natural):  # Hand.natural
+        if (
+            hard == 11
+            and hand.ace
+            and len(hand.cards) == 2
+            and (not hand.from_split or rules.split_21_is_natural)
+        ):  # Hand.natural
             if dealer_natural:
                 return _new_op(Settlement, (bet.id, push, 0))
-            return _new_op(Settlement, (bet.id, "natural", apply_ratio(amount, rules.natural_pays, rules.rounding)))
+            return _new_op(
+                Settlement,
+                (bet.id, "natural", apply_ratio(amount, rules.natural_pays, rules.rounding)),
+            )
         if dealer_natural:
             if bet.kind in ("double", "split") and rules.dealer_natural_takes == "original":
                 return _new_op(Settlement, (bet.id, "push", 0))

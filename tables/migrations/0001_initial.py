@@ -5,142 +5,265 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Table',
+            name="Table",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('stream', models.CharField(max_length=64, unique=True, verbose_name='table')),
-                ('ruleset', models.CharField(blank=True, max_length=64)),
-                ('currency', models.CharField(blank=True, max_length=3)),
-                ('min_bet', models.BigIntegerField(blank=True, null=True)),
-                ('max_bet', models.BigIntegerField(blank=True, null=True)),
-                ('projected_version', models.PositiveBigIntegerField(default=0)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("stream", models.CharField(max_length=64, unique=True, verbose_name="table")),
+                ("ruleset", models.CharField(blank=True, max_length=64)),
+                ("currency", models.CharField(blank=True, max_length=3)),
+                ("min_bet", models.BigIntegerField(blank=True, null=True)),
+                ("max_bet", models.BigIntegerField(blank=True, null=True)),
+                ("projected_version", models.PositiveBigIntegerField(default=0)),
             ],
             options={
-                'ordering': ['stream'],
+                "ordering": ["stream"],
             },
         ),
         migrations.CreateModel(
-            name='Shoe',
+            name="Shoe",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('gaming_day', models.DateField()),
-                ('shoe', models.CharField(max_length=64)),
-                ('shuffled_version', models.PositiveBigIntegerField()),
-                ('decks', models.PositiveSmallIntegerField()),
-                ('method', models.CharField(max_length=16)),
-                ('order_known', models.BooleanField()),
-                ('seed', models.CharField(blank=True, max_length=2000)),
-                ('cut_card', models.PositiveIntegerField(blank=True, null=True)),
-                ('rounds', models.PositiveIntegerField(default=0)),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='shoes', to='tables.table')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("gaming_day", models.DateField()),
+                ("shoe", models.CharField(max_length=64)),
+                ("shuffled_version", models.PositiveBigIntegerField()),
+                ("decks", models.PositiveSmallIntegerField()),
+                ("method", models.CharField(max_length=16)),
+                ("order_known", models.BooleanField()),
+                ("seed", models.CharField(blank=True, max_length=2000)),
+                ("cut_card", models.PositiveIntegerField(blank=True, null=True)),
+                ("rounds", models.PositiveIntegerField(default=0)),
+                (
+                    "table",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="shoes",
+                        to="tables.table",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['table', 'shuffled_version'],
+                "ordering": ["table", "shuffled_version"],
             },
         ),
         migrations.CreateModel(
-            name='Round',
+            name="Round",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('gaming_day', models.DateField()),
-                ('number', models.PositiveBigIntegerField()),
-                ('status', models.CharField(choices=[('settled', 'Settled'), ('voided', 'Voided'), ('open', 'never settled')], max_length=16)),
-                ('started_at', models.DateTimeField()),
-                ('first_version', models.PositiveBigIntegerField()),
-                ('last_version', models.PositiveBigIntegerField()),
-                ('versions', models.JSONField(default=list)),
-                ('dealer_total', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('handle', models.BigIntegerField(default=0)),
-                ('recorded_net', models.BigIntegerField(blank=True, null=True)),
-                ('expected_net', models.BigIntegerField()),
-                ('corrected', models.BooleanField(default=False, help_text='a correction replaced some recorded settlements')),
-                ('shoe', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='round_set', to='tables.shoe')),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='rounds', to='tables.table')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("gaming_day", models.DateField()),
+                ("number", models.PositiveBigIntegerField()),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("settled", "Settled"),
+                            ("voided", "Voided"),
+                            ("open", "never settled"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("started_at", models.DateTimeField()),
+                ("first_version", models.PositiveBigIntegerField()),
+                ("last_version", models.PositiveBigIntegerField()),
+                ("versions", models.JSONField(default=list)),
+                ("dealer_total", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("handle", models.BigIntegerField(default=0)),
+                ("recorded_net", models.BigIntegerField(blank=True, null=True)),
+                ("expected_net", models.BigIntegerField()),
+                (
+                    "corrected",
+                    models.BooleanField(
+                        default=False, help_text="a correction replaced some recorded settlements"
+                    ),
+                ),
+                (
+                    "shoe",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="round_set",
+                        to="tables.shoe",
+                    ),
+                ),
+                (
+                    "table",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="rounds",
+                        to="tables.table",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['table', 'gaming_day', 'number'],
+                "ordering": ["table", "gaming_day", "number"],
             },
         ),
         migrations.CreateModel(
-            name='TableDay',
+            name="TableDay",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('gaming_day', models.DateField()),
-                ('first_version', models.PositiveBigIntegerField()),
-                ('last_version', models.PositiveBigIntegerField()),
-                ('rounds', models.PositiveIntegerField(default=0)),
-                ('bets', models.PositiveIntegerField(default=0)),
-                ('handle', models.BigIntegerField(default=0, help_text='sum of stakes, minor units')),
-                ('recorded_net', models.BigIntegerField(default=0, help_text="players' net as recorded (+ paid by the house)")),
-                ('expected_net', models.BigIntegerField(default=0, help_text="players' net as the rules give it")),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='days', to='tables.table')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("gaming_day", models.DateField()),
+                ("first_version", models.PositiveBigIntegerField()),
+                ("last_version", models.PositiveBigIntegerField()),
+                ("rounds", models.PositiveIntegerField(default=0)),
+                ("bets", models.PositiveIntegerField(default=0)),
+                (
+                    "handle",
+                    models.BigIntegerField(default=0, help_text="sum of stakes, minor units"),
+                ),
+                (
+                    "recorded_net",
+                    models.BigIntegerField(
+                        default=0, help_text="players' net as recorded (+ paid by the house)"
+                    ),
+                ),
+                (
+                    "expected_net",
+                    models.BigIntegerField(
+                        default=0, help_text="players' net as the rules give it"
+                    ),
+                ),
+                (
+                    "table",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="days",
+                        to="tables.table",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['table', 'gaming_day'],
+                "ordering": ["table", "gaming_day"],
             },
         ),
         migrations.CreateModel(
-            name='Hand',
+            name="Hand",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('box', models.PositiveSmallIntegerField(help_text='0 = the dealer')),
-                ('number', models.PositiveSmallIntegerField(help_text='0 = original hand, 1.. = split off')),
-                ('cards', models.JSONField(default=list)),
-                ('actions', models.JSONField(default=list, help_text='decisions in order (hit, stand, double, split, surrender)')),
-                ('total', models.PositiveSmallIntegerField()),
-                ('soft', models.BooleanField()),
-                ('bust', models.BooleanField()),
-                ('doubled', models.BooleanField(default=False)),
-                ('surrendered', models.BooleanField(default=False)),
-                ('from_split', models.BooleanField(default=False)),
-                ('round', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='hands', to='tables.round')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("box", models.PositiveSmallIntegerField(help_text="0 = the dealer")),
+                (
+                    "number",
+                    models.PositiveSmallIntegerField(
+                        help_text="0 = original hand, 1.. = split off"
+                    ),
+                ),
+                ("cards", models.JSONField(default=list)),
+                (
+                    "actions",
+                    models.JSONField(
+                        default=list,
+                        help_text="decisions in order (hit, stand, double, split, surrender)",
+                    ),
+                ),
+                ("total", models.PositiveSmallIntegerField()),
+                ("soft", models.BooleanField()),
+                ("bust", models.BooleanField()),
+                ("doubled", models.BooleanField(default=False)),
+                ("surrendered", models.BooleanField(default=False)),
+                ("from_split", models.BooleanField(default=False)),
+                (
+                    "round",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="hands",
+                        to="tables.round",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['round', 'box', 'number'],
-                'constraints': [models.UniqueConstraint(fields=('round', 'box', 'number'), name='tables_hand_unique')],
+                "ordering": ["round", "box", "number"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("round", "box", "number"), name="tables_hand_unique"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Bet',
+            name="Bet",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('bet', models.CharField(max_length=64)),
-                ('box', models.PositiveSmallIntegerField()),
-                ('hand', models.PositiveSmallIntegerField()),
-                ('kind', models.CharField(max_length=16)),
-                ('amount', models.BigIntegerField()),
-                ('player', models.CharField(blank=True, max_length=64)),
-                ('parent', models.CharField(blank=True, max_length=64)),
-                ('recorded_outcome', models.CharField(blank=True, max_length=16)),
-                ('recorded_net', models.BigIntegerField(blank=True, null=True)),
-                ('expected_outcome', models.CharField(blank=True, max_length=16)),
-                ('expected_net', models.BigIntegerField(blank=True, null=True)),
-                ('matches', models.BooleanField(help_text='recorded = recomputed')),
-                ('round', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='bets', to='tables.round')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("bet", models.CharField(max_length=64)),
+                ("box", models.PositiveSmallIntegerField()),
+                ("hand", models.PositiveSmallIntegerField()),
+                ("kind", models.CharField(max_length=16)),
+                ("amount", models.BigIntegerField()),
+                ("player", models.CharField(blank=True, max_length=64)),
+                ("parent", models.CharField(blank=True, max_length=64)),
+                ("recorded_outcome", models.CharField(blank=True, max_length=16)),
+                ("recorded_net", models.BigIntegerField(blank=True, null=True)),
+                ("expected_outcome", models.CharField(blank=True, max_length=16)),
+                ("expected_net", models.BigIntegerField(blank=True, null=True)),
+                ("matches", models.BooleanField(help_text="recorded = recomputed")),
+                (
+                    "round",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="bets",
+                        to="tables.round",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['round', 'box', 'hand', 'bet'],
-                'constraints': [models.UniqueConstraint(fields=('round', 'bet'), name='tables_bet_unique')],
+                "ordering": ["round", "box", "hand", "bet"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("round", "bet"), name="tables_bet_unique")
+                ],
             },
         ),
         migrations.AddConstraint(
-            model_name='shoe',
-            constraint=models.UniqueConstraint(fields=('table', 'shuffled_version'), name='tables_shoe_unique'),
+            model_name="shoe",
+            constraint=models.UniqueConstraint(
+                fields=("table", "shuffled_version"), name="tables_shoe_unique"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='round',
-            constraint=models.UniqueConstraint(fields=('table', 'gaming_day', 'number'), name='tables_round_unique'),
+            model_name="round",
+            constraint=models.UniqueConstraint(
+                fields=("table", "gaming_day", "number"), name="tables_round_unique"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='tableday',
-            constraint=models.UniqueConstraint(fields=('table', 'gaming_day'), name='tables_tableday_unique'),
+            model_name="tableday",
+            constraint=models.UniqueConstraint(
+                fields=("table", "gaming_day"), name="tables_tableday_unique"
+            ),
         ),
     ]

@@ -1,6 +1,7 @@
 """The ``pit_boss`` group: reviews rounds (the read models and their events) and handles
 replay's findings. Other staff may be given the view permissions; only this group
 changes findings (see docs/back-office.md)."""
+
 from django.contrib.auth.management import create_permissions
 from django.db import migrations
 
@@ -30,7 +31,9 @@ def create_group(apps, schema_editor):
     Permission = apps.get_model("auth", "Permission")
     group, _ = Group.objects.get_or_create(name=GROUP)
     for app_label, codename in PERMISSIONS:
-        group.permissions.add(Permission.objects.get(content_type__app_label=app_label, codename=codename))
+        group.permissions.add(
+            Permission.objects.get(content_type__app_label=app_label, codename=codename)
+        )
 
 
 def remove_group(apps, schema_editor):

@@ -4,14 +4,17 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('tables', '0003_alert'),
+        ("tables", "0003_alert"),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='bet',
-            index=models.Index(condition=models.Q(('matches', False)), fields=['round'], name='tables_bet_mismatched'),
+            model_name="bet",
+            index=models.Index(
+                condition=models.Q(("matches", False)),
+                fields=["round"],
+                name="tables_bet_mismatched",
+            ),
         ),
     ]

@@ -5,15 +5,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('tables', '0004_bet_mismatched_index'),
+        ("tables", "0004_bet_mismatched_index"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='bet',
-            name='round',
-            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='bets', to='tables.round'),
+            model_name="bet",
+            name="round",
+            field=models.ForeignKey(
+                db_index=False,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="bets",
+                to="tables.round",
+            ),
         ),
     ]

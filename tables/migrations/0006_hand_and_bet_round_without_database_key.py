@@ -6,20 +6,30 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('tables', '0005_bet_round_index_in_unique'),
+        ("tables", "0005_bet_round_index_in_unique"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='hand',
-            name='round',
-            field=models.ForeignKey(db_constraint=False, on_delete=django.db.models.deletion.CASCADE, related_name='hands', to='tables.round'),
+            model_name="hand",
+            name="round",
+            field=models.ForeignKey(
+                db_constraint=False,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="hands",
+                to="tables.round",
+            ),
         ),
         migrations.AlterField(
-            model_name='bet',
-            name='round',
-            field=models.ForeignKey(db_constraint=False, db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='bets', to='tables.round'),
+            model_name="bet",
+            name="round",
+            field=models.ForeignKey(
+                db_constraint=False,
+                db_index=False,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="bets",
+                to="tables.round",
+            ),
         ),
     ]

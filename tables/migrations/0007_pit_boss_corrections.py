@@ -2,6 +2,7 @@
 or void (``audit.correct_round``), a fill or credit slip's void (``audit.void_slip``) -
 the catalogue's money-changing types (audit.record.events.AUTHORITY), which no table
 device may record (docs/security.md, "Who may do what")."""
+
 from django.contrib.auth.management import create_permissions
 from django.db import migrations
 
@@ -18,7 +19,9 @@ def grant(apps, schema_editor):
     Permission = apps.get_model("auth", "Permission")
     group, _ = Group.objects.get_or_create(name=GROUP)
     for app_label, codename in PERMISSIONS:
-        group.permissions.add(Permission.objects.get(content_type__app_label=app_label, codename=codename))
+        group.permissions.add(
+            Permission.objects.get(content_type__app_label=app_label, codename=codename)
+        )
 
 
 def revoke(apps, schema_editor):
@@ -27,9 +30,14 @@ def revoke(apps, schema_editor):
     group = Group.objects.filter(name=GROUP).first()
     if group is not None:
         for app_label, codename in PERMISSIONS:
-            group.permissions.remove(*Permission.objects.filter(content_type__app_label=app_label, codename=codename))
+            group.permissions.remove(
+                *Permission.objects.filter(content_type__app_label=app_label, codename=codename)
+            )
 
 
 class Migration(migrations.Migration):
-    dependencies = [("tables", "0006_hand_and_bet_round_without_database_key"), ("audit", "0022_event_authority")]
+    dependencies = [
+        ("tables", "0006_hand_and_bet_round_without_database_key"),
+        ("audit", "0022_event_authority"),
+    ]
     operations = [migrations.RunPython(grant, revoke)]

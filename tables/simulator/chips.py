@@ -11,6 +11,7 @@ larger chips and the player colours down); :meth:`Tray.due_fill` brings every lo
 denomination back to its par before the next round, so counts recorded are never
 negative.
 """
+
 from __future__ import annotations
 
 DENOMINATIONS = (50_000, 10_000, 2_500, 500, 100, 50)  # largest first, minor units
@@ -85,7 +86,11 @@ class Tray:
     def due_fill(self) -> dict[int, int]:
         """Chips a fill must bring: every denomination under a quarter of its par (or
         below zero) back to par."""
-        return {d: self.par[d] - n for d, n in self.counts.items() if self.par[d] and n < self.par[d] // 4}
+        return {
+            d: self.par[d] - n
+            for d, n in self.counts.items()
+            if self.par[d] and n < self.par[d] // 4
+        }
 
     def due_credit(self) -> dict[int, int]:
         """Chips a credit takes away: every denomination above twice its par down to par."""

@@ -1,4 +1,5 @@
 """What to simulate: tables, rule sets, size, seed, clock and faults."""
+
 from __future__ import annotations
 
 import re
@@ -136,7 +137,11 @@ class SimConfig:
             out.append(f"unknown preset {unknown[0]!r} (known: {', '.join(PRESETS)})")
         if not self.presets:
             out.append("no preset given")
-        for name, value in (("--tables", self.tables), ("--days", self.days), ("--pace", self.pace)):
+        for name, value in (
+            ("--tables", self.tables),
+            ("--days", self.days),
+            ("--pace", self.pace),
+        ):
             if value < 1:
                 out.append(f"{name} must be at least 1")
         if self.rounds is not None and self.rounds < 1:
@@ -152,7 +157,9 @@ class SimConfig:
         if self.live_bets < 1:
             out.append("--live-bets must be at least 1")
         if not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,50}$", self.prefix):
-            out.append(f"--prefix {self.prefix!r}: a table code is letters, digits and . _ - (starting with a letter or digit)")
+            out.append(
+                f"--prefix {self.prefix!r}: a table code is letters, digits and . _ - (starting with a letter or digit)"
+            )
         for kind, rate in self.rates.items():
             if kind not in KINDS:
                 out.append(f"unknown fault kind {kind!r}")
@@ -165,11 +172,19 @@ class SimConfig:
         for fault in self.at:
             spec = specs.get(fault.table)
             if spec is None:
-                out.append(f"--fault {fault.kind}@{fault.table}:{fault.round}: no table {fault.table} (tables: {', '.join(specs)})")
+                out.append(
+                    f"--fault {fault.kind}@{fault.table}:{fault.round}: no table {fault.table} "
+                    f"(tables: {', '.join(specs)})"
+                )
             elif fault.round > total:
-                out.append(f"--fault {fault.kind}@{fault.table}:{fault.round}: {fault.table} plays {total} rounds")
+                out.append(
+                    f"--fault {fault.kind}@{fault.table}:{fault.round}: {fault.table} plays {total} rounds"
+                )
             elif spec.live and fault.kind in ("chip_variance", "fill_twice"):
-                out.append(f"--fault {fault.kind}@{fault.table}:{fault.round}: {fault.table} is a live table ({LIVE}) with no chip tray")
+                out.append(
+                    f"--fault {fault.kind}@{fault.table}:{fault.round}: {fault.table} is a live "
+                    f"table ({LIVE}) with no chip tray"
+                )
         return out
 
 

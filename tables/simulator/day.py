@@ -11,6 +11,7 @@ Events leave as chunks of ``(type, payload, microseconds after the start, actor)
 one chunk per shoe, so that a fault that changes how a shoe was recorded (a hand
 shuffle, for an impossible card) can still change its ``shoe.shuffled``.
 """
+
 from __future__ import annotations
 
 import random
@@ -45,9 +46,12 @@ _HOUR = 3_600_000_000
 # what a custody fault takes from the tray or the drop: above the variance report threshold
 # (N.J.A.C. 13:69D-1.21(e): $25)
 _MISSING = 10_000
-_NOT_PLANTED = {"round": "no round of the table allowed it", "fill": "no fill or credit after it (a table with no chip tray?)",
-                "opening": "no gaming day opened after it with a count before it (simulate two days or more)",
-                "closing": "no gaming day closed after it with a chip tray"}
+_NOT_PLANTED = {
+    "round": "no round of the table allowed it",
+    "fill": "no fill or credit after it (a table with no chip tray?)",
+    "opening": "no gaming day opened after it with a count before it (simulate two days or more)",
+    "closing": "no gaming day closed after it with a chip tray",
+}
 
 
 class Seated(Seats):
@@ -66,15 +70,27 @@ class Seated(Seats):
             chart = player.strategy.action(hand.cards, up, legal, split_done=hand.from_split)
             if action != chart:
                 table = self.table
-                table.strategy_errors.append({
-                    "table": table.code, "gaming_day": table.gaming_day, "round": table.number, "box": bet.box,
-                    "hand": hand.number, "player": player.id, "cards": list(hand.cards), "up": up, "from_split": hand.from_split,
-                    "action": action, "chart": chart,
-                })
+                table.strategy_errors.append(
+                    {
+                        "table": table.code,
+                        "gaming_day": table.gaming_day,
+                        "round": table.number,
+                        "box": bet.box,
+                        "hand": hand.number,
+                        "player": player.id,
+                        "cards": list(hand.cards),
+                        "up": up,
+                        "from_split": hand.from_split,
+                        "action": action,
+                        "chart": chart,
+                    }
+                )
         return action
 
     def insure(self, bet: Bet) -> int:
-        return self.players[bet.player or ""].insurance(bet.amount, self.table.rules, self.table.true_count())
+        return self.players[bet.player or ""].insurance(
+            bet.amount, self.table.rules, self.table.true_count()
+        )
 
     def even_money(self, bet: Bet) -> bool:
         return self.players[bet.player or ""].even_money()
@@ -135,7 +151,9 @@ class TableSim:
         self.clock = 0
         self.planted: list[dict[str, Any]] = []
         self.marks: dict[int, dict[str, Any]] = {}
-        self.pending = sorted((f for f in config.at if f.table == spec.code), key=lambda f: (f.round, f.kind))
+        self.pending = sorted(
+            (f for f in config.at if f.table == spec.code), key=lambda f: (f.round, f.kind)
+        )
         self.not_planted: list[dict[str, Any]] = []
         self.strategy_errors: list[dict[str, Any]] = []  # casual players' plays off the chart
         # the shoe: its order, the dealer's place in it and the cards out before the round
@@ -177,7 +195,16 @@ class TableSim:
         self.version += len(chunk)
         return chunk
 
-    def plant(self, kind: str, at_version: int, type: str, *, round: int | None, requested: FaultAt | None = None, **where: Any) -> dict[str, Any]:
+    def plant(
+        self,
+        kind: str,
+        at_version: int,
+        type: str,
+        *,
+        round: int | None,
+        requested: FaultAt | None = None,
+        **where: Any,
+    ) -> dict[str, Any]:
         fault = KINDS[kind]
         record: dict[str, Any] = {
             "kind": kind,
@@ -221,8 +248,14 @@ class TableSim:
                 played += 1
             yield from self.close_day()
         for fault in self.pending:
-            self.not_planted.append({"kind": fault.kind, "table": fault.table, "round": fault.round,
-                                     "reason": _NOT_PLANTED[KINDS[fault.kind].moment]})
+            self.not_planted.append(
+                {
+                    "kind": fault.kind,
+                    "table": fault.table,
+                    "round": fault.round,
+                    "reason": _NOT_PLANTED[KINDS[fault.kind].moment],
+                }
+            )
         yield self.flush()
 
     def dealer_at(self, offset: int) -> str:
@@ -242,8 +275,19 @@ class TableSim:
     def open_day(self) -> None:
         spec = self.spec
         boss = f"user:{self.pit_boss()}"
-        self.emit("table.opened", {"table": spec.code, "ruleset": self.rules.name, "min_bet": spec.min_bet, "max_bet": spec.max_bet,
-                                   "currency": self.config.currency, "gaming_day": self.gaming_day, "rules": {}}, boss)
+        self.emit(
+            "table.opened",
+            {
+                "table": spec.code,
+                "ruleset": self.rules.name,
+                "min_bet": spec.min_bet,
+                "max_bet": spec.max_bet,
+                "currency": self.config.currency,
+                "gaming_day": self.gaming_day,
+                "rules": {},
+            },
+            boss,
+        )
         self.dealer = ""
         self.rotate(0)
         self.drop_cash = self.drop_markers = 0
@@ -255,18 +299,33 @@ class TableSim:
                 gone = self.tray.lose(_MISSING)
             version = self.count("opening")
             if gone:
-                self.plant("opener_mismatch", version, "inventory.counted", round=None, gaming_day=self.gaming_day,
-                           variance=-gone, requested=self._claimed)
+                self.plant(
+                    "opener_mismatch",
+                    version,
+                    "inventory.counted",
+                    round=None,
+                    gaming_day=self.gaming_day,
+                    variance=-gone,
+                    requested=self._claimed,
+                )
         self.order = ()  # a new day opens with a new shoe
 
     def count(self, kind: str) -> int:
         """An inventory slip of the tray as it is: counted by the dealer, witnessed by the
         floor supervisor."""
         assert self.tray is not None
-        return self.emit("inventory.counted", {
-            "kind": kind, "chips": chip_list(self.tray.counts), "counted_by": self.dealer, "witnessed_by": self.pit_boss(),
-            "gaming_day": self.gaming_day, "slip": self.next_slip("I"),
-        }, f"user:{self.pit_boss()}")
+        return self.emit(
+            "inventory.counted",
+            {
+                "kind": kind,
+                "chips": chip_list(self.tray.counts),
+                "counted_by": self.dealer,
+                "witnessed_by": self.pit_boss(),
+                "gaming_day": self.gaming_day,
+                "slip": self.next_slip("I"),
+            },
+            f"user:{self.pit_boss()}",
+        )
 
     def close_day(self) -> Iterator[list[Event]]:
         """The closing count, ``table.closed`` and the drop, with at most one closing
@@ -276,17 +335,33 @@ class TableSim:
         claimed: FaultAt | None = None
         if not self.live:
             assert self.tray is not None
-            fault = next((kind for kind in CLOSING_KINDS if self.due(kind, self.number, per_day=True)), None)
+            fault = next(
+                (kind for kind in CLOSING_KINDS if self.due(kind, self.number, per_day=True)), None
+            )
             claimed = self._claimed
             gone = self.tray.lose(_MISSING) if fault == "chip_variance" else 0
             if fault != "closer_missing":
                 version = self.count("closing")
             if gone:
-                self.plant("chip_variance", version, "inventory.counted", round=None, gaming_day=self.gaming_day,
-                           variance=-gone, requested=claimed)
+                self.plant(
+                    "chip_variance",
+                    version,
+                    "inventory.counted",
+                    round=None,
+                    gaming_day=self.gaming_day,
+                    variance=-gone,
+                    requested=claimed,
+                )
         version = self.emit("table.closed", {"gaming_day": self.gaming_day}, boss)
         if fault == "closer_missing":  # the table closed with no closing count of its tray
-            self.plant(fault, version, "table.closed", round=None, gaming_day=self.gaming_day, requested=claimed)
+            self.plant(
+                fault,
+                version,
+                "table.closed",
+                round=None,
+                gaming_day=self.gaming_day,
+                requested=claimed,
+            )
         if not self.live:
             self.clock += 8 * _HOUR  # the count room counts the next morning
             self.drop(fault, claimed)
@@ -297,30 +372,74 @@ class TableSim:
         """Half the day's markers are paid at the cage the morning after, the rest later."""
         for marker, amount in self.markers:
             if self.rng.random() < 0.5:
-                self.emit("marker.redeemed", {"marker": marker, "amount": amount, "currency": self.config.currency,
-                                              "method": "cash", "received_by": "CG-1"}, "user:cage")
+                self.emit(
+                    "marker.redeemed",
+                    {
+                        "marker": marker,
+                        "amount": amount,
+                        "currency": self.config.currency,
+                        "method": "cash",
+                        "received_by": "CG-1",
+                    },
+                    "user:cage",
+                )
         self.markers = []
 
     def drop(self, fault: str | None, claimed: FaultAt | None) -> None:
         """The drop box from the table to the books: removed by security, counted by the
         count team, posted by accounting - or a closing fault on the way."""
         day, currency = self.gaming_day, self.config.currency
-        version = self.emit("drop.removed", {"gaming_day": day, "shift": None, "box": f"DB-{self.code}",
-                                             "removed_by": "SEC-1", "witnessed_by": self.pit_boss()}, "user:SEC-1")
+        version = self.emit(
+            "drop.removed",
+            {
+                "gaming_day": day,
+                "shift": None,
+                "box": f"DB-{self.code}",
+                "removed_by": "SEC-1",
+                "witnessed_by": self.pit_boss(),
+            },
+            "user:SEC-1",
+        )
         if fault == "drop_not_counted":
-            self.plant(fault, version, "drop.removed", round=None, gaming_day=day, requested=claimed)
+            self.plant(
+                fault, version, "drop.removed", round=None, gaming_day=day, requested=claimed
+            )
             return
         cash, markers = self.drop_cash, self.drop_markers
-        version = self.emit("drop.counted", {"gaming_day": day, "cash": cash, "markers": markers, "chips": 0,
-                                             "currency": currency, "counted_by": "CR-1", "team": ["CR-2", "CR-3"]}, "user:CR-1")
+        version = self.emit(
+            "drop.counted",
+            {
+                "gaming_day": day,
+                "cash": cash,
+                "markers": markers,
+                "chips": 0,
+                "currency": currency,
+                "counted_by": "CR-1",
+                "team": ["CR-2", "CR-3"],
+            },
+            "user:CR-1",
+        )
         if fault == "drop_not_posted":
-            self.plant(fault, version, "drop.counted", round=None, gaming_day=day, requested=claimed)
+            self.plant(
+                fault, version, "drop.counted", round=None, gaming_day=day, requested=claimed
+            )
             return
         posted = cash
         if fault == "drop_mismatch":
             posted = cash - _MISSING if cash >= _MISSING else cash + _MISSING
-        version = self.emit("drop.posted", {"gaming_day": day, "shift": None, "cash": posted, "markers": markers, "chips": 0,
-                                            "currency": currency, "posted_by": "ACC-1"}, "user:ACC-1")
+        version = self.emit(
+            "drop.posted",
+            {
+                "gaming_day": day,
+                "shift": None,
+                "cash": posted,
+                "markers": markers,
+                "chips": 0,
+                "currency": currency,
+                "posted_by": "ACC-1",
+            },
+            "user:ACC-1",
+        )
         if fault == "drop_mismatch":
             self.plant(fault, version, "drop.posted", round=None, gaming_day=day, requested=claimed)
 
@@ -333,7 +452,9 @@ class TableSim:
         round (for a per-day fault: within this day), or one drawn at its rate."""
         self._claimed = None
         for fault in self.pending:
-            if fault.kind == kind and (fault.round <= number or per_day and fault.round <= self.number):
+            if fault.kind == kind and (
+                fault.round <= number or per_day and fault.round <= self.number
+            ):
                 self._claimed = fault
                 self.pending.remove(fault)
                 return True
@@ -342,7 +463,9 @@ class TableSim:
 
     def round_faults(self, number: int) -> list[tuple[str, FaultAt | None]]:
         """The round-changing faults to try on round ``number``, asked-for ones first."""
-        wanted: list[tuple[str, FaultAt | None]] = [(f.kind, f) for f in self.pending if f.kind in ROUND_KINDS and f.round <= number]
+        wanted: list[tuple[str, FaultAt | None]] = [
+            (f.kind, f) for f in self.pending if f.kind in ROUND_KINDS and f.round <= number
+        ]
         for kind in sorted(self.config.rates):
             if kind in ROUND_KINDS and self.fault_rng.random() < self.config.rates[kind]:
                 wanted.append((kind, None))
@@ -354,7 +477,14 @@ class TableSim:
         self.player_no += 1
         kind = kind or self.rng.choice(self.config.players)
         assert self.strategy is not None
-        player = Player(f"P{self.spec.index + 1:02d}-{self.player_no:05d}", kind, box, self.rng, self.strategy, self.limits)
+        player = Player(
+            f"P{self.spec.index + 1:02d}-{self.player_no:05d}",
+            kind,
+            box,
+            self.rng,
+            self.strategy,
+            self.limits,
+        )
         self.people[player.id] = player
         return player
 
@@ -372,7 +502,11 @@ class TableSim:
                 box = free.pop(0)
                 self.players[box] = self.new_player(box)
         else:
-            joining = rng.randint(2, 4) if not self.players else int(len(self.players) < 5 and rng.random() < 0.05)
+            joining = (
+                rng.randint(2, 4)
+                if not self.players
+                else int(len(self.players) < 5 and rng.random() < 0.05)
+            )
             for box in rng.sample(free, joining):
                 self.players[box] = self.new_player(box)
         if self.rules.back_betting and not self.back:
@@ -383,16 +517,37 @@ class TableSim:
         step = self.limits.step
         amount = max(need * 4, player.unit * 20)
         amount -= amount % step
-        if amount >= 50_000 and self.rng.random() < 0.2:  # on credit: a marker, approved by the pit boss
+        if (
+            amount >= 50_000 and self.rng.random() < 0.2
+        ):  # on credit: a marker, approved by the pit boss
             marker = self.next_slip("M")
-            self.emit("marker.issued", {"marker": marker, "player": player.id, "box": player.box or None, "amount": amount,
-                                        "currency": self.config.currency, "approved_by": self.pit_boss(),
-                                        "dealer": self.dealer}, f"dealer:{self.dealer}")
+            self.emit(
+                "marker.issued",
+                {
+                    "marker": marker,
+                    "player": player.id,
+                    "box": player.box or None,
+                    "amount": amount,
+                    "currency": self.config.currency,
+                    "approved_by": self.pit_boss(),
+                    "dealer": self.dealer,
+                },
+                f"dealer:{self.dealer}",
+            )
             self.markers.append((marker, amount))
             self.drop_markers += amount
         else:
-            self.emit("buyin.recorded", {"box": player.box or None, "player": player.id, "method": "cash", "amount": amount,
-                                         "currency": self.config.currency}, f"dealer:{self.dealer}")
+            self.emit(
+                "buyin.recorded",
+                {
+                    "box": player.box or None,
+                    "player": player.id,
+                    "method": "cash",
+                    "amount": amount,
+                    "currency": self.config.currency,
+                },
+                f"dealer:{self.dealer}",
+            )
             self.drop_cash += amount
         self.tray.pay(amount)
         player.stack += amount
@@ -420,11 +575,22 @@ class TableSim:
         if chips:
             slip, boss = self.next_slip("C"), self.pit_boss()
             listed = chip_list(chips)
-            self.emit("credit.requested", {"slip": slip, "chips": listed, "requested_by": boss}, f"user:{boss}")
-            self.emit("chips.credited", {"slip": slip, "chips": listed, "dealer": self.dealer, "supervisor": boss},
-                      f"dealer:{self.dealer}")
+            self.emit(
+                "credit.requested",
+                {"slip": slip, "chips": listed, "requested_by": boss},
+                f"user:{boss}",
+            )
+            self.emit(
+                "chips.credited",
+                {"slip": slip, "chips": listed, "dealer": self.dealer, "supervisor": boss},
+                f"dealer:{self.dealer}",
+            )
             tray.credit(chips)
-            self.emit("credit.received", {"slip": slip, "chips": listed, "cashier": "CG-1", "carried_by": "SEC-1"}, "user:cage")
+            self.emit(
+                "credit.received",
+                {"slip": slip, "chips": listed, "cashier": "CG-1", "carried_by": "SEC-1"},
+                "user:cage",
+            )
 
     def next_slip(self, prefix: str) -> str:
         self.slip_no += 1
@@ -435,25 +601,56 @@ class TableSim:
         slip, boss = self.next_slip("F"), self.pit_boss()
         listed = chip_list(chips)
         if fault != "fill_without_request":
-            self.emit("fill.requested", {"slip": slip, "chips": listed, "requested_by": boss}, f"user:{boss}")
+            self.emit(
+                "fill.requested",
+                {"slip": slip, "chips": listed, "requested_by": boss},
+                f"user:{boss}",
+            )
         # the event that shows the fault: the cage's issue of an unrequested fill, unless a later step shows it
-        shown = (self.emit("fill.issued", {"slip": slip, "chips": listed, "cashier": "CG-1", "carried_by": "SEC-1"}, "user:cage"),
-                 "fill.issued")
+        shown = (
+            self.emit(
+                "fill.issued",
+                {"slip": slip, "chips": listed, "cashier": "CG-1", "carried_by": "SEC-1"},
+                "user:cage",
+            ),
+            "fill.issued",
+        )
         received = dict(chips)
         if fault == "fill_short":
             received[min(received)] -= 1
-        table_step = {"slip": slip, "chips": chip_list(received), "dealer": self.dealer, "supervisor": boss}
+        table_step = {
+            "slip": slip,
+            "chips": chip_list(received),
+            "dealer": self.dealer,
+            "supervisor": boss,
+        }
         step = self.emit("chips.filled", table_step, f"dealer:{self.dealer}")
         self.tray.fill(received)
         if fault == "fill_short":
             shown = (step, "chips.filled")
         elif fault == "fill_twice":
-            shown = (self.emit("chips.filled", dict(table_step), f"dealer:{self.dealer}"), "chips.filled")
+            shown = (
+                self.emit("chips.filled", dict(table_step), f"dealer:{self.dealer}"),
+                "chips.filled",
+            )
         elif fault == "void_after_receipt":
-            shown = (self.emit("fill.voided", {"slip": slip, "reason": "entered in error", "voided_by": boss,
-                                               "witnessed_by": "CG-1"}, f"user:{boss}"), "fill.voided")
+            shown = (
+                self.emit(
+                    "fill.voided",
+                    {
+                        "slip": slip,
+                        "reason": "entered in error",
+                        "voided_by": boss,
+                        "witnessed_by": "CG-1",
+                    },
+                    f"user:{boss}",
+                ),
+                "fill.voided",
+            )
         if fault:
-            self.plant(fault, *shown, round=None, slip=slip, gaming_day=self.gaming_day, requested=claimed)
+            self.plant(
+                fault, *shown, round=None, slip=slip, gaming_day=self.gaming_day, requested=claimed
+            )
 
     def stray_fill(self, fault: str, claimed: FaultAt | None) -> None:
         """A fill slip that moves no chips at the table: voided with no reason, or issued by
@@ -461,15 +658,32 @@ class TableSim:
         assert self.tray is not None
         slip, boss = self.next_slip("F"), self.pit_boss()
         listed = chip_list(self.tray.quarter_par())
-        self.emit("fill.requested", {"slip": slip, "chips": listed, "requested_by": boss}, f"user:{boss}")
+        self.emit(
+            "fill.requested", {"slip": slip, "chips": listed, "requested_by": boss}, f"user:{boss}"
+        )
         if fault == "void_without_reason":
-            version = self.emit("fill.voided", {"slip": slip, "reason": None, "voided_by": boss, "witnessed_by": "CG-1"},
-                                f"user:{boss}")
+            version = self.emit(
+                "fill.voided",
+                {"slip": slip, "reason": None, "voided_by": boss, "witnessed_by": "CG-1"},
+                f"user:{boss}",
+            )
             type = "fill.voided"
         else:
-            version = self.emit("fill.issued", {"slip": slip, "chips": listed, "cashier": "CG-1", "carried_by": "SEC-1"}, "user:cage")
+            version = self.emit(
+                "fill.issued",
+                {"slip": slip, "chips": listed, "cashier": "CG-1", "carried_by": "SEC-1"},
+                "user:cage",
+            )
             type = "fill.issued"
-        self.plant(fault, version, type, round=None, slip=slip, gaming_day=self.gaming_day, requested=claimed)
+        self.plant(
+            fault,
+            version,
+            type,
+            round=None,
+            slip=slip,
+            gaming_day=self.gaming_day,
+            requested=claimed,
+        )
 
     def between_rounds(self, played: int) -> Iterator[list[Event]]:
         number = self.number + 1
@@ -496,22 +710,45 @@ class TableSim:
             self.shuffler.shuffle(cards)
             order = tuple(cards)
         size = len(order)
-        self.shuffled = {"shoe": shoe, "decks": rules.decks, "method": "rng", "order": list(order),
-                         "commitment": commitment(order), "seed": seed}
+        self.shuffled = {
+            "shoe": shoe,
+            "decks": rules.decks,
+            "method": "rng",
+            "order": list(order),
+            "commitment": commitment(order),
+            "seed": seed,
+        }
         self.emit("shoe.shuffled", self.shuffled, f"device:shuffler-{self.code}")
         rng = self.rng
         position = rng.randint(size // 4, 3 * size // 4)
-        behind = rng.randint(*rules.penetration) if rules.penetration else rng.randint(size // 5, size // 4)
+        behind = (
+            rng.randint(*rules.penetration)
+            if rules.penetration
+            else rng.randint(size // 5, size // 4)
+        )
         self.cut_card = size - behind
-        self.emit("shoe.cut", {"shoe": shoe, "position": position, "cut_card": self.cut_card}, f"dealer:{self.dealer}")
+        self.emit(
+            "shoe.cut",
+            {"shoe": shoe, "position": position, "cut_card": self.cut_card},
+            f"dealer:{self.dealer}",
+        )
         self.order = cut(order, position)
         self.cursor = cursor = ShoeCursor(Shoe(shoe, rules.decks, self.order, seed))
         self.shoe_id = shoe
         self.shoe_faults = set()
         self.running = 0
         for _ in range(shuffle_burns(rules)):
-            self.emit("card.burned", {"shoe": shoe, "round": None, "card": cursor.next(), "face": "down", "reason": "after_shuffle"},
-                      f"dealer:{self.dealer}")
+            self.emit(
+                "card.burned",
+                {
+                    "shoe": shoe,
+                    "round": None,
+                    "card": cursor.next(),
+                    "face": "down",
+                    "reason": "after_shuffle",
+                },
+                f"dealer:{self.dealer}",
+            )
         self.pos = cursor.pos
 
     def true_count(self) -> float:
@@ -525,8 +762,10 @@ class TableSim:
             rng = self.rng
             amounts = (100, 100, 200, 500, 500, 1_000, 2_000, 2_500, 5_000, 10_000)
             boxes = self.rules.boxes
-            return [Stake(f"r{number}-{i}", i % boxes + 1, amounts[rng.randrange(10)], f"L{i:06d}")
-                    for i in range(self.config.live_bets)]
+            return [
+                Stake(f"r{number}-{i}", i % boxes + 1, amounts[rng.randrange(10)], f"L{i:06d}")
+                for i in range(self.config.live_bets)
+            ]
         stakes = list(self.carried)
         carried_players = {s.player for s in stakes}
         limits = self.limits
@@ -542,11 +781,22 @@ class TableSim:
                 if back.id not in carried_players and self.rng.random() < 0.3:
                     main = mains[self.rng.randrange(len(mains))]
                     back.box = main.box
-                    stakes.append(Stake(f"r{number}-k{k}", main.box, back.stake(limits, tc), back.id, "behind", main.bet))
+                    stakes.append(
+                        Stake(
+                            f"r{number}-k{k}",
+                            main.box,
+                            back.stake(limits, tc),
+                            back.id,
+                            "behind",
+                            main.bet,
+                        )
+                    )
         people = self.people
         for stake in stakes:
             player = people[stake.player or ""]
-            if stake.parent is None or stake.kind == "behind":  # a carried stake is on the layout already
+            if (
+                stake.parent is None or stake.kind == "behind"
+            ):  # a carried stake is on the layout already
                 if player.stack < 3 * stake.amount:
                     self.buy_in(player, stake.amount)
                 player.stack -= stake.amount
@@ -565,12 +815,20 @@ class TableSim:
             try:
                 self.round_pos = self.pos
                 dealt = deal_round(
-                    self.rules, cursor, number, stakes, self.seats,
-                    min_bet=self.spec.min_bet, max_bet=self.spec.max_bet, memo=self.memo,
+                    self.rules,
+                    cursor,
+                    number,
+                    stakes,
+                    self.seats,
+                    min_bet=self.spec.min_bet,
+                    max_bet=self.spec.max_bet,
+                    memo=self.memo,
                     mistake=PLANTERS[mistaken[0]].mistake if mistaken is not None else None,
                 )
                 break
-            except IndexError:  # the shoe ran out mid-round (a small deck): deal it again from a new one
+            except (
+                IndexError
+            ):  # the shoe ran out mid-round (a small deck): deal it again from a new one
                 self.new_shoe()
         events = dealt.events
         r = dealt.round
@@ -615,12 +873,19 @@ class TableSim:
                     if s["outcome"] != "carried":
                         player.stack += bet.amount + net
         count = self.running
-        for card in self.order[self.round_pos:cursor.pos]:
+        for card in self.order[self.round_pos : cursor.pos]:
             count += HI_LO[card]
         self.running = count
         self.pos = cursor.pos
         self.carried = [
-            Stake(f"r{number + 1}-c{i}", bets[s.bet].box, bets[s.bet].amount, bets[s.bet].player, "main", s.bet)
+            Stake(
+                f"r{number + 1}-c{i}",
+                bets[s.bet].box,
+                bets[s.bet].amount,
+                bets[s.bet].player,
+                "main",
+                s.bet,
+            )
             for i, s in enumerate(dealt.settlements)
             if s.outcome == "carried" and bets[s.bet].kind != "insurance"
         ]

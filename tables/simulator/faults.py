@@ -19,6 +19,7 @@ Asking: ``KIND=RATE`` (a probability per round; per table and gaming day for the
 ``opening`` and ``closing`` kinds) or ``KIND@TABLE:ROUND`` (at that round of that table, or the first
 round after it where the fault can be planted - a short pay needs a winning bet).
 """
+
 from __future__ import annotations
 
 import re
@@ -46,36 +47,137 @@ class FaultKind:
 
 
 _KINDS = (
-    FaultKind("short_pay", "wrong_payout", "round", "a winning bet is paid less than the rules give"),
+    FaultKind(
+        "short_pay", "wrong_payout", "round", "a winning bet is paid less than the rules give"
+    ),
     FaultKind("overpay", "wrong_payout", "round", "a winning bet is paid more than the rules give"),
-    FaultKind("natural_even_money", "wrong_payout", "round", "a natural is paid 1:1 as a plain win"),
-    FaultKind("dealer_draws_17", "dealer_procedure", "round", "the dealer draws a card on a standing 17 (the card is burned, the round settled on 17)"),
-    FaultKind("dealer_stands_16", "dealer_procedure", "round", "the dealer stands on 16 and the round is settled on it; the cards stay in the shoe"),
-    FaultKind("card_out_of_sequence", "card_out_of_sequence", "round", "a player's card is recorded as another card than the shoe's recorded order holds"),
-    FaultKind("impossible_card", "impossible_card", "round", "a player's card is recorded as a card the (hand-shuffled) shoe holds no more of"),
-    FaultKind("wrong_face", "wrong_face", "round", "a player's card is recorded with the other face (face down where it is dealt face up, or the other way)"),
-    FaultKind("missing_stake", "missing_stake", "round", "a player's double or split stake is never recorded: the hand plays on for the stake before it"),
-    FaultKind("insurance_without_decision", "illegal_bet", "round",
-              "a bet's insurance stake is recorded without the bettor's decision to insure"),
-    FaultKind("missing_event", "missing_event", "round", "the round's betting.closed is never recorded"),
-    FaultKind("duplicate_event", "duplicate_event", "round", "a bet.placed is recorded twice (a retry under a new id)"),
+    FaultKind(
+        "natural_even_money", "wrong_payout", "round", "a natural is paid 1:1 as a plain win"
+    ),
+    FaultKind(
+        "dealer_draws_17",
+        "dealer_procedure",
+        "round",
+        "the dealer draws a card on a standing 17 (the card is burned, the round settled on 17)",
+    ),
+    FaultKind(
+        "dealer_stands_16",
+        "dealer_procedure",
+        "round",
+        "the dealer stands on 16 and the round is settled on it; the cards stay in the shoe",
+    ),
+    FaultKind(
+        "card_out_of_sequence",
+        "card_out_of_sequence",
+        "round",
+        "a player's card is recorded as another card than the shoe's recorded order holds",
+    ),
+    FaultKind(
+        "impossible_card",
+        "impossible_card",
+        "round",
+        "a player's card is recorded as a card the (hand-shuffled) shoe holds no more of",
+    ),
+    FaultKind(
+        "wrong_face",
+        "wrong_face",
+        "round",
+        "a player's card is recorded with the other face (face down where it is dealt face up, or the other way)",
+    ),
+    FaultKind(
+        "missing_stake",
+        "missing_stake",
+        "round",
+        "a player's double or split stake is never recorded: the hand plays on for the stake before it",
+    ),
+    FaultKind(
+        "insurance_without_decision",
+        "illegal_bet",
+        "round",
+        "a bet's insurance stake is recorded without the bettor's decision to insure",
+    ),
+    FaultKind(
+        "missing_event", "missing_event", "round", "the round's betting.closed is never recorded"
+    ),
+    FaultKind(
+        "duplicate_event",
+        "duplicate_event",
+        "round",
+        "a bet.placed is recorded twice (a retry under a new id)",
+    ),
     # custody: the fill slip's steps (requested -> issued -> received), the counts, the drop
-    FaultKind("fill_twice", "duplicate_slip", "fill", "a fill's receipt at the table is recorded twice"),
-    FaultKind("fill_without_request", "slip_without_request", "fill",
-              "a fill is issued and received with no request from a floor supervisor on record"),
-    FaultKind("fill_short", "slip_mismatch", "fill", "a fill arrives at the table one chip short of what the cage issued"),
-    FaultKind("fill_unfinished", "slip_unfinished", "fill", "a fill is requested and issued but never received nor voided"),
-    FaultKind("void_without_reason", "void_without_reason", "fill", "a fill request is voided with no reason given"),
-    FaultKind("void_after_receipt", "void_after_receipt", "fill", "a fill is voided after its chips were received at the table"),
-    FaultKind("opener_mismatch", "opener_mismatch", "opening",
-              "chips leave the tray overnight: the opening count differs from the closing count before it"),
-    FaultKind("chip_variance", "chip_variance", "closing",
-              "chips go missing from the tray during play: the closing count is short by more than the report threshold"),
-    FaultKind("closer_missing", "closer_missing", "closing", "the tray's closing count is never recorded"),
-    FaultKind("drop_not_counted", "drop_not_counted", "closing", "the drop box is removed but its count is never recorded"),
-    FaultKind("drop_not_posted", "drop_not_posted", "closing", "the drop is counted but never posted to the books"),
-    FaultKind("drop_mismatch", "drop_mismatch", "closing", "the drop is posted with other cash than the count team counted"),
-    FaultKind("tamper", "altered", "round", "a stored bet.placed's player is changed behind the application's back"),
+    FaultKind(
+        "fill_twice", "duplicate_slip", "fill", "a fill's receipt at the table is recorded twice"
+    ),
+    FaultKind(
+        "fill_without_request",
+        "slip_without_request",
+        "fill",
+        "a fill is issued and received with no request from a floor supervisor on record",
+    ),
+    FaultKind(
+        "fill_short",
+        "slip_mismatch",
+        "fill",
+        "a fill arrives at the table one chip short of what the cage issued",
+    ),
+    FaultKind(
+        "fill_unfinished",
+        "slip_unfinished",
+        "fill",
+        "a fill is requested and issued but never received nor voided",
+    ),
+    FaultKind(
+        "void_without_reason",
+        "void_without_reason",
+        "fill",
+        "a fill request is voided with no reason given",
+    ),
+    FaultKind(
+        "void_after_receipt",
+        "void_after_receipt",
+        "fill",
+        "a fill is voided after its chips were received at the table",
+    ),
+    FaultKind(
+        "opener_mismatch",
+        "opener_mismatch",
+        "opening",
+        "chips leave the tray overnight: the opening count differs from the closing count before it",
+    ),
+    FaultKind(
+        "chip_variance",
+        "chip_variance",
+        "closing",
+        "chips go missing from the tray during play: the closing count is short by more than the report threshold",
+    ),
+    FaultKind(
+        "closer_missing", "closer_missing", "closing", "the tray's closing count is never recorded"
+    ),
+    FaultKind(
+        "drop_not_counted",
+        "drop_not_counted",
+        "closing",
+        "the drop box is removed but its count is never recorded",
+    ),
+    FaultKind(
+        "drop_not_posted",
+        "drop_not_posted",
+        "closing",
+        "the drop is counted but never posted to the books",
+    ),
+    FaultKind(
+        "drop_mismatch",
+        "drop_mismatch",
+        "closing",
+        "the drop is posted with other cash than the count team counted",
+    ),
+    FaultKind(
+        "tamper",
+        "altered",
+        "round",
+        "a stored bet.placed's player is changed behind the application's back",
+    ),
 )
 
 KINDS: MappingProxyType[str, FaultKind] = MappingProxyType({k.name: k for k in _KINDS})
@@ -122,7 +224,9 @@ def parse_rate(text: str) -> tuple[str, float]:
     return kind, rate
 
 
-_AT = re.compile(r"^(?P<kind>[a-z_0-9]+)@(?P<table>[A-Za-z0-9][A-Za-z0-9._-]{0,63}):(?P<round>\d+)\Z")
+_AT = re.compile(
+    r"^(?P<kind>[a-z_0-9]+)@(?P<table>[A-Za-z0-9][A-Za-z0-9._-]{0,63}):(?P<round>\d+)\Z"
+)
 
 
 def parse_at(text: str) -> FaultAt:

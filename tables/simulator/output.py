@@ -9,6 +9,7 @@ hash.
 Ids are version-4 UUIDs drawn from a ``random.Random`` seeded from the run's seed and the
 table, so one seed gives the same bytes every time.
 """
+
 from __future__ import annotations
 
 import random
@@ -36,7 +37,8 @@ class Ids:
         raw = self.rng.randbytes(16 * n).hex()
         variant = _VARIANT
         return [
-            f"{raw[i:i + 8]}-{raw[i + 8:i + 12]}-4{raw[i + 13:i + 16]}-{variant[raw[i + 16]]}{raw[i + 17:i + 20]}-{raw[i + 20:i + 32]}"
+            f"{raw[i : i + 8]}-{raw[i + 8 : i + 12]}-4{raw[i + 13 : i + 16]}-"
+            f"{variant[raw[i + 16]]}{raw[i + 17 : i + 20]}-{raw[i + 20 : i + 32]}"
             for i in range(0, 32 * n, 32)
         ]
 
@@ -54,7 +56,7 @@ class Clock:
         self.minute = -1
         self.prefix = ""
         # the start's offset into its minute, so the minute cache follows the wall clock
-        self.skew = (start.second * 1_000_000 + start.microsecond)
+        self.skew = start.second * 1_000_000 + start.microsecond
 
     def datetime(self, us: int) -> datetime:
         return self.start + timedelta(microseconds=us)
@@ -82,8 +84,13 @@ class JsonlWriter:
         self.lines = 0
         self.streams: dict[str, tuple[Ids, StreamChain]] = {}
 
-    def write(self, stream: str, first_version: int, events: Iterable[tuple[str, dict[str, Any], int, str]],
-              marks: dict[int, dict[str, Any]]) -> None:
+    def write(
+        self,
+        stream: str,
+        first_version: int,
+        events: Iterable[tuple[str, dict[str, Any], int, str]],
+        marks: dict[int, dict[str, Any]],
+    ) -> None:
         ids, chain = self.streams.get(stream) or (Ids(self.root, stream), StreamChain(stream))
         assert chain.version == first_version - 1, "a stream's chunks come in version order"
         text = self.clock.text
@@ -102,7 +109,9 @@ class JsonlWriter:
                 mark["event"]["id"] = id_texts[index]
                 altered = mark.get("altered_payload")
                 if altered is not None:  # tampering: the line changes, its hash stays
-                    lines[index] = lines[index].replace(canonical_json(events[index][1]), canonical_json(altered), 1)
+                    lines[index] = lines[index].replace(
+                        canonical_json(events[index][1]), canonical_json(altered), 1
+                    )
                     mark["line"] = self.position + index + 1
         self.out.write(b"".join(lines))
         self.streams[stream] = (ids, chain)

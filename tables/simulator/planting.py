@@ -11,6 +11,7 @@ dealer deals the round with, and records the fault where the mistake was made.
 The two other moments - a fill recorded twice, a closing count short - are planted
 where the table's day reaches them (:mod:`.day`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -69,12 +70,15 @@ def planter(*kinds: str, mistake: DealerMistake | None = None) -> Callable[[Plan
 
 # --- the settlement ------------------------------------------------------------------------
 
+
 @planter("short_pay", "overpay", "natural_even_money")
 def _wrong_payout(sim: TableSim, kind: str, dealt: DealtEvents, requested: FaultAt | None) -> bool:
     events, number = dealt.events, dealt.number
     settled = events[-1][1]
     want = ("natural",) if kind == "natural_even_money" else ("win", "natural")
-    choices = [i for i, s in enumerate(settled["settlements"]) if s["outcome"] in want and s["net"] > 0]
+    choices = [
+        i for i, s in enumerate(settled["settlements"]) if s["outcome"] in want and s["net"] > 0
+    ]
     if not choices:
         return False
     i = choices[sim.fault_rng.randrange(len(choices))]
@@ -88,12 +92,21 @@ def _wrong_payout(sim: TableSim, kind: str, dealt: DealtEvents, requested: Fault
     else:
         item["outcome"], item["net"] = "win", dealt.round.bets[item["bet"]].amount
     events[-1] = ("round.settled", {"round": number, "settlements": items})
-    sim.plant(kind, dealt.base + len(events) - 1, "round.settled", round=number, bet=item["bet"], expected=expected,
-              recorded=f"{item['outcome']} {item['net']:+d}", requested=requested)
+    sim.plant(
+        kind,
+        dealt.base + len(events) - 1,
+        "round.settled",
+        round=number,
+        bet=item["bet"],
+        expected=expected,
+        recorded=f"{item['outcome']} {item['net']:+d}",
+        requested=requested,
+    )
     return True
 
 
 # --- the dealer's own play -------------------------------------------------------------------
+
 
 class _StandsOn16(DealerMistake):
     """The dealer stops on 16: the round is settled on it, the cards stay in the shoe."""
@@ -114,7 +127,9 @@ def _dealer_stands(sim: TableSim, kind: str, dealt: DealtEvents, requested: Faul
     if not dealt.mistaken:
         return False
     index = len(dealt.events) - 1  # the settlement: where replay finds the draw owed
-    sim.plant(kind, dealt.base + index, dealt.events[index][0], round=dealt.number, requested=requested)
+    sim.plant(
+        kind, dealt.base + index, dealt.events[index][0], round=dealt.number, requested=requested
+    )
     return True
 
 
@@ -130,8 +145,11 @@ def _dealer_draws(sim: TableSim, kind: str, dealt: DealtEvents, requested: Fault
 
 # --- the cards -------------------------------------------------------------------------------
 
+
 @planter("card_out_of_sequence")
-def _out_of_sequence(sim: TableSim, kind: str, dealt: DealtEvents, requested: FaultAt | None) -> bool:
+def _out_of_sequence(
+    sim: TableSim, kind: str, dealt: DealtEvents, requested: FaultAt | None
+) -> bool:
     if "hidden" in sim.shoe_faults:
         return False
     events = dealt.events
@@ -142,7 +160,15 @@ def _out_of_sequence(sim: TableSim, kind: str, dealt: DealtEvents, requested: Fa
     payload["card"] = RANKS[(RANKS.index(card[0]) + 1) % 13] + card[1]
     events[i] = ("card.dealt", payload)
     sim.shoe_faults.add("sequence")
-    sim.plant(kind, dealt.base + i, "card.dealt", round=dealt.number, expected=card, recorded=payload["card"], requested=requested)
+    sim.plant(
+        kind,
+        dealt.base + i,
+        "card.dealt",
+        round=dealt.number,
+        expected=card,
+        recorded=payload["card"],
+        requested=requested,
+    )
     return True
 
 
@@ -168,7 +194,11 @@ def _impossible(sim: TableSim, kind: str, dealt: DealtEvents, requested: FaultAt
         card = p["card"]
         if p["box"] is not None and i > last_offer:
             value = VALUE[card]
-            gone = [c for c in sorted(VALUE) if VALUE[c] == value and c != card and counts.get(c, 0) >= decks]
+            gone = [
+                c
+                for c in sorted(VALUE)
+                if VALUE[c] == value and c != card and counts.get(c, 0) >= decks
+            ]
             if gone:
                 payload = dict(p)
                 payload["card"] = gone[0]
@@ -177,7 +207,14 @@ def _impossible(sim: TableSim, kind: str, dealt: DealtEvents, requested: FaultAt
                 sim.shuffled.update(method="hand", order=None, commitment=None, seed=None)
                 sim.shoe_faults.add("hidden")
                 _follow_as_recorded(sim, events)
-                sim.plant(kind, dealt.base + i, "card.dealt", round=dealt.number, recorded=gone[0], requested=requested)
+                sim.plant(
+                    kind,
+                    dealt.base + i,
+                    "card.dealt",
+                    round=dealt.number,
+                    recorded=gone[0],
+                    requested=requested,
+                )
                 return True
         counts[card] = counts.get(card, 0) + 1
     return False
@@ -209,11 +246,20 @@ def _wrong_face(sim: TableSim, kind: str, dealt: DealtEvents, requested: FaultAt
     face = payload["face"]
     payload["face"] = "up" if face == "down" else "down"
     events[i] = ("card.dealt", payload)
-    sim.plant(kind, dealt.base + i, "card.dealt", round=dealt.number, expected=face, recorded=payload["face"], requested=requested)
+    sim.plant(
+        kind,
+        dealt.base + i,
+        "card.dealt",
+        round=dealt.number,
+        expected=face,
+        recorded=payload["face"],
+        requested=requested,
+    )
     return True
 
 
 # --- the stakes ----------------------------------------------------------------------------------
+
 
 @planter("missing_stake")
 def _missing_stake(sim: TableSim, kind: str, dealt: DealtEvents, requested: FaultAt | None) -> bool:
@@ -227,22 +273,43 @@ def _missing_stake(sim: TableSim, kind: str, dealt: DealtEvents, requested: Faul
     carried = {s["bet"] for s in settled["settlements"] if s["outcome"] == "carried"}
     named = {p["parent"] for t, p in events if t == "bet.placed"}
     for i, (t, p) in enumerate(events):
-        if t != "bet.placed" or p["kind"] not in ("double", "split") or p["bet"] in named or p["bet"] in carried:
+        if (
+            t != "bet.placed"
+            or p["kind"] not in ("double", "split")
+            or p["bet"] in named
+            or p["bet"] in carried
+        ):
             continue
         decider = r.decider(p["box"])
         base = r.bets.get(p["parent"])
-        if decider is None or base is None or not (base.id == decider.id or (base.kind == "split" and r.root(base) == decider.id)):
+        if (
+            decider is None
+            or base is None
+            or not (base.id == decider.id or (base.kind == "split" and r.root(base) == decider.id))
+        ):
             continue
         del events[i]
-        events[-1] = ("round.settled", {**settled, "settlements": [s for s in settled["settlements"] if s["bet"] != p["bet"]]})
+        events[-1] = (
+            "round.settled",
+            {**settled, "settlements": [s for s in settled["settlements"] if s["bet"] != p["bet"]]},
+        )
         # the stake's absence shows at the event after it
-        sim.plant(kind, dealt.base + i, events[i][0], round=dealt.number, bet=p["parent"], requested=requested)
+        sim.plant(
+            kind,
+            dealt.base + i,
+            events[i][0],
+            round=dealt.number,
+            bet=p["parent"],
+            requested=requested,
+        )
         return True
     return False
 
 
 @planter("insurance_without_decision")
-def _insurance_without_decision(sim: TableSim, kind: str, dealt: DealtEvents, requested: FaultAt | None) -> bool:
+def _insurance_without_decision(
+    sim: TableSim, kind: str, dealt: DealtEvents, requested: FaultAt | None
+) -> bool:
     """A bet's decision to insure is never recorded, its insurance stake is: the other
     direction of a missing stake (a stake no decision called for). Replay settles the
     stake by the rules all the same, so the round's settlement stays right."""
@@ -250,16 +317,29 @@ def _insurance_without_decision(sim: TableSim, kind: str, dealt: DealtEvents, re
     for i, (t, p) in enumerate(events):
         if t != "decision.made" or p["action"] != "insurance":
             continue
-        stake = next(j for j in range(i + 1, len(events))
-                     if events[j][0] == "bet.placed" and events[j][1]["kind"] == "insurance" and events[j][1]["parent"] == p["bet"])
+        stake = next(
+            j
+            for j in range(i + 1, len(events))
+            if events[j][0] == "bet.placed"
+            and events[j][1]["kind"] == "insurance"
+            and events[j][1]["parent"] == p["bet"]
+        )
         del events[i]
         stake -= 1
-        sim.plant(kind, dealt.base + stake, "bet.placed", round=dealt.number, bet=events[stake][1]["bet"], requested=requested)
+        sim.plant(
+            kind,
+            dealt.base + stake,
+            "bet.placed",
+            round=dealt.number,
+            bet=events[stake][1]["bet"],
+            requested=requested,
+        )
         return True
     return False
 
 
 # --- the record --------------------------------------------------------------------------------
+
 
 @planter("missing_event")
 def _missing(sim: TableSim, kind: str, dealt: DealtEvents, requested: FaultAt | None) -> bool:
@@ -267,7 +347,14 @@ def _missing(sim: TableSim, kind: str, dealt: DealtEvents, requested: FaultAt | 
     i = next(i for i, (t, _) in enumerate(events) if t == "betting.closed")
     del events[i]
     # nothing carries the missing event's version: the manifest names the one after it
-    sim.plant(kind, dealt.base + i, events[i][0], round=dealt.number, requested=requested, missing="betting.closed")
+    sim.plant(
+        kind,
+        dealt.base + i,
+        events[i][0],
+        round=dealt.number,
+        requested=requested,
+        missing="betting.closed",
+    )
     return True
 
 
@@ -276,12 +363,23 @@ def _duplicate(sim: TableSim, kind: str, dealt: DealtEvents, requested: FaultAt 
     events = dealt.events
     # not a pushed stake placed again: its second copy would claim a carried bet that is
     # no longer on the layout (illegal_bet) before it is seen as a repeat
-    fresh = [i for i, (t, p) in enumerate(events) if t == "bet.placed" and not (p["kind"] == "main" and p["parent"])]
+    fresh = [
+        i
+        for i, (t, p) in enumerate(events)
+        if t == "bet.placed" and not (p["kind"] == "main" and p["parent"])
+    ]
     if not fresh:
         return False
     i = fresh[0]
     events.insert(i + 1, ("bet.placed", dict(events[i][1])))
-    sim.plant(kind, dealt.base + i + 1, "bet.placed", round=dealt.number, bet=events[i][1]["bet"], requested=requested)
+    sim.plant(
+        kind,
+        dealt.base + i + 1,
+        "bet.placed",
+        round=dealt.number,
+        bet=events[i][1]["bet"],
+        requested=requested,
+    )
     return True
 
 
@@ -289,7 +387,15 @@ def _duplicate(sim: TableSim, kind: str, dealt: DealtEvents, requested: FaultAt 
 def _tamper(sim: TableSim, kind: str, dealt: DealtEvents, requested: FaultAt | None) -> bool:
     events, base = dealt.events, dealt.base
     i = next(i for i, (t, _) in enumerate(events) if t == "bet.placed")
-    record = sim.plant(kind, base + i, "bet.placed", round=dealt.number, requested=requested, stream=sim.code, version=base + i)
+    record = sim.plant(
+        kind,
+        base + i,
+        "bet.placed",
+        round=dealt.number,
+        requested=requested,
+        stream=sim.code,
+        version=base + i,
+    )
     altered = dict(events[i][1])
     altered["player"] = "P-" + format(sim.fault_rng.getrandbits(32), "08x")
     record["altered_payload"] = altered

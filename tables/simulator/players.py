@@ -13,6 +13,7 @@
 
 Every choice comes from the table's ``random.Random``; nothing reads a global RNG.
 """
+
 from __future__ import annotations
 
 import random
@@ -43,7 +44,9 @@ class Limits:
 class Player:
     __slots__ = ("box", "buyins", "id", "kind", "mood", "rng", "stack", "strategy", "unit")
 
-    def __init__(self, id: str, kind: str, box: int, rng: random.Random, strategy: Strategy, limits: Limits) -> None:
+    def __init__(
+        self, id: str, kind: str, box: int, rng: random.Random, strategy: Strategy, limits: Limits
+    ) -> None:
         self.id = id
         self.kind = kind
         self.box = box
@@ -70,7 +73,9 @@ class Player:
 
     # --- playing -------------------------------------------------------------------------
 
-    def decide(self, cards: Sequence[str], up: str, legal: Collection[HandAction], split_done: bool) -> HandAction:
+    def decide(
+        self, cards: Sequence[str], up: str, legal: Collection[HandAction], split_done: bool
+    ) -> HandAction:
         if self.kind == "casual" and self.rng.random() < 0.1:
             return self.rng.choice(sorted(legal))
         return self.strategy.action(cards, up, legal, split_done=split_done)

@@ -4,6 +4,7 @@ A sink takes each table's events chunk by chunk (``write``) and finishes (``fini
 :class:`.output.JsonlWriter` behind :class:`FileSink` for a file, or
 ``tables.simulator.store.StoreSink`` straight into the event store.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -25,7 +26,9 @@ MANIFEST_FORMAT = 1
 
 
 class Sink(Protocol):
-    def write(self, stream: str, first_version: int, events: list[Event], marks: dict[int, dict[str, Any]]) -> None: ...
+    def write(
+        self, stream: str, first_version: int, events: list[Event], marks: dict[int, dict[str, Any]]
+    ) -> None: ...
     def finish(self, faults: list[dict[str, Any]]) -> None: ...
 
 
@@ -33,7 +36,9 @@ class FileSink:
     def __init__(self, out: IO[bytes], config: SimConfig) -> None:
         self.writer = JsonlWriter(out, config.clock_start, config.root)
 
-    def write(self, stream: str, first_version: int, events: list[Event], marks: dict[int, dict[str, Any]]) -> None:
+    def write(
+        self, stream: str, first_version: int, events: list[Event], marks: dict[int, dict[str, Any]]
+    ) -> None:
         self.writer.write(stream, first_version, events, marks)
 
     def finish(self, faults: list[dict[str, Any]]) -> None:
@@ -44,7 +49,9 @@ class FileSink:
         return self.writer.lines
 
 
-def _table(config: SimConfig, spec: TableSpec, sink: Sink, progress: Callable[[int], None] | None) -> tuple[TableSim, dict[str, Any]]:
+def _table(
+    config: SimConfig, spec: TableSpec, sink: Sink, progress: Callable[[int], None] | None
+) -> tuple[TableSim, dict[str, Any]]:
     sim = TableSim(config, spec)
     version = 1
     done = 0
@@ -61,11 +68,21 @@ def _table(config: SimConfig, spec: TableSpec, sink: Sink, progress: Callable[[i
     # who played (the live game's bettors are no one's players): the answer the analytics
     # must find - the counters flagged, the casual players' errors (``strategy_errors``)
     players = [] if spec.live else [{"player": p.id, "kind": p.kind} for p in sim.people.values()]
-    return sim, {"table": spec.code, "ruleset": spec.rules.name, "min_bet": spec.min_bet, "max_bet": spec.max_bet,
-                 "live": spec.live, "rounds": sim.number, "events": version - 1, "players": players}
+    return sim, {
+        "table": spec.code,
+        "ruleset": spec.rules.name,
+        "min_bet": spec.min_bet,
+        "max_bet": spec.max_bet,
+        "live": spec.live,
+        "rounds": sim.number,
+        "events": version - 1,
+        "players": players,
+    }
 
 
-def simulate(config: SimConfig, sink: Sink, *, progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+def simulate(
+    config: SimConfig, sink: Sink, *, progress: Callable[[int], None] | None = None
+) -> dict[str, Any]:
     """Run the simulation into ``sink``; return the manifest."""
     faults: list[dict[str, Any]] = []
     missed: list[dict[str, Any]] = []
@@ -81,8 +98,9 @@ def simulate(config: SimConfig, sink: Sink, *, progress: Callable[[int], None] |
     return _manifest(config, tables, faults, missed, errors)
 
 
-def _worker(config: SimConfig, index: int, folder: str) -> tuple[str, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]],
-                                                                list[dict[str, Any]]]:
+def _worker(
+    config: SimConfig, index: int, folder: str
+) -> tuple[str, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
     spec = config.table_specs()[index]
     path = os.path.join(folder, f"{index:05d}.jsonl")
     with open(path, "wb") as out:
@@ -90,7 +108,13 @@ def _worker(config: SimConfig, index: int, folder: str) -> tuple[str, dict[str, 
     return path, table, sim.planted, sim.not_planted, sim.strategy_errors
 
 
-def simulate_file(config: SimConfig, out: IO[bytes], *, jobs: int = 1, progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+def simulate_file(
+    config: SimConfig,
+    out: IO[bytes],
+    *,
+    jobs: int = 1,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
     """:func:`simulate` into a file, the tables dealt by ``jobs`` processes at once. The
     bytes are the same whatever ``jobs`` is: tables are independent streams, each written
     whole in table order, and positions are renumbered as the parts are joined."""
@@ -130,8 +154,13 @@ def simulate_file(config: SimConfig, out: IO[bytes], *, jobs: int = 1, progress:
     return _manifest(config, tables, faults, missed, errors)
 
 
-def _manifest(config: SimConfig, tables: list[dict[str, Any]], faults: list[dict[str, Any]], missed: list[dict[str, Any]],
-              errors: list[dict[str, Any]]) -> dict[str, Any]:
+def _manifest(
+    config: SimConfig,
+    tables: list[dict[str, Any]],
+    faults: list[dict[str, Any]],
+    missed: list[dict[str, Any]],
+    errors: list[dict[str, Any]],
+) -> dict[str, Any]:
     rounds = sum(t["rounds"] for t in tables)
     events = sum(t["events"] for t in tables)
     return {

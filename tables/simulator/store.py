@@ -11,6 +11,7 @@ test suite's, in ``tests/audit/tampering.py``); without one it refuses the fault
 
 The only module of the simulator that imports Django.
 """
+
 from __future__ import annotations
 
 import uuid
@@ -33,9 +34,16 @@ class TamperRefused(Exception):
 
 
 class StoreSink:
-    def __init__(self, config: SimConfig, *, batch: int = 2000,
-                 tamper: Callable[[str, dict[str, Any]], None] | None = None) -> None:
-        if tamper is None and ("tamper" in config.rates or any(f.kind == "tamper" for f in config.at)):
+    def __init__(
+        self,
+        config: SimConfig,
+        *,
+        batch: int = 2000,
+        tamper: Callable[[str, dict[str, Any]], None] | None = None,
+    ) -> None:
+        if tamper is None and (
+            "tamper" in config.rates or any(f.kind == "tamper" for f in config.at)
+        ):
             raise TamperRefused(
                 "the tamper fault changes a stored event behind the database's back, which this program "
                 "cannot do: plant it in a file (--out FILE), where its line's hash no longer matches"
@@ -51,7 +59,13 @@ class StoreSink:
                 f"the store already holds stream(s) {', '.join(taken)}: choose other table codes (--prefix)"
             )
 
-    def write(self, stream: str, first_version: int, events: list[SimEvent], marks: dict[int, dict[str, Any]]) -> None:
+    def write(
+        self,
+        stream: str,
+        first_version: int,
+        events: list[SimEvent],
+        marks: dict[int, dict[str, Any]],
+    ) -> None:
         ids = self.ids.get(stream)
         if ids is None:
             ids = self.ids[stream] = Ids(self.config.root, stream)
@@ -64,8 +78,17 @@ class StoreSink:
             version = first_version + offset
             if marks and version in marks:
                 marks[version]["event"]["id"] = str(event_id)
-            batch.append(NewEvent(id=event_id, type=type, payload=payload, occurred_at=when(us), actor=actor,
-                                  source=SOURCE, schema_version=SCHEMA[type]))
+            batch.append(
+                NewEvent(
+                    id=event_id,
+                    type=type,
+                    payload=payload,
+                    occurred_at=when(us),
+                    actor=actor,
+                    source=SOURCE,
+                    schema_version=SCHEMA[type],
+                )
+            )
             if len(batch) >= self.batch:
                 _append(stream, expected, batch)
                 expected += len(batch)
@@ -82,4 +105,6 @@ class StoreSink:
 
 
 def _append(stream: str, expected: int, batch: list[NewEvent]) -> None:
-    streams_append([StreamBatch(stream, expected, batch)], returning=False, principal="server:simulator")
+    streams_append(
+        [StreamBatch(stream, expected, batch)], returning=False, principal="server:simulator"
+    )

@@ -1,4 +1,5 @@
 """A simulated day in the store, projected: what the analytics' screens and API read."""
+
 from __future__ import annotations
 
 from datetime import date
@@ -14,8 +15,14 @@ from .helpers import SEATED
 DAY = date(2026, 11, 29)  # the simulator's first day with a seed
 
 
-def simulated_into_store(settings: Any, seed: str = "screens", *, tables: int = 2, rounds: int = 150,
-                         rates: dict[str, float] | None = None) -> dict[str, Any]:
+def simulated_into_store(
+    settings: Any,
+    seed: str = "screens",
+    *,
+    tables: int = 2,
+    rounds: int = 150,
+    rates: dict[str, float] | None = None,
+) -> dict[str, Any]:
     """Two seated tables' day appended (nothing projected on append) and projected, with
     faults planted at ``rates``; the manifest."""
     settings.PROJECT_ON_APPEND = False

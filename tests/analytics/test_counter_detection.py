@@ -1,6 +1,7 @@
 """Counter detection on simulated days where the answer is planted: the simulator's
 Hi-Lo counters who had a count to bet on are flagged, its basic-strategy players never
 are, and the casual players (who bet by mood) are not either."""
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -36,7 +37,11 @@ def test_counters_with_a_count_to_bet_on_are_flagged(assessed) -> None:
         for row in counters:
             if row.bets >= MIN_BETS and row.high_bets >= 10:
                 assert row.flagged, (seed, row.player, row.rho, row.p_value)
-                assert row.mean_high is not None and row.mean_low is not None and row.mean_high > row.mean_low
+                assert (
+                    row.mean_high is not None
+                    and row.mean_low is not None
+                    and row.mean_high > row.mean_low
+                )
                 assert row.verdict == "bets rise with the true count"
 
 
@@ -49,14 +54,21 @@ def test_players_who_do_not_count_are_not_flagged(assessed) -> None:
             if kind[row.player] in ("basic", "casual"):
                 assert not row.flagged, (seed, row.player, row.rho, row.p_value)
                 assessed_players += row.bets >= MIN_BETS
-    assert assessed_players >= 60  # enough players with enough bets for the statement to mean something
+    assert (
+        assessed_players >= 60
+    )  # enough players with enough bets for the statement to mean something
 
 
 def test_a_flag_needs_enough_bets_and_significance(assessed) -> None:
     for _seed, rows, _kind in assessed:
         for row in rows:
             if row.flagged:
-                assert row.bets >= MIN_BETS and row.p_value is not None and row.p_value <= ALPHA and row.rho > 0
+                assert (
+                    row.bets >= MIN_BETS
+                    and row.p_value is not None
+                    and row.p_value <= ALPHA
+                    and row.rho > 0
+                )
             if row.bets < MIN_BETS:
                 assert not row.flagged and "too few bets" in row.verdict
             assert row.spread == Fraction(row.max_bet, row.min_bet)
@@ -96,7 +108,11 @@ def test_spearman_against_a_worked_example() -> None:
     assert ranks([3, 1, 3, 2]) == [3.5, 1.0, 3.5, 2.0]
     x = list(range(40))
     rising = spearman(x, [v // 5 for v in x], seed="s")
-    assert rising.rho == pytest.approx(1.0, abs=0.03) and rising.p_value is not None and rising.p_value < 0.001
+    assert (
+        rising.rho == pytest.approx(1.0, abs=0.03)
+        and rising.p_value is not None
+        and rising.p_value < 0.001
+    )
     mixed = [7, 1, 9, 3, 3, 8, 2, 6, 5, 4] * 4
     unrelated = spearman(x, mixed, seed="s")
     assert unrelated.p_value is not None and unrelated.p_value > 0.05

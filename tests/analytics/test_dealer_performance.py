@@ -2,6 +2,7 @@
 dealer's errors are the faults planted in the rounds that dealer dealt (found here from
 the record independently), every round is someone's, and the time dealt adds up to the
 tables' time open; rates per hour follow the table's pace."""
+
 from __future__ import annotations
 
 import io
@@ -24,16 +25,25 @@ PLAN = ShiftPlan.parse("8h", day_start="06:00")
 
 @pytest.fixture(scope="module")
 def day():
-    config = SimConfig(tables=3, rounds=300, seed="dealers", presets=SEATED,
-                       rates={"short_pay": 0.02, "overpay": 0.01, "dealer_stands_16": 0.01})
+    config = SimConfig(
+        tables=3,
+        rounds=300,
+        seed="dealers",
+        presets=SEATED,
+        rates={"short_pay": 0.02, "overpay": 0.01, "dealer_stands_16": 0.01},
+    )
     out = io.BytesIO()
     manifest = simulate(config, FileSink(out, config))
     streams: dict[str, list[dict]] = {}
     for line in out.getvalue().splitlines():
         event = json.loads(line)
         streams.setdefault(event["stream"], []).append(event)
-    findings = [RoundFinding(stream, f.round, f.kind) for stream, events in streams.items()
-                for f in replay(events).findings if f.round is not None]
+    findings = [
+        RoundFinding(stream, f.round, f.kind)
+        for stream, events in streams.items()
+        for f in replay(events).findings
+        if f.round is not None
+    ]
     return streams, manifest, findings
 
 
@@ -69,10 +79,16 @@ def test_every_round_and_every_minute_open_is_a_dealers(day) -> None:
     assert sum(r.rounds for r in rows) == manifest["rounds"]
     open_seconds = 0
     for events in streams.values():
-        times = [e["occurred_at"] for e in events if e["type"] in ("dealer.assigned", "table.closed")]
-        open_seconds += int((parse_timestamp(times[-1]) - parse_timestamp(times[0])).total_seconds())
+        times = [
+            e["occurred_at"] for e in events if e["type"] in ("dealer.assigned", "table.closed")
+        ]
+        open_seconds += int(
+            (parse_timestamp(times[-1]) - parse_timestamp(times[0])).total_seconds()
+        )
     assert sum(r.seconds for r in rows) == open_seconds
-    assert {r.shift for r in rows} <= set(PLAN.labels) and len({r.shift for r in rows}) == 2  # 12:00 to 17:00 UTC
+    assert {r.shift for r in rows} <= set(PLAN.labels) and len(
+        {r.shift for r in rows}
+    ) == 2  # 12:00 to 17:00 UTC
     # the table's pace is 60 rounds an hour; the day opens ten minutes before its first round
     pace = sum(r.rounds for r in rows) * 3600 / sum(r.seconds for r in rows)
     assert 50 <= pace <= 60

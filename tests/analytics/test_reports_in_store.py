@@ -1,6 +1,7 @@
 """The analytics read from the store: a simulated day appended and projected gives the
 same answers as the pure analytics over the simulator's own file - the casual players'
 planted errors, every counter row - on the screen, over REST and as CSV."""
+
 from __future__ import annotations
 
 import csv
@@ -33,10 +34,13 @@ def test_the_reports_find_what_was_planted(day) -> None:
         planted[e["player"]] = planted.get(e["player"], 0) + 1
     assert {r["player"]: r["errors"] for r in accuracy.report.rows if r["errors"]} == planted
     assert len(accuracy.errors.rows) == len(manifest["strategy_errors"]) > 10
-    assert [r["cost"] for r in accuracy.errors.rows] == sorted((r["cost"] for r in accuracy.errors.rows), reverse=True)
+    assert [r["cost"] for r in accuracy.errors.rows] == sorted(
+        (r["cost"] for r in accuracy.errors.rows), reverse=True
+    )
     counters = reports.counters(day=DAY)
-    assert {r["player"] for r in counters.report.rows} == {p for p, k in kind.items() if k != "back"} & {
-        r["player"] for r in counters.report.rows}
+    assert {r["player"] for r in counters.report.rows} == {
+        p for p, k in kind.items() if k != "back"
+    } & {r["player"] for r in counters.report.rows}
     for row in counters.report.rows:
         if row["flagged"] == "yes":
             assert kind[row["player"]] == "counter"
@@ -70,7 +74,9 @@ def test_the_api_answers_json_and_csv(api) -> None:
     answer = api.get(f"/api/analytics/strategy-errors?day={DAY}&format=csv")
     assert answer.status_code == 200 and answer["Content-Type"].startswith("text/csv")
     lines = list(csv.reader(io.StringIO(answer.content.decode())))
-    assert lines[0][:3] == ["table", "round", "box"] and "cost_minor" in lines[0] and len(lines) > 10
+    assert (
+        lines[0][:3] == ["table", "round", "box"] and "cost_minor" in lines[0] and len(lines) > 10
+    )
     # each cost in currency units beside its minor units; the totals row foots them
     errors = [dict(zip(lines[0], line)) for line in lines[1:]]
     *rows, total = errors
@@ -83,9 +89,15 @@ def test_the_api_answers_json_and_csv(api) -> None:
     assert {r["tables"] for r in counters["rows"]} == {"BJ-02"}
 
 
-@pytest.mark.parametrize(("query", "status"), [
-    ("", 400), ("day=yesterday", 400), (f"day={DAY}&table=NOPE", 404), (f"day={DAY}&colour=red", 400),
-])
+@pytest.mark.parametrize(
+    ("query", "status"),
+    [
+        ("", 400),
+        ("day=yesterday", 400),
+        (f"day={DAY}&table=NOPE", 404),
+        (f"day={DAY}&colour=red", 400),
+    ],
+)
 def test_bad_queries_are_json_errors(api, query, status) -> None:
     answer = api.get(f"/api/analytics/counters?{query}")
     assert answer.status_code == status
@@ -100,7 +112,9 @@ def test_the_screens_and_their_csv(api) -> None:
     page = api.get(f"/admin/analytics/accuracy/?day={DAY}")
     assert page.status_code == 200 and "cost-by-player" in page.content.decode()
     csv_answer = api.get(f"/admin/analytics/accuracy.csv?day={DAY}&part=strategy_errors")
-    assert csv_answer.status_code == 200 and csv_answer.content.decode().startswith("table,round,box")
+    assert csv_answer.status_code == 200 and csv_answer.content.decode().startswith(
+        "table,round,box"
+    )
     assert api.get("/admin/analytics/nope/").status_code == 404
     assert api.get("/admin/analytics/counters/?day=bad").status_code == 404
 
@@ -111,7 +125,9 @@ def test_dealer_performance_charges_the_findings_in_force(day) -> None:
     found = reports.dealers(day=DAY)
     assert sum(r["errors"] for r in found.report.rows) == len(manifest["faults"]) >= 3
     assert sum(r["rounds"] for r in found.report.rows) == manifest["rounds"]
-    assert all(r["shift"] == "06:00" for r in found.report.rows)  # the test settings' one 24-hour shift
+    assert all(
+        r["shift"] == "06:00" for r in found.report.rows
+    )  # the test settings' one 24-hour shift
 
 
 def test_the_dealers_screen_and_api(api) -> None:
@@ -129,10 +145,19 @@ def test_what_if_from_the_store_equals_the_pure_resettlement(day) -> None:
 
     events_before = Event.objects.count()
     found = reports.what_if(day=DAY, changes={"natural_pays": "6:5"})
-    rows = [r for d in reports.table_days(DAY) for r in resettle(reports.day_events(d), {"natural_pays": "6:5"})]
+    rows = [
+        r
+        for d in reports.table_days(DAY)
+        for r in resettle(reports.day_events(d), {"natural_pays": "6:5"})
+    ]
     assert {r["table"]: (r["house"], r["what_if_house"]) for r in found.tables.rows} == {
-        t.key: (-t.net, -t.what_if_net) for t in totals(rows, "table")}
-    assert sum(r["difference"] for r in found.players.rows) == sum(r["difference"] for r in found.tables.rows) > 0
+        t.key: (-t.net, -t.what_if_net) for t in totals(rows, "table")
+    }
+    assert (
+        sum(r["difference"] for r in found.players.rows)
+        == sum(r["difference"] for r in found.tables.rows)
+        > 0
+    )
     assert Event.objects.count() == events_before
     with pytest.raises(reports.AnalyticsError):
         reports.what_if(day=DAY, changes={})
@@ -149,4 +174,6 @@ def test_the_what_if_screen_and_api(api) -> None:
     assert api.get(f"/api/analytics/what-if?day={DAY}&natural_pays=0:5").status_code == 400
     assert api.get(f"/api/analytics/what-if?day={DAY}&natural_pays=lots").status_code == 400
     csv_answer = api.get(f"/api/analytics/what-if?day={DAY}&natural_pays=6:5&format=csv")
-    assert csv_answer.status_code == 200 and csv_answer.content.decode().startswith("table,currency,bets,changed")
+    assert csv_answer.status_code == 200 and csv_answer.content.decode().startswith(
+        "table,currency,bets,changed"
+    )

@@ -3,6 +3,7 @@ player's totals equal a re-settlement computed here by hand - every natural paid
 instead (rounded down, the rule sets' policy), every other bet as the table's rules
 settle it; insurance at 3:2 likewise; a change of the play is refused; nothing in the
 events handed over is changed."""
+
 from __future__ import annotations
 
 import copy
@@ -26,8 +27,11 @@ def _by_hand(streams, ratio: tuple[int, int], outcome: str, kinds: tuple[str, ..
     tables: dict[str, list[int]] = {}
     players: dict[str, list[int]] = {}
     for stream, events in streams.items():
-        player_of = {(e["payload"]["round"], e["payload"]["bet"]): e["payload"]["player"] or ""
-                     for e in events if e["type"] == "bet.placed"}
+        player_of = {
+            (e["payload"]["round"], e["payload"]["bet"]): e["payload"]["player"] or ""
+            for e in events
+            if e["type"] == "bet.placed"
+        }
         for result in replay(events, check_offers=False).rounds:
             if result.voided:
                 continue
@@ -38,18 +42,26 @@ def _by_hand(streams, ratio: tuple[int, int], outcome: str, kinds: tuple[str, ..
                 after = settlement.net
                 if settlement.outcome == outcome and kind in kinds:
                     after = amount * ratio[0] // ratio[1]
-                for key, sums in ((stream, tables), (player_of.get((result.number, bet), ""), players)):
+                for key, sums in (
+                    (stream, tables),
+                    (player_of.get((result.number, bet), ""), players),
+                ):
                     pair = sums.setdefault(key, [0, 0])
                     pair[0] += settlement.net
                     pair[1] += after
     return tables, players
 
 
-@pytest.mark.parametrize(("changes", "ratio", "outcome", "kinds", "least"), [
-    ({"natural_pays": "6:5"}, (6, 5), "natural", ("main", "split", "behind"), 30),
-    ({"insurance_pays": "3:2"}, (3, 2), "win", ("insurance",), 1),  # insurance seldom wins
-])
-def test_totals_equal_an_independent_resettlement(day, changes, ratio, outcome, kinds, least) -> None:
+@pytest.mark.parametrize(
+    ("changes", "ratio", "outcome", "kinds", "least"),
+    [
+        ({"natural_pays": "6:5"}, (6, 5), "natural", ("main", "split", "behind"), 30),
+        ({"insurance_pays": "3:2"}, (3, 2), "win", ("insurance",), 1),  # insurance seldom wins
+    ],
+)
+def test_totals_equal_an_independent_resettlement(
+    day, changes, ratio, outcome, kinds, least
+) -> None:
     rows = [r for events in day.values() for r in resettle(events, changes)]
     tables, players = _by_hand(day, ratio, outcome, kinds)
     assert {t.key: [t.net, t.what_if_net] for t in totals(rows, "table")} == tables

@@ -2,6 +2,7 @@
 superuser (or table owner) rights would: the triggers disabled on PostgreSQL (they fire
 in replica mode too), dropped on SQLite, the refusal of unsealed rows dropped - and all put
 back afterwards."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -21,19 +22,25 @@ def _open() -> None:
             cursor.execute(f"ALTER TABLE {immutability.ACCESS_TABLE} DISABLE TRIGGER USER")
             cursor.execute(partitions.every_trigger_sql("DISABLE"))
         else:
-            for sql in (*immutability.statements(immutability.REMOVE, "sqlite"),
-                        *immutability.statements(immutability.ACCESS_REMOVE, "sqlite")):
+            for sql in (
+                *immutability.statements(immutability.REMOVE, "sqlite"),
+                *immutability.statements(immutability.ACCESS_REMOVE, "sqlite"),
+            ):
                 cursor.execute(sql)
 
 
 def _close() -> None:
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            restore = [partitions.every_trigger_sql("ENABLE ALWAYS"),
-                       f"ALTER TABLE {immutability.ACCESS_TABLE} ENABLE ALWAYS TRIGGER {immutability.ACCESS_TABLE}_no_update"]
+            restore = [
+                partitions.every_trigger_sql("ENABLE ALWAYS"),
+                f"ALTER TABLE {immutability.ACCESS_TABLE} ENABLE ALWAYS TRIGGER {immutability.ACCESS_TABLE}_no_update",
+            ]
         else:
-            restore = [*immutability.statements(immutability.INSTALL, "sqlite"),
-                       *immutability.statements(immutability.ACCESS_INSTALL, "sqlite")]
+            restore = [
+                *immutability.statements(immutability.INSTALL, "sqlite"),
+                *immutability.statements(immutability.ACCESS_INSTALL, "sqlite"),
+            ]
         for sql in [*restore, *seals.GUARD_INSTALL[connection.vendor]]:
             cursor.execute(sql)
 
@@ -93,7 +100,9 @@ def empty_store() -> None:
     tamper(*statements)
 
 
-def forged_stream(stream: str, events: list[Any], *, version: int = 0, head: str | None = None) -> list[Any]:
+def forged_stream(
+    stream: str, events: list[Any], *, version: int = 0, head: str | None = None
+) -> list[Any]:
     """``events`` (NewEvents) chained onto ``stream`` after ``version``/``head`` with the
     record's own hash function - a chain that is correct in every link, as anyone who
     reads the project's code can make - as envelopes, not stored."""
@@ -104,21 +113,51 @@ def forged_stream(stream: str, events: list[Any], *, version: int = 0, head: str
 
     chain = StreamChain(stream, version=version, head=head or GENESIS_HASH)
     now = datetime.now(UTC)
-    return [chain.seal(id=e.id, type=e.type, schema_version=1, occurred_at=e.occurred_at, recorded_at=now,
-                       actor=e.actor, source=e.source, payload=e.payload) for e in events]
+    return [
+        chain.seal(
+            id=e.id,
+            type=e.type,
+            schema_version=1,
+            occurred_at=e.occurred_at,
+            recorded_at=now,
+            actor=e.actor,
+            source=e.source,
+            payload=e.payload,
+        )
+        for e in events
+    ]
 
 
-INSERT = ("INSERT INTO audit_event (event_id, stream, version, type, schema_version, occurred_at, recorded_at, "
-          "actor, source, payload, prev_hash, hash, principal, seal) "
-          "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)")
+INSERT = (
+    "INSERT INTO audit_event (event_id, stream, version, type, schema_version, occurred_at, recorded_at, "
+    "actor, source, payload, prev_hash, hash, principal, seal) "
+    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+)
 
 
-def insert_forged(cursor: Any, envelopes: list[Any], *, principal: str | None = None,
-                  seal: str | None = None) -> None:
+def insert_forged(
+    cursor: Any, envelopes: list[Any], *, principal: str | None = None, seal: str | None = None
+) -> None:
     """INSERT ``envelopes`` straight into the event table on ``cursor`` (as whoever the
     cursor's session is), with the given principal and seal (none: a row past the store)."""
     for e in envelopes:
         event_id = e.id.hex if connection.vendor == "sqlite" else str(e.id)
-        cursor.execute(INSERT, [event_id, e.stream, e.version, e.type, e.schema_version, e.occurred_at,
-                                e.recorded_at, e.actor, e.source, msgspec.json.encode(e.payload).decode(),
-                                e.prev_hash, e.hash, principal, seal])
+        cursor.execute(
+            INSERT,
+            [
+                event_id,
+                e.stream,
+                e.version,
+                e.type,
+                e.schema_version,
+                e.occurred_at,
+                e.recorded_at,
+                e.actor,
+                e.source,
+                msgspec.json.encode(e.payload).decode(),
+                e.prev_hash,
+                e.hash,
+                principal,
+                seal,
+            ],
+        )

@@ -1,5 +1,6 @@
 """The access log: every read by a person is recorded, append-only, and sealed into the
 record so that a changed, removed or slipped-in row is found."""
+
 from __future__ import annotations
 
 import io
@@ -40,8 +41,14 @@ def test_refused_reads_are_recorded_and_devices_and_writes_are_not() -> None:
     token = device_ensure(stream="BJ-01").token
     device = Client(HTTP_AUTHORIZATION=f"Token {token}")
     device.get("/api/streams/BJ-01/events")
-    device.post("/api/streams/BJ-01/events", data={"expected_version": 0, "events": []}, content_type="application/json")
-    assert list(AccessRecord.objects.values_list("principal", "path", "status")) == [("anonymous", "/api/events", 401)]
+    device.post(
+        "/api/streams/BJ-01/events",
+        data={"expected_version": 0, "events": []},
+        content_type="application/json",
+    )
+    assert list(AccessRecord.objects.values_list("principal", "path", "status")) == [
+        ("anonymous", "/api/events", 401)
+    ]
 
 
 def test_the_database_refuses_to_change_a_record(admin_client) -> None:
@@ -65,11 +72,14 @@ def test_a_seal_covers_the_rows_and_finds_a_change_a_removal_and_an_insertion(ad
     ids = list(AccessRecord.objects.order_by("id").values_list("id", flat=True))
     tamper(f"UPDATE audit_access SET principal = 'user:someone' WHERE id = {ids[1]}")
     assert [str(p) for p in access_seals_problems()] == [
-        f"access log rows {first}..{last}: the rows no longer match their seal (one was changed)"]
+        f"access log rows {first}..{last}: the rows no longer match their seal (one was changed)"
+    ]
     tamper(f"DELETE FROM audit_access WHERE id = {ids[0]}")
     assert "2 rows where 3 were sealed" in str(access_seals_problems()[0])
-    tamper(f"INSERT INTO audit_access (id, at, principal, method, path, query, what, status, address) "
-           f"VALUES ({ids[0]}, '2026-11-30 10:00:00+00', 'user:ghost', 'GET', '/admin/', '', '', 200, '')")
+    tamper(
+        f"INSERT INTO audit_access (id, at, principal, method, path, query, what, status, address) "
+        f"VALUES ({ids[0]}, '2026-11-30 10:00:00+00', 'user:ghost', 'GET', '/admin/', '', '', 200, '')"
+    )
     assert "rows no longer match" in str(access_seals_problems()[0])
     with pytest.raises(CommandError) as caught:
         call_command("access_log", "--check", stdout=io.StringIO(), stderr=io.StringIO())
@@ -105,7 +115,9 @@ def test_the_purge_keeps_at_least_ninety_days_and_records_what_went(admin_client
 
 
 @pytest.mark.django_db(transaction=True)
-def test_outside_a_transaction_every_read_is_recorded_once_and_a_devices_never(django_user_model) -> None:
+def test_outside_a_transaction_every_read_is_recorded_once_and_a_devices_never(
+    django_user_model,
+) -> None:
     """As a server runs (no test transaction around the request: on PostgreSQL the row
     goes in one round trip, the device check in the same statement): a person's and the
     anonymous reads are rows with who, what and outcome; a device's are not, whether its
@@ -121,7 +133,11 @@ def test_outside_a_transaction_every_read_is_recorded_once_and_a_devices_never(d
     by_session = Client()
     by_session.force_login(issued.account.user)
     by_session.get("/admin/")
-    rows = list(AccessRecord.objects.order_by("id").values_list("principal", "path", "query", "what", "status"))
+    rows = list(
+        AccessRecord.objects.order_by("id").values_list(
+            "principal", "path", "query", "what", "status"
+        )
+    )
     assert rows == [
         ("user:carol", "/admin/audit/event/", "stream=BJ-01", "admin:audit_event_changelist", 200),
         ("user:carol", "/api/streams/BJ-01/events", "from_version=1", "stream-events BJ-01", 200),

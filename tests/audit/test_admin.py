@@ -1,4 +1,5 @@
 """The admin shows events read-only, with their chain state."""
+
 from __future__ import annotations
 
 import pytest

@@ -492,7 +492,9 @@ def test_create_device_prints_a_token_that_appends_to_its_table() -> None:
     client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     assert (
         post(
-            client, "/api/streams/T7/events", {"expected_version": 0, "events": [event(actor="shoe:T7")]}
+            client,
+            "/api/streams/T7/events",
+            {"expected_version": 0, "events": [event(actor="shoe:T7")]},
         ).status_code
         == 201
     )

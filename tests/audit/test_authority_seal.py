@@ -4,6 +4,7 @@ sealed by the application whenever it changes it, and a change made past it (her
 QuerySet updates and bulk inserts, which send no signal; as the database's application
 role in test_authority_tamper.py) is refused wherever the person comes in and named by
 verify, until an operator holding the seal key seals it again."""
+
 from __future__ import annotations
 
 import hashlib
@@ -60,12 +61,17 @@ def expected_authority(user: Any) -> dict[str, Any]:
     user = User.objects.get(pk=user.pk)
     device = DeviceAccount.objects.filter(user=user).first()
     return {
-        "username": user.username, "active": user.is_active, "staff": user.is_staff,
-        "superuser": user.is_superuser, "password": _sha(user.password),
+        "username": user.username,
+        "active": user.is_active,
+        "staff": user.is_staff,
+        "superuser": user.is_superuser,
+        "password": _sha(user.password),
         "groups": {group.name: _names(group.permissions.all()) for group in user.groups.all()},
         "permissions": _names(user.user_permissions.all()),
-        "tokens": {t.key_id: _sha(f"{t.digest}|{format_timestamp(t.expires_at)}")
-                   for t in ApiToken.objects.filter(user=user, revoked_at__isnull=True)},
+        "tokens": {
+            t.key_id: _sha(f"{t.digest}|{format_timestamp(t.expires_at)}")
+            for t in ApiToken.objects.filter(user=user, revoked_at__isnull=True)
+        },
         "device": device.stream if device else None,
     }
 
@@ -146,22 +152,44 @@ def _steps() -> list[tuple[str, Any]]:
     return [
         ("created", create),
         ("added to a group", lambda: user().groups.add(group_named("pit_boss"))),
-        ("a group gains a member from its side", lambda: group_named("regulator").user_set.add(user())),
-        ("a group's permission added", lambda: Group.objects.get(name="pit_boss").permissions.add(append)),
-        ("a group's permission removed", lambda: Group.objects.get(name="pit_boss").permissions.remove(append)),
-        ("a permission gains a group from its side", lambda: append.group_set.add(Group.objects.get(name="regulator"))),
+        (
+            "a group gains a member from its side",
+            lambda: group_named("regulator").user_set.add(user()),
+        ),
+        (
+            "a group's permission added",
+            lambda: Group.objects.get(name="pit_boss").permissions.add(append),
+        ),
+        (
+            "a group's permission removed",
+            lambda: Group.objects.get(name="pit_boss").permissions.remove(append),
+        ),
+        (
+            "a permission gains a group from its side",
+            lambda: append.group_set.add(Group.objects.get(name="regulator")),
+        ),
         ("an own permission added", lambda: user().user_permissions.add(view)),
-        ("an own permission given from its side", lambda: view.user_set.add(user(), state["other"])),
+        (
+            "an own permission given from its side",
+            lambda: view.user_set.add(user(), state["other"]),
+        ),
         ("own permissions cleared", lambda: user().user_permissions.clear()),
         ("a group renamed", rename),
         ("a token issued", lambda: token_issue(user=user())),
         ("a second token issued", lambda: token_issue(user=user())),
-        ("one token revoked", lambda: tokens_revoke(user=user(), key_id=ApiToken.objects.filter(
-            user=user()).first().key_id)),
+        (
+            "one token revoked",
+            lambda: tokens_revoke(
+                user=user(), key_id=ApiToken.objects.filter(user=user()).first().key_id
+            ),
+        ),
         ("the password changed", lambda: (u := user()).set_password("another-horse") or u.save()),
         ("made staff", lambda: (u := user()).__setattr__("is_staff", True) or u.save()),
         ("a group deleted", lambda: Group.objects.get(name="auditors").delete()),
-        ("a group's members cleared from its side", lambda: Group.objects.get(name="pit_boss").user_set.clear()),
+        (
+            "a group's members cleared from its side",
+            lambda: Group.objects.get(name="pit_boss").user_set.clear(),
+        ),
         ("every token revoked", lambda: tokens_revoke(user=user())),
         ("a device made", lambda: device_ensure(stream="T1")),
     ]
@@ -199,14 +227,24 @@ def test_a_login_or_a_save_that_changes_nothing_sealed_writes_no_generation() ->
 
 def _forge_token(user: Any) -> str:
     text = "f0" * 30
-    ApiToken.objects.bulk_create([ApiToken(key_id=text[:12], digest=token_digest(text), user=user,
-                                           created_at=datetime.now(UTC),
-                                           expires_at=datetime.now(UTC) + timedelta(days=30))])
+    ApiToken.objects.bulk_create(
+        [
+            ApiToken(
+                key_id=text[:12],
+                digest=token_digest(text),
+                user=user,
+                created_at=datetime.now(UTC),
+                expires_at=datetime.now(UTC) + timedelta(days=30),
+            )
+        ]
+    )
     return text
 
 
 def _grant_pit_boss(user: Any) -> None:
-    User.groups.through.objects.bulk_create([User.groups.through(user=user, group=group_named("pit_boss"))])
+    User.groups.through.objects.bulk_create(
+        [User.groups.through(user=user, group=group_named("pit_boss"))]
+    )
 
 
 def _make_device(user: Any) -> None:
@@ -217,23 +255,42 @@ def _make_device(user: Any) -> None:
 # each: what is done past the application to the victim, and the words verify names it with
 ATTACKS = {
     "a token row of its own": (lambda u: _forge_token(u), "API token f0f0f0f0f0f0 not sealed"),
-    "is_superuser set": (lambda u: User.objects.filter(pk=u.pk).update(is_superuser=True),
-                         "superuser: no when sealed, yes now"),
+    "is_superuser set": (
+        lambda u: User.objects.filter(pk=u.pk).update(is_superuser=True),
+        "superuser: no when sealed, yes now",
+    ),
     "added to the pit boss's group": (_grant_pit_boss, "in group 'pit_boss', not when sealed"),
     "a password hash it knows": (
         lambda u: User.objects.filter(pk=u.pk).update(password=make_password("known-to-the-role")),
-        "the password hash"),
+        "the password hash",
+    ),
     "a permission given to a group it is in": (
-        lambda u: Group.permissions.through.objects.bulk_create([Group.permissions.through(
-            group=Group.objects.get(name="regulator"), permission=Permission.objects.get(codename="correct_round"))]),
-        "group 'regulator''s permissions: +audit.correct_round"),
+        lambda u: Group.permissions.through.objects.bulk_create(
+            [
+                Group.permissions.through(
+                    group=Group.objects.get(name="regulator"),
+                    permission=Permission.objects.get(codename="correct_round"),
+                )
+            ]
+        ),
+        "group 'regulator''s permissions: +audit.correct_round",
+    ),
     "an own permission": (
-        lambda u: User.user_permissions.through.objects.bulk_create([User.user_permissions.through(
-            user=u, permission=Permission.objects.get(codename="append_event"))]),
-        "own permissions: +audit.append_event"),
+        lambda u: User.user_permissions.through.objects.bulk_create(
+            [
+                User.user_permissions.through(
+                    user=u, permission=Permission.objects.get(codename="append_event")
+                )
+            ]
+        ),
+        "own permissions: +audit.append_event",
+    ),
     "a token's expiry moved": (
-        lambda u: ApiToken.objects.filter(user=u).update(expires_at=datetime.now(UTC) + timedelta(days=3650)),
-        "'s digest or expiry"),
+        lambda u: ApiToken.objects.filter(user=u).update(
+            expires_at=datetime.now(UTC) + timedelta(days=3650)
+        ),
+        "'s digest or expiry",
+    ),
     "made a table's device": (_make_device, "device of table none when sealed, T1 now"),
 }
 
@@ -254,16 +311,26 @@ def test_a_change_past_the_application_is_refused_at_use_and_named_by_verify(att
         response = token_client(text).get("/api/findings")
         assert response.status_code == 403, response.content
         body = response.json()
-        assert body["code"] == "authority_unsealed" and "victim" in body["detail"] and words in body["detail"]
+        assert (
+            body["code"] == "authority_unsealed"
+            and "victim" in body["detail"]
+            and words in body["detail"]
+        )
     correction = {"expected_version": 0, "events": [{"type": "round.voided", "payload": {}}]}
-    assert token_client(own).post("/api/streams/T1/events", correction, format="json").status_code == 403
+    assert (
+        token_client(own).post("/api/streams/T1/events", correction, format="json").status_code
+        == 403
+    )
     assert not Event.objects.exists()
     code, said = verify()
     # the device moved away from "dev" leaves dev's authority unsealed too
     people = 2 if attack == "made a table's device" else 1
     assert code == 1 and f"{people} person(s) whose authority does not hold its seal" in said
     [line] = [line for line in said.splitlines() if line.startswith("authority: user 'victim'")]
-    assert line.startswith(f"authority: user 'victim' (id {victim.pk}): changed since it was sealed") and words in line
+    assert (
+        line.startswith(f"authority: user 'victim' (id {victim.pk}): changed since it was sealed")
+        and words in line
+    )
     finding = Finding.objects.get(kind="authority_unsealed")
     assert finding.severity == "critical" and finding.message == line
 
@@ -279,7 +346,10 @@ def test_an_application_change_after_one_past_it_does_not_seal_it() -> None:
     user.save()
     text = token_issue(user=user).text
     response = token_client(text).get("/api/findings")
-    assert response.status_code == 403 and "superuser: no when sealed, yes now" in response.json()["detail"]
+    assert (
+        response.status_code == 403
+        and "superuser: no when sealed, yes now" in response.json()["detail"]
+    )
     assert "superuser: no when sealed, yes now" in authority_problem(User.objects.get(pk=user.pk))
     code, _, err = run_command("api_token", "pb")
     assert code == 0 and "refused wherever it is used until sealed again" in err
@@ -294,12 +364,24 @@ def test_an_older_seal_put_back_does_not_hold_and_a_seal_row_cannot_be_changed()
     live = latest(user)
     tokens_revoke(user=user)
     ApiToken.objects.filter(user=user).update(revoked_at=None)
-    AuthoritySeal.objects.bulk_create([AuthoritySeal(
-        user_id=user.pk, generation=latest(user).generation + 1, authority=live.authority, seal=live.seal,
-        sealed_at=datetime.now(UTC), reason="put back")])
+    AuthoritySeal.objects.bulk_create(
+        [
+            AuthoritySeal(
+                user_id=user.pk,
+                generation=latest(user).generation + 1,
+                authority=live.authority,
+                seal=live.seal,
+                sealed_at=datetime.now(UTC),
+                reason="put back",
+            )
+        ]
+    )
     response = token_client(text).get("/api/findings")
     assert response.status_code == 403
-    assert f"generation {live.generation + 2}) was not made with the seal key" in response.json()["detail"]
+    assert (
+        f"generation {live.generation + 2}) was not made with the seal key"
+        in response.json()["detail"]
+    )
     with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
         AuthoritySeal.objects.filter(pk=live.pk).update(seal=live.seal)
 
@@ -307,8 +389,16 @@ def test_an_older_seal_put_back_does_not_hold_and_a_seal_row_cannot_be_changed()
 def test_a_person_never_sealed_is_refused_until_sealed() -> None:
     """A user row inserted past the application has no seal; the migration's step (and
     the command) seal what stands."""
-    User.objects.bulk_create([User(username="inserted", password=make_password(PASSWORD), is_superuser=True,
-                                   is_staff=True)])
+    User.objects.bulk_create(
+        [
+            User(
+                username="inserted",
+                password=make_password(PASSWORD),
+                is_superuser=True,
+                is_staff=True,
+            )
+        ]
+    )
     user = User.objects.get(username="inserted")
     assert "it has no authority seal" in authority_problem(user)
     seal_every_user(django_apps, None)
@@ -322,9 +412,13 @@ def test_a_migration_changing_a_groups_permissions_reseals_the_members_that_held
     kept, forged = pit_boss("pb"), pit_boss("pb2")
     User.objects.filter(pk=forged.pk).update(is_superuser=True)
     append = Permission.objects.get(codename="append_event")
-    reseal_group_members(["pit_boss"], lambda: Group.permissions.through.objects.bulk_create([
-        Group.permissions.through(group=Group.objects.get(name="pit_boss"), permission=append)]),
-        reason="a migration")
+    reseal_group_members(
+        ["pit_boss"],
+        lambda: Group.permissions.through.objects.bulk_create(
+            [Group.permissions.through(group=Group.objects.get(name="pit_boss"), permission=append)]
+        ),
+        reason="a migration",
+    )
     assert_sealed_as_it_stands(kept)
     assert "audit.append_event" in latest(kept).authority
     assert [line.split("'")[1] for line in authority_problems()] == ["pb2"]
@@ -358,7 +452,9 @@ def test_the_admin_login_says_why_and_logs_no_one_in() -> None:
     user = pit_boss()
     User.objects.filter(pk=user.pk).update(password=make_password("known-to-the-role"))
     client = Client()
-    response = client.post("/admin/login/?next=/admin/", {"username": "pb", "password": "known-to-the-role"})
+    response = client.post(
+        "/admin/login/?next=/admin/", {"username": "pb", "password": "known-to-the-role"}
+    )
     text = response.content.decode()
     assert response.status_code == 200 and "The authority of pb does not hold its seal" in text
     assert "the password hash" in text and "_auth_user_id" not in client.session
@@ -400,7 +496,10 @@ def test_refusals_record_one_finding_and_the_periodic_verification_the_same() ->
 
     code, out, err = run_command("authority_seal", "pb")
     assert code == 0, err
-    assert "superuser: no when sealed, yes now; sealing: active staff superuser; groups: pit_boss" in out
+    assert (
+        "superuser: no when sealed, yes now; sealing: active staff superuser; groups: pit_boss"
+        in out
+    )
     result, _ = integrity_verify()
     assert result.authority == []
     assert Finding.objects.get(kind="authority_unsealed").superseded_by is not None

@@ -1,4 +1,5 @@
 """The catalogue refuses every kind of malformed event, naming the field."""
+
 from __future__ import annotations
 
 import json
@@ -27,11 +28,28 @@ from tests.event_examples import EXAMPLES, V1_EXAMPLES
 from tests.samples import sample_event
 
 DESIGN_TYPES = {
-    "table.opened", "table.closed", "dealer.assigned", "inventory.counted", "chips.filled",
-    "chips.credited", "buyin.recorded", "drop.counted", "shoe.shuffled", "shoe.cut",
-    "card.burned", "round.started", "bet.placed", "betting.closed", "card.dealt",
-    "decision.made", "cashout.offered", "cashout.accepted", "card.revealed", "round.settled",
-    "round.voided", "correction.recorded",
+    "table.opened",
+    "table.closed",
+    "dealer.assigned",
+    "inventory.counted",
+    "chips.filled",
+    "chips.credited",
+    "buyin.recorded",
+    "drop.counted",
+    "shoe.shuffled",
+    "shoe.cut",
+    "card.burned",
+    "round.started",
+    "bet.placed",
+    "betting.closed",
+    "card.dealt",
+    "decision.made",
+    "cashout.offered",
+    "cashout.accepted",
+    "card.revealed",
+    "round.settled",
+    "round.voided",
+    "correction.recorded",
 }
 
 
@@ -92,25 +110,75 @@ def test_unknown_field_is_named(type_name):
         ("table.opened", "gaming_day", "2026-02-31", "payload.gaming_day", "not a calendar date"),
         ("table.opened", "gaming_day", "2027-02-29", "payload.gaming_day", "not a calendar date"),
         ("drop.counted", "gaming_day", "2026-02-31", "payload.gaming_day", "not a calendar date"),
-        ("drop.counted", "gaming_day", "0001-01-01", "payload.gaming_day", "is outside 1900-01-01..9998-12-31"),
-        ("drop.posted", "gaming_day", "9999-12-31", "payload.gaming_day", "is outside 1900-01-01..9998-12-31"),
-        ("inventory.counted", "gaming_day", "2026-13-01", "payload.gaming_day", "not a calendar date"),
-        ("table.closed", "gaming_day", 20261129, "payload.gaming_day", "Expected `date`, got `int`"),
+        (
+            "drop.counted",
+            "gaming_day",
+            "0001-01-01",
+            "payload.gaming_day",
+            "is outside 1900-01-01..9998-12-31",
+        ),
+        (
+            "drop.posted",
+            "gaming_day",
+            "9999-12-31",
+            "payload.gaming_day",
+            "is outside 1900-01-01..9998-12-31",
+        ),
+        (
+            "inventory.counted",
+            "gaming_day",
+            "2026-13-01",
+            "payload.gaming_day",
+            "not a calendar date",
+        ),
+        (
+            "table.closed",
+            "gaming_day",
+            20261129,
+            "payload.gaming_day",
+            "Expected `date`, got `int`",
+        ),
         # what a 64-bit column, a JSON reader or a shoe can hold
-        ("chips.filled", "chips", [{"denomination": 2**40, "count": 2**20}], "payload.chips[0].count",
-         "come to more than 9007199254740991 minor units"),
-        ("chips.filled", "chips", [{"denomination": 100, "count": 1}] * 65, "payload.chips", "length <= 64"),
+        (
+            "chips.filled",
+            "chips",
+            [{"denomination": 2**40, "count": 2**20}],
+            "payload.chips[0].count",
+            "come to more than 9007199254740991 minor units",
+        ),
+        (
+            "chips.filled",
+            "chips",
+            [{"denomination": 100, "count": 1}] * 65,
+            "payload.chips",
+            "length <= 64",
+        ),
         ("table.opened", "rules", {"decks": 2**60}, "payload.rules", "<= 9007199254740991"),
         ("table.opened", "rules", {"soft17": "h" * 65}, "payload.rules", "length <= 64"),
         ("shoe.shuffled", "order", ["AS"] * 625, "payload.order", "length <= 624"),
         ("shoe.cut", "cut_card", 10**10, "payload.cut_card", "<= 624"),
         ("shoe.cut", "position", 625, "payload.position", "<= 624"),
-        ("round.settled", "settlements", [{"bet": "x", "outcome": "win", "net": "1"}],
-         "payload.settlements[0].net", "Expected `int`, got `str`"),
-        ("round.settled", "settlements", [{"bet": "x", "outcome": "win"}],
-         "payload.settlements[0].net", "missing required field"),
-        ("inventory.counted", "chips", [{"denomination": 0, "count": 1}],
-         "payload.chips[0].denomination", ">= 1"),
+        (
+            "round.settled",
+            "settlements",
+            [{"bet": "x", "outcome": "win", "net": "1"}],
+            "payload.settlements[0].net",
+            "Expected `int`, got `str`",
+        ),
+        (
+            "round.settled",
+            "settlements",
+            [{"bet": "x", "outcome": "win"}],
+            "payload.settlements[0].net",
+            "missing required field",
+        ),
+        (
+            "inventory.counted",
+            "chips",
+            [{"denomination": 0, "count": 1}],
+            "payload.chips[0].denomination",
+            ">= 1",
+        ),
         ("table.opened", "rules", {"Decks!": 6}, "payload.rules", "(in a key)"),
         ("table.opened", "rules", {"decks": 6.5}, "payload.rules", "got `float`"),
     ],
@@ -237,10 +305,16 @@ def test_the_types_a_reader_lifts_are_those_with_an_older_version_or_a_member_le
     assert LIFTED == set(V1_EXAMPLES) | set(V1_READ_AS_V2)
     event = {"type": "card.dealt", "schema_version": 1, "payload": EXAMPLES["card.dealt"]}
     assert read_current(event) is event and event["payload"] is EXAMPLES["card.dealt"]
-    old = {"type": "bet.placed", "schema_version": 1,
-           "payload": {k: v for k, v in EXAMPLES["bet.placed"].items() if k != "parent"}}
-    assert read_current(old) == {"type": "bet.placed", "schema_version": 2,
-                                 "payload": {**old["payload"], "parent": None}}
+    old = {
+        "type": "bet.placed",
+        "schema_version": 1,
+        "payload": {k: v for k, v in EXAMPLES["bet.placed"].items() if k != "parent"},
+    }
+    assert read_current(old) == {
+        "type": "bet.placed",
+        "schema_version": 2,
+        "payload": {**old["payload"], "parent": None},
+    }
 
 
 def test_every_type_with_an_older_version_has_a_v1_example():
@@ -267,13 +341,16 @@ def test_custody_fields_are_bounded(type_name, field, value, path, says):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("bad", [
-    {"type": "card.teleported"},
-    {"payload": {**EXAMPLES["bet.placed"], "tip": 1}},
-    {"payload": {k: v for k, v in EXAMPLES["bet.placed"].items() if k != "amount"}},
-    {"payload": {**EXAMPLES["bet.placed"], "amount": "25"}},
-    {"schema_version": 7},
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"type": "card.teleported"},
+        {"payload": {**EXAMPLES["bet.placed"], "tip": 1}},
+        {"payload": {k: v for k, v in EXAMPLES["bet.placed"].items() if k != "amount"}},
+        {"payload": {**EXAMPLES["bet.placed"], "amount": "25"}},
+        {"schema_version": 7},
+    ],
+)
 def test_invalid_event_in_a_batch_stores_nothing(bad):
     good = sample_event("bet.placed", EXAMPLES["bet.placed"])
     batch = [sample_event("round.started", EXAMPLES["round.started"]), replace(good, **bad)]

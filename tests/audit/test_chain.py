@@ -1,4 +1,5 @@
 """The canonical encoding is RFC 8785 for every value the catalogue admits."""
+
 from __future__ import annotations
 
 import hashlib
@@ -20,11 +21,15 @@ from audit.record.chain import (
 
 MAX = 2**53 - 1
 keys = st.text(alphabet=st.characters(codec="ascii", exclude_categories=("Cs",)), max_size=8)
-scalars = st.none() | st.booleans() | st.integers(-MAX, MAX) | st.text(
-    alphabet=st.characters(exclude_categories=("Cs",)), max_size=20
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-MAX, MAX)
+    | st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=20)
 )
 values = st.recursive(
-    scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(keys, inner, max_size=4),
+    scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(keys, inner, max_size=4),
     max_leaves=20,
 )
 
@@ -38,7 +43,10 @@ def test_canonical_json_matches_the_rfc8785_reference(value):
 
 
 def test_known_vector():
-    assert canonical_json({"b": [1, True, None], "a": "é\n\u001f"}) == '{"a":"é\\n\\u001f","b":[1,true,null]}'.encode()
+    assert (
+        canonical_json({"b": [1, True, None], "a": "é\n\u001f"})
+        == '{"a":"é\\n\\u001f","b":[1,true,null]}'.encode()
+    )
 
 
 def test_timestamps_are_utc_with_six_fraction_digits():
@@ -49,9 +57,17 @@ def test_timestamps_are_utc_with_six_fraction_digits():
 
 def test_event_hash_is_sha256_of_the_documented_document():
     fields = {
-        "id": uuid.UUID(int=1), "stream": "T1", "version": 1, "type": "round.started", "schema_version": 1,
-        "occurred_at": datetime(2026, 1, 1, tzinfo=UTC), "recorded_at": datetime(2026, 1, 1, 0, 0, 1, tzinfo=UTC),
-        "actor": "dealer:D1", "source": "test", "payload": {"round": 1, "shoe": "S1"}, "prev_hash": GENESIS_HASH,
+        "id": uuid.UUID(int=1),
+        "stream": "T1",
+        "version": 1,
+        "type": "round.started",
+        "schema_version": 1,
+        "occurred_at": datetime(2026, 1, 1, tzinfo=UTC),
+        "recorded_at": datetime(2026, 1, 1, 0, 0, 1, tzinfo=UTC),
+        "actor": "dealer:D1",
+        "source": "test",
+        "payload": {"round": 1, "shoe": "S1"},
+        "prev_hash": GENESIS_HASH,
     }
     document = (
         '{"actor":"dealer:D1","id":"00000000-0000-0000-0000-000000000001",'
@@ -67,19 +83,37 @@ def test_event_hash_is_sha256_of_the_documented_document():
 def _reference(fields: dict) -> bytes:
     """The hashed document as the module's docstring specifies it, written by the
     reference RFC 8785 implementation: its members, the id and moments as text."""
-    return rfc8785.dumps({**fields, "id": str(fields["id"]),
-                          "occurred_at": format_timestamp(fields["occurred_at"]),
-                          "recorded_at": format_timestamp(fields["recorded_at"])})
+    return rfc8785.dumps(
+        {
+            **fields,
+            "id": str(fields["id"]),
+            "occurred_at": format_timestamp(fields["occurred_at"]),
+            "recorded_at": format_timestamp(fields["recorded_at"]),
+        }
+    )
 
 
 _text = st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=12)
-_moments = st.datetimes(min_value=datetime(1900, 1, 2), max_value=datetime(9998, 12, 30),
-                        timezones=st.sampled_from([UTC, timezone(timedelta(hours=-7)), timezone(timedelta(hours=5))]))
-_events = st.fixed_dictionaries({
-    "id": st.uuids(), "stream": _text, "version": st.integers(1, MAX), "type": _text,
-    "schema_version": st.integers(1, MAX), "occurred_at": _moments, "recorded_at": _moments, "actor": _text,
-    "source": _text, "payload": st.dictionaries(keys, values, max_size=4), "prev_hash": _text | st.just(GENESIS_HASH),
-})
+_moments = st.datetimes(
+    min_value=datetime(1900, 1, 2),
+    max_value=datetime(9998, 12, 30),
+    timezones=st.sampled_from([UTC, timezone(timedelta(hours=-7)), timezone(timedelta(hours=5))]),
+)
+_events = st.fixed_dictionaries(
+    {
+        "id": st.uuids(),
+        "stream": _text,
+        "version": st.integers(1, MAX),
+        "type": _text,
+        "schema_version": st.integers(1, MAX),
+        "occurred_at": _moments,
+        "recorded_at": _moments,
+        "actor": _text,
+        "source": _text,
+        "payload": st.dictionaries(keys, values, max_size=4),
+        "prev_hash": _text | st.just(GENESIS_HASH),
+    }
+)
 
 
 @settings(max_examples=300, deadline=None)

@@ -1,4 +1,5 @@
 """Two writers racing on separate connections: the store lets exactly one win."""
+
 from __future__ import annotations
 
 import threading
@@ -15,7 +16,9 @@ from tests.samples import round_events, table_opened
 @pytest.fixture
 def postgres_only():
     if connection.vendor != "postgresql":
-        pytest.skip("real concurrent connections need PostgreSQL: run with DATABASE_URL=postgresql://...")
+        pytest.skip(
+            "real concurrent connections need PostgreSQL: run with DATABASE_URL=postgresql://..."
+        )
 
 
 def _race(writers):
@@ -47,15 +50,19 @@ def test_two_writers_at_the_same_expected_version_exactly_one_wins(postgres_only
     for attempt in range(5):
         first, second = round_events(2 * attempt + 1), round_events(2 * attempt + 2)
         start = Event.objects.filter(stream="T1").count()
-        outcomes = _race([
-            lambda v=start, e=first: events_append(stream="T1", expected_version=v, events=e),
-            lambda v=start, e=second: events_append(stream="T1", expected_version=v, events=e),
-        ])
+        outcomes = _race(
+            [
+                lambda v=start, e=first: events_append(stream="T1", expected_version=v, events=e),
+                lambda v=start, e=second: events_append(stream="T1", expected_version=v, events=e),
+            ]
+        )
         winners = [o for o in outcomes if isinstance(o, list)]
         losers = [o for o in outcomes if isinstance(o, VersionConflict)]
         assert len(winners) == 1 and len(losers) == 1, outcomes
         assert losers[0].current == start + 25
-        versions = list(Event.objects.filter(stream="T1").order_by("version").values_list("version", flat=True))
+        versions = list(
+            Event.objects.filter(stream="T1").order_by("version").values_list("version", flat=True)
+        )
         assert versions == list(range(1, start + 26))
 
 
@@ -84,11 +91,17 @@ def test_a_feed_follower_never_skips_an_event_that_committed_late(postgres_only)
     reader = threading.Thread(target=follow)
     reader.start()
     try:
-        outcomes = _race([
-            (lambda s=s: [events_append(stream=s, expected_version=25 * r, events=round_events(r + 1))
-                          for r in range(20)])
-            for s in ("A", "B", "C", "D")
-        ])
+        outcomes = _race(
+            [
+                (
+                    lambda s=s: [
+                        events_append(stream=s, expected_version=25 * r, events=round_events(r + 1))
+                        for r in range(20)
+                    ]
+                )
+                for s in ("A", "B", "C", "D")
+            ]
+        )
     finally:
         stop.set()
         reader.join(timeout=30)
@@ -105,7 +118,9 @@ def test_the_same_batch_sent_twice_at_once_answers_the_stored_events_both_times(
     for attempt in range(5):
         batch = round_events(attempt + 1)
         start = Event.objects.filter(stream="T1").count()
-        outcomes = _race([lambda v=start, e=batch: events_append(stream="T1", expected_version=v, events=e)] * 2)
+        outcomes = _race(
+            [lambda v=start, e=batch: events_append(stream="T1", expected_version=v, events=e)] * 2
+        )
         assert all(isinstance(o, list) and len(o) == 25 for o in outcomes), outcomes
         assert [e.event_id for e in outcomes[0]] == [e.event_id for e in outcomes[1]]
         assert Event.objects.filter(stream="T1").count() == start + 25
@@ -120,10 +135,16 @@ def test_the_same_event_id_sent_to_two_streams_at_once_stores_it_once(postgres_o
     for attempt in range(6):
         opened = [table_opened(f"A{attempt}")]
         same = opened[0]
-        outcomes = _race([
-            lambda s=f"A{attempt}", same=same: events_append(stream=s, expected_version=0, events=[same]),
-            lambda s=f"B{attempt}", same=same: events_append(stream=s, expected_version=0, events=[same]),
-        ])
+        outcomes = _race(
+            [
+                lambda s=f"A{attempt}", same=same: events_append(
+                    stream=s, expected_version=0, events=[same]
+                ),
+                lambda s=f"B{attempt}", same=same: events_append(
+                    stream=s, expected_version=0, events=[same]
+                ),
+            ]
+        )
         assert sum(isinstance(o, list) for o in outcomes) == 1, outcomes
         assert sum(isinstance(o, IdConflict) for o in outcomes) == 1, outcomes
         assert Event.objects.filter(event_id=same.id).count() == 1

@@ -1,6 +1,7 @@
 """The demo on PostgreSQL runs as the least-privilege roles: it creates them for its
 database, migrates as the owner and goes on as the application role, which - logged in
 as itself, not a superuser borrowing it - cannot change, remove or unprotect an event."""
+
 from __future__ import annotations
 
 import pytest
@@ -38,7 +39,10 @@ def test_the_demo_migrates_as_the_owner_and_runs_as_the_application_role(on_post
     database = str(connection.settings_dict["NAME"])
     said = demo_database_ready()
     owner, app = f"{database}_owner", f"{database}_app"
-    assert said == f"PostgreSQL: migrated as {owner}, running as {app} (reads and appends; cannot change or remove an event)"
+    assert (
+        said
+        == f"PostgreSQL: migrated as {owner}, running as {app} (reads and appends; cannot change or remove an event)"
+    )
     assert _current_user() == app != superuser
     with connection.cursor() as cursor:
         cursor.execute("SELECT DISTINCT tableowner FROM pg_tables WHERE schemaname = 'public'")
@@ -48,10 +52,19 @@ def test_the_demo_migrates_as_the_owner_and_runs_as_the_application_role(on_post
     events_append(stream="T1", expected_version=0, events=[table_opened("T1"), *round_events(1)])
     before = list(Event.objects.order_by("position").values_list("position", "actor", "hash"))
     for attack in ATTACKS:
-        with pytest.raises(DatabaseError) as caught, transaction.atomic(), connection.cursor() as cursor:
+        with (
+            pytest.raises(DatabaseError) as caught,
+            transaction.atomic(),
+            connection.cursor() as cursor,
+        ):
             cursor.execute(attack)
-        assert any(word in str(caught.value) for word in ("must be owner", "permission denied")), (attack, caught.value)
-    assert list(Event.objects.order_by("position").values_list("position", "actor", "hash")) == before
+        assert any(word in str(caught.value) for word in ("must be owner", "permission denied")), (
+            attack,
+            caught.value,
+        )
+    assert (
+        list(Event.objects.order_by("position").values_list("position", "actor", "hash")) == before
+    )
     assert immutability.protection_problems(connection) == []
     # a second run (the README's "running it again is harmless") starts from the superuser again
     assert demo_database_ready() == said and _current_user() == app

@@ -1,6 +1,7 @@
 """Signed tree heads of the record: each attack that the chain alone cannot see - run as a
 superuser who knows the project's own hash function - is found by verify against a signed
 head, naming where; proofs check out with an independent reading of RFC 9162."""
+
 from __future__ import annotations
 
 import io
@@ -36,13 +37,17 @@ def record(small_blocks) -> dict[str, list[Event]]:
     """Two tables, three rounds each, and a signed head over them."""
     stored = {}
     for table in ("T1", "T2"):
-        events = [table_opened(table)] + [e for n in (1, 2, 3) for e in round_events(n, rng_seed=len(table))]
+        events = [table_opened(table)] + [
+            e for n in (1, 2, 3) for e in round_events(n, rng_seed=len(table))
+        ]
         stored[table] = events_append(stream=table, expected_version=0, events=events)
     digests.digest_sign()
     return stored
 
 
-def test_an_events_leaf_index_counts_the_events_before_it_from_the_saved_blocks(small_blocks) -> None:
+def test_an_events_leaf_index_counts_the_events_before_it_from_the_saved_blocks(
+    small_blocks,
+) -> None:
     """The index of every event - in a saved block, in the block in progress, past the
     tree's last leaf, and before any block is saved - is the number of events before it."""
     rounds = [e for n in (1, 2, 3) for e in round_events(n)]
@@ -51,7 +56,9 @@ def test_an_events_leaf_index_counts_the_events_before_it_from_the_saved_blocks(
     digests.digest_sign()
     assert MerkleBlock.objects.count() == len(events) // 16 >= 4
     later = [e for n in (1, 2, 3) for e in round_events(n, rng_seed=2)]
-    events_append(stream="T2", expected_version=0, events=[table_opened("T2"), *later])  # past the tree
+    events_append(
+        stream="T2", expected_version=0, events=[table_opened("T2"), *later]
+    )  # past the tree
     stored = list(Event.objects.order_by("position"))
     assert len(stored) > 2 * len(events)
     assert [digests.leaf_index(e) for e in stored] == list(range(len(stored)))
@@ -72,7 +79,9 @@ def test_a_signed_head_is_stored_published_and_verifies(record) -> None:
     head = Event.objects.get(stream=digests.DIGEST_STREAM)
     published = json.loads((Path(settings.DIGEST_PUBLISHERS[0]) / "latest.json").read_text())
     assert head.payload["size"] == published["size"] == 2 * 76
-    assert published["root"] == head.payload["root"] and "BEGIN PUBLIC KEY" in published["public_key"]
+    assert (
+        published["root"] == head.payload["root"] and "BEGIN PUBLIC KEY" in published["public_key"]
+    )
     assert head.payload["streams"]["T1"] == [76, record["T1"][-1].hash]
     code, text = verify()
     assert code == 0, text
@@ -81,19 +90,33 @@ def test_a_signed_head_is_stored_published_and_verifies(record) -> None:
 def test_the_tree_kept_on_the_feed_is_the_tree_of_the_record(record) -> None:
     """The root the subscriber keeps, and every saved block, equal a fold of every event
     from scratch; a subtree served from the blocks equals one from the leaves."""
-    rows = Event.objects.order_by("position").values_list("position", "stream", "version", "hash", "seal")
-    leaves = [merkle.event_leaf(stream=s, version=v, position=p, event_hash=h, seal=x) for p, s, v, h, x in rows]
+    rows = Event.objects.order_by("position").values_list(
+        "position", "stream", "version", "hash", "seal"
+    )
+    leaves = [
+        merkle.event_leaf(stream=s, version=v, position=p, event_hash=h, seal=x)
+        for p, s, v, h, x in rows
+    ]
     state = digests.tree_advance()
     assert state.size == len(leaves)
     assert digests._frontier(state).root == merkle.root_of(leaves)
     blocks = list(MerkleBlock.objects.order_by("index").values_list("hash", flat=True))
     assert len(blocks) == len(leaves) // 16
-    assert blocks == [merkle.root_of(leaves[i * 16:(i + 1) * 16]).hex() for i in range(len(blocks))]
+    assert blocks == [
+        merkle.root_of(leaves[i * 16 : (i + 1) * 16]).hex() for i in range(len(blocks))
+    ]
     assert digests.subtree(32, 64) == merkle.root_of(leaves[32:64])
     assert digests.subtree(0, len(leaves)) == merkle.root_of(leaves)
     # one proof's subtrees, each block read once: the same roots, asked in any order
     once = digests.subtrees()
-    for start, end in ((len(leaves) - 5, len(leaves)), (144, 150), (128, len(leaves)), (0, 64), (144, 152), (3, 9)):
+    for start, end in (
+        (len(leaves) - 5, len(leaves)),
+        (144, 150),
+        (128, len(leaves)),
+        (0, 64),
+        (144, 152),
+        (3, 9),
+    ):
         assert once(start, end) == merkle.root_of(leaves[start:end]), (start, end)
 
 
@@ -107,8 +130,13 @@ def test_an_events_inclusion_proof_checks_out_independently(record) -> None:
     for item in proof["proofs"]:
         stored = Event.objects.get(stream=item["stream"], version=item["version"])
         assert item["seal"] == stored.seal and item["hash"] == stored.hash
-        leaf = merkle.event_leaf(stream=item["stream"], version=item["version"], position=item["position"],
-                                 event_hash=item["hash"], seal=stored.seal)
+        leaf = merkle.event_leaf(
+            stream=item["stream"],
+            version=item["version"],
+            position=item["position"],
+            event_hash=item["hash"],
+            seal=stored.seal,
+        )
         assert leaf.hex() == item["leaf"]
         path = [bytes.fromhex(node) for node in item["path"]]
         assert ref_root_from_path(item["index"], sth.size, leaf, path) == sth.root
@@ -138,7 +166,9 @@ def test_each_new_head_proves_the_record_only_grew(record) -> None:
 
 
 def _truncate() -> None:
-    tamper("TRUNCATE audit_event" if connection.vendor == "postgresql" else "DELETE FROM audit_event")
+    tamper(
+        "TRUNCATE audit_event" if connection.vendor == "postgresql" else "DELETE FROM audit_event"
+    )
 
 
 def _cut_tail() -> None:
@@ -152,9 +182,13 @@ def _drop_stream() -> None:
 def _rehash_settlement() -> None:
     settled = Event.objects.filter(stream="T1", type="round.settled").order_by("version").first()
     payload = dict(settled.payload)
-    payload["settlements"] = [{**payload["settlements"][0], "net": payload["settlements"][0]["net"] + 1000},
-                              *payload["settlements"][1:]]
-    tamper(f"UPDATE audit_event SET payload = '{json.dumps(payload)}' WHERE position = {settled.position}")
+    payload["settlements"] = [
+        {**payload["settlements"][0], "net": payload["settlements"][0]["net"] + 1000},
+        *payload["settlements"][1:],
+    ]
+    tamper(
+        f"UPDATE audit_event SET payload = '{json.dumps(payload)}' WHERE position = {settled.position}"
+    )
     rehash("T1", settled.version)
 
 
@@ -194,20 +228,33 @@ def _swap_positions() -> None:
 
 ATTACKS = {
     # attack: (what it does, the words verify must say)
-    "truncated": (_truncate, ["now holds only 0 of the events", "T1: ends at version 0", "truncated"]),
+    "truncated": (
+        _truncate,
+        ["now holds only 0 of the events", "T1: ends at version 0", "truncated"],
+    ),
     "cut tail": (_cut_tail, ["T1: ends at version 66", "truncated: the known head is version 76"]),
     "stream deleted": (_drop_stream, ["T2: ends at version 0", "no event of the stream is there"]),
-    "re-hashed settlement": (_rehash_settlement, ["T1: first bad event is version 76", "head_mismatch",
-                                                  "no longer have its Merkle root"]),
+    "re-hashed settlement": (
+        _rehash_settlement,
+        ["T1: first bad event is version 76", "head_mismatch", "no longer have its Merkle root"],
+    ),
     # the forged row takes the next position, so the chain sees it out of order too
-    "forged insert": (_forge_insert, ["T1: first bad event is version 31", "no longer have its Merkle root"]),
-    "swapped and re-hashed": (_swap_two, ["T2: first bad event is version", "no longer have its Merkle root"]),
+    "forged insert": (
+        _forge_insert,
+        ["T1: first bad event is version 31", "no longer have its Merkle root"],
+    ),
+    "swapped and re-hashed": (
+        _swap_two,
+        ["T2: first bad event is version", "no longer have its Merkle root"],
+    ),
     "positions swapped": (_swap_positions, ["no longer have its Merkle root", "(block 0)"]),
 }
 
 
 @pytest.mark.parametrize("attack", sorted(ATTACKS))
-def test_an_attack_the_chain_cannot_see_is_found_against_the_signed_head(record, attack: str) -> None:
+def test_an_attack_the_chain_cannot_see_is_found_against_the_signed_head(
+    record, attack: str
+) -> None:
     """Each attack, done as a superuser: verify exits 1 and names where."""
     do, says = ATTACKS[attack]
     do()
@@ -227,7 +274,9 @@ def test_a_head_whose_signature_fails_is_itself_a_problem(record) -> None:
     assert code == 1 and "its signature does not hold" in text
 
 
-def test_without_a_key_in_production_signing_says_how_to_make_one(record, settings, tmp_path) -> None:
+def test_without_a_key_in_production_signing_says_how_to_make_one(
+    record, settings, tmp_path
+) -> None:
     settings.DIGEST_SIGNING_KEY = str(tmp_path / "missing.pem")
     settings.DEBUG = False
     with pytest.raises(CommandError, match="--new-key") as caught:
@@ -253,9 +302,19 @@ def test_an_event_forged_at_the_head_after_the_last_signed_head_is_unsealed(reco
     forged = {"box": 1, "player": "P-forged", "method": "cash", "amount": 500000, "currency": "EUR"}
     from audit.record.chain import event_hash
 
-    digest = event_hash(id="00000000-0000-4000-8000-000000000002", stream="T1", version=78, type="buyin.recorded",
-                        schema_version=1, occurred_at=head.occurred_at, recorded_at=head.recorded_at,
-                        actor="dealer:D1", source="test", payload=forged, prev_hash=head.hash)
+    digest = event_hash(
+        id="00000000-0000-4000-8000-000000000002",
+        stream="T1",
+        version=78,
+        type="buyin.recorded",
+        schema_version=1,
+        occurred_at=head.occurred_at,
+        recorded_at=head.recorded_at,
+        actor="dealer:D1",
+        source="test",
+        payload=forged,
+        prev_hash=head.hash,
+    )
     assert verify()[0] == 0
     tamper(
         "INSERT INTO audit_event (event_id, stream, version, type, schema_version, occurred_at, recorded_at, actor, "
@@ -265,7 +324,10 @@ def test_an_event_forged_at_the_head_after_the_last_signed_head_is_unsealed(reco
     )
     code, text = verify()
     assert code == 1
-    assert "T1: first bad event is version 78" in text and "unsealed: its server seal does not hold" in text
+    assert (
+        "T1: first bad event is version 78" in text
+        and "unsealed: its server seal does not hold" in text
+    )
     assert "SEAL_KEY_FALLBACKS" not in text  # T2's seals hold: a forger, not the key
 
 
@@ -277,7 +339,9 @@ def test_a_store_written_under_another_key_says_so(record, settings) -> None:
     settings.SEAL_KEY = "another-checkouts-key-" + "y" * 40
     code, text = verify()
     assert code == 1
-    assert text.count("no seal in the store holds under this SEAL_KEY") == len(record) + 1  # and audit.digests
+    assert (
+        text.count("no seal in the store holds under this SEAL_KEY") == len(record) + 1
+    )  # and audit.digests
     settings.SEAL_KEY_FALLBACKS = [written_under]
     assert verify()[0] == 0
 

@@ -4,6 +4,7 @@ back-office's read models), or out of the years the record keeps; amounts beyond
 column or a JSON reader holds. The API answers 400 and ingest names the line; nothing is
 stored. Good values are stored and hashed as sent. (A drop count is the count team's to
 record: a table device's is refused before its fields are read, test_authority.py.)"""
+
 from __future__ import annotations
 
 import json
@@ -36,17 +37,27 @@ def _count_team() -> APIClient:
     return client
 
 
-@pytest.mark.parametrize(("day", "says"), [
-    ("2026-02-31", "not a calendar date"), ("2026-04-31", "not a calendar date"),
-    ("2027-02-29", "not a calendar date"), ("1899-12-31", "is outside 1900-01-01..9998-12-31"),
-])
+@pytest.mark.parametrize(
+    ("day", "says"),
+    [
+        ("2026-02-31", "not a calendar date"),
+        ("2026-04-31", "not a calendar date"),
+        ("2027-02-29", "not a calendar date"),
+        ("1899-12-31", "is outside 1900-01-01..9998-12-31"),
+    ],
+)
 def test_the_api_refuses_a_gaming_day_that_is_no_calendar_day(day: str, says: str) -> None:
     """The probe's drop count: 400 naming events[0].payload.gaming_day; nothing stored."""
     counted = {**EXAMPLES["drop.counted"], "gaming_day": day}
-    response = post(_count_team(), T1, {"expected_version": 0, "events": [event("drop.counted", counted)]})
+    response = post(
+        _count_team(), T1, {"expected_version": 0, "events": [event("drop.counted", counted)]}
+    )
     assert response.status_code == 400, response.content
     errors = response.json()["errors"]
-    assert list(errors) == ["events[0].payload.gaming_day"] and says in errors["events[0].payload.gaming_day"][0]
+    assert (
+        list(errors) == ["events[0].payload.gaming_day"]
+        and says in errors["events[0].payload.gaming_day"][0]
+    )
     assert not Event.objects.exists()
 
 
@@ -66,19 +77,33 @@ def test_a_leap_day_is_a_gaming_day_stored_and_hashed_as_sent() -> None:
     """2028-02-29 exists: stored, its payload's text what was sent (the date read as a
     date and written back as the same text)."""
     counted = {**EXAMPLES["drop.counted"], "gaming_day": "2028-02-29"}
-    response = post(_count_team(), T1, {"expected_version": 0, "events": [event("drop.counted", counted)]})
+    response = post(
+        _count_team(), T1, {"expected_version": 0, "events": [event("drop.counted", counted)]}
+    )
     assert response.status_code == 201, response.content
     stored = Event.objects.get()
     assert stored.payload["gaming_day"] == "2028-02-29"
-    assert canonical_json(validate_payload("drop.counted", None, counted)[1]) == canonical_json(counted)
+    assert canonical_json(validate_payload("drop.counted", None, counted)[1]) == canonical_json(
+        counted
+    )
 
 
 def test_ingest_names_the_line_of_a_day_that_is_no_calendar_day(tmp_path: Path) -> None:
-    good = {"id": "00000000-0000-4000-8000-000000000001", "stream": "T1", "type": "drop.counted",
-            "occurred_at": "2026-11-30T08:00:00Z", "actor": "user:CR-1", "source": "count-room",
-            "payload": EXAMPLES["drop.counted"]}
-    bad = {**good, "id": "00000000-0000-4000-8000-000000000002", "stream": "T2",
-           "payload": {**EXAMPLES["drop.counted"], "gaming_day": "2026-02-31"}}
+    good = {
+        "id": "00000000-0000-4000-8000-000000000001",
+        "stream": "T1",
+        "type": "drop.counted",
+        "occurred_at": "2026-11-30T08:00:00Z",
+        "actor": "user:CR-1",
+        "source": "count-room",
+        "payload": EXAMPLES["drop.counted"],
+    }
+    bad = {
+        **good,
+        "id": "00000000-0000-4000-8000-000000000002",
+        "stream": "T2",
+        "payload": {**EXAMPLES["drop.counted"], "gaming_day": "2026-02-31"},
+    }
     path = tmp_path / "drops.jsonl"
     path.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
     code, _, err = run_command("ingest", str(path))

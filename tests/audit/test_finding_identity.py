@@ -2,6 +2,7 @@
 other words (the engine's amounts in currency instead of minor units) stays the row people
 are handling, its message brought up to date; a row stored before identities gets one from
 migration 0016 that the next run matches."""
+
 from __future__ import annotations
 
 import hashlib
@@ -25,18 +26,37 @@ NEW = "Bet b1 (main, EUR 10.00 on box 2) should be win +EUR 10.00 but was record
 
 
 def run() -> ReplayRun:
-    return ReplayRun.objects.create(mode="incremental", trigger="feed", stream="T1", gaming_day=DAY,
-                                    started_at=datetime.now(UTC))
+    return ReplayRun.objects.create(
+        mode="incremental",
+        trigger="feed",
+        stream="T1",
+        gaming_day=DAY,
+        started_at=datetime.now(UTC),
+    )
 
 
 def payout(message: str, bet: str = "b1") -> EngineFinding:
-    return EngineFinding("wrong_payout", message, round=3, box=2, hand=0, bet=bet, expected="win +1000",
-                         recorded="win +900")
+    return EngineFinding(
+        "wrong_payout",
+        message,
+        round=3,
+        box=2,
+        hand=0,
+        bet=bet,
+        expected="win +1000",
+        recorded="win +900",
+    )
 
 
 def record(*findings: EngineFinding) -> tuple[int, int, int]:
-    return findings_record(stream="T1", gaming_day=DAY, owned_from=1, owned_rounds=[3],
-                           findings=[(f, 12) for f in findings], run=run())
+    return findings_record(
+        stream="T1",
+        gaming_day=DAY,
+        owned_from=1,
+        owned_rounds=[3],
+        findings=[(f, 12) for f in findings],
+        run=run(),
+    )
 
 
 def pit_boss():
@@ -48,8 +68,20 @@ def pit_boss():
 
 def old_fingerprint(f: EngineFinding, rank: int = 1) -> str:
     """The fingerprint rows were given before identities: the message was part of it."""
-    key = ["T1", DAY.isoformat(), f.kind, f.round, f.box, f.hand, f.bet, f.expected, f.recorded, f.event, f.message,
-           rank]
+    key = [
+        "T1",
+        DAY.isoformat(),
+        f.kind,
+        f.round,
+        f.box,
+        f.hand,
+        f.bet,
+        f.expected,
+        f.recorded,
+        f.event,
+        f.message,
+        rank,
+    ]
     return hashlib.sha256(json.dumps(key, separators=(",", ":")).encode()).hexdigest()
 
 
@@ -59,10 +91,18 @@ def test_the_same_finding_in_other_words_is_the_same_row_with_its_handling_and_n
     finding_acknowledge(finding_id=row.pk, user=pit_boss(), note="looking")
     assert record(payout(NEW)) == (1, 0, 0)
     again = Finding.objects.get()
-    assert (again.pk, again.fingerprint, again.status, again.message) == (row.pk, row.fingerprint, "acknowledged", NEW)
+    assert (again.pk, again.fingerprint, again.status, again.message) == (
+        row.pk,
+        row.fingerprint,
+        "acknowledged",
+        NEW,
+    )
     assert again.superseded_by is None
     # its trail still names it
-    assert Event.objects.filter(stream="audit.findings", payload__finding=again.fingerprint).count() == 1
+    assert (
+        Event.objects.filter(stream="audit.findings", payload__finding=again.fingerprint).count()
+        == 1
+    )
 
 
 def test_another_bet_is_another_finding() -> None:
@@ -76,14 +116,44 @@ def test_a_row_stored_before_identities_is_matched_after_the_migration() -> None
     next run, in new words, finds the acknowledged row rather than the superseded one."""
     first, gone = run(), run()
     superseded = Finding.objects.create(
-        fingerprint=old_fingerprint(payout("older words")), identity="placeholder-1", kind="wrong_payout",
-        severity="high", stream="T1", gaming_day=DAY, round=3, box=2, hand=0, bet="b1", expected="win +1000",
-        recorded="win +900", message="older words", event_version=12, run=first, last_seen_run=first,
-        superseded_by=gone, created_at=datetime.now(UTC))
+        fingerprint=old_fingerprint(payout("older words")),
+        identity="placeholder-1",
+        kind="wrong_payout",
+        severity="high",
+        stream="T1",
+        gaming_day=DAY,
+        round=3,
+        box=2,
+        hand=0,
+        bet="b1",
+        expected="win +1000",
+        recorded="win +900",
+        message="older words",
+        event_version=12,
+        run=first,
+        last_seen_run=first,
+        superseded_by=gone,
+        created_at=datetime.now(UTC),
+    )
     current = Finding.objects.create(
-        fingerprint=old_fingerprint(payout(OLD)), identity="placeholder-2", kind="wrong_payout", severity="high",
-        stream="T1", gaming_day=DAY, round=3, box=2, hand=0, bet="b1", expected="win +1000", recorded="win +900",
-        message=OLD, event_version=12, run=first, last_seen_run=gone, created_at=datetime.now(UTC))
+        fingerprint=old_fingerprint(payout(OLD)),
+        identity="placeholder-2",
+        kind="wrong_payout",
+        severity="high",
+        stream="T1",
+        gaming_day=DAY,
+        round=3,
+        box=2,
+        hand=0,
+        bet="b1",
+        expected="win +1000",
+        recorded="win +900",
+        message=OLD,
+        event_version=12,
+        run=first,
+        last_seen_run=gone,
+        created_at=datetime.now(UTC),
+    )
     finding_acknowledge(finding_id=current.pk, user=pit_boss())
     migration = importlib.import_module("audit.migrations.0016_finding_identity")
     migration.fill(apps, None)
@@ -99,8 +169,14 @@ def test_a_row_stored_before_identities_is_matched_after_the_migration() -> None
 
 def test_alike_findings_are_told_apart_by_rank() -> None:
     """Two findings alike in all but words (two shoe faults at one event) are two rows."""
-    one = EngineFinding("shoe_procedure", "Shoe S1's recorded order does not match its commitment.", event=None)
-    two = EngineFinding("shoe_procedure", "Shoe S1's recorded order is not 6 whole decks.", event=None)
+    one = EngineFinding(
+        "shoe_procedure", "Shoe S1's recorded order does not match its commitment.", event=None
+    )
+    two = EngineFinding(
+        "shoe_procedure", "Shoe S1's recorded order is not 6 whole decks.", event=None
+    )
     assert record(one, two) == (2, 2, 0)
     assert record(one, two) == (2, 0, 0)
-    assert sorted(Finding.objects.values_list("message", flat=True)) == sorted([one.message, two.message])
+    assert sorted(Finding.objects.values_list("message", flat=True)) == sorted(
+        [one.message, two.message]
+    )

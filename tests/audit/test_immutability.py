@@ -1,4 +1,5 @@
 """The database itself refuses to change or remove stored events."""
+
 from __future__ import annotations
 
 import pytest
@@ -17,7 +18,11 @@ def stored():
 
 
 def _refused(sql: str) -> str:
-    with pytest.raises(DatabaseError) as caught, transaction.atomic(), connection.cursor() as cursor:
+    with (
+        pytest.raises(DatabaseError) as caught,
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
         cursor.execute(sql)
     return str(caught.value)
 

@@ -6,6 +6,7 @@ backend connection of the test database but the test's own is ended with
 ``pg_terminate_backend`` while the ingest writes. The ingest must exit 3 with one line
 saying what happened, ``verify`` must name the unfinished run, and the same command run
 again must complete it with nothing lost and nothing stored twice."""
+
 from __future__ import annotations
 
 import json
@@ -35,31 +36,69 @@ def _device_file(path: Path, rounds: int, tables: int = 4) -> int:
     with path.open("w") as out:
         for t in range(tables):
             event = table_opened(f"T{t}")
-            out.write(json.dumps({"id": str(event.id), "stream": f"T{t}", "type": event.type,
-                                  "occurred_at": event.occurred_at.isoformat(), "actor": event.actor,
-                                  "source": "device", "payload": event.payload}) + "\n")
+            out.write(
+                json.dumps(
+                    {
+                        "id": str(event.id),
+                        "stream": f"T{t}",
+                        "type": event.type,
+                        "occurred_at": event.occurred_at.isoformat(),
+                        "actor": event.actor,
+                        "source": "device",
+                        "payload": event.payload,
+                    }
+                )
+                + "\n"
+            )
             count += 1
         for r in range(rounds):
             for event in round_events(r // tables + 1, rng_seed=r):
-                out.write(json.dumps({"id": str(event.id), "stream": f"T{r % tables}", "type": event.type,
-                                      "occurred_at": event.occurred_at.isoformat(), "actor": event.actor,
-                                      "source": "device", "payload": event.payload}) + "\n")
+                out.write(
+                    json.dumps(
+                        {
+                            "id": str(event.id),
+                            "stream": f"T{r % tables}",
+                            "type": event.type,
+                            "occurred_at": event.occurred_at.isoformat(),
+                            "actor": event.actor,
+                            "source": "device",
+                            "payload": event.payload,
+                        }
+                    )
+                    + "\n"
+                )
                 count += 1
     return count
 
 
 def _manage(*args: str) -> subprocess.Popen:
     settings = connection.settings_dict
-    url = f"postgresql://{settings['USER']}@{settings['HOST'] or '127.0.0.1'}:{settings['PORT'] or 5432}/{settings['NAME']}"
-    env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "casino.settings", "PROJECT_ON_APPEND": "false"}
-    return subprocess.Popen([sys.executable, "manage.py", *args], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    url = (
+        f"postgresql://{settings['USER']}@{settings['HOST'] or '127.0.0.1'}:"
+        f"{settings['PORT'] or 5432}/{settings['NAME']}"
+    )
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "DJANGO_SETTINGS_MODULE": "casino.settings",
+        "PROJECT_ON_APPEND": "false",
+    }
+    return subprocess.Popen(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _terminate_others() -> None:
     with connection.cursor() as cursor:
-        cursor.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                       "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        cursor.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
         assert cursor.fetchone()[0] >= 1
 
 
@@ -67,9 +106,12 @@ def _copying() -> bool:
     """Whether a backend of the test database holds the append lock and is in a COPY:
     the ingest writes as it plans, in a transaction not committed yet."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
-                       "WHERE l.locktype = 'advisory' AND l.objid = %s AND l.granted "
-                       "AND a.datname = current_database() AND a.pid <> pg_backend_pid()", [APPEND_LOCK_KEY])
+        cursor.execute(
+            "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+            "WHERE l.locktype = 'advisory' AND l.objid = %s AND l.granted "
+            "AND a.datname = current_database() AND a.pid <> pg_backend_pid()",
+            [APPEND_LOCK_KEY],
+        )
         return cursor.fetchone()[0] > 0
 
 
@@ -90,7 +132,9 @@ def _ingest_cut_off(path, *, writing) -> tuple[str, str, str]:
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_the_database_gone_while_writing_as_it_plans_stores_nothing_and_a_rerun_stores_all(on_postgres, tmp_path):
+def test_the_database_gone_while_writing_as_it_plans_stores_nothing_and_a_rerun_stores_all(
+    on_postgres, tmp_path
+):
     """A file over 4 MB is written as it is planned, in one transaction
     committed only when every line is checked: the database gone before that leaves
     nothing stored and no run to name (no stream is cut short); the rerun stores all."""
@@ -121,13 +165,26 @@ def test_the_database_gone_mid_ingest_exits_3_and_a_rerun_completes_it(on_postgr
     path = tmp_path / "day.jsonl"
     total = _device_file(path, rounds=2400)
     with path.open("a") as out:  # a bad last line in T3: T3 is refused, the rest stored
-        out.write(json.dumps({"id": "6b1c0fd5-6c4c-4bb3-a2a6-0b1fd4a3c1e9", "stream": "T3", "type": "no.such",
-                              "occurred_at": "2026-01-01T00:00:00Z", "actor": "user:x", "source": "device",
-                              "payload": {}}) + "\n")
+        out.write(
+            json.dumps(
+                {
+                    "id": "6b1c0fd5-6c4c-4bb3-a2a6-0b1fd4a3c1e9",
+                    "stream": "T3",
+                    "type": "no.such",
+                    "occurred_at": "2026-01-01T00:00:00Z",
+                    "actor": "user:x",
+                    "source": "device",
+                    "payload": {},
+                }
+            )
+            + "\n"
+        )
     t3 = sum(1 for line in path.read_text().splitlines() if json.loads(line)["stream"] == "T3")
     # the chunked write pass has begun once chunks are committing
     out, err, last = _ingest_cut_off(path, writing=Event.objects.exists)
-    assert "the database went away during the ingest" in last and "run the same ingest again" in last, err
+    assert (
+        "the database went away during the ingest" in last and "run the same ingest again" in last
+    ), err
     assert "Traceback" not in err
     stored = Event.objects.count()
     assert 0 < stored < total + 1 - t3
@@ -138,7 +195,10 @@ def test_the_database_gone_mid_ingest_exits_3_and_a_rerun_completes_it(on_postgr
     again = _manage("ingest", str(path))
     out, err = again.communicate(timeout=300)
     assert again.returncode == 1, err
-    assert f"{total + 1:,} lines, {total + 1 - t3 - stored:,} events stored, {stored:,} already stored, 1 bad lines" in err
+    assert (
+        f"{total + 1:,} lines, {total + 1 - t3 - stored:,} events stored, {stored:,} already stored, 1 bad lines"
+        in err
+    )
     assert Event.objects.count() == total + 1 - t3
     assert Event.objects.values("event_id").distinct().count() == total + 1 - t3
     assert unfinished_ingests() == []
@@ -179,7 +239,10 @@ def test_an_ingest_killed_while_writing_is_named_by_verify_until_run_again(tmp_p
     monkeypatch.setattr(write, "_write_chunk", real)
     report = ingest_file(str(path))
     assert report.ok and report.already_stored == 100 and report.stored == total - 100
-    assert unfinished_ingests() == [] and Event.objects.exclude(stream__startswith="audit.").count() == total
+    assert (
+        unfinished_ingests() == []
+        and Event.objects.exclude(stream__startswith="audit.").count() == total
+    )
     digest_sign()
     assert verify_chains_task.apply().get()["problems"] == []
     assert not Finding.objects.filter(kind="ingest_unfinished", superseded_by__isnull=True).exists()

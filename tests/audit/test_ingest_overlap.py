@@ -4,6 +4,7 @@ this one: the rows go in one transaction that commits only once every line is ch
 and is rolled back - the good streams then written from the spools in chunks, as the
 two-pass ingest writes them - when a stream has a bad line, a stream moved meanwhile, or
 the ingest dies."""
+
 from __future__ import annotations
 
 import io
@@ -33,14 +34,18 @@ pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 PLANNERS = pytest.mark.parametrize("planners", [1, 2])
 
 
-def _file(tmp_path: Path, streams: tuple[str, ...] = ("T1", "T2", "T3", "T4")) -> tuple[Path, list[dict], list[str]]:
+def _file(
+    tmp_path: Path, streams: tuple[str, ...] = ("T1", "T2", "T3", "T4")
+) -> tuple[Path, list[dict], list[str]]:
     """The streams' events, exported (position order: the streams interleaved), the
     store emptied; the rows and the hashes in position order."""
     for stream in streams:
         events_append(stream=stream, expected_version=0, events=[table_opened(stream)])
     for r in range(3):
         for k, stream in enumerate(streams):
-            events_append(stream=stream, expected_version=1 + 25 * r, events=round_events(r + 1, rng_seed=k))
+            events_append(
+                stream=stream, expected_version=1 + 25 * r, events=round_events(r + 1, rng_seed=k)
+            )
     out = tmp_path / "events.jsonl"
     call_command("export_events", "--out", str(out), stderr=io.StringIO())
     hashes = list(Event.objects.order_by("position").values_list("hash", flat=True))
@@ -61,13 +66,21 @@ def _spy(monkeypatch, module, name: str) -> list[int]:
 
 
 @PLANNERS
-def test_a_good_file_is_written_as_it_is_planned_and_committed_once(on_postgres, tmp_path, monkeypatch, planners):
+def test_a_good_file_is_written_as_it_is_planned_and_committed_once(
+    on_postgres, tmp_path, monkeypatch, planners
+):
     path, rows, hashes = _file(tmp_path)
     written = _spy(monkeypatch, writing, "_write_planned")
     chunked = _spy(monkeypatch, writing, "_write_chunk")
     checked, progress = [], []
-    report = ingest_file(str(path), processes=planners, overlap=True, chunk=20, checked=checked.append,
-                         progress=progress.append)
+    report = ingest_file(
+        str(path),
+        processes=planners,
+        overlap=True,
+        chunk=20,
+        checked=checked.append,
+        progress=progress.append,
+    )
     assert report.ok and report.stored == len(rows) == sum(progress) and checked[-1] == len(rows)
     assert written == [1] and chunked == []
     assert list(Event.objects.order_by("position").values_list("hash", flat=True)) == hashes
@@ -80,8 +93,9 @@ def test_a_good_file_is_written_as_it_is_planned_and_committed_once(on_postgres,
     assert Event.objects.count() == len(rows) and unfinished_ingests() == []
 
 
-def test_the_ids_of_fresh_streams_are_not_looked_up_and_a_file_again_is_stored_once(on_postgres, tmp_path,
-                                                                                    monkeypatch):
+def test_the_ids_of_fresh_streams_are_not_looked_up_and_a_file_again_is_stored_once(
+    on_postgres, tmp_path, monkeypatch
+):
     """A stream without a stored event can have none of its lines stored already: the
     plan written as it goes asks the store about none of their ids. Ingested again, every
     stream has stored events, so every id is asked, and every line found stored."""
@@ -104,7 +118,8 @@ def test_the_ids_of_fresh_streams_are_not_looked_up_and_a_file_again_is_stored_o
 
 @PLANNERS
 def test_a_fresh_streams_line_stored_in_another_stream_is_refused_by_the_database_and_named(
-        on_postgres, tmp_path, monkeypatch, planners):
+    on_postgres, tmp_path, monkeypatch, planners
+):
     """The id of T3's last line is stored already, in another stream. The plan did not ask
     (T3 has no stored event): the key's unique index refuses the row in the transaction
     written as planned, which is undone; planned again with every id asked, the line is
@@ -112,7 +127,11 @@ def test_a_fresh_streams_line_stored_in_another_stream_is_refused_by_the_databas
     path, rows, hashes = _file(tmp_path)
     (taken,) = events_append(stream="T9", expected_version=0, events=[table_opened("T9")])
     last_t3 = max(i for i, row in enumerate(rows) if row["stream"] == "T3")
-    line = {k: v for k, v in rows[last_t3].items() if k not in ("recorded_at", "hash", "prev_hash", "position")}
+    line = {
+        k: v
+        for k, v in rows[last_t3].items()
+        if k not in ("recorded_at", "hash", "prev_hash", "position")
+    }
     rows[last_t3] = {**line, "id": str(taken.event_id)}
     path.write_text("".join(json.dumps(row) + "\n" for row in rows))
     copies = _spy(monkeypatch, writing, "copy_rows")
@@ -123,12 +142,17 @@ def test_a_fresh_streams_line_stored_in_another_stream_is_refused_by_the_databas
     good = [h for h, row in zip(hashes, rows, strict=True) if row["stream"] != "T3"]
     assert report.stored == len(good) and report.lines == len(rows) and report.already_stored == 0
     assert len(copies) > 1  # written as planned, undone, written again
-    assert list(Event.objects.exclude(stream="T9").order_by("position").values_list("hash", flat=True)) == good
+    assert (
+        list(Event.objects.exclude(stream="T9").order_by("position").values_list("hash", flat=True))
+        == good
+    )
     assert Event.objects.get(event_id=taken.event_id).stream == "T9"
     assert IngestRun.objects.get().finished_at is not None and verify_chains().ok
 
 
-def test_one_planner_plans_in_this_process_and_a_thread_writes_beside_it(on_postgres, tmp_path, monkeypatch):
+def test_one_planner_plans_in_this_process_and_a_thread_writes_beside_it(
+    on_postgres, tmp_path, monkeypatch
+):
     """No process to start for one planner (a two-core machine's default): it plans here,
     with this process's warm caches, while another thread of it COPYs the planned rows."""
     path, rows, hashes = _file(tmp_path)
@@ -153,7 +177,11 @@ def test_one_planner_plans_in_this_process_and_a_thread_writes_beside_it(on_post
     assert report.ok and report.stored == len(rows)
     here = (os.getpid(), threading.current_thread().name)
     assert where["plan"] == {here}
-    assert len(where["copy"]) == 1 and where["copy"] != {here} and next(iter(where["copy"]))[0] == os.getpid()
+    assert (
+        len(where["copy"]) == 1
+        and where["copy"] != {here}
+        and next(iter(where["copy"]))[0] == os.getpid()
+    )
     assert list(Event.objects.order_by("position").values_list("hash", flat=True)) == hashes
     assert IngestRun.objects.get().finished_at is not None and verify_chains().ok
     # the writer gets its turns at the interpreter sooner while the planner runs, and the
@@ -161,7 +189,9 @@ def test_one_planner_plans_in_this_process_and_a_thread_writes_beside_it(on_post
     assert switches == {strategy._WRITER_SWITCH} and sys.getswitchinterval() == before
 
 
-def test_the_switch_interval_is_put_back_also_when_the_planning_fails(on_postgres, tmp_path, monkeypatch):
+def test_the_switch_interval_is_put_back_also_when_the_planning_fails(
+    on_postgres, tmp_path, monkeypatch
+):
     path, _, _ = _file(tmp_path)
     before = sys.getswitchinterval()
 
@@ -177,8 +207,9 @@ def test_the_switch_interval_is_put_back_also_when_the_planning_fails(on_postgre
 
 
 @PLANNERS
-def test_a_bad_line_undoes_what_was_written_and_only_the_good_streams_are_stored(on_postgres, tmp_path, monkeypatch,
-                                                                                planners):
+def test_a_bad_line_undoes_what_was_written_and_only_the_good_streams_are_stored(
+    on_postgres, tmp_path, monkeypatch, planners
+):
     path, rows, hashes = _file(tmp_path)
     # the last line of T2 breaks its schema: everything before it was written already
     last_t2 = max(i for i, row in enumerate(rows) if row["stream"] == "T2")
@@ -198,7 +229,9 @@ def test_a_bad_line_undoes_what_was_written_and_only_the_good_streams_are_stored
 
 
 @PLANNERS
-def test_a_file_whose_streams_are_all_bad_from_their_first_line_stores_nothing(on_postgres, tmp_path, planners):
+def test_a_file_whose_streams_are_all_bad_from_their_first_line_stores_nothing(
+    on_postgres, tmp_path, planners
+):
     """Nothing was planned to write (each stream's first line is bad): undone, and the
     chunked write after it has nothing to write - no planned record, no spool to read."""
     path, rows, _ = _file(tmp_path, streams=("T1", "T2"))
@@ -207,13 +240,18 @@ def test_a_file_whose_streams_are_all_bad_from_their_first_line_stores_nothing(o
         rows[first]["payload"] = {**rows[first]["payload"], "unknown": 1}
     path.write_text("".join(json.dumps(row) + "\n" for row in rows))
     report = ingest_file(str(path), processes=planners, overlap=True, chunk=20)
-    assert set(report.failed_streams) == {"T1", "T2"} and report.stored == 0 and len(report.bad_lines) == 2
+    assert (
+        set(report.failed_streams) == {"T1", "T2"}
+        and report.stored == 0
+        and len(report.bad_lines) == 2
+    )
     assert not Event.objects.exists() and IngestRun.objects.get().finished_at is not None
 
 
 @PLANNERS
-def test_an_ingest_killed_while_writing_as_it_plans_leaves_nothing_to_resume(on_postgres, tmp_path, monkeypatch,
-                                                                            planners):
+def test_an_ingest_killed_while_writing_as_it_plans_leaves_nothing_to_resume(
+    on_postgres, tmp_path, monkeypatch, planners
+):
     path, rows, hashes = _file(tmp_path)
     real = writing.copy_rows
     calls = []
@@ -228,7 +266,9 @@ def test_an_ingest_killed_while_writing_as_it_plans_leaves_nothing_to_resume(on_
     with pytest.raises(KeyboardInterrupt):
         ingest_file(str(path), processes=planners, overlap=True, chunk=20)
     assert calls == [20, 20]
-    assert Event.objects.count() == 0 and not IngestRun.objects.exists() and unfinished_ingests() == []
+    assert (
+        Event.objects.count() == 0 and not IngestRun.objects.exists() and unfinished_ingests() == []
+    )
     monkeypatch.setattr(writing, "copy_rows", real)
     report = ingest_file(str(path), processes=planners, overlap=True, chunk=20)
     assert report.ok and report.stored == len(rows) and report.already_stored == 0
@@ -236,8 +276,9 @@ def test_an_ingest_killed_while_writing_as_it_plans_leaves_nothing_to_resume(on_
 
 
 @PLANNERS
-def test_a_stream_appended_to_while_planning_fails_from_there_and_the_rest_is_stored(on_postgres, tmp_path, monkeypatch,
-                                                                                   planners):
+def test_a_stream_appended_to_while_planning_fails_from_there_and_the_rest_is_stored(
+    on_postgres, tmp_path, monkeypatch, planners
+):
     """Another writer appends to T1 after its head was read for the plan, before this
     ingest's lock: the transaction written as planned is undone and T1 is refused from
     its first line, as the two-pass ingest refuses it; the other streams are stored."""
@@ -269,8 +310,9 @@ def test_a_stream_appended_to_while_planning_fails_from_there_and_the_rest_is_st
 
 
 @PLANNERS
-def test_a_planning_process_that_fails_stores_nothing_and_its_error_is_raised(on_postgres, tmp_path, monkeypatch,
-                                                                             planners):
+def test_a_planning_process_that_fails_stores_nothing_and_its_error_is_raised(
+    on_postgres, tmp_path, monkeypatch, planners
+):
     path, _, _ = _file(tmp_path)
     real = planning._Planner.plan
     planned = []

@@ -1,6 +1,7 @@
 """Ingest's rows, built from canonical text (the fast path), are the store's rows: the one
 verifier re-hashes them clean, their seals hold, and text that COPY treats specially
 (backslashes, tabs, newlines, quotes, non-ASCII) comes back as it went in."""
+
 from __future__ import annotations
 
 import hashlib
@@ -23,24 +24,54 @@ AWKWARD = 'tab\there\nnew line, "quoted", back\\slash \\n not a newline, é ☃ 
 
 
 def _line(stream: str, event_id: uuid.UUID, note: str, **extra: object) -> str:
-    return json.dumps({
-        "id": str(event_id), "stream": stream, "type": "alert.acknowledged",
-        "occurred_at": "2026-11-29T13:00:00.5+01:00", "actor": "user:alice", "source": "ingest-test",
-        "payload": {"alert": "verify:x", "kind": "verify_failed", "table": None, "finding": None,
-                    "by": "alice", "note": note},
-        **extra,
-    }, ensure_ascii=False) + "\n"
+    return (
+        json.dumps(
+            {
+                "id": str(event_id),
+                "stream": stream,
+                "type": "alert.acknowledged",
+                "occurred_at": "2026-11-29T13:00:00.5+01:00",
+                "actor": "user:alice",
+                "source": "ingest-test",
+                "payload": {
+                    "alert": "verify:x",
+                    "kind": "verify_failed",
+                    "table": None,
+                    "finding": None,
+                    "by": "alice",
+                    "note": note,
+                },
+                **extra,
+            },
+            ensure_ascii=False,
+        )
+        + "\n"
+    )
 
 
 def test_awkward_text_is_stored_as_given_hashed_as_the_store_hashes_and_sealed(tmp_path):
     events_append(stream="T1", expected_version=0, events=[table_opened("T1")])
     ids = [uuid.uuid4() for _ in range(3)]
     path = tmp_path / "awkward.jsonl"
-    path.write_text("".join(_line("audit.alerts", i, AWKWARD + str(n)) for n, i in enumerate(ids))
-                    + "".join(json.dumps({"id": str(e.id), "stream": "T1", "type": e.type,
-                                          "occurred_at": e.occurred_at.isoformat(), "actor": e.actor,
-                                          "source": "device", "payload": e.payload}) + "\n"
-                              for e in round_events(1)), encoding="utf-8")
+    path.write_text(
+        "".join(_line("audit.alerts", i, AWKWARD + str(n)) for n, i in enumerate(ids))
+        + "".join(
+            json.dumps(
+                {
+                    "id": str(e.id),
+                    "stream": "T1",
+                    "type": e.type,
+                    "occurred_at": e.occurred_at.isoformat(),
+                    "actor": e.actor,
+                    "source": "device",
+                    "payload": e.payload,
+                }
+            )
+            + "\n"
+            for e in round_events(1)
+        ),
+        encoding="utf-8",
+    )
     report = ingest_file(str(path), chunk=2)
     assert report.ok and report.stored == 28, report.bad_lines
     rows = list(Event.objects.filter(stream="audit.alerts").order_by("version"))
@@ -60,11 +91,29 @@ def test_a_restore_of_the_awkward_lines_is_checked_against_their_stored_hashes(t
 
     from .tampering import empty_store
 
-    events_append(stream="audit.alerts", expected_version=0, events=[NewEvent(
-        id=uuid.uuid4(), type="alert.acknowledged", occurred_at=__import__("datetime").datetime.fromisoformat(
-            "2026-11-29T13:00:00+01:00"), actor="user:alice", source="api",
-        payload={"alert": "verify:x", "kind": "verify_failed", "table": None, "finding": None, "by": "alice",
-                 "note": AWKWARD})])
+    events_append(
+        stream="audit.alerts",
+        expected_version=0,
+        events=[
+            NewEvent(
+                id=uuid.uuid4(),
+                type="alert.acknowledged",
+                occurred_at=__import__("datetime").datetime.fromisoformat(
+                    "2026-11-29T13:00:00+01:00"
+                ),
+                actor="user:alice",
+                source="api",
+                payload={
+                    "alert": "verify:x",
+                    "kind": "verify_failed",
+                    "table": None,
+                    "finding": None,
+                    "by": "alice",
+                    "note": AWKWARD,
+                },
+            )
+        ],
+    )
     stored = Event.objects.get()
     out = tmp_path / "export.jsonl"
     with out.open("w") as handle:
@@ -79,19 +128,28 @@ def test_a_restore_of_the_awkward_lines_is_checked_against_their_stored_hashes(t
     out.write_text(json.dumps(line) + "\n")
     refused = ingest_file(str(out))
     assert [b.number for b in refused.bad_lines] == [1]
-    assert refused.bad_lines[0].reason.startswith(f"hash: does not match the event's content (computed {stored.hash})")
+    assert refused.bad_lines[0].reason.startswith(
+        f"hash: does not match the event's content (computed {stored.hash})"
+    )
     assert Event.objects.count() == 0
 
 
 def test_the_seal_is_the_standard_hmac_of_hash_and_principal(settings):
-    expected = hmac.new(_key(settings.SEAL_KEY), b"ab" * 32 + b"|ingest:alice", hashlib.sha256).hexdigest()
+    expected = hmac.new(
+        _key(settings.SEAL_KEY), b"ab" * 32 + b"|ingest:alice", hashlib.sha256
+    ).hexdigest()
     assert seal_of("ab" * 32, "ingest:alice") == expected
     assert seal_of("ab" * 32, "ingest:alice", secret="another") != expected
     # ingest's sealer: the same seal, as bytes, from the hash's bytes; the key it was made with
     seal = sealer("ingest:alice")
-    assert seal(b"ab" * 32) == expected.encode() and seal(b"ab" * 32) == expected.encode()  # made again each time
+    assert (
+        seal(b"ab" * 32) == expected.encode() and seal(b"ab" * 32) == expected.encode()
+    )  # made again each time
     assert seal(b"cd" * 32) == seal_of("cd" * 32, "ingest:alice").encode()
-    assert sealer("ingest:alice", secret="another")(b"ab" * 32) == seal_of("ab" * 32, "ingest:alice", secret="another").encode()
+    assert (
+        sealer("ingest:alice", secret="another")(b"ab" * 32)
+        == seal_of("ab" * 32, "ingest:alice", secret="another").encode()
+    )
     # hashlib's inner and outer hashes, keyed once (audit.store.seals._keyed): HMAC-SHA256 itself,
     # for any secret, hash and principal
     for secret in ("", "s", "x" * 200, "é☃ key"):
@@ -103,7 +161,10 @@ def test_the_seal_is_the_standard_hmac_of_hash_and_principal(settings):
                 assert sealer(principal, secret=secret)(event_hash.encode()) == expected.encode()
 
 
-@pytest.mark.parametrize("rewrite", ["as exported", "id in capitals", "moments with an offset", "one moment with an offset"])
+@pytest.mark.parametrize(
+    "rewrite",
+    ["as exported", "id in capitals", "moments with an offset", "one moment with an offset"],
+)
 def test_a_restore_hashes_the_same_whether_its_text_is_kept_or_made_again(tmp_path, rewrite):
     """Ingest takes the id and moments' text from a line written in the export form, and
     makes it from the values otherwise: a restore of the same events written either way
@@ -113,7 +174,9 @@ def test_a_restore_hashes_the_same_whether_its_text_is_kept_or_made_again(tmp_pa
     from .tampering import empty_store
 
     events_append(stream="T1", expected_version=0, events=[table_opened("T1"), *round_events(1)])
-    stored = {(e.stream, e.version): (e.hash, e.occurred_at, e.recorded_at) for e in Event.objects.all()}
+    stored = {
+        (e.stream, e.version): (e.hash, e.occurred_at, e.recorded_at) for e in Event.objects.all()
+    }
     out = tmp_path / "export.jsonl"
     with out.open("w") as handle:
         export_events(handle)
@@ -122,18 +185,30 @@ def test_a_restore_hashes_the_same_whether_its_text_is_kept_or_made_again(tmp_pa
     for n, line in enumerate(lines):
         if rewrite == "id in capitals":
             line["id"] = line["id"].upper()
-        elif rewrite == "moments with an offset" or (rewrite == "one moment with an offset" and n % 2):
-            name = "recorded_at" if rewrite == "moments with an offset" or n % 4 == 1 else "occurred_at"
+        elif rewrite == "moments with an offset" or (
+            rewrite == "one moment with an offset" and n % 2
+        ):
+            name = (
+                "recorded_at"
+                if rewrite == "moments with an offset" or n % 4 == 1
+                else "occurred_at"
+            )
             line[name] = line[name].replace("Z", "+00:00")
             if rewrite == "moments with an offset":
                 line["occurred_at"] = line["occurred_at"].replace("Z", "+00:00")
-    out.write_text("".join(json.dumps(line, separators=(",", ":"), sort_keys=True, ensure_ascii=False) + "\n"
-                           for line in lines))
+    out.write_text(
+        "".join(
+            json.dumps(line, separators=(",", ":"), sort_keys=True, ensure_ascii=False) + "\n"
+            for line in lines
+        )
+    )
     assert (out.read_text() == exported) == (rewrite == "as exported")
     empty_store()
     report = ingest_file(str(out))
     assert report.ok and report.stored == len(stored), report.bad_lines
-    assert {(e.stream, e.version): (e.hash, e.occurred_at, e.recorded_at) for e in Event.objects.all()} == stored
+    assert {
+        (e.stream, e.version): (e.hash, e.occurred_at, e.recorded_at) for e in Event.objects.all()
+    } == stored
     assert verify_chains().ok
 
 
@@ -146,13 +221,42 @@ def test_sqlite_values_are_db_values():
     from audit.record.envelope import Envelope
     from audit.store.inserts import db_values, sqlite_values
 
-    for occurred, recorded in ((datetime(2026, 11, 29, 12, 0, tzinfo=UTC), datetime(2026, 11, 29, 12, 0, 0, 1, tzinfo=UTC)),
-                               (datetime(1900, 1, 1, tzinfo=UTC), datetime(9998, 12, 31, 23, 59, 59, 999999, tzinfo=UTC))):
-        envelope = Envelope(id=uuid.uuid4(), stream="T1", version=7, type="alert.acknowledged", schema_version=1,
-                            occurred_at=occurred, recorded_at=recorded, actor="user:alice", source="ingest-test",
-                            payload={"note": AWKWARD, "b": [1, None]}, prev_hash="a" * 64, hash="b" * 64)
+    for occurred, recorded in (
+        (
+            datetime(2026, 11, 29, 12, 0, tzinfo=UTC),
+            datetime(2026, 11, 29, 12, 0, 0, 1, tzinfo=UTC),
+        ),
+        (datetime(1900, 1, 1, tzinfo=UTC), datetime(9998, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)),
+    ):
+        envelope = Envelope(
+            id=uuid.uuid4(),
+            stream="T1",
+            version=7,
+            type="alert.acknowledged",
+            schema_version=1,
+            occurred_at=occurred,
+            recorded_at=recorded,
+            actor="user:alice",
+            source="ingest-test",
+            payload={"note": AWKWARD, "b": [1, None]},
+            prev_hash="a" * 64,
+            hash="b" * 64,
+        )
         principal = "ingest:test"
-        mine = sqlite_values(envelope.id.hex, "T1", 7, envelope.type, 1, format_timestamp(occurred).encode(),
-                             format_timestamp(recorded).encode(), envelope.actor, envelope.source, envelope.payload,
-                             envelope.prev_hash, envelope.hash, principal, seal_of(envelope.hash, principal))
+        mine = sqlite_values(
+            envelope.id.hex,
+            "T1",
+            7,
+            envelope.type,
+            1,
+            format_timestamp(occurred).encode(),
+            format_timestamp(recorded).encode(),
+            envelope.actor,
+            envelope.source,
+            envelope.payload,
+            envelope.prev_hash,
+            envelope.hash,
+            principal,
+            seal_of(envelope.hash, principal),
+        )
         assert mine == db_values(envelope, "sqlite", principal)

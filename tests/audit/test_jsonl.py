@@ -1,4 +1,5 @@
 """Export to JSON Lines, ingest back, verify: the same chain."""
+
 from __future__ import annotations
 
 import io
@@ -27,7 +28,9 @@ def _fill(first: str = "T1", second: str = "T2") -> None:
     events_append(stream=second, expected_version=0, events=[table_opened(second)])
     for r in range(4):
         events_append(stream=first, expected_version=1 + 25 * r, events=round_events(r + 1))
-        events_append(stream=second, expected_version=1 + 25 * r, events=round_events(r + 1, rng_seed=3))
+        events_append(
+            stream=second, expected_version=1 + 25 * r, events=round_events(r + 1, rng_seed=3)
+        )
 
 
 def _export(tmp_path: Path, name: str = "events.jsonl", *args: str) -> Path:
@@ -45,10 +48,21 @@ def _manage(db_url: str, *args: str) -> subprocess.CompletedProcess:
     # the heads published beside the fresh database, not the checkout's (a head an earlier
     # export_package there signed, with a key this database never saw, would fail verify)
     digests = str(Path(db_url.removeprefix("sqlite:///")).parent / "digests")
-    env = {**os.environ, "DATABASE_URL": db_url, "DJANGO_SETTINGS_MODULE": "casino.settings",
-           "DIGEST_PUBLISHERS": digests}
-    return subprocess.run([sys.executable, "manage.py", *args], check=False, cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
+    env = {
+        **os.environ,
+        "DATABASE_URL": db_url,
+        "DJANGO_SETTINGS_MODULE": "casino.settings",
+        "DIGEST_PUBLISHERS": digests,
+    }
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        check=False,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_export_lines_are_envelopes_in_position_order(tmp_path):
@@ -56,9 +70,21 @@ def test_export_lines_are_envelopes_in_position_order(tmp_path):
     lines = [json.loads(line) for line in _export(tmp_path).read_text().splitlines()]
     assert len(lines) == 202
     assert [line["position"] for line in lines] == sorted(line["position"] for line in lines)
-    assert set(lines[0]) == {"id", "stream", "version", "position", "type", "schema_version",
-                             "occurred_at", "recorded_at", "actor", "source", "payload",
-                             "prev_hash", "hash"}
+    assert set(lines[0]) == {
+        "id",
+        "stream",
+        "version",
+        "position",
+        "type",
+        "schema_version",
+        "occurred_at",
+        "recorded_at",
+        "actor",
+        "source",
+        "payload",
+        "prev_hash",
+        "hash",
+    }
     one = _export(tmp_path, "t2.jsonl", "--stream", "T2").read_text().splitlines()
     assert len(one) == 101 and all(json.loads(l)["stream"] == "T2" for l in one)
 
@@ -80,8 +106,10 @@ def test_export_ingest_into_an_empty_database_verify_gives_the_same_hashes(tmp_p
     assert verify.returncode == 0 and "all chains intact" in verify.stdout
     again = tmp_path / "again.jsonl"
     assert _manage(db, "export_events", "--out", str(again)).returncode == 0
-    strip = lambda path: [{k: v for k, v in json.loads(l).items() if k != "position"}
-                          for l in path.read_text().splitlines()]
+    strip = lambda path: [
+        {k: v for k, v in json.loads(l).items() if k != "position"}
+        for l in path.read_text().splitlines()
+    ]
     assert strip(again)[:-1] == strip(exported)  # and the head signed after
 
 
@@ -134,7 +162,9 @@ def test_a_tampered_export_line_is_refused_by_its_hash(tmp_path):
     _fill()
     rows = [json.loads(l) for l in _export(tmp_path).read_text().splitlines()]
     _empty_store()
-    victim = next(i for i, r in enumerate(rows) if r["type"] == "round.settled" and r["stream"] == "T2")
+    victim = next(
+        i for i, r in enumerate(rows) if r["type"] == "round.settled" and r["stream"] == "T2"
+    )
     rows[victim]["payload"]["settlements"][0]["net"] += 100
     path = tmp_path / "tampered.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -151,9 +181,20 @@ def test_lines_without_version_or_hash_are_appended_as_new_events(tmp_path):
     path = tmp_path / "device.jsonl"
     with path.open("w") as out:
         for event in round_events(1):
-            out.write(json.dumps({"id": str(event.id), "stream": "T5", "type": event.type,
-                                  "occurred_at": event.occurred_at.isoformat(), "actor": event.actor,
-                                  "source": "shoe-reader", "payload": event.payload}) + "\n")
+            out.write(
+                json.dumps(
+                    {
+                        "id": str(event.id),
+                        "stream": "T5",
+                        "type": event.type,
+                        "occurred_at": event.occurred_at.isoformat(),
+                        "actor": event.actor,
+                        "source": "shoe-reader",
+                        "payload": event.payload,
+                    }
+                )
+                + "\n"
+            )
     report = ingest_file(str(path))
     assert report.ok and report.stored == 25
     assert stream_version("T5") == 26
@@ -161,7 +202,10 @@ def test_lines_without_version_or_hash_are_appended_as_new_events(tmp_path):
 
 def test_version_that_does_not_follow_the_stored_head_is_refused(tmp_path):
     _fill()
-    rows = [json.loads(l) for l in _export(tmp_path, "x.jsonl", "--stream", "T1").read_text().splitlines()]
+    rows = [
+        json.loads(l)
+        for l in _export(tmp_path, "x.jsonl", "--stream", "T1").read_text().splitlines()
+    ]
     _empty_store()
     path = tmp_path / "late.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows[50:]))
@@ -215,8 +259,14 @@ def test_planning_in_two_processes_stores_what_one_process_stores(tmp_path):
     rows = [json.loads(l) for l in lines]
     # T1 and T4 are planned by different processes
     router = _Router(2)
-    parts = {stream: {router.part_of(l.encode()) for l, r in zip(lines, rows, strict=True) if r["stream"] == stream}
-             for stream in ("T1", "T4")}
+    parts = {
+        stream: {
+            router.part_of(l.encode())
+            for l, r in zip(lines, rows, strict=True)
+            if r["stream"] == stream
+        }
+        for stream in ("T1", "T4")
+    }
     assert len(parts["T1"]) == len(parts["T4"]) == 1 and parts["T1"] != parts["T4"]
     hashes = list(Event.objects.order_by("position").values_list("hash", flat=True))
     t1 = [i for i, r in enumerate(rows) if r["stream"] == "T1"]
@@ -236,6 +286,9 @@ def test_planning_in_two_processes_stores_what_one_process_stores(tmp_path):
     one = ingest_file(str(bad), processes=1)
     _empty_store()
     two = ingest_file(str(bad), processes=2)
-    assert [b.number for b in two.bad_lines] == [b.number for b in one.bad_lines] == [t2[10] + 1], (two.bad_lines, one.bad_lines)
+    assert [b.number for b in two.bad_lines] == [b.number for b in one.bad_lines] == [t2[10] + 1], (
+        two.bad_lines,
+        one.bad_lines,
+    )
     assert set(two.failed_streams) == set(one.failed_streams)
     assert Event.objects.filter(stream__in=two.failed_streams).count() == 0

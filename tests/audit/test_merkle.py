@@ -5,6 +5,7 @@ MTH, 2.1.3.1 PATH, 2.1.4.1 PROOF/SUBPROOF) and checks proofs by rebuilding the r
 recursively - it shares no code with :mod:`audit.record.merkle`, which folds leaves
 iteratively and verifies proofs with the RFC's bit-walking algorithms (2.1.3.2, 2.1.4.2).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 from audit.record import merkle
 
 # --- the reference, from the RFC's text -------------------------------------------------------
+
 
 def ref_leaf(data: bytes) -> bytes:
     return hashlib.sha256(b"\x00" + data).digest()
@@ -85,6 +87,7 @@ SIZES = list(range(1, 34)) + [64, 65, 100, 127, 128, 129]
 
 # --- roots -----------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("n", [0, *SIZES])
 def test_the_root_is_rfc_9162s_mth(n: int) -> None:
     """The streaming frontier gives MTH of every size, the empty tree included."""
@@ -104,6 +107,7 @@ def test_a_frontier_resumed_from_its_subtrees_goes_on_to_the_same_root() -> None
 
 
 # --- inclusion ---------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("n", SIZES)
 def test_inclusion_proofs_equal_the_rfcs_path_and_verify(n: int) -> None:
@@ -143,6 +147,7 @@ def test_inclusion_proofs_that_must_fail_do(n: int) -> None:
 
 
 # --- consistency -----------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("n", SIZES)
 def test_consistency_proofs_equal_the_rfcs_proof_and_verify(n: int) -> None:
@@ -188,7 +193,9 @@ def test_any_prefix_is_consistent_and_any_leaf_included(n: int, draw: st.DataObj
     leaves = [merkle.leaf_hash(x) for x in d]
     source = merkle.subtrees_of(leaves)
     m = draw.draw(st.integers(0, n))
-    assert merkle.verify_consistency(m, n, ref_mth(d[:m]), ref_mth(d), merkle.consistency_proof(m, n, source))
+    assert merkle.verify_consistency(
+        m, n, ref_mth(d[:m]), ref_mth(d), merkle.consistency_proof(m, n, source)
+    )
     i = draw.draw(st.integers(0, n - 1))
     assert ref_root_from_path(i, n, leaves[i], merkle.inclusion_proof(i, n, source)) == ref_mth(d)
 
@@ -196,34 +203,68 @@ def test_any_prefix_is_consistent_and_any_leaf_included(n: int, draw: st.DataObj
 def test_a_leaf_binds_the_event_its_place_and_its_seal() -> None:
     """Changing the event's hash, its stream, its version, its position or its seal
     (replaced, or stripped) changes the leaf."""
-    base = {"stream": "BJ-01", "version": 7, "position": 1234, "event_hash": "a" * 64, "seal": "c" * 64}
+    base = {
+        "stream": "BJ-01",
+        "version": 7,
+        "position": 1234,
+        "event_hash": "a" * 64,
+        "seal": "c" * 64,
+    }
     leaf = merkle.event_leaf(**base)
-    for key, value in (("stream", "BJ-02"), ("version", 8), ("position", 1235), ("event_hash", "b" * 64),
-                       ("seal", "d" * 64), ("seal", None)):
+    for key, value in (
+        ("stream", "BJ-02"),
+        ("version", 8),
+        ("position", 1235),
+        ("event_hash", "b" * 64),
+        ("seal", "d" * 64),
+        ("seal", None),
+    ):
         assert merkle.event_leaf(**{**base, key: value}) != leaf
 
 
 def test_the_leaf_formats_hash_the_bytes_the_format_names() -> None:
     """Format 2 (the current one): the canonical JSON with the seal; format 1 (heads signed
     before): without it, whatever seal is given - each against the bytes written by hand."""
-    base = {"stream": "BJ-01", "version": 7, "position": 1234, "event_hash": "a" * 64, "seal": "c" * 64}
-    two = b'{"hash":"%s","position":1234,"seal":"%s","stream":"BJ-01","version":7}' % (b"a" * 64, b"c" * 64)
+    base = {
+        "stream": "BJ-01",
+        "version": 7,
+        "position": 1234,
+        "event_hash": "a" * 64,
+        "seal": "c" * 64,
+    }
+    two = b'{"hash":"%s","position":1234,"seal":"%s","stream":"BJ-01","version":7}' % (
+        b"a" * 64,
+        b"c" * 64,
+    )
     one = b'{"hash":"%s","position":1234,"stream":"BJ-01","version":7}' % (b"a" * 64)
     assert merkle.LEAF_FORMAT == 2
     assert merkle.event_leaf(**base) == hashlib.sha256(b"\x00" + two).digest()
     assert merkle.event_leaf(**base, leaf_format=1) == hashlib.sha256(b"\x00" + one).digest()
-    assert merkle.event_leaf(**{**base, "seal": None}, leaf_format=1) == hashlib.sha256(b"\x00" + one).digest()
-    stripped = b'{"hash":"%s","position":1234,"seal":null,"stream":"BJ-01","version":7}' % (b"a" * 64)
-    assert merkle.event_leaf(**{**base, "seal": None}) == hashlib.sha256(b"\x00" + stripped).digest()
+    assert (
+        merkle.event_leaf(**{**base, "seal": None}, leaf_format=1)
+        == hashlib.sha256(b"\x00" + one).digest()
+    )
+    stripped = b'{"hash":"%s","position":1234,"seal":null,"stream":"BJ-01","version":7}' % (
+        b"a" * 64
+    )
+    assert (
+        merkle.event_leaf(**{**base, "seal": None}) == hashlib.sha256(b"\x00" + stripped).digest()
+    )
     with pytest.raises(ValueError, match="leaf format 3"):
         merkle.event_leaf(**base, leaf_format=3)
 
 
-@given(st.text(min_size=1, max_size=20), st.integers(1, 2**53 - 1), st.integers(1, 2**53 - 1),
-       st.sampled_from(["a" * 64, "0123456789abcdef" * 4, "not hex"]),
-       st.sampled_from(["c" * 64, None, "ABCDEF" * 10 + "0123", "not hex"]), st.sampled_from([1, 2]))
-def test_the_fast_leaf_is_the_canonical_one(stream: str, version: int, position: int, digest: str,
-                                            seal: str | None, leaf_format: int) -> None:
+@given(
+    st.text(min_size=1, max_size=20),
+    st.integers(1, 2**53 - 1),
+    st.integers(1, 2**53 - 1),
+    st.sampled_from(["a" * 64, "0123456789abcdef" * 4, "not hex"]),
+    st.sampled_from(["c" * 64, None, "ABCDEF" * 10 + "0123", "not hex"]),
+    st.sampled_from([1, 2]),
+)
+def test_the_fast_leaf_is_the_canonical_one(
+    stream: str, version: int, position: int, digest: str, seal: str | None, leaf_format: int
+) -> None:
     """event_leaf's direct encoding equals hashing leaf_data's canonical JSON, in both formats."""
     given_ = {"version": version, "position": position, "seal": seal, "leaf_format": leaf_format}
     canonical = merkle.leaf_hash(merkle.leaf_data(stream=stream, event_hash=digest, **given_))

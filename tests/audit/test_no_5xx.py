@@ -1,5 +1,6 @@
 """Inputs that once answered 500 (or crashed a command) are refused as bad input, naming
 the field, and nothing is stored."""
+
 from __future__ import annotations
 
 import json
@@ -19,7 +20,9 @@ OUT_OF_RANGE = ["9999-12-31T23:59:59-01:00", "0001-01-01T00:00:00+01:00", "1899-
 
 
 @pytest.mark.parametrize("moment", OUT_OF_RANGE)
-def test_a_timestamp_out_of_range_is_a_400_naming_the_field(pit_boss: APIClient, moment: str) -> None:
+def test_a_timestamp_out_of_range_is_a_400_naming_the_field(
+    pit_boss: APIClient, moment: str
+) -> None:
     """A time that cannot be moved to UTC, or lies outside the years the record holds."""
     response = post(pit_boss, T1, {"expected_version": 0, "events": [event(occurred_at=moment)]})
     assert response.status_code == 400, response.content
@@ -57,13 +60,18 @@ def test_a_body_nested_too_deeply_is_a_400(pit_boss: APIClient) -> None:
     body = '{"expected_version": 0, "events": [' + "[" * 5000 + "]" * 5000 + "]}"
     response = pit_boss.post(T1, body, content_type="application/json")
     assert response.status_code == 400
-    assert response.json()["code"] == "parse_error" and "nested too deeply" in response.json()["detail"]
+    assert (
+        response.json()["code"] == "parse_error"
+        and "nested too deeply" in response.json()["detail"]
+    )
 
 
 def test_a_line_nested_too_deeply_is_a_bad_line_for_ingest(tmp_path: Path) -> None:
     path = tmp_path / "deep.jsonl"
     line = json.dumps({**event(), "stream": "T1"})
-    path.write_text(line.replace('"payload": {', '"payload": {"deep": ' + "[" * 5000 + "]" * 5000 + ", ") + "\n")
+    path.write_text(
+        line.replace('"payload": {', '"payload": {"deep": ' + "[" * 5000 + "]" * 5000 + ", ") + "\n"
+    )
     report = ingest_file(str(path))
     assert len(report.bad_lines) == 1 and "nested too deeply" in report.bad_lines[0].reason
 
@@ -119,7 +127,11 @@ def test_the_schema_and_docs_need_a_login_and_use_no_cdn(pit_boss: APIClient) ->
     both answer, and the page loads Swagger from this server, not a CDN."""
     anonymous = APIClient()
     schema = anonymous.get("/api/schema/")
-    assert schema.status_code == 401 and "json" in schema["Content-Type"] and schema.json()["code"] == "not_authenticated"
+    assert (
+        schema.status_code == 401
+        and "json" in schema["Content-Type"]
+        and schema.json()["code"] == "not_authenticated"
+    )
     docs = anonymous.get("/api/docs/")
     assert docs.status_code == 302 and docs["Location"].startswith("/admin/login/")
     assert pit_boss.get("/api/schema/").status_code == 200

@@ -1,6 +1,7 @@
 """Migration 0017 converts an event table that holds events: every row moves to its
 gaming day's partition with its position and hash, in the same order, and the next
 append continues the positions (PostgreSQL)."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
@@ -20,7 +21,11 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _rows() -> list[tuple]:
-    return list(Event.objects.order_by("position").values_list("position", "event_id", "stream", "version", "hash"))
+    return list(
+        Event.objects.order_by("position").values_list(
+            "position", "event_id", "stream", "version", "hash"
+        )
+    )
 
 
 def test_the_migration_moves_stored_events_into_partitions(on_postgres, settings) -> None:
@@ -31,8 +36,12 @@ def test_the_migration_moves_stored_events_into_partitions(on_postgres, settings
         now = datetime.now(UTC)
         days = [now - timedelta(days=40), now - timedelta(days=2), now]
         for n, at in enumerate(days):
-            events_append(stream="T1", expected_version=26 * n, events=[table_opened("T1"), *round_events(n + 1)],
-                          now=at)
+            events_append(
+                stream="T1",
+                expected_version=26 * n,
+                events=[table_opened("T1"), *round_events(n + 1)],
+                now=at,
+            )
             events_append(stream="T2", expected_version=n, events=[table_opened("T2")], now=at)
         before = _rows()
     finally:
@@ -40,11 +49,15 @@ def test_the_migration_moves_stored_events_into_partitions(on_postgres, settings
     assert partitions.is_partitioned(connection)
     assert _rows() == before
     with connection.cursor() as cursor:
-        cursor.execute("SELECT tableoid::regclass::text, recorded_at FROM audit_event ORDER BY position")
+        cursor.execute(
+            "SELECT tableoid::regclass::text, recorded_at FROM audit_event ORDER BY position"
+        )
         placed = cursor.fetchall()
         cursor.execute(f"SELECT count(*) FROM {partitions.KEY_TABLE}")
         assert cursor.fetchone()[0] == len(before)
-    assert {where for where, at in placed} == {partitions.partition_name(gaming_day(at)) for at in days}
+    assert {where for where, at in placed} == {
+        partitions.partition_name(gaming_day(at)) for at in days
+    }
     assert all(where == partitions.partition_name(gaming_day(at)) for where, at in placed)
     [after] = events_append(stream="T2", expected_version=3, events=[table_opened("T2")])
     assert after.position > before[-1][0]

@@ -1,6 +1,7 @@
 """PostgreSQL's event table partitioned by gaming day (audit.store.partitions): where appends
 land, uniqueness across partitions, the append-only protection of every partition, the
 partitions made ahead, and the archival of a day."""
+
 from __future__ import annotations
 
 import hashlib
@@ -41,8 +42,10 @@ APP = f"test_part_app_{os.getpid()}"
 
 def _where(stream: str, version: int) -> str:
     with connection.cursor() as cursor:
-        cursor.execute("SELECT tableoid::regclass::text FROM audit_event WHERE stream = %s AND version = %s",
-                       [stream, version])
+        cursor.execute(
+            "SELECT tableoid::regclass::text FROM audit_event WHERE stream = %s AND version = %s",
+            [stream, version],
+        )
         return cursor.fetchone()[0]
 
 
@@ -57,7 +60,9 @@ def test_an_append_lands_in_its_gaming_days_partition(on_postgres) -> None:
     """recorded_at decides: today's events in today's partition, an event past the
     partitions made ahead in the default one."""
     events_append(stream="T1", expected_version=0, events=[table_opened("T1")], now=NOW)
-    events_append(stream="T1", expected_version=1, events=round_events(1), now=NOW + timedelta(days=400))
+    events_append(
+        stream="T1", expected_version=1, events=round_events(1), now=NOW + timedelta(days=400)
+    )
     assert _where("T1", 1) == partitions.partition_name(TODAY)
     assert _where("T1", 2) == partitions.DEFAULT
     assert [e.version for e in Event.objects.filter(stream="T1")] == list(range(1, 27))
@@ -68,7 +73,9 @@ def test_the_same_id_in_another_partition_is_refused(on_postgres) -> None:
     key table under COPY (the write path of appends and ingest)."""
     [first] = events_append(stream="T1", expected_version=0, events=[table_opened("T1")], now=NOW)
     again = table_opened("T2")
-    again = type(again)(**{**{f: getattr(again, f) for f in again.__dataclass_fields__}, "id": first.event_id})
+    again = type(again)(
+        **{**{f: getattr(again, f) for f in again.__dataclass_fields__}, "id": first.event_id}
+    )
     with pytest.raises(IdConflict):
         events_append(stream="T2", expected_version=0, events=[again], now=NOW + timedelta(days=2))
     row = chain_row("T2", 1, check_event(again), NOW + timedelta(days=2), GENESIS_HASH)
@@ -81,14 +88,24 @@ def test_the_same_stream_version_in_another_partition_is_refused(on_postgres, mo
     """A second writer at a stream's version, on another day, is refused by the key
     table; the store answers it as the version conflict it is."""
     events_append(stream="T1", expected_version=0, events=[table_opened("T1")], now=NOW)
-    late = chain_row("T1", 1, check_event(table_opened("T1")), NOW + timedelta(days=3), GENESIS_HASH)
-    with pytest.raises(IntegrityError, match=f"{partitions.KEY_TABLE}_stream_version"), transaction.atomic():
+    late = chain_row(
+        "T1", 1, check_event(table_opened("T1")), NOW + timedelta(days=3), GENESIS_HASH
+    )
+    with (
+        pytest.raises(IntegrityError, match=f"{partitions.KEY_TABLE}_stream_version"),
+        transaction.atomic(),
+    ):
         insert_rows([late], "test")
     # a writer that saw the stream empty and got past the store's own check under the lock
     monkeypatch.setattr("audit.store.streams.stream_head", lambda stream: (0, GENESIS_HASH))
     monkeypatch.setattr("audit.store.streams._confirm_heads", lambda *args: None)
     with pytest.raises(VersionConflict):
-        events_append(stream="T1", expected_version=0, events=[table_opened("T1")], now=NOW + timedelta(days=3))
+        events_append(
+            stream="T1",
+            expected_version=0,
+            events=[table_opened("T1")],
+            now=NOW + timedelta(days=3),
+        )
     monkeypatch.undo()
     assert stream_head("T1")[0] == 1
 
@@ -99,13 +116,25 @@ def test_an_ingest_of_an_id_stored_on_another_day_is_refused(on_postgres, tmp_pa
 
     from audit.store.ingest import ingest_file
 
-    [stored] = events_append(stream="T1", expected_version=0, events=[table_opened("T1")],
-                             now=NOW - timedelta(days=30))
+    [stored] = events_append(
+        stream="T1", expected_version=0, events=[table_opened("T1")], now=NOW - timedelta(days=30)
+    )
     path = tmp_path / "again.jsonl"
     event = table_opened("T2")
-    path.write_text(json.dumps({"id": str(stored.event_id), "stream": "T2", "type": event.type,
-                                "occurred_at": event.occurred_at.isoformat(), "actor": event.actor,
-                                "source": "test", "payload": event.payload}) + "\n")
+    path.write_text(
+        json.dumps(
+            {
+                "id": str(stored.event_id),
+                "stream": "T2",
+                "type": event.type,
+                "occurred_at": event.occurred_at.isoformat(),
+                "actor": event.actor,
+                "source": "test",
+                "payload": event.payload,
+            }
+        )
+        + "\n"
+    )
     report = ingest_file(str(path), processes=1)
     assert not report.ok and report.stored == 0
     assert not Event.objects.filter(stream="T2").exists()
@@ -115,22 +144,37 @@ STATEMENTS = ("UPDATE {t} SET actor = 'forger'", "DELETE FROM {t}", "TRUNCATE {t
 
 
 @pytest.mark.parametrize("statement", STATEMENTS)
-@pytest.mark.parametrize("where", ["the table", "a partition", "the default partition", "the key table",
-                                   "the detached leaves"])
+@pytest.mark.parametrize(
+    "where",
+    ["the table", "a partition", "the default partition", "the key table", "the detached leaves"],
+)
 def test_no_partition_can_be_changed(on_postgres, statement: str, where: str) -> None:
     """UPDATE, DELETE and TRUNCATE are refused on the table, on each partition itself and
     on the key table, even to the superuser that owns them."""
     events_append(stream="T1", expected_version=0, events=[table_opened("T1")], now=NOW)
-    events_append(stream="T1", expected_version=1, events=[table_opened("T1")], now=NOW + timedelta(days=400))
-    table = {"the table": "audit_event", "a partition": partitions.partition_name(TODAY),
-             "the default partition": partitions.DEFAULT, "the key table": partitions.KEY_TABLE,
-             "the detached leaves": partitions.LEAVES}[where]
+    events_append(
+        stream="T1", expected_version=1, events=[table_opened("T1")], now=NOW + timedelta(days=400)
+    )
+    table = {
+        "the table": "audit_event",
+        "a partition": partitions.partition_name(TODAY),
+        "the default partition": partitions.DEFAULT,
+        "the key table": partitions.KEY_TABLE,
+        "the detached leaves": partitions.LEAVES,
+    }[where]
     if table == partitions.LEAVES:
         with connection.cursor() as cursor:
             cursor.execute(f"INSERT INTO {table} VALUES (1, 'T1', 1, %s, current_date)", ["a" * 64])
-    with pytest.raises(DatabaseError, match="append-only"), transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(statement.format(t=table).replace(
-            "actor", "stream" if table in (partitions.KEY_TABLE, partitions.LEAVES) else "actor"))
+    with (
+        pytest.raises(DatabaseError, match="append-only"),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
+        cursor.execute(
+            statement.format(t=table).replace(
+                "actor", "stream" if table in (partitions.KEY_TABLE, partitions.LEAVES) else "actor"
+            )
+        )
     assert Event.objects.count() == 2
 
 
@@ -162,8 +206,11 @@ def test_the_application_role_cannot_touch_a_partition(app_role, attack: str) ->
     """The application role holds nothing on the partitions or the key table."""
     events_append(stream="T1", expected_version=0, events=[table_opened("T1")], now=NOW)
     sql = APP_REFUSED[attack].format(p=partitions.partition_name(TODAY))
-    with pytest.raises(DatabaseError, match="permission denied|must be owner|append-only"), \
-            transaction.atomic(), connection.cursor() as cursor:
+    with (
+        pytest.raises(DatabaseError, match="permission denied|must be owner|append-only"),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
         cursor.execute(f"SET LOCAL ROLE {app_role}")
         cursor.execute(sql)
     assert Event.objects.count() == 1
@@ -174,7 +221,9 @@ def test_the_application_role_appends_reads_and_makes_partitions_ahead(app_role)
     it may make the partitions ahead; db_roles --check finds nothing wrong."""
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(f"SET LOCAL ROLE {app_role}")
-        events_append(stream="T1", expected_version=0, events=[table_opened("T1"), *round_events(1)], now=NOW)
+        events_append(
+            stream="T1", expected_version=0, events=[table_opened("T1"), *round_events(1)], now=NOW
+        )
         assert Event.objects.filter(stream="T1").count() == 26
         made = partitions.make_ahead(connection, 10)
         cursor.execute("RESET ROLE")  # SET LOCAL lasts to the test's own transaction's end
@@ -183,7 +232,8 @@ def test_the_application_role_appends_reads_and_makes_partitions_ahead(app_role)
         assert privilege_problems(cursor, app=app_role) == []
         cursor.execute(f"GRANT INSERT ON {partitions.partition_name(TODAY)} TO {app_role}")
         assert privilege_problems(cursor, app=app_role) == [
-            f"role {app_role} may INSERT {partitions.partition_name(TODAY)} directly"]
+            f"role {app_role} may INSERT {partitions.partition_name(TODAY)} directly"
+        ]
 
 
 def test_the_protection_check_names_a_partitions_trigger(on_postgres) -> None:
@@ -193,15 +243,19 @@ def test_the_protection_check_names_a_partitions_trigger(on_postgres) -> None:
     part = partitions.partition_name(TODAY)
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(f"DROP TRIGGER audit_event_no_truncate ON {part}")
-        cursor.execute(f"ALTER TABLE {partitions.DEFAULT} DISABLE TRIGGER audit_event_no_update_delete")
+        cursor.execute(
+            f"ALTER TABLE {partitions.DEFAULT} DISABLE TRIGGER audit_event_no_update_delete"
+        )
         cursor.execute(f"ALTER TABLE audit_event DISABLE TRIGGER {partitions.KEYS_TRIGGER}")
         problems = immutability.protection_problems(connection)
         transaction.set_rollback(True)
-    assert problems == sorted([
-        f"trigger audit_event_no_truncate on {part} is missing",
-        f"trigger audit_event_no_update_delete on {partitions.DEFAULT} is disabled, not enabled always",
-        f"trigger {partitions.KEYS_TRIGGER} on audit_event is disabled, not enabled always",
-    ])
+    assert problems == sorted(
+        [
+            f"trigger audit_event_no_truncate on {part} is missing",
+            f"trigger audit_event_no_update_delete on {partitions.DEFAULT} is disabled, not enabled always",
+            f"trigger {partitions.KEYS_TRIGGER} on audit_event is disabled, not enabled always",
+        ]
+    )
     assert immutability.protection_problems(connection) == []
 
 
@@ -209,7 +263,9 @@ def test_the_beat_task_makes_partitions_ahead_once(on_postgres, settings) -> Non
     """The task makes the missing days up to EVENT_PARTITIONS_AHEAD; run again it makes
     nothing. A day whose events already sit in the default partition is left there."""
     settings.EVENT_PARTITIONS_AHEAD = 12
-    events_append(stream="T1", expected_version=0, events=[table_opened("T1")], now=NOW + timedelta(days=10))
+    events_append(
+        stream="T1", expected_version=0, events=[table_opened("T1")], now=NOW + timedelta(days=10)
+    )
     made = make_event_partitions_task.apply().result["made"]
     assert made == [partitions.partition_name(TODAY + timedelta(days=d)) for d in (8, 9, 11, 12)]
     assert make_event_partitions_task.apply().result["made"] == []
@@ -232,16 +288,28 @@ def past_day(on_postgres, settings):
     _make_day(day)
     at = datetime(day.year, day.month, day.day, 20, 0, tzinfo=UTC)
     for table in ("T1", "T2"):
-        events_append(stream=table, expected_version=0, events=[table_opened(table, at=at), *round_events(1, at=at)],
-                      now=at)
+        events_append(
+            stream=table,
+            expected_version=0,
+            events=[table_opened(table, at=at), *round_events(1, at=at)],
+            now=at,
+        )
     digests.digest_sign()
     return day
 
 
 def _package(tmp_path, day, *tables: str):
     out = tmp_path / f"package-{'-'.join(tables) or 'all'}"
-    call_command("export_package", "--day", day.isoformat(), *[a for t in tables for a in ("--table", t)],
-                 "--out", str(out), "--force", stdout=io.StringIO())
+    call_command(
+        "export_package",
+        "--day",
+        day.isoformat(),
+        *[a for t in tables for a in ("--table", t)],
+        "--out",
+        str(out),
+        "--force",
+        stdout=io.StringIO(),
+    )
     return out
 
 
@@ -255,26 +323,44 @@ def test_a_day_is_detached_only_with_a_verified_package_that_holds_it(past_day, 
     (tmp_path / "empty").mkdir()
     with pytest.raises(ArchiveRefused, match="not a regulator's package"):
         detach_day(past_day, tmp_path / "empty")
-    with pytest.raises(ArchiveRefused, match="table T2 has versions 1 to 26 there; the package holds none of it"):
+    with pytest.raises(
+        ArchiveRefused, match="table T2 has versions 1 to 26 there; the package holds none of it"
+    ):
         detach_day(past_day, _package(tmp_path, past_day, "T1"))
     with pytest.raises(ArchiveRefused, match="only a gaming day before today"):
         detach_day(TODAY, _package(tmp_path, past_day))
     assert name in {p.name for p in partitions.partitions(connection)}
 
     out = io.StringIO()
-    call_command("event_partitions", "--detach", past_day.isoformat(), "--package",
-                 str(_package(tmp_path, past_day)), stdout=out)
+    call_command(
+        "event_partitions",
+        "--detach",
+        past_day.isoformat(),
+        "--package",
+        str(_package(tmp_path, past_day)),
+        stdout=out,
+    )
     assert f"detached {name}: 52 events of 2 stream(s)" in out.getvalue()
     assert name not in {p.name for p in partitions.partitions(connection)}
     assert not Event.objects.filter(stream="T1").exists()
-    with pytest.raises(DatabaseError, match="append-only"), transaction.atomic(), connection.cursor() as cursor:
+    with (
+        pytest.raises(DatabaseError, match="append-only"),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
         cursor.execute(f"UPDATE {name} SET actor = 'forger'")
-    with pytest.raises(DatabaseError, match="append-only"), transaction.atomic(), connection.cursor() as cursor:
+    with (
+        pytest.raises(DatabaseError, match="append-only"),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
         cursor.execute(f"TRUNCATE {name}")
     # its keys stay: the ids and versions taken, the stream going on from its archived head
     with pytest.raises(VersionConflict):
         events_append(stream="T1", expected_version=0, events=[table_opened("T1")], now=NOW)
-    [next_one] = events_append(stream="T1", expected_version=26, events=[table_opened("T1")], now=NOW)
+    [next_one] = events_append(
+        stream="T1", expected_version=26, events=[table_opened("T1")], now=NOW
+    )
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT hash FROM {name} WHERE stream = 'T1' AND version = 26")
         assert next_one.prev_hash == cursor.fetchone()[0]
@@ -293,11 +379,19 @@ def test_a_package_of_another_signer_is_refused(past_day, tmp_path, settings) ->
 
 
 def _detach(past_day, tmp_path) -> None:
-    call_command("event_partitions", "--detach", past_day.isoformat(), "--package",
-                 str(_package(tmp_path, past_day)), stdout=io.StringIO())
+    call_command(
+        "event_partitions",
+        "--detach",
+        past_day.isoformat(),
+        "--package",
+        str(_package(tmp_path, past_day)),
+        stdout=io.StringIO(),
+    )
 
 
-def test_after_a_detach_verify_passes_and_the_signed_heads_keep_their_roots(past_day, tmp_path) -> None:
+def test_after_a_detach_verify_passes_and_the_signed_heads_keep_their_roots(
+    past_day, tmp_path
+) -> None:
     """A day detached with its package: verify exits 0 - the tables' chains go on from
     their archived heads, and the signed heads (the one before the detach and one signed
     after it) check over the detached positions from their kept leaves, to the same roots;
@@ -316,10 +410,18 @@ def test_after_a_detach_verify_passes_and_the_signed_heads_keep_their_roots(past
     last = Event.objects.filter(stream="T1").order_by("-version").first()
     assert last is not None
     assert digests.leaf_index(last) == after.size - 1  # the last leaf the new head covers
-    assert chain_state(Event.objects.get(stream="T1", version=27), None) == (True, "intact")  # linked to archived 26
+    assert chain_state(Event.objects.get(stream="T1", version=27), None) == (
+        True,
+        "intact",
+    )  # linked to archived 26
     proof = digests.inclusion_proof_of([last], after)["proofs"][0]
-    assert merkle.verify_inclusion(proof["index"], after.size, bytes.fromhex(proof["leaf"]),
-                                   [bytes.fromhex(node) for node in proof["path"]], after.root)
+    assert merkle.verify_inclusion(
+        proof["index"],
+        after.size,
+        bytes.fromhex(proof["leaf"]),
+        [bytes.fromhex(node) for node in proof["path"]],
+        after.root,
+    )
 
 
 def test_the_detach_is_an_event_of_the_chain(past_day, tmp_path) -> None:
@@ -333,21 +435,34 @@ def test_the_detach_is_an_event_of_the_chain(past_day, tmp_path) -> None:
         first, last, count = cursor.fetchone()
         cursor.execute(f"SELECT hash FROM {name} WHERE stream = 'T2' AND version = 26")
         t2_head = cursor.fetchone()[0]
-    call_command("event_partitions", "--detach", past_day.isoformat(), "--package", str(package), stdout=io.StringIO())
+    call_command(
+        "event_partitions",
+        "--detach",
+        past_day.isoformat(),
+        "--package",
+        str(package),
+        stdout=io.StringIO(),
+    )
     [event] = Event.objects.filter(stream=partitions.DETACH_STREAM)
     manifest = (package / "manifest.json").read_bytes()
     head = json.loads(manifest)["signed_heads"][-1]
     assert (event.type, event.version, event.actor) == (partitions.DETACHED, 1, "server:archive")
     assert event.payload == {
-        "day": past_day.isoformat(), "partition": name, "package_sha256": hashlib.sha256(manifest).hexdigest(),
+        "day": past_day.isoformat(),
+        "partition": name,
+        "package_sha256": hashlib.sha256(manifest).hexdigest(),
         "signed_head": {k: head[k] for k in ("size", "root", "timestamp", "key_id")},
-        "events": count, "first_position": first, "last_position": last,
+        "events": count,
+        "first_position": first,
+        "last_position": last,
         "streams": {"T1": [1, 26], "T2": [1, 26]},
         "archived": {"T1": [26, stream_head("T1")[1]], "T2": [26, t2_head]},
     }
     assert verify_chains(stream=partitions.DETACH_STREAM).ok
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT count(*), min(position), max(position), min(day) FROM {partitions.LEAVES}")
+        cursor.execute(
+            f"SELECT count(*), min(position), max(position), min(day) FROM {partitions.LEAVES}"
+        )
         assert cursor.fetchone() == (count, first, last, past_day)
         cursor.execute(f"DROP TABLE {name}")
 
@@ -366,14 +481,18 @@ def test_a_stream_cut_short_without_a_recorded_detach_is_still_reported(past_day
     assert sth is not None
     assert "the record now holds only" in str(digests.head_problems(sth, source="test")[0])
     code, out, err = run_command("verify")
-    assert code == 1 and "T1: first bad event is version 27" in out + err and "bad_start" in out + err
+    assert (
+        code == 1 and "T1: first bad event is version 27" in out + err and "bad_start" in out + err
+    )
 
 
 def test_a_later_gap_after_an_archived_head_is_reported(past_day, tmp_path) -> None:
     """Archived heads cover only what the detach took: T1's versions 27.. removed behind
     the triggers leave version 52 after archived 26, reported bad_start."""
     _detach(past_day, tmp_path)
-    events_append(stream="T1", expected_version=26, events=[*round_events(2), *round_events(3)], now=NOW)
+    events_append(
+        stream="T1", expected_version=26, events=[*round_events(2), *round_events(3)], now=NOW
+    )
     tamper("DELETE FROM audit_event WHERE stream = 'T1' AND version BETWEEN 27 AND 51")
     problems = [(p.stream, p.version, p.kind) for p in verify_chains().problems]
     assert problems == [("T1", 52, "bad_start")]
@@ -389,12 +508,18 @@ def test_days_are_detached_oldest_first(past_day, tmp_path) -> None:
     at = datetime(past_day.year, past_day.month, past_day.day, 21, 0, tzinfo=UTC)
     events_append(stream="T3", expected_version=1, events=round_events(1, at=at), now=at)
     digests.digest_sign()
-    with pytest.raises(ArchiveRefused, match="stream T3 has versions 2 to 26 there .* detach the days in order"):
+    with pytest.raises(
+        ArchiveRefused, match="stream T3 has versions 2 to 26 there .* detach the days in order"
+    ):
         detach_day(past_day, _package(tmp_path, past_day))
-    assert partitions.partition_name(past_day) in {p.name for p in partitions.partitions(connection)}
+    assert partitions.partition_name(past_day) in {
+        p.name for p in partitions.partitions(connection)
+    }
 
 
-def test_new_partitions_that_would_overlap_old_ones_are_refused_naming_them(on_postgres, settings) -> None:
+def test_new_partitions_that_would_overlap_old_ones_are_refused_naming_them(
+    on_postgres, settings
+) -> None:
     """GAMING_DAY_CUTOFF_HOUR moved earlier after the partitions were made: the next day's
     partition would begin before the last one made ends. The command exits 2 naming both
     partitions and their bounds, the beat task fails with the same words, nothing is made."""
@@ -412,7 +537,10 @@ def test_new_partitions_that_would_overlap_old_ones_are_refused_naming_them(on_p
     assert high is not None
     assert f"partition {new} would span" in says and f"overlaps partition {last}" in says
     assert f"to {high.astimezone(UTC):%Y-%m-%d %H:%M} UTC" in says
-    with pytest.raises(partitions.PartitionOverlap, match=f"partition {new} would span .* overlaps partition {last}"):
+    with pytest.raises(
+        partitions.PartitionOverlap,
+        match=f"partition {new} would span .* overlaps partition {last}",
+    ):
         make_event_partitions_task.apply().get()
     assert new not in {p.name for p in partitions.partitions(connection)}
 
@@ -424,7 +552,9 @@ def test_an_archived_head_whose_key_was_changed_is_reported(past_day, tmp_path) 
     _detach(past_day, tmp_path)
     events_append(stream="T1", expected_version=26, events=round_events(2), now=NOW)
     assert verify_chains().ok
-    tamper(f"UPDATE {partitions.KEY_TABLE} SET hash = repeat('0', 64) WHERE stream = 'T1' AND version = 26")
+    tamper(
+        f"UPDATE {partitions.KEY_TABLE} SET hash = repeat('0', 64) WHERE stream = 'T1' AND version = 26"
+    )
     problems = [(p.stream, p.version, p.kind) for p in verify_chains().problems]
     assert problems == [("T1", 27, "broken_link"), ("T1", 26, "head_mismatch")]
 
@@ -435,22 +565,42 @@ def test_verify_of_a_stream_wholly_archived_names_its_package(past_day, tmp_path
     archived head changed in the key table: exit 1 naming the head_mismatch; a stream that
     never was: still exit 2."""
     package = _package(tmp_path, past_day)
-    call_command("event_partitions", "--detach", past_day.isoformat(), "--package", str(package), stdout=io.StringIO())
+    call_command(
+        "event_partitions",
+        "--detach",
+        past_day.isoformat(),
+        "--package",
+        str(package),
+        stdout=io.StringIO(),
+    )
     manifest = hashlib.sha256((package / "manifest.json").read_bytes()).hexdigest()
     code, out, err = run_command("verify", "--stream", "T1")
     assert (code, err) == (0, ""), out
     assert "T1: no events attached - versions 1 to 26 are archived" in out
-    assert f"gaming day {past_day.isoformat()} (partition {partitions.partition_name(past_day)}, versions 1 to 26)" in out
+    assert (
+        f"gaming day {past_day.isoformat()} (partition {partitions.partition_name(past_day)}, versions 1 to 26)"
+        in out
+    )
     assert manifest in out and "the archived head agrees with the key table" in out
     # the commands that need its events say where they went
-    for command in (("replay_day", "--stream", "T1"), ("rebuild_projections", "--stream", "T1"),
-                    ("export_events", "--stream", "T1", "--out", str(tmp_path / "t1.jsonl"))):
+    for command in (
+        ("replay_day", "--stream", "T1"),
+        ("rebuild_projections", "--stream", "T1"),
+        ("export_events", "--stream", "T1", "--out", str(tmp_path / "t1.jsonl")),
+    ):
         code, out, err = run_command(*command)
         assert code == 2, command
-        assert f"versions up to 26 were detached with gaming day {past_day.isoformat()}" in err and manifest in err
+        assert (
+            f"versions up to 26 were detached with gaming day {past_day.isoformat()}" in err
+            and manifest in err
+        )
     assert not (tmp_path / "t1.jsonl").exists()
-    tamper(f"UPDATE {partitions.KEY_TABLE} SET hash = repeat('0', 64) WHERE stream = 'T1' AND version = 26")
+    tamper(
+        f"UPDATE {partitions.KEY_TABLE} SET hash = repeat('0', 64) WHERE stream = 'T1' AND version = 26"
+    )
     code, out, err = run_command("verify", "--stream", "T1")
-    assert code == 1 and "head_mismatch" in out + err and "disagrees with the key table" in out + err
+    assert (
+        code == 1 and "head_mismatch" in out + err and "disagrees with the key table" in out + err
+    )
     code, out, err = run_command("verify", "--stream", "T9")
     assert code == 2 and "no events in that stream" in err

@@ -1,6 +1,7 @@
 """A failed periodic verification is a critical finding and an alert on the floor, not a
 log line (audit.integrity.verification, the task ``audit.tasks.verify_chains``): tried on a store
 tampered with past its triggers, as a database superuser would."""
+
 from __future__ import annotations
 
 import pytest
@@ -51,13 +52,19 @@ def test_a_cut_tail_is_a_critical_finding_and_an_alert(signed_record) -> None:
     assert finding.run.trigger == "verify" and finding.status == "open"
     # the signed head no longer matches the record either: the whole store's finding
     head = Finding.objects.get(kind="protection_broken")
-    assert head.severity == "critical" and head.stream == "" and "holds only 92 of the events" in head.message
+    assert (
+        head.severity == "critical"
+        and head.stream == ""
+        and "holds only 92 of the events" in head.message
+    )
     assert any("T1" in p for p in result["problems"])
     # the floor: the task's alert at once, and the finding's own alert at the next check
     assert Alert.objects.get(kind="verify_failed").severity == "critical"
     floor.floor_check()
     assert set(Alert.objects.filter(kind="finding").values_list("finding__kind", flat=True)) == {
-        "truncated", "protection_broken"}
+        "truncated",
+        "protection_broken",
+    }
 
 
 def test_running_again_finds_the_same_finding(signed_record) -> None:
@@ -80,14 +87,18 @@ def _protection(on: bool) -> None:
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             mode = "ENABLE ALWAYS" if on else "DISABLE"
-            cursor.execute(f"ALTER TABLE {immutability.TABLE} {mode} TRIGGER {immutability.TABLE}_no_update_delete")
+            cursor.execute(
+                f"ALTER TABLE {immutability.TABLE} {mode} TRIGGER {immutability.TABLE}_no_update_delete"
+            )
         else:
             kind = immutability.INSTALL if on else immutability.REMOVE
             for sql in immutability.statements(kind, "sqlite"):
                 cursor.execute(sql)
 
 
-def test_a_broken_trigger_is_protection_broken_and_is_superseded_once_restored(signed_record) -> None:
+def test_a_broken_trigger_is_protection_broken_and_is_superseded_once_restored(
+    signed_record,
+) -> None:
     """The append-only DELETE trigger switched off (the record unchanged):
     ``protection_broken``, critical, naming the trigger; once it is back, the next run
     supersedes it."""
@@ -96,9 +107,17 @@ def test_a_broken_trigger_is_protection_broken_and_is_superseded_once_restored(s
     verify_chains_task.apply()
 
     found = list(Finding.objects.order_by("id"))
-    assert {f.kind for f in found} == {"protection_broken"} and {f.severity for f in found} == {"critical"}
-    trigger = "audit_event_no_update_delete" if connection.vendor == "postgresql" else "audit_event_no_delete"
-    assert any(f.message.startswith(f"protection: trigger {trigger}") for f in found), [f.message for f in found]
+    assert {f.kind for f in found} == {"protection_broken"} and {f.severity for f in found} == {
+        "critical"
+    }
+    trigger = (
+        "audit_event_no_update_delete"
+        if connection.vendor == "postgresql"
+        else "audit_event_no_delete"
+    )
+    assert any(f.message.startswith(f"protection: trigger {trigger}") for f in found), [
+        f.message for f in found
+    ]
 
     _protection(True)
     verify_chains_task.apply()

@@ -1,6 +1,7 @@
 """Signed heads go to publishers outside the database - folders, an HTTP endpoint, an S3
 bucket with object lock, several at once - and verify reads the latest back from each,
 saying where it looked; a publisher that fails is named, never silently skipped."""
+
 from __future__ import annotations
 
 import json
@@ -41,7 +42,10 @@ class Endpoint:
                 if endpoint.failing:
                     self.send_error(503, "down for maintenance")
                     return True
-                if endpoint.token and self.headers.get("Authorization") != f"Bearer {endpoint.token}":
+                if (
+                    endpoint.token
+                    and self.headers.get("Authorization") != f"Bearer {endpoint.token}"
+                ):
                     self.send_error(401, "who are you")
                     return True
                 return False
@@ -96,23 +100,33 @@ def test_every_publisher_gets_the_head_and_verify_reads_each(table, settings, tm
         day = f"{sth.timestamp:%Y-%m-%d}"
         for folder in (first, second):
             latest = json.loads((folder / "latest.json").read_text())
-            assert (folder / "heads" / day / f"head-{sth.size:012d}.json").read_text() == \
-                (folder / "latest.json").read_text()
+            assert (folder / "heads" / day / f"head-{sth.size:012d}.json").read_text() == (
+                folder / "latest.json"
+            ).read_text()
             assert signing.SignedTreeHead.from_dict(latest) == sth
-            assert signing.verify_head(signing.SignedTreeHead.from_dict(latest), {
-                sth.key_id: signing.load_public_key(latest["public_key"].encode())}) is None
+            assert (
+                signing.verify_head(
+                    signing.SignedTreeHead.from_dict(latest),
+                    {sth.key_id: signing.load_public_key(latest["public_key"].encode())},
+                )
+                is None
+            )
             assert (latest["previous_size"], latest["consistency"]) == (None, [])
         [posted] = http.kept
         assert signing.SignedTreeHead.from_dict(json.loads(posted)) == sth
         code, out, err = run_command("verify")
         assert code == 0, err
-        for where in (f"folder {first}: the latest of {sth.size:,} events",
-                      f"folder {second}: the latest of {sth.size:,} events",
-                      f"{http.url}: the latest of {sth.size:,} events"):
+        for where in (
+            f"folder {first}: the latest of {sth.size:,} events",
+            f"folder {second}: the latest of {sth.size:,} events",
+            f"{http.url}: the latest of {sth.size:,} events",
+        ):
             assert where in out, out
 
 
-def test_a_publisher_that_fails_is_named_and_the_others_still_get_the_head(table, settings, tmp_path) -> None:
+def test_a_publisher_that_fails_is_named_and_the_others_still_get_the_head(
+    table, settings, tmp_path
+) -> None:
     """The endpoint down: ``digest`` signs and stores the head, hands it to the folder, and
     exits 1 naming the endpoint; verify says it could not read it, and still passes on the
     heads it found."""
@@ -153,8 +167,11 @@ def s3(monkeypatch) -> Iterator[tuple[object, str]]:
     server = server_module.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()
     url = f"http://127.0.0.1:{port}"
-    for name, value in (("AWS_ACCESS_KEY_ID", "testing"), ("AWS_SECRET_ACCESS_KEY", "testing"),
-                        ("AWS_DEFAULT_REGION", "us-east-1")):
+    for name, value in (
+        ("AWS_ACCESS_KEY_ID", "testing"),
+        ("AWS_SECRET_ACCESS_KEY", "testing"),
+        ("AWS_DEFAULT_REGION", "us-east-1"),
+    ):
         monkeypatch.setenv(name, value)
     client = boto3.client("s3", endpoint_url=url)
     client.create_bucket(Bucket="casino-heads", ObjectLockEnabledForBucket=True)
@@ -197,11 +214,14 @@ def test_a_bucket_without_object_lock_refuses_the_head(table, settings, s3) -> N
     assert code == 1 and "s3://plain/" in err and "ObjectLockConfiguration" in err
 
 
-@pytest.mark.parametrize(("text", "says"), [
-    ("ftp://heads.example/x", "expected a folder, file://, http(s):// or s3://"),
-    ("https:///nohost", "needs a host"),
-    ("s3:///prefix", "s3://BUCKET/PREFIX"),
-])
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("ftp://heads.example/x", "expected a folder, file://, http(s):// or s3://"),
+        ("https:///nohost", "needs a host"),
+        ("s3:///prefix", "s3://BUCKET/PREFIX"),
+    ],
+)
 def test_a_publisher_that_is_no_publisher_is_refused(text: str, says: str) -> None:
     with pytest.raises(ValueError, match=says.replace("(", r"\(").replace(")", r"\)")):
         publishers.publisher_of(text)
@@ -210,7 +230,9 @@ def test_a_publisher_that_is_no_publisher_is_refused(text: str, says: str) -> No
 def test_what_each_publisher_is(settings) -> None:
     settings.DIGEST_S3_ENDPOINT_URL = ""
     assert publishers.publisher_of("/mnt/heads") == publishers.FolderPublisher(Path("/mnt/heads"))
-    assert publishers.publisher_of("file:///mnt/heads") == publishers.FolderPublisher(Path("/mnt/heads"))
+    assert publishers.publisher_of("file:///mnt/heads") == publishers.FolderPublisher(
+        Path("/mnt/heads")
+    )
     s3 = publishers.publisher_of("s3://bucket/a/b")
     assert (s3.bucket, s3.prefix, s3.endpoint_url) == ("bucket", "a/b/", None)
     assert publishers.publisher_of("s3://bucket").prefix == ""

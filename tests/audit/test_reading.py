@@ -1,6 +1,7 @@
 """The folds' reader of a stream (audit.store.reading): on either database the dicts the ORM
 would give - the id as text, the payload as builtins, the moment to the microsecond and
 aware - in version order, within the versions asked, of the types asked."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -19,15 +20,30 @@ AT = datetime(2026, 11, 29, 20, 0, 0, 123456, tzinfo=UTC)
 
 
 def _expected(stream: str, low: int, high: int, types: set[str] | None = None) -> list[dict]:
-    rows = Event.objects.filter(stream=stream, version__gte=low, version__lte=high).order_by("version")
-    return [{"id": str(e.event_id), "version": e.version, "type": e.type, "schema_version": e.schema_version,
-             "payload": e.payload, "occurred_at": e.occurred_at} for e in rows if types is None or e.type in types]
+    rows = Event.objects.filter(stream=stream, version__gte=low, version__lte=high).order_by(
+        "version"
+    )
+    return [
+        {
+            "id": str(e.event_id),
+            "version": e.version,
+            "type": e.type,
+            "schema_version": e.schema_version,
+            "payload": e.payload,
+            "occurred_at": e.occurred_at,
+        }
+        for e in rows
+        if types is None or e.type in types
+    ]
 
 
 def test_the_reader_gives_what_the_orm_gives() -> None:
     events = [table_opened("T1", at=AT), *round_events(1, at=AT)]
     # moments with and without a fraction of a second, and one a whole second
-    events = [replace(e, occurred_at=AT + timedelta(microseconds=i * 250_001)) for i, e in enumerate(events)]
+    events = [
+        replace(e, occurred_at=AT + timedelta(microseconds=i * 250_001))
+        for i, e in enumerate(events)
+    ]
     events[3] = replace(events[3], occurred_at=datetime(2026, 11, 29, 21, 0, tzinfo=UTC))
     events_append(stream="T1", expected_version=0, events=events, now=AT)
     read = list(stream_events("T1", 2, 20))
@@ -49,20 +65,35 @@ def test_an_older_version_or_a_member_left_out_is_read_in_the_current_form() -> 
     from tests.samples import sample_event
 
     bet_v1 = replace(sample_event("bet.placed", V1_EXAMPLES["bet.placed"], at=AT), schema_version=1)
-    count = {"kind": "opening", "chips": EXAMPLES["inventory.counted"]["chips"], "counted_by": "D-1",
-             "witnessed_by": "PB-1", "gaming_day": "2026-11-29"}
+    count = {
+        "kind": "opening",
+        "chips": EXAMPLES["inventory.counted"]["chips"],
+        "counted_by": "D-1",
+        "witnessed_by": "PB-1",
+        "gaming_day": "2026-11-29",
+    }
     events = [table_opened("T1", at=AT), bet_v1, sample_event("inventory.counted", count, at=AT)]
     events_append(stream="T1", expected_version=0, events=events, now=AT)
     bet, counted = list(stream_events("T1", 2, 3))
-    assert (bet["schema_version"], bet["payload"]) == (2, {**V1_EXAMPLES["bet.placed"], "parent": None})
-    assert (counted["schema_version"], counted["payload"]) == (2, {**count, "shift": None, "slip": None})
+    assert (bet["schema_version"], bet["payload"]) == (
+        2,
+        {**V1_EXAMPLES["bet.placed"], "parent": None},
+    )
+    assert (counted["schema_version"], counted["payload"]) == (
+        2,
+        {**count, "shift": None, "slip": None},
+    )
     stored = dict(Event.objects.filter(stream="T1").values_list("version", "payload"))
     assert stored[2] == V1_EXAMPLES["bet.placed"] and stored[3] == count
-    assert [e["payload"] for e in stream_events("T1", 2, 3, types={"inventory.counted"})] == [counted["payload"]]
+    assert [e["payload"] for e in stream_events("T1", 2, 3, types={"inventory.counted"})] == [
+        counted["payload"]
+    ]
 
 
 @pytest.mark.postgres
-def test_a_reader_that_stops_early_reads_the_rest_rather_than_cancel_the_query(on_postgres, monkeypatch) -> None:
+def test_a_reader_that_stops_early_reads_the_rest_rather_than_cancel_the_query(
+    on_postgres, monkeypatch
+) -> None:
     """PostgreSQL streams the rows; a reader that takes the first event only (a fold's
     opening) leaves the connection ready for its next query, its stream read to the end
     - not cancelled, a signal that could land on that next query - and an outer
@@ -70,7 +101,12 @@ def test_a_reader_that_stops_early_reads_the_rest_rather_than_cancel_the_query(o
     import psycopg
     from django.db import connection, transaction
 
-    events_append(stream="T1", expected_version=0, events=[table_opened("T1", at=AT), *round_events(1, at=AT)], now=AT)
+    events_append(
+        stream="T1",
+        expected_version=0,
+        events=[table_opened("T1", at=AT), *round_events(1, at=AT)],
+        now=AT,
+    )
     cancelled = []
     monkeypatch.setattr(psycopg.Connection, "cancel", lambda self: cancelled.append(1))
     monkeypatch.setattr(psycopg.Connection, "cancel_safe", lambda self, **_: cancelled.append(1))
@@ -91,8 +127,10 @@ def test_the_moment_is_aware_in_utc_whatever_the_sessions_zone(on_postgres, zone
     on the connection) still reads it in UTC, the same instant."""
     from django.db import connection
 
-    events = [replace(e, occurred_at=AT + timedelta(microseconds=i)) for i, e in
-              enumerate([table_opened("T1", at=AT), *round_events(1, at=AT)])]
+    events = [
+        replace(e, occurred_at=AT + timedelta(microseconds=i))
+        for i, e in enumerate([table_opened("T1", at=AT), *round_events(1, at=AT)])
+    ]
     events_append(stream="T1", expected_version=0, events=events, now=AT)
     expected = _expected("T1", 1, 99)
     if zone is not None:

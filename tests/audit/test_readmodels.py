@@ -1,6 +1,7 @@
 """The read models' fold cache (audit.feed.readmodels.FoldCache): a kept fold is handed back
 once, only at the version it folded while the stream's event there still has the hash
 it folded, in the same database; the least recently kept goes first; threads may share it."""
+
 from __future__ import annotations
 
 import threading
@@ -20,7 +21,12 @@ AT = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
 
 @pytest.fixture
 def stream() -> str:
-    events_append(stream="T1", expected_version=0, events=[table_opened("T1", at=AT), *round_events(1, at=AT)], now=AT)
+    events_append(
+        stream="T1",
+        expected_version=0,
+        events=[table_opened("T1", at=AT), *round_events(1, at=AT)],
+        now=AT,
+    )
     return "T1"
 
 
@@ -49,7 +55,9 @@ def test_a_kept_fold_whose_head_event_hash_differs_is_dropped(stream: str) -> No
     assert cache.take(stream, version=3) == "fold"
 
 
-def test_a_kept_fold_of_another_database_is_dropped(stream: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_kept_fold_of_another_database_is_dropped(
+    stream: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from django.db import connection
 
     cache: FoldCache[str] = FoldCache(4)

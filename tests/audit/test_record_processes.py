@@ -1,6 +1,7 @@
 """The one process pool (audit.record.processes.process_pool): forked where this process
 may fork, so a worker sees the globals its parent set before the first task; none in a
 daemon process, whose work stays in it."""
+
 from __future__ import annotations
 
 import multiprocessing
@@ -29,8 +30,11 @@ def test_a_forked_worker_sees_what_the_parent_set_before_the_first_task(monkeypa
 
 
 def test_a_daemon_gets_no_pool_and_works_in_its_own_process(monkeypatch):
-    monkeypatch.setattr(multiprocessing.current_process(), "_config",
-                        {**multiprocessing.current_process()._config, "daemon": True})
+    monkeypatch.setattr(
+        multiprocessing.current_process(),
+        "_config",
+        {**multiprocessing.current_process()._config, "daemon": True},
+    )
     assert process_pool(2) is None and process_pool(2, spawn=True) is None
 
 

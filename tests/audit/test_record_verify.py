@@ -1,5 +1,6 @@
 """The one chain verifier (``audit.record.verify``), over envelopes and file lines:
 pure, no database."""
+
 from __future__ import annotations
 
 import tracemalloc
@@ -21,9 +22,17 @@ T0 = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
 def _stream(stream: str, n: int, *, first_position: int = 1, step: int = 1) -> list[Envelope]:
     chain = StreamChain(stream)
     return [
-        chain.seal(id=uuid.uuid5(uuid.NAMESPACE_URL, f"{stream}/{k}"), type="round.started", schema_version=1,
-                   occurred_at=T0 + timedelta(seconds=k), recorded_at=T0, actor="dealer:D1", source="test",
-                   payload={"round": k + 1, "shoe": "S1"}, position=first_position + step * k)
+        chain.seal(
+            id=uuid.uuid5(uuid.NAMESPACE_URL, f"{stream}/{k}"),
+            type="round.started",
+            schema_version=1,
+            occurred_at=T0 + timedelta(seconds=k),
+            recorded_at=T0,
+            actor="dealer:D1",
+            source="test",
+            payload={"round": k + 1, "shoe": "S1"},
+            position=first_position + step * k,
+        )
         for k in range(n)
     ]
 
@@ -59,8 +68,16 @@ def test_every_kind_is_found_and_only_the_first_of_a_stream() -> None:
     rehashed = _with(events[1], payload={"round": "one"})
     rehashed = _with(rehashed, hash=rehashed.computed_hash())
     later = StreamChain("T1", version=2, head=rehashed.hash).seal(
-        id=events[2].id, type="round.started", schema_version=1, occurred_at=T0, recorded_at=T0,
-        actor="a", source="s", payload={"round": 3, "shoe": "S1"}, position=3)
+        id=events[2].id,
+        type="round.started",
+        schema_version=1,
+        occurred_at=T0,
+        recorded_at=T0,
+        actor="a",
+        source="s",
+        payload={"round": 3, "shoe": "S1"},
+        position=3,
+    )
     assert _kinds([events[0], rehashed, later]) == [("T1", 2, "invalid")]
 
 
@@ -81,9 +98,20 @@ def test_a_known_head_shows_a_cut_tail_a_missing_stream_and_a_rewritten_chain() 
     [gone] = verify(events, heads={**head, "T9": (4, "c" * 64)}).problems
     assert (gone.stream, gone.version, gone.kind) == ("T9", 0, "truncated")
     rewritten = StreamChain("T1")
-    forged = [rewritten.seal(id=e.id, type=e.type, schema_version=1, occurred_at=e.occurred_at,
-                             recorded_at=e.recorded_at, actor=e.actor, source="forger", payload=e.payload,
-                             position=e.position) for e in events]
+    forged = [
+        rewritten.seal(
+            id=e.id,
+            type=e.type,
+            schema_version=1,
+            occurred_at=e.occurred_at,
+            recorded_at=e.recorded_at,
+            actor=e.actor,
+            source="forger",
+            payload=e.payload,
+            position=e.position,
+        )
+        for e in events
+    ]
     assert verify(forged).ok  # consistent on its own: only the known head shows it
     assert _kinds(forged, heads=head) == [("T1", 10, "head_mismatch")]
 
@@ -109,7 +137,9 @@ def test_a_stream_whose_first_events_are_kept_elsewhere_starts_from_their_last()
     assert _kinds(events[3:], starts={"T1": (3, "d" * 64)}) == [("T1", 4, "broken_link")]
     assert _kinds(events[3:]) == [("T1", 4, "bad_start")]  # no start given: from the genesis
     assert verify(events[3:], starts=kept, heads={"T1": (2, events[1].hash)}).ok
-    assert _kinds(events[3:], starts=kept, heads={"T1": (3, "d" * 64)}) == [("T1", 3, "head_mismatch")]
+    assert _kinds(events[3:], starts=kept, heads={"T1": (3, "d" * 64)}) == [
+        ("T1", 3, "head_mismatch")
+    ]
     assert verify([], starts=kept, heads={"T1": (3, events[2].hash)}).ok
     assert _kinds([], starts=kept, heads={"T1": (6, events[5].hash)}) == [("T1", 3, "truncated")]
     # with a window's start (``since``) too, the archived start serves the event right after it
@@ -132,9 +162,21 @@ def test_every_kind_the_verifier_reports_is_declared_for_it() -> None:
     """The verifier's kinds are the vocabulary's integrity kinds (with what the
     verification around it reports: the store's protection, the rows people act on, an
     ingest that stopped, a person's authority); a problem of another kind cannot be made."""
-    assert {"bad_start", "gap", "reordered", "broken_link", "altered", "invalid", "truncated",
-            "head_mismatch", "unsealed", "protection_broken", "read_model_differs",
-            "ingest_unfinished", "authority_unsealed"} == kinds_of("integrity")
+    assert {
+        "bad_start",
+        "gap",
+        "reordered",
+        "broken_link",
+        "altered",
+        "invalid",
+        "truncated",
+        "head_mismatch",
+        "unsealed",
+        "protection_broken",
+        "read_model_differs",
+        "ingest_unfinished",
+        "authority_unsealed",
+    } == kinds_of("integrity")
     assert all(KINDS[k].severity == "critical" for k in kinds_of("integrity"))
     with pytest.raises(ValueError):
         Problem("T1", 1, None, "", "wrong_payout", "not the verifier's")
@@ -144,9 +186,17 @@ def _many(streams: int, per_stream: int) -> Iterator[Envelope]:
     chains = [StreamChain(f"T{s}") for s in range(streams)]
     for k in range(per_stream):
         for s, chain in enumerate(chains):
-            yield chain.seal(id=uuid.UUID(int=k * streams + s), type="betting.closed", schema_version=1,
-                             occurred_at=T0, recorded_at=T0, actor="a", source="s", payload={"round": k + 1},
-                             position=k * streams + s + 1)
+            yield chain.seal(
+                id=uuid.UUID(int=k * streams + s),
+                type="betting.closed",
+                schema_version=1,
+                occurred_at=T0,
+                recorded_at=T0,
+                actor="a",
+                source="s",
+                payload={"round": k + 1},
+                position=k * streams + s + 1,
+            )
 
 
 def test_memory_stays_flat_in_the_number_of_events() -> None:

@@ -1,5 +1,6 @@
 """Least privilege on PostgreSQL: the application's role cannot get past the protection
 of the event table by any of the ways its owner or a superuser could."""
+
 from __future__ import annotations
 
 import io
@@ -59,7 +60,9 @@ def granted_role(name: str) -> Iterator[str]:
 @pytest.fixture
 def app_role(on_postgres):
     with granted_role(APP) as role:
-        events_append(stream="T1", expected_version=0, events=[table_opened("T1"), *round_events(1)])
+        events_append(
+            stream="T1", expected_version=0, events=[table_opened("T1"), *round_events(1)]
+        )
         yield role
 
 
@@ -68,11 +71,19 @@ def test_the_application_role_cannot(app_role, attack: str) -> None:
     """Each way past the append-only protection fails for the application's role, and
     the events stay as they were."""
     before = list(Event.objects.order_by("position").values_list("position", "actor", "hash"))
-    with pytest.raises(DatabaseError) as caught, transaction.atomic(), connection.cursor() as cursor:
+    with (
+        pytest.raises(DatabaseError) as caught,
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
         cursor.execute(f"SET LOCAL ROLE {app_role}")
         cursor.execute(ATTACKS[attack])
-    assert any(word in str(caught.value) for word in ("must be owner", "permission denied", "append-only")), caught.value
-    assert list(Event.objects.order_by("position").values_list("position", "actor", "hash")) == before
+    assert any(
+        word in str(caught.value) for word in ("must be owner", "permission denied", "append-only")
+    ), caught.value
+    assert (
+        list(Event.objects.order_by("position").values_list("position", "actor", "hash")) == before
+    )
     assert immutability.protection_problems(connection) == []
 
 
@@ -90,9 +101,13 @@ def test_the_privilege_check_passes_for_the_app_role_and_names_what_is_wrong(app
     with connection.cursor() as cursor:
         assert privilege_problems(cursor, app=app_role) == []
         cursor.execute(f"GRANT UPDATE ON audit_event TO {app_role}")
-        assert privilege_problems(cursor, app=app_role) == [f"role {app_role} may UPDATE audit_event"]
+        assert privilege_problems(cursor, app=app_role) == [
+            f"role {app_role} may UPDATE audit_event"
+        ]
     with pytest.raises(CommandError) as caught:
-        call_command("db_roles", "--check", "--app", app_role, stdout=io.StringIO(), stderr=io.StringIO())
+        call_command(
+            "db_roles", "--check", "--app", app_role, stdout=io.StringIO(), stderr=io.StringIO()
+        )
     assert caught.value.returncode == 1
 
 
@@ -102,19 +117,29 @@ def test_the_protection_check_names_a_disabled_or_replaced_trigger(on_postgres) 
     assert immutability.protection_problems(connection) == []
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("ALTER TABLE audit_event DISABLE TRIGGER audit_event_no_truncate")
-        cursor.execute("CREATE OR REPLACE FUNCTION audit_event_refuse() RETURNS trigger LANGUAGE plpgsql "
-                       "AS $$ BEGIN RETURN NEW; END $$")
+        cursor.execute(
+            "CREATE OR REPLACE FUNCTION audit_event_refuse() RETURNS trigger LANGUAGE plpgsql "
+            "AS $$ BEGIN RETURN NEW; END $$"
+        )
         problems = immutability.protection_problems(connection)
         transaction.set_rollback(True)
-    assert "trigger audit_event_no_truncate on audit_event is disabled, not enabled always" in problems
-    assert any(p.startswith("function audit_event_refuse() is not the shipped one") for p in problems)
+    assert (
+        "trigger audit_event_no_truncate on audit_event is disabled, not enabled always" in problems
+    )
+    assert any(
+        p.startswith("function audit_event_refuse() is not the shipped one") for p in problems
+    )
     assert immutability.protection_problems(connection) == []
 
 
 def test_replica_mode_no_longer_switches_the_triggers_off(on_postgres) -> None:
     """Even a superuser's replica mode meets the triggers (they fire always)."""
     events_append(stream="T1", expected_version=0, events=[table_opened("T1")])
-    with pytest.raises(DatabaseError, match="append-only"), transaction.atomic(), connection.cursor() as cursor:
+    with (
+        pytest.raises(DatabaseError, match="append-only"),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
         cursor.execute("SET LOCAL session_replication_role = replica")
         cursor.execute("UPDATE audit_event SET actor = 'forger'")
 
@@ -126,7 +151,9 @@ def test_the_protection_check_on_sqlite_names_a_dropped_trigger(db) -> None:
     assert immutability.protection_problems(connection) == []
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("DROP TRIGGER audit_event_no_delete")
-        assert immutability.protection_problems(connection) == ["trigger audit_event_no_delete on audit_event is missing"]
+        assert immutability.protection_problems(connection) == [
+            "trigger audit_event_no_delete on audit_event is missing"
+        ]
         transaction.set_rollback(True)
 
 
@@ -153,7 +180,9 @@ def test_verify_fails_when_the_protection_is_not_as_shipped(db) -> None:
 
 
 @pytest.mark.parametrize("table", ["audit_access", "audit_ingestrun", "audit_ingeststep"])
-def test_verify_names_a_dropped_trigger_of_the_access_log_or_the_ingest_runs(db, table: str) -> None:
+def test_verify_names_a_dropped_trigger_of_the_access_log_or_the_ingest_runs(
+    db, table: str
+) -> None:
     """The access log and the ingest runs and steps refuse UPDATE by a trigger of their
     own: one dropped (as the owner or a superuser can) is named by verify, exit 1, as the
     event table's are."""
@@ -179,15 +208,22 @@ def test_the_protection_check_names_a_disabled_access_log_trigger(on_postgres) -
     that runs another function, is named."""
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("ALTER TABLE audit_access DISABLE TRIGGER audit_access_no_update")
-        cursor.execute("CREATE FUNCTION let_it_be() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$")
+        cursor.execute(
+            "CREATE FUNCTION let_it_be() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$"
+        )
         cursor.execute("DROP TRIGGER audit_ingeststep_no_update ON audit_ingeststep")
-        cursor.execute("CREATE TRIGGER audit_ingeststep_no_update BEFORE UPDATE ON audit_ingeststep "
-                       "FOR EACH ROW EXECUTE FUNCTION let_it_be()")
+        cursor.execute(
+            "CREATE TRIGGER audit_ingeststep_no_update BEFORE UPDATE ON audit_ingeststep "
+            "FOR EACH ROW EXECUTE FUNCTION let_it_be()"
+        )
         problems = immutability.protection_problems(connection)
         transaction.set_rollback(True)
     assert problems == [
         "trigger audit_access_no_update on audit_access is disabled, not enabled always",
         # made again as an ordinary trigger: it neither fires always nor refuses anything
-        "trigger audit_ingeststep_no_update on audit_ingeststep is enabled only outside replica mode, not enabled always",
+        (
+            "trigger audit_ingeststep_no_update on audit_ingeststep is enabled only outside replica "
+            "mode, not enabled always"
+        ),
         "trigger audit_ingeststep_no_update on audit_ingeststep runs let_it_be(), not audit_event_refuse()",
     ]

@@ -1,6 +1,7 @@
 """The shelf (``audit.record.shelf``): byte strings put away in a file and fetched back by
 their handles, and a mapping whose older entries are kept there - every answer exact,
 however the keys' hashes fall."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -48,8 +49,12 @@ step = st.one_of(
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(step, max_size=40), st.sampled_from([1, 2, 3]), st.sampled_from([1, 2, shelves.FILTER]))
-def test_the_shelved_map_answers_as_a_dict_does(steps: list[tuple[Any, ...]], batch: int, size: int) -> None:
+@given(
+    st.lists(step, max_size=40), st.sampled_from([1, 2, 3]), st.sampled_from([1, 2, shelves.FILTER])
+)
+def test_the_shelved_map_answers_as_a_dict_does(
+    steps: list[tuple[Any, ...]], batch: int, size: int
+) -> None:
     shelf = Shelf()
     try:
         # a filter of one or two bytes lets nearly every key through to the index
@@ -91,7 +96,9 @@ def test_older_entries_leave_memory_a_batch_at_a_time_and_a_change_to_one_is_kep
         shelf.close()
 
 
-def test_the_index_on_the_shelf_behind_a_filter_that_lets_every_key_through(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_index_on_the_shelf_behind_a_filter_that_lets_every_key_through(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The index's entries on the shelf in runs of 16, a filter of one byte: every key not
     in memory is looked up in every run, and the answers are a dict's."""
     monkeypatch.setattr(shelves, "ENTRIES", 16)
@@ -127,7 +134,9 @@ def test_a_part_of_a_thing_put_away_is_read_back_and_no_more() -> None:
         shelf.close()
 
 
-def test_the_filter_grows_with_the_keys_shelved_and_every_answer_stays_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_filter_grows_with_the_keys_shelved_and_every_answer_stays_exact(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(shelves, "FILTER", 64)
     monkeypatch.setattr(shelves, "ENTRIES", 50)
     shelf = Shelf()
@@ -137,7 +146,10 @@ def test_the_filter_grows_with_the_keys_shelved_and_every_answer_stays_exact(mon
         for n in range(3_000):
             shelved[f"bet-{n}"] = n
             sizes.add(len(shelved._bits))
-        assert sorted(sizes) == [64 << k for k in range(len(sizes))] and max(sizes) > 3 * 2_990 >= max(sizes) // 2
+        assert (
+            sorted(sizes) == [64 << k for k in range(len(sizes))]
+            and max(sizes) > 3 * 2_990 >= max(sizes) // 2
+        )
         assert all(shelved[f"bet-{n}"] == n for n in range(3_000))
         assert not any(f"bet-{n}" in shelved for n in range(3_000, 6_000))
         assert shelved.alarms < 3_000 + 300  # the held, and a few false alarms
@@ -152,7 +164,8 @@ def test_keys_of_numbers_and_days_keep_their_order_and_a_value_changed_is_put_ba
     shelf = Shelf()
     try:
         rounds: ShelvedMap[tuple[str | None, int], list[int]] = ShelvedMap(
-            shelf, batch=4, filter=shelves.SMALL_FILTER, grows=True)
+            shelf, batch=4, filter=shelves.SMALL_FILTER, grows=True
+        )
         plain: dict[tuple[str | None, int], list[int]] = {}
         for day in ("2026-11-29", "2026-11-30", None):
             for number in range(1, 11):

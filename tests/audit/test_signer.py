@@ -1,6 +1,7 @@
 """The signer (``manage.py digest --follow``): a head soon after the record grows,
 coalesced to one per interval, none while nothing but heads came; it outlives a failure.
 Driven here by a scripted clock: each sleep moves it and does what the script says then."""
+
 from __future__ import annotations
 
 import json
@@ -57,12 +58,28 @@ def test_a_head_follows_a_commit_and_a_burst_gets_one(db, settings) -> None:
 
     def signed(sth) -> None:
         script.signed_at.append(script.now)
-        published.append(json.loads((Path(settings.DIGEST_PUBLISHERS[0]) / "latest.json").read_text()))
+        published.append(
+            json.loads((Path(settings.DIGEST_PUBLISHERS[0]) / "latest.json").read_text())
+        )
 
-    script = Script({0.1: lambda: _append(1), 0.2: lambda: _append(2), 0.5: lambda: _append(3),
-                     0.7: lambda: _append(4)}, end=3.0)
-    count = digests.sign_following(interval=1.0, poll=0.05, store_every=0, stop=script.stop, sleep=script.sleep,
-                                   clock=script.clock, signed=signed)
+    script = Script(
+        {
+            0.1: lambda: _append(1),
+            0.2: lambda: _append(2),
+            0.5: lambda: _append(3),
+            0.7: lambda: _append(4),
+        },
+        end=3.0,
+    )
+    count = digests.sign_following(
+        interval=1.0,
+        poll=0.05,
+        store_every=0,
+        stop=script.stop,
+        sleep=script.sleep,
+        clock=script.clock,
+        signed=signed,
+    )
     assert count == 2
     assert script.signed_at == [0.1, 1.1]
     first, second = _heads()
@@ -78,9 +95,18 @@ def test_one_head_in_so_many_seconds_is_stored_the_others_only_published(db, set
     publisher), the next one a second later only replaces the publisher's latest, the one
     after 2 s is stored again - and proves it grew from the one only published."""
     folder = Path(settings.DIGEST_PUBLISHERS[0])
-    script = Script({0.1: lambda: _append(1), 0.6: lambda: _append(2), 1.5: lambda: _append(3)}, end=4.0)
-    count = digests.sign_following(interval=1.0, poll=0.05, store_every=2.0, stop=script.stop, sleep=script.sleep,
-                                   clock=script.clock, signed=lambda sth: script.signed_at.append(script.now))
+    script = Script(
+        {0.1: lambda: _append(1), 0.6: lambda: _append(2), 1.5: lambda: _append(3)}, end=4.0
+    )
+    count = digests.sign_following(
+        interval=1.0,
+        poll=0.05,
+        store_every=2.0,
+        stop=script.stop,
+        sleep=script.sleep,
+        clock=script.clock,
+        signed=lambda sth: script.signed_at.append(script.now),
+    )
     assert count == 3 and script.signed_at == [0.1, 1.1, 2.1]
     first, third = _heads()
     assert (first.payload["size"], third.payload["size"]) == (26, 77)
@@ -102,8 +128,14 @@ def test_the_signer_outlives_a_failure(db, settings, tmp_path, caplog) -> None:
 
     script = Script({0.1: lambda: _append(1), 2.5: key_arrives}, end=4.0)
     with caplog.at_level(logging.ERROR, logger="audit.integrity.digests"):
-        count = digests.sign_following(interval=1.0, poll=0.05, store_every=0, stop=script.stop, sleep=script.sleep,
-                                       clock=script.clock)
+        count = digests.sign_following(
+            interval=1.0,
+            poll=0.05,
+            store_every=0,
+            stop=script.stop,
+            sleep=script.sleep,
+            clock=script.clock,
+        )
     assert count == 1 and len(_heads()) == 1
     assert "the signer could not sign a head, and tries again: DIGEST_SIGNING_KEY" in caplog.text
 
@@ -125,5 +157,7 @@ def test_the_position_a_head_covers_is_its_last_leaf(db, monkeypatch) -> None:
         _append(n)
     digests.digest_sign()
     positions = list(Event.objects.order_by("position").values_list("position", flat=True))
-    assert [digests.leaf_position(i) for i in (0, 15, 16, 17, 50)] == [positions[i] for i in (0, 15, 16, 17, 50)]
+    assert [digests.leaf_position(i) for i in (0, 15, 16, 17, 50)] == [
+        positions[i] for i in (0, 15, 16, 17, 50)
+    ]
     assert digests.covered_position() == positions[50]  # the head covers leaves 0..50

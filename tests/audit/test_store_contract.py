@@ -1,5 +1,6 @@
 """The event store's contract. The suite runs as it is on SQLite and on PostgreSQL
 (CI runs it once with each DATABASE_URL)."""
+
 from __future__ import annotations
 
 import itertools
@@ -35,9 +36,17 @@ def test_stored_hash_is_the_documented_encoding_of_the_envelope():
     [row] = events_append(stream="T1", expected_version=0, events=[table_opened("T1")])
     row.refresh_from_db()
     assert row.hash == event_hash(
-        id=row.event_id, stream="T1", version=1, type="table.opened", schema_version=1,
-        occurred_at=row.occurred_at, recorded_at=row.recorded_at, actor=row.actor,
-        source=row.source, payload=row.payload, prev_hash=GENESIS_HASH,
+        id=row.event_id,
+        stream="T1",
+        version=1,
+        type="table.opened",
+        schema_version=1,
+        occurred_at=row.occurred_at,
+        recorded_at=row.recorded_at,
+        actor=row.actor,
+        source=row.source,
+        payload=row.payload,
+        prev_hash=GENESIS_HASH,
     )
 
 
@@ -94,7 +103,9 @@ def test_same_id_with_other_content_is_refused(change):
     """An id already stored with different content is refused, naming the id."""
     [event] = events_append(stream="T1", expected_version=0, events=[table_opened("T1")])
     offered = table_opened("T1")
-    offered = replace(offered, id=event.event_id, occurred_at=event.occurred_at, payload=event.payload)
+    offered = replace(
+        offered, id=event.event_id, occurred_at=event.occurred_at, payload=event.payload
+    )
     stream = "T1"
     if change == "payload":
         offered = replace(offered, payload={**offered.payload, "max_bet": 1})
@@ -153,8 +164,11 @@ def test_naive_timestamp_and_bad_stream_are_refused():
 
 def test_envelope_upcasts_old_payload_versions_on_read():
     """A stored v1 bet.placed is read as v2, while the stored payload stays as written."""
-    old = replace(round_events(1)[1], schema_version=1,
-                  payload={k: v for k, v in round_events(1)[1].payload.items() if k != "parent"})
+    old = replace(
+        round_events(1)[1],
+        schema_version=1,
+        payload={k: v for k, v in round_events(1)[1].payload.items() if k != "parent"},
+    )
     [row] = events_append(stream="T1", expected_version=0, events=[old])
     row.refresh_from_db()
     assert row.schema_version == 1 and "parent" not in row.payload
@@ -165,5 +179,7 @@ def test_envelope_upcasts_old_payload_versions_on_read():
 
 def test_event_ids_are_uuids_chosen_by_the_sender():
     event_id = uuid.uuid4()
-    [row] = events_append(stream="T1", expected_version=0, events=[replace(table_opened(), id=event_id)])
+    [row] = events_append(
+        stream="T1", expected_version=0, events=[replace(table_opened(), id=event_id)]
+    )
     assert row.event_id == event_id

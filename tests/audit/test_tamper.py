@@ -4,6 +4,7 @@ publisher - as the application's role, as the schema's owner, as a superuser. Th
 are made as deploy/ makes them (an owner that owns the schema, an application role granted
 as a migration leaves it); the heads go to a folder, the publisher the owner cannot reach.
 Everything a test does, roles and ownership included, is rolled back after it."""
+
 from __future__ import annotations
 
 import json
@@ -58,13 +59,20 @@ def casino(on_postgres, settings, tmp_path) -> Path:
     window). The schema handed to an owner role, the application role granted."""
     publisher = tmp_path / "publisher"
     settings.DIGEST_PUBLISHERS = [str(publisher)]
-    sql(f"CREATE ROLE {OWNER} NOLOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE", *adopt_sql(owner=OWNER),
-        f"CREATE ROLE {APP} LOGIN NOINHERIT NOSUPERUSER NOCREATEDB NOCREATEROLE", f"GRANT USAGE ON SCHEMA public TO {APP}",
-        *grant_sql(app=APP))
+    sql(
+        f"CREATE ROLE {OWNER} NOLOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE",
+        *adopt_sql(owner=OWNER),
+        f"CREATE ROLE {APP} LOGIN NOINHERIT NOSUPERUSER NOCREATEDB NOCREATEROLE",
+        f"GRANT USAGE ON SCHEMA public TO {APP}",
+        *grant_sql(app=APP),
+    )
     with as_role(APP):
         for table in ("T1", "T2"):
-            events_append(stream=table, expected_version=0,
-                          events=[table_opened(table), *round_events(1), *round_events(2)])
+            events_append(
+                stream=table,
+                expected_version=0,
+                events=[table_opened(table), *round_events(1), *round_events(2)],
+            )
         digests.digest_sign()
         events_append(stream="T1", expected_version=51, events=round_events(3))
     assert verify()[0] == 0
@@ -88,8 +96,12 @@ def test_the_app_role_cannot_store_a_row_without_a_seal(casino, principal) -> No
     """A whole new stream, chained correctly, with no seal (a principal claimed or not):
     the database refuses it; nothing is stored."""
     forged = forged_stream("T9", [table_opened("T9"), *round_events(1)])
-    with as_role(APP), pytest.raises(DatabaseError, match="audit_event_sealed"), transaction.atomic(), \
-            connection.cursor() as cursor:
+    with (
+        as_role(APP),
+        pytest.raises(DatabaseError, match="audit_event_sealed"),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
         insert_forged(cursor, forged, principal=principal)
     assert not Event.objects.filter(stream="T9").exists()
 
@@ -100,22 +112,31 @@ def test_the_app_role_forging_a_sealed_stream_is_found(casino) -> None:
     forged = forged_stream("T9", [table_opened("T9"), *round_events(1)])
     with as_role(APP), connection.cursor() as cursor:
         for envelope in forged:
-            insert_forged(cursor, [envelope], principal="device:device-T9", seal=_forged_seal(envelope))
+            insert_forged(
+                cursor, [envelope], principal="device:device-T9", seal=_forged_seal(envelope)
+            )
     code, said = verify()
     assert code == 1
     assert "T9: first bad event is version 1" in said
-    assert "unsealed: its server seal does not hold for its hash and principal 'device:device-T9'; 25 more" in said
+    assert (
+        "unsealed: its server seal does not hold for its hash and principal 'device:device-T9'; 25 more"
+        in said
+    )
 
 
 def test_the_app_role_forging_an_event_after_the_last_head_is_found(casino) -> None:
     """A buy-in forged at T1's head, past the last signed head, chained onto it."""
     version, head = stream_head("T1")
     buyin = {"box": 1, "player": "P-forged", "method": "cash", "amount": 500000, "currency": "EUR"}
-    [forged] = forged_stream("T1", [sample_event("buyin.recorded", buyin)], version=version, head=head)
+    [forged] = forged_stream(
+        "T1", [sample_event("buyin.recorded", buyin)], version=version, head=head
+    )
     with as_role(APP), connection.cursor() as cursor:
         insert_forged(cursor, [forged], principal="device:device-T1", seal=_forged_seal(forged))
     code, said = verify()
-    assert code == 1 and f"T1: first bad event is version {version + 1}" in said and "unsealed" in said
+    assert (
+        code == 1 and f"T1: first bad event is version {version + 1}" in said and "unsealed" in said
+    )
 
 
 # --- the schema's owner ----------------------------------------------------------------------
@@ -139,7 +160,10 @@ def test_the_owner_stripping_seals_is_found_even_with_the_protection_put_back(ca
         _owner_opens()
         sql("UPDATE audit_event SET seal = NULL WHERE stream = 'T1'")
         code, said = verify()
-        assert code == 1 and "protection: constraint audit_event_sealed on audit_event is missing" in said
+        assert (
+            code == 1
+            and "protection: constraint audit_event_sealed on audit_event is missing" in said
+        )
         _owner_tidies()
     code, said = verify()
     assert code == 1
@@ -153,11 +177,18 @@ def test_the_owner_rewriting_rehashing_and_unsealing_after_the_last_head_is_foun
     net changed), re-hashed with the project's own function and their seals set to NULL;
     the protection put back. Under the head nothing changed - the seal names them."""
     head = digests.latest_signed()
-    after = list(Event.objects.filter(stream="T1", version__gt=head.streams["T1"][0]).order_by("version"))
+    after = list(
+        Event.objects.filter(stream="T1", version__gt=head.streams["T1"][0]).order_by("version")
+    )
     assert len(after) == 25
     settled = next(e for e in after if e.type == "round.settled")
-    payload = {**settled.payload, "settlements": [{**settled.payload["settlements"][0], "net": 77_700},
-                                                  *settled.payload["settlements"][1:]]}
+    payload = {
+        **settled.payload,
+        "settlements": [
+            {**settled.payload["settlements"][0], "net": 77_700},
+            *settled.payload["settlements"][1:],
+        ],
+    }
     prev = Event.objects.get(stream="T1", version=after[0].version - 1).hash
     rows = []
     for event in after:
@@ -171,9 +202,11 @@ def test_the_owner_rewriting_rehashing_and_unsealing_after_the_last_head_is_foun
         _owner_opens()
         with connection.cursor() as cursor:
             for position, envelope in rows:
-                cursor.execute("UPDATE audit_event SET payload = %s::jsonb, prev_hash = %s, hash = %s, seal = NULL "
-                               "WHERE position = %s", [json.dumps(envelope.payload), envelope.prev_hash,
-                                                       envelope.hash, position])
+                cursor.execute(
+                    "UPDATE audit_event SET payload = %s::jsonb, prev_hash = %s, hash = %s, seal = NULL "
+                    "WHERE position = %s",
+                    [json.dumps(envelope.payload), envelope.prev_hash, envelope.hash, position],
+                )
         _owner_tidies()
     code, said = verify()
     assert code == 1
@@ -189,9 +222,13 @@ def _superuser(*statements: str) -> None:
     refusal of unsealed rows, the statements run, all put back as shipped."""
     from audit.store import immutability
 
-    sql(f"DROP TRIGGER {immutability.PG_TRIGGERS[0]} ON audit_event", partitions.every_trigger_sql("DISABLE"),
+    sql(
+        f"DROP TRIGGER {immutability.PG_TRIGGERS[0]} ON audit_event",
+        partitions.every_trigger_sql("DISABLE"),
         *statements,
-        immutability.INSTALL["postgresql"][1], partitions.every_trigger_sql("ENABLE ALWAYS"))
+        immutability.INSTALL["postgresql"][1],
+        partitions.every_trigger_sql("ENABLE ALWAYS"),
+    )
 
 
 def _signer_covers_the_window() -> digests.signing.SignedTreeHead:
@@ -209,16 +246,23 @@ def test_a_superuser_cutting_a_tail_and_its_head_is_found_against_the_publisher(
     cut; the signer will not sign over it."""
     second = _signer_covers_the_window()
     assert json.loads((casino / "latest.json").read_text())["size"] == second.size
-    _superuser("DELETE FROM audit_event WHERE stream = 'T1' AND version > 51",
-               f"DELETE FROM audit_event WHERE stream = '{digests.DIGEST_STREAM}' AND version = 2",
-               f"DELETE FROM {partitions.KEY_TABLE} WHERE (stream = 'T1' AND version > 51) "
-               f"OR (stream = '{digests.DIGEST_STREAM}' AND version = 2)")
+    _superuser(
+        "DELETE FROM audit_event WHERE stream = 'T1' AND version > 51",
+        f"DELETE FROM audit_event WHERE stream = '{digests.DIGEST_STREAM}' AND version = 2",
+        f"DELETE FROM {partitions.KEY_TABLE} WHERE (stream = 'T1' AND version > 51) "
+        f"OR (stream = '{digests.DIGEST_STREAM}' AND version = 2)",
+    )
     assert digests.latest_signed().size < second.size
     code, said = verify()
     assert code == 1
-    assert f"({casino}, {second.size:,} events): the record now holds only" in said.replace("folder ", "")
+    assert f"({casino}, {second.size:,} events): the record now holds only" in said.replace(
+        "folder ", ""
+    )
     assert "T1: ends at version 51" in said and "truncated: the known head is version 76" in said
-    with as_role(APP), pytest.raises(digests.DigestError, match="does not extend the signed head of"):
+    with (
+        as_role(APP),
+        pytest.raises(digests.DigestError, match="does not extend the signed head of"),
+    ):
         digests.digest_sign()
 
 
@@ -226,8 +270,10 @@ def test_the_database_heads_deleted_are_found_while_the_publisher_has_them(casin
     """The signer's next head covers the first head's event; the superuser deletes every
     head in the database: the publisher's names the stream of heads cut."""
     second = _signer_covers_the_window()
-    _superuser(f"DELETE FROM audit_event WHERE stream = '{digests.DIGEST_STREAM}'",
-               f"DELETE FROM {partitions.KEY_TABLE} WHERE stream = '{digests.DIGEST_STREAM}'")
+    _superuser(
+        f"DELETE FROM audit_event WHERE stream = '{digests.DIGEST_STREAM}'",
+        f"DELETE FROM {partitions.KEY_TABLE} WHERE stream = '{digests.DIGEST_STREAM}'",
+    )
     assert digests.latest_signed() is None
     code, said = verify()
     assert code == 1
@@ -240,14 +286,18 @@ def test_the_database_heads_deleted_are_found_while_the_publisher_has_them(casin
 def test_no_head_anywhere_is_found(casino) -> None:
     """The database's heads deleted and the publisher's gone too: exit 1, saying where it
     looked and that it found nothing to trust."""
-    _superuser(f"DELETE FROM audit_event WHERE stream = '{digests.DIGEST_STREAM}'",
-               f"DELETE FROM {partitions.KEY_TABLE} WHERE stream = '{digests.DIGEST_STREAM}'")
+    _superuser(
+        f"DELETE FROM audit_event WHERE stream = '{digests.DIGEST_STREAM}'",
+        f"DELETE FROM {partitions.KEY_TABLE} WHERE stream = '{digests.DIGEST_STREAM}'",
+    )
     for path in sorted(casino.rglob("*"), reverse=True):
         path.rmdir() if path.is_dir() else path.unlink()
     code, said = verify()
     assert code == 1
-    assert ("no trusted signed head found, so a cut tail or a consistent re-hash cannot be seen; looked in the heads "
-            f"in the database (audit.digests): none; folder {casino}: none") in said
+    assert (
+        "no trusted signed head found, so a cut tail or a consistent re-hash cannot be seen; looked in the heads "
+        f"in the database (audit.digests): none; folder {casino}: none"
+    ) in said
 
 
 def test_only_the_regulators_own_head_finds_a_record_cut_and_signed_anew(casino, tmp_path) -> None:
@@ -257,12 +307,15 @@ def test_only_the_regulators_own_head_finds_a_record_cut_and_signed_anew(casino,
     record anew. The head the regulator kept (verify --head FILE) still finds it."""
     kept = tmp_path / "regulator-head.json"
     kept.write_text((casino / "latest.json").read_text())
-    _superuser("DELETE FROM audit_event WHERE stream = 'T2' AND version > 26",
-               f"DELETE FROM audit_event WHERE stream = '{digests.DIGEST_STREAM}'",
-               f"DELETE FROM {partitions.KEY_TABLE} WHERE (stream = 'T2' AND version > 26) "
-               f"OR stream = '{digests.DIGEST_STREAM}'",
-               "DELETE FROM audit_merkleblock", "DELETE FROM audit_merklestate",
-               f"UPDATE audit_subscriberposition SET position = 0 WHERE name = '{digests.SUBSCRIBER_NAME}'")
+    _superuser(
+        "DELETE FROM audit_event WHERE stream = 'T2' AND version > 26",
+        f"DELETE FROM audit_event WHERE stream = '{digests.DIGEST_STREAM}'",
+        f"DELETE FROM {partitions.KEY_TABLE} WHERE (stream = 'T2' AND version > 26) "
+        f"OR stream = '{digests.DIGEST_STREAM}'",
+        "DELETE FROM audit_merkleblock",
+        "DELETE FROM audit_merklestate",
+        f"UPDATE audit_subscriberposition SET position = 0 WHERE name = '{digests.SUBSCRIBER_NAME}'",
+    )
     for path in sorted(casino.rglob("*"), reverse=True):
         path.rmdir() if path.is_dir() else path.unlink()
     with as_role(APP):
@@ -271,4 +324,3 @@ def test_only_the_regulators_own_head_finds_a_record_cut_and_signed_anew(casino,
     code, said = verify("--head", str(kept))
     assert code == 1
     assert f"({kept}, 102 events): the first 102 events no longer have its Merkle root" in said
-

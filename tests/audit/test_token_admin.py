@@ -1,5 +1,6 @@
 """The API tokens' admin screen: compliance lists and revokes, a superuser issues (the
 text shown once); the secret and its digest appear on no page; "last used" is kept."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
@@ -22,8 +23,9 @@ ISSUE = "admin:audit_apitoken_add"
 
 
 def _person(name: str, group: str | None = None, *, superuser: bool = False) -> Client:
-    user = get_user_model().objects.create_user(name, password="a-long-test-password", is_staff=True,
-                                                is_superuser=superuser)
+    user = get_user_model().objects.create_user(
+        name, password="a-long-test-password", is_staff=True, is_superuser=superuser
+    )
     if group:
         user.groups.add(group_named(group))
     client = Client()
@@ -40,7 +42,9 @@ def test_compliance_sees_every_token_but_never_a_secret_or_digest() -> None:
         assert token.key_id in page and token.digest not in page
     assert device.token not in page and person.text not in page
     assert "BJ-01" in page and "boss" in page and "(a person)" in page and "valid" in page
-    detail = _person("dave", "compliance").get(reverse("admin:audit_apitoken_change", args=[person_pk(person.key_id)]))
+    detail = _person("dave", "compliance").get(
+        reverse("admin:audit_apitoken_change", args=[person_pk(person.key_id)])
+    )
     assert detail.status_code == 200 and person.text not in detail.content.decode()
     assert ApiToken.objects.get(key_id=person.key_id).digest not in detail.content.decode()
 
@@ -53,7 +57,9 @@ def test_compliance_revokes_a_token_and_it_no_longer_logs_in() -> None:
     device = device_ensure(stream="BJ-01")
     assert token_user(device.token)
     token = ApiToken.objects.get()
-    response = _person("carol", "compliance").post(reverse(LIST), {"action": "revoke", "_selected_action": [token.pk]})
+    response = _person("carol", "compliance").post(
+        reverse(LIST), {"action": "revoke", "_selected_action": [token.pk]}
+    )
     assert response.status_code == 302
     token.refresh_from_db()
     assert token.revoked_at is not None
@@ -62,7 +68,12 @@ def test_compliance_revokes_a_token_and_it_no_longer_logs_in() -> None:
     # the list says so; no one deletes a token
     page = _person("dave", "compliance").get(reverse(LIST)).content.decode()
     assert "revoked 20" in page
-    assert _person("root", superuser=True).get(reverse("admin:audit_apitoken_delete", args=[token.pk])).status_code == 403
+    assert (
+        _person("root", superuser=True)
+        .get(reverse("admin:audit_apitoken_delete", args=[token.pk]))
+        .status_code
+        == 403
+    )
 
 
 def test_only_a_superuser_issues_a_token_and_sees_its_text_once() -> None:
@@ -73,13 +84,21 @@ def test_only_a_superuser_issues_a_token_and_sees_its_text_once() -> None:
     issued = root.post(reverse(ISSUE), {"user": owner.pk})
     assert issued.status_code == 200 and "no-store" in issued["Cache-Control"]
     token = ApiToken.objects.get(user=owner)
-    text = issued.content.decode().split('<pre id="issued-token"')[1].split(">", 1)[1].split("</pre>")[0]
+    text = (
+        issued.content.decode()
+        .split('<pre id="issued-token"')[1]
+        .split(">", 1)[1]
+        .split("</pre>")[0]
+    )
     assert text.startswith(token.key_id) and len(text) == 60
     assert token_user(text) == owner
     assert APIClient(HTTP_AUTHORIZATION=f"Token {text}").get("/api/schema/").status_code == 200
     # never again: not on the list, not on the token's page
     assert text not in root.get(reverse(LIST)).content.decode()
-    assert text not in root.get(reverse("admin:audit_apitoken_change", args=[token.pk])).content.decode()
+    assert (
+        text
+        not in root.get(reverse("admin:audit_apitoken_change", args=[token.pk])).content.decode()
+    )
     # a bad owner is the form again, nothing issued
     assert root.post(reverse(ISSUE), {"user": 999_999}).status_code == 200
     assert ApiToken.objects.filter(user=owner).count() == 1

@@ -1,5 +1,6 @@
 """Token guessing is throttled per client address, and every caller's rate is bounded
 (audit.access.authentication, DRF's UserRateThrottle)."""
+
 from __future__ import annotations
 
 import pytest
@@ -68,7 +69,9 @@ def test_the_proxys_address_counts_only_when_trusted(settings) -> None:
     assert spoofed == [401, 401, 401, 429, 429]
 
     settings.TRUST_PROXY_HEADERS = True
-    forwarded = [_get(f"{n:060x}", HTTP_X_FORWARDED_FOR=f"192.0.2.{n}").status_code for n in range(5)]
+    forwarded = [
+        _get(f"{n:060x}", HTTP_X_FORWARDED_FOR=f"192.0.2.{n}").status_code for n in range(5)
+    ]
     assert forwarded == [401] * 5
 
 

@@ -1,4 +1,5 @@
 """API tokens: hashed at rest, with an expiry, rotated and revoked (audit.access.tokens)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -53,7 +54,9 @@ def test_a_token_expires_after_the_configured_days(settings) -> None:
     issued = token_issue(user=user, now=issued_at)
 
     assert issued.expires_at == issued_at + timedelta(days=30)
-    assert token_user(issued.text, now=issued_at + timedelta(days=30) - timedelta(seconds=1)) == user
+    assert (
+        token_user(issued.text, now=issued_at + timedelta(days=30) - timedelta(seconds=1)) == user
+    )
     with pytest.raises(TokenRefused, match="expired"):
         token_user(issued.text, now=issued_at + timedelta(days=30))
 
@@ -144,7 +147,9 @@ def test_an_inactive_users_token_is_refused(django_user_model) -> None:
         token_user(issued.text)
 
 
-def test_the_migration_hashes_plain_text_tokens_and_deletes_them(django_user_model, settings) -> None:
+def test_the_migration_hashes_plain_text_tokens_and_deletes_them(
+    django_user_model, settings
+) -> None:
     """A token of DRF's authtoken table keeps working, hashed, and its text is gone."""
     settings.API_TOKEN_DAYS = 10
     alice = django_user_model.objects.create_user("alice")

@@ -1,4 +1,5 @@
 """``verify`` re-hashes every chain and names the first bad event of each stream."""
+
 from __future__ import annotations
 
 import pytest
@@ -33,7 +34,9 @@ def test_intact_store_verifies_clean(two_tables):
     code, out, _ = _run_verify()
     assert code == 0
     assert "verified 151 events in 3 streams: all chains intact" in out  # and the head's own stream
-    assert "signed heads: the heads in the database (audit.digests): the latest of 150 events" in out
+    assert (
+        "signed heads: the heads in the database (audit.digests): the latest of 150 events" in out
+    )
 
 
 def test_events_and_no_signed_head_anywhere_fail(db, settings):
@@ -43,9 +46,11 @@ def test_events_and_no_signed_head_anywhere_fail(db, settings):
     code, _, err = _run_verify()
     assert code == 1
     folder = settings.DIGEST_PUBLISHERS[0]
-    assert ("signed head: no trusted signed head found, so a cut tail or a consistent re-hash cannot be seen; "
-            "looked in the heads in the database (audit.digests): none; "
-            f"folder {folder}: could not be read (folder {folder}: the folder is not there)") in err
+    assert (
+        "signed head: no trusted signed head found, so a cut tail or a consistent re-hash cannot be seen; "
+        "looked in the heads in the database (audit.digests): none; "
+        f"folder {folder}: could not be read (folder {folder}: the folder is not there)"
+    ) in err
 
 
 def test_payload_altered_behind_the_triggers_is_found(two_tables):
@@ -55,8 +60,10 @@ def test_payload_altered_behind_the_triggers_is_found(two_tables):
     assert row.payload["amount"] == 1000
     text = "payload::text" if connection.vendor == "postgresql" else "payload"
     cast = "::jsonb" if connection.vendor == "postgresql" else ""
-    tamper(f"UPDATE audit_event SET payload = replace({text}, '1000', '9000'){cast} "
-           f"WHERE position = {row.position}")
+    tamper(
+        f"UPDATE audit_event SET payload = replace({text}, '1000', '9000'){cast} "
+        f"WHERE position = {row.position}"
+    )
     assert Event.objects.get(position=row.position).payload["amount"] == 9000
     report = verify_chains()
     assert [(p.stream, p.version, p.kind) for p in report.problems] == [("T1", 27, "altered")]
@@ -90,13 +97,25 @@ def test_forged_event_with_a_recomputed_hash_breaks_the_link(two_tables):
 
     row = Event.objects.get(stream="T2", version=30)
     forged = {**row.payload, "round": 99}
-    digest = event_hash(id=row.event_id, stream=row.stream, version=row.version, type=row.type,
-                        schema_version=row.schema_version, occurred_at=row.occurred_at,
-                        recorded_at=row.recorded_at, actor=row.actor, source=row.source,
-                        payload=forged, prev_hash=row.prev_hash)
+    digest = event_hash(
+        id=row.event_id,
+        stream=row.stream,
+        version=row.version,
+        type=row.type,
+        schema_version=row.schema_version,
+        occurred_at=row.occurred_at,
+        recorded_at=row.recorded_at,
+        actor=row.actor,
+        source=row.source,
+        payload=forged,
+        prev_hash=row.prev_hash,
+    )
     import json
+
     payload_sql = json.dumps(forged).replace("'", "''")
-    tamper(f"UPDATE audit_event SET payload = '{payload_sql}', hash = '{digest}' WHERE position = {row.position}")
+    tamper(
+        f"UPDATE audit_event SET payload = '{payload_sql}', hash = '{digest}' WHERE position = {row.position}"
+    )
     problems = {(p.stream, p.version, p.kind) for p in verify_chains().problems}
     # the next event's link breaks, and the store's seal no longer holds for the new hash
     assert problems == {("T2", 31, "broken_link"), ("T2", 30, "unsealed")}

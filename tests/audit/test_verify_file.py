@@ -1,5 +1,6 @@
 """``manage.py verify --file``: the chain check of an exported file, offline, with the
 same verifier as the store's."""
+
 from __future__ import annotations
 
 import io
@@ -41,8 +42,11 @@ def _file(tmp_path: Path, lines: list[bytes], name: str = "f.jsonl") -> str:
 
 def _line_of(lines: list[bytes], stream: str, version: int) -> int:
     """The 0-based index of a stream's version in the file."""
-    return next(i for i, line in enumerate(lines) if json.loads(line)["stream"] == stream
-                and json.loads(line)["version"] == version)
+    return next(
+        i
+        for i, line in enumerate(lines)
+        if json.loads(line)["stream"] == stream and json.loads(line)["version"] == version
+    )
 
 
 def test_the_clean_file_exits_0_with_the_counts(exported, tmp_path):
@@ -60,7 +64,9 @@ def test_one_changed_byte_exits_1_naming_the_line_stream_and_version(exported, t
     code, _, err = _verify("--file", _file(tmp_path, exported))
     assert code == 1
     [problem] = [line for line in err.splitlines() if "first bad event" in line]
-    assert f"line {index + 1}: T2: first bad event is version 27" in problem and "altered" in problem
+    assert (
+        f"line {index + 1}: T2: first bad event is version 27" in problem and "altered" in problem
+    )
     assert "1 stream(s) with problems" in err
 
 
@@ -70,7 +76,11 @@ def test_a_removed_line_exits_1_naming_the_line_after_the_hole(exported, tmp_pat
     del exported[index]
     code, _, err = _verify("--file", _file(tmp_path, exported))
     assert code == 1
-    assert f"line {after}: T1: first bad event is version 31" in err and "gap" in err and "30..30" in err
+    assert (
+        f"line {after}: T1: first bad event is version 31" in err
+        and "gap" in err
+        and "30..30" in err
+    )
 
 
 def test_two_lines_swapped_exit_1_naming_the_first(exported, tmp_path):
@@ -115,5 +125,8 @@ def test_the_file_and_the_store_find_the_same_problem(exported, tmp_path):
     call_command("export_events", "--out", str(out), stderr=io.StringIO())
     file_code, _, file_err = _verify("--file", str(out))
     assert store_code == file_code == 1
-    assert "T1: first bad event is version 13" in store_err and "T1: first bad event is version 13" in file_err
+    assert (
+        "T1: first bad event is version 13" in store_err
+        and "T1: first bad event is version 13" in file_err
+    )
     assert "gap" in store_err and "gap" in file_err

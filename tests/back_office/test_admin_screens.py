@@ -1,5 +1,6 @@
 """The pit bosses' admin screens render (round review, findings, tables, gaming days),
 and only users who may change findings get the bulk acknowledge action."""
+
 from __future__ import annotations
 
 import pytest
@@ -29,8 +30,18 @@ def _staff(name: str, *, pit_boss: bool) -> Client:
     if pit_boss:
         user.groups.add(Group.objects.get(name="pit_boss"))
     else:  # other staff: view permissions only
-        user.user_permissions.add(*Permission.objects.filter(
-            codename__in=["view_round", "view_finding", "view_table", "view_tableday", "view_shoe", "view_event"]))
+        user.user_permissions.add(
+            *Permission.objects.filter(
+                codename__in=[
+                    "view_round",
+                    "view_finding",
+                    "view_table",
+                    "view_tableday",
+                    "view_shoe",
+                    "view_event",
+                ]
+            )
+        )
     client = Client()
     client.force_login(user)
     return client
@@ -45,13 +56,16 @@ def test_the_round_review_shows_cards_payouts_findings_and_chain(admin_client, f
     # cards as cards, red and black, a face-down hole card drawn as a back on the timeline
     assert 'class="playing-card red' in html and 'class="playing-card black' in html
     assert any(s in html for s in "♠♥♦♣")
-    assert 'playing-card back' in html
+    assert "playing-card back" in html
     # the short pay: recorded and recomputed side by side, highlighted
     assert f'id="bet-{fault["bet"]}"' in html
     row = html.split(f'id="bet-{fault["bet"]}"')[1].split("</tr>")[0]
     assert "mismatch" in html.split(f'id="bet-{fault["bet"]}"')[0].rsplit("<tr", 1)[1]
     # in the table's currency (EUR: the engine's tables open in it)
-    assert f"win {format_signed(fault['wrong'], 'EUR')}" in row and f"win {format_signed(fault['right'], 'EUR')}" in row
+    assert (
+        f"win {format_signed(fault['wrong'], 'EUR')}" in row
+        and f"win {format_signed(fault['right'], 'EUR')}" in row
+    )
     finding = Finding.objects.get()
     assert finding.message in html and "wrong_payout" in html
     assert html.count('class="event"') == len(round_.versions)
@@ -62,20 +76,33 @@ def test_the_round_review_shows_cards_payouts_findings_and_chain(admin_client, f
 def test_lists_render_with_counts_and_links(admin_client, fault):
     round_ = m.Round.objects.get(number=fault["round"])
     review = _review(round_)
-    findings = admin_client.get(reverse("admin:audit_finding_changelist"), {"kind": "wrong_payout",
-                                                                            "severity": "high", "status": "open",
-                                                                            "stream": "T1",
-                                                                            "gaming_day": DAY.isoformat()})
+    findings = admin_client.get(
+        reverse("admin:audit_finding_changelist"),
+        {
+            "kind": "wrong_payout",
+            "severity": "high",
+            "status": "open",
+            "stream": "T1",
+            "gaming_day": DAY.isoformat(),
+        },
+    )
     assert findings.status_code == 200
     assert review in findings.content.decode()
-    assert admin_client.get(reverse("admin:audit_finding_change", args=[Finding.objects.get().pk])).status_code == 200
+    assert (
+        admin_client.get(
+            reverse("admin:audit_finding_change", args=[Finding.objects.get().pk])
+        ).status_code
+        == 200
+    )
     tables = admin_client.get(reverse("admin:tables_table_changelist")).content.decode()
     assert '<td class="field-round_count">8</td>' in tables
     assert '<td class="field-bet_count">' in tables
     days = admin_client.get(reverse("admin:tables_tableday_changelist")).content.decode()
     assert 'class="field-finding_count"' in days and ">1</a>" in days
-    day_rounds = admin_client.get(reverse("admin:tables_round_changelist"),
-                                  {"table__stream": "T1", "gaming_day": DAY.isoformat()})
+    day_rounds = admin_client.get(
+        reverse("admin:tables_round_changelist"),
+        {"table__stream": "T1", "gaming_day": DAY.isoformat()},
+    )
     assert day_rounds.status_code == 200 and day_rounds.context["cl"].result_count == 8
     rounds = admin_client.get(reverse("admin:tables_round_changelist")).content.decode()
     assert 'class="field-mismatched_count">1<' in rounds
@@ -100,13 +127,17 @@ def test_only_who_may_change_findings_gets_the_acknowledge_action(fault):
 
     boss = _staff("boss", pit_boss=True)
     assert 'value="acknowledge"' in boss.get(url).content.decode()
-    response = boss.post(url, {"action": "acknowledge", "_selected_action": [finding.pk]}, follow=True)
+    response = boss.post(
+        url, {"action": "acknowledge", "_selected_action": [finding.pk]}, follow=True
+    )
     assert "Acknowledged 1 finding" in response.content.decode()
     finding.refresh_from_db()
     assert (finding.status, finding.status_changed_by) == ("acknowledged", "boss")
     assert Event.objects.filter(stream="audit.findings", type="finding.acknowledged").count() == 1
     # twice: refused, reported, no second event
-    response = boss.post(url, {"action": "acknowledge", "_selected_action": [finding.pk]}, follow=True)
+    response = boss.post(
+        url, {"action": "acknowledge", "_selected_action": [finding.pk]}, follow=True
+    )
     assert f"Finding {finding.pk} not changed" in response.content.decode()
     assert Event.objects.filter(stream="audit.findings").count() == 1
 
@@ -136,7 +167,11 @@ def test_a_round_without_bets_findings_or_neighbours_renders(admin_client, setti
     replay_table(stream="T1")
     round_ = m.Round.objects.get()
     html = admin_client.get(_review(round_)).content.decode()
-    assert "Findings (0)" in html and 'id="previous-round"' not in html and 'id="next-round"' not in html
+    assert (
+        "Findings (0)" in html
+        and 'id="previous-round"' not in html
+        and 'id="next-round"' not in html
+    )
     assert admin_client.get(f"/admin/tables/round/T1/{DAY.isoformat()}/99/").status_code == 404
 
 
@@ -153,12 +188,23 @@ def test_staff_without_the_round_view_permission_cannot_open_a_review(fault):
 def test_cards_are_drawn_with_rank_suit_colour_and_a_back_until_revealed():
     assert card_face("TD") == {"code": "TD", "rank": "10", "suit": "♦", "colour": "red"}
     assert card_face("AS")["suit"] == "♠" and card_face("AS")["colour"] == "black"
-    assert card_face("KH")["colour"] == "red" and card_face("2C") == {"code": "2C", "rank": "2", "suit": "♣",
-                                                                         "colour": "black"}
-    hand = m.Hand(box=0, number=0, total=10, soft=False, bust=False, cards=[
-        {"card": "QH", "face": "up", "version": 3, "revealed_version": None},
-        {"card": "6S", "face": "down", "version": 5, "revealed_version": None},
-    ])
+    assert card_face("KH")["colour"] == "red" and card_face("2C") == {
+        "code": "2C",
+        "rank": "2",
+        "suit": "♣",
+        "colour": "black",
+    }
+    hand = m.Hand(
+        box=0,
+        number=0,
+        total=10,
+        soft=False,
+        bust=False,
+        cards=[
+            {"card": "QH", "face": "up", "version": 3, "revealed_version": None},
+            {"card": "6S", "face": "down", "version": 5, "revealed_version": None},
+        ],
+    )
     up, down = _hand_cards(hand)
     assert not up["back"] and down["back"]
     hand.cards[1]["revealed_version"] = 9

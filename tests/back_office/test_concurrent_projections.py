@@ -1,6 +1,7 @@
 """Two projections of the same table racing on their own PostgreSQL connections: each
 folds outside any lock, the write's compare-and-set lets one win, and the rows and
 findings end as one projection gives them - whichever writes first."""
+
 from __future__ import annotations
 
 import threading
@@ -23,10 +24,14 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture
 def postgres_only():
     if connection.vendor != "postgresql":
-        pytest.skip("real concurrent connections need PostgreSQL: run with DATABASE_URL=postgresql://...")
+        pytest.skip(
+            "real concurrent connections need PostgreSQL: run with DATABASE_URL=postgresql://..."
+        )
 
 
-def _in_thread(name: str, work: Callable[[], object], outcomes: dict[str, object]) -> threading.Thread:
+def _in_thread(
+    name: str, work: Callable[[], object], outcomes: dict[str, object]
+) -> threading.Thread:
     def run() -> None:
         try:
             outcomes[name] = work()
@@ -67,7 +72,9 @@ def _assert_as_one_projection(fault: dict) -> None:
     assert Finding.objects.count() == 1
 
 
-def test_two_projections_of_the_same_events_end_in_the_rows_of_one(postgres_only, settings, monkeypatch):
+def test_two_projections_of_the_same_events_end_in_the_rows_of_one(
+    postgres_only, settings, monkeypatch
+):
     """Both fold the whole table (no projection yet), then race to write: one creates
     the table's row and writes, the other finds it there and, its fold covered, writes
     nothing."""
@@ -78,7 +85,10 @@ def test_two_projections_of_the_same_events_end_in_the_rows_of_one(postgres_only
     barrier = threading.Barrier(2, timeout=60)
     claims = _gate(monkeypatch, lambda name: barrier.wait())
     outcomes: dict[str, object] = {}
-    threads = [_in_thread(name, lambda: replay_table(stream="T1"), outcomes) for name in ("first", "second")]
+    threads = [
+        _in_thread(name, lambda: replay_table(stream="T1"), outcomes)
+        for name in ("first", "second")
+    ]
     for thread in threads:
         thread.join(timeout=120)
     assert all(isinstance(o, dict) for o in outcomes.values()), outcomes
@@ -91,8 +101,9 @@ def test_two_projections_of_the_same_events_end_in_the_rows_of_one(postgres_only
 
 
 @pytest.mark.parametrize("first", ["shorter", "longer"])
-def test_a_stale_fold_is_dropped_or_folded_again_by_what_the_winner_reached(postgres_only, settings, monkeypatch,
-                                                                            first):
+def test_a_stale_fold_is_dropped_or_folded_again_by_what_the_winner_reached(
+    postgres_only, settings, monkeypatch, first
+):
     """One projection folds the first half of the day; events come; another folds all
     of it. If the longer writes first, the shorter is covered and writes nothing; if the
     shorter writes first, the longer one's fold is stale and it folds again from there.
@@ -100,10 +111,14 @@ def test_a_stale_fold_is_dropped_or_folded_again_by_what_the_winner_reached(post
     settings.PROJECT_ON_APPEND = False
     events = dealt("hoyle", rounds=40)
     fault = plant_short_pay(events, skip=30)
-    half = next(i for i, e in enumerate(events) if e["type"] == "round.started" and e["payload"]["round"] == 21)
+    half = next(
+        i
+        for i, e in enumerate(events)
+        if e["type"] == "round.started" and e["payload"]["round"] == 21
+    )
     append("T1", events[:half])
     replay_table(stream="T1")  # a projection to start from: the compare-and-set is an UPDATE
-    append("T1", events[half:half + 30])  # part of round 21: the shorter fold ends mid-round
+    append("T1", events[half : half + 30])  # part of round 21: the shorter fold ends mid-round
     folded = {name: threading.Event() for name in ("shorter", "longer")}
     go = {name: threading.Event() for name in ("shorter", "longer")}
 
@@ -119,7 +134,7 @@ def test_a_stale_fold_is_dropped_or_folded_again_by_what_the_winner_reached(post
     outcomes: dict[str, object] = {}
     shorter = _in_thread("shorter", lambda: replay_table(stream="T1"), outcomes)
     assert folded["shorter"].wait(timeout=60)
-    append("T1", events[half + 30:])
+    append("T1", events[half + 30 :])
     longer = _in_thread("longer", lambda: replay_table(stream="T1"), outcomes)
     winner, loser = (shorter, longer) if first == "shorter" else (longer, shorter)
     winner.join(timeout=120)

@@ -1,5 +1,6 @@
 """A gaming day's tables are found through the partial index on the openings' gaming
 day (audit 0015), on SQLite as on PostgreSQL: the record's other events are never read."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -38,5 +39,7 @@ def _opened_day_indexes() -> list[str]:
     if connection.vendor != "postgresql":
         return ["audit_event_opened_day"]
     with connection.cursor() as cursor:
-        cursor.execute("SELECT inhrelid::regclass::text FROM pg_inherits WHERE inhparent = 'audit_event_opened_day'::regclass")
+        cursor.execute(
+            "SELECT inhrelid::regclass::text FROM pg_inherits WHERE inhparent = 'audit_event_opened_day'::regclass"
+        )
         return ["audit_event_opened_day", *(row[0] for row in cursor.fetchall())]

@@ -1,5 +1,6 @@
 """A table's stream over several gaming days, events about earlier rounds, and a round's
 review showing a tampered event."""
+
 from __future__ import annotations
 
 import io
@@ -26,7 +27,9 @@ NEXT = DAY + timedelta(days=1)
 
 
 def _second_day(rounds: int = 15) -> list[dict]:
-    return deal_table(PRESETS["hoyle"], seed="day2", rounds=rounds, table="T1", start=START + timedelta(days=1)).events
+    return deal_table(
+        PRESETS["hoyle"], seed="day2", rounds=rounds, table="T1", start=START + timedelta(days=1)
+    ).events
 
 
 def test_each_gaming_day_is_replayed_on_its_own(settings):
@@ -60,11 +63,24 @@ def test_a_late_void_rewrites_the_round_it_names(rounds, django_capture_on_commi
     append("T1", dealt("hoyle", rounds=rounds), chunk=40, project=True)
     assert (m.Shoe.objects.count() > 1) == (rounds == 90)
     with django_capture_on_commit_callbacks(execute=True):
-        events_append(stream="T1", expected_version=stream_version("T1"), events=[NewEvent(
-            id=uuid.uuid4(), type="round.voided", occurred_at=datetime(2026, 11, 29, 22, tzinfo=UTC),
-            actor="user:pb", source="back-office",
-            payload={"round": 3, "reason": "cards left in the discard holder", "authorised_by": "PB-7"},
-        )])
+        events_append(
+            stream="T1",
+            expected_version=stream_version("T1"),
+            events=[
+                NewEvent(
+                    id=uuid.uuid4(),
+                    type="round.voided",
+                    occurred_at=datetime(2026, 11, 29, 22, tzinfo=UTC),
+                    actor="user:pb",
+                    source="back-office",
+                    payload={
+                        "round": 3,
+                        "reason": "cards left in the discard holder",
+                        "authorised_by": "PB-7",
+                    },
+                )
+            ],
+        )
     voided = m.Round.objects.get(number=3)
     assert voided.status == "voided" and voided.expected_net == 0
     assert voided.versions[-1] == stream_version("T1")
@@ -81,11 +97,15 @@ def test_the_review_of_a_round_shows_a_tampered_event(settings):
     assert review.chain_ok and review.previous.number == 3 and review.next.number == 5
     assert review.shoe is not None and review.dealer is not None and review.hands and review.bets
     victim = review.events[2].event
-    tamper(f"UPDATE audit_event SET actor = 'dealer:someone-else' WHERE position = {victim.position}")
+    tamper(
+        f"UPDATE audit_event SET actor = 'dealer:someone-else' WHERE position = {victim.position}"
+    )
     review = selectors.round_review(round_)
     assert not review.chain_ok
     bad = [e for e in review.events if not e.chain_ok]
-    assert [e.event.version for e in bad] == [victim.version] and bad[0].chain == "content does not match its hash"
+    assert [e.event.version for e in bad] == [victim.version] and bad[
+        0
+    ].chain == "content does not match its hash"
 
 
 def test_runs_record_progress_and_failures(settings, monkeypatch):

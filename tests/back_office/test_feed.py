@@ -1,6 +1,7 @@
 """The read models follow the global feed: after an append or a bulk ingest the store
 publishes, and the subscribers catch up from their own positions - no replay_day needed.
 A subscriber that fails keeps its position and catches up on the next run."""
+
 from __future__ import annotations
 
 import io
@@ -29,7 +30,9 @@ def write_jsonl(path: Path, *tables: list[dict]) -> Path:
     with path.open("w") as out:
         for events in tables:
             for event in events:
-                out.write(json.dumps({k: v for k, v in event.items() if k not in _STORE_ONLY}) + "\n")
+                out.write(
+                    json.dumps({k: v for k, v in event.items() if k not in _STORE_ONLY}) + "\n"
+                )
     return path
 
 
@@ -38,14 +41,18 @@ def day_file(tmp_path) -> tuple[Path, dict]:
     """T1 (hoyle, a short pay planted) and T2 (it-sabot), 25 rounds each, as a file."""
     first = dealt("hoyle", rounds=25, table="T1")
     fault = plant_short_pay(first)
-    return write_jsonl(tmp_path / "day.jsonl", first, dealt("it-sabot", rounds=25, table="T2")), fault
+    return write_jsonl(
+        tmp_path / "day.jsonl", first, dealt("it-sabot", rounds=25, table="T2")
+    ), fault
 
 
 def _position() -> int:
     return SubscriberPosition.objects.get(name=NAME).position
 
 
-def test_after_an_ingest_alone_the_read_models_are_current(day_file, django_capture_on_commit_callbacks):
+def test_after_an_ingest_alone_the_read_models_are_current(
+    day_file, django_capture_on_commit_callbacks
+):
     """manage.py ingest, and nothing else: once its publish has run (on commit), the
     rounds, bets and the planted short pay's finding are there, equal to a rebuild."""
     path, fault = day_file
@@ -54,16 +61,25 @@ def test_after_an_ingest_alone_the_read_models_are_current(day_file, django_capt
     assert len(published) == 1  # one publish for the whole file, not one per chunk
     assert m.Round.objects.filter(table__stream="T1", gaming_day=DAY).count() == 25
     assert m.Round.objects.filter(table__stream="T2", gaming_day=DAY).count() == 25
-    assert m.Table.objects.get(stream="T1").projected_version == Event.objects.filter(stream="T1").count()
+    assert (
+        m.Table.objects.get(stream="T1").projected_version
+        == Event.objects.filter(stream="T1").count()
+    )
     finding = engine_findings().get()
-    assert (finding.stream, finding.round, finding.bet, finding.kind) == ("T1", fault["round"], fault["bet"], "wrong_payout")
+    assert (finding.stream, finding.round, finding.bet, finding.kind) == (
+        "T1",
+        fault["round"],
+        fault["bet"],
+        "wrong_payout",
+    )
     assert _position() == feed_head()
     live, rebuilt = rebuild()
     assert first_difference(live, rebuilt) is None
 
 
-def test_with_project_on_append_off_nothing_follows_until_a_catch_up(day_file, settings,
-                                                                      django_capture_on_commit_callbacks):
+def test_with_project_on_append_off_nothing_follows_until_a_catch_up(
+    day_file, settings, django_capture_on_commit_callbacks
+):
     settings.PROJECT_ON_APPEND = False
     path, _ = day_file
     with django_capture_on_commit_callbacks(execute=True):
@@ -110,7 +126,9 @@ def test_a_projection_that_fails_keeps_the_position_and_catches_up_next_time(set
     assert m.Round.objects.filter(table__stream="T2").count() == 10
 
 
-def test_a_subscriber_that_crashes_mid_way_resumes_from_the_last_batch_it_finished(settings, monkeypatch):
+def test_a_subscriber_that_crashes_mid_way_resumes_from_the_last_batch_it_finished(
+    settings, monkeypatch
+):
     """Batches of 100 positions; the handler crashes in the fourth: the position is the
     end of the third, and the next run hands over every later event exactly once."""
     settings.PROJECT_ON_APPEND = False
@@ -126,7 +144,9 @@ def test_a_subscriber_that_crashes_mid_way_resumes_from_the_last_batch_it_finish
             raise RuntimeError("killed")
         seen.extend(positions)
 
-    monkeypatch.setitem(subscribers._REGISTRY, "test.follower", Subscriber("test.follower", handle, batch_size=100))
+    monkeypatch.setitem(
+        subscribers._REGISTRY, "test.follower", Subscriber("test.follower", handle, batch_size=100)
+    )
     SubscriberPosition.objects.create(name="test.follower", position=start)
     with pytest.raises(RuntimeError):
         catch_up("test.follower")
@@ -148,13 +168,18 @@ def test_a_second_run_that_finds_the_position_moved_goes_on_from_there(settings,
         # another run finished everything meanwhile
         SubscriberPosition.objects.filter(name="test.racer").update(position=head)
 
-    monkeypatch.setitem(subscribers._REGISTRY, "test.racer", Subscriber("test.racer", handle, batch_size=10))
+    monkeypatch.setitem(
+        subscribers._REGISTRY, "test.racer", Subscriber("test.racer", handle, batch_size=10)
+    )
     done = catch_up("test.racer")
-    assert done.position == head and SubscriberPosition.objects.get(name="test.racer").position == head
+    assert (
+        done.position == head and SubscriberPosition.objects.get(name="test.racer").position == head
+    )
 
 
-def test_the_findings_actions_publish_but_audit_streams_are_not_projected(settings,
-                                                                         django_capture_on_commit_callbacks):
+def test_the_findings_actions_publish_but_audit_streams_are_not_projected(
+    settings, django_capture_on_commit_callbacks
+):
     """Acknowledging a finding appends to audit.findings and publishes; the projections'
     subscriber moves past it without making a table of it."""
     from django.contrib.auth.models import Group, User
@@ -172,5 +197,8 @@ def test_the_findings_actions_publish_but_audit_streams_are_not_projected(settin
     with django_capture_on_commit_callbacks(execute=True) as published:
         finding_acknowledge(finding_id=engine_findings().get().pk, user=boss)
     assert len(published) == 1
-    assert _position() == feed_head() and Event.objects.get(position=feed_head()).stream == "audit.findings"
+    assert (
+        _position() == feed_head()
+        and Event.objects.get(position=feed_head()).stream == "audit.findings"
+    )
     assert list(m.Table.objects.values_list("stream", flat=True)) == ["T1"]

@@ -1,5 +1,6 @@
 """The floor: alerts derived from findings and checks (a read model), acknowledged as
 events in ``audit.alerts``; the dashboard, its figures and its poll."""
+
 from __future__ import annotations
 
 import html
@@ -34,7 +35,12 @@ def test_a_short_pay_raises_one_high_alert_that_names_its_finding(fault):
     table and day, pointing at the finding. Replaying again raises nothing more."""
     finding = Finding.objects.get()
     alert = m.Alert.objects.get()
-    assert (alert.kind, alert.severity, alert.stream, alert.gaming_day) == ("finding", "high", "T1", DAY)
+    assert (alert.kind, alert.severity, alert.stream, alert.gaming_day) == (
+        "finding",
+        "high",
+        "T1",
+        DAY,
+    )
     assert alert.finding == finding and alert.key == f"finding:{finding.fingerprint}"
     assert alert.message == finding.message and alert.acknowledged_at is None
     replay_table(stream="T1", full=True)
@@ -60,12 +66,24 @@ def test_acknowledging_an_alert_is_an_event_with_who_when_and_the_note(fault):
     appends nothing."""
     alert = m.Alert.objects.get()
     boss = _pit_boss()
-    done = floor.alert_acknowledge(alert_id=alert.pk, user=boss, note="  dealer told, refund paid  ")
+    done = floor.alert_acknowledge(
+        alert_id=alert.pk, user=boss, note="  dealer told, refund paid  "
+    )
     event = Event.objects.get(stream=floor.ALERTS_STREAM)
     assert event.type == "alert.acknowledged" and event.actor == "user:pat"
-    assert event.payload == {"alert": alert.key, "kind": "finding", "table": "T1",
-                             "finding": alert.finding.fingerprint, "by": "pat", "note": "dealer told, refund paid"}
-    assert (done.acknowledged_by, done.note, done.event_version) == ("pat", "dealer told, refund paid", event.version)
+    assert event.payload == {
+        "alert": alert.key,
+        "kind": "finding",
+        "table": "T1",
+        "finding": alert.finding.fingerprint,
+        "by": "pat",
+        "note": "dealer told, refund paid",
+    }
+    assert (done.acknowledged_by, done.note, done.event_version) == (
+        "pat",
+        "dealer told, refund paid",
+        event.version,
+    )
     assert done.acknowledged_at == event.occurred_at
     with pytest.raises(floor.AlertError, match="acknowledged by pat"):
         floor.alert_acknowledge(alert_id=alert.pk, user=boss, note="again")
@@ -88,15 +106,22 @@ def test_a_table_silent_too_long_raises_one_alert_per_silence(settings):
     later = head.recorded_at + timedelta(seconds=601)
     [alert] = floor.alerts_check_silent(now=later)
     assert (alert.kind, alert.severity, alert.stream) == ("silent_table", "medium", "T1")
-    assert alert.key == f"silent:T1:{head.version}" and "has recorded nothing for 10 min" in alert.message
+    assert (
+        alert.key == f"silent:T1:{head.version}"
+        and "has recorded nothing for 10 min" in alert.message
+    )
     assert floor.alerts_check_silent(now=later + timedelta(hours=1)) == []
 
 
 def test_a_closed_table_is_not_silent(settings):
     settings.PROJECT_ON_APPEND = False
     events = dealt("hoyle", rounds=3)
-    closed = {**events[-1], "id": "00000000-0000-4000-8000-00000000c105", "type": "table.closed",
-              "payload": {"gaming_day": DAY.isoformat()}}
+    closed = {
+        **events[-1],
+        "id": "00000000-0000-4000-8000-00000000c105",
+        "type": "table.closed",
+        "payload": {"gaming_day": DAY.isoformat()},
+    }
     append("T1", [*events, closed])
     replay_table(stream="T1")
     head = Event.objects.filter(stream="T1").order_by("-version").first()
@@ -124,12 +149,19 @@ def test_the_figures_show_the_house_result_positive_when_the_house_won(fault):
     recomputed one and the house result % of handle, in the table's currency; the day's total per currency;
     today's open findings by severity."""
     day = m.TableDay.objects.get()
-    figures = floor.floor_figures(day=DAY, today=DAY, now=Event.objects.order_by("-position").first().recorded_at)
+    figures = floor.floor_figures(
+        day=DAY, today=DAY, now=Event.objects.order_by("-position").first().recorded_at
+    )
     [row] = figures["tables"]
-    assert row["house_result"] == -day.recorded_net and row["house_result_recomputed"] == -day.expected_net
+    assert (
+        row["house_result"] == -day.recorded_net
+        and row["house_result_recomputed"] == -day.expected_net
+    )
     assert row["handle_text"] == format_money(day.handle, "EUR")
     assert row["house_result_text"] == format_signed(-day.recorded_net, "EUR")
-    assert row["result_of_handle_text"] == floor.result_of_handle_text(-day.recorded_net, day.handle)
+    assert row["result_of_handle_text"] == floor.result_of_handle_text(
+        -day.recorded_net, day.handle
+    )
     # the short pay kept one unit from the player: the recorded house result is one more
     assert row["house_result"] == row["house_result_recomputed"] + 1
     assert figures["totals"][0]["handle"] == day.handle and figures["totals"][0]["tables"] == 1
@@ -139,8 +171,14 @@ def test_the_figures_show_the_house_result_positive_when_the_house_won(fault):
 def test_the_result_of_handle_is_the_house_result_over_the_handle_rounded_half_away_from_zero():
     assert floor.result_of_handle_text(235, 10_000) == "2.35%"
     assert floor.result_of_handle_text(-120, 10_000) == "-1.20%"
-    assert floor.result_of_handle_text(1, 3) == "33.33%" and floor.result_of_handle_text(2, 3) == "66.67%"
-    assert floor.result_of_handle_text(1, 200_000) == "0.00%" and floor.result_of_handle_text(-1, 200_000) == "0.00%"
+    assert (
+        floor.result_of_handle_text(1, 3) == "33.33%"
+        and floor.result_of_handle_text(2, 3) == "66.67%"
+    )
+    assert (
+        floor.result_of_handle_text(1, 200_000) == "0.00%"
+        and floor.result_of_handle_text(-1, 200_000) == "0.00%"
+    )
     assert floor.result_of_handle_text(5, 0) == "n/a"
 
 
@@ -149,10 +187,14 @@ def test_the_floor_is_the_admin_home_page_and_its_poll_sends_every_part(admin_cl
     table with its money; / and "View site" lead there; the stock index moved to
     /admin/apps/; the poll answers JSON with the figures and each part of the page."""
     page = admin_client.get("/admin/")
-    assert page.status_code == 200 and "admin/floor/dashboard.html" in [t.name for t in page.templates]
+    assert page.status_code == 200 and "admin/floor/dashboard.html" in [
+        t.name for t in page.templates
+    ]
     html = page.content.decode()
     alert = m.Alert.objects.get()
-    assert f'id="alert-{alert.pk}"' in html and reverse("floor-acknowledge", args=[alert.pk]) in html
+    assert (
+        f'id="alert-{alert.pk}"' in html and reverse("floor-acknowledge", args=[alert.pk]) in html
+    )
     assert format_money(m.TableDay.objects.get().handle, "EUR") in html
     assert 'href="/admin/"' in html  # "View site"
     assert admin_client.get("/").url == "/admin/"
@@ -160,7 +202,10 @@ def test_the_floor_is_the_admin_home_page_and_its_poll_sends_every_part(admin_cl
     poll = admin_client.get(reverse("floor-figures"))
     data = poll.json()
     assert data["gaming_day"] == DAY.isoformat() and data["alerts_waiting"] == 1
-    assert set(data["html"]) == {"severity", "tables", "alerts"} and f'id="alert-{alert.pk}"' in data["html"]["alerts"]
+    assert (
+        set(data["html"]) == {"severity", "tables", "alerts"}
+        and f'id="alert-{alert.pk}"' in data["html"]["alerts"]
+    )
     assert Client().get("/admin/").status_code == 302  # signed out: to the login
 
 
@@ -169,18 +214,30 @@ def test_the_next_day_counts_the_findings_still_open_from_earlier_days(fault, ad
     short pay is still open from an earlier day and links to it, so "0 high" is not read
     as nothing waiting. Resolved, it is no longer counted."""
     later = DAY + timedelta(days=1)
-    assert floor.floor_figures(day=DAY, today=DAY, now=Event.objects.last().recorded_at)["open_findings_earlier"] == 0
+    assert (
+        floor.floor_figures(day=DAY, today=DAY, now=Event.objects.last().recorded_at)[
+            "open_findings_earlier"
+        ]
+        == 0
+    )
     figures = floor.floor_figures(day=later, today=later, now=Event.objects.last().recorded_at)
     assert figures["open_findings"] == {"critical": 0, "high": 0, "medium": 0, "low": 0}
     assert figures["open_findings_earlier"] == 1
     page = admin_client.get(f"/admin/?day={later.isoformat()}").content.decode()
-    link = re.search(r'id="open-earlier"><a href="([^"]+)">1 more open from earlier gaming days</a>', page)
+    link = re.search(
+        r'id="open-earlier"><a href="([^"]+)">1 more open from earlier gaming days</a>', page
+    )
     assert link is not None
     listed = admin_client.get(html.unescape(link.group(1)))
-    assert listed.status_code == 200 and list(listed.context["cl"].result_list) == [Finding.objects.get()]
+    assert listed.status_code == 200 and list(listed.context["cl"].result_list) == [
+        Finding.objects.get()
+    ]
     Finding.objects.update(status=Finding.Status.RESOLVED)
     assert floor.open_findings_before(later) == 0
-    assert "None open from earlier gaming days." in admin_client.get(f"/admin/?day={later.isoformat()}").content.decode()
+    assert (
+        "None open from earlier gaming days."
+        in admin_client.get(f"/admin/?day={later.isoformat()}").content.decode()
+    )
 
 
 def test_only_who_may_change_alerts_acknowledges_them_by_a_csrf_protected_post(fault):
@@ -201,11 +258,21 @@ def test_only_who_may_change_alerts_acknowledges_them_by_a_csrf_protected_post(f
     done = boss.post(url, {"note": "seen, pit informed", "next": "/admin/"}, follow=True)
     assert done.redirect_chain[-1][0] == "/admin/" and "Alert acknowledged" in done.content.decode()
     html = done.content.decode()
-    assert "Acknowledged by <strong class=\"by\">pat</strong>" in html and "seen, pit informed" in html
+    assert (
+        'Acknowledged by <strong class="by">pat</strong>' in html and "seen, pit informed" in html
+    )
     assert boss.post(url, {"note": "again"}, follow=True).status_code == 200
     assert Event.objects.filter(stream=floor.ALERTS_STREAM).count() == 1
     # a next that leaves the site goes back to the floor instead
-    alert2 = m.Alert.objects.create(key="silent:T1:1", kind="silent_table", severity="medium", stream="T1",
-                                    message="x", raised_at=alert.raised_at)
-    away = boss.post(reverse("floor-acknowledge", args=[alert2.pk]), {"next": "https://evil.example/"})
+    alert2 = m.Alert.objects.create(
+        key="silent:T1:1",
+        kind="silent_table",
+        severity="medium",
+        stream="T1",
+        message="x",
+        raised_at=alert.raised_at,
+    )
+    away = boss.post(
+        reverse("floor-acknowledge", args=[alert2.pk]), {"next": "https://evil.example/"}
+    )
     assert away.url == "/admin/"

@@ -1,6 +1,7 @@
 """The review of a round with hundreds of bets (the live game): mismatches and the bets
 of findings first, then every bet in the numeric order of its id, 50 a page, the page
 of a linked bet opened, a "mismatches only" filter; every card as it was finally seen."""
+
 from __future__ import annotations
 
 import copy
@@ -24,8 +25,11 @@ pytestmark = pytest.mark.django_db
 def live(settings) -> dict:
     """A live table (it-live), 7 boxes of 30 bettors: 210 bets a round, one short-paid."""
     settings.PROJECT_ON_APPEND = False
-    events = copy.deepcopy(deal_table(PRESETS["it-live"], seed="live", rounds=3, boxes=7, bettors=30, table="L1",
-                                      start=START).events)
+    events = copy.deepcopy(
+        deal_table(
+            PRESETS["it-live"], seed="live", rounds=3, boxes=7, bettors=30, table="L1", start=START
+        ).events
+    )
     fault = plant_short_pay(events, skip=1)
     append("L1", events)
     replay_table(stream="L1")
@@ -38,7 +42,14 @@ def _review(client, number: int, **query: str):
 
 def test_bet_ids_sort_by_their_numbers():
     ids = ["r41-156", "r41-16", "r41-163", "r41-2", "r41-1b", "r41-10"]
-    assert sorted(ids, key=natural_key) == ["r41-1b", "r41-2", "r41-10", "r41-16", "r41-156", "r41-163"]
+    assert sorted(ids, key=natural_key) == [
+        "r41-1b",
+        "r41-2",
+        "r41-10",
+        "r41-16",
+        "r41-156",
+        "r41-163",
+    ]
 
 
 def test_the_short_paid_bet_comes_first_and_the_rest_follow_in_numeric_order(admin_client, live):
@@ -55,7 +66,10 @@ def test_the_short_paid_bet_comes_first_and_the_rest_follow_in_numeric_order(adm
     assert html.index(f'id="bet-{live["bet"]}"') < html.index('class="bet"')
     # the finding links to its bet's row, on the page that holds it
     finding = Finding.objects.get()
-    assert f'href="/admin/tables/round/L1/{DAY.isoformat()}/{live["round"]}/?bet={finding.bet}#bet-{finding.bet}"' in html
+    assert (
+        f'href="/admin/tables/round/L1/{DAY.isoformat()}/{live["round"]}/?bet={finding.bet}#bet-{finding.bet}"'
+        in html
+    )
 
 
 def test_a_linked_bet_opens_its_page_and_the_pages_move_on(admin_client, live):
@@ -65,7 +79,9 @@ def test_a_linked_bet_opens_its_page_and_the_pages_move_on(admin_client, live):
     assert page.number == page.pages and page.rows[-1]["bet"].bet == last
     second = _review(admin_client, live["round"], bets="2").context["bets_page"]
     assert second.number == 2 and second.first == BETS_PER_PAGE + 1
-    assert _review(admin_client, live["round"], bets="999").context["bets_page"].number == page.pages
+    assert (
+        _review(admin_client, live["round"], bets="999").context["bets_page"].number == page.pages
+    )
     assert _review(admin_client, live["round"], bets="x").context["bets_page"].number == 1
 
 
@@ -93,13 +109,22 @@ def test_a_card_dealt_face_down_is_shown_turned_once_the_round_is_over(settings)
     settings.PROJECT_ON_APPEND = False
     append("T1", dealt("it-classic", rounds=60))
     replay_table(stream="T1")
-    down = [h for h in m.Hand.objects.filter(round__table__stream="T1").exclude(box=0)
-            if any(c["face"] == "down" for c in h.cards)]
+    down = [
+        h
+        for h in m.Hand.objects.filter(round__table__stream="T1").exclude(box=0)
+        if any(c["face"] == "down" for c in h.cards)
+    ]
     assert down, "no face-down double in 60 rounds of it-classic"
     cards = _hand_cards(down[0], finished=True)
     turned = [c for c in cards if c["hole"]]
     assert turned and not any(c["back"] for c in turned)
     assert all(c["back"] for c in _hand_cards(down[0], finished=False) if c["hole"])
-    dealer = m.Hand(box=0, number=0, total=10, soft=False, bust=False, cards=[
-        {"card": "6S", "face": "down", "version": 5, "revealed_version": None}])
+    dealer = m.Hand(
+        box=0,
+        number=0,
+        total=10,
+        soft=False,
+        bust=False,
+        cards=[{"card": "6S", "face": "down", "version": 5, "revealed_version": None}],
+    )
     assert _hand_cards(dealer, finished=True)[0]["back"]

@@ -1,5 +1,6 @@
 """Read models: kept current after every append (on commit), rebuilt from scratch equal
 to the live ones, and a round's hands, cards and settlements as the engine replays them."""
+
 from __future__ import annotations
 
 import pytest
@@ -15,7 +16,9 @@ pytestmark = pytest.mark.django_db
 
 @pytest.mark.parametrize("kept", [True, False], ids=["fold-kept-in-memory", "refold-from-shuffle"])
 @pytest.mark.parametrize("preset", ["hoyle", "it-sabot", "it-live"])
-def test_live_projection_equals_a_rebuild_from_scratch(preset, kept, django_capture_on_commit_callbacks, monkeypatch):
+def test_live_projection_equals_a_rebuild_from_scratch(
+    preset, kept, django_capture_on_commit_callbacks, monkeypatch
+):
     """Appended in chunks that cut rounds and shoes anywhere, each followed (on commit) by
     an incremental fold - going on from the previous fold kept in memory, or refolding
     from the last shuffle as another process would - the read models equal a full
@@ -49,7 +52,9 @@ def test_nothing_is_enqueued_for_an_append_that_rolls_back(django_capture_on_com
     assert not m.Round.objects.exists()
 
 
-def test_rebuild_command_proves_equality_and_names_the_first_difference(capsys, django_capture_on_commit_callbacks):
+def test_rebuild_command_proves_equality_and_names_the_first_difference(
+    capsys, django_capture_on_commit_callbacks
+):
     append("T1", dealt(rounds=12), chunk=50, project=True)
     append("T2", dealt("it-classic", rounds=12, table="T2"), chunk=50, project=True)
     call_command("rebuild_projections")
@@ -67,7 +72,8 @@ def test_rebuild_command_proves_equality_and_names_the_first_difference(capsys, 
 
 
 def test_a_hand_or_bet_left_without_its_round_is_named_by_the_rebuild_and_removed(
-        capsys, django_capture_on_commit_callbacks):
+    capsys, django_capture_on_commit_callbacks
+):
     """The database holds no foreign key of a hand's or a bet's round (the check cost a
     table's replay most of its commit): a row left pointing at a round gone - written
     past the projection - is what the full rebuild names, and it is gone after it."""
@@ -75,13 +81,17 @@ def test_a_hand_or_bet_left_without_its_round_is_named_by_the_rebuild_and_remove
     call_command("rebuild_projections")
     gone = m.Round.objects.order_by("-pk").values_list("pk", flat=True).first() + 1000
     bet = m.Bet.objects.order_by("pk").first()
-    m.Bet.objects.create(round_id=gone, bet="stray", box=1, hand=0, kind="main", amount=500, matches=True)
+    m.Bet.objects.create(
+        round_id=gone, bet="stray", box=1, hand=0, kind="main", amount=500, matches=True
+    )
     m.Hand.objects.create(round_id=gone, box=1, number=0, total=12, soft=False, bust=False)
     assert snapshot()["without a round"] == [("hand", 1), ("bet", 1)]
     with pytest.raises(CommandError) as error:
         call_command("rebuild_projections")
     assert error.value.returncode == 1
-    assert "without a round ('hand', 1) is live but not in the rebuilt projection" in str(error.value)
+    assert "without a round ('hand', 1) is live but not in the rebuilt projection" in str(
+        error.value
+    )
     assert snapshot()["without a round"] == [] and m.Bet.objects.filter(bet=bet.bet).exists()
     capsys.readouterr()
     call_command("rebuild_projections")
@@ -114,7 +124,9 @@ def test_a_round_holds_the_engines_hands_cards_and_settlements(django_capture_on
     assert snapshot("T1")["round"]
 
 
-def test_a_table_days_mismatched_bets_are_found_by_their_own_index(django_capture_on_commit_callbacks):
+def test_a_table_days_mismatched_bets_are_found_by_their_own_index(
+    django_capture_on_commit_callbacks,
+):
     """Reconciliation asks every table-day for the bets whose recorded settlement differs
     (tables.models.mismatched_bets): exactly those, and on PostgreSQL through the partial
     index of such bets, so the question does not read every bet of every table (it did:
@@ -131,12 +143,16 @@ def test_a_table_days_mismatched_bets_are_found_by_their_own_index(django_captur
     assert list(m.mismatched_bets(table, DAY)) == [wrong]
     if connection.vendor == "postgresql":
         with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute("SET LOCAL enable_seqscan = off")  # the plan a large table gets, on a small one
+            cursor.execute(
+                "SET LOCAL enable_seqscan = off"
+            )  # the plan a large table gets, on a small one
             plan = m.mismatched_bets(table, DAY).explain()
         assert "tables_bet_mismatched" in plan, plan
 
 
-def test_a_rounds_bets_are_found_by_the_unique_index_that_leads_with_the_round(django_capture_on_commit_callbacks):
+def test_a_rounds_bets_are_found_by_the_unique_index_that_leads_with_the_round(
+    django_capture_on_commit_callbacks,
+):
     """A bet has one index on its round beside the partial one of mismatched bets: the
     unique (round, bet), which serves the look-ups, joins and deletes by round - a
     second, of round alone, was one more entry written for every bet."""
@@ -145,13 +161,21 @@ def test_a_rounds_bets_are_found_by_the_unique_index_that_leads_with_the_round(d
     append("T1", dealt("hoyle", rounds=3, table="T1"), project=True)
     with connection.cursor() as cursor:
         constraints = connection.introspection.get_constraints(cursor, m.Bet._meta.db_table)
-    on_round = sorted(name for name, c in constraints.items() if c["columns"] and c["columns"][0] == "round_id"
-                      and (c["index"] or c["unique"]) and not c["foreign_key"])
+    on_round = sorted(
+        name
+        for name, c in constraints.items()
+        if c["columns"]
+        and c["columns"][0] == "round_id"
+        and (c["index"] or c["unique"])
+        and not c["foreign_key"]
+    )
     assert on_round == ["tables_bet_mismatched", "tables_bet_unique"], on_round
     round_ = m.Round.objects.filter(table__stream="T1").first()
     assert m.Bet.objects.filter(round=round_).count() == round_.bets.count() > 0
     if connection.vendor == "postgresql":
         with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute("SET LOCAL enable_seqscan = off")  # the plan a large table gets, on a small one
+            cursor.execute(
+                "SET LOCAL enable_seqscan = off"
+            )  # the plan a large table gets, on a small one
             plan = m.Bet.objects.filter(round=round_).explain()
         assert "tables_bet_unique" in plan, plan

@@ -1,6 +1,7 @@
 """Replay as a service: a planted fault becomes exactly one finding on the right round
 and bet; running again changes nothing; a correction supersedes the finding; the runs
 record their progress."""
+
 from __future__ import annotations
 
 import io
@@ -20,9 +21,25 @@ pytestmark = pytest.mark.django_db
 
 
 def _findings() -> list[tuple]:
-    return sorted(engine_findings().values_list(
-        "fingerprint", "kind", "severity", "stream", "gaming_day", "round", "box", "hand", "bet", "expected",
-        "recorded", "status", "superseded_by", "run", "event_version"))
+    return sorted(
+        engine_findings().values_list(
+            "fingerprint",
+            "kind",
+            "severity",
+            "stream",
+            "gaming_day",
+            "round",
+            "box",
+            "hand",
+            "bet",
+            "expected",
+            "recorded",
+            "status",
+            "superseded_by",
+            "run",
+            "event_version",
+        )
+    )
 
 
 @pytest.fixture
@@ -43,11 +60,25 @@ def test_a_planted_short_pay_is_exactly_one_open_finding_on_its_round_and_bet(sh
     assert parent.summary["open_by_kind"] == {"wrong_payout": 1}
     finding = engine_findings().get()
     assert (finding.kind, finding.severity, finding.status) == ("wrong_payout", "high", "open")
-    assert (finding.stream, finding.gaming_day, finding.round, finding.bet) == ("T1", DAY, short_paid["round"], short_paid["bet"])
-    assert finding.expected == f"win {short_paid['right']:+d}" and finding.recorded == f"win {short_paid['wrong']:+d}"
+    assert (finding.stream, finding.gaming_day, finding.round, finding.bet) == (
+        "T1",
+        DAY,
+        short_paid["round"],
+        short_paid["bet"],
+    )
+    assert (
+        finding.expected == f"win {short_paid['right']:+d}"
+        and finding.recorded == f"win {short_paid['wrong']:+d}"
+    )
     assert finding.superseded_by is None and finding.run.parent == parent
-    bet = m.Bet.objects.get(round__table__stream="T1", round__number=short_paid["round"], bet=short_paid["bet"])
-    assert (bet.recorded_net, bet.expected_net, bet.matches) == (short_paid["wrong"], short_paid["right"], False)
+    bet = m.Bet.objects.get(
+        round__table__stream="T1", round__number=short_paid["round"], bet=short_paid["bet"]
+    )
+    assert (bet.recorded_net, bet.expected_net, bet.matches) == (
+        short_paid["wrong"],
+        short_paid["right"],
+        False,
+    )
     assert m.Bet.objects.filter(matches=False).count() == 1
 
 
@@ -55,7 +86,11 @@ def test_replaying_twice_changes_nothing(short_paid):
     replay_day_task.delay(DAY.isoformat(), full=True).get()
     findings, projection = _findings(), snapshot()
     again = ReplayRun.objects.get(pk=replay_day_task.delay(DAY.isoformat()).get())
-    assert (again.findings_new, again.findings_superseded, again.rounds) == (0, 0, 0)  # nothing new to fold
+    assert (again.findings_new, again.findings_superseded, again.rounds) == (
+        0,
+        0,
+        0,
+    )  # nothing new to fold
     full = ReplayRun.objects.get(pk=replay_day_task.delay(DAY.isoformat(), full=True).get())
     assert (full.findings, full.findings_new, full.findings_superseded) == (1, 0, 0)
     assert _findings() == findings
@@ -73,7 +108,9 @@ def test_a_correction_supersedes_the_finding_on_the_next_replay(short_paid, sett
     assert not engine_findings().filter(superseded_by__isnull=True).exists()
     round_ = m.Round.objects.get(table__stream="T1", number=short_paid["round"])
     assert round_.corrected and round_.recorded_net == round_.expected_net
-    assert round_.versions[-1] == m.Table.objects.get(stream="T1").projected_version  # the correction is the round's
+    assert (
+        round_.versions[-1] == m.Table.objects.get(stream="T1").projected_version
+    )  # the correction is the round's
     assert not m.Bet.objects.filter(matches=False).exists()
 
 
@@ -82,7 +119,9 @@ def test_a_wrong_correction_replaces_the_finding_with_one_on_the_new_amount(shor
     append_correction("T1", short_paid, net=short_paid["right"] + 5)
     replay_table(stream="T1")
     current = engine_findings().get(superseded_by__isnull=True)
-    assert current.recorded == f"win {short_paid['right'] + 5:+d}" and current.bet == short_paid["bet"]
+    assert (
+        current.recorded == f"win {short_paid['right'] + 5:+d}" and current.bet == short_paid["bet"]
+    )
     assert engine_findings().filter(superseded_by__isnull=False).count() == 1
 
 
@@ -102,7 +141,9 @@ def test_incremental_replays_while_a_day_is_recorded_give_the_full_replays_findi
 
 
 @pytest.mark.parametrize("kept", [True, False], ids=["fold-kept-in-memory", "refold-from-shuffle"])
-def test_findings_of_events_survive_incremental_replays(kept, monkeypatch, django_capture_on_commit_callbacks):
+def test_findings_of_events_survive_incremental_replays(
+    kept, monkeypatch, django_capture_on_commit_callbacks
+):
     """A card that is not the shoe's next (found at its event) and a short pay (found
     at the end): replayed after every chunk, the current findings are a full replay's."""
     import tables.feed
@@ -115,11 +156,22 @@ def test_findings_of_events_survive_incremental_replays(kept, monkeypatch, djang
     victim = dealt_cards[len(dealt_cards) // 3]
     victim["payload"]["card"] = "AS" if victim["payload"]["card"] != "AS" else "KD"
     append("T1", events, chunk=23, project=True)
-    current = sorted(engine_findings().filter(superseded_by__isnull=True).values_list("fingerprint", flat=True))
-    kinds = sorted(engine_findings().filter(superseded_by__isnull=True).values_list("kind", flat=True))
+    current = sorted(
+        engine_findings().filter(superseded_by__isnull=True).values_list("fingerprint", flat=True)
+    )
+    kinds = sorted(
+        engine_findings().filter(superseded_by__isnull=True).values_list("kind", flat=True)
+    )
     assert "card_out_of_sequence" in kinds and "wrong_payout" in kinds
     replay_table(stream="T1", full=True)
-    assert sorted(engine_findings().filter(superseded_by__isnull=True).values_list("fingerprint", flat=True)) == current
+    assert (
+        sorted(
+            engine_findings()
+            .filter(superseded_by__isnull=True)
+            .values_list("fingerprint", flat=True)
+        )
+        == current
+    )
 
 
 def test_replay_day_command_prints_the_summary(short_paid):
@@ -143,5 +195,9 @@ def test_a_day_in_figures(short_paid):
     assert summary["rounds"] == 60 and summary["bets"] == m.Bet.objects.count()
     assert summary["findings_by_kind"] == {"wrong_payout": 1}
     t1 = summary["tables"][0]
-    assert t1["house_result"] - t1["house_result_recomputed"] == 1  # the unit short-paid stayed with the house
-    assert t1["handle"] == sum(m.Bet.objects.filter(round__table__stream="T1").values_list("amount", flat=True))
+    assert (
+        t1["house_result"] - t1["house_result_recomputed"] == 1
+    )  # the unit short-paid stayed with the house
+    assert t1["handle"] == sum(
+        m.Bet.objects.filter(round__table__stream="T1").values_list("amount", flat=True)
+    )

@@ -1,6 +1,7 @@
 """A whole day's replay fanned out per table in processes here (no broker): the same
 read models and findings as one table after another; the fast writes (COPY, rounds
 deleted by one statement) give what a rebuild gives."""
+
 from __future__ import annotations
 
 import io
@@ -17,8 +18,11 @@ from .helpers import DAY, append_short_paid
 
 
 def _findings() -> list[tuple]:
-    return sorted(Finding.objects.filter(superseded_by__isnull=True).values_list(
-        "fingerprint", "kind", "stream", "round", "bet", "expected", "recorded"))
+    return sorted(
+        Finding.objects.filter(superseded_by__isnull=True).values_list(
+            "fingerprint", "kind", "stream", "round", "bet", "expected", "recorded"
+        )
+    )
 
 
 @pytest.fixture
@@ -45,7 +49,12 @@ def test_a_day_in_two_processes_gives_what_one_process_gives(three_tables):
     assert snapshot() == projection
     assert _findings() == findings
     parent = ReplayRun.objects.filter(parent__isnull=True).latest("pk")
-    assert (parent.status, parent.tables_total, parent.tables_done, parent.rounds) == ("done", 3, 3, 60)
+    assert (parent.status, parent.tables_total, parent.tables_done, parent.rounds) == (
+        "done",
+        3,
+        3,
+        60,
+    )
     assert parent.children.filter(status="done").count() == 3
 
 
@@ -91,19 +100,27 @@ def test_a_tables_task_delivered_again_after_its_work_counts_once(three_tables):
     again = replay_table(stream="T1", day=DAY, full=True, parent_id=parent.pk)
     parent.refresh_from_db()
     assert again == first
-    assert (parent.tables_total, parent.tables_done, parent.rounds) == (len(streams), 1, first["rounds"])
+    assert (parent.tables_total, parent.tables_done, parent.rounds) == (
+        len(streams),
+        1,
+        first["rounds"],
+    )
     assert parent.children.filter(stream="T1").count() == 1
 
 
 @pytest.mark.django_db
-def test_a_tables_task_delivered_again_after_its_worker_died_midway_is_done_and_the_lost_run_said(three_tables):
+def test_a_tables_task_delivered_again_after_its_worker_died_midway_is_done_and_the_lost_run_said(
+    three_tables,
+):
     """The broker delivers a table's task again when its worker died while replaying it:
     the run it left "running" is marked failed (worker lost), and the table is replayed
     and counted once."""
     from tables.replay_service import WORKER_LOST, replay_day_start, replay_table, run_start
 
     parent, _ = replay_day_start(day=DAY, full=True)
-    left = run_start(mode=ReplayRun.Mode.FULL, trigger="task", stream="T2", gaming_day=DAY, parent=parent)
+    left = run_start(
+        mode=ReplayRun.Mode.FULL, trigger="task", stream="T2", gaming_day=DAY, parent=parent
+    )
     summary = replay_table(stream="T2", day=DAY, full=True, parent_id=parent.pk)
     left.refresh_from_db()
     parent.refresh_from_db()

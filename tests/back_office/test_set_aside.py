@@ -4,6 +4,7 @@ check as a database administrator could (the check monkeypatched) - fails its su
 for ``SET_ASIDE_AFTER_FAILURES`` runs, is then set aside with a critical finding, and the
 subscriber goes on with every other table; a person's correction that strikes the event
 takes it back, and its read model catches up."""
+
 from __future__ import annotations
 
 import uuid
@@ -31,33 +32,70 @@ pytestmark = pytest.mark.django_db
 LEDGER = feed.NAME
 
 
-def _store_unchecked(monkeypatch: pytest.MonkeyPatch, stream: str, type_: str, payload: dict[str, Any]) -> str:
+def _store_unchecked(
+    monkeypatch: pytest.MonkeyPatch, stream: str, type_: str, payload: dict[str, Any]
+) -> str:
     """Append one event whose payload the catalogue would refuse: its check stood aside."""
     real = store.check_event
 
     def lax(event: NewEvent) -> store.CheckedEvent:
         if event.type != type_:
             return real(event)
-        return store.CheckedEvent(id=event.id, type=event.type, schema_version=2, payload=event.payload,
-                                  occurred_at=event.occurred_at, actor=event.actor, source=event.source,
-                                  recorded_at=None, hash=None)
+        return store.CheckedEvent(
+            id=event.id,
+            type=event.type,
+            schema_version=2,
+            payload=event.payload,
+            occurred_at=event.occurred_at,
+            actor=event.actor,
+            source=event.source,
+            recorded_at=None,
+            hash=None,
+        )
 
     monkeypatch.setattr(store, "check_event", lax)
     event_id = uuid.uuid4()
-    events_append(stream=stream, expected_version=stream_version(stream), events=[NewEvent(
-        id=event_id, type=type_, payload=payload, occurred_at=datetime(2026, 11, 30, 8, tzinfo=UTC),
-        actor="user:CR-1", source="count-room")])
+    events_append(
+        stream=stream,
+        expected_version=stream_version(stream),
+        events=[
+            NewEvent(
+                id=event_id,
+                type=type_,
+                payload=payload,
+                occurred_at=datetime(2026, 11, 30, 8, tzinfo=UTC),
+                actor="user:CR-1",
+                source="count-room",
+            )
+        ],
+    )
     monkeypatch.setattr(store, "check_event", real)
     return str(event_id)
 
 
 def _strike(stream: str, event_id: str) -> None:
     """A pit boss's correction that strikes ``event_id`` (no settlements)."""
-    events_append(stream=stream, expected_version=stream_version(stream), principal="user:pb", events=[NewEvent(
-        id=uuid.uuid4(), type="correction.recorded", occurred_at=datetime(2026, 11, 30, 9, tzinfo=UTC),
-        actor="user:pb", source="back-office",
-        payload={"round": None, "corrects": event_id, "settlements": [], "reason": "drop count entered with an "
-                 "impossible date", "authorised_by": "pb"})])
+    events_append(
+        stream=stream,
+        expected_version=stream_version(stream),
+        principal="user:pb",
+        events=[
+            NewEvent(
+                id=uuid.uuid4(),
+                type="correction.recorded",
+                occurred_at=datetime(2026, 11, 30, 9, tzinfo=UTC),
+                actor="user:pb",
+                source="back-office",
+                payload={
+                    "round": None,
+                    "corrects": event_id,
+                    "settlements": [],
+                    "reason": "drop count entered with an impossible date",
+                    "authorised_by": "pb",
+                },
+            )
+        ],
+    )
 
 
 @pytest.fixture
@@ -68,11 +106,18 @@ def poisoned(settings, monkeypatch) -> str:
     feed.CACHE.clear()
     append("T1", dealt("hoyle", rounds=6, table="T1"))
     append("T2", dealt("hoyle", rounds=6, table="T2", seed="other"))
-    return _store_unchecked(monkeypatch, "T1", "drop.counted", {**EXAMPLES["drop.counted"], "gaming_day": "2026-02-31"})
+    return _store_unchecked(
+        monkeypatch, "T1", "drop.counted", {**EXAMPLES["drop.counted"], "gaming_day": "2026-02-31"}
+    )
 
 
 def _folded(stream: str) -> int:
-    return lm.LedgerTable.objects.filter(stream=stream).values_list("folded_version", flat=True).first() or 0
+    return (
+        lm.LedgerTable.objects.filter(stream=stream)
+        .values_list("folded_version", flat=True)
+        .first()
+        or 0
+    )
 
 
 def test_a_poisoned_table_is_set_aside_and_the_others_go_on(poisoned: str) -> None:
@@ -85,7 +130,11 @@ def test_a_poisoned_table_is_set_aside_and_the_others_go_on(poisoned: str) -> No
     # the second: T1 set aside with a critical finding; the position reaches the head
     assert catch_up(LEDGER).position == feed_head()
     aside = StreamFailure.objects.get(subscriber=LEDGER, stream="T1")
-    assert aside.set_aside_at is not None and aside.failures == 2 and "day is out of range" in aside.error
+    assert (
+        aside.set_aside_at is not None
+        and aside.failures == 2
+        and "day is out of range" in aside.error
+    )
     finding = Finding.objects.get(kind="stream_set_aside")
     assert (finding.severity, finding.stream, finding.superseded_by) == ("critical", "T1", None)
     assert finding.expected == LEDGER and finding.event_version == aside.from_version
@@ -95,7 +144,9 @@ def test_a_poisoned_table_is_set_aside_and_the_others_go_on(poisoned: str) -> No
     assert m.Table.objects.get(stream="T1").projected_version == stream_version("T1")
     # T2 goes on: its new rounds are booked, T1 is left where it stopped (no new failure)
     before = _folded("T1")
-    append("T2", dealt("hoyle", rounds=4, table="T2", seed="more")[1:])  # more of T2's events, its opening left out
+    append(
+        "T2", dealt("hoyle", rounds=4, table="T2", seed="more")[1:]
+    )  # more of T2's events, its opening left out
     assert catch_up(LEDGER).position == feed_head()
     assert _folded("T2") == stream_version("T2") and _folded("T1") == before
     assert StreamFailure.objects.get(stream="T1").failures == 2
@@ -168,13 +219,18 @@ def test_a_database_that_does_not_answer_sets_no_table_aside(settings, monkeypat
     for _ in range(3):
         with pytest.raises(TablesFailed, match="OperationalError"):
             catch_up(LEDGER)
-    assert not StreamFailure.objects.exists() and SubscriberPosition.objects.get(name=LEDGER).position == 0
+    assert (
+        not StreamFailure.objects.exists()
+        and SubscriberPosition.objects.get(name=LEDGER).position == 0
+    )
     monkeypatch.setattr(feed, "project_table", real)
     assert catch_up(LEDGER).position == feed_head()
     assert Event.objects.filter(stream="T1").count() == _folded("T1")
 
 
-def test_a_table_set_aside_for_its_opening_is_taken_back_by_striking_it(settings, monkeypatch) -> None:
+def test_a_table_set_aside_for_its_opening_is_taken_back_by_striking_it(
+    settings, monkeypatch
+) -> None:
     """An opening of 2026-02-30 stops the game's read models of its table (a day that
     cannot be read); struck by a pit boss, it starts no day, and they follow the table
     again."""
@@ -183,27 +239,39 @@ def test_a_table_set_aside_for_its_opening_is_taken_back_by_striking_it(settings
     feed.CACHE.clear()
     append("T1", dealt("hoyle", rounds=3, table="T1"))
     append("T2", dealt("hoyle", rounds=3, table="T2", seed="other"))
-    bad = _store_unchecked(monkeypatch, "T1", "table.opened", {**EXAMPLES["table.opened"], "table": "T1",
-                                                               "gaming_day": "2026-02-30"})
+    bad = _store_unchecked(
+        monkeypatch,
+        "T1",
+        "table.opened",
+        {**EXAMPLES["table.opened"], "table": "T1", "gaming_day": "2026-02-30"},
+    )
     for name in (TABLES, LEDGER):
         assert catch_up(name).position == feed_head()
     # the game's read models cannot place its rounds in a day (the ledger's books of it go
     # on without that day's replay, which casino.game reports)
-    assert (TABLES, "T1") in set(StreamFailure.objects.filter(set_aside_at__isnull=False)
-                                 .values_list("subscriber", "stream"))
+    assert (TABLES, "T1") in set(
+        StreamFailure.objects.filter(set_aside_at__isnull=False).values_list("subscriber", "stream")
+    )
     assert m.Table.objects.get(stream="T2").projected_version == stream_version("T2")
     _strike("T1", bad)
     for name in (TABLES, LEDGER):
         assert catch_up(name).position == feed_head()
     assert not StreamFailure.objects.exists()
-    assert m.Table.objects.get(stream="T1").projected_version == stream_version("T1") == _folded("T1")
+    assert (
+        m.Table.objects.get(stream="T1").projected_version == stream_version("T1") == _folded("T1")
+    )
     assert not Finding.objects.filter(kind="stream_set_aside", superseded_by__isnull=True).exists()
 
 
 def _house_result(events: list[dict[str, Any]]) -> int:
     """What the house won over ``events``' settled rounds, read from the settlements as
     recorded (a bet's house result is minus its net)."""
-    return -sum(s["net"] for e in events if e["type"] == "round.settled" for s in e["payload"]["settlements"])
+    return -sum(
+        s["net"]
+        for e in events
+        if e["type"] == "round.settled"
+        for s in e["payload"]["settlements"]
+    )
 
 
 def test_a_struck_opening_of_no_date_holds_what_follows_in_no_day(settings, monkeypatch) -> None:
@@ -218,8 +286,12 @@ def test_a_struck_opening_of_no_date_holds_what_follows_in_no_day(settings, monk
     first = dealt("hoyle", rounds=3, table="T1")
     append("T1", first)
     ended = stream_version("T1")
-    bad = _store_unchecked(monkeypatch, "T1", "table.opened", {**first[0]["payload"], "gaming_day": "2026-02-30"})
-    append("T1", dealt("hoyle", rounds=4, table="T1", seed="two")[1:])  # that day's rounds, its opening the bad one
+    bad = _store_unchecked(
+        monkeypatch, "T1", "table.opened", {**first[0]["payload"], "gaming_day": "2026-02-30"}
+    )
+    append(
+        "T1", dealt("hoyle", rounds=4, table="T1", seed="two")[1:]
+    )  # that day's rounds, its opening the bad one
     for name in (TABLES, LEDGER):
         catch_up(name)
     assert StreamFailure.objects.filter(stream="T1", set_aside_at__isnull=False).count() == 2
@@ -230,7 +302,8 @@ def test_a_struck_opening_of_no_date_holds_what_follows_in_no_day(settings, monk
     day = first[0]["payload"]["gaming_day"]
     # the game: the first day's three rounds alone, its day ending where the bad opening stood
     assert list(m.TableDay.objects.values_list("gaming_day", "first_version", "last_version")) == [
-        (date.fromisoformat(day), 1, ended)]
+        (date.fromisoformat(day), 1, ended)
+    ]
     assert sorted(m.Round.objects.values_list("number", flat=True)) == [1, 2, 3]
     assert not Finding.objects.filter(kind="duplicate_event").exists()
     # the books: that day's rounds and house result, as its own events say
@@ -246,8 +319,13 @@ def test_a_struck_opening_of_no_date_holds_what_follows_in_no_day(settings, monk
     append("T1", later)
     for name in (TABLES, LEDGER):
         assert catch_up(name).position == feed_head()
-    assert sorted(m.TableDay.objects.values_list("gaming_day", flat=True)) == [date(2026, 11, 29), date(2026, 12, 1)]
-    assert lm.Reconciliation.objects.get(table__stream="T1", gaming_day=day, shift="").recorded_win == _house_result(first)
+    assert sorted(m.TableDay.objects.values_list("gaming_day", flat=True)) == [
+        date(2026, 11, 29),
+        date(2026, 12, 1),
+    ]
+    assert lm.Reconciliation.objects.get(
+        table__stream="T1", gaming_day=day, shift=""
+    ).recorded_win == _house_result(first)
     latest = lm.Reconciliation.objects.get(table__stream="T1", gaming_day="2026-12-01", shift="")
     assert (latest.rounds, latest.recorded_win) == (2, _house_result(later))
     # and a rebuild from the first event makes the same rows

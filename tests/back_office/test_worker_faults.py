@@ -5,6 +5,7 @@ real broker (Redis and RabbitMQ); a small day through the fan-out as a smoke tes
 
 Redis gives a dead consumer's unacknowledged message back after the transport's
 ``visibility_timeout`` (set short here); RabbitMQ as soon as the connection drops."""
+
 from __future__ import annotations
 
 import json
@@ -59,14 +60,19 @@ def brokered(request, tmp_path, settings):
     options = REDIS_OPTIONS if request.param == "redis" else "{}"
 
     def worker(**env: str):
-        return celery_worker(tmp_path, broker=url, backend=REDIS, CELERY_BROKER_TRANSPORT_OPTIONS=options, **env)
+        return celery_worker(
+            tmp_path, broker=url, backend=REDIS, CELERY_BROKER_TRANSPORT_OPTIONS=options, **env
+        )
 
     return worker
 
 
 def _findings() -> list[tuple]:
-    return sorted(Finding.objects.filter(superseded_by__isnull=True).values_list(
-        "fingerprint", "kind", "stream", "round", "bet", "expected", "recorded"))
+    return sorted(
+        Finding.objects.filter(superseded_by__isnull=True).values_list(
+            "fingerprint", "kind", "stream", "round", "bet", "expected", "recorded"
+        )
+    )
 
 
 def _wait(condition, what: str, timeout: float = 180, every: float = 0.2) -> None:
@@ -80,8 +86,12 @@ def _day(tables: int, rounds: int) -> list[tuple[str, dict]]:
     faults = []
     for index in range(tables):
         table = f"T{index + 1}"
-        events = dealt(("hoyle", "it-classic", "vegas-s17-das-ls")[index % 3], rounds=rounds, table=table,
-                       seed=f"k{index}")
+        events = dealt(
+            ("hoyle", "it-classic", "vegas-s17-das-ls")[index % 3],
+            rounds=rounds,
+            table=table,
+            seed=f"k{index}",
+        )
         faults.append((table, plant_short_pay(events)))
         append(table, events)
     return faults
@@ -94,39 +104,64 @@ def test_a_small_day_through_the_fan_out_on_a_real_worker(brokered):
     faults = _day(tables=3, rounds=15)
     with brokered(PROJECT_ON_APPEND="false") as send:
         parent_id = send("tables.tasks.replay_day", DAY.isoformat(), True).get(timeout=120)
-        _wait(lambda: ReplayRun.objects.get(pk=parent_id).status != "running", "the chord did not finish")
+        _wait(
+            lambda: ReplayRun.objects.get(pk=parent_id).status != "running",
+            "the chord did not finish",
+        )
     parent = ReplayRun.objects.get(pk=parent_id)
-    assert (parent.status, parent.tables_total, parent.tables_done, parent.rounds) == ("done", 3, 3, 45)
-    assert sorted((f[2], f[3], f[4]) for f in _findings()) == sorted((t, f["round"], f["bet"]) for t, f in faults)
+    assert (parent.status, parent.tables_total, parent.tables_done, parent.rounds) == (
+        "done",
+        3,
+        3,
+        45,
+    )
+    assert sorted((f[2], f[3], f[4]) for f in _findings()) == sorted(
+        (t, f["round"], f["bet"]) for t, f in faults
+    )
 
 
 @pytest.mark.parametrize("brokered", BROKERS, indirect=True)
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_a_worker_killed_in_the_middle_of_a_day_the_day_completes_with_a_clean_runs_findings(brokered, on_postgres):
+def test_a_worker_killed_in_the_middle_of_a_day_the_day_completes_with_a_clean_runs_findings(
+    brokered, on_postgres
+):
     _day(tables=6, rounds=200)
     with brokered(PROJECT_ON_APPEND="false") as send:
         second = start_worker(send.env, send.queue)
         try:
             nodes = [node(send.queue, "a"), node(send.queue, "b")]
-            _wait(lambda: len(send.client.control.ping(destination=nodes, timeout=0.5)) == 2,
-                  "the two workers did not start")
+            _wait(
+                lambda: len(send.client.control.ping(destination=nodes, timeout=0.5)) == 2,
+                "the two workers did not start",
+            )
             parent_id = send("tables.tasks.replay_day", DAY.isoformat(), True).get(timeout=120)
             # each worker holds one table at a time (late acks, prefetch 1): when two
             # tables are being replayed at once, the second worker has one of them
             # (a table of 200 rounds replays in a tenth of a second or so: looked for often)
-            _wait(lambda: ReplayRun.objects.filter(parent_id=parent_id, status="running").count() >= 2,
-                  "two tables never ran at once", every=0.005)
+            _wait(
+                lambda: (
+                    ReplayRun.objects.filter(parent_id=parent_id, status="running").count() >= 2
+                ),
+                "two tables never ran at once",
+                every=0.005,
+            )
             second.send_signal(signal.SIGKILL)
             second.wait(timeout=30)
-            _wait(lambda: ReplayRun.objects.get(pk=parent_id).status != "running", "the day did not complete", 300)
+            _wait(
+                lambda: ReplayRun.objects.get(pk=parent_id).status != "running",
+                "the day did not complete",
+                300,
+            )
         finally:
             stop_worker(second)
     parent = ReplayRun.objects.get(pk=parent_id)
     assert (parent.status, parent.tables_total, parent.tables_done) == ("done", 6, 6)
     assert parent.summary["tables"] == [f"T{n}" for n in range(1, 7)]
     children = parent.children.all()
-    assert sorted(c.stream for c in children if c.status == "done") == [f"T{n}" for n in range(1, 7)]
+    assert sorted(c.stream for c in children if c.status == "done") == [
+        f"T{n}" for n in range(1, 7)
+    ]
     lost = [c for c in children if c.status != "done"]
     # the killed worker's table, where it was still replaying it (it may have finished it
     # just before the signal: then the table came back done and was answered, not counted)
@@ -167,9 +202,14 @@ def test_a_worker_restarted_while_appends_go_on_the_subscribers_catch_up(brokere
     )
     try:
         with brokered(PROJECT_ON_APPEND="true") as send:
-            appender = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT,
-                                        env={**send.env, "PROJECT_ON_APPEND": "true"},
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            appender = subprocess.Popen(
+                [sys.executable, "-c", script],
+                cwd=ROOT,
+                env={**send.env, "PROJECT_ON_APPEND": "true"},
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
             first = start_worker(send.env, send.queue)
             try:
                 for _ in range(3):  # some appends, then the worker dies
@@ -185,7 +225,11 @@ def test_a_worker_restarted_while_appends_go_on_the_subscribers_catch_up(brokere
                     names = [s.name for s in registered()]
 
                     def caught_up() -> bool:
-                        positions = dict(SubscriberPosition.objects.filter(name__in=names).values_list("name", "position"))
+                        positions = dict(
+                            SubscriberPosition.objects.filter(name__in=names).values_list(
+                                "name", "position"
+                            )
+                        )
                         return all(positions.get(name) == head for name in names)
 
                     _wait(caught_up, "the subscribers did not catch up after the restart")
@@ -198,6 +242,8 @@ def test_a_worker_restarted_while_appends_go_on_the_subscribers_catch_up(brokere
     assert m.Round.objects.filter(table__stream="T1").count() == rounds
     assert m.Table.objects.get(stream="T1").projected_version == len(events)
     # the engine's (the ledger's reconciliation of the same day may add its own)
-    assert list(engine_findings().values_list("stream", "round", "bet")) == [("T1", fault["round"], fault["bet"])]
+    assert list(engine_findings().values_list("stream", "round", "bet")) == [
+        ("T1", fault["round"], fault["bet"])
+    ]
     live, rebuilt = rebuild()
     assert first_difference(live, rebuilt) is None

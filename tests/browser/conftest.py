@@ -4,6 +4,7 @@ against Django's live test server. Screenshots go to artifacts/ (kept by CI), 14
 Without Chromium the browser tests skip, saying how to install it - on a laptop. In CI
 (the environment variable ``CI`` set, as ``.ci/run`` does) a missing Chromium fails them:
 CI must never pass with the browser tests skipped."""
+
 from __future__ import annotations
 
 import importlib
@@ -20,8 +21,15 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
 # Chromium as root, in a machine with no network beyond this one: no sandbox, and none of
 # the background connections that would only be refused.
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 @pytest.fixture(scope="session")
@@ -52,8 +60,6 @@ def page(browser, request):
     context.close()
 
 
-
-
 def log_in(page, live_server, username: str, password: str = PASSWORD):
     """The page logged in to the admin as ``username``."""
     page.goto(f"{live_server.url}/admin/login/")
@@ -73,7 +79,9 @@ def group_of(*migrations: str) -> Group:
         module = importlib.import_module(migration)
         group, _ = Group.objects.get_or_create(name=module.GROUP)
         for app_label, codename in module.PERMISSIONS:
-            group.permissions.add(Permission.objects.get(content_type__app_label=app_label, codename=codename))
+            group.permissions.add(
+                Permission.objects.get(content_type__app_label=app_label, codename=codename)
+            )
     assert group is not None
     return group
 
@@ -88,8 +96,13 @@ def member_of(migrations: tuple[str, ...], username: str, page, live_server, dja
 @pytest.fixture
 def pit_boss(page, live_server, django_user_model):
     """A page logged in to the admin as a member of the pit_boss group (not a superuser)."""
-    return member_of(("tables.migrations.0002_pit_boss_group", "tables.migrations.0003_alert"), "pitboss",
-                     page, live_server, django_user_model)
+    return member_of(
+        ("tables.migrations.0002_pit_boss_group", "tables.migrations.0003_alert"),
+        "pitboss",
+        page,
+        live_server,
+        django_user_model,
+    )
 
 
 @pytest.fixture

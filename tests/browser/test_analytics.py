@@ -1,7 +1,9 @@
 """The analytics' screens in a real browser (headless Chromium at 1400 px): a simulated
 day in the store, the pit boss opens counter detection from the floor's address and
-moves to strategy accuracy, dealer performance and a what-if under 6:5; each chart is drawn, each table fits, each has its CSV.
+moves to strategy accuracy, dealer performance and a what-if under 6:5; each chart is
+drawn, each table fits, each has its CSV.
 Screenshots in artifacts/."""
+
 from __future__ import annotations
 
 import pytest
@@ -18,7 +20,9 @@ def _fits(page, selector: str) -> None:
     assert width <= 1400, f"{selector} ends at {width}px"
 
 
-def test_counter_detection_strategy_accuracy_and_dealers_on_screen(pit_boss, live_server, settings) -> None:
+def test_counter_detection_strategy_accuracy_and_dealers_on_screen(
+    pit_boss, live_server, settings
+) -> None:
     manifest = simulated_into_store(settings, "browser-1", rounds=200, rates={"short_pay": 0.02})
     kind = kinds(manifest)
     page = pit_boss
@@ -43,7 +47,9 @@ def test_counter_detection_strategy_accuracy_and_dealers_on_screen(pit_boss, liv
     rows = page.locator("#report-accuracy tbody tr")
     assert rows.count() >= 4
     first = rows.first.locator("td").all_inner_texts()
-    assert kind[first[0]] == "casual" and first[-2].startswith("EUR ")  # the costliest player made the errors
+    assert kind[first[0]] == "casual" and first[-2].startswith(
+        "EUR "
+    )  # the costliest player made the errors
     errors = page.locator("#report-strategy_errors tbody tr")
     assert errors.count() == len(manifest["strategy_errors"])
     _fits(page, "#report-strategy_errors table")
@@ -64,7 +70,9 @@ def test_counter_detection_strategy_accuracy_and_dealers_on_screen(pit_boss, liv
     page.screenshot(path=str(ARTIFACTS / "analytics_dealers.png"), full_page=True)
 
     page.goto(f"{live_server.url}/admin/analytics/what-if/?day={DAY}")
-    assert page.locator("#choice-natural_pays").input_value() == "6:5"  # the screen's default question
+    assert (
+        page.locator("#choice-natural_pays").input_value() == "6:5"
+    )  # the screen's default question
     page.wait_for_selector("svg.what-if-by-table")
     tables = page.locator("#report-what_if_tables tbody tr")
     assert tables.count() == 2
@@ -73,11 +81,15 @@ def test_counter_detection_strategy_accuracy_and_dealers_on_screen(pit_boss, liv
     assert page.locator("#report-what_if_players tbody tr").count() >= 10
     _fits(page, "#report-what_if_players table")
     page.screenshot(path=str(ARTIFACTS / "analytics_what_if.png"), full_page=True)
-    page.select_option("#choice-natural_pays", "3:2")  # hoyle's own payout; it-classic pays naturals 3:1
+    page.select_option(
+        "#choice-natural_pays", "3:2"
+    )  # hoyle's own payout; it-classic pays naturals 3:1
     page.click("form.parameters input[type=submit]")
     page.wait_for_selector("svg.what-if-by-table")
     by_table = {}
     for i in range(page.locator("#report-what_if_tables tbody tr").count()):
-        cells = page.locator("#report-what_if_tables tbody tr").nth(i).locator("td").all_inner_texts()
+        cells = (
+            page.locator("#report-what_if_tables tbody tr").nth(i).locator("td").all_inner_texts()
+        )
         by_table[cells[0]] = cells[-1]
     assert by_table["BJ-01"] == "EUR 0.00" and by_table["BJ-02"].startswith("+EUR ")

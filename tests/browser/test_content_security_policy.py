@@ -3,6 +3,7 @@ header, and in a real browser no page breaks it - the admin's lists, forms and a
 the floor and its live updates, the round review and recall, the ledger's reports, the
 analytics, the API's Swagger page. A violation is what the browser reports for each
 resource or script it refused (``securitypolicyviolation``). Screenshots 1400 px wide."""
+
 from __future__ import annotations
 
 import pytest
@@ -37,11 +38,21 @@ def _shot(page, name: str) -> None:
 def test_the_policy_is_on_every_response(admin_client: Client) -> None:
     """A page, an API answer, an error, a refused request: each carries the policy (a
     static file is no document: the policy has nothing to govern there)."""
-    policies = {path: admin_client.get(path).get("Content-Security-Policy", "") for path in (
-        "/admin/", "/api/findings", "/api/no-such-thing", "/admin/no-such-page/", "/api/%00")}
+    policies = {
+        path: admin_client.get(path).get("Content-Security-Policy", "")
+        for path in (
+            "/admin/",
+            "/api/findings",
+            "/api/no-such-thing",
+            "/admin/no-such-page/",
+            "/api/%00",
+        )
+    }
     for path, policy in policies.items():
         assert "script-src 'self'" in policy and "frame-ancestors 'none'" in policy, path
-        assert "unsafe-eval" not in policy and "script-src 'self' 'unsafe-inline'" not in policy, path
+        assert "unsafe-eval" not in policy and "script-src 'self' 'unsafe-inline'" not in policy, (
+            path
+        )
 
 
 def test_no_screen_breaks_the_policy(logged_in, live_server, settings) -> None:
@@ -52,7 +63,11 @@ def test_no_screen_breaks_the_policy(logged_in, live_server, settings) -> None:
     page.context.add_init_script(WATCH)
     events = dealt("hoyle", rounds=10)
     fault = plant_short_pay(events, skip=5)
-    cut = next(i for i, e in enumerate(events) if e["type"] == "round.started" and e["payload"]["round"] == fault["round"])
+    cut = next(
+        i
+        for i, e in enumerate(events)
+        if e["type"] == "round.started" and e["payload"]["round"] == fault["round"]
+    )
     append("T1", events[:cut])
     page.goto(f"{live_server.url}/admin/")
     assert page.locator("#table-T1").count() == 1
@@ -70,7 +85,10 @@ def test_no_screen_breaks_the_policy(logged_in, live_server, settings) -> None:
         "recall": (f"/admin/recall/T1/{DAY.isoformat()}/{round_.number}/", "body"),
         "events": ("/admin/audit/event/", "#changelist"),
         "reconciliations": ("/admin/ledger/reconciliation/", "#content"),
-        "reports": (f"/admin/ledger/reconciliation/reports/?from={DAY.isoformat()}&to={DAY.isoformat()}", "#content"),
+        "reports": (
+            f"/admin/ledger/reconciliation/reports/?from={DAY.isoformat()}&to={DAY.isoformat()}",
+            "#content",
+        ),
         "analytics": (f"/admin/analytics/counters/?day={DAY.isoformat()}", "#content"),
         "users": ("/admin/auth/user/add/", "#user_form"),
     }
@@ -82,7 +100,11 @@ def test_no_screen_breaks_the_policy(logged_in, live_server, settings) -> None:
     # the admin's own scripts run: the findings list's select-all box ticks every row
     page.goto(f"{live_server.url}/admin/audit/finding/")
     page.locator("#action-toggle").check()
-    assert page.locator("input.action-select:checked").count() == page.locator("input.action-select").count() >= 1
+    assert (
+        page.locator("input.action-select:checked").count()
+        == page.locator("input.action-select").count()
+        >= 1
+    )
     assert refused(page) == []
 
     # Swagger UI draws the API from its schema: its scripts and styles all from here

@@ -1,4 +1,5 @@
 """The event pages of the admin, in a real browser."""
+
 from __future__ import annotations
 
 import pytest

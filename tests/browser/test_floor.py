@@ -2,6 +2,7 @@
 dealer short-pays, and is acknowledged with a note; a finding is worked from its round's
 review; a live round's review shows its one short-paid bet first among hundreds.
 Screenshots (1400 px wide) go to artifacts/."""
+
 from __future__ import annotations
 
 import copy
@@ -25,13 +26,19 @@ def _shot(page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
-def test_a_short_pay_appears_on_the_open_floor_and_is_acknowledged_with_a_note(pit_boss, live_server):
+def test_a_short_pay_appears_on_the_open_floor_and_is_acknowledged_with_a_note(
+    pit_boss, live_server
+):
     """The floor is open (the landing page after login) on a table playing cleanly; the
     dealer short-pays a later round; the floor's poll shows the alert without a reload;
     the pit boss acknowledges it with a note; the trail says who, when and what."""
     events = dealt("hoyle", rounds=10)
     fault = plant_short_pay(events, skip=5)
-    cut = next(i for i, e in enumerate(events) if e["type"] == "round.started" and e["payload"]["round"] == fault["round"])
+    cut = next(
+        i
+        for i, e in enumerate(events)
+        if e["type"] == "round.started" and e["payload"]["round"] == fault["round"]
+    )
     append("T1", events[:cut])  # projected on append: the floor has figures, no alert
     page = pit_boss
     page.goto(f"{live_server.url}/admin/")
@@ -52,10 +59,15 @@ def test_a_short_pay_appears_on_the_open_floor_and_is_acknowledged_with_a_note(p
     page.wait_for_selector("ul.messagelist")
     done = page.locator("#floor-alerts li.alert.acknowledged")
     assert "pitboss" in done.locator(".trail .by").inner_text()
-    assert "dealer told; short pay of one unit refunded" in done.locator(".trail .note").inner_text()
+    assert (
+        "dealer told; short pay of one unit refunded" in done.locator(".trail .note").inner_text()
+    )
     event = Event.objects.get(stream="audit.alerts")
     assert (event.type, event.actor, event.payload["note"]) == (
-        "alert.acknowledged", "user:pitboss", "dealer told; short pay of one unit refunded")
+        "alert.acknowledged",
+        "user:pitboss",
+        "dealer told; short pay of one unit refunded",
+    )
     assert m.Alert.objects.get().acknowledged_by == "pitboss"
     _shot(page, "floor_acknowledged")
 
@@ -92,17 +104,29 @@ def test_a_finding_is_worked_from_its_round_review(pit_boss, live_server):
     work.locator("button.finding-reopen").click()
     assert "Open" in page.locator(f"#finding-{finding.pk} td.status").inner_text()
     trail = page.locator(f"#work-{finding.pk} ol.trail").inner_text()
-    assert trail.index("checking the camera") < trail.index("refunded, slip R-88") < trail.index("slip never booked")
+    assert (
+        trail.index("checking the camera")
+        < trail.index("refunded, slip R-88")
+        < trail.index("slip never booked")
+    )
     assert trail.count("pitboss") == 3
-    assert list(Event.objects.filter(stream="audit.findings").order_by("version").values_list("type", flat=True)) == [
-        "finding.acknowledged", "finding.resolved", "finding.reopened"]
+    assert list(
+        Event.objects.filter(stream="audit.findings")
+        .order_by("version")
+        .values_list("type", flat=True)
+    ) == ["finding.acknowledged", "finding.resolved", "finding.reopened"]
     _shot(page, "finding_worked_on_review")
 
 
-def test_a_live_round_shows_its_short_paid_bet_first_with_its_anchor_and_pages(pit_boss, live_server, settings):
+def test_a_live_round_shows_its_short_paid_bet_first_with_its_anchor_and_pages(
+    pit_boss, live_server, settings
+):
     settings.PROJECT_ON_APPEND = True
-    events = copy.deepcopy(deal_table(PRESETS["it-live"], seed="live", rounds=3, boxes=7, bettors=30, table="L1",
-                                      start=START).events)
+    events = copy.deepcopy(
+        deal_table(
+            PRESETS["it-live"], seed="live", rounds=3, boxes=7, bettors=30, table="L1", start=START
+        ).events
+    )
     fault = plant_short_pay(events, skip=1)
     append("L1", events)
     page = pit_boss
@@ -110,7 +134,9 @@ def test_a_live_round_shows_its_short_paid_bet_first_with_its_anchor_and_pages(p
     page.click("#result_list a.round-review")
     assert page.url.endswith(f"?bet={fault['bet']}#bet-{fault['bet']}")
     first = page.locator("#payouts tbody tr").first
-    assert first.get_attribute("id") == f"bet-{fault['bet']}" and "mismatch" in first.get_attribute("class")
+    assert first.get_attribute("id") == f"bet-{fault['bet']}" and "mismatch" in first.get_attribute(
+        "class"
+    )
     assert page.evaluate("document.querySelector(':target').id") == f"bet-{fault['bet']}"
     # the anchor scrolled the page to it: the row is on screen
     box = first.bounding_box()

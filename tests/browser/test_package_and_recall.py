@@ -2,6 +2,7 @@
 screenshots in artifacts/): compliance asks for a package from the admin, sees the list
 with each request's status, downloads the ready one; opens a round's printable recall
 from its review, and its PDF."""
+
 from __future__ import annotations
 
 import pytest
@@ -18,12 +19,16 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def compliance(page, live_server, django_user_model):
-    user = django_user_model.objects.create_user("officer", password="a-long-test-password", is_staff=True)
+    user = django_user_model.objects.create_user(
+        "officer", password="a-long-test-password", is_staff=True
+    )
     user.groups.add(group_named("compliance"))
     return log_in(page, live_server, "officer")
 
 
-def test_compliance_asks_for_a_package_and_recalls_a_round(compliance, live_server, settings, tmp_path):
+def test_compliance_asks_for_a_package_and_recalls_a_round(
+    compliance, live_server, settings, tmp_path
+):
     settings.PROJECT_ON_APPEND = False
     settings.PACKAGE_DIR = str(tmp_path / "packages")
     events = dealt("hoyle", rounds=8)
@@ -44,9 +49,16 @@ def test_compliance_asks_for_a_package_and_recalls_a_round(compliance, live_serv
     tab.click("input[name=_save]")
     tab.wait_for_selector("#result_list")
     # a failed one beside it, as a folder that cannot be written would leave it
-    PackageRequest.objects.create(requested_by="user:officer", requested_at=PackageRequest.objects.get().requested_at,
-                                  via="admin", day_from=DAY, day_to=DAY, status="failed", keep_until=DAY,
-                                  message="writing /srv/packages/package-2.zip failed: [Errno 28] No space left")
+    PackageRequest.objects.create(
+        requested_by="user:officer",
+        requested_at=PackageRequest.objects.get().requested_at,
+        via="admin",
+        day_from=DAY,
+        day_to=DAY,
+        status="failed",
+        keep_until=DAY,
+        message="writing /srv/packages/package-2.zip failed: [Errno 28] No space left",
+    )
     tab.goto(f"{live_server.url}/admin/casino/packagerequest/")
     rows = tab.locator("#result_list tbody tr")
     assert rows.count() == 2
@@ -70,6 +82,8 @@ def test_compliance_asks_for_a_package_and_recalls_a_round(compliance, live_serv
     assert not tab.locator(".tools").is_visible()
     tab.screenshot(path=str(ARTIFACTS / "round_recall_print.png"), full_page=True)
     tab.emulate_media(media="screen")
-    response = tab.request.get(f"{live_server.url}/admin/recall/T1/{DAY.isoformat()}/{fault['round']}.pdf")
+    response = tab.request.get(
+        f"{live_server.url}/admin/recall/T1/{DAY.isoformat()}/{fault['round']}.pdf"
+    )
     assert response.status == 200 and response.body()[:5] == b"%PDF-"
     (ARTIFACTS / "round_recall.pdf").write_bytes(response.body())

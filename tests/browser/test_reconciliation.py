@@ -2,6 +2,7 @@
 short, appended and followed by the ledger; the four wins side by side, the variance
 highlighted with what explains the rest, sign-off from the page; every ledger screen
 looked at (screenshots in artifacts/)."""
+
 from __future__ import annotations
 
 from datetime import date
@@ -24,7 +25,9 @@ PAGE = f"/admin/ledger/reconciliation/BJ-01/{DAY}/"
 @pytest.fixture
 def accountant(page, live_server, django_user_model):
     """A page logged in to the admin as a member of the accounting group."""
-    return member_of(("ledger.migrations.0002_accounting_group",), "carol", page, live_server, django_user_model)
+    return member_of(
+        ("ledger.migrations.0002_accounting_group",), "carol", page, live_server, django_user_model
+    )
 
 
 def _artifacts():
@@ -34,7 +37,12 @@ def _artifacts():
     return ARTIFACTS
 
 
-def test_an_accountant_reads_a_short_day_and_signs_it_off(accountant, live_server, settings, fake_game):  # noqa: F811 - the fixture imported above
+def test_an_accountant_reads_a_short_day_and_signs_it_off(
+    accountant,
+    live_server,
+    settings,
+    fake_game,  # noqa: F811 - the fixture imported above
+):
     settings.PROJECT_ON_APPEND = False
     t = worked_example()
     t.fill("F-2", {5_000: 10}, steps=("requested", "issued"))
@@ -42,8 +50,15 @@ def test_an_accountant_reads_a_short_day_and_signs_it_off(accountant, live_serve
     t.open("2026-11-30")
     t.count("opening", {100_000: 18}, day="2026-11-30")
     t.marker("M-7", 100_000)  # the next day: a marker, so that the markers' list has one
-    closer = next(e for e in t.events if e["type"] == "inventory.counted" and e["payload"]["kind"] == "closing")
-    closer["payload"]["chips"] = [{"denomination": 100_000, "count": 17}, {"denomination": 500, "count": 190}]
+    closer = next(
+        e
+        for e in t.events
+        if e["type"] == "inventory.counted" and e["payload"]["kind"] == "closing"
+    )
+    closer["payload"]["chips"] = [
+        {"denomination": 100_000, "count": 17},
+        {"denomination": 500, "count": 190},
+    ]
     fake_game.record(t.code, t.events)
     append(t.code, t.events)
     catch_up("ledger.books")
@@ -58,10 +73,21 @@ def test_an_accountant_reads_a_short_day_and_signs_it_off(accountant, live_serve
 
     # the four wins side by side, then drop and hold
     labels = page.locator("#figures .figure .label").all_inner_texts()
-    assert [label.lower() for label in labels] == ["chip-count win", "recorded win", "replayed win", "theoretical win",
-                                                   "drop / hold"]
+    assert [label.lower() for label in labels] == [
+        "chip-count win",
+        "recorded win",
+        "replayed win",
+        "theoretical win",
+        "drop / hold",
+    ]
     amounts = page.locator("#figures .figure .amount").all_inner_texts()
-    assert amounts == ["+EUR 3,950.00", "+EUR 4,000.00", "+EUR 4,000.00", "+EUR 30.00", "EUR 9,000.00"]
+    assert amounts == [
+        "+EUR 3,950.00",
+        "+EUR 4,000.00",
+        "+EUR 4,000.00",
+        "+EUR 30.00",
+        "EUR 9,000.00",
+    ]
     assert page.locator("#hold").inner_text() == "43.9%"
     boxes = [page.locator(f"#figure-{i}").bounding_box() for i in range(1, 5)]
     assert len({round(b["y"]) for b in boxes}) == 1  # side by side, one row at 1400 px
@@ -96,8 +122,14 @@ def test_an_accountant_reads_a_short_day_and_signs_it_off(accountant, live_serve
     assert page.locator("svg.hold-by-table rect.hold").count() == 1
     assert "43.9%" in page.locator("#report-hold").inner_text()
     page.screenshot(path=str(_artifacts() / "ledger_reports.png"), full_page=True)
-    for name, url in (("slips", "slip"), ("inventory_slips", "inventoryslip"), ("drops", "dropbox"),
-                      ("markers", "marker"), ("sign_offs", "signoff"), ("tables", "ledgertable")):
+    for name, url in (
+        ("slips", "slip"),
+        ("inventory_slips", "inventoryslip"),
+        ("drops", "dropbox"),
+        ("markers", "marker"),
+        ("sign_offs", "signoff"),
+        ("tables", "ledgertable"),
+    ):
         page.goto(f"{live_server.url}/admin/ledger/{url}/")
         assert page.locator("#result_list tbody tr").count() >= 1, name
         page.screenshot(path=str(_artifacts() / f"ledger_{name}.png"), full_page=True)
@@ -106,7 +138,11 @@ def test_an_accountant_reads_a_short_day_and_signs_it_off(accountant, live_serve
 
 
 def test_an_incomplete_day_is_refused_without_a_note_then_signed_and_its_record_read(
-        accountant, live_server, settings, fake_game):  # noqa: F811 - the fixture imported above
+    accountant,
+    live_server,
+    settings,
+    fake_game,  # noqa: F811 - the fixture imported above
+):
     """The worked example with no closing count, the next day opened: the list says
     "incomplete: no closing count" (never "reconciled"), the page says what is missing and
     why the chip-count win is not computed, sign-off without a note is refused naming it,
@@ -114,7 +150,11 @@ def test_an_incomplete_day_is_refused_without_a_note_then_signed_and_its_record_
     state and what the note signed over - no JSON, no cents."""
     settings.PROJECT_ON_APPEND = False
     t = worked_example()
-    t.events = [e for e in t.events if not (e["type"] == "inventory.counted" and e["payload"]["kind"] == "closing")]
+    t.events = [
+        e
+        for e in t.events
+        if not (e["type"] == "inventory.counted" and e["payload"]["kind"] == "closing")
+    ]
     t.open("2026-11-30")
     t.count("opening", {100_000: 18}, day="2026-11-30")
     fake_game.record(t.code, t.events)
@@ -124,8 +164,12 @@ def test_an_incomplete_day_is_refused_without_a_note_then_signed_and_its_record_
 
     page.goto(f"{live_server.url}/admin/ledger/reconciliation/?state=incomplete")
     assert page.locator("#result_list tbody tr").count() == 1
-    assert page.locator("#result_list tbody tr .state").inner_text() == "incomplete: no closing count"
-    page.screenshot(path=str(_artifacts() / "ledger_reconciliations_incomplete.png"), full_page=True)
+    assert (
+        page.locator("#result_list tbody tr .state").inner_text() == "incomplete: no closing count"
+    )
+    page.screenshot(
+        path=str(_artifacts() / "ledger_reconciliations_incomplete.png"), full_page=True
+    )
     page.click("#result_list tbody tr th a")
     assert PAGE in page.url
     assert page.locator("#state").inner_text() == "incomplete: no closing count"
@@ -133,28 +177,51 @@ def test_an_incomplete_day_is_refused_without_a_note_then_signed_and_its_record_
     assert page.locator("#figure-1 .note").inner_text() == "not computed: no closing count"
     assert "closer_missing" in page.locator("#findings").inner_text()
     assert page.locator("#exceptions").inner_text() == (
-        "Signing this day off needs a note saying why: no closing count.")
+        "Signing this day off needs a note saying why: no closing count."
+    )
     page.screenshot(path=str(_artifacts() / "ledger_incomplete_day.png"), full_page=True)
 
     page.click("#sign-off-button")
     refused = page.locator("ul.messagelist").inner_text()
-    assert "BJ-01 2026-11-29 is incomplete: no closing count. Signing it off needs a note saying why." in refused
-    assert not m.SignOff.objects.exists() and not Event.objects.filter(stream="audit.ledger").exists()
+    assert (
+        "BJ-01 2026-11-29 is incomplete: no closing count. Signing it off needs a note saying why."
+        in refused
+    )
+    assert (
+        not m.SignOff.objects.exists() and not Event.objects.filter(stream="audit.ledger").exists()
+    )
     page.fill("#note", "closer slip lost; tray recounted at the next opening (18,000.00)")
     page.click("#sign-off-button")
     assert "signed off by carol" in page.locator("#sign-off-state").inner_text()
-    assert page.locator("#signed-exceptions").inner_text() == "Signed off as an exception, over: no closing count."
-    assert page.locator("#state").inner_text() == "signed off (over what is missing: no closing count)"
+    assert (
+        page.locator("#signed-exceptions").inner_text()
+        == "Signed off as an exception, over: no closing count."
+    )
+    assert (
+        page.locator("#state").inner_text() == "signed off (over what is missing: no closing count)"
+    )
     [event] = Event.objects.filter(stream="audit.ledger")
-    assert (event.payload["state"], event.payload["exceptions"]) == ("incomplete", ["closer_missing"])
+    assert (event.payload["state"], event.payload["exceptions"]) == (
+        "incomplete",
+        ["closer_missing"],
+    )
 
     # the sign-off record: money by the one formatter, who and when, state, the exception
     signoff = m.SignOff.objects.get()
     page.goto(f"{live_server.url}/admin/ledger/signoff/{signoff.pk}/change/")
     text = page.locator("#content-main").inner_text()
-    for said in ("carol", "incomplete", "no closing count", "closer slip lost", "EUR 20,000.00", "EUR 5,000.00",
-                 "EUR 2,000.00", "EUR 9,000.00", "+EUR 4,000.00",
-                 "the day's figures kept in the ledger give the signed hash"):
+    for said in (
+        "carol",
+        "incomplete",
+        "no closing count",
+        "closer slip lost",
+        "EUR 20,000.00",
+        "EUR 5,000.00",
+        "EUR 2,000.00",
+        "EUR 9,000.00",
+        "+EUR 4,000.00",
+        "the day's figures kept in the ledger give the signed hash",
+    ):
         assert said in text, said
     figures = page.locator("table.signed-figures").inner_text()
     assert "closer\tn/a" in figures and "chip-count win\tn/a" in figures
@@ -163,7 +230,12 @@ def test_an_incomplete_day_is_refused_without_a_note_then_signed_and_its_record_
     page.screenshot(path=str(_artifacts() / "ledger_sign_off_record.png"), full_page=True)
 
 
-def test_a_late_drop_after_sign_off_reads_on_both_days(accountant, live_server, settings, fake_game):  # noqa: F811
+def test_a_late_drop_after_sign_off_reads_on_both_days(
+    accountant,
+    live_server,
+    settings,
+    fake_game,  # noqa: F811
+):
     """Signed off before its drop was counted; the count and posting arrive later: the
     signed day still shows its signed figures and says where the drop went, the next
     day shows the adjustment with a link back."""
@@ -181,8 +253,12 @@ def test_a_late_drop_after_sign_off_reads_on_both_days(accountant, live_server, 
     fake_game.record(t.code, t.events)
     append(t.code, t.events)
     catch_up("ledger.books")
-    day_sign_off(table="BJ-01", gaming_day=date(2026, 11, 29), user=get_user_model().objects.get(username="carol"),
-                 note="the count room counts it on Monday")
+    day_sign_off(
+        table="BJ-01",
+        gaming_day=date(2026, 11, 29),
+        user=get_user_model().objects.get(username="carol"),
+        note="the count room counts it on Monday",
+    )
     before = len(t.events)
     t.drop(900_000, steps=("counted", "posted"))
     append(t.code, t.events[before:])
@@ -191,7 +267,8 @@ def test_a_late_drop_after_sign_off_reads_on_both_days(accountant, live_server, 
 
     page.goto(f"{live_server.url}{PAGE}")
     assert page.locator("#state").inner_text() == (
-        "signed off, adjusted: later events posted into 2026-11-30 (over what is missing: the drop not counted)")
+        "signed off, adjusted: later events posted into 2026-11-30 (over what is missing: the drop not counted)"
+    )
     assert "drop +EUR 9,000.00" in page.locator("#late").inner_text()
     assert page.locator("#figure-drop .amount").inner_text() == "n/a"  # as signed
     page.screenshot(path=str(_artifacts() / "ledger_signed_day_adjusted.png"), full_page=True)
@@ -199,5 +276,10 @@ def test_a_late_drop_after_sign_off_reads_on_both_days(accountant, live_server, 
     assert "/2026-11-30/" in page.url
     row = page.locator("#adjustments tr.adjustment")
     assert row.locator("td").all_inner_texts() == [
-        DAY, "drop +EUR 9,000.00, chip-count win +EUR 4,000.00", "+EUR 4,000.00", "+EUR 9,000.00", "EUR 0.00"]
+        DAY,
+        "drop +EUR 9,000.00, chip-count win +EUR 4,000.00",
+        "+EUR 4,000.00",
+        "+EUR 9,000.00",
+        "EUR 0.00",
+    ]
     page.screenshot(path=str(_artifacts() / "ledger_adjustment_posted.png"), full_page=True)

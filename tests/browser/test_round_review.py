@@ -1,5 +1,6 @@
 """The pit boss's round review and findings list, in a real browser: a table dealt by the
 engine with one short pay planted, appended and replayed."""
+
 from __future__ import annotations
 
 import pytest
@@ -13,7 +14,9 @@ from tests.back_office.helpers import append, dealt, plant_short_pay
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_a_pit_boss_reviews_a_short_paid_round_and_acknowledges_its_finding(pit_boss, live_server, settings):
+def test_a_pit_boss_reviews_a_short_paid_round_and_acknowledges_its_finding(
+    pit_boss, live_server, settings
+):
     settings.PROJECT_ON_APPEND = False
     events = dealt("hoyle", rounds=10)
     fault = plant_short_pay(events)
@@ -38,7 +41,11 @@ def test_a_pit_boss_reviews_a_short_paid_round_and_acknowledges_its_finding(pit_
     rank, suit = dealer_first[:-1], dealer_first[-1]
     assert card.locator(".rank").inner_text() == {"T": "10"}.get(rank, rank)
     assert card.locator(".suit").inner_text() == {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}[suit]
-    assert "red" in card.get_attribute("class") if suit in "HD" else "black" in card.get_attribute("class")
+    assert (
+        "red" in card.get_attribute("class")
+        if suit in "HD"
+        else "black" in card.get_attribute("class")
+    )
     assert page.locator("#cards .playing-card.red, #cards .playing-card.black").count() >= 6
     # the hole card was dealt face down: a back on the timeline
     assert page.locator("#timeline .playing-card.back").count() >= 1
@@ -46,8 +53,14 @@ def test_a_pit_boss_reviews_a_short_paid_round_and_acknowledges_its_finding(pit_
     # the payouts side by side, the short one highlighted
     row = page.locator(f"#payouts tr#bet-{fault['bet']}")
     assert "mismatch" in row.get_attribute("class")
-    assert row.locator("td.recorded").inner_text().strip() == f"win {format_signed(fault['wrong'], 'EUR')}"
-    assert row.locator("td.recomputed").inner_text().strip() == f"win {format_signed(fault['right'], 'EUR')}"
+    assert (
+        row.locator("td.recorded").inner_text().strip()
+        == f"win {format_signed(fault['wrong'], 'EUR')}"
+    )
+    assert (
+        row.locator("td.recomputed").inner_text().strip()
+        == f"win {format_signed(fault['right'], 'EUR')}"
+    )
     assert page.locator("#payouts tr.mismatch").count() == 1
 
     # the finding and an intact chain

@@ -1,5 +1,6 @@
 """The API tokens' screen in a real browser at 1400 px: a superuser issues a token for a
 device, sees its text once, and the list shows it by key id with its table."""
+
 from __future__ import annotations
 
 import pytest
@@ -12,7 +13,9 @@ from tests.browser.conftest import ARTIFACTS, PASSWORD, log_in
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_a_superuser_issues_a_token_and_the_list_shows_it_without_its_secret(live_server, page) -> None:
+def test_a_superuser_issues_a_token_and_the_list_shows_it_without_its_secret(
+    live_server, page
+) -> None:
     get_user_model().objects.create_superuser("root", "root@example.com", PASSWORD)
     device = device_ensure(stream="BJ-03")
     terminal = device.account.user

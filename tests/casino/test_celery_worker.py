@@ -1,4 +1,5 @@
 """The Celery wiring with a real broker (Redis) and a real worker process."""
+
 from __future__ import annotations
 
 import pytest
@@ -27,6 +28,8 @@ def test_verify_task_on_a_real_worker_gives_what_eager_mode_gives(worker):
     eager = verify_chains_task.apply().get()
     remote = worker(verify_chains_task.name).get(timeout=90)
     assert remote == eager
-    assert remote["events"] == 49 and len(remote["problems"]) == 2  # the gap, and no signed head anywhere
+    assert (
+        remote["events"] == 49 and len(remote["problems"]) == 2
+    )  # the gap, and no signed head anywhere
     assert "T2: first bad event is version 8" in remote["problems"][0]
     assert "no trusted signed head found" in remote["problems"][1]

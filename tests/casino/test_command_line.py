@@ -1,6 +1,7 @@
 """The command line without rough edges: every command states its exit codes, bad input
 is exit 2 with a line saying what and where, an unmigrated database says what to run,
 long commands show a bar with a total on a terminal and nothing in a pipe."""
+
 from __future__ import annotations
 
 import json
@@ -25,9 +26,21 @@ OURS = ("audit", "tables", "regulator", "casino")
 
 
 def _manage(*args: str, database: str, **env: str) -> subprocess.CompletedProcess:
-    environment = {**os.environ, "DATABASE_URL": database, "DJANGO_SETTINGS_MODULE": "casino.settings", **env}
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=environment, capture_output=True,
-                          text=True, timeout=180, check=False)
+    environment = {
+        **os.environ,
+        "DATABASE_URL": database,
+        "DJANGO_SETTINGS_MODULE": "casino.settings",
+        **env,
+    }
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
 
 
 def _ours() -> list[tuple[str, str]]:
@@ -42,14 +55,36 @@ def test_every_command_states_its_exit_codes_in_its_help(name: str, app: str) ->
     assert "Exit codes: 0 " in text and "2 " in text.split("Exit codes:")[1]
 
 
-@pytest.mark.parametrize("args", [("ingest", "{file}"), ("export_events",), ("verify",),
-                                  ("replay_day", "--day", "2026-11-29"), ("catch_up",), ("rebuild_projections",)])
-def test_a_command_on_an_unmigrated_database_says_to_migrate(tmp_path: Path, args: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("ingest", "{file}"),
+        ("export_events",),
+        ("verify",),
+        ("replay_day", "--day", "2026-11-29"),
+        ("catch_up",),
+        ("rebuild_projections",),
+    ],
+)
+def test_a_command_on_an_unmigrated_database_says_to_migrate(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
     """Exit 2 and one line naming the database and 'run manage.py migrate' - no traceback."""
     line = tmp_path / "one.jsonl"
-    line.write_text(json.dumps({"id": "00000000-0000-4000-8000-000000000001", "stream": "T1", "type": "table.closed",
-                                "occurred_at": "2026-11-29T20:00:00Z", "actor": "x", "source": "y",
-                                "payload": {"gaming_day": "2026-11-29"}}) + "\n")
+    line.write_text(
+        json.dumps(
+            {
+                "id": "00000000-0000-4000-8000-000000000001",
+                "stream": "T1",
+                "type": "table.closed",
+                "occurred_at": "2026-11-29T20:00:00Z",
+                "actor": "x",
+                "source": "y",
+                "payload": {"gaming_day": "2026-11-29"},
+            }
+        )
+        + "\n"
+    )
     database = tmp_path / "never-migrated.sqlite3"
     done = _manage(*(a.format(file=line) for a in args), database=f"sqlite:///{database}")
     assert done.returncode == 2, done.stderr
@@ -75,7 +110,12 @@ def test_replay_day_without_a_day_refuses_naming_the_days_it_could_mean(settings
     append("T1", dealt("hoyle", rounds=2))
     run_command("replay_day", "--stream", "T1")
     code, _, err = run_command("replay_day")
-    assert code == 2 and "--day YYYY-MM-DD, or --day today" in err and str(DAY) in err and "--stream" in err
+    assert (
+        code == 2
+        and "--day YYYY-MM-DD, or --day today" in err
+        and str(DAY) in err
+        and "--stream" in err
+    )
     code, out, _ = run_command("replay_day", "--day", "today")
     assert code == 0 and "findings by kind: none" in out
     code, _, err = run_command("replay_day", "--day", "yesterday")
@@ -88,13 +128,21 @@ def test_the_demo_checks_its_port_before_anything_else() -> None:
         taken.listen()
         port = taken.getsockname()[1]
         code, out, err = run_command("demo", "--addr", f"127.0.0.1:{port}", "--rounds", "1")
-    assert code == 2 and f"--addr 127.0.0.1:{port}: cannot serve there" in err and "another --addr" in err
+    assert (
+        code == 2
+        and f"--addr 127.0.0.1:{port}: cannot serve there" in err
+        and "another --addr" in err
+    )
     assert "migrating" not in out  # nothing was done before the check
 
 
 def test_house_edge_and_strategy_name_what_set_changed() -> None:
-    code, out, _ = run_command("house_edge", "--ruleset", "hoyle", "--set", "decks=2", "--set", "surrender=late")
-    assert code == 0 and out.startswith("House edge of hoyle with decks=2, surrender=late (2 decks)")
+    code, out, _ = run_command(
+        "house_edge", "--ruleset", "hoyle", "--set", "decks=2", "--set", "surrender=late"
+    )
+    assert code == 0 and out.startswith(
+        "House edge of hoyle with decks=2, surrender=late (2 decks)"
+    )
     code, out, _ = run_command("strategy", "--ruleset", "hoyle", "--set", "decks=2")
     assert code == 0 and out.startswith("Basic strategy for hoyle with decks=2\n")
     code, out, _ = run_command("strategy", "--ruleset", "hoyle")
@@ -117,7 +165,9 @@ def test_count_lines_counts_a_last_line_without_a_newline(tmp_path: Path) -> Non
 
 
 @pytest.mark.django_db(transaction=True)
-def test_ingest_reports_every_line_checked_then_written_and_is_quiet_in_a_pipe(tmp_path: Path) -> None:
+def test_ingest_reports_every_line_checked_then_written_and_is_quiet_in_a_pipe(
+    tmp_path: Path,
+) -> None:
     """The bar's total is the file's lines, known before anything is read: the check
     reaches it, the writes add up to the events stored. In a pipe (no terminal) not a
     byte of bar goes to stderr."""
@@ -132,7 +182,9 @@ def test_ingest_reports_every_line_checked_then_written_and_is_quiet_in_a_pipe(t
     assert checked[-1] == lines == report.lines and sum(written) == report.stored == lines
     database = tmp_path / "piped.sqlite3"
     assert _manage("migrate", "-v0", database=f"sqlite:///{database}").returncode == 0
-    piped = _manage("ingest", str(path), database=f"sqlite:///{database}", PROJECT_ON_APPEND="false")
+    piped = _manage(
+        "ingest", str(path), database=f"sqlite:///{database}", PROJECT_ON_APPEND="false"
+    )
     assert piped.returncode == 0 and piped.stderr == ""
 
 
@@ -163,8 +215,16 @@ def _reader_gone(argv: list[str], **env: str) -> subprocess.CompletedProcess:
     read, write = os.pipe()
     os.close(read)
     try:
-        return subprocess.run(argv, cwd=ROOT, env={**os.environ, **env}, stdout=write, stderr=subprocess.PIPE,
-                              text=True, timeout=180, check=False)
+        return subprocess.run(
+            argv,
+            cwd=ROOT,
+            env={**os.environ, **env},
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=180,
+            check=False,
+        )
     finally:
         os.close(write)
 
@@ -176,9 +236,14 @@ def test_a_command_whose_reader_went_away_ends_quietly(tmp_path: Path) -> None:
     from tests.package.test_format_fixture import FIXTURE_V3
 
     day = tmp_path / "day.jsonl"
-    day.write_bytes(b"".join(json.dumps(e).encode() + b"\n" for e in dealt("hoyle", rounds=3, table="T1")))
-    done = _reader_gone([sys.executable, "manage.py", "replay", str(day), "--json", "--no-verify-chain"],
-                        DJANGO_SETTINGS_MODULE="casino.settings", DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    day.write_bytes(
+        b"".join(json.dumps(e).encode() + b"\n" for e in dealt("hoyle", rounds=3, table="T1"))
+    )
+    done = _reader_gone(
+        [sys.executable, "manage.py", "replay", str(day), "--json", "--no-verify-chain"],
+        DJANGO_SETTINGS_MODULE="casino.settings",
+        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
+    )
     assert (done.returncode, "Traceback" in done.stderr) == (141, False), done.stderr
     done = _reader_gone([sys.executable, "-m", "auditor.cli", "verify", str(FIXTURE_V3)])
     assert (done.returncode, "Traceback" in done.stderr) == (141, False), done.stderr

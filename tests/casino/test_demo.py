@@ -1,4 +1,5 @@
 """The README's main job, run on a small day without serving."""
+
 from __future__ import annotations
 
 import io
@@ -18,14 +19,18 @@ from tables.floor import result_of_handle_text
 
 
 @pytest.mark.django_db(transaction=True)
-def test_demo_builds_two_days_finds_every_planted_fault_of_every_kind_and_prints_a_working_login(tmp_path):
+def test_demo_builds_two_days_finds_every_planted_fault_of_every_kind_and_prints_a_working_login(
+    tmp_path,
+):
     out = io.StringIO()
     call_command("demo", no_serve=True, rounds=210, live_bets=5, folder=str(tmp_path), stdout=out)
     text = out.getvalue()
     # two gaming days, the second a tenth as long (at least 21 rounds a table: a push
     # carried on it-sabot plays one round more)
     assert "Gaming day 2026-11-29: 1,470 rounds" in text and "Gaming day 2026-11-30: 14" in text
-    assert f"planted faults found: {len(DEMO_FAULTS)} of {len(DEMO_FAULTS)}, every one of the" in text
+    assert (
+        f"planted faults found: {len(DEMO_FAULTS)} of {len(DEMO_FAULTS)}, every one of the" in text
+    )
     assert "MISSED" not in text and "not planted" not in text
     # every kind the back-office finds in a record, each planted and found where the
     # manifest says - the next day's checks too (an opener against the closer before it,
@@ -34,13 +39,18 @@ def test_demo_builds_two_days_finds_every_planted_fault_of_every_kind_and_prints
     assert sorted(f["kind"] for f in manifest["faults"]) == sorted(FOUND_IN_RECORD)
     for fault in manifest["faults"]:
         want = fault["finding"]
-        findings = Finding.objects.filter(stream=fault["table"], kind=want["kind"], superseded_by__isnull=True)
+        findings = Finding.objects.filter(
+            stream=fault["table"], kind=want["kind"], superseded_by__isnull=True
+        )
         if want["check"] == "engine":
             assert findings.filter(round=want["round"]).count() == 1, fault
             assert f"found  {fault['kind']} on {fault['table']} round {want['round']} ->" in text
         else:
             assert findings.filter(gaming_day=fault["gaming_day"]).count() == 1, fault
-            assert f"found  {fault['kind']} on {fault['table']} gaming day {fault['gaming_day']} ->" in text
+            assert (
+                f"found  {fault['kind']} on {fault['table']} gaming day {fault['gaming_day']} ->"
+                in text
+            )
     # each table-day's accounting state beside its figures: an incomplete day says what it
     # lacks, a drop posted other than counted is not reconciled, the live game has no drop box
     first = text.split("Gaming day 2026-11-29")[1].split("Gaming day 2026-11-30")[0].splitlines()
@@ -52,7 +62,10 @@ def test_demo_builds_two_days_finds_every_planted_fault_of_every_kind_and_prints
     # BJ-04's fill arrived a chip short of its issue (fill_short): that difference too
     assert state("BJ-04") == "incomplete: the drop not posted; a variance not explained"
     assert state("BJ-07") == "incomplete: no closing count"
-    assert state("BJ-05") == "incomplete: a fill or credit slip neither finished nor voided; a variance not explained"
+    assert (
+        state("BJ-05")
+        == "incomplete: a fill or credit slip neither finished nor voided; a variance not explained"
+    )
     assert state("BJ-01") == "no drop box (a game without a chip tray)"
     assert state("BJ-02") == "counted, a variance not explained"  # the chips 100.00 short
     opener = next(f for f in manifest["faults"] if f["kind"] == "opener_mismatch")
@@ -61,13 +74,21 @@ def test_demo_builds_two_days_finds_every_planted_fault_of_every_kind_and_prints
     # the regulator's package of both days, made by export_package and verified by the
     # offline auditor; the command printed to run it again, and the recall of a round
     package = tmp_path / "package.zip"
-    exported = int(re.search(r"export_package: exported ([\d,]+) events of 7 table\(s\)", text).group(1).replace(",", ""))
-    assert exported == Event.objects.exclude(stream__startswith="audit.").count()  # every table event of the two days
+    exported = int(
+        re.search(r"export_package: exported ([\d,]+) events of 7 table\(s\)", text)
+        .group(1)
+        .replace(",", "")
+    )
+    assert (
+        exported == Event.objects.exclude(stream__startswith="audit.").count()
+    )  # every table event of the two days
     assert "blackjack-audit verify: all agree" in text
     assert f"verify {package}   (gaming days 2026-11-29 to 2026-11-30" in text
     outcome = verify_package(package, processes=1)
     assert outcome.exit_code == 0 and f"events: {exported:,}" in outcome.summary[3]
-    assert re.search(r"^signed heads: 1, the latest of \d{1,3}(,\d{3})+ events, root ", outcome.summary[2])
+    assert re.search(
+        r"^signed heads: 1, the latest of \d{1,3}(,\d{3})+ events, root ", outcome.summary[2]
+    )
     recall = re.search(r"recall +\S+ round (\S+) (\S+) (\S+) (\d+)", text).groups()
     assert recall == (str(package), "BJ-05", "2026-11-29", "1")
     assert Finding.objects.filter(superseded_by__isnull=True).count() == len(DEMO_FAULTS)
@@ -77,9 +98,15 @@ def test_demo_builds_two_days_finds_every_planted_fault_of_every_kind_and_prints
     days = list(m.TableDay.objects.filter(gaming_day="2026-11-29"))
     handle, house = sum(d.handle for d in days), -sum(d.recorded_net for d in days)
     recomputed = -sum(d.expected_net for d in days)
-    total = next(line for line in text.splitlines() if line.strip().startswith("total"))  # the first day's
+    total = next(
+        line for line in text.splitlines() if line.strip().startswith("total")
+    )  # the first day's
     assert format_signed(house, "EUR") in total and format_signed(recomputed, "EUR") in total
-    assert result_of_handle_text(house, handle) in total and "house result" in text and "(recorded)" in text
+    assert (
+        result_of_handle_text(house, handle) in total
+        and "house result" in text
+        and "(recorded)" in text
+    )
     password = text.split("password: ")[1].split()[0]
     client = Client()
     # through the login form, as a person would (and past django-axes' backend)
@@ -94,7 +121,9 @@ def test_demo_builds_two_days_finds_every_planted_fault_of_every_kind_and_prints
     # package to the byte
     events = Event.objects.count()
     made = (tmp_path / "package.zip").read_bytes()
-    call_command("demo", no_serve=True, rounds=210, live_bets=5, folder=str(tmp_path), stdout=io.StringIO())
+    call_command(
+        "demo", no_serve=True, rounds=210, live_bets=5, folder=str(tmp_path), stdout=io.StringIO()
+    )
     assert Event.objects.count() == events
     assert (tmp_path / "package.zip").read_bytes() == made
     assert Finding.objects.filter(superseded_by__isnull=True).count() == len(DEMO_FAULTS)

@@ -1,5 +1,6 @@
 """Admin logins are throttled and locked out by django-axes: a readable page, 429 with
 Retry-After, the right password refused too while locked; axes_reset unlocks."""
+
 from __future__ import annotations
 
 import io
@@ -15,21 +16,25 @@ LOGIN = "/admin/login/?next=/admin/"
 
 @pytest.fixture
 def pit_boss(django_user_model):
-    return django_user_model.objects.create_user("pitboss", password="right-horse-battery", is_staff=True)
+    return django_user_model.objects.create_user(
+        "pitboss", password="right-horse-battery", is_staff=True
+    )
 
 
 def _login(password: str, *, address: str = "198.51.100.20", username: str = "pitboss"):
     return Client(REMOTE_ADDR=address).post(LOGIN, {"username": username, "password": password})
 
 
-def test_the_issues_attack_wrong_passwords_then_the_right_one_is_refused(pit_boss, settings) -> None:
+def test_the_issues_attack_wrong_passwords_then_the_right_one_is_refused(
+    pit_boss, settings
+) -> None:
     """30 wrong passwords then the right one: the right one no longer logs in."""
     answers = [_login(f"wrong-{n}").status_code for n in range(30)]
     right = _login("right-horse-battery")
 
     limit = settings.AXES_FAILURE_LIMIT
     assert answers[: limit - 1] == [200] * (limit - 1)  # the form again, with its error
-    assert set(answers[limit - 1:]) == {429}
+    assert set(answers[limit - 1 :]) == {429}
     assert right.status_code == 429
     assert "_auth_user_id" not in right.client.session
 

@@ -1,4 +1,5 @@
 """Fixed shoes, scripted players and the envelope around them, for the engine's tests."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
@@ -27,7 +28,9 @@ START = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 BURN = ["2D", "3D", "4D", "5D", "6D", "7D"]
 
 
-def layout(rules: RuleSet, players: Sequence[str], dealer: str, play: str = "", draws: str = "") -> str:
+def layout(
+    rules: RuleSet, players: Sequence[str], dealer: str, play: str = "", draws: str = ""
+) -> str:
     """The shoe's first cards for this deal, in the order the rule set deals them:
     ``players`` two cards per box, the ``dealer``'s two, then the cards of the play and
     the dealer's draws."""
@@ -64,14 +67,22 @@ class Choices(Seats):
 
     def scripted(self, *actions: str) -> Choices:
         """These choices, with the hands played as ``actions`` say."""
-        return Choices(script=actions, insure=self._insure, even_money=self._even_money, opt_in=self._opt_in,
-                       offer=self._offer, accept=self._accept)
+        return Choices(
+            script=actions,
+            insure=self._insure,
+            even_money=self._even_money,
+            opt_in=self._opt_in,
+            offer=self._offer,
+            accept=self._accept,
+        )
 
     def decide(self, bet: Bet, hand: Hand, up: str, legal: frozenset[HandAction]) -> HandAction:
         self.legal_seen.append(legal)
         if self.script:
             action = self.script.pop(0)
-            assert action in legal, f"{action} is not legal on {hand.cards} (legal: {sorted(legal)})"
+            assert action in legal, (
+                f"{action} is not legal on {hand.cards} (legal: {sorted(legal)})"
+            )
             return action  # type: ignore[return-value]
         return "stand"
 
@@ -106,37 +117,91 @@ def cards(text: str) -> list[str]:
 class Table:
     """One table's record, built round by round on a fixed shoe."""
 
-    def __init__(self, rules: RuleSet, shoe_cards: str, *, cut_card: int | None = None, burns: int | None = None, known: bool = True) -> None:
+    def __init__(
+        self,
+        rules: RuleSet,
+        shoe_cards: str,
+        *,
+        cut_card: int | None = None,
+        burns: int | None = None,
+        known: bool = True,
+    ) -> None:
         self.rules = rules
         burn = rules.burn_on_shuffle if burns is None else burns
         self.shoe = Shoe.arranged("S1", BURN[:burn] + cards(shoe_cards), decks=rules.decks)
         self.writer = EnvelopeWriter("T1", start=START, name="test")
         self.events: list[dict[str, Any]] = []
         self.rounds: list[DealtRound] = []
-        self.write("table.opened", {"table": "T1", "ruleset": rules.name, "min_bet": rules.min_bet, "max_bet": rules.max_bet, "currency": "EUR", "gaming_day": "2026-11-29", "rules": _overrides(rules)})
+        self.write(
+            "table.opened",
+            {
+                "table": "T1",
+                "ruleset": rules.name,
+                "min_bet": rules.min_bet,
+                "max_bet": rules.max_bet,
+                "currency": "EUR",
+                "gaming_day": "2026-11-29",
+                "rules": _overrides(rules),
+            },
+        )
         assert self.shoe.order is not None
         size = 52 * rules.decks
         if cut_card is None:
             cut_card = size - (sum(rules.penetration) // 2 if rules.penetration else 20)
-        self.write("shoe.shuffled", {"shoe": "S1", "decks": rules.decks, "method": "machine", "order": list(self.shoe.order) if known else None, "commitment": commitment(self.shoe.order), "seed": None})
+        self.write(
+            "shoe.shuffled",
+            {
+                "shoe": "S1",
+                "decks": rules.decks,
+                "method": "machine",
+                "order": list(self.shoe.order) if known else None,
+                "commitment": commitment(self.shoe.order),
+                "seed": None,
+            },
+        )
         self.write("shoe.cut", {"shoe": "S1", "position": 0, "cut_card": cut_card})
         self.cursor = ShoeCursor(self.shoe)
         # burned right after the shuffle, or by the dealer once round 1's bets are down (seed 002)
         self.round_burns = burn if rules.burn_when == "bets_down" else 0
         for _ in range(burn - self.round_burns):
-            self.write("card.burned", {"shoe": "S1", "round": None, "card": self.cursor.next(), "face": "down", "reason": "after_shuffle"})
+            self.write(
+                "card.burned",
+                {
+                    "shoe": "S1",
+                    "round": None,
+                    "card": self.cursor.next(),
+                    "face": "down",
+                    "reason": "after_shuffle",
+                },
+            )
 
     def write(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
         event = self.writer.write(kind, payload)
         self.events.append(event)
         return event
 
-    def deal(self, stakes: Sequence[Stake] | Sequence[int] = (100,), *actions: str, choices: Choices = NO_CHOICES,
-             mistake: DealerMistake | None = None) -> DealtRound:
+    def deal(
+        self,
+        stakes: Sequence[Stake] | Sequence[int] = (100,),
+        *actions: str,
+        choices: Choices = NO_CHOICES,
+        mistake: DealerMistake | None = None,
+    ) -> DealtRound:
         number = len(self.rounds) + 1
-        bets = [s if isinstance(s, Stake) else Stake(f"r{number}b{i + 1}", i + 1, s) for i, s in enumerate(stakes)]
+        bets = [
+            s if isinstance(s, Stake) else Stake(f"r{number}b{i + 1}", i + 1, s)
+            for i, s in enumerate(stakes)
+        ]
         burns, self.round_burns = self.round_burns, 0
-        dealt = deal_round(self.rules, self.cursor, number, bets, choices.scripted(*actions), mistake=mistake, burns=burns)
+        dealt = deal_round(
+            self.rules,
+            self.cursor,
+            number,
+            bets,
+            choices.scripted(*actions),
+            mistake=mistake,
+            burns=burns,
+        )
         for kind, payload in dealt.events:
             self.write(kind, payload)
         self.rounds.append(dealt)
@@ -181,7 +246,11 @@ def edit(events: list[dict[str, Any]], index: int, **payload: Any) -> list[dict[
 
 
 def find(events: list[dict[str, Any]], type_: str, nth: int = 0, **match: Any) -> int:
-    hits = [i for i, e in enumerate(events) if e["type"] == type_ and all(e["payload"].get(k) == v for k, v in match.items())]
+    hits = [
+        i
+        for i, e in enumerate(events)
+        if e["type"] == type_ and all(e["payload"].get(k) == v for k, v in match.items())
+    ]
     return hits[nth]
 
 
@@ -192,7 +261,9 @@ def rewrap(events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return [writer.write(e["type"], e["payload"]) for e in events]
 
 
-def insert_before_last(events: Sequence[dict[str, Any]], kind: str, payload: dict[str, Any]) -> list[dict[str, Any]]:
+def insert_before_last(
+    events: Sequence[dict[str, Any]], kind: str, payload: dict[str, Any]
+) -> list[dict[str, Any]]:
     spliced = list(events[:-1]) + [{"type": kind, "payload": payload}] + [events[-1]]
     return rewrap(spliced)
 

@@ -1,6 +1,7 @@
 """The one dealer (``tables.engine.dealing``): the people at the table asked through
 one protocol with defaults, the dealer's mistakes dealt through a hook and closed as
 replay closes them, offers only where the round allows them, for the system's amount."""
+
 from __future__ import annotations
 
 import pytest
@@ -35,7 +36,12 @@ def test_nobody_at_the_table_takes_any_option() -> None:
     assert [kind for kind, _ in dealt.events].count("bet.placed") == 1
     assert not any(kind.startswith("cashout.") for kind, _ in dealt.events)
     seats = Seats()
-    assert seats.decide(Bet("a", 1, 0, None, 100, "main", None), Hand(1, 0), "7D", frozenset({"hit", "stand"})) == "stand"
+    assert (
+        seats.decide(
+            Bet("a", 1, 0, None, 100, "main", None), Hand(1, 0), "7D", frozenset({"hit", "stand"})
+        )
+        == "stand"
+    )
     assert table.replay().findings == ()
 
 
@@ -95,10 +101,14 @@ def test_offers_are_asked_only_where_the_round_allows_them_for_the_systems_amoun
     table = Table(LIVE, layout(LIVE, ["TS 3H", "TC 9H", "4S 5H"], "7D TD", play="2C 5C"))
 
     def offer(bet: Bet, hand: Hand, up: str, system: SystemOffer) -> int:
-        asked.append((tuple(hand.cards), system(bet), left_in(table.cursor.order, table.cursor.pos)))
+        asked.append(
+            (tuple(hand.cards), system(bet), left_in(table.cursor.order, table.cursor.pos))
+        )
         return system(bet)
 
-    table.deal([Stake("a", 1, 100), Stake("b", 2, 100), Stake("c", 3, 100)], choices=Choices(offer=offer))
+    table.deal(
+        [Stake("a", 1, 100), Stake("b", 2, 100), Stake("c", 3, 100)], choices=Choices(offer=offer)
+    )
     assert [cards for cards, _, _ in asked] == [("TS", "3H"), ("TS", "3H", "2C")]
     for cards, amount, left in asked:
         assert amount == cashout_offer(cards, "7D", left, stake=100, rules=LIVE).amount

@@ -1,4 +1,5 @@
 """Every table the engine deals replays with no finding, for every preset."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime
@@ -21,7 +22,9 @@ def test_a_dealt_table_replays_clean(name: str) -> None:
     assert result.findings == ()
     assert len(result.rounds) == 150
     for played in result.rounds:
-        assert played.recorded == {s.bet: (s.outcome, s.net) for s in table.settlements[played.number]}
+        assert played.recorded == {
+            s.bet: (s.outcome, s.net) for s in table.settlements[played.number]
+        }
 
 
 def test_a_round_that_runs_the_deck_out_is_dealt_again_from_a_new_shoe() -> None:
@@ -29,8 +32,15 @@ def test_a_round_that_runs_the_deck_out_is_dealt_again_from_a_new_shoe() -> None
     round of seed 3753 that starts with 21 cards left needs more (dealing it raised
     IndexError). It is dealt again from a new shoe, as the day simulator deals it, and
     the table replays clean."""
-    table = deal_table(PRESETS["vegas-6to5-single-deck"], seed="3753", rounds=6, boxes=5, start=START, bettors=2,
-                       hashed=False)
+    table = deal_table(
+        PRESETS["vegas-6to5-single-deck"],
+        seed="3753",
+        rounds=6,
+        boxes=5,
+        start=START,
+        bettors=2,
+        hashed=False,
+    )
     left_early = []
     cut = used = 0
     for event in table.events:

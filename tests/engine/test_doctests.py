@@ -1,4 +1,5 @@
 """The engine's docstring examples run (pokerkit keeps its doctests in CI, so do we)."""
+
 from __future__ import annotations
 
 import doctest

@@ -1,4 +1,5 @@
 """Each documented finding kind, produced by the tampering that should produce it."""
+
 from __future__ import annotations
 
 from tables.engine.dealing import Stake
@@ -60,14 +61,18 @@ def test_a_shuffle_whose_order_breaks_its_commitment() -> None:
     procedure finding."""
     table = _hoyle()
     index = find(table.events, "shoe.shuffled")
-    assert kinds(replay(edit(table.events, index, commitment="0" * 64)).findings) == ["shoe_procedure"]
+    assert kinds(replay(edit(table.events, index, commitment="0" * 64)).findings) == [
+        "shoe_procedure"
+    ]
 
 
 def test_a_cash_out_taken_for_another_amount_than_offered() -> None:
     """Seed 000 (000:108-109): the player takes the offer shown; a cash-out recorded for
     another amount is a wrong payout."""
     table = Table(LIVE, layout(LIVE, ["TS 3H"], "7D TD", play="2C 5C"))
-    table.deal([Stake("a", 1, 100)], choices=Choices(offer=system_offers, accept=lambda bet, amount: True))
+    table.deal(
+        [Stake("a", 1, 100)], choices=Choices(offer=system_offers, accept=lambda bet, amount: True)
+    )
     assert table.replay().findings == ()
     index = find(table.events, "cashout.accepted")
     found = kinds(replay(edit(table.events, index, amount=90)).findings)
@@ -80,7 +85,10 @@ def test_an_offer_other_than_the_systems_is_a_wrong_cashout_offer() -> None:
     of any other amount is a wrong_cashout_offer naming both amounts; taken, it still
     settles at the amount offered (what the player was shown)."""
     table = Table(LIVE, layout(LIVE, ["TS 3H"], "7D TD", play="2C 5C"))
-    dealt = table.deal([Stake("a", 1, 1000)], choices=Choices(offer=lambda bet, hand, up, system: 600, accept=lambda bet, amount: True))
+    dealt = table.deal(
+        [Stake("a", 1, 1000)],
+        choices=Choices(offer=lambda bet, hand, up, system: 600, accept=lambda bet, amount: True),
+    )
     assert dealt.round is not None
     result = table.replay()
     assert kinds(result.findings) == ["wrong_cashout_offer"]

@@ -1,6 +1,7 @@
 """The fold's public face, as a caller that folds a table over time uses it (the read
 models): a view that does not change the fold, a checkpoint handed over and resumed, and
 forgetting what came before a shuffle - each giving what one replay of the record gives."""
+
 from __future__ import annotations
 
 import copy
@@ -17,7 +18,9 @@ from .helpers import START
 
 
 def _table(preset: str = "hoyle", rounds: int = 90) -> list[dict[str, Any]]:
-    events = copy.deepcopy(deal_table(PRESETS[preset], seed="fold-api", rounds=rounds, start=START).events)
+    events = copy.deepcopy(
+        deal_table(PRESETS[preset], seed="fold-api", rounds=rounds, start=START).events
+    )
     # a short pay late in the day, and a card that is not the shoe's early on
     settled = [e for e in events if e["type"] == "round.settled" and e["payload"]["settlements"]]
     late = settled[-2]["payload"]["settlements"][0]
@@ -29,8 +32,16 @@ def _table(preset: str = "hoyle", rounds: int = 90) -> list[dict[str, Any]]:
 
 def _summary(result: ReplayResult) -> tuple[Any, ...]:
     return (
-        sorted((r.number, r.voided, r.settled, sorted((r.recorded or {}).items()), sorted(r.expected.items()))
-               for r in result.rounds),
+        sorted(
+            (
+                r.number,
+                r.voided,
+                r.settled,
+                sorted((r.recorded or {}).items()),
+                sorted(r.expected.items()),
+            )
+            for r in result.rounds
+        ),
         sorted(result.findings, key=repr),
     )
 
@@ -40,12 +51,16 @@ def test_a_view_changes_nothing_and_folding_goes_on_after_it():
     view at the end equals one replay of the record, and two views are equal."""
     events = _table()
     state = Replay()
-    middle = next(i for i, e in enumerate(events) if e["type"] == "card.dealt" and i > len(events) // 2)
+    middle = next(
+        i for i, e in enumerate(events) if e["type"] == "card.dealt" and i > len(events) // 2
+    )
     for event in events[:middle]:
         state.apply(event)
     assert state.in_play is not None
     halfway = state.view()
-    assert any(f.kind == "missing_event" and f.round == state.in_play.number for f in halfway.findings)
+    assert any(
+        f.kind == "missing_event" and f.round == state.in_play.number for f in halfway.findings
+    )
     assert _summary(state.view()) == _summary(halfway)
     for event in events[middle:]:
         state.apply(event)
@@ -113,7 +128,9 @@ def test_a_round_lists_its_cards_and_its_hands_decisions():
             rounds[state.in_play.number] = state.in_play
     for number, round_ in rounds.items():
         mine = [e["payload"] for e in events if e["payload"].get("round") == number]
-        cards = [(p["box"] or 0, p["hand"] or 0, p["card"]) for p in mine if "face" in p and "card" in p]
+        cards = [
+            (p["box"] or 0, p["hand"] or 0, p["card"]) for p in mine if "face" in p and "card" in p
+        ]
         assert round_.dealt_cards() == cards
         decided: dict[tuple[int, int], list[str]] = defaultdict(list)
         for p in mine:

@@ -1,5 +1,6 @@
 """The rules brief's parameters every preset must expose even where no seed uses a value:
 peek on ace only, and natural ratios 3:2, 6:5, 2:1, 3:1."""
+
 from __future__ import annotations
 
 import pytest
@@ -25,7 +26,9 @@ def test_peek_ace_does_not_peek_under_a_ten() -> None:
     assert actions_of(table.deal([1000], "double")) == []  # under an ace it peeks
 
 
-@pytest.mark.parametrize(("ratio", "stake", "paid"), [("3:2", 25, 37), ("6:5", 25, 30), ("2:1", 25, 50), ("3:1", 25, 75)])
+@pytest.mark.parametrize(
+    ("ratio", "stake", "paid"), [("3:2", 25, 37), ("6:5", 25, 30), ("2:1", 25, 50), ("3:1", 25, 75)]
+)
 def test_natural_ratios(ratio: str, stake: int, paid: int) -> None:
     """The rules brief, natural_pays: 3:2 (000, 002, 003, 004), 3:1 (001 as written), and 6:5 and
     2:1 must work too; fractions of a minor unit go to the house."""

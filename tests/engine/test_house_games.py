@@ -1,4 +1,5 @@
 """The two house games that are not from a seed (see presets.py for their sources)."""
+
 from __future__ import annotations
 
 from tables.engine.presets import PRESETS

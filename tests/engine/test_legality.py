@@ -2,6 +2,7 @@
 (``tables.engine.legality``): for every preset, every two-card hand against every up
 card gets the same answers from ``Round`` as from the mathematics' ``PlayRules`` - the
 first decision, and after a split the double and the resplit."""
+
 from __future__ import annotations
 
 import pytest
@@ -67,12 +68,22 @@ def test_the_round_and_the_mathematics_agree_on_every_first_decision(name: str) 
                     continue
                 hard, ace, soft, pair = _facts(hand)
                 up_value = VALUE[up + "D"]
-                assert _allows(r, hand, "double") == play.can_double(hard, soft, after_split=False), (first, second, up)
+                assert _allows(r, hand, "double") == play.can_double(
+                    hard, soft, after_split=False
+                ), (first, second, up)
                 same_rank = first == second or not play.split_by_rank
-                assert _allows(r, hand, "split") == bool(pair and same_rank and play.can_split(pair)), (first, second, up)
-                assert _allows(r, hand, "surrender") == play.surrender_offered(up_value), (first, second, up)
+                assert _allows(r, hand, "split") == bool(
+                    pair and same_rank and play.can_split(pair)
+                ), (first, second, up)
+                assert _allows(r, hand, "surrender") == play.surrender_offered(up_value), (
+                    first,
+                    second,
+                    up,
+                )
                 if not rules.dealer_plays_basic_strategy:
-                    legal = position.legal(hard, ace, 2, pair if same_rank else 0, after_split=False)
+                    legal = position.legal(
+                        hard, ace, 2, pair if same_rank else 0, after_split=False
+                    )
                     assert r.legal_actions(hand) == legal, (first, second, up)
                 asked += 1
     assert asked == 10 * (13 * 13 - 8)  # every hand but the eight naturals (A with T, J, Q, K)
@@ -102,8 +113,12 @@ def test_the_round_and_the_mathematics_agree_after_a_split(name: str) -> None:
                 assert first.from_split and len(first.cards) == 2
                 hard, _ace, soft, pair = _facts(first)
                 if not (VALUE[rank + "S"] == 1 and rules.split_aces_one_card):
-                    assert _allows(r, first, "double") == play.can_double(hard, soft, after_split=True), (rank, drawn, up)
+                    assert _allows(r, first, "double") == play.can_double(
+                        hard, soft, after_split=True
+                    ), (rank, drawn, up)
                 if pair and (drawn == rank or not play.split_by_rank):
-                    assert _allows(r, first, "split") == play.can_resplit(pair, len(r.box_hands[1])), (rank, drawn, up)
+                    assert _allows(r, first, "split") == play.can_resplit(
+                        pair, len(r.box_hands[1])
+                    ), (rank, drawn, up)
                 split += 1
     assert split > 0

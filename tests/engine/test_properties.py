@@ -1,5 +1,6 @@
 """Laws that hold for every dealt table (hypothesis): money is conserved, replay is
 deterministic, a legal round replays clean, and one tampering gives exactly its finding."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime
@@ -20,7 +21,18 @@ START = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 tables = st.builds(
-    lambda name, seed, rounds, boxes: (name, deal_table(PRESETS[name], seed=str(seed), rounds=rounds, boxes=boxes, start=START, bettors=2, hashed=False)),
+    lambda name, seed, rounds, boxes: (
+        name,
+        deal_table(
+            PRESETS[name],
+            seed=str(seed),
+            rounds=rounds,
+            boxes=boxes,
+            start=START,
+            bettors=2,
+            hashed=False,
+        ),
+    ),
     st.sampled_from(sorted(PRESETS)),
     st.integers(0, 10**9),
     st.integers(1, 6),
@@ -43,7 +55,11 @@ def test_money_is_conserved_in_every_round(dealt: tuple[str, DealtTable]) -> Non
     players = house = layout = 0
     for number, settlements in sorted(table.settlements.items()):
         before = players + house + layout
-        carried_in = {b["bet"]: b for b in bets.values() if b["round"] == number and b["kind"] == "main" and b["parent"] is not None}
+        carried_in = {
+            b["bet"]: b
+            for b in bets.values()
+            if b["round"] == number and b["kind"] == "main" and b["parent"] is not None
+        }
         for bet in bets.values():
             if bet["round"] == number and bet["bet"] not in carried_in:
                 players -= bet["amount"]
@@ -64,7 +80,9 @@ def test_money_is_conserved_in_every_round(dealt: tuple[str, DealtTable]) -> Non
 
 @FAST
 @given(tables)
-def test_every_dealt_round_replays_clean_and_replay_is_deterministic(dealt: tuple[str, DealtTable]) -> None:
+def test_every_dealt_round_replays_clean_and_replay_is_deterministic(
+    dealt: tuple[str, DealtTable],
+) -> None:
     """A table the engine dealt replays with no finding, recomputing the dealer's own
     settlements; replaying it twice gives the same result."""
     _, table = dealt
@@ -72,12 +90,16 @@ def test_every_dealt_round_replays_clean_and_replay_is_deterministic(dealt: tupl
     assert first.findings == ()
     assert first == second
     for played in first.rounds:
-        assert {b: (s.outcome, s.net) for b, s in played.expected.items()} == {s.bet: (s.outcome, s.net) for s in table.settlements[played.number]}
+        assert {b: (s.outcome, s.net) for b, s in played.expected.items()} == {
+            s.bet: (s.outcome, s.net) for s in table.settlements[played.number]
+        }
 
 
 @FAST
 @given(tables, st.data())
-def test_one_changed_card_gives_exactly_card_out_of_sequence(dealt: tuple[str, DealtTable], data: st.DataObject) -> None:
+def test_one_changed_card_gives_exactly_card_out_of_sequence(
+    dealt: tuple[str, DealtTable], data: st.DataObject
+) -> None:
     """Changing one dealt card of a shoe whose order is recorded gives one finding,
     card_out_of_sequence, and nothing else (replay plays on with the shoe's card)."""
     _, table = dealt
@@ -90,12 +112,18 @@ def test_one_changed_card_gives_exactly_card_out_of_sequence(dealt: tuple[str, D
 
 @FAST
 @given(tables, st.data())
-def test_one_illegal_decision_gives_exactly_illegal_decision(dealt: tuple[str, DealtTable], data: st.DataObject) -> None:
+def test_one_illegal_decision_gives_exactly_illegal_decision(
+    dealt: tuple[str, DealtTable], data: st.DataObject
+) -> None:
     """Replacing one hit or stand with an action the rules refuse at that moment gives one
     finding, illegal_decision, and nothing else (an illegal decision changes no play)."""
     _, table = dealt
     events = table.events
-    choices = [i for i, e in enumerate(events) if e["type"] == "decision.made" and e["payload"]["action"] in ("hit", "stand")]
+    choices = [
+        i
+        for i, e in enumerate(events)
+        if e["type"] == "decision.made" and e["payload"]["action"] in ("hit", "stand")
+    ]
     if not choices:
         return
     index = data.draw(st.sampled_from(choices))
@@ -114,12 +142,18 @@ def test_one_illegal_decision_gives_exactly_illegal_decision(dealt: tuple[str, D
 
 @FAST
 @given(tables, st.data())
-def test_one_changed_payout_gives_exactly_wrong_payout(dealt: tuple[str, DealtTable], data: st.DataObject) -> None:
+def test_one_changed_payout_gives_exactly_wrong_payout(
+    dealt: tuple[str, DealtTable], data: st.DataObject
+) -> None:
     """Changing the net of one recorded settlement gives one finding, wrong_payout, for
     that bet."""
     _, table = dealt
     events = table.events
-    settled = [i for i, e in enumerate(events) if e["type"] == "round.settled" and e["payload"]["settlements"]]
+    settled = [
+        i
+        for i, e in enumerate(events)
+        if e["type"] == "round.settled" and e["payload"]["settlements"]
+    ]
     index = data.draw(st.sampled_from(settled))
     settlements = [dict(s) for s in events[index]["payload"]["settlements"]]
     which = data.draw(st.integers(0, len(settlements) - 1))
@@ -131,14 +165,18 @@ def test_one_changed_payout_gives_exactly_wrong_payout(dealt: tuple[str, DealtTa
 
 @FAST
 @given(tables, st.data())
-def test_replay_reports_rather_than_raises_on_any_tampering(dealt: tuple[str, DealtTable], data: st.DataObject) -> None:
+def test_replay_reports_rather_than_raises_on_any_tampering(
+    dealt: tuple[str, DealtTable], data: st.DataObject
+) -> None:
     """Dropped, repeated, swapped or altered events give findings, never an exception: a
     damaged record is what an audit is for."""
     _, table = dealt
     events = list(table.events)
     for _ in range(data.draw(st.integers(1, 3))):
         j = data.draw(st.integers(1, len(events) - 1))
-        how = data.draw(st.sampled_from(["drop", "repeat", "swap", "card", "action", "amount", "hand"]))
+        how = data.draw(
+            st.sampled_from(["drop", "repeat", "swap", "card", "action", "amount", "hand"])
+        )
         payload = dict(events[j]["payload"])
         if how == "drop":
             del events[j]
@@ -152,7 +190,20 @@ def test_replay_reports_rather_than_raises_on_any_tampering(dealt: tuple[str, De
         if how == "card" and payload.get("card") is not None:
             payload["card"] = data.draw(st.sampled_from(sorted(VALUE)))
         elif how == "action" and "action" in payload:
-            payload["action"] = data.draw(st.sampled_from(["hit", "stand", "double", "split", "surrender", "insurance", "no_insurance", "even_money"]))
+            payload["action"] = data.draw(
+                st.sampled_from(
+                    [
+                        "hit",
+                        "stand",
+                        "double",
+                        "split",
+                        "surrender",
+                        "insurance",
+                        "no_insurance",
+                        "even_money",
+                    ]
+                )
+            )
         elif how == "amount" and "amount" in payload:
             payload["amount"] = data.draw(st.integers(0, 1000))
         elif how == "hand" and payload.get("hand") is not None:
@@ -163,7 +214,15 @@ def test_replay_reports_rather_than_raises_on_any_tampering(dealt: tuple[str, De
 
 
 live_tables = st.builds(
-    lambda seed, rounds, boxes: deal_table(PRESETS["it-live"], seed=str(seed), rounds=rounds, boxes=boxes, start=START, bettors=2, hashed=False),
+    lambda seed, rounds, boxes: deal_table(
+        PRESETS["it-live"],
+        seed=str(seed),
+        rounds=rounds,
+        boxes=boxes,
+        start=START,
+        bettors=2,
+        hashed=False,
+    ),
     st.integers(0, 10**9),
     st.integers(2, 8),
     st.integers(2, 5),
@@ -172,7 +231,9 @@ live_tables = st.builds(
 
 @FAST
 @given(live_tables, st.data())
-def test_one_changed_cash_out_offer_gives_exactly_wrong_cashout_offer(table: DealtTable, data: st.DataObject) -> None:
+def test_one_changed_cash_out_offer_gives_exactly_wrong_cashout_offer(
+    table: DealtTable, data: st.DataObject
+) -> None:
     """Seed 000 (000:108): changing the amount of one system cash-out offer - and, where
     the player took it, the amount taken and the settlement with it, as a wrong offer
     would run through the record - gives one finding, wrong_cashout_offer, for that bet."""
@@ -190,17 +251,28 @@ def test_one_changed_cash_out_offer_gives_exactly_wrong_cashout_offer(table: Dea
         if e["type"] == "cashout.accepted" and e["payload"]["bet"] == p["bet"]:
             changed = edit(changed, j, amount=p["amount"] + delta)
         elif e["type"] == "round.settled":
-            settlements = [dict(s, net=s["net"] + delta) if s["bet"] == p["bet"] and s["outcome"] == "cashed_out" else s for s in e["payload"]["settlements"]]
+            settlements = [
+                dict(s, net=s["net"] + delta)
+                if s["bet"] == p["bet"] and s["outcome"] == "cashed_out"
+                else s
+                for s in e["payload"]["settlements"]
+            ]
             changed = edit(changed, j, settlements=settlements)
             break
     found = replay(changed).findings
     assert kinds(found) == ["wrong_cashout_offer"]
-    assert found[0].bet == p["bet"] and found[0].recorded == str(p["amount"] + delta) and found[0].expected == str(p["amount"])
+    assert (
+        found[0].bet == p["bet"]
+        and found[0].recorded == str(p["amount"] + delta)
+        and found[0].expected == str(p["amount"])
+    )
 
 
 @FAST
 @given(tables, st.data())
-def test_one_flipped_face_gives_exactly_wrong_face(dealt: tuple[str, DealtTable], data: st.DataObject) -> None:
+def test_one_flipped_face_gives_exactly_wrong_face(
+    dealt: tuple[str, DealtTable], data: st.DataObject
+) -> None:
     """Turning one dealt card's face over gives one finding, wrong_face, for that card."""
     _, table = dealt
     cards = [i for i, e in enumerate(table.events) if e["type"] == "card.dealt"]
@@ -213,7 +285,9 @@ def test_one_flipped_face_gives_exactly_wrong_face(dealt: tuple[str, DealtTable]
 
 @FAST
 @given(tables, st.data())
-def test_one_missing_stake_gives_exactly_missing_stake(dealt: tuple[str, DealtTable], data: st.DataObject) -> None:
+def test_one_missing_stake_gives_exactly_missing_stake(
+    dealt: tuple[str, DealtTable], data: st.DataObject
+) -> None:
     """Leaving out one stake a decision called for (the deciding bettor's double or split,
     an insurance decision's stake) and its settlement gives one finding, missing_stake,
     for the bet it belonged to. Stakes another stake or a carried bet names are kept (their
@@ -226,7 +300,12 @@ def test_one_missing_stake_gives_exactly_missing_stake(dealt: tuple[str, DealtTa
     for i, event in enumerate(events):
         p = event["payload"]
         current = state.round
-        if event["type"] == "bet.placed" and current is not None and (p["kind"], p["parent"]) in current.owed and p["bet"] not in named:
+        if (
+            event["type"] == "bet.placed"
+            and current is not None
+            and (p["kind"], p["parent"]) in current.owed
+            and p["bet"] not in named
+        ):
             owed.append(i)
         state.apply(event)
     assume(owed)
@@ -242,7 +321,9 @@ def test_one_missing_stake_gives_exactly_missing_stake(dealt: tuple[str, DealtTa
 
 @FAST
 @given(tables, st.data())
-def test_one_shoe_against_the_rules_gives_exactly_shoe_procedure(dealt: tuple[str, DealtTable], data: st.DataObject) -> None:
+def test_one_shoe_against_the_rules_gives_exactly_shoe_procedure(
+    dealt: tuple[str, DealtTable], data: st.DataObject
+) -> None:
     """A shoe of more decks than the game's (its order not on record), or a cut card
     beyond the shoe's cards, gives one finding, shoe_procedure. (Cash-out offers are not
     valued here: the system values them from the shoe's decks, so they follow them.)"""
@@ -250,10 +331,14 @@ def test_one_shoe_against_the_rules_gives_exactly_shoe_procedure(dealt: tuple[st
     rules = PRESETS[name]
     events = table.events
     if data.draw(st.booleans()):
-        index = data.draw(st.sampled_from([i for i, e in enumerate(events) if e["type"] == "shoe.shuffled"]))
+        index = data.draw(
+            st.sampled_from([i for i, e in enumerate(events) if e["type"] == "shoe.shuffled"])
+        )
         decks = data.draw(st.integers(rules.decks + 1, 12))
         changed = edit(events, index, decks=decks, order=None, commitment=None)
     else:
-        index = data.draw(st.sampled_from([i for i, e in enumerate(events) if e["type"] == "shoe.cut"]))
+        index = data.draw(
+            st.sampled_from([i for i, e in enumerate(events) if e["type"] == "shoe.cut"])
+        )
         changed = edit(events, index, cut_card=52 * rules.decks + data.draw(st.integers(1, 10**6)))
     assert kinds(replay(changed, check_offers=False).findings) == ["shoe_procedure"]

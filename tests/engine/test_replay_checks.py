@@ -1,5 +1,6 @@
 """What replay checks beyond the play itself (issue 14, "a replay that misses nothing"):
 each check planted by editing a dealt record, and each giving exactly its finding."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -25,6 +26,7 @@ def unsettled(events: list[dict[str, Any]], bet: str) -> list[dict[str, Any]]:
 
 
 # --- 1. card faces -------------------------------------------------------------------------
+
 
 def test_a_hole_card_dealt_face_up_in_a_peek_game() -> None:
     """Seed 001 (001:13): the dealer's second card is face down; dealt face up it is a
@@ -66,11 +68,24 @@ def test_the_card_of_a_double_dealt_face_up_where_it_goes_face_down() -> None:
 
 # --- 2. stakes the decisions call for --------------------------------------------------------
 
-@pytest.mark.parametrize(("name", "player", "play", "action", "stake", "hand"), [
-    ("hoyle", "6S 4H", "9C", "double", "r1b1-d", 0),  # the hand doubled for the main stake alone
-    ("eu-online", "8S 8H", "TC 9C", "split", "r1b1-s1", 1),  # the split hand for free
-])
-def test_a_double_or_split_with_no_stake_placed(name: str, player: str, play: str, action: str, stake: str, hand: int) -> None:
+
+@pytest.mark.parametrize(
+    ("name", "player", "play", "action", "stake", "hand"),
+    [
+        (
+            "hoyle",
+            "6S 4H",
+            "9C",
+            "double",
+            "r1b1-d",
+            0,
+        ),  # the hand doubled for the main stake alone
+        ("eu-online", "8S 8H", "TC 9C", "split", "r1b1-s1", 1),  # the split hand for free
+    ],
+)
+def test_a_double_or_split_with_no_stake_placed(
+    name: str, player: str, play: str, action: str, stake: str, hand: int
+) -> None:
     """A double or split whose stake never reaches the record: missing_stake, once, for the
     bet that decided, on the hand the stake was owed to."""
     rules = PRESETS[name]
@@ -79,7 +94,11 @@ def test_a_double_or_split_with_no_stake_placed(name: str, player: str, play: st
     index = find(table.events, "bet.placed", kind=action)
     found = replay(without(unsettled(table.events, stake), index)).findings
     assert kinds(found) == ["missing_stake"]
-    assert found[0].bet == "r1b1" and found[0].expected == f"a {action} stake" and found[0].hand == hand
+    assert (
+        found[0].bet == "r1b1"
+        and found[0].expected == f"a {action} stake"
+        and found[0].hand == hand
+    )
 
 
 def test_insurance_decided_with_no_stake_and_staked_with_no_decision() -> None:
@@ -91,13 +110,16 @@ def test_insurance_decided_with_no_stake_and_staked_with_no_decision() -> None:
     assert table.replay().findings == ()
     decision = find(table.events, "decision.made", action="insurance")
     stake = find(table.events, "bet.placed", kind="insurance")
-    assert kinds(replay(without(unsettled(table.events, "r1b1-i"), stake)).findings) == ["missing_stake"]
+    assert kinds(replay(without(unsettled(table.events, "r1b1-i"), stake)).findings) == [
+        "missing_stake"
+    ]
     found = replay(without(table.events, decision)).findings
     assert kinds(found) == ["illegal_bet"]
     assert "never decided to insure" in found[0].message
 
 
 # --- 5. a card dealt to the wrong place ------------------------------------------------------
+
 
 def test_a_card_to_the_wrong_place_is_reported_once_and_accuses_nothing_after_it() -> None:
     """One card recorded at another box is a deal_order finding where it happened; the
@@ -116,6 +138,7 @@ def test_a_card_to_the_wrong_place_is_reported_once_and_accuses_nothing_after_it
 
 
 # --- 3. shoe facts against the rules -----------------------------------------------------------
+
 
 def test_a_shoe_of_other_decks_than_the_table_deals() -> None:
     """An 8-deck shoe at a 6-deck table is a shoe_procedure finding (and not one per card)."""
@@ -143,6 +166,7 @@ def test_a_cut_card_beyond_the_shoe() -> None:
 
 # --- 4. a bet settled twice in one settlement ---------------------------------------------------
 
+
 def test_the_same_bet_settled_twice_in_one_settlement() -> None:
     """The last entry no longer silently wins: the repeat is a duplicate_event finding,
     and the first entry is the one checked."""
@@ -154,10 +178,13 @@ def test_the_same_bet_settled_twice_in_one_settlement() -> None:
     found = replay(edit(table.events, index, settlements=[entry, {**entry, "net": 400}])).findings
     assert kinds(found) == ["duplicate_event"]
     assert found[0].bet == "r1b1" and found[0].recorded == "win +400"
-    assert kinds(replay(edit(table.events, index, settlements=[entry, entry])).findings) == ["duplicate_event"]
+    assert kinds(replay(edit(table.events, index, settlements=[entry, entry])).findings) == [
+        "duplicate_event"
+    ]
 
 
 # --- 9. messages that say what is wrong ---------------------------------------------------------
+
 
 def test_a_reveal_before_the_hole_card_says_so() -> None:
     """A reveal in a peek game before the dealer holds two cards is not "a game that
@@ -167,14 +194,24 @@ def test_a_reveal_before_the_hole_card_says_so() -> None:
     table.deal([200])
     reveal = find(table.events, "card.revealed")
     first = find(table.events, "card.dealt", box=None)
-    moved = table.events[:first] + [table.events[reveal]] + [e for e in table.events[first:] if e is not table.events[reveal]]
+    moved = (
+        table.events[:first]
+        + [table.events[reveal]]
+        + [e for e in table.events[first:] if e is not table.events[reveal]]
+    )
     found = [f for f in replay(rewrap(moved)).findings if f.kind == "unexpected_event"]
     assert len(found) == 1 and "the dealer held 0 cards" in found[0].message
     other = PRESETS["eu-online"]
     none = Table(other, layout(other, ["TS 9H"], "7D TD"))
     none.deal([100])
-    extra = rewrap(none.events[:-1] + [{"type": "card.revealed", "payload": {"round": 1, "card": "TD"}}] + none.events[-1:])
-    assert [f.message for f in replay(extra).findings] == ["A hole card was revealed in a game that deals none."]
+    extra = rewrap(
+        none.events[:-1]
+        + [{"type": "card.revealed", "payload": {"round": 1, "card": "TD"}}]
+        + none.events[-1:]
+    )
+    assert [f.message for f in replay(extra).findings] == [
+        "A hole card was revealed in a game that deals none."
+    ]
 
 
 def test_a_natural_recorded_as_a_win_for_the_right_amount_says_the_amount_is_right() -> None:
@@ -182,9 +219,14 @@ def test_a_natural_recorded_as_a_win_for_the_right_amount_says_the_amount_is_rig
     table = Table(rules, layout(rules, ["AS KH"], "7D TD"))
     table.deal([200])
     index = find(table.events, "round.settled")
-    found = replay(edit(table.events, index, settlements=[{"bet": "r1b1", "outcome": "win", "net": 300}])).findings
+    found = replay(
+        edit(table.events, index, settlements=[{"bet": "r1b1", "outcome": "win", "net": 300}])
+    ).findings
     assert kinds(found) == ["wrong_payout"]
-    assert "the right amount, +EUR 3.00" in found[0].message and "the rules say natural" in found[0].message
+    assert (
+        "the right amount, +EUR 3.00" in found[0].message
+        and "the rules say natural" in found[0].message
+    )
 
 
 def test_the_outcome_words_are_documented() -> None:
@@ -196,12 +238,13 @@ def test_the_outcome_words_are_documented() -> None:
     from audit.record.events.fields import Outcome
 
     text = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "events.md").read_text()
-    section = text[text.index("| outcome | the bet |"):]
-    section = section[:section.index("\n\n")]
+    section = text[text.index("| outcome | the bet |") :]
+    section = section[: section.index("\n\n")]
     assert re.findall(r"^\| `([a-z_]+)` \|", section, re.MULTILINE) == list(get_args(Outcome))
 
 
 # --- 6. the stream a table's record is in ---------------------------------------------------------
+
 
 def test_two_streams_opening_one_table_stay_apart() -> None:
     """The report names each stream after its envelope, and a stream whose table.opened
@@ -226,6 +269,7 @@ def test_two_streams_opening_one_table_stay_apart() -> None:
 
 # --- 8. rounds numbered again each gaming day ---------------------------------------------------
 
+
 def _two_days(short: int = 0) -> list[dict[str, Any]]:
     """One stream, two gaming days, each numbering its rounds from 1; day 1's win paid
     ``short`` less than the rules give."""
@@ -238,7 +282,9 @@ def _two_days(short: int = 0) -> list[dict[str, Any]]:
         events = edit(table.events, opened, gaming_day=day)
         if day == "2026-11-29" and short:
             settled = find(events, "round.settled")
-            events = edit(events, settled, settlements=[{"bet": "r1b1", "outcome": "win", "net": 200 - short}])
+            events = edit(
+                events, settled, settlements=[{"bet": "r1b1", "outcome": "win", "net": 200 - short}]
+            )
         days += events
     return rewrap(days)
 
@@ -256,8 +302,13 @@ def test_a_correction_on_a_later_day_is_followed_back_to_its_round() -> None:
     events = _two_days(short=50)
     assert kinds(replay(events).findings) == ["wrong_payout"]
     first_settled = events[find(events, "round.settled")]
-    correction = {"round": 1, "corrects": first_settled["id"], "settlements": [{"bet": "r1b1", "outcome": "win", "net": 200}],
-                  "reason": "short pay corrected", "authorised_by": "PB-7"}
+    correction = {
+        "round": 1,
+        "corrects": first_settled["id"],
+        "settlements": [{"bet": "r1b1", "outcome": "win", "net": 200}],
+        "reason": "short pay corrected",
+        "authorised_by": "PB-7",
+    }
     corrected = rewrap(events + [{"type": "correction.recorded", "payload": correction}])
     assert corrected[find(corrected, "round.settled")]["id"] == first_settled["id"]
     assert replay(corrected).findings == ()

@@ -1,4 +1,5 @@
 """``manage.py replay FILE.jsonl``: the offline replay a regulator runs on an export."""
+
 from __future__ import annotations
 
 import json
@@ -22,7 +23,9 @@ def _run(*args: str) -> tuple[int, str, str]:
     return run_command("replay", *args)
 
 
-def test_a_clean_file_exits_0_with_a_summary_and_every_bet_when_asked(tmp_path: pathlib.Path) -> None:
+def test_a_clean_file_exits_0_with_a_summary_and_every_bet_when_asked(
+    tmp_path: pathlib.Path,
+) -> None:
     """A clean export: exit 0 and a summary per table (rounds, bets, the house result
     recorded and recomputed in the table's currency, no findings), no bet; with --bets
     every bet recomputed against recorded."""
@@ -37,14 +40,19 @@ def test_a_clean_file_exits_0_with_a_summary_and_every_bet_when_asked(tmp_path: 
     assert "1 rounds, 2 bets, 0 findings" in out and "r1b1" in out and "Clean" in out
 
 
-def test_a_tampered_file_is_refused_unless_the_chain_check_is_skipped(tmp_path: pathlib.Path) -> None:
+def test_a_tampered_file_is_refused_unless_the_chain_check_is_skipped(
+    tmp_path: pathlib.Path,
+) -> None:
     """A payout changed in the file breaks its line's hash: replay refuses the file, exit
     1, naming the line, stream, version and ``altered``, and reports no round. With
     --no-verify-chain it says on stderr that the chain was not checked and replays the
     file as before: exit 1, and --json gives the wrong payout with expected and recorded."""
     events = _table().events
     settled = find(events, "round.settled")
-    wrong = [{"bet": "r1b1", "outcome": "win", "net": 999}, {"bet": "r1b2", "outcome": "push", "net": 0}]
+    wrong = [
+        {"bet": "r1b1", "outcome": "win", "net": 999},
+        {"bet": "r1b2", "outcome": "push", "net": 0},
+    ]
     path = _write(tmp_path / "t.jsonl", edit(events, settled, settlements=wrong))
     code, out, err = _run(str(path), "--json")
     assert code == 1 and out == ""
@@ -68,7 +76,9 @@ def test_a_removed_line_is_refused_as_a_gap(tmp_path: pathlib.Path) -> None:
     assert code == 1 and "line 7: T1: first bad event is version 8" in err and "gap" in err
 
 
-def test_a_file_without_hash_chains_replays_only_when_told_to_skip_the_check(tmp_path: pathlib.Path) -> None:
+def test_a_file_without_hash_chains_replays_only_when_told_to_skip_the_check(
+    tmp_path: pathlib.Path,
+) -> None:
     """Hand-written lines without version, recorded_at, prev_hash and hash are not an
     envelope to verify: exit 2 naming the first line and the flag; with
     --no-verify-chain they replay clean."""

@@ -1,4 +1,5 @@
 """Replay of the record as a whole: corrections, voids, duplicates, gaps, the shoe."""
+
 from __future__ import annotations
 
 from audit.record.events import read_current
@@ -23,10 +24,22 @@ def test_an_authorised_correction_replaces_a_wrong_settlement() -> None:
     correction.recorded gives the right settlement for that bet."""
     table = _table()
     settled = find(table.events, "round.settled")
-    wrong = [{"bet": "r1b1", "outcome": "lose", "net": -STAKE}, {"bet": "r1b2", "outcome": "push", "net": 0}]
+    wrong = [
+        {"bet": "r1b1", "outcome": "lose", "net": -STAKE},
+        {"bet": "r1b2", "outcome": "push", "net": 0},
+    ]
     events = edit(table.events, settled, settlements=wrong)
     assert kinds(replay(events).findings) == ["wrong_payout"]
-    fix = {"type": "correction.recorded", "payload": {"round": 1, "corrects": events[settled]["id"], "settlements": [{"bet": "r1b1", "outcome": "win", "net": STAKE}], "reason": "paid the wrong box", "authorised_by": "pit1"}}
+    fix = {
+        "type": "correction.recorded",
+        "payload": {
+            "round": 1,
+            "corrects": events[settled]["id"],
+            "settlements": [{"bet": "r1b1", "outcome": "win", "net": STAKE}],
+            "reason": "paid the wrong box",
+            "authorised_by": "pit1",
+        },
+    }
     assert replay(events + [{**fix, "id": "fix-1"}]).findings == ()
 
 
@@ -35,18 +48,44 @@ def test_a_correction_strikes_an_event_recorded_by_mistake() -> None:
     the replay, as if the dealer had never recorded it."""
     table = _table()
     settled = find(table.events, "round.settled")
-    stray = {"type": "card.dealt", "payload": {"round": 1, "box": None, "hand": None, "card": "4C", "face": "up"}}
+    stray = {
+        "type": "card.dealt",
+        "payload": {"round": 1, "box": None, "hand": None, "card": "4C", "face": "up"},
+    }
     events = rewrap(table.events[:settled] + [stray] + table.events[settled:])
     assert "dealer_procedure" in kinds(replay(events).findings)
-    strike = {"id": "fix-2", "type": "correction.recorded", "payload": {"round": 1, "corrects": events[settled]["id"], "settlements": [], "reason": "keyed twice", "authorised_by": "pit1"}}
+    strike = {
+        "id": "fix-2",
+        "type": "correction.recorded",
+        "payload": {
+            "round": 1,
+            "corrects": events[settled]["id"],
+            "settlements": [],
+            "reason": "keyed twice",
+            "authorised_by": "pit1",
+        },
+    }
     assert replay(events + [strike]).findings == ()
 
 
 def test_a_correction_naming_nothing_known_is_a_finding() -> None:
     """A correction for an event or bet the record does not hold is invalid."""
     table = _table()
-    bad = {"id": "fix-3", "type": "correction.recorded", "payload": {"round": 1, "corrects": "no-such-event", "settlements": [{"bet": "ghost", "outcome": "win", "net": 5}], "reason": "x", "authorised_by": "pit1"}}
-    assert kinds(replay(table.events + [bad]).findings) == ["invalid_correction", "invalid_correction"]
+    bad = {
+        "id": "fix-3",
+        "type": "correction.recorded",
+        "payload": {
+            "round": 1,
+            "corrects": "no-such-event",
+            "settlements": [{"bet": "ghost", "outcome": "win", "net": 5}],
+            "reason": "x",
+            "authorised_by": "pit1",
+        },
+    }
+    assert kinds(replay(table.events + [bad]).findings) == [
+        "invalid_correction",
+        "invalid_correction",
+    ]
 
 
 def test_duplicate_event_and_version_gap() -> None:
@@ -55,7 +94,11 @@ def test_duplicate_event_and_version_gap() -> None:
     table = _table()
     events = table.events
     assert kinds(replay(events[:10] + [events[9]] + events[10:]).findings) == ["duplicate_event"]
-    gap = events[:10] + [{**events[10], "version": events[10]["version"] + 1}] + [{**e, "version": e["version"] + 1} for e in events[11:]]
+    gap = (
+        events[:10]
+        + [{**events[10], "version": events[10]["version"] + 1}]
+        + [{**e, "version": e["version"] + 1} for e in events[11:]]
+    )
     assert kinds(replay(gap).findings) == ["missing_event"]
 
 
@@ -69,17 +112,34 @@ def test_missing_and_unknown_settlements() -> None:
     """A bet without a settlement, or a settlement for a bet never placed, is a finding."""
     table = _table()
     settled = find(table.events, "round.settled")
-    only_one = [{"bet": "r1b1", "outcome": "win", "net": STAKE}, {"bet": "zz", "outcome": "win", "net": 1}]
-    assert kinds(replay(edit(table.events, settled, settlements=only_one)).findings) == ["missing_settlement", "unknown_bet"]
+    only_one = [
+        {"bet": "r1b1", "outcome": "win", "net": STAKE},
+        {"bet": "zz", "outcome": "win", "net": 1},
+    ]
+    assert kinds(replay(edit(table.events, settled, settlements=only_one)).findings) == [
+        "missing_settlement",
+        "unknown_bet",
+    ]
 
 
 def test_a_voided_round_returns_every_stake() -> None:
     """round.voided: every stake of the round goes back; no settlement is then expected."""
     table = _table()
-    voided = rewrap(table.events[:-1] + [{"type": "round.voided", "payload": {"round": 1, "reason": "misdeal", "authorised_by": "pit1"}}])
+    voided = rewrap(
+        table.events[:-1]
+        + [
+            {
+                "type": "round.voided",
+                "payload": {"round": 1, "reason": "misdeal", "authorised_by": "pit1"},
+            }
+        ]
+    )
     result = replay(voided)
     assert result.findings == ()
-    assert {b: (s.outcome, s.net) for b, s in result.rounds[0].expected.items()} == {"r1b1": ("push", 0), "r1b2": ("push", 0)}
+    assert {b: (s.outcome, s.net) for b, s in result.rounds[0].expected.items()} == {
+        "r1b1": ("push", 0),
+        "r1b2": ("push", 0),
+    }
 
 
 def test_impossible_card_without_a_recorded_order() -> None:
@@ -88,7 +148,10 @@ def test_impossible_card_without_a_recorded_order() -> None:
     table = Table(RULES, layout(RULES, ["TS 9H"], "7D TD"), known=False)
     table.deal([STAKE])
     first = find(table.events, "card.dealt")
-    burn = {"type": "card.burned", "payload": {"shoe": "S1", "round": 1, "card": "AS", "face": "up", "reason": "other"}}
+    burn = {
+        "type": "card.burned",
+        "payload": {"shoe": "S1", "round": 1, "card": "AS", "face": "up", "reason": "other"},
+    }
     spliced = rewrap(table.events[:first] + [burn] * 6 + table.events[first:])
     assert replay(spliced).findings == ()
     tampered = edit(spliced, find(spliced, "card.dealt"), card="AS")
@@ -108,7 +171,16 @@ def test_an_old_bet_placed_version_is_upcast() -> None:
 
 def test_every_finding_kind_is_documented() -> None:
     """Findings carry one of the documented kinds, and refuse any other."""
-    assert {"wrong_payout", "illegal_decision", "dealer_procedure", "card_out_of_sequence", "impossible_card", "missing_event", "duplicate_event", "misdeal"} <= set(KINDS)
+    assert {
+        "wrong_payout",
+        "illegal_decision",
+        "dealer_procedure",
+        "card_out_of_sequence",
+        "impossible_card",
+        "missing_event",
+        "duplicate_event",
+        "misdeal",
+    } <= set(KINDS)
     try:
         Finding(kind="oops", message="x")
     except ValueError:
@@ -124,7 +196,7 @@ def test_a_dealer_who_stands_on_16_is_a_procedure_error() -> None:
     table.deal([STAKE])
     draw = find(table.events, "card.dealt", 4)
     assert table.events[draw]["payload"]["card"] == "3C"
-    found = replay(rewrap(table.events[:draw] + table.events[draw + 1:])).findings
+    found = replay(rewrap(table.events[:draw] + table.events[draw + 1 :])).findings
     assert kinds(found) == ["dealer_procedure", "wrong_payout"]
     assert found[1].expected == f"win +{STAKE}" and found[1].recorded == "push +0"
 
@@ -134,7 +206,9 @@ def test_cards_without_betting_closed() -> None:
     all the same."""
     table = _table()
     closed = find(table.events, "betting.closed")
-    assert kinds(replay(rewrap(table.events[:closed] + table.events[closed + 1:])).findings) == ["missing_event"]
+    assert kinds(replay(rewrap(table.events[:closed] + table.events[closed + 1 :])).findings) == [
+        "missing_event"
+    ]
 
 
 def test_an_unknown_rule_set_is_a_finding() -> None:

@@ -2,6 +2,7 @@
 auditor folds with, ``Replay(compact=True, shelf=...)``): it holds each round as a
 16-byte handle, and gives the same rounds and findings as a replay that keeps them all -
 a late event that names an early round thaws it from the shelf."""
+
 from __future__ import annotations
 
 import copy
@@ -28,21 +29,33 @@ def _late(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     bet = settled[1]["payload"]["settlements"][0]
     out = list(events)
     for kind, payload in (
-        ("correction.recorded", {"round": settled[1]["payload"]["round"], "corrects": settled[1]["id"],
-                                 "reason": "short pay", "authorised_by": "pitboss",
-                                 "settlements": [{**bet, "net": bet["net"] - 5}]}),
+        (
+            "correction.recorded",
+            {
+                "round": settled[1]["payload"]["round"],
+                "corrects": settled[1]["id"],
+                "reason": "short pay",
+                "authorised_by": "pitboss",
+                "settlements": [{**bet, "net": bet["net"] - 5}],
+            },
+        ),
         ("round.voided", {"round": settled[3]["payload"]["round"], "reason": "misdeal"}),
     ):
         event = copy.deepcopy(last)
-        event.update(type=kind, payload=payload, version=out[-1]["version"] + 1,
-                     id=str(uuid.uuid5(uuid.NAMESPACE_OID, kind)))
+        event.update(
+            type=kind,
+            payload=payload,
+            version=out[-1]["version"] + 1,
+            id=str(uuid.uuid5(uuid.NAMESPACE_OID, kind)),
+        )
         out.append(event)
     return out
 
 
 def test_a_shelved_replay_gives_what_a_replay_that_keeps_every_round_gives() -> None:
-    events = _late(copy.deepcopy(deal_table(PRESETS["hoyle"], seed="shelf", rounds=30,
-                                            start=START).events))
+    events = _late(
+        copy.deepcopy(deal_table(PRESETS["hoyle"], seed="shelf", rounds=30, start=START).events)
+    )
     whole = replay(events)
     shelf = Shelf()
     try:
@@ -63,8 +76,9 @@ def test_a_compact_replay_follows_a_late_correction_to_its_pickled_round() -> No
     """Without a shelf too: the correction at the end finds its early round among the
     pickled ones (the engine's compiled build once read them with the dict's own lookup,
     passing over the one that thaws them, and reported the round as never played)."""
-    events = _late(copy.deepcopy(deal_table(PRESETS["hoyle"], seed="shelf", rounds=30,
-                                            start=START).events))
+    events = _late(
+        copy.deepcopy(deal_table(PRESETS["hoyle"], seed="shelf", rounds=30, start=START).events)
+    )
     whole = replay(events)
     state = Replay(compact=True)
     state.run(events)
@@ -89,8 +103,12 @@ def _two_days() -> list[dict[str, Any]]:
     day's round voided in the middle of the second, that round's settlement given again,
     a round of the second day started twice, and a correction that names the first day's
     settlement event."""
-    first = copy.deepcopy(deal_table(PRESETS["hoyle"], seed="two-days", rounds=30, start=START).events)
-    second = copy.deepcopy(deal_table(PRESETS["hoyle"], seed="two-days-2", rounds=20, start=START).events)
+    first = copy.deepcopy(
+        deal_table(PRESETS["hoyle"], seed="two-days", rounds=30, start=START).events
+    )
+    second = copy.deepcopy(
+        deal_table(PRESETS["hoyle"], seed="two-days-2", rounds=20, start=START).events
+    )
     for event in second:
         event["id"] = str(uuid.uuid5(uuid.NAMESPACE_OID, "day2-" + event["id"]))
         if event["type"] == "table.opened":
@@ -98,20 +116,40 @@ def _two_days() -> list[dict[str, Any]]:
     settled = {e["payload"]["round"]: e for e in first if e["type"] == "round.settled"}
     started = [n for n, e in enumerate(second) if e["type"] == "round.started"]
     late = [
-        _event(second[0], "correction.recorded",
-               {"round": 25, "corrects": None, "reason": "short pay", "authorised_by": "pitboss",
-                "settlements": [{**s, "net": s["net"] + 5} for s in settled[25]["payload"]["settlements"][:1]]},
-               "late-correction"),
+        _event(
+            second[0],
+            "correction.recorded",
+            {
+                "round": 25,
+                "corrects": None,
+                "reason": "short pay",
+                "authorised_by": "pitboss",
+                "settlements": [
+                    {**s, "net": s["net"] + 5} for s in settled[25]["payload"]["settlements"][:1]
+                ],
+            },
+            "late-correction",
+        ),
         _event(second[0], "round.voided", {"round": 27, "reason": "misdeal"}, "late-void"),
         _event(settled[27], "round.settled", dict(settled[27]["payload"]), "late-settled"),
-        _event(second[0], "correction.recorded",
-               {"round": None, "corrects": settled[4]["id"], "reason": "short pay", "authorised_by": "pitboss",
-                "settlements": [{**s, "net": s["net"] - 5} for s in settled[4]["payload"]["settlements"][:1]]},
-               "late-by-event"),
+        _event(
+            second[0],
+            "correction.recorded",
+            {
+                "round": None,
+                "corrects": settled[4]["id"],
+                "reason": "short pay",
+                "authorised_by": "pitboss",
+                "settlements": [
+                    {**s, "net": s["net"] - 5} for s in settled[4]["payload"]["settlements"][:1]
+                ],
+            },
+            "late-by-event",
+        ),
     ]
     again = copy.deepcopy(second[started[2]])
     again["id"] = str(uuid.uuid5(uuid.NAMESPACE_OID, "started-again"))
-    events = [*first, *second[:started[6]], *late, again, *second[started[6]:], late[1]]
+    events = [*first, *second[: started[6]], *late, again, *second[started[6] :], late[1]]
     events[-1] = {**late[1], "id": str(uuid.uuid5(uuid.NAMESPACE_OID, "late-void-again"))}
     for version, event in enumerate(events, 1):
         event["version"] = version
@@ -120,7 +158,8 @@ def _two_days() -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("runs", [64, 1])
 def test_a_replay_of_rounds_shelved_a_few_at_a_time_gives_what_one_of_a_dict_gives(
-        monkeypatch: pytest.MonkeyPatch, runs: int) -> None:
+    monkeypatch: pytest.MonkeyPatch, runs: int
+) -> None:
     """Batches of 4 rounds (and of 4 settlements' rounds), the index on the shelf every 8
     entries: two days of rounds
     numbered from 1 come out in the order of their numbers (the days merged, or sorted
@@ -141,7 +180,10 @@ def test_a_replay_of_rounds_shelved_a_few_at_a_time_gives_what_one_of_a_dict_giv
             state = Replay(compact=True, shelf=shelf)
             state.run(events)
             assert isinstance(state.rounds, ShelvedRounds) and len(state.rounds.shelved.batches) > 8
-            assert isinstance(state.settled_events, ShelvedMap) and len(state.settled_events.batches) > 8
+            assert (
+                isinstance(state.settled_events, ShelvedMap)
+                and len(state.settled_events.batches) > 8
+            )
             assert len(state.rounds) == len(plain.rounds)
             findings, rounds = state.final(by_number=by_number)
             expected_findings, expected = plain.final(by_number=by_number)

@@ -1,5 +1,6 @@
 """``manage.py replay FILE``, streamed (tables.replay_file): the same report as the
 engine's whole-file reader gives, in memory that does not hold the file."""
+
 from __future__ import annotations
 
 import io
@@ -25,8 +26,9 @@ from .test_replay_record import _table
 @pytest.fixture(scope="module")
 def day() -> list[bytes]:
     """Three tables' chained lines, one with a short payment (a finding) planted."""
-    config = SimConfig(tables=3, rounds=6, seed="streaming", live_bets=20,
-                       at=(parse_at("short_pay@BJ-02:3"),))
+    config = SimConfig(
+        tables=3, rounds=6, seed="streaming", live_bets=20, at=(parse_at("short_pay@BJ-02:3"),)
+    )
     out = io.BytesIO()
     simulate(config, FileSink(out, config))
     return out.getvalue().splitlines(keepends=True)
@@ -47,8 +49,9 @@ def _interleaved(lines: list[bytes]) -> list[bytes]:
 
 
 @pytest.mark.parametrize("mixed", [False, True], ids=["grouped", "interleaved"])
-def test_the_report_is_the_whole_file_readers_byte_for_byte(day: list[bytes], tmp_path: pathlib.Path,
-                                                             mixed: bool) -> None:
+def test_the_report_is_the_whole_file_readers_byte_for_byte(
+    day: list[bytes], tmp_path: pathlib.Path, mixed: bool
+) -> None:
     """--json, --bets and the summary are what the engine's reader of the whole file
     gives (the JSON exactly as json.dumps indents it), whether the tables' lines come one
     table after another or interleaved, and whether the tables are replayed in this
@@ -66,7 +69,11 @@ def test_the_report_is_the_whole_file_readers_byte_for_byte(day: list[bytes], tm
         assert out == json.dumps(as_dict(whole), indent=2, ensure_ascii=False) + "\n"
     code, out, _ = run_command("replay", str(path), "--bets")
     assert code == 1 and out == as_text(whole) + "\n"
-    currencies = {e["stream"]: e["payload"]["currency"] for e in map(json.loads, lines) if e["type"] == "table.opened"}
+    currencies = {
+        e["stream"]: e["payload"]["currency"]
+        for e in map(json.loads, lines)
+        if e["type"] == "table.opened"
+    }
     code, out, _ = run_command("replay", str(path))
     assert code == 1 and out == as_summary(whole, currencies) + "\n"
 
@@ -78,14 +85,28 @@ def test_a_correction_strikes_an_event_that_came_before_it(tmp_path: pathlib.Pat
     events = [{k: v for k, v in e.items() if k not in chained} for e in _table().events]
     settled = find(events, "round.settled")
     stray_id = str(uuid.uuid4())
-    stray = {"id": stray_id, "type": "card.dealt",
-             "payload": {"round": 1, "box": None, "hand": None, "card": "4C", "face": "up"}}
-    strike = {"id": str(uuid.uuid4()), "type": "correction.recorded",
-              "payload": {"round": 1, "corrects": stray_id, "settlements": [], "reason": "keyed twice",
-                          "authorised_by": "pit1"}}
+    stray = {
+        "id": stray_id,
+        "type": "card.dealt",
+        "payload": {"round": 1, "box": None, "hand": None, "card": "4C", "face": "up"},
+    }
+    strike = {
+        "id": str(uuid.uuid4()),
+        "type": "correction.recorded",
+        "payload": {
+            "round": 1,
+            "corrects": stray_id,
+            "settlements": [],
+            "reason": "keyed twice",
+            "authorised_by": "pit1",
+        },
+    }
     base = {k: v for k, v in events[0].items() if k not in ("id", "type", "payload")}
-    lines = [json.dumps(e) for e in events[:settled]] + [json.dumps({**base, **stray})] + \
-        [json.dumps(e) for e in events[settled:]]
+    lines = (
+        [json.dumps(e) for e in events[:settled]]
+        + [json.dumps({**base, **stray})]
+        + [json.dumps(e) for e in events[settled:]]
+    )
     lines_struck = [*lines, json.dumps({**base, **strike})]
     for text, clean in ((lines, False), (lines_struck, True)):
         path = tmp_path / "t.jsonl"
@@ -95,7 +116,9 @@ def test_a_correction_strikes_an_event_that_came_before_it(tmp_path: pathlib.Pat
         assert json.loads(out) == as_dict(replay_lines(text, verify_chain=False))
 
 
-def test_nothing_is_left_on_disk(day: list[bytes], monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path) -> None:
+def test_nothing_is_left_on_disk(
+    day: list[bytes], monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path
+) -> None:
     """The spools go when the replay is done, and when a file is refused half-read."""
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     import tempfile
@@ -129,7 +152,8 @@ def test_a_repeated_event_is_found_where_the_whole_file_finds_it(tmp_path: pathl
 
 
 def test_a_streams_rounds_are_held_on_disk_and_its_report_written_a_round_at_a_time(
-        day: list[bytes], monkeypatch: pytest.MonkeyPatch) -> None:
+    day: list[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Memory does not grow with a table's day: each round but the one in play goes to
     the fold's shelf (a temporary file) once the next starts, and the report is written
     as the rounds are thawed, one at a time."""
@@ -138,11 +162,15 @@ def test_a_streams_rounds_are_held_on_disk_and_its_report_written_a_round_at_a_t
 
     shelved: list[int] = []
     put = Shelf.put
-    monkeypatch.setattr(Shelf, "put", lambda self, data: shelved.append(len(data)) or put(self, data))
+    monkeypatch.setattr(
+        Shelf, "put", lambda self, data: shelved.append(len(data)) or put(self, data)
+    )
     with spool_lines(day) as spooled:
         name = next(iter(spooled.streams))
         stream = spooled.streams[name]
-        with replay_file.fold_stream(name, spooled.events(name), stream.struck, expected=stream.events) as folded:
+        with replay_file.fold_stream(
+            name, spooled.events(name), stream.struck, expected=stream.events
+        ) as folded:
             # the rounds are pickled and shelved while the events are read, before any is asked for
             assert len(shelved) >= folded.rounds - 1 > 0
             rounds = folded.each_round()

@@ -1,4 +1,5 @@
 """The rules brief, "Common to every seed": the same behaviour under each seed's preset."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -11,7 +12,13 @@ from tables.engine.replay import replay
 
 from .helpers import Table, insert_before_last, kinds, layout, nets
 
-SEEDS = {"it-live": "000", "it-classic": "001", "it-sabot": "002", "eu-online": "003", "hoyle": "004"}
+SEEDS = {
+    "it-live": "000",
+    "it-classic": "001",
+    "it-sabot": "002",
+    "eu-online": "003",
+    "hoyle": "004",
+}
 PRESET_NAMES = sorted(SEEDS)
 
 
@@ -71,7 +78,11 @@ def test_a_dealer_draw_on_soft_17_is_a_procedure_error(name: str) -> None:
     stake = max(100, rules.min_bet)
     table = Table(rules, layout(rules, ["TS 8H"], "6D AS", draws="2C"))
     table.deal([stake])
-    events = insert_before_last(table.events, "card.dealt", {"round": 1, "box": None, "hand": None, "card": "2C", "face": "up"})
+    events = insert_before_last(
+        table.events,
+        "card.dealt",
+        {"round": 1, "box": None, "hand": None, "card": "2C", "face": "up"},
+    )
     assert kinds(replay(events).findings) == ["dealer_procedure"]
 
 
@@ -149,11 +160,14 @@ def test_a_rule_sets_hash_is_its_fields_and_stays_right_past_the_remembered() ->
     """RuleSet remembers its hash for a few rule sets (by identity, each held): the hash
     is still the frozen dataclass's (of every field, in order), equal rule sets hash
     alike, and rule sets past the remembered ones still hash by their own fields."""
+
     def by_fields(rules: object) -> int:
         return hash(tuple(getattr(rules, f.name) for f in dataclasses.fields(rules)))
 
-    made = [PRESETS["hoyle"].with_overrides({"decks": decks % 8 + 1, "min_bet": 100 + decks})
-            for decks in range(200)]
+    made = [
+        PRESETS["hoyle"].with_overrides({"decks": decks % 8 + 1, "min_bet": 100 + decks})
+        for decks in range(200)
+    ]
     for rules in made + made:
         assert hash(rules) == by_fields(rules)
     for name, rules in PRESETS.items():

@@ -1,4 +1,5 @@
 """Seed 000, house rules: the live "common hand" game (preset it-live)."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime
@@ -35,7 +36,14 @@ def test_deal_order_without_hole_card() -> None:
     assert RULES.decks == 6 and RULES.hole_card == "none"
     table = Table(RULES, layout(RULES, ["TS 9H", "TC 8D"], "7D TH"))
     dealt = table.deal([100, 100])
-    assert targets(dealt) == [(1, 0, "up"), (2, 0, "up"), (None, None, "up"), (1, 0, "up"), (2, 0, "up"), (None, None, "up")]
+    assert targets(dealt) == [
+        (1, 0, "up"),
+        (2, 0, "up"),
+        (None, None, "up"),
+        (1, 0, "up"),
+        (2, 0, "up"),
+        (None, None, "up"),
+    ]
     assert not any(kind == "card.revealed" for kind, _ in dealt.events)
     assert table.replay().findings == ()
 
@@ -110,7 +118,10 @@ def test_insurance_is_exactly_half_the_stake() -> None:
     table.deal([100], choices=Choices(insure=lambda bet: 50))
     assert table.replay().findings == ()
     index = find(table.events, "bet.placed", kind="insurance")
-    assert kinds(replay(edit(table.events, index, amount=40)).findings) == ["illegal_bet", "wrong_payout"]
+    assert kinds(replay(edit(table.events, index, amount=40)).findings) == [
+        "illegal_bet",
+        "wrong_payout",
+    ]
 
 
 def test_dealer_completes_the_round_when_every_hand_busts() -> None:
@@ -132,14 +143,20 @@ def test_cash_out_offers_only_between_11_and_16() -> None:
     table = Table(RULES, layout(RULES, ["TS 3H"], "7D TD", play="2C 5C"))
     offer = Choices(offer=system_offers, accept=lambda bet, amount: True)
     dealt = table.deal([100], choices=offer)
-    fair = cashout_offer(["TS", "3H"], "7D", remaining(6, ["TS", "7D", "3H"]), stake=100, rules=RULES, margin=(0, 1))
+    fair = cashout_offer(
+        ["TS", "3H"], "7D", remaining(6, ["TS", "7D", "3H"]), stake=100, rules=RULES, margin=(0, 1)
+    )
     assert fair.amount == 73
     assert nets(dealt) == {"r1b1": ("cashed_out", 71 - 100)}
     assert table.replay().findings == ()
     low = Table(RULES, layout(RULES, ["4S 6H"], "7D TD", play="9C"))
     low.deal([100])
     at = find(low.events, "decision.made")
-    spliced = rewrap(low.events[:at] + [{"type": "cashout.offered", "payload": {"round": 1, "bet": "r1b1", "amount": 60}}] + low.events[at:])
+    spliced = rewrap(
+        low.events[:at]
+        + [{"type": "cashout.offered", "payload": {"round": 1, "bet": "r1b1", "amount": 60}}]
+        + low.events[at:]
+    )
     assert kinds(replay(spliced).findings) == ["illegal_decision"]
 
 
@@ -147,9 +164,24 @@ def test_a_cash_out_is_kept_when_the_round_is_voided() -> None:
     """Seed 000 (000:109): a cash-out taken stands even when the dealer voids the round;
     every other stake goes back."""
     table = Table(RULES, layout(RULES, ["TS 3H", "TC 8H"], "7D TD", play="2C 5C"))
-    offer = Choices(offer=lambda bet, hand, up, system: system(bet) if hand.box == 1 else None, accept=lambda bet, amount: True)
+    offer = Choices(
+        offer=lambda bet, hand, up, system: system(bet) if hand.box == 1 else None,
+        accept=lambda bet, amount: True,
+    )
     table.deal([100, 100], choices=offer)
-    voided = rewrap(table.events[:-1] + [{"type": "round.voided", "payload": {"round": 1, "reason": "cards left in the discard holder", "authorised_by": "pit1"}}])
+    voided = rewrap(
+        table.events[:-1]
+        + [
+            {
+                "type": "round.voided",
+                "payload": {
+                    "round": 1,
+                    "reason": "cards left in the discard holder",
+                    "authorised_by": "pit1",
+                },
+            }
+        ]
+    )
     result = replay(voided)
     assert result.findings == ()
     expected = {bet: (s.outcome, s.net) for bet, s in result.rounds[0].expected.items()}
@@ -159,11 +191,18 @@ def test_a_cash_out_is_kept_when_the_round_is_voided() -> None:
 def test_an_exposed_card_forces_a_reshuffle() -> None:
     """Seed 000 (000:132, house rule 3): a card exposed from the shoe is burned, the round
     finished and the whole shoe reshuffled; a next round from the same shoe is a finding."""
-    table = Table(RULES, layout(RULES, ["TS 9H"], "7D TD") + " " + layout(RULES, ["TC 9C"], "7H TH"), known=False)
+    table = Table(
+        RULES,
+        layout(RULES, ["TS 9H"], "7D TD") + " " + layout(RULES, ["TC 9C"], "7H TH"),
+        known=False,
+    )
     table.deal([100])
     table.deal([100])
     settled = find(table.events, "round.settled")
-    burn = {"type": "card.burned", "payload": {"shoe": "S1", "round": 1, "card": "5S", "face": "up", "reason": "exposed"}}
+    burn = {
+        "type": "card.burned",
+        "payload": {"shoe": "S1", "round": 1, "card": "5S", "face": "up", "reason": "exposed"},
+    }
     spliced = rewrap(table.events[:settled] + [burn] + table.events[settled:])
     assert kinds(replay(spliced).findings) == ["shoe_procedure"]
 
@@ -174,7 +213,11 @@ def test_a_card_drawn_by_mistake_at_17_is_a_procedure_error() -> None:
     table = Table(RULES, layout(RULES, ["TS 9H"], "7D TD", draws="4C"))
     dealt = table.deal([100])
     assert nets(dealt) == {"r1b1": ("win", 100)}
-    events = insert_before_last(table.events, "card.dealt", {"round": 1, "box": None, "hand": None, "card": "4C", "face": "up"})
+    events = insert_before_last(
+        table.events,
+        "card.dealt",
+        {"round": 1, "box": None, "hand": None, "card": "4C", "face": "up"},
+    )
     assert kinds(replay(events).findings) == ["dealer_procedure"]
 
 
@@ -241,6 +284,14 @@ def test_offers_are_checked_from_the_cards_left_with_or_without_the_shoes_order(
     from the recorded order where the shuffle recorded one, else from every card dealt
     so far - and a table the engine dealt replays clean either way."""
     for known in (True, False):
-        table = deal_table(RULES, seed="offers", rounds=30, start=datetime(2026, 11, 29, tzinfo=UTC), bettors=2, hashed=False, order_known=known)
+        table = deal_table(
+            RULES,
+            seed="offers",
+            rounds=30,
+            start=datetime(2026, 11, 29, tzinfo=UTC),
+            bettors=2,
+            hashed=False,
+            order_known=known,
+        )
         assert sum(e["type"] == "cashout.offered" for e in table.events) > 10
         assert replay(table.events).findings == ()

@@ -1,4 +1,5 @@
 """Seed 001: the classic Italian casino game (preset it-classic)."""
+
 from __future__ import annotations
 
 from tables.engine.dealing import Stake
@@ -88,7 +89,11 @@ def test_dealer_does_not_draw_when_every_hand_has_busted() -> None:
     dealt = table.deal([100], "hit")
     assert dealt.round is not None and dealt.round.dealer == ["7D", "5S"]
     assert table.replay().findings == ()
-    events = insert_before_last(table.events, "card.dealt", {"round": 1, "box": None, "hand": None, "card": "9C", "face": "up"})
+    events = insert_before_last(
+        table.events,
+        "card.dealt",
+        {"round": 1, "box": None, "hand": None, "card": "9C", "face": "up"},
+    )
     assert kinds(replay(events).findings) == ["dealer_procedure"]
 
 

@@ -1,4 +1,5 @@
 """Seed 002: the sabot game with pushes frozen on the layout (preset it-sabot)."""
+
 from __future__ import annotations
 
 from tables.engine.dealing import Stake
@@ -33,15 +34,20 @@ def test_five_cards_burned_from_the_sabot_once_the_bets_are_down() -> None:
     table.deal([100])
     types = [e["type"] for e in table.events]
     closed, first = types.index("betting.closed"), types.index("card.dealt")
-    assert types[closed + 1:first] == ["card.burned"] * 5
-    assert all(e["payload"]["round"] == 1 for e in table.events[closed + 1:first])
+    assert types[closed + 1 : first] == ["card.burned"] * 5
+    assert all(e["payload"]["round"] == 1 for e in table.events[closed + 1 : first])
     assert table.replay().findings == ()
     table.deal([100])  # the next round of the shoe burns nothing
     assert [e["type"] for e in table.events].count("card.burned") == 5
     assert table.replay().findings == ()
-    burns = table.events[closed + 1:first]
+    burns = table.events[closed + 1 : first]
     started = types.index("round.started")
-    before = table.events[:started] + [{**b, "payload": {**b["payload"], "round": None}} for b in burns] + table.events[started:closed + 1] + table.events[first:]
+    before = (
+        table.events[:started]
+        + [{**b, "payload": {**b["payload"], "round": None}} for b in burns]
+        + table.events[started : closed + 1]
+        + table.events[first:]
+    )
     found = replay(rewrap(before)).findings
     assert kinds(found) == ["shoe_procedure"]
     assert "before the bets were down" in found[0].message
@@ -54,7 +60,9 @@ def test_a_game_that_burns_after_the_shuffle_flags_burns_in_the_round() -> None:
     """The other order: a game that burns right after the shuffle (it-classic, 001:9)
     gets exactly one shoe procedure finding when its burns come once the bets are down."""
     rules = PRESETS["it-classic"]
-    late = Table(rules.with_overrides({"burn_when": "bets_down"}), layout(rules, ["TS 9H"], "7D TD"))
+    late = Table(
+        rules.with_overrides({"burn_when": "bets_down"}), layout(rules, ["TS 9H"], "7D TD")
+    )
     late.deal([100])
     assert replay(late.events).findings == ()
     found = replay(rewrap([e for e in late.events if e["type"] != "table.opened"]), rules).findings
@@ -81,7 +89,9 @@ def test_double_only_on_9_to_11() -> None:
     table = Table(RULES, layout(RULES, ["TS 2H"], "7D TD", play="5C"))
     table.deal([100], "hit")
     index = find(table.events, "decision.made")
-    assert kinds(replay(edit(table.events, index, action="double")).findings) == ["illegal_decision"]
+    assert kinds(replay(edit(table.events, index, action="double")).findings) == [
+        "illegal_decision"
+    ]
 
 
 def test_insurance_up_to_half() -> None:
@@ -91,7 +101,10 @@ def test_insurance_up_to_half() -> None:
     assert nets(dealt) == {"r1b1": ("win", 100), "r1b1-i": ("lose", -30)}
     assert table.replay().findings == ()
     index = find(table.events, "bet.placed", kind="insurance")
-    assert kinds(replay(edit(table.events, index, amount=60)).findings) == ["illegal_bet", "wrong_payout"]
+    assert kinds(replay(edit(table.events, index, amount=60)).findings) == [
+        "illegal_bet",
+        "wrong_payout",
+    ]
 
 
 def test_pushes_stay_on_the_layout_for_the_next_round() -> None:

@@ -1,4 +1,5 @@
 """Seed 003: European online blackjack (preset eu-online)."""
+
 from __future__ import annotations
 
 from tables.engine.presets import PRESETS
@@ -45,7 +46,9 @@ def test_no_surrender_against_an_ace() -> None:
     table = Table(RULES, layout(RULES, ["TS 6H"], "AD 7D", play="2C"))
     table.deal([100], "hit")
     index = find(table.events, "decision.made")
-    assert kinds(replay(edit(table.events, index, action="surrender")).findings) == ["illegal_decision"]
+    assert kinds(replay(edit(table.events, index, action="surrender")).findings) == [
+        "illegal_decision"
+    ]
 
 
 def test_even_money_against_an_ace() -> None:

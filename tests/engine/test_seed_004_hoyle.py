@@ -1,4 +1,5 @@
 """Seed 004: the Czech Hoyle-style shoe game (preset hoyle)."""
+
 from __future__ import annotations
 
 from tables.engine.dealing import Stake
@@ -26,7 +27,10 @@ def test_after_the_cut_card_the_shoe_ends_with_that_round() -> None:
     table = Table(RULES, shoe, cut_card=2)
     table.deal([STAKE])
     table.deal([STAKE])
-    assert kinds(table.replay().findings) == ["shoe_procedure", "shoe_procedure"]  # the cut itself, then no reshuffle
+    assert kinds(table.replay().findings) == [
+        "shoe_procedure",
+        "shoe_procedure",
+    ]  # the cut itself, then no reshuffle
 
 
 def test_peek_on_ten_or_ace() -> None:

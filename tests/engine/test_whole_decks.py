@@ -2,6 +2,7 @@
 deck by its set of cards, more by their counts - both the same answer as counting every
 card (hypothesis: shuffled decks, with a card dropped, added or repeated, a text that is
 no card in place of one or added, the decks declared wrong)."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -22,7 +23,9 @@ def _counted(order: list[str], decks: int) -> bool:
 def orders(draw: st.DrawFn) -> tuple[list[str], int]:
     decks = draw(st.integers(1, 3))
     order = draw(st.permutations(list(deck() * decks)))
-    change = draw(st.sampled_from(["none", "drop", "add", "repeat", "not_a_card", "foreign", "declared"]))
+    change = draw(
+        st.sampled_from(["none", "drop", "add", "repeat", "not_a_card", "foreign", "declared"])
+    )
     if change == "drop":
         order.pop(draw(st.integers(0, len(order) - 1)))
     elif change == "add":

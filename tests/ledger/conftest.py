@@ -17,7 +17,9 @@ class FakeGame:
     as recorded, from the events it is shown) unless told otherwise, with a given edge
     and variance."""
 
-    def __init__(self, *, edge: Fraction | None = Fraction(1, 200), variance: Fraction | None = None) -> None:
+    def __init__(
+        self, *, edge: Fraction | None = Fraction(1, 200), variance: Fraction | None = None
+    ) -> None:
         self.edge, self.variance = edge, variance
         # insurance's edge and variance, where a test stakes insurance
         self.insurance: tuple[Fraction, Fraction] | None = None
@@ -33,7 +35,9 @@ class FakeGame:
                 day = event["payload"]["gaming_day"]
             elif event["type"] == "round.settled":
                 key = (table, day, event["payload"]["round"])
-                self.rounds[key] = self.rounds.get(key, 0) - sum(s["net"] for s in event["payload"]["settlements"])
+                self.rounds[key] = self.rounds.get(key, 0) - sum(
+                    s["net"] for s in event["payload"]["settlements"]
+                )
 
     def replayed(self, *, table: str, gaming_day: date, version: int) -> game.ReplayedDay | None:
         self.asked.append((table, gaming_day, version))
@@ -43,7 +47,9 @@ class FakeGame:
 
     def game_math(self, *, ruleset: str, rules: Any) -> game.GameMath:
         insurance = self.insurance or (None, None)
-        return game.GameMath(self.edge, self.variance, insurance_edge=insurance[0], insurance_variance=insurance[1])
+        return game.GameMath(
+            self.edge, self.variance, insurance_edge=insurance[0], insurance_variance=insurance[1]
+        )
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
 """A table's custody and round events, written by the engine's envelope builder, for the
 ledger's tests: each method appends the events of one thing that happens at the table."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
@@ -18,7 +19,9 @@ def chip_list(chips: dict[int, int]) -> list[dict[str, int]]:
 class Table:
     """One table's stream. Amounts in EUR cents; chips as {denomination: count}."""
 
-    def __init__(self, code: str = "BJ-01", *, start: datetime = START, currency: str = "EUR") -> None:
+    def __init__(
+        self, code: str = "BJ-01", *, start: datetime = START, currency: str = "EUR"
+    ) -> None:
         self.code = code
         self.currency = currency
         self.writer = EnvelopeWriter(code, start=start, step=timedelta(seconds=10), hashed=False)
@@ -29,7 +32,9 @@ class Table:
         self.round = 0
         self.bets = 0
 
-    def add(self, type: str, payload: dict[str, Any], *, schema_version: int | None = None) -> dict[str, Any]:
+    def add(
+        self, type: str, payload: dict[str, Any], *, schema_version: int | None = None
+    ) -> dict[str, Any]:
         event = self.writer.write(type, payload)
         if schema_version is not None:
             event["schema_version"] = schema_version
@@ -42,71 +47,212 @@ class Table:
     # --- the day -------------------------------------------------------------------------
 
     def open(self, day: str = DAY, ruleset: str = "hoyle") -> None:
-        self.add("table.opened", {"table": self.code, "ruleset": ruleset, "min_bet": 500, "max_bet": 500_000,
-                                  "currency": self.currency, "gaming_day": day, "rules": {}})
+        self.add(
+            "table.opened",
+            {
+                "table": self.code,
+                "ruleset": ruleset,
+                "min_bet": 500,
+                "max_bet": 500_000,
+                "currency": self.currency,
+                "gaming_day": day,
+                "rules": {},
+            },
+        )
 
     def close(self, day: str = DAY) -> None:
         self.add("table.closed", {"gaming_day": day})
 
-    def count(self, kind: str, chips: dict[int, int], *, shift: str | None = "06:00", day: str | None = DAY,
-              slip: str | None = None) -> dict[str, Any]:
-        return self.add("inventory.counted", {"kind": kind, "chips": chip_list(chips), "counted_by": "D-1",
-                                              "witnessed_by": "PB-1", "gaming_day": day, "shift": shift, "slip": slip})
+    def count(
+        self,
+        kind: str,
+        chips: dict[int, int],
+        *,
+        shift: str | None = "06:00",
+        day: str | None = DAY,
+        slip: str | None = None,
+    ) -> dict[str, Any]:
+        return self.add(
+            "inventory.counted",
+            {
+                "kind": kind,
+                "chips": chip_list(chips),
+                "counted_by": "D-1",
+                "witnessed_by": "PB-1",
+                "gaming_day": day,
+                "shift": shift,
+                "slip": slip,
+            },
+        )
 
     # --- slips -----------------------------------------------------------------------------
 
-    def fill(self, slip: str, chips: dict[int, int], *, steps: tuple[str, ...] = ("requested", "issued", "received"),
-             received: dict[int, int] | None = None) -> None:
+    def fill(
+        self,
+        slip: str,
+        chips: dict[int, int],
+        *,
+        steps: tuple[str, ...] = ("requested", "issued", "received"),
+        received: dict[int, int] | None = None,
+    ) -> None:
         for step in steps:
             if step == "requested":
-                self.add("fill.requested", {"slip": slip, "chips": chip_list(chips), "requested_by": "PB-1"})
+                self.add(
+                    "fill.requested",
+                    {"slip": slip, "chips": chip_list(chips), "requested_by": "PB-1"},
+                )
             elif step == "issued":
-                self.add("fill.issued", {"slip": slip, "chips": chip_list(chips), "cashier": "CA-1", "carried_by": "SEC-1"})
+                self.add(
+                    "fill.issued",
+                    {
+                        "slip": slip,
+                        "chips": chip_list(chips),
+                        "cashier": "CA-1",
+                        "carried_by": "SEC-1",
+                    },
+                )
             else:
-                self.add("chips.filled", {"slip": slip, "chips": chip_list(received or chips), "dealer": "D-1",
-                                          "supervisor": "PB-1"})
+                self.add(
+                    "chips.filled",
+                    {
+                        "slip": slip,
+                        "chips": chip_list(received or chips),
+                        "dealer": "D-1",
+                        "supervisor": "PB-1",
+                    },
+                )
 
-    def credit(self, slip: str, chips: dict[int, int], *, steps: tuple[str, ...] = ("requested", "released", "received")) -> None:
+    def credit(
+        self,
+        slip: str,
+        chips: dict[int, int],
+        *,
+        steps: tuple[str, ...] = ("requested", "released", "received"),
+    ) -> None:
         for step in steps:
             if step == "requested":
-                self.add("credit.requested", {"slip": slip, "chips": chip_list(chips), "requested_by": "PB-1"})
+                self.add(
+                    "credit.requested",
+                    {"slip": slip, "chips": chip_list(chips), "requested_by": "PB-1"},
+                )
             elif step == "released":
-                self.add("chips.credited", {"slip": slip, "chips": chip_list(chips), "dealer": "D-1", "supervisor": "PB-1"})
+                self.add(
+                    "chips.credited",
+                    {
+                        "slip": slip,
+                        "chips": chip_list(chips),
+                        "dealer": "D-1",
+                        "supervisor": "PB-1",
+                    },
+                )
             else:
-                self.add("credit.received", {"slip": slip, "chips": chip_list(chips), "cashier": "CA-1",
-                                             "carried_by": "SEC-1"})
+                self.add(
+                    "credit.received",
+                    {
+                        "slip": slip,
+                        "chips": chip_list(chips),
+                        "cashier": "CA-1",
+                        "carried_by": "SEC-1",
+                    },
+                )
 
     def void(self, kind: str, slip: str, reason: str | None = "requested by mistake") -> None:
-        self.add(f"{kind}.voided", {"slip": slip, "reason": reason, "voided_by": "PB-1", "witnessed_by": "CA-1"})
+        self.add(
+            f"{kind}.voided",
+            {"slip": slip, "reason": reason, "voided_by": "PB-1", "witnessed_by": "CA-1"},
+        )
 
     # --- cash, markers, the drop ----------------------------------------------------------------
 
     def buyin(self, amount: int, method: str = "cash", box: int = 1) -> None:
-        self.add("buyin.recorded", {"box": box, "player": f"P-{box}", "method": method, "amount": amount,
-                                    "currency": self.currency})
+        self.add(
+            "buyin.recorded",
+            {
+                "box": box,
+                "player": f"P-{box}",
+                "method": method,
+                "amount": amount,
+                "currency": self.currency,
+            },
+        )
 
     def marker(self, number: str, amount: int, box: int = 1) -> None:
-        self.add("marker.issued", {"marker": number, "player": f"P-{box}", "box": box, "amount": amount,
-                                   "currency": self.currency, "approved_by": "PB-1", "dealer": "D-1"})
+        self.add(
+            "marker.issued",
+            {
+                "marker": number,
+                "player": f"P-{box}",
+                "box": box,
+                "amount": amount,
+                "currency": self.currency,
+                "approved_by": "PB-1",
+                "dealer": "D-1",
+            },
+        )
 
     def redeem(self, number: str, amount: int, method: str = "cash") -> None:
-        self.add("marker.redeemed", {"marker": number, "amount": amount, "currency": self.currency, "method": method,
-                                     "received_by": "CA-1"})
+        self.add(
+            "marker.redeemed",
+            {
+                "marker": number,
+                "amount": amount,
+                "currency": self.currency,
+                "method": method,
+                "received_by": "CA-1",
+            },
+        )
 
-    def drop(self, cash: int, markers: int = 0, chips: int = 0, *, shift: str | None = "06:00", day: str = DAY,
-             steps: tuple[str, ...] = ("removed", "counted", "posted"), posted: tuple[int, int, int] | None = None) -> None:
+    def drop(
+        self,
+        cash: int,
+        markers: int = 0,
+        chips: int = 0,
+        *,
+        shift: str | None = "06:00",
+        day: str = DAY,
+        steps: tuple[str, ...] = ("removed", "counted", "posted"),
+        posted: tuple[int, int, int] | None = None,
+    ) -> None:
         for step in steps:
             if step == "removed":
-                self.add("drop.removed", {"gaming_day": day, "shift": shift, "box": f"DB-{self.code}",
-                                          "removed_by": "SEC-1", "witnessed_by": "PB-1"})
+                self.add(
+                    "drop.removed",
+                    {
+                        "gaming_day": day,
+                        "shift": shift,
+                        "box": f"DB-{self.code}",
+                        "removed_by": "SEC-1",
+                        "witnessed_by": "PB-1",
+                    },
+                )
             elif step == "counted":
-                self.add("drop.counted", {"gaming_day": day, "shift": shift, "cash": cash, "markers": markers,
-                                          "chips": chips, "currency": self.currency, "counted_by": "CR-1",
-                                          "team": ["CR-2"]})
+                self.add(
+                    "drop.counted",
+                    {
+                        "gaming_day": day,
+                        "shift": shift,
+                        "cash": cash,
+                        "markers": markers,
+                        "chips": chips,
+                        "currency": self.currency,
+                        "counted_by": "CR-1",
+                        "team": ["CR-2"],
+                    },
+                )
             else:
                 c, m, ch = posted or (cash, markers, chips)
-                self.add("drop.posted", {"gaming_day": day, "shift": shift, "cash": c, "markers": m, "chips": ch,
-                                         "currency": self.currency, "posted_by": "ACC-1"})
+                self.add(
+                    "drop.posted",
+                    {
+                        "gaming_day": day,
+                        "shift": shift,
+                        "cash": c,
+                        "markers": m,
+                        "chips": ch,
+                        "currency": self.currency,
+                        "posted_by": "ACC-1",
+                    },
+                )
 
     # --- rounds ----------------------------------------------------------------------------------
 
@@ -121,18 +267,46 @@ class Table:
             self.bets += 1
             bet = f"r{number}-b{box}"
             ids.append(bet)
-            self.add("bet.placed", {"round": number, "bet": bet, "box": box, "hand": 0, "player": f"P-{box}",
-                                    "amount": stake, "kind": "main", "parent": None})
-        self.add("round.settled", {"round": number, "settlements": [
-            {"bet": bet, "outcome": outcome or ("win" if net > 0 else "lose" if net < 0 else "push"), "net": net}
-            for bet, (_, net) in zip(ids, bets)
-        ]})
+            self.add(
+                "bet.placed",
+                {
+                    "round": number,
+                    "bet": bet,
+                    "box": box,
+                    "hand": 0,
+                    "player": f"P-{box}",
+                    "amount": stake,
+                    "kind": "main",
+                    "parent": None,
+                },
+            )
+        self.add(
+            "round.settled",
+            {
+                "round": number,
+                "settlements": [
+                    {
+                        "bet": bet,
+                        "outcome": outcome or ("win" if net > 0 else "lose" if net < 0 else "push"),
+                        "net": net,
+                    }
+                    for bet, (_, net) in zip(ids, bets)
+                ],
+            },
+        )
         return ids
 
     def correct(self, round: int, bet: str, net: int) -> None:
-        self.add("correction.recorded", {"round": round, "corrects": None,
-                                         "settlements": [{"bet": bet, "outcome": "win", "net": net}],
-                                         "reason": "short pay corrected", "authorised_by": "PB-1"})
+        self.add(
+            "correction.recorded",
+            {
+                "round": round,
+                "corrects": None,
+                "settlements": [{"bet": bet, "outcome": "win", "net": net}],
+                "reason": "short pay corrected",
+                "authorised_by": "PB-1",
+            },
+        )
 
 
 def worked_example(code: str = "BJ-01") -> Table:

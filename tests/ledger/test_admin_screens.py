@@ -1,6 +1,7 @@
 """The ledger's admin screens render for accounting and keep out who may not read them
 (anonymous, a device, a pit boss); signing off from the reconciliation page is for who
 may sign; money is shown by the one formatter."""
+
 from __future__ import annotations
 
 import pytest
@@ -18,9 +19,18 @@ from .helpers import DAY, worked_example
 
 pytestmark = pytest.mark.django_db
 PAGE = f"/admin/ledger/reconciliation/BJ-01/{DAY}/"
-SCREENS = [PAGE, "/admin/ledger/reconciliation/", "/admin/ledger/reconciliation/reports/",
-           "/admin/ledger/reconciliation/reports/hold.csv", "/admin/ledger/slip/", "/admin/ledger/inventoryslip/",
-           "/admin/ledger/dropbox/", "/admin/ledger/marker/", "/admin/ledger/signoff/", "/admin/ledger/ledgertable/"]
+SCREENS = [
+    PAGE,
+    "/admin/ledger/reconciliation/",
+    "/admin/ledger/reconciliation/reports/",
+    "/admin/ledger/reconciliation/reports/hold.csv",
+    "/admin/ledger/slip/",
+    "/admin/ledger/inventoryslip/",
+    "/admin/ledger/dropbox/",
+    "/admin/ledger/marker/",
+    "/admin/ledger/signoff/",
+    "/admin/ledger/ledgertable/",
+]
 
 
 @pytest.fixture
@@ -28,8 +38,15 @@ def books(settings, fake_game) -> None:
     settings.PROJECT_ON_APPEND = False
     t = worked_example()
     t.open("2026-11-30")
-    short = next(e for e in t.events if e["type"] == "inventory.counted" and e["payload"]["kind"] == "closing")
-    short["payload"]["chips"] = [{"denomination": 100_000, "count": 17}, {"denomination": 500, "count": 190}]
+    short = next(
+        e
+        for e in t.events
+        if e["type"] == "inventory.counted" and e["payload"]["kind"] == "closing"
+    )
+    short["payload"]["chips"] = [
+        {"denomination": 100_000, "count": 17},
+        {"denomination": 500, "count": 190},
+    ]
     fake_game.record(t.code, t.events)
     append(t.code, t.events)
     catch_up("ledger.books")
@@ -37,7 +54,11 @@ def books(settings, fake_game) -> None:
 
 def login(name: str, *, group: str | None = None, superuser: bool = False) -> Client:
     users = get_user_model().objects
-    user = users.create_superuser(name, f"{name}@example.com", "pw") if superuser else users.create_user(name, is_staff=True)
+    user = (
+        users.create_superuser(name, f"{name}@example.com", "pw")
+        if superuser
+        else users.create_user(name, is_staff=True)
+    )
     if group:
         user.groups.add(Group.objects.get(name=group))
     client = Client()
@@ -62,15 +83,29 @@ def test_who_sees_the_ledger_s_screens(books, url) -> None:
     assert client.get(url).status_code == 403
 
 
-def test_the_reconciliation_page_shows_the_four_wins_and_the_variance_it_does_not_explain(books) -> None:
+def test_the_reconciliation_page_shows_the_four_wins_and_the_variance_it_does_not_explain(
+    books,
+) -> None:
     page = login("carol", group="accounting").get(PAGE).content.decode()
-    for text in ("+EUR 3,950.00", "+EUR 4,000.00", "EUR 9,000.00", "43.9%", "-EUR 50.00", "not explained",
-                 "chip_variance", "F-1", "C-1", "SD n/a"):
+    for text in (
+        "+EUR 3,950.00",
+        "+EUR 4,000.00",
+        "EUR 9,000.00",
+        "43.9%",
+        "-EUR 50.00",
+        "not explained",
+        "chip_variance",
+        "F-1",
+        "C-1",
+        "SD n/a",
+    ):
         assert text in page, text
     assert 'class="variance unexplained"' in page and 'id="sign-off-button"' in page
 
 
-def test_the_reconciliation_page_links_the_days_rounds_where_the_project_says_they_are(books) -> None:
+def test_the_reconciliation_page_links_the_days_rounds_where_the_project_says_they_are(
+    books,
+) -> None:
     """The ledger knows nothing of the app that shows rounds: the project registers the
     address (casino.apps), and the page's link is the rounds' list of that table-day."""
     root = login("root", superuser=True)
@@ -88,21 +123,30 @@ def test_signing_off_from_the_page_needs_the_permission_and_a_note_for_a_varianc
     assert m.SignOff.objects.get().status == "signed"
     assert Event.objects.filter(stream="audit.ledger", type="ledger.signed_off").count() == 1
     listed = carol.get("/admin/ledger/reconciliation/").content.decode()
-    assert '<span class="state state-signed" style="">signed off; a variance not explained</span>' in listed
+    assert (
+        '<span class="state state-signed" style="">signed off; a variance not explained</span>'
+        in listed
+    )
     staff = Client()
     staff.force_login(get_user_model().objects.create_user("dave", is_staff=True))
     assert staff.post(PAGE, {"action": "reopen", "note": "x"}).status_code == 403
     viewer = get_user_model().objects.create_user("erin", is_staff=True)
     from django.contrib.auth.models import Permission
+
     viewer.user_permissions.add(Permission.objects.get(codename="view_reconciliation"))
     reader = Client()
     reader.force_login(viewer)
-    assert reader.get(PAGE).status_code == 200 and 'id="reopen"' not in reader.get(PAGE).content.decode()
+    assert (
+        reader.get(PAGE).status_code == 200
+        and 'id="reopen"' not in reader.get(PAGE).content.decode()
+    )
     assert reader.post(PAGE, {"action": "reopen", "note": "x"}).status_code == 403
 
 
 def test_the_reports_page_draws_its_charts_inline(books) -> None:
-    page = login("carol", group="accounting").get("/admin/ledger/reconciliation/reports/", {"from": DAY, "to": DAY})
+    page = login("carol", group="accounting").get(
+        "/admin/ledger/reconciliation/reports/", {"from": DAY, "to": DAY}
+    )
     text = page.content.decode()
     content = text.split('id="content-main"')[1]
     assert content.count('<svg class="chart') == 2 and "<script" not in content
@@ -119,6 +163,7 @@ def test_the_pit_is_set_in_the_admin_and_stays(books, settings) -> None:
     table.refresh_from_db()
     assert (table.pit, table.pit_source) == ("PIT-B", "admin")
     from ledger.projection import project_table
+
     project_table(stream="BJ-01", full=True)
     table.refresh_from_db()
     assert table.pit == "PIT-B"

@@ -2,6 +2,7 @@
 accounting, a superuser), sign-off and reopen as events in ``audit.ledger``, a signed-off
 day changed later flagged, the reports and their CSV, and bad input answered in the
 project's error shape."""
+
 from __future__ import annotations
 
 import csv
@@ -72,9 +73,15 @@ def device() -> APIClient:
     return client
 
 
-READS = ["/api/ledger/reconciliations", DETAIL, "/api/ledger/slips",
-         f"/api/ledger/reports/statistics?day={DAY}", f"/api/ledger/reports/hold?from={DAY}&to={DAY}",
-         f"/api/ledger/reports/daily?from={DAY}&to={DAY}", f"/api/ledger/reports/drop?from={DAY}&to={DAY}"]
+READS = [
+    "/api/ledger/reconciliations",
+    DETAIL,
+    "/api/ledger/slips",
+    f"/api/ledger/reports/statistics?day={DAY}",
+    f"/api/ledger/reports/hold?from={DAY}&to={DAY}",
+    f"/api/ledger/reports/daily?from={DAY}&to={DAY}",
+    f"/api/ledger/reports/drop?from={DAY}&to={DAY}",
+]
 
 
 @pytest.mark.parametrize("path", READS)
@@ -94,30 +101,53 @@ def test_who_may_sign_off(books, accounting, pit_boss, superuser, device) -> Non
         assert client.post(f"{DETAIL}/sign-off", {}, format="json").status_code == status
     assert not m.SignOff.objects.exists()
     assert superuser.post(f"{DETAIL}/sign-off", {}, format="json").status_code == 200
-    assert superuser.post(f"{DETAIL}/reopen", {"note": "the superuser may"}, format="json").status_code == 200
+    assert (
+        superuser.post(f"{DETAIL}/reopen", {"note": "the superuser may"}, format="json").status_code
+        == 200
+    )
     assert accounting.post(f"{DETAIL}/sign-off", {}, format="json").status_code == 200
 
 
 def test_sign_off_and_reopen_are_events(books, accounting) -> None:
     """Signing appends ledger.signed_off with the figures and their hash; a second
     sign-off is refused; reopening needs a note and appends ledger.reopened."""
-    body = accounting.post(f"{DETAIL}/sign-off", {"note": "reconciled, nothing open"}, format="json").json()
+    body = accounting.post(
+        f"{DETAIL}/sign-off", {"note": "reconciled, nothing open"}, format="json"
+    ).json()
     assert body["signed_off"]["status"] == "signed" and body["signed_off"]["by"] == "carol"
     [signed] = Event.objects.filter(stream=LEDGER_STREAM)
-    assert (signed.type, signed.actor, signed.payload["by"]) == ("ledger.signed_off", "user:carol", "carol")
+    assert (signed.type, signed.actor, signed.payload["by"]) == (
+        "ledger.signed_off",
+        "user:carol",
+        "carol",
+    )
     figures = signed.payload["figures"]
-    assert (figures["chip_win"], figures["drop"], figures["recorded_win"]) == (400_000, 900_000, 400_000)
-    assert signed.payload["figures_hash"] == figures_hash(figures) == m.SignOff.objects.get().figures_hash
+    assert (figures["chip_win"], figures["drop"], figures["recorded_win"]) == (
+        400_000,
+        900_000,
+        400_000,
+    )
+    assert (
+        signed.payload["figures_hash"]
+        == figures_hash(figures)
+        == m.SignOff.objects.get().figures_hash
+    )
 
     again = accounting.post(f"{DETAIL}/sign-off", {}, format="json")
     assert again.status_code == 409 and again.json()["code"] == "sign_off_state"
     no_note = accounting.post(f"{DETAIL}/reopen", {}, format="json")
     assert no_note.status_code == 400 and no_note.json()["code"] == "note_required"
     assert no_note.json()["errors"]["note"]
-    body = accounting.post(f"{DETAIL}/reopen", {"note": "a second bag of the drop turned up"}, format="json").json()
-    assert body["signed_off"]["status"] == "reopened" and body["signed_off"]["reopen_note"].startswith("a second bag")
+    body = accounting.post(
+        f"{DETAIL}/reopen", {"note": "a second bag of the drop turned up"}, format="json"
+    ).json()
+    assert body["signed_off"]["status"] == "reopened" and body["signed_off"][
+        "reopen_note"
+    ].startswith("a second bag")
     assert list(Event.objects.filter(stream=LEDGER_STREAM).values_list("type", flat=True)) == [
-        "ledger.signed_off", "ledger.reopened"]
+        "ledger.signed_off",
+        "ledger.reopened",
+    ]
     assert accounting.post(f"{DETAIL}/reopen", {"note": "twice"}, format="json").status_code == 409
 
 
@@ -126,9 +156,17 @@ def test_a_day_not_complete_or_unexplained_is_signed_only_with_a_note(books, acc
     refused = accounting.post(today, {}, format="json")
     assert refused.status_code == 400 and refused.json()["detail"] == (
         "BJ-01 2026-11-30 is open: no closing count; the drop not counted; the table has not opened a later "
-        "gaming day. Signing it off needs a note saying why.")
-    assert accounting.post(today, {"note": "signed early: the table closed for the night"}, format="json").status_code == 200
-    missing = accounting.post("/api/ledger/reconciliations/BJ-01/2026-11-01/sign-off", {}, format="json")
+        "gaming day. Signing it off needs a note saying why."
+    )
+    assert (
+        accounting.post(
+            today, {"note": "signed early: the table closed for the night"}, format="json"
+        ).status_code
+        == 200
+    )
+    missing = accounting.post(
+        "/api/ledger/reconciliations/BJ-01/2026-11-01/sign-off", {}, format="json"
+    )
     assert missing.status_code == 404 and missing.json()["code"] == "not_found"
 
 
@@ -138,14 +176,24 @@ def test_a_signed_off_day_changed_later_is_flagged(books, accounting, fake_game)
     accounting.post(f"{DETAIL}/sign-off", {}, format="json")
     assert not Finding.objects.filter(superseded_by__isnull=True).exists()
     t = books
-    t.add("correction.recorded", {"round": 1, "corrects": None,
-                                  "settlements": [{"bet": "r1-b1", "outcome": "lose", "net": -290_000}],
-                                  "reason": "stake misread: 2,900.00, not 3,000.00", "authorised_by": "PB-1"})
+    t.add(
+        "correction.recorded",
+        {
+            "round": 1,
+            "corrects": None,
+            "settlements": [{"bet": "r1-b1", "outcome": "lose", "net": -290_000}],
+            "reason": "stake misread: 2,900.00, not 3,000.00",
+            "authorised_by": "PB-1",
+        },
+    )
     append(t.code, t.events[-1:])
     catch_up("ledger.books")
     [flag] = Finding.objects.filter(superseded_by__isnull=True, kind="signed_day_changed")
     assert flag.status == "open" and flag.severity == "high" and str(flag.gaming_day) == DAY
-    assert "recorded_win +EUR 4,000.00" in flag.expected and "recorded_win +EUR 3,900.00" in flag.recorded
+    assert (
+        "recorded_win +EUR 4,000.00" in flag.expected
+        and "recorded_win +EUR 3,900.00" in flag.recorded
+    )
     accounting.post(f"{DETAIL}/reopen", {"note": "the stake was corrected"}, format="json")
     flag.refresh_from_db()
     assert flag.superseded_by is not None
@@ -164,36 +212,68 @@ def test_the_day_in_full(books, accounting) -> None:
 def test_reports_and_their_csv(books, accounting) -> None:
     body = accounting.get("/api/ledger/reports/hold", {"from": DAY, "to": NEXT}).json()
     [row] = body["rows"]
-    assert (row["table"], row["drop"], row["win"], row["hold"]) == ("BJ-01", 900_000, 400_000, "44.4%")
+    assert (row["table"], row["drop"], row["win"], row["hold"]) == (
+        "BJ-01",
+        900_000,
+        400_000,
+        "44.4%",
+    )
     assert row["display"]["win"] == "+EUR 4,000.00"
     text = accounting.get("/api/ledger/reports/hold", {"from": DAY, "to": NEXT, "format": "csv"})
     assert text["Content-Type"].startswith("text/csv")
     line, total = list(csv.DictReader(io.StringIO(text.content.decode())))
-    assert (line["table"], line["win"], line["win_amount"], line["win_minor"], line["hold"], line["hold_bp"]) == (
-        "BJ-01", "+EUR 4,000.00", "4000.00", "400000", "44.4%", "4444")
-    assert (total["table"], total["currency"], total["drop_amount"], total["win_amount"], total["hold"]) == (
-        "total", "EUR", "9000.00", "4000.00", "44.4%")
-    stats = accounting.get("/api/ledger/reports/statistics", {"group": "casino", "period": "mtd", "day": DAY}).json()
+    assert (
+        line["table"],
+        line["win"],
+        line["win_amount"],
+        line["win_minor"],
+        line["hold"],
+        line["hold_bp"],
+    ) == ("BJ-01", "+EUR 4,000.00", "4000.00", "400000", "44.4%", "4444")
+    assert (
+        total["table"],
+        total["currency"],
+        total["drop_amount"],
+        total["win_amount"],
+        total["hold"],
+    ) == ("total", "EUR", "9000.00", "4000.00", "44.4%")
+    stats = accounting.get(
+        "/api/ledger/reports/statistics", {"group": "casino", "period": "mtd", "day": DAY}
+    ).json()
     assert stats["rows"][0]["group"] == "casino" and stats["rows"][0]["hold"] == "44.4%"
     assert stats["rows"][0]["before_drop"] is None  # no day a year before: n/a, not 0
     for group in ("casino", "table", "game", "pit"):
-        by_shift = accounting.get("/api/ledger/reports/statistics", {"group": group, "period": "shift", "day": DAY})
+        by_shift = accounting.get(
+            "/api/ledger/reports/statistics", {"group": group, "period": "shift", "day": DAY}
+        )
         [row] = by_shift.json()["rows"]
         assert row["shift"] == "06:00" and row["win"] == 400_000, group
-    assert accounting.get("/api/ledger/reports/statistics", {"group": "game", "day": DAY}).json()["rows"][0]["group"] == "hoyle"
-    listed = accounting.get("/api/ledger/reconciliations", {"format": "csv", "day": DAY}).content.decode()
+    assert (
+        accounting.get("/api/ledger/reports/statistics", {"group": "game", "day": DAY}).json()[
+            "rows"
+        ][0]["group"]
+        == "hoyle"
+    )
+    listed = accounting.get(
+        "/api/ledger/reconciliations", {"format": "csv", "day": DAY}
+    ).content.decode()
     assert "chip_count_win" in listed and "+EUR 4,000.00" in listed
 
 
-@pytest.mark.parametrize("params, field", [
-    ({"period": "weekly", "day": DAY}, "period"),
-    ({"group": "colour", "day": DAY}, "group"),
-    ({"period": "day"}, "query"),
-    ({"period": "range", "from": NEXT, "to": DAY}, "query"),
-    ({"day": DAY, "colour": "red"}, "colour"),
-])
+@pytest.mark.parametrize(
+    "params, field",
+    [
+        ({"period": "weekly", "day": DAY}, "period"),
+        ({"group": "colour", "day": DAY}, "group"),
+        ({"period": "day"}, "query"),
+        ({"period": "range", "from": NEXT, "to": DAY}, "query"),
+        ({"day": DAY, "colour": "red"}, "colour"),
+    ],
+)
 def test_bad_report_parameters_are_a_400_naming_them(books, accounting, params, field) -> None:
     answer = accounting.get("/api/ledger/reports/statistics", params)
     assert answer.status_code == 400, answer.content
     assert answer.json()["code"] == "invalid_request" and field in answer.json()["errors"]
-    assert accounting.get("/api/ledger/reports/hold", {"from": NEXT, "to": DAY}).json()["errors"]["from"]
+    assert accounting.get("/api/ledger/reports/hold", {"from": NEXT, "to": DAY}).json()["errors"][
+        "from"
+    ]

@@ -1,6 +1,7 @@
 """The covariance of two boxes of one round (``tables.engine.math.covariance``) and the
 win's variance the ledger builds from it (``ledger.books.stats.win_variance``, the books'
 per-box sums)."""
+
 from __future__ import annotations
 
 import io
@@ -34,7 +35,9 @@ def test_the_stored_figures_are_those_of_every_preset_and_near_a_published_one()
     assert cov.PRESET_FIGURES["vegas-s17-das-ls"][0] == pytest.approx(0.4725, abs=0.02)
 
 
-def test_a_fresh_estimate_of_another_seed_agrees_with_the_stored_one_and_the_exact_variance() -> None:
+def test_a_fresh_estimate_of_another_seed_agrees_with_the_stored_one_and_the_exact_variance() -> (
+    None
+):
     rules = PRESETS["eu-online"]
     fresh = cov.estimate(rules, rounds=3_000, seed="another")
     stored, stored_error = cov.PRESET_FIGURES["eu-online"]
@@ -45,7 +48,9 @@ def test_a_fresh_estimate_of_another_seed_agrees_with_the_stored_one_and_the_exa
     assert fresh.variance == pytest.approx(house_edge(rules).variance, abs=0.08)
 
 
-def test_a_preset_gives_its_stored_figure_and_a_rule_set_with_overrides_is_estimated(monkeypatch) -> None:
+def test_a_preset_gives_its_stored_figure_and_a_rule_set_with_overrides_is_estimated(
+    monkeypatch,
+) -> None:
     cov.box_covariance.cache_clear()
     assert cov.box_covariance(PRESETS["hoyle"]) == cov.PRESET_FIGURES["hoyle"][0]
     monkeypatch.setattr(cov, "ROUNDS", 500)
@@ -58,7 +63,9 @@ def test_a_preset_gives_its_stored_figure_and_a_rule_set_with_overrides_is_estim
 def test_the_win_variance_of_boxes_played_together() -> None:
     v, c = Fraction(13, 10), Fraction(1, 2)
     # one round of two boxes staked 100 and 300: V (100^2 + 300^2) + C 2 (100 x 300)
-    assert win_variance(v, c, hand_squares=100_000, round_squares=160_000) == v * 100_000 + c * 60_000
+    assert (
+        win_variance(v, c, hand_squares=100_000, round_squares=160_000) == v * 100_000 + c * 60_000
+    )
     assert cov.round_variance(1.3, 0.5, [100, 300]) == pytest.approx(1.3 * 100_000 + 0.5 * 60_000)
     # no covariance known: each box independent
     assert win_variance(v, None, hand_squares=100_000, round_squares=160_000) == v * 100_000
@@ -94,5 +101,9 @@ def test_the_books_sum_each_rounds_boxes_as_the_record_has_them() -> None:
             figures = books.day(gaming_day)
             rounds = [b for (d, _), b in boxes.items() if d == gaming_day]
             assert figures.hand_squares == sum(s * s for b in rounds for s in b.values()) > 0
-            assert figures.round_squares == sum(sum(b.values()) ** 2 for b in rounds) > figures.hand_squares
+            assert (
+                figures.round_squares
+                == sum(sum(b.values()) ** 2 for b in rounds)
+                > figures.hand_squares
+            )
     assert behind > 0

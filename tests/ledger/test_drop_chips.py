@@ -1,6 +1,7 @@
 """Chips found in the drop box are part of the drop and of the explanation: the books post
 them from the players to the box with no over/short, and the reconciliation names them as
 a known difference, so they are never a variance "not explained"."""
+
 from __future__ import annotations
 
 from datetime import date
@@ -55,8 +56,15 @@ def test_without_the_explanation_the_same_chips_would_be_a_variance() -> None:
     """The chips are the whole of the difference: a box with 100.00 of chips and a closer
     100.00 short (chips that left the tray unrecorded) leaves -100.00 unexplained."""
     t = chips_in_the_box()
-    closer = next(e for e in t.events if e["type"] == "inventory.counted" and e["payload"]["kind"] == "closing")
-    closer["payload"]["chips"] = [{"denomination": 5_000, "count": 18}, {"denomination": 100_000, "count": 17}]
+    closer = next(
+        e
+        for e in t.events
+        if e["type"] == "inventory.counted" and e["payload"]["kind"] == "closing"
+    )
+    closer["payload"]["chips"] = [
+        {"denomination": 5_000, "count": 18},
+        {"denomination": 100_000, "count": 17},
+    ]
     result = reconcile(fold(t.events).day(DAY))
     assert result.chip_win == 410_000 - 10_000 and result.chip_variance == -10_000
     assert [f.kind for f in result.findings] == ["chip_variance"]
@@ -69,8 +77,15 @@ def test_chips_in_the_drop_explained_through_the_store(settings, fake_game) -> N
     fake_game.record(t.code, t.events)
     append(t.code, t.events)
     catch_up("ledger.books")
-    day = m.Reconciliation.objects.get(table__stream="BJ-01", gaming_day=date(2026, 11, 29), shift="")
-    assert (day.drop, day.chip_win, day.recorded_win, day.chip_variance) == (910_000, 410_000, 400_000, 0)
+    day = m.Reconciliation.objects.get(
+        table__stream="BJ-01", gaming_day=date(2026, 11, 29), shift=""
+    )
+    assert (day.drop, day.chip_win, day.recorded_win, day.chip_variance) == (
+        910_000,
+        410_000,
+        400_000,
+        0,
+    )
     assert not day.unexplained
     assert [k["kind"] for k in day.explanations["chip"]] == ["drop_chips"]
     assert not Finding.objects.filter(stream="BJ-01", kind="chip_variance").exists()

@@ -1,5 +1,6 @@
 """Each of the ledger's finding kinds: a hand-written day with that one fault gives exactly
 that finding, where it is and with its amounts; the same day without the fault gives none."""
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -39,9 +40,13 @@ def scenario(fault: str | None = None) -> Table:
         t.fill("F-1", {100_000: 5})
     if fault == "void_after_receipt":
         t.void("fill", "F-1", "the tray was full")
-    if fault == "unauthorised_void":  # a void of the filled slip that no one with the authority recorded
+    if (
+        fault == "unauthorised_void"
+    ):  # a void of the filled slip that no one with the authority recorded
         t.void("fill", "F-1", "the tray was full")
-        t.refused = {t.events[-1]["id"]: "it was recorded by the table device device-BJ-01, not by a person"}
+        t.refused = {
+            t.events[-1]["id"]: "it was recorded by the table device device-BJ-01, not by a person"
+        }
     if fault == "slip_unfinished":
         t.fill("F-2", {5_000: 40}, steps=("requested", "issued"))
     t.fill("F-3", {5_000: 40}, steps=("requested",))
@@ -57,16 +62,38 @@ def scenario(fault: str | None = None) -> Table:
         t.count("closing", {100_000: hundreds, 5_000: fives}, slip="I-2")
     t.close()
     drop_steps = {"drop_not_counted": ("removed",), "drop_not_posted": ("removed", "counted")}
-    t.drop(900_000, 300_000, steps=drop_steps.get(fault or "", ("removed", "counted", "posted")),
-           posted=(895_000, 300_000, 0) if fault == "drop_mismatch" else None)
+    t.drop(
+        900_000,
+        300_000,
+        steps=drop_steps.get(fault or "", ("removed", "counted", "posted")),
+        posted=(895_000, 300_000, 0) if fault == "drop_mismatch" else None,
+    )
     if fault == "currency_mismatch":  # the EUR marker paid with USD: not booked
-        t.add("marker.redeemed", {"marker": "M-1", "amount": 300_000, "currency": "USD", "method": "cash",
-                                  "received_by": "CA-1"})
+        t.add(
+            "marker.redeemed",
+            {
+                "marker": "M-1",
+                "amount": 300_000,
+                "currency": "USD",
+                "method": "cash",
+                "received_by": "CA-1",
+            },
+        )
     else:
         t.redeem("M-1", 300_000)
     t.open(DAY2)
-    t.count("opening", {100_000: hundreds, 5_000: fives - (1 if fault == "opener_mismatch" else 0)}, day=DAY2, slip="I-2")
-    t.count("closing", {100_000: hundreds, 5_000: fives - (1 if fault == "opener_mismatch" else 0)}, day=DAY2, slip="I-3")
+    t.count(
+        "opening",
+        {100_000: hundreds, 5_000: fives - (1 if fault == "opener_mismatch" else 0)},
+        day=DAY2,
+        slip="I-2",
+    )
+    t.count(
+        "closing",
+        {100_000: hundreds, 5_000: fives - (1 if fault == "opener_mismatch" else 0)},
+        day=DAY2,
+        slip="I-3",
+    )
     t.close(DAY2)
     return t
 
@@ -75,8 +102,15 @@ def audit(t: Table, *, replayed_extra: int = 0) -> tuple[Books, list[Reconciliat
     # the first day's game has a drop box (its counts and drop must be on record); the
     # second day has no drop, and is not asked about it
     books = fold(t.events, refused=t.refused, drop_box={DAY})
-    recs = [reconcile(books.day(day), replayed_win=books.day(day).recorded_win + replayed_extra, edge=EDGE,
-                      variance=VARIANCE) for day in books.days()]
+    recs = [
+        reconcile(
+            books.day(day),
+            replayed_win=books.day(day).recorded_win + replayed_extra,
+            edge=EDGE,
+            variance=VARIANCE,
+        )
+        for day in books.days()
+    ]
     return books, recs
 
 
@@ -102,8 +136,11 @@ def test_every_ledger_kind_has_a_test_here() -> None:
     ``replay_variance``, tested above, ``signed_day_changed``, which the sign-off finds:
     tests/ledger/test_sign_off.py, and ``no_gaming_day``, which a struck opening of no
     date makes: tests/engine/test_struck_opening.py)."""
-    assert kinds_of("ledger") == {kind for kind, *_ in CASES} | {"replay_variance", "signed_day_changed",
-                                                                  "no_gaming_day"}
+    assert kinds_of("ledger") == {kind for kind, *_ in CASES} | {
+        "replay_variance",
+        "signed_day_changed",
+        "no_gaming_day",
+    }
 
 
 CASES = [
@@ -111,13 +148,36 @@ CASES = [
     ("chip_variance", "chip_variance", "+EUR 4,000.00", "+EUR 3,950.00", None),
     ("duplicate_slip", "duplicate_slip", None, "EUR 5,000.00 (5 x EUR 1,000.00)", "F-1"),
     ("duplicate_slip", "duplicate_marker", None, "EUR 3,000.00", "M-1"),
-    ("slip_without_request", "slip_without_request", None, "EUR 5,000.00 (5 x EUR 1,000.00)", "F-1"),
-    ("slip_mismatch", "slip_mismatch", "EUR 5,000.00 (5 x EUR 1,000.00)", "EUR 4,000.00 (4 x EUR 1,000.00)", "F-1"),
-    ("slip_unfinished", "slip_unfinished", "requested, issued, received", "requested, issued", "F-2"),
+    (
+        "slip_without_request",
+        "slip_without_request",
+        None,
+        "EUR 5,000.00 (5 x EUR 1,000.00)",
+        "F-1",
+    ),
+    (
+        "slip_mismatch",
+        "slip_mismatch",
+        "EUR 5,000.00 (5 x EUR 1,000.00)",
+        "EUR 4,000.00 (4 x EUR 1,000.00)",
+        "F-1",
+    ),
+    (
+        "slip_unfinished",
+        "slip_unfinished",
+        "requested, issued, received",
+        "requested, issued",
+        "F-2",
+    ),
     ("void_without_reason", "void_without_reason", None, None, "F-3"),
     ("void_after_receipt", "void_after_receipt", None, "EUR 5,000.00 (5 x EUR 1,000.00)", "F-1"),
-    ("opener_mismatch", "opener_mismatch", "EUR 20,000.00 (100 x EUR 50.00, 15 x EUR 1,000.00)",
-     "EUR 19,950.00 (99 x EUR 50.00, 15 x EUR 1,000.00)", "I-2"),
+    (
+        "opener_mismatch",
+        "opener_mismatch",
+        "EUR 20,000.00 (100 x EUR 50.00, 15 x EUR 1,000.00)",
+        "EUR 19,950.00 (99 x EUR 50.00, 15 x EUR 1,000.00)",
+        "I-2",
+    ),
     # not applied: the slip stands complete, and no void_after_receipt (the void is not the record's)
     ("unauthorised_void", "unauthorised_void", None, None, "F-1"),
     ("drop_not_counted", "drop_not_counted", None, None, None),
@@ -130,15 +190,20 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("kind", "fault", "expected", "recorded", "slip"), CASES, ids=[c[1] for c in CASES])
-def test_one_fault_gives_exactly_its_finding(kind: str, fault: str, expected: str | None, recorded: str | None,
-                                             slip: str | None) -> None:
+@pytest.mark.parametrize(
+    ("kind", "fault", "expected", "recorded", "slip"), CASES, ids=[c[1] for c in CASES]
+)
+def test_one_fault_gives_exactly_its_finding(
+    kind: str, fault: str, expected: str | None, recorded: str | None, slip: str | None
+) -> None:
     found = findings_of(scenario(fault))
     assert [f.kind for f in found] == [kind], [f.message for f in found]
     finding = found[0]
     assert finding.table == "BJ-01"
     assert finding.gaming_day == (DAY2 if fault == "opener_mismatch" else DAY)
-    assert finding.shift == "06:00" or (finding.shift is None and kind in {"chip_variance", "win_outside_interval"})
+    assert finding.shift == "06:00" or (
+        finding.shift is None and kind in {"chip_variance", "win_outside_interval"}
+    )
     assert finding.slip == slip
     if expected is not None:
         assert finding.expected == expected
@@ -175,12 +240,19 @@ def test_replay_variance_unexplained_is_a_finding_and_the_engine_s_difference_ex
     is none."""
     books = fold(scenario().events)
     figures = books.day(DAY)
-    short_pay = replay_difference("wrong_payout", expected_net=10_000, recorded_net=5_000, bet="r1-b2", round=1)
+    short_pay = replay_difference(
+        "wrong_payout", expected_net=10_000, recorded_net=5_000, bet="r1-b2", round=1
+    )
     assert short_pay.amount == -5_000
     unexplained = reconcile(figures, replayed_win=figures.recorded_win - 5_000)
     assert [f.kind for f in unexplained.findings] == ["replay_variance"]
-    assert unexplained.findings[0].expected == "+EUR 4,000.00" and unexplained.findings[0].recorded == "+EUR 3,950.00"
-    explained = reconcile(figures, replayed_win=figures.recorded_win - 5_000, replay_differences=[short_pay])
+    assert (
+        unexplained.findings[0].expected == "+EUR 4,000.00"
+        and unexplained.findings[0].recorded == "+EUR 3,950.00"
+    )
+    explained = reconcile(
+        figures, replayed_win=figures.recorded_win - 5_000, replay_differences=[short_pay]
+    )
     assert explained.findings == () and explained.replay_variance == 0
     assert explained.replay_known[0].amount == -5_000
 
@@ -209,7 +281,9 @@ def test_a_void_no_one_with_the_authority_recorded_changes_no_money() -> None:
     assert [f.kind for f in fold(refused.events).findings] == ["void_after_receipt"]
 
 
-def test_a_day_with_nothing_counted_lacks_its_opener_closer_and_drop_and_a_game_without_a_box_lacks_none() -> None:
+def test_a_day_with_nothing_counted_lacks_its_opener_closer_and_drop_and_a_game_without_a_box_lacks_none() -> (
+    None
+):
     """A day of rounds only: with a drop box by design, its opener, closer and drop are
     each a finding (of the whole day: shift None); the same day of a game without a
     drop box (the live game), or not final yet, is no finding."""
@@ -220,8 +294,13 @@ def test_a_day_with_nothing_counted_lacks_its_opener_closer_and_drop_and_a_game_
     t.open(DAY2)
     found = fold(t.events, drop_box={DAY}).findings
     assert [(f.kind, f.gaming_day, f.shift) for f in found] == [
-        ("opener_missing", DAY, None), ("closer_missing", DAY, None), ("drop_not_counted", DAY, None)]
-    assert "No closing count of the tray is on record for gaming day 2026-11-29." in [f.message for f in found]
+        ("opener_missing", DAY, None),
+        ("closer_missing", DAY, None),
+        ("drop_not_counted", DAY, None),
+    ]
+    assert "No closing count of the tray is on record for gaming day 2026-11-29." in [
+        f.message for f in found
+    ]
     assert fold(t.events, drop_box=set()).findings == ()
     assert fold(t.events, final=False, drop_box={DAY}).findings == ()
 

@@ -3,6 +3,7 @@ documented format, and the trial balance - worked by hand for the 13 Miss. Code 
 7-3.3 example, checked against the trial balance the ledger stored (a second reading of
 the record), stable when a later event adds to the day, refused by name when asked
 badly."""
+
 from __future__ import annotations
 
 import csv
@@ -23,7 +24,7 @@ from .helpers import DAY, Table, worked_example
 pytestmark = pytest.mark.django_db
 
 THE_DAY = date.fromisoformat(DAY)
-HEADER = ("gaming_day,table,shift,entry,line,account,account_name,currency,debit,credit,memo,event,event_version")
+HEADER = "gaming_day,table,shift,entry,line,account,account_name,currency,debit,credit,memo,event,event_version"
 
 
 @pytest.fixture(autouse=True)
@@ -66,9 +67,12 @@ def test_the_journal_of_the_worked_example_line_by_line(example) -> None:
         ("fill F-1 issued", "transit:BJ-01", 500_000, None),
         ("fill F-1 received", "transit:BJ-01", None, 500_000),
         ("fill F-1 received", "tray:BJ-01:100000", 500_000, None),
-        ("stake r1-b1", "players", None, 300_000), ("stake r1-b1", "layout:BJ-01", 300_000, None),
-        ("stake r1-b2", "players", None, 100_000), ("stake r1-b2", "layout:BJ-01", 100_000, None),
-        ("stake r1-b3", "players", None, 200_000), ("stake r1-b3", "layout:BJ-01", 200_000, None),
+        ("stake r1-b1", "players", None, 300_000),
+        ("stake r1-b1", "layout:BJ-01", 300_000, None),
+        ("stake r1-b2", "players", None, 100_000),
+        ("stake r1-b2", "layout:BJ-01", 100_000, None),
+        ("stake r1-b3", "players", None, 200_000),
+        ("stake r1-b3", "layout:BJ-01", 200_000, None),
         ("settle r1-b1 (lose)", "layout:BJ-01", None, 300_000),
         ("settle r1-b1 (lose)", "tray:BJ-01:unsorted", 300_000, None),
         ("settle r1-b2 (win)", "layout:BJ-01", None, 100_000),
@@ -94,7 +98,11 @@ def test_the_journal_of_the_worked_example_line_by_line(example) -> None:
     # an entry is its event and its place among that event's entries
     settle = [r for r in made.rows if r["memo"].startswith("settle")]
     event = next(e for e in example.events if e["type"] == "round.settled")
-    assert {r["entry"] for r in settle} == {f"{event['id']}.1", f"{event['id']}.2", f"{event['id']}.3"}
+    assert {r["entry"] for r in settle} == {
+        f"{event['id']}.1",
+        f"{event['id']}.2",
+        f"{event['id']}.3",
+    }
     assert {r["event_version"] for r in settle} == {example.events.index(event) + 1}
 
 
@@ -102,15 +110,41 @@ def test_the_csv_format(example) -> None:
     text = journal(day=THE_DAY).as_csv()
     assert text.splitlines()[0] == HEADER
     first, second = lines(text)[:2]
-    assert {k: first[k] for k in ("gaming_day", "table", "shift", "line", "account", "currency", "debit", "credit")} == {
-        "gaming_day": DAY, "table": "BJ-01", "shift": "06:00", "line": "1", "account": "tray:BJ-01:100000",
-        "currency": "EUR", "debit": "20000.00", "credit": ""}
-    assert first["account_name"] == "tray BJ-01: EUR 1,000.00 chips" and first["entry"] == second["entry"]
-    assert (second["line"], second["account"], second["debit"], second["credit"]) == ("2", "cage", "", "20000.00")
+    assert {
+        k: first[k]
+        for k in ("gaming_day", "table", "shift", "line", "account", "currency", "debit", "credit")
+    } == {
+        "gaming_day": DAY,
+        "table": "BJ-01",
+        "shift": "06:00",
+        "line": "1",
+        "account": "tray:BJ-01:100000",
+        "currency": "EUR",
+        "debit": "20000.00",
+        "credit": "",
+    }
+    assert (
+        first["account_name"] == "tray BJ-01: EUR 1,000.00 chips"
+        and first["entry"] == second["entry"]
+    )
+    assert (second["line"], second["account"], second["debit"], second["credit"]) == (
+        "2",
+        "cage",
+        "",
+        "20000.00",
+    )
     *body, total = lines(text)
-    assert (total["gaming_day"], total["currency"], total["debit"], total["credit"]) == ("total", "EUR", "79000.00",
-                                                                                          "79000.00")
-    assert sum(Decimal(r["debit"] or 0) for r in body) == sum(Decimal(r["credit"] or 0) for r in body) == Decimal(79000)
+    assert (total["gaming_day"], total["currency"], total["debit"], total["credit"]) == (
+        "total",
+        "EUR",
+        "79000.00",
+        "79000.00",
+    )
+    assert (
+        sum(Decimal(r["debit"] or 0) for r in body)
+        == sum(Decimal(r["credit"] or 0) for r in body)
+        == Decimal(79000)
+    )
     assert journal(day=THE_DAY).as_csv() == text  # the same record, the same bytes
 
 
@@ -122,9 +156,15 @@ def test_the_trial_balance_by_hand_and_as_the_journal_sums(example) -> None:
     made = trial_balance(day=THE_DAY)
     balances = {r["account"]: (r["debit"], r["credit"]) for r in made.rows}
     assert balances == {
-        "cage": (None, 1_400_000), "players": (500_000, None), "world": (None, 900_000),
-        "tray:BJ-01:100000": (1_800_000, None), "tray:BJ-01:unsorted": (0, None), "layout:BJ-01": (0, None),
-        "transit:BJ-01": (0, None), "drop:BJ-01:cash": (0, None)}
+        "cage": (None, 1_400_000),
+        "players": (500_000, None),
+        "world": (None, 900_000),
+        "tray:BJ-01:100000": (1_800_000, None),
+        "tray:BJ-01:unsorted": (0, None),
+        "layout:BJ-01": (0, None),
+        "transit:BJ-01": (0, None),
+        "drop:BJ-01:cash": (0, None),
+    }
     [total] = made.totals
     assert total["debit"] == total["credit"] == 2_300_000
     assert agreement(day=THE_DAY).agrees
@@ -151,14 +191,18 @@ def test_a_later_correction_joins_its_day_and_moves_no_other_entry(example, fake
     append("BJ-01", later.events)
     catch_up("ledger.books")
     after = lines(journal(day=THE_DAY).as_csv())
-    assert after[:len(before) - 1] == before[:-1]  # the totals line moved
-    added = after[len(before) - 1:-1]
+    assert after[: len(before) - 1] == before[:-1]  # the totals line moved
+    added = after[len(before) - 1 : -1]
     assert [(r["memo"], r["account"], r["debit"], r["credit"]) for r in added] == [
-        ("correct r1-b2 (win)", "cage", "", "500.00"), ("correct r1-b2 (win)", "players", "500.00", "")]
+        ("correct r1-b2 (win)", "cage", "", "500.00"),
+        ("correct r1-b2 (win)", "players", "500.00", ""),
+    ]
     assert agreement(day=THE_DAY).agrees
 
 
-def test_a_strike_no_one_with_the_authority_recorded_strikes_nothing_in_the_journal(example) -> None:
+def test_a_strike_no_one_with_the_authority_recorded_strikes_nothing_in_the_journal(
+    example,
+) -> None:
     """A correction striking the day's drop posting, stored past the door under a table
     device's principal: the books apply it to nothing (audit.record.authority), and the
     journal, folded again from the record, by the same rule - its lines stay as they were
@@ -172,17 +216,32 @@ def test_a_strike_no_one_with_the_authority_recorded_strikes_nothing_in_the_jour
 
     before = lines(journal(day=THE_DAY).as_csv())
     posted = Event.objects.get(stream="BJ-01", type="drop.posted")
-    store_past_the_door("BJ-01", NewEvent(
-        id=uuid.uuid4(), type="correction.recorded", occurred_at=datetime(2026, 11, 30, 9, tzinfo=UTC),
-        actor="device:device-BJ-01", source="probe",
-        payload={"round": None, "corrects": str(posted.event_id), "settlements": [], "reason": "no drop",
-                 "authorised_by": "PB-1"}), principal="device:device-BJ-01")
+    store_past_the_door(
+        "BJ-01",
+        NewEvent(
+            id=uuid.uuid4(),
+            type="correction.recorded",
+            occurred_at=datetime(2026, 11, 30, 9, tzinfo=UTC),
+            actor="device:device-BJ-01",
+            source="probe",
+            payload={
+                "round": None,
+                "corrects": str(posted.event_id),
+                "settlements": [],
+                "reason": "no drop",
+                "authorised_by": "PB-1",
+            },
+        ),
+        principal="device:device-BJ-01",
+    )
     catch_up("ledger.books")
     assert lines(journal(day=THE_DAY).as_csv()) == before
     assert agreement(day=THE_DAY).agrees
 
 
-def test_a_foreign_amount_is_journalled_at_the_days_rate_as_the_books_book_it(fake_game, django_user_model) -> None:
+def test_a_foreign_amount_is_journalled_at_the_days_rate_as_the_books_book_it(
+    fake_game, django_user_model
+) -> None:
     """USD 1,000.00 bought in and dropped at a EUR table, the day's rate 0.9 set by
     accounting: the journal posts EUR 900.00 (by hand: 1,000.00 x 0.9) where the books do,
     and agrees with the stored trial balance."""
@@ -201,8 +260,9 @@ def test_a_foreign_amount_is_journalled_at_the_days_rate_as_the_books_book_it(fa
     fx_rate_set(gaming_day=THE_DAY, currency="USD", rate=Fraction(9, 10), user=carol)
     catch_up("ledger.books")
     made = lines(journal(day=THE_DAY).as_csv())
-    assert [(r["memo"], r["account"], r["debit"], r["credit"]) for r in made if r["account"] == "world"] == [
-        ("cash buy-in box 1", "world", "", "900.00")]
+    assert [
+        (r["memo"], r["account"], r["debit"], r["credit"]) for r in made if r["account"] == "world"
+    ] == [("cash buy-in box 1", "world", "", "900.00")]
     assert agreement(day=THE_DAY).agrees
 
 
@@ -214,28 +274,49 @@ def test_two_currencies_are_two_totals(example, fake_game) -> None:
     append(yen.code, yen.events)
     catch_up("ledger.books")
     made = journal(day=THE_DAY)
-    assert [(t["currency"], t["debit"]) for t in made.totals] == [("EUR", 7_900_000), ("JPY", 70_400)]
+    assert [(t["currency"], t["debit"]) for t in made.totals] == [
+        ("EUR", 7_900_000),
+        ("JPY", 70_400),
+    ]
     text = lines(journal(day=THE_DAY, table="JP-01").as_csv())
     assert [(r["account"], r["debit"], r["credit"]) for r in text[:-1]] == [
-        ("tray:JP-01:unsorted", "", "35200"), ("players", "35200", ""), ("world", "", "35200"),
-        ("drop:JP-01:cash", "35200", "")]
+        ("tray:JP-01:unsorted", "", "35200"),
+        ("players", "35200", ""),
+        ("world", "", "35200"),
+        ("drop:JP-01:cash", "35200", ""),
+    ]
 
 
 def test_over_rest(example, client, django_user_model) -> None:
-    client.force_login(django_user_model.objects.create_superuser("acc", password="a-long-test-password"))
+    client.force_login(
+        django_user_model.objects.create_superuser("acc", password="a-long-test-password")
+    )
     body = client.get("/api/ledger/general-ledger/journal", {"day": DAY}).json()
     assert body["agreement"] == {"agrees": True, "differences": {}}
-    assert body["rows"][0]["display"]["debit"] == "EUR 20,000.00" and body["rows"][0]["display"]["credit"] == ""
+    assert (
+        body["rows"][0]["display"]["debit"] == "EUR 20,000.00"
+        and body["rows"][0]["display"]["credit"] == ""
+    )
     assert (body["count"], len(body["rows"]), body["totals"][0]["debit"]) == (31, 31, 7_900_000)
-    page = client.get("/api/ledger/general-ledger/journal", {"day": DAY, "page_size": 10, "page": 4}).json()
+    page = client.get(
+        "/api/ledger/general-ledger/journal", {"day": DAY, "page_size": 10, "page": 4}
+    ).json()
     assert (page["count"], len(page["rows"]), page["next"]) == (31, 1, None)
     assert page["rows"][0]["memo"] == "drop posted" and page["totals"] == body["totals"]
-    text = client.get("/api/ledger/general-ledger/journal", {"day": DAY, "format": "csv"}).content.decode()
+    text = client.get(
+        "/api/ledger/general-ledger/journal", {"day": DAY, "format": "csv"}
+    ).content.decode()
     assert text == journal(day=THE_DAY).as_csv()
-    balance = client.get("/api/ledger/general-ledger/trial-balance", {"day": DAY, "table": "BJ-01"}).json()
+    balance = client.get(
+        "/api/ledger/general-ledger/trial-balance", {"day": DAY, "table": "BJ-01"}
+    ).json()
     assert balance["totals"][0]["display"]["debit"] == "EUR 23,000.00"
-    for bad, field in (({}, "day"), ({"day": "2026-13-01"}, "day"), ({"day": DAY, "table": "no such!"}, "table"),
-                       ({"day": DAY, "page": "x", "colour": "red"}, "colour")):
+    for bad, field in (
+        ({}, "day"),
+        ({"day": "2026-13-01"}, "day"),
+        ({"day": DAY, "table": "no such!"}, "table"),
+        ({"day": DAY, "page": "x", "colour": "red"}, "colour"),
+    ):
         answer = client.get("/api/ledger/general-ledger/journal", bad)
         assert answer.status_code == 400 and field in answer.json()["errors"], (bad, answer.content)
 
@@ -245,9 +326,20 @@ def test_the_command_writes_the_export(example) -> None:
     assert code == 0, err
     assert out == journal(day=THE_DAY).as_csv()
     code, out, _ = run_command("report", "trial-balance", "--day", DAY)
-    assert code == 0 and out.splitlines()[-1].split() == ["total", "EUR", "EUR", "23,000.00", "EUR", "23,000.00"]
-    for args, says in ((("journal",), "needs --day"), (("journal", "--day", "29/11"), "--day '29/11'"),
-                       (("slip-sequence", "--kind", "chips"), "--kind 'chips'"), (("ledgers",), "no such report")):
+    assert code == 0 and out.splitlines()[-1].split() == [
+        "total",
+        "EUR",
+        "EUR",
+        "23,000.00",
+        "EUR",
+        "23,000.00",
+    ]
+    for args, says in (
+        (("journal",), "needs --day"),
+        (("journal", "--day", "29/11"), "--day '29/11'"),
+        (("slip-sequence", "--kind", "chips"), "--kind 'chips'"),
+        (("ledgers",), "no such report"),
+    ):
         code, _, err = run_command("report", *args)
         assert code == 2 and says in err and len(err.strip().splitlines()) == 1, (args, err)
 
@@ -281,10 +373,14 @@ def test_a_day_long_past_folds_to_the_same_lines_as_the_whole_stream(fake_game) 
     catch_up("ledger.books")
     whole = fold(list(stream_events("BJ-01", 1, len(t.events))), final=False)
     for day in ("2026-11-29", "2026-11-30"):
-        reference = [(e.memo, e.shift, e.event, e.lines) for e in whole.entries if e.gaming_day == day]
+        reference = [
+            (e.memo, e.shift, e.event, e.lines) for e in whole.entries if e.gaming_day == day
+        ]
         folded = table_journal(table="BJ-01", day=date.fromisoformat(day))
         got = [(e.memo, e.shift, e.event, e.lines) for e in folded.entries]
         assert got == reference, day
         assert agreement(day=date.fromisoformat(day)).agrees, day
     first = [e.memo for e in table_journal(table="BJ-01", day=THE_DAY).entries]
-    assert first[-1] == "correct r1-b2 (win)" and len(first) == 15  # the 14 entries of the day, then it
+    assert (
+        first[-1] == "correct r1-b2 (win)" and len(first) == 15
+    )  # the 14 entries of the day, then it

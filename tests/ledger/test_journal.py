@@ -1,4 +1,5 @@
 """The journal: an entry that does not balance cannot be made; balances sum to zero."""
+
 from __future__ import annotations
 
 import pytest
@@ -25,12 +26,22 @@ def test_an_amount_that_is_not_an_integer_cannot_be_posted(amount: object) -> No
 def test_transfers_make_balanced_lines_and_skip_zero() -> None:
     lines = moves((j.CAGE, j.transit("BJ-01"), 500), (j.WORLD, j.CAGE, 0))
     assert lines == (Line("cage", -500), Line("transit:BJ-01", 500))
-    assert trial_balance([entry(*lines), entry(*moves((j.transit("BJ-01"), j.tray("BJ-01", 500), 500)))]) == {
-        "cage": -500, "transit:BJ-01": 0, "tray:BJ-01:500": 500,
+    assert trial_balance(
+        [entry(*lines), entry(*moves((j.transit("BJ-01"), j.tray("BJ-01", 500), 500)))]
+    ) == {
+        "cage": -500,
+        "transit:BJ-01": 0,
+        "tray:BJ-01:500": 500,
     }
 
 
 def test_account_names_say_the_table_and_what() -> None:
-    assert (j.tray("BJ-01", 2500), j.tray("BJ-01", None)) == ("tray:BJ-01:2500", "tray:BJ-01:unsorted")
+    assert (j.tray("BJ-01", 2500), j.tray("BJ-01", None)) == (
+        "tray:BJ-01:2500",
+        "tray:BJ-01:unsorted",
+    )
     assert (j.drop_box("BJ-01", "markers"), j.layout("BJ-01"), j.over_short("BJ-01")) == (
-        "drop:BJ-01:markers", "layout:BJ-01", "over_short:BJ-01")
+        "drop:BJ-01:markers",
+        "layout:BJ-01",
+        "over_short:BJ-01",
+    )

@@ -2,6 +2,7 @@
 the same books as the fold that keeps every entry, but for the entries, for any order of
 placements, settlements, voids and corrections - repeats and a bet settled before it is
 placed included - and what it holds of a day's bets once they are settled."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -19,9 +20,20 @@ from .helpers import DAY, Table
 BETS = ["b0", "b1", "b2"]  # few: the same bet comes back often
 
 step = st.one_of(
-    st.tuples(st.just("place"), st.sampled_from(BETS), st.sampled_from([500, 2_500, 10_000]), st.sampled_from(["main", "insurance"])),
-    st.tuples(st.just("settle"), st.lists(st.tuples(st.sampled_from(BETS), st.sampled_from([-2_500, 0, 2_500, 3_750])),
-                                          min_size=1, max_size=3)),
+    st.tuples(
+        st.just("place"),
+        st.sampled_from(BETS),
+        st.sampled_from([500, 2_500, 10_000]),
+        st.sampled_from(["main", "insurance"]),
+    ),
+    st.tuples(
+        st.just("settle"),
+        st.lists(
+            st.tuples(st.sampled_from(BETS), st.sampled_from([-2_500, 0, 2_500, 3_750])),
+            min_size=1,
+            max_size=3,
+        ),
+    ),
     st.tuples(st.just("void")),
     st.tuples(st.just("correct"), st.sampled_from(BETS), st.sampled_from([-500, 0, 1_000])),
     st.tuples(st.just("repeat")),  # the last event again, its id and all
@@ -37,10 +49,27 @@ def messy(steps: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
     for kind, *args in steps:
         if kind == "place":
             bet, amount, bet_kind = args
-            t.add("bet.placed", {"round": 1, "bet": bet, "box": 1, "hand": 0, "player": "P-1", "amount": amount,
-                                 "kind": bet_kind, "parent": None})
+            t.add(
+                "bet.placed",
+                {
+                    "round": 1,
+                    "bet": bet,
+                    "box": 1,
+                    "hand": 0,
+                    "player": "P-1",
+                    "amount": amount,
+                    "kind": bet_kind,
+                    "parent": None,
+                },
+            )
         elif kind == "settle":
-            t.add("round.settled", {"round": 1, "settlements": [{"bet": b, "outcome": "win", "net": n} for b, n in args[0]]})
+            t.add(
+                "round.settled",
+                {
+                    "round": 1,
+                    "settlements": [{"bet": b, "outcome": "win", "net": n} for b, n in args[0]],
+                },
+            )
         elif kind == "void":
             t.add("round.voided", {"round": 1, "reason": "misdeal", "authorised_by": "PB-1"})
         elif kind == "correct":
@@ -65,7 +94,12 @@ def same_but_entries(lean: Books, whole: Books) -> None:
     assert lean.findings == whole.findings
     assert dict(lean.shifts) == dict(whole.shifts)
     assert [lean.day(d) for d in lean.days()] == [whole.day(d) for d in whole.days()]
-    assert (lean.slips, lean.markers, lean.drops, lean.games) == (whole.slips, whole.markers, whole.drops, whole.games)
+    assert (lean.slips, lean.markers, lean.drops, lean.games) == (
+        whole.slips,
+        whole.markers,
+        whole.drops,
+        whole.games,
+    )
     assert (lean.round_shifts, lean.counts) == (whole.round_shifts, whole.counts)
     assert lean.balances == whole.balances
     for day in whole.days():
@@ -74,7 +108,9 @@ def same_but_entries(lean: Books, whole: Books) -> None:
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(step, max_size=14))
-def test_the_lean_fold_gives_the_books_of_the_whole_fold_but_the_entries(steps: list[tuple[Any, ...]]) -> None:
+def test_the_lean_fold_gives_the_books_of_the_whole_fold_but_the_entries(
+    steps: list[tuple[Any, ...]],
+) -> None:
     events = messy(steps)
     same_but_entries(lean_books(events), fold(events))
 
@@ -88,19 +124,48 @@ def test_a_correction_of_a_bet_settled_a_day_before_finds_its_net_and_day() -> N
     t.correct(1, bet, 5_000)
     lean, whole = lean_books(t.events), fold(t.events)
     same_but_entries(lean, whole)
-    assert lean.day(DAY).corrections == -15_000 and lean.days() == [DAY]  # the day of the settlement
+    assert lean.day(DAY).corrections == -15_000 and lean.days() == [
+        DAY
+    ]  # the day of the settlement
 
 
-def test_a_bet_placed_again_after_its_settlement_counts_once_and_one_settled_first_counts_when_placed() -> None:
+def test_a_bet_placed_again_after_its_settlement_counts_once_and_one_settled_first_counts_when_placed() -> (
+    None
+):
     t = Table()
     t.open()
     [bet] = t.play((10_000, 10_000))
-    t.add("bet.placed", {"round": 1, "bet": bet, "box": 1, "hand": 0, "player": "P-1", "amount": 10_000,
-                         "kind": "main", "parent": None})
-    t.add("round.settled", {"round": 2, "settlements": [{"bet": "early", "outcome": "win", "net": 500}]})
+    t.add(
+        "bet.placed",
+        {
+            "round": 1,
+            "bet": bet,
+            "box": 1,
+            "hand": 0,
+            "player": "P-1",
+            "amount": 10_000,
+            "kind": "main",
+            "parent": None,
+        },
+    )
+    t.add(
+        "round.settled",
+        {"round": 2, "settlements": [{"bet": "early", "outcome": "win", "net": 500}]},
+    )
     for _ in range(2):
-        t.add("bet.placed", {"round": 2, "bet": "early", "box": 1, "hand": 0, "player": "P-1", "amount": 2_500,
-                             "kind": "main", "parent": None})
+        t.add(
+            "bet.placed",
+            {
+                "round": 2,
+                "bet": "early",
+                "box": 1,
+                "hand": 0,
+                "player": "P-1",
+                "amount": 2_500,
+                "kind": "main",
+                "parent": None,
+            },
+        )
     lean, whole = lean_books(t.events), fold(t.events)
     same_but_entries(lean, whole)
     assert (lean.day(DAY).handle, lean.day(DAY).bets) == (12_500, 2)
@@ -130,8 +195,19 @@ def test_the_lean_fold_has_no_entries_to_give() -> None:
 def test_the_lean_fold_refuses_an_amount_that_is_not_an_integer_as_an_entry_does() -> None:
     t = Table()
     t.open()
-    t.add("bet.placed", {"round": 1, "bet": "b", "box": 1, "hand": 0, "player": "P-1", "amount": 25.0,
-                         "kind": "main", "parent": None})
+    t.add(
+        "bet.placed",
+        {
+            "round": 1,
+            "bet": "b",
+            "box": 1,
+            "hand": 0,
+            "player": "P-1",
+            "amount": 25.0,
+            "kind": "main",
+            "parent": None,
+        },
+    )
     for entries in (True, False):
         state = Fold(entries=entries)
         with pytest.raises(UnbalancedEntry, match="stake b: a non-integer amount -25.0"):
@@ -144,9 +220,23 @@ def test_a_void_after_some_bets_are_settled_returns_only_the_others() -> None:
     t.open()
     t.add("round.started", {"round": 1, "shoe": "S-1"})
     for bet, amount in (("b1", 1_000), ("b2", 4_000)):
-        t.add("bet.placed", {"round": 1, "bet": bet, "box": 1, "hand": 0, "player": "P-1", "amount": amount,
-                             "kind": "main", "parent": None})
-    t.add("round.settled", {"round": 1, "settlements": [{"bet": "b1", "outcome": "lose", "net": -1_000}]})
+        t.add(
+            "bet.placed",
+            {
+                "round": 1,
+                "bet": bet,
+                "box": 1,
+                "hand": 0,
+                "player": "P-1",
+                "amount": amount,
+                "kind": "main",
+                "parent": None,
+            },
+        )
+    t.add(
+        "round.settled",
+        {"round": 1, "settlements": [{"bet": "b1", "outcome": "lose", "net": -1_000}]},
+    )
     t.add("round.voided", {"round": 1, "reason": "misdeal", "authorised_by": "PB-1"})
     lean, whole = lean_books(t.events), fold(t.events)
     same_but_entries(lean, whole)
@@ -162,9 +252,25 @@ def test_the_kinds_the_fold_does_not_fold_change_nothing_so_a_caller_may_skip_th
     t = Table()
     t.open()
     t.play((10_000, 10_000), (2_500, -2_500))
-    others = [dict(e, id=f"{e['id']}-x", type=kind) for e in t.events[1:4]
-              for kind in ("card.dealt", "decision.made", "cashout.offered", "shoe.shuffled", "betting.closed")]
+    others = [
+        dict(e, id=f"{e['id']}-x", type=kind)
+        for e in t.events[1:4]
+        for kind in (
+            "card.dealt",
+            "decision.made",
+            "cashout.offered",
+            "shoe.shuffled",
+            "betting.closed",
+        )
+    ]
     assert not {e["type"] for e in others} & FOLDED and {e["type"] for e in t.events} <= FOLDED
     assert fold(t.events + others) == fold(t.events)
-    assert set(FOLDED) >= {"table.opened", "bet.placed", "round.settled", "round.voided", "correction.recorded",
-                           "drop.counted", "chips.filled"}
+    assert set(FOLDED) >= {
+        "table.opened",
+        "bet.placed",
+        "round.settled",
+        "round.voided",
+        "correction.recorded",
+        "drop.counted",
+        "chips.filled",
+    }

@@ -1,6 +1,7 @@
 """The fold as a live projection uses it: asked for its books at any point, it goes on
 with more events and ends with the books one fold of the whole record gives; the balances
 it keeps per day and shift are the trial balances of the entries."""
+
 from __future__ import annotations
 
 from datetime import date
@@ -22,7 +23,9 @@ from .test_properties import build, record
 
 @settings(max_examples=40, deadline=None)
 @given(record, st.lists(st.integers(min_value=0, max_value=400), max_size=4))
-def test_a_fold_asked_on_the_way_ends_with_the_books_of_one_fold(days: Any, cuts: list[int]) -> None:
+def test_a_fold_asked_on_the_way_ends_with_the_books_of_one_fold(
+    days: Any, cuts: list[int]
+) -> None:
     events = build(days).events
     state = Fold(struck=struck_events(events))
     stops = sorted({min(c, len(events)) for c in cuts})
@@ -37,7 +40,11 @@ def test_a_fold_asked_on_the_way_ends_with_the_books_of_one_fold(days: Any, cuts
     assert lean.entries == () and lean.balances == live.balances
     with pytest.raises(ValueError, match="without their entries"):
         lean.trial_balance()
-    assert (live.entries, live.findings, dict(live.shifts)) == (whole.entries, whole.findings, dict(whole.shifts))
+    assert (live.entries, live.findings, dict(live.shifts)) == (
+        whole.entries,
+        whole.findings,
+        dict(whole.shifts),
+    )
     for day in whole.days():
         assert live.balances_of(day) == whole.trial_balance(day)
         for figures in whole.shifts_of(day):
@@ -69,13 +76,37 @@ def test_the_day_s_game_and_the_shift_of_each_round_are_kept() -> None:
 def test_without_the_game_s_variance_the_theoretical_win_has_no_sd_and_nothing_is_outside() -> None:
     theory = theoretical(600_000, Fraction(1, 200), None, hand_squares=140_000_000_000)
     assert theory is not None
-    assert (theory.win, theory.sd, theory.interval(), theory.contains(0)) == (3_000, None, None, None)
-    result = reconcile(fold(worked_example().events).day(DAY), edge=Fraction(1, 2))  # the house won 4,000 of 300,000
+    assert (theory.win, theory.sd, theory.interval(), theory.contains(0)) == (
+        3_000,
+        None,
+        None,
+        None,
+    )
+    result = reconcile(
+        fold(worked_example().events).day(DAY), edge=Fraction(1, 2)
+    )  # the house won 4,000 of 300,000
     assert result.theoretical is not None and result.theoretical.win == 300_000
     assert result.theoretical.sd is None and result.findings == ()
-    row = TableDay("BJ-01", date(2026, 11, 29), "hoyle", "P1", "EUR", 900_000, 400_000, 400_000, 600_000,
-                   Fraction(300_000), None)
-    known = TableDay("BJ-02", row.gaming_day, "hoyle", "P1", "EUR", 1, 1, 1, 1, Fraction(1), Fraction(4))
+    row = TableDay(
+        "BJ-01",
+        date(2026, 11, 29),
+        "hoyle",
+        "P1",
+        "EUR",
+        900_000,
+        400_000,
+        400_000,
+        600_000,
+        Fraction(300_000),
+        None,
+    )
+    known = TableDay(
+        "BJ-02", row.gaming_day, "hoyle", "P1", "EUR", 1, 1, 1, 1, Fraction(1), Fraction(4)
+    )
     totals = aggregate([row, known])[()]
-    assert totals.theoretical_variance is None and totals.interval() is None and totals.theoretical_sd is None
+    assert (
+        totals.theoretical_variance is None
+        and totals.interval() is None
+        and totals.theoretical_sd is None
+    )
     assert aggregate([known])[()].theoretical_sd == 2

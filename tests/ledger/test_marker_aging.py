@@ -1,5 +1,6 @@
 """Marker receivables across days: issued, redeemed (on any later day), outstanding, and
 aged in buckets of 0-30, 31-60, 61-90 and 90+ days (``ledger.selectors.marker_aging``)."""
+
 from __future__ import annotations
 
 from datetime import date
@@ -51,19 +52,29 @@ def test_markers_age_across_days(settings, fake_game) -> None:
     assert m.MarkerRedemption.objects.count() == 2
     aging = marker_aging(date(2026, 11, 29))
     rows = {r.number: r for r in aging.markers}
-    assert [(r.number, r.issued_on, r.amount, r.redeemed, r.outstanding, r.age_days, r.bucket) for r in aging.markers] == [
+    assert [
+        (r.number, r.issued_on, r.amount, r.redeemed, r.outstanding, r.age_days, r.bucket)
+        for r in aging.markers
+    ] == [
         ("M-1", date(2026, 9, 1), 500_000, 200_000, 300_000, 89, "61-90"),
         ("M-3", date(2026, 10, 31), 300_000, 0, 300_000, 29, "0-30"),
         ("M-2", date(2026, 11, 29), 100_000, 100_000, 0, 0, "0-30"),
     ]
-    assert rows["M-1"].last_redeemed_on == date(2026, 10, 15) and rows["M-3"].last_redeemed_on is None
-    assert (aging.issued, aging.redeemed, aging.outstanding) == ({"EUR": 900_000}, {"EUR": 300_000}, {"EUR": 600_000})
+    assert (
+        rows["M-1"].last_redeemed_on == date(2026, 10, 15) and rows["M-3"].last_redeemed_on is None
+    )
+    assert (aging.issued, aging.redeemed, aging.outstanding) == (
+        {"EUR": 900_000},
+        {"EUR": 300_000},
+        {"EUR": 600_000},
+    )
     assert aging.by_bucket == {"EUR": {"0-30": 300_000, "31-60": 0, "61-90": 300_000, "90+": 0}}
 
     # as of a day before the redemption, M-1 is all outstanding; M-2 and M-3 not issued yet
     earlier = marker_aging(date(2026, 10, 14))
     assert [(r.number, r.outstanding, r.age_days, r.bucket) for r in earlier.markers] == [
-        ("M-1", 500_000, 43, "31-60")]
+        ("M-1", 500_000, 43, "31-60")
+    ]
     # two days later M-1 is 91 days old; only what is outstanding, when asked
     later = marker_aging(date(2026, 12, 1), outstanding_only=True)
     assert [(r.number, r.bucket) for r in later.markers] == [("M-1", "90+"), ("M-3", "31-60")]
@@ -73,6 +84,14 @@ def test_markers_age_across_days(settings, fake_game) -> None:
 
 def test_age_buckets_have_their_edges() -> None:
     assert [age_bucket(d) for d in (0, 30, 31, 60, 61, 90, 91, 400)] == [
-        "0-30", "0-30", "31-60", "31-60", "61-90", "61-90", "90+", "90+"]
+        "0-30",
+        "0-30",
+        "31-60",
+        "31-60",
+        "61-90",
+        "61-90",
+        "90+",
+        "90+",
+    ]
     with pytest.raises(ValueError):
         age_bucket(-1)

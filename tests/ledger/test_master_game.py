@@ -2,6 +2,7 @@
 hand: two tables, one of them over two shifts each with its own drop compartment, fills,
 credits, a marker, counts by different people; per day, per shift and one shift, with the
 totals line; on the screen, as CSV and over REST."""
+
 from __future__ import annotations
 
 import csv
@@ -34,17 +35,56 @@ def _settings(settings) -> None:
 
 
 def count(t: Table, kind: str, chips: dict[int, int], shift: str, by: str, witness: str) -> None:
-    t.add("inventory.counted", {"kind": kind, "chips": chip_list(chips), "counted_by": by, "witnessed_by": witness,
-                                "gaming_day": DAY, "shift": shift, "slip": None})
+    t.add(
+        "inventory.counted",
+        {
+            "kind": kind,
+            "chips": chip_list(chips),
+            "counted_by": by,
+            "witnessed_by": witness,
+            "gaming_day": DAY,
+            "shift": shift,
+            "slip": None,
+        },
+    )
 
 
 def drop(t: Table, shift: str, cash: int, markers: int, team: list[str]) -> None:
-    t.add("drop.removed", {"gaming_day": DAY, "shift": shift, "box": f"DB-{t.code}", "removed_by": "SEC-1",
-                           "witnessed_by": "PB-1"})
-    t.add("drop.counted", {"gaming_day": DAY, "shift": shift, "cash": cash, "markers": markers, "chips": 0,
-                           "currency": "EUR", "counted_by": team[0], "team": team[1:] or None})
-    t.add("drop.posted", {"gaming_day": DAY, "shift": shift, "cash": cash, "markers": markers, "chips": 0,
-                          "currency": "EUR", "posted_by": "ACC-1"})
+    t.add(
+        "drop.removed",
+        {
+            "gaming_day": DAY,
+            "shift": shift,
+            "box": f"DB-{t.code}",
+            "removed_by": "SEC-1",
+            "witnessed_by": "PB-1",
+        },
+    )
+    t.add(
+        "drop.counted",
+        {
+            "gaming_day": DAY,
+            "shift": shift,
+            "cash": cash,
+            "markers": markers,
+            "chips": 0,
+            "currency": "EUR",
+            "counted_by": team[0],
+            "team": team[1:] or None,
+        },
+    )
+    t.add(
+        "drop.posted",
+        {
+            "gaming_day": DAY,
+            "shift": shift,
+            "cash": cash,
+            "markers": markers,
+            "chips": 0,
+            "currency": "EUR",
+            "posted_by": "ACC-1",
+        },
+    )
 
 
 def worked_day() -> tuple[Table, Table]:
@@ -100,7 +140,17 @@ def day(fake_game) -> None:
     catch_up("ledger.books")
 
 
-FIGURES = ("opener", "fills", "credits", "closer", "drop_cash", "drop_markers", "drop_chips", "drop", "win")
+FIGURES = (
+    "opener",
+    "fills",
+    "credits",
+    "closer",
+    "drop_cash",
+    "drop_markers",
+    "drop_chips",
+    "drop",
+    "win",
+)
 
 
 def figures(row: dict) -> tuple:
@@ -111,23 +161,58 @@ def test_the_day_per_table_and_its_totals_are_the_hand_computed_figures(day) -> 
     made = master_game(day=date.fromisoformat(DAY))
     one, two = made.rows
     assert (one["table"], one["shift"], two["table"]) == ("BJ-01", None, "BJ-02")
-    assert figures(one) == (2_000_000, 700_000, 200_000, 1_500_000, 1_000_000, 300_000, 0, 1_300_000, 300_000)
+    assert figures(one) == (
+        2_000_000,
+        700_000,
+        200_000,
+        1_500_000,
+        1_000_000,
+        300_000,
+        0,
+        1_300_000,
+        300_000,
+    )
     assert figures(two) == (1_200_000, 0, 100_000, 800_000, 500_000, 0, 0, 500_000, 200_000)
     hold = next(c for c in made.columns if c.key == "hold")
-    assert (made.display(one, hold), made.display(two, hold)) == ("23.1%", "40.0%")  # 3,000/13,000; 2,000/5,000
+    assert (made.display(one, hold), made.display(two, hold)) == (
+        "23.1%",
+        "40.0%",
+    )  # 3,000/13,000; 2,000/5,000
     assert (one["variance"], two["variance"]) == (0, 0)
     # the theoretical win as the reconciliation stored it: the fake game's edge, 1/200 of
     # the initial stakes (6,000 + 3,000 at BJ-01, 2,000 at BJ-02)
     assert (one["theoretical_win"], two["theoretical_win"]) == (4_500, 1_000)
     # who counted: the first opener's and the last closer's people, every drop's team
-    assert (one["opener_counted_by"], one["opener_witnessed_by"], one["closer_counted_by"],
-            one["closer_witnessed_by"], one["drop_counted_by"]) == ("D-1", "PB-1", "D-3", "PB-2", "CR-1, CR-2, CR-3")
-    assert (two["opener_counted_by"], two["closer_witnessed_by"], two["drop_counted_by"]) == ("D-2", "PB-2",
-                                                                                             "CR-1, CR-2")
+    assert (
+        one["opener_counted_by"],
+        one["opener_witnessed_by"],
+        one["closer_counted_by"],
+        one["closer_witnessed_by"],
+        one["drop_counted_by"],
+    ) == ("D-1", "PB-1", "D-3", "PB-2", "CR-1, CR-2, CR-3")
+    assert (two["opener_counted_by"], two["closer_witnessed_by"], two["drop_counted_by"]) == (
+        "D-2",
+        "PB-2",
+        "CR-1, CR-2",
+    )
     [total] = made.totals
     # 20,000 + 12,000; 7,000; 2,000 + 1,000; 15,000 + 8,000; 10,000 + 5,000 cash, 3,000 markers
-    assert figures(total) == (3_200_000, 700_000, 300_000, 2_300_000, 1_500_000, 300_000, 0, 1_800_000, 500_000)
-    assert (total["table"], total["currency"], made.display(total, hold)) == ("total", "EUR", "27.8%")  # 5,000/18,000
+    assert figures(total) == (
+        3_200_000,
+        700_000,
+        300_000,
+        2_300_000,
+        1_500_000,
+        300_000,
+        0,
+        1_800_000,
+        500_000,
+    )
+    assert (total["table"], total["currency"], made.display(total, hold)) == (
+        "total",
+        "EUR",
+        "27.8%",
+    )  # 5,000/18,000
     assert (total["theoretical_win"], total["in_hold"], total["left_out"]) == (5_500, 2, 0)
 
 
@@ -135,28 +220,70 @@ def test_per_shift_and_one_shift(day) -> None:
     made = master_game(day=date.fromisoformat(DAY), shift="all")
     rows = {(r["table"], r["shift"]): r for r in made.rows}
     assert sorted(rows) == [("BJ-01", "06:00"), ("BJ-01", "14:00"), ("BJ-02", "06:00")]
-    assert figures(rows["BJ-01", "06:00"]) == (2_000_000, 500_000, 200_000, 1_800_000, 900_000, 0, 0, 900_000,
-                                               400_000)
-    assert figures(rows["BJ-01", "14:00"]) == (1_800_000, 200_000, 0, 1_500_000, 100_000, 300_000, 0, 400_000,
-                                               -100_000)
+    assert figures(rows["BJ-01", "06:00"]) == (
+        2_000_000,
+        500_000,
+        200_000,
+        1_800_000,
+        900_000,
+        0,
+        0,
+        900_000,
+        400_000,
+    )
+    assert figures(rows["BJ-01", "14:00"]) == (
+        1_800_000,
+        200_000,
+        0,
+        1_500_000,
+        100_000,
+        300_000,
+        0,
+        400_000,
+        -100_000,
+    )
     hold = next(c for c in made.columns if c.key == "hold")
     assert made.display(rows["BJ-01", "14:00"], hold) == "-25.0%"  # -1,000 / 4,000
-    assert (rows["BJ-01", "14:00"]["opener_counted_by"], rows["BJ-01", "14:00"]["drop_counted_by"]) == ("D-3", "CR-3")
+    assert (
+        rows["BJ-01", "14:00"]["opener_counted_by"],
+        rows["BJ-01", "14:00"]["drop_counted_by"],
+    ) == ("D-3", "CR-3")
     assert rows["BJ-01", "06:00"]["drop_counted_by"] == "CR-1, CR-2"
     # each shift's totals, then the day's: the shifts add up to it; the day's opener and
     # closer are blank (one shift's closer is the next one's opener: the same chips)
     morning, afternoon, whole = made.totals
-    assert (morning["shift"], morning["opener"], morning["closer"], morning["drop"], morning["win"]) == (
-        "06:00", 3_200_000, 2_600_000, 1_400_000, 600_000)
-    assert (afternoon["shift"], afternoon["opener"], afternoon["win"], made.display(afternoon, hold)) == (
-        "14:00", 1_800_000, -100_000, "-25.0%")
-    assert (whole["drop"], whole["win"], whole["fills"], whole.get("shift")) == (1_800_000, 500_000, 700_000, None)
+    assert (
+        morning["shift"],
+        morning["opener"],
+        morning["closer"],
+        morning["drop"],
+        morning["win"],
+    ) == ("06:00", 3_200_000, 2_600_000, 1_400_000, 600_000)
+    assert (
+        afternoon["shift"],
+        afternoon["opener"],
+        afternoon["win"],
+        made.display(afternoon, hold),
+    ) == ("14:00", 1_800_000, -100_000, "-25.0%")
+    assert (whole["drop"], whole["win"], whole["fills"], whole.get("shift")) == (
+        1_800_000,
+        500_000,
+        700_000,
+        None,
+    )
     assert "opener" not in whole and "closer" not in whole
 
     morning = master_game(day=date.fromisoformat(DAY), shift="06:00")
-    assert [(r["table"], r["shift"]) for r in morning.rows] == [("BJ-01", "06:00"), ("BJ-02", "06:00")]
+    assert [(r["table"], r["shift"]) for r in morning.rows] == [
+        ("BJ-01", "06:00"),
+        ("BJ-02", "06:00"),
+    ]
     [total] = morning.totals  # 9,000 + 5,000 drop; 4,000 + 2,000 win: 42.9%
-    assert (total["drop"], total["win"], morning.display(total, hold)) == (1_400_000, 600_000, "42.9%")
+    assert (total["drop"], total["win"], morning.display(total, hold)) == (
+        1_400_000,
+        600_000,
+        "42.9%",
+    )
 
 
 def test_the_csv_and_the_api(day, client, django_user_model) -> None:
@@ -165,9 +292,18 @@ def test_the_csv_and_the_api(day, client, django_user_model) -> None:
     text = master_game(day=date.fromisoformat(DAY)).as_csv()
     *rows, total = csv.DictReader(io.StringIO(text))
     assert [r["table"] for r in rows] == ["BJ-01", "BJ-02"]
-    assert (rows[0]["drop"], rows[0]["drop_amount"], rows[0]["drop_minor"]) == ("EUR 13,000.00", "13000.00", "1300000")
-    assert (total["table"], total["drop_amount"], total["win_amount"], total["hold"], total["hold_bp"]) == (
-        "total", "18000.00", "5000.00", "27.8%", "2778")
+    assert (rows[0]["drop"], rows[0]["drop_amount"], rows[0]["drop_minor"]) == (
+        "EUR 13,000.00",
+        "13000.00",
+        "1300000",
+    )
+    assert (
+        total["table"],
+        total["drop_amount"],
+        total["win_amount"],
+        total["hold"],
+        total["hold_bp"],
+    ) == ("total", "18000.00", "5000.00", "27.8%", "2778")
     assert sum(Decimal(r["win_amount"]) for r in rows) == Decimal(total["win_amount"])
     assert rows[0]["closer_counted_by"] == "D-3" and total["closer_counted_by"] == ""
 
@@ -175,11 +311,22 @@ def test_the_csv_and_the_api(day, client, django_user_model) -> None:
     client.force_login(user)
     body = client.get("/api/ledger/reports/master-game", {"day": DAY, "shift": "all"}).json()
     assert [(r["table"], r["shift"], r["win"]) for r in body["rows"]] == [
-        ("BJ-01", "06:00", 400_000), ("BJ-01", "14:00", -100_000), ("BJ-02", "06:00", 200_000)]
-    assert [t["display"]["win"] for t in body["totals"]] == ["+EUR 6,000.00", "-EUR 1,000.00", "+EUR 5,000.00"]
+        ("BJ-01", "06:00", 400_000),
+        ("BJ-01", "14:00", -100_000),
+        ("BJ-02", "06:00", 200_000),
+    ]
+    assert [t["display"]["win"] for t in body["totals"]] == [
+        "+EUR 6,000.00",
+        "-EUR 1,000.00",
+        "+EUR 5,000.00",
+    ]
     answer = client.get("/api/ledger/reports/master-game", {"day": DAY, "format": "csv"})
     assert answer.status_code == 200 and answer.content.decode() == text
-    for bad, field in (({"day": "29/11/2026"}, "day"), ({}, "day"), ({"day": DAY, "shift": "x" * 40}, "shift")):
+    for bad, field in (
+        ({"day": "29/11/2026"}, "day"),
+        ({}, "day"),
+        ({"day": DAY, "shift": "x" * 40}, "shift"),
+    ):
         answer = client.get("/api/ledger/reports/master-game", bad)
         assert answer.status_code == 400 and field in answer.json()["errors"], bad
 
@@ -213,9 +360,25 @@ def test_a_signed_day_and_the_adjustment_posted_into_the_next(fake_game) -> None
 
     signed_without_its_drop(worked_example(), fake_game, carol)
     [signed] = master_game(day=D).rows
-    assert (signed["state"], signed["drop"], signed["win"], signed["hold"]) == ("adjusted", None, None, None)
-    assert signed["state_text"] == ("signed off, adjusted: later events posted into 2026-11-30 (over what is missing: "
-                                    "the drop not counted)")
+    assert (signed["state"], signed["drop"], signed["win"], signed["hold"]) == (
+        "adjusted",
+        None,
+        None,
+        None,
+    )
+    assert signed["state_text"] == (
+        "signed off, adjusted: later events posted into 2026-11-30 (over what is missing: "
+        "the drop not counted)"
+    )
     [into] = master_game(day=E).rows
-    assert (into["opener"], into["closer"], into["drop"], into["win"]) == (1_800_000, 1_800_000, 0, 0)
-    assert (into["adjustment_win"], into["adjustment_drop"], into["hold"]) == (400_000, 900_000, Fraction(4, 9))
+    assert (into["opener"], into["closer"], into["drop"], into["win"]) == (
+        1_800_000,
+        1_800_000,
+        0,
+        0,
+    )
+    assert (into["adjustment_win"], into["adjustment_drop"], into["hold"]) == (
+        400_000,
+        900_000,
+        Fraction(4, 9),
+    )

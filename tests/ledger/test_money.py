@@ -1,4 +1,5 @@
 """The one money formatter: ISO 4217 minor units, thousands separators, a minus sign."""
+
 from __future__ import annotations
 
 import doctest
@@ -27,7 +28,9 @@ from audit.record.money import format_money, format_signed, minor_unit_digits
         (5, "CLF", "CLF 0.0005"),
     ],
 )
-def test_money_is_shown_in_the_currency_s_minor_units(amount: int, currency: str, text: str) -> None:
+def test_money_is_shown_in_the_currency_s_minor_units(
+    amount: int, currency: str, text: str
+) -> None:
     assert format_money(amount, currency) == text
 
 
@@ -50,7 +53,9 @@ def test_a_currency_that_is_not_an_iso_code_is_refused_by_name(code: str) -> Non
         format_money(100, code)
 
 
-@given(st.integers(min_value=-(2**53), max_value=2**53), st.sampled_from(["EUR", "JPY", "KWD", "CZK"]))
+@given(
+    st.integers(min_value=-(2**53), max_value=2**53), st.sampled_from(["EUR", "JPY", "KWD", "CZK"])
+)
 def test_the_text_reads_back_to_the_same_amount(amount: int, currency: str) -> None:
     """Dropping the code, the separators and the point gives back the integer."""
     text = format_money(amount, currency)
@@ -67,17 +72,30 @@ def test_docstring_examples_hold() -> None:
 
 @pytest.mark.parametrize(
     ("amount", "currency", "text"),
-    [(3_520_000, "EUR", "35200.00"), (-2_500, "EUR", "-25.00"), (0, "EUR", "0.00"), (5, "USD", "0.05"),
-     (35_200, "JPY", "35200"), (-1_000_000, "KRW", "-1000000"), (1_234, "KWD", "1.234"), (-7, "KWD", "-0.007"),
-     (5, "CLF", "0.0005")],
+    [
+        (3_520_000, "EUR", "35200.00"),
+        (-2_500, "EUR", "-25.00"),
+        (0, "EUR", "0.00"),
+        (5, "USD", "0.05"),
+        (35_200, "JPY", "35200"),
+        (-1_000_000, "KRW", "-1000000"),
+        (1_234, "KWD", "1.234"),
+        (-7, "KWD", "-0.007"),
+        (5, "CLF", "0.0005"),
+    ],
 )
-def test_the_numeric_text_is_the_amount_in_currency_units(amount: int, currency: str, text: str) -> None:
+def test_the_numeric_text_is_the_amount_in_currency_units(
+    amount: int, currency: str, text: str
+) -> None:
     """The CSVs' numeric columns: currency units, the currency's minor digits, no code
     and no separators."""
     assert money.decimal_text(amount, currency) == text
 
 
-@given(st.integers(min_value=-(10**30), max_value=10**30), st.sampled_from(["EUR", "JPY", "KWD", "CLF"]))
+@given(
+    st.integers(min_value=-(10**30), max_value=10**30),
+    st.sampled_from(["EUR", "JPY", "KWD", "CLF"]),
+)
 def test_the_numeric_text_agrees_with_decimal_arithmetic(amount: int, currency: str) -> None:
     """Against the standard library's decimal: the minor units scaled by the ISO
     exponent, exactly (amounts far beyond a float's 53 bits included)."""

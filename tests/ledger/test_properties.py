@@ -1,4 +1,5 @@
 """Laws of the books for any valid sequence of custody and round events."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -14,8 +15,12 @@ from .helpers import Table
 DENOMINATIONS = (100_000, 5_000, 100)
 LABELS = ("06:00", "14:00", "22:00")
 
-money = st.integers(min_value=1, max_value=1_000).map(lambda n: n * 200)  # halves and 3:2 stay whole 1.00 chips
-chips = st.dictionaries(st.sampled_from(DENOMINATIONS), st.integers(min_value=1, max_value=20), min_size=1, max_size=3)
+money = st.integers(min_value=1, max_value=1_000).map(
+    lambda n: n * 200
+)  # halves and 3:2 stay whole 1.00 chips
+chips = st.dictionaries(
+    st.sampled_from(DENOMINATIONS), st.integers(min_value=1, max_value=20), min_size=1, max_size=3
+)
 
 
 @st.composite
@@ -35,7 +40,9 @@ action = st.one_of(
     st.tuples(st.just("voided_round"), st.lists(bet(), min_size=1, max_size=3)),
 )
 # days -> shifts -> actions
-record = st.lists(st.lists(st.lists(action, max_size=12), min_size=1, max_size=3), min_size=1, max_size=2)
+record = st.lists(
+    st.lists(st.lists(action, max_size=12), min_size=1, max_size=3), min_size=1, max_size=2
+)
 
 
 def breakdown(value: int) -> dict[int, int]:
@@ -87,9 +94,23 @@ def build(days: list[list[list[tuple[str, Any]]]]) -> Table:
                     t.round += 1
                     t.add("round.started", {"round": t.round, "shoe": "S-1"})
                     for box, (stake, _) in enumerate(arg, start=1):
-                        t.add("bet.placed", {"round": t.round, "bet": f"r{t.round}-b{box}", "box": box, "hand": 0,
-                                             "player": None, "amount": stake, "kind": "main", "parent": None})
-                    t.add("round.voided", {"round": t.round, "reason": "misdeal", "authorised_by": "PB-1"})
+                        t.add(
+                            "bet.placed",
+                            {
+                                "round": t.round,
+                                "bet": f"r{t.round}-b{box}",
+                                "box": box,
+                                "hand": 0,
+                                "player": None,
+                                "amount": stake,
+                                "kind": "main",
+                                "parent": None,
+                            },
+                        )
+                    t.add(
+                        "round.voided",
+                        {"round": t.round, "reason": "misdeal", "authorised_by": "PB-1"},
+                    )
             t.count("closing", breakdown(tray), shift=label, day=day)
             t.drop(cash, marker_total, shift=label, day=day)
         t.close(day)
@@ -98,7 +119,9 @@ def build(days: list[list[list[tuple[str, Any]]]]) -> Table:
 
 @settings(max_examples=60, deadline=None)
 @given(record)
-def test_the_books_balance_and_the_chips_agree_with_the_record_when_nothing_is_wrong(days: Any) -> None:
+def test_the_books_balance_and_the_chips_agree_with_the_record_when_nothing_is_wrong(
+    days: Any,
+) -> None:
     """Every trial balance - per table, shift and gaming day - sums to zero; with every
     count right, no duplicate slip and every buy-in dropped, nothing is found, nothing is
     over or short, and the chip-count win equals the recorded win per shift and per day."""
@@ -132,7 +155,9 @@ def test_any_chip_taken_from_the_tray_shows_as_that_variance(days: Any, missing:
     t = build(days)
     closer = next(e for e in reversed(t.events) if e["type"] == "inventory.counted")
     value = sum(c["denomination"] * c["count"] for c in closer["payload"]["chips"])
-    closer["payload"]["chips"] = [{"denomination": d, "count": n} for d, n in sorted(breakdown(value - missing).items())]
+    closer["payload"]["chips"] = [
+        {"denomination": d, "count": n} for d, n in sorted(breakdown(value - missing).items())
+    ]
     books = fold(t.events)
     last = books.shifts_of(books.days()[-1])[-1]
     assert last.chip_win is not None and last.chip_win - last.recorded_win == -missing

@@ -1,6 +1,7 @@
 """Marker receivables aged across days and the chips outstanding, as the reports give them,
 against figures worked by hand and against the books' own accounts (markers receivable,
 players) - a second reading of the same record."""
+
 from __future__ import annotations
 
 import csv
@@ -31,8 +32,13 @@ def stored(fake_game, *tables: Table) -> None:
     catch_up("ledger.books")
 
 
-def marker_day(t: Table, day: str, *, issue: tuple[str, int] | None = None,
-               redeem: tuple[str, int] | None = None) -> None:
+def marker_day(
+    t: Table,
+    day: str,
+    *,
+    issue: tuple[str, int] | None = None,
+    redeem: tuple[str, int] | None = None,
+) -> None:
     t.open(day)
     if redeem:
         t.redeem(*redeem)
@@ -55,27 +61,48 @@ def markers(fake_game) -> None:
 
 
 def buckets(report) -> dict[str, tuple[int, int, int, int]]:
-    return {r["bucket"]: (r["markers"], r["issued"], r["redeemed"], r["outstanding"]) for r in report.rows}
+    return {
+        r["bucket"]: (r["markers"], r["issued"], r["redeemed"], r["outstanding"])
+        for r in report.rows
+    }
 
 
 def test_markers_aged_on_the_last_day(markers) -> None:
     """As of 29 November: M-1 is 120 days old (90+: 5,000 issued, 1,000 paid, 4,000 owed),
     M-2 45 days (31-60: paid in full), M-3 0 days (0-30: 1,000 owed)."""
     aging, listed = marker_aging(day=date(2026, 11, 29))
-    assert buckets(aging) == {"0-30": (1, 100_000, 0, 100_000), "31-60": (1, 200_000, 200_000, 0),
-                              "61-90": (0, 0, 0, 0), "90+": (1, 500_000, 100_000, 400_000)}
+    assert buckets(aging) == {
+        "0-30": (1, 100_000, 0, 100_000),
+        "31-60": (1, 200_000, 200_000, 0),
+        "61-90": (0, 0, 0, 0),
+        "90+": (1, 500_000, 100_000, 400_000),
+    }
     [total] = aging.totals
-    assert (total["markers"], total["issued"], total["redeemed"], total["outstanding"]) == (3, 800_000, 300_000,
-                                                                                            500_000)
-    assert [(r["number"], r["age_days"], r["outstanding"], r["last_redeemed_on"]) for r in listed.rows] == [
-        ("M-1", 120, 400_000, "2026-10-15"), ("M-3", 0, 100_000, None)]  # M-2, paid, is not listed
+    assert (total["markers"], total["issued"], total["redeemed"], total["outstanding"]) == (
+        3,
+        800_000,
+        300_000,
+        500_000,
+    )
+    assert [
+        (r["number"], r["age_days"], r["outstanding"], r["last_redeemed_on"]) for r in listed.rows
+    ] == [
+        ("M-1", 120, 400_000, "2026-10-15"),
+        ("M-3", 0, 100_000, None),
+    ]  # M-2, paid, is not listed
     assert listed.totals[0]["outstanding"] == 500_000
     # the books say the same: markers receivable, posted by the drops less what the cage received
-    books = sum(r.trial_balance.get("markers_receivable", 0)
-                for r in m.Reconciliation.objects.filter(shift="", gaming_day__lte=date(2026, 11, 29)))
+    books = sum(
+        r.trial_balance.get("markers_receivable", 0)
+        for r in m.Reconciliation.objects.filter(shift="", gaming_day__lte=date(2026, 11, 29))
+    )
     assert books == total["outstanding"]
     line = list(csv.DictReader(io.StringIO(aging.as_csv())))[-1]
-    assert (line["bucket"], line["outstanding_amount"], line["issued_amount"]) == ("total", "5000.00", "8000.00")
+    assert (line["bucket"], line["outstanding_amount"], line["issued_amount"]) == (
+        "total",
+        "5000.00",
+        "8000.00",
+    )
 
 
 def test_markers_aged_on_an_earlier_day(markers) -> None:
@@ -109,39 +136,71 @@ def test_chips_outstanding_brought_forward_moved_and_carried(fake_game) -> None:
 
     first = chips_outstanding(day=date(2026, 11, 29))
     [line] = first.rows
-    assert (line["brought_forward"], line["movement"], line["outstanding"], line["days"]) == (0, 500_000, 500_000, 1)
+    assert (line["brought_forward"], line["movement"], line["outstanding"], line["days"]) == (
+        0,
+        500_000,
+        500_000,
+        1,
+    )
 
     made = chips_outstanding(day=date(2026, 11, 30))
     rows = {r["table"]: r for r in made.rows}
-    assert (rows["BJ-01"]["brought_forward"], rows["BJ-01"]["movement"], rows["BJ-01"]["outstanding"]) == (
-        500_000, 260_000, 760_000)
+    assert (
+        rows["BJ-01"]["brought_forward"],
+        rows["BJ-01"]["movement"],
+        rows["BJ-01"]["outstanding"],
+    ) == (500_000, 260_000, 760_000)
     assert (rows["BJ-02"]["currency"], rows["BJ-02"]["outstanding"]) == ("JPY", 50_000)
-    assert [(t["currency"], t["outstanding"]) for t in made.totals] == [("EUR", 760_000), ("JPY", 50_000)]
+    assert [(t["currency"], t["outstanding"]) for t in made.totals] == [
+        ("EUR", 760_000),
+        ("JPY", 50_000),
+    ]
     whole = chips_outstanding(day=date(2026, 11, 30), day_from=date(2026, 11, 29))
     assert {r["table"]: (r["brought_forward"], r["movement"]) for r in whole.rows} == {
-        "BJ-01": (0, 760_000), "BJ-02": (0, 50_000)}
+        "BJ-01": (0, 760_000),
+        "BJ-02": (0, 50_000),
+    }
     line = {r["table"]: r for r in csv.DictReader(io.StringIO(made.as_csv()))}
-    assert (line["BJ-01"]["outstanding"], line["BJ-01"]["outstanding_amount"]) == ("+EUR 7,600.00", "7600.00")
+    assert (line["BJ-01"]["outstanding"], line["BJ-01"]["outstanding_amount"]) == (
+        "+EUR 7,600.00",
+        "7600.00",
+    )
     assert line["BJ-02"]["outstanding_amount"] == "50000"
 
 
 def test_over_rest(markers, client, django_user_model) -> None:
-    client.force_login(django_user_model.objects.create_superuser("acc", password="a-long-test-password"))
+    client.force_login(
+        django_user_model.objects.create_superuser("acc", password="a-long-test-password")
+    )
     body = client.get("/api/ledger/reports/marker-aging", {"day": "2026-11-29"}).json()
     assert [(r["bucket"], r["outstanding"]) for r in body["rows"]] == [
-        ("0-30", 100_000), ("31-60", 0), ("61-90", 0), ("90+", 400_000)]
+        ("0-30", 100_000),
+        ("31-60", 0),
+        ("61-90", 0),
+        ("90+", 400_000),
+    ]
     assert body["totals"][0]["display"]["outstanding"] == "EUR 5,000.00"
-    listed = client.get("/api/ledger/reports/markers", {"day": "2026-11-29", "every": "true"}).json()
+    listed = client.get(
+        "/api/ledger/reports/markers", {"day": "2026-11-29", "every": "true"}
+    ).json()
     assert [r["number"] for r in listed["rows"]] == ["M-1", "M-2", "M-3"]
-    text = client.get("/api/ledger/reports/markers", {"day": "2026-11-29", "format": "csv"}).content.decode()
+    text = client.get(
+        "/api/ledger/reports/markers", {"day": "2026-11-29", "format": "csv"}
+    ).content.decode()
     assert [line["number"] for line in csv.DictReader(io.StringIO(text))] == ["M-1", "M-3", "total"]
     chips = client.get("/api/ledger/reports/chips-outstanding", {"day": "2026-11-30"}).json()
     assert chips["rows"][0]["table"] == "BJ-01"
-    for path, bad, field in (("chips-outstanding", {"day": "2026-11-29", "from": "2026-11-30"}, "from"),
-                             ("marker-aging", {}, "day"), ("markers", {"day": "2026-11-29", "every": "x"}, "every"),
-                             ("marker-aging", {"day": "2026-11-29", "colour": "red"}, "colour")):
+    for path, bad, field in (
+        ("chips-outstanding", {"day": "2026-11-29", "from": "2026-11-30"}, "from"),
+        ("marker-aging", {}, "day"),
+        ("markers", {"day": "2026-11-29", "every": "x"}, "every"),
+        ("marker-aging", {"day": "2026-11-29", "colour": "red"}, "colour"),
+    ):
         answer = client.get(f"/api/ledger/reports/{path}", bad)
-        assert answer.status_code == 400 and field in answer.json()["errors"], (path, answer.content)
+        assert answer.status_code == 400 and field in answer.json()["errors"], (
+            path,
+            answer.content,
+        )
 
 
 def test_a_marker_paid_in_chips_takes_the_chips_from_the_players(fake_game) -> None:
@@ -173,10 +232,18 @@ def test_a_marker_paid_in_chips_takes_the_chips_from_the_players(fake_game) -> N
     assert sum(whole.values()) == 0
     paid = books.trial_balance("2026-12-01")
     assert (paid["players"], paid["cage"], paid["markers_receivable"], paid["world"]) == (
-        -100_000, 150_000, -150_000, 100_000)
+        -100_000,
+        150_000,
+        -150_000,
+        100_000,
+    )
 
     stored(fake_game, t)
     [line] = chips_outstanding(day=date(2026, 12, 1), day_from=date(2026, 12, 1)).rows
-    assert (line["brought_forward"], line["movement"], line["outstanding"]) == (800_000, -100_000, 700_000)
+    assert (line["brought_forward"], line["movement"], line["outstanding"]) == (
+        800_000,
+        -100_000,
+        700_000,
+    )
     aging, _ = marker_aging(day=date(2026, 12, 1))
     assert aging.totals[0]["outstanding"] == 150_000

@@ -2,6 +2,7 @@
 ``reconcile``) takes the day's tables in a process per core, as ``replay_day`` does:
 the same books and findings as one process, and a table that fails in its process
 fails the batch naming it while the others are done."""
+
 from __future__ import annotations
 
 import pytest
@@ -33,14 +34,28 @@ def day(on_postgres, settings) -> dict:
 
 
 def _books() -> tuple[list[tuple], list[tuple]]:
-    rows = sorted(m.Reconciliation.objects.values_list(
-        "table__stream", "gaming_day", "shift", "recorded_win", "chip_win", "replayed_win", "unexplained"))
-    found = sorted(Finding.objects.filter(superseded_by__isnull=True).values_list("stream", "kind", "expected",
-                                                                                 "recorded"))
+    rows = sorted(
+        m.Reconciliation.objects.values_list(
+            "table__stream",
+            "gaming_day",
+            "shift",
+            "recorded_win",
+            "chip_win",
+            "replayed_win",
+            "unexplained",
+        )
+    )
+    found = sorted(
+        Finding.objects.filter(superseded_by__isnull=True).values_list(
+            "stream", "kind", "expected", "recorded"
+        )
+    )
     return rows, found
 
 
-def test_reconcile_takes_the_tables_in_processes_with_the_books_of_one(day, pools, monkeypatch) -> None:
+def test_reconcile_takes_the_tables_in_processes_with_the_books_of_one(
+    day, pools, monkeypatch
+) -> None:
     monkeypatch.setattr("ledger.management.commands.reconcile.default_jobs", lambda: 2)
     code, out, err = run_command("reconcile", "--day", "2026-11-29")
     assert pools == [2]
@@ -72,7 +87,9 @@ def test_a_table_failing_in_its_process_fails_the_batch_naming_it(day, pools, mo
         catch_up(feed.NAME, jobs=2)
     assert pools == [2]
     assert "BJ-01" not in str(caught.value)
-    assert SubscriberPosition.objects.get(name=feed.NAME).position == 0  # kept: the batch is retried
+    assert (
+        SubscriberPosition.objects.get(name=feed.NAME).position == 0
+    )  # kept: the batch is retried
     done = set(m.Reconciliation.objects.filter(shift="").values_list("table__stream", flat=True))
     assert "BJ-02" not in done and {"BJ-01", "BJ-03", "BJ-04"} <= done
 

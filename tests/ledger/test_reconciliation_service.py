@@ -1,6 +1,7 @@
 """The ledger on the feed: events appended to the store become the read models and the
 reconciliation (through the ledger's subscriber), the findings land in the one findings
 table, and ``manage.py reconcile`` reports them."""
+
 from __future__ import annotations
 
 import json
@@ -39,22 +40,55 @@ def test_the_worked_example_from_events_to_the_command_s_json(fake_game) -> None
     t = worked_example()
     fake_game.record(t.code, t.events)
     stored(t)
-    day = m.Reconciliation.objects.get(table__stream="BJ-01", gaming_day=date(2026, 11, 29), shift="")
-    assert (day.opener, day.fills, day.credits, day.closer, day.drop) == (2_000_000, 500_000, 200_000, 1_800_000, 900_000)
+    day = m.Reconciliation.objects.get(
+        table__stream="BJ-01", gaming_day=date(2026, 11, 29), shift=""
+    )
+    assert (day.opener, day.fills, day.credits, day.closer, day.drop) == (
+        2_000_000,
+        500_000,
+        200_000,
+        1_800_000,
+        900_000,
+    )
     assert (day.chip_win, day.recorded_win, day.replayed_win) == (400_000, 400_000, 400_000)
-    assert day.theoretical_win == 3_000 and day.theoretical_sd is None  # handle 6,000.00 x 1/200; no variance yet
+    assert (
+        day.theoretical_win == 3_000 and day.theoretical_sd is None
+    )  # handle 6,000.00 x 1/200; no variance yet
     assert sum(day.trial_balance.values()) == 0
     assert day.chip_variance == 0 and not day.unexplained
 
     code, out, err = run_command("reconcile", "--day", DAY, "--json")
     assert code == 0, err
     [result] = json.loads(out)
-    assert {k: result[k] for k in ("table", "gaming_day", "chip_count_win", "recorded_win", "replayed_win",
-                                    "theoretical_win", "theoretical_sd", "drop", "hold")} == {
-        "table": "BJ-01", "gaming_day": DAY, "chip_count_win": 400_000, "recorded_win": 400_000,
-        "replayed_win": 400_000, "theoretical_win": 3_000, "theoretical_sd": None, "drop": 900_000, "hold": "44.4%"}
+    assert {
+        k: result[k]
+        for k in (
+            "table",
+            "gaming_day",
+            "chip_count_win",
+            "recorded_win",
+            "replayed_win",
+            "theoretical_win",
+            "theoretical_sd",
+            "drop",
+            "hold",
+        )
+    } == {
+        "table": "BJ-01",
+        "gaming_day": DAY,
+        "chip_count_win": 400_000,
+        "recorded_win": 400_000,
+        "replayed_win": 400_000,
+        "theoretical_win": 3_000,
+        "theoretical_sd": None,
+        "drop": 900_000,
+        "hold": "44.4%",
+    }
     assert result["variances"] == {"chip": 0, "replay": 0} and result["findings"] == []
-    assert result["display"]["chip_count_win"] == "+EUR 4,000.00" and result["display"]["theoretical_sd"] == "n/a"
+    assert (
+        result["display"]["chip_count_win"] == "+EUR 4,000.00"
+        and result["display"]["theoretical_sd"] == "n/a"
+    )
     assert [s["shift"] for s in result["shifts"]] == ["06:00"]
 
     code, out, _ = run_command("reconcile", "--day", DAY)
@@ -64,13 +98,21 @@ def test_the_worked_example_from_events_to_the_command_s_json(fake_game) -> None
 def short_closer(t: Table, missing: int = 50_00) -> dict:
     """The worked example with its closer miscounted: chips of ``missing`` short (5.00
     chips stand in for the 1,000.00 one taken away)."""
-    closer = next(e for e in t.events if e["type"] == "inventory.counted" and e["payload"]["kind"] == "closing")
-    closer["payload"]["chips"] = [{"denomination": 500, "count": (100_000 - missing) // 500},
-                                  {"denomination": 100_000, "count": 17}]
+    closer = next(
+        e
+        for e in t.events
+        if e["type"] == "inventory.counted" and e["payload"]["kind"] == "closing"
+    )
+    closer["payload"]["chips"] = [
+        {"denomination": 500, "count": (100_000 - missing) // 500},
+        {"denomination": 100_000, "count": 17},
+    ]
     return closer
 
 
-def test_a_planted_chip_variance_is_one_open_finding_superseded_when_a_correction_explains_it(fake_game) -> None:
+def test_a_planted_chip_variance_is_one_open_finding_superseded_when_a_correction_explains_it(
+    fake_game,
+) -> None:
     """A closer 50.00 short (above the 25.00 threshold) is exactly one open
     chip_variance; the miscount struck by an authorised correction and the tray counted
     again, the finding is superseded and the command exits 0."""
@@ -79,15 +121,30 @@ def test_a_planted_chip_variance_is_one_open_finding_superseded_when_a_correctio
     bad = short_closer(t)
     stored(t)
     [finding] = Finding.objects.filter(superseded_by__isnull=True)
-    assert (finding.kind, finding.status, finding.shift, finding.stream) == ("chip_variance", "open", "", "BJ-01")
+    assert (finding.kind, finding.status, finding.shift, finding.stream) == (
+        "chip_variance",
+        "open",
+        "",
+        "BJ-01",
+    )
     assert finding.recorded == "+EUR 3,950.00" and finding.expected == "+EUR 4,000.00"
     assert "-EUR 50.00" in finding.message
     code, out, _ = run_command("reconcile", "--day", DAY, "--json")
     assert code == 1 and json.loads(out)[0]["variances"]["chip"] == -5_000
-    assert Finding.objects.filter(superseded_by__isnull=True).count() == 1  # the command finds the same one
+    assert (
+        Finding.objects.filter(superseded_by__isnull=True).count() == 1
+    )  # the command finds the same one
 
-    t.add("correction.recorded", {"round": None, "corrects": bad["id"], "settlements": [],
-                                  "reason": "closer miscounted: a 100.00 chip counted as 50.00", "authorised_by": "PB-1"})
+    t.add(
+        "correction.recorded",
+        {
+            "round": None,
+            "corrects": bad["id"],
+            "settlements": [],
+            "reason": "closer miscounted: a 100.00 chip counted as 50.00",
+            "authorised_by": "PB-1",
+        },
+    )
     t.count("closing", {100_000: 18})
     append(t.code, t.events[-2:])
     catch_up("ledger.books")
@@ -117,7 +174,9 @@ def test_the_regulator_threshold_is_read_from_the_settings(fake_game, settings) 
     assert "goes to the regulator" in Finding.objects.get().message
 
 
-def test_replay_differences_explain_the_replayed_win_and_what_they_do_not_is_a_finding(fake_game) -> None:
+def test_replay_differences_explain_the_replayed_win_and_what_they_do_not_is_a_finding(
+    fake_game,
+) -> None:
     """The engine's wrong payout (its amount) explains replayed against recorded; an
     unexplained 30.00 is a replay_variance."""
     from ledger.books import ReplayDifference
@@ -125,7 +184,9 @@ def test_replay_differences_explain_the_replayed_win_and_what_they_do_not_is_a_f
     t = worked_example()
     fake_game.record(t.code, t.events)
     fake_game.rounds[("BJ-01", DAY, 1)] += 1_000
-    fake_game.differences[("BJ-01", DAY)] = [ReplayDifference("wrong_payout", 1_000, bet="r1-b2", round=1)]
+    fake_game.differences[("BJ-01", DAY)] = [
+        ReplayDifference("wrong_payout", 1_000, bet="r1-b2", round=1)
+    ]
     stored(t)
     day = m.Reconciliation.objects.get(shift="")
     assert (day.replayed_win, day.replay_variance) == (401_000, 0)
@@ -163,15 +224,25 @@ def test_a_batch_seen_twice_changes_nothing_and_chunks_give_the_rows_of_one_fold
     t.count("closing", {100_000: 17, 5_000: 10}, day="2026-11-30")
     t.drop(0, day="2026-11-30")
     fake_game.record(t.code, t.events)
-    opened = next(i for i, e in enumerate(t.events) if e["payload"].get("gaming_day") == "2026-11-30")
-    cuts = sorted({*range(0, len(t.events), 5), opened, opened + 1, len(t.events)})  # the opening alone
+    opened = next(
+        i for i, e in enumerate(t.events) if e["payload"].get("gaming_day") == "2026-11-30"
+    )
+    cuts = sorted(
+        {*range(0, len(t.events), 5), opened, opened + 1, len(t.events)}
+    )  # the opening alone
     for start, end in pairwise(cuts):
         append(t.code, t.events[start:end])
         catch_up("ledger.books")
 
     def rows() -> list[tuple]:
-        return [tuple((k, v) for k, v in r.items() if k not in ("id", "reconciled_at", "reconciled_version", "table_id"))
-                for r in m.Reconciliation.objects.order_by("gaming_day", "shift").values()]
+        return [
+            tuple(
+                (k, v)
+                for k, v in r.items()
+                if k not in ("id", "reconciled_at", "reconciled_version", "table_id")
+            )
+            for r in m.Reconciliation.objects.order_by("gaming_day", "shift").values()
+        ]
 
     live = rows()
     assert [r[0][1] for r in live] == [date(2026, 11, 29)] * 2 + [date(2026, 11, 30)] * 2
@@ -181,7 +252,11 @@ def test_a_batch_seen_twice_changes_nothing_and_chunks_give_the_rows_of_one_fold
     assert rows() == live
     assert m.Reconciliation.objects.get(gaming_day=date(2026, 11, 29), shift="").final
     assert not m.Reconciliation.objects.get(gaming_day=date(2026, 11, 30), shift="").final
-    assert m.Slip.objects.count() == 2 and m.InventorySlip.objects.count() == 4 and m.DropBox.objects.count() == 2
+    assert (
+        m.Slip.objects.count() == 2
+        and m.InventorySlip.objects.count() == 4
+        and m.DropBox.objects.count() == 2
+    )
 
 
 def test_the_custody_lists_keep_each_step_s_people_and_amounts(fake_game) -> None:
@@ -191,7 +266,10 @@ def test_the_custody_lists_keep_each_step_s_people_and_amounts(fake_game) -> Non
     stored(t)
     fill = m.Slip.objects.get(number="F-1")
     assert fill.state == "complete" and fill.value == 500_000
-    assert set(fill.steps) == {"requested", "issued", "received"} and fill.steps["issued"]["value"] == 500_000
+    assert (
+        set(fill.steps) == {"requested", "issued", "received"}
+        and fill.steps["issued"]["value"] == 500_000
+    )
     assert fill.people["issued_by"] == "CA-1" and fill.people["carried_by"] == "SEC-1"
     voided = m.Slip.objects.get(number="F-9")
     assert voided.state == "voided" and voided.void_reason == "requested by mistake"
@@ -209,21 +287,30 @@ def test_report_hold_prints_and_writes_csv(fake_game) -> None:
     assert code == 0 and "BJ-01" in out and "+EUR 4,000.00" in out and "44.4%" in out
     code, out, _ = run_command("report", "hold", "--from", DAY, "--to", DAY, "--csv")
     header, row, total = out.splitlines()
-    assert header.startswith("table,pit,game,currency,periods,drop,drop_amount,drop_minor,win,win_amount,win_minor,"
-                             "hold,hold_bp")
+    assert header.startswith(
+        "table,pit,game,currency,periods,drop,drop_amount,drop_minor,win,win_amount,win_minor,"
+        "hold,hold_bp"
+    )
     assert '"+EUR 4,000.00",4000.00,400000,44.4%,4444' in row
-    assert total.startswith("total,,,EUR,1,") and '"+EUR 4,000.00",4000.00,400000,44.4%,4444' in total
-    code, out, _ = run_command("report", "statistics", "--group", "casino", "--period", "ytd", "--day", DAY)
+    assert (
+        total.startswith("total,,,EUR,1,") and '"+EUR 4,000.00",4000.00,400000,44.4%,4444' in total
+    )
+    code, out, _ = run_command(
+        "report", "statistics", "--group", "casino", "--period", "ytd", "--day", DAY
+    )
     assert code == 0 and "year to date, 2026-01-01 to 2026-11-29" in out
 
 
-@pytest.mark.parametrize("args, says", [
-    (("hold", "--from", DAY), "needs --from and --to"),
-    (("hold", "--from", "2026-11-30", "--to", DAY), "is after to"),
-    (("hold", "--from", "29/11/2026", "--to", DAY), "--from '29/11/2026'"),
-    (("weekly", "--from", DAY, "--to", DAY), "no such report"),
-    (("statistics", "--group", "colour", "--day", DAY), "group 'colour'"),
-])
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (("hold", "--from", DAY), "needs --from and --to"),
+        (("hold", "--from", "2026-11-30", "--to", DAY), "is after to"),
+        (("hold", "--from", "29/11/2026", "--to", DAY), "--from '29/11/2026'"),
+        (("weekly", "--from", DAY, "--to", DAY), "no such report"),
+        (("statistics", "--group", "colour", "--day", DAY), "group 'colour'"),
+    ],
+)
 def test_report_bad_input_exits_2(args, says) -> None:
     code, _, err = run_command("report", *args)
     assert code == 2 and says in err
@@ -250,7 +337,14 @@ def test_a_day_of_shifts_reports_a_variance_by_the_shift_it_is_in(fake_game, set
     stored(t)
     rows = {r.shift: r for r in m.Reconciliation.objects.all()}
     assert set(rows) == {"", "06:00", "14:00"}
-    assert (rows["06:00"].chip_variance, rows["14:00"].chip_variance, rows[""].chip_variance) == (3_000, -3_000, 0)
-    assert sorted(Finding.objects.filter(kind="chip_variance").values_list("shift", flat=True)) == ["06:00", "14:00"]
+    assert (rows["06:00"].chip_variance, rows["14:00"].chip_variance, rows[""].chip_variance) == (
+        3_000,
+        -3_000,
+        0,
+    )
+    assert sorted(Finding.objects.filter(kind="chip_variance").values_list("shift", flat=True)) == [
+        "06:00",
+        "14:00",
+    ]
     assert rows[""].unexplained  # the day has variances, reported by its shifts
     assert rows["06:00"].round_numbers == [1] and rows["14:00"].round_numbers == [2]

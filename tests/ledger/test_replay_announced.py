@@ -4,6 +4,7 @@ another order), its days wait in ``replay_pending`` - no replayed win, no replay
 not reconciled, not to be signed off - and when the tables announce the table's days
 replayed (:data:`audit.feed.subscribers.table_day_replayed`), the ledger reconciles them on the
 replayed figures, as it would have with the tables first."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -26,8 +27,17 @@ from tables.simulator.store import StoreSink
 pytestmark = pytest.mark.django_db
 
 TABLE = "BJ-01"
-KEPT = ("state", "missing", "replayed_win", "recorded_win", "replay_variance", "chip_variance", "unexplained",
-        "findings", "explanations")
+KEPT = (
+    "state",
+    "missing",
+    "replayed_win",
+    "recorded_win",
+    "replay_variance",
+    "chip_variance",
+    "unexplained",
+    "findings",
+    "explanations",
+)
 
 
 class FirstDayFirst(StoreSink):
@@ -38,7 +48,9 @@ class FirstDayFirst(StoreSink):
         self.held: list[tuple[str, int, list[Any], dict[int, dict[str, Any]]]] = []
         self.openings = Counter[str]()
 
-    def write(self, stream: str, first_version: int, events: list[Any], marks: dict[int, dict[str, Any]]) -> None:
+    def write(
+        self, stream: str, first_version: int, events: list[Any], marks: dict[int, dict[str, Any]]
+    ) -> None:
         if any(held[0] == stream for held in self.held):
             self.held.append((stream, first_version, events, marks))
             return
@@ -59,8 +71,12 @@ class FirstDayFirst(StoreSink):
 
 
 def _days() -> dict[str, tuple[Any, ...]]:
-    return {row.gaming_day.isoformat(): tuple(getattr(row, name) for name in KEPT)
-            for row in m.Reconciliation.objects.filter(table__stream=TABLE, shift="").order_by("gaming_day")}
+    return {
+        row.gaming_day.isoformat(): tuple(getattr(row, name) for name in KEPT)
+        for row in m.Reconciliation.objects.filter(table__stream=TABLE, shift="").order_by(
+            "gaming_day"
+        )
+    }
 
 
 def test_days_wait_for_the_replay_and_take_it_when_announced(settings) -> None:
@@ -80,7 +96,9 @@ def test_days_wait_for_the_replay_and_take_it_when_announced(settings) -> None:
 
     sink.release()
     catch_up("ledger.books")
-    days = list(m.Reconciliation.objects.filter(table__stream=TABLE, shift="").order_by("gaming_day"))
+    days = list(
+        m.Reconciliation.objects.filter(table__stream=TABLE, shift="").order_by("gaming_day")
+    )
     assert len(days) == 2 and days[0].gaming_day.isoformat() == first
     for day in days:
         assert day.replayed_win is None and day.replay_variance is None
@@ -89,7 +107,9 @@ def test_days_wait_for_the_replay_and_take_it_when_announced(settings) -> None:
     carol = get_user_model().objects.create_user("carol", is_staff=True)
     carol.groups.add(Group.objects.get(name="accounting"))
     with pytest.raises(SignOffError, match="replay is not yet available"):
-        day_sign_off(table=TABLE, gaming_day=days[0].gaming_day, user=carol, note="the replay can wait")
+        day_sign_off(
+            table=TABLE, gaming_day=days[0].gaming_day, user=carol, note="the replay can wait"
+        )
 
     folded = m.LedgerTable.objects.get(stream=TABLE).folded_version
     assert reconcile_replayed(table=TABLE, version=folded - 1) == []

@@ -1,6 +1,7 @@
 """The ledger's reports end with a totals row per currency that foots the rows above it:
 sums of the same periods, rates from the sums (never an average of rates), the year
 before of the same groups; the list of reconciliations' CSV too."""
+
 from __future__ import annotations
 
 import csv
@@ -41,7 +42,9 @@ def a_day(t: Table, day: str, *, opener: int, buyin: int, house_wins: int) -> No
 @pytest.fixture
 def casino(fake_game) -> None:
     one, two, gone = Table("BJ-01"), Table("BJ-02"), Table("BJ-03")
-    a_day(one, YEAR_BEFORE, opener=20, buyin=900_000, house_wins=400_000)  # 9,000.00 drop, 4,000.00 win
+    a_day(
+        one, YEAR_BEFORE, opener=20, buyin=900_000, house_wins=400_000
+    )  # 9,000.00 drop, 4,000.00 win
     a_day(one, DAY, opener=20, buyin=900_000, house_wins=400_000)
     a_day(two, DAY, opener=10, buyin=500_000, house_wins=200_000)  # 5,000.00 drop, 2,000.00 win
     a_day(gone, YEAR_BEFORE, opener=10, buyin=300_000, house_wins=100_000)  # a year before only
@@ -60,23 +63,43 @@ def test_the_statistics_total_foots_the_groups_listed(casino) -> None:
     made = reports.statistics(group="table", period="day", day=date.fromisoformat(DAY))
     assert [r["group"] for r in made.rows] == ["BJ-01", "BJ-02"]
     [total] = made.totals
-    assert (total["group"], total["currency"], total["drop"], total["win"]) == ("total", "EUR", 1_400_000, 600_000)
-    assert (total["before_drop"], total["before_win"], total["drop_change"], total["win_change"]) == (
-        900_000, 400_000, 500_000, 200_000)
+    assert (total["group"], total["currency"], total["drop"], total["win"]) == (
+        "total",
+        "EUR",
+        1_400_000,
+        600_000,
+    )
+    assert (
+        total["before_drop"],
+        total["before_win"],
+        total["drop_change"],
+        total["win_change"],
+    ) == (900_000, 400_000, 500_000, 200_000)
     assert made.display(total, next(c for c in made.columns if c.key == "hold")) == "42.9%"
     assert total["hold_change_bp"] == -159
     for key in ("drop", "win", "before_drop", "before_win", "drop_change", "win_change"):
-        assert total[key] == sum(r[key] for r in made.rows if r[key] is not None), key  # BJ-02's year before: n/a
+        assert total[key] == sum(r[key] for r in made.rows if r[key] is not None), (
+            key
+        )  # BJ-02's year before: n/a
     line = list(csv.DictReader(io.StringIO(made.as_csv())))[-1]
-    assert (line["group"], line["drop_amount"], line["win_amount"], line["hold_bp"]) == ("total", "14000.00",
-                                                                                         "6000.00", "4286")
+    assert (line["group"], line["drop_amount"], line["win_amount"], line["hold_bp"]) == (
+        "total",
+        "14000.00",
+        "6000.00",
+        "4286",
+    )
 
 
 def test_hold_daily_and_drop_totals(casino) -> None:
     day = date.fromisoformat(DAY)
     hold = reports.hold(day_from=day, day_to=day)
     [total] = hold.totals
-    assert (total["table"], total["drop"], total["win"], total["periods"]) == ("total", 1_400_000, 600_000, 2)
+    assert (total["table"], total["drop"], total["win"], total["periods"]) == (
+        "total",
+        1_400_000,
+        600_000,
+        2,
+    )
     daily = reports.daily(day_from=date.fromisoformat(YEAR_BEFORE), day_to=day)
     assert [r["drop"] for r in daily.rows] == [1_200_000, 1_400_000]
     assert (daily.totals[0]["drop"], daily.totals[0]["win"]) == (2_600_000, 1_100_000)
@@ -90,6 +113,11 @@ def test_the_reconciliations_csv_ends_with_its_totals(casino, client, django_use
     text = client.get("/api/ledger/reconciliations", {"format": "csv", "day": DAY}).content.decode()
     *rows, total = csv.DictReader(io.StringIO(text))
     assert [r["table"] for r in rows] == ["BJ-01", "BJ-02"]
-    assert (total["table"], total["currency"], total["drop_amount"], total["chip_count_win_amount"],
-            total["chip_count_win"]) == ("total", "EUR", "14000.00", "6000.00", "+EUR 6,000.00")
+    assert (
+        total["table"],
+        total["currency"],
+        total["drop_amount"],
+        total["chip_count_win_amount"],
+        total["chip_count_win"],
+    ) == ("total", "EUR", "14000.00", "6000.00", "+EUR 6,000.00")
     assert total["opener"] == ""  # openers of several days do not add up

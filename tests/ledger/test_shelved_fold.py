@@ -2,6 +2,7 @@
 what the offline auditor folds with): the books of the fold that keeps them in memory,
 for any order of placements, settlements, voids, corrections and repeats, with the
 settled bets shelved one at a time; and what a long day keeps in memory of them."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -30,7 +31,9 @@ def shelved_books(events: list[dict[str, Any]], *, batch: int = 1) -> Books:
             state.apply(event)
         books = state.books(entries=False)
         # the rounds' shifts are read where they are, on the shelf: copied before it closes
-        assert books.round_shifts is state.round_shifts and isinstance(books.round_shifts, ShelvedMap)
+        assert books.round_shifts is state.round_shifts and isinstance(
+            books.round_shifts, ShelvedMap
+        )
         return dataclasses.replace(books, round_shifts=dict(books.round_shifts))
     finally:
         shelf.close()
@@ -38,7 +41,9 @@ def shelved_books(events: list[dict[str, Any]], *, batch: int = 1) -> Books:
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(step, max_size=14))
-def test_the_shelved_fold_gives_the_books_of_the_whole_fold_but_the_entries(steps: list[tuple[Any, ...]]) -> None:
+def test_the_shelved_fold_gives_the_books_of_the_whole_fold_but_the_entries(
+    steps: list[tuple[Any, ...]],
+) -> None:
     events = messy(steps)
     same_but_entries(shelved_books(events), fold(events))
 
@@ -70,7 +75,10 @@ def test_a_long_day_keeps_a_batch_of_settled_bets_in_memory() -> None:
         assert isinstance(settled, ShelvedMap) and len(settled) == 150
         assert (len(settled.batches), len(settled.recent)) == (9, 6)
         shifts = state.round_shifts
-        assert isinstance(shifts, ShelvedMap) and (len(shifts.batches), len(shifts.recent)) == (3, 2)
+        assert isinstance(shifts, ShelvedMap) and (len(shifts.batches), len(shifts.recent)) == (
+            3,
+            2,
+        )
         assert list(shifts.items()) == [((DAY, n), "06:00") for n in range(1, 51)]
         assert state.books(entries=False).day(DAY).settled_win == 50 * (2_000 - 1_000)
     finally:

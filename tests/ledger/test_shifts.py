@@ -1,5 +1,6 @@
 """Shift plans, and a table's figures per shift: the closer of one shift rolls to the
 opener of the next."""
+
 from __future__ import annotations
 
 import doctest
@@ -29,10 +30,16 @@ def test_a_named_list_of_starts_and_a_24_hour_plan() -> None:
     assert ShiftPlan.parse("24h").labels == ("06:00",)
 
 
-@pytest.mark.parametrize(("text", "says"), [
-    ("7h", "must divide 24"), ("06:00,05:00,07:00", "follow each other"), ("25:00", "HH:MM"),
-    ("a=06:00,a=14:00", "distinct"), ("6", "HH:MM"),
-])
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("7h", "must divide 24"),
+        ("06:00,05:00,07:00", "follow each other"),
+        ("25:00", "HH:MM"),
+        ("a=06:00,a=14:00", "distinct"),
+        ("6", "HH:MM"),
+    ],
+)
 def test_a_plan_that_makes_no_sense_is_refused_saying_why(text: str, says: str) -> None:
     with pytest.raises(ValueError, match=says):
         ShiftPlan.parse(text)
@@ -61,13 +68,30 @@ def two_shifts() -> Table:
     return t
 
 
-def test_each_shift_is_reconciled_from_its_opener_to_its_closer_and_the_day_from_first_to_last() -> None:
+def test_each_shift_is_reconciled_from_its_opener_to_its_closer_and_the_day_from_first_to_last() -> (
+    None
+):
     books = fold(two_shifts().events)
     first, second = books.shifts_of(DAY)
-    assert (first.shift, first.chip_win, first.recorded_win, first.drop) == ("06:00", 20_000, 20_000, 50_000)
-    assert (second.shift, second.chip_win, second.recorded_win, second.drop) == ("14:00", -10_000, -10_000, 0)
+    assert (first.shift, first.chip_win, first.recorded_win, first.drop) == (
+        "06:00",
+        20_000,
+        20_000,
+        50_000,
+    )
+    assert (second.shift, second.chip_win, second.recorded_win, second.drop) == (
+        "14:00",
+        -10_000,
+        -10_000,
+        0,
+    )
     day = books.day(DAY)
-    assert (day.opener, day.closer, day.chip_win, day.recorded_win) == (500_000, 460_000, 10_000, 10_000)
+    assert (day.opener, day.closer, day.chip_win, day.recorded_win) == (
+        500_000,
+        460_000,
+        10_000,
+        10_000,
+    )
     assert books.findings == () and reconcile(day).findings == ()
 
 
@@ -79,7 +103,10 @@ def test_a_table_without_counts_takes_its_shifts_from_the_plan_s_clock() -> None
     t.wait(hours=8)
     t.play((1_000, 1_000))
     books = fold(t.events, plan=ShiftPlan.parse("8h"))
-    assert [(f.shift, f.recorded_win, f.chip_win) for f in books.shifts_of(DAY)] == [("06:00", 1_000, None), ("14:00", -1_000, None)]
+    assert [(f.shift, f.recorded_win, f.chip_win) for f in books.shifts_of(DAY)] == [
+        ("06:00", 1_000, None),
+        ("14:00", -1_000, None),
+    ]
 
 
 def test_docstring_examples_hold() -> None:
@@ -104,9 +131,20 @@ def test_a_day_whose_last_shift_has_no_closer_has_no_chip_count_win() -> None:
     t.drop(50_000, shift=None)
     books = fold(t.events, drop_box={DAY})
     first, second = books.shifts_of(DAY)
-    assert (first.chip_win, second.opener, second.closer, second.chip_win) == (None, 470_000, None, None)
+    assert (first.chip_win, second.opener, second.closer, second.chip_win) == (
+        None,
+        470_000,
+        None,
+        None,
+    )
     day = books.day(DAY)
-    assert (day.opener, day.closer, day.drop, day.recorded_win, day.chip_win) == (500_000, None, 50_000, 30_000, None)
+    assert (day.opener, day.closer, day.drop, day.recorded_win, day.chip_win) == (
+        500_000,
+        None,
+        50_000,
+        30_000,
+        None,
+    )
     result = reconcile(day)
     assert (result.chip_win, result.hold, result.chip_variance) == (None, None, None)
     assert [(f.kind, f.shift) for f in books.findings] == [("closer_missing", "14:00")]

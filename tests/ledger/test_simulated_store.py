@@ -2,6 +2,7 @@
 provider (the tables' replay, the engine's house edge): on a clean day the recorded win
 equals the replayed win at every table, the chips agree with the record, and nothing
 is found."""
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -32,7 +33,9 @@ def test_a_clean_simulated_day_reconciles_with_replay(settings) -> None:
     manifest = simulate(config, StoreSink(config))
     assert manifest["faults"] == []
     catch_up("ledger.books")  # the ledger first: its days wait for the tables' replay
-    assert set(m.Reconciliation.objects.filter(shift="").values_list("state", flat=True)) == {"replay_pending"}
+    assert set(m.Reconciliation.objects.filter(shift="").values_list("state", flat=True)) == {
+        "replay_pending"
+    }
     catch_up("tables.projections")  # the tables' replay, announced: the ledger takes it
     days = list(m.Reconciliation.objects.filter(shift="").select_related("table"))
     assert len(days) == 4
@@ -40,7 +43,9 @@ def test_a_clean_simulated_day_reconciles_with_replay(settings) -> None:
     for day in days:
         assert day.replayed_win is not None and day.replayed_win == day.recorded_win, day
         assert day.replay_variance == 0 and not day.unexplained
-        replayed = tm.TableDay.objects.get(table__stream=day.table.stream, gaming_day=day.gaming_day)
+        replayed = tm.TableDay.objects.get(
+            table__stream=day.table.stream, gaming_day=day.gaming_day
+        )
         assert day.replayed_win == -replayed.expected_net and day.handle == replayed.handle
         assert day.theoretical_win is not None and day.edge  # the engine's edge of the rule set
         # the theoretical win: the initial stakes (main and behind) x the chart's edge, the
@@ -49,16 +54,23 @@ def test_a_clean_simulated_day_reconciles_with_replay(settings) -> None:
         analysis = house_edge(rules)
         edge, variance = Fraction(str(analysis.house_edge)), Fraction(str(analysis.variance))
         insurance_edge, insurance_variance = insurance_figures(rules) or (Fraction(0), Fraction(0))
-        initial = sum(b.amount for b in tm.Bet.objects.filter(round__table__stream=day.table.stream,
-                                                              kind__in=("main", "behind")))
+        initial = sum(
+            b.amount
+            for b in tm.Bet.objects.filter(
+                round__table__stream=day.table.stream, kind__in=("main", "behind")
+            )
+        )
         assert day.initial_stakes == initial <= day.handle
         assert day.theoretical_win == round(initial * edge + day.insurance_stakes * insurance_edge)
         # the SD from the engine's variance of a box's round (the chart played) and the
         # covariance of two boxes of one round, and insurance's own variance
         covariance = Fraction(str(box_covariance(rules)))
         assert day.game_covariance == str(covariance) and 0 < day.hand_squares < day.round_squares
-        wanted = (variance * int(day.hand_squares) + covariance * int(day.round_squares - day.hand_squares)
-                  + insurance_variance * int(day.insurance_squares))
+        wanted = (
+            variance * int(day.hand_squares)
+            + covariance * int(day.round_squares - day.hand_squares)
+            + insurance_variance * int(day.insurance_squares)
+        )
         assert day.theoretical_sd == standard_deviation(wanted) > 0
         if day.chip_win is not None:
             counted += 1

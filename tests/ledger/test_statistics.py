@@ -1,4 +1,5 @@
 """Hold, theoretical win and its interval, aggregation and periods (COMAR 36.05.03.25)."""
+
 from __future__ import annotations
 
 import doctest
@@ -41,9 +42,17 @@ def test_a_reconciled_day_is_a_row_of_the_statistics() -> None:
     # one round of three boxes staked 3,000, 1,000 and 2,000 (all initial stakes); no covariance given:
     # the boxes taken as independent, V x (3,000^2 + 1,000^2 + 2,000^2)
     assert (row.table, row.gaming_day, row.drop, row.chip_win, row.house_result, row.handle) == (
-        "BJ-01", date(2026, 11, 29), 900_000, 400_000, 400_000, 600_000)
+        "BJ-01",
+        date(2026, 11, 29),
+        900_000,
+        400_000,
+        400_000,
+        600_000,
+    )
     assert row.complete and row.why_left_out == ""
-    assert row.theoretical == 3_000 and row.theoretical_variance == Fraction(13, 10) * 140_000_000_000
+    assert (
+        row.theoretical == 3_000 and row.theoretical_variance == Fraction(13, 10) * 140_000_000_000
+    )
     totals = aggregate([row], ("pit",))[("P1",)]
     assert percent(totals.hold) == "44.4%" and percent(totals.theoretical_hold) == "0.3%"
 
@@ -56,10 +65,14 @@ def test_hold_has_no_value_without_a_drop_and_rounds_half_away_from_zero() -> No
     assert basis_points(Fraction(-1, 20_000)) == -1
 
 
-def test_the_theoretical_win_is_initial_stakes_times_edge_and_its_sd_sigma_times_root_of_the_boxes_squared() -> None:
+def test_the_theoretical_win_is_initial_stakes_times_edge_and_its_sd_sigma_times_root_of_the_boxes_squared() -> (
+    None
+):
     """Boxes of initial stakes 300 and 400 in rounds of their own (sum of squares
     250,000): SD = sigma x 500."""
-    theory = theoretical(700, Fraction(1, 100), Fraction(1), hand_squares=300**2 + 400**2, round_squares=250_000)
+    theory = theoretical(
+        700, Fraction(1, 100), Fraction(1), hand_squares=300**2 + 400**2, round_squares=250_000
+    )
     assert theory is not None
     assert theory.mean == 7 and theory.win == 7 and theory.sd == 500
     sigma_115 = theoretical(700, Fraction(1, 100), Fraction(13225, 10_000), hand_squares=250_000)
@@ -92,17 +105,46 @@ def test_about_95_percent_of_simulated_outcomes_fall_inside_the_interval() -> No
     assert 0.935 <= inside / trials <= 0.965, inside / trials
 
 
-def row(table: str, day: date, *, game: str = "hoyle", pit: str = "P1", drop: int | None = 100_000,
-        win: int | None = 10_000, result: int = 9_000, currency: str = "EUR") -> TableDay:
-    return TableDay(table, day, game, pit, currency, drop, win, house_result=result, handle=500_000,
-                    theoretical=Fraction(5_000), theoretical_variance=Fraction(4_000_000))
+def row(
+    table: str,
+    day: date,
+    *,
+    game: str = "hoyle",
+    pit: str = "P1",
+    drop: int | None = 100_000,
+    win: int | None = 10_000,
+    result: int = 9_000,
+    currency: str = "EUR",
+) -> TableDay:
+    return TableDay(
+        table,
+        day,
+        game,
+        pit,
+        currency,
+        drop,
+        win,
+        house_result=result,
+        handle=500_000,
+        theoretical=Fraction(5_000),
+        theoretical_variance=Fraction(4_000_000),
+    )
 
 
 def test_aggregation_adds_the_sums_and_takes_rates_from_the_sums() -> None:
-    rows = [row("BJ-01", date(2026, 11, 1), win=10_000), row("BJ-02", date(2026, 11, 1), pit="P2", win=30_000, drop=300_000),
-            row("BJ-03", date(2026, 11, 2), game="it-classic", pit="P2", win=-5_000)]
+    rows = [
+        row("BJ-01", date(2026, 11, 1), win=10_000),
+        row("BJ-02", date(2026, 11, 1), pit="P2", win=30_000, drop=300_000),
+        row("BJ-03", date(2026, 11, 2), game="it-classic", pit="P2", win=-5_000),
+    ]
     casino = aggregate(rows)[()]
-    assert (casino.rows, casino.complete, casino.drop, casino.win, casino.handle) == (3, 3, 500_000, 35_000, 1_500_000)
+    assert (casino.rows, casino.complete, casino.drop, casino.win, casino.handle) == (
+        3,
+        3,
+        500_000,
+        35_000,
+        1_500_000,
+    )
     assert casino.house_result == 27_000 and casino.result_of_handle == Fraction(27_000, 1_500_000)
     assert casino.hold == Fraction(35_000, 500_000) and casino.theoretical_variance == 12_000_000
     assert casino.theoretical_hold == Fraction(15_000, 500_000)
@@ -115,7 +157,9 @@ def test_aggregation_adds_the_sums_and_takes_rates_from_the_sums() -> None:
 
 def test_different_currencies_are_not_added() -> None:
     with pytest.raises(ValueError, match="cannot add CZK"):
-        aggregate([row("BJ-01", date(2026, 11, 1)), row("BJ-02", date(2026, 11, 1), currency="CZK")])
+        aggregate(
+            [row("BJ-01", date(2026, 11, 1)), row("BJ-02", date(2026, 11, 1), currency="CZK")]
+        )
 
 
 def test_periods_and_the_year_before() -> None:
@@ -126,8 +170,12 @@ def test_periods_and_the_year_before() -> None:
 
 
 def test_the_report_puts_each_period_beside_the_same_period_a_year_before() -> None:
-    rows = [row("BJ-01", date(2026, 11, 29), win=20_000), row("BJ-01", date(2026, 11, 3), win=5_000),
-            row("BJ-01", date(2025, 11, 29), win=8_000), row("BJ-01", date(2026, 2, 1), win=1_000)]
+    rows = [
+        row("BJ-01", date(2026, 11, 29), win=20_000),
+        row("BJ-01", date(2026, 11, 3), win=5_000),
+        row("BJ-01", date(2025, 11, 29), win=8_000),
+        row("BJ-01", date(2026, 2, 1), win=1_000),
+    ]
     report = {c.period.name: c for c in statistical_report(rows, date(2026, 11, 29))}
     assert report["day"].now.win == 20_000 and report["day"].before.win == 8_000
     assert report["day"].win_change == 12_000 and report["day"].hold_change_bp == 1_200

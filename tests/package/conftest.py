@@ -41,9 +41,13 @@ def export(*args: str) -> tuple[int, str]:
 def audit(*args: str, blocked: bool = False) -> tuple[int, str]:
     """``blackjack-audit ARGS`` in a fresh interpreter; with ``blocked`` Django and DRF
     cannot be imported there."""
-    code = "import sys\n" + ("sys.modules['django'] = None\nsys.modules['rest_framework'] = None\n" if blocked else "")
+    code = "import sys\n" + (
+        "sys.modules['django'] = None\nsys.modules['rest_framework'] = None\n" if blocked else ""
+    )
     code += "from auditor.cli import main\nsys.exit(main(sys.argv[1:]))\n"
-    done = subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], cwd=ROOT, capture_output=True, text=True, check=False
+    )
     return done.returncode, done.stdout + done.stderr
 
 

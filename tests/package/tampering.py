@@ -1,4 +1,5 @@
 """Changing a package as someone between the casino and the regulator would."""
+
 from __future__ import annotations
 
 import gzip

@@ -4,6 +4,7 @@ box - so the offline auditor books a foreign amount as the back-office does, nam
 missing opener, closer or drop as it does, and gives each table-day's state. Figures by
 hand: USD 1,000.00 at 0.9215 is EUR 921.50; the worked example (13 Miss. Code R. 7-3.3)
 without its closer has no chip-count win."""
+
 from __future__ import annotations
 
 import csv
@@ -55,7 +56,9 @@ def usd(settings, tmp_path, fake_game) -> Path:  # noqa: F811
     _stored(t)
     carol = get_user_model().objects.create_user("carol", is_staff=True)
     carol.groups.add(Group.objects.get(name="accounting"))
-    fx.fx_rate_set(gaming_day=date(2026, 11, 29), currency="USD", rate=Fraction(9_215, 10_000), user=carol)
+    fx.fx_rate_set(
+        gaming_day=date(2026, 11, 29), currency="USD", rate=Fraction(9_215, 10_000), user=carol
+    )
     out = tmp_path / "usd"
     code, said = export("--day", DAY, "--out", str(out))
     assert code == 0, said
@@ -65,7 +68,9 @@ def usd(settings, tmp_path, fake_game) -> Path:  # noqa: F811
 def test_a_foreign_amount_is_booked_at_the_day_s_rate_as_the_back_office_books_it(usd) -> None:
     data = manifest(usd)
     assert data["format_version"] == layout.FORMAT_VERSION == 7
-    assert data["fx_rates"] == [{"gaming_day": DAY, "currency": "USD", "house": "EUR", "rate": "1843/2000"}]
+    assert data["fx_rates"] == [
+        {"gaming_day": DAY, "currency": "USD", "house": "EUR", "rate": "1843/2000"}
+    ]
     [row] = [r for r in _report(usd, "reconciliation") if r["gaming_day"] == DAY]
     # 19,000.00 - 20,000.00 + 921.50: the 78.50 of chips given beyond the rate is a chip variance
     assert (row["drop"], row["chip_win"], row["chip_variance"]) == (92_150, -7_850, -7_850)
@@ -73,7 +78,9 @@ def test_a_foreign_amount_is_booked_at_the_day_s_rate_as_the_back_office_books_i
     kinds = [c["kind"] for c in _report(usd, "checks") if c["gaming_day"] == DAY]
     assert "currency_mismatch" not in kinds and "chip_variance" in kinds
     catch_up("ledger.books")
-    books = m.Reconciliation.objects.get(table__stream="BJ-01", gaming_day=date(2026, 11, 29), shift="")
+    books = m.Reconciliation.objects.get(
+        table__stream="BJ-01", gaming_day=date(2026, 11, 29), shift=""
+    )
     assert (books.drop, books.chip_win, books.state) == (row["drop"], row["chip_win"], row["state"])
     code, said = audit("verify", str(usd), blocked=True)
     assert code == 0, said
@@ -95,15 +102,22 @@ def test_a_rate_that_is_no_fraction_is_named_and_nothing_is_checked(usd) -> None
     assert code == 2 and "fx_rates" in said, said
 
 
-def test_each_day_s_state_and_what_it_lacks_as_the_back_office_says_them(settings, tmp_path, fake_game) -> None:  # noqa: F811
+def test_each_day_s_state_and_what_it_lacks_as_the_back_office_says_them(
+    settings,
+    tmp_path,
+    fake_game,  # noqa: F811
+) -> None:
     """BJ-01 the worked example, complete: reconciled. BJ-02 the same without its closer:
     incomplete, closer_missing, no chip-count win and no hold. BJ-09 the live game (no
     drop box by design): no_drop_box, nothing missing."""
     settings.PROJECT_ON_APPEND = False
     whole = worked_example()
     short = worked_example("BJ-02")
-    short.events = [e for e in short.events if not (e["type"] == "inventory.counted"
-                                                    and e["payload"]["kind"] == "closing")]
+    short.events = [
+        e
+        for e in short.events
+        if not (e["type"] == "inventory.counted" and e["payload"]["kind"] == "closing")
+    ]
     live = Table("BJ-09")
     live.open(ruleset="it-live")
     live.play((100_000, -100_000))
@@ -115,19 +129,39 @@ def test_each_day_s_state_and_what_it_lacks_as_the_back_office_says_them(setting
     code, said = export("--day", DAY, "--out", str(out))
     assert code == 0, said
     rows = {r["table"]: r for r in _report(out, "reconciliation") if r["gaming_day"] == DAY}
-    assert (rows["BJ-01"]["state"], rows["BJ-01"]["missing"], rows["BJ-01"]["hold"]) == ("reconciled", None, "44.44%")
-    assert (rows["BJ-02"]["state"], rows["BJ-02"]["missing"], rows["BJ-02"]["chip_win"], rows["BJ-02"]["hold"]) == (
-        "incomplete", "closer_missing", None, None)
+    assert (rows["BJ-01"]["state"], rows["BJ-01"]["missing"], rows["BJ-01"]["hold"]) == (
+        "reconciled",
+        None,
+        "44.44%",
+    )
+    assert (
+        rows["BJ-02"]["state"],
+        rows["BJ-02"]["missing"],
+        rows["BJ-02"]["chip_win"],
+        rows["BJ-02"]["hold"],
+    ) == ("incomplete", "closer_missing", None, None)
     assert (rows["BJ-09"]["state"], rows["BJ-09"]["missing"]) == ("no_drop_box", None)
-    checks = [(c["table"], c["kind"]) for c in _report(out, "checks") if c["gaming_day"] == DAY and c["owner"] == "ledger"]
+    checks = [
+        (c["table"], c["kind"])
+        for c in _report(out, "checks")
+        if c["gaming_day"] == DAY and c["owner"] == "ledger"
+    ]
     assert ("BJ-02", "closer_missing") in checks and not [c for c in checks if c[0] != "BJ-02"]
-    line = {r["table"]: r for r in csv.DictReader(io.StringIO((out / "reports/reconciliation.csv").read_text()))}
+    line = {
+        r["table"]: r
+        for r in csv.DictReader(io.StringIO((out / "reports/reconciliation.csv").read_text()))
+    }
     assert (line["BJ-02"]["state"], line["BJ-02"]["missing"]) == ("incomplete", "closer_missing")
     assert {e["drop_box"] for e in manifest(out)["rule_sets"].values()} == {True, False}
     catch_up("ledger.books")
-    books = {r.table.stream: (r.state, r.missing) for r in m.Reconciliation.objects.filter(
-        gaming_day=date(2026, 11, 29), shift="")}
-    assert books == {"BJ-01": ("reconciled", []), "BJ-02": ("incomplete", ["closer_missing"]),
-                     "BJ-09": ("no_drop_box", [])}
+    books = {
+        r.table.stream: (r.state, r.missing)
+        for r in m.Reconciliation.objects.filter(gaming_day=date(2026, 11, 29), shift="")
+    }
+    assert books == {
+        "BJ-01": ("reconciled", []),
+        "BJ-02": ("incomplete", ["closer_missing"]),
+        "BJ-09": ("no_drop_box", []),
+    }
     code, said = audit("verify", str(out), blocked=True)
     assert code == 0, said

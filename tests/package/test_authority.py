@@ -4,6 +4,7 @@ applies the back-office's rule with it: a correction stored under a device's pri
 not applied by the exporter's folds nor by the auditor's, so their reports agree; a
 person's is applied by both. The list is load-bearing: changed, the auditor's recomputed
 reports no longer match; cut short, the auditor names it."""
+
 from __future__ import annotations
 
 import json
@@ -27,10 +28,20 @@ pytestmark = pytest.mark.django_db
 
 
 def _correction(settlement: dict[str, Any], round_: int, net: int, actor: str) -> NewEvent:
-    return NewEvent(id=uuid.uuid4(), type="correction.recorded", occurred_at=datetime(2026, 11, 29, 23, tzinfo=UTC),
-                    actor=actor, source="back-office",
-                    payload={"round": round_, "corrects": None, "reason": "corrected", "authorised_by": "PB-1",
-                             "settlements": [{**settlement, "net": net}]})
+    return NewEvent(
+        id=uuid.uuid4(),
+        type="correction.recorded",
+        occurred_at=datetime(2026, 11, 29, 23, tzinfo=UTC),
+        actor=actor,
+        source="back-office",
+        payload={
+            "round": round_,
+            "corrects": None,
+            "reason": "corrected",
+            "authorised_by": "PB-1",
+            "settlements": [{**settlement, "net": net}],
+        },
+    )
 
 
 @pytest.fixture
@@ -39,12 +50,24 @@ def corrected(record, tmp_path) -> tuple[Path, str, str]:
     each: the first by the table's device (stored past the door, as before authority was
     checked), the second by a pit boss; the head signed again; that day exported. Returns
     the package and the two corrections' ids."""
-    settled = [e for e in Event.objects.filter(stream="BJ-01", type="round.settled").order_by("-version")
-               if e.payload["settlements"]][:2]
-    device = _correction(settled[0].payload["settlements"][0], settled[0].payload["round"], 1_000_000, "shoe:BJ-01")
-    person = _correction(settled[1].payload["settlements"][0], settled[1].payload["round"], 1_000_000, "user:pb")
+    settled = [
+        e
+        for e in Event.objects.filter(stream="BJ-01", type="round.settled").order_by("-version")
+        if e.payload["settlements"]
+    ][:2]
+    device = _correction(
+        settled[0].payload["settlements"][0], settled[0].payload["round"], 1_000_000, "shoe:BJ-01"
+    )
+    person = _correction(
+        settled[1].payload["settlements"][0], settled[1].payload["round"], 1_000_000, "user:pb"
+    )
     store_past_the_door("BJ-01", device, principal="device:device-BJ-01")
-    events_append(stream="BJ-01", expected_version=stream_version("BJ-01"), events=[person], principal="user:pb")
+    events_append(
+        stream="BJ-01",
+        expected_version=stream_version("BJ-01"),
+        events=[person],
+        principal="user:pb",
+    )
     digests.digest_sign()
     out = tmp_path / "package"
     code, said = export("--day", NEXT_DAY, "--out", str(out))
@@ -55,8 +78,10 @@ def corrected(record, tmp_path) -> tuple[Path, str, str]:
 def test_the_manifest_says_who_recorded_each_correction(corrected) -> None:
     package, device, person = corrected
     stated = manifest(package)["streams"]["BJ-01"]["authority"]
-    assert stated == {device: {"principal": "device:device-BJ-01", "sealed": True},
-                      person: {"principal": "user:pb", "sealed": True}}
+    assert stated == {
+        device: {"principal": "device:device-BJ-01", "sealed": True},
+        person: {"principal": "user:pb", "sealed": True},
+    }
     assert manifest(package)["format_version"] == layout.FORMAT_VERSION >= 6
 
 
@@ -81,7 +106,9 @@ def test_a_changed_authority_changes_what_the_auditor_recomputes(corrected) -> N
     data["streams"]["BJ-01"]["authority"][device] = {"principal": "user:pb", "sealed": True}
     write_manifest(package, data)
     body = (package / layout.MANIFEST).read_bytes()
-    (package / layout.SIGNATURE).write_bytes(layout.json_bytes(signing.sign_document(body, digests.signing_key())))
+    (package / layout.SIGNATURE).write_bytes(
+        layout.json_bytes(signing.sign_document(body, digests.signing_key()))
+    )
     code, said = audit("verify", str(package))
     assert code == 1, said
     assert "[reports] reports/checks.json" in said and "[reports] reports/rounds.json" in said
@@ -93,7 +120,12 @@ def test_a_money_changing_event_left_out_of_the_authority_is_named(corrected) ->
     del data["streams"]["BJ-01"]["authority"][device]
     write_manifest(package, data)
     body = (package / layout.MANIFEST).read_bytes()
-    (package / layout.SIGNATURE).write_bytes(layout.json_bytes(signing.sign_document(body, digests.signing_key())))
+    (package / layout.SIGNATURE).write_bytes(
+        layout.json_bytes(signing.sign_document(body, digests.signing_key()))
+    )
     code, said = audit("verify", str(package))
     assert code == 1, said
-    assert "the events that change money (corrections, voids) are not the ones whose authority the manifest" in said
+    assert (
+        "the events that change money (corrections, voids) are not the ones whose authority the manifest"
+        in said
+    )

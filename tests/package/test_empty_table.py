@@ -1,6 +1,7 @@
 """A table opened and closed on a gaming day without dealing a round: the day's package
 is made - by the command and on request over REST - and the offline auditor finds it
 all agrees (its recomputed reports hold the table with nothing played)."""
+
 from __future__ import annotations
 
 import json
@@ -28,25 +29,33 @@ def empty_table(settings) -> str:
     """T9 opened and closed on 2026-11-29 with not one round; a head signed over it."""
     settings.PROJECT_ON_APPEND = False
     assert T0.date().isoformat() == DAY
-    events_append(stream="T9", expected_version=0, events=[
-        table_opened("T9"), sample_event("table.closed", {"gaming_day": DAY})])
+    events_append(
+        stream="T9",
+        expected_version=0,
+        events=[table_opened("T9"), sample_event("table.closed", {"gaming_day": DAY})],
+    )
     digests.digest_sign()
     return "T9"
 
 
-def test_the_command_exports_it_and_the_auditor_says_all_agree(empty_table: str, tmp_path: Path) -> None:
+def test_the_command_exports_it_and_the_auditor_says_all_agree(
+    empty_table: str, tmp_path: Path
+) -> None:
     code, said = export("--day", DAY, "--out", str(tmp_path / "empty.zip"))
     assert code == 0, said
     manifest = json.loads(zipfile.ZipFile(tmp_path / "empty.zip").read("manifest.json"))
     assert manifest["streams"]["T9"]["events"] == 2 and manifest["streams"]["T9"]["counts"] == {
-        "table.closed": 1, "table.opened": 1}
+        "table.closed": 1,
+        "table.opened": 1,
+    }
     code, said = audit("verify", str(tmp_path / "empty.zip"), blocked=True)
     assert code == 0, said
     assert "rounds replayed: 0" in said and said.rstrip().endswith("all agree")
 
 
-def test_it_is_made_on_request_over_rest(empty_table: str, settings, tmp_path: Path,
-                                         django_capture_on_commit_callbacks) -> None:
+def test_it_is_made_on_request_over_rest(
+    empty_table: str, settings, tmp_path: Path, django_capture_on_commit_callbacks
+) -> None:
     settings.PACKAGE_DIR = str(tmp_path)
     regulator = get_user_model().objects.create_user("reg", is_staff=True)
     regulator.groups.add(group_named("regulator"))

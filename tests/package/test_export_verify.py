@@ -1,5 +1,6 @@
 """A package exported from the store verifies offline, exit 0, with Django blocked too;
 two exports of the same record are byte-identical."""
+
 from __future__ import annotations
 
 import json

@@ -3,6 +3,7 @@ with them (issue 12): each round's key and handle and its ``round.settled`` even
 (the replay's), its first day and versions (the auditor's) and its shift (the ledger
 fold's) go to the table's shelf a batch at a time - where a dict of each held about
 0.5 KB a round - and the reports are the same as when everything is kept."""
+
 from __future__ import annotations
 
 import gc
@@ -59,6 +60,8 @@ def test_what_the_audit_holds_of_its_rounds_does_not_grow_with_them() -> None:
 
 @pytest.mark.usefixtures("small_batches")
 @pytest.mark.parametrize("rounds", [40, 160])
-def test_late_events_count_as_when_everything_is_kept_with_the_rounds_shelved_in_small_batches(rounds: int) -> None:
+def test_late_events_count_as_when_everything_is_kept_with_the_rounds_shelved_in_small_batches(
+    rounds: int,
+) -> None:
     events, struck = _late_changes(_table(rounds))
     assert _audit(events, struck, kept=False) == _audit(events, struck, kept=True)

@@ -15,6 +15,7 @@ version 4's leaves commit to each event's seal, and its streams give their last 
 Make only the fixture of a new format version, the first time (never to make this test
 pass): ``PACKAGE_FIXTURE=1 pytest tests/package/test_format_fixture.py`` writes
 ``package-v<this version>.zip``."""
+
 from __future__ import annotations
 
 import gzip
@@ -36,7 +37,9 @@ FIXTURE_V2_FINDINGS = FIXTURES / "package-v2-findings.zip"
 FIXTURE_V3 = FIXTURES / "package-v3.zip"
 
 
-@pytest.mark.skipif(not os.environ.get("PACKAGE_FIXTURE"), reason="writes the fixture: PACKAGE_FIXTURE=1")
+@pytest.mark.skipif(
+    not os.environ.get("PACKAGE_FIXTURE"), reason="writes the fixture: PACKAGE_FIXTURE=1"
+)
 def test_make_the_fixture(db, settings, tmp_path) -> None:
     from audit.integrity import digests
     from tables.simulator.config import SimConfig
@@ -46,14 +49,23 @@ def test_make_the_fixture(db, settings, tmp_path) -> None:
 
     settings.PROJECT_ON_APPEND = False
     # two wrong payouts: the checks report carries the engine's messages with amounts
-    config = SimConfig(tables=2, rounds=4, days=1, seed="package-fixture", seats=2, live_bets=3,
-                       at=(FaultAt("short_pay", "BJ-01", 1), FaultAt("overpay", "BJ-02", 1)))
+    config = SimConfig(
+        tables=2,
+        rounds=4,
+        days=1,
+        seed="package-fixture",
+        seats=2,
+        live_bets=3,
+        at=(FaultAt("short_pay", "BJ-01", 1), FaultAt("overpay", "BJ-02", 1)),
+    )
     simulate(config, StoreSink(config))
     digests.digest_sign()
     out = tmp_path / "package.zip"
     assert export("--day", DAY, "--out", str(out))[0] == 0
     target = FIXTURES / f"package-v{layout.FORMAT_VERSION}.zip"
-    assert not target.exists(), f"{target} is kept as it was made: a new format version makes a new fixture"
+    assert not target.exists(), (
+        f"{target} is kept as it was made: a new format version makes a new fixture"
+    )
     shutil.copyfile(out, target)
 
 
@@ -71,8 +83,16 @@ def test_a_round_of_the_fixture_is_recalled() -> None:
     """Cards, bets, settlements recorded and recomputed, chain and inclusion."""
     code, said = audit("round", str(FIXTURE), "BJ-02", DAY, "2", blocked=True)
     assert code == 0, said
-    for part in ("Round 2 - table BJ-02", "card.dealt", "bet.placed", "round.settled", "recomputed", "recorded",
-                 "chain from the period's start to here: intact", "is in the signed head"):
+    for part in (
+        "Round 2 - table BJ-02",
+        "card.dealt",
+        "bet.placed",
+        "round.settled",
+        "recomputed",
+        "recorded",
+        "chain from the period's start to here: intact",
+        "is in the signed head",
+    ):
         assert part in said, part
     code, said = audit("round", str(FIXTURE), "BJ-02", "2026-01-01", "2")
     assert code == 2 and "not 2026-01-01" in said, said
@@ -87,8 +107,12 @@ def test_the_version_2_fixture_verifies_with_its_theoretical_win() -> None:
         manifest = json.loads(package.read("manifest.json"))
         rows = json.loads(package.read("reports/reconciliation.json"))["rows"]
     assert manifest["format_version"] == 2
-    assert all(entry["house_edge"] and entry["variance"] for entry in manifest["rule_sets"].values())
-    assert rows and all(isinstance(r["theoretical_win"], int) and r["theoretical_sd"] > 0 for r in rows), rows
+    assert all(
+        entry["house_edge"] and entry["variance"] for entry in manifest["rule_sets"].values()
+    )
+    assert rows and all(
+        isinstance(r["theoretical_win"], int) and r["theoretical_sd"] > 0 for r in rows
+    ), rows
     code, said = audit("verify", str(FIXTURE_V2), blocked=True)
     assert code == 0, said
     assert "format 2" in said and "tables: 2" in said
@@ -103,7 +127,9 @@ def test_a_version_1_reconciliation_given_a_theoretical_column_disagrees(tmp_pat
         package.extractall(folder)
     csv = folder / "reports" / "reconciliation.csv"
     lines = csv.read_text().splitlines()
-    csv.write_text("\n".join([lines[0] + ",theoretical_win"] + [line + ",0" for line in lines[1:]]) + "\n")
+    csv.write_text(
+        "\n".join([lines[0] + ",theoretical_win"] + [line + ",0" for line in lines[1:]]) + "\n"
+    )
     code, said = audit("verify", str(folder))
     assert code == 1 and "reports/reconciliation.csv:1" in said, said
 
@@ -139,14 +165,22 @@ def test_an_older_package_s_checks_are_still_compared_but_for_the_message(tmp_pa
     only the file's changed hash."""
     folder = _v2_with_checks(tmp_path, lambda row: row.update(recorded="win +160"))
     code, said = audit("verify", str(folder))
-    assert code == 1 and "[reports] reports/checks.json:" in said and "message not compared" in said, said
+    assert (
+        code == 1 and "[reports] reports/checks.json:" in said and "message not compared" in said
+    ), said
     assert '"recorded": "win +160"' in said, said
     # the line of the package's file
-    changed = next(n for n, line in enumerate((folder / "reports" / "checks.json").read_text().splitlines(), 1)
-                   if "win +160" in line)
+    changed = next(
+        n
+        for n, line in enumerate((folder / "reports" / "checks.json").read_text().splitlines(), 1)
+        if "win +160" in line
+    )
     assert f"[reports] reports/checks.json:{changed}:" in said, said
 
-    folder = _v2_with_checks(tmp_path / "again", lambda row: row.update(message=row["message"].replace("200", "EUR 2.00")))
+    folder = _v2_with_checks(
+        tmp_path / "again",
+        lambda row: row.update(message=row["message"].replace("200", "EUR 2.00")),
+    )
     code, said = audit("verify", str(folder))
     assert code == 1 and "reports/checks.json" in said, said
     assert "[files] reports/checks.json" in said and "[reports]" not in said, said
@@ -192,7 +226,9 @@ def test_a_seal_changed_in_the_manifest_breaks_the_inclusion_proof(tmp_path) -> 
     (folder / "manifest.json").write_bytes(layout.json_bytes(manifest))
     code, said = audit("verify", str(folder))
     assert code == 1
-    assert "[inclusion]" in said and "the stream's last event is not in the signed head" in said, said
+    assert "[inclusion]" in said and "the stream's last event is not in the signed head" in said, (
+        said
+    )
 
 
 def test_heads_of_two_leaf_formats_in_one_package_are_a_disagreement(tmp_path) -> None:
@@ -208,7 +244,10 @@ def test_heads_of_two_leaf_formats_in_one_package_are_a_disagreement(tmp_path) -
     (folder / "manifest.json").write_bytes(layout.json_bytes(manifest))
     code, said = audit("verify", str(folder))
     assert code == 1
-    assert "has leaves of format 2, the one of" in said and "before it format 1: no consistency proof" in said, said
+    assert (
+        "has leaves of format 2, the one of" in said
+        and "before it format 1: no consistency proof" in said
+    ), said
 
 
 def test_a_previous_package_of_the_first_leaf_format_is_named(tmp_path) -> None:
@@ -216,8 +255,10 @@ def test_a_previous_package_of_the_first_leaf_format_is_named(tmp_path) -> None:
     that no proof joins the two formats, rather than that a proof failed."""
     code, said = audit("verify", str(FIXTURE_V4), "--previous", str(FIXTURE_V3))
     assert code == 1
-    assert ("[previous] manifest.json: the previous package's head has leaves of format 1, this package's format 2: no "
-            "consistency proof joins trees of two leaf formats") in said, said
+    assert (
+        "[previous] manifest.json: the previous package's head has leaves of format 1, this package's format 2: no "
+        "consistency proof joins trees of two leaf formats"
+    ) in said, said
 
 
 FIXTURE_V5 = FIXTURES / "package-v5.zip"
@@ -235,22 +276,34 @@ def test_the_version_5_fixture_verifies_with_its_theoretical_win_on_the_initial_
     with zipfile.ZipFile(FIXTURE_V5) as package:
         manifest = json.loads(package.read("manifest.json"))
         rows = json.loads(package.read("reports/reconciliation.json"))["rows"]
-        events = {table: [json.loads(line) for line in gzip.decompress(package.read(layout.events_file(table)))
-                          .splitlines() if line] for table in manifest["streams"]}
+        events = {
+            table: [
+                json.loads(line)
+                for line in gzip.decompress(package.read(layout.events_file(table))).splitlines()
+                if line
+            ]
+            for table in manifest["streams"]
+        }
     assert manifest["format_version"] == 5
     stated = {entry["ruleset"]: entry for entry in manifest["rule_sets"].values()}
     checked = 0
     for row in rows:
         opened = [e["payload"] for e in events[row["table"]] if e["type"] == "table.opened"]
-        voided = {e["payload"]["round"] for e in events[row["table"]] if e["type"] == "round.voided"}
-        bets = [e["payload"] for e in events[row["table"]] if e["type"] == "bet.placed"
-                and e["payload"]["round"] not in voided]
+        voided = {
+            e["payload"]["round"] for e in events[row["table"]] if e["type"] == "round.voided"
+        }
+        bets = [
+            e["payload"]
+            for e in events[row["table"]]
+            if e["type"] == "bet.placed" and e["payload"]["round"] not in voided
+        ]
         initial = sum(b["amount"] for b in bets if b["kind"] in ("main", "behind"))
         insurance = sum(b["amount"] for b in bets if b["kind"] == "insurance")
         ruleset = opened[0]["ruleset"]
         insurance_edge = (insurance_figures(PRESETS[ruleset]) or (Fraction(0),))[0]
-        assert row["theoretical_win"] == round(initial * Fraction(stated[ruleset]["house_edge"])
-                                               + insurance * insurance_edge), row
+        assert row["theoretical_win"] == round(
+            initial * Fraction(stated[ruleset]["house_edge"]) + insurance * insurance_edge
+        ), row
         assert initial < row["handle"] or not bets
         checked += 1
     assert checked == 2
@@ -282,9 +335,13 @@ def test_the_version_7_fixture_verifies_with_its_states_rates_and_drop_boxes() -
         rows = json.loads(package.read("reports/reconciliation.json"))["rows"]
     assert manifest["format_version"] == 7 and manifest["fx_rates"] == []
     assert {entry["ruleset"]: entry["drop_box"] for entry in manifest["rule_sets"].values()} == {
-        "it-live": False, "it-classic": True}
+        "it-live": False,
+        "it-classic": True,
+    }
     assert [(r["table"], r["state"], r["missing"]) for r in rows] == [
-        ("BJ-01", "no_drop_box", None), ("BJ-02", "reconciled", None)]
+        ("BJ-01", "no_drop_box", None),
+        ("BJ-02", "reconciled", None),
+    ]
     code, said = audit("verify", str(fixture), blocked=True)
     assert code == 0, said
     assert "format 7" in said and "all agree" in said

@@ -2,6 +2,7 @@
 Bloom filter of a fixed size, on the shelf 16,384 at a time, the rounds on the shelf. What a late event says about an
 early one must still count exactly as when everything was kept: a repeated id, a
 correction or a void of an early round, an event a correction strikes."""
+
 from __future__ import annotations
 
 import copy
@@ -37,8 +38,9 @@ def test_the_id_set_holds_each_id_exactly() -> None:
     ids.add(held)
     assert not ids.add_new(held.upper())
     assert len(ids) == 10_000 + 5
-    assert sorted(ids) == sorted(canonical[::2] + [held.upper(), held[:-1] + " ", held.replace("-", ""), "e1",
-                                                   held + "0"])
+    assert sorted(ids) == sorted(
+        canonical[::2] + [held.upper(), held[:-1] + " ", held.replace("-", ""), "e1", held + "0"]
+    )
 
 
 def test_a_match_across_two_held_ids_is_not_one_of_them() -> None:
@@ -48,7 +50,9 @@ def test_a_match_across_two_held_ids_is_not_one_of_them() -> None:
     ids.add(b)  # another bucket; put both in one by their first 12 bits
     first = "00000000-0000-0000-0000-0000000000ab"
     ids.add(first)
-    straddling = "0000abcd-0000-0000-0000-000000000000"  # the last bytes of one and the first of the next
+    straddling = (
+        "0000abcd-0000-0000-0000-000000000000"  # the last bytes of one and the first of the next
+    )
     assert straddling not in ids
 
 
@@ -88,7 +92,11 @@ def test_a_false_alarm_of_the_filter_is_no_repeat() -> None:
     assert ids.alarms > 1_900
     assert not any(event_id in ids for event_id in never)
     assert all(event_id in ids for event_id in held)
-    assert [ids.add_new(event_id) for event_id in (held[1], never[0], never[0])] == [False, True, False]
+    assert [ids.add_new(event_id) for event_id in (held[1], never[0], never[0])] == [
+        False,
+        True,
+        False,
+    ]
     assert len(ids) == 2_001
 
 
@@ -96,8 +104,18 @@ def test_a_false_alarm_of_the_filter_is_no_repeat() -> None:
 def test_texts_that_are_not_canonical_uuids_stay_texts_among_the_uuids() -> None:
     held = _uuids(200)
     first = held[0]
-    others = [first.upper(), first[:-1] + " ", first[:-1], first + "0", first.replace("-", ""), "e1",
-              first[:8] + "-" + first[9:] + "-", first[:-1] + "\n", "", first.replace("-", "_")]
+    others = [
+        first.upper(),
+        first[:-1] + " ",
+        first[:-1],
+        first + "0",
+        first.replace("-", ""),
+        "e1",
+        first[:8] + "-" + first[9:] + "-",
+        first[:-1] + "\n",
+        "",
+        first.replace("-", "_"),
+    ]
     ids = IdSet(size=1)
     for n, event_id in enumerate(held):  # the others in among the UUIDs, one a batch
         assert ids.add_new(event_id)
@@ -110,16 +128,22 @@ def test_texts_that_are_not_canonical_uuids_stay_texts_among_the_uuids() -> None
     assert not any(ids.add_new(event_id) for event_id in others)
 
 
-@pytest.mark.parametrize("texts", [
-    ["00000000-0000-0000-0000-000000000000"] * 3,  # digits alone: canonical all the same
-    ["0" * 8 + "-0000-0000-0000-" + "0" * 11, "0" * 8 + "-0000-0000-0000-" + "0" * 13],  # 35 and 37 characters
-    ["A" * 8 + "-0000-0000-0000-" + "0" * 12],
-    ["0" * 8 + "-0000-0000-0000-" + "0" * 11 + " "],
-    ["0" * 9 + "0000-0000-0000-" + "0" * 12],
-    ["0" * 8 + "-0000-0000-0000-" + "0" * 5 + "\n" + "0" * 6],
-    ["0" * 8 + "-0000-0000-0000-" + "0" * 11 + "g"],
-    ["0" * 8 + "-0000-0000-0000-" + "0" * 11 + "\u0660"],  # an Arabic-Indic zero
-])
+@pytest.mark.parametrize(
+    "texts",
+    [
+        ["00000000-0000-0000-0000-000000000000"] * 3,  # digits alone: canonical all the same
+        [
+            "0" * 8 + "-0000-0000-0000-" + "0" * 11,
+            "0" * 8 + "-0000-0000-0000-" + "0" * 13,
+        ],  # 35 and 37 characters
+        ["A" * 8 + "-0000-0000-0000-" + "0" * 12],
+        ["0" * 8 + "-0000-0000-0000-" + "0" * 11 + " "],
+        ["0" * 9 + "0000-0000-0000-" + "0" * 12],
+        ["0" * 8 + "-0000-0000-0000-" + "0" * 5 + "\n" + "0" * 6],
+        ["0" * 8 + "-0000-0000-0000-" + "0" * 11 + "g"],
+        ["0" * 8 + "-0000-0000-0000-" + "0" * 11 + "\u0660"],  # an Arabic-Indic zero
+    ],
+)
 def test_the_batch_check_takes_only_canonical_uuids(texts: list[str]) -> None:
     keys = id_sets._canonical(texts)
     one_by_one = [bool(id_sets._ONE.fullmatch(text)) and len(text) == 36 for text in texts]
@@ -129,12 +153,21 @@ def test_the_batch_check_takes_only_canonical_uuids(texts: list[str]) -> None:
 
 
 def _table(rounds: int = 160) -> list[dict[str, Any]]:
-    return copy.deepcopy(deal_table(PRESETS["hoyle"], seed="long-stream", rounds=rounds, start=START).events)
+    return copy.deepcopy(
+        deal_table(PRESETS["hoyle"], seed="long-stream", rounds=rounds, start=START).events
+    )
 
 
-def _event(after: dict[str, Any], kind: str, payload: dict[str, Any], version: int) -> dict[str, Any]:
+def _event(
+    after: dict[str, Any], kind: str, payload: dict[str, Any], version: int
+) -> dict[str, Any]:
     event = copy.deepcopy(after)
-    event.update(type=kind, payload=payload, version=version, id=str(uuid.uuid5(uuid.NAMESPACE_OID, f"{kind}{version}")))
+    event.update(
+        type=kind,
+        payload=payload,
+        version=version,
+        id=str(uuid.uuid5(uuid.NAMESPACE_OID, f"{kind}{version}")),
+    )
     return event
 
 
@@ -144,24 +177,58 @@ def _late_changes(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], s
     correction naming an event that is not in the record."""
     settled = [e for e in events if e["type"] == "round.settled" and e["payload"]["settlements"]]
     early, voided = settled[2], settled[5]
-    placed = [e for e in events if e["type"] == "bet.placed" and e["payload"]["round"] == settled[8]["payload"]["round"]]
+    placed = [
+        e
+        for e in events
+        if e["type"] == "bet.placed" and e["payload"]["round"] == settled[8]["payload"]["round"]
+    ]
     last = events[-1]
     version = last["version"]
     bet = early["payload"]["settlements"][0]
     # an early event read twice more, far from it, and a late one again just after itself
-    late: list[dict[str, Any]] = [copy.deepcopy(events[12]), copy.deepcopy(events[-4]), copy.deepcopy(events[12])]
+    late: list[dict[str, Any]] = [
+        copy.deepcopy(events[12]),
+        copy.deepcopy(events[-4]),
+        copy.deepcopy(events[12]),
+    ]
     for kind, payload in (
-        ("correction.recorded", {"round": early["payload"]["round"], "corrects": early["id"], "reason": "short pay",
-                                 "authorised_by": "pitboss", "settlements": [{**bet, "net": bet["net"] + 5}]}),
+        (
+            "correction.recorded",
+            {
+                "round": early["payload"]["round"],
+                "corrects": early["id"],
+                "reason": "short pay",
+                "authorised_by": "pitboss",
+                "settlements": [{**bet, "net": bet["net"] + 5}],
+            },
+        ),
         ("round.voided", {"round": voided["payload"]["round"], "reason": "misdeal"}),
-        ("correction.recorded", {"round": None, "corrects": placed[0]["id"], "reason": "struck", "authorised_by": "pitboss",
-                                 "settlements": []}),
-        ("correction.recorded", {"round": None, "corrects": str(uuid.uuid4()), "reason": "nothing",
-                                 "authorised_by": "pitboss", "settlements": []}),
+        (
+            "correction.recorded",
+            {
+                "round": None,
+                "corrects": placed[0]["id"],
+                "reason": "struck",
+                "authorised_by": "pitboss",
+                "settlements": [],
+            },
+        ),
+        (
+            "correction.recorded",
+            {
+                "round": None,
+                "corrects": str(uuid.uuid4()),
+                "reason": "nothing",
+                "authorised_by": "pitboss",
+                "settlements": [],
+            },
+        ),
     ):
         version += 1
         late.append(_event(last, kind, payload, version))
-    return events[:-3] + late[:3] + events[-3:] + late[3:], {placed[0]["id"]} | {late[-1]["payload"]["corrects"]}
+    return events[:-3] + late[:3] + events[-3:] + late[3:], {placed[0]["id"]} | {
+        late[-1]["payload"]["corrects"]
+    }
 
 
 class _Texts(set[str]):
@@ -197,14 +264,18 @@ def test_late_events_about_early_rounds_count_as_when_everything_is_kept(rounds:
     lean = _audit(events, struck, kept=False)
     assert lean == _audit(events, struck, kept=True)
     kinds = [(row["owner"], row["kind"]) for row in lean.checks]
-    assert kinds.count(("engine", "duplicate_event")) == 3  # the repeats, the first 150 rounds after its event
+    assert (
+        kinds.count(("engine", "duplicate_event")) == 3
+    )  # the repeats, the first 150 rounds after its event
     assert ("engine", "invalid_correction") in kinds  # the correction of an event never recorded
     assert [row["status"] for row in lean.rounds].count("voided") >= 1
     assert any(row["recorded"] != row["recomputed"] for row in lean.rounds)  # the corrected round
 
 
 @pytest.mark.usefixtures("small_runs")
-def test_a_repeat_far_apart_is_found_with_a_filter_that_sounds_for_every_id(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_repeat_far_apart_is_found_with_a_filter_that_sounds_for_every_id(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The ids on the shelf in runs of 32, behind a filter of one byte: the same reports,
     the same repeats, named where they come, as a set of the texts gives."""
     monkeypatch.setattr(id_sets, "BYTES", 1)
@@ -215,8 +286,13 @@ def test_a_repeat_far_apart_is_found_with_a_filter_that_sounds_for_every_id(monk
     repeats = [row for row in lean.checks if row["kind"] == "duplicate_event"]
     # the 13th event again about 1,000 events later, and the 4th from the end just after itself
     assert [(row["table"], row["event"]) for row in repeats] == [
-        ("T1", table[12]["id"]), ("T1", table[-4]["id"]), ("T1", table[12]["id"])]
-    assert all(row["message"] == f"Event {row['event']} appears twice in the record." for row in repeats)
+        ("T1", table[12]["id"]),
+        ("T1", table[-4]["id"]),
+        ("T1", table[12]["id"]),
+    ]
+    assert all(
+        row["message"] == f"Event {row['event']} appears twice in the record." for row in repeats
+    )
 
 
 def test_the_filter_is_larger_only_for_a_stream_longer_than_it_is_made_for() -> None:
@@ -225,5 +301,5 @@ def test_the_filter_is_larger_only_for_a_stream_longer_than_it_is_made_for() -> 
 
     assert size(IdSet()) == size(IdSet(expected=260_000)) == id_sets.BYTES == 1 << 20
     assert size(IdSet(expected=1_000_000)) == 4 << 20
-    assert size(IdSet(expected=10 ** 12)) == 16 << 20  # a manifest's count, whatever it says
-    assert size(IdSet(size=64, expected=10 ** 6)) == 64
+    assert size(IdSet(expected=10**12)) == 16 << 20  # a manifest's count, whatever it says
+    assert size(IdSet(size=64, expected=10**6)) == 64

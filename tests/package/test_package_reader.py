@@ -2,6 +2,7 @@
 the standard library's elsewhere: the same lines, and the same refusal of a file cut
 short or changed (:class:`auditor.layout.CorruptFile`, which verify reports as a
 disagreement and the recall as an unreadable package)."""
+
 from __future__ import annotations
 
 import gzip
@@ -45,11 +46,13 @@ def test_the_lines_are_the_files_lines_whichever_reader(tmp_path: Path, reader: 
 
 
 @pytest.mark.parametrize("damage", ["cut", "byte", "crc", "length", "not gzip"])
-def test_a_damaged_file_is_refused_whichever_reader(tmp_path: Path, reader: str, damage: str) -> None:
+def test_a_damaged_file_is_refused_whichever_reader(
+    tmp_path: Path, reader: str, damage: str
+) -> None:
     folder, name, data = _member(tmp_path)
     blob = bytearray(data)
     if damage == "cut":
-        blob = blob[:len(blob) // 2]
+        blob = blob[: len(blob) // 2]
     elif damage == "byte":
         blob[len(blob) // 3] ^= 0x55
     elif damage == "crc":
@@ -65,13 +68,15 @@ def test_a_damaged_file_is_refused_whichever_reader(tmp_path: Path, reader: str,
     assert raised.value.reason
 
 
-def test_the_recall_of_a_round_in_a_damaged_file_is_an_unreadable_package(tmp_path: Path, capsys) -> None:
+def test_the_recall_of_a_round_in_a_damaged_file_is_an_unreadable_package(
+    tmp_path: Path, capsys
+) -> None:
     """Exit 2 and a line naming the file (a traceback before)."""
     from auditor.cli import main
 
     folder, name, data = _member(tmp_path)
     table = name.removeprefix(f"{layout.EVENTS_DIR}/").removesuffix(".jsonl.gz")
-    (folder / name).write_bytes(data[:len(data) // 2])
+    (folder / name).write_bytes(data[: len(data) // 2])
     day = layout.Package(folder).manifest()["period"]["from"]
     assert main(["round", str(folder), table, day, "2"]) == 2
     said = capsys.readouterr().err

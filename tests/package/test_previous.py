@@ -1,4 +1,5 @@
 """--previous: a package proves that its record grew from an earlier package's head."""
+
 from __future__ import annotations
 
 from audit.integrity import digests
@@ -11,7 +12,9 @@ from tests.package.conftest import DAY, NEXT_DAY, audit, export
 def test_a_later_package_proves_it_grew_from_the_earlier_one(record, tmp_path) -> None:
     first = tmp_path / "first.zip"
     assert export("--day", DAY, "--out", str(first))[0] == 0
-    more = SimConfig(tables=1, rounds=2, days=1, seed="more", seats=1, prefix="BX-", gaming_day=None)
+    more = SimConfig(
+        tables=1, rounds=2, days=1, seed="more", seats=1, prefix="BX-", gaming_day=None
+    )
     simulate(more, StoreSink(more))
     digests.digest_sign()
     second = tmp_path / "second.zip"
@@ -32,13 +35,17 @@ def test_a_previous_package_of_the_first_leaf_format_is_refused_at_export(record
     seal): no consistency proof joins the two trees, so the exporter refuses it, saying so."""
     from tests.package.test_format_fixture import FIXTURE_V3
 
-    code, said = export("--day", DAY, "--out", str(tmp_path / "p.zip"), "--previous", str(FIXTURE_V3))
+    code, said = export(
+        "--day", DAY, "--out", str(tmp_path / "p.zip"), "--previous", str(FIXTURE_V3)
+    )
     assert code == 2
     assert "its head's tree has leaves of format 1, this record's now format 2" in said, said
     assert not (tmp_path / "p.zip").exists()
 
 
-def test_a_package_after_a_head_of_the_first_leaf_format_signs_one_of_the_new(record, tmp_path) -> None:
+def test_a_package_after_a_head_of_the_first_leaf_format_signs_one_of_the_new(
+    record, tmp_path
+) -> None:
     """The latest stored head of the old format covers the period, but its tree is not the
     one proofs are made from: a head of the new format is signed, and the package lists only
     heads of that format; it verifies."""

@@ -2,6 +2,7 @@
 the API - the round review's data and the offline recall's content: cards, bets,
 decisions, settlements recorded and recomputed (a short pay marked), the chain, the
 inclusion proof of the round's last event in the signed head, checked."""
+
 from __future__ import annotations
 
 import io
@@ -52,9 +53,20 @@ def test_the_recall_page_shows_the_round_its_short_pay_and_its_proof(short_paid)
     assert html.status_code == 200, html.content[:500]
     text = html.content.decode()
     bet = short_paid["bet"]
-    for part in (f"Game recall - round {number}, table T1, gaming day {DAY}", "card.dealt", "bet.placed",
-                 "round.settled", "DIFFERS", bet, "EUR ", "intact", "is in the signed head", "@media print",
-                 f"/admin/recall/T1/{DAY}/{number}.pdf", "blackjack-audit round PACKAGE T1"):
+    for part in (
+        f"Game recall - round {number}, table T1, gaming day {DAY}",
+        "card.dealt",
+        "bet.placed",
+        "round.settled",
+        "DIFFERS",
+        bet,
+        "EUR ",
+        "intact",
+        "is in the signed head",
+        "@media print",
+        f"/admin/recall/T1/{DAY}/{number}.pdf",
+        "blackjack-audit round PACKAGE T1",
+    ):
         assert part in text, part
     row = Round.objects.get(table__stream="T1", number=number)
     assert f"{row.handle // 100:,}." in text  # the handle, by the one money formatter
@@ -68,12 +80,22 @@ def test_the_recall_page_shows_the_round_its_short_pay_and_its_proof(short_paid)
 def test_the_pdf_says_what_the_page_says(short_paid) -> None:
     api, page = _person("regulator")
     number = short_paid["round"]
-    for response in (page.get(f"/admin/recall/T1/{DAY}/{number}.pdf"),
-                     api.get(f"/api/rounds/T1/{DAY}/{number}/recall.pdf")):
+    for response in (
+        page.get(f"/admin/recall/T1/{DAY}/{number}.pdf"),
+        api.get(f"/api/rounds/T1/{DAY}/{number}/recall.pdf"),
+    ):
         assert response.status_code == 200 and response["Content-Type"] == "application/pdf"
         text = "\n".join(p.extract_text() for p in PdfReader(io.BytesIO(response.content)).pages)
-        for part in (f"round {number}, table T1", "card.dealt", "round.settled", "DIFFERS", short_paid["bet"],
-                     "EUR ", "is in the signed head", "intact"):
+        for part in (
+            f"round {number}, table T1",
+            "card.dealt",
+            "round.settled",
+            "DIFFERS",
+            short_paid["bet"],
+            "EUR ",
+            "is in the signed head",
+            "intact",
+        ):
             assert part in text, part
 
 
@@ -112,4 +134,6 @@ def test_the_same_round_gives_the_same_pdf_bytes_whenever_it_is_printed(short_pa
     context = recall_context("T1", DAY, number)
     assert context is not None and recall_pdf(context) == first
     made = PdfReader(io.BytesIO(first)).metadata.creation_date
-    assert made == datetime.fromisoformat(context["last"]["at"].removesuffix("Z")).replace(tzinfo=UTC, microsecond=0)
+    assert made == datetime.fromisoformat(context["last"]["at"].removesuffix("Z")).replace(
+        tzinfo=UTC, microsecond=0
+    )

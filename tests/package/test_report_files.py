@@ -1,5 +1,6 @@
 """A report written a batch at a time is byte for byte the auditor's rendering of all its
 rows at once, whatever the batches (none, empty ones, one row each)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -15,21 +16,35 @@ def _rows(name: str, count: int) -> list[dict]:
     """Rows with every column set, the awkward values among them: None, a list and a
     dict (JSON in a CSV cell), text with a comma, a quote, a line separator (U+2028,
     which JSON keeps as it is) and non-Latin letters."""
-    odd = ["a,b", 'say "no"', "line\u2028separator", "Zürich €", None, [1, {"b": 2, "a": [3]}], {"z": None}]
-    return [{column: (number if index % 3 == 0 else odd[(number + index) % len(odd)])
-             for index, column in enumerate(COLUMNS[name])} for number in range(count)]
+    odd = [
+        "a,b",
+        'say "no"',
+        "line\u2028separator",
+        "Zürich €",
+        None,
+        [1, {"b": 2, "a": [3]}],
+        {"z": None},
+    ]
+    return [
+        {
+            column: (number if index % 3 == 0 else odd[(number + index) % len(odd)])
+            for index, column in enumerate(COLUMNS[name])
+        }
+        for number in range(count)
+    ]
 
 
 @pytest.mark.parametrize("name", sorted(COLUMNS))
 @pytest.mark.parametrize("batches", [(), (0,), (1,), (5,), (2, 0, 3), (1, 1, 1, 1)])
-def test_rows_written_in_batches_are_the_rendering_of_all_of_them(tmp_path: Path, name: str,
-                                                                   batches: tuple[int, ...]) -> None:
+def test_rows_written_in_batches_are_the_rendering_of_all_of_them(
+    tmp_path: Path, name: str, batches: tuple[int, ...]
+) -> None:
     (tmp_path / "reports").mkdir()
     rows = _rows(name, sum(batches))
     files = ReportFiles(tmp_path, name)
     done = 0
     for size in batches:
-        files.write(rows[done:done + size])
+        files.write(rows[done : done + size])
         done += size
     files.close()
     expected = render(name, rows)

@@ -1,5 +1,6 @@
 """Any change to a package, or to the store before it was exported, makes the offline
 auditor exit 1 and name what and where."""
+
 from __future__ import annotations
 
 import hashlib
@@ -22,8 +23,17 @@ from tests.package.tampering import (
     write_manifest,
 )
 
-FILES = [layout.MANIFEST, layout.SIGNATURE, "events/BJ-01.jsonl.gz", "events/BJ-02.jsonl.gz",
-         *(layout.report_file(name, kind) for name in ("rounds", "reconciliation") for kind in ("csv", "json"))]
+FILES = [
+    layout.MANIFEST,
+    layout.SIGNATURE,
+    "events/BJ-01.jsonl.gz",
+    "events/BJ-02.jsonl.gz",
+    *(
+        layout.report_file(name, kind)
+        for name in ("rounds", "reconciliation")
+        for kind in ("csv", "json")
+    ),
+]
 
 
 @pytest.fixture
@@ -96,19 +106,28 @@ def test_a_forged_head_signature_is_named(package) -> None:
     write_manifest(package, data)
     code, said = audit("verify", str(package))
     assert code == 1, said
-    assert f"[heads] manifest.json: the signed head of {head['size']} events: its signature does not hold" in said
+    assert (
+        f"[heads] manifest.json: the signed head of {head['size']} events: its signature does not hold"
+        in said
+    )
 
 
-def test_a_package_re_signed_with_another_key_fails_against_the_pinned_key(package, tmp_path, settings) -> None:
+def test_a_package_re_signed_with_another_key_fails_against_the_pinned_key(
+    package, tmp_path, settings
+) -> None:
     """A forger re-signs the heads and the manifest with a key of their own and puts its
     public key in the package: with the casino's published key pinned, exit 1."""
     forger = Ed25519PrivateKey.generate()
     data = manifest(package)
     for head in data["signed_heads"]:
         sth = signing.SignedTreeHead.from_dict(head)
-        forged = signing.sign_head(sth.head, timestamp=sth.timestamp, private_key=forger, streams=sth.streams)
+        forged = signing.sign_head(
+            sth.head, timestamp=sth.timestamp, private_key=forger, streams=sth.streams
+        )
         head.update(key_id=forged.key_id, signature=forged.signature.hex())
-    data["public_keys"] = {signing.key_id(forger.public_key()): signing.public_pem(forger.public_key())}
+    data["public_keys"] = {
+        signing.key_id(forger.public_key()): signing.public_pem(forger.public_key())
+    }
     write_manifest(package, data)
     body = (package / layout.MANIFEST).read_bytes()
     (package / layout.SIGNATURE).write_bytes(layout.json_bytes(signing.sign_document(body, forger)))
@@ -132,7 +151,10 @@ def test_a_package_of_an_altered_store_is_named(record, tmp_path) -> None:
     assert export("--day", DAY, "--out", str(out))[0] == 0
     code, said = audit("verify", str(out))
     assert code == 1, said
-    assert f"[chain] events/BJ-02.jsonl.gz:{settled.version} stream BJ-02 version {settled.version}: altered" in said
+    assert (
+        f"[chain] events/BJ-02.jsonl.gz:{settled.version} stream BJ-02 version {settled.version}: altered"
+        in said
+    )
 
 
 def test_a_package_of_a_re_hashed_store_is_named(record, tmp_path) -> None:

@@ -4,6 +4,7 @@ own edge, with its SD, as the engine's analysis gives them; recomputed by ``blac
 verify`` from the events and the manifest's stated edge, or with ``--edges`` from the
 engine's analysis again. A casino that signs a report or an edge that the events do not
 bear out is caught."""
+
 from __future__ import annotations
 
 import json
@@ -31,7 +32,9 @@ def _resign(package: Path, data: dict | None = None) -> None:
         data["files"][name] = {"sha256": digest, "bytes": size}
     write_manifest(package, data)
     body = (package / layout.MANIFEST).read_bytes()
-    (package / layout.SIGNATURE).write_bytes(layout.json_bytes(signing.sign_document(body, digests.signing_key())))
+    (package / layout.SIGNATURE).write_bytes(
+        layout.json_bytes(signing.sign_document(body, digests.signing_key()))
+    )
 
 
 def _rows(package: Path) -> list[dict]:
@@ -47,9 +50,15 @@ def _stakes(package: Path, table: str = "BJ-03") -> tuple[int, int]:
     finally:
         opened.close()
     voided = {e["payload"]["round"] for e in events if e["type"] == "round.voided"}
-    bets = [e["payload"] for e in events if e["type"] == "bet.placed" and e["payload"]["round"] not in voided]
-    return (sum(b["amount"] for b in bets if b["kind"] in ("main", "behind")),
-            sum(b["amount"] for b in bets if b["kind"] == "insurance"))
+    bets = [
+        e["payload"]
+        for e in events
+        if e["type"] == "bet.placed" and e["payload"]["round"] not in voided
+    ]
+    return (
+        sum(b["amount"] for b in bets if b["kind"] in ("main", "behind")),
+        sum(b["amount"] for b in bets if b["kind"] == "insurance"),
+    )
 
 
 def _insurance_edge(ruleset: str) -> Fraction:
@@ -66,7 +75,9 @@ def test_the_theoretical_win_is_initial_stakes_times_the_exact_edge(exported) ->
     (row,) = _rows(package)
     initial, insurance = _stakes(package)
     assert 0 < initial < row["handle"]
-    assert row["theoretical_win"] == round(initial * edge + insurance * _insurance_edge(entry["ruleset"]))
+    assert row["theoretical_win"] == round(
+        initial * edge + insurance * _insurance_edge(entry["ruleset"])
+    )
     # the SD: at least sqrt(variance x initial) (initial stakes of one minor unit each), at
     # most the initial stakes (a round's results are within a few stakes of 0)
     assert standard_deviation(variance * initial) < row["theoretical_sd"] < initial
@@ -89,7 +100,10 @@ def test_a_theoretical_win_signed_by_the_casino_but_not_borne_out_is_found(expor
     _resign(package)
     code, said = audit("verify", str(package))
     assert code == 1, said
-    assert "reports/reconciliation.csv:2 stream BJ-03" in said and "reports/reconciliation.json" in said, said
+    assert (
+        "reports/reconciliation.csv:2 stream BJ-03" in said
+        and "reports/reconciliation.json" in said
+    ), said
 
 
 def test_an_edge_stated_but_not_the_engines_is_found(exported) -> None:
@@ -104,8 +118,10 @@ def test_an_edge_stated_but_not_the_engines_is_found(exported) -> None:
     # the report and the edge changed alike: only the engine's own analysis finds it
     rows = _rows(package)
     initial, insurance = _stakes(package)
-    lied = round(initial * Fraction(data["rule_sets"][key]["house_edge"])
-                 + insurance * _insurance_edge(data["rule_sets"][key]["ruleset"]))
+    lied = round(
+        initial * Fraction(data["rule_sets"][key]["house_edge"])
+        + insurance * _insurance_edge(data["rule_sets"][key]["ruleset"])
+    )
     rows[0]["theoretical_win"] = lied
     body = json.loads((package / "reports/reconciliation.json").read_text())
     body["rows"] = rows
@@ -124,13 +140,16 @@ def test_an_edge_stated_but_not_the_engines_is_found(exported) -> None:
 
 def test_a_day_exported_twice_is_byte_identical_with_its_theoretical_win(exported) -> None:
     first, second = exported("a", "--table", "BJ-03"), exported("b", "--table", "BJ-03")
-    assert (first / "reports/reconciliation.csv").read_bytes() == (second / "reports/reconciliation.csv").read_bytes()
+    assert (first / "reports/reconciliation.csv").read_bytes() == (
+        second / "reports/reconciliation.csv"
+    ).read_bytes()
     assert (first / layout.MANIFEST).read_bytes() == (second / layout.MANIFEST).read_bytes()
     assert DAY in _rows(first)[0]["gaming_day"]
 
 
-def test_verify_edges_analyses_the_rule_set_again_and_never_reads_the_stored_figures(record, tmp_path,
-                                                                                      monkeypatch) -> None:
+def test_verify_edges_analyses_the_rule_set_again_and_never_reads_the_stored_figures(
+    record, tmp_path, monkeypatch
+) -> None:
     """Were the engine's stored figures of a preset wrong, the package would state them
     and follow them; ``--edges`` (the regulator's independent check) analyses again."""
     from auditor.check import verify_package
@@ -142,8 +161,12 @@ def test_verify_edges_analyses_the_rule_set_again_and_never_reads_the_stored_fig
     code, said = export("--day", DAY, "--table", "BJ-03", "--out", str(package))
     assert code == 0, said
     (entry,) = manifest(package)["rule_sets"].values()
-    assert Fraction(entry["house_edge"]) == Fraction(str(preset_figures.PRESET_FIGURES[entry["ruleset"]][0]))
+    assert Fraction(entry["house_edge"]) == Fraction(
+        str(preset_figures.PRESET_FIGURES[entry["ruleset"]][0])
+    )
     assert verify_package(package, processes=1).exit_code == 0
     outcome = verify_package(package, edges=True, processes=1)
     assert outcome.exit_code == 1
-    assert any(d.file == "reports/reconciliation.csv" for d in outcome.disagreements), outcome.disagreements
+    assert any(d.file == "reports/reconciliation.csv" for d in outcome.disagreements), (
+        outcome.disagreements
+    )

@@ -1,5 +1,6 @@
 """The auditor's fast paths check exactly what the plain ones do: an event's hash and
 export form made once from its line, and the tables fanned out over processes."""
+
 from __future__ import annotations
 
 import functools
@@ -37,8 +38,12 @@ FIXTURE = Path(__file__).parent / "fixtures" / "package-v1.zip"
 def _lines() -> list[bytes]:
     package = layout.Package(FIXTURE)
     try:
-        return [line for name in package.names() if name.startswith(layout.EVENTS_DIR)
-                for line in package.lines(name)]
+        return [
+            line
+            for name in package.names()
+            if name.startswith(layout.EVENTS_DIR)
+            for line in package.lines(name)
+        ]
     finally:
         package.close()
 
@@ -75,23 +80,44 @@ _Aware = msgspec.json.Decoder(datetime)
 
 def _ids() -> st.SearchStrategy[str]:
     """Texts msgspec reads as a UUID: the export form, capitals, no dashes, mixed."""
-    return st.builds(lambda u, how: {"form": str(u), "upper": str(u).upper(), "hex": u.hex,
-                                     "mixed": str(u)[:9] + str(u)[9:].upper()}[how],
-                     st.uuids(), st.sampled_from(["form", "upper", "hex", "mixed"]))
+    return st.builds(
+        lambda u, how: {
+            "form": str(u),
+            "upper": str(u).upper(),
+            "hex": u.hex,
+            "mixed": str(u)[:9] + str(u)[9:].upper(),
+        }[how],
+        st.uuids(),
+        st.sampled_from(["form", "upper", "hex", "mixed"]),
+    )
 
 
 def _moments() -> st.SearchStrategy[str]:
     """Texts msgspec reads as an aware RFC 3339 moment, in several writings of it."""
+
     def write(moment: datetime, how: str) -> str:
         plain = moment.replace(tzinfo=None).isoformat(timespec="microseconds")
-        return {"form": plain + "Z", "small": plain.replace("T", "t") + "z", "offset": plain + "+00:00",
-                "millis": moment.replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z",
-                "seconds": moment.replace(tzinfo=None).isoformat(timespec="seconds") + "Z",
-                "east": (moment + timedelta(hours=1)).replace(tzinfo=None).isoformat(timespec="microseconds") + "+01:00",
-                "nanos": plain + "123Z", "space": plain.replace("T", " ") + "Z"}[how]
-    return st.builds(write, st.datetimes(min_value=datetime(1900, 1, 2), max_value=datetime(9998, 12, 30),
-                                         timezones=st.just(UTC)),
-                     st.sampled_from(["form", "small", "offset", "millis", "seconds", "east", "nanos", "space"]))
+        return {
+            "form": plain + "Z",
+            "small": plain.replace("T", "t") + "z",
+            "offset": plain + "+00:00",
+            "millis": moment.replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z",
+            "seconds": moment.replace(tzinfo=None).isoformat(timespec="seconds") + "Z",
+            "east": (moment + timedelta(hours=1))
+            .replace(tzinfo=None)
+            .isoformat(timespec="microseconds")
+            + "+01:00",
+            "nanos": plain + "123Z",
+            "space": plain.replace("T", " ") + "Z",
+        }[how]
+
+    return st.builds(
+        write,
+        st.datetimes(
+            min_value=datetime(1900, 1, 2), max_value=datetime(9998, 12, 30), timezones=st.just(UTC)
+        ),
+        st.sampled_from(["form", "small", "offset", "millis", "seconds", "east", "nanos", "space"]),
+    )
 
 
 @given(_ids())
@@ -124,7 +150,11 @@ def _hashed(text: bytes) -> tuple[str, dict | None, str | None]:
         link, event = decode_hashed(text, 7)
     except LineError as error:
         return f"{type(error).__name__}: {error}", None, None
-    assert link.hash == event["hash"] and link.stream == event["stream"] and link.version == event["version"]
+    assert (
+        link.hash == event["hash"]
+        and link.stream == event["stream"]
+        and link.version == event["version"]
+    )
     return "", event, link.computed_hash()
 
 
@@ -141,14 +171,29 @@ _CHANGES = [
     lambda t: t.replace(b'"schema_version":1', b'"schema_version":"1"', 1),
     lambda t: t.replace(b'"payload":{', b'"payload":{"unknown":1,', 1),
     lambda t: t.replace(b'"payload":{', b'"payload": {', 1),
-    lambda t: re.sub(rb'"recorded_at":"[^"]*"', b'"recorded_at":"2026-02-30T10:00:00.000000Z"', t, count=1),
-    lambda t: re.sub(rb'"recorded_at":"[^"]*"', b'"recorded_at":"2026-W48-1T10:00:00.000000Z"', t, count=1),
-    lambda t: re.sub(rb'"occurred_at":"[^"]*"', b'"occurred_at":"1899-12-31T23:59:59.999999Z"', t, count=1),
+    lambda t: re.sub(
+        rb'"recorded_at":"[^"]*"', b'"recorded_at":"2026-02-30T10:00:00.000000Z"', t, count=1
+    ),
+    lambda t: re.sub(
+        rb'"recorded_at":"[^"]*"', b'"recorded_at":"2026-W48-1T10:00:00.000000Z"', t, count=1
+    ),
+    lambda t: re.sub(
+        rb'"occurred_at":"[^"]*"', b'"occurred_at":"1899-12-31T23:59:59.999999Z"', t, count=1
+    ),
     lambda t: re.sub(rb'"occurred_at":"([^"]*)Z"', rb'"occurred_at":"\1+00:00"', t, count=1),
     lambda t: re.sub(rb'"occurred_at":"([^"]*)Z"', rb'"occurred_at":"\1"', t, count=1),
-    lambda t: re.sub(rb'"id":"([0-9a-f-]*)"', lambda m: b'"id":"' + m.group(1).upper() + b'"', t, count=1),
-    lambda t: re.sub(rb'"id":"([0-9a-f-]*)"', lambda m: b'"id":"' + m.group(1).replace(b"-", b"") + b'"', t, count=1),
-    lambda t: re.sub(rb'"id":"([0-9a-f-]*)"', lambda m: b'"id":"' + m.group(1)[:-1] + b'g"', t, count=1),
+    lambda t: re.sub(
+        rb'"id":"([0-9a-f-]*)"', lambda m: b'"id":"' + m.group(1).upper() + b'"', t, count=1
+    ),
+    lambda t: re.sub(
+        rb'"id":"([0-9a-f-]*)"',
+        lambda m: b'"id":"' + m.group(1).replace(b"-", b"") + b'"',
+        t,
+        count=1,
+    ),
+    lambda t: re.sub(
+        rb'"id":"([0-9a-f-]*)"', lambda m: b'"id":"' + m.group(1)[:-1] + b'g"', t, count=1
+    ),
     lambda t: re.sub(rb'"hash":"[^"]*",', b"", t, count=1),
     lambda t: re.sub(rb',"prev_hash":"[^"]*"', b"", t, count=1),
     lambda t: t[:-5],
@@ -186,8 +231,11 @@ def test_ingests_one_parse_reads_a_line_as_its_two_do_or_leaves_it_to_them() -> 
     taken = left = 0
     for text in lines[:40] + lines[-40:]:
         assert exported_fields(text) is not None  # a line this codec wrote takes the one parse
-        unchained = re.sub(rb',"(hash|prev_hash|recorded_at|position|version|schema_version)":("[^"]*"|[0-9]+)', b"",
-                           text.rstrip(b"\n"))
+        unchained = re.sub(
+            rb',"(hash|prev_hash|recorded_at|position|version|schema_version)":("[^"]*"|[0-9]+)',
+            b"",
+            text.rstrip(b"\n"),
+        )
         for changed in [change(text.rstrip(b"\n")) for change in _CHANGES] + [unchained]:
             exported = exported_fields(changed)
             if exported is None:
@@ -205,22 +253,46 @@ def _first_line() -> bytes:
 
 def _changed_ids() -> st.SearchStrategy[str]:
     """UUIDs in the export form with one character put in, taken out or replaced."""
+
     def change(u: UUID, at: int, char: str, how: str) -> str:
         text = str(u)
         at %= len(text)
-        return {"put": text[:at] + char + text[at:], "out": text[:at] + text[at + 1:],
-                "replace": text[:at] + char + text[at + 1:]}[how]
-    return st.builds(change, st.uuids(), st.integers(0, 35), st.sampled_from("0a-fgA x\u0663"),
-                     st.sampled_from(["put", "out", "replace"]))
+        return {
+            "put": text[:at] + char + text[at:],
+            "out": text[:at] + text[at + 1 :],
+            "replace": text[:at] + char + text[at + 1 :],
+        }[how]
+
+    return st.builds(
+        change,
+        st.uuids(),
+        st.integers(0, 35),
+        st.sampled_from("0a-fgA x\u0663"),
+        st.sampled_from(["put", "out", "replace"]),
+    )
 
 
-@given(st.one_of(st.text(alphabet="0123456789abcdefABCDEF-g x", min_size=34, max_size=38), _ids(), _changed_ids()))
+@given(
+    st.one_of(
+        st.text(alphabet="0123456789abcdefABCDEF-g x", min_size=34, max_size=38),
+        _ids(),
+        _changed_ids(),
+    )
+)
 def test_an_id_passes_the_one_parse_exactly_when_it_is_a_uuid_in_the_export_form(text: str) -> None:
     assert _uuid_text(text) == (ID_FORM.fullmatch(text) is not None)
 
 
-@given(st.one_of(st.text(alphabet="0123456789abcdefABCDEF-g x", min_size=32, max_size=38), _ids(), _changed_ids()))
-def test_an_ingest_line_takes_the_one_parse_exactly_when_its_id_is_in_the_export_form(text: str) -> None:
+@given(
+    st.one_of(
+        st.text(alphabet="0123456789abcdefABCDEF-g x", min_size=32, max_size=38),
+        _ids(),
+        _changed_ids(),
+    )
+)
+def test_an_ingest_line_takes_the_one_parse_exactly_when_its_id_is_in_the_export_form(
+    text: str,
+) -> None:
     line = re.sub(rb'"id":"[^"]*"', b'"id":' + msgspec.json.encode(text), _first_line(), count=1)
     plain = _fields(line)
     exported = exported_fields(line)
@@ -233,20 +305,25 @@ def _moment_texts() -> st.SearchStrategy[str]:
     """The export form's moments, valid or not, and texts of its length and shape."""
     digits = st.text(alphabet="0123456789", min_size=1, max_size=1)
     free = st.text(alphabet="0123456789-:.TZWtz +\u0663", min_size=27, max_size=27)
-    shaped = st.builds(lambda cs: "{}{}{}{}-{}{}-{}{}T{}{}:{}{}:{}{}.{}{}{}{}{}{}Z".format(*cs),
-                       st.lists(digits, min_size=20, max_size=20))
+    shaped = st.builds(
+        lambda cs: "{}{}{}{}-{}{}-{}{}T{}{}:{}{}:{}{}.{}{}{}{}{}{}Z".format(*cs),
+        st.lists(digits, min_size=20, max_size=20),
+    )
     return st.one_of(free, shaped, _moments())
 
 
 @given(_moment_texts())
-def test_a_moment_passes_the_one_parse_exactly_when_the_plain_decode_reads_it_in_the_export_form(text: str) -> None:
+def test_a_moment_passes_the_one_parse_exactly_when_the_plain_decode_reads_it_in_the_export_form(
+    text: str,
+) -> None:
     try:
         value = _Aware.decode(msgspec.json.encode(text))
     except msgspec.ValidationError:
         value = None
     in_form = MOMENT_FORM.fullmatch(text) is not None and value is not None
-    expected = in_form and datetime(1900, 1, 1, tzinfo=UTC) <= value <= datetime(9998, 12, 31, 23, 59, 59, 999999,
-                                                                                   tzinfo=UTC)
+    expected = in_form and datetime(1900, 1, 1, tzinfo=UTC) <= value <= datetime(
+        9998, 12, 31, 23, 59, 59, 999999, tzinfo=UTC
+    )
     assert _exported_moment(text) == expected
 
 
@@ -270,7 +347,6 @@ def test_tables_fanned_out_give_the_same_outcome_as_one_process(tmp_path: Path) 
     shutil.rmtree(folder)
 
 
-
 def _name_of(job) -> str:
     return job[2]
 
@@ -290,9 +366,13 @@ def test_the_longest_tables_are_handed_to_the_workers_first(monkeypatch) -> None
             submitted.append(job[2])
             return super().submit(fn, job, *args, **kwargs)
 
-    monkeypatch.setattr(processes, "ProcessPoolExecutor", Recorded)  # the pool check's process_pool makes
+    monkeypatch.setattr(
+        processes, "ProcessPoolExecutor", Recorded
+    )  # the pool check's process_pool makes
     monkeypatch.setattr(check, "_table", _name_of)
-    jobs = [("p", {}, name, {"events": events}, None, False, "")
-            for name, events in (("BJ-01", 700), ("BJ-02", 22_000), ("BJ-03", 6_500), ("BJ-04", 21_000))]
+    jobs = [
+        ("p", {}, name, {"events": events}, None, False, "")
+        for name, events in (("BJ-01", 700), ("BJ-02", 22_000), ("BJ-03", 6_500), ("BJ-04", 21_000))
+    ]
     assert list(check._each_table(jobs, 2)) == ["BJ-01", "BJ-02", "BJ-03", "BJ-04"]
     assert submitted == ["BJ-02", "BJ-04", "BJ-03", "BJ-01"]

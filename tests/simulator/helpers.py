@@ -1,4 +1,5 @@
 """Running the simulator in memory and auditing what it wrote."""
+
 from __future__ import annotations
 
 import io

@@ -1,5 +1,6 @@
 """A day without faults: every preset, several tables, two gaming days - replay finds
 nothing, the chips reconcile, the chains hold, the limits are kept."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -24,21 +25,47 @@ def test_a_fault_free_day_replays_without_a_finding(clean: tuple[bytes, dict, li
     assert audit(data) == Counter()
 
 
-def test_every_preset_deals_and_the_day_has_its_events(clean: tuple[bytes, dict, list[dict]]) -> None:
+def test_every_preset_deals_and_the_day_has_its_events(
+    clean: tuple[bytes, dict, list[dict]],
+) -> None:
     _, manifest, events = clean
     assert {t["ruleset"] for t in manifest["tables"]} == set(PRESETS)
     types = Counter(e["type"] for e in events)
-    for kind in ("table.opened", "table.closed", "dealer.assigned", "inventory.counted", "buyin.recorded",
-                 "drop.counted", "shoe.shuffled", "shoe.cut", "card.burned", "round.started", "bet.placed",
-                 "card.dealt", "decision.made", "card.revealed", "round.settled", "cashout.offered", "cashout.accepted"):
+    for kind in (
+        "table.opened",
+        "table.closed",
+        "dealer.assigned",
+        "inventory.counted",
+        "buyin.recorded",
+        "drop.counted",
+        "shoe.shuffled",
+        "shoe.cut",
+        "card.burned",
+        "round.started",
+        "bet.placed",
+        "card.dealt",
+        "decision.made",
+        "card.revealed",
+        "round.settled",
+        "cashout.offered",
+        "cashout.accepted",
+    ):
         assert types[kind], kind
-    assert types["table.opened"] == 18 and types["drop.counted"] == 14  # the two live tables have no drop
-    assert {e["payload"]["gaming_day"] for e in events if e["type"] == "table.opened"} == {"2026-11-29", "2026-11-30"}
+    assert (
+        types["table.opened"] == 18 and types["drop.counted"] == 14
+    )  # the two live tables have no drop
+    assert {e["payload"]["gaming_day"] for e in events if e["type"] == "table.opened"} == {
+        "2026-11-29",
+        "2026-11-30",
+    }
     # dealers rotate; back bettors bet behind on it-sabot; the live table has crowds
     assert len({e["payload"]["dealer"] for e in events if e["type"] == "dealer.assigned"}) > 9
     assert any(e["payload"]["kind"] == "behind" for e in events if e["type"] == "bet.placed")
-    live_round = Counter(e["payload"]["round"] for e in events if e["stream"] == "BJ-01" and e["type"] == "bet.placed"
-                         and e["payload"]["kind"] == "main")
+    live_round = Counter(
+        e["payload"]["round"]
+        for e in events
+        if e["stream"] == "BJ-01" and e["type"] == "bet.placed" and e["payload"]["kind"] == "main"
+    )
     assert set(live_round.values()) == {120}
 
 
@@ -57,7 +84,11 @@ def test_the_counter_raises_the_bet_and_chips_move(clean: tuple[bytes, dict, lis
     events = clean[2]
     per_player: dict[str, set[int]] = {}
     for e in events:
-        if e["type"] == "bet.placed" and e["payload"]["kind"] == "main" and e["payload"]["player"].startswith("P"):
+        if (
+            e["type"] == "bet.placed"
+            and e["payload"]["kind"] == "main"
+            and e["payload"]["player"].startswith("P")
+        ):
             per_player.setdefault(e["payload"]["player"], set()).add(e["payload"]["amount"])
     assert max(len(v) for v in per_player.values()) >= 3  # some player spreads the bet
     assert any(e["type"] in ("chips.filled", "chips.credited") for e in events)

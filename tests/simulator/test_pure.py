@@ -1,5 +1,6 @@
 """The generation is pure Python: importing and running it loads no Django (only the
 store output, tables.simulator.store, does)."""
+
 from __future__ import annotations
 
 import subprocess
@@ -19,6 +20,13 @@ print(loaded)
 
 
 def test_the_simulator_runs_without_django() -> None:
-    done = subprocess.run([sys.executable, "-c", SCRIPT], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"

@@ -1,4 +1,5 @@
 """A seed fixes the output to the byte; without one, runs differ."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime
@@ -14,7 +15,11 @@ def _config(seed: str | None, **more: object) -> SimConfig:
 
 
 def test_the_same_seed_gives_byte_identical_output() -> None:
-    faults = (parse_at("short_pay@BJ-02:3"), parse_at("tamper@BJ-03:4"), parse_at("impossible_card@BJ-07:2"))
+    faults = (
+        parse_at("short_pay@BJ-02:3"),
+        parse_at("tamper@BJ-03:4"),
+        parse_at("impossible_card@BJ-07:2"),
+    )
     first, manifest_1 = run(_config("same", at=faults, rates={"overpay": 0.1}))
     second, manifest_2 = run(_config("same", at=faults, rates={"overpay": 0.1}))
     assert first == second

@@ -1,6 +1,7 @@
 """Straight into the event store, and the file through ingest: the store's checks agree
 with the simulator's. Tampering in the store is an UPDATE past the triggers, and
 ``verify`` finds it where the manifest says."""
+
 from __future__ import annotations
 
 import io
@@ -49,8 +50,9 @@ def test_a_simulated_file_ingests_cleanly_and_verifies(tmp_path: Path) -> None:
 
 
 def test_a_tampered_line_is_refused_by_ingest(tmp_path: Path) -> None:
-    data, manifest = run(SimConfig(tables=2, rounds=10, seed="t", live_bets=10, at=(
-        parse_at("tamper@BJ-02:4"),)))
+    data, manifest = run(
+        SimConfig(tables=2, rounds=10, seed="t", live_bets=10, at=(parse_at("tamper@BJ-02:4"),))
+    )
     path = tmp_path / "day.jsonl"
     path.write_bytes(data)
     fault = manifest["faults"][0]
@@ -62,8 +64,17 @@ def test_a_tampered_line_is_refused_by_ingest(tmp_path: Path) -> None:
 def test_into_the_store_with_faults_each_found_where_the_manifest_says(tmp_path: Path) -> None:
     """Each fault planted into the store is found where the manifest says; tampering goes
     through the test suite's helper (the installed package cannot get past the triggers)."""
-    at = tuple(parse_at(f) for f in ("tamper@BJ-02:5", "short_pay@BJ-03:4", "dealer_stands_16@BJ-05:2",
-                                     "duplicate_event@BJ-01:7", "chip_variance@BJ-04:1", "tamper@BJ-06:30"))
+    at = tuple(
+        parse_at(f)
+        for f in (
+            "tamper@BJ-02:5",
+            "short_pay@BJ-03:4",
+            "dealer_stands_16@BJ-05:2",
+            "duplicate_event@BJ-01:7",
+            "chip_variance@BJ-04:1",
+            "tamper@BJ-06:30",
+        )
+    )
     config = SimConfig(tables=7, rounds=40, seed="store", live_bets=25, at=at)
     manifest = simulate(config, StoreSink(config, tamper=tamper_payload))
     assert len(manifest["faults"]) == 6 and manifest["not_planted"] == []
@@ -71,7 +82,9 @@ def test_into_the_store_with_faults_each_found_where_the_manifest_says(tmp_path:
     report = verify_chains()
     problems = Counter((p.stream, p.kind, str(p.version), p.event_id) for p in report.problems)
     tampered = [f for f in manifest["faults"] if f["kind"] == "tamper"]
-    assert problems == Counter((f["table"], "altered", str(f["event"]["version"]), f["event"]["id"]) for f in tampered)
+    assert problems == Counter(
+        (f["table"], "altered", str(f["event"]["version"]), f["event"]["id"]) for f in tampered
+    )
     found = found_in_streams(_stored())
     want = expected({"faults": [f for f in manifest["faults"] if f["kind"] != "tamper"]})
     assert found == want
@@ -85,8 +98,16 @@ def test_tampering_into_the_store_is_refused_by_the_command() -> None:
     """``simulate --into-store`` cannot plant a tamper fault: exit 2, a line saying why,
     nothing written."""
     with pytest.raises(CommandError, match="tamper") as caught:
-        call_command("simulate", "--into-store", "--rounds", "5", "--fault", "tamper@BJ-02:2",
-                     stdout=io.StringIO(), stderr=io.StringIO())
+        call_command(
+            "simulate",
+            "--into-store",
+            "--rounds",
+            "5",
+            "--fault",
+            "tamper@BJ-02:2",
+            stdout=io.StringIO(),
+            stderr=io.StringIO(),
+        )
     assert caught.value.returncode == 2
     assert Event.objects.count() == 0
 

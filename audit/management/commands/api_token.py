@@ -18,13 +18,19 @@ from audit.presenting.commands import BackOfficeCommand
 
 class Command(BackOfficeCommand):
     help = "Print a new API token for a person, or revoke the person's tokens."
-    exit_codes: ClassVar[dict[int, str]] = {0: "a new token printed, or tokens revoked",
-                  2: "no such user, an inactive one, a device (use create_device), or an unmigrated database"}
+    exit_codes: ClassVar[dict[int, str]] = {
+        0: "a new token printed, or tokens revoked",
+        2: "no such user, an inactive one, a device (use create_device), or an unmigrated database",
+    }
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("username")
         parser.add_argument(
-            "--revoke", nargs="?", const="", default=None, metavar="KEY_ID",
+            "--revoke",
+            nargs="?",
+            const="",
+            default=None,
+            metavar="KEY_ID",
             help="revoke the token with this key id (its first 12 characters), or with no value "
             "every token of the user; issues none",
         )
@@ -39,7 +45,9 @@ class Command(BackOfficeCommand):
             self.stderr.write(f"user {username}: {which} revoked ({revoked} were valid)")
             return
         if device_of(user) is not None:
-            raise CommandError(f"{username!r} is a table device: use manage.py create_device", returncode=2)
+            raise CommandError(
+                f"{username!r} is a table device: use manage.py create_device", returncode=2
+            )
         if not user.is_active:
             raise CommandError(f"user {username!r} is inactive", returncode=2)
         issued = token_issue(user=user)
@@ -50,6 +58,8 @@ class Command(BackOfficeCommand):
         changed = authority_changes(get_user_model().objects.get(pk=user.pk))
         if changed is not None:
             # issued all the same: it works once an operator has checked and sealed the person
-            self.stderr.write(f"user {username}: refused wherever it is used until sealed again - its authority "
-                              f"does not hold its seal: {changed} (manage.py authority_seal {username})")
+            self.stderr.write(
+                f"user {username}: refused wherever it is used until sealed again - its authority "
+                f"does not hold its seal: {changed} (manage.py authority_seal {username})"
+            )
         self.stdout.write(issued.text)

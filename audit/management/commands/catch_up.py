@@ -27,28 +27,51 @@ class Command(BackOfficeCommand):
         "TABLE follows a set-aside table again at once. A progress bar per subscriber "
         "(positions) on stderr, on a terminal only."
     )
-    exit_codes = {0: "every subscriber is at the head and follows every table", 1: "a subscriber failed (it "
-                  "keeps its position; the others go on), or a table is set aside (each named)",
-                  2: "an unknown --subscriber, a bad --jobs, a --take-back of a table not set aside, or an "
-                     "unmigrated database"}
+    exit_codes = {
+        0: "every subscriber is at the head and follows every table",
+        1: "a subscriber failed (it "
+        "keeps its position; the others go on), or a table is set aside (each named)",
+        2: "an unknown --subscriber, a bad --jobs, a --take-back of a table not set aside, or an "
+        "unmigrated database",
+    }
 
     def add_arguments(self, parser):
-        parser.add_argument("--subscriber", help="one subscriber only (default: every registered one)")
-        parser.add_argument("--take-back", metavar="TABLE",
-                            help="follow this set-aside table again (each subscriber that set it aside, or "
-                                 "--subscriber's): its read models go on from where they stopped")
-        parser.add_argument("--jobs", type=int, default=1,
-                            help="processes that take the tables (PostgreSQL; after a bulk ingest): the new events "
-                                 "are then handed over in one batch, the bar moving once at its end")
+        parser.add_argument(
+            "--subscriber", help="one subscriber only (default: every registered one)"
+        )
+        parser.add_argument(
+            "--take-back",
+            metavar="TABLE",
+            help="follow this set-aside table again (each subscriber that set it aside, or "
+            "--subscriber's): its read models go on from where they stopped",
+        )
+        parser.add_argument(
+            "--jobs",
+            type=int,
+            default=1,
+            help="processes that take the tables (PostgreSQL; after a bulk ingest): the new events "
+            "are then handed over in one batch, the bar moving once at its end",
+        )
 
-    def handle(self, *args: Any, subscriber: str | None = None, jobs: int = 1, take_back: str | None = None,
-               **options: Any) -> None:
+    def handle(
+        self,
+        *args: Any,
+        subscriber: str | None = None,
+        jobs: int = 1,
+        take_back: str | None = None,
+        **options: Any,
+    ) -> None:
         if jobs < 1:
-            raise CommandError(f"--jobs {jobs}: expected a whole number of at least 1", returncode=2)
+            raise CommandError(
+                f"--jobs {jobs}: expected a whole number of at least 1", returncode=2
+            )
         names = [s.name for s in registered()]
         if subscriber is not None and subscriber not in names:
-            raise CommandError(f"--subscriber {subscriber!r}: no such subscriber; registered: "
-                               f"{', '.join(names) or 'none'}", returncode=2)
+            raise CommandError(
+                f"--subscriber {subscriber!r}: no such subscriber; registered: "
+                f"{', '.join(names) or 'none'}",
+                returncode=2,
+            )
         if take_back is not None:
             self.take_back(take_back, [subscriber] if subscriber else names)
         failed = []
@@ -58,13 +81,23 @@ class Command(BackOfficeCommand):
                 try:
                     # in batches of _STEP the bar moves; a process per table would fold each
                     # table's day again for every batch (it keeps no folds): one batch then
-                    done = catch_up(name, most=_STEP if jobs == 1 else None, jobs=jobs, progress=lambda at, _head, bar=bar, start=start:
-                                    bar.update(at - start - bar.n))
+                    done = catch_up(
+                        name,
+                        most=_STEP if jobs == 1 else None,
+                        jobs=jobs,
+                        progress=lambda at, _head, bar=bar, start=start: bar.update(
+                            at - start - bar.n
+                        ),
+                    )
                 except Exception as error:  # noqa: BLE001 - any failure of a subscriber is reported, the others go on
                     failed.append(name)
-                    self.stderr.write(f"{name}: failed ({error!r}); it stays where it was and is retried next time")
+                    self.stderr.write(
+                        f"{name}: failed ({error!r}); it stays where it was and is retried next time"
+                    )
                     continue
-            self.stdout.write(f"{name}: position {done.start} -> {done.position} (head {feed_head()})")
+            self.stdout.write(
+                f"{name}: position {done.start} -> {done.position} (head {feed_head()})"
+            )
         aside = self.set_aside([subscriber] if subscriber else names)
         if failed or aside:
             said = [f"{len(failed)} subscriber(s) failed: {', '.join(failed)}"] if failed else []
@@ -80,17 +113,27 @@ class Command(BackOfficeCommand):
                     continue
                 count += 1
                 where = f" from version {row.from_version}" if row.from_version is not None else ""
-                self.stderr.write(f"{name}: table {stream} set aside since {row.set_aside_at:%Y-%m-%d %H:%M:%S} UTC: "
-                                  f"its events{where} fail ({row.error[:200]}); a correction recorded in the stream, "
-                                  f"or catch_up --take-back {stream}, takes it back")
+                self.stderr.write(
+                    f"{name}: table {stream} set aside since {row.set_aside_at:%Y-%m-%d %H:%M:%S} UTC: "
+                    f"its events{where} fail ({row.error[:200]}); a correction recorded in the stream, "
+                    f"or catch_up --take-back {stream}, takes it back"
+                )
         return count
 
     def take_back(self, stream: str, names: list[str]) -> None:
-        held = [name for name in names if (row := failures_of(name).get(stream)) is not None and row.set_aside_at]
+        held = [
+            name
+            for name in names
+            if (row := failures_of(name).get(stream)) is not None and row.set_aside_at
+        ]
         if not held:
-            raise CommandError(f"--take-back {stream}: no subscriber has set it aside", returncode=2)
+            raise CommandError(
+                f"--take-back {stream}: no subscriber has set it aside", returncode=2
+            )
         for name in held:
             if take_back(name, stream):
-                self.stdout.write(f"{name}: table {stream} taken back: its read model follows it again")
+                self.stdout.write(
+                    f"{name}: table {stream} taken back: its read model follows it again"
+                )
             else:
                 self.stderr.write(f"{name}: table {stream} still fails: set aside it stays")

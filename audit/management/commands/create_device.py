@@ -18,8 +18,11 @@ from audit.presenting.commands import BackOfficeCommand
 
 class Command(BackOfficeCommand):
     help = "Create a device account that may append to one table's stream; print a new token, or revoke."
-    exit_codes: ClassVar[dict[int, str]] = {0: "a new token printed, or tokens revoked", 2: "a user name that belongs to a person or to "
-                  "another table's device, a bad table code, no such device to revoke from, or an unmigrated database"}
+    exit_codes: ClassVar[dict[int, str]] = {
+        0: "a new token printed, or tokens revoked",
+        2: "a user name that belongs to a person or to "
+        "another table's device, a bad table code, no such device to revoke from, or an unmigrated database",
+    }
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("table_code", help="the table's code, i.e. its stream")
@@ -27,17 +30,25 @@ class Command(BackOfficeCommand):
             "--username", help="the device's user name (default: device-TABLE_CODE)"
         )
         parser.add_argument(
-            "--revoke", nargs="?", const="", default=None, metavar="KEY_ID",
+            "--revoke",
+            nargs="?",
+            const="",
+            default=None,
+            metavar="KEY_ID",
             help="revoke the token with this key id (its first 12 characters), or with no value "
             "every token of the device; issues none",
         )
 
-    def handle(self, *args: Any, table_code: str, username: str | None, revoke: str | None, **options: Any) -> None:
+    def handle(
+        self, *args: Any, table_code: str, username: str | None, revoke: str | None, **options: Any
+    ) -> None:
         try:
             if revoke is not None:
                 revoked = device_revoke(stream=table_code, username=username, key_id=revoke or None)
                 which = f"token {revoke}" if revoke else "every token"
-                self.stderr.write(f"device of table {table_code}: {which} revoked ({revoked} were valid)")
+                self.stderr.write(
+                    f"device of table {table_code}: {which} revoked ({revoked} were valid)"
+                )
                 return
             device = device_ensure(stream=table_code, username=username)
         except DeviceError as error:

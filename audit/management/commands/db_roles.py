@@ -15,34 +15,68 @@ class Command(BackOfficeCommand):
         "creates the owner role that migrates and the application role that only reads and "
         "appends; --check reports what the application role holds that it must not."
     )
-    exit_codes = {0: "done, or --check found nothing wrong", 1: "--check found a problem",
-                  2: "bad input, or the database is not PostgreSQL"}
+    exit_codes = {
+        0: "done, or --check found nothing wrong",
+        1: "--check found a problem",
+        2: "bad input, or the database is not PostgreSQL",
+    }
 
     def add_arguments(self, parser: Any) -> None:
-        parser.add_argument("--owner", default="blackjack_owner", help="the role that owns the schema and migrates")
-        parser.add_argument("--app", default="blackjack_app", help="the role the application connects as")
+        parser.add_argument(
+            "--owner", default="blackjack_owner", help="the role that owns the schema and migrates"
+        )
+        parser.add_argument(
+            "--app", default="blackjack_app", help="the role the application connects as"
+        )
         parser.add_argument("--database", help="the database (default: the one DATABASE_URL names)")
         action = parser.add_mutually_exclusive_group()
-        action.add_argument("--execute", action="store_true", help="run the statements (needs a superuser connection)")
-        action.add_argument("--grants", action="store_true", help="print the grants the owner gives after a migration")
-        action.add_argument("--check", action="store_true", help="check the application role's privileges")
+        action.add_argument(
+            "--execute",
+            action="store_true",
+            help="run the statements (needs a superuser connection)",
+        )
+        action.add_argument(
+            "--grants",
+            action="store_true",
+            help="print the grants the owner gives after a migration",
+        )
+        action.add_argument(
+            "--check", action="store_true", help="check the application role's privileges"
+        )
 
-    def handle(self, *args: Any, owner: str, app: str, database: str | None, execute: bool, grants: bool,
-               check: bool, **options: Any) -> None:
+    def handle(
+        self,
+        *args: Any,
+        owner: str,
+        app: str,
+        database: str | None,
+        execute: bool,
+        grants: bool,
+        check: bool,
+        **options: Any,
+    ) -> None:
         database = database or str(connection.settings_dict["NAME"])
         try:
             # a database migrated before the roles existed is handed to the owner (nothing
             # to hand over on a fresh one)
-            statements = grant_sql(app=app) if grants else [
-                *create_roles_sql(owner=owner, app=app, database=database), *adopt_sql(owner=owner)]
+            statements = (
+                grant_sql(app=app)
+                if grants
+                else [
+                    *create_roles_sql(owner=owner, app=app, database=database),
+                    *adopt_sql(owner=owner),
+                ]
+            )
         except ValueError as error:
             raise CommandError(f"db_roles: {error}", returncode=2) from None
         if not (execute or check):
             self.stdout.write(";\n".join(statements) + ";")
             return
         if connection.vendor != "postgresql":
-            raise CommandError(f"db_roles: the database is {connection.vendor}, roles are a PostgreSQL matter",
-                               returncode=2)
+            raise CommandError(
+                f"db_roles: the database is {connection.vendor}, roles are a PostgreSQL matter",
+                returncode=2,
+            )
         try:
             with connection.cursor() as cursor:
                 if check:
@@ -50,11 +84,17 @@ class Command(BackOfficeCommand):
                     for problem in problems:
                         self.stderr.write(f"db_roles: {problem}")
                     if problems:
-                        raise CommandError(f"db_roles: {len(problems)} problem(s) with role {app}", returncode=1)
-                    self.stdout.write(f"role {app}: owns nothing protected, cannot change or remove events")
+                        raise CommandError(
+                            f"db_roles: {len(problems)} problem(s) with role {app}", returncode=1
+                        )
+                    self.stdout.write(
+                        f"role {app}: owns nothing protected, cannot change or remove events"
+                    )
                     return
                 for sql in statements:
                     cursor.execute(sql)
         except DatabaseError as error:
             raise CommandError(f"db_roles: {str(error).strip()}", returncode=2) from None
-        self.stdout.write(f"roles {owner} (owner, migrates) and {app} (application) are set up on {database}")
+        self.stdout.write(
+            f"roles {owner} (owner, migrates) and {app} (application) are set up on {database}"
+        )

@@ -1,5 +1,6 @@
 """``manage.py digest``: sign a tree head of the record, make a signing key, or prove an
 event's inclusion (audit.integrity.digests)."""
+
 from __future__ import annotations
 
 import json
@@ -36,32 +37,65 @@ class Command(BackOfficeCommand):
         "event's inclusion proof against the latest signed head."
     )
 
-    exit_codes = {0: "done (a head signed, a key made, a proof printed)",
-                  1: "a head signed and stored, but a publisher did not keep it (named)", 2: "bad input or nothing to sign: no key, an unusable key, an unknown event, an empty record"}
+    exit_codes = {
+        0: "done (a head signed, a key made, a proof printed)",
+        1: "a head signed and stored, but a publisher did not keep it (named)",
+        2: "bad input or nothing to sign: no key, an unusable key, an unknown event, an empty record",
+    }
 
     def add_arguments(self, parser: Any) -> None:
         action = parser.add_mutually_exclusive_group()
-        action.add_argument("--new-key", metavar="PATH", help="write a new Ed25519 private key there (never overwrites)")
-        action.add_argument("--proof", metavar="EVENT_ID", help="the inclusion proof of this event, as JSON")
-        action.add_argument("--advance", action="store_true", help="only bring the tree up to the record (no signing)")
-        action.add_argument("--if-needed", action="store_true",
-                            help="sign only if events other than heads came after the latest head")
-        action.add_argument("--follow", action="store_true",
-                            help="the signer: sign a head whenever the record grew, at most every DIGEST_INTERVAL_MS, "
-                                 "until stopped (SIGTERM, Ctrl-C); a deployment runs it as a process of its own")
+        action.add_argument(
+            "--new-key",
+            metavar="PATH",
+            help="write a new Ed25519 private key there (never overwrites)",
+        )
+        action.add_argument(
+            "--proof", metavar="EVENT_ID", help="the inclusion proof of this event, as JSON"
+        )
+        action.add_argument(
+            "--advance",
+            action="store_true",
+            help="only bring the tree up to the record (no signing)",
+        )
+        action.add_argument(
+            "--if-needed",
+            action="store_true",
+            help="sign only if events other than heads came after the latest head",
+        )
+        action.add_argument(
+            "--follow",
+            action="store_true",
+            help="the signer: sign a head whenever the record grew, at most every DIGEST_INTERVAL_MS, "
+            "until stopped (SIGTERM, Ctrl-C); a deployment runs it as a process of its own",
+        )
 
-    def handle(self, *args: Any, new_key: str | None, proof: str | None, advance: bool, if_needed: bool = False,
-               follow: bool = False, **options: Any) -> None:
+    def handle(
+        self,
+        *args: Any,
+        new_key: str | None,
+        proof: str | None,
+        advance: bool,
+        if_needed: bool = False,
+        follow: bool = False,
+        **options: Any,
+    ) -> None:
         try:
             if new_key:
                 try:
                     key = write_new_key(Path(new_key))
                 except FileExistsError:
-                    raise CommandError(f"digest: {new_key} exists; a key is never overwritten", returncode=2) from None
+                    raise CommandError(
+                        f"digest: {new_key} exists; a key is never overwritten", returncode=2
+                    ) from None
                 except OSError as error:
-                    raise CommandError(f"digest: {new_key}: {error.strerror}", returncode=2) from None
+                    raise CommandError(
+                        f"digest: {new_key}: {error.strerror}", returncode=2
+                    ) from None
                 public = key.public_key()
-                self.stdout.write(f"key {signing.key_id(public)} written to {new_key} (keep it secret); its public key:")
+                self.stdout.write(
+                    f"key {signing.key_id(public)} written to {new_key} (keep it secret); its public key:"
+                )
                 self.stdout.write(signing.public_pem(public))
                 return
             if proof:
@@ -72,7 +106,9 @@ class Command(BackOfficeCommand):
                 return
             if advance:
                 state = tree_advance()
-                self.stdout.write(f"the tree holds {state.size:,} events (up to position {state.position})")
+                self.stdout.write(
+                    f"the tree holds {state.size:,} events (up to position {state.position})"
+                )
                 return
             if follow:
                 self._follow()
@@ -80,7 +116,9 @@ class Command(BackOfficeCommand):
             if if_needed:
                 done = digest_sign_if_needed(strict=True)
                 if done is None:
-                    self.stdout.write("the latest signed head covers every event but heads: nothing to sign")
+                    self.stdout.write(
+                        "the latest signed head covers every event but heads: nothing to sign"
+                    )
                     return
                 sth, stored = done
             else:
@@ -89,7 +127,9 @@ class Command(BackOfficeCommand):
             raise CommandError(f"digest: {error}", returncode=2) from None
         except Unpublished as missing:
             self._signed(missing.sth, missing.stored)
-            raise CommandError(f"digest: signed and stored, but not published to: {missing}", returncode=1) from None
+            raise CommandError(
+                f"digest: signed and stored, but not published to: {missing}", returncode=1
+            ) from None
         self._signed(sth, stored)
 
     def _follow(self) -> None:
@@ -97,7 +137,9 @@ class Command(BackOfficeCommand):
         stopping = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: stopping.set())
         interval = settings.DIGEST_INTERVAL_MS / 1000
-        self.stdout.write(f"signer: a head at most every {interval:g} s while the record grows; stop with SIGTERM")
+        self.stdout.write(
+            f"signer: a head at most every {interval:g} s while the record grows; stop with SIGTERM"
+        )
         try:
             count = sign_following(interval=interval, stop=stopping.is_set)
         except KeyboardInterrupt:

@@ -17,14 +17,19 @@ class Command(BackOfficeCommand):
         "Write events as JSON Lines (one envelope per line, payloads as stored), in position "
         "order: every stream, or one. A progress bar on stderr, on a terminal only."
     )
-    exit_codes = {0: "exported", 2: "nothing to export (a --stream with no events), an --out path that cannot "
-                  "be written, or an unmigrated database"}
+    exit_codes = {
+        0: "exported",
+        2: "nothing to export (a --stream with no events), an --out path that cannot "
+        "be written, or an unmigrated database",
+    }
 
     def add_arguments(self, parser):
         parser.add_argument("--stream", help="one table's stream only")
         parser.add_argument("--out", help="file to write (default: standard output)")
 
-    def handle(self, *args: Any, stream: str | None = None, out: str | None = None, **options: Any) -> None:
+    def handle(
+        self, *args: Any, stream: str | None = None, out: str | None = None, **options: Any
+    ) -> None:
         total = Event.objects.filter(**({"stream": stream} if stream else {})).count()
         if stream is not None and not total:
             raise no_events_in(stream, then="; nothing exported")
@@ -35,13 +40,17 @@ class Command(BackOfficeCommand):
                 try:
                     handle = open(out, "w", encoding="utf-8")  # noqa: SIM115 - closed below
                 except OSError as error:
-                    raise CommandError(f"--out {out}: cannot write there ({error.strerror or error})",
-                                       returncode=2) from None
+                    raise CommandError(
+                        f"--out {out}: cannot write there ({error.strerror or error})", returncode=2
+                    ) from None
                 try:
                     with handle:
                         count = export_events(handle, stream=stream, progress=bar.update)
                 except OSError as error:  # the disk filled up, the file system went away
-                    raise CommandError(f"--out {out}: writing failed ({error.strerror or error}); "
-                                       f"the file is incomplete", returncode=2) from None
+                    raise CommandError(
+                        f"--out {out}: writing failed ({error.strerror or error}); "
+                        f"the file is incomplete",
+                        returncode=2,
+                    ) from None
         where = f" to {os.path.abspath(out)}" if out else ""
         self.stderr.write(f"exported {count} events{where}")

@@ -2,6 +2,7 @@
 (``--file``, offline). Both run the record core's one chain verifier: exit 0 intact, 1
 with one line per problem (a stream's first bad event, naming the line for a file), 2
 when the input cannot be used (an unreadable file, a line that is not an envelope)."""
+
 from __future__ import annotations
 
 import sys
@@ -28,7 +29,9 @@ def _since(text: str) -> datetime:
     if moment is None:
         day = parse_date(text)
         if day is None:
-            raise CommandError(f"--since {text!r}: expected YYYY-MM-DD or an ISO 8601 timestamp", returncode=2)
+            raise CommandError(
+                f"--since {text!r}: expected YYYY-MM-DD or an ISO 8601 timestamp", returncode=2
+            )
         moment = datetime.combine(day, time.min)
     if timezone.is_naive(moment):
         moment = timezone.make_aware(moment)
@@ -47,7 +50,10 @@ def _verify_file(path: str) -> Report:
         if path == "-":
             return verify_lines(sys.stdin.buffer)
         total = count_lines(path)
-        with open(path, "rb") as lines, progress_bar(total=total, unit="line", desc="verify") as bar:
+        with (
+            open(path, "rb") as lines,
+            progress_bar(total=total, unit="line", desc="verify") as bar,
+        ):
             # binary: lines split at newlines only
             return verify_lines(_counted(lines, bar))
     except OSError as error:
@@ -69,24 +75,37 @@ class Command(BackOfficeCommand):
         "(a stream of it may be cut short) and every person whose authority (user, groups, permissions, API "
         "tokens, device account) does not hold its seal. A progress bar on stderr, on a terminal only."
     )
-    exit_codes = {0: "every chain intact (or no events to verify)",
-                  1: "a problem was found (one line each), or events and no trusted signed head",
-                  2: "the file cannot be read, a line is not an envelope, an unknown --stream, a bad --since, "
-                     "or an unmigrated database"}
+    exit_codes = {
+        0: "every chain intact (or no events to verify)",
+        1: "a problem was found (one line each), or events and no trusted signed head",
+        2: "the file cannot be read, a line is not an envelope, an unknown --stream, a bad --since, "
+        "or an unmigrated database",
+    }
 
     def add_arguments(self, parser):
-        parser.add_argument("--file", help="verify this JSON Lines file ('-' for stdin) instead of the store")
+        parser.add_argument(
+            "--file", help="verify this JSON Lines file ('-' for stdin) instead of the store"
+        )
         parser.add_argument("--stream", help="verify one table's stream only (the store)")
-        parser.add_argument("--since", help="only events recorded since this date (YYYY-MM-DD, TIME_ZONE) or timestamp (the store)")
-        parser.add_argument("--head", action="append", metavar="FILE",
-                            help="also check the store against this signed head, one kept apart (the regulator's "
-                                 "own check; repeatable). The latest head in the database and the latest at each of "
-                                 "DIGEST_PUBLISHERS are always checked")
+        parser.add_argument(
+            "--since",
+            help="only events recorded since this date (YYYY-MM-DD, TIME_ZONE) or timestamp (the store)",
+        )
+        parser.add_argument(
+            "--head",
+            action="append",
+            metavar="FILE",
+            help="also check the store against this signed head, one kept apart (the regulator's "
+            "own check; repeatable). The latest head in the database and the latest at each of "
+            "DIGEST_PUBLISHERS are always checked",
+        )
 
     def handle(self, *args, file=None, stream=None, since=None, head=None, **options):
         if file is not None:
             if stream or since:
-                raise CommandError("--stream and --since apply to the store, not to --file", returncode=2)
+                raise CommandError(
+                    "--stream and --since apply to the store, not to --file", returncode=2
+                )
             report = _verify_file(file)
             self._report(report, where=f"{file}: ")
             return
@@ -99,7 +118,9 @@ class Command(BackOfficeCommand):
             try:
                 # what protects the record, the signed heads and the access log's seals
                 # are checked with the chains (audit.integrity.verification)
-                result = integrity_check(stream=stream, since=since_at, head_files=head or (), progress=bar.update)
+                result = integrity_check(
+                    stream=stream, since=since_at, head_files=head or (), progress=bar.update
+                )
             except DigestError as error:
                 raise CommandError(str(error), returncode=2) from None
         # what protects the record, an ingest that stopped while writing, the rows people
@@ -122,12 +143,16 @@ class Command(BackOfficeCommand):
         version = starts[stream][0]
         for problem in problems:
             self.stderr.write(str(problem))
-        said = (f"{stream}: no events attached - versions 1 to {version} are archived; the last of them were "
-                f"detached with gaming day {detach.day} (partition {detach.partition}, versions {detach.first} "
-                f"to {detach.last}), held by the regulator's package whose manifest has SHA-256 "
-                f"{detach.package_sha256}: verify that package offline (blackjack-audit verify)")
+        said = (
+            f"{stream}: no events attached - versions 1 to {version} are archived; the last of them were "
+            f"detached with gaming day {detach.day} (partition {detach.partition}, versions {detach.first} "
+            f"to {detach.last}), held by the regulator's package whose manifest has SHA-256 "
+            f"{detach.package_sha256}: verify that package offline (blackjack-audit verify)"
+        )
         if problems:
-            raise CommandError(f"{said}; its archived head disagrees with the key table", returncode=1)
+            raise CommandError(
+                f"{said}; its archived head disagrees with the key table", returncode=1
+            )
         self.stdout.write(f"{said}; the archived head agrees with the key table")
 
     def _report(self, report: Report, *, where: str, guards: list[str] = ()) -> None:
@@ -142,7 +167,9 @@ class Command(BackOfficeCommand):
             people = sum(1 for g in guards if g.startswith("authority: "))
             others = len(guards) - rows - stopped - people
             said = [f"{others} problem(s) with what protects the record"] if others else []
-            said += [f"{rows} field(s) of rows people act on differ from their events"] if rows else []
+            said += (
+                [f"{rows} field(s) of rows people act on differ from their events"] if rows else []
+            )
             said += [f"{stopped} ingest(s) stopped while writing"] if stopped else []
             said += [f"{people} person(s) whose authority does not hold its seal"] if people else []
             said += [f"{len(report.problems)} stream(s) with problems"] if report.problems else []
@@ -150,9 +177,8 @@ class Command(BackOfficeCommand):
         if not report.events and report.ok:
             self.stdout.write(f"{where}no events to verify")
             return
-        summary = (
-            f"{where}verified {report.events:,} events in {report.streams:,} streams: "
-            + ("all chains intact" if report.ok else f"{len(report.problems)} stream(s) with problems")
+        summary = f"{where}verified {report.events:,} events in {report.streams:,} streams: " + (
+            "all chains intact" if report.ok else f"{len(report.problems)} stream(s) with problems"
         )
         if not report.ok:
             raise CommandError(summary, returncode=1)

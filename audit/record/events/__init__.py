@@ -2,6 +2,7 @@
 
 Pure Python (msgspec, no Django) so that the rules engine and offline replay can use it.
 """
+
 from .registry import (
     AUTHORITY,
     LIFTED,

@@ -4,6 +4,7 @@ Every field is required unless it has a default; ``None`` is a value, not an omi
 A schema change never edits a class that has stored events: it adds ``<Name>V<n+1>`` and
 an upcaster in ``registry.py``.
 """
+
 from __future__ import annotations
 
 from typing import Annotated, Literal
@@ -37,8 +38,12 @@ from .fields import (
 
 # a rule set parameter's value, as a rule set has them: a number a JSON reader reads exactly,
 # a flag, a short word (h17, late), or none
-RuleValue = (Annotated[int, msgspec.Meta(ge=-MAX_SAFE_INT, le=MAX_SAFE_INT)] | bool
-             | Annotated[str, msgspec.Meta(max_length=64)] | None)
+RuleValue = (
+    Annotated[int, msgspec.Meta(ge=-MAX_SAFE_INT, le=MAX_SAFE_INT)]
+    | bool
+    | Annotated[str, msgspec.Meta(max_length=64)]
+    | None
+)
 
 # Every schema repeats ``frozen=True``: msgspec inherits it from Payload anyway, but mypy
 # (without a plugin) reads a subclass that does not say it as a non-frozen dataclass.
@@ -52,8 +57,10 @@ class ChipCount(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only
         # their value a JSON reader reads exactly, as any amount (a slip's chips, at most
         # CHIP_KINDS of these, then sum within a 64-bit column)
         if self.denomination * self.count > MAX_SAFE_INT:
-            raise ValueError(f"count: {self.count} chips of {self.denomination} come to more than "
-                             f"{MAX_SAFE_INT} minor units")
+            raise ValueError(
+                f"count: {self.count} chips of {self.denomination} come to more than "
+                f"{MAX_SAFE_INT} minor units"
+            )
 
 
 # chips by denomination: at most this many entries (a tray has a dozen denominations)
@@ -62,6 +69,7 @@ Chips = Annotated[list[ChipCount], msgspec.Meta(max_length=CHIP_KINDS)]
 
 
 # --- the table and its people -------------------------------------------------------------
+
 
 class TableOpened(Payload, DayChecked, frozen=True):
     table: Ident
@@ -83,6 +91,7 @@ class DealerAssigned(Payload, frozen=True):
 
 
 # --- chips and cash --------------------------------------------------------------------------
+
 
 class InventoryCounted(Payload, frozen=True):
     kind: Literal["opening", "closing"]
@@ -119,6 +128,7 @@ class DropCounted(Payload, DayChecked, frozen=True):
 
 # --- the shoe --------------------------------------------------------------------------------
 
+
 class ShoeShuffled(Payload, frozen=True):
     shoe: Ident
     decks: Annotated[int, msgspec.Meta(ge=1, le=12)]
@@ -153,6 +163,7 @@ class CardBurned(Payload, frozen=True):
 
 
 # --- a round ---------------------------------------------------------------------------------
+
 
 class RoundStarted(Payload, frozen=True):
     round: RoundNo
@@ -255,11 +266,14 @@ class CorrectionRecorded(Payload, frozen=True):
 # Appended to the stream ``audit.findings`` (not a table's stream): who (the envelope's
 # ``actor`` and ``by``), when (``occurred_at``) and why (``note``).
 
+
 class FindingStatusChanged(Payload, frozen=True):
     # the finding's stable fingerprint (audit.models.Finding.fingerprint)
     finding: Sha256Hex
     # where the finding is, so the record reads on its own
-    table: Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z")]
+    table: Annotated[
+        str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z")
+    ]
     kind: Ident
     # the status before the change
     previous: Literal["open", "acknowledged", "resolved"]
@@ -271,6 +285,7 @@ class FindingStatusChanged(Payload, frozen=True):
 
 # --- the back-office's access log (audit.access), sealed into the record --------------------
 # Appended to the stream ``audit.access`` by the server only.
+
 
 class AccessSealed(Payload, frozen=True):
     """Rows ``first`` .. ``last`` of the access log (``count`` of them: ids may skip) hash
@@ -294,7 +309,9 @@ class AccessPurged(Payload, frozen=True):
 # --- signed tree heads of the record (audit.digests) ----------------------------------------
 # Appended to the stream ``audit.digests`` by the server only (manage.py digest, the beat).
 
-StreamCode = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z")]
+StreamCode = Annotated[
+    str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z")
+]
 HexKeyId = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{16}\Z")]
 HexSignature = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{128}\Z")]
 Timestamp = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z\Z")]
@@ -339,7 +356,9 @@ class DigestSignedV2(DigestSigned, frozen=True):
 # Appended to the stream ``audit.store`` by the owner's archival only (``manage.py
 # event_partitions --detach``), in the transaction that detaches the partition.
 
-PartitionName = Annotated[str, msgspec.Meta(min_length=1, max_length=63, pattern=r"^[a-z][a-z0-9_]*\Z")]
+PartitionName = Annotated[
+    str, msgspec.Meta(min_length=1, max_length=63, pattern=r"^[a-z][a-z0-9_]*\Z")
+]
 
 
 class StreamSpan(msgspec.Struct, array_like=True, frozen=True, forbid_unknown_fields=True):
@@ -384,13 +403,19 @@ class PartitionDetached(Payload, DayChecked, frozen=True):
 # silent too long) was seen by someone on the floor - who (``by``), when (``occurred_at``),
 # what they said (``note``).
 
+
 class AlertAcknowledged(Payload, frozen=True):
     # the alert's stable key, e.g. finding:<fingerprint>, silent:BJ-01:4711, verify:2026-11-29T22:00:00Z
     alert: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
     kind: Literal["finding", "silent_table", "verify_failed"]
     # where, so the record reads on its own: the table (None for the whole store), and the
     # finding's fingerprint for an alert raised by a finding
-    table: Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z")] | None
+    table: (
+        Annotated[
+            str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z")
+        ]
+        | None
+    )
     finding: Sha256Hex | None
     by: Text
     note: Text | None
@@ -400,7 +425,9 @@ class AlertAcknowledged(Payload, frozen=True):
 # Appended to the stream ``audit.ledger`` by the server only (ledger.signoff): who (the
 # envelope's ``actor`` and ``by``), when (``occurred_at``) and why (``note``).
 
-TableCode = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z")]
+TableCode = Annotated[
+    str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z")
+]
 
 
 class SignedFigures(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
@@ -439,10 +466,29 @@ DayState = Literal["open", "incomplete", "no_drop_box", "counted", "reconciled"]
 # what a sign-off's note signs over: a thing missing from the day's record (the finding kind
 # that names it), a variance not explained, a drop posted other than counted, or a day whose
 # table has not opened a later one
-SignOffException = Literal["opener_missing", "closer_missing", "drop_not_counted", "drop_not_posted",
-                           "slip_unfinished", "chip_variance", "replay_variance", "drop_mismatch", "not_final"]
-SignedFigure = Literal["opener", "closer", "fills", "credits", "drop", "handle", "chip_win", "recorded_win",
-                       "replayed_win", "theoretical_win"]
+SignOffException = Literal[
+    "opener_missing",
+    "closer_missing",
+    "drop_not_counted",
+    "drop_not_posted",
+    "slip_unfinished",
+    "chip_variance",
+    "replay_variance",
+    "drop_mismatch",
+    "not_final",
+]
+SignedFigure = Literal[
+    "opener",
+    "closer",
+    "fills",
+    "credits",
+    "drop",
+    "handle",
+    "chip_win",
+    "recorded_win",
+    "replayed_win",
+    "theoretical_win",
+]
 
 
 class Adjustment(msgspec.Struct, DayChecked, forbid_unknown_fields=True, frozen=True, kw_only=True):

@@ -33,14 +33,15 @@ says who wrote the event.
 
 The older versions of the four changed types stay in ``catalogue.py`` under their names
 (``InventoryCounted``, ``ChipsFilled``, ``ChipsCredited``, ``DropCounted``, all v1); the new
-versions here carry ``V2`` (one ``TableStepV2`` for both table-side steps) and the registry upcasts v1 payloads to them, the new members
-``None``. Those new members are the only fields of the catalogue besides ``table.opened``'s
-``rules`` with a default (``None``), and these four classes leave a ``None`` member out of
-the normal form (``omit_defaults``): a sender that stamps the current version on a payload
-of the v1 shape - the simulator and devices of before the custody work - is valid, and
-its payload is stored and hashed exactly as it was sent. Readers take an absent member as
-``None``.
+versions here carry ``V2`` (one ``TableStepV2`` for both table-side steps) and the registry
+upcasts v1 payloads to them, the new members ``None``. Those new members are the only fields
+of the catalogue besides ``table.opened``'s ``rules`` with a default (``None``), and these
+four classes leave a ``None`` member out of the normal form (``omit_defaults``): a sender
+that stamps the current version on a payload of the v1 shape - the simulator and devices of
+before the custody work - is valid, and its payload is stored and hashed exactly as it was
+sent. Readers take an absent member as ``None``.
 """
+
 from __future__ import annotations
 
 from typing import Annotated, Literal
@@ -54,13 +55,21 @@ from .fields import MAX_SAFE_INT, Box, Currency, DayChecked, GamingDay, Ident, M
 # Structs as dataclasses, sees them frozen too.
 
 # A shift's label as the shift plan names it: its start time ("06:00") or a name ("swing").
-Shift = Annotated[str, msgspec.Meta(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]*\Z",
-                                    description="the shift's label, e.g. 06:00 or swing")]
+Shift = Annotated[
+    str,
+    msgspec.Meta(
+        min_length=1,
+        max_length=32,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]*\Z",
+        description="the shift's label, e.g. 06:00 or swing",
+    ),
+]
 # the count team: at least one person
 Team = Annotated[list[Ident], msgspec.Meta(min_length=1, max_length=16)]
 
 
 # --- inventory slips ---------------------------------------------------------------------------
+
 
 class InventoryCountedV2(Payload, DayChecked, frozen=True, omit_defaults=True):
     """v2 adds the slip's gaming day, shift and number (v1 reads as v2 with them None)."""
@@ -75,6 +84,7 @@ class InventoryCountedV2(Payload, DayChecked, frozen=True, omit_defaults=True):
 
 
 # --- fills and credits -------------------------------------------------------------------------
+
 
 class SlipRequested(Payload, frozen=True):
     """``fill.requested`` / ``credit.requested``: the floor supervisor asks the cage."""
@@ -120,6 +130,7 @@ class SlipVoided(Payload, frozen=True):
 
 # --- the drop box ------------------------------------------------------------------------------
 
+
 class DropRemoved(Payload, DayChecked, frozen=True):
     """Security takes the drop box (or one shift's compartment of it) off the table."""
 
@@ -159,6 +170,7 @@ class DropPosted(Payload, DayChecked, frozen=True):
 
 # --- markers -----------------------------------------------------------------------------------
 
+
 class MarkerIssued(Payload, frozen=True):
     """Credit extended at the table: chips from the tray to the player, the marker slip
     into the drop box."""
@@ -180,7 +192,6 @@ class MarkerRedeemed(Payload, frozen=True):
     currency: Currency
     method: Literal["cash", "chips", "cheque"]
     received_by: Ident  # the cage cashier
-
 
 
 # --- foreign currency --------------------------------------------------------------------------

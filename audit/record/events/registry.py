@@ -9,6 +9,7 @@ current form (the members a current schema leaves out when they are ``None`` put
 every reader of events for a fold - the store's (``audit.store.reading``) and a file's - hands
 the folds that form only (:func:`read_current`), so no fold reads an older version.
 """
+
 from __future__ import annotations
 
 import re
@@ -90,7 +91,9 @@ VOID_SLIP = "audit.void_slip"  # a fill or credit slip's void
 # the permissions of the types recorded away from the table (the groups count_team, cage
 # and accounting hold one each), and who records each, as the refusals name them
 RECORD_COUNT = "audit.record_count"  # the count room's count of a drop box
-RECORD_CAGE = "audit.record_cage"  # the cage's steps: a fill issued, a credit received, a marker redeemed
+RECORD_CAGE = (
+    "audit.record_cage"  # the cage's steps: a fill issued, a credit received, a marker redeemed
+)
 POST_DROP = "audit.post_drop"  # accounting's posting of a counted drop to the books
 PLACES: Mapping[str, str] = {
     RECORD_COUNT: "the count team, in the count room",
@@ -104,13 +107,25 @@ _TYPES = [
     EventType("table.closed", {1: c.TableClosed}),
     EventType("dealer.assigned", {1: c.DealerAssigned}),
     EventType(
-        "inventory.counted", {1: c.InventoryCounted, 2: k.InventoryCountedV2}, upcasters={1: _inventory_v1_to_v2}
+        "inventory.counted",
+        {1: c.InventoryCounted, 2: k.InventoryCountedV2},
+        upcasters={1: _inventory_v1_to_v2},
     ),
-    EventType("chips.filled", {1: c.ChipsFilled, 2: k.TableStepV2}, upcasters={1: _table_step_v1_to_v2}),
-    EventType("chips.credited", {1: c.ChipsCredited, 2: k.TableStepV2}, upcasters={1: _table_step_v1_to_v2}),
+    EventType(
+        "chips.filled", {1: c.ChipsFilled, 2: k.TableStepV2}, upcasters={1: _table_step_v1_to_v2}
+    ),
+    EventType(
+        "chips.credited",
+        {1: c.ChipsCredited, 2: k.TableStepV2},
+        upcasters={1: _table_step_v1_to_v2},
+    ),
     EventType("buyin.recorded", {1: c.BuyinRecorded}),
-    EventType("drop.counted", {1: c.DropCounted, 2: k.DropCountedV2}, upcasters={1: _drop_counted_v1_to_v2},
-              off_table=RECORD_COUNT),
+    EventType(
+        "drop.counted",
+        {1: c.DropCounted, 2: k.DropCountedV2},
+        upcasters={1: _drop_counted_v1_to_v2},
+        off_table=RECORD_COUNT,
+    ),
     EventType("shoe.shuffled", {1: c.ShoeShuffled}),
     EventType("shoe.cut", {1: c.ShoeCut}),
     EventType("card.burned", {1: c.CardBurned}),
@@ -133,11 +148,19 @@ _TYPES = [
     EventType("alert.acknowledged", {1: c.AlertAcknowledged}, server_only=True),
     EventType("access.sealed", {1: c.AccessSealed}, server_only=True),
     EventType("access.purged", {1: c.AccessPurged}, server_only=True),
-    EventType("digest.signed", {1: c.DigestSigned, 2: c.DigestSignedV2}, upcasters={1: _digest_signed_v1_to_v2},
-              server_only=True),
+    EventType(
+        "digest.signed",
+        {1: c.DigestSigned, 2: c.DigestSignedV2},
+        upcasters={1: _digest_signed_v1_to_v2},
+        server_only=True,
+    ),
     EventType("store.partition_detached", {1: c.PartitionDetached}, server_only=True),
-    EventType("ledger.signed_off", {1: c.LedgerSignedOff, 2: c.LedgerSignedOffV2},
-              upcasters={1: _signed_off_v1_to_v2}, server_only=True),
+    EventType(
+        "ledger.signed_off",
+        {1: c.LedgerSignedOff, 2: c.LedgerSignedOffV2},
+        upcasters={1: _signed_off_v1_to_v2},
+        server_only=True,
+    ),
     EventType("ledger.reopened", {1: c.LedgerReopened}, server_only=True),
     EventType("ledger.slip_book_issued", {1: c.LedgerSlipBookIssued}, server_only=True),
     # --- custody (custody.py): slips' lifecycles, the drop from removal to posting, markers
@@ -182,7 +205,7 @@ def explain(error: msgspec.ValidationError) -> PayloadError:
     if checked:  # a payload's own check once decoded (fields.DayChecked): "<field>: why"
         path, text = f"{path}.{checked.group('name')}", checked.group("why")
     if text.startswith(_NOT_A_DATE):
-        text = "not a calendar date (YYYY-MM-DD, e.g. 2026-11-29)" + text[len(_NOT_A_DATE):]
+        text = "not a calendar date (YYYY-MM-DD, e.g. 2026-11-29)" + text[len(_NOT_A_DATE) :]
     return PayloadError(path, text)
 
 
@@ -197,7 +220,9 @@ def current_version(type_name: str) -> int:
     return _event_type(type_name).version
 
 
-def validate_payload(type_name: str, schema_version: int | None, payload: object) -> tuple[int, dict[str, Any]]:
+def validate_payload(
+    type_name: str, schema_version: int | None, payload: object
+) -> tuple[int, dict[str, Any]]:
     """Check ``payload`` against its schema; return (schema_version, normal form)."""
     event_type = _event_type(type_name)
     version = event_type.version if schema_version is None else schema_version
@@ -245,7 +270,9 @@ def decode_payload_json(
         raise PayloadError("payload", _LONE_SURROGATE) from None
 
 
-def _reader(type_name: str, schema_version: int | None) -> tuple[int, Callable[[bytes | msgspec.Raw], msgspec.Struct]]:
+def _reader(
+    type_name: str, schema_version: int | None
+) -> tuple[int, Callable[[bytes | msgspec.Raw], msgspec.Struct]]:
     """(the schema version, its decoder) of a payload of ``type_name`` (PayloadError for an
     unknown type or version), kept for the next payload of that type and version."""
     event_type = _event_type(type_name)
@@ -267,10 +294,16 @@ _DECODERS: dict[type[msgspec.Struct], Callable[[bytes | msgspec.Raw], msgspec.St
 
 
 def _schema(event_type: EventType, type_name: str, version: object) -> type[msgspec.Struct]:
-    schema = event_type.schemas.get(version) if isinstance(version, int) and not isinstance(version, bool) else None
+    schema = (
+        event_type.schemas.get(version)
+        if isinstance(version, int) and not isinstance(version, bool)
+        else None
+    )
     if schema is None:
         known = ", ".join(str(v) for v in sorted(event_type.schemas))
-        raise PayloadError("schema_version", f"{type_name} has no schema version {version!r} (known: {known})")
+        raise PayloadError(
+            "schema_version", f"{type_name} has no schema version {version!r} (known: {known})"
+        )
     return schema
 
 
@@ -293,7 +326,9 @@ _canonical = msgspec.json.Encoder(order="sorted")
 _canonical_encode = _canonical.encode
 
 
-def upcast(type_name: str, schema_version: int, payload: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+def upcast(
+    type_name: str, schema_version: int, payload: dict[str, Any]
+) -> tuple[int, dict[str, Any]]:
     """Lift a stored payload to the current version of its type."""
     event_type = _event_type(type_name)
     version = schema_version
@@ -309,7 +344,7 @@ def _omitted(schema: type[msgspec.Struct]) -> dict[str, Any]:
     if not schema.__struct_config__.omit_defaults:
         return {}
     fields, defaults = schema.__struct_fields__, schema.__struct_defaults__
-    named = dict(zip(fields[len(fields) - len(defaults):], defaults, strict=True))
+    named = dict(zip(fields[len(fields) - len(defaults) :], defaults, strict=True))
     return {name: None for name, default in named.items() if default is None}
 
 
@@ -324,7 +359,9 @@ LIFTED: frozenset[str] = frozenset(
 )
 
 
-def current_form(type_name: str, schema_version: int, payload: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+def current_form(
+    type_name: str, schema_version: int, payload: dict[str, Any]
+) -> tuple[int, dict[str, Any]]:
     """A stored payload as a fold reads it: lifted to its type's current version by the
     upcasters, with every member the current schema leaves out of the normal form (a
     ``None`` under ``omit_defaults``) put back as ``None``. ``payload`` is not changed."""
@@ -341,5 +378,7 @@ def read_current(event: dict[str, Any]) -> dict[str, Any]:
     the same dict, changed in place, or as it was for a type that never needs it."""
     kind = event["type"]
     if kind in LIFTED:
-        event["schema_version"], event["payload"] = current_form(kind, event["schema_version"], event["payload"])
+        event["schema_version"], event["payload"] = current_form(
+            kind, event["schema_version"], event["payload"]
+        )
     return event

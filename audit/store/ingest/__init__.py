@@ -20,6 +20,7 @@ until the same file is ingested again.
 Which processes plan, and whether the rows are written while they are planned, is
 :mod:`.strategy`'s choice (:func:`ingest_file`, the entry point).
 """
+
 from __future__ import annotations
 
 from .plan import IngestReport, line_refusals

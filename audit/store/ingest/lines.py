@@ -1,5 +1,6 @@
 """A line of a file to ingest, parsed and checked against the catalogue (the format:
 :mod:`audit.store.export`; the codec: ``audit.record.jsonl``)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -57,11 +58,28 @@ def parse_line(number: int, text: str | bytes) -> Line:
     # decode_fields checked the range of a moment read in UTC: only another offset is moved
     occurred, recorded = fields.occurred_at, fields.recorded_at
     event = CheckedEvent(
-        id=fields.id, type=fields.type, schema_version=schema_version, payload=payload,
-        occurred_at=occurred if occurred.tzinfo is UTC else utc(occurred), actor=fields.actor, source=fields.source,
-        recorded_at=recorded if recorded is None or recorded.tzinfo is UTC else utc(recorded), hash=fields.hash,
+        id=fields.id,
+        type=fields.type,
+        schema_version=schema_version,
+        payload=payload,
+        occurred_at=occurred if occurred.tzinfo is UTC else utc(occurred),
+        actor=fields.actor,
+        source=fields.source,
+        recorded_at=recorded if recorded is None or recorded.tzinfo is UTC else utc(recorded),
+        hash=fields.hash,
     )
-    id_text, occurred_text, recorded_text = exported[1] if exported is not None else member_texts(text)
-    return Line(number, fields.stream, fields.version, event, payload_text, (
-        None if id_text is None else id_text.encode(), None if occurred_text is None else occurred_text.encode(),
-        None if recorded_text is None else recorded_text.encode()))
+    id_text, occurred_text, recorded_text = (
+        exported[1] if exported is not None else member_texts(text)
+    )
+    return Line(
+        number,
+        fields.stream,
+        fields.version,
+        event,
+        payload_text,
+        (
+            None if id_text is None else id_text.encode(),
+            None if occurred_text is None else occurred_text.encode(),
+            None if recorded_text is None else recorded_text.encode(),
+        ),
+    )

@@ -17,6 +17,7 @@ no ids). An id met again within the window is refused as it is planned; one met 
 further on is found by the merge, which fails its stream as a duplicate planned by two
 processes is failed.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -85,7 +86,9 @@ class _Stream:
     fresh: bool = False
     # by (type, schema version, source): the hashed document's members after recorded_at
     # (document_tail), and the stream, type and source as binary COPY's fields
-    texts: dict[tuple[str, int, str], tuple[bytes, bytes, bytes, bytes]] = field(default_factory=dict)
+    texts: dict[tuple[str, int, str], tuple[bytes, bytes, bytes, bytes]] = field(
+        default_factory=dict
+    )
 
 
 class _Planner:
@@ -96,9 +99,18 @@ class _Planner:
     written as bytes (the record core's ``document_digest``, the simulator's writer's
     too) - the same hash ``chain_row`` gives, at a fraction of its cost."""
 
-    def __init__(self, spool: IO[bytes] | None, report: IngestReport, now: datetime, principal: str, runs: str,
-                 handoff: Callable[[list], None] | None = None, *, lookups: bool = True,
-                 sort_ids: bool = True) -> None:
+    def __init__(
+        self,
+        spool: IO[bytes] | None,
+        report: IngestReport,
+        now: datetime,
+        principal: str,
+        runs: str,
+        handoff: Callable[[list], None] | None = None,
+        *,
+        lookups: bool = True,
+        sort_ids: bool = True,
+    ) -> None:
         self.spool, self.report, self.now, self.principal = spool, report, now, principal
         # a writer beside the planner (:func:`.strategy._plan_beside_writer`): it is handed the
         # records the spool gets, each chunk's as it is planned (without a spool: every
@@ -130,7 +142,10 @@ class _Planner:
         self.vendor = connection.vendor
         self.now_text = format_timestamp(now).encode()
         self.now_moment = binary_moment(now)
-        self.recorded: tuple[datetime | None, int] = (None, 0)  # the last recorded_at, as binary_moment
+        self.recorded: tuple[datetime | None, int] = (
+            None,
+            0,
+        )  # the last recorded_at, as binary_moment
         self.binary_principal = binary_text(principal.encode())
         self.actors: dict[str, tuple[bytes, bytes]] = {}  # actor -> (quoted, binary_text)
         self.seal = sealer(principal, secret=settings.SEAL_KEY)
@@ -157,16 +172,23 @@ class _Planner:
         seen = self.seen
         with open(path, "wb") as out:
             # (the ids are unique: the pairs sort by them alone)
-            out.writelines(itertools.starmap(_ID.pack, sorted(seen.items()) if self.sort_ids else seen.items()))
+            out.writelines(
+                itertools.starmap(_ID.pack, sorted(seen.items()) if self.sort_ids else seen.items())
+            )
         self.run_files.append(path)
         seen.clear()
 
     def plan(self, lines: list[Line]) -> None:
         if len(self.seen) >= _SEEN_WINDOW:
             self.write_ids()
-        asked = lines if self.lookups else [line for line in lines if not self.state(line.stream).fresh]
-        texts = [line.texts[0] or str(line.event.id).encode() for line in asked] \
-            if self.vendor == "postgresql" else None  # PostgreSQL's lookup takes the ids' text
+        asked = (
+            lines if self.lookups else [line for line in lines if not self.state(line.stream).fresh]
+        )
+        texts = (
+            [line.texts[0] or str(line.event.id).encode() for line in asked]
+            if self.vendor == "postgresql"
+            else None
+        )  # PostgreSQL's lookup takes the ids' text
         stored = stored_rows([line.event.id for line in asked], texts)
         for line in lines:
             state = self.state(line.stream)
@@ -180,13 +202,19 @@ class _Planner:
                 index = self.indexes[line.stream] = len(self.names)
                 self.names.append(line.stream)
             self.seen[key] = line.number << 32 | index
-            if stored and event_id in stored:  # (a UUID's hash is Python's: not asked of an empty dict)
+            if (
+                stored and event_id in stored
+            ):  # (a UUID's hash is Python's: not asked of an empty dict)
                 self.already_stored(line, stored[event_id], state)
                 continue
             refusal = self.refusals.get(line.event.type)
-            if refusal is not None and (line.event.type not in SERVER_ONLY
-                                        or not line.stream.startswith(SERVER_STREAM_PREFIX)):
-                self.bad(line.number, refusal, line.stream)  # each such line named, its stream not stored
+            if refusal is not None and (
+                line.event.type not in SERVER_ONLY
+                or not line.stream.startswith(SERVER_STREAM_PREFIX)
+            ):
+                self.bad(
+                    line.number, refusal, line.stream
+                )  # each such line named, its stream not stored
             elif not state.bad:
                 self.chain(line, state, key)  # (the id's 16 bytes)
 
@@ -195,7 +223,11 @@ class _Planner:
         if differs is None and line.version not in (None, row.version):
             differs = "version"
         if differs is not None:
-            self.bad(line.number, f"id: {line.event.id} is already stored with different {differs}", line.stream)
+            self.bad(
+                line.number,
+                f"id: {line.event.id} is already stored with different {differs}",
+                line.stream,
+            )
             return
         self.report.already_stored += 1
         if row.version > state.version:
@@ -205,19 +237,29 @@ class _Planner:
         """Plan ``line`` onto its stream (``id_bytes``: its id's 16 bytes)."""
         version = state.version + 1
         if line.version is not None and line.version != version:
-            self.bad(line.number, f"version: {line.version} does not follow the stream's version {state.version}", line.stream)
+            self.bad(
+                line.number,
+                f"version: {line.version} does not follow the stream's version {state.version}",
+                line.stream,
+            )
             return
         event = line.event
         key = (event.type, event.schema_version, event.source)
         texts = state.texts.get(key)
         if texts is None:
-            texts = state.texts[key] = (document_tail(event.schema_version, event.source, line.stream, event.type),
-                                        binary_text(line.stream.encode()), binary_text(event.type.encode()),
-                                        binary_text(event.source.encode()))
+            texts = state.texts[key] = (
+                document_tail(event.schema_version, event.source, line.stream, event.type),
+                binary_text(line.stream.encode()),
+                binary_text(event.type.encode()),
+                binary_text(event.source.encode()),
+            )
         tail, stream_field, type_field, source_field = texts
         actors = self.actors.get(event.actor)
         if actors is None:
-            actors = self.actors[event.actor] = (canonical_json(event.actor), binary_text(event.actor.encode()))
+            actors = self.actors[event.actor] = (
+                canonical_json(event.actor),
+                binary_text(event.actor.encode()),
+            )
         actor, actor_field = actors
         id_text, occurred, recorded = line.texts
         ident = id_text or str(event.id).encode()
@@ -228,7 +270,9 @@ class _Planner:
             recorded = format_timestamp(event.recorded_at).encode()
         payload = line.payload_text
         prev = state.hash
-        digest_text = document_digest(actor, ident, occurred, payload, prev, recorded, tail, version)
+        digest_text = document_digest(
+            actor, ident, occurred, payload, prev, recorded, tail, version
+        )
         digest = digest_text.decode()
         try:
             check_claimed(event.hash, digest)
@@ -250,13 +294,39 @@ class _Planner:
                 moment = binary_moment(recorded_at)
                 self.recorded = (recorded_at, moment)
             row: object = binary_row(
-                id_bytes, stream_field, version, type_field, event.schema_version, occurred_moment, moment,
-                actor_field, source_field, payload, prev, digest_text, self.binary_principal, seal)
+                id_bytes,
+                stream_field,
+                version,
+                type_field,
+                event.schema_version,
+                occurred_moment,
+                moment,
+                actor_field,
+                source_field,
+                payload,
+                prev,
+                digest_text,
+                self.binary_principal,
+                seal,
+            )
         else:
             # SQLite: db_values' row, from the texts made above (the seal not made again)
             row = sqlite_values(
-                event.id.hex, line.stream, version, event.type, event.schema_version, occurred, recorded,
-                event.actor, event.source, event.payload, prev.decode(), digest, self.principal, seal.decode())
+                event.id.hex,
+                line.stream,
+                version,
+                event.type,
+                event.schema_version,
+                occurred,
+                recorded,
+                event.actor,
+                event.source,
+                event.payload,
+                prev.decode(),
+                digest,
+                self.principal,
+                seal.decode(),
+            )
         record = (line.number, line.stream, version, row)
         if self.spool is not None:
             frame = self.encode(record)
@@ -280,12 +350,18 @@ def line_refusals(principal: str) -> dict[str, str]:
     every one, for an ingest for no one), and the server's own types (refused on a
     table's stream only)."""
     allowed = ingest_authority(principal)
-    refusals = {name: (f"type: {name} changes money after the fact: ingest stores it only when run for a person "
-                       f"holding the permission {permission} (ingest --as USERNAME)")
-                for name, permission in AUTHORITY.items() if name not in allowed}
+    refusals = {
+        name: (
+            f"type: {name} changes money after the fact: ingest stores it only when run for a person "
+            f"holding the permission {permission} (ingest --as USERNAME)"
+        )
+        for name, permission in AUTHORITY.items()
+        if name not in allowed
+    }
     for name in SERVER_ONLY:
         refusals[name] = f"type: {server_only_problem('a-table', name)}"
     return refusals
+
 
 def _spooled(spool: IO[bytes]):
     decode = msgspec.msgpack.Decoder().decode
@@ -326,7 +402,7 @@ def _followed(path: str, finished: Callable[[], bool]) -> Iterator[list]:
                     return
                 if at + 4 + size > end:
                     break
-                yield decode(view[at + 4:at + 4 + size])
+                yield decode(view[at + 4 : at + 4 + size])
                 at += 4 + size
             view.release()
 
@@ -395,9 +471,19 @@ def _reach_shared() -> Iterator[Any]:
         _REACHED = None
 
 
-def _plan_part(path: str, part: int, parts: int, spool_path: str, now: datetime, chunk: int,
-               principal: str, checked: Callable[[int], None] | None = None,
-               handoff: Callable[[list], None] | None = None, lookups: bool = True, sort_ids: bool = True) -> _Part:
+def _plan_part(
+    path: str,
+    part: int,
+    parts: int,
+    spool_path: str,
+    now: datetime,
+    chunk: int,
+    principal: str,
+    checked: Callable[[int], None] | None = None,
+    handoff: Callable[[list], None] | None = None,
+    lookups: bool = True,
+    sort_ids: bool = True,
+) -> _Part:
     """One planning process's plan of its streams (``part`` of ``parts``), spooled to
     ``spool_path``; with a ``handoff``, handed to it a chunk at a time and kept in the
     part (``_Part.kept``) instead. ``lookups``: :class:`_Planner`'s."""
@@ -407,10 +493,22 @@ def _plan_part(path: str, part: int, parts: int, spool_path: str, now: datetime,
     reached = checked if checked is not None else (_reached if part == 0 else None)
     # a large buffer, flushed after each chunk planned: a parent that writes while the
     # processes plan (:func:`.strategy._plan_while_writing`) reads the spool as it grows
-    with (open(spool_path, "wb", buffering=1 << 20) if handoff is None else contextlib.nullcontext()) as spool:
-        planner = _Planner(spool, report, now, principal, spool_path + ".ids", handoff, lookups=lookups,
-                           sort_ids=sort_ids)
-        with open(path, "rb", buffering=1 << 20) as source:  # (the default's 8 KB: a read a few lines)
+    with (
+        open(spool_path, "wb", buffering=1 << 20) if handoff is None else contextlib.nullcontext()
+    ) as spool:
+        planner = _Planner(
+            spool,
+            report,
+            now,
+            principal,
+            spool_path + ".ids",
+            handoff,
+            lookups=lookups,
+            sort_ids=sort_ids,
+        )
+        with open(
+            path, "rb", buffering=1 << 20
+        ) as source:  # (the default's 8 KB: a read a few lines)
             buffer: list[Line] = []
             router = _Router(parts)
             for number, text in numbered(source):
@@ -437,8 +535,14 @@ def _plan_part(path: str, part: int, parts: int, spool_path: str, now: datetime,
         # the ids (sorted, or as held: ``sort_ids``) for the parent to find one planned by two
         # processes or in two windows
         planner.write_ids()
-    return _Part(report, {name for name, state in planner.streams.items() if state.bad}, planner.names,
-                 planner.run_files, planner.kept, sort_ids)
+    return _Part(
+        report,
+        {name for name, state in planner.streams.items() if state.bad},
+        planner.names,
+        planner.run_files,
+        planner.kept,
+        sort_ids,
+    )
 
 
 def _ids(handle: IO[bytes], part: int) -> Iterator[tuple[bytes, int, int]]:
@@ -484,7 +588,9 @@ def _repeats(parts: list[_Part], report: IngestReport, bad: set[str]) -> set[str
                 later, which = max((previous[1], previous[2]), (place, k))
                 number, stream = later >> 32, parts[owners[which]].names[later & 0xFFFFFFFF]
                 if number not in reported:
-                    report.bad_lines.append(BadLine(number, f"id: {uuid.UUID(bytes=key)} appears twice in the file"))
+                    report.bad_lines.append(
+                        BadLine(number, f"id: {uuid.UUID(bytes=key)} appears twice in the file")
+                    )
                     reported.add(number)
                 bad.add(stream)
             previous = (key, place, k)

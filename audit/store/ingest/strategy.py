@@ -23,6 +23,7 @@ their spools back into file order: two processes on a two-core machine when the 
 pass follows planning; one beside the writing parent when they overlap (its COPY and the
 server's work on it are about half the CPU).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -87,9 +88,15 @@ _HERE_MAX = 16 * 2**20
 
 
 def ingest_file(
-    path: str, *, chunk: int = 5000, progress: Callable[[int], None] | None = None,
-    now: datetime | None = None, processes: int | None = None, checked: Callable[[int], None] | None = None,
-    principal: str | None = None, overlap: bool | None = None,
+    path: str,
+    *,
+    chunk: int = 5000,
+    progress: Callable[[int], None] | None = None,
+    now: datetime | None = None,
+    processes: int | None = None,
+    checked: Callable[[int], None] | None = None,
+    principal: str | None = None,
+    overlap: bool | None = None,
 ) -> IngestReport:
     """Ingest ``path``. On PostgreSQL a file over 4 MB is written while it is planned
     (``overlap``): up to 16 MB, or with ``processes=1``, planned in this process while a
@@ -113,7 +120,9 @@ def ingest_file(
         # bulk work that makes no cyclic garbage (tested): the collector paused
         # (audit.record.collector); the planning processes forked in it inherit that
         with acyclic_work():
-            return _ingest(path, report, chunk, progress, now, processes, checked, principal, overlap)
+            return _ingest(
+                path, report, chunk, progress, now, processes, checked, principal, overlap
+            )
     except (OperationalError, InterfaceError) as error:
         # a restart, a dropped connection: committed chunks stay, the run's checkpoint
         # says how far it got, and a rerun skips what is stored. (SQLite has no server
@@ -121,8 +130,10 @@ def ingest_file(
         # as before.)
         if connection.vendor == "sqlite" and isinstance(error, OperationalError):
             raise
-        raise DatabaseLost(report.stored, str(error).strip().splitlines()[0] if str(error).strip() else
-                           type(error).__name__) from error
+        raise DatabaseLost(
+            report.stored,
+            str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__,
+        ) from error
 
 
 class DatabaseLost(Exception):
@@ -133,9 +144,17 @@ class DatabaseLost(Exception):
         self.stored, self.detail = stored, detail
 
 
-def _ingest(path: str, report: IngestReport, chunk: int, progress: Callable[[int], None] | None, now: datetime,
-            processes: int | None, checked: Callable[[int], None] | None, principal: str,
-            overlap: bool | None) -> IngestReport:
+def _ingest(
+    path: str,
+    report: IngestReport,
+    chunk: int,
+    progress: Callable[[int], None] | None,
+    now: datetime,
+    processes: int | None,
+    checked: Callable[[int], None] | None,
+    principal: str,
+    overlap: bool | None,
+) -> IngestReport:
     size = os.path.getsize(path)
     large = size > 4 * 2**20
     # (a daemon process, such as a Celery worker's, may not fork children; a caller's open
@@ -159,8 +178,13 @@ def _ingest(path: str, report: IngestReport, chunk: int, progress: Callable[[int
         spools = [os.path.join(folder, f"plan-{k}") for k in range(parts)]
         kept: list[list] | None = None  # the records to write, where no spool has them
         if overlap:
-            written = (_plan_beside_writer(path, spools[0], now, chunk, principal, checked, report) if here
-                       else _plan_while_writing(path, parts, spools, now, chunk, principal, checked, report))
+            written = (
+                _plan_beside_writer(path, spools[0], now, chunk, principal, checked, report)
+                if here
+                else _plan_while_writing(
+                    path, parts, spools, now, chunk, principal, checked, report
+                )
+            )
             bad, stored = written.bad, written.stored
             if stored is not None:  # committed: every planned row, the file's whole
                 if checked is not None:
@@ -178,7 +202,10 @@ def _ingest(path: str, report: IngestReport, chunk: int, progress: Callable[[int
                 # two-pass ingest names it
                 report.lines = report.already_stored = 0
                 report.bad_lines.clear()
-                bad = _merge(_plan_parts(path, 1 if here else parts, spools, now, chunk, principal, checked), report)
+                bad = _merge(
+                    _plan_parts(path, 1 if here else parts, spools, now, chunk, principal, checked),
+                    report,
+                )
                 kept = None
         else:
             bad = _merge(_plan_parts(path, parts, spools, now, chunk, principal, checked), report)
@@ -188,8 +215,11 @@ def _ingest(path: str, report: IngestReport, chunk: int, progress: Callable[[int
             report.failed_streams[stream] = "has bad lines: nothing of it was stored"
         handles = [] if kept is not None else [open(spool, "rb") for spool in spools]  # noqa: SIM115 - closed below
         try:
-            records = (itertools.chain.from_iterable(kept) if kept is not None
-                       else heapq.merge(*(_spooled(handle) for handle in handles), key=lambda r: r[0]))
+            records = (
+                itertools.chain.from_iterable(kept)
+                if kept is not None
+                else heapq.merge(*(_spooled(handle) for handle in handles), key=lambda r: r[0])
+            )
             run = _started(path, principal)
             _write(records, report, chunk, progress, run)
             _finished(run, stored=report.stored, line=run.line)
@@ -202,19 +232,39 @@ def _ingest(path: str, report: IngestReport, chunk: int, progress: Callable[[int
     return report
 
 
-def _plan_parts(path: str, parts: int, spools: list[str], now: datetime, chunk: int, principal: str,
-                checked: Callable[[int], None] | None) -> list[_Part]:
+def _plan_parts(
+    path: str,
+    parts: int,
+    spools: list[str],
+    now: datetime,
+    chunk: int,
+    principal: str,
+    checked: Callable[[int], None] | None,
+) -> list[_Part]:
     """The two-pass ingest's plan: every id looked up, spooled, in this process or in ``parts``."""
-    return ([_plan_part(path, 0, 1, spools[0], now, chunk, principal, checked)] if parts == 1
-            else _plan_in_processes(path, parts, spools, now, chunk, principal, checked))
+    return (
+        [_plan_part(path, 0, 1, spools[0], now, chunk, principal, checked)]
+        if parts == 1
+        else _plan_in_processes(path, parts, spools, now, chunk, principal, checked)
+    )
 
 
-def _plan_in_processes(path: str, parts: int, spools: list[str], now: datetime, chunk: int,
-                       principal: str, checked: Callable[[int], None] | None = None) -> list[_Part]:
+def _plan_in_processes(
+    path: str,
+    parts: int,
+    spools: list[str],
+    now: datetime,
+    chunk: int,
+    principal: str,
+    checked: Callable[[int], None] | None = None,
+) -> list[_Part]:
     # each process opens its own database connection; none may be inherited open
     connections.close_all()
     with _reach_shared() as reached, _planners(parts) as pool:
-        pending = [pool.submit(_plan_part, path, k, parts, spools[k], now, chunk, principal) for k in range(parts)]
+        pending = [
+            pool.submit(_plan_part, path, k, parts, spools[k], now, chunk, principal)
+            for k in range(parts)
+        ]
         while not _all_planned(pending):
             futures.wait(pending, 0.2)
             if checked is not None:
@@ -245,8 +295,16 @@ class _Overlapped(NamedTuple):
     kept: list[list] | None
 
 
-def _plan_while_writing(path: str, parts: int, spools: list[str], now: datetime, chunk: int, principal: str,
-                        checked: Callable[[int], None] | None, report: IngestReport) -> _Overlapped:
+def _plan_while_writing(
+    path: str,
+    parts: int,
+    spools: list[str],
+    now: datetime,
+    chunk: int,
+    principal: str,
+    checked: Callable[[int], None] | None,
+    report: IngestReport,
+) -> _Overlapped:
     """Plan in ``parts`` processes and, as they plan, write their rows in file order in
     one transaction (PostgreSQL), so that the server's share of the work (COPY, the
     indexes, the key table) is done while Python plans rather than after it. Only when
@@ -282,13 +340,32 @@ def _plan_while_writing(path: str, parts: int, spools: list[str], now: datetime,
         return _repeats(done[0], report, bad)
 
     with _reach_shared() as reached, _planners(parts) as pool:
-        pending = [pool.submit(_plan_part, path, k, parts, spools[k], now, chunk, principal, lookups=False,
-                               sort_ids=False) for k in range(parts)]
+        pending = [
+            pool.submit(
+                _plan_part,
+                path,
+                k,
+                parts,
+                spools[k],
+                now,
+                chunk,
+                principal,
+                lookups=False,
+                sort_ids=False,
+            )
+            for k in range(parts)
+        ]
         finished = functools.partial(_all_planned, pending)
         records = heapq.merge(*(_followed(spool, finished) for spool in spools), key=lambda r: r[0])
         try:
-            stored = _write_whole(path, principal, records, chunk, planned,
-                                  lambda: checked(reached.value) if checked else None)
+            stored = _write_whole(
+                path,
+                principal,
+                records,
+                chunk,
+                planned,
+                lambda: checked(reached.value) if checked else None,
+            )
         except IntegrityError:
             return _Overlapped(planned(), None, True, None)
         except (_Undo, _Moved, _Unfinished):
@@ -340,8 +417,15 @@ class _Handoff:
                 pass
 
 
-def _plan_beside_writer(path: str, spool: str, now: datetime, chunk: int, principal: str,
-                        checked: Callable[[int], None] | None, report: IngestReport) -> _Overlapped:
+def _plan_beside_writer(
+    path: str,
+    spool: str,
+    now: datetime,
+    chunk: int,
+    principal: str,
+    checked: Callable[[int], None] | None,
+    report: IngestReport,
+) -> _Overlapped:
     """:func:`_plan_while_writing` with one planner: this process plans (no process to
     start, the caches warm, its connection for the lookups) and a thread writes, on a
     connection of its own, the records handed to it as they are planned, ``_PIECE``
@@ -357,8 +441,9 @@ def _plan_beside_writer(path: str, spool: str, now: datetime, chunk: int, princi
 
     def write() -> None:
         try:
-            written["stored"] = _write_whole(path, principal, handoff.records(), piece, handoff.outcome,
-                                             lambda: None)
+            written["stored"] = _write_whole(
+                path, principal, handoff.records(), piece, handoff.outcome, lambda: None
+            )
         except IntegrityError:
             written["stored"], written["refused"] = None, True
         except (_Undo, _Moved):
@@ -373,8 +458,19 @@ def _plan_beside_writer(path: str, spool: str, now: datetime, chunk: int, princi
     with _writer_turns():
         writer.start()
         try:
-            part = _plan_part(path, 0, 1, spool, now, piece, principal, checked, handoff.put, lookups=False,
-                              sort_ids=False)
+            part = _plan_part(
+                path,
+                0,
+                1,
+                spool,
+                now,
+                piece,
+                principal,
+                checked,
+                handoff.put,
+                lookups=False,
+                sort_ids=False,
+            )
             bad = _gather([part], report)  # an id planned twice: as in _plan_while_writing
         except BaseException:
             handoff.end(None)

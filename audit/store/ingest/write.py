@@ -13,6 +13,7 @@ Two ways, both in file order and both under the store's append lock:
 
 :func:`unfinished_ingests` names the runs that stopped while writing (for ``verify``).
 """
+
 from __future__ import annotations
 
 import os
@@ -34,8 +35,14 @@ class _Undo(Exception):
     """The rows written while planning are not to be committed."""
 
 
-def _write_whole(path: str, principal: str, records: Iterable[list], chunk: int, planned: Callable[[], set[str]],
-                 reached: Callable[[], None]) -> int:
+def _write_whole(
+    path: str,
+    principal: str,
+    records: Iterable[list],
+    chunk: int,
+    planned: Callable[[], set[str]],
+    reached: Callable[[], None],
+) -> int:
     """The transaction written as planned: every planned row (:func:`_write_planned`),
     then - ``planned()``: the streams with a bad line, once planning is over - the
     finished run, committed with them; ``_Undo`` (rolled back) when a stream is bad.
@@ -45,13 +52,19 @@ def _write_whole(path: str, principal: str, records: Iterable[list], chunk: int,
         stored, line = _write_planned(records, chunk, reached)
         if planned():
             raise _Undo
-        run = IngestRun.objects.create(file=os.path.abspath(path), size=os.path.getsize(path),
-                                       principal=principal, started_at=started)
+        run = IngestRun.objects.create(
+            file=os.path.abspath(path),
+            size=os.path.getsize(path),
+            principal=principal,
+            started_at=started,
+        )
         _finished(run, stored=stored, line=line)
     return stored
 
 
-def _write_planned(records: Iterable[list], chunk: int, reached: Callable[[], None]) -> tuple[int, int]:
+def _write_planned(
+    records: Iterable[list], chunk: int, reached: Callable[[], None]
+) -> tuple[int, int]:
     """The rows of every stream, in file order, ``chunk`` a COPY, under the append lock
     (held to the commit). Each stream's first version is confirmed free when it first
     comes: under the lock no one else can take one after it. Returns the rows written and
@@ -87,8 +100,12 @@ def _write_planned(records: Iterable[list], chunk: int, reached: Callable[[], No
 
 
 def _started(path: str, principal: str) -> IngestRun:
-    return IngestRun.objects.create(file=os.path.abspath(path), size=os.path.getsize(path), principal=principal,
-                                    started_at=datetime.now(UTC))
+    return IngestRun.objects.create(
+        file=os.path.abspath(path),
+        size=os.path.getsize(path),
+        principal=principal,
+        started_at=datetime.now(UTC),
+    )
 
 
 def _unfinished(file: str | None = None) -> list[tuple[IngestRun, IngestStep | None]]:
@@ -108,8 +125,18 @@ def _finished(run: IngestRun, *, stored: int, line: int) -> None:
     now = datetime.now(UTC)
     IngestStep.objects.bulk_create(
         [IngestStep(run=run, stored=stored, line=line, finished=True, at=now)]
-        + [IngestStep(run=earlier, stored=step.stored if step else 0, line=step.line if step else 0, finished=True,
-                      at=now) for earlier, step in _unfinished(run.file) if earlier.pk != run.pk])
+        + [
+            IngestStep(
+                run=earlier,
+                stored=step.stored if step else 0,
+                line=step.line if step else 0,
+                finished=True,
+                at=now,
+            )
+            for earlier, step in _unfinished(run.file)
+            if earlier.pk != run.pk
+        ]
+    )
 
 
 def unfinished_ingests() -> list[str]:
@@ -122,8 +149,13 @@ def unfinished_ingests() -> list[str]:
     ]
 
 
-def _write(spooled: Iterable[list], report: IngestReport, chunk: int, progress: Callable[[int], None] | None,
-           run: IngestRun) -> None:
+def _write(
+    spooled: Iterable[list],
+    report: IngestReport,
+    chunk: int,
+    progress: Callable[[int], None] | None,
+    run: IngestRun,
+) -> None:
     """Pass 2: the planned rows, in file order, ``chunk`` per transaction."""
     records: list[tuple[int, str, int, list[object]]] = []
     for record in spooled:
@@ -163,11 +195,18 @@ def _write_chunk(records: list, report: IngestReport, run: IngestRun) -> None:
                 else:
                     insert_values(rows)
                 # the checkpoint commits with the rows or not at all
-                IngestStep.objects.create(run=run, stored=report.stored + len(rows), line=records[-1][0],
-                                          at=datetime.now(UTC))
+                IngestStep.objects.create(
+                    run=run,
+                    stored=report.stored + len(rows),
+                    line=records[-1][0],
+                    at=datetime.now(UTC),
+                )
         except _Moved as moved:
-            failed = {s: f"version: stream {s} was appended to since this ingest began: "
-                         f"version {first[s][0]} is taken" for s in moved.streams}
+            failed = {
+                s: f"version: stream {s} was appended to since this ingest began: "
+                f"version {first[s][0]} is taken"
+                for s in moved.streams
+            }
         except IntegrityError as error:  # an id stored meanwhile by another writer
             reason = str(error).splitlines()[0]
             failed = {s: f"refused by the database: {reason}" for s in first}
@@ -177,5 +216,7 @@ def _write_chunk(records: list, report: IngestReport, run: IngestRun) -> None:
         for stream, reason in failed.items():
             number = first[stream][1]
             report.bad_lines.append(BadLine(number, reason))
-            report.failed_streams[stream] = f"line {number} refused; the stream was not stored from there on"
+            report.failed_streams[stream] = (
+                f"line {number} refused; the stream was not stored from there on"
+            )
         records = [r for r in records if r[1] not in failed]

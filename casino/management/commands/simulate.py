@@ -1,6 +1,7 @@
 """``manage.py simulate``: realistic gaming days as events, into a JSON Lines file or
 straight into the event store, with faults planted on demand and a manifest of them.
 The work is ``tables.simulator`` (docs/simulator.md)."""
+
 from __future__ import annotations
 
 import json
@@ -25,38 +26,94 @@ def _bad(message: str) -> CommandError:
 
 
 class Command(BackOfficeCommand):
-    help = ("Simulate gaming days of blackjack tables as events, with faults planted on demand. A progress "
-            "bar (rounds) on stderr, on a terminal only.")
-    exit_codes = {0: "simulated (and with --check, the audit found exactly what was planted)",
-                  1: "--check: the audit and the manifest differ",
-                  2: "bad input: an option, a fault, an --out path that cannot be written, a stream already in the store"}
+    help = (
+        "Simulate gaming days of blackjack tables as events, with faults planted on demand. A progress "
+        "bar (rounds) on stderr, on a terminal only."
+    )
+    exit_codes = {
+        0: "simulated (and with --check, the audit found exactly what was planted)",
+        1: "--check: the audit and the manifest differ",
+        2: "bad input: an option, a fault, an --out path that cannot be written, a stream already in the store",
+    }
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--tables", type=int, default=7, help="how many tables (default 7: one per preset)")
-        parser.add_argument("--preset", action="append", metavar="NAME", help="rule set(s) the tables deal, in turn (default: every preset)")
+        parser.add_argument(
+            "--tables", type=int, default=7, help="how many tables (default 7: one per preset)"
+        )
+        parser.add_argument(
+            "--preset",
+            action="append",
+            metavar="NAME",
+            help="rule set(s) the tables deal, in turn (default: every preset)",
+        )
         size = parser.add_mutually_exclusive_group()
         size.add_argument("--rounds", type=int, help="rounds per table and gaming day")
-        size.add_argument("--hours", type=float, help="hours of play per gaming day at --pace (default 8)")
+        size.add_argument(
+            "--hours", type=float, help="hours of play per gaming day at --pace (default 8)"
+        )
         parser.add_argument("--pace", type=int, default=60, help="rounds an hour (default 60)")
         parser.add_argument("--days", type=int, default=1, help="gaming days (default 1)")
-        parser.add_argument("--last-day-rounds", type=int, metavar="N",
-                            help="rounds per table on the last gaming day, when it is shorter (default: as every day)")
-        parser.add_argument("--seed", help="make the run reproducible: the same seed gives the same bytes")
-        parser.add_argument("--start", help="when the first day opens (ISO 8601; default: today 12:00 UTC, or 2026-11-29 with --seed)")
-        parser.add_argument("--seats", type=int, help="occupied boxes per table, fixed (default: players come and go)")
-        parser.add_argument("--live-bets", type=int, default=2000, help="bets per round on it-live tables (default 2000)")
+        parser.add_argument(
+            "--last-day-rounds",
+            type=int,
+            metavar="N",
+            help="rounds per table on the last gaming day, when it is shorter (default: as every day)",
+        )
+        parser.add_argument(
+            "--seed", help="make the run reproducible: the same seed gives the same bytes"
+        )
+        parser.add_argument(
+            "--start",
+            help="when the first day opens (ISO 8601; default: today 12:00 UTC, or 2026-11-29 with --seed)",
+        )
+        parser.add_argument(
+            "--seats",
+            type=int,
+            help="occupied boxes per table, fixed (default: players come and go)",
+        )
+        parser.add_argument(
+            "--live-bets",
+            type=int,
+            default=2000,
+            help="bets per round on it-live tables (default 2000)",
+        )
         parser.add_argument("--prefix", default="BJ-", help="table code prefix (default BJ-)")
         out = parser.add_mutually_exclusive_group()
         out.add_argument("--out", metavar="FILE", help="write JSON Lines here ('-' for stdout)")
-        out.add_argument("--into-store", action="store_true", help="append straight into the event store")
-        parser.add_argument("--fault-rate", action="append", default=[], metavar="KIND=RATE",
-                            help=f"plant KIND with probability RATE per round; kinds: {', '.join(KINDS)}")
-        parser.add_argument("--fault", action="append", default=[], metavar="KIND@TABLE:ROUND",
-                            help="plant KIND at that round of that table (or the first round after it that allows it)")
-        parser.add_argument("--manifest", metavar="FILE", help="write the JSON manifest of planted faults here")
-        parser.add_argument("--check", action="store_true",
-                            help="audit the file afterwards (replay, chip reconciliation, chain) against the manifest; exit 1 on a difference")
-        parser.add_argument("--jobs", type=int, default=1, help="tables dealt by this many processes at once (file output; default 1)")
+        out.add_argument(
+            "--into-store", action="store_true", help="append straight into the event store"
+        )
+        parser.add_argument(
+            "--fault-rate",
+            action="append",
+            default=[],
+            metavar="KIND=RATE",
+            help=f"plant KIND with probability RATE per round; kinds: {', '.join(KINDS)}",
+        )
+        parser.add_argument(
+            "--fault",
+            action="append",
+            default=[],
+            metavar="KIND@TABLE:ROUND",
+            help="plant KIND at that round of that table (or the first round after it that allows it)",
+        )
+        parser.add_argument(
+            "--manifest", metavar="FILE", help="write the JSON manifest of planted faults here"
+        )
+        parser.add_argument(
+            "--check",
+            action="store_true",
+            help=(
+                "audit the file afterwards (replay, chip reconciliation, chain) against the "
+                "manifest; exit 1 on a difference"
+            ),
+        )
+        parser.add_argument(
+            "--jobs",
+            type=int,
+            default=1,
+            help="tables dealt by this many processes at once (file output; default 1)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         config = self._config(options)
@@ -65,7 +122,9 @@ class Command(BackOfficeCommand):
         if options["check"] and (options["into_store"] or options["out"] in (None, "-")):
             raise _bad("--check audits a file: use it with --out FILE")
         if options["jobs"] > 1 and options["into_store"]:
-            raise _bad("--jobs works with --out only (the store takes one writer per stream anyway)")
+            raise _bad(
+                "--jobs works with --out only (the store takes one writer per stream anyway)"
+            )
         if not options["out"] and not options["into_store"]:
             raise _bad("say where the events go: --out FILE or --into-store")
         total = config.tables * config.total_rounds
@@ -88,7 +147,9 @@ class Command(BackOfficeCommand):
             f"in {took:.1f} s ({manifest['rounds'] / took:,.0f} rounds/s); {len(manifest['faults'])} faults planted"
         )
         for missed in manifest["not_planted"]:
-            self.stderr.write(f"simulate: {missed['kind']}@{missed['table']}:{missed['round']} was not planted: {missed['reason']}")
+            self.stderr.write(
+                f"simulate: {missed['kind']}@{missed['table']}:{missed['round']} was not planted: {missed['reason']}"
+            )
         if options["check"]:
             self._check(options["out"], manifest)
 
@@ -139,7 +200,9 @@ class Command(BackOfficeCommand):
         try:
             moment = datetime.fromisoformat(text)
         except ValueError:
-            raise FaultError(f"--start {text!r}: expected an ISO 8601 timestamp such as 2026-11-29T14:00:00+01:00") from None
+            raise FaultError(
+                f"--start {text!r}: expected an ISO 8601 timestamp such as 2026-11-29T14:00:00+01:00"
+            ) from None
         return timezone.make_aware(moment) if timezone.is_naive(moment) else moment
 
     def _to_file(self, config: SimConfig, path: str, jobs: int, progress: Any) -> dict[str, Any]:
@@ -148,7 +211,9 @@ class Command(BackOfficeCommand):
         try:
             out = open(path, "wb")  # noqa: SIM115 - closed below, after the run
         except OSError as error:
-            raise CommandError(f"simulate: --out {path}: cannot write there ({error.strerror})", returncode=2) from None
+            raise CommandError(
+                f"simulate: --out {path}: cannot write there ({error.strerror})", returncode=2
+            ) from None
         with out:
             return simulate_file(config, out, jobs=jobs, progress=progress)
 

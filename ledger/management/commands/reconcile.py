@@ -31,8 +31,11 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--day", help="the gaming day, YYYY-MM-DD")
         parser.add_argument("--table", help="one table's code only")
-        parser.add_argument("--json", action="store_true",
-                            help="a JSON array, one object per table-day (amounts in minor units, with their text)")
+        parser.add_argument(
+            "--json",
+            action="store_true",
+            help="a JSON array, one object per table-day (amounts in minor units, with their text)",
+        )
 
     def handle(self, *args, day=None, table=None, json=False, **options):
         try:
@@ -46,11 +49,18 @@ class Command(BaseCommand):
             raise CommandError(f"--table {table!r}: the ledger has no such table", returncode=2)
         if wanted is None and table is None:
             wanted = gaming_day(datetime.now(UTC))
-        days = list(selectors.reconciliations(table=table, day=wanted).values_list("table__stream", "gaming_day"))
+        days = list(
+            selectors.reconciliations(table=table, day=wanted).values_list(
+                "table__stream", "gaming_day"
+            )
+        )
         if not days:
             where = f"table {table}" if table else "any table"
-            raise CommandError(f"the ledger has no figures for {where}" + (f" on {wanted.isoformat()}" if wanted else ""),
-                               returncode=2)
+            raise CommandError(
+                f"the ledger has no figures for {where}"
+                + (f" on {wanted.isoformat()}" if wanted else ""),
+                returncode=2,
+            )
         results = []
         with progress_bar(total=len(days), unit="table-day", desc="reconcile") as bar:
             for stream, when in days:
@@ -66,17 +76,30 @@ class Command(BaseCommand):
         unexplained = sum(1 for r in results if r.rows[0].unexplained)
         lacking = sum(1 for r in results if r.rows[0].missing)
         if unexplained or lacking:
-            said = [f"{lacking} of {len(results)} table-day(s) lack a count, a drop or a finished slip"] if lacking else []
-            said += [f"{unexplained} of {len(results)} table-day(s) have a variance the record does not explain"] \
-                if unexplained else []
+            said = (
+                [
+                    f"{lacking} of {len(results)} table-day(s) lack a count, a drop or a finished slip"
+                ]
+                if lacking
+                else []
+            )
+            said += (
+                [
+                    f"{unexplained} of {len(results)} table-day(s) have a variance the record does not explain"
+                ]
+                if unexplained
+                else []
+            )
             raise CommandError("; ".join(said), returncode=1)
 
     def _object(self, result: reconciliation.Reconciled) -> dict[str, Any]:
         day, *shifts = result.rows
         findings = list(selectors.findings_of_day(table=result.table, day=result.gaming_day))
         signoff = m.SignOff.objects.filter(table=result.table, gaming_day=result.gaming_day).first()
-        return {**selectors.as_dict(day, findings=findings, signoff=signoff),
-                "shifts": [selectors.as_dict(s) for s in shifts]}
+        return {
+            **selectors.as_dict(day, findings=findings, signoff=signoff),
+            "shifts": [selectors.as_dict(s) for s in shifts],
+        }
 
     def _print(self, result: reconciliation.Reconciled) -> None:
         day = result.rows[0]
@@ -88,7 +111,9 @@ class Command(BaseCommand):
             f"; {selectors.state_text(day)}"
         )
         for finding in selectors.findings_of_day(table=result.table, day=result.gaming_day):
-            self.stdout.write(f"  {finding.kind} ({finding.severity}, {finding.status}): {finding.message}")
+            self.stdout.write(
+                f"  {finding.kind} ({finding.severity}, {finding.status}): {finding.message}"
+            )
 
 
 def _json(value: Any) -> str:

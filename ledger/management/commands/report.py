@@ -9,13 +9,18 @@ from ledger import general_ledger, master_game, receivables, reports, slip_seque
 
 # the reports of one day (--day), and how each is made: (day, --from, the options)
 AS_OF = {
-    "master-game": lambda day, _, o: master_game.master_game(day=day, shift=o["shift"], table=o["table"],
-                                                             game=o["game"], pit=o["pit"]),
-    "marker-aging": lambda day, _, o: receivables.marker_aging(day=day, table=o["table"], pit=o["pit"])[0],
-    "markers": lambda day, _, o: receivables.marker_aging(day=day, table=o["table"], pit=o["pit"],
-                                                          outstanding_only=not o["every"])[1],
-    "chips-outstanding": lambda day, since, o: receivables.chips_outstanding(day=day, day_from=since,
-                                                                             table=o["table"], pit=o["pit"]),
+    "master-game": lambda day, _, o: master_game.master_game(
+        day=day, shift=o["shift"], table=o["table"], game=o["game"], pit=o["pit"]
+    ),
+    "marker-aging": lambda day, _, o: receivables.marker_aging(
+        day=day, table=o["table"], pit=o["pit"]
+    )[0],
+    "markers": lambda day, _, o: receivables.marker_aging(
+        day=day, table=o["table"], pit=o["pit"], outstanding_only=not o["every"]
+    )[1],
+    "chips-outstanding": lambda day, since, o: receivables.chips_outstanding(
+        day=day, day_from=since, table=o["table"], pit=o["pit"]
+    ),
     "journal": lambda day, _, o: general_ledger.journal(day=day, table=o["table"]),
     "trial-balance": lambda day, _, o: general_ledger.trial_balance(day=day, table=o["table"]),
 }
@@ -45,40 +50,66 @@ class Command(BaseCommand):
         parser.add_argument("--from", dest="day_from", help="the first gaming day, YYYY-MM-DD")
         parser.add_argument("--to", dest="day_to", help="the last gaming day, YYYY-MM-DD")
         parser.add_argument("--day", help="statistics: the day the period ends on")
-        parser.add_argument("--group", default="table", help="statistics: table, game, pit or casino")
-        parser.add_argument("--period", default="day", help="statistics: shift, day, mtd, ytd or range")
+        parser.add_argument(
+            "--group", default="table", help="statistics: table, game, pit or casino"
+        )
+        parser.add_argument(
+            "--period", default="day", help="statistics: shift, day, mtd, ytd or range"
+        )
         parser.add_argument("--table", help="one table's code")
         parser.add_argument("--game", help="one rule set")
         parser.add_argument("--pit", help="one pit")
-        parser.add_argument("--shift", help="master-game: a shift's label, or all (default: the whole day)")
-        parser.add_argument("--every", action="store_true", help="markers: every marker, paid or not")
+        parser.add_argument(
+            "--shift", help="master-game: a shift's label, or all (default: the whole day)"
+        )
+        parser.add_argument(
+            "--every", action="store_true", help="markers: every marker, paid or not"
+        )
         parser.add_argument("--kind", help="slip-books, slip-sequence: fill or credit")
         parser.add_argument("--csv", action="store_true", help="CSV instead of a table")
-        parser.add_argument("--consolidate", action="store_true",
-                            help="statistics, hold, daily: every table-day in the house currency at its day's rate")
+        parser.add_argument(
+            "--consolidate",
+            action="store_true",
+            help="statistics, hold, daily: every table-day in the house currency at its day's rate",
+        )
 
     def handle(self, *args, report, csv=False, **options):
         days = {name: _day(options[name], name) for name in ("day_from", "day_to", "day")}
         filters = {k: options[k] for k in ("table", "game", "pit")}
         try:
             if report == "statistics":
-                made = reports.statistics(group=options["group"], period=options["period"], day=days["day"],
-                                          day_from=days["day_from"], day_to=days["day_to"],
-                                          consolidate=options["consolidate"], **filters)
+                made = reports.statistics(
+                    group=options["group"],
+                    period=options["period"],
+                    day=days["day"],
+                    day_from=days["day_from"],
+                    day_to=days["day_to"],
+                    consolidate=options["consolidate"],
+                    **filters,
+                )
             elif report in AS_OF:
                 if days["day"] is None:
                     raise CommandError(f"report {report} needs --day (YYYY-MM-DD)", returncode=2)
                 made = AS_OF[report](days["day"], days["day_from"], options)
             elif report in ("slip-books", "slip-sequence"):
                 if options["kind"] not in (None, "fill", "credit"):
-                    raise CommandError(f"--kind {options['kind']!r}: expected fill or credit", returncode=2)
-                made = (slip_sequence.slip_books if report == "slip-books" else slip_sequence.slip_sequence)(
-                    kind=options["kind"])
+                    raise CommandError(
+                        f"--kind {options['kind']!r}: expected fill or credit", returncode=2
+                    )
+                made = (
+                    slip_sequence.slip_books
+                    if report == "slip-books"
+                    else slip_sequence.slip_sequence
+                )(kind=options["kind"])
             elif report in ("hold", "daily", "drop"):
                 if days["day_from"] is None or days["day_to"] is None:
-                    raise CommandError(f"report {report} needs --from and --to (YYYY-MM-DD)", returncode=2)
+                    raise CommandError(
+                        f"report {report} needs --from and --to (YYYY-MM-DD)", returncode=2
+                    )
                 more = {"consolidate": True} if options["consolidate"] and report != "drop" else {}
-                made = getattr(reports, report)(day_from=days["day_from"], day_to=days["day_to"], **more, **filters)
+                made = getattr(reports, report)(
+                    day_from=days["day_from"], day_to=days["day_to"], **more, **filters
+                )
             else:
                 raise CommandError(f"{report!r}: no such report ({', '.join(NAMES)})", returncode=2)
         except reports.ReportError as error:
@@ -91,12 +122,18 @@ class Command(BaseCommand):
         totals = [[made.total_display(row, c) for c in columns] for row in made.totals]
         for line in totals:  # its label may sit in a column left out of the table
             line[0] = line[0] or TOTAL
-        cells = [[c.title for c in columns]] + [[made.display(row, c) or "-" for c in columns] for row in made.rows]
+        cells = [[c.title for c in columns]] + [
+            [made.display(row, c) or "-" for c in columns] for row in made.rows
+        ]
         cells += totals
         widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
         for line in cells:
-            self.stdout.write("  ".join(text.rjust(w) if c.kind != "text" else text.ljust(w)
-                                        for text, w, c in zip(line, widths, columns)).rstrip())
+            self.stdout.write(
+                "  ".join(
+                    text.rjust(w) if c.kind != "text" else text.ljust(w)
+                    for text, w, c in zip(line, widths, columns)
+                ).rstrip()
+            )
         if not made.rows:
             self.stdout.write("(nothing in the range)")
         left_out = [row for row in made.rows if row.get("left_out_days")]
@@ -106,7 +143,9 @@ class Command(BaseCommand):
             for row in left_out:
                 name = made.display(row, label) if label else ""
                 days = row["left_out_days"]
-                self.stdout.write(f"  {name + ': ' if name and not days.startswith(name) else ''}{days}")
+                self.stdout.write(
+                    f"  {name + ': ' if name and not days.startswith(name) else ''}{days}"
+                )
         unconverted = [row for row in made.rows if row.get("no_rate_days")]
         if unconverted:
             self.stdout.write("Not in the house currency (no rate of the day):")

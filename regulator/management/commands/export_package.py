@@ -29,20 +29,43 @@ class Command(BackOfficeCommand):
         "blackjack-audit verify PACKAGE. Each export, and each refused, is written to the access log "
         "(method EXPORT, principal command:<login>)."
     )
-    exit_codes: ClassVar[dict[int, str]] = {0: "written", 2: "bad input (an unknown table, a period with no table open, --out existing "
-                  "without --force or not writable, an unreadable --previous): nothing written"}
+    exit_codes: ClassVar[dict[int, str]] = {
+        0: "written",
+        2: "bad input (an unknown table, a period with no table open, --out existing "
+        "without --force or not writable, an unreadable --previous): nothing written",
+    }
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("--day", type=_day, required=True, help="the (first) gaming day, YYYY-MM-DD")
+        parser.add_argument(
+            "--day", type=_day, required=True, help="the (first) gaming day, YYYY-MM-DD"
+        )
         parser.add_argument("--to", type=_day, help="the last gaming day (default: --day)")
-        parser.add_argument("--table", action="append", default=[], help="a table's code (repeat; default: "
-                            "every table open in the period)")
-        parser.add_argument("--out", required=True, help="the package: a folder, or a file ending in .zip")
+        parser.add_argument(
+            "--table",
+            action="append",
+            default=[],
+            help="a table's code (repeat; default: every table open in the period)",
+        )
+        parser.add_argument(
+            "--out", required=True, help="the package: a folder, or a file ending in .zip"
+        )
         parser.add_argument("--force", action="store_true", help="replace --out if it exists")
-        parser.add_argument("--previous", help="an earlier package: the manifest proves this one's head grew from it")
+        parser.add_argument(
+            "--previous",
+            help="an earlier package: the manifest proves this one's head grew from it",
+        )
 
-    def handle(self, *args: Any, day: date, to: date | None, table: list[str], out: str, force: bool,
-               previous: str | None, **options: Any) -> None:
+    def handle(
+        self,
+        *args: Any,
+        day: date,
+        to: date | None,
+        table: list[str],
+        out: str,
+        force: bool,
+        previous: str | None,
+        **options: Any,
+    ) -> None:
         bar = progress_bar(total=None, unit="ev", desc="export")
 
         def total(count: int) -> None:
@@ -51,14 +74,25 @@ class Command(BackOfficeCommand):
 
         try:
             with bar:
-                manifest = export_logged(principal=f"command:{getpass.getuser()}", day_from=day, day_to=to or day,
-                                         tables=table, out=Path(out), force=force,
-                                         previous=Path(previous) if previous else None, progress=bar.update,
-                                         total=total)
+                manifest = export_logged(
+                    principal=f"command:{getpass.getuser()}",
+                    day_from=day,
+                    day_to=to or day,
+                    tables=table,
+                    out=Path(out),
+                    force=force,
+                    previous=Path(previous) if previous else None,
+                    progress=bar.update,
+                    total=total,
+                )
         except PackageError as error:
             raise CommandError(str(error), returncode=2) from None
         except OSError as error:
-            raise CommandError(f"--out {out}: writing failed ({error.strerror or error}); nothing written",
-                               returncode=2) from None
-        self.stderr.write(f"exported {manifest['events']:,} events of {len(manifest['streams'])} table(s) to "
-                          f"{Path(out).resolve()}")
+            raise CommandError(
+                f"--out {out}: writing failed ({error.strerror or error}); nothing written",
+                returncode=2,
+            ) from None
+        self.stderr.write(
+            f"exported {manifest['events']:,} events of {len(manifest['streams'])} table(s) to "
+            f"{Path(out).resolve()}"
+        )

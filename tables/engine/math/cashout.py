@@ -39,6 +39,7 @@ True
 ...             rules=PRESETS["it-live"], margin=(1, 50))
 True
 """
+
 from __future__ import annotations
 
 from collections import OrderedDict
@@ -117,13 +118,20 @@ def position(rules: RuleSet, up: int, remaining: Composition) -> Position:
 
 
 def expected_return(
-    cards: Sequence[str], up: str, remaining: Composition, rules: RuleSet, *, split_done: bool = False
+    cards: Sequence[str],
+    up: str,
+    remaining: Composition,
+    rules: RuleSet,
+    *,
+    split_done: bool = False,
 ) -> tuple[float, str]:
     """(expected return per unit of the hand's stake, the chart's next action)."""
     return _shape_return(shape_of(cards, split_done), VALUE[up], tuple(remaining), rules)
 
 
-def _shape_return(shape: Shape, up: int, remaining: Composition, rules: RuleSet) -> tuple[float, str]:
+def _shape_return(
+    shape: Shape, up: int, remaining: Composition, rules: RuleSet
+) -> tuple[float, str]:
     hard, ace, ncards, pair, split_done = shape
     position_ = position(rules, up, remaining)
     if hard > 21:
@@ -138,8 +146,9 @@ def _shape_return(shape: Shape, up: int, remaining: Composition, rules: RuleSet)
     elif action == SPLIT:
         value = position_.final(position_.split(pair, chart) / 2.0)
     else:
-        value = position_.values(hard, ace, ncards, pair, after_split=split_done,
-                                 policy=chart, legal=frozenset({action}))[action]
+        value = position_.values(
+            hard, ace, ncards, pair, after_split=split_done, policy=chart, legal=frozenset({action})
+        )[action]
     return max(1.0 + value, 0.0), action
 
 
@@ -153,8 +162,14 @@ def _margin(rules: RuleSet, margin: Margin | None) -> Fraction:
 
 
 def cashout_offer(
-    cards: Sequence[str], up: str, remaining: Composition, *, stake: int, rules: RuleSet,
-    margin: Margin | None = None, split_done: bool = False,
+    cards: Sequence[str],
+    up: str,
+    remaining: Composition,
+    *,
+    stake: int,
+    rules: RuleSet,
+    margin: Margin | None = None,
+    split_done: bool = False,
 ) -> Offer:
     """The offer for a hand of ``cards`` against ``up`` with ``remaining`` cards left,
     for ``stake`` minor units on it."""
@@ -169,8 +184,13 @@ def cashout_offer(
 
 
 def offer_share(
-    cards: Sequence[str], up: str, remaining: Composition, *, rules: RuleSet,
-    margin: Margin | None = None, split_done: bool = False,
+    cards: Sequence[str],
+    up: str,
+    remaining: Composition,
+    *,
+    rules: RuleSet,
+    margin: Margin | None = None,
+    split_done: bool = False,
 ) -> Fraction:
     """The share of its stake a hand of ``cards`` against ``up`` is offered with
     ``remaining`` cards left: its expected return less the margin. The same for every
@@ -214,7 +234,9 @@ def _shares(rules: RuleSet) -> ShareFn:
 
 
 @lru_cache(maxsize=SHARES)
-def _quantised_return(shape: Shape, up: int, remaining: Composition, rules: RuleSet) -> tuple[Fraction, str]:
+def _quantised_return(
+    shape: Shape, up: int, remaining: Composition, rules: RuleSet
+) -> tuple[Fraction, str]:
     """The expected return kept to 9 decimals, memoised by shape and composition."""
     value, action = _shape_return(shape, up, remaining, rules)
     return Fraction(round(value * RETURN_QUANTUM), RETURN_QUANTUM), action
@@ -240,10 +262,18 @@ def clear_caches() -> None:
 
 
 def check_offer(
-    recorded: int, cards: Sequence[str], up: str, remaining: Composition, *, stake: int,
-    rules: RuleSet, margin: Margin | None = None, split_done: bool = False,
+    recorded: int,
+    cards: Sequence[str],
+    up: str,
+    remaining: Composition,
+    *,
+    stake: int,
+    rules: RuleSet,
+    margin: Margin | None = None,
+    split_done: bool = False,
 ) -> bool:
     """Is ``recorded`` (a ``cashout.offered`` amount) the offer this module computes?"""
-    offer = cashout_offer(cards, up, remaining, stake=stake, rules=rules, margin=margin,
-                          split_done=split_done)
+    offer = cashout_offer(
+        cards, up, remaining, stake=stake, rules=rules, margin=margin, split_done=split_done
+    )
     return offer.amount == recorded

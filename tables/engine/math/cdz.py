@@ -24,6 +24,7 @@ natural term, so they are the decisions of the conditioned game.
 
 For the chart the second moment of every deal's result is carried too (:mod:`.variance`).
 """
+
 from __future__ import annotations
 
 import gc
@@ -206,7 +207,9 @@ class UpCard:
             shape = (lattice.hard[h], lattice.has_ace[h])
             rule = chart_hits.get(shape)
             if rule is None:
-                legal = legal_actions(game.play, self.up, shape[0], shape[1], 3, 0, after_split=False)
+                legal = legal_actions(
+                    game.play, self.up, shape[0], shape[1], 3, 0, after_split=False
+                )
                 chart_choice = game.chart.decide(self.up, shape[0], shape[1], 0, legal)
                 rule = chart_hits[shape] = (HIT in legal, STAND in legal, chart_choice == HIT)
             may_hit, may_stand, chart_hit = rule
@@ -222,7 +225,8 @@ class UpCard:
         legal = self._legal_split.get(key)
         if legal is None:
             legal = self._legal_split[key] = legal_actions(
-                self.game.play, self.up, hard, has_ace, 2 if two_cards else 3, 0, after_split=True)
+                self.game.play, self.up, hard, has_ace, 2 if two_cards else 3, 0, after_split=True
+            )
         return legal
 
     # -- two-card decisions -------------------------------------------------------------
@@ -237,7 +241,9 @@ class UpCard:
             if k > 0:
                 j = lattice.child[h][c]
                 total += k * (self.stand[j] if j >= 0 else -1.0)
-        return 2.0 * total / (self.n - lattice.size[h]) + (self.natural[h] if self.conditioned else 0.0)
+        return 2.0 * total / (self.n - lattice.size[h]) + (
+            self.natural[h] if self.conditioned else 0.0
+        )
 
     def double_square(self, h: int) -> float:
         """E[result squared] of a double: 4 (1 - P(push)), less 3 P(natural) where a
@@ -300,7 +306,9 @@ class UpCard:
         if memo not in self._splits:
             if pair not in self.pairs:
                 self.pairs[pair] = pair_play(self, pair)
-            self._splits[memo] = self.pairs[pair].split(who, pairs_left, self.game.hand_limit(pair), self.game.chart)
+            self._splits[memo] = self.pairs[pair].split(
+                who, pairs_left, self.game.hand_limit(pair), self.game.chart
+            )
         return self._splits[memo]
 
 
@@ -443,7 +451,9 @@ def _deal_values(game: Game, deals: Iterable[Deal]) -> list[list[DealValue]]:
         h = u.lattice.index[CARD[deal.first] + CARD[deal.second]]
         if deal.natural:
             value, square = u.player_natural(h)
-            out.append([DealValue(deal.probability, value, value, NATURAL_DEAL, square, u.natural[h])])
+            out.append(
+                [DealValue(deal.probability, value, value, NATURAL_DEAL, square, u.natural[h])]
+            )
             continue
         hard, ace = deal.first + deal.second, deal.first == 1
         if game.play.split_by_rank and deal.pair == 10:
@@ -456,12 +466,17 @@ def _deal_values(game: Game, deals: Iterable[Deal]) -> list[list[DealValue]]:
         for share, pair in variants:
             legal = legal_actions(game.play, deal.up, hard, ace, 2, pair, after_split=False)
             ranks: list[tuple[float, int | None]] = (
-                _rank_pairs(decks, deal.up) if pair == 10 and game.play.split_by_rank else [(1.0, None)])
+                _rank_pairs(decks, deal.up)
+                if pair == 10 and game.play.split_by_rank
+                else [(1.0, None)]
+            )
             optimal = max(_mixed(u, h, action, pair, OPTIMAL, ranks) for action in legal)
             action = game.chart.decide(deal.up, hard, ace, pair, legal)
             chart = _mixed(u, h, action, pair, CHART, ranks)
             square = sum(w * u.square(h, action, pair, r) for w, r in ranks)
-            mine.append(DealValue(share * deal.probability, optimal, chart, action, square, u.natural[h]))
+            mine.append(
+                DealValue(share * deal.probability, optimal, chart, action, square, u.natural[h])
+            )
         out.append(mine)
         if deal.pair and deal.pair in u.pairs:
             # this pair's deal is the only one that splits it against this up card: its
@@ -470,7 +485,9 @@ def _deal_values(game: Game, deals: Iterable[Deal]) -> list[list[DealValue]]:
     return out
 
 
-def _mixed(u: UpCard, h: int, action: str, pair: int, who: str, ranks: list[tuple[float, int | None]]) -> float:
+def _mixed(
+    u: UpCard, h: int, action: str, pair: int, who: str, ranks: list[tuple[float, int | None]]
+) -> float:
     return sum(w * u.value(h, action, pair, who, r) for w, r in ranks)
 
 

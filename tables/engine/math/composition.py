@@ -11,6 +11,7 @@ for splitting by rank, ranks never matter to the odds.
 >>> of_cards(["AS", "KD", "TC", "5H"])
 (1, 0, 0, 0, 1, 0, 0, 0, 0, 2)
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable

@@ -25,6 +25,7 @@ same on every machine and run: the presets' figures are stored (:data:`PRESET_FI
 checked against a fresh estimate by the tests); any other rule set (a table's
 overrides) is estimated when first asked, once per process.
 """
+
 from __future__ import annotations
 
 import math
@@ -75,7 +76,9 @@ class _Chart(Seats):
         return True
 
 
-def estimate(rules: RuleSet, *, rounds: int = ROUNDS, boxes: int = BOXES, seed: str = SEED) -> BoxCovariance:
+def estimate(
+    rules: RuleSet, *, rounds: int = ROUNDS, boxes: int = BOXES, seed: str = SEED
+) -> BoxCovariance:
     """Estimate the covariance of two boxes of ``rules`` by a seeded simulation (see the
     module's text)."""
     boxes = max(2, min(boxes, rules.boxes))
@@ -92,7 +95,9 @@ def estimate(rules: RuleSet, *, rounds: int = ROUNDS, boxes: int = BOXES, seed: 
         rng.shuffle(cards)
         shoe = ShoeCursor(Shoe("cov", rules.decks, tuple(cards), None))
         try:
-            dealt = deal_round(rules, shoe, 1, stakes, seats, strategy=strategy if live else None, burns=0)
+            dealt = deal_round(
+                rules, shoe, 1, stakes, seats, strategy=strategy if live else None, burns=0
+            )
         except IndexError:  # a single deck run out by five boxes: dealt again from a new shoe
             continue
         r = dealt.round
@@ -113,7 +118,9 @@ def estimate(rules: RuleSet, *, rounds: int = ROUNDS, boxes: int = BOXES, seed: 
     variance = square / (done * boxes) - mean * mean
     pair_mean = pair_sum / done
     spread = max(pair_square / done - pair_mean * pair_mean, 0.0)
-    return BoxCovariance(rules.name, pair_mean - mean * mean, math.sqrt(spread / done), variance, done, boxes)
+    return BoxCovariance(
+        rules.name, pair_mean - mean * mean, math.sqrt(spread / done), variance, done, boxes
+    )
 
 
 # The presets' estimates, as :func:`estimate` gives them with its defaults (the tests
@@ -142,7 +149,9 @@ def box_covariance(rules: RuleSet) -> float:
     return estimate(rules, rounds=ROUNDS).covariance
 
 
-def round_variance(variance: float, covariance: float, stakes: list[int] | tuple[int, ...]) -> float:
+def round_variance(
+    variance: float, covariance: float, stakes: list[int] | tuple[int, ...]
+) -> float:
     """The variance of one round's result (stake units squared) for boxes staked
     ``stakes``: ``V * sum(s^2) + C * ((sum s)^2 - sum(s^2))``."""
     squares = sum(s * s for s in stakes)

@@ -26,6 +26,7 @@ renormalising is exact.
 >>> round(odds[BUST], 4)  # infinite deck, up card 6: busts 42.3% (Wizard of Odds)
 0.4232
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -104,7 +105,12 @@ class _Plan(NamedTuple):
     tuple of each value's falling factors in turn (``tops``: each value's highest
     multiplicity any multiset draws; a value's factors start where the one before ends)."""
 
-    levels: tuple[tuple[Callable[[Sequence[int]], tuple[int, ...]], Callable[[Sequence[int]], tuple[int, ...]]], ...]
+    levels: tuple[
+        tuple[
+            Callable[[Sequence[int]], tuple[int, ...]], Callable[[Sequence[int]], tuple[int, ...]]
+        ],
+        ...,
+    ]
     groups: tuple[tuple[int, int, Callable[[Sequence[int]], tuple[int, ...]], tuple[int, ...]], ...]
     tops: tuple[int, ...]
     size: int  # the most cards any multiset draws
@@ -160,7 +166,9 @@ def _plan(up: int, hits_soft_17: bool) -> _Plan:
     for outcome, size, entries in table:
         leaves = [nodes[tuple(sorted(index, reverse=True))] for _orders, index in entries]
         groups.append((outcome, size, _getter(leaves), tuple(orders for orders, _index in entries)))
-    return _Plan(tuple(levels), tuple(groups), tuple(highest), max((size for _, size, _ in table), default=0))
+    return _Plan(
+        tuple(levels), tuple(groups), tuple(highest), max((size for _, size, _ in table), default=0)
+    )
 
 
 @lru_cache(maxsize=4096)

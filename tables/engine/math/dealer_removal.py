@@ -32,6 +32,7 @@ entries lose at most a few 1e-15 absolute: the six-deck stand table's largest ch
 from the earlier walk's floats (one fall(n, k) ratio per group) measured 5.8e-15, and
 from outcomes taken as prefix differences 2.6e-15).
 """
+
 from __future__ import annotations
 
 import math
@@ -63,7 +64,9 @@ class Layout:
     each level-10 entry and ``gends[i]`` their boundaries (with a leading 0) in level ``i``.
     """
 
-    def __init__(self, order: tuple[int, ...], counts: Composition, rows: list[tuple[tuple[int, ...], float]]) -> None:
+    def __init__(
+        self, order: tuple[int, ...], counts: Composition, rows: list[tuple[tuple[int, ...], float]]
+    ) -> None:
         self.order = order
         self.counts = counts
         self.n = sum(counts)
@@ -82,16 +85,22 @@ class Layout:
                 else:
                     diff[pos] = f
             alike = same
-        self._starts = [array("l", [pos for pos, f in enumerate(diff) if f < 12 - i]) for i in range(11)]
+        self._starts = [
+            array("l", [pos for pos, f in enumerate(diff) if f < 12 - i]) for i in range(11)
+        ]
         # per level, each entry's first differing field (the boundaries of any coarser level)
         self._diffs = [list(map(diff.__getitem__, starts)) for starts in self._starts]
-        self.dcol = tuple(tuple(keys[pos][12 - i - 1] for pos in self._starts[i]) for i in range(10)) + ((),)
+        self.dcol = tuple(
+            tuple(keys[pos][12 - i - 1] for pos in self._starts[i]) for i in range(10)
+        ) + ((),)
         self.groups = tuple((keys[pos][0], keys[pos][1]) for pos in self._starts[10])
         self._ends: dict[tuple[int, int], Sequence[int]] = {}
         self._pickers: dict[tuple[int, int], Callable[[Sequence[float]], tuple[float, ...]]] = {}
         self.gends = tuple(self.ends(i, 10) for i in range(11))
         self.gpick = tuple(self.picker(i, 10) for i in range(11))
-        self.oends = tuple(sum(1 for outcome, _size in self.groups if outcome < o) for o in range(N_OUTCOMES + 1))
+        self.oends = tuple(
+            sum(1 for outcome, _size in self.groups if outcome < o) for o in range(N_OUTCOMES + 1)
+        )
 
     def sizes(self, i: int) -> list[int]:
         """Each level-``i`` entry's final size."""
@@ -119,7 +128,9 @@ class Layout:
             cached = self._pickers[(i, j)] = _getter(self.ends(i, j))
         return cached
 
-    def contract(self, prefix: Vector, i: int, j: int, ratio: Sequence[float] | None = None) -> Vector:
+    def contract(
+        self, prefix: Vector, i: int, j: int, ratio: Sequence[float] | None = None
+    ) -> Vector:
         """Level ``i``'s vector (given by its prefix sums) merged to level ``j`` > ``i``,
         times ``ratio`` entry by entry if given."""
         picks = self.picker(i, j)(prefix)
@@ -152,12 +163,16 @@ def _finals(up: int, hits_soft_17: bool) -> list[tuple[int, int, tuple[int, ...]
 
 
 @lru_cache(maxsize=16)
-def _finals_cached(up: int, hits_soft_17: bool) -> tuple[tuple[int, int, tuple[int, ...], int], ...]:
+def _finals_cached(
+    up: int, hits_soft_17: bool
+) -> tuple[tuple[int, int, tuple[int, ...], int], ...]:
     return tuple(_finals(up, hits_soft_17))
 
 
 @lru_cache(maxsize=32)
-def _final_probabilities(up: int, counts: Composition, hits_soft_17: bool) -> tuple[tuple[int, int, tuple[int, ...], float], ...]:
+def _final_probabilities(
+    up: int, counts: Composition, hits_soft_17: bool
+) -> tuple[tuple[int, int, tuple[int, ...], float], ...]:
     """(outcome, size, counts, probability from ``counts``) of every possible non-bust final."""
     n = sum(counts)
     falls = [[math.perm(c, m) for m in range(_MAXM)] for c in counts]
@@ -177,7 +192,10 @@ def _final_probabilities(up: int, counts: Composition, hits_soft_17: bool) -> tu
 def layout(up: int, counts: Composition, hits_soft_17: bool, order: tuple[int, ...]) -> Layout:
     """The finals of ``up`` drawn from ``counts`` (the up card already out), for ``order``."""
     pick = itemgetter(*(v - 1 for v in reversed(order)))
-    rows = [((outcome, size, *pick(d)), p) for outcome, size, d, p in _final_probabilities(up, counts, hits_soft_17)]
+    rows = [
+        ((outcome, size, *pick(d)), p)
+        for outcome, size, d, p in _final_probabilities(up, counts, hits_soft_17)
+    ]
     return Layout(order, counts, rows)
 
 
@@ -332,7 +350,9 @@ def _walk_all(lay: Layout, lattice: Lattice, out: list[Odds | None], over: dict[
                 record(child, total, list(map(sum, map(grown.__getitem__, last_slices))))
             grown_total = total + last_value
             grown_pair = pair or (last_value if held == 1 else 0)
-            if x <= 0 or (grown_total > 21 and not (grown_pair > 1 and grown_total - grown_pair <= 21)):
+            if x <= 0 or (
+                grown_total > 21 and not (grown_pair > 1 and grown_total - grown_pair <= 21)
+            ):
                 return
             size += 1
             ratio = ratio_of(size, last, x)
@@ -341,17 +361,27 @@ def _walk_all(lay: Layout, lattice: Lattice, out: list[Odds | None], over: dict[
             total, pair = grown_total, grown_pair
             grown_total = total + last_value
             grown_pair = pair or (last_value if held == 1 else 0)
-            if x <= 1 or (grown_total > 21 and not (grown_pair > 1 and grown_total - grown_pair <= 21)):
+            if x <= 1 or (
+                grown_total > 21 and not (grown_pair > 1 and grown_total - grown_pair <= 21)
+            ):
                 # no child: the sums alone
                 if size >= 2 and (total <= 21 or size >= 3):
                     parts = last_parts.get(size * 256 + x)
                     if parts is None:
-                        parts = last_parts[size * 256 + x] = tuple(map(ratio.__getitem__, last_slices))
-                    record(child, total, list(map(sum, map(map, _MULS, map(grown.__getitem__, last_slices), parts))))
+                        parts = last_parts[size * 256 + x] = tuple(
+                            map(ratio.__getitem__, last_slices)
+                        )
+                    record(
+                        child,
+                        total,
+                        list(map(sum, map(map, _MULS, map(grown.__getitem__, last_slices), parts))),
+                    )
                 return
             grown = list(map(mul, grown, ratio))
 
-    def walk(key: int, level: int, vec: Vector, prefix: Vector | None, total: int, size: int, pair: int) -> None:
+    def walk(
+        key: int, level: int, vec: Vector, prefix: Vector | None, total: int, size: int, pair: int
+    ) -> None:
         # ``prefix``: ``vec``'s prefix sums, taken when a child of a later level first
         # needs them (merging is a difference of two): most hands' children add their
         # own value again or none, and the aces, last in the order, are three steps in
@@ -423,7 +453,9 @@ class PairRemoval:
         self._coef: dict[int, tuple[Vector, ...]] = {}  # by removed * 256 + pairs, cut per outcome
         # non-pair part of a hand -> its level-9 vector: kept while one pair is valued
         # (:meth:`release`), the odds it gives kept for good
-        self._last: dict[int, tuple[tuple[Vector, ...], int]] = {}  # cut per outcome; how many cards the rest holds
+        self._last: dict[
+            int, tuple[tuple[Vector, ...], int]
+        ] = {}  # cut per outcome; how many cards the rest holds
         # odds by rest * 256 + pair cards: an int key allocates nothing, and a dict of ints
         # and arrays is one the collector does not track
         self._odds: dict[int, Sequence[float]] = {}
@@ -456,7 +488,7 @@ class PairRemoval:
             limit = min(len(cards), len(last_cards), len(stack) - 1)
             while common < limit and cards[common] == last_cards[common]:
                 common += 1
-            del stack[common + 1:]
+            del stack[common + 1 :]
             for depth in range(common, len(cards)):
                 top = stack[-1]
                 prev_value, prev_count, level, vec, prefix = top
@@ -478,7 +510,10 @@ class PairRemoval:
             _v, _c, level, vec, prefix = top
             if level != 9 and prefix is None:
                 prefix = top[4] = list(accumulate(vec, initial=0.0))
-            self._last[rest] = (self._parts(vec if level == 9 else lay.contract(prefix, level, 9)), len(cards))
+            self._last[rest] = (
+                self._parts(vec if level == 9 else lay.contract(prefix, level, 9)),
+                len(cards),
+            )
 
     def release(self) -> None:
         """Forget the reduced vectors (a few MB per pair and up card); the odds computed
@@ -501,7 +536,7 @@ class PairRemoval:
         floats.frombytes(packed[1])
         odds = self._odds
         for at, key in zip(range(0, len(floats), N_OUTCOMES), keys):
-            odds[key] = floats[at:at + N_OUTCOMES]
+            odds[key] = floats[at : at + N_OUTCOMES]
 
     def known(self, rest: int, pairs: int) -> bool:
         """Are these odds memoised (or their hand's reduced vector ready)?"""
@@ -537,10 +572,18 @@ class PairRemoval:
         if cached is None:
             x0, n = self.counts[self.pair - 1], self.lay.n
             top = max(self.lay.dcol[9], default=0)
-            rho = [math.perm(x0 - d, pairs) / math.perm(x0, pairs) if x0 - d >= pairs else 0.0 for d in range(top + 1)]
+            rho = [
+                math.perm(x0 - d, pairs) / math.perm(x0, pairs) if x0 - d >= pairs else 0.0
+                for d in range(top + 1)
+            ]
             big = max(self._size, default=0)
-            fac = [math.perm(n, k) / math.perm(n - removed, k) if n - removed >= k else 0.0 for k in range(big + 1)]
-            whole = list(map(mul, map(rho.__getitem__, self.lay.dcol[9]), map(fac.__getitem__, self._size)))
+            fac = [
+                math.perm(n, k) / math.perm(n - removed, k) if n - removed >= k else 0.0
+                for k in range(big + 1)
+            ]
+            whole = list(
+                map(mul, map(rho.__getitem__, self.lay.dcol[9]), map(fac.__getitem__, self._size))
+            )
             cached = self._coef[removed * 256 + pairs] = self._parts(whole)
         return cached
 

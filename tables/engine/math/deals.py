@@ -5,6 +5,7 @@ shoe, with its exact probability (cards drawn without replacement).
 >>> len(deals), round(sum(d.probability for d in deals), 12)
 (550, 1.0)
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -42,7 +43,9 @@ def initial_deals(decks: int) -> tuple[Deal, ...]:
                     comp = remove(full, a, b, up)
                 except ValueError:
                     continue
-                ways = full[a - 1] * (full[b - 1] - (a == b)) * (full[up - 1] - (up == a) - (up == b))
+                ways = (
+                    full[a - 1] * (full[b - 1] - (a == b)) * (full[up - 1] - (up == a) - (up == b))
+                )
                 probability = ways * (1 if a == b else 2) / (n * (n - 1) * (n - 2))
                 out.append(Deal(up, a, b, probability, comp))
     return tuple(out)

@@ -24,6 +24,7 @@ Two ways to play the rest of a hand: optimally (``policy=None``: the best of hit
 stand at every later card, from these same values) or by a :class:`Policy` - the
 rule set's chart, which is how the house edge and the cash-out offers are computed.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -53,9 +54,9 @@ class Policy(Protocol):
     def decide(self, up: int, hard: int, soft: bool, pair: int, legal: frozenset[str]) -> str: ...
 
 
-
-def legal_actions(play: PlayRules, up: int, hard: int, ace: bool, ncards: int, pair: int, *,
-                  after_split: bool) -> frozenset[str]:
+def legal_actions(
+    play: PlayRules, up: int, hard: int, ace: bool, ncards: int, pair: int, *, after_split: bool
+) -> frozenset[str]:
     """What a hand of ``ncards`` cards (hard total ``hard``, holding an ace or not; ``pair``
     the value of a two-card pair or 0) may do against ``up``."""
     best, soft = best_total(hard, ace)
@@ -83,7 +84,9 @@ def legal_actions(play: PlayRules, up: int, hard: int, ace: bool, ncards: int, p
 class Position:
     """One up card against one composition; every value memoised inside."""
 
-    def __init__(self, play: PlayRules, up: int, comp: Composition, *, exact_next_card: bool = False) -> None:
+    def __init__(
+        self, play: PlayRules, up: int, comp: Composition, *, exact_next_card: bool = False
+    ) -> None:
         self.play = play
         self.exact_next_card = exact_next_card
         self.up = up
@@ -120,7 +123,9 @@ class Position:
         self.natural_in_split = play.natural_pays_float * (1.0 - odds[NATURAL])
         # per policy: (value, hit value) by hard total without and with an ace, and the
         # lowest total worked out so far (:meth:`_hit_stand`)
-        self._hs: dict[int, tuple[list[float], list[float], list[float], list[float], list[int]]] = {}
+        self._hs: dict[
+            int, tuple[list[float], list[float], list[float], list[float], list[int]]
+        ] = {}
         self._split: dict[tuple[int, int], float] = {}
 
     def stand_after(self, card: int) -> list[float]:
@@ -149,12 +154,15 @@ class Position:
         return self.play.natural_pays_float * (1.0 - self.p_natural)
 
     # -- legality -------------------------------------------------------------------
-    def legal(self, hard: int, ace: bool, ncards: int, pair: int, *, after_split: bool) -> frozenset[str]:
+    def legal(
+        self, hard: int, ace: bool, ncards: int, pair: int, *, after_split: bool
+    ) -> frozenset[str]:
         return legal_actions(self.play, self.up, hard, ace, ncards, pair, after_split=after_split)
 
     # -- hit and stand --------------------------------------------------------------
-    def _hit_stand(self, policy: Policy | None,
-                   down_to: int = 2) -> tuple[list[float], list[float], list[float], list[float]]:
+    def _hit_stand(
+        self, policy: Policy | None, down_to: int = 2
+    ) -> tuple[list[float], list[float], list[float], list[float]]:
         """(value, hit value) by hard total, for hands without and with an ace, when
         the hand may only hit or stand from here on: worked out from 21 down to
         ``down_to`` at least (a total's row reads only the rows above it, so a position
@@ -207,10 +215,14 @@ class Position:
             has_ace = ace or card == 1
             best, soft = best_total(nxt, has_ace)
             h = table[3 if has_ace else 2][nxt]
-            total += self.q[i] * self._hit_or_stand(self.stand_after(card)[best], h, best, nxt, soft, policy)
+            total += self.q[i] * self._hit_or_stand(
+                self.stand_after(card)[best], h, best, nxt, soft, policy
+            )
         return total
 
-    def _hit_or_stand(self, s: float, h: float, best: int, hard: int, soft: bool, policy: Policy | None) -> float:
+    def _hit_or_stand(
+        self, s: float, h: float, best: int, hard: int, soft: bool, policy: Policy | None
+    ) -> float:
         """The value of a hand worth ``s`` standing and ``h`` hitting, given what the
         rules allow at its total (the live game's limits) and the policy (best if None)."""
         play = self.play
@@ -299,8 +311,15 @@ class Position:
 
     # -- a whole hand ----------------------------------------------------------------
     def values(
-        self, hard: int, ace: bool, ncards: int, pair: int, *, after_split: bool = False,
-        policy: Policy | None = None, legal: frozenset[str] | None = None,
+        self,
+        hard: int,
+        ace: bool,
+        ncards: int,
+        pair: int,
+        *,
+        after_split: bool = False,
+        policy: Policy | None = None,
+        legal: frozenset[str] | None = None,
     ) -> dict[str, float]:
         """Every legal action's value for a hand (not a natural), in the final space."""
         if legal is None:
@@ -323,7 +342,9 @@ def _stand_table(odds: tuple[float, ...]) -> list[float]:
     """Stand values by best total 0..21 against dealer ``odds``: every total to 16 loses
     to any dealer finish, so the rows to 16 are one value (:func:`.dealer.stand_function`,
     ``stand_value``'s floats bit for bit)."""
-    return [stand_function(16)(odds)] * 17 + [stand_function(total)(odds) for total in range(17, 22)]
+    return [stand_function(16)(odds)] * 17 + [
+        stand_function(total)(odds) for total in range(17, 22)
+    ]
 
 
 def best(values: dict[str, float]) -> str:

@@ -13,6 +13,7 @@ process. :func:`analysed_math` always analyses - the regulator's independent che
 (``blackjack-audit verify --edges``) - and a test analyses every preset again and compares,
 so a change to the mathematics that moves a figure fails until the file is written anew.
 """
+
 from __future__ import annotations
 
 import sys
@@ -92,13 +93,15 @@ def preset_figures_source(figures: Mapping[str, tuple[float, float]] | None = No
     if figures is None:
         from .house_edge import house_edge
 
-        figures = {name: (result.house_edge, result.variance)
-                   for name, result in ((name, house_edge(rules)) for name, rules in PRESETS.items())}
+        figures = {
+            name: (result.house_edge, result.variance)
+            for name, result in ((name, house_edge(rules)) for name, rules in PRESETS.items())
+        }
     lines = [
         '"""The presets\' house edge and variance per unit staked, as',
-        ':func:`tables.engine.math.house_edge.house_edge` gives them (floats; the books make',
-        'their decimal text exact, :mod:`.figures`). Written by',
-        '``python -m tables.engine.math.figures``: do not edit; the tests analyse every preset',
+        ":func:`tables.engine.math.house_edge.house_edge` gives them (floats; the books make",
+        "their decimal text exact, :mod:`.figures`). Written by",
+        "``python -m tables.engine.math.figures``: do not edit; the tests analyse every preset",
         'again and compare."""',
         "",
         "# preset: (house edge, variance)",
@@ -112,7 +115,10 @@ def preset_figures_source(figures: Mapping[str, tuple[float, float]] | None = No
 def main() -> None:
     from .strategy import preset_charts_source
 
-    for name, source in (("preset_figures.py", preset_figures_source()), ("preset_charts.py", preset_charts_source())):
+    for name, source in (
+        ("preset_figures.py", preset_figures_source()),
+        ("preset_charts.py", preset_charts_source()),
+    ):
         target = Path(__file__).with_name(name)
         target.write_text(source, encoding="utf-8")
         print(f"wrote {target}", file=sys.stderr)

@@ -16,6 +16,7 @@ fastest exact-composition memo pure Python offers.
 >>> lattice.hard[h], lattice.soft[h], lattice.size[h]
 (18, False, 2)
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence

@@ -19,6 +19,7 @@ never taken.
 * the parts: the chart's first decisions (natural, stand, hit, double, split, surrender),
   their probability and what they bring the player.
 """
+
 from __future__ import annotations
 
 import math
@@ -102,9 +103,22 @@ def clear_caches() -> None:
     """Forget every analysis this module's figures are made of (charts, dealer odds,
     the stand table, the split analyses, the house edges), as a process starting
     afresh would have them: for benchmarks and tests of the from-nothing path."""
-    for cached in (dealer.dealer_odds, dealer._table, dealer._plan, deals.initial_deals, strategy.analyse,
-                   house_edge, dealer_removal.stand_table, dealer_removal.stand_rows, dealer_removal.layout,
-                   dealer_removal._final_probabilities, dealer_removal._finals_cached, hands.hands_of,
-                   split_hands.pair_removal, split_hands.members_of, split_hands.stand_functions):
+    for cached in (
+        dealer.dealer_odds,
+        dealer._table,
+        dealer._plan,
+        deals.initial_deals,
+        strategy.analyse,
+        house_edge,
+        dealer_removal.stand_table,
+        dealer_removal.stand_rows,
+        dealer_removal.layout,
+        dealer_removal._final_probabilities,
+        dealer_removal._finals_cached,
+        hands.hands_of,
+        split_hands.pair_removal,
+        split_hands.members_of,
+        split_hands.stand_functions,
+    ):
         cached.cache_clear()
     split_hands._SHARED.clear()

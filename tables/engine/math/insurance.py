@@ -21,6 +21,7 @@ Six decks at 2:1: p = 96/311, edge = 23/311 (7.40%), variance 599/311 - (23/311)
     >>> edge, round(float(variance), 4)
     (Fraction(23, 311), 1.9206)
 """
+
 from __future__ import annotations
 
 from fractions import Fraction

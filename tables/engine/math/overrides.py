@@ -12,6 +12,7 @@ Traceback (most recent call last):
 ...
 tables.engine.math.overrides.OverrideError: deck: not a rule-set parameter
 """
+
 from __future__ import annotations
 
 import dataclasses

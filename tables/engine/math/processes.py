@@ -20,6 +20,7 @@ shares them), else the CPUs available, at most :data:`DEFAULT_LIMIT`. :func:`.cd
 falls back to one process too where the processes cannot be made (``OSError``) or one
 dies.
 """
+
 from __future__ import annotations
 
 import os

@@ -8,6 +8,7 @@ is not decided here: it asks the engine's one set of legality rules
 of an abstract hand. Where the rule set leaves a reading open this module states the one
 it takes.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -60,7 +61,8 @@ class PlayRules:
             natural_pays=Fraction(*rules.natural_pays),
             split_by_rank=rules.split_by == "rank",
             max_hands=(
-                UNLIMITED_HANDS if rules.max_split_hands is None
+                UNLIMITED_HANDS
+                if rules.max_split_hands is None
                 else min(rules.max_split_hands, UNLIMITED_HANDS)
             ),
             split_aces_one_card=rules.split_aces_one_card,
@@ -74,18 +76,33 @@ class PlayRules:
         """May a two-card hand of hard total ``hard`` (soft: an ace counts 11) double?
         (Split aces that take one card are valued apart and never asked.)"""
         best = hard + 10 if soft else hard
-        return double_refusal(self.rules, first_two=True, from_split=after_split, split_ace=False, soft=soft, best=best) is None
+        return (
+            double_refusal(
+                self.rules,
+                first_two=True,
+                from_split=after_split,
+                split_ace=False,
+                soft=soft,
+                best=best,
+            )
+            is None
+        )
 
     def can_split(self, value: int) -> bool:
         """May a first-two-card pair of ``value`` split (ranks aside, see split_by_rank)?"""
-        return split_refusal(self.rules, first_two=True, pair=value, hands=1, from_split=False) is None
+        return (
+            split_refusal(self.rules, first_two=True, pair=value, hands=1, from_split=False) is None
+        )
 
     def can_resplit(self, value: int, hands: int) -> bool:
         """May one of ``hands`` split hands, a pair of ``value`` again, split once more?
         ``max_hands`` bounds the recursion where the rule set sets no limit."""
         if hands >= self.max_hands:
             return False
-        return split_refusal(self.rules, first_two=True, pair=value, hands=hands, from_split=True) is None
+        return (
+            split_refusal(self.rules, first_two=True, pair=value, hands=hands, from_split=True)
+            is None
+        )
 
     def surrender_offered(self, up: int) -> bool:
         """May an original two-card hand surrender against an up card of value ``up``?"""

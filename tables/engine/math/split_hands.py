@@ -20,6 +20,7 @@ For the chart the second moment of each hand's result is carried too, for the va
 dealer's hand, and that covariance is taken as if the hands were independent given the
 dealer's outcome (:meth:`PairPlay.cross_moment`).
 """
+
 from __future__ import annotations
 
 from collections import OrderedDict
@@ -75,19 +76,29 @@ class Members:
         if extra not in self.outside:
             lattice = hands_of(self.decks)
             card = extra * CARD[self.pair]
-            self.outside[extra] = frozenset(h for h in self.hands if lattice.keys[h] + card not in lattice.index)
+            self.outside[extra] = frozenset(
+                h for h in self.hands if lattice.keys[h] + card not in lattice.index
+            )
         return self.outside[extra]
 
 
 @lru_cache(maxsize=64)
 def members_of(decks: int, pair: int, one_card: bool) -> Members:
     lattice = hands_of(decks)
-    hands = [h for h in range(len(lattice.keys))
-             if lattice.size[h] >= 2 and lattice.cards[h][pair] and (not one_card or lattice.size[h] == 2)]
+    hands = [
+        h
+        for h in range(len(lattice.keys))
+        if lattice.size[h] >= 2
+        and lattice.cards[h][pair]
+        and (not one_card or lattice.size[h] == 2)
+    ]
     hands.sort(key=lattice.hard.__getitem__, reverse=True)
     pairs = {h: lattice.cards[h][pair] for h in hands}
     rest = {h: lattice.keys[h] - pairs[h] * CARD[pair] for h in hands}
-    rest_cards = {h: tuple(v for v in PAIR_WALK if v != pair for _ in range(lattice.cards[h][v])) for h in hands}
+    rest_cards = {
+        h: tuple(v for v in PAIR_WALK if v != pair for _ in range(lattice.cards[h][v]))
+        for h in hands
+    }
     return Members(decks, pair, tuple(hands), pairs, rest, rest_cards, {})
 
 
@@ -115,7 +126,12 @@ class PairPlay:
         self._removal: PairRemoval | None = None
         self._removal_odds: Packed | None = None  # its odds computed in a worker
         self.info = info = members_of(lattice.decks, pair, self.one_card)
-        self.members, self.pairs, self.rest, self._rest_cards = info.hands, info.pairs, info.rest, info.rest_cards
+        self.members, self.pairs, self.rest, self._rest_cards = (
+            info.hands,
+            info.pairs,
+            info.rest,
+            info.rest_cards,
+        )
         self._natural_card = 10 if u.up == 1 else 1 if u.up == 10 else 0
         self._stand_memo: dict[int, float] = {}
         self._stand_of = stand_functions(lattice.decks)
@@ -136,8 +152,21 @@ class PairPlay:
     # pair's removal, of which only the odds it memoised travel (its layout the parent
     # builds on first need; its reduced vectors were released once the pair's deal was
     # valued)
-    _LOCAL = ("u", "info", "members", "pairs", "rest", "_rest_cards", "_stand_of",
-              "_keys", "_index", "_card", "_removal", "_chart", "_chart_decisions")
+    _LOCAL = (
+        "u",
+        "info",
+        "members",
+        "pairs",
+        "rest",
+        "_rest_cards",
+        "_stand_of",
+        "_keys",
+        "_index",
+        "_card",
+        "_removal",
+        "_chart",
+        "_chart_decisions",
+    )
 
     def __getstate__(self) -> dict[str, object]:
         state = dict(self.__dict__)
@@ -155,7 +184,12 @@ class PairPlay:
         lattice = u.lattice
         self._removal = None
         self.info = info = members_of(lattice.decks, self.pair, self.one_card)
-        self.members, self.pairs, self.rest, self._rest_cards = info.hands, info.pairs, info.rest, info.rest_cards
+        self.members, self.pairs, self.rest, self._rest_cards = (
+            info.hands,
+            info.pairs,
+            info.rest,
+            info.rest_cards,
+        )
         self._stand_of = stand_functions(lattice.decks)
         self._keys, self._index, self._card = lattice.keys, lattice.index, CARD[self.pair]
         self._chart = None
@@ -188,8 +222,11 @@ class PairPlay:
             if extra == 1:
                 keys, card, table = self._keys, self._card, self.u.beyond
                 beyond = frozenset(h for h in beyond if keys[h] + card not in table)
-            todo.extend((self.rest[h], self._rest_cards[h]) for h in hands
-                        if h in beyond and not known(self.rest[h], self.pairs[h] + extra))
+            todo.extend(
+                (self.rest[h], self._rest_cards[h])
+                for h in hands
+                if h in beyond and not known(self.rest[h], self.pairs[h] + extra)
+            )
         if todo:
             self.removal.prepare(todo)
 
@@ -245,7 +282,11 @@ class PairPlay:
 
     def _leaf(self, h: int) -> str:
         """A one-card split ace's action."""
-        return NATURAL_LEAF if self.split_natural and self.u.lattice.keys[h] == CARD[1] + CARD[10] else STAND
+        return (
+            NATURAL_LEAF
+            if self.split_natural and self.u.lattice.keys[h] == CARD[1] + CARD[10]
+            else STAND
+        )
 
     def _decide_optimal(self) -> None:
         """CDZ-: the best action of every hand from the composition at the split."""
@@ -271,7 +312,13 @@ class PairPlay:
         shoe = [counts[c - 1] - (1 if c == pair else 0) for c in range(1, 11)]
         legal_of: dict[tuple[int, bool, bool], frozenset[str]] = {}
         stood: dict[int, float] = {}
-        cards_of, size_of, child_of, hard_of, ace_of = lattice.cards, lattice.size, lattice.child, lattice.hard, lattice.has_ace
+        cards_of, size_of, child_of, hard_of, ace_of = (
+            lattice.cards,
+            lattice.size,
+            lattice.child,
+            lattice.hard,
+            lattice.has_ace,
+        )
         for h in self.members:  # children before parents
             shape = (hard_of[h], ace_of[h], size_of[h] == 2)
             legal = legal_of.get(shape)
@@ -288,7 +335,8 @@ class PairPlay:
             found = index.get(whole)
             odds = table[found] if found is not None else beyond.get(whole)
             stood[h] = standing = stand_memo[h * 64 + 1] = stand_of[h](
-                odds if odds is not None else self.odds(h, 1))  # None: split aces taking more cards
+                odds if odds is not None else self.odds(h, 1)
+            )  # None: split aces taking more cards
             best_value = standing if STAND in legal else float("-inf")
             may_double = DOUBLE in legal
             hit = double = 0.0
@@ -307,7 +355,11 @@ class PairPlay:
             if may_double:
                 double = 2.0 * double / left
                 if natural_card:
-                    double += (counts[natural_card - 1] - own[natural_card] - (1 if natural_card == pair else 0)) / left
+                    double += (
+                        counts[natural_card - 1]
+                        - own[natural_card]
+                        - (1 if natural_card == pair else 0)
+                    ) / left
                 if double > best_value:
                     best_action, best_value = DOUBLE, double
             decisions[h] = best_action
@@ -319,7 +371,10 @@ class PairPlay:
             return self.decisions[OPTIMAL][h]
         assert chart is not None
         if chart is not self._chart:  # chart_key builds tuples of the whole chart
-            self._chart, self._chart_decisions = chart, self.decisions.setdefault(chart_key(chart), {})
+            self._chart, self._chart_decisions = (
+                chart,
+                self.decisions.setdefault(chart_key(chart), {}),
+            )
         chart_decisions = self._chart_decisions
         action = chart_decisions.get(h)
         if action is None:
@@ -328,7 +383,9 @@ class PairPlay:
             else:
                 u, lattice = self.u, self.u.lattice
                 pair_arg = self.pair if lattice.size[h] == 2 and self.pairs[h] == 2 else 0
-                action = chart.decide(u.up, lattice.hard[h], lattice.has_ace[h], pair_arg, self._legal(h))
+                action = chart.decide(
+                    u.up, lattice.hard[h], lattice.has_ace[h], pair_arg, self._legal(h)
+                )
             chart_decisions[h] = action
         return action
 
@@ -429,7 +486,11 @@ class PairPlay:
                 continue
             q = left[c] / n
             child_odds = self.odds(child, 1)
-            inner = [p * self._payoff(child, STAND, o) for o, p in enumerate(child_odds)] if action == DOUBLE else value[child]
+            inner = (
+                [p * self._payoff(child, STAND, o) for o, p in enumerate(child_odds)]
+                if action == DOUBLE
+                else value[child]
+            )
             for o in range(N_OUTCOMES):
                 out[o] += q * (stake * inner[o] + stake * child_odds[o])
         return out
@@ -449,7 +510,9 @@ class PairPlay:
         both = index.get(2 * CARD[pair])
         return x / left, values.get(both, 0.0) if both is not None else 0.0
 
-    def hand_levels(self, who: str, levels: int, squares: bool, chart: Chart | None) -> list[tuple[float, float, float, float]]:
+    def hand_levels(
+        self, who: str, levels: int, squares: bool, chart: Chart | None
+    ) -> list[tuple[float, float, float, float]]:
         """(X, P, X squared, P squared) for ``who`` with 0 .. ``levels - 1`` extra pair
         cards out (the squares only if ``squares``)."""
         key = chart_key(chart) if who == CHART else None
@@ -469,10 +532,14 @@ class PairPlay:
                     leaves.update(child for child in children[h][1:] if child >= 0)
             self._prepare([a + 1 for a in todo], leaves)
             for a in todo:
-                self._levels[(who, key, a, squares)] = self._level(who, a, squares, reached, decisions)
+                self._levels[(who, key, a, squares)] = self._level(
+                    who, a, squares, reached, decisions
+                )
         return [self._levels[(who, key, a, squares)] for a in range(levels)]
 
-    def _level(self, who: str, a: int, squares: bool, reached: list[int], decisions: list[str]) -> tuple[float, float, float, float]:
+    def _level(
+        self, who: str, a: int, squares: bool, reached: list[int], decisions: list[str]
+    ) -> tuple[float, float, float, float]:
         """One number of extra pair cards: every reached hand's value (and second moment)
         under its decision, then the second card's average."""
         if who == OPTIMAL and a == 0 and not squares:
@@ -507,7 +574,9 @@ class PairPlay:
             total = total_sq = 0.0
             if action == DOUBLE:
                 pushes = 0.0
-                for in_shoe, held, child in zip(shoe, own[1:], children[1:]):  # values 1-10 in order
+                for in_shoe, held, child in zip(
+                    shoe, own[1:], children[1:]
+                ):  # values 1-10 in order
                     k = in_shoe - held
                     if k > 0:
                         if child >= 0:
@@ -516,8 +585,16 @@ class PairPlay:
                                 pushes += k * push(child, extra)
                         else:
                             total -= k
-                p_natural = (counts[natural_card - 1] - own[natural_card] - (extra if natural_card == pair else 0)) / left \
-                    if natural_card else 0.0
+                p_natural = (
+                    (
+                        counts[natural_card - 1]
+                        - own[natural_card]
+                        - (extra if natural_card == pair else 0)
+                    )
+                    / left
+                    if natural_card
+                    else 0.0
+                )
                 value[h] = 2.0 * total / left + p_natural
                 if squares:
                     square[h] = 4.0 * (1.0 - pushes / left) - 3.0 * p_natural
@@ -589,8 +666,12 @@ class PairPlay:
         ev = combine(lambda a: levels[a][0], lambda a: levels[a][1], pairs_left, cards, limit)
         square = 0.0
         if squares:
-            square = combine(lambda a: levels[a][2], lambda a: levels[a][3], pairs_left, cards, limit)
-            square += growth(pairs_left, cards, limit).expected_pairs_of_hands() * self.cross_moment(chart)
+            square = combine(
+                lambda a: levels[a][2], lambda a: levels[a][3], pairs_left, cards, limit
+            )
+            square += growth(
+                pairs_left, cards, limit
+            ).expected_pairs_of_hands() * self.cross_moment(chart)
         if u.conditioned and self._natural_card:
             # each hand counted -1 (and 1 squared) against a natural that costs one unit
             hole = self._natural_card
@@ -600,10 +681,14 @@ class PairPlay:
                 if pair == hole and pairs_left != u.counts[pair - 1] - 2:
                     # splitting tens by rank: the hole card is of the pair's rank or not
                     share = pairs_left / left_hole
-                    hands = (share * growth(pairs_left - 1, cards - 1, limit).expected_hands()
-                             + (1 - share) * growth(pairs_left, cards - 1, limit).expected_hands())
+                    hands = (
+                        share * growth(pairs_left - 1, cards - 1, limit).expected_hands()
+                        + (1 - share) * growth(pairs_left, cards - 1, limit).expected_hands()
+                    )
                 else:
-                    hands = growth(pairs_left - (1 if pair == hole else 0), cards - 1, limit).expected_hands()
+                    hands = growth(
+                        pairs_left - (1 if pair == hole else 0), cards - 1, limit
+                    ).expected_hands()
                 ev += (hands - 1.0) * p_natural
                 square -= (hands - 1.0) * p_natural
         return SplitResult(ev, square)
@@ -664,11 +749,21 @@ def _shared_key(u: UpCard, pair: int) -> Hashable:
     # a natural's cost matters only against an ace or a ten up
     conditioned = u.conditioned and u.up in (1, 10)
     # which split hands may double, asked of the rules (whatever decides it)
-    doubles = tuple(play.can_double(hard, soft, after_split=True)
-                    for hard in range(2, 22) for soft in (False, True) if not soft or hard <= 11)
-    return (rules.decks, play.hits_soft_17, u.up, pair, conditioned, doubles,
-            play.must_hit_below, play.stand_from, one_card,
-            rules.split_21_is_natural and one_card and play.natural_pays)
-
-
-
+    doubles = tuple(
+        play.can_double(hard, soft, after_split=True)
+        for hard in range(2, 22)
+        for soft in (False, True)
+        if not soft or hard <= 11
+    )
+    return (
+        rules.decks,
+        play.hits_soft_17,
+        u.up,
+        pair,
+        conditioned,
+        doubles,
+        play.must_hit_below,
+        play.stand_from,
+        one_card,
+        rules.split_21_is_natural and one_card and play.natural_pays,
+    )

@@ -31,6 +31,7 @@ with ``a`` extra pair cards out and ``b`` random non-pair cards out:
 The same combination holds for any quantity linear in one hand's play (its expected
 result, its second moment): :func:`combine` takes the per-hand values as arguments.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -80,8 +81,9 @@ class Growth:
 
     def expected_pairs_of_hands(self) -> float:
         """E[H (H - 1)]: ordered pairs of distinct hands."""
-        return (sum(h * (h - 1) * p for h, p in self.ends.items())
-                + self.limit * (self.limit - 1) * sum(self.full.values()))
+        return sum(h * (h - 1) * p for h, p in self.ends.items()) + self.limit * (
+            self.limit - 1
+        ) * sum(self.full.values())
 
 
 def growth(pairs: int, cards: int, limit: int) -> Growth:
@@ -101,7 +103,9 @@ def growth(pairs: int, cards: int, limit: int) -> Growth:
     return Growth(limit, ends, full)
 
 
-def combine(x: Callable[[int], float], p: Callable[[int], float], pairs: int, cards: int, limit: int) -> float:
+def combine(
+    x: Callable[[int], float], p: Callable[[int], float], pairs: int, cards: int, limit: int
+) -> float:
     """The sum over all hands of a split of a per-hand quantity, given per extra pair
     cards out ``a``: ``x(a)`` for a hand with any second card, ``p(a)`` for a hand whose
     second card is a pair card. ``x`` and ``p`` are only called for ``a`` that can occur."""

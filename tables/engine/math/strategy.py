@@ -26,6 +26,7 @@ after split is allowed"): it is P or H as the rule set's ``double_after_split`` 
 Live-game rules (seed 000: below 11 must draw, 17 or more stands) are part of the
 rules, so they shape the chart too.
 """
+
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
@@ -100,7 +101,9 @@ class Chart:
             return self.soft[best_value][column]
         return self.hard[min(max(best_value, HARD_ROWS[0]), HARD_ROWS[-1])][column]
 
-    def decide(self, up: int, hard: int, soft: bool, pair: int, legal: frozenset[str]) -> HandAction:
+    def decide(
+        self, up: int, hard: int, soft: bool, pair: int, legal: frozenset[str]
+    ) -> HandAction:
         """One of ``legal`` (ev.Policy). ``soft``: the hand holds an ace."""
         if pair:
             code = self.code(up, hard, soft, pair)
@@ -212,7 +215,11 @@ def analyse(rules: RuleSet) -> Analysis:
             row = []
             for up in UPS:
                 key = (is_soft, total, up)
-                acc = total_rows.get(key) or pair_total_rows.get(key) or _fallback(play, up, total, is_soft)
+                acc = (
+                    total_rows.get(key)
+                    or pair_total_rows.get(key)
+                    or _fallback(play, up, total, is_soft)
+                )
                 row.append(code_of(acc))
             target[total] = tuple(row)
     pairs = {v: tuple(code_of(pair_rows[(v, up)]) for up in UPS) for v in PAIR_ROWS}
@@ -220,8 +227,12 @@ def analyse(rules: RuleSet) -> Analysis:
     return Analysis(chart, optimal)
 
 
-def _add(table: dict[tuple[bool, int, int], dict[str, float]] | dict[tuple[int, int], dict[str, float]],
-         key: tuple[bool, int, int] | tuple[int, int], values: Mapping[str, float], weight: float) -> None:
+def _add(
+    table: dict[tuple[bool, int, int], dict[str, float]] | dict[tuple[int, int], dict[str, float]],
+    key: tuple[bool, int, int] | tuple[int, int],
+    values: Mapping[str, float],
+    weight: float,
+) -> None:
     acc = table.setdefault(key, {})  # type: ignore[arg-type]
     for action, value in values.items():
         acc[action] = acc.get(action, 0.0) + weight * value
@@ -242,8 +253,10 @@ def chart_for(rules: RuleSet) -> Chart:
     auditor's workers, the replay); a test analyses every preset again and compares."""
     stored = PRESET_CHARTS.get(rules.name)
     if stored is not None and rules == PRESETS.get(rules.name):
-        hard, soft, pairs = (dict(zip(keys, (tuple(row.split()) for row in rows), strict=True))
-                             for keys, rows in zip((HARD_ROWS, SOFT_ROWS, PAIR_ROWS), stored, strict=True))
+        hard, soft, pairs = (
+            dict(zip(keys, (tuple(row.split()) for row in rows), strict=True))
+            for keys, rows in zip((HARD_ROWS, SOFT_ROWS, PAIR_ROWS), stored, strict=True)
+        )
         return Chart(rules.name, hard, soft, pairs)
     return analyse(rules).chart
 
@@ -294,12 +307,16 @@ class ComputedStrategy:
         hard, ace, pair = _hand(cards)
         return self.chart.code(VALUE[up], hard, ace, pair)
 
-    def action(self, cards: Sequence[str], up: str, legal: Collection[str], *, split_done: bool) -> HandAction:
+    def action(
+        self, cards: Sequence[str], up: str, legal: Collection[str], *, split_done: bool
+    ) -> HandAction:
         hard, ace, pair = _hand(cards)
         return self.chart.decide(VALUE[up], hard, ace, pair, frozenset(legal))
 
     # the name the issue's brief uses
-    def decide(self, hand_cards: Sequence[str], up_card: str, options: Collection[str]) -> HandAction:
+    def decide(
+        self, hand_cards: Sequence[str], up_card: str, options: Collection[str]
+    ) -> HandAction:
         return self.action(hand_cards, up_card, options, split_done=False)
 
 

@@ -21,6 +21,7 @@ test_variance.py) this overstates a split round's second moment by about 0.01 (o
 4), so the variance of a round by about 3e-4 (0.02%) in a single-deck game, less with
 more decks.
 """
+
 from __future__ import annotations
 
 import math

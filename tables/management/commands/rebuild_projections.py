@@ -19,10 +19,13 @@ class Command(BackOfficeCommand):
         "status, sign-offs, alerts' acknowledgements) as their events make them, naming each row it "
         "wrote - with --stream, those of that table only. A progress bar (tables) on stderr, on a terminal only."
     )
-    exit_codes = {0: "rebuilt, equal to the live rows", 1: "rebuilt, but it differs from the live rows (the first "
-                  "difference is named; the rebuilt rows stay), or a row people act on differed from its events "
-                  "(each is named and written as its events make it, or named as left)",
-                  2: "an unknown --stream, or an unmigrated database"}
+    exit_codes = {
+        0: "rebuilt, equal to the live rows",
+        1: "rebuilt, but it differs from the live rows (the first "
+        "difference is named; the rebuilt rows stay), or a row people act on differed from its events "
+        "(each is named and written as its events make it, or named as left)",
+        2: "an unknown --stream, or an unmigrated database",
+    }
 
     def add_arguments(self, parser):
         parser.add_argument("--stream", help="one table's stream only")
@@ -33,10 +36,14 @@ class Command(BackOfficeCommand):
         with progress_bar(total=len(rebuild_streams(stream)), unit="table", desc="rebuild") as bar:
             live, rebuilt = rebuild(stream, progress=lambda _table: bar.update(1))
         difference = first_difference(live, rebuilt)
-        counts = ", ".join(f"{len(rows)} {name}s" for name, rows in rebuilt.items() if name != "without a round")
+        counts = ", ".join(
+            f"{len(rows)} {name}s" for name, rows in rebuilt.items() if name != "without a round"
+        )
         restored = self._read_models(stream)
         if difference is not None:
-            raise CommandError(f"the rebuilt projection differs from the live one: {difference}", returncode=1)
+            raise CommandError(
+                f"the rebuilt projection differs from the live one: {difference}", returncode=1
+            )
         self.stdout.write(f"rebuilt {counts}: equal to the live projection, row by row")
         if restored:
             raise CommandError("; ".join(restored), returncode=1)
@@ -53,10 +60,18 @@ class Command(BackOfficeCommand):
         for found in disagreements:
             self.stderr.write(f"read model: {found}")
         done = derived_restore(stream)
-        said = [f"{count} {name} row(s) written as their events make them" for name, count in done.written.items()]
-        said += [f"{count} {name} row(s) made again from their events" for name, count in done.made.items()]
+        said = [
+            f"{count} {name} row(s) written as their events make them"
+            for name, count in done.written.items()
+        ]
+        said += [
+            f"{count} {name} row(s) made again from their events"
+            for name, count in done.made.items()
+        ]
         for found in done.left:
             self.stderr.write(f"read model left as it is: {found}")
         if done.left:
-            said.append(f"{len(done.left)} disagreement(s) left (a row no event made, or one only its check makes)")
+            said.append(
+                f"{len(done.left)} disagreement(s) left (a row no event made, or one only its check makes)"
+            )
         return said

@@ -15,6 +15,7 @@ Memory does not grow with the file nor with a table's day: it is read once, each
 stream's events spooled to disk as they are checked, then replayed and reported one
 stream at a time, each stream's rounds kept on disk and reported one round at a time
 (tables.replay_file); the report's text is tables.engine.report's."""
+
 from __future__ import annotations
 
 import argparse
@@ -42,19 +43,37 @@ from tables.replay_file import FoldedStream, each_stream, spool_lines
 
 
 class Command(BackOfficeCommand):
-    help = ("Verify the hash chains of a JSON Lines export of events, replay it through the rules engine "
-            "and report: a summary per table by default, every bet with --bets, everything with --json.")
-    exit_codes = {0: "clean: no findings", 1: "findings, or a broken chain (nothing replayed)",
-                  2: "unusable input: the file cannot be read or a line is not an envelope (the line and the reason)"}
+    help = (
+        "Verify the hash chains of a JSON Lines export of events, replay it through the rules engine "
+        "and report: a summary per table by default, every bet with --bets, everything with --json."
+    )
+    exit_codes = {
+        0: "clean: no findings",
+        1: "findings, or a broken chain (nothing replayed)",
+        2: "unusable input: the file cannot be read or a line is not an envelope (the line and the reason)",
+    }
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", help="JSON Lines, one event envelope per line ('-' for stdin)")
-        parser.add_argument("--bets", action="store_true", help="list every round and bet, recomputed against recorded")
+        parser.add_argument(
+            "--bets",
+            action="store_true",
+            help="list every round and bet, recomputed against recorded",
+        )
         parser.add_argument("--json", action="store_true", help="print the whole report as JSON")
-        parser.add_argument("--ruleset", choices=sorted(PRESETS), help="rule set for a file without table.opened")
-        parser.add_argument("--no-verify-chain", action="store_true",
-                            help="replay without checking the hash chains (lines need not carry them)")
-        parser.add_argument("--jobs", type=_positive, help="processes that replay the tables (default: one per processor)")
+        parser.add_argument(
+            "--ruleset", choices=sorted(PRESETS), help="rule set for a file without table.opened"
+        )
+        parser.add_argument(
+            "--no-verify-chain",
+            action="store_true",
+            help="replay without checking the hash chains (lines need not carry them)",
+        )
+        parser.add_argument(
+            "--jobs",
+            type=_positive,
+            help="processes that replay the tables (default: one per processor)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         rules = PRESETS[options["ruleset"]] if options["ruleset"] else None
@@ -72,13 +91,19 @@ class Command(BackOfficeCommand):
             self.stderr.write(f"{path}: {error.strerror or error}")
             sys.exit(2)
         except UnusableInput as error:
-            hint = " (a file without hash chains replays only with --no-verify-chain)" if error.not_chained else ""
+            hint = (
+                " (a file without hash chains replays only with --no-verify-chain)"
+                if error.not_chained
+                else ""
+            )
             self.stderr.write(f"{path}: unusable input at line {error.line}: {error.reason}{hint}")
             sys.exit(2)
         except BrokenChain as broken:
             for problem in broken.problems:
                 self.stderr.write(f"{path}: {problem}")
-            self.stderr.write(f"{path}: {broken}: not replayed (--no-verify-chain replays it unchecked)")
+            self.stderr.write(
+                f"{path}: {broken}: not replayed (--no-verify-chain replays it unchecked)"
+            )
             sys.exit(1)
         with spooled:
             # one stream at a time (each folded in a worker when there are several): its
@@ -93,7 +118,9 @@ class Command(BackOfficeCommand):
             streams = rounds = bets = findings = 0
             if options["json"]:
                 self.stdout.write('{\n  "streams": [', ending="")
-            for (head, *counts), report in each_stream(spooled, render, rules, processes=options["jobs"]):
+            for (head, *counts), report in each_stream(
+                spooled, render, rules, processes=options["jobs"]
+            ):
                 if options["json"]:
                     head = ("\n" if not streams else ",\n") + head
                 self.stdout.write(head, ending="")
@@ -102,11 +129,18 @@ class Command(BackOfficeCommand):
                 streams += 1
                 findings, rounds, bets = findings + counts[0], rounds + counts[1], bets + counts[2]
             if options["json"]:
-                self.stdout.write(("\n  ]" if streams else "]") + (
-                    f',\n  "rounds": {rounds},\n  "bets": {bets},\n  "findings": {findings},\n  '
-                    f'"exit": {int(findings > 0)}\n}}\n'), ending="")
+                self.stdout.write(
+                    ("\n  ]" if streams else "]")
+                    + (
+                        f',\n  "rounds": {rounds},\n  "bets": {bets},\n  "findings": {findings},\n  '
+                        f'"exit": {int(findings > 0)}\n}}\n'
+                    ),
+                    ending="",
+                )
             else:
-                self.stdout.write("Clean: no findings." if not findings else f"{_n(findings, 'finding')}.")
+                self.stdout.write(
+                    "Clean: no findings." if not findings else f"{_n(findings, 'finding')}."
+                )
         if findings:
             sys.exit(1)
 
@@ -132,8 +166,16 @@ def _summary_stream(currencies: dict[str, str], folded: FoldedStream, out: IO[st
         round_recorded, round_recomputed = round_house(played)
         recorded += round_recorded
         recomputed += round_recomputed
-    lines = summary_lines(folded.stream, folded.rules, folded.events, folded.rounds, bets, (recorded, recomputed),
-                          folded.findings, currencies.get(folded.stream))
+    lines = summary_lines(
+        folded.stream,
+        folded.rules,
+        folded.events,
+        folded.rounds,
+        bets,
+        (recorded, recomputed),
+        folded.findings,
+        currencies.get(folded.stream),
+    )
     out.write("\n".join(lines) + "\n")
     return "", len(folded.findings), folded.rounds, bets
 
@@ -147,7 +189,9 @@ def _text_stream(folded: FoldedStream, out: IO[str]) -> _Rendered:
         bets += len(played.bets)
         out.writelines(line + "\n" for line in round_lines(played))
     out.writelines(line + "\n" for line in finding_lines(folded.findings))
-    heading = text_heading(folded.stream, folded.rules, folded.events, folded.rounds, bets, len(folded.findings))
+    heading = text_heading(
+        folded.stream, folded.rules, folded.events, folded.rounds, bets, len(folded.findings)
+    )
     return heading + "\n", len(folded.findings), folded.rounds, bets
 
 
@@ -155,14 +199,22 @@ def _json_stream(folded: FoldedStream, out: IO[str]) -> _Rendered:
     """The stream's member of the report's ``streams`` (``as_dict``), as
     ``json.dumps(as_dict(results), indent=2, ensure_ascii=False)`` writes it, a round at a
     time by msgspec (the standard encoder indents in pure Python: seconds a day)."""
-    out.write(_indented({"stream": folded.stream, "rules": folded.rules, "events": folded.events}, 4
-                        ).rsplit("\n", 1)[0] + ',\n      "rounds": [')
+    out.write(
+        _indented(
+            {"stream": folded.stream, "rules": folded.rules, "events": folded.events}, 4
+        ).rsplit("\n", 1)[0]
+        + ',\n      "rounds": ['
+    )
     bets = 0
     for number, played in enumerate(folded.each_round()):
         bets += len(played.bets)
         out.write(("\n" if not number else ",\n") + _indented(round_dict(played), 8))
-    out.write(("\n      ]" if folded.rounds else "]") + ',\n      "findings": '
-              + _indented([f.as_dict() for f in folded.findings], 6).lstrip() + "\n    }")
+    out.write(
+        ("\n      ]" if folded.rounds else "]")
+        + ',\n      "findings": '
+        + _indented([f.as_dict() for f in folded.findings], 6).lstrip()
+        + "\n    }"
+    )
     return "", len(folded.findings), folded.rounds, bets
 
 

@@ -25,41 +25,63 @@ class Command(BackOfficeCommand):
         "--day, every gaming day of that table. A progress bar (tables) on stderr, on a "
         "terminal only."
     )
-    exit_codes = {0: "replayed (findings or not: they are in the summary)",
-                  1: "the workers did not finish within --timeout",
-                  2: "no --day without --stream, a bad --day or --jobs, an unknown --stream, or an unmigrated database"}
+    exit_codes = {
+        0: "replayed (findings or not: they are in the summary)",
+        1: "the workers did not finish within --timeout",
+        2: "no --day without --stream, a bad --day or --jobs, an unknown --stream, or an unmigrated database",
+    }
 
     def add_arguments(self, parser):
-        parser.add_argument("--day", help="the gaming day, YYYY-MM-DD, or 'today' (the current gaming day, by "
-                            "GAMING_DAY_CUTOFF_HOUR); required without --stream, where leaving it out means every day")
+        parser.add_argument(
+            "--day",
+            help="the gaming day, YYYY-MM-DD, or 'today' (the current gaming day, by "
+            "GAMING_DAY_CUTOFF_HOUR); required without --stream, where leaving it out means every day",
+        )
         parser.add_argument("--stream", help="one table's stream only")
-        parser.add_argument("--full", action="store_true", help="refold everything, not only what is new")
-        parser.add_argument("--timeout", type=int, default=3600, help="seconds to wait for the workers")
-        parser.add_argument("--jobs", type=int, default=None,
-                            help="without a broker: tables replayed by this many processes at once (default: one "
-                            "per core on PostgreSQL; 1 on SQLite, which takes one writer at a time)")
+        parser.add_argument(
+            "--full", action="store_true", help="refold everything, not only what is new"
+        )
+        parser.add_argument(
+            "--timeout", type=int, default=3600, help="seconds to wait for the workers"
+        )
+        parser.add_argument(
+            "--jobs",
+            type=int,
+            default=None,
+            help="without a broker: tables replayed by this many processes at once (default: one "
+            "per core on PostgreSQL; 1 on SQLite, which takes one writer at a time)",
+        )
 
     def handle(self, *args, day=None, stream=None, full=False, timeout=3600, jobs=None, **options):
         if jobs is not None and jobs < 1:
-            raise CommandError(f"--jobs {jobs}: expected a whole number of at least 1", returncode=2)
+            raise CommandError(
+                f"--jobs {jobs}: expected a whole number of at least 1", returncode=2
+            )
         today = gaming_day(datetime.now(UTC))
         try:
             wanted = today if day == "today" else date.fromisoformat(day) if day else None
         except ValueError:
-            raise CommandError(f"--day {day!r}: expected YYYY-MM-DD or 'today'", returncode=2) from None
+            raise CommandError(
+                f"--day {day!r}: expected YYYY-MM-DD or 'today'", returncode=2
+            ) from None
         if stream is not None:
             if not Event.objects.filter(stream=stream).exists():
                 raise no_events_in(stream)
             with progress_bar(total=1, unit="table", desc="replay") as bar:
-                summary = replay_service.replay_table(stream=stream, day=wanted, full=full, trigger="command")
+                summary = replay_service.replay_table(
+                    stream=stream, day=wanted, full=full, trigger="command"
+                )
                 bar.update(1)
             self._print([summary], summary)
             return
         if wanted is None:
             latest = m.TableDay.objects.aggregate(latest=Max("gaming_day"))["latest"]
             known = f"; the latest gaming day the read models hold is {latest}" if latest else ""
-            raise CommandError(f"say which gaming day: --day YYYY-MM-DD, or --day today ({today}){known}; "
-                               "or --stream T for every day of one table", returncode=2)
+            raise CommandError(
+                f"say which gaming day: --day YYYY-MM-DD, or --day today ({today}){known}; "
+                "or --stream T for every day of one table",
+                returncode=2,
+            )
         if settings.CELERY_TASK_ALWAYS_EAGER:
             if jobs is None:
                 jobs = replay_service.default_jobs()
@@ -72,8 +94,13 @@ class Command(BackOfficeCommand):
         """No broker: the tables in ``jobs`` processes here, the bar moving per table."""
         tables = len(replay_service.day_streams(day))
         with progress_bar(total=tables, unit="table", desc=f"replay {day}") as bar:
-            return replay_service.replay_day_here(day=day, full=full, trigger="command", jobs=jobs,
-                                                  progress=lambda _summary: bar.update(1))
+            return replay_service.replay_day_here(
+                day=day,
+                full=full,
+                trigger="command",
+                jobs=jobs,
+                progress=lambda _summary: bar.update(1),
+            )
 
     def _on_workers(self, day: date, full: bool, timeout: int) -> dict:
         """A broker: the chord on the workers; the bar follows the parent run."""
@@ -86,7 +113,9 @@ class Command(BackOfficeCommand):
                 if parent.status != ReplayRun.Status.RUNNING:
                     break
                 if time.monotonic() > deadline:
-                    raise CommandError(f"replay run {parent.pk} is still running after {timeout} s", returncode=1)
+                    raise CommandError(
+                        f"replay run {parent.pk} is still running after {timeout} s", returncode=1
+                    )
                 time.sleep(0.5)
         tables = [child.summary for child in parent.children.order_by("stream") if child.summary]
         return {**parent.summary, "_tables": tables}
@@ -98,7 +127,9 @@ class Command(BackOfficeCommand):
                 f"({table['new']} new, {table['superseded']} superseded)"
             )
         kinds = summary.get("open_by_kind") or {}
-        self.stdout.write("findings by kind: " + (", ".join(f"{k} {n}" for k, n in kinds.items()) or "none"))
+        self.stdout.write(
+            "findings by kind: " + (", ".join(f"{k} {n}" for k, n in kinds.items()) or "none")
+        )
 
 
 def _n(count: int, noun: str) -> str:

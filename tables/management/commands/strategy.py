@@ -1,5 +1,6 @@
 """``manage.py strategy --ruleset NAME [--set PARAM=VALUE ...] [--json]``: the rule set's
 basic-strategy chart, generated from its rules (tables/engine/math/strategy.py)."""
+
 from __future__ import annotations
 
 import json
@@ -16,8 +17,14 @@ from tables.engine.rules import RuleSet
 
 def add_ruleset_arguments(parser: CommandParser) -> None:
     parser.add_argument("--ruleset", required=True, help="a preset name, e.g. it-live")
-    parser.add_argument("--set", dest="assignments", action="append", default=[], metavar="PARAM=VALUE",
-                        help="change one rule-set parameter (repeatable), e.g. --set decks=2")
+    parser.add_argument(
+        "--set",
+        dest="assignments",
+        action="append",
+        default=[],
+        metavar="PARAM=VALUE",
+        help="change one rule-set parameter (repeatable), e.g. --set decks=2",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -36,7 +43,9 @@ def ruleset_title(rules: RuleSet) -> str:
     """The rule set's name and every parameter ``--set`` changed from its preset:
     ``hoyle with decks=2, surrender=late``."""
     base = preset(rules.name).as_overrides()
-    changed = [f"{name}={value}" for name, value in rules.as_overrides().items() if base.get(name) != value]
+    changed = [
+        f"{name}={value}" for name, value in rules.as_overrides().items() if base.get(name) != value
+    ]
     return rules.name + (f" with {', '.join(changed)}" if changed else "")
 
 
@@ -54,7 +63,11 @@ class Command(BackOfficeCommand):
         rules = load_ruleset(options["ruleset"], options["assignments"])
         chart = chart_for(rules)
         if options["json"]:
-            payload = {"ruleset": rules.name, "rules": rules.as_overrides(), "chart": chart.as_dict()}
+            payload = {
+                "ruleset": rules.name,
+                "rules": rules.as_overrides(),
+                "chart": chart.as_dict(),
+            }
             self.stdout.write(json.dumps(payload, indent=2))
         else:
             # the chart's own first line names the preset only

@@ -1,4 +1,5 @@
 """Seed 000's cash-out offers and their replay check."""
+
 import dataclasses
 from fractions import Fraction
 
@@ -30,7 +31,9 @@ HANDS = [
 
 @pytest.mark.parametrize(("cards", "up", "others"), HANDS)
 @pytest.mark.parametrize("stake", [1, 999, 1000, 12345])
-def test_offer_is_the_rounded_fair_value_less_the_margin(cards: list[str], up: str, others: list[str], stake: int) -> None:
+def test_offer_is_the_rounded_fair_value_less_the_margin(
+    cards: list[str], up: str, others: list[str], stake: int
+) -> None:
     """offer = floor(stake x expected return x (1 - margin)) for it-live's rounding
     ``down``, with the expected return kept to 9 decimals; never above the fair value."""
     left = remaining(6, cards + [up] + others)
@@ -55,7 +58,10 @@ def test_check_offer_accepts_the_right_amount_and_flags_any_other() -> None:
     assert not check_offer(offer.amount - 1, cards, up, left, **kwargs)  # type: ignore[arg-type]
     # a different shoe is a different offer (here: two tens fewer left)
     other = remaining(6, cards + [up, "KS", "KH"])
-    assert cashout_offer(cards, up, other, stake=5000, rules=LIVE, margin=(3, 100)).amount != offer.amount
+    assert (
+        cashout_offer(cards, up, other, stake=5000, rules=LIVE, margin=(3, 100)).amount
+        != offer.amount
+    )
 
 
 def test_value_is_the_hands_expected_value_played_by_the_chart() -> None:
@@ -68,7 +74,9 @@ def test_value_is_the_hands_expected_value_played_by_the_chart() -> None:
     assert action == "hit"
     from tables.engine.math.strategy import chart_for
 
-    assert value == pytest.approx(1 + position.final(position.hit(16, False, chart_for(LIVE))), abs=1e-15)
+    assert value == pytest.approx(
+        1 + position.final(position.hit(16, False, chart_for(LIVE))), abs=1e-15
+    )
     assert 0.2 < value < 0.6
 
 
@@ -81,9 +89,13 @@ def test_rounding_policy_and_margin() -> None:
     up_rules = dataclasses.replace(LIVE, rounding="up")
     rounded_up = cashout_offer(cards, up, left, stake=777, rules=up_rules, margin=(1, 20))
     assert rounded_up.amount in (down.amount, down.amount + 1)
-    assert cashout_offer(cards, up, left, stake=777, rules=LIVE, margin=(1, 10)).amount <= down.amount
+    assert (
+        cashout_offer(cards, up, left, stake=777, rules=LIVE, margin=(1, 10)).amount <= down.amount
+    )
     assert LIVE.cashout_margin == (1, 50)
-    assert cashout_offer(cards, up, left, stake=777, rules=LIVE) == cashout_offer(cards, up, left, stake=777, rules=LIVE, margin=(1, 50))
+    assert cashout_offer(cards, up, left, stake=777, rules=LIVE) == cashout_offer(
+        cards, up, left, stake=777, rules=LIVE, margin=(1, 50)
+    )
     five = dataclasses.replace(LIVE, cashout_margin=(1, 20))
     assert cashout_offer(cards, up, left, stake=777, rules=five) == down
     with pytest.raises(ValueError, match="margin"):
@@ -136,6 +148,9 @@ def test_a_share_is_its_return_less_each_margin_asked_in_turn() -> None:
     margins: list[tuple[int, int] | Fraction | None] = [(k, 100) for k in range(20)]
     margins += [Fraction(1, 40), None, (3, 100), (0, 1)]
     for margin in margins + margins:
-        cut = Fraction(*LIVE.cashout_margin) if margin is None else (
-            Fraction(*margin) if isinstance(margin, tuple) else margin)
+        cut = (
+            Fraction(*LIVE.cashout_margin)
+            if margin is None
+            else (Fraction(*margin) if isinstance(margin, tuple) else margin)
+        )
         assert offer_share(cards, up, left, rules=LIVE, margin=margin) == whole * (1 - cut)

@@ -1,4 +1,5 @@
 """Exact hand values (tables/engine/math/cdz.py, split_hands.py) against published ones."""
+
 import pytest
 
 from tables.engine.math.cdz import Game
@@ -9,8 +10,15 @@ from tables.engine.rules import RuleSet
 
 # H17, peek, late surrender, DAS, resplit to four, no resplit of aces: the rules of the
 # calculators quoted in H. Hoppe's notebook (github.com/hhoppe/blackjack, blackjack.py)
-ONE_DECK_H17 = RuleSet(name="1d-h17", decks=1, hole_card="peek", dealer_hits_soft_17=True,
-                       double_after_split=True, max_split_hands=4, surrender="late")
+ONE_DECK_H17 = RuleSet(
+    name="1d-h17",
+    decks=1,
+    hole_card="peek",
+    dealer_hits_soft_17=True,
+    double_after_split=True,
+    max_split_hands=4,
+    surrender="late",
+)
 
 
 def game(rules: RuleSet) -> Game:
@@ -24,8 +32,18 @@ def conditioned(value: float, p_natural: float) -> float:
 
 @pytest.mark.parametrize(
     ("pair", "split"),
-    [(1, 0.1943), (2, -0.4664), (3, -0.5056), (4, -0.5867), (5, -0.7234),
-     (6, -0.6593), (7, -0.6198), (8, -0.4469), (9, -0.2719), (10, -0.3153)],
+    [
+        (1, 0.1943),
+        (2, -0.4664),
+        (3, -0.5056),
+        (4, -0.5867),
+        (5, -0.7234),
+        (6, -0.6593),
+        (7, -0.6198),
+        (8, -0.4469),
+        (9, -0.2719),
+        (10, -0.3153),
+    ],
 )
 def test_split_values_match_cdca(pair: int, split: float) -> None:
     """Splitting each pair against a ten, one deck, H17, DAS, resplit to four: bjstrat.net's
@@ -43,11 +61,20 @@ def test_nines_against_an_ace_resplit_like_cdca() -> None:
     hands and -0.1839 to four (Hoppe's notebook, "Bjstrat shows SPL1=-0.1860 SPL2=-0.1841
     SPL3=-0.1839"); each within 1e-4."""
     for hands, split in ((2, -0.1860), (3, -0.1841), (4, -0.1839)):
-        rules = RuleSet(name="r", decks=1, hole_card="peek", dealer_hits_soft_17=True, double_after_split=True,
-                        max_split_hands=hands, surrender="late")
+        rules = RuleSet(
+            name="r",
+            decks=1,
+            hole_card="peek",
+            dealer_hits_soft_17=True,
+            double_after_split=True,
+            max_split_hands=hands,
+            surrender="late",
+        )
         u = game(rules).up(1)
         h = u.lattice.index[2 * CARD[9]]
-        assert conditioned(u.split(9, OPTIMAL).value, u.natural[h]) == pytest.approx(split, abs=1e-4)
+        assert conditioned(u.split(9, OPTIMAL).value, u.natural[h]) == pytest.approx(
+            split, abs=1e-4
+        )
 
 
 ONE_S17 = RuleSet(name="1d", decks=1, hole_card="peek", double_after_split=True, max_split_hands=4)
@@ -63,8 +90,9 @@ ONE_S17 = RuleSet(name="1d", decks=1, hole_card="peek", double_after_split=True,
         (ONE_S17, (3, 2), -0.659375, -0.291565, -1.318751),
     ],
 )
-def test_hand_values_match_wizard_appendix_9(rules: RuleSet, cards: tuple[int, int], stand: float,
-                                             hit: float, double: float) -> None:
+def test_hand_values_match_wizard_appendix_9(
+    rules: RuleSet, cards: tuple[int, int], stand: float, hit: float, double: float
+) -> None:
     """Against an ace, one deck, standing, hitting (every later card from the exact
     composition) and doubling equal Wizard of Odds appendix 9 to its six decimals (within
     1e-6), given no dealer natural."""
@@ -81,8 +109,14 @@ def test_hand_values_match_wizard_appendix_9(rules: RuleSet, cards: tuple[int, i
 def test_cdz_splits_at_least_as_well_as_the_chart_without_resplits() -> None:
     """Without resplits CDZ-'s split hands play the best decisions for the split's
     composition, so for every pair and up card they are worth at least the chart's."""
-    rules = RuleSet(name="r", decks=2, hole_card="peek", dealer_hits_soft_17=True, double_after_split=True,
-                    max_split_hands=2)
+    rules = RuleSet(
+        name="r",
+        decks=2,
+        hole_card="peek",
+        dealer_hits_soft_17=True,
+        double_after_split=True,
+        max_split_hands=2,
+    )
     g = game(rules)
     for up in range(1, 11):
         u = g.up(up)

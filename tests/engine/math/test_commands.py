@@ -1,4 +1,5 @@
 """The strategy and house_edge management commands (no database needed)."""
+
 import json
 from io import StringIO
 
@@ -34,8 +35,18 @@ def test_house_edge_json_is_a_fraction_of_the_stake() -> None:
 
 def test_set_changes_the_rule_set() -> None:
     """--set decks=2 --set dealer_hits_soft_17=true is the H17 two-deck game."""
-    payload = json.loads(run("house_edge", "--ruleset", "hoyle", "--set", "decks=2",
-                             "--set", "dealer_hits_soft_17=true", "--json"))
+    payload = json.loads(
+        run(
+            "house_edge",
+            "--ruleset",
+            "hoyle",
+            "--set",
+            "decks=2",
+            "--set",
+            "dealer_hits_soft_17=true",
+            "--json",
+        )
+    )
     assert payload["decks"] == 2 and payload["rules"]["dealer_hits_soft_17"] is True
 
 

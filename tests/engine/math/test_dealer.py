@@ -1,4 +1,5 @@
 """The dealer's outcome probabilities against published tables."""
+
 from fractions import Fraction
 
 import pytest
@@ -44,7 +45,9 @@ def _wizard_order(odds: tuple[float, ...]) -> tuple[float, ...]:
 
 
 @pytest.mark.parametrize(("decks", "table"), [(1, WIZARD_1D_S17), (2, WIZARD_2D_S17)])
-def test_matches_wizard_of_odds_appendix_2b(decks: int, table: dict[int, tuple[float, ...]]) -> None:
+def test_matches_wizard_of_odds_appendix_2b(
+    decks: int, table: dict[int, tuple[float, ...]]
+) -> None:
     """Every S17 outcome probability for 1 and 2 decks equals Wizard of Odds appendix 2B
     to the 6 significant digits it prints (tolerance 1e-6 absolute)."""
     for up, expected in table.items():
@@ -55,8 +58,18 @@ def test_matches_wizard_of_odds_appendix_2b(decks: int, table: dict[int, tuple[f
 # blackjackinfo.com, "Blackjack Dealer Outcome Probabilities"
 # (https://www.blackjackinfo.com/dealer-outcome-probabilities/): single deck, dealer hits
 # soft 17, full deck less the up card, after a peek for blackjack (2 decimals of %).
-BJINFO_1D_H17_BUST = {2: 35.63, 3: 37.81, 4: 40.58, 5: 43.00, 6: 43.78, 7: 25.99, 8: 23.86,
-                      9: 23.34, 10: 23.25, 1: 20.46}
+BJINFO_1D_H17_BUST = {
+    2: 35.63,
+    3: 37.81,
+    4: 40.58,
+    5: 43.00,
+    6: 43.78,
+    7: 25.99,
+    8: 23.86,
+    9: 23.34,
+    10: 23.25,
+    1: 20.46,
+}
 BJINFO_1D_H17_ACE = {"17": 8.18, "18": 20.54, "19": 20.62, "20": 20.95, "21": 9.26}
 
 
@@ -88,7 +101,8 @@ def test_exact_fractions_sum_to_one_and_agree_with_floats() -> None:
         exact = dealer_odds_exact(up, remove(comp, up), hits_soft_17=True)
         assert sum(exact) == Fraction(1)
         assert [float(x) for x in exact] == pytest.approx(
-            dealer_odds(up, remove(comp, up), hits_soft_17=True), abs=1e-15)
+            dealer_odds(up, remove(comp, up), hits_soft_17=True), abs=1e-15
+        )
 
 
 def test_depleted_shoe_and_peek_conditioning() -> None:

@@ -1,4 +1,5 @@
 """The mathematics' docstring examples run."""
+
 import doctest
 import importlib
 

@@ -1,5 +1,6 @@
 """The engine deals seed 000's live game with the generated strategy and the computed
 cash-out offers (issue 4, item 6)."""
+
 import random
 
 from tables.engine.dealing import Seats, ShoeCursor, Stake, SystemOffer, deal_round
@@ -27,9 +28,16 @@ def test_live_rounds_play_the_computed_chart_and_offers_check() -> None:
         def offer(self, bet: Bet, hand: Hand, up: str, system: SystemOffer) -> int | None:
             assert offer_due(hand.cards, LIVE)  # the round asks only where an offer is due
             cards = tuple(hand.cards)
-            left = of_cards(cursor.order[cursor.pos:])  # no hole card: unseen = undealt
-            amount = cashout_offer(cards, up, left, stake=bet.amount, rules=LIVE,
-                                   margin=(1, 40), split_done=hand.from_split).amount
+            left = of_cards(cursor.order[cursor.pos :])  # no hole card: unseen = undealt
+            amount = cashout_offer(
+                cards,
+                up,
+                left,
+                stake=bet.amount,
+                rules=LIVE,
+                margin=(1, 40),
+                split_done=hand.from_split,
+            ).amount
             made.append((amount, cards, up, left, bet.amount, hand.from_split))
             return amount
 
@@ -43,11 +51,27 @@ def test_live_rounds_play_the_computed_chart_and_offers_check() -> None:
     for number in range(1, 61):
         if cursor.pos > 230:
             shoe_no += 1
-            cursor = ShoeCursor(Shoe.shuffled(f"S{shoe_no}", decks=LIVE.decks, seed=f"math/{shoe_no}"))
-        stakes = [Stake(f"r{number}b{box}", box, rng.randint(1, 50) * 100, player=f"P{box}") for box in (1, 2, 3, 4)]
+            cursor = ShoeCursor(
+                Shoe.shuffled(f"S{shoe_no}", decks=LIVE.decks, seed=f"math/{shoe_no}")
+            )
+        stakes = [
+            Stake(f"r{number}b{box}", box, rng.randint(1, 50) * 100, player=f"P{box}")
+            for box in (1, 2, 3, 4)
+        ]
         dealt = deal_round(LIVE, cursor, number, stakes, seats, strategy=strategy)
         assert dealt.settlements
     assert len(made) > 20
     for amount, cards, up, left, stake, split_done in made:
-        assert check_offer(amount, cards, up, left, stake=stake, rules=LIVE, margin=(1, 40), split_done=split_done)
-        assert not check_offer(amount + 1, cards, up, left, stake=stake, rules=LIVE, margin=(1, 40), split_done=split_done)
+        assert check_offer(
+            amount, cards, up, left, stake=stake, rules=LIVE, margin=(1, 40), split_done=split_done
+        )
+        assert not check_offer(
+            amount + 1,
+            cards,
+            up,
+            left,
+            stake=stake,
+            rules=LIVE,
+            margin=(1, 40),
+            split_done=split_done,
+        )

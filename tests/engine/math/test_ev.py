@@ -1,4 +1,5 @@
 """Values of single hands against Wizard of Odds appendix 9, and the laws they obey."""
+
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -9,8 +10,14 @@ from tables.engine.math.rulesview import PlayRules
 from tables.engine.presets import PRESETS
 from tables.engine.rules import RuleSet
 
-SIX_ENHC_H17 = RuleSet(name="6d-enhc", decks=6, hole_card="none", dealer_hits_soft_17=True,
-                       double_after_split=True, max_split_hands=4)
+SIX_ENHC_H17 = RuleSet(
+    name="6d-enhc",
+    decks=6,
+    hole_card="none",
+    dealer_hits_soft_17=True,
+    double_after_split=True,
+    max_split_hands=4,
+)
 ONE_S17 = RuleSet(name="1d", decks=1, hole_card="peek", double_after_split=True, max_split_hands=4)
 
 
@@ -27,14 +34,17 @@ ONE_S17 = RuleSet(name="1d", decks=1, hole_card="peek", double_after_split=True,
         (ONE_S17, (3, 2), -0.659375, -0.291565, -1.318751),
     ],
 )
-def test_hand_values_against_wizard_appendix_9(rules: RuleSet, cards: tuple[int, int], stand: float,
-                                               hit: float, double: float) -> None:
+def test_hand_values_against_wizard_appendix_9(
+    rules: RuleSet, cards: tuple[int, int], stand: float, hit: float, double: float
+) -> None:
     """Against an ace, from the shoe less the three cards: standing is exact (1e-6, the
     table's rounding); doubling is exact with ``exact_next_card`` (1e-6); hitting, whose
     later cards are drawn from the fixed composition, within 0.005 of the stake.
     Wizard's single-deck figures are after the peek, so ours are turned back from the
     final space (value = -p + (1 - p) x conditioned value)."""
-    position = Position(PlayRules.of(rules), 1, remove(shoe(rules.decks), *cards, 1), exact_next_card=True)
+    position = Position(
+        PlayRules.of(rules), 1, remove(shoe(rules.decks), *cards, 1), exact_next_card=True
+    )
     values = position.values(sum(cards), False, 2, 0)
     inner = {a: (v - position._a) / position._b for a, v in values.items()}
     assert inner["stand"] == pytest.approx(stand, abs=1e-6)
@@ -56,7 +66,9 @@ def test_laws_of_the_values() -> None:
     assert position.split(8) == pytest.approx(2 * hands, abs=1e-15)
     assert position.surrender_value == -0.5  # no peek at a 6: nothing to condition
     ten = Position(play, 10, remove(shoe(6), 8, 8, 10))  # late: after the peek at a ten
-    assert ten.surrender_value == pytest.approx(-ten.p_natural - 0.5 * (1 - ten.p_natural), abs=1e-15)
+    assert ten.surrender_value == pytest.approx(
+        -ten.p_natural - 0.5 * (1 - ten.p_natural), abs=1e-15
+    )
 
 
 def test_resplitting_is_worth_something_for_eights() -> None:
@@ -68,10 +80,15 @@ def test_resplitting_is_worth_something_for_eights() -> None:
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.sampled_from(sorted(PRESETS)), st.integers(1, 10), st.lists(st.integers(0, 12), min_size=10, max_size=10),
-       st.lists(st.tuples(st.integers(2, 21), st.booleans(), st.booleans()), min_size=1, max_size=12))
+@given(
+    st.sampled_from(sorted(PRESETS)),
+    st.integers(1, 10),
+    st.lists(st.integers(0, 12), min_size=10, max_size=10),
+    st.lists(st.tuples(st.integers(2, 21), st.booleans(), st.booleans()), min_size=1, max_size=12),
+)
 def test_a_positions_hit_and_stand_rows_are_the_same_floats_whatever_totals_are_asked_first(
-        name: str, up: int, counts: list[int], asks: list[tuple[int, bool, bool]]) -> None:
+    name: str, up: int, counts: list[int], asks: list[tuple[int, bool, bool]]
+) -> None:
     """The rows are worked out only down to the lowest total asked so far: asked in any
     order, each value is the float the whole table (worked out to 2 at once) gives."""
     assume(sum(counts) > 0)

@@ -25,6 +25,7 @@ Sources:
 ``cd_house_edge`` (CDZ- play) is compared with these figures: like them it plays every
 decision on the hand's own cards. ``house_edge`` (the chart) can only be higher.
 """
+
 from fractions import Fraction
 
 import pytest
@@ -37,16 +38,29 @@ from tables.engine.rules import RuleSet
 def appendix9(**changes: object) -> RuleSet:
     """Appendix 9's rules: peek, double any two, resplit to four hands except aces, one card
     to split aces, no surrender, 3:2."""
-    base: dict[str, object] = {"name": "appendix9", "decks": 1, "hole_card": "peek", "double_after_split": True,
-                               "max_split_hands": 4, "surrender": "none"}
+    base: dict[str, object] = {
+        "name": "appendix9",
+        "decks": 1,
+        "hole_card": "peek",
+        "double_after_split": True,
+        "max_split_hands": 4,
+        "surrender": "none",
+    }
     base.update(changes)
     return RuleSet(**base)  # type: ignore[arg-type]
 
 
 def calculator(**changes: object) -> RuleSet:
     """The Wizard calculator's and cdca's base: H17, peek, late surrender, DAS, resplit to 4."""
-    base: dict[str, object] = {"name": "calculator", "decks": 1, "hole_card": "peek", "dealer_hits_soft_17": True,
-                               "double_after_split": True, "max_split_hands": 4, "surrender": "late"}
+    base: dict[str, object] = {
+        "name": "calculator",
+        "decks": 1,
+        "hole_card": "peek",
+        "dealer_hits_soft_17": True,
+        "double_after_split": True,
+        "max_split_hands": 4,
+        "surrender": "late",
+    }
     base.update(changes)
     return RuleSet(**base)  # type: ignore[arg-type]
 
@@ -96,7 +110,9 @@ def test_cdz_matches_the_calculators_by_decks(decks: int, edge_percent: float) -
         ({"natural_pays": (6, 5)}, 1.365),
     ],
 )
-def test_single_rule_changes_match_the_calculators(changes: dict[str, object], edge_percent: float) -> None:
+def test_single_rule_changes_match_the_calculators(
+    changes: dict[str, object], edge_percent: float
+) -> None:
     """One rule changed from the single-deck base (S17; no DAS; doubling on 10-11 only; no
     resplitting; resplitting aces; no surrender; no hole card with every stake lost to a
     natural; 6:5 naturals): the Wizard calculator's and cdca's figures (equal to the third
@@ -140,7 +156,11 @@ def test_original_bets_only_equals_the_peek_game() -> None:
     the peek game (Wizard of Odds, "no hole card, original bets only" = American rules):
     equal to 1e-12."""
     peek = house_edge(appendix9(decks=2, dealer_hits_soft_17=True))
-    obo = house_edge(appendix9(decks=2, dealer_hits_soft_17=True, hole_card="none", dealer_natural_takes="original"))
+    obo = house_edge(
+        appendix9(
+            decks=2, dealer_hits_soft_17=True, hole_card="none", dealer_natural_takes="original"
+        )
+    )
     assert obo.house_edge == pytest.approx(peek.house_edge, abs=1e-12)
     assert obo.cd_house_edge == pytest.approx(peek.cd_house_edge, abs=1e-12)
 
@@ -148,7 +168,9 @@ def test_original_bets_only_equals_the_peek_game() -> None:
 def test_parts_add_up() -> None:
     """The chart's parts sum to the player's return; naturals have their exact probability."""
     result = house_edge(calculator())
-    assert sum(p.player_return for p in result.parts.values()) == pytest.approx(-result.house_edge, abs=1e-15)
+    assert sum(p.player_return for p in result.parts.values()) == pytest.approx(
+        -result.house_edge, abs=1e-15
+    )
     assert sum(p.probability for p in result.parts.values()) == pytest.approx(1.0, abs=1e-12)
     assert result.parts["natural"].probability == pytest.approx(2 * 4 * 16 / (52 * 51), abs=1e-15)
     assert result.parts["surrender"].probability > 0

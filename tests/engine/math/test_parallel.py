@@ -4,6 +4,7 @@ analysis runs in one process (:mod:`tables.engine.math.processes` decides).
 
 The runs that compare the two paths each go in a fresh interpreter: the analysis from
 nothing clears every cache, which this test process shares with the other tests."""
+
 import json
 import multiprocessing
 import subprocess
@@ -97,17 +98,27 @@ print(json.dumps(out))
 
 @pytest.fixture(scope="module")
 def runs() -> dict[str, dict[str, object]]:
-    done = subprocess.run([sys.executable, "-c", SCRIPT], cwd=ROOT, capture_output=True, text=True, check=True,
-                          timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
     result: dict[str, dict[str, object]] = json.loads(done.stdout)
     return result
 
 
-@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform")
+@pytest.mark.skipif(
+    "fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform"
+)
 def test_parallel_and_serial_give_the_same_floats(runs: dict[str, dict[str, object]]) -> None:
     serial, parallel = runs["serial"], runs["parallel"]
     assert serial["parallel_calls"] == 0
-    assert parallel["parallel_calls"] == 1  # the first rule set only: the others find the shoe known
+    assert (
+        parallel["parallel_calls"] == 1
+    )  # the first rule set only: the others find the shoe known
     # every figure, the same float (JSON keeps a float's shortest repr: equal text, equal bits)
     assert json.dumps(parallel["figures"]) == json.dumps(serial["figures"])
     assert parallel["stand_table"] == serial["stand_table"]
@@ -115,7 +126,9 @@ def test_parallel_and_serial_give_the_same_floats(runs: dict[str, dict[str, obje
     assert parallel["collector"] is True
 
 
-@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform")
+@pytest.mark.skipif(
+    "fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform"
+)
 def test_no_process_can_be_made_falls_back_to_serial(runs: dict[str, dict[str, object]]) -> None:
     refused, serial = runs["refused"], runs["serial"]
     assert refused["parallel_calls"] == 1  # tried, refused, done here
@@ -123,7 +136,9 @@ def test_no_process_can_be_made_falls_back_to_serial(runs: dict[str, dict[str, o
     assert refused["stand_table"] == serial["stand_table"]
 
 
-@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform")
+@pytest.mark.skipif(
+    "fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform"
+)
 def test_a_worker_dying_falls_back_to_serial(runs: dict[str, dict[str, object]]) -> None:
     dies, serial = runs["dies"], runs["serial"]
     assert dies["parallel_calls"] == 1  # begun in two processes, ended here
@@ -131,7 +146,9 @@ def test_a_worker_dying_falls_back_to_serial(runs: dict[str, dict[str, object]])
     assert dies["stand_table"] == serial["stand_table"]
 
 
-@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform")
+@pytest.mark.skipif(
+    "fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform"
+)
 def test_another_thread_forking_means_serial(runs: dict[str, dict[str, object]]) -> None:
     busy, serial = runs["busy"], runs["serial"]
     assert busy["parallel_calls"] == 1  # asked, found the workers taken, done here
@@ -139,14 +156,20 @@ def test_another_thread_forking_means_serial(runs: dict[str, dict[str, object]])
     assert busy["stand_table"] == serial["stand_table"]
 
 
-@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform")
+@pytest.mark.skipif(
+    "fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform"
+)
 def test_the_chart_is_computed_while_the_workers_start(runs: dict[str, dict[str, object]]) -> None:
     chart = runs["chart"]
-    assert chart["children_when_asked"] == [2]  # asked once, in this process, the two workers forked
+    assert chart["children_when_asked"] == [
+        2
+    ]  # asked once, in this process, the two workers forked
     assert json.dumps(chart["figures"]) == json.dumps(runs["serial"]["figures"][:1])
 
 
-@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform")
+@pytest.mark.skipif(
+    "fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform"
+)
 def test_a_chart_that_fails_stops_the_workers(runs: dict[str, dict[str, object]]) -> None:
     """The error is the caller's (the run above would hang, its timeout fail, if the workers
     waited for the chart for ever), and the next analysis is whole."""
@@ -182,7 +205,9 @@ def _report(queue: "multiprocessing.Queue[int]") -> None:
     queue.put(processes.processes())
 
 
-@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform")
+@pytest.mark.skipif(
+    "fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform"
+)
 def test_a_daemon_process_analyses_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     """A daemon process (a Celery prefork worker's child) may not have children: one
     process, whatever the environment asks."""

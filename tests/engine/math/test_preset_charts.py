@@ -2,6 +2,7 @@
 (tables/engine/math/preset_charts.py) so that no process valuing cash-out offers pays the
 analysis for them; each is what the engine's analysis gives today, so a change to the
 mathematics that moves a cell fails here until the file is written again."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -2,6 +2,7 @@
 that no process pays the analysis for them; every one is what the engine's analysis gives
 today, so a change to the mathematics that moves a figure fails here until the file is
 written again."""
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -49,7 +50,11 @@ def test_the_stored_figures_serve_a_preset_played_as_it_is_and_only_that(monkeyp
     # an override that leaves the rule set as it is changes nothing
     assert figures.engine_math("hoyle", {"decks": PRESETS["hoyle"].decks}) == stored
     assert analysed == []
-    assert figures.engine_math("hoyle", {"decks": PRESETS["hoyle"].decks + 2}) == (Fraction(1), Fraction(2), None)
+    assert figures.engine_math("hoyle", {"decks": PRESETS["hoyle"].decks + 2}) == (
+        Fraction(1),
+        Fraction(2),
+        None,
+    )
     assert figures.engine_math("no-such-preset", {}) == (Fraction(1), Fraction(2), None)
     assert analysed == [("hoyle", {"decks": PRESETS["hoyle"].decks + 2}), ("no-such-preset", {})]
 

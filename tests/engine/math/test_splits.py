@@ -1,4 +1,5 @@
 """How a split grows into hands (tables/engine/math/splits.py)."""
+
 import pytest
 
 from tables.engine.math.splits import _orders, combine, extra_pairs_needed, growth
@@ -12,7 +13,9 @@ def test_orders_of_an_exact_number_of_hands_are_catalan_numbers(hands: int, cata
     assert _orders(hands - 2, hands - 1) == catalan
 
 
-@pytest.mark.parametrize(("pairs", "cards", "limit"), [(2, 49, 4), (22, 309, 4), (22, 309, 8), (14, 205, 3), (1, 48, 4)])
+@pytest.mark.parametrize(
+    ("pairs", "cards", "limit"), [(2, 49, 4), (22, 309, 4), (22, 309, 8), (14, 205, 3), (1, 48, 4)]
+)
 def test_the_ways_a_split_ends_cover_every_case(pairs: int, cards: int, limit: int) -> None:
     """Ending with 2 .. limit - 1 hands or reaching the limit: probabilities summing to 1."""
     grow = growth(pairs, cards, limit)
@@ -28,7 +31,9 @@ def test_three_hands_at_most() -> None:
     assert grow.ends[2] == pytest.approx(others * (others - 1) / (cards * (cards - 1)), abs=1e-15)
     assert grow.full[0] == pytest.approx(pairs / cards, abs=1e-15)
     assert grow.full[1] == pytest.approx(others * pairs / (cards * (cards - 1)), abs=1e-15)
-    assert grow.expected_hands() == pytest.approx(2 * grow.ends[2] + 3 * (grow.full[0] + grow.full[1]), abs=1e-15)
+    assert grow.expected_hands() == pytest.approx(
+        2 * grow.ends[2] + 3 * (grow.full[0] + grow.full[1]), abs=1e-15
+    )
 
 
 def test_a_quantity_that_does_not_depend_on_the_cards_is_counted_once_per_hand() -> None:
@@ -36,7 +41,9 @@ def test_a_quantity_that_does_not_depend_on_the_cards_is_counted_once_per_hand()
     expected number of hands."""
     for limit in (2, 3, 4, 6):
         grow = growth(7, 101, limit)
-        assert combine(lambda a: 0.25, lambda a: 0.25, 7, 101, limit) == pytest.approx(0.25 * grow.expected_hands(), abs=1e-12)
+        assert combine(lambda a: 0.25, lambda a: 0.25, 7, 101, limit) == pytest.approx(
+            0.25 * grow.expected_hands(), abs=1e-12
+        )
 
 
 def test_no_resplits_is_twice_one_hand() -> None:
@@ -49,4 +56,8 @@ def test_no_resplits_is_twice_one_hand() -> None:
 
     assert combine(x, lambda a: 9.0, 5, 100, 2) == pytest.approx(0.2, abs=1e-15)
     assert asked == [0]
-    assert extra_pairs_needed(5, 2) == 0 and extra_pairs_needed(5, 4) == 4 and extra_pairs_needed(2, 4) == 2
+    assert (
+        extra_pairs_needed(5, 2) == 0
+        and extra_pairs_needed(5, 4) == 4
+        and extra_pairs_needed(2, 4) == 2
+    )

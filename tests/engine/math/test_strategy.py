@@ -1,4 +1,5 @@
 """The generated basic-strategy charts against published ones, and ComputedStrategy."""
+
 import pytest
 
 from tables.engine.math.strategy import UPS, ComputedStrategy, chart_for
@@ -83,8 +84,14 @@ def test_known_cells_across_rule_sets() -> None:
     assert _cell(s17, "11", 1) == "H"
     assert set(_row(s17, "8,8")) == {"P"}
 
-    h17 = RuleSet(name="h17", decks=6, dealer_hits_soft_17=True, double_after_split=True,
-                  max_split_hands=4, surrender="late")
+    h17 = RuleSet(
+        name="h17",
+        decks=6,
+        dealer_hits_soft_17=True,
+        double_after_split=True,
+        max_split_hands=4,
+        surrender="late",
+    )
     assert _cell(h17, "11", 1) == "D"
     assert _cell(h17, "A,7", 2) == "Ds"
     assert _cell(h17, "A,8", 6) == "Ds"
@@ -98,7 +105,9 @@ def test_known_cells_across_rule_sets() -> None:
     assert _cell(single, "7,7", 10) == "S"
     assert _cell(single, "A,6", 2) == "D"
 
-    enhc = RuleSet(name="enhc", decks=6, hole_card="none", double_after_split=True, max_split_hands=4)
+    enhc = RuleSet(
+        name="enhc", decks=6, hole_card="none", double_after_split=True, max_split_hands=4
+    )
     assert _cell(enhc, "11", 10) == "H"
     assert _cell(enhc, "8,8", 10) == "H"
 
@@ -138,7 +147,9 @@ LEGAL_FIRST = frozenset({"hit", "stand", "double", "split", "surrender"})
         (("TS", "2H"), "4D", {"hit", "stand"}, "stand"),
     ],
 )
-def test_computed_strategy_plays_the_chart(cards: tuple[str, ...], up: str, legal: set[str], expected: str) -> None:
+def test_computed_strategy_plays_the_chart(
+    cards: tuple[str, ...], up: str, legal: set[str], expected: str
+) -> None:
     """ComputedStrategy (the engine's Strategy protocol: action(cards, up, legal, *,
     split_done)) returns the chart's first legal choice: D falls back to hit, Ds to stand,
     Rh to hit, P to the pair's total."""

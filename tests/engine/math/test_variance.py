@@ -1,4 +1,5 @@
 """The variance of a round played by the chart (tables/engine/math/variance.py)."""
+
 from __future__ import annotations
 
 import math
@@ -17,8 +18,14 @@ from tables.engine.rules import RuleSet
 
 # Six decks, S17, resplit to four hands, peek, no double after split, no surrender, no
 # resplit of aces: Stanford Wong's "benchmark rules" as Wizard of Odds appendix 4 names them.
-BENCHMARK = RuleSet(name="wong-benchmark", decks=6, hole_card="peek", double_after_split=False,
-                    max_split_hands=4, surrender="none")
+BENCHMARK = RuleSet(
+    name="wong-benchmark",
+    decks=6,
+    hole_card="peek",
+    double_after_split=False,
+    max_split_hands=4,
+    surrender="none",
+)
 
 
 def test_variance_against_wizard_appendix_4() -> None:
@@ -32,8 +39,15 @@ def test_variance_against_wizard_appendix_4() -> None:
     variance = round_variance(BENCHMARK)
     assert variance == pytest.approx(1.295, abs=0.01)
     assert 1.28 - 0.01 < variance
-    generous = RuleSet(name="s17-das-ls-rsa", decks=6, hole_card="peek", double_after_split=True,
-                       max_split_hands=4, surrender="late", resplit_aces=True)
+    generous = RuleSet(
+        name="s17-das-ls-rsa",
+        decks=6,
+        hole_card="peek",
+        double_after_split=True,
+        max_split_hands=4,
+        surrender="late",
+        resplit_aces=True,
+    )
     assert round_variance(generous) == pytest.approx(1.303, abs=0.01)
     assert round_sd(generous) == pytest.approx(math.sqrt(1.303), abs=0.005)
 
@@ -70,7 +84,9 @@ def _finals(game: Game, up: int, pair: int, comp: Composition) -> dict[State, fl
             add((hand, 1, False), p)
             return
         if size >= 2:
-            legal = legal_actions(game.play, up, hard, hand[0] > 0, 2 if size == 2 else 3, 0, after_split=True)
+            legal = legal_actions(
+                game.play, up, hard, hand[0] > 0, 2 if size == 2 else 3, 0, after_split=True
+            )
             paired = pair if size == 2 and hand[pair - 1] == 2 else 0
             action = game.chart.decide(up, hard, hand[0] > 0, paired, legal)
             if action == STAND:
@@ -115,10 +131,17 @@ def _enumerate_split(rules: RuleSet, up: int, pair: int) -> tuple[float, float]:
     first = tuple(comp)
     mean = square = 0.0
     for one, p1 in _finals(game, up, pair, first).items():
-        after_one = tuple(c - m + (i == pair - 1) for i, (c, m) in enumerate(zip(first, one[0], strict=True)))
+        after_one = tuple(
+            c - m + (i == pair - 1) for i, (c, m) in enumerate(zip(first, one[0], strict=True))
+        )
         for two, p2 in _finals(game, up, pair, after_one).items():
-            left = tuple(c - m + (i == pair - 1) for i, (c, m) in enumerate(zip(after_one, two[0], strict=True)))
-            for outcome, p in enumerate(dealer_odds(up, left, hits_soft_17=rules.dealer_hits_soft_17)):
+            left = tuple(
+                c - m + (i == pair - 1)
+                for i, (c, m) in enumerate(zip(after_one, two[0], strict=True))
+            )
+            for outcome, p in enumerate(
+                dealer_odds(up, left, hits_soft_17=rules.dealer_hits_soft_17)
+            ):
                 x = _result(one, outcome) + _result(two, outcome)
                 mean += p1 * p2 * p * x
                 square += p1 * p2 * p * x * x
@@ -131,7 +154,9 @@ def test_split_moments_against_an_enumeration_of_both_hands(up: int, pair: int) 
     first left) and the dealer's odds after both gives the split's expected result - equal
     to ours within 1e-12, the split exact - and its second moment, which ours overstates by
     less than 0.02 (the two hands taken as independent given the dealer's outcome)."""
-    rules = RuleSet(name="one-split", decks=1, hole_card="peek", double_after_split=True, max_split_hands=2)
+    rules = RuleSet(
+        name="one-split", decks=1, hole_card="peek", double_after_split=True, max_split_hands=2
+    )
     mean, square = _enumerate_split(rules, up, pair)
     ours = Game(rules, chart_for(rules)).up(up).split(pair, CHART)
     assert ours.value == pytest.approx(mean, abs=1e-12)
