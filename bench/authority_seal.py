@@ -26,29 +26,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from throwaway import throwaway
+from throwaway import ROOT, migrated_database, throwaway
 
-ROOT = Path(__file__).resolve().parents[1]
-PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 # a database of this run's own (another run on the machine may be using one), dropped after
 PG_NAME = f"bench_authority_{os.getpid()}"
-
-
-def _database(kind: str, folder: Path) -> str:
-    if kind == "sqlite":
-        url = f"sqlite:///{folder / 'authority.sqlite3'}"
-    else:
-        import psycopg
-
-        with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {PG_NAME}")
-            conn.execute(f"CREATE DATABASE {PG_NAME}")
-        url = f"postgresql://postgres@127.0.0.1:5432/{PG_NAME}"
-    env = dict(
-        throwaway({**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "casino.settings"})
-    )
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
-    return url
 
 
 def _run(url: str, requests: int, repeat: int, people: int) -> None:
@@ -146,8 +127,7 @@ def main() -> None:
     kinds = ("sqlite", "postgres") if args.db == "both" else (args.db,)
     with tempfile.TemporaryDirectory() as folder:
         for kind in kinds:
-            url = _database(kind, Path(folder))
-            try:
+            with migrated_database(kind, Path(folder), PG_NAME) as url:
                 subprocess.run(
                     [
                         sys.executable,
@@ -163,12 +143,6 @@ def main() -> None:
                     ],
                     check=True,
                 )
-            finally:
-                if kind == "postgres":
-                    import psycopg
-
-                    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
-                        conn.execute(f"DROP DATABASE IF EXISTS {PG_NAME}")
 
 
 if __name__ == "__main__":

@@ -6,14 +6,20 @@ benchmark's database is thrown away, so fixed keys will do - unless the caller g
 from __future__ import annotations
 
 import argparse
+import os
 import re
-from collections.abc import MutableMapping
+import subprocess
+import sys
+from collections.abc import Iterator, MutableMapping
+from contextlib import contextmanager
 from pathlib import Path
 
 SECRET_KEY = "bench-only-" + "x" * 50
 SEAL_KEY = "bench-only-seal-" + "s" * 50
 # where a benchmark's signed heads are published (a deployment must name a place)
 HEADS = Path(__file__).resolve().parents[1] / "var" / "bench-digests"
+ROOT = Path(__file__).resolve().parents[1]
+PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 
 
 def throwaway(env: MutableMapping[str, str]) -> MutableMapping[str, str]:
@@ -41,3 +47,31 @@ def database_name(text: str) -> str:
             "(lower-case letters, digits, _; not postgres, root, test or a template)"
         )
     return text
+
+
+@contextmanager
+def migrated_database(kind: str, folder: Path, name: str) -> Iterator[str]:
+    """The URL of a fresh, migrated database for one run: a SQLite file in ``folder``, or
+    the PostgreSQL database ``name`` made again (give each concurrent run its own) and
+    dropped when the run is done."""
+    if kind == "sqlite":
+        url = f"sqlite:///{folder / (name + '.sqlite3')}"
+    else:
+        import psycopg
+
+        with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name}")
+            conn.execute(f"CREATE DATABASE {name}")
+        url = f"postgresql://postgres@127.0.0.1:5432/{name}"
+    env = dict(
+        throwaway({**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "casino.settings"})
+    )
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    try:
+        yield url
+    finally:
+        if kind == "postgres":
+            import psycopg
+
+            with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+                conn.execute(f"DROP DATABASE IF EXISTS {name}")
