@@ -1,4 +1,15 @@
-"""Requests no address of the back-office can mean, refused before any view or query.
+"""What the back-office does to every request before its view: the person's language,
+and requests no address can mean refused.
+
+:class:`PersonLanguageMiddleware`: the language a person chose in the admin's header
+(:class:`casino.models.LanguagePreference`) wins over what the browser asked for
+(Django's ``LocaleMiddleware`` before it); the view's money, numbers and percentages are
+written in that language (:func:`audit.record.money.in_locale`). The API keeps the ISO
+code form whatever the header: programs read it, and its text must not change with a
+browser's settings.
+
+:class:`RefuseNulMiddleware`: requests no address of the back-office can mean, refused
+before any view or query.
 
 A NUL byte (``%00``) in the path or the query string names nothing here - every code,
 id and note of the record refuses control characters - and PostgreSQL cannot hold one
@@ -14,8 +25,41 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
+from django.utils import translation
+
+from audit.record.money import in_locale
 
 from .api_errors import bad_request
+
+
+def chosen_language(request: HttpRequest) -> str | None:
+    """The language the logged-in person chose, or None (not logged in, never chose)."""
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated:
+        return None
+    from .models import LanguagePreference
+
+    return (
+        LanguagePreference.objects.filter(user_id=user.pk)
+        .values_list("language", flat=True)
+        .first()
+    )
+
+
+class PersonLanguageMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.path.startswith("/api/") and not request.path.startswith("/api/docs/"):
+            with in_locale(None):
+                return self.get_response(request)
+        language = chosen_language(request)
+        if language is not None:
+            translation.activate(language)
+            request.LANGUAGE_CODE = language
+        with in_locale(translation.get_language()):
+            return self.get_response(request)
 
 
 def nul_in(request: HttpRequest) -> str | None:

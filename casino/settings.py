@@ -78,9 +78,13 @@ MIDDLEWARE = [
     # (CONTENT_SECURITY_POLICY below)
     "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # the browser's language (Accept-Language, or the chooser's cookie) ...
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # ... unless the person chose one; money and numbers written in it (casino.middleware)
+    "casino.middleware.PersonLanguageMiddleware",
     # every read of /admin/ and /api/ by a person, after the view answered (audit.access.log)
     "audit.access.log.AccessLogMiddleware",
     # a NUL byte in the path or query: 400 before any view, logged by the access log above
@@ -162,7 +166,14 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-LANGUAGE_CODE = "en-us"
+# The back-office speaks the languages of the houses it serves. A person's page is in
+# the language chosen in the admin's header (casino.LanguagePreference), else the one
+# the browser asks for, else English; money, numbers and dates follow it (Babel's CLDR
+# data through audit.record.money, the date formats in casino/formats/).
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("it", "Italiano"), ("cs", "Čeština")]
+LOCALE_PATHS = [BASE_DIR / "casino" / "locale", BASE_DIR / "tables" / "analytics" / "locale"]
+FORMAT_MODULE_PATH = ["casino.formats"]
 TIME_ZONE = env_str("TIME_ZONE", "Europe/Rome")
 USE_I18N = True
 USE_TZ = True

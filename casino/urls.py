@@ -4,15 +4,27 @@ the floor, the admin's home page (``tables.admin_urls``; the admin's "View site"
 
 from django.contrib import admin
 from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
+from django.templatetags.static import static
 from django.urls import include, path
+from django.utils.translation import gettext_lazy as _
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerSplitView
 
 from audit.access.authentication import SealedAdminAuthenticationForm
 
-admin.site.site_header = "Blackjack back-office"
-admin.site.site_title = "Blackjack back-office"
-admin.site.index_title = "Every screen"
+from .language import choose_language
+
+
+def favicon(request: HttpRequest) -> HttpResponse:
+    """The house's icon where browsers look for it (static's name resolved per request:
+    a deployment's manifest is read only once collectstatic has made it)."""
+    return HttpResponsePermanentRedirect(static("casino/favicon.svg"))
+
+
+admin.site.site_header = _("Blackjack back-office")
+admin.site.site_title = _("Blackjack back-office")
+admin.site.index_title = _("Every screen")
 admin.site.site_url = "/admin/"
 # the floor links every screen; the lists get the whole width of a 1400 px screen
 admin.site.enable_nav_sidebar = False
@@ -21,6 +33,9 @@ admin.site.login_form = SealedAdminAuthenticationForm
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="floor", permanent=False)),
+    # browsers ask for /favicon.ico whatever the page's <link rel="icon"> says
+    path("favicon.ico", favicon),
+    path("language/", choose_language, name="choose-language"),
     # the apps' pages for people, before the admin's own: its last pattern takes any path
     path("", include("tables.admin_urls")),
     path("", include("regulator.admin_urls")),

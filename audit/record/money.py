@@ -10,12 +10,24 @@ the CSVs' numeric columns beside the formatted ones.
 
 Pure integer arithmetic (``divmod``), never a float: every layer - the admin, the API's
 CSV, the demo's summary, the engine's and the ledger's messages - formats money here.
+
+People read money in their language: inside :func:`in_locale` (the back-office's
+middleware wraps each request in the language the person chose or the browser asked
+for) the same functions write the locale's way, through Babel's CLDR data - ``1.234,50 €``
+in Italian, ``1 234,50 Kč`` in Czech, with non-breaking spaces so an amount never wraps.
+Outside one (commands, logs, the CSVs' machine columns) and in English they write the
+ISO code form above, which a casino taking several currencies reads without doubt.
+The amount reaches Babel as an exact ``Decimal`` of the minor units, never a float.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from decimal import Decimal
 from fractions import Fraction
 
 # ISO 4217 minor units where they are not 2 (ISO 4217 list one, "minor unit" column).
@@ -53,6 +65,38 @@ _EXPONENTS: dict[str, int] = {
 }
 _CODE = re.compile(r"^[A-Z]{3}\Z")
 
+# the locale people read in (a CLDR name, "it", "cs"), or None: the ISO code form
+_LOCALE: ContextVar[str | None] = ContextVar("money_locale", default=None)
+# "no figure" in the locales the back-office speaks (n/a: missing data is never 0)
+_NOT_AVAILABLE = {"it": "n/d"}
+
+
+@contextmanager
+def in_locale(locale: str | None) -> Iterator[None]:
+    """Format in ``locale`` (``"it"``, ``"cs"``, ``"en"``; None or English: the ISO
+    code form) until the block ends."""
+    language = (locale or "").replace("-", "_").split("_")[0].lower()
+    token = _LOCALE.set(None if language in ("", "en") else language)
+    try:
+        yield
+    finally:
+        _LOCALE.reset(token)
+
+
+def active_locale() -> str | None:
+    """The locale money is written in now, None for the ISO code form."""
+    return _LOCALE.get()
+
+
+def not_available() -> str:
+    """``n/a`` in the active locale: where there is no figure."""
+    locale = _LOCALE.get()
+    return _NOT_AVAILABLE.get(locale or "", "n/a")
+
+
+def _decimal(amount_minor: int, digits: int) -> Decimal:
+    return Decimal(amount_minor).scaleb(-digits)
+
 
 def minor_unit_digits(currency: str) -> int:
     """How many digits the currency's minor unit has (ISO 4217): 2 for EUR, 0 for JPY."""
@@ -74,11 +118,31 @@ def format_money(amount_minor: int, currency: str) -> str:
             f"money is an integer number of minor units, not {type(amount_minor).__name__}"
         )
     digits = minor_unit_digits(currency)
+    locale = _LOCALE.get()
+    if locale is not None:
+        from babel.numbers import format_currency
+
+        return format_currency(_decimal(amount_minor, digits), currency, locale=locale)
     sign = "-" if amount_minor < 0 else ""
     if digits == 0:
         return f"{sign}{currency} {abs(amount_minor):,}"
     major, minor = divmod(abs(amount_minor), 10**digits)
     return f"{sign}{currency} {major:,}.{minor:0{digits}d}"
+
+
+def format_number(value: int) -> str:
+    """A count or a whole number of chips with the locale's thousands separators:
+    ``12,345`` (``12.345`` in Italian, ``12 345`` in Czech).
+
+    >>> format_number(1234567), format_number(-5)
+    ('1,234,567', '-5')
+    """
+    locale = _LOCALE.get()
+    if locale is None:
+        return f"{value:,}"
+    from babel.numbers import format_decimal
+
+    return format_decimal(value, locale=locale)
 
 
 def decimal_text(amount_minor: int, currency: str) -> str:
@@ -126,7 +190,7 @@ def money_text(
     ('+2500', 'n/a')
     """
     if amount_minor is None:
-        return none
+        return not_available() if none == "n/a" else none
     if not currency:
         return f"{amount_minor:+d}" if signed else str(amount_minor)
     return format_signed(amount_minor, currency) if signed else format_money(amount_minor, currency)
@@ -148,9 +212,18 @@ def percent(value: Fraction | None, digits: int = 1) -> str:
     ('12.5%', '-33.3%', 'n/a')
     """
     if value is None:
-        return "n/a"
+        return not_available()
     scaled = abs(value) * 100 * 10**digits
     whole = math.floor(scaled + Fraction(1, 2))
     sign = "-" if value < 0 and whole else ""
+    locale = _LOCALE.get()
+    if locale is not None:
+        from babel import Locale
+        from babel.numbers import format_percent
+
+        pattern = Locale.parse(locale).percent_formats[None].pattern
+        exact = "#,##0." + "0" * digits if digits else "#,##0"
+        ratio = _decimal(-whole if sign else whole, digits + 2)
+        return format_percent(ratio, format=pattern.replace("#,##0", exact), locale=locale)
     text = f"{whole // 10**digits}" + (f".{whole % 10**digits:0{digits}d}" if digits else "")
     return f"{sign}{text}%"
