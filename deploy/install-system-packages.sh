@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # System packages the test suite uses beyond Python: Debian's Chromium and its driver for
-# the browser tests. Installs only what is missing; needs root (CI runs as root).
+# the browser tests, GNU gettext for the translation catalogues (makemessages reads the
+# sources with xgettext; compilemessages writes the .mo files with msgfmt). Installs only
+# what is missing; needs root (CI runs as root).
 set -euo pipefail
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
+command -v xgettext >/dev/null 2>&1 || need+=(gettext)
 if [ ${#need[@]} -eq 0 ]; then
   exit 0
 fi
