@@ -8,15 +8,18 @@ class TablesConfig(AppConfig):
     def ready(self) -> None:
         from audit.feed.derived import register as register_derived
         from audit.feed.subscribers import register
+        from audit.findings.workflow import finding_resolved_register
 
         # register the tasks in every process, not only in a worker (where Celery's
         # autodiscovery imports them): manage.py replay_day sends them by name
         from . import tasks  # noqa: F401
         from .feed import SUBSCRIBER
-        from .floor import ALERT_ACKNOWLEDGEMENT
+        from .floor import ALERT_ACKNOWLEDGEMENT, alerts_acknowledge_of_finding
 
         # the alerts' acknowledgements, checked against their events by verify (audit.feed.derived)
         register_derived(ALERT_ACKNOWLEDGEMENT)
+        # resolving a finding acknowledges its alert, in the same trail
+        finding_resolved_register(alerts_acknowledge_of_finding)
 
         # the read models follow the global feed
         register(SUBSCRIBER)

@@ -357,27 +357,45 @@ def alert_acknowledge(
                 f"This alert was acknowledged by {alert.acknowledged_by} at "
                 f"{alert.acknowledged_at:%Y-%m-%d %H:%M:%S} UTC."
             )
-        stored = server_event_append(
-            stream=ALERTS_STREAM,
-            type="alert.acknowledged",
-            user=user,
-            now=when,
-            payload={
-                "alert": alert.key,
-                "kind": alert.kind,
-                "table": alert.stream or None,
-                "finding": alert.finding.fingerprint if alert.finding else None,
-                "by": username_of(user),
-                "note": note,
-            },
-        )
-        # the row as its event makes it: the same fold verify checks it by
-        for name, value in acknowledgement_applied({}, stored).items():
-            setattr(alert, name, value)
-        alert.save(update_fields=list(ACKNOWLEDGEMENT_FIELDS))
-        return alert
+        return _acknowledged(alert, user=user, note=note, when=when)
 
     return server_change(work)
+
+
+def _acknowledged(alert: m.Alert, *, user: object, note: str | None, when: datetime) -> m.Alert:
+    """Inside a change's transaction, the alert locked: its ``alert.acknowledged`` event and
+    the row as the event makes it."""
+    stored = server_event_append(
+        stream=ALERTS_STREAM,
+        type="alert.acknowledged",
+        user=user,
+        now=when,
+        payload={
+            "alert": alert.key,
+            "kind": alert.kind,
+            "table": alert.stream or None,
+            "finding": alert.finding.fingerprint if alert.finding else None,
+            "by": username_of(user),
+            "note": note,
+        },
+    )
+    # the row as its event makes it: the same fold verify checks it by
+    for name, value in acknowledgement_applied({}, stored).items():
+        setattr(alert, name, value)
+    alert.save(update_fields=list(ACKNOWLEDGEMENT_FIELDS))
+    return alert
+
+
+def alerts_acknowledge_of_finding(
+    *, finding: Finding, user: object, note: str | None, now: datetime
+) -> list[m.Alert]:
+    """A finding resolved (audit.findings.workflow calls it in the resolution's transaction):
+    its alerts still waiting are acknowledged by the same person with the same note, each
+    an ``alert.acknowledged`` after the ``finding.resolved`` - no separate Acknowledge."""
+    waiting = m.Alert.objects.select_for_update().filter(
+        finding_id=finding.pk, acknowledged_at__isnull=True
+    )
+    return [_acknowledged(alert, user=user, note=note, when=now) for alert in waiting]
 
 
 # --- the acknowledgement as its events make it (audit.feed.derived) -------------------------------

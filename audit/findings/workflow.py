@@ -456,6 +456,20 @@ def server_change(work: Callable[[], T]) -> T:
     raise AssertionError("unreachable")
 
 
+# what else resolving a finding does, in the same transaction as its event: the apps above
+# audit register it from their AppConfig.ready() (the floor acknowledges the finding's alerts,
+# tables.floor.alerts_acknowledge_of_finding) - audit imports nothing of them
+_ON_RESOLVED: list[Callable[..., object]] = []
+
+
+def finding_resolved_register(hook: Callable[..., object]) -> None:
+    """``hook(*, finding, user, note, now)``, run inside the durable transaction that
+    resolves ``finding`` (after its ``finding.resolved`` event, under the same person), so
+    that what it records is in the same trail and stands or falls with it."""
+    if hook not in _ON_RESOLVED:
+        _ON_RESOLVED.append(hook)
+
+
 def _change(
     *, finding_id: int, to: str, user: object, note: str | None, now: datetime | None
 ) -> Finding:
@@ -489,6 +503,9 @@ def _change(
         for name, value in status_applied({}, stored).items():
             setattr(finding, name, value)
         finding.save(update_fields=list(STATUS_FIELDS))
+        if to == Finding.Status.RESOLVED:
+            for hook in _ON_RESOLVED:
+                hook(finding=finding, user=user, note=note, now=when)
         return finding
 
     return server_change(work)
@@ -574,7 +591,9 @@ def finding_acknowledge(
 def finding_resolve(
     *, finding_id: int, user: object, note: str, now: datetime | None = None
 ) -> Finding:
-    """Dealt with; the note says how (required). An event ``finding.resolved``."""
+    """Dealt with; the note says how (required). An event ``finding.resolved``, and what
+    the apps registered for it (:func:`finding_resolved_register`: the floor's alert of the
+    finding acknowledged with the same note, by the same person)."""
     return _change(finding_id=finding_id, to=Finding.Status.RESOLVED, user=user, note=note, now=now)
 
 

@@ -82,6 +82,9 @@ def acted_on(settings) -> Iterator[dict[str, Any]]:
         first, second = Finding.objects.filter(stream="T1", kind="wrong_payout").order_by("round")[
             :2
         ]
+        # (acknowledged before the finding is resolved: resolving acknowledges a waiting alert)
+        alert = Alert.objects.filter(finding=first).get()
+        alert_acknowledge(alert_id=alert.pk, user=boss, note="on it")
         finding_acknowledge(finding_id=first.pk, user=boss, note="looking")
         finding_reopen(finding_id=first.pk, user=boss)
         finding_resolve(finding_id=first.pk, user=boss, note="paid the player the unit")
@@ -89,8 +92,6 @@ def acted_on(settings) -> Iterator[dict[str, Any]]:
         day_sign_off(table=books.code, gaming_day=day, user=boss, note="first look")
         day_reopen(table=books.code, gaming_day=day, user=boss, note="a count to check")
         day_sign_off(table=books.code, gaming_day=day, user=boss, note="checked")
-        alert = Alert.objects.filter(finding=first).get()
-        alert_acknowledge(alert_id=alert.pk, user=boss, note="on it")
         digests.digest_sign()  # verify fails where no head covers the record
         yield {
             "first": first.pk,
