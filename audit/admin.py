@@ -28,9 +28,12 @@ from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import redirect
 from django.urls import URLPattern, re_path, reverse
+from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.timezone import localtime
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from audit.access import token_admin  # noqa: F401 - the API tokens' screen registers itself
 from audit.findings.workflow import (
@@ -43,7 +46,14 @@ from audit.findings.workflow import (
 from audit.integrity.chains import chain_state
 
 from .models import AccessRecord, DeviceAccount, Event, Finding, ReplayRun, SubscriberPosition
-from .record.findings import KINDS
+from .presenting.vocabulary import (
+    change_text,
+    event_title,
+    kind_sentence,
+    kind_title,
+    severity_text,
+    status_text,
+)
 from .record.money import format_money, format_signed
 
 # filter by the gaming days there are (not by "today", "past 7 days")
@@ -109,18 +119,28 @@ def finding_amounts(finding: Finding, currency: str | None) -> str:
     finding has; a single ``-`` when it has none of them."""
     parts = []
     if finding.bet:
-        parts.append(f"bet {finding.bet}")
+        parts.append(_("bet %(bet)s") % {"bet": finding.bet})
     if finding.expected:
-        parts.append(f"expected {amount_text(finding.kind, finding.expected, currency)}")
+        parts.append(
+            _("expected %(amount)s")
+            % {"amount": amount_text(finding.kind, finding.expected, currency)}
+        )
     if finding.recorded:
-        parts.append(f"recorded {amount_text(finding.kind, finding.recorded, currency)}")
+        parts.append(
+            _("recorded %(amount)s")
+            % {"amount": amount_text(finding.kind, finding.recorded, currency)}
+        )
     return ", ".join(parts) or "-"
 
 
-def kind_sentence(kind: str) -> str:
-    """What a kind means, in the one vocabulary's words."""
-    found = KINDS.get(kind)
-    return found.sentence if found else kind
+def day_text(day: object) -> str:
+    """A gaming day in the active language's date format; n/a for none."""
+    return date_format(day, "SHORT_DATE_FORMAT") if day else _("n/a")
+
+
+def moment_text(moment: object) -> str:
+    """A moment in the casino's time zone, the active language's date and time; n/a for none."""
+    return date_format(localtime(moment), "SHORT_DATETIME_FORMAT") if moment else _("n/a")
 
 
 # --- a round's review --------------------------------------------------------------------------
@@ -145,7 +165,15 @@ def round_review_url(*, table: str, day: str, number: int) -> str | None:
 class EventAdmin(admin.ModelAdmin):
     """Events are shown, never added, changed or deleted (the database refuses it too)."""
 
-    list_display = ("position", "stream", "version", "type", "occurred_at", "actor", "short_hash")
+    list_display = (
+        "position",
+        "stream",
+        "version",
+        "type_title",
+        "occurred_at",
+        "actor",
+        "short_hash",
+    )
     list_filter = ("type", "stream")
     search_fields = ("stream", "event_id", "actor", "hash")
     date_hierarchy = "recorded_at"
@@ -153,16 +181,33 @@ class EventAdmin(admin.ModelAdmin):
     show_full_result_count = False
     list_per_page = 100
     fieldsets = (
-        (None, {"fields": ("event_id", "stream", "version", "position", "type", "schema_version")}),
-        ("When and who", {"fields": ("occurred_at", "recorded_at", "actor", "source")}),
-        ("Payload", {"fields": ("payload_pretty",)}),
-        ("Hash chain", {"fields": ("chain", "prev_hash", "hash", "neighbours")}),
+        (
+            None,
+            {
+                "fields": (
+                    "event_id",
+                    "stream",
+                    "version",
+                    "position",
+                    "type_title",
+                    "type",
+                    "schema_version",
+                )
+            },
+        ),
+        (
+            gettext_lazy("When and who"),
+            {"fields": ("occurred_at", "recorded_at", "actor", "source")},
+        ),
+        (gettext_lazy("Payload"), {"fields": ("payload_pretty",)}),
+        (gettext_lazy("Hash chain"), {"fields": ("chain", "prev_hash", "hash", "neighbours")}),
     )
     readonly_fields = (
         "event_id",
         "stream",
         "version",
         "position",
+        "type_title",
         "type",
         "schema_version",
         "occurred_at",
@@ -176,15 +221,19 @@ class EventAdmin(admin.ModelAdmin):
         "neighbours",
     )
 
-    @admin.display(description="hash")
+    @admin.display(description=gettext_lazy("hash"))
     def short_hash(self, obj: Event) -> str:
         return obj.hash[:12]
 
-    @admin.display(description="payload (as stored)")
+    @admin.display(description=gettext_lazy("what happened"), ordering="type")
+    def type_title(self, obj: Event) -> str:
+        return event_title(obj.type)
+
+    @admin.display(description=gettext_lazy("payload (as stored)"))
     def payload_pretty(self, obj: Event) -> str:
         return format_html("<pre>{}</pre>", json.dumps(obj.payload, indent=2, ensure_ascii=False))
 
-    @admin.display(description="chain")
+    @admin.display(description=gettext_lazy("chain"))
     def chain(self, obj: Event) -> str:
         before = (
             Event.objects.filter(stream=obj.stream, version=obj.version - 1)
@@ -195,15 +244,15 @@ class EventAdmin(admin.ModelAdmin):
         if ok:
             return format_html(
                 '<strong style="color:#1a7f37">{}</strong> - {}',
-                "intact",
-                "content matches its hash and links to the event before it",
+                _("intact"),
+                _("content matches its hash and links to the event before it"),
             )
-        return format_html('<strong style="color:#cf222e">BROKEN</strong> - {}', why)
+        return format_html('<strong style="color:#cf222e">{}</strong> - {}', _("BROKEN"), why)
 
-    @admin.display(description="in the stream")
+    @admin.display(description=gettext_lazy("in the stream"))
     def neighbours(self, obj: Event) -> str:
         links = []
-        for label, version in (("previous", obj.version - 1), ("next", obj.version + 1)):
+        for label, version in ((_("previous"), obj.version - 1), (_("next"), obj.version + 1)):
             pk = (
                 Event.objects.filter(stream=obj.stream, version=version)
                 .values_list("pk", flat=True)
@@ -265,8 +314,10 @@ class NoteActionForm(ActionForm):
     note = forms.CharField(
         required=False,
         max_length=2000,
-        label="note",
-        widget=forms.TextInput(attrs={"placeholder": "note (required to resolve)", "size": 40}),
+        label=gettext_lazy("note"),
+        widget=forms.TextInput(
+            attrs={"placeholder": gettext_lazy("note (required to resolve)"), "size": 40}
+        ),
     )
 
 
@@ -279,26 +330,64 @@ def _back(request: HttpRequest, default: str) -> str:
     )
 
 
+class KindFilter(admin.SimpleListFilter):
+    """Filter by kind, each named by its title (the kinds there are findings of)."""
+
+    title = gettext_lazy("kind")
+    parameter_name = "kind"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        kinds = Finding.objects.order_by().values_list("kind", flat=True).distinct()
+        return sorted(((k, kind_title(k)) for k in kinds), key=lambda pair: pair[1])
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Finding]) -> QuerySet[Finding]:
+        return queryset.filter(kind=self.value()) if self.value() else queryset
+
+
+class SeverityFilter(admin.SimpleListFilter):
+    title = gettext_lazy("severity")
+    parameter_name = "severity"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [(s, severity_text(s)) for s in Finding.Severity.values]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Finding]) -> QuerySet[Finding]:
+        return queryset.filter(severity=self.value()) if self.value() else queryset
+
+
+class StatusFilter(admin.SimpleListFilter):
+    title = gettext_lazy("status")
+    parameter_name = "status"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [(s, status_text(s)) for s in Finding.Status.values]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Finding]) -> QuerySet[Finding]:
+        return queryset.filter(status=self.value()) if self.value() else queryset
+
+
 @admin.register(Finding)
 class FindingAdmin(ReadOnlyAdmin):
     """Findings, worked on screen by pit bosses: acknowledged, resolved (with a note) or
     reopened - from the list (bulk actions with a note), from a finding's page and from
     its round's review (forms posting to :meth:`change_status_view`). Every change goes
     through :mod:`audit.findings.workflow` (an event in ``audit.findings``); only users with
-    ``audit.change_finding`` are offered them. The page shows the trail: who, when,
-    from what, and the note."""
+    ``audit.change_finding`` are offered them. A finding's page reads as a page, not the
+    row's fields: its kind's title and sentence, where it is (its round once, linked to
+    the review), the amounts as money, the handling and its trail; the row's names for
+    machines (fingerprint, event, runs) in a folded "Details"."""
 
     list_display = (
         "id",
         "kind_text",
-        "severity",
+        "severity_text",
         "status_text",
         "where",
         "amounts",
         "message_text",
     )
     list_display_links = ("id",)
-    list_filter = ("stream", GAMING_DAY, "kind", "severity", "status")
+    list_filter = ("stream", GAMING_DAY, KindFilter, SeverityFilter, StatusFilter)
     search_fields = ("bet", "message", "fingerprint")
     actions = ("acknowledge", "resolve", "reopen")
     action_form = NoteActionForm
@@ -314,18 +403,18 @@ class FindingAdmin(ReadOnlyAdmin):
         return self.get_readonly_fields(request, obj)
 
     def get_readonly_fields(self, request: HttpRequest, obj: object = None) -> list[str]:
-        # the amounts as money; the rest as stored but the identity (the checks' matching
-        # key: the fingerprint names the finding to people)
+        # (the page draws its own layout: change_form.html; these keep the admin's view of
+        # the row complete for its history and permissions)
         shown = {"expected": "expected_text", "recorded": "recorded_text"}
         return [shown.get(f.name, f.name) for f in self.opts.fields if f.name != "identity"] + [
             "round_link"
         ]
 
-    @admin.display(description="expected")
+    @admin.display(description=gettext_lazy("expected"))
     def expected_text(self, obj: Finding) -> str:
         return amount_text(obj.kind, obj.expected, self.currency_of(obj)) or "-"
 
-    @admin.display(description="recorded")
+    @admin.display(description=gettext_lazy("recorded"))
     def recorded_text(self, obj: Finding) -> str:
         return amount_text(obj.kind, obj.recorded, self.currency_of(obj)) or "-"
 
@@ -346,61 +435,66 @@ class FindingAdmin(ReadOnlyAdmin):
             known = currencies_of([obj.stream])
         return known.get(obj.stream)
 
-    @admin.display(description="kind", ordering="kind")
+    @admin.display(description=gettext_lazy("kind"), ordering="kind")
     def kind_text(self, obj: Finding) -> str:
         return format_html(
-            '<span class="kind" title="{}">{}</span>', kind_sentence(obj.kind), obj.kind
+            '<span class="kind" title="{}">{}</span>', kind_sentence(obj.kind), kind_title(obj.kind)
         )
 
-    @admin.display(description="status", ordering="status")
+    @admin.display(description=gettext_lazy("severity"), ordering="severity")
+    def severity_text(self, obj: Finding) -> str:
+        return severity_text(obj.severity)
+
+    @admin.display(description=gettext_lazy("status"), ordering="status")
     def status_text(self, obj: Finding) -> str:
         return format_html(
             "{}{}{}",
-            obj.get_status_display(),
+            status_text(obj.status),
             format_html(
                 '<div class="trail">{} {}</div>',
                 obj.status_changed_by,
-                localtime(obj.status_changed_at).strftime("%Y-%m-%d %H:%M"),
+                moment_text(obj.status_changed_at),
             )
             if obj.status_changed_at
             else "",
-            format_html('<div class="superseded">superseded by run {}</div>', obj.superseded_by_id)
+            format_html('<div class="superseded">{}</div>', _("no longer found by a later check"))
             if obj.superseded_by_id
             else "",
         )
 
-    @admin.display(description="table, gaming day, round", ordering="stream")
+    @admin.display(description=gettext_lazy("table, gaming day, round"), ordering="stream")
     def where(self, obj: Finding) -> str:
-        day = obj.gaming_day.isoformat() if obj.gaming_day else "-"
         return format_html(
-            '{} <span class="day">{}</span><div>{}</div>', obj.stream, day, self.round_link(obj)
+            '{} <span class="day">{}</span><div>{}</div>',
+            obj.stream or _("the whole record"),
+            day_text(obj.gaming_day),
+            self.round_link(obj),
         )
 
-    @admin.display(description="bet: expected / recorded")
+    @admin.display(description=gettext_lazy("bet: expected / recorded"))
     def amounts(self, obj: Finding) -> str:
         return finding_amounts(obj, self.currency_of(obj))
 
-    @admin.display(description="message")
+    @admin.display(description=gettext_lazy("message"))
     def message_text(self, obj: Finding) -> str:
         return obj.message or kind_sentence(obj.kind)
 
-    @admin.display(description="round", ordering="round")
+    @admin.display(description=gettext_lazy("round"), ordering="round")
     def round_link(self, obj: Finding) -> str:
         if obj.round is None:
             return "-"
         url = finding_round_url(obj)
+        text = _("round %(number)s") % {"number": obj.round}
         if url is None:
-            return str(obj.round)
-        return format_html('<a class="round-review" href="{}">round {}</a>', url, obj.round)
+            return text
+        return format_html('<a class="round-review" href="{}">{}</a>', url, text)
 
-    def _bulk(
-        self, request: HttpRequest, queryset: QuerySet[Finding], action: str, done_text: str
-    ) -> None:
+    def _bulk(self, request: HttpRequest, queryset: QuerySet[Finding], action: str) -> None:
         note = request.POST.get("note", "").strip() or None
         if action == "resolve" and note is None:
             self.message_user(
                 request,
-                "Resolving needs a note saying how: write it in the note box.",
+                _("Resolving needs a note saying how: write it in the note box."),
                 messages.ERROR,
             )
             return
@@ -411,27 +505,30 @@ class FindingAdmin(ReadOnlyAdmin):
             note=note,
         )
         if done:
+            self.message_user(request, DONE[action](len(done)), messages.SUCCESS)
+        for finding_id, why in refused:
             self.message_user(
                 request,
-                f"{done_text} {len(done)} finding{'' if len(done) == 1 else 's'}.",
-                messages.SUCCESS,
+                _("Finding %(id)s not changed: %(why)s") % {"id": finding_id, "why": why},
+                messages.WARNING,
             )
-        for finding_id, why in refused:
-            self.message_user(request, f"Finding {finding_id} not changed: {why}", messages.WARNING)
-
-    @admin.action(description="Acknowledge the selected findings", permissions=["acknowledge"])
-    def acknowledge(self, request: HttpRequest, queryset: QuerySet[Finding]) -> None:
-        self._bulk(request, queryset, "acknowledge", "Acknowledged")
 
     @admin.action(
-        description="Resolve the selected findings (with the note)", permissions=["resolve"]
+        description=gettext_lazy("Acknowledge the selected findings"), permissions=["acknowledge"]
+    )
+    def acknowledge(self, request: HttpRequest, queryset: QuerySet[Finding]) -> None:
+        self._bulk(request, queryset, "acknowledge")
+
+    @admin.action(
+        description=gettext_lazy("Resolve the selected findings (with the note)"),
+        permissions=["resolve"],
     )
     def resolve(self, request: HttpRequest, queryset: QuerySet[Finding]) -> None:
-        self._bulk(request, queryset, "resolve", "Resolved")
+        self._bulk(request, queryset, "resolve")
 
-    @admin.action(description="Reopen the selected findings", permissions=["reopen"])
+    @admin.action(description=gettext_lazy("Reopen the selected findings"), permissions=["reopen"])
     def reopen(self, request: HttpRequest, queryset: QuerySet[Finding]) -> None:
-        self._bulk(request, queryset, "reopen", "Reopened")
+        self._bulk(request, queryset, "reopen")
 
     # --- one finding: its page, and the forms that change it ---------------------------------
 
@@ -453,19 +550,25 @@ class FindingAdmin(ReadOnlyAdmin):
             return HttpResponseNotAllowed(["POST"])
         if not request.user.has_perm("audit.change_finding"):
             raise PermissionDenied(
-                "Changing a finding needs the permission audit.change_finding (the pit_boss group)."
+                _(
+                    "Changing a finding needs the permission audit.change_finding (the pit_boss group)."
+                )
             )
         finding = Finding.objects.filter(pk=int(pk)).first()
         if finding is None:
-            raise Http404(f"There is no finding {pk}.")
+            raise Http404(_("There is no finding %(id)s.") % {"id": pk})
         try:
             ACTIONS[action](
                 finding_id=finding.pk, user=request.user, note=request.POST.get("note", "")[:2000]
             )
         except (FindingError, NoteRequired) as error:
-            self.message_user(request, f"Finding {finding.pk} not changed: {error}", messages.ERROR)
+            self.message_user(
+                request,
+                _("Finding %(id)s not changed: %(why)s") % {"id": finding.pk, "why": error},
+                messages.ERROR,
+            )
         else:
-            self.message_user(request, f"Finding {finding.pk} {PAST[action]}.", messages.SUCCESS)
+            self.message_user(request, PAST[action] % {"id": finding.pk}, messages.SUCCESS)
         return redirect(_back(request, reverse("admin:audit_finding_change", args=[finding.pk])))
 
     def change_view(
@@ -479,14 +582,39 @@ class FindingAdmin(ReadOnlyAdmin):
         extra = dict(extra_context or {})
         if finding is not None:
             extra.update(finding_actions(request, finding, back=request.get_full_path()))
-            extra["round_url"] = finding_round_url(finding)
-            extra["amounts"] = finding_amounts(finding, self.currency_of(finding))
-            extra["kind_sentence"] = kind_sentence(finding.kind)
+            extra.update(finding_page(finding, self.currency_of(finding)))
+            # the breadcrumbs' and the title's name of it (the page says the rest once)
+            extra["crumb"] = (
+                f"{kind_title(finding.kind)} - {finding.stream or _('the whole record')}"
+            )
+            extra["subtitle"] = None
         return super().change_view(request, object_id, form_url, extra)
 
 
-# status change -> how a message says it was done
-PAST = {"acknowledge": "acknowledged", "resolve": "resolved", "reopen": "reopened"}
+# status change -> how a message says it was done (one finding; several)
+PAST = {
+    "acknowledge": gettext_lazy("Finding %(id)s acknowledged."),
+    "resolve": gettext_lazy("Finding %(id)s resolved."),
+    "reopen": gettext_lazy("Finding %(id)s reopened."),
+}
+DONE: dict[str, Callable[[int], str]] = {
+    "acknowledge": lambda n: (
+        ngettext("Acknowledged %(count)d finding.", "Acknowledged %(count)d findings.", n)
+        % {"count": n}
+    ),
+    "resolve": lambda n: (
+        ngettext("Resolved %(count)d finding.", "Resolved %(count)d findings.", n) % {"count": n}
+    ),
+    "reopen": lambda n: (
+        ngettext("Reopened %(count)d finding.", "Reopened %(count)d findings.", n) % {"count": n}
+    ),
+}
+# the buttons of the forms
+_LABELS = {
+    "acknowledge": gettext_lazy("Acknowledge"),
+    "resolve": gettext_lazy("Resolve"),
+    "reopen": gettext_lazy("Reopen"),
+}
 # status -> the changes it allows, as the forms offer them (audit.findings.workflow decides)
 _OFFERED = {
     Finding.Status.OPEN: ("acknowledge", "resolve"),
@@ -498,16 +626,29 @@ _OFFERED = {
 def finding_actions(request: HttpRequest, finding: Finding, *, back: str) -> dict[str, Any]:
     """What the forms of one finding need (its page, its round's review): the changes its
     status allows - none for a person without ``audit.change_finding`` - where they post,
-    where they come back to, and the trail of changes so far."""
+    where they come back to, and the trail of changes so far (each step's change and
+    former status as words, its moment in the casino's time)."""
     allowed = request.user.has_perm("audit.change_finding")
     return {
         "finding": finding,
-        "trail": finding_trail(finding),
+        "found_at": moment_text(finding.created_at),
+        "trail": [
+            {
+                "action": step.action,
+                "action_text": change_text(step.action),
+                "by": step.by,
+                "at": moment_text(step.at),
+                "previous": status_text(step.previous).lower(),
+                "note": step.note,
+                "version": step.version,
+            }
+            for step in finding_trail(finding)
+        ],
         "may_change": allowed,
         "offered": [
             {
                 "action": action,
-                "label": action.capitalize(),
+                "label": _LABELS[action],
                 "url": reverse(
                     "admin:audit_finding_status", kwargs={"pk": finding.pk, "action": action}
                 ),
@@ -515,6 +656,55 @@ def finding_actions(request: HttpRequest, finding: Finding, *, back: str) -> dic
             for action in (_OFFERED[Finding.Status(finding.status)] if allowed else ())
         ],
         "back": back,
+    }
+
+
+def finding_page(finding: Finding, currency: str | None) -> dict[str, Any]:
+    """A finding's page as people read it: its kind's title and sentence, its severity and
+    status as words, where it is - each place once, the round linked to its review - and
+    the amounts as money; ``details``: what names it to machines (fingerprint, the event
+    that showed it, the runs), for the folded "Details"."""
+    facts: list[tuple[str, object]] = [
+        (_("table"), finding.stream or _("the whole record")),
+        (_("gaming day"), day_text(finding.gaming_day)),
+    ]
+    if finding.round is not None:
+        url = finding_round_url(finding)
+        text = _("round %(number)s") % {"number": finding.round}
+        link = format_html('<a class="round-review" href="{}">{}</a>', url, text) if url else text
+        facts.append((_("round"), link))
+    for label, value in (
+        (_("box"), finding.box),
+        (_("hand"), finding.hand),
+        (_("bet"), finding.bet),
+        (_("shift"), finding.shift),
+        (_("slip"), finding.slip),
+    ):
+        if value not in (None, ""):
+            facts.append((label, value))
+    if finding.expected:
+        facts.append((_("expected"), amount_text(finding.kind, finding.expected, currency)))
+    if finding.recorded:
+        facts.append((_("recorded"), amount_text(finding.kind, finding.recorded, currency)))
+    if finding.superseded_by_id:
+        facts.append(
+            (_("no longer found"), moment_text(finding.superseded_by.started_at))  # type: ignore[union-attr]
+        )
+    details: list[tuple[str, object]] = [
+        (_("fingerprint"), finding.fingerprint),
+        (_("event that showed it"), finding.event_id or _("n/a")),
+        (_("its version in the table's record"), finding.event_version or _("n/a")),
+        (_("found by run"), finding.run_id),
+        (_("last found by run"), finding.last_seen_run_id),
+        (_("no longer found by run"), finding.superseded_by_id or _("n/a")),
+    ]
+    return {
+        "kind_title": kind_title(finding.kind),
+        "kind_sentence": kind_sentence(finding.kind),
+        "severity_text": severity_text(finding.severity),
+        "status_text": status_text(finding.status),
+        "facts": facts,
+        "details": details,
     }
 
 

@@ -25,6 +25,12 @@ from . import custody as k
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
 
+def gettext_noop(text: str) -> str:
+    """Marks a title for the translators' catalogue (``makemessages`` reads the call) and
+    returns it as it is: the catalogue is pure, the screens translate at display."""
+    return text
+
+
 class PayloadError(ValueError):
     """An event refused by the catalogue; ``field`` is a dotted path such as
     ``payload.settlements[0].net``."""
@@ -47,6 +53,9 @@ class EventType:
     streams, refused on a table's stream from anyone (docs/events.md lists all three)."""
 
     name: str
+    # what it is in a few words, for people (English; the screens translate it:
+    # audit.presenting.vocabulary.event_title)
+    title: str
     schemas: Mapping[int, type[msgspec.Struct]]
     # upcasters[v] turns a version-v payload into version v+1
     upcasters: Mapping[int, Upcaster] = field(default_factory=dict)
@@ -103,78 +112,144 @@ PLACES: Mapping[str, str] = {
 
 
 _TYPES = [
-    EventType("table.opened", {1: c.TableOpened}),
-    EventType("table.closed", {1: c.TableClosed}),
-    EventType("dealer.assigned", {1: c.DealerAssigned}),
+    EventType("table.opened", gettext_noop("Table opened"), {1: c.TableOpened}),
+    EventType("table.closed", gettext_noop("Table closed"), {1: c.TableClosed}),
+    EventType("dealer.assigned", gettext_noop("Dealer assigned"), {1: c.DealerAssigned}),
     EventType(
         "inventory.counted",
+        gettext_noop("Chip inventory counted"),
         {1: c.InventoryCounted, 2: k.InventoryCountedV2},
         upcasters={1: _inventory_v1_to_v2},
     ),
     EventType(
-        "chips.filled", {1: c.ChipsFilled, 2: k.TableStepV2}, upcasters={1: _table_step_v1_to_v2}
+        "chips.filled",
+        gettext_noop("Chips filled"),
+        {1: c.ChipsFilled, 2: k.TableStepV2},
+        upcasters={1: _table_step_v1_to_v2},
     ),
     EventType(
         "chips.credited",
+        gettext_noop("Chips credited"),
         {1: c.ChipsCredited, 2: k.TableStepV2},
         upcasters={1: _table_step_v1_to_v2},
     ),
-    EventType("buyin.recorded", {1: c.BuyinRecorded}),
+    EventType("buyin.recorded", gettext_noop("Buy-in recorded"), {1: c.BuyinRecorded}),
     EventType(
         "drop.counted",
+        gettext_noop("Drop box counted"),
         {1: c.DropCounted, 2: k.DropCountedV2},
         upcasters={1: _drop_counted_v1_to_v2},
         off_table=RECORD_COUNT,
     ),
-    EventType("shoe.shuffled", {1: c.ShoeShuffled}),
-    EventType("shoe.cut", {1: c.ShoeCut}),
-    EventType("card.burned", {1: c.CardBurned}),
-    EventType("round.started", {1: c.RoundStarted}),
+    EventType("shoe.shuffled", gettext_noop("Shoe shuffled"), {1: c.ShoeShuffled}),
+    EventType("shoe.cut", gettext_noop("Shoe cut"), {1: c.ShoeCut}),
+    EventType("card.burned", gettext_noop("Card burned"), {1: c.CardBurned}),
+    EventType("round.started", gettext_noop("Round started"), {1: c.RoundStarted}),
     EventType(
-        "bet.placed", {1: c.BetPlacedV1, 2: c.BetPlaced}, upcasters={1: _bet_placed_v1_to_v2}
+        "bet.placed",
+        gettext_noop("Bet placed"),
+        {1: c.BetPlacedV1, 2: c.BetPlaced},
+        upcasters={1: _bet_placed_v1_to_v2},
     ),
-    EventType("betting.closed", {1: c.BettingClosed}),
-    EventType("card.dealt", {1: c.CardDealt}),
-    EventType("decision.made", {1: c.DecisionMade}),
-    EventType("cashout.offered", {1: c.CashoutOffered}),
-    EventType("cashout.accepted", {1: c.CashoutAccepted}),
-    EventType("card.revealed", {1: c.CardRevealed}),
-    EventType("round.settled", {1: c.RoundSettled}),
-    EventType("round.voided", {1: c.RoundVoided}, authority=CORRECT_ROUND),
-    EventType("correction.recorded", {1: c.CorrectionRecorded}, authority=CORRECT_ROUND),
-    EventType("finding.acknowledged", {1: c.FindingStatusChanged}, server_only=True),
-    EventType("finding.resolved", {1: c.FindingStatusChanged}, server_only=True),
-    EventType("finding.reopened", {1: c.FindingStatusChanged}, server_only=True),
-    EventType("alert.acknowledged", {1: c.AlertAcknowledged}, server_only=True),
-    EventType("access.sealed", {1: c.AccessSealed}, server_only=True),
-    EventType("access.purged", {1: c.AccessPurged}, server_only=True),
+    EventType("betting.closed", gettext_noop("Betting closed"), {1: c.BettingClosed}),
+    EventType("card.dealt", gettext_noop("Card dealt"), {1: c.CardDealt}),
+    EventType("decision.made", gettext_noop("Decision made"), {1: c.DecisionMade}),
+    EventType("cashout.offered", gettext_noop("Cash-out offered"), {1: c.CashoutOffered}),
+    EventType("cashout.accepted", gettext_noop("Cash-out accepted"), {1: c.CashoutAccepted}),
+    EventType("card.revealed", gettext_noop("Card revealed"), {1: c.CardRevealed}),
+    EventType("round.settled", gettext_noop("Round settled"), {1: c.RoundSettled}),
+    EventType(
+        "round.voided", gettext_noop("Round voided"), {1: c.RoundVoided}, authority=CORRECT_ROUND
+    ),
+    EventType(
+        "correction.recorded",
+        gettext_noop("Correction recorded"),
+        {1: c.CorrectionRecorded},
+        authority=CORRECT_ROUND,
+    ),
+    EventType(
+        "finding.acknowledged",
+        gettext_noop("Finding acknowledged"),
+        {1: c.FindingStatusChanged},
+        server_only=True,
+    ),
+    EventType(
+        "finding.resolved",
+        gettext_noop("Finding resolved"),
+        {1: c.FindingStatusChanged},
+        server_only=True,
+    ),
+    EventType(
+        "finding.reopened",
+        gettext_noop("Finding reopened"),
+        {1: c.FindingStatusChanged},
+        server_only=True,
+    ),
+    EventType(
+        "alert.acknowledged",
+        gettext_noop("Alert acknowledged"),
+        {1: c.AlertAcknowledged},
+        server_only=True,
+    ),
+    EventType(
+        "access.sealed", gettext_noop("Access log sealed"), {1: c.AccessSealed}, server_only=True
+    ),
+    EventType(
+        "access.purged", gettext_noop("Access log purged"), {1: c.AccessPurged}, server_only=True
+    ),
     EventType(
         "digest.signed",
+        gettext_noop("Record's head signed"),
         {1: c.DigestSigned, 2: c.DigestSignedV2},
         upcasters={1: _digest_signed_v1_to_v2},
         server_only=True,
     ),
-    EventType("store.partition_detached", {1: c.PartitionDetached}, server_only=True),
+    EventType(
+        "store.partition_detached",
+        gettext_noop("Gaming day archived"),
+        {1: c.PartitionDetached},
+        server_only=True,
+    ),
     EventType(
         "ledger.signed_off",
+        gettext_noop("Gaming day signed off"),
         {1: c.LedgerSignedOff, 2: c.LedgerSignedOffV2},
         upcasters={1: _signed_off_v1_to_v2},
         server_only=True,
     ),
-    EventType("ledger.reopened", {1: c.LedgerReopened}, server_only=True),
-    EventType("ledger.slip_book_issued", {1: c.LedgerSlipBookIssued}, server_only=True),
+    EventType(
+        "ledger.reopened",
+        gettext_noop("Signed-off day reopened"),
+        {1: c.LedgerReopened},
+        server_only=True,
+    ),
+    EventType(
+        "ledger.slip_book_issued",
+        gettext_noop("Slip book issued"),
+        {1: c.LedgerSlipBookIssued},
+        server_only=True,
+    ),
     # --- custody (custody.py): slips' lifecycles, the drop from removal to posting, markers
-    EventType("fill.requested", {1: k.SlipRequested}),
-    EventType("fill.issued", {1: k.CageStep}, off_table=RECORD_CAGE),
-    EventType("fill.voided", {1: k.SlipVoided}, authority=VOID_SLIP),
-    EventType("credit.requested", {1: k.SlipRequested}),
-    EventType("credit.received", {1: k.CageStep}, off_table=RECORD_CAGE),
-    EventType("credit.voided", {1: k.SlipVoided}, authority=VOID_SLIP),
-    EventType("drop.removed", {1: k.DropRemoved}),
-    EventType("drop.posted", {1: k.DropPosted}, off_table=POST_DROP),
-    EventType("marker.issued", {1: k.MarkerIssued}),
-    EventType("marker.redeemed", {1: k.MarkerRedeemed}, off_table=RECORD_CAGE),
-    EventType("fx.rate_set", {1: k.FxRateSet}, server_only=True),
+    EventType("fill.requested", gettext_noop("Fill requested"), {1: k.SlipRequested}),
+    EventType("fill.issued", gettext_noop("Fill issued"), {1: k.CageStep}, off_table=RECORD_CAGE),
+    EventType("fill.voided", gettext_noop("Fill voided"), {1: k.SlipVoided}, authority=VOID_SLIP),
+    EventType("credit.requested", gettext_noop("Credit requested"), {1: k.SlipRequested}),
+    EventType(
+        "credit.received", gettext_noop("Credit received"), {1: k.CageStep}, off_table=RECORD_CAGE
+    ),
+    EventType(
+        "credit.voided", gettext_noop("Credit voided"), {1: k.SlipVoided}, authority=VOID_SLIP
+    ),
+    EventType("drop.removed", gettext_noop("Drop box removed"), {1: k.DropRemoved}),
+    EventType("drop.posted", gettext_noop("Drop posted"), {1: k.DropPosted}, off_table=POST_DROP),
+    EventType("marker.issued", gettext_noop("Marker issued"), {1: k.MarkerIssued}),
+    EventType(
+        "marker.redeemed",
+        gettext_noop("Marker redeemed"),
+        {1: k.MarkerRedeemed},
+        off_table=RECORD_CAGE,
+    ),
+    EventType("fx.rate_set", gettext_noop("Exchange rate set"), {1: k.FxRateSet}, server_only=True),
 ]
 
 REGISTRY: dict[str, EventType] = {t.name: t for t in _TYPES}
