@@ -36,7 +36,9 @@ class LedgerTable(models.Model):
 
     class Meta:
         ordering = ["stream"]
-        verbose_name = "table"
+        # not "table": the admin's index would list "Tables" twice, this beside the game's
+        verbose_name = "table's pit"
+        verbose_name_plural = "tables' pits"
         permissions = [("sign_off", "Can sign off and reopen a table's gaming day")]
 
     def __str__(self) -> str:

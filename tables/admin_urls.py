@@ -21,6 +21,11 @@ urlpatterns = [
     ),
     path("floor/figures", admin.site.admin_view(floor_views.figures), name="floor-figures"),
     path(
+        "admin/analytics/",
+        admin.site.admin_view(analytics_views.analytics_index),
+        name="analytics-index",
+    ),
+    path(
         "admin/analytics/<slug:name>/",
         admin.site.admin_view(analytics_views.analytics_view),
         name="analytics",

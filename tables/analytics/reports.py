@@ -21,6 +21,8 @@ from fractions import Fraction
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from audit.models import Finding
 from audit.presenting.reports import Column, Report
@@ -34,14 +36,24 @@ from tables.analytics import dealers as dealers_
 from tables.analytics import whatif as whatif_
 from tables.analytics.counting import counted_bets
 
+# the what-if's row of the live game's bets, which no player holds (the screens translate it)
+NO_PLAYER = "(no player: the live game's bettors)"
+MIN_BETS = counters_.MIN_BETS
+
 
 class AnalyticsError(ValueError):
     """A report asked of something the record does not hold (the API's 400 or 404)."""
 
 
 def latest_day() -> date | None:
-    """The last gaming day any table played (the screens' default)."""
-    return m.TableDay.objects.order_by("-gaming_day").values_list("gaming_day", flat=True).first()
+    """The last gaming day on which a table dealt a round (the screens' default): a day
+    whose tables have opened but dealt nothing yet has nothing to analyse."""
+    return (
+        m.TableDay.objects.filter(rounds__gt=0)
+        .order_by("-gaming_day")
+        .values_list("gaming_day", flat=True)
+        .first()
+    )
 
 
 def table_days(day: date, table: str | None = None) -> list[m.TableDay]:
@@ -63,7 +75,10 @@ def played(day: date, table: str | None) -> list[m.TableDay]:
     """The table-days of ``day`` (of one table); a table that did not play is an error."""
     days = table_days(day, table)
     if table and not days:
-        raise AnalyticsError(f"table {table} did not play on {day.isoformat()}")
+        raise AnalyticsError(
+            gettext("table %(table)s did not play on %(day)s")
+            % {"table": table, "day": day.isoformat()}
+        )
     return days
 
 
@@ -78,20 +93,20 @@ def _parameters(day: date, table: str | None) -> dict[str, Any]:
 # --- counter detection ---------------------------------------------------------------------
 
 COUNTER_COLUMNS = (
-    Column("player", "player"),
-    Column("tables", "table"),
-    Column("currency", "currency", screen=False),
-    Column("bets", "bets", "int"),
-    Column("min_bet", "smallest bet", "money"),
-    Column("max_bet", "largest bet", "money"),
-    Column("spread", "spread"),
-    Column("mean_low", "mean bet, count < +1", "money"),
-    Column("mean_high", "mean bet, count ≥ +2", "money"),
-    Column("high_bets", "bets at ≥ +2", "int"),
-    Column("rho", "Spearman ρ"),
-    Column("p_value", "p (one-sided)"),
-    Column("flagged", "flagged"),
-    Column("verdict", "verdict"),
+    Column("player", _("player")),
+    Column("tables", _("table")),
+    Column("currency", _("currency"), screen=False),
+    Column("bets", _("bets"), "int"),
+    Column("min_bet", _("smallest bet"), "money"),
+    Column("max_bet", _("largest bet"), "money"),
+    Column("spread", _("spread")),
+    Column("mean_low", _("mean bet, count < +1"), "money"),
+    Column("mean_high", _("mean bet, count ≥ +2"), "money"),
+    Column("high_bets", _("bets at ≥ +2"), "int"),
+    Column("rho", _("Spearman ρ")),
+    Column("p_value", _("p (one-sided)")),
+    Column("flagged", _("flagged")),
+    Column("verdict", _("verdict")),
 )
 
 
@@ -129,7 +144,7 @@ def counters(*, day: date, table: str | None = None) -> CounterReport:
         )
     report = Report(
         "counters",
-        "Counter detection: bet against the Hi-Lo true count",
+        _("Counter detection: bet against the Hi-Lo true count"),
         COUNTER_COLUMNS,
         rows,
         {**_parameters(day, table), "alpha": counters_.ALPHA, "min_bets": counters_.MIN_BETS},
@@ -140,29 +155,29 @@ def counters(*, day: date, table: str | None = None) -> CounterReport:
 # --- strategy accuracy ---------------------------------------------------------------------
 
 ACCURACY_COLUMNS = (
-    Column("player", "player"),
-    Column("tables", "table"),
-    Column("currency", "currency", screen=False),
-    Column("decisions", "decisions", "int", total=True),
-    Column("errors", "errors", "int", total=True),
-    Column("accuracy", "accuracy", "rate"),
-    Column("cost", "expected value lost", "money", total=True),
-    Column("errors_by_play", "errors by the play made"),
+    Column("player", _("player")),
+    Column("tables", _("table")),
+    Column("currency", _("currency"), screen=False),
+    Column("decisions", _("decisions"), "int", total=True),
+    Column("errors", _("errors"), "int", total=True),
+    Column("accuracy", _("accuracy"), "rate"),
+    Column("cost", _("expected value lost"), "money", total=True),
+    Column("errors_by_play", _("errors by the play made")),
 )
 
 ERROR_COLUMNS = (
-    Column("table", "table"),
-    Column("round", "round", "int"),
-    Column("box", "box", "int"),
-    Column("hand", "hand", "int"),
-    Column("player", "player"),
-    Column("currency", "currency", screen=False),
-    Column("cards", "cards"),
-    Column("up", "dealer shows"),
-    Column("action", "played"),
-    Column("chart", "chart says"),
-    Column("stake", "stake", "money", total=True),
-    Column("cost", "expected value lost", "money", total=True),
+    Column("table", _("table")),
+    Column("round", _("round"), "int"),
+    Column("box", _("box"), "int"),
+    Column("hand", _("hand"), "int"),
+    Column("player", _("player")),
+    Column("currency", _("currency"), screen=False),
+    Column("cards", _("cards")),
+    Column("up", _("dealer shows")),
+    Column("action", _("played")),
+    Column("chart", _("chart says")),
+    Column("stake", _("stake"), "money", total=True),
+    Column("cost", _("expected value lost"), "money", total=True),
 )
 
 
@@ -215,14 +230,14 @@ def accuracy(*, day: date, table: str | None = None) -> AccuracyReport:
     return AccuracyReport(
         Report(
             "accuracy",
-            "Strategy accuracy: decisions against the table's chart",
+            _("Strategy accuracy: decisions against the table's chart"),
             ACCURACY_COLUMNS,
             rows,
             parameters,
         ).with_totals(_accuracy_of_sums),
         Report(
             "strategy_errors",
-            "Decisions off the chart, the costliest first",
+            _("Decisions off the chart, the costliest first"),
             ERROR_COLUMNS,
             error_rows,
             parameters,
@@ -246,16 +261,16 @@ def _accuracy_of_sums(currency: str | None, rows: list[dict[str, Any]]) -> dict[
 # --- dealer performance ----------------------------------------------------------------------
 
 DEALER_COLUMNS = (
-    Column("dealer", "dealer"),
-    Column("shift", "shift"),
-    Column("tables", "tables"),
-    Column("hours", "hours dealt"),
-    Column("rounds", "rounds", "int", total=True),
-    Column("rounds_per_hour", "rounds / hour"),
-    Column("errors", "errors", "int", total=True),
-    Column("errors_per_hour", "errors / hour"),
-    Column("errors_per_100_rounds", "errors / 100 rounds"),
-    Column("kinds", "errors by kind"),
+    Column("dealer", _("dealer")),
+    Column("shift", _("shift")),
+    Column("tables", _("tables")),
+    Column("hours", _("hours dealt")),
+    Column("rounds", _("rounds"), "int", total=True),
+    Column("rounds_per_hour", _("rounds / hour")),
+    Column("errors", _("errors"), "int", total=True),
+    Column("errors_per_hour", _("errors / hour")),
+    Column("errors_per_100_rounds", _("errors / 100 rounds")),
+    Column("kinds", _("errors by kind")),
 )
 
 
@@ -311,7 +326,7 @@ def dealers(*, day: date, table: str | None = None) -> DealerReport:
     return DealerReport(
         Report(
             "dealers",
-            "Dealer performance: rounds and errors per hour dealt, by shift",
+            _("Dealer performance: rounds and errors per hour dealt, by shift"),
             DEALER_COLUMNS,
             out,
             _parameters(day, table),
@@ -323,12 +338,12 @@ def dealers(*, day: date, table: str | None = None) -> DealerReport:
 # --- what-if re-settlement ---------------------------------------------------------------------
 
 WHAT_IF_COLUMNS = (
-    Column("currency", "currency", screen=False),
-    Column("bets", "bets", "int", total=True),
-    Column("changed", "bets paid otherwise", "int", total=True),
-    Column("house", "house result as played", "signed", total=True),
-    Column("what_if_house", "house result, what if", "signed", total=True),
-    Column("difference", "difference for the house", "signed", total=True),
+    Column("currency", _("currency"), screen=False),
+    Column("bets", _("bets"), "int", total=True),
+    Column("changed", _("bets paid otherwise"), "int", total=True),
+    Column("house", _("house result as played"), "signed", total=True),
+    Column("what_if_house", _("house result, what if"), "signed", total=True),
+    Column("difference", _("difference for the house"), "signed", total=True),
 )
 
 
@@ -343,7 +358,10 @@ def what_if(*, day: date, table: str | None = None, changes: dict[str, str]) -> 
     """The house result (+: the house won) of each table and player as the table's rules
     settle the day, and as the changed payouts would have."""
     if not changes:
-        raise AnalyticsError(f"name a payout to change ({', '.join(whatif_.PAYOUTS)})")
+        raise AnalyticsError(
+            gettext("name a payout to change (%(payouts)s)")
+            % {"payouts": ", ".join(whatif_.PAYOUTS)}
+        )
     days = played(day, table)
     currency = _currencies(days)
     try:
@@ -354,13 +372,13 @@ def what_if(*, day: date, table: str | None = None, changes: dict[str, str]) -> 
 
     def report(by: str, title: str) -> Report:
         columns = (
-            (Column("table", "table"),)
+            (Column("table", _("table")),)
             if by == "table"
-            else (Column("player", "player"), Column("table", "table"))
+            else (Column("player", _("player")), Column("table", _("table")))
         ) + WHAT_IF_COLUMNS
         out = [
             {
-                "player": t.key or "(no player: the live game's bettors)",
+                "player": t.key or NO_PLAYER,
                 "table": t.key if by == "table" else table_of.get(t.key, ""),
                 "currency": currency.get(
                     t.key if by == "table" else table_of.get(t.key, ""), "EUR"
@@ -378,7 +396,7 @@ def what_if(*, day: date, table: str | None = None, changes: dict[str, str]) -> 
         ).with_totals()
 
     return WhatIfReport(
-        report("table", "What if: per table"),
-        report("player", "What if: per player"),
+        report("table", _("What if: per table")),
+        report("player", _("What if: per player")),
         next(iter(currency.values()), "EUR"),
     )

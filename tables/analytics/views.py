@@ -1,79 +1,275 @@
-"""The analytics' screens in the admin: counter detection, strategy accuracy (and, as
-they land, dealer performance and what-if re-settlement) - each a chart drawn on the
-server, its tables, and its CSV. The views parse and authorise; the reports are
-:mod:`tables.analytics.reports`, the charts :mod:`tables.analytics.charts`. Every view
-is wrapped by the admin site: any staff member may read them, as any staff member may
-read the rounds over REST (``tables.api.MayViewRounds``); the access log records each
-read like any other admin page."""
+"""The analytics' screens in the admin: their index (``/admin/analytics/``), counter
+detection, strategy accuracy, dealer performance and what-if re-settlement - each a chart
+drawn on the server, its tables (a page of rows at a time, ``?page=N``), and its CSV (every
+row). The views parse and authorise; the reports are :mod:`tables.analytics.reports`, the
+charts :mod:`tables.analytics.charts`. Every view is wrapped by the admin site: any staff
+member may read them, as any staff member may read the rounds over REST
+(``tables.api.MayViewRounds``); the access log records each read like any other admin
+page."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date
+from decimal import Decimal
 from typing import Any
 
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils.formats import date_format, number_format
+from django.utils.functional import Promise
 from django.utils.http import urlencode
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
-from audit.presenting.reports import Report
-from audit.record.money import format_money
+from audit.presenting.reports import NOT_KNOWN, TOTAL, Column, Report
+from audit.record.findings import KINDS
+from audit.record.money import format_money, format_number
 from tables import models as m
 
 from . import charts, reports
 
-PAGES = (
-    ("counters", "Counter detection"),
-    ("accuracy", "Strategy accuracy"),
-    ("dealers", "Dealer performance"),
-    ("what-if", "What-if re-settlement"),
+
+@dataclass(frozen=True)
+class Screen:
+    name: str  # its address: /admin/analytics/<name>/
+    title: Promise
+    shows: Promise  # one line on the index: what a person reads there
+    paged: str  # the report whose rows ?page=N pages (the screen's long list)
+
+
+SCREENS_SHOWN = (
+    Screen(
+        "counters",
+        gettext_lazy("Counter detection"),
+        gettext_lazy(
+            "Each player's bet against the Hi-Lo true count of the shoe: who raises the bet "
+            "when the count favours the player, flagged when the link is too strong to be chance."
+        ),
+        "counters",
+    ),
+    Screen(
+        "accuracy",
+        gettext_lazy("Strategy accuracy"),
+        gettext_lazy(
+            "Each player's hits, stands, doubles, splits and surrenders against the basic "
+            "strategy of the table's rules, and the expected value each mistake gave up."
+        ),
+        "strategy_errors",
+    ),
+    Screen(
+        "dealers",
+        gettext_lazy("Dealer performance"),
+        gettext_lazy(
+            "Each dealer by shift: hours and rounds dealt, and the errors the replay found "
+            "in those rounds, per hour and per 100 rounds."
+        ),
+        "dealers",
+    ),
+    Screen(
+        "what-if",
+        gettext_lazy("What-if re-settlement"),
+        gettext_lazy(
+            "The day's rounds, the same cards and plays, settled again with other payouts "
+            "(6:5 naturals, ...): what the house would have won, by table and by player. A "
+            "report only: nothing is written to the record."
+        ),
+        "what_if_players",
+    ),
 )
+SCREEN = {s.name: s for s in SCREENS_SHOWN}
+# rows of a table on one page; the CSV has them all
+PAGE_SIZE = 50
 # the payouts the what-if screen offers (any ratio works over REST)
 WHAT_IF_CHOICES = {
     "natural_pays": ("6:5", "7:5", "1:1", "3:2", "2:1"),
     "insurance_pays": ("2:1", "3:2", "1:1"),
 }
+WHAT_IF_LABELS = {
+    "natural_pays": gettext_lazy("natural pays"),
+    "insurance_pays": gettext_lazy("insurance pays"),
+}
 WHAT_IF_DEFAULT = {"natural_pays": "6:5"}
 Made = tuple[list[Report], list[tuple[str, SafeString]]]
 
 
+def words() -> dict[str, str]:
+    """The analytics templates' words, translated here: the templates live under
+    tables/templates, outside the analytics' own catalogue (tables/analytics/locale), which
+    ``makemessages`` run in tables/analytics makes from this package's Python alone."""
+    return {
+        "floor": _("The floor"),
+        "analytics": _("Analytics"),
+        "gaming_day": _("gaming day"),
+        "table": _("table"),
+        "all": _("all"),
+        "as_the_table": _("as the table"),
+        "show": _("Show"),
+        "nothing_yet": _("No gaming day has been played yet."),
+        "nothing_on_day": _("Nothing on the day."),
+        "csv_title": _("every row, as CSV"),
+        "previous": _("previous"),
+        "next": _("next"),
+    }
+
+
 def _query(request: HttpRequest) -> tuple[date | None, str | None]:
+    """The day asked for (else the latest gaming day with play) and the table."""
     wanted = request.GET.get("day")
     day = reports.latest_day()
     if wanted:
         try:
             day = date.fromisoformat(wanted)
         except ValueError:
-            raise Http404(f"{wanted!r} is not a gaming day (YYYY-MM-DD).") from None
+            raise Http404(
+                _("%(day)s is not a gaming day (YYYY-MM-DD).") % {"day": repr(wanted)}
+            ) from None
     table = request.GET.get("table") or None
     return day, table
 
 
-def screen_table(report: Report) -> dict[str, Any]:
-    """A report as the screen's table: its screen columns, each cell as a person reads it."""
+def _whole(n: int) -> str:
+    """A count (bets, rounds) as the locale writes it: 8,976 in English, 8.976 in Italian."""
+    return format_number(n)
+
+
+def _decimal(value: Any, places: int = 2) -> str:
+    """A measure that is not money (hours, a rate per hour, rho) as the locale writes it
+    (0.73, 0,73); the reports' text (``"0.731"``) keeps its digits; n/a where not known."""
+    if value is None or value == "":
+        return NOT_KNOWN
+    if isinstance(value, str):
+        number = Decimal(value)
+        places = max(-int(number.as_tuple().exponent), 0)
+    else:
+        number = Decimal(f"{float(value):.{places}f}")
+    return number_format(number, decimal_pos=places, use_l10n=True)
+
+
+# the players' plays, as the engine names them (decision.made's action)
+PLAYS = {
+    "hit": gettext_lazy("hit"),
+    "stand": gettext_lazy("stand"),
+    "double": gettext_lazy("double"),
+    "split": gettext_lazy("split"),
+    "surrender": gettext_lazy("surrender"),
+}
+# the pure counter detection's verdicts (tables.analytics.counters), as a person reads them
+VERDICTS = {
+    "flat bet: the stake never changes": gettext_lazy("flat bet: the stake never changes"),
+    "the count never changed": gettext_lazy("the count never changed"),
+    "bets rise with the true count": gettext_lazy("bets rise with the true count"),
+    "no link between bet and count": gettext_lazy("no link between bet and count"),
+}
+DECIMAL_COLUMNS = frozenset(
+    ("rho", "p_value", "hours", "rounds_per_hour", "errors_per_hour", "errors_per_100_rounds")
+)
+# the text columns that hold a figure (lined up to the right, as the numbers are)
+NUMBERS = DECIMAL_COLUMNS | {"spread"}
+
+
+def _counted(text: str, name: Callable[[str], str]) -> str:
+    """``"hit 3, stand 1"`` (a report's counts by name) with each name as a person reads it."""
+    if not text:
+        return _("none")
+    out = []
+    for part in text.split(", "):
+        key, _space, n = part.rpartition(" ")
+        out.append(f"{name(key)} {_whole(int(n))}" if n.isdigit() else part)
+    return ", ".join(out)
+
+
+def _kind_title(kind: str) -> str:
+    """A finding kind as the findings vocabulary names it."""
+    return str(KINDS[kind].sentence) if kind in KINDS else kind
+
+
+def _cell(report: Report, row: dict[str, Any], column: Column) -> str:
+    """One cell of a screen's table: counts and measures in the locale's digits, words
+    translated, n/a where a figure is not known; money and rates by the one formatter."""
+    value = row.get(column.key)
+    key = column.key
+    if column.kind == "int":
+        return NOT_KNOWN if value is None else _whole(value)
+    if key in DECIMAL_COLUMNS:
+        return _decimal(value)
+    if key == "spread" and value:
+        return _decimal(str(value).rstrip("x")) + "x"
+    if key == "flagged":
+        return _("yes") if value == "yes" else _("no")
+    if key == "verdict":
+        if str(value).startswith("too few bets"):
+            return _("too few bets to tell (fewer than %(bets)s)") % {"bets": reports.MIN_BETS}
+        return str(VERDICTS.get(value, value))
+    if key in ("action", "chart"):
+        return str(PLAYS.get(value, value))
+    if key == "errors_by_play":
+        return _counted(value or "", lambda play: str(PLAYS.get(play, play)))
+    if key == "kinds":  # "wrong_payout 2, ...": each kind by its sentence, a count after it
+        return (
+            "; ".join(
+                f"{_kind_title(kind)} ({_whole(int(n))})"
+                for kind, _space, n in (part.rpartition(" ") for part in value.split(", "))
+            )
+            if value
+            else _("none")
+        )
+    if key == "player" and value == reports.NO_PLAYER:
+        return _("(no player: the live game's bettors)")
+    shown = report.display(row, column)
+    return shown if shown != "" else NOT_KNOWN
+
+
+def _total_cell(
+    report: Report, row: dict[str, Any], column: Column, every_page: bool = False
+) -> str:
+    """A totals row's cell: "total" first, blank in a column it does not total."""
+    if column.key not in row:
+        return ""
+    if row[column.key] == TOTAL:
+        return _("total of every page") if every_page else _("total")
+    return _cell(report, row, column)
+
+
+def _aligned(column: Column) -> str:
+    """How a column's cells line up: figures to the right, words to the left."""
+    return "num" if column.kind != "text" or column.key in NUMBERS else "text"
+
+
+def screen_table(
+    report: Report, rows: list[dict[str, Any]] | None = None, *, every_page: bool = False
+) -> dict[str, Any]:
+    """A report as the screen's table (``rows``: the page of them shown; ``every_page``:
+    its totals are of rows on other pages too): its screen columns, each cell as a
+    person reads it."""
     columns = [c for c in report.columns if c.screen]
     return {
         "name": report.name,
         "title": report.title,
-        "columns": columns,
+        "columns": [
+            {"key": c.key, "title": c.title, "number": c.kind != "text" or c.key in NUMBERS}
+            for c in columns
+        ],
         "rows": [
             {
                 "flagged": row.get("flagged") == "yes",
-                "cells": [(c.kind, report.display(row, c)) for c in columns],
+                "cells": [(_aligned(c), _cell(report, row, c)) for c in columns],
             }
-            for row in report.rows
+            for row in (report.rows if rows is None else rows)
         ],
         "totals": [
-            [(c.kind, report.total_display(row, c)) for c in columns] for row in report.totals
+            [(c.kind, _total_cell(report, row, c)) for c in columns] for row in report.totals
         ],
     }
 
 
 def _counters(day: date, table: str | None, options: dict[str, str]) -> Made:
     found = reports.counters(day=day, table=table)
-    return [found.report], [("Mean bet by true count", charts.bet_against_count(found.players))]
+    return [found.report], [(_("Mean bet by true count"), charts.bet_against_count(found.players))]
 
 
 def _accuracy(day: date, table: str | None, options: dict[str, str]) -> Made:
@@ -84,39 +280,61 @@ def _accuracy(day: date, table: str | None, options: dict[str, str]) -> Made:
             (
                 p.player,
                 p.cost,
-                (
-                    f"{p.player}: {p.errors} errors in {p.decisions} decisions, "
-                    f"{format_money(p.cost, found.currency)} of expected value given up"
-                ),
+                _(
+                    "%(player)s: %(errors)s errors in %(decisions)s decisions, "
+                    "%(cost)s of expected value given up"
+                )
+                % {
+                    "player": p.player,
+                    "errors": p.errors,
+                    "decisions": p.decisions,
+                    "cost": format_money(p.cost, found.currency),
+                },
             )
             for p in costly
         ],
         name="cost-by-player",
-        title="Expected value the errors gave up",
+        title=_("Expected value the errors gave up"),
         money=found.currency,
     )
-    return [found.report, found.errors], [("Expected value lost to errors, by player", bars)]
+    return [found.report, found.errors], [(_("Expected value lost to errors, by player"), bars)]
 
 
 def _dealers(day: date, table: str | None, options: dict[str, str]) -> Made:
     found = reports.dealers(day=day, table=table)
-    ranked = [r for r in found.rows if r.errors_per_hour is not None][:20]
-    bars = charts.bars(
-        [
-            (
-                f"{r.dealer} {r.shift}",
-                r.errors,
+    ranked = [r for r in found.rows if r.errors and r.errors_per_hour is not None][:20]
+    if ranked:
+        drawn = charts.bars(
+            [
                 (
-                    f"{r.dealer}, shift {r.shift}: {r.errors} errors in {r.rounds} rounds, "
-                    f"{float(r.hours):.2f} h dealt ({float(r.errors_per_hour or 0):.2f} an hour)"
-                ),
-            )
-            for r in ranked
-        ],
-        name="errors-by-dealer",
-        title="Errors found in each dealer's rounds",
-    )
-    return [found.report], [("Errors by dealer and shift (the most per hour first)", bars)]
+                    f"{r.dealer} {r.shift}",
+                    r.errors,
+                    _(
+                        "%(dealer)s, shift %(shift)s: %(errors)s errors in %(rounds)s rounds, "
+                        "%(hours)s h dealt (%(rate)s an hour)"
+                    )
+                    % {
+                        "dealer": r.dealer,
+                        "shift": r.shift,
+                        "errors": r.errors,
+                        "rounds": r.rounds,
+                        "hours": _decimal(r.hours),
+                        "rate": _decimal(r.errors_per_hour),
+                    },
+                )
+                for r in ranked
+            ],
+            name="errors-by-dealer",
+            title=_("Errors found in each dealer's rounds"),
+        )
+    else:  # a bar of nothing per dealer says less than a sentence
+        drawn = SafeString(
+            '<p class="chart-empty" id="no-dealer-errors">'
+            + _("The replay found no dealer's error in the %(rounds)s rounds of the day.")
+            % {"rounds": _whole(sum(r.rounds for r in found.rows))}
+            + "</p>"
+        )
+    return [found.report], [(_("Errors by dealer and shift (the most per hour first)"), drawn)]
 
 
 def what_if_changes(params: Any) -> dict[str, str]:
@@ -128,28 +346,43 @@ def what_if_changes(params: Any) -> dict[str, str]:
 
 def _what_if(day: date, table: str | None, options: dict[str, str]) -> Made:
     found = reports.what_if(day=day, table=table, changes=options)
-    changes = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in options.items())
+    changes = ", ".join(f"{WHAT_IF_LABELS[k]} {v}" for k, v in options.items())
     bars = charts.bars(
         [
             (
                 row["table"],
                 row["difference"],
                 (
-                    f"{row['table']}: {row['changed']} of {row['bets']} bets paid otherwise; the house "
-                    f"{'gains' if row['difference'] >= 0 else 'loses'} "
-                    f"{format_money(abs(row['difference']), row['currency'])}"
-                ),
+                    _(
+                        "%(table)s: %(changed)s of %(bets)s bets paid otherwise; "
+                        "the house gains %(amount)s"
+                    )
+                    if row["difference"] >= 0
+                    else _(
+                        "%(table)s: %(changed)s of %(bets)s bets paid otherwise; "
+                        "the house loses %(amount)s"
+                    )
+                )
+                % {
+                    "table": row["table"],
+                    "changed": _whole(row["changed"]),
+                    "bets": _whole(row["bets"]),
+                    "amount": format_money(abs(row["difference"]), row["currency"]),
+                },
             )
             for row in found.tables.rows
         ],
         name="what-if-by-table",
-        title="Difference for the house by table",
+        title=_("Difference for the house by table"),
         money=found.currency,
         above="#0b6b3a",
         below="#b00020",
     )  # the house result's colours: green, the house wins
     return [found.tables, found.players], [
-        (f"What if {changes}: the difference for the house, by table", bars)
+        (
+            _("What if %(changes)s: the difference for the house, by table") % {"changes": changes},
+            bars,
+        )
     ]
 
 
@@ -161,9 +394,69 @@ SCREENS: dict[str, Callable[[date, str | None, dict[str, str]], Made]] = {
 }
 
 
+def _page_parameter(screen: Screen, report: Report) -> str:
+    """``page`` for the screen's long list, ``<report>_page`` for any other table of it."""
+    return "page" if report.name == screen.paged else f"{report.name}_page"
+
+
+def _paged(request: HttpRequest, screen: Screen, report: Report) -> dict[str, Any]:
+    """The page of the report's rows asked for (the first; the last past the end) and
+    links to the pages before and after it, the rest of the query kept."""
+    parameter = _page_parameter(screen, report)
+    page = Paginator(report.rows, PAGE_SIZE).get_page(request.GET.get(parameter))
+
+    def link(number: int) -> str:
+        query = request.GET.copy()
+        query[parameter] = str(number)
+        return "?" + query.urlencode() + f"#report-{report.name}"
+
+    table = screen_table(report, list(page.object_list), every_page=page.paginator.num_pages > 1)
+    table["page"] = {
+        "where": _("page %(number)s of %(pages)s (rows %(first)s-%(last)s of %(rows)s)")
+        % {
+            "number": _whole(page.number),
+            "pages": _whole(page.paginator.num_pages),
+            "first": _whole(page.start_index()),
+            "last": _whole(page.end_index()),
+            "rows": _whole(page.paginator.count),
+        },
+        "shown": page.paginator.num_pages > 1,
+        "number": page.number,
+        "previous": link(page.previous_page_number()) if page.has_previous() else None,
+        "next": link(page.next_page_number()) if page.has_next() else None,
+    }
+    return table
+
+
+def analytics_index(request: HttpRequest) -> HttpResponse:
+    """The analytics' screens, a line each on what they show, opened on the latest
+    gaming day with play."""
+    day = reports.latest_day()
+    query = "?" + urlencode({"day": day.isoformat()}) if day else ""
+    context = {
+        **_site_context(request),
+        "title": _("Analytics"),
+        "words": words(),
+        "introduction": _(
+            "The pit's analytics, each read from the record of a gaming day: a chart, its "
+            "tables and their CSV."
+        ),
+        "which_day": _(
+            "Each opens on %(day)s, the latest gaming day with play; choose another day on "
+            "the screen."
+        )
+        % {"day": date_format(day)}
+        if day
+        else _("No gaming day has been played yet."),
+        "screens": [(s, reverse("analytics", args=[s.name]) + query) for s in SCREENS_SHOWN],
+    }
+    return TemplateResponse(request, "admin/analytics/index.html", context)
+
+
 def analytics_view(request: HttpRequest, name: str) -> HttpResponse:
     if name not in SCREENS:
-        raise Http404(f"No analytics report {name!r}.")
+        raise Http404(_("No analytics report %(name)s.") % {"name": repr(name)})
+    screen = SCREEN[name]
     day, table = _query(request)
     options = what_if_changes(request.GET) if name == "what-if" else {}
     shown: list[Report] = []
@@ -178,16 +471,27 @@ def analytics_view(request: HttpRequest, name: str) -> HttpResponse:
     own = {**query, **options}
     context = {
         **_site_context(request),
-        "title": dict(PAGES)[name],
+        "title": screen.title,
         "name": name,
+        "shows": screen.shows,
         "pages": [
-            (n, t, reverse("analytics", args=[n]) + "?" + urlencode(query)) for n, t in PAGES
+            (s.name, s.title, reverse("analytics", args=[s.name]) + "?" + urlencode(query))
+            for s in SCREENS_SHOWN
         ],
+        "words": words(),
         "day": day,
+        "which_day": (
+            _("Gaming day %(day)s, the latest with play.")
+            if day == reports.latest_day()
+            else _("Gaming day %(day)s.")
+        )
+        % {"day": date_format(day)}
+        if day
+        else "",
         "table": table,
         "problem": problem,
         "options": options,
-        "choices": [(k, k.replace("_", " "), values) for k, values in WHAT_IF_CHOICES.items()]
+        "choices": [(k, WHAT_IF_LABELS[k], values) for k, values in WHAT_IF_CHOICES.items()]
         if name == "what-if"
         else [],
         "tables_played": list(
@@ -198,23 +502,24 @@ def analytics_view(request: HttpRequest, name: str) -> HttpResponse:
         if day
         else [],
         "charts": drawn,
-        "reports": [screen_table(r) for r in shown],
+        "reports": [_paged(request, screen, r) for r in shown],
         "csv": {
             r.name: reverse("analytics-csv", args=[name]) + "?" + urlencode({**own, "part": r.name})
             for r in shown
         },
+        "not_known": NOT_KNOWN,
     }
     return TemplateResponse(request, "admin/analytics/report.html", context)
 
 
 def analytics_csv(request: HttpRequest, name: str) -> HttpResponse:
     if name not in SCREENS:
-        raise Http404(f"No analytics report {name!r}.")
+        raise Http404(_("No analytics report %(name)s.") % {"name": repr(name)})
     day, table = _query(request)
     if day is None:
-        raise Http404("No gaming day has been played yet.")
+        raise Http404(_("No gaming day has been played yet."))
     try:
-        shown, _ = SCREENS[name](
+        shown, _drawn = SCREENS[name](
             day, table, what_if_changes(request.GET) if name == "what-if" else {}
         )
     except reports.AnalyticsError as error:
@@ -222,12 +527,29 @@ def analytics_csv(request: HttpRequest, name: str) -> HttpResponse:
     part = request.GET.get("part") or shown[0].name
     report = next((r for r in shown if r.name == part), None)
     if report is None:
-        raise Http404(f"The {name} report has no part {part!r}.")
+        raise Http404(
+            _("The %(report)s report has no part %(part)s.") % {"report": name, "part": repr(part)}
+        )
     response = HttpResponse(report.as_csv(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = (
         f'attachment; filename="{report.name}-{day.isoformat()}{"-" + table if table else ""}.csv"'
     )
     return response
+
+
+def admin_module() -> dict[str, Any]:
+    """The analytics' screens as a module of the admin's index of every screen
+    (``tables/templatetags/analytics_screens.py``): a row each, what it shows as the row's
+    tooltip, the analytics' index in the caption."""
+    return {
+        "caption": _("Analytics: counters, strategy, dealers, what-if"),
+        "index": reverse("analytics-index"),
+        "index_title": _("Every analytics screen, a line each on what it shows"),
+        "view": _("View"),
+        "screens": [
+            (s.name, s.title, s.shows, reverse("analytics", args=[s.name])) for s in SCREENS_SHOWN
+        ],
+    }
 
 
 def _site_context(request: HttpRequest) -> dict[str, Any]:
