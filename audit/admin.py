@@ -54,7 +54,7 @@ from .presenting.vocabulary import (
     severity_text,
     status_text,
 )
-from .record.money import format_money, format_signed
+from .record.money import format_money, format_signed, not_available
 
 # filter by the gaming days there are (not by "today", "past 7 days")
 GAMING_DAY = ("gaming_day", admin.AllValuesFieldListFilter)
@@ -134,13 +134,15 @@ def finding_amounts(finding: Finding, currency: str | None) -> str:
 
 
 def day_text(day: object) -> str:
-    """A gaming day in the active language's date format; n/a for none."""
-    return date_format(day, "SHORT_DATE_FORMAT") if day else _("n/a")
+    """A gaming day in the active language's date format (as the templates' ``day``
+    filter writes it); n/a for none."""
+    return date_format(day, "DATE_FORMAT") if day else not_available()
 
 
 def moment_text(moment: object) -> str:
-    """A moment in the casino's time zone, the active language's date and time; n/a for none."""
-    return date_format(localtime(moment), "SHORT_DATETIME_FORMAT") if moment else _("n/a")
+    """A moment in the casino's time zone, the active language's 24-hour date and time (as
+    the templates' ``when`` filter writes it); n/a for none."""
+    return date_format(localtime(moment), "DATETIME_FORMAT") if moment else not_available()
 
 
 # --- a round's review --------------------------------------------------------------------------
@@ -692,11 +694,11 @@ def finding_page(finding: Finding, currency: str | None) -> dict[str, Any]:
         )
     details: list[tuple[str, object]] = [
         (_("fingerprint"), finding.fingerprint),
-        (_("event that showed it"), finding.event_id or _("n/a")),
-        (_("its version in the table's record"), finding.event_version or _("n/a")),
+        (_("event that showed it"), finding.event_id or not_available()),
+        (_("its version in the table's record"), finding.event_version or not_available()),
         (_("found by run"), finding.run_id),
         (_("last found by run"), finding.last_seen_run_id),
-        (_("no longer found by run"), finding.superseded_by_id or _("n/a")),
+        (_("no longer found by run"), finding.superseded_by_id or not_available()),
     ]
     return {
         "kind_title": kind_title(finding.kind),

@@ -16,12 +16,31 @@ import json
 from datetime import date
 from typing import Any
 
+from django.utils.timezone import get_current_timezone_name, localtime
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext_lazy
+
 from audit.integrity import digests
 from audit.models import Event
+from audit.presenting.payloads import WORDS, payload_fields
+from audit.presenting.vocabulary import (
+    event_title,
+    kind_sentence,
+    kind_title,
+    severity_text,
+    status_text,
+)
 from audit.record import merkle
 from audit.record.chain import format_timestamp
 from tables import selectors
 from tables.admin import money_text, natural_key, review_context, settlement_text
+
+# a round's status, as the recall's first line says it
+STATUSES = {
+    "settled": pgettext_lazy("round status", "settled"),
+    "voided": pgettext_lazy("round status", "voided"),
+    "open": pgettext_lazy("round status", "never settled"),
+}
 
 
 def recall_context(table: str, day: date, number: int) -> dict[str, Any] | None:
@@ -37,6 +56,16 @@ def recall_context(table: str, day: date, number: int) -> dict[str, Any] | None:
             "version": r.event.version,
             "at": format_timestamp(r.event.occurred_at),
             "type": r.event.type,
+            "title": event_title(r.event.type),
+            "fields": payload_fields(
+                r.event.type,
+                r.event.schema_version,
+                r.event.payload,
+                currency,
+                omit=("round",) if r.event.payload.get("round") == number else (),
+            ),
+            # the casino's clock, to the second (a round's events come seconds apart)
+            "time": localtime(r.event.occurred_at).strftime("%H:%M:%S"),
             "payload": json.dumps(r.event.payload, sort_keys=True, ensure_ascii=False),
             "hash": r.event.hash,
             "chain_ok": r.chain_ok,
@@ -49,34 +78,52 @@ def recall_context(table: str, day: date, number: int) -> dict[str, Any] | None:
             "bet": b.bet,
             "box": b.box,
             "hand": b.hand,
-            "kind": b.kind,
+            "kind": WORDS.get(b.kind, b.kind),
             "amount": money_text(b.amount, currency),
-            "recorded": settlement_text(b.recorded_outcome, b.recorded_net, currency),
-            "recomputed": settlement_text(b.expected_outcome, b.expected_net, currency),
+            "recorded": settlement_text(
+                str(WORDS.get(b.recorded_outcome, b.recorded_outcome)), b.recorded_net, currency
+            ),
+            "recomputed": settlement_text(
+                str(WORDS.get(b.expected_outcome, b.expected_outcome)), b.expected_net, currency
+            ),
             "matches": b.matches,
         }
         for b in sorted(review.bets, key=lambda b: natural_key(b.bet))
     ]
     hands = [
         {
-            "title": f"box {h['hand'].box} hand {h['hand'].number}",
+            "title": _("box %(box)s, hand %(hand)s")
+            % {"box": h["hand"].box, "hand": h["hand"].number},
             "cards": h["cards"],
             "staked": h["staked"],
             "total": h["hand"].total,
             "soft": h["hand"].soft,
             "bust": h["hand"].bust,
-            "actions": ", ".join(str(a) for a in h["hand"].actions),
+            "actions": ", ".join(str(WORDS.get(str(a), a)) for a in h["hand"].actions),
         }
         for h in shown["hands"]
+    ]
+    findings = [
+        {
+            "title": kind_title(f["finding"].kind),
+            "sentence": kind_sentence(f["finding"].kind),
+            "severity": severity_text(f["finding"].severity),
+            "status": status_text(f["finding"].status),
+            "message": f["finding"].message,
+        }
+        for f in shown["findings"]
     ]
     return {
         "round": round_,
         "table": table,
         "day": day.isoformat(),
+        "day_date": day,
+        "time_zone": get_current_timezone_name(),
         "number": number,
         "currency": currency,
         "ruleset": round_.table.ruleset,
         "status": round_.status,
+        "status_text": STATUSES.get(round_.status, round_.status),
         "shoe": review.shoe,
         "figures": shown["figures"],
         "dealer": shown["dealer"],
@@ -84,7 +131,7 @@ def recall_context(table: str, day: date, number: int) -> dict[str, Any] | None:
         "events": events,
         "bets": bets,
         "mismatched": shown["mismatched"],
-        "findings": shown["findings"],
+        "findings": findings,
         "chain_ok": review.chain_ok,
         "first": events[0] if events else None,
         "last": events[-1] if events else None,
@@ -105,7 +152,10 @@ def _anchor(table: str, version: int) -> dict[str, Any]:
         return {
             "covered": False,
             "size": sth.size if sth else 0,
-            "why": "no signed head covers the round yet: the next periodic signing will (manage.py digest)",
+            "why": _(
+                "no signed head covers the round yet: the next periodic signing will "
+                "(manage.py digest)"
+            ),
         }
     proof = digests.inclusion_proof_of([event], sth)["proofs"][0]
     leaf = bytes.fromhex(proof["leaf"])

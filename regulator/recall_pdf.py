@@ -23,6 +23,10 @@ _DIFFERS = FontFace(fill_color=(255, 227, 227))
 _SUITS = "S spades, H hearts, D diamonds, C clubs; ?? a card never shown"
 
 
+# the payloads' cards (10♦) by their codes' suit letters: the core fonts have no suits
+_SUIT_LETTERS = str.maketrans({"\u2660": "S", "\u2665": "H", "\u2666": "D", "\u2663": "C"})
+
+
 def _text(value: Any) -> str:
     return str(value).encode("latin-1", "replace").decode("latin-1")
 
@@ -176,15 +180,7 @@ def recall_pdf(context: dict[str, Any]) -> bytes:
         pdf.heading("Findings")
         pdf.rows(
             ["kind", "severity", "status", "message"],
-            [
-                [
-                    f["finding"].kind,
-                    f["finding"].severity,
-                    f["finding"].status,
-                    f["finding"].message,
-                ]
-                for f in context["findings"]
-            ],
+            [[f["title"], f["severity"], f["status"], f["message"]] for f in context["findings"]],
             [2, 1, 1, 8],
         )
 
@@ -195,8 +191,10 @@ def recall_pdf(context: dict[str, Any]) -> bytes:
             [
                 e["version"],
                 e["at"],
-                e["type"],
-                e["payload"],
+                e["title"],
+                "; ".join(f"{label}: {value}" for label, value in e["fields"]).translate(
+                    _SUIT_LETTERS
+                ),
                 "intact" if e["chain_ok"] else e["chain"],
             ]
             for e in context["events"]

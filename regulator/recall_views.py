@@ -5,6 +5,8 @@ staff member, as the round's own endpoint. Read by a person, so in the access lo
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date
 from typing import Any
 
@@ -12,6 +14,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import translation
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.exceptions import NotFound
@@ -23,6 +26,7 @@ from rest_framework.views import APIView
 
 from audit.access.devices import device_of
 from audit.api.views import STREAM_REGEX, ErrorSerializer
+from audit.record.money import in_locale
 from tables.admin import round_review_url
 from tables.api import MayViewRounds
 
@@ -42,6 +46,14 @@ def _html(context: dict[str, Any], *, pdf_url: str, review_url: str | None) -> s
     return render_to_string(
         "regulator/recall.html", {**context, "pdf_url": pdf_url, "review_url": review_url}
     )
+
+
+@contextmanager
+def _document_language() -> Iterator[None]:
+    """The PDF in English, money in the ISO code form: its core fonts are Latin-1 (no €,
+    no Czech letters), and it is the document the regulator's offline recall matches."""
+    with translation.override("en"), in_locale(None):
+        yield
 
 
 def _pdf_response(context: dict[str, Any]) -> HttpResponse:
@@ -76,7 +88,8 @@ def recall_page(request: HttpRequest, table: str, day: str, number: str) -> Http
 
 
 def recall_pdf_page(request: HttpRequest, table: str, day: str, number: str) -> HttpResponse:
-    return _pdf_response(_admin_context(request, table, day, number))
+    with _document_language():
+        return _pdf_response(_admin_context(request, table, day, number))
 
 
 # --- the API -------------------------------------------------------------------------------------
@@ -170,4 +183,5 @@ class RecallPDFView(ErrorsAsJSON):
         responses={(200, "application/pdf"): OpenApiTypes.BINARY, **_ERRORS},
     )
     def get(self, request: Request, table: str, day: str, number: str) -> HttpResponse:
-        return _pdf_response(_api_context(table, day, number))
+        with _document_language():
+            return _pdf_response(_api_context(table, day, number))

@@ -55,9 +55,9 @@ def test_the_recall_page_shows_the_round_its_short_pay_and_its_proof(short_paid)
     bet = short_paid["bet"]
     for part in (
         f"Game recall - round {number}, table T1, gaming day {DAY}",
-        "card.dealt",
-        "bet.placed",
-        "round.settled",
+        "Card dealt",  # event types by their titles in the catalogue
+        "Bet placed",
+        "Round settled",
         "DIFFERS",
         bet,
         "EUR ",
@@ -88,8 +88,8 @@ def test_the_pdf_says_what_the_page_says(short_paid) -> None:
         text = "\n".join(p.extract_text() for p in PdfReader(io.BytesIO(response.content)).pages)
         for part in (
             f"round {number}, table T1",
-            "card.dealt",
-            "round.settled",
+            "Card dealt",
+            "Round settled",
             "DIFFERS",
             short_paid["bet"],
             "EUR ",
