@@ -8,11 +8,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
+from django.utils.formats import number_format
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext
 
 from audit.presenting.charts import BOTTOM, LEFT, RIGHT, TOP, WIDTH, svg_open, ticks
-from audit.record.money import format_money
+from audit.record.money import format_money, format_number
 from tables.analytics.counters import PlayerCount
 
 COUNTS = tuple(range(-4, 9))  # true-count buckets shown: -4 (and below) .. +8 (and above)
@@ -40,7 +42,8 @@ def bet_against_count(
     flagged player (up to ``shown``), and one dashed line for every other player
     together. A counter's line climbs with the count; the crowd's stays flat."""
     if not players:
-        return mark_safe('<p class="chart-empty">No bets on the day.</p>')
+        nothing = gettext("No bets on the day.")
+        return mark_safe(f'<p class="chart-empty">{escape(nothing)}</p>')
     flagged = [p for p in players if p.flagged][:shown]
     crowd_points: dict[int, list[Fraction]] = {}
     for p in players:
@@ -70,7 +73,10 @@ def bet_against_count(
     def y(units: Fraction | float) -> float:
         return TOP + plot_h * (high - float(units)) / (high - low)
 
-    parts = [svg_open("bet-against-count", height), "<title>Mean bet by Hi-Lo true count</title>"]
+    crowd_name = gettext("every player not flagged")
+    title = gettext("Mean bet by Hi-Lo true count")
+    axis = gettext("true count")
+    parts = [svg_open("bet-against-count", height), f"<title>{escape(title)}</title>"]
     for tick in marks:
         parts.append(
             f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" stroke="#ddd"/>'
@@ -89,7 +95,7 @@ def bet_against_count(
         )
     parts.append(
         f'<text x="{LEFT + plot_w / 2:.1f}" y="{height - BOTTOM + 36}" text-anchor="middle" '
-        'fill="#333">true count</text>'
+        f'fill="#333">{escape(axis)}</text>'
     )
 
     def polyline(
@@ -104,25 +110,33 @@ def bet_against_count(
         )
         for b in buckets:
             units, n = line[b]
-            tip = f"{name}: true count {b:+d}, mean bet {float(units):.2f}x the smallest ({n} bets)"
+            tip = gettext(
+                "%(name)s: true count %(count)s, mean bet %(units)sx the smallest (bets: %(bets)s)"
+            ) % {
+                "name": name,
+                "count": f"{b:+d}",
+                "units": number_format(round(float(units), 2), decimal_pos=2, use_l10n=True),
+                "bets": format_number(n),
+            }
             parts.append(
                 f'<circle cx="{x(b):.1f}" cy="{y(units):.1f}" r="3.5" '
                 f'fill="{colour}"><title>{escape(tip)}</title></circle>'
             )
 
     if crowd:
-        polyline("every player not flagged", crowd, "#777", True)
+        polyline(crowd_name, crowd, "#777", True)
     for name, line, colour in lines:
-        polyline(f"{name} (flagged)", line, colour, False)
+        polyline(gettext("%(player)s (flagged)") % {"player": name}, line, colour, False)
     legend = [
         f'<g class="legend" transform="translate({LEFT},{height - 8})">',
         (
             '<line x1="0" x2="24" y1="-4" y2="-4" stroke="#777" stroke-width="2.5" stroke-dasharray="6 4"/>'
-            '<text x="30" y="0">every player not flagged</text>'
+            f'<text x="30" y="0">{escape(crowd_name)}</text>'
         ),
     ]
+    first = 30 + 7 * len(crowd_name) + 24  # after the crowd's words, about 7 px a letter
     for i, (name, _line, colour) in enumerate(lines):
-        at = 200 + i * 120
+        at = first + i * 120
         legend.append(
             f'<line x1="{at}" x2="{at + 24}" y1="-4" y2="-4" stroke="{colour}" stroke-width="2.5"/>'
             f'<text x="{at + 30}" y="0">{escape(name)}</text>'
@@ -147,9 +161,8 @@ def bars(
     are minor units of that currency (labelled by the one formatter). ``above`` and
     ``below`` colour the bars above and below zero (red above: errors, money lost)."""
     if not items:
-        return mark_safe(
-            f'<p class="chart-empty">Nothing to chart: no {escape(title.lower())}.</p>'
-        )
+        nothing = gettext("Nothing to chart.")
+        return mark_safe(f'<p class="chart-empty">{escape(nothing)}</p>')
     values = [v for _, v, _ in items]
     low, high = min(0, *values), max(0, *values)
     if high == low:
@@ -161,7 +174,7 @@ def bars(
         return LEFT + plot_w * (v - low) / (high - low)
 
     def text(v: int) -> str:
-        return format_money(v, money) if money else str(v)
+        return format_money(v, money) if money else format_number(v)
 
     parts = [
         svg_open(name, height),

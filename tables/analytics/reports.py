@@ -21,7 +21,7 @@ from fractions import Fraction
 from typing import Any
 
 from django.conf import settings
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from audit.models import Finding
@@ -93,20 +93,20 @@ def _parameters(day: date, table: str | None) -> dict[str, Any]:
 # --- counter detection ---------------------------------------------------------------------
 
 COUNTER_COLUMNS = (
-    Column("player", _("player")),
-    Column("tables", _("table")),
-    Column("currency", _("currency"), screen=False),
-    Column("bets", _("bets"), "int"),
-    Column("min_bet", _("smallest bet"), "money"),
-    Column("max_bet", _("largest bet"), "money"),
-    Column("spread", _("spread")),
-    Column("mean_low", _("mean bet, count < +1"), "money"),
-    Column("mean_high", _("mean bet, count ≥ +2"), "money"),
-    Column("high_bets", _("bets at ≥ +2"), "int"),
-    Column("rho", _("Spearman ρ")),
-    Column("p_value", _("p (one-sided)")),
-    Column("flagged", _("flagged")),
-    Column("verdict", _("verdict")),
+    Column("player", pgettext_lazy("analytics", "player")),
+    Column("tables", pgettext_lazy("analytics", "table")),
+    Column("currency", pgettext_lazy("analytics", "currency"), screen=False),
+    Column("bets", pgettext_lazy("analytics", "bets"), "int"),
+    Column("min_bet", pgettext_lazy("analytics", "smallest bet"), "money"),
+    Column("max_bet", pgettext_lazy("analytics", "largest bet"), "money"),
+    Column("spread", pgettext_lazy("analytics", "spread")),
+    Column("mean_low", pgettext_lazy("analytics", "mean bet, count < +1"), "money"),
+    Column("mean_high", pgettext_lazy("analytics", "mean bet, count ≥ +2"), "money"),
+    Column("high_bets", pgettext_lazy("analytics", "bets at ≥ +2"), "int"),
+    Column("rho", pgettext_lazy("analytics", "Spearman ρ")),
+    Column("p_value", pgettext_lazy("analytics", "p (one-sided)")),
+    Column("flagged", pgettext_lazy("analytics", "flagged")),
+    Column("verdict", pgettext_lazy("analytics", "verdict")),
 )
 
 
@@ -155,29 +155,29 @@ def counters(*, day: date, table: str | None = None) -> CounterReport:
 # --- strategy accuracy ---------------------------------------------------------------------
 
 ACCURACY_COLUMNS = (
-    Column("player", _("player")),
-    Column("tables", _("table")),
-    Column("currency", _("currency"), screen=False),
-    Column("decisions", _("decisions"), "int", total=True),
-    Column("errors", _("errors"), "int", total=True),
-    Column("accuracy", _("accuracy"), "rate"),
-    Column("cost", _("expected value lost"), "money", total=True),
-    Column("errors_by_play", _("errors by the play made")),
+    Column("player", pgettext_lazy("analytics", "player")),
+    Column("tables", pgettext_lazy("analytics", "table")),
+    Column("currency", pgettext_lazy("analytics", "currency"), screen=False),
+    Column("decisions", pgettext_lazy("analytics", "decisions"), "int", total=True),
+    Column("errors", pgettext_lazy("analytics", "errors"), "int", total=True),
+    Column("accuracy", pgettext_lazy("analytics", "accuracy"), "rate"),
+    Column("cost", pgettext_lazy("analytics", "expected value lost"), "money", total=True),
+    Column("errors_by_play", pgettext_lazy("analytics", "errors by the play made")),
 )
 
 ERROR_COLUMNS = (
-    Column("table", _("table")),
-    Column("round", _("round"), "int"),
-    Column("box", _("box"), "int"),
-    Column("hand", _("hand"), "int"),
-    Column("player", _("player")),
-    Column("currency", _("currency"), screen=False),
-    Column("cards", _("cards")),
-    Column("up", _("dealer shows")),
-    Column("action", _("played")),
-    Column("chart", _("chart says")),
-    Column("stake", _("stake"), "money", total=True),
-    Column("cost", _("expected value lost"), "money", total=True),
+    Column("table", pgettext_lazy("analytics", "table")),
+    Column("round", pgettext_lazy("analytics", "round"), "int"),
+    Column("box", pgettext_lazy("analytics", "box"), "int"),
+    Column("hand", pgettext_lazy("analytics", "hand"), "int"),
+    Column("player", pgettext_lazy("analytics", "player")),
+    Column("currency", pgettext_lazy("analytics", "currency"), screen=False),
+    Column("cards", pgettext_lazy("analytics", "cards")),
+    Column("up", pgettext_lazy("analytics", "dealer shows")),
+    Column("action", pgettext_lazy("analytics", "played")),
+    Column("chart", pgettext_lazy("analytics", "chart says")),
+    Column("stake", pgettext_lazy("analytics", "stake"), "money", total=True),
+    Column("cost", pgettext_lazy("analytics", "expected value lost"), "money", total=True),
 )
 
 
@@ -261,16 +261,16 @@ def _accuracy_of_sums(currency: str | None, rows: list[dict[str, Any]]) -> dict[
 # --- dealer performance ----------------------------------------------------------------------
 
 DEALER_COLUMNS = (
-    Column("dealer", _("dealer")),
-    Column("shift", _("shift")),
-    Column("tables", _("tables")),
-    Column("hours", _("hours dealt")),
-    Column("rounds", _("rounds"), "int", total=True),
-    Column("rounds_per_hour", _("rounds / hour")),
-    Column("errors", _("errors"), "int", total=True),
-    Column("errors_per_hour", _("errors / hour")),
-    Column("errors_per_100_rounds", _("errors / 100 rounds")),
-    Column("kinds", _("errors by kind")),
+    Column("dealer", pgettext_lazy("analytics", "dealer")),
+    Column("shift", pgettext_lazy("analytics", "shift")),
+    Column("tables", pgettext_lazy("analytics", "tables")),
+    Column("hours", pgettext_lazy("analytics", "hours dealt")),
+    Column("rounds", pgettext_lazy("analytics", "rounds"), "int", total=True),
+    Column("rounds_per_hour", pgettext_lazy("analytics", "rounds / hour")),
+    Column("errors", pgettext_lazy("analytics", "errors"), "int", total=True),
+    Column("errors_per_hour", pgettext_lazy("analytics", "errors / hour")),
+    Column("errors_per_100_rounds", pgettext_lazy("analytics", "errors / 100 rounds")),
+    Column("kinds", pgettext_lazy("analytics", "errors by kind")),
 )
 
 
@@ -338,12 +338,16 @@ def dealers(*, day: date, table: str | None = None) -> DealerReport:
 # --- what-if re-settlement ---------------------------------------------------------------------
 
 WHAT_IF_COLUMNS = (
-    Column("currency", _("currency"), screen=False),
-    Column("bets", _("bets"), "int", total=True),
-    Column("changed", _("bets paid otherwise"), "int", total=True),
-    Column("house", _("house result as played"), "signed", total=True),
-    Column("what_if_house", _("house result, what if"), "signed", total=True),
-    Column("difference", _("difference for the house"), "signed", total=True),
+    Column("currency", pgettext_lazy("analytics", "currency"), screen=False),
+    Column("bets", pgettext_lazy("analytics", "bets"), "int", total=True),
+    Column("changed", pgettext_lazy("analytics", "bets paid otherwise"), "int", total=True),
+    Column("house", pgettext_lazy("analytics", "house result as played"), "signed", total=True),
+    Column(
+        "what_if_house", pgettext_lazy("analytics", "house result, what if"), "signed", total=True
+    ),
+    Column(
+        "difference", pgettext_lazy("analytics", "difference for the house"), "signed", total=True
+    ),
 )
 
 
@@ -372,9 +376,12 @@ def what_if(*, day: date, table: str | None = None, changes: dict[str, str]) -> 
 
     def report(by: str, title: str) -> Report:
         columns = (
-            (Column("table", _("table")),)
+            (Column("table", pgettext_lazy("analytics", "table")),)
             if by == "table"
-            else (Column("player", _("player")), Column("table", _("table")))
+            else (
+                Column("player", pgettext_lazy("analytics", "player")),
+                Column("table", pgettext_lazy("analytics", "table")),
+            )
         ) + WHAT_IF_COLUMNS
         out = [
             {

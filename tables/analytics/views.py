@@ -21,15 +21,17 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.formats import date_format, number_format
 from django.utils.functional import Promise
+from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext, pgettext, pgettext_lazy
 
-from audit.presenting.reports import NOT_KNOWN, TOTAL, Column, Report
-from audit.record.findings import KINDS
-from audit.record.money import format_money, format_number
+from audit.presenting.reports import TOTAL, Column, Report
+from audit.presenting.vocabulary import kind_title
+from audit.record.money import format_money, format_number, not_available
 from tables import models as m
+from tables.admin import round_review_url
 
 from . import charts, reports
 
@@ -90,8 +92,8 @@ WHAT_IF_CHOICES = {
     "insurance_pays": ("2:1", "3:2", "1:1"),
 }
 WHAT_IF_LABELS = {
-    "natural_pays": gettext_lazy("natural pays"),
-    "insurance_pays": gettext_lazy("insurance pays"),
+    "natural_pays": pgettext_lazy("analytics", "natural pays"),
+    "insurance_pays": pgettext_lazy("analytics", "insurance pays"),
 }
 WHAT_IF_DEFAULT = {"natural_pays": "6:5"}
 Made = tuple[list[Report], list[tuple[str, SafeString]]]
@@ -102,18 +104,18 @@ def words() -> dict[str, str]:
     tables/templates, outside the analytics' own catalogue (tables/analytics/locale), which
     ``makemessages`` run in tables/analytics makes from this package's Python alone."""
     return {
-        "floor": _("The floor"),
-        "analytics": _("Analytics"),
-        "gaming_day": _("gaming day"),
-        "table": _("table"),
-        "all": _("all"),
-        "as_the_table": _("as the table"),
-        "show": _("Show"),
+        "floor": pgettext("analytics", "The floor"),
+        "analytics": pgettext("analytics", "Analytics"),
+        "gaming_day": pgettext("analytics", "gaming day"),
+        "table": pgettext("analytics", "table"),
+        "all": pgettext("analytics", "all"),
+        "as_the_table": pgettext("analytics", "as the table"),
+        "show": pgettext("analytics", "Show"),
         "nothing_yet": _("No gaming day has been played yet."),
-        "nothing_on_day": _("Nothing on the day."),
-        "csv_title": _("every row, as CSV"),
-        "previous": _("previous"),
-        "next": _("next"),
+        "nothing_on_day": pgettext("analytics", "Nothing on the day."),
+        "csv_title": pgettext("analytics", "every row, as CSV"),
+        "previous": pgettext("analytics", "previous"),
+        "next": pgettext("analytics", "next"),
     }
 
 
@@ -141,7 +143,7 @@ def _decimal(value: Any, places: int = 2) -> str:
     """A measure that is not money (hours, a rate per hour, rho) as the locale writes it
     (0.73, 0,73); the reports' text (``"0.731"``) keeps its digits; n/a where not known."""
     if value is None or value == "":
-        return NOT_KNOWN
+        return not_available()
     if isinstance(value, str):
         number = Decimal(value)
         places = max(-int(number.as_tuple().exponent), 0)
@@ -152,11 +154,11 @@ def _decimal(value: Any, places: int = 2) -> str:
 
 # the players' plays, as the engine names them (decision.made's action)
 PLAYS = {
-    "hit": gettext_lazy("hit"),
-    "stand": gettext_lazy("stand"),
-    "double": gettext_lazy("double"),
-    "split": gettext_lazy("split"),
-    "surrender": gettext_lazy("surrender"),
+    "hit": pgettext_lazy("analytics", "hit"),
+    "stand": pgettext_lazy("analytics", "stand"),
+    "double": pgettext_lazy("analytics", "double"),
+    "split": pgettext_lazy("analytics", "split"),
+    "surrender": pgettext_lazy("analytics", "surrender"),
 }
 # the pure counter detection's verdicts (tables.analytics.counters), as a person reads them
 VERDICTS = {
@@ -175,7 +177,7 @@ NUMBERS = DECIMAL_COLUMNS | {"spread"}
 def _counted(text: str, name: Callable[[str], str]) -> str:
     """``"hit 3, stand 1"`` (a report's counts by name) with each name as a person reads it."""
     if not text:
-        return _("none")
+        return pgettext("analytics", "none")
     out = []
     for part in text.split(", "):
         key, _space, n = part.rpartition(" ")
@@ -183,24 +185,27 @@ def _counted(text: str, name: Callable[[str], str]) -> str:
     return ", ".join(out)
 
 
-def _kind_title(kind: str) -> str:
-    """A finding kind as the findings vocabulary names it."""
-    return str(KINDS[kind].sentence) if kind in KINDS else kind
-
-
 def _cell(report: Report, row: dict[str, Any], column: Column) -> str:
     """One cell of a screen's table: counts and measures in the locale's digits, words
     translated, n/a where a figure is not known; money and rates by the one formatter."""
     value = row.get(column.key)
     key = column.key
+    if key == "round" and value is not None and row.get("table"):  # to the round's review
+        return format_html(
+            '<a class="round" href="{}">{}</a>',
+            round_review_url(table=row["table"], day=report.parameters["day"], number=value),
+            value,
+        )
+    if key in ("box", "hand"):  # numbers that name, not count
+        return str(value)
     if column.kind == "int":
-        return NOT_KNOWN if value is None else _whole(value)
+        return not_available() if value is None else _whole(value)
     if key in DECIMAL_COLUMNS:
         return _decimal(value)
     if key == "spread" and value:
         return _decimal(str(value).rstrip("x")) + "x"
     if key == "flagged":
-        return _("yes") if value == "yes" else _("no")
+        return pgettext("analytics", "yes") if value == "yes" else pgettext("analytics", "no")
     if key == "verdict":
         if str(value).startswith("too few bets"):
             return _("too few bets to tell (fewer than %(bets)s)") % {"bets": reports.MIN_BETS}
@@ -209,19 +214,23 @@ def _cell(report: Report, row: dict[str, Any], column: Column) -> str:
         return str(PLAYS.get(value, value))
     if key == "errors_by_play":
         return _counted(value or "", lambda play: str(PLAYS.get(play, play)))
-    if key == "kinds":  # "wrong_payout 2, ...": each kind by its sentence, a count after it
+    if key == "kinds":  # "wrong_payout 2, ...": each kind by its title, a count after it
         return (
             "; ".join(
-                f"{_kind_title(kind)} ({_whole(int(n))})"
+                f"{kind_title(kind)} ({_whole(int(n))})"
                 for kind, _space, n in (part.rpartition(" ") for part in value.split(", "))
             )
             if value
-            else _("none")
+            else pgettext("analytics", "none")
+        )
+    if key in ("table", "tables") and value:  # codes kept whole: "BJ-01, BJ-02", never "BJ-⏎01"
+        return format_html_join(
+            ", ", '<span class="code">{}</span>', ((code,) for code in str(value).split(", "))
         )
     if key == "player" and value == reports.NO_PLAYER:
         return _("(no player: the live game's bettors)")
     shown = report.display(row, column)
-    return shown if shown != "" else NOT_KNOWN
+    return shown if shown != "" else not_available()
 
 
 def _total_cell(
@@ -231,7 +240,11 @@ def _total_cell(
     if column.key not in row:
         return ""
     if row[column.key] == TOTAL:
-        return _("total of every page") if every_page else _("total")
+        return (
+            pgettext("analytics", "total of every page")
+            if every_page
+            else pgettext("analytics", "total")
+        )
     return _cell(report, row, column)
 
 
@@ -281,13 +294,13 @@ def _accuracy(day: date, table: str | None, options: dict[str, str]) -> Made:
                 p.player,
                 p.cost,
                 _(
-                    "%(player)s: %(errors)s errors in %(decisions)s decisions, "
+                    "%(player)s: %(errors)s of %(decisions)s decisions off the chart, "
                     "%(cost)s of expected value given up"
                 )
                 % {
                     "player": p.player,
-                    "errors": p.errors,
-                    "decisions": p.decisions,
+                    "errors": _whole(p.errors),
+                    "decisions": _whole(p.decisions),
                     "cost": format_money(p.cost, found.currency),
                 },
             )
@@ -310,14 +323,14 @@ def _dealers(day: date, table: str | None, options: dict[str, str]) -> Made:
                     f"{r.dealer} {r.shift}",
                     r.errors,
                     _(
-                        "%(dealer)s, shift %(shift)s: %(errors)s errors in %(rounds)s rounds, "
-                        "%(hours)s h dealt (%(rate)s an hour)"
+                        "%(dealer)s, shift %(shift)s: errors %(errors)s, rounds %(rounds)s, "
+                        "hours dealt %(hours)s (errors an hour: %(rate)s)"
                     )
                     % {
                         "dealer": r.dealer,
                         "shift": r.shift,
-                        "errors": r.errors,
-                        "rounds": r.rounds,
+                        "errors": _whole(r.errors),
+                        "rounds": _whole(r.rounds),
                         "hours": _decimal(r.hours),
                         "rate": _decimal(r.errors_per_hour),
                     },
@@ -328,10 +341,15 @@ def _dealers(day: date, table: str | None, options: dict[str, str]) -> Made:
             title=_("Errors found in each dealer's rounds"),
         )
     else:  # a bar of nothing per dealer says less than a sentence
+        dealt = sum(r.rounds for r in found.rows)
         drawn = SafeString(
             '<p class="chart-empty" id="no-dealer-errors">'
-            + _("The replay found no dealer's error in the %(rounds)s rounds of the day.")
-            % {"rounds": _whole(sum(r.rounds for r in found.rows))}
+            + ngettext(
+                "The replay found no dealer's error in the one round of the day.",
+                "The replay found no dealer's error in the %(rounds)s rounds of the day.",
+                dealt,
+            )
+            % {"rounds": _whole(dealt)}
             + "</p>"
         )
     return [found.report], [(_("Errors by dealer and shift (the most per hour first)"), drawn)]
@@ -435,7 +453,7 @@ def analytics_index(request: HttpRequest) -> HttpResponse:
     query = "?" + urlencode({"day": day.isoformat()}) if day else ""
     context = {
         **_site_context(request),
-        "title": _("Analytics"),
+        "title": pgettext("analytics", "Analytics"),
         "words": words(),
         "introduction": _(
             "The pit's analytics, each read from the record of a gaming day: a chart, its "
@@ -507,7 +525,7 @@ def analytics_view(request: HttpRequest, name: str) -> HttpResponse:
             r.name: reverse("analytics-csv", args=[name]) + "?" + urlencode({**own, "part": r.name})
             for r in shown
         },
-        "not_known": NOT_KNOWN,
+        "not_known": not_available(),
     }
     return TemplateResponse(request, "admin/analytics/report.html", context)
 
@@ -545,7 +563,7 @@ def admin_module() -> dict[str, Any]:
         "caption": _("Analytics: counters, strategy, dealers, what-if"),
         "index": reverse("analytics-index"),
         "index_title": _("Every analytics screen, a line each on what it shows"),
-        "view": _("View"),
+        "view": pgettext("analytics", "View"),
         "screens": [
             (s.name, s.title, s.shows, reverse("analytics", args=[s.name])) for s in SCREENS_SHOWN
         ],
