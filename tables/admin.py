@@ -36,6 +36,7 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, re_path, reverse
 from django.utils.html import format_html
 from django.utils.http import urlencode
+from django.utils.translation import gettext as _
 
 from audit.admin import GAMING_DAY, ReadOnlyAdmin, finding_actions, finding_amounts
 from audit.record.money import money_text
@@ -556,6 +557,34 @@ class TableAdmin(NaturalKeyAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[m.Table]:
         return selectors.tables_list()
 
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        """The table's hub: its latest gaming day with play (``tables.table_pages``)."""
+        from .table_pages import table_context
+
+        table = self.get_object(request, unquote(object_id))
+        if table is None:
+            raise Http404(_("No table %(table)s.") % {"table": object_id})
+        if not self.has_view_permission(request, table):
+            raise PermissionDenied
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": _("Table %(table)s") % {"table": table.stream},
+            "subtitle": None,
+            "original": table,
+            "has_view_permission": True,
+            **table_context(table),
+            **(extra_context or {}),
+        }
+        request.current_app = self.admin_site.name
+        return TemplateResponse(request, "admin/tables/table/hub.html", context)
+
     @admin.display(description="limits", ordering="min_bet")
     def limits(self, obj: m.Table) -> str:
         return f"{money_text(obj.min_bet, obj.currency)} - {money_text(obj.max_bet, obj.currency)}"
@@ -613,6 +642,37 @@ class TableDayAdmin(NaturalKeyAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[m.TableDay]:
         return selectors.table_days()
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        """The table-day's hub (``tables.table_pages``); the stream's positions only in
+        its Details fold."""
+        from .table_pages import day_context, neighbours
+
+        row = self.get_object(request, unquote(object_id))
+        if row is None:
+            raise Http404(_("No table-day %(key)s.") % {"key": object_id})
+        if not self.has_view_permission(request, row):
+            raise PermissionDenied
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": _("Table %(table)s, gaming day %(day)s")
+            % {"table": row.table.stream, "day": row.gaming_day.isoformat()},
+            "subtitle": None,
+            "original": row,
+            "has_view_permission": True,
+            "hub": day_context(row),
+            **neighbours(row),
+            **(extra_context or {}),
+        }
+        request.current_app = self.admin_site.name
+        return TemplateResponse(request, "admin/tables/tableday/hub.html", context)
 
     @admin.display(description="handle", ordering="handle")
     def handle_text(self, obj: m.TableDay) -> str:

@@ -18,15 +18,39 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
-from django.urls import reverse
+from django.urls import NoReverseMatch, reverse
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext_lazy
 from django.views.decorators.http import require_GET, require_POST
+
+from audit.record.findings import KINDS
 
 from . import floor
 from . import models as m
+from .admin import round_links
 
 # the page's poll, in milliseconds (the floor must see an alert within about a second)
 POLL_MS = 1000
+
+# a finding's severity as the floor's boxes and badges say it
+SEVERITY_WORDS = {
+    "critical": pgettext_lazy("severity", "critical"),
+    "high": pgettext_lazy("severity", "high"),
+    "medium": pgettext_lazy("severity", "medium"),
+    "low": pgettext_lazy("severity", "low"),
+}
+
+
+def finding_kind_text(kind: str) -> str:
+    """A finding's kind by its sentence (the one findings vocabulary), in the page's
+    language where the vocabulary's catalogue has it; the code only for a kind unknown."""
+    known = KINDS.get(kind)
+    return _(known.sentence) if known else kind
+
+
+# the analytics' screens the floor links (tables.analytics.views), each on the floor's day
+ANALYTICS = ("counters", "accuracy", "dealers", "what-if")
 
 # the floor's links to pages that are not this app's (the API's docs, the project's):
 # their owner registers each address from its AppConfig.ready()
@@ -45,12 +69,39 @@ def _day(request: HttpRequest, now: datetime) -> tuple[date, date]:
         try:
             shown = date.fromisoformat(wanted)
         except ValueError:
-            raise Http404(f"{wanted!r} is not a gaming day (YYYY-MM-DD).") from None
+            raise Http404(
+                _("%(day)r is not a gaming day (YYYY-MM-DD).") % {"day": wanted}
+            ) from None
     return today, shown
 
 
-def _links(day: date) -> dict[str, str]:
-    """Where the floor's figures lead: the lists behind them, filtered to the day."""
+def _address(name: str, *args: Any, query: dict[str, str] | None = None) -> str | None:
+    """The address of another app's page by its URL name, or None where that app (or the
+    page) is not installed: the floor links what there is and never fails for the rest."""
+    try:
+        url = reverse(name, args=args)
+    except NoReverseMatch:
+        return None
+    return url + ("?" + urlencode(query) if query else "")
+
+
+def _recall_link(day: date) -> str | None:
+    """The game recall of the day's latest round, through the links other apps register
+    for a round's review (the regulator's recall): this app knows no recall's URL name."""
+    latest = (
+        m.Round.objects.filter(gaming_day=day)
+        .select_related("table")
+        .order_by("-started_at", "-id")
+        .first()
+    )
+    if latest is None:
+        return None
+    return next((link["url"] for link in round_links(latest) if link["id"] == "recall"), None)
+
+
+def _links(day: date) -> dict[str, str | None]:
+    """Where the floor leads: the lists behind its figures, filtered to the day, and every
+    other screen a pit boss, an accountant or compliance works in."""
     on_day = {"gaming_day": day.isoformat()}
     findings = reverse("admin:audit_finding_changelist")
     return {
@@ -62,6 +113,7 @@ def _links(day: date) -> dict[str, str]:
         + urlencode({**on_day, "with_findings": "yes"}),
         "table_days": reverse("admin:tables_tableday_changelist") + "?" + urlencode(on_day),
         "tables": reverse("admin:tables_table_changelist"),
+        "alerts": reverse("admin:tables_alert_changelist"),
         "runs": reverse("admin:audit_replayrun_changelist"),
         "events": reverse("admin:audit_event_changelist"),
         "alert_events": reverse("admin:audit_event_changelist")
@@ -69,6 +121,22 @@ def _links(day: date) -> dict[str, str]:
         + urlencode({"stream": floor.ALERTS_STREAM}),
         "subscribers": reverse("admin:audit_subscriberposition_changelist"),
         "apps": reverse("floor-apps"),
+        # the accounting's screens (the ledger's), by their URL names
+        "reconciliations": _address("admin:ledger_reconciliation_changelist", query=on_day),
+        "reconciliations_all": _address("admin:ledger_reconciliation_changelist"),
+        "reports": _address("admin:ledger_reports"),
+        "sign_offs": _address("admin:ledger_signoff_changelist"),
+        "accounting": _address("admin:ledger_accounting", "master-game"),
+        # the analytics' screens of the day
+        **{
+            f"analytics_{name.replace('-', '_')}": _address(
+                "analytics", name, query={"day": day.isoformat()}
+            )
+            for name in ANALYTICS
+        },
+        # the regulator's: its packages, a round's recall
+        "packages": _address("admin:casino_packagerequest_changelist"),
+        "recall": _recall_link(day),
         **{name: address() for name, address in _LINKS.items()},
     }
 
@@ -77,6 +145,7 @@ def _table_links(figures: dict[str, Any]) -> None:
     day = figures["gaming_day"]
     for row in figures["tables"]:
         table = row["table"]
+        row["table_url"] = reverse("admin:tables_table_key", kwargs={"table": table})
         row["day_url"] = reverse("admin:tables_tableday_key", kwargs={"table": table, "day": day})
         row["rounds_url"] = (
             reverse("admin:tables_round_changelist")
@@ -113,6 +182,8 @@ def _alert_rows(alerts: list[m.Alert]) -> list[dict[str, Any]]:
         rows.append(
             {
                 "alert": alert,
+                "severity": SEVERITY_WORDS.get(alert.severity, alert.severity),
+                "kind_text": finding_kind_text(finding.kind) if finding else "",
                 "url": url,
                 "finding_url": reverse("admin:audit_finding_change", args=[finding.pk])
                 if finding
@@ -138,6 +209,7 @@ def _context(request: HttpRequest, now: datetime) -> dict[str, Any]:
         "severities": [
             {
                 "severity": s,
+                "label": SEVERITY_WORDS[s],
                 "count": figures["open_findings"][s],
                 "url": reverse("admin:audit_finding_changelist")
                 + "?"
@@ -178,7 +250,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "admin/floor/dashboard.html",
         {
             **admin.site.each_context(request),
-            "title": "The floor",
+            "title": _("The floor"),
             "subtitle": None,
             **context,
             "figures_url": reverse("floor-figures")
@@ -204,10 +276,12 @@ def acknowledge(request: HttpRequest, pk: int) -> HttpResponse:
     """Acknowledge one alert with an optional note; back to where the form was."""
     if not request.user.has_perm("tables.change_alert"):
         raise PermissionDenied(
-            "Acknowledging an alert needs the permission tables.change_alert (the pit_boss group)."
+            _(
+                "Acknowledging an alert needs the permission tables.change_alert (the pit_boss group)."
+            )
         )
     if not m.Alert.objects.filter(pk=pk).exists():
-        raise Http404(f"There is no alert {pk}.")
+        raise Http404(_("There is no alert %(alert)s.") % {"alert": pk})
     try:
         alert = floor.alert_acknowledge(
             alert_id=pk, user=request.user, note=request.POST.get("note", "")[:2000]
@@ -217,8 +291,10 @@ def acknowledge(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         messages.success(
             request,
-            f"Alert acknowledged ({alert.get_kind_display()}"
-            f"{' on ' + alert.stream if alert.stream else ''}).",
+            _("Alert acknowledged (%(kind)s on %(table)s).")
+            % {"kind": alert.get_kind_display(), "table": alert.stream}
+            if alert.stream
+            else _("Alert acknowledged (%(kind)s).") % {"kind": alert.get_kind_display()},
         )
     back = request.POST.get("next") or reverse("floor")
     if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):

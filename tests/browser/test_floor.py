@@ -10,6 +10,7 @@ import copy
 import pytest
 
 from audit.models import Event
+from audit.record.findings import KINDS
 from tables import models as m
 from tables.admin import natural_key
 from tables.engine.presets import PRESETS
@@ -49,7 +50,10 @@ def test_a_short_pay_appears_on_the_open_floor_and_is_acknowledged_with_a_note(
     append("T1", events[cut:])  # the rest of the day, the short pay in it
     alert = page.locator("#floor-alerts li.alert.waiting")
     alert.wait_for(timeout=5000)  # the page polls every second
-    assert "wrong_payout" in alert.inner_text() and "on T1" in alert.inner_text()
+    # the finding's kind by its sentence (the findings vocabulary), its code only as data
+    assert alert.get_attribute("data-finding-kind") == "wrong_payout"
+    assert KINDS["wrong_payout"].sentence in alert.inner_text()
+    assert "wrong_payout" not in alert.inner_text() and "on T1" in alert.inner_text()
     assert page.locator("#open-high .count").inner_text() == "1"
     assert page.url == f"{live_server.url}/admin/"  # never reloaded
     _shot(page, "floor_alert")

@@ -8,6 +8,12 @@
   var url = root.dataset.figuresUrl, every = parseInt(root.dataset.pollMs, 10) || 1000;
   var stamp = document.getElementById("floor-stamp");
   var last = {};
+  // the page's words in its language (the template's data-*), and the time on a 24-hour
+  // clock in that language, as the casino's times are everywhere else
+  var words = root.dataset;
+  var clock = new Intl.DateTimeFormat(document.documentElement.lang || undefined, {
+    hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23"
+  });
 
   function typing(part) {
     var active = document.activeElement;
@@ -19,7 +25,7 @@
     fetch(url, {credentials: "same-origin", headers: {"Accept": "application/json"}})
       .then(function (response) {
         var json = (response.headers.get("Content-Type") || "").indexOf("application/json") === 0;
-        if (!response.ok || !json) { throw new Error(response.ok ? "signed out? reload the page" : "HTTP " + response.status); }
+        if (!response.ok || !json) { throw new Error(response.ok ? words.signedOut : "HTTP " + response.status); }
         return response.json();
       })
       .then(function (data) {
@@ -29,11 +35,11 @@
           part.innerHTML = data.html[name];
           last[name] = data.html[name];
         });
-        stamp.textContent = "refreshed " + new Date().toLocaleTimeString();
+        stamp.textContent = words.refreshed + " " + clock.format(new Date());
         stamp.className = "";
       })
       .catch(function (error) {
-        stamp.textContent = "not refreshed: " + error.message;
+        stamp.textContent = words.notRefreshed + ": " + error.message;
         stamp.className = "stale";
       })
       .then(function () { window.setTimeout(poll, every); });
