@@ -35,16 +35,7 @@ from django.utils.translation import gettext as _
 from audit.feed.derived import Derived, server_events
 from audit.findings.workflow import server_change, server_event_append, username_of
 from audit.models import Event, Finding
-from audit.record.money import format_money, format_signed, percent
-
-try:  # TEMPORARY: the locale-aware formatter's (issue 41), until it lands on main
-    from audit.record.money import format_number  # type: ignore[attr-defined]
-except ImportError:
-
-    def format_number(value: int) -> str:
-        return f"{value:,}"
-
-
+from audit.record.money import format_money, format_number, format_signed, not_available, percent
 from audit.store.gaming_day import gaming_day
 
 from . import accounts, selectors
@@ -68,7 +59,7 @@ def result_of_handle_text(house_result: int, handle: int) -> str:
     ledger's) - ``2.35%`` (``-1.20%`` when the players won), rounded half away from zero;
     ``n/a`` without a handle. Exact (the one rate formatter's, as the ledger's reports
     show the same figure)."""
-    return percent(Fraction(house_result, handle), 2) if handle > 0 else "n/a"
+    return percent(Fraction(house_result, handle), 2) if handle > 0 else not_available()
 
 
 def duration_text(seconds: int) -> str:

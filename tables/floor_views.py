@@ -21,10 +21,9 @@ from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, reverse
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.translation import gettext as _
-from django.utils.translation import pgettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
-from audit.record.findings import KINDS
+from audit.presenting.vocabulary import kind_title, severity_text
 
 from . import floor
 from . import models as m
@@ -32,22 +31,6 @@ from .admin import round_links
 
 # the page's poll, in milliseconds (the floor must see an alert within about a second)
 POLL_MS = 1000
-
-# a finding's severity as the floor's boxes and badges say it
-SEVERITY_WORDS = {
-    "critical": pgettext_lazy("severity", "critical"),
-    "high": pgettext_lazy("severity", "high"),
-    "medium": pgettext_lazy("severity", "medium"),
-    "low": pgettext_lazy("severity", "low"),
-}
-
-
-def finding_kind_text(kind: str) -> str:
-    """A finding's kind by its sentence (the one findings vocabulary), in the page's
-    language where the vocabulary's catalogue has it; the code only for a kind unknown."""
-    known = KINDS.get(kind)
-    return _(known.sentence) if known else kind
-
 
 # the analytics' screens the floor links (tables.analytics.views), each on the floor's day
 ANALYTICS = ("counters", "accuracy", "dealers", "what-if")
@@ -182,8 +165,8 @@ def _alert_rows(alerts: list[m.Alert]) -> list[dict[str, Any]]:
         rows.append(
             {
                 "alert": alert,
-                "severity": SEVERITY_WORDS.get(alert.severity, alert.severity),
-                "kind_text": finding_kind_text(finding.kind) if finding else "",
+                "severity": severity_text(alert.severity),
+                "kind_text": kind_title(finding.kind) if finding else "",
                 "url": url,
                 "finding_url": reverse("admin:audit_finding_change", args=[finding.pk])
                 if finding
@@ -209,7 +192,7 @@ def _context(request: HttpRequest, now: datetime) -> dict[str, Any]:
         "severities": [
             {
                 "severity": s,
-                "label": SEVERITY_WORDS[s],
+                "label": severity_text(s),
                 "count": figures["open_findings"][s],
                 "url": reverse("admin:audit_finding_changelist")
                 + "?"

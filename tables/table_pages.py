@@ -19,14 +19,13 @@ from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 
 from audit.models import Event, Finding
-from audit.record.money import money_text, percent
+from audit.presenting.vocabulary import kind_sentence, kind_title, severity_text
+from audit.record.findings import SEVERITIES
+from audit.record.money import format_number, money_text, not_available, percent
 
 from . import accounts, selectors
 from . import models as m
-from .floor import format_number, result_of_handle_text
-from .floor_views import SEVERITY_WORDS, finding_kind_text
-
-NOT_KNOWN = "n/a"
+from .floor import result_of_handle_text
 
 
 def _findings_url(table: str, day: date, **more: str) -> str:
@@ -73,18 +72,19 @@ def _findings(table: str, day: date) -> dict[str, Any]:
         "severities": [
             {
                 "severity": severity,
-                "label": word,
+                "label": severity_text(severity),
                 "count": by_severity.get(severity, 0),
                 "open": open_by_severity.get(severity, 0),
                 "url": _findings_url(table, day, severity__exact=severity),
             }
-            for severity, word in SEVERITY_WORDS.items()
+            for severity in SEVERITIES
             if by_severity.get(severity)
         ],
         "kinds": [
             {
                 "kind": kind,
-                "text": finding_kind_text(kind),
+                "title": kind_title(kind),
+                "text": kind_sentence(kind),
                 "count": n,
                 "url": _findings_url(table, day, kind__exact=kind),
             }
@@ -131,7 +131,7 @@ def _shoes(table: m.Table, day: date) -> dict[str, Any]:
                 "rounds": format_number(latest.rounds),
             }
             if latest
-            else NOT_KNOWN
+            else not_available()
         ),
         "list_url": reverse("admin:tables_shoe_changelist")
         + "?"
@@ -145,18 +145,18 @@ def _accounts(table: str, day: date, currency: str) -> dict[str, Any]:
     if found is None:
         return {
             "known": False,
-            "drop": NOT_KNOWN,
-            "win": NOT_KNOWN,
-            "hold": NOT_KNOWN,
+            "drop": not_available(),
+            "win": not_available(),
+            "hold": not_available(),
             "state": "",
             "state_text": _("not reconciled: the ledger has no figures of this day"),
             "url": None,
         }
     return {
         "known": True,
-        "drop": money_text(found.drop, found.currency or currency, none=NOT_KNOWN),
+        "drop": money_text(found.drop, found.currency or currency, none=not_available()),
         "drop_minor": found.drop,
-        "win": money_text(found.win, found.currency or currency, signed=True, none=NOT_KNOWN),
+        "win": money_text(found.win, found.currency or currency, signed=True, none=not_available()),
         "win_minor": found.win,
         "hold": percent(found.hold),  # as the reconciliation shows it
         "hold_fraction": found.hold,
@@ -203,7 +203,7 @@ def day_context(row: m.TableDay) -> dict[str, Any]:
         "accounts": _accounts(code, day, currency),
         "findings": _findings(code, day),
         "dealers": dealers,
-        "dealer": dealers[-1]["dealer"] if dealers else NOT_KNOWN,
+        "dealer": dealers[-1]["dealer"] if dealers else not_available(),
         "shoes": _shoes(table, day),
     }
 
@@ -236,8 +236,8 @@ def table_context(table: m.Table) -> dict[str, Any]:
         "pit": accounts.pits([table.stream]).get(table.stream, ""),
         "limits": _("%(low)s to %(high)s")
         % {
-            "low": money_text(table.min_bet, table.currency, none=NOT_KNOWN),
-            "high": money_text(table.max_bet, table.currency, none=NOT_KNOWN),
+            "low": money_text(table.min_bet, table.currency, none=not_available()),
+            "high": money_text(table.max_bet, table.currency, none=not_available()),
         },
     }
 

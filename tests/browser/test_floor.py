@@ -52,7 +52,7 @@ def test_a_short_pay_appears_on_the_open_floor_and_is_acknowledged_with_a_note(
     alert.wait_for(timeout=5000)  # the page polls every second
     # the finding's kind by its sentence (the findings vocabulary), its code only as data
     assert alert.get_attribute("data-finding-kind") == "wrong_payout"
-    assert KINDS["wrong_payout"].sentence in alert.inner_text()
+    assert KINDS["wrong_payout"].title in alert.inner_text()
     assert "wrong_payout" not in alert.inner_text() and "on T1" in alert.inner_text()
     assert page.locator("#open-high .count").inner_text() == "1"
     assert page.url == f"{live_server.url}/admin/"  # never reloaded
