@@ -14,10 +14,12 @@ device account. Errors in the project's one JSON shape (``casino.api_errors``).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from datetime import date
 from typing import Any
 
+from django.utils import translation
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
@@ -34,6 +36,27 @@ from audit.presenting.reports import Report
 from tables.api import MayViewRounds
 
 from . import reports
+
+
+def english(get: Callable[..., Response]) -> Callable[..., Response]:
+    """The API's words in English whatever the browser asks for (docs/languages.md): programs
+    read them, and a report's titles and messages do not change with a browser's settings."""
+
+    @functools.wraps(get)
+    def answer(*args: Any, **kwargs: Any) -> Response:
+        with translation.override("en"):
+            return get(*args, **kwargs)
+
+    return answer
+
+
+def plain_json(report: Report) -> dict[str, Any]:
+    """The report as JSON, its titles made text now (in the API's English), not when the
+    answer is rendered in the request's language."""
+    data = report.as_json()
+    data["title"] = str(data["title"])
+    data["columns"] = [{**c, "title": str(c["title"])} for c in data["columns"]]
+    return data
 
 
 class AnalyticsQuery(StrictQuery):
@@ -53,6 +76,7 @@ class _AnalyticsView(APIView):
     renderer_classes = (JSONRenderer, CSVRenderer)
     make: Callable[[date, str | None], Report]
 
+    @english
     def get(self, request: Request) -> Response:
         parsed = AnalyticsQuery(data=request.query_params)
         parsed.is_valid(raise_exception=True)
@@ -63,7 +87,7 @@ class _AnalyticsView(APIView):
             raise NotFound(str(error)) from None
         if getattr(request.accepted_renderer, "format", "") == "csv":
             return Response(report.as_csv(), content_type="text/csv")
-        return Response(report.as_json())
+        return Response(plain_json(report))
 
 
 def _schema(operation: str, summary: str) -> Callable[..., object]:
@@ -158,6 +182,7 @@ class WhatIfView(_AnalyticsView):
             404: OpenApiResponse(ErrorSerializer, description="the table did not play on the day"),
         },
     )
+    @english
     def get(self, request: Request) -> Response:
         parsed = WhatIfQuery(data=request.query_params)
         parsed.is_valid(raise_exception=True)
@@ -166,10 +191,10 @@ class WhatIfView(_AnalyticsView):
         try:
             found = reports.what_if(day=p["day"], table=p.get("table"), changes=changes)
         except reports.AnalyticsError as error:
-            if "did not play" in str(error):
+            if isinstance(error, reports.NotPlayed):
                 raise NotFound(str(error)) from None
             raise ValidationError({"query": [str(error)]}) from None
         report = found.tables if p["by"] == "table" else found.players
         if getattr(request.accepted_renderer, "format", "") == "csv":
             return Response(report.as_csv(), content_type="text/csv")
-        return Response(report.as_json())
+        return Response(plain_json(report))

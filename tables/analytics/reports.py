@@ -45,6 +45,10 @@ class AnalyticsError(ValueError):
     """A report asked of something the record does not hold (the API's 400 or 404)."""
 
 
+class NotPlayed(AnalyticsError):
+    """The table named did not play on the day (the API's 404)."""
+
+
 def latest_day() -> date | None:
     """The last gaming day on which a table dealt a round (the screens' default): a day
     whose tables have opened but dealt nothing yet has nothing to analyse."""
@@ -75,7 +79,7 @@ def played(day: date, table: str | None) -> list[m.TableDay]:
     """The table-days of ``day`` (of one table); a table that did not play is an error."""
     days = table_days(day, table)
     if table and not days:
-        raise AnalyticsError(
+        raise NotPlayed(
             gettext("table %(table)s did not play on %(day)s")
             % {"table": table, "day": day.isoformat()}
         )

@@ -68,3 +68,13 @@ def test_every_screen_and_the_index_in_the_language(pit, language) -> None:
         assert WORDS[language][3] in text and "gaming day" not in text, name
     apps = pit.get("/admin/apps/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
     assert WORDS[language][4] in apps and "Analytics:" not in apps
+
+
+@pytest.mark.parametrize("language", ["it", "cs"])
+def test_the_api_answers_in_english_whatever_the_browser_asks(pit, language) -> None:
+    body = pit.get(f"/api/analytics/counters?day={DAY}", HTTP_ACCEPT_LANGUAGE=language).json()
+    assert body["title"] == "Counter detection: bet against the Hi-Lo true count"
+    assert [c["title"] for c in body["columns"]][:2] == ["player", "table"]
+    answer = pit.get(f"/api/analytics/what-if?day={DAY}&table=BJ-99", HTTP_ACCEPT_LANGUAGE=language)
+    assert answer.status_code == 404  # a table that did not play, in any language
+    assert "did not play" in answer.content.decode()
