@@ -94,7 +94,7 @@ def bet_against_count(
             f'<text x="{x(bucket):.1f}" y="{height - BOTTOM + 18}" text-anchor="middle" fill="#555">{label}</text>'
         )
     parts.append(
-        f'<text x="{LEFT + plot_w / 2:.1f}" y="{height - BOTTOM + 36}" text-anchor="middle" '
+        f'<text x="{LEFT + plot_w / 2:.1f}" y="{height - BOTTOM + 32}" text-anchor="middle" '
         f'fill="#333">{escape(axis)}</text>'
     )
 

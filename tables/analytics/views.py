@@ -275,7 +275,8 @@ def screen_table(
             for row in (report.rows if rows is None else rows)
         ],
         "totals": [
-            [(c.kind, _total_cell(report, row, c)) for c in columns] for row in report.totals
+            [(_aligned(c), _total_cell(report, row, c, every_page)) for c in columns]
+            for row in report.totals
         ],
     }
 

@@ -110,6 +110,16 @@ def test_what_if_pages_its_players_and_the_csv_keeps_them_all(pit) -> None:
     second = _table(pit.get(f"{url}&page=2").content, "what_if_players")
     assert first.rows == shown[:PAGE]  # no page asked for: the first
     assert second.rows[0] == shown[PAGE]  # page 2 starts with the row after page 1's last
+    # the totals under a page are the day's, and say so; their figures line up right
+    total = re.search(
+        r'<section id="report-what_if_players">.*?<tr class="total">(.*?)</tr>',
+        pit.get(f"{url}&page=2").content.decode(),
+        re.S,
+    )
+    assert total and '<td class="text">total of every page</td>' in total.group(1)
+    assert (
+        f'<td class="num">{sum(int(r[2].replace(",", "")) for r in shown):,}</td>' in total.group(1)
+    )
     # the pager's links: the next page from the first, the previous from the second
     assert re.search(r'class="next" href="\?[^"]*page=2', pit.get(url).content.decode())
     assert re.search(
