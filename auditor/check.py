@@ -122,8 +122,10 @@ def load_keys(paths: Iterable[str | Path]) -> dict[str, Ed25519PublicKey]:
     for path in paths:
         try:
             key = signing.load_public_key(Path(path).read_bytes())
-        except (OSError, signing.UnusableKey) as error:
-            raise layout.Unreadable(f"--key {path}: {error}") from None
+        except OSError as error:
+            raise layout.BadRequest(f"--key {path}: {error.strerror or error}") from None
+        except signing.UnusableKey as error:
+            raise layout.BadRequest(f"--key {path}: {error}") from None
         keys[signing.key_id(key)] = key
     return keys
 
@@ -804,7 +806,7 @@ def _verify(
         else:
             trusted, source = (
                 _manifest_keys(manifest, str(path)),
-                "the package's own (pin them with --key)",
+                "the package's own; pin them with --key",
             )
         check = _Check(package, manifest, trusted, edges=edges)
         check.signature()

@@ -21,7 +21,7 @@ from pathlib import Path
 from audit.record.pipes import reader_gone
 
 from .check import verify_package
-from .layout import Unreadable
+from .layout import BadRequest, Unreadable
 from .recall import round_recall
 
 INTERNAL_ERROR = 3
@@ -49,7 +49,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="blackjack-audit",
         description=("Verify a regulator's package offline and re-run its audit; recall a round."),
-        epilog="Exit codes: 0 all agree; 1 a disagreement; 2 the package cannot be read; "
+        epilog="Exit codes: 0 all agree; 1 a disagreement; 2 the package cannot be read, or what "
+        "was asked is not in it (a table, day or round) or a --key file cannot be used; "
         f"{INTERNAL_ERROR} the auditor itself failed (a fault to report, not a finding).",
     )
     commands = parser.add_subparsers(dest="command", required=True)
@@ -93,6 +94,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 processes=args.jobs,
             )
             lines, code = [*outcome.summary, *map(str, outcome.disagreements)], outcome.exit_code
+    except BadRequest as error:  # the package is not at fault: what was asked of it is
+        print(f"blackjack-audit: {error}", file=sys.stderr)
+        return 2
     except Unreadable as error:
         print(f"blackjack-audit: cannot read the package: {error}", file=sys.stderr)
         return 2

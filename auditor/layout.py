@@ -158,6 +158,12 @@ class Unreadable(Exception):
     """The package cannot be read at all (exit 2): the message says what and where."""
 
 
+class BadRequest(Unreadable):
+    """What was asked cannot be answered, and not for the package's fault (exit 2 too): a
+    table, day or round it does not hold (the message says what it holds), a --key file
+    that cannot be used."""
+
+
 class CorruptFile(Unreadable):
     """A gzip member that cannot be decompressed: cut short, or its bytes changed (its
     CRC, its length or its deflate stream). ``reason``: what the decompressor said."""

@@ -41,7 +41,7 @@ def _recall(path: str | Path, table: str, day: str, number: int) -> str:
         manifest = package.manifest()
         meta = manifest.get("streams", {}).get(table)
         if meta is None:
-            raise layout.Unreadable(
+            raise layout.BadRequest(
                 f"{path}: no table {table} in the package "
                 f"(it has {', '.join(sorted(manifest.get('streams', {}))) or 'none'})"
             )
@@ -59,6 +59,7 @@ def _recall(path: str | Path, table: str, day: str, number: int) -> str:
         currency = "XXX"
         rules = None
         problem = None
+        played_on: dict[str, list[int]] = {}  # each gaming day's rounds, for a round not there
         for line, text in enumerate(package.lines(meta["file"]), start=1):
             try:
                 envelope = decode_line(text, line)
@@ -74,8 +75,10 @@ def _recall(path: str | Path, table: str, day: str, number: int) -> str:
                     payload["currency"],
                     payload["ruleset"],
                 )
-            if envelope.type == "round.started" and payload.get("round") == number:
-                in_round, round_day = True, current_day
+            if envelope.type == "round.started":
+                played_on.setdefault(str(current_day), []).append(payload.get("round"))
+                if payload.get("round") == number:
+                    in_round, round_day = True, current_day
             if in_round or (
                 envelope.type == "correction.recorded" and payload.get("round") == number
             ):
@@ -88,11 +91,14 @@ def _recall(path: str | Path, table: str, day: str, number: int) -> str:
             ):
                 in_round, done = False, True
         if not mine:
-            raise layout.Unreadable(f"{path}: table {table} has no round {number} in the package")
+            raise layout.BadRequest(
+                f"{path}: round {number} of table {table} is not in the package; "
+                f"{_rounds_text(played_on, day)}"
+            )
         if round_day != day:
-            raise layout.Unreadable(
+            raise layout.BadRequest(
                 f"{path}: round {number} of table {table} was played on gaming day {round_day}, "
-                f"not {day}"
+                f"not {day}; {_rounds_text(played_on, day)}"
             )
         result = replay.view()
         played = next((r for r in result.rounds if r.number == number), None)
@@ -100,6 +106,23 @@ def _recall(path: str | Path, table: str, day: str, number: int) -> str:
         return _text(table, day, number, rules, currency, mine, played, done, problem, meta, heads)
     finally:
         package.close()
+
+
+def _rounds_text(played_on: dict[str, list[int]], day: str) -> str:
+    """``its rounds on 2026-11-29 are 1 to 400 (2026-11-30: 401 to 440)``: the rounds the
+    package holds of a table, the asked day's first."""
+
+    def span(numbers: list[int]) -> str:
+        low, high = min(numbers), max(numbers)
+        return str(low) if low == high else f"{low} to {high}"
+
+    if not played_on:
+        return "it holds no round of the table"
+    asked = played_on.get(day)
+    others = ", ".join(f"{d}: {span(n)}" for d, n in sorted(played_on.items()) if d != day)
+    if asked is None:
+        return f"it holds no round of the table on gaming day {day}, but {others}"
+    return f"its rounds on {day} are {span(asked)}" + (f" ({others})" if others else "")
 
 
 def _text(

@@ -17,6 +17,7 @@ import socket
 from collections import Counter
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -44,6 +45,10 @@ DEMO_SEED = "2026-11-29"
 # the day the faults' rounds are chosen for; a shorter day gets them at the same share
 # of the day (round 40 of 400 is round 5 of 50)
 DEMO_ROUNDS = 400
+# bets a round on the live table (it-live, a game many bet on at once): a fifth of the
+# simulator's default, so that the first run serves within a minute or so of its start
+# while the live table still has some forty times the bets of the others
+DEMO_LIVE_BETS = 50
 # Two gaming days: the second, short (a tenth of the first, at least one round), is there
 # for what only a table's next day shows - an opening count against the closing count
 # before it, and the checks of a day's drop made once its table opens again (until then
@@ -175,51 +180,79 @@ def gaming_days(manifest: dict[str, Any]) -> list[date]:
     return [first + timedelta(days=n) for n in range(manifest["days"])]
 
 
+# the demo's steps, each announced on a line of its own before it runs (its results
+# indented under it): a newcomer waiting on the first run sees what it is doing
+STEPS = 5
+
+
+def step_line(number: int, text: str) -> str:
+    return f"{number}/{STEPS} {text}"
+
+
+def _folder(folder: Path | None) -> Path:
+    return folder or Path(settings.BASE_DIR) / "var" / "demo"
+
+
+def _say(out: TextIO | None, line: str) -> None:
+    if out is not None:
+        out.write(f"{line}\n")
+        out.flush()
+
+
+def _run(name: str, *args: str, **options: Any) -> str:
+    """What the product's command ``name`` printed on standard output."""
+    said = io.StringIO()
+    call_command(name, *args, stdout=said, stderr=io.StringIO(), **options)
+    return said.getvalue()
+
+
 def demo_days_build(
     *, rounds: int, live_bets: int, folder: Path | None = None, out: TextIO | None = None
 ) -> dict[str, Any]:
-    """Simulate two gaming days of every preset with the demo's faults, ingest them,
-    replay each and verify the record - each step one of the product's commands, whose
-    last line goes to ``out``; return the manifest of what was planted."""
-    folder = folder or Path(settings.BASE_DIR) / "var" / "demo"
+    """Steps 2 to 4: simulate two gaming days of every preset with the demo's faults,
+    ingest them, replay each and sign the record's head - each one of the product's
+    commands, announced on ``out`` before it runs and its last line after; return the
+    manifest of what was planted."""
+    folder = _folder(folder)
     folder.mkdir(parents=True, exist_ok=True)
     events, manifest = folder / "days.jsonl", folder / "manifest.json"
 
-    def step(name: str, *args: str, **options: Any) -> str:
-        said, errors = io.StringIO(), io.StringIO()
-        call_command(name, *args, stdout=said, stderr=errors, **options)
-        return said.getvalue()
-
-    def report(line: str) -> None:
-        if out is not None:
-            out.write(f"    {line}\n")
-
-    report(
-        "simulate: "
-        + _last_line(
-            step(
-                "simulate",
-                out=str(events),
-                manifest=str(manifest),
-                seed=DEMO_SEED,
-                rounds=rounds,
-                days=DEMO_DAYS,
-                last_day_rounds=second_day_rounds(rounds),
-                live_bets=live_bets,
-                fault=demo_faults(rounds),
-            )
+    say = partial(_say, out)
+    second = second_day_rounds(rounds)
+    say(
+        step_line(
+            2,
+            f"simulating two gaming days: 7 tables, {plural(rounds, 'round')} each and "
+            f"{plural(second, 'round')} the next day, a fault of each kind planted",
         )
     )
-    report("ingest: " + _last_line(step("ingest", str(events), as_user=demo_pit_boss_ensure())))
+    simulated = _run(
+        "simulate",
+        out=str(events),
+        manifest=str(manifest),
+        seed=DEMO_SEED,
+        rounds=rounds,
+        days=DEMO_DAYS,
+        last_day_rounds=second,
+        live_bets=live_bets,
+        fault=demo_faults(rounds),
+    )
+    say(f"    simulate: {_last_line(simulated)}")
+    say(step_line(3, "ingesting them into the event store (the read models follow the appends)"))
+    say(f"    ingest: {_last_line(_run('ingest', str(events), as_user=demo_pit_boss_ensure()))}")
     planted = json.loads(manifest.read_text())
+    say(step_line(4, "replaying them through the rules engine; signing the record's head"))
     # the feed's subscriber has projected the ingest already; replay_day checks it again
     # (its findings by kind are the summary's, below)
     for day in gaming_days(planted):
-        replayed = step("replay_day", day=day.isoformat()).splitlines()[:-1]
-        report(f"replay_day --day {day}: {len(replayed)} tables replayed")
-    # the head the signer (manage.py digest --follow) would sign within a second of the ingest
-    report("digest: " + _last_line(step("digest", if_needed=True)))
-    report("verify: " + _last_line(step("verify")))
+        replayed = _run("replay_day", day=day.isoformat()).splitlines()[:-1]
+        say(f"    replay_day --day {day}: {len(replayed)} tables replayed")
+    # the head the signer (manage.py digest --follow) would sign within a second of the ingest;
+    # a checkout's default publisher, var/digests, is made with var/ on the first run
+    checkout_publisher = Path(settings.BASE_DIR) / "var" / "digests"
+    if str(checkout_publisher) in settings.DIGEST_PUBLISHERS:
+        checkout_publisher.mkdir(parents=True, exist_ok=True)
+    say(f"    digest: {_last_line(_run('digest', if_needed=True))}")
     return planted
 
 
@@ -232,36 +265,79 @@ class DemoPackage:
     last: date
 
 
+def demo_package_of(manifest: dict[str, Any], *, folder: Path | None = None) -> DemoPackage:
+    """Where the regulator's package of the demo's days goes, and its days."""
+    days = gaming_days(manifest)
+    return DemoPackage(_folder(folder) / "package.zip", days[0], days[-1])
+
+
 def demo_package_build(
     manifest: dict[str, Any], *, folder: Path | None = None, out: TextIO | None = None
 ) -> DemoPackage:
-    """The regulator's package of the demo's gaming days (``export_package``: the record's
-    head is signed as it is made, the demo's key made first where there is none), then
-    verified by the offline auditor (``blackjack-audit verify``'s own function): what a
-    compliance officer hands over and what the regulator runs on it."""
-    folder = folder or Path(settings.BASE_DIR) / "var" / "demo"
-    days = gaming_days(manifest)
-    package = folder / "package.zip"
+    """Step 5: ``verify`` the record's chains, then the regulator's package of the demo's
+    gaming days (``export_package``: the record's head is signed as it is made, the
+    demo's key made first where there is none), verified by the offline auditor
+    (``blackjack-audit verify``'s own function): what a compliance officer hands over
+    and what the regulator runs on it. The heaviest step (every event read three
+    times): the demo runs it while it serves."""
+    package = demo_package_of(manifest, folder=folder)
+
+    say = partial(_say, out)
+    say(f"    verify: {_last_line(_run('verify'))}")
     said = io.StringIO()  # (its summary is on stderr, beside its progress bar)
     call_command(
         "export_package",
         "--day",
-        days[0].isoformat(),
+        package.first.isoformat(),
         "--to",
-        days[-1].isoformat(),
+        package.last.isoformat(),
         "--out",
-        str(package),
+        str(package.path),
         "--force",
         stdout=io.StringIO(),
         stderr=said,
     )
-    exported = _last_line(said.getvalue())
+    say(f"    export_package: {_last_line(said.getvalue())}")
     # in this process: no worker forked from a process that holds the database
-    outcome = verify_package(package, processes=1)
-    if out is not None:
-        out.write(f"    export_package: {exported}\n")
-        out.write(f"    blackjack-audit verify: {outcome.summary[-1]}\n")
-    return DemoPackage(package, days[0], days[-1])
+    outcome = verify_package(package.path, processes=1)
+    say(f"    blackjack-audit verify: {outcome.summary[-1]}")
+    return package
+
+
+def ready_lines(
+    logins: DemoLogins, package: DemoPackage, *, addr: str, served: bool, auditor: str
+) -> list[str]:
+    """What a newcomer needs once the demo is set up: the logins, and the floor, the
+    findings and the API at ``addr`` where it serves - where it does not (``--no-serve``),
+    the command that serves it instead of addresses nothing answers; then the offline
+    auditor's commands on the regulator's package (``auditor``: how to run it)."""
+    lines = []
+    if served:
+        base = f"http://{addr}"
+        lines += [
+            f"  the floor  {base}/admin/   login: {logins.username}  password: {logins.password}",
+            f"  findings   {base}/admin/audit/finding/",
+            f"  API docs   {base}/api/docs/",
+        ]
+    else:
+        lines += [
+            "  not served (--no-serve): python manage.py runserver serves it (the floor: the admin's home)",
+            f"  login      {logins.username}  password: {logins.password}",
+        ]
+    lines.append(f"  device     table {logins.device_table}, token {logins.device_token}")
+    if served:
+        lines.append(
+            f"  try        curl -H 'Authorization: Token {logins.device_token}' "
+            f"'http://{addr}/api/streams/{logins.device_table}/events?limit=3'"
+        )
+    lines += [
+        (
+            f"  regulator  {auditor} verify {package.path}   "
+            f"(gaming days {package.first} to {package.last}; offline, no Django)"
+        ),
+        f"  recall     {auditor} round {package.path} {logins.device_table} {package.first} 1",
+    ]
+    return lines
 
 
 @dataclass(frozen=True)

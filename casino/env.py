@@ -8,6 +8,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
+import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -58,6 +59,32 @@ def env_json(name: str, default: Any) -> Any:
         return json.loads(raw)
     except json.JSONDecodeError as error:
         raise ImproperlyConfigured(f"{name}: not JSON ({error.msg})") from None
+
+
+def env_database(name: str, default: str, **options: Any) -> dict[str, Any]:
+    """Django's ``DATABASES`` entry for the URL in ``name`` (dj-database-url's parse, with
+    ``options``), ``default``'s when the variable is unset. Set but empty, or not a database
+    URL, stops the process with one line naming the variable - never the URL itself, which
+    may hold a password."""
+    raw = os.environ.get(name)
+    if raw is None:
+        raw = default
+    elif not raw.strip():
+        raise ImproperlyConfigured(
+            f"{name} is set but empty: unset it for the checkout's SQLite file, or set it to a "
+            "database URL such as postgresql://user@127.0.0.1:5432/blackjack"
+        )
+    try:
+        return dict(dj_database_url.parse(raw.strip(), **options))
+    except dj_database_url.UnknownSchemeError:
+        scheme, found, _ = raw.strip().partition("://")
+        why = f"no database has the scheme {scheme!r}" if found else "it has no scheme"
+    except ValueError:  # a URL whose parts cannot be read
+        why = "it cannot be read (a password holding @, : or / must be percent-encoded)"
+    raise ImproperlyConfigured(
+        f"{name} is not a database URL: {why}; expected e.g. "
+        "postgresql://user:password@127.0.0.1:5432/blackjack or sqlite:///path/to/db.sqlite3"
+    )
 
 
 def development_secret_key(path: Path) -> str:

@@ -11,10 +11,18 @@ import os
 from datetime import timedelta
 from pathlib import Path
 
-import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from .env import development_secret_key, env_bool, env_int, env_json, env_list, env_str, seal_keys
+from .env import (
+    development_secret_key,
+    env_bool,
+    env_database,
+    env_int,
+    env_json,
+    env_list,
+    env_str,
+    seal_keys,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -22,6 +30,10 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 DEBUG = env_bool("DEBUG", False)
 DEFAULT_SQLITE_URL = f"sqlite:///{BASE_DIR / 'db.sqlite3'}"
 EMBEDDED = "DATABASE_URL" not in os.environ
+# read first: a DATABASE_URL set but unusable is the first thing to say (lower case: not a setting)
+default_database = env_database(
+    "DATABASE_URL", DEFAULT_SQLITE_URL, conn_max_age=60, conn_health_checks=True
+)
 # Secret keys that are public: the old development default and the deploy example's.
 KNOWN_SECRET_KEYS = frozenset(
     {"dev-insecure-blackjack-backoffice-change-me", "change-me-to-50-random-characters"}
@@ -136,11 +148,7 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {
-    "default": dj_database_url.parse(
-        env_str("DATABASE_URL", DEFAULT_SQLITE_URL), conn_max_age=60, conn_health_checks=True
-    )
-}
+DATABASES = {"default": default_database}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Readers never block the writer, and a writer waits for the lock instead of failing.
     DATABASES["default"].setdefault("OPTIONS", {}).update(

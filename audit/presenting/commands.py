@@ -47,6 +47,20 @@ def unapplied_migrations() -> int:
         return 1
 
 
+def unmigrated() -> CommandError | None:
+    """Exit 2 saying ``run manage.py migrate`` where the database lacks migrations, else
+    None: what a command answers, whatever it was about to do, on a database never
+    migrated."""
+    missing = unapplied_migrations()
+    if not missing:
+        return None
+    return CommandError(
+        f"the database {database_name()} is not migrated ({missing} migration(s) to apply): "
+        "run manage.py migrate",
+        returncode=2,
+    )
+
+
 def no_events_in(stream: str, *, then: str = "") -> CommandError:
     """Exit 2 for a ``--stream`` the store holds no events of (``then``: what follows, such
     as "; nothing exported"). A stream every event of which was detached (a gaming day
@@ -97,14 +111,10 @@ class BackOfficeCommand(BaseCommand):
             try:
                 return super().execute(*args, **options)
             except DatabaseError:
-                missing = unapplied_migrations()
-                if not missing:
+                refused = unmigrated()
+                if refused is None:
                     raise
-                raise CommandError(
-                    f"the database {database_name()} is not migrated ({missing} migration(s) to apply): "
-                    "run manage.py migrate",
-                    returncode=2,
-                ) from None
+                raise refused from None
             finally:
                 sys.stdout.flush()  # here, where a reader gone is caught, not at the interpreter's exit
         except BrokenPipeError:

@@ -22,7 +22,7 @@ from tests.back_office.helpers import DAY, append, dealt
 from tests.celery_worker import ROOT
 from tests.commands import run_command
 
-OURS = ("audit", "tables", "regulator", "casino")
+OURS = ("audit", "tables", "ledger", "regulator", "casino")
 
 
 def _manage(*args: str, database: str, **env: str) -> subprocess.CompletedProcess:

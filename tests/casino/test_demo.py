@@ -113,9 +113,12 @@ def test_demo_builds_two_days_finds_every_planted_fault_of_every_kind_and_prints
     login = client.post("/admin/login/?next=/admin/", {"username": "demo", "password": password})
     assert login.status_code == 302 and login["Location"] == "/admin/"
     assert client.get("/admin/audit/event/").status_code == 200
-    # the curl it suggests reads a stream with events
-    token, url = re.search(r"Token (\w+)' '(http://[^']+)'", text).groups()
-    answer = Client().get(url.split("8000", 1)[1], HTTP_AUTHORIZATION=f"Token {token}")
+    # not served: no address that nothing answers; the device's token reads its stream
+    assert "http://" not in text and "runserver serves it" in text
+    table, token = re.search(r"device +table (\S+), token (\w+)", text).groups()
+    answer = Client().get(
+        f"/api/streams/{table}/events?limit=3", HTTP_AUTHORIZATION=f"Token {token}"
+    )
     assert answer.status_code == 200 and len(answer.json()["events"]) == 3
     # a second run changes nothing it should not: same events, same findings, the same
     # package to the byte
@@ -135,6 +138,14 @@ def test_demo_works_with_one_round_and_says_which_faults_a_short_day_cannot_hold
     call_command("demo", no_serve=True, rounds=1, live_bets=2, folder=str(tmp_path), stdout=out)
     text = out.getvalue()
     assert "7 rounds" in text and "1 round each and 1 round the next day" in text
+    # one step a line, each announced before it runs, in order
+    steps = [line for line in text.splitlines() if re.match(r"\d/\d ", line)]
+    assert [line[:4] for line in steps] == ["1/5 ", "2/5 ", "3/5 ", "4/5 ", "5/5 "]
+    assert steps[0] == "1/5 migrating the database" and all(
+        line.count("/5 ") == 1 for line in steps
+    )
+    lines = text.splitlines()
+    assert lines.index(steps[2]) < lines.index(next(x for x in lines if "ingest: " in x))
     planted = int(re.search(r"planted faults found: (\d+) of (\d+)", text).group(2))
     found = int(re.search(r"planted faults found: (\d+) of", text).group(1))
     assert found == planted >= 1 and "MISSED" not in text

@@ -55,6 +55,12 @@ class Command(BackOfficeCommand):
         check: bool,
         **options: Any,
     ) -> None:
+        if connection.vendor != "postgresql" and (database is None or execute or check):
+            raise CommandError(
+                f"db_roles: the database is {connection.vendor}; roles are PostgreSQL's "
+                "(DATABASE_URL=postgresql://..., or --database NAME to print a database's statements)",
+                returncode=2,
+            )
         database = database or str(connection.settings_dict["NAME"])
         try:
             # a database migrated before the roles existed is handed to the owner (nothing
@@ -72,11 +78,6 @@ class Command(BackOfficeCommand):
         if not (execute or check):
             self.stdout.write(";\n".join(statements) + ";")
             return
-        if connection.vendor != "postgresql":
-            raise CommandError(
-                f"db_roles: the database is {connection.vendor}, roles are a PostgreSQL matter",
-                returncode=2,
-            )
         try:
             with connection.cursor() as cursor:
                 if check:

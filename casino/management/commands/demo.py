@@ -2,23 +2,28 @@ from __future__ import annotations
 
 import logging
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import DatabaseError, connection
 
 from audit.presenting.commands import BackOfficeCommand
 from casino.demo import (
+    DEMO_LIVE_BETS,
+    DEMO_ROUNDS,
     demo_database_ready,
     demo_days_build,
     demo_logins_ensure,
     demo_package_build,
+    demo_package_of,
     gaming_days,
     planted_faults_found,
-    plural,
     port_free,
-    second_day_rounds,
+    ready_lines,
+    step_line,
     summary_lines,
 )
 
@@ -29,9 +34,10 @@ class Command(BackOfficeCommand):
         "The main job on the embedded default: migrate, simulate two gaming days of every rule "
         "set (the second a tenth as long) with planted faults, ingest them, replay them, print a "
         "summary and whether every planted fault was found, create a demo login, and serve the "
-        "admin and API. The port is checked first. Any --rounds from 1 works: the faults sit at "
-        "the same share of the first day (a fault that needs a moment the short day never has is "
-        "reported as not planted)."
+        "admin and API; verifying the chains and making the regulator's package, verified "
+        "offline, runs while it serves (before the summary with --no-serve). The port is checked "
+        "first. Any --rounds from 1 works: the faults sit at the same share of the first day (a "
+        "fault that needs a moment the short day never has is reported as not planted)."
     )
     exit_codes = {0: "ready (and served until stopped)", 2: "the port is taken, or a bad option"}
 
@@ -43,14 +49,14 @@ class Command(BackOfficeCommand):
         parser.add_argument(
             "--rounds",
             type=int,
-            default=400,
-            help="rounds per table on the first day (default 400; 7 tables; at least 1)",
+            default=DEMO_ROUNDS,
+            help=f"rounds per table on the first day (default {DEMO_ROUNDS}; 7 tables; at least 1)",
         )
         parser.add_argument(
             "--live-bets",
             type=int,
-            default=200,
-            help="bets per round on the live table (default 200)",
+            default=DEMO_LIVE_BETS,
+            help=f"bets per round on the live table (default {DEMO_LIVE_BETS})",
         )
         parser.add_argument(
             "--folder",
@@ -79,51 +85,59 @@ class Command(BackOfficeCommand):
                 )
         # the in-process tasks' own log lines would drown the summary
         logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
-        self.stdout.write("1/5 migrating the database")
+        self._say(step_line(1, "migrating the database"))
         roles = demo_database_ready()
         if roles:
-            self.stdout.write(f"    {roles}")
-        second = second_day_rounds(rounds)
-        self.stdout.write(
-            f"2/5 simulating two gaming days: 7 tables, {plural(rounds, 'round')} each and "
-            f"{plural(second, 'round')} the next day, planted faults; 3/5 ingesting them; "
-            "4/5 replaying them through the rules engine; verifying them; their regulator's package, "
-            "verified offline"
-        )
+            self._say(f"    {roles}")
+        where = Path(folder) if folder else None
         manifest = demo_days_build(
-            rounds=rounds,
-            live_bets=live_bets,
-            out=self.stdout,
-            folder=Path(folder) if folder else None,
+            rounds=rounds, live_bets=live_bets, out=self.stdout, folder=where
         )
-        package = demo_package_build(
-            manifest, folder=Path(folder) if folder else None, out=self.stdout
+        regulator = step_line(
+            5, "verifying the record; the regulator's package of the two days, verified offline"
         )
+        if no_serve:
+            self._say(regulator)
+            package = demo_package_build(manifest, folder=where, out=self.stdout)
+        else:
+            package = demo_package_of(manifest, folder=where)
         checks = planted_faults_found(manifest)
-        self.stdout.write("")
+        self._say("")
         for line in summary_lines(gaming_days(manifest), checks, manifest.get("not_planted", [])):
-            self.stdout.write(line)
+            self._say(line)
         logins = demo_logins_ensure()
-        base = f"http://{addr}"
-        self.stdout.write(self.style.SUCCESS("\n5/5 the blackjack back-office is ready.\n"))
-        self.stdout.write(
-            f"  the floor  {base}/admin/   login: {logins.username}  password: {logins.password}"
-        )
-        self.stdout.write(f"  findings   {base}/admin/audit/finding/")
-        self.stdout.write(f"  API docs   {base}/api/docs/")
-        self.stdout.write(f"  device     table {logins.device_table}, token {logins.device_token}")
-        self.stdout.write(
-            f"  try        curl -H 'Authorization: Token {logins.device_token}' "
-            f"'{base}/api/streams/{logins.device_table}/events?limit=3'"
-        )
+        self._say(self.style.SUCCESS("\nThe blackjack back-office is ready.\n"))
         auditor = Path(sys.executable).with_name("blackjack-audit")
-        command = str(auditor) if auditor.exists() else "blackjack-audit"
-        self.stdout.write(
-            f"  regulator  {command} verify {package.path}   "
-            f"(gaming days {package.first} to {package.last}; offline, no Django)"
-        )
-        self.stdout.write(
-            f"  recall     {command} round {package.path} {logins.device_table} {package.first} 1\n"
-        )
-        if not no_serve:
-            call_command("runserver", addr, use_reloader=False)
+        for line in ready_lines(
+            logins,
+            package,
+            addr=addr,
+            served=not no_serve,
+            auditor=str(auditor) if auditor.exists() else "blackjack-audit",
+        ):
+            self._say(line)
+        self._say("")
+        if no_serve:
+            return
+        # the heaviest step, every event read three times, runs while it serves: the floor
+        # answers without waiting for it, and its lines follow the server's first ones
+        self._say(regulator + " - while it serves, its lines below")
+        threading.Thread(
+            target=self._regulator_step, args=(manifest, where), name="demo-package", daemon=True
+        ).start()
+        # (the demo ran the system checks at its start)
+        call_command("runserver", addr, use_reloader=False, skip_checks=True)
+
+    def _say(self, line: str) -> None:
+        self.stdout.write(line)
+        self.stdout.flush()
+
+    def _regulator_step(self, manifest: dict[str, Any], folder: Path | None) -> None:
+        try:
+            demo_package_build(manifest, folder=folder, out=self.stdout)
+        except (CommandError, DatabaseError, OSError) as error:
+            # one line beside the server's, as the command would have said it (anything
+            # else is a bug: the thread's traceback)
+            self.stderr.write(f"the regulator's package was not made: {error}")
+        finally:
+            connection.close()  # this thread's own

@@ -10,7 +10,7 @@ from django.core.management.base import CommandError
 from django.db import DatabaseError, connection
 from django.utils.timezone import localtime
 
-from audit.presenting.commands import BackOfficeCommand
+from audit.presenting.commands import BackOfficeCommand, unmigrated
 from audit.store.partitions import (
     PartitionOverlap,
     is_partitioned,
@@ -91,10 +91,17 @@ class Command(BackOfficeCommand):
             )
         if package is not None and not Path(package).exists():
             raise CommandError(f"--package {package}: no such file or folder", returncode=2)
-        if not is_partitioned(connection):
+        if connection.vendor != "postgresql":
             raise CommandError(
-                f"the event table is not partitioned here ({connection.vendor}): partitions are "
-                "PostgreSQL's, made by migrate",
+                f"event_partitions: the database is {connection.vendor}; the event table's "
+                "partitions are PostgreSQL's (DATABASE_URL=postgresql://...)",
+                returncode=2,
+            )
+        if not is_partitioned(connection):
+            # migrate partitions the table: a database without it was not migrated
+            raise unmigrated() or CommandError(
+                "event_partitions: the event table is not partitioned, though every migration "
+                "is applied (were they applied with --fake?)",
                 returncode=2,
             )
         try:

@@ -4,10 +4,12 @@ import json
 from datetime import UTC, date, datetime
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
+from django.db.models import Max, Min
 
 from audit.feed.fanout import default_jobs
 from audit.feed.subscribers import catch_up
+from audit.presenting.commands import BackOfficeCommand
 from audit.presenting.progress import progress_bar
 from audit.store.gaming_day import gaming_day
 from ledger import models as m
@@ -15,18 +17,21 @@ from ledger import reconciliation, selectors
 from ledger.feed import NAME
 
 
-class Command(BaseCommand):
+class Command(BackOfficeCommand):
     help = (
         "Reconcile table-days four ways - chip-count, recorded, replayed and theoretical win - "
         "and record what is found (the ledger's read models are brought up to the feed's head "
         "first). Every table of --day (default: today's gaming day), or with --table every day "
         "of that table; prints each table-day's state (open, incomplete and what is missing, no "
-        "drop box, counted, reconciled, signed off, adjusted). Exit codes: 0 every table-day is "
-        "complete and every variance explained (none beyond its currency's threshold, LEDGER_VARIANCE_THRESHOLDS); 1 a "
-        "table-day lacks a count, a drop or a finished slip, or has a variance not explained; 2 bad "
-        "input (a malformed day, a table or day the ledger has no figures for). A progress bar on "
-        "stderr on a terminal."
+        "drop box, counted, reconciled, signed off, adjusted). A progress bar on stderr on a terminal."
     )
+    exit_codes = {
+        0: "every table-day is complete and every variance explained (none beyond its currency's "
+        "threshold, LEDGER_VARIANCE_THRESHOLDS)",
+        1: "a table-day lacks a count, a drop or a finished slip, or has a variance not explained",
+        2: "bad input: a malformed day, a table or day the ledger has no figures for, an unmigrated "
+        "database",
+    }
 
     def add_arguments(self, parser):
         parser.add_argument("--day", help="the gaming day, YYYY-MM-DD")
@@ -46,8 +51,13 @@ class Command(BaseCommand):
         # the tables in a process per core, as replay_day takes them
         catch_up(NAME, jobs=default_jobs())
         if table is not None and not m.LedgerTable.objects.filter(stream=table).exists():
-            raise CommandError(f"--table {table!r}: the ledger has no such table", returncode=2)
-        if wanted is None and table is None:
+            tables = sorted(m.LedgerTable.objects.values_list("stream", flat=True))
+            raise CommandError(
+                f"--table {table!r}: the ledger has no such table ({', '.join(tables) or 'none yet'})",
+                returncode=2,
+            )
+        today = wanted is None and table is None
+        if today:
             wanted = gaming_day(datetime.now(UTC))
         days = list(
             selectors.reconciliations(table=table, day=wanted).values_list(
@@ -55,12 +65,7 @@ class Command(BaseCommand):
             )
         )
         if not days:
-            where = f"table {table}" if table else "any table"
-            raise CommandError(
-                f"the ledger has no figures for {where}"
-                + (f" on {wanted.isoformat()}" if wanted else ""),
-                returncode=2,
-            )
+            raise CommandError(_no_figures(table, wanted, today=today), returncode=2)
         results = []
         with progress_bar(total=len(days), unit="table-day", desc="reconcile") as bar:
             for stream, when in days:
@@ -114,6 +119,23 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"  {finding.kind} ({finding.severity}, {finding.status}): {finding.message}"
             )
+
+
+def _no_figures(table: str | None, day: date | None, *, today: bool) -> str:
+    """Exit 2's line when nothing matches: what was looked for (today's gaming day when
+    no --day was given) and the days the ledger has figures of, to pass as --day."""
+    said = f"the ledger has no figures for {f'table {table}' if table else 'any table'}"
+    if day is not None:
+        said += f" on {day.isoformat()}" + (
+            " (today's gaming day: --day YYYY-MM-DD for another)" if today else ""
+        )
+    known = selectors.reconciliations(table=table).aggregate(
+        first=Min("gaming_day"), last=Max("gaming_day")
+    )
+    if known["first"] is None:
+        return said + "; it has none yet (ingest a day's events, then manage.py catch_up)"
+    first, last = known["first"].isoformat(), known["last"].isoformat()
+    return said + f"; it has figures of {first}" + ("" if first == last else f" to {last}")
 
 
 def _json(value: Any) -> str:

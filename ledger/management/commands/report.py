@@ -2,8 +2,9 @@ from __future__ import annotations
 
 from datetime import date
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from audit.presenting.commands import BackOfficeCommand
 from audit.presenting.reports import TOTAL
 from ledger import general_ledger, master_game, receivables, reports, slip_sequence
 
@@ -27,7 +28,7 @@ AS_OF = {
 NAMES = ("hold", "statistics", "daily", "drop", *AS_OF, "slip-books", "slip-sequence")
 
 
-class Command(BaseCommand):
+class Command(BackOfficeCommand):
     help = (
         "The ledger's reports. `report hold --from D --to D`: drop, chip-count win, hold and "
         "theoretical hold per table over the days that have both a chip-count win and a drop (the "
@@ -40,10 +41,13 @@ class Command(BaseCommand):
         "outstanding, the general ledger export of the day; `report slip-books|slip-sequence [--kind "
         "fill|credit]`: slip sequence control. --table, --game and --pit "
         "narrow them; --csv writes CSV (amounts as text, in currency units and in minor units, and a "
-        "totals row per currency). Exit codes: 0 the "
-        "report was written; 2 bad input (an unknown report, a malformed or missing day, from after "
-        "to)."
+        "totals row per currency)."
     )
+    exit_codes = {
+        0: "the report was written",
+        2: "bad input: an unknown report, a malformed or missing day, from after to, an unmigrated "
+        "database",
+    }
 
     def add_arguments(self, parser):
         parser.add_argument("report", help="hold, statistics, daily or drop")
@@ -76,8 +80,13 @@ class Command(BaseCommand):
     def handle(self, *args, report, csv=False, **options):
         days = {name: _day(options[name], name) for name in ("day_from", "day_to", "day")}
         filters = {k: options[k] for k in ("table", "game", "pit")}
+        if days["day_from"] and days["day_to"] and days["day_from"] > days["day_to"]:
+            raise CommandError(
+                f"--from {days['day_from']} is after --to {days['day_to']}", returncode=2
+            )
         try:
             if report == "statistics":
+                _statistics_options(options["group"], options["period"], **days)
                 made = reports.statistics(
                     group=options["group"],
                     period=options["period"],
@@ -104,7 +113,8 @@ class Command(BaseCommand):
             elif report in ("hold", "daily", "drop"):
                 if days["day_from"] is None or days["day_to"] is None:
                     raise CommandError(
-                        f"report {report} needs --from and --to (YYYY-MM-DD)", returncode=2
+                        f"report {report} needs --from and --to (YYYY-MM-DD; one day: --from D --to D)",
+                        returncode=2,
                     )
                 more = {"consolidate": True} if options["consolidate"] and report != "drop" else {}
                 made = getattr(reports, report)(
@@ -151,6 +161,40 @@ class Command(BaseCommand):
             self.stdout.write("Not in the house currency (no rate of the day):")
             for row in unconverted:
                 self.stdout.write(f"  {row['no_rate_days']}")
+
+
+def _statistics_options(
+    group: str, period: str, *, day: date | None, day_from: date | None, day_to: date | None
+) -> None:
+    """Refuse options ``report statistics`` cannot make a report of, naming the options
+    to use (the report's own errors name the API's parameters)."""
+
+    def refuse(said: str) -> CommandError:
+        return CommandError(f"report statistics: {said}", returncode=2)
+
+    if group not in reports.GROUPS:
+        raise refuse(f"--group {group!r}: expected one of {', '.join(reports.GROUPS)}")
+    if period not in reports.PERIODS:
+        raise refuse(f"--period {period!r}: expected one of {', '.join(reports.PERIODS)}")
+    ranged = day_from is not None or day_to is not None
+    if period == "range":
+        if day_from is None or day_to is None:
+            raise refuse("--period range needs --from and --to (YYYY-MM-DD)")
+        if day is not None:
+            raise refuse("--period range takes --from and --to, not --day")
+    elif ranged:
+        raise refuse(
+            "--from and --to make a range: add --period range (the default, --period day, "
+            "takes --day D)"
+            if day is None and period == "day"
+            else f"--period {period} takes --day D, the day it ends on; --from and --to go with "
+            "--period range"
+        )
+    elif day is None:
+        raise refuse(
+            f"--period {period} needs --day YYYY-MM-DD, the day it ends on (or --period range "
+            "--from D --to D)"
+        )
 
 
 def _day(text: str | None, name: str) -> date | None:
