@@ -426,7 +426,10 @@ def _parallel(game: Game, deals: Sequence[Deal], workers: int) -> list[DealValue
         except BaseException:
             pool.shutdown(cancel_futures=True)
             raise
-        pool.shutdown(wait=False)  # every result is in: the workers exit without us waiting
+        # every result is in: the workers are idle and exit at once. Waited for, not left
+        # to exit on their own - a pool shut down without waiting can make the interpreter's
+        # exit print a traceback (concurrent.futures wakes its thread on a pipe already closed)
+        pool.shutdown(wait=True)
     except (OSError, BrokenProcessPool):
         # no process could be made (out of processes or memory), or one died: here, serially
         # (the up cards already received are kept: the same values)
