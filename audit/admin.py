@@ -46,6 +46,7 @@ from audit.findings.workflow import (
 from audit.integrity.chains import chain_state
 
 from .models import AccessRecord, DeviceAccount, Event, Finding, ReplayRun, SubscriberPosition
+from .presenting.payloads import WORDS
 from .presenting.vocabulary import (
     change_text,
     event_title,
@@ -106,7 +107,8 @@ def amount_text(kind: str, text: str, currency: str | None) -> str:
     if not text or currency is None or kind not in MONEY_KINDS:
         return text
     if match := _OUTCOME.match(text):
-        return f"{match['word']} {format_signed(int(match['net']), currency)}"
+        word = WORDS.get(match["word"], match["word"])
+        return f"{word} {format_signed(int(match['net']), currency)}"
     if match := _RANGE.match(text):
         return f"{format_money(int(match['low']), currency)} - {format_money(int(match['high']), currency)}"
     if match := _AMOUNT.match(text):
@@ -401,6 +403,11 @@ class FindingAdmin(ReadOnlyAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[Finding]:
         return super().get_queryset(request).select_related("superseded_by")
 
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        return super().changelist_view(request, {"title": _("Findings"), **(extra_context or {})})
+
     def get_fields(self, request: HttpRequest, obj: object = None) -> list[str]:
         return self.get_readonly_fields(request, obj)
 
@@ -590,6 +597,7 @@ class FindingAdmin(ReadOnlyAdmin):
                 f"{kind_title(finding.kind)} - {finding.stream or _('the whole record')}"
             )
             extra["subtitle"] = None
+            extra["title"] = _("Finding")
         return super().change_view(request, object_id, form_url, extra)
 
 

@@ -1,5 +1,6 @@
 from django.apps import AppConfig
 from django.db.models.signals import post_migrate
+from django.utils.translation import gettext_lazy as _
 
 
 def _grant_to_app_role(sender: AppConfig, using: str = "default", **kwargs: object) -> None:
@@ -21,7 +22,7 @@ def _grant_to_app_role(sender: AppConfig, using: str = "default", **kwargs: obje
 
 class AuditConfig(AppConfig):
     name = "audit"
-    verbose_name = "Audit: event store, integrity, findings"
+    verbose_name = _("Audit: event store, integrity, findings")
 
     def ready(self) -> None:
         # register the tasks in every process, not only in a worker (where Celery's

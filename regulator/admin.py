@@ -17,7 +17,10 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import FileResponse, Http404, HttpRequest
 from django.urls import URLPattern, path, reverse
+from django.utils.formats import date_format
 from django.utils.html import format_html
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from audit.access.clients import client_address
 from audit.access.devices import device_of
@@ -28,19 +31,34 @@ from .package import PackageError, table_slices
 from .package_requests import package_file, package_request
 
 _STATUS_COLOURS = {"queued": "#777", "building": "#b66d00", "ready": "#1a7f37", "failed": "#c62828"}
+_STATUS_WORDS = {
+    "queued": pgettext_lazy("package status", "queued"),
+    "building": pgettext_lazy("package status", "building"),
+    "ready": pgettext_lazy("package status", "ready"),
+    "failed": pgettext_lazy("package status", "failed"),
+}
 
 
 class PackageAskForm(forms.ModelForm):
     tables_text = forms.CharField(
-        label="tables",
+        label=gettext_lazy("tables"),
         required=False,
-        help_text="the tables' codes, separated by commas or spaces; blank: every table open in the period",
+        help_text=gettext_lazy(
+            "the tables' codes, separated by commas or spaces; blank: every table open in the period"
+        ),
     )
 
     class Meta:
         model = PackageRequest
         fields = ("day_from", "day_to")
-        help_texts = {"day_from": "YYYY-MM-DD", "day_to": "YYYY-MM-DD (the same day for one day)"}
+        labels = {
+            "day_from": gettext_lazy("from gaming day"),
+            "day_to": gettext_lazy("to gaming day"),
+        }
+        help_texts = {
+            "day_from": gettext_lazy("YYYY-MM-DD"),
+            "day_to": gettext_lazy("YYYY-MM-DD (the same day for one day)"),
+        }
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -135,7 +153,9 @@ class PackageRequestAdmin(admin.ModelAdmin):
         obj.refresh_from_db()
 
     @admin.action(
-        description="Ask again for the selected requests' packages (the same days and tables)",
+        description=gettext_lazy(
+            "Ask again for the selected requests' packages (the same days and tables)"
+        ),
         permissions=["add"],
     )
     def ask_again(self, request: HttpRequest, queryset: QuerySet[PackageRequest]) -> None:
@@ -150,21 +170,29 @@ class PackageRequestAdmin(admin.ModelAdmin):
                     address=client_address(request),
                 )
             except PackageError as error:
-                self.message_user(request, f"Request {row.pk}: {error}", messages.ERROR)
+                self.message_user(
+                    request,
+                    _("Request %(id)s: %(error)s") % {"id": row.pk, "error": error},
+                    messages.ERROR,
+                )
             else:
-                self.message_user(request, f"Request {made.pk} asked for {made}.", messages.SUCCESS)
+                self.message_user(
+                    request,
+                    _("Request %(id)s asked for %(what)s.") % {"id": made.pk, "what": made},
+                    messages.SUCCESS,
+                )
 
     # --- shown ------------------------------------------------------------------------------------
 
-    @admin.display(description="status", ordering="status")
+    @admin.display(description=gettext_lazy("status"), ordering="status")
     def status_shown(self, row: PackageRequest) -> str:
         return format_html(
             '<strong style="color:{}">{}</strong>',
             _STATUS_COLOURS.get(row.status, "#000"),
-            row.status,
+            _STATUS_WORDS.get(row.status, row.status),
         )
 
-    @admin.display(description="why it failed")
+    @admin.display(description=gettext_lazy("why it failed"))
     def why(self, row: PackageRequest) -> str:
         return (
             format_html(
@@ -175,17 +203,21 @@ class PackageRequestAdmin(admin.ModelAdmin):
             else ""
         )
 
-    @admin.display(description="gaming days", ordering="day_from")
+    @admin.display(description=gettext_lazy("gaming days"), ordering="day_from")
     def period(self, row: PackageRequest) -> str:
-        return row.day_from.isoformat() + (
-            f" to {row.day_to.isoformat()}" if row.day_to != row.day_from else ""
-        )
+        first = date_format(row.day_from, "DATE_FORMAT")
+        if row.day_to == row.day_from:
+            return first
+        return _("%(first)s to %(last)s") % {
+            "first": first,
+            "last": date_format(row.day_to, "DATE_FORMAT"),
+        }
 
-    @admin.display(description="tables")
+    @admin.display(description=gettext_lazy("tables"))
     def tables_shown(self, row: PackageRequest) -> str:
-        return ", ".join(row.tables) or "every table open"
+        return ", ".join(row.tables) or _("every table open")
 
-    @admin.display(description="size", ordering="size")
+    @admin.display(description=gettext_lazy("size"), ordering="size")
     def size_shown(self, row: PackageRequest) -> str:
         return (
             ""
@@ -195,7 +227,7 @@ class PackageRequestAdmin(admin.ModelAdmin):
             else (f"{row.size / 1024:,.1f} kB")
         )
 
-    @admin.display(description="package")
+    @admin.display(description=gettext_lazy("package"))
     def download(self, row: PackageRequest) -> str:
         if row.status != PackageRequest.Status.READY:
             return "-"
@@ -224,7 +256,7 @@ class PackageRequestAdmin(admin.ModelAdmin):
         row = PackageRequest.objects.filter(pk=pk).first()
         path_ = package_file(row) if row is not None else None
         if row is None or path_ is None:
-            raise Http404("No ready package with that id.")
+            raise Http404(_("No ready package with that id."))
         return FileResponse(
             path_.open("rb"), as_attachment=True, filename=row.file, content_type="application/zip"
         )

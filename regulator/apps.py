@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class RegulatorConfig(AppConfig):
@@ -7,7 +8,7 @@ class RegulatorConfig(AppConfig):
     game recall. It stands above tables, ledger and audit, and below the project."""
 
     name = "regulator"
-    verbose_name = "Regulator"
+    verbose_name = _("Regulator")
 
     def ready(self) -> None:
         from tables.admin import round_links_register

@@ -15,7 +15,10 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.html import format_html
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from audit.models import ApiToken
 
@@ -28,18 +31,27 @@ class IssueTokenForm(forms.Form):
         .objects.filter(is_active=True)
         .select_related("device_account")
         .order_by("username"),
-        label="owner",
-        help_text="a device's user (its table's terminal) or a person; earlier tokens stay valid "
-        "until they expire or are revoked (rotation without a gap)",
+        label=gettext_lazy("owner"),
+        help_text=gettext_lazy(
+            "a device's user (its table's terminal) or a person; earlier tokens stay valid "
+            "until they expire or are revoked (rotation without a gap)"
+        ),
     )
 
 
+_STATUSES = {
+    "valid": pgettext_lazy("token status", "valid"),
+    "expired": pgettext_lazy("token status", "expired"),
+    "revoked": pgettext_lazy("token status", "revoked"),
+}
+
+
 class StatusFilter(admin.SimpleListFilter):
-    title = "status"
+    title = gettext_lazy("status")
     parameter_name = "status"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        return [("valid", "valid"), ("expired", "expired"), ("revoked", "revoked")]
+        return [(code, str(word)) for code, word in _STATUSES.items()]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[ApiToken]) -> QuerySet[ApiToken]:
         now = timezone.now()
@@ -81,33 +93,38 @@ class ApiTokenAdmin(admin.ModelAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[ApiToken]:
         return super().get_queryset(request).select_related("user", "user__device_account")
 
-    @admin.display(description="key id", ordering="key_id")
+    @admin.display(description=gettext_lazy("key id"), ordering="key_id")
     def key_id_text(self, obj: ApiToken) -> str:
         # the first characters of the token, which alone log no one in
         return format_html("<code>{}</code>&hellip;", obj.key_id)
 
-    @admin.display(description="owner", ordering="user__username")
+    @admin.display(description=gettext_lazy("owner"), ordering="user__username")
     def owner(self, obj: ApiToken) -> str:
         return str(obj.user)
 
-    @admin.display(description="device's table", ordering="user__device_account__stream")
+    @admin.display(
+        description=gettext_lazy("device's table"), ordering="user__device_account__stream"
+    )
     def device_table(self, obj: ApiToken) -> str:
         account = getattr(obj.user, "device_account", None)
-        return account.stream if account is not None else "(a person)"
+        return account.stream if account is not None else _("(a person)")
 
-    @admin.display(description="status")
+    @admin.display(description=gettext_lazy("status"))
     def status(self, obj: ApiToken) -> str:
         if obj.revoked_at is not None:
-            return f"revoked {timezone.localtime(obj.revoked_at):%Y-%m-%d %H:%M}"
-        return "expired" if obj.expires_at <= timezone.now() else "valid"
+            return _("revoked %(when)s") % {
+                "when": date_format(timezone.localtime(obj.revoked_at), "DATETIME_FORMAT")
+            }
+        return str(_STATUSES["expired" if obj.expires_at <= timezone.now() else "valid"])
 
-    @admin.action(description="Revoke the selected tokens", permissions=["change"])
+    @admin.action(description=gettext_lazy("Revoke the selected tokens"), permissions=["change"])
     def revoke(self, request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
         now = timezone.now()
         revoked = sum(token_revoke(token, now=now) for token in queryset.select_related("user"))
         self.message_user(
             request,
-            f"{revoked} token(s) revoked; {queryset.count() - revoked} were revoked already.",
+            _("%(revoked)s token(s) revoked; %(already)s were revoked already.")
+            % {"revoked": revoked, "already": queryset.count() - revoked},
             messages.SUCCESS,
         )
 
@@ -131,11 +148,13 @@ class ApiTokenAdmin(admin.ModelAdmin):
             **self.admin_site.each_context(request),
             "opts": self.opts,
             "form": form,
-            "title": "Issue an API token",
+            "title": _("Issue an API token"),
         }
         if request.method == "POST" and form.is_valid():
             issued = token_issue(user=form.cleaned_data["user"])
-            context.update(title="API token issued", issued=issued, owner=form.cleaned_data["user"])
+            context.update(
+                title=_("API token issued"), issued=issued, owner=form.cleaned_data["user"]
+            )
             response = TemplateResponse(request, "admin/audit/apitoken/issued.html", context)
             response["Cache-Control"] = "no-store"
             return response

@@ -41,10 +41,12 @@ from typing import TypeVar
 
 from django.db import transaction
 from django.db.models import Q, QuerySet
+from django.utils.translation import gettext
 
 from audit.access.authority import require_person
 from audit.feed.derived import Derived, server_events
 from audit.models import Event, Finding, ReplayRun
+from audit.presenting.vocabulary import status_text
 from audit.record.findings import KINDS, Owner, kinds_of
 from audit.store.errors import StoreError, VersionConflict
 from audit.store.gaming_day import gaming_day
@@ -70,7 +72,7 @@ class NoteRequired(StoreError):
     code = "note_required"
 
     def __init__(self) -> None:
-        super().__init__("Resolving a finding needs a note saying how it was resolved.")
+        super().__init__(gettext("Resolving a finding needs a note saying how it was resolved."))
 
     def as_dict(self) -> dict[str, object]:
         return {**super().as_dict(), "errors": {"note": [str(self)]}}
@@ -484,7 +486,14 @@ def _change(
         finding = Finding.objects.select_for_update().get(pk=finding_id)
         moves = _MOVES[Finding.Status(finding.status)]
         if to not in moves:
-            raise FindingError(f"Finding {finding.pk} is {finding.status}; it cannot become {to}.")
+            raise FindingError(
+                gettext("Finding %(id)s is %(status)s; it cannot become %(to)s.")
+                % {
+                    "id": finding.pk,
+                    "status": status_text(finding.status).lower(),
+                    "to": status_text(to).lower(),
+                }
+            )
         stored = server_event_append(
             stream=FINDINGS_STREAM,
             type=moves[to],

@@ -360,8 +360,8 @@ _KINDS = (
         "win_outside_interval",
         "medium",
         "ledger",
-        # xgettext:no-python-format
         gettext_noop(
+            # xgettext:no-python-format
             "the house result of a table's rounds lies outside the 95% interval around their "
             "theoretical win (investigate in writing)"
         ),
