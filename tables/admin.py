@@ -36,14 +36,16 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, re_path, reverse
 from django.utils.html import format_html
 from django.utils.http import urlencode
-from django.utils.translation import gettext as _
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from audit.admin import GAMING_DAY, ReadOnlyAdmin, finding_actions, finding_amounts
-from audit.record.money import money_text
+from audit.presenting.vocabulary import event_title, kind_title, severity_text
+from audit.record.money import format_number, money_text
 from audit.store.streams import STREAM_REGEX
 
 from . import models as m
-from . import selectors
+from . import selectors, words
 from .floor import result_of_handle_text
 
 # rank and suit of a card as the engine writes it ("TD", "AS") -> what a card shows
@@ -100,8 +102,10 @@ def _timeline_card(event: Any) -> dict[str, Any] | None:
 def _where(payload: dict[str, Any]) -> str:
     box = payload.get("box")
     if box is None:
-        return "dealer" if "box" in payload else ""
-    return f"box {box}" + (f" hand {payload['hand']}" if payload.get("hand") else "")
+        return gettext("dealer") if "box" in payload else ""
+    if payload.get("hand"):
+        return gettext("box %(box)s hand %(hand)s") % {"box": box, "hand": payload["hand"]}
+    return gettext("box %(box)s") % {"box": box}
 
 
 # settlements a round.settled line of the timeline lists (a live round has thousands)
@@ -117,13 +121,21 @@ def _timeline_detail(event: Any, currency: str = "") -> str:
         return money_text(value, currency, signed=signed) if isinstance(value, int) else str(value)
 
     if event.type == "bet.placed":
-        return f"{p.get('bet')} {p.get('kind')} {amount(p.get('amount'))} on {_where(p)}" + (
-            f" ({p['player']})" if p.get("player") else ""
-        )
+        text = gettext("%(bet)s %(kind)s %(amount)s on %(where)s") % {
+            "bet": p.get("bet"),
+            "kind": words.bet_kind(str(p.get("kind"))),
+            "amount": amount(p.get("amount")),
+            "where": _where(p),
+        }
+        return text + (f" ({p['player']})" if p.get("player") else "")
     if event.type == "card.dealt":
-        return f"to {_where(p) or 'dealer'}, face {p.get('face')}"
+        return (
+            gettext("to %(where)s, face up")
+            if p.get("face") == "up"
+            else gettext("to %(where)s, face down")
+        ) % {"where": _where(p) or gettext("dealer")}
     if event.type == "decision.made":
-        return f"{_where(p)}: {p.get('action')}"
+        return f"{_where(p)}: {words.action(str(p.get('action')))}"
     if event.type in ("round.settled", "correction.recorded"):
         settlements = [
             s
@@ -131,11 +143,13 @@ def _timeline_detail(event: Any, currency: str = "") -> str:
             if isinstance(s, dict) and isinstance(s.get("net"), int)
         ]
         text = ", ".join(
-            f"{s.get('bet')} {s.get('outcome')} {amount(s.get('net'), True)}"
+            f"{s.get('bet')} {words.outcome(str(s.get('outcome')))} {amount(s.get('net'), True)}"
             for s in settlements[:SETTLEMENTS_LISTED]
         )
         if len(settlements) > SETTLEMENTS_LISTED:
-            text += f" and {len(settlements) - SETTLEMENTS_LISTED} more (every one under Payouts)"
+            text += gettext(" and %(more)s more (every one under Payouts)") % {
+                "more": format_number(len(settlements) - SETTLEMENTS_LISTED)
+            }
         extra = f" - {p['reason']} ({p.get('authorised_by')})" if p.get("reason") else ""
         return text + extra
     if event.type == "round.voided":
@@ -200,7 +214,8 @@ def settlement_text(outcome: str, net: int | None, currency: str) -> str:
     """``win +EUR 25.00``; ``-`` when there is none."""
     if not outcome and net is None:
         return "-"
-    return f"{outcome or '?'} {money_text(net, currency, signed=True)}".strip()
+    shown = words.outcome(outcome) if outcome else "?"
+    return f"{shown} {money_text(net, currency, signed=True)}".strip()
 
 
 def natural_key(text: str) -> tuple[tuple[int, int, str], ...]:
@@ -255,6 +270,7 @@ def bets_page(review: selectors.RoundReview, currency: str, params: Any) -> Bets
     rows = [
         {
             "bet": b,
+            "kind": words.bet_kind(b.kind),
             "amount": money_text(b.amount, currency),
             "finding": b.bet in named,
             "recorded": settlement_text(b.recorded_outcome, b.recorded_net, currency),
@@ -298,7 +314,9 @@ def _timeline(
             lines.append(
                 {
                     "run": True,
-                    "types": ", ".join(f"{t} \u00d7 {n}" for t, n in counts.items()),
+                    "types": ", ".join(
+                        f"{event_title(t)} \u00d7 {format_number(n)}" for t, n in counts.items()
+                    ),
                     "count": len(run),
                     "first": run[0].event,
                     "last": run[-1].event,
@@ -309,6 +327,7 @@ def _timeline(
                 {
                     "run": False,
                     "reviewed": e,
+                    "title": event_title(e.event.type),
                     "card": _timeline_card(e.event),
                     "detail": _timeline_detail(e.event, currency),
                 }
@@ -344,13 +363,19 @@ def review_context(
             {
                 "hand": hand,
                 "cards": _hand_cards(hand, finished=finished),
-                "bets": mine[:HAND_BETS_LISTED],
+                "bets": [
+                    {
+                        "bet": b.bet,
+                        "kind": words.bet_kind(b.kind),
+                        "amount": money_text(b.amount, currency),
+                        "player": b.player,
+                    }
+                    for b in mine[:HAND_BETS_LISTED]
+                ],
+                "actions": [words.action(a) for a in hand.actions],
                 "bet_count": len(mine),
                 "more_bets": max(len(mine) - HAND_BETS_LISTED, 0),
                 "staked": money_text(sum(b.amount for b in mine), currency),
-                "bet_amounts": {
-                    b.bet: money_text(b.amount, currency) for b in mine[:HAND_BETS_LISTED]
-                },
             }
         )
     everything = params.get("events") == "all"
@@ -364,6 +389,8 @@ def review_context(
             "finding": f,
             "url": reverse("admin:audit_finding_change", args=[f.pk]),
             "amounts": finding_amounts(f, currency),
+            "kind": kind_title(f.kind),
+            "severity": severity_text(f.severity),
             "bet_url": (base + "?" + urlencode({"bet": f.bet}) + f"#bet-{f.bet}")
             if f.bet
             else None,
@@ -375,6 +402,10 @@ def review_context(
         "review": review,
         "round": round_,
         "round_links": round_links(round_),
+        "day_url": reverse(
+            "admin:tables_tableday_key",
+            kwargs={"table": round_.table.stream, "day": round_.gaming_day.isoformat()},
+        ),
         "currency": currency,
         "figures": {
             "handle": money_text(round_.handle, currency),
@@ -441,7 +472,7 @@ class _NaturalKeyChangeList(ChangeList):
         return self.model_admin.url_of(result)  # type: ignore[attr-defined,no-any-return]
 
 
-@admin.display(description="gaming day", ordering="gaming_day")
+@admin.display(description=_("gaming day"), ordering="gaming_day")
 def day(obj: Any) -> str:
     return obj.gaming_day.isoformat()
 
@@ -494,7 +525,10 @@ class NaturalKeyAdmin(ReadOnlyAdmin):
         if self.get_object(request, unquote(object_id)) is None:
             # (Django's change view would redirect to the index with a message: a
             # link that names nothing is a 404)
-            raise Http404(f"No {self.opts.verbose_name} {'/'.join(key.values())}.")
+            raise Http404(
+                gettext("No %(what)s %(key)s.")
+                % {"what": self.opts.verbose_name, "key": "/".join(key.values())}
+            )
         return self.change_view(request, object_id)
 
     def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
@@ -526,16 +560,15 @@ class TableAdmin(NaturalKeyAdmin):
         "round_count",
         "bet_count",
         "finding_count",
-        "projected_version",
     )
     key_pattern = rf"(?P<table>{STREAM_REGEX})"
     shown_as = {"min_bet": "min_bet_text", "max_bet": "max_bet_text"}
 
-    @admin.display(description="min bet")
+    @admin.display(description=_("min bet"))
     def min_bet_text(self, obj: m.Table) -> str:
         return money_text(obj.min_bet, obj.currency)
 
-    @admin.display(description="max bet")
+    @admin.display(description=_("max bet"))
     def max_bet_text(self, obj: m.Table) -> str:
         return money_text(obj.max_bet, obj.currency)
 
@@ -569,13 +602,13 @@ class TableAdmin(NaturalKeyAdmin):
 
         table = self.get_object(request, unquote(object_id))
         if table is None:
-            raise Http404(_("No table %(table)s.") % {"table": object_id})
+            raise Http404(gettext("No table %(table)s.") % {"table": object_id})
         if not self.has_view_permission(request, table):
             raise PermissionDenied
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
-            "title": _("Table %(table)s") % {"table": table.stream},
+            "title": gettext("Table %(table)s") % {"table": table.stream},
             "subtitle": None,
             "original": table,
             "has_view_permission": True,
@@ -585,11 +618,14 @@ class TableAdmin(NaturalKeyAdmin):
         request.current_app = self.admin_site.name
         return TemplateResponse(request, "admin/tables/table/hub.html", context)
 
-    @admin.display(description="limits", ordering="min_bet")
+    @admin.display(description=_("limits"), ordering="min_bet")
     def limits(self, obj: m.Table) -> str:
-        return f"{money_text(obj.min_bet, obj.currency)} - {money_text(obj.max_bet, obj.currency)}"
+        return gettext("%(low)s to %(high)s") % {
+            "low": money_text(obj.min_bet, obj.currency),
+            "high": money_text(obj.max_bet, obj.currency),
+        }
 
-    @admin.display(description="gaming days", ordering="day_count")
+    @admin.display(description=_("gaming days"), ordering="day_count")
     def day_count(self, obj: m.Table) -> str:
         url = (
             reverse("admin:tables_tableday_changelist")
@@ -598,15 +634,15 @@ class TableAdmin(NaturalKeyAdmin):
         )
         return format_html('<a href="{}">{}</a>', url, obj.day_count)  # type: ignore[attr-defined]
 
-    @admin.display(description="rounds", ordering="round_count")
-    def round_count(self, obj: m.Table) -> int:
-        return obj.round_count  # type: ignore[attr-defined,no-any-return]
+    @admin.display(description=_("rounds"), ordering="round_count")
+    def round_count(self, obj: m.Table) -> str:
+        return format_number(obj.round_count)  # type: ignore[attr-defined]
 
-    @admin.display(description="bets", ordering="bet_count")
-    def bet_count(self, obj: m.Table) -> int:
-        return obj.bet_count  # type: ignore[attr-defined,no-any-return]
+    @admin.display(description=_("bets"), ordering="bet_count")
+    def bet_count(self, obj: m.Table) -> str:
+        return format_number(obj.bet_count)  # type: ignore[attr-defined]
 
-    @admin.display(description="findings", ordering="finding_count")
+    @admin.display(description=_("findings"), ordering="finding_count")
     def finding_count(self, obj: m.Table) -> str:
         url = reverse("admin:audit_finding_changelist") + "?" + urlencode({"stream": obj.stream})
         return format_html('<a href="{}">{}</a>', url, obj.finding_count)  # type: ignore[attr-defined]
@@ -618,7 +654,7 @@ class TableDayAdmin(NaturalKeyAdmin):
         "table",
         day,
         "round_count",
-        "bets",
+        "bets_shown",
         "handle_text",
         "house_result",
         "house_result_recomputed",
@@ -656,13 +692,13 @@ class TableDayAdmin(NaturalKeyAdmin):
 
         row = self.get_object(request, unquote(object_id))
         if row is None:
-            raise Http404(_("No table-day %(key)s.") % {"key": object_id})
+            raise Http404(gettext("No table-day %(key)s.") % {"key": object_id})
         if not self.has_view_permission(request, row):
             raise PermissionDenied
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
-            "title": _("Table %(table)s, gaming day %(day)s")
+            "title": gettext("Table %(table)s, gaming day %(day)s")
             % {"table": row.table.stream, "day": row.gaming_day.isoformat()},
             "subtitle": None,
             "original": row,
@@ -674,26 +710,26 @@ class TableDayAdmin(NaturalKeyAdmin):
         request.current_app = self.admin_site.name
         return TemplateResponse(request, "admin/tables/tableday/hub.html", context)
 
-    @admin.display(description="handle", ordering="handle")
+    @admin.display(description=_("handle"), ordering="handle")
     def handle_text(self, obj: m.TableDay) -> str:
         return money_text(obj.handle, obj.table.currency)
 
-    @admin.display(description="house result", ordering="recorded_net")
+    @admin.display(description=_("house result"), ordering="recorded_net")
     def house_result(self, obj: m.TableDay) -> str:
         """+ the house won: the players' recorded net, negated."""
         return money_text(-obj.recorded_net, obj.table.currency, signed=True)
 
-    @admin.display(description="recomputed", ordering="expected_net")
+    @admin.display(description=_("recomputed"), ordering="expected_net")
     def house_result_recomputed(self, obj: m.TableDay) -> str:
         return money_text(-obj.expected_net, obj.table.currency, signed=True)
 
-    @admin.display(description="house result % of handle")
+    @admin.display(description=_("house result % of handle"))
     def result_of_handle(self, obj: m.TableDay) -> str:
         """The rounds' house result over their handle; not the hold (chip-count win over
         drop: the ledger's)."""
         return result_of_handle_text(-obj.recorded_net, obj.handle)
 
-    @admin.display(description="rounds", ordering="rounds")
+    @admin.display(description=_("rounds"), ordering="rounds")
     def round_count(self, obj: m.TableDay) -> str:
         url = (
             reverse("admin:tables_round_changelist")
@@ -702,9 +738,9 @@ class TableDayAdmin(NaturalKeyAdmin):
                 {"table__stream": obj.table.stream, "gaming_day": obj.gaming_day.isoformat()}
             )
         )
-        return format_html('<a href="{}">{}</a>', url, obj.rounds)
+        return format_html('<a href="{}">{}</a>', url, format_number(obj.rounds))
 
-    @admin.display(description="findings", ordering="findings")
+    @admin.display(description=_("findings"), ordering="findings")
     def finding_count(self, obj: m.TableDay) -> str:
         url = (
             reverse("admin:audit_finding_changelist")
@@ -713,7 +749,11 @@ class TableDayAdmin(NaturalKeyAdmin):
         )
         return format_html('<a href="{}">{}</a>', url, obj.findings)  # type: ignore[attr-defined]
 
-    @admin.display(description="open findings", ordering="open_findings")
+    @admin.display(description=_("bets"), ordering="bets")
+    def bets_shown(self, obj: m.TableDay) -> str:
+        return format_number(obj.bets)
+
+    @admin.display(description=_("open findings"), ordering="open_findings")
     def open_finding_count(self, obj: m.TableDay) -> int:
         return obj.open_findings  # type: ignore[attr-defined,no-any-return]
 
@@ -744,11 +784,11 @@ class ShoeAdmin(NaturalKeyAdmin):
 
 
 class WithFindings(admin.SimpleListFilter):
-    title = "findings"
+    title = _("findings")
     parameter_name = "with_findings"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        return [("yes", "with findings"), ("no", "without findings")]
+        return [("yes", gettext("with findings")), ("no", gettext("without findings"))]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[m.Round]) -> QuerySet[m.Round]:
         if self.value() in ("yes", "no"):
@@ -795,26 +835,26 @@ class RoundAdmin(NaturalKeyAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[m.Round]:
         return selectors.rounds_list()
 
-    @admin.display(description="handle", ordering="handle")
+    @admin.display(description=_("handle"), ordering="handle")
     def handle_text(self, obj: m.Round) -> str:
         return money_text(obj.handle, obj.table.currency)
 
-    @admin.display(description="house result", ordering="recorded_net")
+    @admin.display(description=_("house result"), ordering="recorded_net")
     def house_result(self, obj: m.Round) -> str:
         """+ the house won; - when never settled."""
         return money_text(
             None if obj.recorded_net is None else -obj.recorded_net, obj.table.currency, signed=True
         )
 
-    @admin.display(description="recomputed", ordering="expected_net")
+    @admin.display(description=_("recomputed"), ordering="expected_net")
     def house_result_recomputed(self, obj: m.Round) -> str:
         return money_text(-obj.expected_net, obj.table.currency, signed=True)
 
-    @admin.display(description="findings", ordering="findings")
+    @admin.display(description=_("findings"), ordering="findings")
     def finding_count(self, obj: m.Round) -> int:
         return obj.findings  # type: ignore[attr-defined,no-any-return]
 
-    @admin.display(description="mismatched bets", ordering="mismatched_bets")
+    @admin.display(description=_("mismatched bets"), ordering="mismatched_bets")
     def mismatched_count(self, obj: m.Round) -> int:
         return obj.mismatched_bets  # type: ignore[attr-defined,no-any-return]
 
@@ -827,13 +867,13 @@ class RoundAdmin(NaturalKeyAdmin):
     ) -> HttpResponse:
         round_ = self.get_object(request, unquote(object_id))
         if round_ is None:
-            raise Http404(f"No round {object_id!r}.")
+            raise Http404(gettext("No round %(key)s.") % {"key": object_id})
         if not self.has_view_permission(request, round_):
             raise PermissionDenied
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
-            "title": f"Review of {round_}",
+            "title": gettext("Review of %(round)s") % {"round": round_},
             "subtitle": None,
             "original": round_,
             "has_view_permission": True,

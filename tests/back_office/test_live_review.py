@@ -10,6 +10,7 @@ import re
 import pytest
 
 from audit.models import Finding
+from audit.record.events import REGISTRY
 from tables import models as m
 from tables.admin import BETS_PER_PAGE, _hand_cards, natural_key
 from tables.engine.presets import PRESETS
@@ -95,8 +96,10 @@ def test_mismatches_only_keeps_the_bets_that_differ_or_have_a_finding(admin_clie
 def test_the_thousands_of_bets_are_one_line_of_the_timeline_unless_asked(admin_client, live):
     round_ = m.Round.objects.get(table__stream="L1", number=live["round"])
     html = _review(admin_client, live["round"]).content.decode()
-    assert int(re.search(r"bet.placed \u00d7 (\d+)", html).group(1)) >= 210
-    folded = sum(int(n) for n in re.findall(r"\u00d7 (\d+)", html))
+    # each type by its title in the catalogue, its count in the locale's digits
+    placed = re.escape(REGISTRY["bet.placed"].title)
+    assert int(re.search(placed + r" \u00d7 ([\d,]+)", html).group(1).replace(",", "")) >= 210
+    folded = sum(int(n.replace(",", "")) for n in re.findall(r"\u00d7 ([\d,]+)", html))
     assert html.count('class="event"') + folded == len(round_.versions)
     every = _review(admin_client, live["round"], events="all").content.decode()
     assert every.count('class="event"') == len(round_.versions)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from audit.models import Event, Finding
+from audit.record.findings import KINDS
 from audit.record.money import format_signed
 from tables import models as m
 from tables.replay_service import replay_table
@@ -65,7 +66,9 @@ def test_a_pit_boss_reviews_a_short_paid_round_and_acknowledges_its_finding(
 
     # the finding and an intact chain
     findings = page.locator("#findings").inner_text()
-    assert "wrong_payout" in findings and finding.message in findings and "Open" in findings
+    # the kind by its title (the findings vocabulary), never its code
+    assert KINDS["wrong_payout"].title in findings and "wrong_payout" not in findings
+    assert finding.message in findings and "Open" in findings
     assert "intact" in page.locator("#chain-summary").inner_text()
     page.screenshot(path=str(_artifacts() / "round_review.png"), full_page=True)
     # the next round of the table, and back
