@@ -363,8 +363,8 @@ def alert_acknowledge(
         alert = m.Alert.objects.select_for_update().get(pk=alert_id)
         if alert.acknowledged_at is not None:
             raise AlertError(
-                f"This alert was acknowledged by {alert.acknowledged_by} at "
-                f"{alert.acknowledged_at:%Y-%m-%d %H:%M:%S} UTC."
+                _("This alert was acknowledged by %(by)s at %(at)s UTC.")
+                % {"by": alert.acknowledged_by, "at": f"{alert.acknowledged_at:%Y-%m-%d %H:%M:%S}"}
             )
         return _acknowledged(alert, user=user, note=note, when=when)
 

@@ -12,15 +12,17 @@ import re
 from fractions import Fraction
 
 import pytest
+from django.utils import translation
+from django.utils.formats import date_format
 from playwright.sync_api import expect
 
 from audit.feed.subscribers import catch_up
 from audit.models import Event, Finding
-from audit.record.money import format_money, format_signed, percent
+from audit.record.money import format_money, format_signed, in_locale, percent
 from ledger import models as lm
 from tables import models as m
 from tests.analytics.store import DAY, simulated_into_store
-from tests.browser.conftest import ARTIFACTS
+from tests.browser.conftest import ARTIFACTS, PASSWORD, log_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -171,3 +173,51 @@ def test_a_table_shows_its_latest_day_with_the_ledgers_figures(logged_in, live_s
     page.click("#rounds-link")
     page.wait_for_selector("#result_list")
     assert page.locator("#result_list tbody tr").count() == min(rounds.count(), 100)
+
+
+@pytest.fixture
+def speaking(browser, live_server, django_user_model):
+    """``speaking("it-IT")``: a page in a browser that asks for that language, logged in
+    as a superuser (no preference of its own: the browser's language is taken)."""
+    django_user_model.objects.create_superuser("capo", "capo@example.com", PASSWORD)
+    contexts = []
+
+    def open_in(locale: str):
+        context = browser.new_context(viewport={"width": 1400, "height": 900}, locale=locale)
+        contexts.append(context)
+        return log_in(context.new_page(), live_server, "capo")
+
+    yield open_in
+    for context in contexts:
+        context.close()
+
+
+@pytest.mark.parametrize(
+    ("locale", "language", "table", "refreshed"),
+    [("it-IT", "it", "Tavolo", "aggiornato"), ("cs-CZ", "cs", "Stůl", "obnoveno")],
+)
+def test_the_hubs_speak_italian_and_czech(
+    speaking, live_server, day, locale, language, table, refreshed
+):
+    """The floor and a table's page in the browser's language: words from the tables'
+    catalogue, money, counts and days by the locale, the clock 24-hour."""
+    reconciliation = lm.Reconciliation.objects.get(table__stream=TABLE, gaming_day=DAY, shift="")
+    bets = m.Bet.objects.filter(round__table__stream=TABLE, round__gaming_day=DAY)
+    page = speaking(locale)
+    page.goto(f"{live_server.url}/admin/")
+    assert page.locator("html").get_attribute("lang") == language
+    expect(page.locator("#floor-stamp")).to_have_text(
+        re.compile(rf"^{refreshed} \d\d:\d\d:\d\d$"), timeout=5000
+    )
+    page.screenshot(path=str(ARTIFACTS / f"floor_hub_{language}.png"), full_page=True)
+
+    page.goto(f"{live_server.url}/admin/tables/table/{TABLE}/")
+    assert _text(page, "h1") == f"{table} {TABLE}"
+    with in_locale(language), translation.override(language):
+        drop = format_money(reconciliation.drop, reconciliation.currency)
+        handle = format_money(sum(b.amount for b in bets), "EUR")
+        day_text = date_format(DAY, "DATE_FORMAT")
+    assert _text(page, "#figure-drop") == drop and "EUR" not in drop and "€" in drop
+    assert _text(page, "#figure-handle") == handle
+    assert day_text in _text(page, "#hub-day") and DAY.isoformat() not in _text(page, "#hub-day")
+    page.screenshot(path=str(ARTIFACTS / f"table_hub_{language}.png"), full_page=True)
