@@ -16,7 +16,7 @@ import secrets
 import socket
 from collections import Counter
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
@@ -28,7 +28,7 @@ from django.core.management.base import CommandError
 from django.db import DatabaseError, connection, transaction
 
 from audit.access.devices import device_ensure
-from audit.models import Finding
+from audit.models import Event, Finding
 from audit.record.money import format_money, format_signed
 from audit.store.roles import adopt_sql, create_roles_sql, grant_sql, privilege_problems
 from auditor.check import verify_package
@@ -206,6 +206,30 @@ def _run(name: str, *args: str, **options: Any) -> str:
     return said.getvalue()
 
 
+def checkout_publisher_ready(*, now: datetime | None = None) -> str | None:
+    """The checkout's own publisher of signed heads (``var/digests``, the default of a
+    checkout), made on the first run. Where it holds the heads of an earlier database (the
+    demo run again after ``db.sqlite3`` was removed, or on another ``DATABASE_URL``) and
+    this database's store is empty, those heads are moved aside, kept, to a folder beside
+    it: the new record's first head could never extend them, and the signer refuses to sign
+    over a head it does not extend. A line saying so, or None. A deployment's publishers
+    (any other) are never touched."""
+    folder = Path(settings.BASE_DIR) / "var" / "digests"
+    if str(folder) not in settings.DIGEST_PUBLISHERS:
+        return None
+    said = None
+    if (folder / "latest.json").exists() and not Event.objects.exists():
+        stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
+        aside = folder.with_name(f"digests-before-{stamp}")
+        folder.rename(aside)
+        said = (
+            f"the signed heads of an earlier database, in {folder}, moved to {aside.name}: "
+            "this database's record starts its own"
+        )
+    folder.mkdir(parents=True, exist_ok=True)
+    return said
+
+
 def demo_days_build(
     *, rounds: int, live_bets: int, folder: Path | None = None, out: TextIO | None = None
 ) -> dict[str, Any]:
@@ -247,11 +271,7 @@ def demo_days_build(
     for day in gaming_days(planted):
         replayed = _run("replay_day", day=day.isoformat()).splitlines()[:-1]
         say(f"    replay_day --day {day}: {len(replayed)} tables replayed")
-    # the head the signer (manage.py digest --follow) would sign within a second of the ingest;
-    # a checkout's default publisher, var/digests, is made with var/ on the first run
-    checkout_publisher = Path(settings.BASE_DIR) / "var" / "digests"
-    if str(checkout_publisher) in settings.DIGEST_PUBLISHERS:
-        checkout_publisher.mkdir(parents=True, exist_ok=True)
+    # the head the signer (manage.py digest --follow) would sign within a second of the ingest
     say(f"    digest: {_last_line(_run('digest', if_needed=True))}")
     return planted
 

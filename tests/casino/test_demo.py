@@ -150,3 +150,38 @@ def test_demo_works_with_one_round_and_says_which_faults_a_short_day_cannot_hold
     found = int(re.search(r"planted faults found: (\d+) of", text).group(1))
     assert found == planted >= 1 and "MISSED" not in text
     assert text.count("(not planted:") == len(DEMO_FAULTS) - planted
+
+
+@pytest.mark.django_db
+def test_the_checkouts_publisher_of_an_earlier_database_is_moved_aside_not_signed_over(
+    tmp_path, settings
+) -> None:
+    """The demo run again after db.sqlite3 was removed: var/digests holds the heads of the
+    earlier record, which the new one's first head cannot extend - moved aside, kept, so
+    that the demo signs its own; never a publisher but the checkout's, never a store with
+    events."""
+    from datetime import UTC, datetime
+
+    from casino.demo import checkout_publisher_ready
+    from tests.back_office.helpers import append, dealt
+
+    settings.BASE_DIR = tmp_path
+    folder = tmp_path / "var" / "digests"
+    settings.DIGEST_PUBLISHERS = [str(folder)]
+    assert checkout_publisher_ready() is None and folder.is_dir()  # the first run makes it
+    (folder / "latest.json").write_text('{"earlier": true}')
+    said = checkout_publisher_ready(now=datetime(2026, 11, 30, 7, 5, 9, tzinfo=UTC))
+    aside = tmp_path / "var" / "digests-before-20261130T070509Z"
+    assert said == (
+        f"the signed heads of an earlier database, in {folder}, moved to {aside.name}: "
+        "this database's record starts its own"
+    )
+    assert (aside / "latest.json").read_text() == '{"earlier": true}'
+    assert folder.is_dir() and list(folder.iterdir()) == []
+    # a store with events: its publisher's heads are its own
+    (folder / "latest.json").write_text("{}")
+    append("T1", dealt("hoyle", rounds=1))
+    assert checkout_publisher_ready() is None and (folder / "latest.json").exists()
+    # a deployment's publisher: never touched
+    settings.DIGEST_PUBLISHERS = [str(tmp_path / "heads")]
+    assert checkout_publisher_ready() is None and not (tmp_path / "heads").exists()

@@ -14,6 +14,7 @@ from audit.presenting.commands import BackOfficeCommand
 from casino.demo import (
     DEMO_LIVE_BETS,
     DEMO_ROUNDS,
+    checkout_publisher_ready,
     demo_database_ready,
     demo_days_build,
     demo_logins_ensure,
@@ -87,8 +88,9 @@ class Command(BackOfficeCommand):
         logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
         self._say(step_line(1, "migrating the database"))
         roles = demo_database_ready()
-        if roles:
-            self._say(f"    {roles}")
+        for said in (roles, checkout_publisher_ready()):
+            if said:
+                self._say(f"    {said}")
         where = Path(folder) if folder else None
         manifest = demo_days_build(
             rounds=rounds, live_bets=live_bets, out=self.stdout, folder=where
