@@ -29,8 +29,9 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllow
 from django.shortcuts import redirect
 from django.urls import URLPattern, re_path, reverse
 from django.utils.formats import date_format
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
+from django.utils.text import capfirst
 from django.utils.timezone import localtime
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
@@ -46,7 +47,7 @@ from audit.findings.workflow import (
 from audit.integrity.chains import chain_state
 
 from .models import AccessRecord, DeviceAccount, Event, Finding, ReplayRun, SubscriberPosition
-from .presenting.payloads import WORDS
+from .presenting.payloads import WORDS, payload_fields
 from .presenting.vocabulary import (
     change_text,
     event_title,
@@ -55,6 +56,7 @@ from .presenting.vocabulary import (
     severity_text,
     status_text,
 )
+from .record.events import REGISTRY
 from .record.money import format_money, format_signed, not_available
 
 # filter by the gaming days there are (not by "today", "past 7 days")
@@ -165,6 +167,19 @@ def round_review_url(*, table: str, day: str, number: int) -> str | None:
     return _ROUND_REVIEW[0](table=table, day=day, number=number) if _ROUND_REVIEW else None
 
 
+class EventTypeFilter(admin.SimpleListFilter):
+    """Filter by event type, each named by its title in the catalogue."""
+
+    title = gettext_lazy("what happened")
+    parameter_name = "type"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return sorted(((t, event_title(t)) for t in REGISTRY), key=lambda pair: pair[1])
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Event]) -> QuerySet[Event]:
+        return queryset.filter(type=self.value()) if self.value() else queryset
+
+
 @admin.register(Event)
 class EventAdmin(admin.ModelAdmin):
     """Events are shown, never added, changed or deleted (the database refuses it too)."""
@@ -178,7 +193,7 @@ class EventAdmin(admin.ModelAdmin):
         "actor",
         "short_hash",
     )
-    list_filter = ("type", "stream")
+    list_filter = (EventTypeFilter, "stream")
     search_fields = ("stream", "event_id", "actor", "hash")
     date_hierarchy = "recorded_at"
     ordering = ("-position",)
@@ -203,7 +218,7 @@ class EventAdmin(admin.ModelAdmin):
             gettext_lazy("When and who"),
             {"fields": ("occurred_at", "recorded_at", "actor", "source")},
         ),
-        (gettext_lazy("Payload"), {"fields": ("payload_pretty",)}),
+        (gettext_lazy("Payload"), {"fields": ("payload_fields", "payload_pretty")}),
         (gettext_lazy("Hash chain"), {"fields": ("chain", "prev_hash", "hash", "neighbours")}),
     )
     readonly_fields = (
@@ -218,6 +233,7 @@ class EventAdmin(admin.ModelAdmin):
         "recorded_at",
         "actor",
         "source",
+        "payload_fields",
         "payload_pretty",
         "chain",
         "prev_hash",
@@ -232,6 +248,17 @@ class EventAdmin(admin.ModelAdmin):
     @admin.display(description=gettext_lazy("what happened"), ordering="type")
     def type_title(self, obj: Event) -> str:
         return event_title(obj.type)
+
+    @admin.display(description=gettext_lazy("what it records"))
+    def payload_fields(self, obj: Event) -> str:
+        currency = currencies_of([obj.stream]).get(obj.stream)
+        rows = payload_fields(obj.type, obj.schema_version, obj.payload, currency)
+        return format_html(
+            '<table class="payload-fields">{}</table>',
+            format_html_join(
+                "", "<tr><th>{}</th><td>{}</td></tr>", ((capfirst(k), v) for k, v in rows)
+            ),
+        )
 
     @admin.display(description=gettext_lazy("payload (as stored)"))
     def payload_pretty(self, obj: Event) -> str:
