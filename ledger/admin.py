@@ -36,14 +36,15 @@ from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, URLPattern, path, re_path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
-from django.utils.timezone import localtime
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from audit.access.devices import device_of
 from audit.admin import GAMING_DAY, ReadOnlyAdmin
-from audit.record.money import format_money
+from audit.presenting.vocabulary import kind_sentence, kind_title, severity_text, status_text
+from audit.record.money import format_money, not_available
 from audit.store.errors import StoreError
 from audit.store.streams import STREAM_REGEX
-from ledger.books.reconcile import missing_text
 from ledger.books.stats import percent
 
 from . import accounting_admin, charts, reports, selectors, signoff
@@ -68,8 +69,25 @@ _DAY = r"\d{4}-\d{2}-\d{2}"
 TABLE = ("table__stream", admin.AllValuesFieldListFilter)
 
 
+_day = selectors.day_text
+
+
 def _money(amount: int | None, currency: str, *, signed: bool = False) -> str:
     return selectors.money(amount, currency, signed=signed)
+
+
+_CODE_AND_AMOUNT = re.compile(r"\b([A-Z]{3}) (?=\d)")
+
+
+def unbroken(text: str) -> str:
+    """A finding's text with each amount held together (``EUR`` and its figure never on
+    two lines); the locale's forms already hold theirs with non-breaking spaces."""
+    return _CODE_AND_AMOUNT.sub("\\1\u00a0", text or "")
+
+
+def one_line(text: str) -> str:
+    """A list's figure kept on one line (an amount or a date never breaks inside)."""
+    return format_html('<span class="nowrap">{}</span>', text)
 
 
 def reconciliation_url(table: str, day: date | str) -> str:
@@ -89,22 +107,22 @@ class MoneyColumns:
     """List columns of money, by the one formatter."""
 
     @staticmethod
-    def column(name: str, title: str, *, signed: bool = False) -> Any:
+    def column(name: str, title: Any, *, signed: bool = False) -> Any:
         @admin.display(description=title, ordering=name)
         def show(self: Any, obj: Any) -> str:
             currency = obj.currency if hasattr(obj, "currency") else (obj.table.currency or "XXX")
-            return _money(getattr(obj, name), currency, signed=signed)
+            return one_line(_money(getattr(obj, name), currency, signed=signed))
 
         return show
 
 
 class Unexplained(admin.SimpleListFilter):
-    title = "variances"
+    title = gettext_lazy("variances")
     parameter_name = "unexplained"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
         # "none beyond the threshold" says nothing of a day's counts: its state does
-        return [("yes", "not explained"), ("no", "none beyond the threshold")]
+        return [("yes", _("not explained")), ("no", _("none beyond the threshold"))]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         if self.value() in ("yes", "no"):
@@ -113,7 +131,7 @@ class Unexplained(admin.SimpleListFilter):
 
 
 class State(admin.SimpleListFilter):
-    title = "state"
+    title = gettext_lazy("state")
     parameter_name = "state"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
@@ -137,7 +155,7 @@ STATE_BADGE = {
 
 
 class Pit(admin.SimpleListFilter):
-    title = "pit"
+    title = gettext_lazy("pit")
     parameter_name = "pit"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
@@ -152,7 +170,7 @@ class ReconciliationAdmin(NoDevices, ReadOnlyAdmin):
     """The reconciled table-days; each opens its reconciliation page."""
 
     list_display = (
-        "__str__",
+        "table_day",
         "pit",
         "ruleset",
         "drop_shown",
@@ -165,40 +183,60 @@ class ReconciliationAdmin(NoDevices, ReadOnlyAdmin):
         "state_shown",
     )
     list_filter = (State, Unexplained, Pit, "ruleset", GAMING_DAY, TABLE)
+    # the latest gaming day first: the list opens on the day an accountant works on
+    ordering = ("-gaming_day", "table__stream")
     review_template = "admin/ledger/reconciliation/review.html"
     reports_template = "admin/ledger/reports.html"
     key_pattern = rf"(?P<table>{STREAM_REGEX})/(?P<day>{_DAY})"
 
-    chip_win_shown = MoneyColumns.column("chip_win", "chip-count win", signed=True)
-    recorded_win_shown = MoneyColumns.column("recorded_win", "recorded win", signed=True)
-    replayed_win_shown = MoneyColumns.column("replayed_win", "replayed win", signed=True)
-    theoretical_win_shown = MoneyColumns.column("theoretical_win", "theoretical win", signed=True)
+    chip_win_shown = MoneyColumns.column("chip_win", gettext_lazy("chip-count win"), signed=True)
+    recorded_win_shown = MoneyColumns.column(
+        "recorded_win", gettext_lazy("recorded win"), signed=True
+    )
+    replayed_win_shown = MoneyColumns.column(
+        "replayed_win", gettext_lazy("replayed win"), signed=True
+    )
+    theoretical_win_shown = MoneyColumns.column(
+        "theoretical_win", gettext_lazy("theoretical win"), signed=True
+    )
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[m.Reconciliation]:
         return super().get_queryset(request).filter(shift="").select_related("table")
 
-    @admin.display(description="drop", ordering="drop_cash")
-    def drop_shown(self, obj: m.Reconciliation) -> str:
-        return _money(obj.drop, obj.currency)
+    def get_list_display(self, request: HttpRequest) -> Any:
+        # a casino that names no pits has a column of dashes: left out
+        shown = super().get_list_display(request)
+        return shown if selectors.pits() else tuple(c for c in shown if c != "pit")
 
-    @admin.display(description="pit", ordering="table__pit")
+    @admin.display(description=gettext_lazy("table-day"), ordering="gaming_day")
+    def table_day(self, obj: m.Reconciliation) -> str:
+        return one_line(f"{obj.table.stream} {_day(obj.gaming_day)}")
+
+    @admin.display(description=gettext_lazy("drop"), ordering="drop_cash")
+    def drop_shown(self, obj: m.Reconciliation) -> str:
+        return one_line(_money(obj.drop, obj.currency))
+
+    @admin.display(description=gettext_lazy("pit"), ordering="table__pit")
     def pit(self, obj: m.Reconciliation) -> str:
         return obj.table.pit or "-"
 
-    @admin.display(description="hold")
+    @admin.display(description=gettext_lazy("hold"))
     def hold_shown(self, obj: m.Reconciliation) -> str:
-        return percent(selectors.hold_of(obj))
+        return one_line(percent(selectors.hold_of(obj)))
 
-    @admin.display(description="variance", ordering="unexplained")
+    @admin.display(description=gettext_lazy("variance"), ordering="unexplained")
     def variance_shown(self, obj: m.Reconciliation) -> str:
         text = _money(obj.chip_variance, obj.currency, signed=True)
         if obj.unexplained:
             return format_html(
-                '<strong class="unexplained" style="color:#b00020">{} not explained</strong>', text
+                '<strong class="unexplained" style="color:#b00020">'
+                '<span class="amount nowrap">{}</span> {}</strong>',
+                text,
+                _("not explained"),
             )
-        return text
+        return one_line(text)
 
-    @admin.display(description="state", ordering="state")
+    @admin.display(description=gettext_lazy("state"), ordering="state")
     def state_shown(self, obj: m.Reconciliation) -> str:
         return format_html(
             '<span class="state state-{}" style="{}">{}</span>',
@@ -276,12 +314,24 @@ class ReconciliationAdmin(NoDevices, ReadOnlyAdmin):
             try:
                 if action == "sign_off":
                     signoff.day_sign_off(table=table, gaming_day=day, user=request.user, note=note)
-                    self.message_user(request, f"{table} {day} signed off.", messages.SUCCESS)
+                    self.message_user(
+                        request,
+                        _("%(table)s %(day)s signed off.") % {"table": table, "day": _day(day)},
+                        messages.SUCCESS,
+                    )
                 elif action == "reopen":
                     signoff.day_reopen(table=table, gaming_day=day, user=request.user, note=note)
-                    self.message_user(request, f"{table} {day} reopened.", messages.SUCCESS)
+                    self.message_user(
+                        request,
+                        _("%(table)s %(day)s reopened.") % {"table": table, "day": _day(day)},
+                        messages.SUCCESS,
+                    )
                 else:
-                    self.message_user(request, f"Unknown action {action!r}.", messages.ERROR)
+                    self.message_user(
+                        request,
+                        _("Unknown action %(action)r.") % {"action": action},
+                        messages.ERROR,
+                    )
             except StoreError as error:
                 self.message_user(request, str(error), messages.ERROR)
             return HttpResponseRedirect(reconciliation_url(table, day))
@@ -290,11 +340,13 @@ class ReconciliationAdmin(NoDevices, ReadOnlyAdmin):
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
-            "title": f"Reconciliation of {table}, gaming day {day.isoformat()}",
+            "title": _("Reconciliation of %(table)s, gaming day %(day)s")
+            % {"table": table, "day": _day(day)},
             "subtitle": None,
             "original": row,
             "has_view_permission": True,
             "may_sign": may_sign,
+            **accounting_admin.hub(request, day=day, table=table),
             **review_context(detail),
             **(extra_context or {}),
         }
@@ -304,12 +356,7 @@ class ReconciliationAdmin(NoDevices, ReadOnlyAdmin):
     # --- reports ------------------------------------------------------------------------------------
 
     def _report_parameters(self, request: HttpRequest) -> dict[str, Any]:
-        today = (
-            m.Reconciliation.objects.order_by("-gaming_day")
-            .values_list("gaming_day", flat=True)
-            .first()
-        )
-        today = today or date.today()
+        today = selectors.latest_day_with_play()
 
         def day_of(name: str, default: date) -> date:
             try:
@@ -384,21 +431,23 @@ class ReconciliationAdmin(NoDevices, ReadOnlyAdmin):
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
-            "title": "Ledger reports",
+            "title": _("Ledger reports"),
             "subtitle": None,
             "parameters": p,
             "query": query,
             "bands": band,
             "bars": bars,
-            "tables": [_report_table(r) for r in (statistics, hold, daily)],
+            "tables": [paged_table(_report_table(r), request) for r in (statistics, hold, daily)],
+            **accounting_admin.hub(request, day=p["day_to"], table=p["filters"]["table"]),
+            "hub_current": "reports",
             "csv": {
                 name: reverse("admin:ledger_report_csv", args=[name])
                 + "?"
                 + urlencode({**query, "group": p["group"], "period": p["period"]})
                 for name in ("statistics", "hold", "daily", "drop")
             },
-            "groups": reports.GROUPS,
-            "periods": ("shift", "day", "mtd", "ytd"),
+            "groups": [(g, _(GROUP_WORDS[g])) for g in reports.GROUPS],
+            "periods": [(key, _(PERIOD_WORDS[key])) for key in ("shift", "day", "mtd", "ytd")],
             "games": selectors.games(),
             "pits": selectors.pits(),
             "table_codes": list(m.LedgerTable.objects.values_list("stream", flat=True)),
@@ -410,19 +459,42 @@ class ReconciliationAdmin(NoDevices, ReadOnlyAdmin):
         if not self.has_view_permission(request):
             raise PermissionDenied
         p = self._report_parameters(request)
-        if name == "statistics":
-            report = reports.statistics(
-                group=p["group"], period=p["period"], day=p["day_to"], **p["filters"]
-            )
-        else:
-            report = getattr(reports, name)(
-                day_from=p["day_from"], day_to=p["day_to"], **p["filters"]
-            )
-        response = HttpResponse(report.as_csv(), content_type="text/csv; charset=utf-8")
+        with accounting_admin.machine_read():
+            if name == "statistics":
+                report = reports.statistics(
+                    group=p["group"], period=p["period"], day=p["day_to"], **p["filters"]
+                )
+            else:
+                report = getattr(reports, name)(
+                    day_from=p["day_from"], day_to=p["day_to"], **p["filters"]
+                )
+            text = report.as_csv()
+        response = HttpResponse(text, content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = (
             f'attachment; filename="ledger-{name}-{p["day_to"].isoformat()}.csv"'
         )
         return response
+
+
+GROUP_WORDS = {
+    "table": gettext_lazy("table"),
+    "game": gettext_lazy("game"),
+    "pit": gettext_lazy("pit"),
+    "casino": gettext_lazy("casino"),
+}
+PERIOD_WORDS = {
+    "shift": gettext_lazy("each shift"),
+    "day": gettext_lazy("the day"),
+    "mtd": gettext_lazy("month to date"),
+    "ytd": gettext_lazy("year to date"),
+}
+
+
+def paged_table(shown: dict[str, Any], request: HttpRequest) -> dict[str, Any]:
+    """A report's screen table with only the rows of the page asked (its totals stay: they
+    are of every row, as the CSV's)."""
+    shown["rows"], shown["paging"] = accounting_admin.paged(shown["rows"], request)
+    return shown
 
 
 def _report_table(report: reports.Report) -> dict[str, Any]:
@@ -434,6 +506,8 @@ def _report_table(report: reports.Report) -> dict[str, Any]:
         if c.screen and any(row.get(c.key) is not None for row in report.rows)
     ]
     columns = columns or [c for c in report.columns if c.screen]
+    if len({row.get("currency") for row in report.rows}) <= 1:  # each amount names it
+        columns = [c for c in columns if c.key != "currency"]
     # the table-days a row's hold leaves out, named under the table (the CSV and the API
     # have them in the row: left_out_days)
     label = next((c for c in report.columns if c.kind == "text"), None)
@@ -447,13 +521,22 @@ def _report_table(report: reports.Report) -> dict[str, Any]:
     return {
         "name": report.name,
         "title": report.title,
-        "columns": columns,
+        "columns": [(_(c.title), c.kind) for c in columns],
         "left_out": left_out,
-        "rows": [[(c.kind, report.display(row, c)) for c in columns] for row in report.rows],
+        "rows": [[(c.kind, shown(report, row, c)) for c in columns] for row in report.rows],
         "totals": [
-            [(c.kind, report.total_display(row, c)) for c in columns] for row in report.totals
+            [(c.kind, shown(report, row, c, total=True)) for c in columns] for row in report.totals
         ],
     }
+
+
+def shown(report: reports.Report, row: dict[str, Any], column: Any, *, total: bool = False) -> str:
+    """A report's cell on the screen: a yes-or-no in words (``n/a`` where not known), the
+    rest as the report shows it (money by the one formatter)."""
+    if column.kind == "bool" and (not total or column.key in row):
+        value = row.get(column.key)
+        return not_available() if value is None else (_("yes") if value else _("no"))
+    return report.total_display(row, column) if total else report.display(row, column)
 
 
 def _figure(
@@ -485,24 +568,24 @@ def _rounds_url(table: str, day: date) -> str | None:
 def _chip_note(row: m.Reconciliation) -> str:
     """What the chip-count win is, or why there is none - in the record's own terms."""
     if row.chip_win is not None:
-        return "closer - opener + credits - fills + drop"
+        return _("closer - opener + credits - fills + drop")
     if not row.drop_box:
-        return "none: a game without a chip tray or drop box"
+        return _("none: a game without a chip tray or drop box")
     lacking = [
         k for k in row.missing if k in ("opener_missing", "closer_missing", "drop_not_counted")
     ]
     if lacking:
-        return f"not computed: {missing_text(lacking)}"
+        return _("not computed: %(what)s") % {"what": selectors.missing_words(lacking)}
     held = [
         name
         for name, value in (
-            ("opener", row.opener),
-            ("closer", row.closer),
-            ("drop count", row.drop),
+            (_("no opener"), row.opener),
+            (_("no closer"), row.closer),
+            (_("no drop count"), row.drop),
         )
         if value is None
     ]
-    return f"not computed: no {', '.join(held)} in this period"
+    return _("not computed: %(what)s in this period") % {"what": ", ".join(held)}
 
 
 def _theoretical_note(row: m.Reconciliation, sd: str, interval: str) -> str:
@@ -511,56 +594,65 @@ def _theoretical_note(row: m.Reconciliation, sd: str, interval: str) -> str:
     c = row.currency
     if row.theoretical_win is None:
         if not row.edge:
-            return "the engine knows no edge for this game"
+            return _("the engine knows no edge for this game")
         if row.initial_stakes is None:
-            return "n/a: folded before the books kept the initial stakes (fold the table again)"
-        return "n/a: insurance was staked and its edge is not known"
-    text = f"initial stakes {_money(row.initial_stakes, c, signed=False)} x house edge {percent(Fraction(row.edge), 3)}"
+            return _("n/a: folded before the books kept the initial stakes (fold the table again)")
+        return _("n/a: insurance was staked and its edge is not known")
+    text = _("initial stakes %(stakes)s x house edge %(edge)s") % {
+        "stakes": _money(row.initial_stakes, c, signed=False),
+        "edge": percent(Fraction(row.edge), 3),
+    }
     if row.insurance_stakes and row.insurance_edge:
-        text += (
-            f" + insurance {_money(row.insurance_stakes, c, signed=False)} x its edge "
-            f"{percent(Fraction(row.insurance_edge), 2)}"
-        )
-    return f"{text} (handle {_money(row.handle, c, signed=False)}); {sd}" + (
-        f"; {interval}" if interval else ""
-    )
+        text += _(" + insurance %(stakes)s x its edge %(edge)s") % {
+            "stakes": _money(row.insurance_stakes, c, signed=False),
+            "edge": percent(Fraction(row.insurance_edge), 2),
+        }
+    text += _(" (handle %(handle)s)") % {"handle": _money(row.handle, c, signed=False)}
+    return "; ".join([text, sd, *([interval] if interval else [])])
 
 
 def period_context(row: m.Reconciliation) -> dict[str, Any]:
     """One period's four wins, drop, hold and variances, as the page shows them."""
     c = row.currency
     sd = (
-        "SD n/a (no variance of the game yet)"
+        _("SD n/a (no variance of the game yet)")
         if row.theoretical_sd is None
-        else f"SD {_money(row.theoretical_sd, c)}"
+        else _("SD %(sd)s") % {"sd": _money(row.theoretical_sd, c)}
     )
     interval = (
         ""
         if row.interval_low is None
-        else f"95%: {_money(row.interval_low, c, signed=True)} to {_money(row.interval_high, c, signed=True)}"
+        else _("95%%: %(low)s to %(high)s")
+        % {
+            "low": _money(row.interval_low, c, signed=True),
+            "high": _money(row.interval_high, c, signed=True),
+        }
     )
     chip_open = any(f.get("kind") == "chip_variance" for f in row.findings)
     replay_open = any(f.get("kind") == "replay_variance" for f in row.findings)
     return {
         "row": row,
         "figures": [
-            _figure("chip-count win", row.chip_win, c, note=_chip_note(row)),
+            _figure(_("chip-count win"), row.chip_win, c, note=_chip_note(row)),
             _figure(
-                "recorded win",
+                _("recorded win"),
                 row.recorded_win,
                 c,
-                note="the settlements as recorded, corrections applied",
+                note=_("the settlements as recorded, corrections applied"),
             ),
             _figure(
-                "replayed win",
+                _("replayed win"),
                 row.replayed_win,
                 c,
-                note="the settlements the rules engine recomputes"
+                note=_("the settlements the rules engine recomputes")
                 if row.replayed_win is not None
-                else "no replay of this day yet",
+                else _("no replay of this day yet"),
             ),
             _figure(
-                "theoretical win", row.theoretical_win, c, note=_theoretical_note(row, sd, interval)
+                _("theoretical win"),
+                row.theoretical_win,
+                c,
+                note=_theoretical_note(row, sd, interval),
             ),
         ],
         "drop": _money(row.drop, c, signed=False),
@@ -568,14 +660,14 @@ def period_context(row: m.Reconciliation) -> dict[str, Any]:
         "handle": _money(row.handle, c, signed=False),
         "variances": [
             {
-                "name": "chip-count against the record",
+                "name": _("chip-count against the record"),
                 "amount": _money(row.chip_variance, c, signed=True),
                 "open": chip_open,
                 "known": row.explanations.get("chip", []),
                 "id": "chip",
             },
             {
-                "name": "replayed against recorded",
+                "name": _("replayed against recorded"),
                 "amount": _money(row.replay_variance, c, signed=True),
                 "open": replay_open,
                 "known": row.explanations.get("replay", []),
@@ -583,14 +675,14 @@ def period_context(row: m.Reconciliation) -> dict[str, Any]:
             },
         ],
         "counts": [
-            ("opener", _money(row.opener, c, signed=False)),
-            ("fills", _money(row.fills, c, signed=False)),
-            ("credits", _money(row.credits, c, signed=False)),
-            ("closer", _money(row.closer, c, signed=False)),
-            ("drop: cash", _money(row.drop_cash, c, signed=False)),
-            ("drop: markers", _money(row.drop_markers, c, signed=False)),
-            ("drop: chips", _money(row.drop_chips, c, signed=False)),
-            ("between shifts", _money(row.between_shifts, c, signed=True)),
+            (_("opener"), _money(row.opener, c, signed=False)),
+            (_("fills"), _money(row.fills, c, signed=False)),
+            (_("credits"), _money(row.credits, c, signed=False)),
+            (_("closer"), _money(row.closer, c, signed=False)),
+            (_("drop: cash"), _money(row.drop_cash, c, signed=False)),
+            (_("drop: markers"), _money(row.drop_markers, c, signed=False)),
+            (_("drop: chips"), _money(row.drop_chips, c, signed=False)),
+            (_("between shifts"), _money(row.between_shifts, c, signed=True)),
         ],
     }
 
@@ -642,22 +734,23 @@ def review_context(detail: selectors.DayDetail) -> dict[str, Any]:
             "value": _money(s.value, c, signed=False),
             "steps": [
                 {
-                    "name": name,
+                    "name": word(name),
                     "chips": _chips(step.get("chips"), c),
                     "value": _money(step.get("value"), c, signed=False),
                     "url": _event_url(events.get(step.get("event") or "")),
                 }
                 for name, step in s.steps.items()
             ],
-            "people": ", ".join(
-                f"{role.replace('_', ' ')} {who}" for role, who in s.people.items()
-            ),
+            "people": people_text(s.people),
+            "kind": word(s.kind),
+            "state": word(s.state),
         }
         for s in detail.slips
     ]
     counts = [
         {
             "count": x,
+            "kind": word(x.kind),
             "chips": _chips(x.chips, c),
             "value": _money(x.value, c, signed=False),
             "url": _event_url(events.get(str(x.event_id))),
@@ -667,6 +760,7 @@ def review_context(detail: selectors.DayDetail) -> dict[str, Any]:
     drops = [
         {
             "drop": d,
+            "state": word(d.state),
             "counted": _money(d.counted, c, signed=False),
             "posted": _money(
                 None
@@ -685,7 +779,18 @@ def review_context(detail: selectors.DayDetail) -> dict[str, Any]:
     findings = []
     for f in detail.findings:
         url = reverse("admin:audit_finding_change", args=[f.pk])
-        findings.append({"finding": f, "url": url})
+        findings.append(
+            {
+                "finding": f,
+                "url": url,
+                "kind": kind_title(f.kind),
+                "sentence": kind_sentence(f.kind),
+                "severity": severity_text(f.severity),
+                "status": status_text(f.status),
+                "expected": unbroken(f.expected),
+                "recorded": unbroken(f.recorded),
+            }
+        )
     signed = detail.signoff
     table = row.table.stream
     return {
@@ -730,6 +835,13 @@ def review_context(detail: selectors.DayDetail) -> dict[str, Any]:
         if signed is not None
         else "",
         "late": _late(row) if row.late else None,
+        "day_text": _day(row.gaming_day),
+        "previous_text": _day(detail.previous.gaming_day) if detail.previous else "",
+        "next_text": _day(detail.next.gaming_day) if detail.next else "",
+        "rounds_text": selectors.number_text(row.rounds),
+        "bets_text": selectors.number_text(row.bets),
+        "signed_at_text": _when(signed.signed_at) if signed is not None else "",
+        "reopened_at_text": _when(signed.reopened_at) if signed is not None else "",
         "adjustments": [_adjustment(table, a, c) for a in row.adjustments],
         "adjustment_total": (
             _money(row.adjustment_win, c, signed=True),
@@ -745,25 +857,63 @@ def review_context(detail: selectors.DayDetail) -> dict[str, Any]:
         if detail.previous
         else None,
         "next_url": reconciliation_url(table, detail.next.gaming_day) if detail.next else None,
-        "findings_url": reverse("admin:audit_finding_changelist")
-        + "?"
-        + urlencode({"stream": table, "gaming_day": row.gaming_day.isoformat()}),
-        "rounds_url": _rounds_url(table, row.gaming_day) if row.rounds else None,
     }
 
 
 _FIGURE_NAMES = {
-    "opener": "opener",
-    "closer": "closer",
-    "fills": "fills",
-    "credits": "credits",
-    "drop": "drop",
-    "handle": "handle",
-    "chip_win": "chip-count win",
-    "recorded_win": "recorded win",
-    "replayed_win": "replayed win",
-    "theoretical_win": "theoretical win",
+    "opener": gettext_lazy("opener"),
+    "closer": gettext_lazy("closer"),
+    "fills": gettext_lazy("fills"),
+    "credits": gettext_lazy("credits"),
+    "drop": gettext_lazy("drop"),
+    "handle": gettext_lazy("handle"),
+    "chip_win": gettext_lazy("chip-count win"),
+    "recorded_win": gettext_lazy("recorded win"),
+    "replayed_win": gettext_lazy("replayed win"),
+    "theoretical_win": gettext_lazy("theoretical win"),
 }
+
+# the people a slip names, by their role
+_ROLES = {
+    "requested_by": gettext_lazy("requested by"),
+    "issued_by": gettext_lazy("issued by"),
+    "carried_by": gettext_lazy("carried by"),
+    "dealer": gettext_lazy("dealer"),
+    "supervisor": gettext_lazy("supervisor"),
+    "voided_by": gettext_lazy("voided by"),
+    "void_witnessed_by": gettext_lazy("void witnessed by"),
+}
+
+
+# the record's words for counts, slips and drop boxes (data in the record, shown in words)
+_WORDS = {
+    "opening": gettext_lazy("opening"),
+    "closing": gettext_lazy("closing"),
+    "fill": gettext_lazy("fill"),
+    "credit": gettext_lazy("credit"),
+    "requested": gettext_lazy("requested"),
+    "issued": gettext_lazy("issued"),
+    "received": gettext_lazy("received"),
+    "released": gettext_lazy("released"),
+    "voided": gettext_lazy("voided"),
+    "complete": gettext_lazy("complete"),
+    "removed": gettext_lazy("removed"),
+    "counted": gettext_lazy("counted"),
+    "posted": gettext_lazy("posted"),
+}
+
+
+def word(code: str) -> str:
+    """One of the record's words (a count's kind, a slip's step or state, a drop box's
+    state) in the active language; a word not known as it is."""
+    return str(_WORDS.get(code, code))
+
+
+def people_text(people: dict[str, str]) -> str:
+    """``requested by D-1, issued by C-4``: who did what to a slip."""
+    return ", ".join(
+        f"{_ROLES.get(role, role.replace('_', ' '))} {who}" for role, who in people.items()
+    )
 
 
 def _moved(figures: dict[str, int], currency: str) -> str:
@@ -778,6 +928,7 @@ def _adjustment(table: str, adjustment: dict[str, Any], currency: str) -> dict[s
     link back), what moved, the win and the drop it adds."""
     return {
         "day": adjustment["gaming_day"],
+        "day_text": _day(date.fromisoformat(str(adjustment["gaming_day"]))),
         "url": reconciliation_url(table, adjustment["gaming_day"]),
         "moved": _moved(adjustment["figures"], currency),
         "win": _money(adjustment["win"], currency, signed=True),
@@ -793,6 +944,7 @@ def _late(row: m.Reconciliation) -> dict[str, Any]:
     return {
         "moved": _moved(row.late.get("figures", {}), c),
         "into": into,
+        "into_text": _day(into) if into else "",
         "url": reconciliation_url(row.table.stream, into) if into else None,
     }
 
@@ -813,7 +965,7 @@ class LedgerTableAdmin(NoDevices, admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
 
-    @admin.display(description="gaming days")
+    @admin.display(description=gettext_lazy("gaming days"))
     def days(self, obj: m.LedgerTable) -> str:
         url = (
             reverse("admin:ledger_reconciliation_changelist")
@@ -832,13 +984,13 @@ class _ByTable(NoDevices, ReadOnlyAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
         return super().get_queryset(request).select_related("table")
 
-    @admin.display(description="reconciliation")
+    @admin.display(description=gettext_lazy("reconciliation"))
     def day_link(self, obj: Any) -> str:
         return format_html(
-            '<a href="{}">{} {}</a>',
+            '<a class="nowrap" href="{}">{} {}</a>',
             reconciliation_url(obj.table.stream, obj.gaming_day),
             obj.table.stream,
-            obj.gaming_day.isoformat(),
+            _day(obj.gaming_day),
         )
 
 
@@ -857,13 +1009,13 @@ class SlipAdmin(_ByTable):
     list_filter = ("kind", "state", GAMING_DAY, TABLE)
     search_fields = ("number",)
 
-    @admin.display(description="chips", ordering="value")
+    @admin.display(description=gettext_lazy("chips"), ordering="value")
     def value_shown(self, obj: m.Slip) -> str:
-        return format_money(obj.value, obj.table.currency or "XXX")
+        return one_line(format_money(obj.value, obj.table.currency or "XXX"))
 
-    @admin.display(description="people")
+    @admin.display(description=gettext_lazy("people"))
     def people_shown(self, obj: m.Slip) -> str:
-        return ", ".join(f"{role.replace('_', ' ')} {who}" for role, who in obj.people.items())
+        return people_text(obj.people)
 
 
 @admin.register(m.InventorySlip)
@@ -880,9 +1032,9 @@ class InventorySlipAdmin(_ByTable):
     )
     list_filter = ("kind", GAMING_DAY, TABLE)
 
-    @admin.display(description="value", ordering="value")
+    @admin.display(description=gettext_lazy("value"), ordering="value")
     def value_shown(self, obj: m.InventorySlip) -> str:
-        return format_money(obj.value, obj.table.currency or "XXX")
+        return one_line(format_money(obj.value, obj.table.currency or "XXX"))
 
 
 @admin.register(m.DropBox)
@@ -890,13 +1042,13 @@ class DropBoxAdmin(_ByTable):
     list_display = ("day_link", "shift", "state", "counted_shown", "cash", "markers", "chips")
     list_filter = ("state", GAMING_DAY, TABLE)
 
-    @admin.display(description="counted")
+    @admin.display(description=gettext_lazy("counted"))
     def counted_shown(self, obj: m.DropBox) -> str:
-        return _money(obj.counted, obj.table.currency or "XXX")
+        return one_line(_money(obj.counted, obj.table.currency or "XXX"))
 
-    cash = MoneyColumns.column("counted_cash", "cash")
-    markers = MoneyColumns.column("counted_markers", "markers")
-    chips = MoneyColumns.column("counted_chips", "chips")
+    cash = MoneyColumns.column("counted_cash", gettext_lazy("cash"))
+    markers = MoneyColumns.column("counted_markers", gettext_lazy("markers"))
+    chips = MoneyColumns.column("counted_chips", gettext_lazy("chips"))
 
 
 @admin.register(m.Marker)
@@ -904,8 +1056,8 @@ class MarkerAdmin(_ByTable):
     list_display = ("number", "day_link", "player", "amount_shown", "redeemed_shown")
     list_filter = (GAMING_DAY, TABLE)
 
-    amount_shown = MoneyColumns.column("amount", "amount")
-    redeemed_shown = MoneyColumns.column("redeemed", "redeemed")
+    amount_shown = MoneyColumns.column("amount", gettext_lazy("amount"))
+    redeemed_shown = MoneyColumns.column("redeemed", gettext_lazy("redeemed"))
 
 
 @admin.register(m.SlipBook)
@@ -918,9 +1070,7 @@ class SlipBookAdmin(NoDevices, ReadOnlyAdmin):
     search_fields = ("first_number", "last_number")
 
 
-def _when(moment: Any) -> str:
-    """A moment in the casino's time zone, with its name: ``2026-12-07 00:12 CET``."""
-    return "-" if moment is None else localtime(moment).strftime("%Y-%m-%d %H:%M %Z")
+_when = selectors.when_text
 
 
 @admin.register(m.SignOff)
@@ -958,8 +1108,14 @@ class SignOffAdmin(NoDevices, ReadOnlyAdmin):
                 )
             },
         ),
-        ("Figures signed", {"fields": ("figures_shown", "adjustments_shown", "hash_shown")}),
-        ("Reopened", {"fields": ("reopened_by", "reopened_at_shown", "reopen_note")}),
+        (
+            gettext_lazy("Figures signed"),
+            {"fields": ("figures_shown", "adjustments_shown", "hash_shown")},
+        ),
+        (
+            gettext_lazy("Reopened"),
+            {"fields": ("reopened_by", "reopened_at_shown", "reopen_note")},
+        ),
     )
 
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
@@ -982,42 +1138,42 @@ class SignOffAdmin(NoDevices, ReadOnlyAdmin):
         table = m.LedgerTable.objects.filter(stream=obj.table).first()
         return (table.currency if table is not None else "") or "XXX"
 
-    @admin.display(description="signed at", ordering="signed_at")
+    @admin.display(description=gettext_lazy("signed at"), ordering="signed_at")
     def signed_at_shown(self, obj: m.SignOff) -> str:
         return _when(obj.signed_at)
 
-    @admin.display(description="reopened at")
+    @admin.display(description=gettext_lazy("reopened at"))
     def reopened_at_shown(self, obj: m.SignOff) -> str:
         return _when(obj.reopened_at)
 
-    @admin.display(description="table-day")
+    @admin.display(description=gettext_lazy("table-day"))
     def day(self, obj: m.SignOff) -> str:
         return format_html(
-            '<a href="{}">{} {}</a>',
+            '<a class="nowrap" href="{}">{} {}</a>',
             reconciliation_url(obj.table, obj.gaming_day),
             obj.table,
-            obj.gaming_day.isoformat(),
+            _day(obj.gaming_day),
         )
 
-    @admin.display(description="state when signed", ordering="state")
+    @admin.display(description=gettext_lazy("state when signed"), ordering="state")
     def state_shown(self, obj: m.SignOff) -> str:
         if not obj.state:
-            return "not recorded (signed before states were)"
+            return _("not recorded (signed before states were)")
         return (
             m.Reconciliation.State(obj.state).label
             if obj.state in m.Reconciliation.State.values
             else obj.state
         )
 
-    @admin.display(description="the note signed over")
+    @admin.display(description=gettext_lazy("the note signed over"))
     def exceptions_shown(self, obj: m.SignOff) -> str:
         return (
             signoff.exceptions_text(obj.exceptions)
             if obj.exceptions
-            else "nothing: the day had no exception"
+            else _("nothing: the day had no exception")
         )
 
-    @admin.display(description="figures")
+    @admin.display(description=gettext_lazy("figures"))
     def figures_shown(self, obj: m.SignOff) -> str:
         c = self._currency(obj)
         signed = {"chip_win", "recorded_win", "replayed_win", "theoretical_win"}
@@ -1032,34 +1188,35 @@ class SignOffAdmin(NoDevices, ReadOnlyAdmin):
         )
         return format_html('<table class="signed-figures">{}</table>', rows)
 
-    @admin.display(description="adjustments carried")
+    @admin.display(description=gettext_lazy("adjustments carried"))
     def adjustments_shown(self, obj: m.SignOff) -> str:
         row = self._row(obj)
         if row is None or not row.adjustments:
-            return "none"
+            return _("none")
         c = row.currency
         return format_html_join(
             format_html("<br>"),
-            '{} from <a href="{}">{}</a>: {}',
+            '{} {} <a href="{}">{}</a>: {}',
             (
-                (a["win"], a["url"], a["day"], a["moved"])
+                (a["win"], _("from"), a["url"], a["day_text"], a["moved"])
                 for a in (_adjustment(obj.table, x, c) for x in row.adjustments)
             ),
         )
 
-    @admin.display(description="checked against its hash")
+    @admin.display(description=gettext_lazy("checked against its hash"))
     def hash_shown(self, obj: m.SignOff) -> str:
         row = self._row(obj)
         same = row is not None and figures_hash(signed_figures(row)) == obj.figures_hash
         kept = (
-            "the day's figures kept in the ledger give the signed hash"
+            _("the day's figures kept in the ledger give the signed hash")
             if same
-            else (
+            else _(
                 "the day's figures in the ledger no longer give the signed hash: see its findings"
             )
         )
         return format_html(
-            '{} <span class="muted" title="SHA-256 of the figures signed">(SHA-256 {}...)</span>',
+            '{} <span class="muted" title="{}">(SHA-256 {}...)</span>',
             kept,
+            _("SHA-256 of the figures signed"),
             obj.figures_hash[:12],
         )

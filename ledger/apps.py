@@ -2,11 +2,12 @@ from datetime import date
 from typing import Any
 
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class LedgerConfig(AppConfig):
     name = "ledger"
-    verbose_name = "Ledger: chips, cash, reconciliation"
+    verbose_name = _("Ledger: chips, cash, reconciliation")
 
     def ready(self) -> None:
         from audit.feed.derived import register as register_derived

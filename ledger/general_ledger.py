@@ -29,6 +29,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
 from audit.access.authority import refused_events
 from audit.presenting.reports import Column, Report
 from audit.record.authority import applicable
@@ -43,27 +46,27 @@ from . import config, fx, projection, selectors
 from . import models as m
 
 JOURNAL_COLUMNS = (
-    Column("gaming_day", "gaming day", screen=False),
-    Column("table", "table"),
-    Column("shift", "shift"),
-    Column("entry", "entry", screen=False),
-    Column("line", "line", "int"),
-    Column("account", "account", screen=False),
-    Column("account_name", "account"),
-    Column("currency", "currency", screen=False),
-    Column("debit", "debit", "amount", total=True),
-    Column("credit", "credit", "amount", total=True),
-    Column("memo", "memo"),
-    Column("event", "event", screen=False),
-    Column("event_version", "version", "int"),
+    Column("gaming_day", gettext_noop("gaming day"), screen=False),
+    Column("table", gettext_noop("table")),
+    Column("shift", gettext_noop("shift")),
+    Column("entry", gettext_noop("entry"), screen=False),
+    Column("line", gettext_noop("line"), "int"),
+    Column("account", gettext_noop("account"), screen=False),
+    Column("account_name", gettext_noop("account")),
+    Column("currency", gettext_noop("currency"), screen=False),
+    Column("debit", gettext_noop("debit"), "amount", total=True),
+    Column("credit", gettext_noop("credit"), "amount", total=True),
+    Column("memo", gettext_noop("memo")),
+    Column("event", gettext_noop("event"), screen=False),
+    Column("event_version", gettext_noop("version"), "int"),
 )
 BALANCE_COLUMNS = (
-    Column("account", "account", screen=False),
-    Column("account_name", "account"),
-    Column("table", "table"),
-    Column("currency", "currency"),
-    Column("debit", "debit", "amount", total=True),
-    Column("credit", "credit", "amount", total=True),
+    Column("account", gettext_noop("account"), screen=False),
+    Column("account_name", gettext_noop("account")),
+    Column("table", gettext_noop("table")),
+    Column("currency", gettext_noop("currency")),
+    Column("debit", gettext_noop("debit"), "amount", total=True),
+    Column("credit", gettext_noop("credit"), "amount", total=True),
 )
 
 
@@ -97,7 +100,7 @@ def table_journal(*, table: str, day: date) -> TableJournal:
     index = next((i for i, (_, d) in enumerate(opened) if d == text), None)
     start = 1 if not index else opened[index - 1][0]
     after = opened[index + 1][0] if index is not None and index + 1 < len(opened) else None
-    head, _ = stream_head(table)
+    head, _position = stream_head(table)
     reads = (
         [(start, head, projection.TYPES)]
         if after is None
@@ -149,7 +152,7 @@ def journal(*, day: date, table: str | None = None, folds: Folded | None = None)
     the books posted them; debits and credits in currency units, totals per currency.
     ``folds``: the table-days folded already (:func:`folded`)."""
     rows = []
-    for _, found in folds if folds is not None else folded(day=day, table=table):
+    for _table_day, found in folds if folds is not None else folded(day=day, table=table):
         seen: dict[str, int] = {}
         for entry in found.entries:
             key = entry.event or "-"
@@ -174,7 +177,7 @@ def journal(*, day: date, table: str | None = None, folds: Folded | None = None)
                 )
     return Report(
         "journal",
-        f"General ledger journal, gaming day {day.isoformat()}",
+        _("General ledger journal, gaming day %(day)s") % {"day": day.isoformat()},
         JOURNAL_COLUMNS,
         rows,
         {"day": day.isoformat(), "table": table},
@@ -212,7 +215,7 @@ def trial_balance(*, day: date, table: str | None = None) -> Report:
     ]
     return Report(
         "trial_balance",
-        f"Trial balance, gaming day {day.isoformat()}",
+        _("Trial balance, gaming day %(day)s") % {"day": day.isoformat()},
         BALANCE_COLUMNS,
         rows,
         {"day": day.isoformat(), "table": table},

@@ -26,6 +26,9 @@ from dataclasses import replace
 from datetime import date
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
 from audit.models import Event
 from audit.presenting.reports import Column, Report, totals_by_currency
 from audit.store.event_ids import with_ids
@@ -37,34 +40,36 @@ from . import reports, selectors
 ALL_SHIFTS = "all"
 
 COLUMNS = (
-    Column("table", "table"),
-    Column("pit", "pit"),
-    Column("game", "game"),
-    Column("shift", "shift"),
-    Column("currency", "currency", screen=False),
-    Column("state", "state", screen=False),
-    Column("state_text", "state in words", screen=False),
-    Column("opener", "opener", "money", total=True),
-    Column("fills", "fills", "money", total=True),
-    Column("credits", "credits", "money", total=True),
-    Column("closer", "closer", "money", total=True),
-    Column("drop_cash", "drop: cash", "money", total=True),
-    Column("drop_markers", "drop: markers", "money", total=True),
-    Column("drop_chips", "drop: chips", "money", total=True),
-    Column("drop", "drop", "money", total=True),
-    Column("win", "chip-count win", "signed", total=True),
-    Column("hold", "hold", "rate"),
-    Column("in_hold", "in hold", "int", screen=False),
-    Column("left_out", "left out of hold", "int", screen=False),
-    Column("theoretical_win", "theoretical win", "signed", total=True),
-    Column("variance", "variance not explained", "signed", total=True),
-    Column("adjustment_win", "adjustments' win", "signed", total=True, screen=False),
-    Column("adjustment_drop", "adjustments' drop", "signed", total=True, screen=False),
-    Column("opener_counted_by", "opener counted by", screen=False),
-    Column("opener_witnessed_by", "opener witnessed by", screen=False),
-    Column("closer_counted_by", "closer counted by", screen=False),
-    Column("closer_witnessed_by", "closer witnessed by", screen=False),
-    Column("drop_counted_by", "drop counted by", screen=False),
+    Column("table", gettext_noop("table")),
+    Column("pit", gettext_noop("pit")),
+    Column("game", gettext_noop("game")),
+    Column("shift", gettext_noop("shift")),
+    Column("currency", gettext_noop("currency"), screen=False),
+    Column("state", gettext_noop("state"), screen=False),
+    Column("state_text", gettext_noop("state in words"), screen=False),
+    Column("opener", gettext_noop("opener"), "money", total=True),
+    Column("fills", gettext_noop("fills"), "money", total=True),
+    Column("credits", gettext_noop("credits"), "money", total=True),
+    Column("closer", gettext_noop("closer"), "money", total=True),
+    Column("drop_cash", gettext_noop("drop: cash"), "money", total=True),
+    Column("drop_markers", gettext_noop("drop: markers"), "money", total=True),
+    Column("drop_chips", gettext_noop("drop: chips"), "money", total=True),
+    Column("drop", gettext_noop("drop"), "money", total=True),
+    Column("win", gettext_noop("chip-count win"), "signed", total=True),
+    Column("hold", gettext_noop("hold"), "rate"),
+    Column("in_hold", gettext_noop("in hold"), "int", screen=False),
+    Column("left_out", gettext_noop("left out of hold"), "int", screen=False),
+    Column("theoretical_win", gettext_noop("theoretical win"), "signed", total=True),
+    Column("variance", gettext_noop("variance not explained"), "signed", total=True),
+    Column("adjustment_win", gettext_noop("adjustments' win"), "signed", total=True, screen=False),
+    Column(
+        "adjustment_drop", gettext_noop("adjustments' drop"), "signed", total=True, screen=False
+    ),
+    Column("opener_counted_by", gettext_noop("opener counted by"), screen=False),
+    Column("opener_witnessed_by", gettext_noop("opener witnessed by"), screen=False),
+    Column("closer_counted_by", gettext_noop("closer counted by"), screen=False),
+    Column("closer_witnessed_by", gettext_noop("closer witnessed by"), screen=False),
+    Column("drop_counted_by", gettext_noop("drop counted by"), screen=False),
 )
 PEOPLE = (
     "opener_counted_by",
@@ -200,15 +205,16 @@ def master_game(
             }
         )
     which = (
-        "the whole gaming day"
+        _("the whole gaming day")
         if shift is None
-        else "every shift"
+        else _("every shift")
         if shift == ALL_SHIFTS
-        else f"shift {shift}"
+        else _("shift %(shift)s") % {"shift": shift}
     )
     report = Report(
         "master_game",
-        f"Master game report, gaming day {day.isoformat()}, {which}",
+        _("Master game report, gaming day %(day)s, %(which)s")
+        % {"day": day.isoformat(), "which": which},
         COLUMNS,
         out,
         {"day": day.isoformat(), "shift": shift, "table": table, "game": game, "pit": pit},

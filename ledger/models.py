@@ -11,6 +11,7 @@ the models hold no behaviour.
 from __future__ import annotations
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class LedgerTable(models.Model):
@@ -19,27 +20,33 @@ class LedgerTable(models.Model):
     change of the setting leaves it)."""
 
     class PitSource(models.TextChoices):
-        SETTINGS = "settings"
-        ADMIN = "admin"
+        SETTINGS = "settings", _("Settings")
+        ADMIN = "admin", _("Admin")
 
-    stream = models.CharField(max_length=64, unique=True, verbose_name="table")
-    currency = models.CharField(max_length=3, blank=True)
+    stream = models.CharField(max_length=64, unique=True, verbose_name=_("table"))
+    currency = models.CharField(max_length=3, blank=True, verbose_name=_("currency"))
     ruleset = models.CharField(
-        max_length=64, blank=True, help_text="the rule set of its latest gaming day"
+        verbose_name=_("game"),
+        max_length=64,
+        blank=True,
+        help_text=_("the rule set of its latest gaming day"),
     )
-    pit = models.CharField(max_length=32, blank=True)
+    pit = models.CharField(max_length=32, blank=True, verbose_name=_("pit"))
     pit_source = models.CharField(
-        max_length=8, choices=PitSource.choices, default=PitSource.SETTINGS
+        verbose_name=_("pit from"),
+        max_length=8,
+        choices=PitSource.choices,
+        default=PitSource.SETTINGS,
     )
     # the last stream version the ledger folded
-    folded_version = models.PositiveBigIntegerField(default=0)
+    folded_version = models.PositiveBigIntegerField(default=0, verbose_name=_("version folded"))
 
     class Meta:
         ordering = ["stream"]
         # not "table": the admin's index would list "Tables" twice, this beside the game's
-        verbose_name = "table's pit"
-        verbose_name_plural = "tables' pits"
-        permissions = [("sign_off", "Can sign off and reopen a table's gaming day")]
+        verbose_name = _("table's pit")
+        verbose_name_plural = _("tables' pits")
+        permissions = [("sign_off", _("Can sign off and reopen a table's gaming day"))]
 
     def __str__(self) -> str:
         return self.stream
@@ -52,25 +59,32 @@ class Reconciliation(models.Model):
     signed-off day are kept as they were signed (:mod:`ledger.projection`)."""
 
     class State(models.TextChoices):
-        OPEN = "open", "open"
-        INCOMPLETE = "incomplete", "incomplete"
-        REPLAY_PENDING = "replay_pending", "the replay not yet available"
-        NO_DROP_BOX = "no_drop_box", "no drop box"
-        COUNTED = "counted", "counted, a variance not explained"
-        RECONCILED = "reconciled", "reconciled"
-        SIGNED = "signed", "signed off"
-        ADJUSTED = "adjusted", "signed off, adjusted"
+        OPEN = "open", _("open")
+        INCOMPLETE = "incomplete", _("incomplete")
+        REPLAY_PENDING = "replay_pending", _("the replay not yet available")
+        NO_DROP_BOX = "no_drop_box", _("no drop box")
+        COUNTED = "counted", _("counted, a variance not explained")
+        RECONCILED = "reconciled", _("reconciled")
+        SIGNED = "signed", _("signed off")
+        ADJUSTED = "adjusted", _("signed off, adjusted")
 
-    table = models.ForeignKey(LedgerTable, on_delete=models.CASCADE, related_name="periods")
-    gaming_day = models.DateField()
-    shift = models.CharField(max_length=32, blank=True, help_text="blank: the whole gaming day")
+    table = models.ForeignKey(
+        LedgerTable, on_delete=models.CASCADE, related_name="periods", verbose_name=_("table")
+    )
+    gaming_day = models.DateField(verbose_name=_("gaming day"))
+    shift = models.CharField(
+        max_length=32,
+        blank=True,
+        help_text=_("blank: the whole gaming day"),
+        verbose_name=_("shift"),
+    )
     currency = models.CharField(max_length=3)
-    ruleset = models.CharField(max_length=64, blank=True)
+    ruleset = models.CharField(max_length=64, blank=True, verbose_name=_("game"))
     rules = models.JSONField(
-        default=dict, blank=True, help_text="the table's rule overrides that day"
+        default=dict, blank=True, help_text=_("the table's rule overrides that day")
     )
     final = models.BooleanField(
-        default=False, help_text="the record is complete for the day (a later day opened)"
+        default=False, help_text=_("the record is complete for the day (a later day opened)")
     )
     first_version = models.PositiveBigIntegerField(default=0)
     # --- the figures (the fold's)
@@ -90,7 +104,7 @@ class Reconciliation(models.Model):
     initial_stakes = models.BigIntegerField(
         null=True,
         blank=True,
-        help_text="main bets and the bets behind them (null: folded before it was kept)",
+        help_text=_("main bets and the bets behind them (null: folded before it was kept)"),
     )
     insurance_stakes = models.BigIntegerField(default=0)
     insurance_squares = models.DecimalField(max_digits=40, decimal_places=0, default=0)
@@ -98,13 +112,13 @@ class Reconciliation(models.Model):
         max_digits=40,
         decimal_places=0,
         default=0,
-        help_text="per settled round, each box's initial stake squared, summed",
+        help_text=_("per settled round, each box's initial stake squared, summed"),
     )
     round_squares = models.DecimalField(
         max_digits=40,
         decimal_places=0,
         default=0,
-        help_text="per settled round, its initial stakes summed and squared, summed",
+        help_text=_("per settled round, its initial stakes summed and squared, summed"),
     )
     settled_win = models.BigIntegerField(default=0)
     corrections = models.BigIntegerField(default=0)
@@ -112,18 +126,18 @@ class Reconciliation(models.Model):
     bets = models.PositiveIntegerField(default=0)
     between_shifts = models.BigIntegerField(default=0)
     duplicates = models.JSONField(
-        default=list, blank=True, help_text="[[slip, value], ...] recorded twice"
+        default=list, blank=True, help_text=_("[[slip, value], ...] recorded twice")
     )
     conversions = models.JSONField(
         default=list,
         blank=True,
-        help_text="amounts recorded in a foreign currency, booked at the day's rate: both kept",
+        help_text=_("amounts recorded in a foreign currency, booked at the day's rate: both kept"),
     )
     round_numbers = models.JSONField(
-        default=list, blank=True, help_text="the rounds started in the period"
+        default=list, blank=True, help_text=_("the rounds started in the period")
     )
     trial_balance = models.JSONField(
-        default=dict, blank=True, help_text="{account: balance}; sums to 0"
+        default=dict, blank=True, help_text=_("{account: balance}; sums to 0")
     )
     # --- the reconciliation
     chip_win = models.BigIntegerField(null=True, blank=True)
@@ -134,42 +148,44 @@ class Reconciliation(models.Model):
     interval_low = models.BigIntegerField(null=True, blank=True)
     interval_high = models.BigIntegerField(null=True, blank=True)
     edge = models.CharField(
-        max_length=80, blank=True, help_text="the house edge per initial stake, an exact fraction"
+        max_length=80,
+        blank=True,
+        help_text=_("the house edge per initial stake, an exact fraction"),
     )
     game_variance = models.CharField(
-        max_length=80, blank=True, help_text="variance per unit of initial stake, exact"
+        max_length=80, blank=True, help_text=_("variance per unit of initial stake, exact")
     )
     game_covariance = models.CharField(
         max_length=80,
         blank=True,
-        help_text="covariance of two boxes of one round per unit staked, exact",
+        help_text=_("covariance of two boxes of one round per unit staked, exact"),
     )
     insurance_edge = models.CharField(
-        max_length=80, blank=True, help_text="insurance's house edge, exact"
+        max_length=80, blank=True, help_text=_("insurance's house edge, exact")
     )
     insurance_variance = models.CharField(
-        max_length=80, blank=True, help_text="insurance's variance per unit, exact"
+        max_length=80, blank=True, help_text=_("insurance's variance per unit, exact")
     )
     chip_variance = models.BigIntegerField(null=True, blank=True)
     replay_variance = models.BigIntegerField(null=True, blank=True)
     explanations = models.JSONField(
-        default=dict, blank=True, help_text="the known differences, chip and replay"
+        default=dict, blank=True, help_text=_("the known differences, chip and replay")
     )
     findings = models.JSONField(
-        default=list, blank=True, help_text="what this period's reconciliation found"
+        default=list, blank=True, help_text=_("what this period's reconciliation found")
     )
-    unexplained = models.BooleanField(default=False, help_text="a variance beyond the threshold")
+    unexplained = models.BooleanField(default=False, help_text=_("a variance beyond the threshold"))
     reconciled_version = models.PositiveBigIntegerField(default=0)
     reconciled_at = models.DateTimeField(null=True, blank=True)
     # --- the accounting state (docs/accounting.md, "States")
     state = models.CharField(max_length=16, choices=State.choices, default=State.OPEN)
     drop_box = models.BooleanField(
-        default=True, help_text="the game has a chip tray and a drop box by design"
+        default=True, help_text=_("the game has a chip tray and a drop box by design")
     )
     missing = models.JSONField(
         default=list,
         blank=True,
-        help_text="what the record lacks, as the kinds of the findings that name it",
+        help_text=_("what the record lacks, as the kinds of the findings that name it"),
     )
     # --- period close: a signed day keeps its rows as signed; what arrived later is here,
     # and is posted into the first open day of the table (its ``adjustments``)
@@ -182,7 +198,7 @@ class Reconciliation(models.Model):
     adjusted_into = models.DateField(
         null=True,
         blank=True,
-        help_text="signed day: the gaming day its later events were posted into",
+        help_text=_("signed day: the gaming day its later events were posted into"),
     )
     adjustments = models.JSONField(
         default=list,
@@ -191,17 +207,19 @@ class Reconciliation(models.Model):
         "from signed days",
     )
     adjustment_win = models.BigIntegerField(
-        default=0, help_text="the chip-count win the adjustments posted into this day add"
+        default=0, help_text=_("the chip-count win the adjustments posted into this day add")
     )
     adjustment_drop = models.BigIntegerField(
-        default=0, help_text="the drop the adjustments posted into this day add"
+        default=0, help_text=_("the drop the adjustments posted into this day add")
     )
     adjustment_house_result = models.BigIntegerField(
         default=0,
-        help_text="the house result (recorded win) the adjustments posted into this day add",
+        help_text=_("the house result (recorded win) the adjustments posted into this day add"),
     )
 
     class Meta:
+        verbose_name = _("reconciliation")
+        verbose_name_plural = _("reconciliations")
         ordering = ["table", "gaming_day", "shift"]
         constraints = [
             models.UniqueConstraint(
@@ -224,25 +242,33 @@ class Slip(models.Model):
     """A fill or credit slip: its state and each step's chips, people and event."""
 
     class Kind(models.TextChoices):
-        FILL = "fill"
-        CREDIT = "credit"
+        FILL = "fill", _("Fill")
+        CREDIT = "credit", _("Credit")
 
-    table = models.ForeignKey(LedgerTable, on_delete=models.CASCADE, related_name="slips")
-    number = models.CharField(max_length=64)
-    kind = models.CharField(max_length=8, choices=Kind.choices)
-    gaming_day = models.DateField()
-    shift = models.CharField(max_length=32, blank=True)
-    state = models.CharField(max_length=16, help_text="complete, voided, or the last step recorded")
-    value = models.BigIntegerField(default=0, help_text="the chips of its first step")
+    table = models.ForeignKey(
+        LedgerTable, on_delete=models.CASCADE, related_name="slips", verbose_name=_("table")
+    )
+    number = models.CharField(max_length=64, verbose_name=_("number"))
+    kind = models.CharField(max_length=8, choices=Kind.choices, verbose_name=_("kind"))
+    gaming_day = models.DateField(verbose_name=_("gaming day"))
+    shift = models.CharField(max_length=32, blank=True, verbose_name=_("shift"))
+    state = models.CharField(
+        max_length=16,
+        help_text=_("complete, voided, or the last step recorded"),
+        verbose_name=_("state"),
+    )
+    value = models.BigIntegerField(default=0, help_text=_("the chips of its first step"))
     # {step: {"event": id, "chips": {denomination: count}, "value": minor units}}
     steps = models.JSONField(default=dict)
-    people = models.JSONField(default=dict, help_text="{role: person}")
-    void_reason = models.CharField(max_length=2000, blank=True)
+    people = models.JSONField(default=dict, help_text=_("{role: person}"))
+    void_reason = models.CharField(max_length=2000, blank=True, verbose_name=_("why voided"))
     legacy = models.BooleanField(
-        default=False, help_text="recorded before custody steps were (complete by itself)"
+        default=False, help_text=_("recorded before custody steps were (complete by itself)")
     )
 
     class Meta:
+        verbose_name = _("fill or credit slip")
+        verbose_name_plural = _("fill and credit slips")
         ordering = ["table", "gaming_day", "number"]
         constraints = [
             models.UniqueConstraint(fields=["table", "number"], name="ledger_slip_unique")
@@ -255,21 +281,24 @@ class Slip(models.Model):
 class InventorySlip(models.Model):
     """One opening or closing count of a table's tray."""
 
-    table = models.ForeignKey(LedgerTable, on_delete=models.CASCADE, related_name="counts")
-    gaming_day = models.DateField()
-    shift = models.CharField(max_length=32, blank=True)
-    kind = models.CharField(max_length=8, help_text="opening or closing")
-    slip = models.CharField(max_length=64, blank=True)
-    chips = models.JSONField(default=dict, help_text="{denomination: count}")
+    table = models.ForeignKey(
+        LedgerTable, on_delete=models.CASCADE, related_name="counts", verbose_name=_("table")
+    )
+    gaming_day = models.DateField(verbose_name=_("gaming day"))
+    shift = models.CharField(max_length=32, blank=True, verbose_name=_("shift"))
+    kind = models.CharField(max_length=8, help_text=_("opening or closing"), verbose_name=_("kind"))
+    slip = models.CharField(max_length=64, blank=True, verbose_name=_("slip"))
+    chips = models.JSONField(default=dict, help_text=_("{denomination: count}"))
     value = models.BigIntegerField()
-    counted_by = models.CharField(max_length=64, blank=True)
-    witnessed_by = models.CharField(max_length=64, blank=True)
+    counted_by = models.CharField(max_length=64, blank=True, verbose_name=_("counted by"))
+    witnessed_by = models.CharField(max_length=64, blank=True, verbose_name=_("witnessed by"))
     event_id = models.UUIDField(null=True, blank=True)
-    version = models.PositiveBigIntegerField(null=True, blank=True)
+    version = models.PositiveBigIntegerField(null=True, blank=True, verbose_name=_("version"))
 
     class Meta:
+        verbose_name = _("inventory slip")
+        verbose_name_plural = _("inventory slips")
         ordering = ["table", "gaming_day", "version"]
-        verbose_name = "inventory slip"
 
     def __str__(self) -> str:
         return f"{self.kind} count {self.table} {self.gaming_day} {self.shift}"
@@ -279,10 +308,19 @@ class DropBox(models.Model):
     """One drop box (or one shift's compartment) of a table's gaming day: removed,
     counted, posted."""
 
-    table = models.ForeignKey(LedgerTable, on_delete=models.CASCADE, related_name="drops")
-    gaming_day = models.DateField()
-    shift = models.CharField(max_length=32, blank=True, help_text="blank: the whole day's box")
-    state = models.CharField(max_length=16, help_text="removed, counted, posted")
+    table = models.ForeignKey(
+        LedgerTable, on_delete=models.CASCADE, related_name="drops", verbose_name=_("table")
+    )
+    gaming_day = models.DateField(verbose_name=_("gaming day"))
+    shift = models.CharField(
+        max_length=32,
+        blank=True,
+        help_text=_("blank: the whole day's box"),
+        verbose_name=_("shift"),
+    )
+    state = models.CharField(
+        max_length=16, help_text=_("removed, counted, posted"), verbose_name=_("state")
+    )
     counted_cash = models.BigIntegerField(null=True, blank=True)
     counted_markers = models.BigIntegerField(null=True, blank=True)
     counted_chips = models.BigIntegerField(null=True, blank=True)
@@ -294,8 +332,9 @@ class DropBox(models.Model):
     post_event = models.UUIDField(null=True, blank=True)
 
     class Meta:
+        verbose_name = _("drop")
+        verbose_name_plural = _("drops")
         ordering = ["table", "gaming_day", "shift"]
-        verbose_name = "drop"
         constraints = [
             models.UniqueConstraint(
                 fields=["table", "gaming_day", "shift"], name="ledger_drop_unique"
@@ -318,16 +357,20 @@ class Marker(models.Model):
     (:func:`ledger.selectors.marker_aging`) sums :class:`MarkerRedemption` rows, which
     hold every redemption whatever day it came."""
 
-    table = models.ForeignKey(LedgerTable, on_delete=models.CASCADE, related_name="markers")
-    number = models.CharField(max_length=64)
-    gaming_day = models.DateField()
-    player = models.CharField(max_length=64, blank=True)
+    table = models.ForeignKey(
+        LedgerTable, on_delete=models.CASCADE, related_name="markers", verbose_name=_("table")
+    )
+    number = models.CharField(max_length=64, verbose_name=_("number"))
+    gaming_day = models.DateField(verbose_name=_("gaming day"))
+    player = models.CharField(max_length=64, blank=True, verbose_name=_("player"))
     amount = models.BigIntegerField()
     currency = models.CharField(max_length=3, blank=True)
     redeemed = models.BigIntegerField(default=0)
     event_id = models.UUIDField(null=True, blank=True)
 
     class Meta:
+        verbose_name = _("marker")
+        verbose_name_plural = _("markers")
         ordering = ["table", "gaming_day", "number"]
         constraints = [
             models.UniqueConstraint(fields=["table", "number"], name="ledger_marker_unique")
@@ -346,10 +389,12 @@ class MarkerRedemption(models.Model):
     gaming_day = models.DateField()
     amount = models.BigIntegerField()
     currency = models.CharField(max_length=3)
-    method = models.CharField(max_length=8, help_text="cash, chips or cheque")
+    method = models.CharField(max_length=8, help_text=_("cash, chips or cheque"))
     event_id = models.UUIDField(null=True, blank=True)
 
     class Meta:
+        verbose_name = _("marker redemption")
+        verbose_name_plural = _("marker redemptions")
         ordering = ["table", "gaming_day", "marker"]
         indexes = [models.Index(fields=["marker", "gaming_day"], name="ledger_redemption_marker")]
 
@@ -364,35 +409,36 @@ class SignOff(models.Model):
     transaction as the row is written (:mod:`ledger.signoff`)."""
 
     class Status(models.TextChoices):
-        SIGNED = "signed", "signed off"
-        REOPENED = "reopened"
+        SIGNED = "signed", _("signed off")
+        REOPENED = "reopened", _("Reopened")
 
-    table = models.CharField(max_length=64)
-    gaming_day = models.DateField()
-    status = models.CharField(max_length=16, choices=Status.choices)
-    figures = models.JSONField(default=dict, help_text="the figures signed")
+    table = models.CharField(max_length=64, verbose_name=_("table"))
+    gaming_day = models.DateField(verbose_name=_("gaming day"))
+    status = models.CharField(max_length=16, choices=Status.choices, verbose_name=_("status"))
+    figures = models.JSONField(default=dict, help_text=_("the figures signed"))
     figures_hash = models.CharField(max_length=64)
-    signed_by = models.CharField(max_length=150)
-    signed_at = models.DateTimeField()
-    note = models.TextField(blank=True)
+    signed_by = models.CharField(max_length=150, verbose_name=_("signed by"))
+    signed_at = models.DateTimeField(verbose_name=_("signed at"))
+    note = models.TextField(blank=True, verbose_name=_("note"))
     state = models.CharField(
-        max_length=16, blank=True, help_text="the day's accounting state when it was signed"
+        max_length=16, blank=True, help_text=_("the day's accounting state when it was signed")
     )
     exceptions = models.JSONField(
         default=list,
         blank=True,
-        help_text="what the note signs over: the kinds of what was missing or not explained",
+        help_text=_("what the note signs over: the kinds of what was missing or not explained"),
     )
-    reopened_by = models.CharField(max_length=150, blank=True)
+    reopened_by = models.CharField(max_length=150, blank=True, verbose_name=_("reopened by"))
     reopened_at = models.DateTimeField(null=True, blank=True)
-    reopen_note = models.TextField(blank=True)
+    reopen_note = models.TextField(blank=True, verbose_name=_("why reopened"))
     event_version = models.PositiveBigIntegerField(
-        help_text="the last change's event in audit.ledger"
+        help_text=_("the last change's event in audit.ledger")
     )
 
     class Meta:
+        verbose_name = _("sign-off")
+        verbose_name_plural = _("sign-offs")
         ordering = ["table", "gaming_day"]
-        verbose_name = "sign-off"
         constraints = [
             models.UniqueConstraint(fields=["table", "gaming_day"], name="ledger_signoff_unique")
         ]
@@ -416,11 +462,12 @@ class FxRate(models.Model):
     set_by = models.CharField(max_length=150)
     set_at = models.DateTimeField()
     note = models.TextField(blank=True)
-    event_version = models.PositiveBigIntegerField(help_text="its event in audit.ledger")
+    event_version = models.PositiveBigIntegerField(help_text=_("its event in audit.ledger"))
 
     class Meta:
+        verbose_name = _("exchange rate")
+        verbose_name_plural = _("exchange rates")
         ordering = ["gaming_day", "currency", "house"]
-        verbose_name = "exchange rate"
         constraints = [
             models.UniqueConstraint(
                 fields=["gaming_day", "currency", "house"], name="ledger_fxrate_unique"
@@ -438,24 +485,25 @@ class SlipBook(models.Model):
     one transaction (:mod:`ledger.slip_books`); the slip sequence report reads it."""
 
     class Kind(models.TextChoices):
-        FILL = "fill"
-        CREDIT = "credit"
+        FILL = "fill", _("Fill")
+        CREDIT = "credit", _("Credit")
 
-    kind = models.CharField(max_length=8, choices=Kind.choices)
+    kind = models.CharField(max_length=8, choices=Kind.choices, verbose_name=_("kind"))
     prefix = models.CharField(max_length=64, blank=True)
     first = models.PositiveBigIntegerField()
     last = models.PositiveBigIntegerField()
-    width = models.PositiveSmallIntegerField(help_text="digits of each number, zeros in front")
-    first_number = models.CharField(max_length=64)
-    last_number = models.CharField(max_length=64)
-    issued_by = models.CharField(max_length=150)
-    issued_at = models.DateTimeField()
-    note = models.TextField(blank=True)
-    event_version = models.PositiveBigIntegerField(help_text="its event in audit.ledger")
+    width = models.PositiveSmallIntegerField(help_text=_("digits of each number, zeros in front"))
+    first_number = models.CharField(max_length=64, verbose_name=_("first number"))
+    last_number = models.CharField(max_length=64, verbose_name=_("last number"))
+    issued_by = models.CharField(max_length=150, verbose_name=_("issued by"))
+    issued_at = models.DateTimeField(verbose_name=_("issued at"))
+    note = models.TextField(blank=True, verbose_name=_("note"))
+    event_version = models.PositiveBigIntegerField(help_text=_("its event in audit.ledger"))
 
     class Meta:
+        verbose_name = _("slip book")
+        verbose_name_plural = _("slip books")
         ordering = ["kind", "prefix", "first"]
-        verbose_name = "slip book"
 
     def __str__(self) -> str:
         return f"{self.kind} slips {self.first_number} to {self.last_number}"

@@ -20,31 +20,34 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
 from audit.presenting.reports import Column, Report
 from ledger.books import journal
 
 from . import selectors
 
 AGING_COLUMNS = (
-    Column("bucket", "days since issue"),
-    Column("currency", "currency"),
-    Column("markers", "markers", "int", total=True),
-    Column("issued", "issued", "money", total=True),
-    Column("redeemed", "redeemed", "money", total=True),
-    Column("outstanding", "outstanding", "money", total=True),
+    Column("bucket", gettext_noop("days since issue")),
+    Column("currency", gettext_noop("currency")),
+    Column("markers", gettext_noop("markers"), "int", total=True),
+    Column("issued", gettext_noop("issued"), "money", total=True),
+    Column("redeemed", gettext_noop("redeemed"), "money", total=True),
+    Column("outstanding", gettext_noop("outstanding"), "money", total=True),
 )
 MARKER_COLUMNS = (
-    Column("number", "marker"),
-    Column("table", "table"),
-    Column("player", "player"),
-    Column("issued_on", "issued on"),
-    Column("age_days", "age (days)", "int"),
-    Column("bucket", "bucket"),
-    Column("currency", "currency", screen=False),
-    Column("amount", "issued", "money", total=True),
-    Column("redeemed", "redeemed", "money", total=True),
-    Column("outstanding", "outstanding", "money", total=True),
-    Column("last_redeemed_on", "last redeemed on"),
+    Column("number", gettext_noop("marker")),
+    Column("table", gettext_noop("table")),
+    Column("player", gettext_noop("player")),
+    Column("issued_on", gettext_noop("issued on")),
+    Column("age_days", gettext_noop("age (days)"), "int"),
+    Column("bucket", gettext_noop("bucket")),
+    Column("currency", gettext_noop("currency"), screen=False),
+    Column("amount", gettext_noop("issued"), "money", total=True),
+    Column("redeemed", gettext_noop("redeemed"), "money", total=True),
+    Column("outstanding", gettext_noop("outstanding"), "money", total=True),
+    Column("last_redeemed_on", gettext_noop("last redeemed on")),
 )
 
 
@@ -62,7 +65,7 @@ def marker_aging(
     }
     buckets = []
     for currency in sorted(aged.by_bucket):
-        for _, _, name in selectors.AGE_BUCKETS:
+        for _low, _high, name in selectors.AGE_BUCKETS:
             mine = [mk for mk in aged.markers if mk.currency == currency and mk.bucket == name]
             buckets.append(
                 {
@@ -94,15 +97,19 @@ def marker_aging(
     return (
         Report(
             "marker_aging",
-            f"Marker receivables as of {day.isoformat()}, by days since issue",
+            _("Marker receivables as of %(day)s, by days since issue") % {"day": day.isoformat()},
             AGING_COLUMNS,
             buckets,
             parameters,
         ).with_totals(),
         Report(
             "markers",
-            f"Markers {'outstanding' if outstanding_only else 'issued'} as of {day.isoformat()}, "
-            "the oldest first",
+            (
+                _("Markers outstanding as of %(day)s, the oldest first")
+                if outstanding_only
+                else _("Markers issued as of %(day)s, the oldest first")
+            )
+            % {"day": day.isoformat()},
             MARKER_COLUMNS,
             listed,
             parameters,
@@ -111,13 +118,13 @@ def marker_aging(
 
 
 CHIP_COLUMNS = (
-    Column("table", "table"),
-    Column("pit", "pit"),
-    Column("currency", "currency"),
-    Column("days", "days on record", "int"),
-    Column("brought_forward", "brought forward", "money", total=True),
-    Column("movement", "to players in the range", "signed", total=True),
-    Column("outstanding", "net to players", "signed", total=True),
+    Column("table", gettext_noop("table")),
+    Column("pit", gettext_noop("pit")),
+    Column("currency", gettext_noop("currency")),
+    Column("days", gettext_noop("days on record"), "int"),
+    Column("brought_forward", gettext_noop("brought forward"), "money", total=True),
+    Column("movement", gettext_noop("to players in the range"), "signed", total=True),
+    Column("outstanding", gettext_noop("net to players"), "signed", total=True),
 )
 
 
@@ -151,10 +158,17 @@ def chips_outstanding(
         for _, line in sorted(lines.items())
     ]
     title = (
-        f"Chips the tables put into players' hands, net, at the end of {day.isoformat()}"
-        + (f", moved {since.isoformat()} to {day.isoformat()}" if since != day else "")
-        + " - not the chip float: chips sold or cashed at the cage are not on record"
-    )
+        _(
+            "Chips the tables put into players' hands, net, at the end of %(day)s, moved "
+            "%(since)s to %(day)s - not the chip float: chips sold or cashed at the cage are "
+            "not on record"
+        )
+        if since != day
+        else _(
+            "Chips the tables put into players' hands, net, at the end of %(day)s - not the "
+            "chip float: chips sold or cashed at the cage are not on record"
+        )
+    ) % {"day": day.isoformat(), "since": since.isoformat()}
     return Report(
         "chips_outstanding",
         title,

@@ -31,6 +31,9 @@ from datetime import date
 from fractions import Fraction
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
 from audit.presenting.reports import TOTAL, Column, Report
 from ledger.books import stats
 
@@ -172,8 +175,8 @@ def _unconverted_rows(
 
 # a consolidated report's table-days left out for want of a day's rate (ledger.fx)
 NO_RATE = (
-    Column("no_rate", "no rate", "int", screen=False),
-    Column("no_rate_days", "no rate of the day", screen=False),
+    Column("no_rate", gettext_noop("no rate"), "int", screen=False),
+    Column("no_rate_days", gettext_noop("no rate of the day"), screen=False),
 )
 
 
@@ -202,17 +205,18 @@ def _totals(totals: stats.Totals) -> dict[str, Any]:
 # the hold's columns (chip-count win over drop, complete table-days only) and the rounds'
 # (house result, handle, theoretical win: every table-day); the same words in every report
 HOLD_BASIS = (
-    Column("drop", "drop", "money"),
-    Column("win", "chip-count win", "signed"),
-    Column("hold", "hold", "rate"),
-    Column("in_hold", "days in hold", "int"),
-    Column("left_out", "left out", "int"),
-    Column("left_out_days", "left out of hold", screen=False),
+    Column("drop", gettext_noop("drop"), "money"),
+    Column("win", gettext_noop("chip-count win"), "signed"),
+    Column("hold", gettext_noop("hold"), "rate"),
+    Column("in_hold", gettext_noop("days in hold"), "int"),
+    Column("left_out", gettext_noop("left out"), "int"),
+    Column("left_out_days", gettext_noop("left out of hold"), screen=False),
 )
 ROUNDS_BASIS = (
-    Column("house_result", "house result", "signed"),
-    Column("handle", "handle", "money"),
-    Column("result_of_handle", "house result % of handle", "rate"),
+    Column("house_result", gettext_noop("house result"), "signed"),
+    Column("handle", gettext_noop("handle"), "money"),
+    # xgettext:no-python-format
+    Column("result_of_handle", gettext_noop("house result % of handle"), "rate"),
 )
 
 
@@ -222,24 +226,24 @@ def _total_row(first: str, currency: str, rows: list[stats.TableDay]) -> dict[st
 
 
 STAT_COLUMNS = (
-    Column("group", "group"),
-    Column("shift", "shift"),
-    Column("period", "period", screen=False),
-    Column("start", "from", screen=False),
-    Column("end", "to", screen=False),
-    Column("currency", "currency"),
+    Column("group", gettext_noop("group")),
+    Column("shift", gettext_noop("shift")),
+    Column("period", gettext_noop("period"), screen=False),
+    Column("start", gettext_noop("from"), screen=False),
+    Column("end", gettext_noop("to"), screen=False),
+    Column("currency", gettext_noop("currency")),
     *HOLD_BASIS,
     *ROUNDS_BASIS,
-    Column("theoretical_win", "theoretical win", "signed"),
-    Column("theoretical_hold", "theor. hold", "rate"),
-    Column("before_drop", "prior-year drop", "money"),
-    Column("before_win", "prior-year chip-count win", "signed"),
-    Column("before_hold", "prior-year hold", "rate"),
-    Column("before_left_out", "prior-year days left out", "int", screen=False),
+    Column("theoretical_win", gettext_noop("theoretical win"), "signed"),
+    Column("theoretical_hold", gettext_noop("theor. hold"), "rate"),
+    Column("before_drop", gettext_noop("prior-year drop"), "money"),
+    Column("before_win", gettext_noop("prior-year chip-count win"), "signed"),
+    Column("before_hold", gettext_noop("prior-year hold"), "rate"),
+    Column("before_left_out", gettext_noop("prior-year days left out"), "int", screen=False),
     *NO_RATE,
-    Column("drop_change", "drop change", "signed", screen=False),
-    Column("win_change", "win change", "signed"),
-    Column("hold_change_bp", "hold change (bp)", "int"),
+    Column("drop_change", gettext_noop("drop change"), "signed", screen=False),
+    Column("win_change", gettext_noop("win change"), "signed"),
+    Column("hold_change_bp", gettext_noop("hold change (bp)"), "int"),
 )
 
 
@@ -280,7 +284,11 @@ def _in_house(consolidate: bool) -> str:
         return ""
     from django.conf import settings
 
-    return f", in {settings.LEDGER_HOUSE_CURRENCY} at each day's rate"
+    return _(", in %(currency)s at each day's rate") % {"currency": settings.LEDGER_HOUSE_CURRENCY}
+
+
+def _dates(span: stats.Period) -> dict[str, str]:
+    return {"start": span.start.isoformat(), "end": span.end.isoformat()}
 
 
 def _period(
@@ -364,16 +372,25 @@ def statistics(
                     "hold_change_bp": c.hold_change_bp,
                 }
             )
+    dates = {"start": span.start.isoformat(), "end": span.end.isoformat()}
     when = {
-        "shift": f"by shift, gaming day {span.start.isoformat()}",
-        "day": f"gaming day {span.start.isoformat()}",
-        "mtd": f"month to date, {span.start.isoformat()} to {span.end.isoformat()}",
-        "ytd": f"year to date, {span.start.isoformat()} to {span.end.isoformat()}",
-        "range": span.name,
-    }[period]
+        "shift": _("by shift, gaming day %(start)s"),
+        "day": _("gaming day %(start)s"),
+        "mtd": _("month to date, %(start)s to %(end)s"),
+        "ytd": _("year to date, %(start)s to %(end)s"),
+        "range": _("%(start)s to %(end)s"),
+    }[period] % dates
+    by_words = {
+        "table": _("by table"),
+        "game": _("by game"),
+        "pit": _("by pit"),
+        "casino": _("for the casino"),
+    }
     return Report(
         "statistics",
-        f"Drop, win and hold by {group}, {when}, beside a year before{_in_house(consolidate)}",
+        _("Drop, win and hold %(by)s, %(when)s, beside a year before")
+        % {"by": by_words[group], "when": when}
+        + _in_house(consolidate),
         STAT_COLUMNS,
         rows,
         {
@@ -392,15 +409,15 @@ def statistics(
 
 
 HOLD_COLUMNS = (
-    Column("table", "table"),
-    Column("pit", "pit"),
-    Column("game", "game"),
-    Column("currency", "currency"),
-    Column("periods", "days", "int"),
+    Column("table", gettext_noop("table")),
+    Column("pit", gettext_noop("pit")),
+    Column("game", gettext_noop("game")),
+    Column("currency", gettext_noop("currency")),
+    Column("periods", gettext_noop("days"), "int"),
     *HOLD_BASIS,
-    Column("theoretical_hold", "theor. hold", "rate"),
+    Column("theoretical_hold", gettext_noop("theor. hold"), "rate"),
     *ROUNDS_BASIS,
-    Column("theoretical_win", "theoretical win", "signed"),
+    Column("theoretical_win", gettext_noop("theoretical win"), "signed"),
     *NO_RATE,
 )
 
@@ -442,7 +459,7 @@ def hold(
     rows += _unconverted_rows(missing, "table", {row["table"] for row in rows})
     return Report(
         "hold",
-        f"Hold by table, {span.name}{_in_house(consolidate)}",
+        _("Hold by table, %(start)s to %(end)s") % _dates(span) + _in_house(consolidate),
         HOLD_COLUMNS,
         rows,
         {
@@ -458,16 +475,19 @@ def hold(
 
 
 DAILY_COLUMNS = (
-    Column("gaming_day", "gaming day"),
-    Column("currency", "currency"),
-    Column("periods", "tables", "int"),
+    Column("gaming_day", gettext_noop("gaming day")),
+    Column("currency", gettext_noop("currency")),
+    Column("periods", gettext_noop("tables"), "int"),
     *HOLD_BASIS,
     *ROUNDS_BASIS,
-    Column("theoretical_win", "theoretical win", "signed"),
-    Column("theoretical_sd", "SD", "money"),
-    Column("interval_low", "95% from", "signed"),
-    Column("interval_high", "95% to", "signed"),
-    Column("inside", "inside"),
+    Column("theoretical_win", gettext_noop("theoretical win"), "signed"),
+    Column("theoretical_sd", gettext_noop("SD"), "money"),
+    # xgettext:no-python-format
+    Column("interval_low", gettext_noop("95% from"), "signed"),
+    # xgettext:no-python-format
+    Column("interval_high", gettext_noop("95% to"), "signed"),
+    # xgettext:no-python-format
+    Column("inside", gettext_noop("inside the 95% interval"), "bool"),
     *NO_RATE,
 )
 
@@ -508,7 +528,8 @@ def daily(
     )
     return Report(
         "daily",
-        f"House result against theoretical win by gaming day, {span.name}{_in_house(consolidate)}",
+        _("House result against theoretical win by gaming day, %(start)s to %(end)s") % _dates(span)
+        + _in_house(consolidate),
         DAILY_COLUMNS,
         rows,
         {
@@ -524,16 +545,16 @@ def daily(
 
 
 DROP_COLUMNS = (
-    Column("table", "table"),
-    Column("gaming_day", "gaming day"),
-    Column("shift", "shift"),
-    Column("pit", "pit"),
-    Column("game", "game"),
-    Column("currency", "currency"),
-    Column("drop_cash", "cash", "money", total=True),
-    Column("drop_markers", "markers", "money", total=True),
-    Column("drop_chips", "chips", "money", total=True),
-    Column("drop", "drop", "money", total=True),
+    Column("table", gettext_noop("table")),
+    Column("gaming_day", gettext_noop("gaming day")),
+    Column("shift", gettext_noop("shift")),
+    Column("pit", gettext_noop("pit")),
+    Column("game", gettext_noop("game")),
+    Column("currency", gettext_noop("currency")),
+    Column("drop_cash", gettext_noop("cash"), "money", total=True),
+    Column("drop_markers", gettext_noop("markers"), "money", total=True),
+    Column("drop_chips", gettext_noop("chips"), "money", total=True),
+    Column("drop", gettext_noop("drop"), "money", total=True),
 )
 
 
@@ -567,7 +588,7 @@ def drop(
     ]
     return Report(
         "drop",
-        f"Drop by table, {span.name}",
+        _("Drop by table, %(start)s to %(end)s") % _dates(span),
         DROP_COLUMNS,
         rows,
         {

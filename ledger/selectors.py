@@ -8,18 +8,23 @@ beside it (``display``); wins and variances as house results (``+EUR 40.00``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from fractions import Fraction
 from functools import partial
 from typing import Any
 
 from django.db.models import QuerySet
+from django.utils.formats import date_format
+from django.utils.timezone import localtime
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from audit.models import Event, Finding
 from audit.presenting.reports import NOT_KNOWN
 from audit.record.findings import kinds_of
-from audit.record.money import format_money, money_text
+from audit.record.money import format_money, format_number, money_text
 from audit.store.event_ids import with_ids
 from ledger.books.reconcile import missing_text
 from ledger.books.stats import basis_points, hold, percent
@@ -60,6 +65,37 @@ def reconciliations(
     return rows.filter(**filters).order_by("gaming_day", "table__stream", "shift")
 
 
+def day_text(day: date) -> str:
+    """A gaming day as the screens write it: the casino's one date format, in the active
+    language (``casino/formats``)."""
+    return date_format(day, "DATE_FORMAT")
+
+
+def number_text(n: int) -> str:
+    """A count (rounds, bets) with the active language's thousands separators."""
+    return format_number(n)
+
+
+def when_text(moment: datetime | None) -> str:
+    """A moment in the casino's time zone, in the active language's date and 24-hour
+    time, with the zone's name: ``2026-12-07 00:12 CET``; ``-`` where there is none."""
+    if moment is None:
+        return "-"
+    local = localtime(moment)
+    return f"{date_format(local, 'DATETIME_FORMAT')} {local.strftime('%Z')}"
+
+
+def latest_day_with_play() -> date:
+    """The gaming day the ledger's screens open on: the latest with rounds played at any
+    table (a day only opened shows nothing), else the latest on record, else today."""
+    days = m.Reconciliation.objects.filter(shift="").order_by("-gaming_day")
+    return (
+        days.filter(rounds__gt=0).values_list("gaming_day", flat=True).first()
+        or days.values_list("gaming_day", flat=True).first()
+        or date.today()
+    )
+
+
 def hold_of(row: m.Reconciliation) -> Fraction | None:
     """Win-to-drop of the chip-count win."""
     return hold(row.chip_win, row.drop) if row.chip_win is not None and row.drop else None
@@ -82,30 +118,53 @@ def reported_house_result(row: m.Reconciliation) -> int:
     return row.recorded_win + row.adjustment_house_result
 
 
+# what a day may lack, in the books' words (ledger.books.reconcile.MISSING_WORDS), marked
+# here for the catalogues: the books are pure Python and know no translation
+_MISSING = {
+    "opener_missing": gettext_noop("no opening count"),
+    "closer_missing": gettext_noop("no closing count"),
+    "drop_not_counted": gettext_noop("the drop not counted"),
+    "drop_not_posted": gettext_noop("the drop not posted"),
+    "slip_unfinished": gettext_noop("a fill or credit slip neither finished nor voided"),
+}
+
+
+def missing_words(missing: Sequence[str]) -> str:
+    """``no closing count, the drop not counted`` in the active language (empty: nothing
+    missing); :func:`ledger.books.reconcile.missing_text` in English."""
+    return ", ".join(_(_MISSING[k]) if k in _MISSING else missing_text([k]) for k in missing)
+
+
 def state_text(row: m.Reconciliation) -> str:
     """A period's accounting state in words: ``incomplete: no closing count``,
     ``reconciled``, ``signed off, adjusted: later events posted into 2026-11-30``."""
     S = m.Reconciliation.State
-    missing = missing_text(row.missing)
-    text = {
-        S.OPEN: f"open (the table has not opened a later day): {missing}",
-        S.INCOMPLETE: f"incomplete: {missing}",
-        S.REPLAY_PENDING: "the replay not yet available (the game's read models are behind the ledger)",
-        S.NO_DROP_BOX: "no drop box (a game without a chip tray)",
-        S.COUNTED: "counted, a variance not explained",
-        S.RECONCILED: "reconciled",
-        S.SIGNED: "signed off",
-        S.ADJUSTED: "signed off, adjusted: later events "
-        + (
-            f"posted into {row.adjusted_into.isoformat()}"
+    missing = missing_words(row.missing)
+    if row.state == S.ADJUSTED:
+        text = (
+            _("signed off, adjusted: later events posted into %(day)s")
+            % {"day": day_text(row.adjusted_into)}
             if row.adjusted_into
-            else "to be posted into the table's next day"
-        ),
-    }.get(row.state, row.state)
+            else _("signed off, adjusted: later events to be posted into the table's next day")
+        )
+    else:
+        text = {
+            S.OPEN: _("open (the table has not opened a later day): %(missing)s"),
+            S.INCOMPLETE: _("incomplete: %(missing)s"),
+            S.REPLAY_PENDING: _(
+                "the replay not yet available (the game's read models are behind the ledger)"
+            ),
+            S.NO_DROP_BOX: _("no drop box (a game without a chip tray)"),
+            S.COUNTED: _("counted, a variance not explained"),
+            S.RECONCILED: _("reconciled"),
+            S.SIGNED: _("signed off"),
+        }.get(row.state, row.state)
+        if "%(missing)s" in text:
+            text = text % {"missing": missing}
     if row.state in (S.SIGNED, S.ADJUSTED) and missing:
-        text += f" (over what is missing: {missing})"
+        text += _(" (over what is missing: %(missing)s)") % {"missing": missing}
     if row.unexplained and row.state not in (S.COUNTED,):
-        text += "; a variance not explained"
+        text += _("; a variance not explained")
     return text
 
 
@@ -115,23 +174,25 @@ money = partial(money_text, none=NOT_KNOWN)  # the ledger's name for it
 def account_label(account: str, currency: str) -> str:
     """An account of the plan as an accountant reads it: ``tray:BJ-01:100000`` is the
     tray's EUR 1,000.00 chips."""
-    place, _, rest = account.partition(":")
-    table, _, part = rest.partition(":")
+    place, _colon, rest = account.partition(":")
+    table, _colon, part = rest.partition(":")
     if place == "tray":
-        return f"tray {table}: " + (
-            "chips not yet sorted by a count"
-            if part == "unsorted"
-            else f"{format_money(int(part), currency)} chips"
-        )
+        if part == "unsorted":
+            return _("tray %(table)s: chips not yet sorted by a count") % {"table": table}
+        return _("tray %(table)s: %(value)s chips") % {
+            "table": table,
+            "value": format_money(int(part), currency),
+        }
     names = {
-        "drop": f"drop box {table}: {part}",
-        "layout": f"layout {table}: stakes in play",
-        "transit": f"in transit {table}: fills and credits under way",
-        "over_short": f"over/short {table}",
-        "cage": "cage",
-        "players": "players' chips",
-        "markers_receivable": "markers receivable",
-        "world": "outside world (cash in)",
+        "drop": _("drop box %(table)s: %(part)s")
+        % {"table": table, "part": _(part) if part else part},
+        "layout": _("layout %(table)s: stakes in play") % {"table": table},
+        "transit": _("in transit %(table)s: fills and credits under way") % {"table": table},
+        "over_short": _("over/short %(table)s") % {"table": table},
+        "cage": _("cage"),
+        "players": _("players' chips"),
+        "markers_receivable": _("markers receivable"),
+        "world": _("outside world (cash in)"),
     }
     return names.get(place, account)
 

@@ -27,6 +27,8 @@ from datetime import UTC, date, datetime
 from typing import get_args
 
 from django.db import IntegrityError
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from audit.access.authority import require_person
 from audit.findings.workflow import server_change, server_event_append, username_of
@@ -36,6 +38,7 @@ from ledger.books.reconcile import MISSING_WORDS
 
 from . import models as m
 from . import reconciliation as r
+from . import selectors
 
 LEDGER_STREAM = "audit.ledger"
 DAY_STATES = frozenset(get_args(DayState))
@@ -72,12 +75,14 @@ def _may_sign(user: object) -> None:
 # what each exception says, in the refusal and on the screens
 EXCEPTION_WORDS = {
     **MISSING_WORDS,
-    "chip_variance": "a chip variance not explained",
-    "replay_variance": "a replay variance not explained",
-    "drop_mismatch": "the drop posted differs from its count",
-    "currency_mismatch": "an amount in another currency not booked (no rate of the day)",
-    "slip_mismatch": "a fill or credit slip whose steps disagree",
-    "not_final": "the table has not opened a later gaming day",
+    "chip_variance": gettext_noop("a chip variance not explained"),
+    "replay_variance": gettext_noop("a replay variance not explained"),
+    "drop_mismatch": gettext_noop("the drop posted differs from its count"),
+    "currency_mismatch": gettext_noop(
+        "an amount in another currency not booked (no rate of the day)"
+    ),
+    "slip_mismatch": gettext_noop("a fill or credit slip whose steps disagree"),
+    "not_final": gettext_noop("the table has not opened a later gaming day"),
 }
 
 
@@ -96,7 +101,11 @@ def exceptions_of(day: m.Reconciliation, shifts: list[m.Reconciliation]) -> list
 
 
 def exceptions_text(exceptions: list[str]) -> str:
-    return "; ".join(EXCEPTION_WORDS.get(e, e) for e in exceptions)
+    """What a sign-off signs over, in the active language (the record keeps the codes)."""
+    return "; ".join(
+        selectors.missing_words([e]) if e in MISSING_WORDS else _(EXCEPTION_WORDS.get(e, e))
+        for e in exceptions
+    )
 
 
 def day_sign_off(
@@ -125,28 +134,39 @@ def day_sign_off(
         row = next((x for x in rows if not x.shift), None)
         if row is None:
             raise NothingToSign(
-                f"The ledger has no figures for table {table!r} on {gaming_day.isoformat()}."
+                _("The ledger has no figures for table %(table)r on %(day)s.")
+                % {"table": table, "day": gaming_day.isoformat()}
             )
         existing = (
             m.SignOff.objects.select_for_update().filter(table=table, gaming_day=gaming_day).first()
         )
         if existing is not None and existing.status == m.SignOff.Status.SIGNED:
             raise SignOffError(
-                f"{table} {gaming_day.isoformat()} is signed off already (by {existing.signed_by}); "
-                "reopen it first."
+                _("%(table)s %(day)s is signed off already (by %(who)s); reopen it first.")
+                % {"table": table, "day": gaming_day.isoformat(), "who": existing.signed_by}
             )
         if row.replayed_win is None:
             # its replayed win is not given yet (state replay_pending, or open or incomplete
             # besides): a figure missing that no note may sign over, and it comes by itself
             raise SignOffError(
-                f"{table} {gaming_day.isoformat()}: the replay is not yet available (the game's "
-                "read models are behind the ledger); sign it off once they have caught up."
+                _(
+                    "%(table)s %(day)s: the replay is not yet available (the game's read models "
+                    "are behind the ledger); sign it off once they have caught up."
+                )
+                % {"table": table, "day": gaming_day.isoformat()}
             )
         exceptions = exceptions_of(row, [x for x in rows if x.shift])
         if note is None and exceptions:
             raise NoteRequired(
-                f"{table} {gaming_day.isoformat()} is {row.get_state_display()}: "
-                f"{exceptions_text(exceptions)}. Signing it off needs a note saying why."
+                _(
+                    "%(table)s %(day)s is %(state)s: %(what)s. Signing it off needs a note saying why."
+                )
+                % {
+                    "table": table,
+                    "day": gaming_day.isoformat(),
+                    "state": row.get_state_display(),
+                    "what": exceptions_text(exceptions),
+                }
             )
         figures = r.signed_figures(row)
         digest = r.figures_hash(figures)
@@ -193,12 +213,13 @@ def day_sign_off(
             "event_version": version,
         }
         try:
-            signoff, _ = m.SignOff.objects.update_or_create(
+            signoff, _created = m.SignOff.objects.update_or_create(
                 table=table, gaming_day=gaming_day, defaults=values
             )
         except IntegrityError:  # a concurrent first sign-off of the same day committed first
             raise SignOffError(
-                f"{table} {gaming_day.isoformat()} was signed off at the same moment."
+                _("%(table)s %(day)s was signed off at the same moment.")
+                % {"table": table, "day": gaming_day.isoformat()}
             ) from None
         return signoff
 
@@ -216,7 +237,7 @@ def day_reopen(
     username = username_of(user)
     text = (note or "").strip()
     if not text:
-        raise NoteRequired("Reopening a signed-off day needs a note saying why.")
+        raise NoteRequired(_("Reopening a signed-off day needs a note saying why."))
     now = now or datetime.now(UTC)
 
     def action() -> m.SignOff:
@@ -224,7 +245,10 @@ def day_reopen(
             m.SignOff.objects.select_for_update().filter(table=table, gaming_day=gaming_day).first()
         )
         if signoff is None or signoff.status != m.SignOff.Status.SIGNED:
-            raise SignOffError(f"{table} {gaming_day.isoformat()} is not signed off.")
+            raise SignOffError(
+                _("%(table)s %(day)s is not signed off.")
+                % {"table": table, "day": gaming_day.isoformat()}
+            )
         carriers = [
             row.gaming_day.isoformat()
             for row in m.Reconciliation.objects.filter(
@@ -237,8 +261,16 @@ def day_reopen(
         ]
         if carriers:
             raise SignOffError(
-                f"{table} {gaming_day.isoformat()}: its later events were posted into "
-                f"{', '.join(carriers)}, signed off; reopen {carriers[-1]} first."
+                _(
+                    "%(table)s %(day)s: its later events were posted into %(days)s, signed off; "
+                    "reopen %(last)s first."
+                )
+                % {
+                    "table": table,
+                    "day": gaming_day.isoformat(),
+                    "days": ", ".join(carriers),
+                    "last": carriers[-1],
+                }
             )
         signoff.event_version = server_event_append(
             stream=LEDGER_STREAM,

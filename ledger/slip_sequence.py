@@ -22,6 +22,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
 from audit.presenting.reports import Column, Report
 
 from . import models as m
@@ -213,38 +216,38 @@ def _walk(book: Book) -> tuple[dict[str, int], list[dict[str, Any]]]:
 
 
 BOOK_COLUMNS = (
-    Column("kind", "kind"),
-    Column("book", "book"),
-    Column("source", "issued"),
-    Column("numbers", "numbers", "int", total=True),
-    Column("used", "used", "int", total=True),
-    Column("voided", "voided", "int", total=True),
-    Column("under_way", "under way", "int", total=True),
-    Column("gaps", "gaps", "int", total=True),
-    Column("unused", "not used yet", "int", total=True),
-    Column("several", "at several tables", "int", total=True),
-    Column("first_day", "first used"),
-    Column("last_day", "last used"),
+    Column("kind", gettext_noop("kind")),
+    Column("book", gettext_noop("book")),
+    Column("source", gettext_noop("issued")),
+    Column("numbers", gettext_noop("numbers"), "int", total=True),
+    Column("used", gettext_noop("used"), "int", total=True),
+    Column("voided", gettext_noop("voided"), "int", total=True),
+    Column("under_way", gettext_noop("under way"), "int", total=True),
+    Column("gaps", gettext_noop("gaps"), "int", total=True),
+    Column("unused", gettext_noop("not used yet"), "int", total=True),
+    Column("several", gettext_noop("at several tables"), "int", total=True),
+    Column("first_day", gettext_noop("first used")),
+    Column("last_day", gettext_noop("last used")),
 )
 SEQUENCE_COLUMNS = (
-    Column("kind", "kind"),
-    Column("book", "book"),
-    Column("first", "from"),
-    Column("last", "to"),
-    Column("count", "numbers", "int", total=True),
-    Column("state", "state"),
-    Column("table", "table"),
-    Column("gaming_day", "gaming day"),
-    Column("detail", "detail"),
+    Column("kind", gettext_noop("kind")),
+    Column("book", gettext_noop("book")),
+    Column("first", gettext_noop("from")),
+    Column("last", gettext_noop("to")),
+    Column("count", gettext_noop("numbers"), "int", total=True),
+    Column("state", gettext_noop("state")),
+    Column("table", gettext_noop("table")),
+    Column("gaming_day", gettext_noop("gaming day")),
+    Column("detail", gettext_noop("detail")),
 )
 
 
 def slip_books(*, kind: str | None = None) -> Report:
     """Per slip book (and per series of slips with none recorded): its numbers by state."""
-    books, _ = _books(kind)
+    books, _loose = _books(kind)
     rows = []
     for book in books:
-        counts, _ = _walk(book)
+        counts, _rows = _walk(book)
         days = sorted(s.gaming_day for slips in book.slips.values() for s in slips)
         rows.append(
             {
@@ -267,7 +270,7 @@ def slip_books(*, kind: str | None = None) -> Report:
             }
         )
     return Report(
-        "slip_books", "Slip books: every number by state", BOOK_COLUMNS, rows, {"kind": kind}
+        "slip_books", _("Slip books: every number by state"), BOOK_COLUMNS, rows, {"kind": kind}
     ).with_totals()
 
 
@@ -277,7 +280,7 @@ def slip_sequence(*, kind: str | None = None) -> Report:
     rows = [row for book in books for row in _walk(book)[1]] + loose
     return Report(
         "slip_sequence",
-        "Slip sequence: numbers voided, under way, skipped, not used yet, misplaced",
+        _("Slip sequence: numbers voided, under way, skipped, not used yet, misplaced"),
         SEQUENCE_COLUMNS,
         rows,
         {"kind": kind},

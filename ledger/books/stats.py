@@ -519,11 +519,18 @@ class Comparison:
     before: Totals
 
     @property
-    def drop_change(self) -> int:
+    def drop_change(self) -> int | None:
+        """The drop's change (None where either period has no complete table-day: a
+        period with no data is not a drop of 0)."""
+        if not (self.now.complete and self.before.complete):
+            return None
         return self.now.drop - self.before.drop
 
     @property
-    def win_change(self) -> int:
+    def win_change(self) -> int | None:
+        """The chip-count win's change (None where either period has no complete day)."""
+        if not (self.now.complete and self.before.complete):
+            return None
         return self.now.win - self.before.win
 
     @property

@@ -11,6 +11,7 @@ import pytest
 
 from audit.feed.subscribers import catch_up
 from audit.models import Event
+from audit.record.findings import KINDS
 from ledger import models as m
 from tests.back_office.helpers import append
 from tests.browser.conftest import member_of
@@ -99,7 +100,10 @@ def test_an_accountant_reads_a_short_day_and_signs_it_off(
     background = row.locator("td").first.evaluate("e => getComputedStyle(e).backgroundColor")
     assert background == "rgb(255, 227, 227)"
     assert "unexplained" not in (page.locator("#variance-replay").get_attribute("class") or "")
-    assert "chip_variance" in page.locator("#findings").inner_text()
+    # the finding's kind by its title in the one vocabulary, never its code
+    assert page.locator('#findings tr.finding[data-kind="chip_variance"]').count() == 1
+    assert KINDS["chip_variance"].title in page.locator("#findings").inner_text()
+    assert "chip_variance" not in page.locator("#findings").inner_text()
     assert "voided (tray had enough 50s)" in page.locator("#slip-F-2").inner_text()
     assert page.locator("#balance-total").inner_text() == "EUR 0.00"
     page.screenshot(path=str(_artifacts() / "ledger_reconciliation.png"), full_page=True)
@@ -175,7 +179,8 @@ def test_an_incomplete_day_is_refused_without_a_note_then_signed_and_its_record_
     assert page.locator("#state").inner_text() == "incomplete: no closing count"
     assert page.locator("#figure-1 .amount").inner_text() == "n/a"
     assert page.locator("#figure-1 .note").inner_text() == "not computed: no closing count"
-    assert "closer_missing" in page.locator("#findings").inner_text()
+    assert page.locator('#findings tr.finding[data-kind="closer_missing"]').count() == 1
+    assert KINDS["closer_missing"].title in page.locator("#findings").inner_text()
     assert page.locator("#exceptions").inner_text() == (
         "Signing this day off needs a note saying why: no closing count."
     )

@@ -77,10 +77,18 @@ def test_the_statistics_total_foots_the_groups_listed(casino) -> None:
     ) == (900_000, 400_000, 500_000, 200_000)
     assert made.display(total, next(c for c in made.columns if c.key == "hold")) == "42.9%"
     assert total["hold_change_bp"] == -159
-    for key in ("drop", "win", "before_drop", "before_win", "drop_change", "win_change"):
+    for key in ("drop", "win", "before_drop", "before_win"):
         assert total[key] == sum(r[key] for r in made.rows if r[key] is not None), (
             key
         )  # BJ-02's year before: n/a
+    # a change is of the sums; a group with nothing a year before has none (not "+EUR
+    # 2,000.00" against a year of 0)
+    assert (total["drop_change"], total["win_change"]) == (
+        total["drop"] - total["before_drop"],
+        total["win"] - total["before_win"],
+    )
+    bj02 = next(r for r in made.rows if r["group"] == "BJ-02")
+    assert (bj02["before_win"], bj02["drop_change"], bj02["win_change"]) == (None, None, None)
     line = list(csv.DictReader(io.StringIO(made.as_csv())))[-1]
     assert (line["group"], line["drop_amount"], line["win_amount"], line["hold_bp"]) == (
         "total",
