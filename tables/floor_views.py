@@ -110,7 +110,8 @@ def _links(day: date) -> dict[str, str | None]:
         "reports": _address("admin:ledger_reports"),
         "sign_offs": _address("admin:ledger_signoff_changelist"),
         "accounting": _address("admin:ledger_accounting", "master-game"),
-        # the analytics' screens of the day
+        # the analytics' screens of the day, and their index
+        "analytics": _address("analytics-index"),
         **{
             f"analytics_{name.replace('-', '_')}": _address(
                 "analytics", name, query={"day": day.isoformat()}

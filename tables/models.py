@@ -92,7 +92,7 @@ class Shoe(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.table} shoe {self.shoe}"
+        return _("%(table)s shoe %(shoe)s") % {"table": self.table, "shoe": self.shoe}
 
 
 class Round(models.Model):
@@ -145,7 +145,11 @@ class Round(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.table} {self.gaming_day} round {self.number}"
+        return _("%(table)s %(day)s round %(number)s") % {
+            "table": self.table,
+            "day": self.gaming_day,
+            "number": self.number,
+        }
 
 
 class Hand(models.Model):
@@ -187,7 +191,9 @@ class Hand(models.Model):
         ]
 
     def __str__(self) -> str:
-        return "dealer" if self.box == 0 else f"box {self.box} hand {self.number}"
+        if self.box == 0:
+            return str(_("dealer"))
+        return _("box %(box)s hand %(hand)s") % {"box": self.box, "hand": self.number}
 
 
 class Bet(models.Model):
@@ -299,5 +305,10 @@ class Alert(models.Model):
         ordering = ["-raised_at", "-id"]
 
     def __str__(self) -> str:
-        where = f" on {self.stream}" if self.stream else ""
-        return f"{self.get_kind_display()}{where}: {self.message[:60]}"
+        if self.stream:
+            return _("%(kind)s on %(table)s: %(message)s") % {
+                "kind": self.get_kind_display(),
+                "table": self.stream,
+                "message": self.message[:60],
+            }
+        return f"{self.get_kind_display()}: {self.message[:60]}"

@@ -38,6 +38,7 @@ FLOOR_LINKS = {
     "link-reports": "/admin/ledger/reconciliation/reports/",
     "link-sign-off": "/admin/ledger/signoff/",
     "link-accounting": "/admin/ledger/reconciliation/accounting/",
+    "link-analytics": "/admin/analytics/",
     "link-analytics-counters": "/admin/analytics/counters/",
     "link-analytics-accuracy": "/admin/analytics/accuracy/",
     "link-analytics-dealers": "/admin/analytics/dealers/",
