@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class CasinoConfig(AppConfig):
@@ -8,7 +9,7 @@ class CasinoConfig(AppConfig):
     ledger's figures of a table-day on the tables' pages."""
 
     name = "casino"
-    verbose_name = "Casino"
+    verbose_name = _("Casino: packages for the regulator")
 
     def ready(self) -> None:
         from django.urls import reverse

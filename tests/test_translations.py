@@ -30,7 +30,7 @@ CATALOGUES = {
     if folder.is_dir() and ".venv" not in folder.parts
 }
 # the apps whose screens people read: each must have its catalogue
-SPEAKING = {"casino"}
+SPEAKING = {"casino", "audit", "ledger", "regulator", "tables", "tables/analytics"}
 PLACEHOLDER = re.compile(r"%\((\w+)\)[sdr]|\{(\w*)\}|%[sdr]")
 
 

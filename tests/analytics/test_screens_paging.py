@@ -114,7 +114,7 @@ def test_what_if_pages_its_players_and_the_csv_keeps_them_all(pit) -> None:
     total = re.search(
         r'<section id="report-what_if_players">.*?<tr class="total">(.*?)</tr>',
         pit.get(f"{url}&page=2").content.decode(),
-        re.S,
+        re.DOTALL,
     )
     assert total and '<td class="text">total of every page</td>' in total.group(1)
     assert (
