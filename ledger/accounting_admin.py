@@ -12,6 +12,7 @@ Thin: the reports are built by their modules; this shapes them for the template
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -35,7 +36,7 @@ from django.urls import Resolver404, URLPattern, path, resolve, reverse
 from django.utils import translation
 from django.utils.http import urlencode
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from audit.presenting.reports import NOT_KNOWN, TOTAL, Column, Report
 from audit.record.money import in_locale, not_available
@@ -148,6 +149,47 @@ def parameters(request: HttpRequest) -> Parameters:
 # --- the screen's tables ------------------------------------------------------------------------
 
 
+# the reports' words in their text cells (the CSV keeps them as the record writes them)
+SCREEN_WORDS = {
+    "used": gettext_lazy("used"),
+    "voided": gettext_lazy("voided"),
+    "under way": gettext_lazy("under way"),
+    "gap": gettext_lazy("gap"),
+    "not used yet": gettext_lazy("not used yet"),
+    "used at several tables": gettext_lazy("used at several tables"),
+    "in a book of the other kind": gettext_lazy("in a book of the other kind"),
+    "outside every book": gettext_lazy("outside every book"),
+    "number of no series": gettext_lazy("number of no series"),
+    "no book recorded": gettext_lazy("no book recorded"),
+    "no reason recorded": gettext_lazy("no reason recorded"),
+    "no book recorded: the numbers used": gettext_lazy("no book recorded: the numbers used"),
+    "fill": pgettext_lazy("slip kind", "fill"),
+    "credit": pgettext_lazy("slip kind", "credit"),
+}
+_ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_RANGE = re.compile(r"^(?P<start>\S+) to (?P<end>\S+)$")
+_LAST_STEP = re.compile(r"^last step: (?P<step>\w+)$")
+
+
+def screen_words(text: str) -> str:
+    """A report's text cell in the active language where it is one of the reports' own
+    words (a slip's state, a book's range); data - codes, names, numbers - as it is."""
+    if text in SCREEN_WORDS:
+        return str(SCREEN_WORDS[text])
+    if _ISO_DAY.match(text):  # a gaming day: the one date format, the locale's
+        try:
+            return selectors.day_text(date.fromisoformat(text))
+        except ValueError:
+            return text
+    if found := _RANGE.match(text):
+        return _("%(start)s to %(end)s") % {"start": found["start"], "end": found["end"]}
+    if found := _LAST_STEP.match(text):
+        from .admin import word
+
+        return _("last step: %(step)s") % {"step": word(found["step"])}
+    return text
+
+
 def cell(
     report: Report, row: dict[str, Any], column: Column, *, total: bool = False
 ) -> dict[str, Any]:
@@ -157,6 +199,8 @@ def cell(
     text = report.total_display(row, column) if total else report.display(row, column)
     if not text and not total and column.kind == "text":
         text = "-"
+    elif column.kind == "text":
+        text = _("total") if total and text == TOTAL else screen_words(text)
     return {
         "text": text,
         "num": column.kind != "text",
@@ -187,7 +231,7 @@ def table(
         if (
             total and cells and not cells[0]["text"]
         ):  # its label sits in a column the screen leaves out
-            cells[0]["text"] = TOTAL
+            cells[0]["text"] = _("total")
         if first_lines and not total and cells:
             cells[0]["lines"], cells[0]["cls"] = first_lines(row), "wraps"
         if link and not total and cells:
@@ -296,7 +340,8 @@ def _master_game_page(p: Parameters) -> tuple[list[Report], list[dict[str, Any]]
                 (_("closer"), row["closer_counted_by"], row["closer_witnessed_by"]),
             )
         ]
-        people.append(f"{_('drop')} {row['drop_counted_by'] or not_available()}")
+        drop_word = _("drop")
+        people.append(f"{drop_word} {row['drop_counted_by'] or not_available()}")
         out.append(
             {
                 "text": people[0],

@@ -37,11 +37,13 @@ from django.urls import NoReverseMatch, URLPattern, path, re_path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from audit.access.devices import device_of
 from audit.admin import GAMING_DAY, ReadOnlyAdmin
+from audit.presenting.reports import TOTAL
 from audit.presenting.vocabulary import kind_sentence, kind_title, severity_text, status_text
+from audit.record.findings import KINDS
 from audit.record.money import format_money, not_available
 from audit.store.errors import StoreError
 from audit.store.streams import STREAM_REGEX
@@ -536,7 +538,12 @@ def shown(report: reports.Report, row: dict[str, Any], column: Any, *, total: bo
     if column.kind == "bool" and (not total or column.key in row):
         value = row.get(column.key)
         return not_available() if value is None else (_("yes") if value else _("no"))
-    return report.total_display(row, column) if total else report.display(row, column)
+    text = report.total_display(row, column) if total else report.display(row, column)
+    if column.kind == "text":
+        if text in (TOTAL, "casino"):
+            return _(text)
+        return accounting_admin.screen_words(text)
+    return text
 
 
 def _figure(
@@ -611,6 +618,43 @@ def _theoretical_note(row: m.Reconciliation, sd: str, interval: str) -> str:
     return "; ".join([text, sd, *([interval] if interval else [])])
 
 
+_SLIP = re.compile(r"^slip (?P<slip>\S+) ")
+_BET = re.compile(r" bet (?P<bet>\S+)")
+_ROUND = re.compile(r" round (?P<round>\d+)")
+
+
+def known_text(known: dict[str, Any], currency: str) -> str:
+    """A known difference (``ledger.books.reconcile.Known``, as the read model keeps it)
+    in the active language: what it is and the amount it names; a replay difference by
+    its finding kind's title, with the bet and round. The record's own English words
+    where the kind is not one of these."""
+    kind, amount, what = known.get("kind", ""), known.get("amount") or 0, known.get("what", "")
+    signed = _money(amount, currency, signed=True)
+    if kind == "correction":
+        return _(
+            "corrections changed the recorded win by %(amount)s, paid or taken at the cage"
+        ) % {"amount": signed}
+    if kind == "duplicate_slip" and (slip := _SLIP.match(what)):
+        return _("slip %(slip)s (%(amount)s) recorded twice, counted once") % {
+            "slip": slip["slip"],
+            "amount": _money(amount, currency),
+        }
+    if kind == "between_shifts":
+        return _("the tray changed by %(amount)s between shifts") % {"amount": signed}
+    if kind == "drop_chips":
+        return _("chips found in the drop box (%(amount)s), from players' hands, not from play") % {
+            "amount": _money(amount, currency)
+        }
+    if kind in KINDS:
+        parts = [kind_title(kind)]
+        if bet := _BET.search(what):
+            parts.append(_("bet %(bet)s") % {"bet": bet["bet"]})
+        if number := _ROUND.search(what):
+            parts.append(_("round %(round)s") % {"round": number["round"]})
+        return f"{', '.join(parts)}: {signed}"
+    return what
+
+
 def period_context(row: m.Reconciliation) -> dict[str, Any]:
     """One period's four wins, drop, hold and variances, as the page shows them."""
     c = row.currency
@@ -663,14 +707,14 @@ def period_context(row: m.Reconciliation) -> dict[str, Any]:
                 "name": _("chip-count against the record"),
                 "amount": _money(row.chip_variance, c, signed=True),
                 "open": chip_open,
-                "known": row.explanations.get("chip", []),
+                "known": [known_text(k, c) for k in row.explanations.get("chip", [])],
                 "id": "chip",
             },
             {
                 "name": _("replayed against recorded"),
                 "amount": _money(row.replay_variance, c, signed=True),
                 "open": replay_open,
-                "known": row.explanations.get("replay", []),
+                "known": [known_text(k, c) for k in row.explanations.get("replay", [])],
                 "id": "replay",
             },
         ],
@@ -878,6 +922,7 @@ _ROLES = {
     "requested_by": gettext_lazy("requested by"),
     "issued_by": gettext_lazy("issued by"),
     "carried_by": gettext_lazy("carried by"),
+    "received_by": gettext_lazy("received by"),
     "dealer": gettext_lazy("dealer"),
     "supervisor": gettext_lazy("supervisor"),
     "voided_by": gettext_lazy("voided by"),
@@ -889,8 +934,8 @@ _ROLES = {
 _WORDS = {
     "opening": gettext_lazy("opening"),
     "closing": gettext_lazy("closing"),
-    "fill": gettext_lazy("fill"),
-    "credit": gettext_lazy("credit"),
+    "fill": pgettext_lazy("slip kind", "fill"),
+    "credit": pgettext_lazy("slip kind", "credit"),
     "requested": gettext_lazy("requested"),
     "issued": gettext_lazy("issued"),
     "received": gettext_lazy("received"),

@@ -10,8 +10,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from django.utils.html import escape
+from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from audit.presenting.charts import BOTTOM, LEFT, RIGHT, TOP, WIDTH
 from audit.presenting.charts import svg_open as _svg_open
@@ -33,7 +35,7 @@ def win_band(points: Sequence[DayPoint], currency: str, *, height: int = 320) ->
     """The house result of the rounds (a line with dots) against their theoretical win
     (dashed) and its 95% band (shaded) by gaming day."""
     if not points:
-        return mark_safe('<p class="chart-empty">No reconciled days in the range.</p>')
+        return format_html('<p class="chart-empty">{}</p>', _("No reconciled days in the range."))
     values = [p.result for p in points] + [
         v for p in points for v in (p.theoretical, p.low, p.high) if v is not None
     ]
@@ -48,9 +50,16 @@ def win_band(points: Sequence[DayPoint], currency: str, *, height: int = 320) ->
     def y(v: int) -> float:
         return TOP + plot_h * (high - v) / (high - low)
 
+    # xgettext:no-python-format
+    band_title = _("95% interval of the theoretical win")
+    words = {"result": _("house result (recorded)"), "theoretical": _("theoretical win")}
     parts = [
         _svg_open("win-band", height),
-        f"<title>House result against theoretical win by gaming day ({escape(currency)})</title>",
+        format_html(
+            "<title>{}</title>",
+            _("House result against theoretical win by gaming day (%(currency)s)")
+            % {"currency": currency},
+        ),
     ]
     for tick in ticks:
         parts.append(
@@ -69,7 +78,7 @@ def win_band(points: Sequence[DayPoint], currency: str, *, height: int = 320) ->
         lower = " ".join(f"{x(i):.1f},{y(p.low or 0):.1f}" for i, p in reversed(banded))
         parts.append(
             f'<polygon class="band" points="{upper} {lower}" fill="#2e6cc0" fill-opacity="0.15" stroke="none">'
-            "<title>95% interval of the theoretical win</title></polygon>"
+            f"<title>{escape(band_title)}</title></polygon>"
         )
     theory = [(i, p) for i, p in enumerate(points) if p.theoretical is not None]
     if theory:
@@ -86,11 +95,17 @@ def win_band(points: Sequence[DayPoint], currency: str, *, height: int = 320) ->
     for i, p in enumerate(points):
         outside = p.low is not None and p.high is not None and not p.low <= p.result <= p.high
         colour = "#b00020" if outside else "#0b6b3a"
-        tip = f"{p.day}: house result {format_signed(p.result, currency)}"
+        tip = _("%(day)s: house result %(result)s") % {
+            "day": p.day,
+            "result": format_signed(p.result, currency),
+        }
         if p.theoretical is not None:
-            tip += f", theoretical {format_signed(p.theoretical, currency)}"
+            tip += _(", theoretical %(win)s") % {"win": format_signed(p.theoretical, currency)}
         if p.low is not None and p.high is not None:
-            tip += f", 95% {format_signed(p.low, currency)} to {format_signed(p.high, currency)}"
+            tip += _(", 95%% %(low)s to %(high)s") % {
+                "low": format_signed(p.low, currency),
+                "high": format_signed(p.high, currency),
+            }
         parts.append(
             f'<circle class="day{" outside" if outside else ""}" cx="{x(i):.1f}" cy="{y(p.result):.1f}" r="4" '
             f'fill="{colour}"><title>{escape(tip)}</title></circle>'
@@ -101,14 +116,19 @@ def win_band(points: Sequence[DayPoint], currency: str, *, height: int = 320) ->
                 f"{escape(p.day[5:])}</text>"
             )
     legend_y = height - 14
+    # xgettext:no-python-format
+    interval_label = _("95% interval")
+    if not banded:
+        # xgettext:no-python-format
+        interval_label = _("95% interval (n/a: no variance of the game yet)")
     parts.append(
         f'<g class="legend" transform="translate({LEFT},{legend_y})">'
         '<line x1="0" x2="24" y1="-4" y2="-4" stroke="#0b6b3a" stroke-width="2.5"/>'
-        '<text x="30" y="0">house result (recorded)</text>'
+        f'<text x="30" y="0">{escape(words["result"])}</text>'
         '<line x1="250" x2="274" y1="-4" y2="-4" stroke="#2e6cc0" stroke-width="2" stroke-dasharray="6 4"/>'
-        '<text x="280" y="0">theoretical win</text>'
+        f'<text x="280" y="0">{escape(words["theoretical"])}</text>'
         '<rect x="420" y="-11" width="24" height="12" fill="#2e6cc0" fill-opacity="0.15"/>'
-        f'<text x="450" y="0">95% interval{"" if banded else " (n/a: no variance of the game yet)"}</text>'
+        f'<text x="450" y="0">{escape(interval_label)}</text>'
         "</g>"
     )
     parts.append("</svg>")
@@ -130,8 +150,9 @@ def hold_by_table(bars: Sequence[HoldBar], *, row_height: int = 26) -> SafeStrin
     """Hold % per table as horizontal bars, the theoretical hold as a tick on each."""
     shown = [b for b in bars if b.hold is not None]
     if not shown:
-        return mark_safe(
-            '<p class="chart-empty">No table with a chip-count win and a drop in the range.</p>'
+        return format_html(
+            '<p class="chart-empty">{}</p>',
+            _("No table with a chip-count win and a drop in the range."),
         )
     rates = [b.hold for b in shown if b.hold is not None] + [
         b.theoretical_hold for b in shown if b.theoretical_hold is not None
@@ -145,9 +166,15 @@ def hold_by_table(bars: Sequence[HoldBar], *, row_height: int = 26) -> SafeStrin
     def x(v: Fraction) -> float:
         return float(LEFT + plot_w * (v - low) / (high - low))
 
+    words = {
+        "title": _("Hold % by table"),
+        "tick": _("theoretical hold"),
+        "hold": _("hold (chip-count win / drop)"),
+        "theoretical": _("theoretical hold (theoretical win / drop)"),
+    }
     parts = [
         _svg_open("hold-by-table", height),
-        "<title>Hold % by table</title>",
+        f"<title>{escape(words['title'])}</title>",
         f'<line x1="{x(Fraction(0)):.1f}" x2="{x(Fraction(0)):.1f}" y1="{TOP - 4}" y2="{height - 36}" stroke="#888"/>',
     ]
     for i, bar in enumerate(shown):
@@ -155,16 +182,22 @@ def hold_by_table(bars: Sequence[HoldBar], *, row_height: int = 26) -> SafeStrin
         top = TOP + i * row_height
         start, end = sorted((x(Fraction(0)), x(bar.hold)))
         assert bar.win is not None and bar.drop is not None  # a hold has both
-        tip = (
-            f"{bar.table}: hold {percent(bar.hold)} (chip-count win {format_signed(bar.win, bar.currency)} on a "
-            f"drop of {format_money(bar.drop, bar.currency)}), theoretical hold {percent(bar.theoretical_hold)}"
-            + (
-                f"; {bar.left_out} table-day{'s' if bar.left_out != 1 else ''} left out (no chip-count win or no "
-                "drop)"
-                if bar.left_out
-                else ""
-            )
-        )
+        tip = _(
+            "%(table)s: hold %(hold)s (chip-count win %(win)s on a drop of %(drop)s), "
+            "theoretical hold %(theoretical)s"
+        ) % {
+            "table": bar.table,
+            "hold": percent(bar.hold),
+            "win": format_signed(bar.win, bar.currency),
+            "drop": format_money(bar.drop, bar.currency),
+            "theoretical": percent(bar.theoretical_hold),
+        }
+        if bar.left_out:
+            tip += ngettext(
+                "; %(count)s table-day left out (no chip-count win or no drop)",
+                "; %(count)s table-days left out (no chip-count win or no drop)",
+                bar.left_out,
+            ) % {"count": bar.left_out}
         colour = "#0b6b3a" if bar.hold >= 0 else "#b00020"
         parts.append(
             f'<text x="{LEFT - 6}" y="{top + row_height / 2 + 4:.1f}" text-anchor="end">{escape(bar.table)}</text>'
@@ -180,15 +213,15 @@ def hold_by_table(bars: Sequence[HoldBar], *, row_height: int = 26) -> SafeStrin
             tx = x(bar.theoretical_hold)
             parts.append(
                 f'<line class="theoretical" x1="{tx:.1f}" x2="{tx:.1f}" y1="{top + 1}" y2="{top + row_height - 1}" '
-                f'stroke="#2e6cc0" stroke-width="3"><title>theoretical hold {escape(percent(bar.theoretical_hold))}'
-                "</title></line>"
+                f'stroke="#2e6cc0" stroke-width="3"><title>{escape(words["tick"])} '
+                f"{escape(percent(bar.theoretical_hold))}</title></line>"
             )
     parts.append(
         f'<g class="legend" transform="translate({LEFT},{height - 12})">'
-        '<rect x="0" y="-11" width="24" height="12" fill="#0b6b3a"/><text x="30" y="0">hold '
-        "(chip-count win / drop)</text>"
+        '<rect x="0" y="-11" width="24" height="12" fill="#0b6b3a"/>'
+        f'<text x="30" y="0">{escape(words["hold"])}</text>'
         '<line x1="250" x2="250" y1="-12" y2="2" stroke="#2e6cc0" stroke-width="3"/>'
-        '<text x="260" y="0">theoretical hold (theoretical win / drop)</text></g>'
+        f'<text x="260" y="0">{escape(words["theoretical"])}</text></g>'
     )
     parts.append("</svg>")
     return mark_safe("".join(parts))

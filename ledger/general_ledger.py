@@ -177,7 +177,7 @@ def journal(*, day: date, table: str | None = None, folds: Folded | None = None)
                 )
     return Report(
         "journal",
-        _("General ledger journal, gaming day %(day)s") % {"day": day.isoformat()},
+        _("General ledger journal, gaming day %(day)s") % {"day": selectors.day_text(day)},
         JOURNAL_COLUMNS,
         rows,
         {"day": day.isoformat(), "table": table},
@@ -215,7 +215,7 @@ def trial_balance(*, day: date, table: str | None = None) -> Report:
     ]
     return Report(
         "trial_balance",
-        _("Trial balance, gaming day %(day)s") % {"day": day.isoformat()},
+        _("Trial balance, gaming day %(day)s") % {"day": selectors.day_text(day)},
         BALANCE_COLUMNS,
         rows,
         {"day": day.isoformat(), "table": table},

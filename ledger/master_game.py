@@ -214,7 +214,7 @@ def master_game(
     report = Report(
         "master_game",
         _("Master game report, gaming day %(day)s, %(which)s")
-        % {"day": day.isoformat(), "which": which},
+        % {"day": selectors.day_text(day), "which": which},
         COLUMNS,
         out,
         {"day": day.isoformat(), "shift": shift, "table": table, "game": game, "pit": pit},

@@ -97,7 +97,8 @@ def marker_aging(
     return (
         Report(
             "marker_aging",
-            _("Marker receivables as of %(day)s, by days since issue") % {"day": day.isoformat()},
+            _("Marker receivables as of %(day)s, by days since issue")
+            % {"day": selectors.day_text(day)},
             AGING_COLUMNS,
             buckets,
             parameters,
@@ -109,7 +110,7 @@ def marker_aging(
                 if outstanding_only
                 else _("Markers issued as of %(day)s, the oldest first")
             )
-            % {"day": day.isoformat()},
+            % {"day": selectors.day_text(day)},
             MARKER_COLUMNS,
             listed,
             parameters,
@@ -168,7 +169,7 @@ def chips_outstanding(
             "Chips the tables put into players' hands, net, at the end of %(day)s - not the "
             "chip float: chips sold or cashed at the cage are not on record"
         )
-    ) % {"day": day.isoformat(), "since": since.isoformat()}
+    ) % {"day": selectors.day_text(day), "since": selectors.day_text(since)}
     return Report(
         "chips_outstanding",
         title,

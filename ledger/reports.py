@@ -288,7 +288,8 @@ def _in_house(consolidate: bool) -> str:
 
 
 def _dates(span: stats.Period) -> dict[str, str]:
-    return {"start": span.start.isoformat(), "end": span.end.isoformat()}
+    """A period's first and last day as a report's title writes them."""
+    return {"start": selectors.day_text(span.start), "end": selectors.day_text(span.end)}
 
 
 def _period(
@@ -372,7 +373,7 @@ def statistics(
                     "hold_change_bp": c.hold_change_bp,
                 }
             )
-    dates = {"start": span.start.isoformat(), "end": span.end.isoformat()}
+    dates = _dates(span)
     when = {
         "shift": _("by shift, gaming day %(start)s"),
         "day": _("gaming day %(start)s"),

@@ -221,3 +221,57 @@ def test_every_accounting_screen_links_answer_and_lead_back_to_the_floor(
     _shot(page, "ledger_hub_reconciliation.png")
     page.click("#hub-floor")
     assert page.url == f"{base}/admin/"
+
+
+@pytest.mark.parametrize(
+    ("language", "title", "state", "hold"),
+    [
+        ("it", "Riconciliazione di BJ-01, giornata di gioco 29/11/2026", "riconciliata", "44,4"),
+        ("cs", "Odsouhlasení BJ-01, herní den 29. 11. 2026", "odsouhlaseno", "44,4"),
+    ],
+)
+def test_an_accountant_reads_a_table_day_in_italian_and_czech(
+    accountant,
+    live_server,
+    settings,
+    fake_game,  # noqa: F811
+    language,
+    title,
+    state,
+    hold,
+) -> None:
+    """The worked example (13 Miss. Code R. 7-3.3: a chip-count win of 4,000.00 on a drop
+    of 9,000.00) read in the browser's language: the page's words, its day in the
+    locale's date, its money as the locale writes it (Babel's CLDR data, computed here
+    apart), the state and the links in that language, never True/False or a code."""
+    from decimal import Decimal
+
+    from babel.numbers import format_currency
+
+    from tests.ledger.helpers import worked_example
+
+    settings.PROJECT_ON_APPEND = False
+    t = worked_example()
+    t.open("2026-11-30")
+    t.count("opening", {100_000: 18}, day="2026-11-30")
+    _record(fake_game, t)
+    page = accountant
+    page.context.set_extra_http_headers({"Accept-Language": language})
+    page.goto(f"{live_server.url}/admin/ledger/reconciliation/BJ-01/{DAY}/")
+
+    def plain(text: str) -> str:
+        return text.replace("\u00a0", " ").replace("\u202f", " ").strip()
+
+    assert plain(page.locator("#content h1").inner_text()) == title
+    win = "+" + format_currency(Decimal("4000.00"), "EUR", locale=language)
+    drop = format_currency(Decimal("9000.00"), "EUR", locale=language)
+    amounts = [plain(a) for a in page.locator("#figures .figure .amount").all_inner_texts()]
+    assert amounts[0] == plain(win) and amounts[-1] == plain(drop), amounts
+    assert plain(page.locator("#hold").inner_text()).startswith(hold)  # 4,000 / 9,000
+    assert page.locator("#state").inner_text() == state
+    hub = page.locator("#ledger-hub").inner_text()
+    assert "Reconciliations" not in hub and "the floor" not in hub
+    body = page.locator("#content-main").inner_text()
+    for raw in ("True", "False", "chip_variance", "EUR 4,000.00"):
+        assert raw not in body, raw
+    _shot(page, f"ledger_reconciliation_{language}.png")
