@@ -212,6 +212,7 @@ def test_every_accounting_screen_links_answer_and_lead_back_to_the_floor(
     assert "table__stream=BJ-01" in rounds and f"gaming_day={DAY}" in rounds
     assert "stream=BJ-01" in findings and f"gaming_day={DAY}" in findings
     page.click("#hub-rounds")
+    page.wait_for_url("**/admin/tables/round/**")  # the click only starts the navigation
     assert page.locator("#changelist").count() == 1  # the rounds' list of that table-day
     page.go_back()
     # the master game report links each table to its table-day
