@@ -121,6 +121,12 @@ def amount_text(kind: str, text: str, currency: str | None) -> str:
 def finding_amounts(finding: Finding, currency: str | None) -> str:
     """``bet r41-23: expected win +EUR 100.00, recorded win +EUR 95.00`` - only what the
     finding has; a single ``-`` when it has none of them."""
+    return ", ".join(finding_amount_parts(finding, currency)) or "-"
+
+
+def finding_amount_parts(finding: Finding, currency: str | None) -> list[str]:
+    """The parts of :func:`finding_amounts`, each a line of its own on the list (an amount
+    never breaks across two)."""
     parts = []
     if finding.bet:
         parts.append(_("bet %(bet)s") % {"bet": finding.bet})
@@ -134,7 +140,7 @@ def finding_amounts(finding: Finding, currency: str | None) -> str:
             _("recorded %(amount)s")
             % {"amount": amount_text(finding.kind, finding.recorded, currency)}
         )
-    return ", ".join(parts) or "-"
+    return parts
 
 
 def day_text(day: object) -> str:
@@ -361,6 +367,26 @@ def _back(request: HttpRequest, default: str) -> str:
     )
 
 
+class TableFilter(admin.SimpleListFilter):
+    title = gettext_lazy("table")
+    parameter_name = "stream"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        tables = Finding.objects.order_by("stream").values_list("stream", flat=True).distinct()
+        return [(t, t or str(_("the whole record"))) for t in tables]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Finding]) -> QuerySet[Finding]:
+        return queryset.filter(stream=self.value()) if self.value() is not None else queryset
+
+
+class GamingDayFilter(admin.AllValuesFieldListFilter):
+    """The gaming days there are, named in the reader's language."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.title = gettext_lazy("gaming day")
+
+
 class KindFilter(admin.SimpleListFilter):
     """Filter by kind, each named by its title (the kinds there are findings of)."""
 
@@ -418,7 +444,13 @@ class FindingAdmin(ReadOnlyAdmin):
         "message_text",
     )
     list_display_links = ("id",)
-    list_filter = ("stream", GAMING_DAY, KindFilter, SeverityFilter, StatusFilter)
+    list_filter = (
+        TableFilter,
+        ("gaming_day", GamingDayFilter),
+        KindFilter,
+        SeverityFilter,
+        StatusFilter,
+    )
     search_fields = ("bet", "message", "fingerprint")
     actions = ("acknowledge", "resolve", "reopen")
     action_form = NoteActionForm
@@ -509,7 +541,10 @@ class FindingAdmin(ReadOnlyAdmin):
 
     @admin.display(description=gettext_lazy("bet: expected / recorded"))
     def amounts(self, obj: Finding) -> str:
-        return finding_amounts(obj, self.currency_of(obj))
+        parts = finding_amount_parts(obj, self.currency_of(obj))
+        if not parts:
+            return "-"
+        return format_html_join("", '<div class="nowrap">{}</div>', ((part,) for part in parts))
 
     @admin.display(description=gettext_lazy("message"))
     def message_text(self, obj: Finding) -> str:
