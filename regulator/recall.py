@@ -16,6 +16,8 @@ import json
 from datetime import date
 from typing import Any
 
+from django.utils.formats import date_format
+from django.utils.html import format_html
 from django.utils.timezone import get_current_timezone_name, localtime
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext_lazy
@@ -31,7 +33,8 @@ from audit.presenting.vocabulary import (
     status_text,
 )
 from audit.record import merkle
-from audit.record.chain import format_timestamp
+from audit.record.chain import format_timestamp, parse_timestamp
+from audit.record.money import not_available
 from tables import selectors
 from tables.admin import money_text, natural_key, review_context, settlement_text
 
@@ -175,4 +178,23 @@ def _anchor(table: str, version: int) -> dict[str, Any]:
         "root": sth.root.hex(),
         "key": sth.key_id,
         "signed_at": sth.as_dict().get("timestamp"),
+        # the same moment for people: the casino's clock, to the second
+        "signed_text": _signed_text(sth.as_dict().get("timestamp")),
     }
+
+
+def _signed_text(stamp: object) -> str:
+    """A signed head's timestamp (``2026-11-29T22:00:00.000000Z``) as the reader's date and
+    the casino's time to the second; as it is where it is not one."""
+    if not isinstance(stamp, str):
+        return not_available()
+    try:
+        moment = localtime(parse_timestamp(stamp))
+    except ValueError:
+        return stamp
+    # one line: a date never breaks across two
+    return format_html(
+        '<span class="nowrap">{} {}</span>',
+        date_format(moment, "DATE_FORMAT"),
+        f"{moment:%H:%M:%S}",
+    )
