@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
+from django.utils.translation import gettext_lazy as _
 
 
 def opened_day() -> Cast:
@@ -29,28 +30,34 @@ class Event(models.Model):
 
     # The global position. Appends take one lock for the whole transaction (see
     # audit.store.streams), so positions are handed out in commit order.
-    position = models.BigAutoField(primary_key=True)
+    position = models.BigAutoField(verbose_name=_("position"), primary_key=True)
     event_id = models.UUIDField(unique=True, editable=False, verbose_name="id")
-    stream = models.CharField(max_length=64, editable=False)
-    version = models.PositiveBigIntegerField(editable=False)
-    type = models.CharField(max_length=64, editable=False)
-    schema_version = models.PositiveSmallIntegerField(editable=False)
-    occurred_at = models.DateTimeField(editable=False)
-    recorded_at = models.DateTimeField(editable=False, db_index=True)
-    actor = models.CharField(max_length=128, editable=False)
-    source = models.CharField(max_length=128, editable=False)
-    payload = models.JSONField(editable=False)
-    prev_hash = models.CharField(max_length=64, editable=False)
-    hash = models.CharField(max_length=64, editable=False)
+    stream = models.CharField(verbose_name=_("table"), max_length=64, editable=False)
+    version = models.PositiveBigIntegerField(verbose_name=_("version"), editable=False)
+    type = models.CharField(verbose_name=_("type"), max_length=64, editable=False)
+    schema_version = models.PositiveSmallIntegerField(
+        verbose_name=_("schema version"), editable=False
+    )
+    occurred_at = models.DateTimeField(verbose_name=_("occurred at"), editable=False)
+    recorded_at = models.DateTimeField(verbose_name=_("recorded at"), editable=False, db_index=True)
+    actor = models.CharField(verbose_name=_("actor"), max_length=128, editable=False)
+    source = models.CharField(verbose_name=_("source"), max_length=128, editable=False)
+    payload = models.JSONField(verbose_name=_("payload"), editable=False)
+    prev_hash = models.CharField(verbose_name=_("previous hash"), max_length=64, editable=False)
+    hash = models.CharField(verbose_name=_("hash"), max_length=64, editable=False)
     # who appended it, as the server authenticated them (the actor is the client's word);
     # NULL for events stored before principals were recorded. Nullable, without a default,
     # so that adding the columns is a plain ALTER TABLE ... ADD COLUMN on SQLite too (its
     # table rebuild would drop the append-only triggers)
-    principal = models.CharField(max_length=160, null=True, editable=False)
+    principal = models.CharField(
+        verbose_name=_("principal"), max_length=160, null=True, editable=False
+    )
     # the store's HMAC of hash and principal (audit.store.seals): a row written past it has none
-    seal = models.CharField(max_length=64, null=True, editable=False)
+    seal = models.CharField(verbose_name=_("seal"), max_length=64, null=True, editable=False)
 
     class Meta:
+        verbose_name = _("event")
+        verbose_name_plural = _("events")
         db_table = "audit_event"
         ordering = ["position"]
         constraints = [
@@ -112,10 +119,19 @@ class DeviceAccount(models.Model):
     """A table device (shoe reader, dealer terminal): its user may append to one stream."""
 
     user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="device_account"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="device_account",
+        verbose_name=_("user"),
     )
-    stream = models.CharField(max_length=64, help_text="the table code this device records")
-    description = models.CharField(max_length=200, blank=True)
+    stream = models.CharField(
+        verbose_name=_("table"), max_length=64, help_text="the table code this device records"
+    )
+    description = models.CharField(verbose_name=_("description"), max_length=200, blank=True)
+
+    class Meta:
+        verbose_name = _("device account")
+        verbose_name_plural = _("device accounts")
 
     def __str__(self) -> str:
         return f"{self.user} -> {self.stream}"
@@ -127,14 +143,16 @@ class SubscriberPosition(models.Model):
     WHERE position = <the one it started from>``), after the subscriber has processed
     what lies between; a subscriber that fails keeps its position and is retried."""
 
-    name = models.CharField(max_length=100, unique=True)
-    position = models.PositiveBigIntegerField(default=0)
-    updated_at = models.DateTimeField(null=True, blank=True)
+    name = models.CharField(verbose_name=_("subscriber"), max_length=100, unique=True)
+    position = models.PositiveBigIntegerField(verbose_name=_("position"), default=0)
+    updated_at = models.DateTimeField(verbose_name=_("updated at"), null=True, blank=True)
     # the last failure, until the next success: what and since when
-    error = models.TextField(blank=True)
-    failed_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(verbose_name=_("error"), blank=True)
+    failed_at = models.DateTimeField(verbose_name=_("failed at"), null=True, blank=True)
 
     class Meta:
+        verbose_name = _("subscriber's position")
+        verbose_name_plural = _("subscribers' positions")
         ordering = ["name"]
 
     def __str__(self) -> str:
@@ -151,16 +169,24 @@ class StreamFailure(models.Model):
     --take-back`` - and then follows it again. The row goes when the stream is followed
     again (:mod:`audit.feed.subscribers`)."""
 
-    subscriber = models.CharField(max_length=100)
-    stream = models.CharField(max_length=64, verbose_name="table")
-    failures = models.PositiveIntegerField(default=0)
-    error = models.TextField()
+    subscriber = models.CharField(verbose_name=_("subscriber"), max_length=100)
+    stream = models.CharField(max_length=64, verbose_name=_("table"))
+    failures = models.PositiveIntegerField(verbose_name=_("failures"), default=0)
+    error = models.TextField(
+        verbose_name=_("error"),
+    )
     # the stream's first version in the batch that failed: where this read model stopped
-    from_version = models.PositiveBigIntegerField(null=True, blank=True)
-    first_failed_at = models.DateTimeField()
-    set_aside_at = models.DateTimeField(null=True, blank=True)
+    from_version = models.PositiveBigIntegerField(
+        verbose_name=_("from version"), null=True, blank=True
+    )
+    first_failed_at = models.DateTimeField(
+        verbose_name=_("first failed at"),
+    )
+    set_aside_at = models.DateTimeField(verbose_name=_("set aside at"), null=True, blank=True)
 
     class Meta:
+        verbose_name = _("table set aside")
+        verbose_name_plural = _("tables set aside")
         ordering = ["subscriber", "stream"]
         constraints = [
             models.UniqueConstraint(fields=["subscriber", "stream"], name="audit_streamfailure_one")
@@ -191,27 +217,46 @@ class ReplayRun(models.Model):
     parent = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.CASCADE, related_name="children"
     )
-    mode = models.CharField(max_length=16, choices=Mode.choices)
+    mode = models.CharField(verbose_name=_("mode"), max_length=16, choices=Mode.choices)
     # what started it: command, task, feed (the projections' subscriber of the feed), api,
     # ledger (the ledger needed the replay); reconciliation: the ledger's own check (not a
     # replay)
-    trigger = models.CharField(max_length=16, default="task")
-    stream = models.CharField(max_length=64, blank=True, help_text="blank: every table of the day")
-    gaming_day = models.DateField(null=True, blank=True)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
-    started_at = models.DateTimeField()
-    finished_at = models.DateTimeField(null=True, blank=True)
-    tables_total = models.PositiveIntegerField(default=0)
-    tables_done = models.PositiveIntegerField(default=0)
-    events = models.PositiveBigIntegerField(default=0, help_text="events folded")
-    rounds = models.PositiveBigIntegerField(default=0, help_text="rounds replayed")
-    findings = models.PositiveIntegerField(default=0, help_text="findings this run produced")
-    findings_new = models.PositiveIntegerField(default=0)
-    findings_superseded = models.PositiveIntegerField(default=0)
+    trigger = models.CharField(verbose_name=_("trigger"), max_length=16, default="task")
+    stream = models.CharField(
+        verbose_name=_("table"),
+        max_length=64,
+        blank=True,
+        help_text="blank: every table of the day",
+    )
+    gaming_day = models.DateField(verbose_name=_("gaming day"), null=True, blank=True)
+    status = models.CharField(
+        verbose_name=_("status"), max_length=16, choices=Status.choices, default=Status.RUNNING
+    )
+    started_at = models.DateTimeField(
+        verbose_name=_("started at"),
+    )
+    finished_at = models.DateTimeField(verbose_name=_("finished at"), null=True, blank=True)
+    tables_total = models.PositiveIntegerField(verbose_name=_("tables"), default=0)
+    tables_done = models.PositiveIntegerField(verbose_name=_("tables done"), default=0)
+    events = models.PositiveBigIntegerField(
+        verbose_name=_("events"), default=0, help_text="events folded"
+    )
+    rounds = models.PositiveBigIntegerField(
+        verbose_name=_("rounds"), default=0, help_text="rounds replayed"
+    )
+    findings = models.PositiveIntegerField(
+        verbose_name=_("findings"), default=0, help_text="findings this run produced"
+    )
+    findings_new = models.PositiveIntegerField(verbose_name=_("new findings"), default=0)
+    findings_superseded = models.PositiveIntegerField(
+        verbose_name=_("findings superseded"), default=0
+    )
     summary = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
 
     class Meta:
+        verbose_name = _("replay run")
+        verbose_name_plural = _("replay runs")
         ordering = ["-started_at", "-id"]
 
     def __str__(self) -> str:
@@ -290,6 +335,8 @@ class Finding(models.Model):
     created_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("finding")
+        verbose_name_plural = _("findings")
         ordering = ["stream", "gaming_day", "round", "id"]
         indexes = [
             models.Index(fields=["stream", "gaming_day", "round"], name="audit_finding_where")
@@ -307,20 +354,30 @@ class AccessRecord(models.Model):
     rows are sealed into the event store (``access.sealed`` in the stream
     ``audit.access``), so the Merkle tree covers them."""
 
-    at = models.DateTimeField(db_index=True)
-    principal = models.CharField(max_length=160, db_index=True, help_text="user:NAME, or anonymous")
-    method = models.CharField(max_length=8)
-    path = models.CharField(max_length=500)
-    query = models.CharField(max_length=1000, blank=True)
+    at = models.DateTimeField(verbose_name=_("at"), db_index=True)
+    principal = models.CharField(
+        verbose_name=_("principal"),
+        max_length=160,
+        db_index=True,
+        help_text="user:NAME, or anonymous",
+    )
+    method = models.CharField(verbose_name=_("method"), max_length=8)
+    path = models.CharField(verbose_name=_("path"), max_length=500)
+    query = models.CharField(verbose_name=_("query"), max_length=1000, blank=True)
     # the view and its arguments, e.g. "admin:tables_round_change BJ-01/2026-11-29/12"
-    what = models.CharField(max_length=300, blank=True)
-    status = models.PositiveSmallIntegerField()
-    address = models.CharField(max_length=64, blank=True, help_text="the client's address")
+    what = models.CharField(verbose_name=_("what"), max_length=300, blank=True)
+    status = models.PositiveSmallIntegerField(
+        verbose_name=_("status"),
+    )
+    address = models.CharField(
+        verbose_name=_("address"), max_length=64, blank=True, help_text="the client's address"
+    )
 
     class Meta:
+        verbose_name = _("access record")
+        verbose_name_plural = _("access records")
         db_table = "audit_access"
         ordering = ["-id"]
-        verbose_name = "access record"
 
     def __str__(self) -> str:
         return f"{self.at:%Y-%m-%d %H:%M:%S} {self.principal} {self.method} {self.path} -> {self.status}"
@@ -338,6 +395,10 @@ class MerkleState(models.Model):
     streams = models.JSONField(default=dict, help_text="{stream: [version, hash]}")
     updated_at = models.DateTimeField(null=True, blank=True)
 
+    class Meta:
+        verbose_name = _("Merkle tree state")
+        verbose_name_plural = _("Merkle tree states")
+
     def __str__(self) -> str:
         return f"Merkle tree of {self.size:,} events"
 
@@ -353,6 +414,8 @@ class MerkleBlock(models.Model):
     hash = models.CharField(max_length=64)
 
     class Meta:
+        verbose_name = _("Merkle block")
+        verbose_name_plural = _("Merkle blocks")
         ordering = ["index"]
 
     def __str__(self) -> str:
@@ -377,8 +440,9 @@ class ApiToken(models.Model):
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
+        verbose_name = _("API token")
+        verbose_name_plural = _("API tokens")
         ordering = ("-created_at",)
-        verbose_name = "API token"
 
     def __str__(self) -> str:
         return f"{self.key_id}... of {self.user}"
@@ -401,6 +465,10 @@ class IngestRun(models.Model):
     size = models.BigIntegerField()
     principal = models.CharField(max_length=160)
     started_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name = _("ingest run")
+        verbose_name_plural = _("ingest runs")
 
     def __str__(self) -> str:
         return f"ingest of {self.file} started {self.started_at:%Y-%m-%d %H:%M:%S}"
@@ -438,6 +506,10 @@ class IngestStep(models.Model):
     finished = models.BooleanField(default=False)
     at = models.DateTimeField()
 
+    class Meta:
+        verbose_name = _("ingest step")
+        verbose_name_plural = _("ingest steps")
+
 
 class AuthoritySeal(models.Model):
     """What one person may do, as the application last wrote it, sealed with the seal key
@@ -459,6 +531,8 @@ class AuthoritySeal(models.Model):
     )
 
     class Meta:
+        verbose_name = _("authority seal")
+        verbose_name_plural = _("authority seals")
         constraints = [
             models.UniqueConstraint(
                 fields=["user_id", "generation"], name="audit_authorityseal_once"
