@@ -153,7 +153,9 @@ class CSVRenderer(BaseRenderer):
 class ReportColumnSerializer(serializers.Serializer):
     key = serializers.CharField()
     title = serializers.CharField()
-    kind = serializers.ChoiceField(choices=["text", "money", "signed", "amount", "rate", "int"])
+    kind = serializers.ChoiceField(
+        choices=["text", "money", "signed", "amount", "rate", "int", "bool"]
+    )
 
 
 class ReportSerializer(serializers.Serializer):

@@ -32,7 +32,7 @@ MONEY_KINDS = ("money", "signed", "amount")
 class Column:
     key: str
     title: str
-    kind: str = "text"  # text | money | signed | amount | rate | int
+    kind: str = "text"  # text | money | signed | amount | rate | int | bool (yes/no)
     screen: bool = True  # shown on the screen's table (the API and the CSV have every column)
     total: bool = False  # the column adds up: a totals row carries its sum (money or int)
 
