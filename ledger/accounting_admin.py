@@ -39,7 +39,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from audit.presenting.reports import NOT_KNOWN, TOTAL, Column, Report
-from audit.record.money import in_locale, not_available
+from audit.record.money import format_number, in_locale, not_available
 from audit.store.errors import StoreError
 
 from . import general_ledger, master_game, receivables, selectors, slip_books, slip_sequence
@@ -190,6 +190,19 @@ def screen_words(text: str) -> str:
     return text
 
 
+# whole numbers that name, not count: as they are written (no thousands separator)
+IDENTIFIERS = frozenset({"line", "event_version", "version", "entry"})
+
+
+def counted(row: dict[str, Any], column: Column, text: str) -> str:
+    """A count (rounds, numbers, days) with the locale's thousands separators; any other
+    cell's text as it is."""
+    value = row.get(column.key)
+    if column.kind != "int" or column.key in IDENTIFIERS or not isinstance(value, int):
+        return text
+    return format_number(value)
+
+
 def cell(
     report: Report, row: dict[str, Any], column: Column, *, total: bool = False
 ) -> dict[str, Any]:
@@ -201,6 +214,8 @@ def cell(
         text = "-"
     elif column.kind == "text":
         text = _("total") if total and text == TOTAL else screen_words(text)
+    else:
+        text = counted(row, column, text)
     return {
         "text": text,
         "num": column.kind != "text",

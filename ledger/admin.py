@@ -535,7 +535,7 @@ def _report_table(report: reports.Report) -> dict[str, Any]:
 def shown(report: reports.Report, row: dict[str, Any], column: Any, *, total: bool = False) -> str:
     """A report's cell on the screen: a yes-or-no in words (``n/a`` where not known), the
     rest as the report shows it (money by the one formatter)."""
-    if column.kind == "bool" and (not total or column.key in row):
+    if column.key in reports.YES_NO and (not total or column.key in row):
         value = row.get(column.key)
         return not_available() if value is None else (_("yes") if value else _("no"))
     text = report.total_display(row, column) if total else report.display(row, column)
@@ -543,7 +543,7 @@ def shown(report: reports.Report, row: dict[str, Any], column: Any, *, total: bo
         if text in (TOTAL, "casino"):
             return _(text)
         return accounting_admin.screen_words(text)
-    return text
+    return accounting_admin.counted(row, column, text)
 
 
 def _figure(
@@ -999,7 +999,8 @@ class LedgerTableAdmin(NoDevices, admin.ModelAdmin):
     """Tables as the ledger knows them; only the pit may be changed (then it stays,
     whatever ``LEDGER_PITS`` says)."""
 
-    list_display = ("stream", "pit", "pit_source", "currency", "ruleset", "folded_version", "days")
+    # the version folded is the ledger's own counter: on the table's page, not in the list
+    list_display = ("stream", "pit", "pit_source", "currency", "ruleset", "days")
     list_filter = ("pit", "pit_source")
     fields = ("stream", "pit", "pit_source", "currency", "ruleset", "folded_version")
     readonly_fields = ("stream", "pit_source", "currency", "ruleset", "folded_version")
@@ -1044,7 +1045,7 @@ class SlipAdmin(_ByTable):
     list_display = (
         "number",
         "kind",
-        "state",
+        "state_shown",
         "day_link",
         "shift",
         "value_shown",
@@ -1053,6 +1054,10 @@ class SlipAdmin(_ByTable):
     )
     list_filter = ("kind", "state", GAMING_DAY, TABLE)
     search_fields = ("number",)
+
+    @admin.display(description=gettext_lazy("state"), ordering="state")
+    def state_shown(self, obj: m.Slip) -> str:
+        return word(obj.state)
 
     @admin.display(description=gettext_lazy("chips"), ordering="value")
     def value_shown(self, obj: m.Slip) -> str:
@@ -1066,16 +1071,19 @@ class SlipAdmin(_ByTable):
 @admin.register(m.InventorySlip)
 class InventorySlipAdmin(_ByTable):
     list_display = (
-        "kind",
+        "kind_shown",
         "day_link",
         "shift",
         "slip",
         "value_shown",
         "counted_by",
         "witnessed_by",
-        "version",
     )
     list_filter = ("kind", GAMING_DAY, TABLE)
+
+    @admin.display(description=gettext_lazy("count"), ordering="kind")
+    def kind_shown(self, obj: m.InventorySlip) -> str:
+        return word(obj.kind)
 
     @admin.display(description=gettext_lazy("value"), ordering="value")
     def value_shown(self, obj: m.InventorySlip) -> str:
@@ -1084,8 +1092,12 @@ class InventorySlipAdmin(_ByTable):
 
 @admin.register(m.DropBox)
 class DropBoxAdmin(_ByTable):
-    list_display = ("day_link", "shift", "state", "counted_shown", "cash", "markers", "chips")
+    list_display = ("day_link", "shift", "state_shown", "counted_shown", "cash", "markers", "chips")
     list_filter = ("state", GAMING_DAY, TABLE)
+
+    @admin.display(description=gettext_lazy("state"), ordering="state")
+    def state_shown(self, obj: m.DropBox) -> str:
+        return word(obj.state)
 
     @admin.display(description=gettext_lazy("counted"))
     def counted_shown(self, obj: m.DropBox) -> str:

@@ -169,13 +169,25 @@ def test_every_accounting_screen_links_answer_and_lead_back_to_the_floor(
     """From each accounting screen - the reconciliations, a table-day's reconciliation,
     the reports, the five accounting pages, the sign-offs - every link of its hub
     answers 200, and the page it opens has a way back to the floor (the admin's home);
-    a table-day's screen links its rounds and its findings."""
+    a table-day's screen links its rounds and its findings. The screens open on the
+    latest day with play, not a later day only opened."""
     settings.PROJECT_ON_APPEND = False
     t = Table("BJ-01")
     a_day(t, DAY, opener=20, buyin=900_000, house_wins=400_000)
+    t.open("2026-11-30")  # opened, counted, never played: not the day the screens open on
+    t.count("opening", {100_000: 20}, day="2026-11-30")
     _record(fake_game, t)
+    assert set(m.Reconciliation.objects.filter(shift="").values_list("gaming_day", "rounds")) == {
+        (date(2026, 11, 29), 1),
+        (date(2026, 11, 30), 0),
+    }
     page = accountant
     base = live_server.url
+    for name in ("master-game", "general-ledger"):
+        page.goto(f"{base}/admin/ledger/reconciliation/accounting/{name}/")
+        assert page.locator("input[name=day]").input_value() == DAY, name
+    page.goto(f"{base}{REPORTS}")
+    assert page.locator("input[name=to]").input_value() == DAY
     screens = [
         "/admin/ledger/reconciliation/",
         f"/admin/ledger/reconciliation/BJ-01/{DAY}/",
