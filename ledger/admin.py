@@ -535,7 +535,7 @@ def _report_table(report: reports.Report) -> dict[str, Any]:
 def shown(report: reports.Report, row: dict[str, Any], column: Any, *, total: bool = False) -> str:
     """A report's cell on the screen: a yes-or-no in words (``n/a`` where not known), the
     rest as the report shows it (money by the one formatter)."""
-    if column.key in reports.YES_NO and (not total or column.key in row):
+    if column.kind == "bool" and (not total or column.key in row):
         value = row.get(column.key)
         return not_available() if value is None else (_("yes") if value else _("no"))
     text = report.total_display(row, column) if total else report.display(row, column)

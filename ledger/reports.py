@@ -475,10 +475,6 @@ def hold(
     )
 
 
-# the reports' yes-or-no columns (True, False, or None where not known): the screens
-# write them as words; the CSV and the API keep the value
-YES_NO = frozenset({"inside"})
-
 DAILY_COLUMNS = (
     Column("gaming_day", gettext_noop("gaming day")),
     Column("currency", gettext_noop("currency")),
@@ -492,7 +488,7 @@ DAILY_COLUMNS = (
     # xgettext:no-python-format
     Column("interval_high", gettext_noop("95% to"), "signed"),
     # xgettext:no-python-format
-    Column("inside", gettext_noop("inside the 95% interval")),  # yes, no or None: YES_NO
+    Column("inside", gettext_noop("inside the 95% interval"), "bool"),
     *NO_RATE,
 )
 
