@@ -526,7 +526,6 @@ def analytics_view(request: HttpRequest, name: str) -> HttpResponse:
             r.name: reverse("analytics-csv", args=[name]) + "?" + urlencode({**own, "part": r.name})
             for r in shown
         },
-        "not_known": not_available(),
     }
     return TemplateResponse(request, "admin/analytics/report.html", context)
 
