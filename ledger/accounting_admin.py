@@ -198,6 +198,8 @@ def counted(row: dict[str, Any], column: Column, text: str) -> str:
     """A count (rounds, numbers, days) with the locale's thousands separators; any other
     cell's text as it is."""
     value = row.get(column.key)
+    if column.kind == "int" and value is None and column.key in row:
+        return not_available()  # a count not known (a change against no year): never 0 or blank
     if column.kind != "int" or column.key in IDENTIFIERS or not isinstance(value, int):
         return text
     return format_number(value)

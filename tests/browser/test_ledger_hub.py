@@ -85,7 +85,13 @@ def test_the_reports_say_words_and_n_a_never_true_or_a_zero_year(
     for raw in ("True", "False", "None"):
         assert raw not in body.split(), raw
     before = _cells(page, "#report-statistics", "BJ-02")
-    for column in ("prior-year drop", "prior-year chip-count win", "prior-year hold", "win change"):
+    for column in (
+        "prior-year drop",
+        "prior-year chip-count win",
+        "prior-year hold",
+        "win change",
+        "hold change (bp)",
+    ):
         assert before[column] == "n/a", (column, before)
     # BJ-01 had the same day a year before: figures, and no change
     known = _cells(page, "#report-statistics", "BJ-01")
