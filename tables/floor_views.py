@@ -23,7 +23,7 @@ from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from audit.presenting.vocabulary import kind_title, severity_text
+from audit.presenting.vocabulary import kind_title, severity_text, status_text
 
 from . import floor
 from . import models as m
@@ -168,6 +168,7 @@ def _alert_rows(alerts: list[m.Alert]) -> list[dict[str, Any]]:
                 "alert": alert,
                 "severity": severity_text(alert.severity),
                 "kind_text": kind_title(finding.kind) if finding else "",
+                "finding_status": status_text(finding.status) if finding else "",
                 "url": url,
                 "finding_url": reverse("admin:audit_finding_change", args=[finding.pk])
                 if finding
