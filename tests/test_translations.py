@@ -75,6 +75,21 @@ def test_every_message_is_translated_in_both_languages(folder: str) -> None:
     assert ids["it"] == ids["cs"], f"{folder}: Italian and Czech catalogues hold different messages"
 
 
+def test_a_message_means_one_thing_in_every_catalogue() -> None:
+    """Django merges the catalogues into one per language: a message two apps translate
+    differently would read as whichever loads first, in both places. The same words with
+    two meanings take a context (``pgettext``, ``{% translate ... context ... %}``)."""
+    for language in LANGUAGES:
+        seen: dict[tuple[str | None, str], dict[str, object]] = {}
+        for folder in CATALOGUES:
+            for message in _po(folder, language):
+                if message.id:
+                    key = (message.context, str(message.id))
+                    seen.setdefault(key, {})[folder] = message.string
+        differing = {key: by for key, by in seen.items() if len(set(map(str, by.values()))) > 1}
+        assert not differing, f"{language}: one message, several translations: {differing}"
+
+
 @pytest.mark.parametrize("folder", list(CATALOGUES))
 def test_the_compiled_catalogue_says_what_the_po_says(folder: str) -> None:
     for language in LANGUAGES:
