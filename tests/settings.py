@@ -48,6 +48,8 @@ STORAGES = {
     **STORAGES,
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+# and WhiteNoise serves them from the apps, as on a checkout (no collectstatic in the tests)
+WHITENOISE_USE_FINDERS = True
 # the test client and the live server speak plain HTTP, whatever database the run uses
 SECURE_SSL_REDIRECT = False
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = False
