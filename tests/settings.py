@@ -14,6 +14,12 @@ os.environ.setdefault("SEAL_KEY", "tests-only-seal-" + "s" * 40)
 # where signed heads are published (a deployment must name one; set again below)
 os.environ.setdefault("DIGEST_PUBLISHERS", "var/test-digests")
 
+# commands speak the locale's language (audit.presenting.commands): the suite's, and every
+# command it starts, in English unless a test asks for another with LANG
+for _name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+    os.environ.pop(_name, None)
+os.environ["LANG"] = "C.UTF-8"
+
 from casino.settings import *
 from casino.settings import BASE_DIR, DATABASES, STATIC_ROOT
 

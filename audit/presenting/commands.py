@@ -14,18 +14,29 @@
   site is served, which these commands do not do. The server's own start (``runserver``,
   the demo) and ``manage.py check`` still run them, and the test suite runs them every
   time (``tests/test_system_checks.py``).
+- **The person's language.** A command speaks the language of its environment's locale,
+  as any Unix program does (``LC_ALL``, else ``LC_MESSAGES``, else ``LANG``; ``LANGUAGE``
+  lists preferences when the locale is not ``C``): ``LANG=it_IT.UTF-8`` gives Italian
+  messages and amounts written ``1.234,56 €``. A language the back-office does not speak,
+  or the ``C`` locale, gives English and ISO amounts (``EUR 1,234.56``). Files a command
+  writes for programs (CSV, JSON, packages) never change with it.
 - **A reader that went away** (``| head``) ends the command quietly with exit 141, as the
   pipe's signal ends a program (:mod:`audit.record.pipes`), not with a traceback.
 """
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError, connection
+from django.utils import translation
+from django.utils.translation import ngettext
 
+from audit.record.money import in_locale
 from audit.record.pipes import reader_gone
 
 # the usual meanings; a command overrides what differs
@@ -34,6 +45,27 @@ EXIT_CODES: dict[int, str] = {
     1: "the command ran and found a problem",
     2: "bad input: nothing was done (an unknown option value, an unreadable file, an unmigrated database)",
 }
+
+
+def environment_language(environ: Mapping[str, str] | None = None) -> str:
+    """The language a command speaks: the first the back-office knows among the locale's
+    (``LC_ALL``, ``LC_MESSAGES``, ``LANG``, with ``LANGUAGE``'s list before it unless the
+    locale is ``C``), else the site's default (English)."""
+    from django.conf import settings
+
+    environ = os.environ if environ is None else environ
+    known = {code for code, _name in settings.LANGUAGES}
+    locale = next(
+        (environ[name] for name in ("LC_ALL", "LC_MESSAGES", "LANG") if environ.get(name)), ""
+    )
+    wanted = [] if locale.split(".")[0] in ("", "C", "POSIX") else [locale]
+    if wanted and environ.get("LANGUAGE"):
+        wanted = [*environ["LANGUAGE"].split(":"), *wanted]
+    for name in wanted:
+        language = name.split(".")[0].split("@")[0].replace("-", "_").split("_")[0].lower()
+        if language in known:
+            return language
+    return str(settings.LANGUAGE_CODE)
 
 
 def unapplied_migrations() -> int:
@@ -55,8 +87,14 @@ def unmigrated() -> CommandError | None:
     if not missing:
         return None
     return CommandError(
-        f"the database {database_name()} is not migrated ({missing} migration(s) to apply): "
-        "run manage.py migrate",
+        ngettext(
+            "the database %(database)s is not migrated (%(missing)d migration to apply): "
+            "run manage.py migrate",
+            "the database %(database)s is not migrated (%(missing)d migrations to apply): "
+            "run manage.py migrate",
+            missing,
+        )
+        % {"database": database_name(), "missing": missing},
         returncode=2,
     )
 
@@ -107,6 +145,11 @@ class BackOfficeCommand(BaseCommand):
         return parser
 
     def execute(self, *args: Any, **options: Any) -> Any:
+        language = environment_language()
+        with translation.override(language), in_locale(language):
+            return self._execute(*args, **options)
+
+    def _execute(self, *args: Any, **options: Any) -> Any:
         try:
             try:
                 return super().execute(*args, **options)

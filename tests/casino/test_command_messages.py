@@ -136,7 +136,7 @@ def test_every_command_on_a_database_never_migrated(name: str, tmp_path: Path) -
         assert said == [
             (
                 f"CommandError: the database {database} is not migrated ({_migrations()} "
-                "migration(s) to apply): run manage.py migrate"
+                "migrations to apply): run manage.py migrate"
             )
         ]
         assert _tables(database) == []
@@ -188,6 +188,30 @@ def test_event_partitions_on_an_unmigrated_postgresql_database_says_to_migrate(
     assert done.returncode == 2 and done.stderr.strip().splitlines() == [done.stderr.strip()]
     assert f"the database {empty} is not migrated" in done.stderr
     assert done.stderr.strip().endswith("run manage.py migrate")
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        ("C.UTF-8", "is not migrated ({n} migrations to apply): run manage.py migrate"),
+        ("it_IT.UTF-8", "non è migrato ({n} migrazioni da applicare): esegui manage.py migrate"),
+        ("cs_CZ.UTF-8", "není migrovaná (chybí {n} migrací): spusťte manage.py migrate"),
+    ],
+)
+def test_the_answer_to_a_database_never_migrated_in_the_locale_s_language(
+    lang: str, expected: str, tmp_path: Path
+) -> None:
+    """Written out by hand in each language (Czech: the plural form for five and more)."""
+    database = tmp_path / "never-migrated.sqlite3"
+    database.touch()
+    done = _manage(
+        "verify",
+        DATABASE_URL=f"sqlite:///{database}",
+        DIGEST_PUBLISHERS=str(tmp_path / "digests"),
+        LANG=lang,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().endswith(expected.format(n=_migrations())), done.stderr
 
 
 # --- settings -------------------------------------------------------------------------------
