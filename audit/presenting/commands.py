@@ -144,6 +144,12 @@ class BackOfficeCommand(BaseCommand):
         )
         return parser
 
+    def run_from_argv(self, argv: list[str]) -> None:
+        # from the shell: the parser's --help and its errors in the language too
+        language = environment_language()
+        with translation.override(language), in_locale(language):
+            super().run_from_argv(argv)
+
     def execute(self, *args: Any, **options: Any) -> Any:
         language = environment_language()
         with translation.override(language), in_locale(language):
