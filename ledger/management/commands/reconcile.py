@@ -6,6 +6,8 @@ from typing import Any
 
 from django.core.management.base import CommandError
 from django.db.models import Max, Min
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from audit.feed.fanout import default_jobs
 from audit.feed.subscribers import catch_up
@@ -14,46 +16,64 @@ from audit.presenting.progress import progress_bar
 from audit.store.gaming_day import gaming_day
 from ledger import models as m
 from ledger import reconciliation, selectors
+from ledger.accounting_admin import machine_read
 from ledger.feed import NAME
 
 
 class Command(BackOfficeCommand):
-    help = (
-        "Reconcile table-days four ways - chip-count, recorded, replayed and theoretical win - "
-        "and record what is found (the ledger's read models are brought up to the feed's head "
-        "first). Every table of --day (default: today's gaming day), or with --table every day "
-        "of that table; prints each table-day's state (open, incomplete and what is missing, no "
-        "drop box, counted, reconciled, signed off, adjusted). A progress bar on stderr on a terminal."
-    )
+    @property
+    def help(self) -> str:  # type: ignore[override]
+        # read where the parser is made, in the language then active (argparse takes no
+        # lazy text)
+        return _(
+            "Reconcile table-days four ways - chip-count, recorded, replayed and theoretical win - "
+            "and record what is found (the ledger's read models are brought up to the feed's head "
+            "first). Every table of --day (default: today's gaming day), or with --table every day "
+            "of that table; prints each table-day's state (open, incomplete and what is missing, no "
+            "drop box, counted, reconciled, signed off, adjusted). A progress bar on stderr on a terminal."
+        )
+
     exit_codes = {
-        0: "every table-day is complete and every variance explained (none beyond its currency's "
-        "threshold, LEDGER_VARIANCE_THRESHOLDS)",
-        1: "a table-day lacks a count, a drop or a finished slip, or has a variance not explained",
-        2: "bad input: a malformed day, a table or day the ledger has no figures for, an unmigrated "
-        "database",
+        0: gettext_lazy(
+            "every table-day is complete and every variance explained (none beyond its "
+            "currency's threshold, LEDGER_VARIANCE_THRESHOLDS)"
+        ),
+        1: gettext_lazy(
+            "a table-day lacks a count, a drop or a finished slip, or has a variance not explained"
+        ),
+        2: gettext_lazy(
+            "bad input: a malformed day, a table or day the ledger has no figures for, an "
+            "unmigrated database"
+        ),
     }
 
     def add_arguments(self, parser):
-        parser.add_argument("--day", help="the gaming day, YYYY-MM-DD")
-        parser.add_argument("--table", help="one table's code only")
+        parser.add_argument("--day", help=_("the gaming day, YYYY-MM-DD"))
+        parser.add_argument("--table", help=_("one table's code only"))
         parser.add_argument(
             "--json",
             action="store_true",
-            help="a JSON array, one object per table-day (amounts in minor units, with their text)",
+            help=_(
+                "a JSON array, one object per table-day (amounts in minor units, with their text)"
+            ),
         )
 
     def handle(self, *args, day=None, table=None, json=False, **options):
         try:
             wanted = date.fromisoformat(day) if day else None
         except ValueError:
-            raise CommandError(f"--day {day!r}: expected YYYY-MM-DD", returncode=2) from None
+            raise CommandError(
+                _("%(option)s %(text)r: expected YYYY-MM-DD") % {"option": "--day", "text": day},
+                returncode=2,
+            ) from None
         # a bulk catch-up (a day ingested with nothing projected) folds every table of it:
         # the tables in a process per core, as replay_day takes them
         catch_up(NAME, jobs=default_jobs())
         if table is not None and not m.LedgerTable.objects.filter(stream=table).exists():
             tables = sorted(m.LedgerTable.objects.values_list("stream", flat=True))
             raise CommandError(
-                f"--table {table!r}: the ledger has no such table ({', '.join(tables) or 'none yet'})",
+                _("--table %(table)r: the ledger has no such table (%(tables)s)")
+                % {"table": table, "tables": ", ".join(tables) or _("none yet")},
                 returncode=2,
             )
         today = wanted is None and table is None
@@ -67,14 +87,15 @@ class Command(BackOfficeCommand):
         if not days:
             raise CommandError(_no_figures(table, wanted, today=today), returncode=2)
         results = []
-        with progress_bar(total=len(days), unit="table-day", desc="reconcile") as bar:
+        with progress_bar(total=len(days), unit=_("table-day"), desc="reconcile") as bar:
             for stream, when in days:
                 done = reconciliation.reconcile_table_day(table=stream, gaming_day=when)
                 if done is not None:
                     results.append(done)
                 bar.update(1)
         if json:
-            self.stdout.write(_json([self._object(r) for r in results]))
+            with machine_read():  # for programs: English and ISO amounts, whatever the locale
+                self.stdout.write(_json([self._object(r) for r in results]))
         else:
             for result in results:
                 self._print(result)
@@ -83,14 +104,28 @@ class Command(BackOfficeCommand):
         if unexplained or lacking:
             said = (
                 [
-                    f"{lacking} of {len(results)} table-day(s) lack a count, a drop or a finished slip"
+                    ngettext(
+                        "%(lacking)d of %(total)d table-day(s) lack a count, a drop or a "
+                        "finished slip",
+                        "%(lacking)d of %(total)d table-day(s) lack a count, a drop or a "
+                        "finished slip",
+                        lacking,
+                    )
+                    % {"lacking": lacking, "total": len(results)}
                 ]
                 if lacking
                 else []
             )
             said += (
                 [
-                    f"{unexplained} of {len(results)} table-day(s) have a variance the record does not explain"
+                    ngettext(
+                        "%(unexplained)d of %(total)d table-day(s) have a variance the record "
+                        "does not explain",
+                        "%(unexplained)d of %(total)d table-day(s) have a variance the record "
+                        "does not explain",
+                        unexplained,
+                    )
+                    % {"unexplained": unexplained, "total": len(results)}
                 ]
                 if unexplained
                 else []
@@ -110,10 +145,28 @@ class Command(BackOfficeCommand):
         day = result.rows[0]
         shown = selectors.as_dict(day)["display"]
         self.stdout.write(
-            f"{result.table} {result.gaming_day.isoformat()}: chip-count {shown['chip_count_win']}, "
-            f"recorded {shown['recorded_win']}, replayed {shown['replayed_win']}, theoretical "
-            f"{shown['theoretical_win']} (SD {shown['theoretical_sd']}), drop {shown['drop']}, hold {shown['hold']}"
-            f"; {selectors.state_text(day)}"
+            _(
+                "%(table)s %(day)s: chip-count %(chip_count_win)s, recorded %(recorded_win)s, "
+                "replayed %(replayed_win)s, theoretical %(theoretical_win)s (SD "
+                "%(theoretical_sd)s), drop %(drop)s, hold %(hold)s; %(state)s"
+            )
+            % {
+                "table": result.table,
+                "day": result.gaming_day.isoformat(),
+                **{
+                    key: shown[key]
+                    for key in (
+                        "chip_count_win",
+                        "recorded_win",
+                        "replayed_win",
+                        "theoretical_win",
+                        "theoretical_sd",
+                        "drop",
+                        "hold",
+                    )
+                },
+                "state": selectors.state_text(day),
+            }
         )
         for finding in selectors.findings_of_day(table=result.table, day=result.gaming_day):
             self.stdout.write(
@@ -124,18 +177,38 @@ class Command(BackOfficeCommand):
 def _no_figures(table: str | None, day: date | None, *, today: bool) -> str:
     """Exit 2's line when nothing matches: what was looked for (today's gaming day when
     no --day was given) and the days the ledger has figures of, to pass as --day."""
-    said = f"the ledger has no figures for {f'table {table}' if table else 'any table'}"
-    if day is not None:
-        said += f" on {day.isoformat()}" + (
-            " (today's gaming day: --day YYYY-MM-DD for another)" if today else ""
+    where = {"table": table, "day": day.isoformat() if day is not None else None}
+    if day is None:
+        said = (
+            _("the ledger has no figures for table %(table)s") % where
+            if table
+            else _("the ledger has no figures for any table")
         )
+    elif table:
+        said = _("the ledger has no figures for table %(table)s on %(day)s") % where
+    elif today:
+        said = (
+            _(
+                "the ledger has no figures for any table on %(day)s (today's gaming day: --day "
+                "YYYY-MM-DD for another)"
+            )
+            % where
+        )
+    else:
+        said = _("the ledger has no figures for any table on %(day)s") % where
     known = selectors.reconciliations(table=table).aggregate(
         first=Min("gaming_day"), last=Max("gaming_day")
     )
     if known["first"] is None:
-        return said + "; it has none yet (ingest a day's events, then manage.py catch_up)"
-    first, last = known["first"].isoformat(), known["last"].isoformat()
-    return said + f"; it has figures of {first}" + ("" if first == last else f" to {last}")
+        has = _("it has none yet (ingest a day's events, then manage.py catch_up)")
+    else:
+        first, last = known["first"].isoformat(), known["last"].isoformat()
+        has = (
+            _("it has figures of %(first)s") % {"first": first}
+            if first == last
+            else _("it has figures of %(first)s to %(last)s") % {"first": first, "last": last}
+        )
+    return f"{said}; {has}"
 
 
 def _json(value: Any) -> str:
