@@ -34,16 +34,20 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError, connection
 from django.utils import translation
-from django.utils.translation import ngettext
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _lazy
 
 from audit.record.money import in_locale
 from audit.record.pipes import reader_gone
 
 # the usual meanings; a command overrides what differs
 EXIT_CODES: dict[int, str] = {
-    0: "done",
-    1: "the command ran and found a problem",
-    2: "bad input: nothing was done (an unknown option value, an unreadable file, an unmigrated database)",
+    0: _lazy("done"),
+    1: _lazy("the command ran and found a problem"),
+    2: _lazy(
+        "bad input: nothing was done (an unknown option value, an unreadable file, an unmigrated "
+        "database)"
+    ),
 }
 
 
@@ -99,20 +103,31 @@ def unmigrated() -> CommandError | None:
     )
 
 
-def no_events_in(stream: str, *, then: str = "") -> CommandError:
-    """Exit 2 for a ``--stream`` the store holds no events of (``then``: what follows, such
-    as "; nothing exported"). A stream every event of which was detached (a gaming day
-    archived) says so, with the day and the regulator's package that holds them."""
+def no_events_in(stream: str, *, nothing_exported: bool = False) -> CommandError:
+    """Exit 2 for a ``--stream`` the store holds no events of (``nothing_exported``: the
+    export's answer, which says so). A stream every event of which was detached (a gaming
+    day archived) says so, with the day and the regulator's package that holds them."""
     from audit.integrity.chains import last_detach_of
 
-    said = f"--stream {stream!r}: the store has no events in that stream"
     detach = last_detach_of(stream)
-    if detach is not None:
-        said += (
-            f" - versions up to {detach.last} were detached with gaming day {detach.day}, and are in the "
-            f"regulator's package whose manifest has SHA-256 {detach.package_sha256}"
-        )
-    return CommandError(said + then, returncode=2)
+    if detach is None:
+        said = gettext("--stream %(stream)s: the store has no events in that stream") % {
+            "stream": repr(stream)
+        }
+    else:
+        said = gettext(
+            "--stream %(stream)s: the store has no events in that stream - versions up to "
+            "%(last)s were detached with gaming day %(day)s, and are in the regulator's package "
+            "whose manifest has SHA-256 %(sha256)s"
+        ) % {
+            "stream": repr(stream),
+            "last": detach.last,
+            "day": detach.day,
+            "sha256": detach.package_sha256,
+        }
+    if nothing_exported:
+        said = gettext("%(problem)s; nothing exported") % {"problem": said}
+    return CommandError(said, returncode=2)
 
 
 def database_name() -> str:
@@ -129,19 +144,20 @@ class BackOfficeCommand(BaseCommand):
 
     def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
         parser = super().create_parser(prog_name, subcommand, **kwargs)
+        if parser.description is not None:
+            # a lazy help (gettext_lazy) in the language active now: argparse wants a str
+            parser.description = str(parser.description)
         if not self.requires_system_checks:
             # Django offers the option only where the checks run: a script that passes it, as
             # to any Django command, is not refused
             parser.add_argument(
                 "--skip-checks",
                 action="store_true",
-                help="accepted and needless: these commands skip the system checks",
+                help=gettext("accepted and needless: these commands skip the system checks"),
             )
-        parser.epilog = (
-            "Exit codes: "
-            + "; ".join(f"{code} {what}" for code, what in sorted(self.exit_codes.items()))
-            + "."
-        )
+        parser.epilog = gettext("Exit codes: %(codes)s.") % {
+            "codes": "; ".join(f"{code} {what}" for code, what in sorted(self.exit_codes.items()))
+        }
         return parser
 
     def run_from_argv(self, argv: list[str]) -> None:

@@ -32,7 +32,7 @@ class Command(BackOfficeCommand):
     ) -> None:
         total = Event.objects.filter(**({"stream": stream} if stream else {})).count()
         if stream is not None and not total:
-            raise no_events_in(stream, then="; nothing exported")
+            raise no_events_in(stream, nothing_exported=True)
         with progress_bar(total=total, unit="ev", desc="export") as bar:
             if out is None:
                 count = export_events(sys.stdout, stream=stream, progress=bar.update)
