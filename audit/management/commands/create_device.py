@@ -11,23 +11,29 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from django.core.management.base import CommandError, CommandParser
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from audit.access.devices import DeviceError, device_ensure, device_revoke
 from audit.presenting.commands import BackOfficeCommand
 
 
 class Command(BackOfficeCommand):
-    help = "Create a device account that may append to one table's stream; print a new token, or revoke."
+    help = gettext_lazy(
+        "Create a device account that may append to one table's stream; print a new token, or revoke."
+    )
     exit_codes: ClassVar[dict[int, str]] = {
-        0: "a new token printed, or tokens revoked",
-        2: "a user name that belongs to a person or to "
-        "another table's device, a bad table code, no such device to revoke from, or an unmigrated database",
+        0: gettext_lazy("a new token printed, or tokens revoked"),
+        2: gettext_lazy(
+            "a user name that belongs to a person or to another table's device, a bad table code, "
+            "no such device to revoke from, or an unmigrated database"
+        ),
     }
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("table_code", help="the table's code, i.e. its stream")
+        parser.add_argument("table_code", help=_("the table's code, i.e. its stream"))
         parser.add_argument(
-            "--username", help="the device's user name (default: device-TABLE_CODE)"
+            "--username", help=_("the device's user name (default: device-TABLE_CODE)")
         )
         parser.add_argument(
             "--revoke",
@@ -35,8 +41,10 @@ class Command(BackOfficeCommand):
             const="",
             default=None,
             metavar="KEY_ID",
-            help="revoke the token with this key id (its first 12 characters), or with no value "
-            "every token of the device; issues none",
+            help=_(
+                "revoke the token with this key id (its first 12 characters), or with no value "
+                "every token of the device; issues none"
+            ),
         )
 
     def handle(
@@ -45,17 +53,42 @@ class Command(BackOfficeCommand):
         try:
             if revoke is not None:
                 revoked = device_revoke(stream=table_code, username=username, key_id=revoke or None)
-                which = f"token {revoke}" if revoke else "every token"
-                self.stderr.write(
-                    f"device of table {table_code}: {which} revoked ({revoked} were valid)"
+                said = (
+                    ngettext(
+                        "device of table %(table)s: token %(key)s revoked (%(valid)d were valid)",
+                        "device of table %(table)s: token %(key)s revoked (%(valid)d were valid)",
+                        revoked,
+                    )
+                    if revoke
+                    else ngettext(
+                        "device of table %(table)s: every token revoked (%(valid)d were valid)",
+                        "device of table %(table)s: every token revoked (%(valid)d were valid)",
+                        revoked,
+                    )
                 )
+                self.stderr.write(said % {"table": table_code, "key": revoke, "valid": revoked})
                 return
             device = device_ensure(stream=table_code, username=username)
         except DeviceError as error:
             raise CommandError(str(error), returncode=2) from None
-        what = "created" if device.created else "exists"
+        said = (
+            _(
+                "device %(device)s for table %(table)s created; new token %(key)s..., valid until "
+                "%(until)s UTC (shown once):"
+            )
+            if device.created
+            else _(
+                "device %(device)s for table %(table)s exists; new token %(key)s..., valid until "
+                "%(until)s UTC (shown once):"
+            )
+        )
         self.stderr.write(
-            f"device {device.account.user} for table {table_code} {what}; new token {device.issued.key_id}..., "
-            f"valid until {device.issued.expires_at:%Y-%m-%d %H:%M} UTC (shown once):"
+            said
+            % {
+                "device": device.account.user,
+                "table": table_code,
+                "key": device.issued.key_id,
+                "until": f"{device.issued.expires_at:%Y-%m-%d %H:%M}",
+            }
         )
         self.stdout.write(device.token)

@@ -4,44 +4,50 @@ from typing import Any
 
 from django.core.management.base import CommandError
 from django.db import DatabaseError, connection
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from audit.presenting.commands import BackOfficeCommand
 from audit.store.roles import adopt_sql, create_roles_sql, grant_sql, privilege_problems
 
 
 class Command(BackOfficeCommand):
-    help = (
+    help = gettext_lazy(
         "PostgreSQL least privilege: print (or with --execute, run as a superuser) the SQL that "
         "creates the owner role that migrates and the application role that only reads and "
         "appends; --check reports what the application role holds that it must not."
     )
     exit_codes = {
-        0: "done, or --check found nothing wrong",
-        1: "--check found a problem",
-        2: "bad input, or the database is not PostgreSQL",
+        0: gettext_lazy("done, or --check found nothing wrong"),
+        1: gettext_lazy("--check found a problem"),
+        2: gettext_lazy("bad input, or the database is not PostgreSQL"),
     }
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument(
-            "--owner", default="blackjack_owner", help="the role that owns the schema and migrates"
+            "--owner",
+            default="blackjack_owner",
+            help=_("the role that owns the schema and migrates"),
         )
         parser.add_argument(
-            "--app", default="blackjack_app", help="the role the application connects as"
+            "--app", default="blackjack_app", help=_("the role the application connects as")
         )
-        parser.add_argument("--database", help="the database (default: the one DATABASE_URL names)")
+        parser.add_argument(
+            "--database", help=_("the database (default: the one DATABASE_URL names)")
+        )
         action = parser.add_mutually_exclusive_group()
         action.add_argument(
             "--execute",
             action="store_true",
-            help="run the statements (needs a superuser connection)",
+            help=_("run the statements (needs a superuser connection)"),
         )
         action.add_argument(
             "--grants",
             action="store_true",
-            help="print the grants the owner gives after a migration",
+            help=_("print the grants the owner gives after a migration"),
         )
         action.add_argument(
-            "--check", action="store_true", help="check the application role's privileges"
+            "--check", action="store_true", help=_("check the application role's privileges")
         )
 
     def handle(
@@ -57,8 +63,12 @@ class Command(BackOfficeCommand):
     ) -> None:
         if connection.vendor != "postgresql" and (database is None or execute or check):
             raise CommandError(
-                f"db_roles: the database is {connection.vendor}; roles are PostgreSQL's "
-                "(DATABASE_URL=postgresql://..., or --database NAME to print a database's statements)",
+                _(
+                    "db_roles: the database is %(vendor)s; roles are PostgreSQL's "
+                    "(DATABASE_URL=postgresql://..., or --database NAME to print a database's "
+                    "statements)"
+                )
+                % {"vendor": connection.vendor},
                 returncode=2,
             )
         database = database or str(connection.settings_dict["NAME"])
@@ -86,10 +96,17 @@ class Command(BackOfficeCommand):
                         self.stderr.write(f"db_roles: {problem}")
                     if problems:
                         raise CommandError(
-                            f"db_roles: {len(problems)} problem(s) with role {app}", returncode=1
+                            ngettext(
+                                "db_roles: %(count)d problem(s) with role %(role)s",
+                                "db_roles: %(count)d problem(s) with role %(role)s",
+                                len(problems),
+                            )
+                            % {"count": len(problems), "role": app},
+                            returncode=1,
                         )
                     self.stdout.write(
-                        f"role {app}: owns nothing protected, cannot change or remove events"
+                        _("role %(role)s: owns nothing protected, cannot change or remove events")
+                        % {"role": app}
                     )
                     return
                 for sql in statements:
@@ -97,5 +114,9 @@ class Command(BackOfficeCommand):
         except DatabaseError as error:
             raise CommandError(f"db_roles: {str(error).strip()}", returncode=2) from None
         self.stdout.write(
-            f"roles {owner} (owner, migrates) and {app} (application) are set up on {database}"
+            _(
+                "roles %(owner)s (owner, migrates) and %(app)s (application) are set up on "
+                "%(database)s"
+            )
+            % {"owner": owner, "app": app, "database": database}
         )
