@@ -26,10 +26,12 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import DatabaseError, connection, transaction
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext
 
 from audit.access.devices import device_ensure
 from audit.models import Event, Finding
-from audit.record.money import format_money, format_signed
+from audit.record.money import format_money, format_number, format_signed, not_available
 from audit.store.roles import adopt_sql, create_roles_sql, grant_sql, privilege_problems
 from auditor.check import verify_package
 from tables.floor import result_of_handle_text
@@ -144,7 +146,7 @@ def port_free(addr: str) -> str | None:
     try:
         number = int(port)
     except ValueError:
-        return f"{port!r} is not a port number"
+        return _("%(port)r is not a port number") % {"port": port}
     with socket.socket(socket.AF_INET6 if ":" in (host or "") else socket.AF_INET) as probe:
         try:
             probe.bind((host.strip("[]") or "127.0.0.1", number))
@@ -222,10 +224,10 @@ def checkout_publisher_ready(*, now: datetime | None = None) -> str | None:
         stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
         aside = folder.with_name(f"digests-before-{stamp}")
         folder.rename(aside)
-        said = (
-            f"the signed heads of an earlier database, in {folder}, moved to {aside.name}: "
+        said = _(
+            "the signed heads of an earlier database, in %(folder)s, moved to %(aside)s: "
             "this database's record starts its own"
-        )
+        ) % {"folder": folder, "aside": aside.name}
     folder.mkdir(parents=True, exist_ok=True)
     return said
 
@@ -246,8 +248,11 @@ def demo_days_build(
     say(
         step_line(
             2,
-            f"simulating two gaming days: 7 tables, {plural(rounds, 'round')} each and "
-            f"{plural(second, 'round')} the next day, a fault of each kind planted",
+            _(
+                "simulating two gaming days: 7 tables, %(rounds)s each and %(second)s the next "
+                "day, a fault of each kind planted"
+            )
+            % {"rounds": rounds_text(rounds), "second": rounds_text(second)},
         )
     )
     simulated = _run(
@@ -262,15 +267,22 @@ def demo_days_build(
         fault=demo_faults(rounds),
     )
     say(f"    simulate: {_last_line(simulated)}")
-    say(step_line(3, "ingesting them into the event store (the read models follow the appends)"))
+    say(step_line(3, _("ingesting them into the event store (the read models follow the appends)")))
     say(f"    ingest: {_last_line(_run('ingest', str(events), as_user=demo_pit_boss_ensure()))}")
     planted = json.loads(manifest.read_text())
-    say(step_line(4, "replaying them through the rules engine; signing the record's head"))
+    say(step_line(4, _("replaying them through the rules engine; signing the record's head")))
     # the feed's subscriber has projected the ingest already; replay_day checks it again
     # (its findings by kind are the summary's, below)
     for day in gaming_days(planted):
         replayed = _run("replay_day", day=day.isoformat()).splitlines()[:-1]
-        say(f"    replay_day --day {day}: {len(replayed)} tables replayed")
+        say(
+            ngettext(
+                "    replay_day --day %(day)s: %(n)d tables replayed",
+                "    replay_day --day %(day)s: %(n)d tables replayed",
+                len(replayed),
+            )
+            % {"day": day, "n": len(replayed)}
+        )
     # the head the signer (manage.py digest --follow) would sign within a second of the ingest
     say(f"    digest: {_last_line(_run('digest', if_needed=True))}")
     return planted
@@ -335,27 +347,45 @@ def ready_lines(
     if served:
         base = f"http://{addr}"
         lines += [
-            f"  the floor  {base}/admin/   login: {logins.username}  password: {logins.password}",
-            f"  findings   {base}/admin/audit/finding/",
-            f"  API docs   {base}/api/docs/",
+            _("  the floor  %(url)s   login: %(username)s  password: %(password)s")
+            % {
+                "url": f"{base}/admin/",
+                "username": logins.username,
+                "password": logins.password,
+            },
+            _("  findings   %(url)s") % {"url": f"{base}/admin/audit/finding/"},
+            _("  API docs   %(url)s") % {"url": f"{base}/api/docs/"},
         ]
     else:
         lines += [
-            "  not served (--no-serve): python manage.py runserver serves it (the floor: the admin's home)",
-            f"  login      {logins.username}  password: {logins.password}",
+            _(
+                "  not served (--no-serve): python manage.py runserver serves it (the floor: "
+                "the admin's home)"
+            ),
+            _("  login      %(username)s  password: %(password)s")
+            % {"username": logins.username, "password": logins.password},
         ]
-    lines.append(f"  device     table {logins.device_table}, token {logins.device_token}")
+    lines.append(
+        _("  device     table %(table)s, token %(token)s")
+        % {"table": logins.device_table, "token": logins.device_token}
+    )
     if served:
         lines.append(
-            f"  try        curl -H 'Authorization: Token {logins.device_token}' "
-            f"'http://{addr}/api/streams/{logins.device_table}/events?limit=3'"
+            _("  try        %(command)s")
+            % {
+                "command": f"curl -H 'Authorization: Token {logins.device_token}' "
+                f"'http://{addr}/api/streams/{logins.device_table}/events?limit=3'"
+            }
         )
     lines += [
-        (
-            f"  regulator  {auditor} verify {package.path}   "
-            f"(gaming days {package.first} to {package.last}; offline, no Django)"
-        ),
-        f"  recall     {auditor} round {package.path} {logins.device_table} {package.first} 1",
+        _("  regulator  %(command)s   (gaming days %(first)s to %(last)s; offline, no Django)")
+        % {
+            "command": f"{auditor} verify {package.path}",
+            "first": package.first,
+            "last": package.last,
+        },
+        _("  recall     %(command)s")
+        % {"command": f"{auditor} round {package.path} {logins.device_table} {package.first} 1"},
     ]
     return lines
 
@@ -380,11 +410,14 @@ def planted_faults_found(manifest: dict[str, Any]) -> list[FaultCheck]:
             stream=fault["table"], kind=want["kind"], superseded_by__isnull=True
         )
         if want["check"] == "engine":
-            found, where = findings.filter(round=want["round"]).exists(), f"round {want['round']}"
+            found, where = (
+                findings.filter(round=want["round"]).exists(),
+                _("round %(number)s") % {"number": want["round"]},
+            )
         elif want["check"] == "ledger":
             found, where = (
                 findings.filter(gaming_day=fault["gaming_day"]).exists(),
-                f"gaming day {fault['gaming_day']}",
+                _("gaming day %(day)s") % {"day": fault["gaming_day"]},
             )
         else:
             continue
@@ -392,9 +425,17 @@ def planted_faults_found(manifest: dict[str, Any]) -> list[FaultCheck]:
     return checks
 
 
-def plural(count: int, noun: str) -> str:
-    """``1 finding``, ``2 findings``, ``1,470 rounds``."""
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+def rounds_text(count: int) -> str:
+    """``1 round``, ``1,470 rounds`` (the count the locale's way)."""
+    return ngettext("%(n)s round", "%(n)s rounds", count) % {"n": format_number(count)}
+
+
+def bets_text(count: int) -> str:
+    return ngettext("%(n)s bet", "%(n)s bets", count) % {"n": format_number(count)}
+
+
+def tables_text(count: int) -> str:
+    return ngettext("%(n)s table", "%(n)s tables", count) % {"n": format_number(count)}
 
 
 def summary_lines(
@@ -417,19 +458,16 @@ def summary_lines(
         summary = day_summary(day)
         kinds.update(summary["findings_by_kind"])
         lines += [
-            (
-                f"Gaming day {summary['gaming_day']}: {plural(summary['rounds'], 'round')}, "
-                f"{plural(summary['bets'], 'bet')} on {plural(len(summary['tables']), 'table')}"
-            ),
+            _("Gaming day %(day)s: %(rounds)s, %(bets)s on %(tables)s")
+            % {
+                "day": summary["gaming_day"],
+                "rounds": rounds_text(summary["rounds"]),
+                "bets": bets_text(summary["bets"]),
+                "tables": tables_text(len(summary["tables"])),
+            },
             "",
         ]
-        lines.append(
-            f"  {'table':8} {'rule set':22} {'rounds':>7} {'bets':>8} {'handle':>18} "
-            f"{'house result':>16} {'recomputed':>16} {'% handle':>8} {'findings':>8}  accounting"
-        )
-        lines.append(
-            f"  {'':8} {'':22} {'':>7} {'':>8} {'':>18} {'(recorded)':>16} {'':>16} {'':>8} {'':>8}"
-        )
+        lines += _header()
         states = {
             r.table.stream: state_text(r)
             for r in Reconciliation.objects.filter(gaming_day=day, shift="").select_related("table")
@@ -438,7 +476,7 @@ def summary_lines(
         for t in summary["tables"]:
             lines.append(
                 _row(t["table"], t["ruleset"], t, t["currency"])
-                + f"  {states.get(t['table'], 'n/a')}"
+                + f"  {states.get(t['table'], not_available())}"
             )
             total = totals.setdefault(
                 t["currency"],
@@ -454,44 +492,105 @@ def summary_lines(
             for name in total:
                 total[name] += t[name]
         for currency, total in sorted(totals.items()):
-            lines.append(_row("total", f"day, {currency}", total, currency))
+            lines.append(
+                _row(
+                    pgettext("demo summary row", "total"),
+                    _("day, %(currency)s") % {"currency": currency},
+                    total,
+                    currency,
+                )
+            )
         lines.append("")
     lines.append(
-        "  (house result: + the house won; recorded is what the settlements say, recomputed what the "
-        "rules give - they differ by the planted payout faults; % handle: the recorded house result "
-        "over the handle, not the hold)"
+        # xgettext:no-python-format
+        _(
+            "  (house result: + the house won; recorded is what the settlements say, recomputed "
+            "what the rules give - they differ by the planted payout faults; % handle: the "
+            "recorded house result over the handle, not the hold)"
+        )
     )
     lines.append(
-        "  (accounting: the table-day's state in the ledger - reconciled, counted with a variance not "
-        "explained, incomplete and what it lacks, open while the table has not opened a later day, "
-        "no drop box for the live game)"
+        _(
+            "  (accounting: the table-day's state in the ledger - reconciled, counted with a "
+            "variance not explained, incomplete and what it lacks, open while the table has not "
+            "opened a later day, no drop box for the live game)"
+        )
     )
-    by_kind = ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items())) or "none"
-    lines += ["", f"  findings by kind, both days: {by_kind}"]
+    by_kind = ", ".join(
+        f"{kind} {format_number(n)}" for kind, n in sorted(kinds.items())
+    ) or pgettext("no findings", "none")
+    lines += ["", _("  findings by kind, both days: %(kinds)s") % {"kinds": by_kind}]
     found = sum(c.found for c in checks)
     unplanted = sorted(FOUND_IN_RECORD - {c.kind for c in checks})
-    lines.append(
-        f"  planted faults found: {found} of {len(checks)}, "
-        + (
-            f"every one of the {len(FOUND_IN_RECORD)} kinds the back-office finds in a record"
-            if not unplanted
-            else f"kinds not planted: {', '.join(unplanted)}"
-        )
-        + " (tamper, an attack the store refuses, is verify's)"
-    )
-    for c in checks:
-        mark = "found" if c.found else "MISSED"
-        lines.append(f"    {mark:6} {c.kind} on {c.table} {c.where} -> {c.finding}")
-    for missed in not_planted:
+    if not unplanted:
         lines.append(
-            f"    (not planted: {missed['kind']} on {missed['table']} - {missed['reason']})"
+            _(
+                "  planted faults found: %(found)d of %(planted)d, every one of the %(kinds)d "
+                "kinds the back-office finds in a record (tamper, an attack the store refuses, "
+                "is verify's)"
+            )
+            % {"found": found, "planted": len(checks), "kinds": len(FOUND_IN_RECORD)}
+        )
+    else:
+        lines.append(
+            _(
+                "  planted faults found: %(found)d of %(planted)d, kinds not planted: %(kinds)s "
+                "(tamper, an attack the store refuses, is verify's)"
+            )
+            % {"found": found, "planted": len(checks), "kinds": ", ".join(unplanted)}
+        )
+    for c in checks:
+        mark = (
+            pgettext("planted fault", "found") if c.found else pgettext("planted fault", "MISSED")
+        )
+        lines.append(
+            _("    %(mark)s %(kind)s on %(table)s %(where)s -> %(finding)s")
+            % {
+                "mark": f"{mark:6}",
+                "kind": c.kind,
+                "table": c.table,
+                "where": c.where,
+                "finding": c.finding,
+            }
+        )
+    for missed in not_planted:
+        # the reason is the simulator's own text (English)
+        lines.append(
+            _("    (not planted: %(kind)s on %(table)s - %(reason)s)")
+            % {"kind": missed["kind"], "table": missed["table"], "reason": missed["reason"]}
         )
     return lines
 
 
+def _header() -> list[str]:
+    """The summary's column names: short words, the widths fixed."""
+    table, ruleset, rounds, bets, handle, result, recomputed, share, findings, accounting = (
+        pgettext("demo summary column", "table"),
+        pgettext("demo summary column", "rule set"),
+        pgettext("demo summary column", "rounds"),
+        pgettext("demo summary column", "bets"),
+        pgettext("demo summary column", "handle"),
+        pgettext("demo summary column", "house result"),
+        pgettext("demo summary column", "recomputed"),
+        # xgettext:no-python-format
+        pgettext("demo summary column", "% handle"),
+        pgettext("demo summary column", "findings"),
+        pgettext("demo summary column", "accounting"),
+    )
+    recorded = pgettext("demo summary column", "(recorded)")
+    return [
+        (
+            f"  {table:8} {ruleset:22} {rounds:>7} {bets:>8} {handle:>18} "
+            f"{result:>16} {recomputed:>16} {share:>8} {findings:>8}  {accounting}"
+        ),
+        f"  {'':8} {'':22} {'':>7} {'':>8} {'':>18} {recorded:>16} {'':>16} {'':>8} {'':>8}",
+    ]
+
+
 def _row(name: str, ruleset: str, t: dict[str, int], currency: str) -> str:
     return (
-        f"  {name:8} {ruleset:22} {t['rounds']:>7,} {t['bets']:>8,} {format_money(t['handle'], currency):>18} "
+        f"  {name:8} {ruleset:22} {format_number(t['rounds']):>7} {format_number(t['bets']):>8} "
+        f"{format_money(t['handle'], currency):>18} "
         f"{format_signed(t['house_result'], currency):>16} "
         f"{format_signed(t['house_result_recomputed'], currency):>16} "
         f"{result_of_handle_text(t['house_result'], t['handle']):>8} {t['findings']:>8}"
@@ -531,10 +630,10 @@ def demo_database_ready() -> str | None:
         superuser = cursor.fetchone()[0]
     if not superuser:
         call_command("migrate", verbosity=0, interactive=False)
-        return (
-            f"PostgreSQL as {user}, not a superuser: the demo cannot set up the owner and application roles "
-            "and runs as it (manage.py db_roles)"
-        )
+        return _(
+            "PostgreSQL as %(user)s, not a superuser: the demo cannot set up the owner and "
+            "application roles and runs as it (manage.py db_roles)"
+        ) % {"user": user}
     database = str(connection.settings_dict["NAME"])
     owner, app = f"{database}_owner", f"{database}_app"
     try:
@@ -544,7 +643,9 @@ def demo_database_ready() -> str | None:
         ]
     except ValueError as error:
         raise CommandError(
-            f"DATABASE_URL: the demo names its roles after the database: {error}", returncode=2
+            _("DATABASE_URL: the demo names its roles after the database: %(error)s")
+            % {"error": error},
+            returncode=2,
         ) from None
     passwords = {owner: secrets.token_hex(16), app: secrets.token_hex(16)}
     with connection.cursor() as cursor:
@@ -564,13 +665,19 @@ def demo_database_ready() -> str | None:
         connection.ensure_connection()
     except DatabaseError as error:
         raise CommandError(
-            f"PostgreSQL: the demo's roles {owner}/{app}: {str(error).strip()} (pg_hba.conf must let "
-            "them log in with a password)",
+            _(
+                "PostgreSQL: the demo's roles %(owner)s/%(app)s: %(error)s (pg_hba.conf must let "
+                "them log in with a password)"
+            )
+            % {"owner": owner, "app": app, "error": str(error).strip()},
             returncode=2,
         ) from None
     if problems:
         raise CommandError(f"PostgreSQL: {'; '.join(problems)}", returncode=1)
-    return f"PostgreSQL: migrated as {owner}, running as {app} (reads and appends; cannot change or remove an event)"
+    return _(
+        "PostgreSQL: migrated as %(owner)s, running as %(app)s (reads and appends; cannot change "
+        "or remove an event)"
+    ) % {"owner": owner, "app": app}
 
 
 def demo_database_roles_undo() -> tuple[str, str] | None:
