@@ -3,6 +3,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.management.base import CommandError
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext, pgettext
 
 from audit.feed.subscribers import (
     catch_up,
@@ -20,7 +22,7 @@ _STEP = 20_000
 
 
 class Command(BackOfficeCommand):
-    help = (
+    help = gettext_lazy(
         "Bring the global feed's subscribers (the read models and findings) up to the "
         "feed's head, each from its own position, and name every table a subscriber has set "
         "aside (an event its read model cannot apply; the other tables go on). --take-back "
@@ -28,29 +30,37 @@ class Command(BackOfficeCommand):
         "(positions) on stderr, on a terminal only."
     )
     exit_codes = {
-        0: "every subscriber is at the head and follows every table",
-        1: "a subscriber failed (it "
-        "keeps its position; the others go on), or a table is set aside (each named)",
-        2: "an unknown --subscriber, a bad --jobs, a --take-back of a table not set aside, or an "
-        "unmigrated database",
+        0: gettext_lazy("every subscriber is at the head and follows every table"),
+        1: gettext_lazy(
+            "a subscriber failed (it keeps its position; the others go on), or a table is set "
+            "aside (each named)"
+        ),
+        2: gettext_lazy(
+            "an unknown --subscriber, a bad --jobs, a --take-back of a table not set aside, or an "
+            "unmigrated database"
+        ),
     }
 
     def add_arguments(self, parser):
         parser.add_argument(
-            "--subscriber", help="one subscriber only (default: every registered one)"
+            "--subscriber", help=_("one subscriber only (default: every registered one)")
         )
         parser.add_argument(
             "--take-back",
             metavar="TABLE",
-            help="follow this set-aside table again (each subscriber that set it aside, or "
-            "--subscriber's): its read models go on from where they stopped",
+            help=_(
+                "follow this set-aside table again (each subscriber that set it aside, or "
+                "--subscriber's): its read models go on from where they stopped"
+            ),
         )
         parser.add_argument(
             "--jobs",
             type=int,
             default=1,
-            help="processes that take the tables (PostgreSQL; after a bulk ingest): the new events "
-            "are then handed over in one batch, the bar moving once at its end",
+            help=_(
+                "processes that take the tables (PostgreSQL; after a bulk ingest): the new events "
+                "are then handed over in one batch, the bar moving once at its end"
+            ),
         )
 
     def handle(
@@ -63,13 +73,17 @@ class Command(BackOfficeCommand):
     ) -> None:
         if jobs < 1:
             raise CommandError(
-                f"--jobs {jobs}: expected a whole number of at least 1", returncode=2
+                _("--jobs %(jobs)s: expected a whole number of at least 1") % {"jobs": jobs},
+                returncode=2,
             )
         names = [s.name for s in registered()]
         if subscriber is not None and subscriber not in names:
             raise CommandError(
-                f"--subscriber {subscriber!r}: no such subscriber; registered: "
-                f"{', '.join(names) or 'none'}",
+                _("--subscriber %(subscriber)s: no such subscriber; registered: %(registered)s")
+                % {
+                    "subscriber": repr(subscriber),
+                    "registered": ", ".join(names) or pgettext("no subscribers", "none"),
+                },
                 returncode=2,
             )
         if take_back is not None:
@@ -92,16 +106,44 @@ class Command(BackOfficeCommand):
                 except Exception as error:  # noqa: BLE001 - any failure of a subscriber is reported, the others go on
                     failed.append(name)
                     self.stderr.write(
-                        f"{name}: failed ({error!r}); it stays where it was and is retried next time"
+                        _(
+                            "%(subscriber)s: failed (%(error)s); it stays where it was and is "
+                            "retried next time"
+                        )
+                        % {"subscriber": name, "error": repr(error)}
                     )
                     continue
             self.stdout.write(
-                f"{name}: position {done.start} -> {done.position} (head {feed_head()})"
+                _("%(subscriber)s: position %(start)s -> %(position)s (head %(head)s)")
+                % {
+                    "subscriber": name,
+                    "start": done.start,
+                    "position": done.position,
+                    "head": feed_head(),
+                }
             )
         aside = self.set_aside([subscriber] if subscriber else names)
         if failed or aside:
-            said = [f"{len(failed)} subscriber(s) failed: {', '.join(failed)}"] if failed else []
-            said += [f"{aside} table(s) set aside"] if aside else []
+            said = (
+                [
+                    ngettext(
+                        "%(count)d subscriber(s) failed: %(subscribers)s",
+                        "%(count)d subscriber(s) failed: %(subscribers)s",
+                        len(failed),
+                    )
+                    % {"count": len(failed), "subscribers": ", ".join(failed)}
+                ]
+                if failed
+                else []
+            )
+            said += (
+                [
+                    ngettext("%(count)d table(s) set aside", "%(count)d table(s) set aside", aside)
+                    % {"count": aside}
+                ]
+                if aside
+                else []
+            )
             raise CommandError("; ".join(said), returncode=1)
 
     def set_aside(self, names: list[str]) -> int:
@@ -112,12 +154,26 @@ class Command(BackOfficeCommand):
                 if row.set_aside_at is None:
                     continue
                 count += 1
-                where = f" from version {row.from_version}" if row.from_version is not None else ""
-                self.stderr.write(
-                    f"{name}: table {stream} set aside since {row.set_aside_at:%Y-%m-%d %H:%M:%S} UTC: "
-                    f"its events{where} fail ({row.error[:200]}); a correction recorded in the stream, "
-                    f"or catch_up --take-back {stream}, takes it back"
-                )
+                said = {
+                    "subscriber": name,
+                    "table": stream,
+                    "since": f"{row.set_aside_at:%Y-%m-%d %H:%M:%S}",
+                    "version": row.from_version,
+                    "error": row.error[:200],
+                }
+                if row.from_version is not None:
+                    line = _(
+                        "%(subscriber)s: table %(table)s set aside since %(since)s UTC: its events "
+                        "from version %(version)s fail (%(error)s); a correction recorded in the "
+                        "stream, or catch_up --take-back %(table)s, takes it back"
+                    )
+                else:
+                    line = _(
+                        "%(subscriber)s: table %(table)s set aside since %(since)s UTC: its events "
+                        "fail (%(error)s); a correction recorded in the stream, or catch_up "
+                        "--take-back %(table)s, takes it back"
+                    )
+                self.stderr.write(line % said)
         return count
 
     def take_back(self, stream: str, names: list[str]) -> None:
@@ -128,12 +184,17 @@ class Command(BackOfficeCommand):
         ]
         if not held:
             raise CommandError(
-                f"--take-back {stream}: no subscriber has set it aside", returncode=2
+                _("--take-back %(table)s: no subscriber has set it aside") % {"table": stream},
+                returncode=2,
             )
         for name in held:
             if take_back(name, stream):
                 self.stdout.write(
-                    f"{name}: table {stream} taken back: its read model follows it again"
+                    _("%(subscriber)s: table %(table)s taken back: its read model follows it again")
+                    % {"subscriber": name, "table": stream}
                 )
             else:
-                self.stderr.write(f"{name}: table {stream} still fails: set aside it stays")
+                self.stderr.write(
+                    _("%(subscriber)s: table %(table)s still fails: set aside it stays")
+                    % {"subscriber": name, "table": stream}
+                )

@@ -13,6 +13,8 @@ from typing import Any
 from django.core.management.base import CommandError
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from audit.integrity.chains import archived_starts, last_detach_of
 from audit.integrity.digests import DigestError
@@ -21,6 +23,7 @@ from audit.models import Event
 from audit.presenting.commands import BackOfficeCommand, no_events_in
 from audit.presenting.progress import count_lines, progress_bar
 from audit.record.jsonl import LineError
+from audit.record.money import format_number
 from audit.record.verify import Report, verify_lines
 
 
@@ -30,7 +33,9 @@ def _since(text: str) -> datetime:
         day = parse_date(text)
         if day is None:
             raise CommandError(
-                f"--since {text!r}: expected YYYY-MM-DD or an ISO 8601 timestamp", returncode=2
+                _("--since %(since)s: expected YYYY-MM-DD or an ISO 8601 timestamp")
+                % {"since": repr(text)},
+                returncode=2,
             )
         moment = datetime.combine(day, time.min)
     if timezone.is_naive(moment):
@@ -59,11 +64,14 @@ def _verify_file(path: str) -> Report:
     except OSError as error:
         raise CommandError(f"{path}: {error.strerror or error}", returncode=2) from None
     except LineError as error:
-        raise CommandError(f"{path}: not an envelope at {error}", returncode=2) from None
+        raise CommandError(
+            _("%(path)s: not an envelope at %(where)s") % {"path": path, "where": error},
+            returncode=2,
+        ) from None
 
 
 class Command(BackOfficeCommand):
-    help = (
+    help = gettext_lazy(
         "Re-hash every stream's chain, in the store or in a JSON Lines file (--file); report "
         "the first bad event of each stream (gap, reordering, alteration ...). In the store it also "
         "checks that the append-only triggers and the refusal of unsealed rows are in place as shipped, every "
@@ -76,35 +84,44 @@ class Command(BackOfficeCommand):
         "tokens, device account) does not hold its seal. A progress bar on stderr, on a terminal only."
     )
     exit_codes = {
-        0: "every chain intact (or no events to verify)",
-        1: "a problem was found (one line each), or events and no trusted signed head",
-        2: "the file cannot be read, a line is not an envelope, an unknown --stream, a bad --since, "
-        "or an unmigrated database",
+        0: gettext_lazy("every chain intact (or no events to verify)"),
+        1: gettext_lazy(
+            "a problem was found (one line each), or events and no trusted signed head"
+        ),
+        2: gettext_lazy(
+            "the file cannot be read, a line is not an envelope, an unknown --stream, a bad "
+            "--since, or an unmigrated database"
+        ),
     }
 
     def add_arguments(self, parser):
         parser.add_argument(
-            "--file", help="verify this JSON Lines file ('-' for stdin) instead of the store"
+            "--file", help=_("verify this JSON Lines file ('-' for stdin) instead of the store")
         )
-        parser.add_argument("--stream", help="verify one table's stream only (the store)")
+        parser.add_argument("--stream", help=_("verify one table's stream only (the store)"))
         parser.add_argument(
             "--since",
-            help="only events recorded since this date (YYYY-MM-DD, TIME_ZONE) or timestamp (the store)",
+            help=_(
+                "only events recorded since this date (YYYY-MM-DD, TIME_ZONE) or timestamp "
+                "(the store)"
+            ),
         )
         parser.add_argument(
             "--head",
             action="append",
             metavar="FILE",
-            help="also check the store against this signed head, one kept apart (the regulator's "
-            "own check; repeatable). The latest head in the database and the latest at each of "
-            "DIGEST_PUBLISHERS are always checked",
+            help=_(
+                "also check the store against this signed head, one kept apart (the regulator's "
+                "own check; repeatable). The latest head in the database and the latest at each of "
+                "DIGEST_PUBLISHERS are always checked"
+            ),
         )
 
     def handle(self, *args, file=None, stream=None, since=None, head=None, **options):
         if file is not None:
             if stream or since:
                 raise CommandError(
-                    "--stream and --since apply to the store, not to --file", returncode=2
+                    _("--stream and --since apply to the store, not to --file"), returncode=2
                 )
             report = _verify_file(file)
             self._report(report, where=f"{file}: ")
@@ -127,9 +144,9 @@ class Command(BackOfficeCommand):
         # act on against their events (audit.integrity.verification: the periodic task checks the same)
         report, guards = result.report, result.problems
         for unread in result.unread:  # a publisher that did not answer: the others still count
-            self.stdout.write(f"signed heads: {unread}: not read")
+            self.stdout.write(_("signed heads: %(publisher)s: not read") % {"publisher": unread})
         if stream is None and result.signed:
-            self.stdout.write("signed heads: " + "; ".join(result.looked))
+            self.stdout.write(_("signed heads: %(heads)s") % {"heads": "; ".join(result.looked)})
         self._report(report, where="", guards=guards)
 
     def _archived_only(self, stream: str) -> None:
@@ -143,17 +160,37 @@ class Command(BackOfficeCommand):
         version = starts[stream][0]
         for problem in problems:
             self.stderr.write(str(problem))
-        said = (
-            f"{stream}: no events attached - versions 1 to {version} are archived; the last of them were "
-            f"detached with gaming day {detach.day} (partition {detach.partition}, versions {detach.first} "
-            f"to {detach.last}), held by the regulator's package whose manifest has SHA-256 "
-            f"{detach.package_sha256}: verify that package offline (blackjack-audit verify)"
-        )
+        said = {
+            "stream": stream,
+            "version": version,
+            "day": detach.day,
+            "partition": detach.partition,
+            "first": detach.first,
+            "last": detach.last,
+            "sha256": detach.package_sha256,
+        }
         if problems:
             raise CommandError(
-                f"{said}; its archived head disagrees with the key table", returncode=1
+                _(
+                    "%(stream)s: no events attached - versions 1 to %(version)s are archived; the "
+                    "last of them were detached with gaming day %(day)s (partition %(partition)s, "
+                    "versions %(first)s to %(last)s), held by the regulator's package whose "
+                    "manifest has SHA-256 %(sha256)s: verify that package offline (blackjack-audit "
+                    "verify); its archived head disagrees with the key table"
+                )
+                % said,
+                returncode=1,
             )
-        self.stdout.write(f"{said}; the archived head agrees with the key table")
+        self.stdout.write(
+            _(
+                "%(stream)s: no events attached - versions 1 to %(version)s are archived; the last "
+                "of them were detached with gaming day %(day)s (partition %(partition)s, versions "
+                "%(first)s to %(last)s), held by the regulator's package whose manifest has SHA-256 "
+                "%(sha256)s: verify that package offline (blackjack-audit verify); the archived head "
+                "agrees with the key table"
+            )
+            % said
+        )
 
     def _report(self, report: Report, *, where: str, guards: list[str] = ()) -> None:
         for guard in guards:
@@ -166,20 +203,72 @@ class Command(BackOfficeCommand):
             stopped = sum(1 for g in guards if g.startswith("ingest: "))
             people = sum(1 for g in guards if g.startswith("authority: "))
             others = len(guards) - rows - stopped - people
-            said = [f"{others} problem(s) with what protects the record"] if others else []
-            said += (
-                [f"{rows} field(s) of rows people act on differ from their events"] if rows else []
+            counted = (
+                (
+                    others,
+                    ngettext(
+                        "%(count)d problem(s) with what protects the record",
+                        "%(count)d problem(s) with what protects the record",
+                        others,
+                    ),
+                ),
+                (
+                    rows,
+                    ngettext(
+                        "%(count)d field(s) of rows people act on differ from their events",
+                        "%(count)d field(s) of rows people act on differ from their events",
+                        rows,
+                    ),
+                ),
+                (
+                    stopped,
+                    ngettext(
+                        "%(count)d ingest(s) stopped while writing",
+                        "%(count)d ingest(s) stopped while writing",
+                        stopped,
+                    ),
+                ),
+                (
+                    people,
+                    ngettext(
+                        "%(count)d person(s) whose authority does not hold its seal",
+                        "%(count)d person(s) whose authority does not hold its seal",
+                        people,
+                    ),
+                ),
+                (
+                    len(report.problems),
+                    ngettext(
+                        "%(count)d stream(s) with problems",
+                        "%(count)d stream(s) with problems",
+                        len(report.problems),
+                    ),
+                ),
             )
-            said += [f"{stopped} ingest(s) stopped while writing"] if stopped else []
-            said += [f"{people} person(s) whose authority does not hold its seal"] if people else []
-            said += [f"{len(report.problems)} stream(s) with problems"] if report.problems else []
+            said = [text % {"count": count} for count, text in counted if count]
             raise CommandError("; ".join(said), returncode=1)
         if not report.events and report.ok:
-            self.stdout.write(f"{where}no events to verify")
+            nothing = _("no events to verify")
+            self.stdout.write(f"{where}{nothing}")
             return
-        summary = f"{where}verified {report.events:,} events in {report.streams:,} streams: " + (
-            "all chains intact" if report.ok else f"{len(report.problems)} stream(s) with problems"
-        )
+        figures = {
+            "events": format_number(report.events),
+            "streams": format_number(report.streams),
+            "count": len(report.problems),
+        }
+        if report.ok:
+            said = ngettext(
+                "verified %(events)s events in %(streams)s streams: all chains intact",
+                "verified %(events)s events in %(streams)s streams: all chains intact",
+                report.events,
+            )
+        else:
+            said = ngettext(
+                "verified %(events)s events in %(streams)s streams: %(count)d stream(s) with problems",
+                "verified %(events)s events in %(streams)s streams: %(count)d stream(s) with problems",
+                len(report.problems),
+            )
+        summary = where + said % figures
         if not report.ok:
             raise CommandError(summary, returncode=1)
         self.stdout.write(summary)
