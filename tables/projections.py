@@ -32,6 +32,7 @@ from typing import Any
 import msgspec
 from django.db import IntegrityError, connection, transaction
 from django.db.models import DateTimeField, Sum
+from django.utils.translation import gettext
 
 from audit.feed.readmodels import FoldCache, Segment, segments, write_owned
 from audit.models import Event
@@ -745,18 +746,29 @@ def _plain(value: Any) -> Any:
 def first_difference(
     live: dict[str, list[tuple[Any, ...]]], rebuilt: dict[str, list[tuple[Any, ...]]]
 ) -> str | None:
-    """A sentence naming the first row that differs, or None when equal."""
+    """A sentence naming the first row that differs, or None when equal (in the active
+    language; the read model's name and the row as they are stored)."""
     for name, live_rows in live.items():
         rebuilt_rows = rebuilt[name]
         live_set, rebuilt_set = set(live_rows), set(rebuilt_rows)
         for row in live_rows:
             if row not in rebuilt_set:
-                return f"{name} {row!r} is live but not in the rebuilt projection"
+                return gettext("%(name)s %(row)r is live but not in the rebuilt projection") % {
+                    "name": name,
+                    "row": row,
+                }
         for row in rebuilt_rows:
             if row not in live_set:
-                return f"{name} {row!r} is in the rebuilt projection but not live"
+                return gettext("%(name)s %(row)r is in the rebuilt projection but not live") % {
+                    "name": name,
+                    "row": row,
+                }
         if len(live_rows) != len(rebuilt_rows):
-            return f"{name}: {len(live_rows)} live rows, {len(rebuilt_rows)} rebuilt"
+            return gettext("%(name)s: %(live)s live rows, %(rebuilt)s rebuilt") % {
+                "name": name,
+                "live": len(live_rows),
+                "rebuilt": len(rebuilt_rows),
+            }
     return None
 
 

@@ -26,12 +26,14 @@ from typing import IO, Any
 
 import msgspec
 from django.core.management.base import CommandParser
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from audit.presenting.commands import BackOfficeCommand
+from audit.record.money import format_number
 from tables.engine.offline import BrokenChain, UnusableInput
 from tables.engine.presets import PRESETS
 from tables.engine.report import (
-    _n,
     finding_lines,
     round_dict,
     round_house,
@@ -43,36 +45,48 @@ from tables.replay_file import FoldedStream, each_stream, spool_lines
 
 
 class Command(BackOfficeCommand):
-    help = (
-        "Verify the hash chains of a JSON Lines export of events, replay it through the rules engine "
-        "and report: a summary per table by default, every bet with --bets, everything with --json."
-    )
+    @property
+    def help(self) -> str:  # type: ignore[override]
+        # read where the parser is made, in the language then active (argparse takes no
+        # lazy text)
+        return _(
+            "Verify the hash chains of a JSON Lines export of events, replay it through the rules engine "
+            "and report: a summary per table by default, every bet with --bets, everything with --json."
+        )
+
     exit_codes = {
-        0: "clean: no findings",
-        1: "findings, or a broken chain (nothing replayed)",
-        2: "unusable input: the file cannot be read or a line is not an envelope (the line and the reason)",
+        0: gettext_lazy("clean: no findings"),
+        1: gettext_lazy("findings, or a broken chain (nothing replayed)"),
+        2: gettext_lazy(
+            "unusable input: the file cannot be read or a line is not an envelope (the line and "
+            "the reason)"
+        ),
     }
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("file", help="JSON Lines, one event envelope per line ('-' for stdin)")
+        parser.add_argument(
+            "file", help=_("JSON Lines, one event envelope per line ('-' for stdin)")
+        )
         parser.add_argument(
             "--bets",
             action="store_true",
-            help="list every round and bet, recomputed against recorded",
+            help=_("list every round and bet, recomputed against recorded"),
         )
-        parser.add_argument("--json", action="store_true", help="print the whole report as JSON")
+        parser.add_argument("--json", action="store_true", help=_("print the whole report as JSON"))
         parser.add_argument(
-            "--ruleset", choices=sorted(PRESETS), help="rule set for a file without table.opened"
+            "--ruleset",
+            choices=sorted(PRESETS),
+            help=_("rule set for a file without table.opened"),
         )
         parser.add_argument(
             "--no-verify-chain",
             action="store_true",
-            help="replay without checking the hash chains (lines need not carry them)",
+            help=_("replay without checking the hash chains (lines need not carry them)"),
         )
         parser.add_argument(
             "--jobs",
             type=_positive,
-            help="processes that replay the tables (default: one per processor)",
+            help=_("processes that replay the tables (default: one per processor)"),
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -80,7 +94,9 @@ class Command(BackOfficeCommand):
         path = options["file"]
         verify_chain = not options["no_verify_chain"]
         if not verify_chain:
-            self.stderr.write(f"{path}: the hash chains were not checked (--no-verify-chain)")
+            self.stderr.write(
+                _("%(path)s: the hash chains were not checked (--no-verify-chain)") % {"path": path}
+            )
         try:
             if path == "-":
                 spooled = spool_lines(sys.stdin.buffer, verify_chain=verify_chain)
@@ -91,18 +107,26 @@ class Command(BackOfficeCommand):
             self.stderr.write(f"{path}: {error.strerror or error}")
             sys.exit(2)
         except UnusableInput as error:
-            hint = (
-                " (a file without hash chains replays only with --no-verify-chain)"
+            # the reason is the rules engine's (pure Python: English)
+            said = {"path": path, "line": error.line, "reason": error.reason}
+            self.stderr.write(
+                _(
+                    "%(path)s: unusable input at line %(line)s: %(reason)s (a file without hash "
+                    "chains replays only with --no-verify-chain)"
+                )
+                % said
                 if error.not_chained
-                else ""
+                else _("%(path)s: unusable input at line %(line)s: %(reason)s") % said
             )
-            self.stderr.write(f"{path}: unusable input at line {error.line}: {error.reason}{hint}")
             sys.exit(2)
         except BrokenChain as broken:
+            # each problem, and what the chain's break is, in the record core's words (pure
+            # Python: English)
             for problem in broken.problems:
                 self.stderr.write(f"{path}: {problem}")
             self.stderr.write(
-                f"{path}: {broken}: not replayed (--no-verify-chain replays it unchecked)"
+                _("%(path)s: %(broken)s: not replayed (--no-verify-chain replays it unchecked)")
+                % {"path": path, "broken": broken}
             )
             sys.exit(1)
         with spooled:
@@ -139,7 +163,10 @@ class Command(BackOfficeCommand):
                 )
             else:
                 self.stdout.write(
-                    "Clean: no findings." if not findings else f"{_n(findings, 'finding')}."
+                    _("Clean: no findings.")
+                    if not findings
+                    else ngettext("%(count)s finding.", "%(count)s findings.", findings)
+                    % {"count": format_number(findings)}
                 )
         if findings:
             sys.exit(1)
@@ -148,7 +175,9 @@ class Command(BackOfficeCommand):
 def _positive(text: str) -> int:
     number = int(text)
     if number < 1:
-        raise argparse.ArgumentTypeError(f"{text} is not a positive whole number")
+        raise argparse.ArgumentTypeError(
+            _("%(text)s is not a positive whole number") % {"text": text}
+        )
     return number
 
 

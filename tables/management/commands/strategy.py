@@ -7,6 +7,8 @@ import json
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from audit.presenting.commands import BackOfficeCommand
 from tables.engine.math.overrides import OverrideError, apply_assignments
@@ -16,19 +18,21 @@ from tables.engine.rules import RuleSet
 
 
 def add_ruleset_arguments(parser: CommandParser) -> None:
-    parser.add_argument("--ruleset", required=True, help="a preset name, e.g. it-live")
+    parser.add_argument("--ruleset", required=True, help=_("a preset name, e.g. it-live"))
     parser.add_argument(
         "--set",
         dest="assignments",
         action="append",
         default=[],
         metavar="PARAM=VALUE",
-        help="change one rule-set parameter (repeatable), e.g. --set decks=2",
+        help=_("change one rule-set parameter (repeatable), e.g. --set decks=2"),
     )
-    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--json", action="store_true", help=_("print JSON"))
 
 
 def load_ruleset(name: str, assignments: list[str]) -> RuleSet:
+    # the rules engine's own words (no rule set of that name, a parameter it refuses) stay
+    # English: the engine is pure Python, without the catalogues
     try:
         rules = preset(name)
     except KeyError as error:
@@ -46,14 +50,27 @@ def ruleset_title(rules: RuleSet) -> str:
     changed = [
         f"{name}={value}" for name, value in rules.as_overrides().items() if base.get(name) != value
     ]
-    return rules.name + (f" with {', '.join(changed)}" if changed else "")
+    if not changed:
+        return rules.name
+    return _("%(ruleset)s with %(changed)s") % {
+        "ruleset": rules.name,
+        "changed": ", ".join(changed),
+    }
 
 
-EXIT_CODES = {0: "printed", 2: "an unknown --ruleset or a bad --set"}
+EXIT_CODES = {
+    0: gettext_lazy("printed"),
+    2: gettext_lazy("an unknown --ruleset or a bad --set"),
+}
 
 
 class Command(BackOfficeCommand):
-    help = "Print the basic-strategy chart of a rule set, computed from its rules."
+    @property
+    def help(self) -> str:  # type: ignore[override]
+        # read where the parser is made, in the language then active (argparse takes no
+        # lazy text)
+        return _("Print the basic-strategy chart of a rule set, computed from its rules.")
+
     exit_codes = EXIT_CODES
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -70,6 +87,11 @@ class Command(BackOfficeCommand):
             }
             self.stdout.write(json.dumps(payload, indent=2))
         else:
-            # the chart's own first line names the preset only
-            _, rest = chart.format().split("\n", 1)
-            self.stdout.write(f"Basic strategy for {ruleset_title(rules)}\n{rest}")
+            # the chart's own first line names the preset only; the chart itself is the
+            # rules engine's text (pure Python, English)
+            _first, rest = chart.format().split("\n", 1)
+            self.stdout.write(
+                _("Basic strategy for %(ruleset)s") % {"ruleset": ruleset_title(rules)}
+                + "\n"
+                + rest
+            )
