@@ -21,18 +21,13 @@ from ledger.feed import NAME
 
 
 class Command(BackOfficeCommand):
-    @property
-    def help(self) -> str:  # type: ignore[override]
-        # read where the parser is made, in the language then active (argparse takes no
-        # lazy text)
-        return _(
-            "Reconcile table-days four ways - chip-count, recorded, replayed and theoretical win - "
-            "and record what is found (the ledger's read models are brought up to the feed's head "
-            "first). Every table of --day (default: today's gaming day), or with --table every day "
-            "of that table; prints each table-day's state (open, incomplete and what is missing, no "
-            "drop box, counted, reconciled, signed off, adjusted). A progress bar on stderr on a terminal."
-        )
-
+    help = gettext_lazy(
+        "Reconcile table-days four ways - chip-count, recorded, replayed and theoretical win - "
+        "and record what is found (the ledger's read models are brought up to the feed's head "
+        "first). Every table of --day (default: today's gaming day), or with --table every day "
+        "of that table; prints each table-day's state (open, incomplete and what is missing, no "
+        "drop box, counted, reconciled, signed off, adjusted). A progress bar on stderr on a terminal."
+    )
     exit_codes = {
         0: gettext_lazy(
             "every table-day is complete and every variance explained (none beyond its "

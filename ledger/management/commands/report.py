@@ -37,25 +37,20 @@ NAMES = ("hold", "statistics", "daily", "drop", *AS_OF, "slip-books", "slip-sequ
 
 
 class Command(BackOfficeCommand):
-    @property
-    def help(self) -> str:  # type: ignore[override]
-        # read where the parser is made, in the language then active (argparse takes no
-        # lazy text)
-        return _(
-            "The ledger's reports. `report hold --from D --to D`: drop, chip-count win, hold and "
-            "theoretical hold per table over the days that have both a chip-count win and a drop (the "
-            "others listed as left out), beside the house result, handle and theoretical win of every "
-            "day's rounds; `report statistics --group table|game|pit|casino --period "
-            "shift|day|mtd|ytd --day D` (or `--period range --from D --to D`): the same per group beside "
-            "a year before; `report daily` and `report drop --from D --to D`; `report master-game --day D "
-            "[--shift S|all]`: the master game report (stiff sheet) of the day; `report marker-aging|markers "
-            "[--every]|chips-outstanding [--from D]|journal|trial-balance --day D`: marker receivables, chips "
-            "outstanding, the general ledger export of the day; `report slip-books|slip-sequence [--kind "
-            "fill|credit]`: slip sequence control. --table, --game and --pit "
-            "narrow them; --csv writes CSV (amounts as text, in currency units and in minor units, and a "
-            "totals row per currency)."
-        )
-
+    help = gettext_lazy(
+        "The ledger's reports. `report hold --from D --to D`: drop, chip-count win, hold and "
+        "theoretical hold per table over the days that have both a chip-count win and a drop (the "
+        "others listed as left out), beside the house result, handle and theoretical win of every "
+        "day's rounds; `report statistics --group table|game|pit|casino --period "
+        "shift|day|mtd|ytd --day D` (or `--period range --from D --to D`): the same per group beside "
+        "a year before; `report daily` and `report drop --from D --to D`; `report master-game --day D "
+        "[--shift S|all]`: the master game report (stiff sheet) of the day; `report marker-aging|markers "
+        "[--every]|chips-outstanding [--from D]|journal|trial-balance --day D`: marker receivables, chips "
+        "outstanding, the general ledger export of the day; `report slip-books|slip-sequence [--kind "
+        "fill|credit]`: slip sequence control. --table, --game and --pit "
+        "narrow them; --csv writes CSV (amounts as text, in currency units and in minor units, and a "
+        "totals row per currency)."
+    )
     exit_codes = {
         0: gettext_lazy("the report was written"),
         2: gettext_lazy(

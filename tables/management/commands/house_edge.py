@@ -13,7 +13,7 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext, pgettext_lazy
+from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
 
 from audit.presenting.commands import BackOfficeCommand
 from audit.record.money import active_locale
@@ -33,15 +33,10 @@ PARTS = {
 
 
 class Command(BackOfficeCommand):
-    @property
-    def help(self) -> str:  # type: ignore[override]
-        # read where the parser is made, in the language then active (argparse takes no
-        # lazy text)
-        return _(
-            "Print the exact house edge of a rule set (played by its chart, and by composition-"
-            "dependent play), the variance of a round, and the chart's parts."
-        )
-
+    help = gettext_lazy(
+        "Print the exact house edge of a rule set (played by its chart, and by composition-"
+        "dependent play), the variance of a round, and the chart's parts."
+    )
     exit_codes = EXIT_CODES
 
     def add_arguments(self, parser: CommandParser) -> None:

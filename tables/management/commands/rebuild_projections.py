@@ -14,18 +14,13 @@ from tables.projections import first_difference, rebuild, rebuild_streams
 
 
 class Command(BackOfficeCommand):
-    @property
-    def help(self) -> str:  # type: ignore[override]
-        # read where the parser is made, in the language then active (argparse takes no
-        # lazy text)
-        return _(
-            "Drop the read models (tables, days, shoes, rounds, hands, bets) and build them "
-            "again from the first event by the rules engine's replay; then compare the rebuilt "
-            "rows with the ones that were live, row by row. Then writes the rows people act on (findings' "
-            "status, sign-offs, alerts' acknowledgements) as their events make them, naming each row it "
-            "wrote - with --stream, those of that table only. A progress bar (tables) on stderr, on a terminal only."
-        )
-
+    help = gettext_lazy(
+        "Drop the read models (tables, days, shoes, rounds, hands, bets) and build them "
+        "again from the first event by the rules engine's replay; then compare the rebuilt "
+        "rows with the ones that were live, row by row. Then writes the rows people act on (findings' "
+        "status, sign-offs, alerts' acknowledgements) as their events make them, naming each row it "
+        "wrote - with --stream, those of that table only. A progress bar (tables) on stderr, on a terminal only."
+    )
     exit_codes = {
         0: gettext_lazy("rebuilt, equal to the live rows"),
         1: gettext_lazy(

@@ -45,15 +45,10 @@ from tables.replay_file import FoldedStream, each_stream, spool_lines
 
 
 class Command(BackOfficeCommand):
-    @property
-    def help(self) -> str:  # type: ignore[override]
-        # read where the parser is made, in the language then active (argparse takes no
-        # lazy text)
-        return _(
-            "Verify the hash chains of a JSON Lines export of events, replay it through the rules engine "
-            "and report: a summary per table by default, every bet with --bets, everything with --json."
-        )
-
+    help = gettext_lazy(
+        "Verify the hash chains of a JSON Lines export of events, replay it through the rules engine "
+        "and report: a summary per table by default, every bet with --bets, everything with --json."
+    )
     exit_codes = {
         0: gettext_lazy("clean: no findings"),
         1: gettext_lazy("findings, or a broken chain (nothing replayed)"),

@@ -19,20 +19,15 @@ from tables import replay_service
 
 
 class Command(BackOfficeCommand):
-    @property
-    def help(self) -> str:  # type: ignore[override]
-        # read where the parser is made, in the language then active (argparse takes no
-        # lazy text)
-        return _(
-            "Replay a gaming day through the rules engine: every table of the day (one Celery "
-            "task per table, gathered by a chord; without a broker, the tables in --jobs processes here) "
-            "or one --stream; incremental unless --full. "
-            "Writes the read models and the findings; prints a summary. --day is required "
-            "without --stream ('--day today' for the current gaming day); with --stream and no "
-            "--day, every gaming day of that table. A progress bar (tables) on stderr, on a "
-            "terminal only."
-        )
-
+    help = gettext_lazy(
+        "Replay a gaming day through the rules engine: every table of the day (one Celery "
+        "task per table, gathered by a chord; without a broker, the tables in --jobs processes here) "
+        "or one --stream; incremental unless --full. "
+        "Writes the read models and the findings; prints a summary. --day is required "
+        "without --stream ('--day today' for the current gaming day); with --stream and no "
+        "--day, every gaming day of that table. A progress bar (tables) on stderr, on a "
+        "terminal only."
+    )
     exit_codes = {
         0: gettext_lazy("replayed (findings or not: they are in the summary)"),
         1: gettext_lazy("the workers did not finish within --timeout"),

@@ -65,12 +65,7 @@ EXIT_CODES = {
 
 
 class Command(BackOfficeCommand):
-    @property
-    def help(self) -> str:  # type: ignore[override]
-        # read where the parser is made, in the language then active (argparse takes no
-        # lazy text)
-        return _("Print the basic-strategy chart of a rule set, computed from its rules.")
-
+    help = gettext_lazy("Print the basic-strategy chart of a rule set, computed from its rules.")
     exit_codes = EXIT_CODES
 
     def add_arguments(self, parser: CommandParser) -> None:
