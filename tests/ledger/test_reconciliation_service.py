@@ -300,6 +300,11 @@ def test_report_hold_prints_and_writes_csv(fake_game) -> None:
         "report", "statistics", "--group", "casino", "--period", "ytd", "--day", DAY
     )
     assert code == 0 and "year to date, 2026-01-01 to 2026-11-29" in out
+    # the daily report's "inside the 95% interval": a word, never Python's True or False
+    code, out, _ = run_command("report", "daily", "--from", DAY, "--to", DAY)
+    header, row = out.splitlines()[1:3]
+    assert code == 0 and header.endswith("inside the 95% interval")
+    assert row.split()[-1] in ("yes", "no", "n/a") and "True" not in out and "False" not in out
 
 
 @pytest.mark.parametrize(

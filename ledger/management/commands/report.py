@@ -12,6 +12,7 @@ from audit.presenting.commands import BackOfficeCommand
 from audit.presenting.reports import TOTAL
 from ledger import general_ledger, master_game, receivables, reports, slip_sequence
 from ledger.accounting_admin import machine_read
+from ledger.admin import shown
 
 # the reports of one day (--day), and how each is made: (day, --from, the options)
 AS_OF = {
@@ -167,7 +168,12 @@ class Command(BackOfficeCommand):
         for line in totals:  # its label may sit in a column left out of the table
             line[0] = line[0] or TOTAL
         cells = [[_(c.title) for c in columns]] + [
-            [made.display(row, c) or "-" for c in columns] for row in made.rows
+            [
+                # a yes-or-no in words, as on the screen (n/a where not known)
+                shown(made, row, c) if c.kind == "bool" else made.display(row, c) or "-"
+                for c in columns
+            ]
+            for row in made.rows
         ]
         cells += totals
         for line in cells[1:]:  # the reports' own words, in the language (codes as they are)
