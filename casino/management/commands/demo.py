@@ -36,19 +36,15 @@ from casino.demo import (
 class Command(BackOfficeCommand):
     requires_system_checks = "__all__"  # the demo serves the site: its checks are worth the start
 
-    @property
-    def help(self) -> str:  # type: ignore[override]
-        # read where the parser is made, in the language then active (argparse takes no
-        # lazy text)
-        return _(
-            "The main job on the embedded default: migrate, simulate two gaming days of every rule "
-            "set (the second a tenth as long) with planted faults, ingest them, replay them, print a "
-            "summary and whether every planted fault was found, create a demo login, and serve the "
-            "admin and API; verifying the chains and making the regulator's package, verified "
-            "offline, runs while it serves (before the summary with --no-serve). The port is checked "
-            "first. Any --rounds from 1 works: the faults sit at the same share of the first day (a "
-            "fault that needs a moment the short day never has is reported as not planted)."
-        )
+    help = gettext_lazy(
+        "The main job on the embedded default: migrate, simulate two gaming days of every rule "
+        "set (the second a tenth as long) with planted faults, ingest them, replay them, print a "
+        "summary and whether every planted fault was found, create a demo login, and serve the "
+        "admin and API; verifying the chains and making the regulator's package, verified "
+        "offline, runs while it serves (before the summary with --no-serve). The port is checked "
+        "first. Any --rounds from 1 works: the faults sit at the same share of the first day (a "
+        "fault that needs a moment the short day never has is reported as not planted)."
+    )
 
     exit_codes = {
         0: gettext_lazy("ready (and served until stopped)"),

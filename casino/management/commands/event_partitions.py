@@ -46,17 +46,13 @@ def _day(option: str, text: str) -> date:
 
 
 class Command(BackOfficeCommand):
-    @property
-    def help(self) -> str:  # type: ignore[override]
-        # read where the parser is made, in the language then active (argparse takes no
-        # lazy text)
-        return _(
-            "PostgreSQL: list the event table's partitions (one a gaming day, and the default) with their "
-            "bounds, rows (the planner's estimate) and size; --create-ahead N makes today's and the next N days' "
-            "where missing (what celery beat does); --create-day DAY makes one day's, a past one too (a restore: "
-            "the table's owner only); --detach DAY --package PATH archives a past day's partition "
-            "once the regulator's package at PATH verifies and holds every event of it (the table's owner only)."
-        )
+    help = gettext_lazy(
+        "PostgreSQL: list the event table's partitions (one a gaming day, and the default) with their "
+        "bounds, rows (the planner's estimate) and size; --create-ahead N makes today's and the next N days' "
+        "where missing (what celery beat does); --create-day DAY makes one day's, a past one too (a restore: "
+        "the table's owner only); --detach DAY --package PATH archives a past day's partition "
+        "once the regulator's package at PATH verifies and holds every event of it (the table's owner only)."
+    )
 
     exit_codes = {
         0: EXIT_CODES[0],

@@ -43,14 +43,10 @@ def _decimal(value: float, digits: int) -> str:
 
 
 class Command(BackOfficeCommand):
-    @property
-    def help(self) -> str:  # type: ignore[override]
-        # read where the parser is made, in the language then active (argparse takes no
-        # lazy text)
-        return _(
-            "Simulate gaming days of blackjack tables as events, with faults planted on demand. A progress "
-            "bar (rounds) on stderr, on a terminal only."
-        )
+    help = gettext_lazy(
+        "Simulate gaming days of blackjack tables as events, with faults planted on demand. A progress "
+        "bar (rounds) on stderr, on a terminal only."
+    )
 
     exit_codes = {
         0: gettext_lazy("simulated (and with --check, the audit found exactly what was planted)"),

@@ -26,18 +26,14 @@ def _day(text: str) -> date:
 
 
 class Command(BackOfficeCommand):
-    @property
-    def help(self) -> str:  # type: ignore[override]
-        # read where the parser is made, in the language then active (argparse takes no
-        # lazy text)
-        return _(
-            "Write the regulator's package of gaming days: each table's events (JSON Lines, gzip), "
-            "a manifest (hashes, rule sets, signed tree heads, inclusion and consistency proofs, public "
-            "keys) and the reports (rounds, reconciliation, checks, findings with their trail, access log), "
-            "to a folder or a .zip. The same record gives a byte-identical package. Verify it offline with "
-            "blackjack-audit verify PACKAGE. Each export, and each refused, is written to the access log "
-            "(method EXPORT, principal command:<login>)."
-        )
+    help = gettext_lazy(
+        "Write the regulator's package of gaming days: each table's events (JSON Lines, gzip), "
+        "a manifest (hashes, rule sets, signed tree heads, inclusion and consistency proofs, public "
+        "keys) and the reports (rounds, reconciliation, checks, findings with their trail, access log), "
+        "to a folder or a .zip. The same record gives a byte-identical package. Verify it offline with "
+        "blackjack-audit verify PACKAGE. Each export, and each refused, is written to the access log "
+        "(method EXPORT, principal command:<login>)."
+    )
 
     exit_codes: ClassVar[dict[int, str]] = {
         0: gettext_lazy("written"),
