@@ -123,27 +123,22 @@ class Command(BackOfficeCommand):
                 }
             )
         aside = self.set_aside([subscriber] if subscriber else names)
-        if failed or aside:
-            said = (
-                [
-                    ngettext(
-                        "%(count)d subscriber(s) failed: %(subscribers)s",
-                        "%(count)d subscriber(s) failed: %(subscribers)s",
-                        len(failed),
-                    )
-                    % {"count": len(failed), "subscribers": ", ".join(failed)}
-                ]
-                if failed
-                else []
+        said: list[str] = []
+        if failed:
+            said.append(
+                ngettext(
+                    "%(count)d subscriber(s) failed: %(subscribers)s",
+                    "%(count)d subscriber(s) failed: %(subscribers)s",
+                    len(failed),
+                )
+                % {"count": len(failed), "subscribers": ", ".join(failed)}
             )
-            said += (
-                [
-                    ngettext("%(count)d table(s) set aside", "%(count)d table(s) set aside", aside)
-                    % {"count": aside}
-                ]
-                if aside
-                else []
+        if aside:
+            said.append(
+                ngettext("%(count)d table(s) set aside", "%(count)d table(s) set aside", aside)
+                % {"count": aside}
             )
+        if said:
             raise CommandError("; ".join(said), returncode=1)
 
     def set_aside(self, names: list[str]) -> int:

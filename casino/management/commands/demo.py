@@ -162,15 +162,14 @@ class Command(BackOfficeCommand):
         locale: str | None,
     ) -> None:
         # a thread starts in the default language and locale: the command's, again
-        try:
-            with translation.override(language), in_locale(locale):
+        with translation.override(language), in_locale(locale):
+            try:
                 demo_package_build(manifest, folder=folder, out=self.stdout)
-        except (CommandError, DatabaseError, OSError) as error:
-            # one line beside the server's, as the command would have said it (anything
-            # else is a bug: the thread's traceback)
-            with translation.override(language):
+            except (CommandError, DatabaseError, OSError) as error:
+                # one line beside the server's, as the command would have said it (anything
+                # else is a bug: the thread's traceback)
                 self.stderr.write(
                     _("the regulator's package was not made: %(error)s") % {"error": error}
                 )
-        finally:
-            connection.close()  # this thread's own
+            finally:
+                connection.close()  # this thread's own

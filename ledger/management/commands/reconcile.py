@@ -96,35 +96,28 @@ class Command(BackOfficeCommand):
                 self._print(result)
         unexplained = sum(1 for r in results if r.rows[0].unexplained)
         lacking = sum(1 for r in results if r.rows[0].missing)
-        if unexplained or lacking:
-            said = (
-                [
-                    ngettext(
-                        "%(lacking)d of %(total)d table-day(s) lack a count, a drop or a "
-                        "finished slip",
-                        "%(lacking)d of %(total)d table-day(s) lack a count, a drop or a "
-                        "finished slip",
-                        lacking,
-                    )
-                    % {"lacking": lacking, "total": len(results)}
-                ]
-                if lacking
-                else []
+        said: list[str] = []
+        if lacking:
+            said.append(
+                ngettext(
+                    "%(lacking)d of %(total)d table-day(s) lack a count, a drop or a finished slip",
+                    "%(lacking)d of %(total)d table-day(s) lack a count, a drop or a finished slip",
+                    lacking,
+                )
+                % {"lacking": lacking, "total": len(results)}
             )
-            said += (
-                [
-                    ngettext(
-                        "%(unexplained)d of %(total)d table-day(s) have a variance the record "
-                        "does not explain",
-                        "%(unexplained)d of %(total)d table-day(s) have a variance the record "
-                        "does not explain",
-                        unexplained,
-                    )
-                    % {"unexplained": unexplained, "total": len(results)}
-                ]
-                if unexplained
-                else []
+        if unexplained:
+            said.append(
+                ngettext(
+                    "%(unexplained)d of %(total)d table-day(s) have a variance the record "
+                    "does not explain",
+                    "%(unexplained)d of %(total)d table-day(s) have a variance the record "
+                    "does not explain",
+                    unexplained,
+                )
+                % {"unexplained": unexplained, "total": len(results)}
             )
+        if said:
             raise CommandError("; ".join(said), returncode=1)
 
     def _object(self, result: reconciliation.Reconciled) -> dict[str, Any]:
@@ -146,20 +139,9 @@ class Command(BackOfficeCommand):
                 "%(theoretical_sd)s), drop %(drop)s, hold %(hold)s; %(state)s"
             )
             % {
+                **shown,  # the figures, as the screens write them
                 "table": result.table,
                 "day": result.gaming_day.isoformat(),
-                **{
-                    key: shown[key]
-                    for key in (
-                        "chip_count_win",
-                        "recorded_win",
-                        "replayed_win",
-                        "theoretical_win",
-                        "theoretical_sd",
-                        "drop",
-                        "hold",
-                    )
-                },
                 "state": selectors.state_text(day),
             }
         )
